@@ -1,0 +1,65 @@
+import { ServiceError } from '../errors/service-error.js';
+import { parseInput } from '../contract/parse-input.js';
+import { decodeCursor, page } from '../contract/pagination.js';
+import { ApiKeyPath, CreateApiKeyBody, ListApiKeysQuery } from '../contract/schemas/api-key.js';
+import { insertApiKey, toApiKey } from '../persistence/api-key-repository.js';
+import { findOrganization } from '../persistence/organization-repository.js';
+import type { AppDeps } from './app-deps.js';
+import { requirePlatformKey } from './authenticate.js';
+import type { OperationTable } from './operation.js';
+import { recordAudit } from './record-audit.js';
+
+/** ApiKeyService operations: create, list and revoke keys of the caller's platform (platform key only). */
+export function createApiKeyOperations(deps: AppDeps): OperationTable {
+  return {
+    CreateApiKey: {
+      audit: { action: 'api_key.create', resourceType: 'api_key' },
+      async handler(caller, input) {
+        requirePlatformKey(caller);
+        const body = parseInput(CreateApiKeyBody, input.body);
+        const isPlatformType = body.type.startsWith('platform_');
+        const orgId = isPlatformType ? (await deps.db.query('SELECT default_organization_id FROM platforms WHERE id = $1', [caller.platformId])).rows[0].default_organization_id as string : (body.organizationId ?? caller.organizationId);
+        const org = await findOrganization(deps.db, orgId);
+        if (!org) throw new ServiceError('ORGANIZATION_NOT_FOUND', undefined, { field: 'organizationId' });
+        if (org.platformId !== caller.platformId) throw new ServiceError('FORBIDDEN', undefined, { field: 'organizationId' });
+        const now = deps.clock();
+        const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
+        if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new ServiceError('VALIDATION_ERROR', 'expiresAt must be in the future.', { field: 'expiresAt', details: [{ field: 'expiresAt', code: 'INVALID', message: 'must be in the future' }] });
+        return deps.db.transaction(async (tx) => {
+          const { record, key } = await insertApiKey(tx, { platformId: caller.platformId, organizationId: orgId, type: body.type, name: body.name, expiresAt, now });
+          await recordAudit(tx, caller, now, { action: 'api_key.create', resourceType: 'api_key', resourceId: record.id, after: record, organizationId: orgId });
+          return { ...record, key };
+        });
+      },
+    },
+    ListApiKeys: {
+      audit: { action: 'api_key.list', resourceType: 'api_key' },
+      async handler(caller, input) {
+        requirePlatformKey(caller);
+        const q = parseInput(ListApiKeysQuery, input.query);
+        const limit = q.limit ?? 50;
+        const r = await deps.db.query('SELECT * FROM api_keys WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [caller.platformId, decodeCursor(q.cursor) ?? '', limit + 1]);
+        return page(r.rows.map(toApiKey), limit, (k) => k.id);
+      },
+    },
+    RevokeApiKey: {
+      audit: { action: 'api_key.revoke', resourceType: 'api_key' },
+      async handler(caller, input) {
+        requirePlatformKey(caller);
+        const { id } = parseInput(ApiKeyPath, input.params);
+        const now = deps.clock();
+        return deps.db.transaction(async (tx) => {
+          const cur = await tx.query('SELECT * FROM api_keys WHERE id = $1 FOR UPDATE', [id]);
+          const row = cur.rows[0];
+          if (!row) throw new ServiceError('API_KEY_NOT_FOUND');
+          if (row.platform_id !== caller.platformId) throw new ServiceError('FORBIDDEN');
+          if (row.revoked_at) return toApiKey(row);
+          const r = await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING *', [id, now]);
+          const after = toApiKey(r.rows[0]);
+          await recordAudit(tx, caller, now, { action: 'api_key.revoke', resourceType: 'api_key', resourceId: id, before: toApiKey(row), after, organizationId: row.organization_id });
+          return after;
+        });
+      },
+    },
+  };
+}

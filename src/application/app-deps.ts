@@ -1,0 +1,11 @@
+import type { Config } from '../config/load-config.js';
+import type { Database } from '../persistence/database.js';
+import type { Redis } from '../persistence/redis-client.js';
+
+/** Explicit dependencies of the application services. */
+export interface AppDeps {
+  db: Database;
+  redis: Redis;
+  clock: () => Date;
+  config: Config;
+}

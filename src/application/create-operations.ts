@@ -1,0 +1,13 @@
+import type { GrpcServiceName } from '../grpc/service-registry.js';
+import type { AppDeps } from './app-deps.js';
+import { createApiKeyOperations } from './api-key-operations.js';
+import type { OperationTable } from './operation.js';
+import { createOrganizationOperations } from './organization-operations.js';
+
+/** Every operation of the internal API, grouped by gRPC service. */
+export function createOperations(deps: AppDeps): Partial<Record<GrpcServiceName, OperationTable>> {
+  return {
+    OrganizationService: createOrganizationOperations(deps),
+    ApiKeyService: createApiKeyOperations(deps),
+  };
+}

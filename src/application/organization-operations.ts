@@ -1,0 +1,84 @@
+import { ServiceError } from '../errors/service-error.js';
+import { parseInput } from '../contract/parse-input.js';
+import { decodeCursor, page } from '../contract/pagination.js';
+import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationPath, UpdateOrganizationBody } from '../contract/schemas/organization.js';
+import { findOrganization, toOrganization } from '../persistence/organization-repository.js';
+import { newId } from '../persistence/new-id.js';
+import type { AppDeps } from './app-deps.js';
+import { requirePlatformKey } from './authenticate.js';
+import type { Caller } from './caller.js';
+import type { OperationTable } from './operation.js';
+import { recordAudit } from './record-audit.js';
+
+/** Reads an organization the caller may see: its platform's (platform key) or its own (organization key). */
+async function visibleOrganization(deps: AppDeps, caller: Caller, id: string) {
+  const org = await findOrganization(deps.db, id);
+  if (!org) throw new ServiceError('ORGANIZATION_NOT_FOUND');
+  if (org.platformId !== caller.platformId || (!caller.isPlatformKey && org.id !== caller.organizationId)) throw new ServiceError('FORBIDDEN');
+  return org;
+}
+
+/** OrganizationService operations (CONTRACT part 2). */
+export function createOrganizationOperations(deps: AppDeps): OperationTable {
+  return {
+    CreateOrganization: {
+      audit: { action: 'organization.create', resourceType: 'organization' },
+      async handler(caller, input) {
+        requirePlatformKey(caller);
+        const body = parseInput(CreateOrganizationBody, input.body);
+        const now = deps.clock();
+        const id = newId('org', now.getTime());
+        const settings = { plan: body.settings?.plan ?? 'free', allowUnverifiable: body.settings?.allowUnverifiable ?? false, timezone: body.settings?.timezone ?? null };
+        return deps.db.transaction(async (tx) => {
+          const r = await tx.query(
+            `INSERT INTO organizations (id, platform_id, external_id, name, settings, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$6)
+             ON CONFLICT (platform_id, external_id) DO NOTHING RETURNING *`,
+            [id, caller.platformId, body.externalId, body.name, JSON.stringify(settings), now],
+          );
+          if (!r.rows[0]) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'An organization with this externalId already exists.', { field: 'externalId' });
+          const org = toOrganization(r.rows[0]);
+          await recordAudit(tx, caller, now, { action: 'organization.create', resourceType: 'organization', resourceId: id, after: org, organizationId: id });
+          return org;
+        });
+      },
+    },
+    ListOrganizations: {
+      audit: { action: 'organization.list', resourceType: 'organization' },
+      async handler(caller, input) {
+        const q = parseInput(ListOrganizationsQuery, input.query);
+        const limit = q.limit ?? 50;
+        const after = decodeCursor(q.cursor) ?? '';
+        const r = caller.isPlatformKey
+          ? await deps.db.query('SELECT * FROM organizations WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [caller.platformId, after, limit + 1])
+          : await deps.db.query('SELECT * FROM organizations WHERE id = $1 AND id > $2 LIMIT $3', [caller.organizationId, after, limit + 1]);
+        return page(r.rows.map(toOrganization), limit, (o) => o.id);
+      },
+    },
+    GetOrganization: {
+      audit: { action: 'organization.read', resourceType: 'organization' },
+      async handler(caller, input) {
+        const { id } = parseInput(OrganizationPath, input.params);
+        return visibleOrganization(deps, caller, id);
+      },
+    },
+    UpdateOrganization: {
+      audit: { action: 'organization.update', resourceType: 'organization' },
+      async handler(caller, input) {
+        const { id } = parseInput(OrganizationPath, input.params);
+        const before = await visibleOrganization(deps, caller, id);
+        requirePlatformKey(caller);
+        const body = parseInput(UpdateOrganizationBody, input.body);
+        const now = deps.clock();
+        return deps.db.transaction(async (tx) => {
+          const cur = await findOrganization(tx, id, { forUpdate: true });
+          if (!cur) throw new ServiceError('ORGANIZATION_NOT_FOUND');
+          const settings = { ...cur.settings, ...Object.fromEntries(Object.entries(body.settings ?? {}).filter(([, v]) => v !== undefined)) };
+          const r = await tx.query('UPDATE organizations SET name = $2, settings = $3, updated_at = $4 WHERE id = $1 RETURNING *', [id, body.name ?? cur.name, JSON.stringify(settings), now]);
+          const after = toOrganization(r.rows[0]);
+          await recordAudit(tx, caller, now, { action: 'organization.update', resourceType: 'organization', resourceId: id, before, after, organizationId: id });
+          return after;
+        });
+      },
+    },
+  };
+}

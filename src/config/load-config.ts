@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+
+/** Which parts of the service a process runs. */
+export type Role = 'gateway' | 'grpc' | 'workers';
+
+/** Settings read from the environment (README "Configuration"). */
+export interface Config {
+  host: string;
+  port: number;
+  grpcPort: number;
+  /** Remote gRPC target for a gateway-only process; unset = the in-process server. */
+  grpcTarget: string | undefined;
+  roles: Set<Role>;
+  dataDir: string;
+  redisUrl: string | undefined;
+  databaseUrl: string | undefined;
+  bootstrapPlatformKey: string | undefined;
+  resolutionTtlSeconds: number;
+  webhookRetryDelaysSeconds: number[];
+  rateLimitPerMinute: number;
+  publicBaseUrl: string;
+  smtpUrl: string | undefined;
+  webhookAllowInsecureUrls: boolean;
+  logLevel: 'silent' | 'info';
+}
+
+/** Reads a positive integer setting, failing with a message that names it. */
+function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+/** Builds the configuration from environment variables. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intSetting(env, 'PORT', 8080);
+  const rolesRaw = (env.SERVICE_ROLES ?? 'gateway,grpc,workers').split(',').map((r) => r.trim()).filter(Boolean);
+  const roles = new Set<Role>();
+  for (const r of rolesRaw) {
+    if (r !== 'gateway' && r !== 'grpc' && r !== 'workers') throw new Error(`SERVICE_ROLES: unknown role "${r}" (use gateway, grpc, workers)`);
+    roles.add(r);
+  }
+  const delays = (env.WEBHOOK_RETRY_DELAYS_SECONDS ?? '60,300,1800,7200').split(',').map((s) => Number(s.trim()));
+  if (delays.some((d) => !Number.isFinite(d) || d < 0)) throw new Error('WEBHOOK_RETRY_DELAYS_SECONDS must be a comma-separated list of seconds');
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port,
+    grpcPort: intSetting(env, 'GRPC_PORT', 50051),
+    grpcTarget: env.GRPC_TARGET || undefined,
+    roles,
+    dataDir: resolve(env.DATA_DIR ?? './.data'),
+    redisUrl: env.REDIS_URL || undefined,
+    databaseUrl: env.DATABASE_URL || undefined,
+    bootstrapPlatformKey: env.SERVICE_BOOTSTRAP_PLATFORM_KEY || undefined,
+    resolutionTtlSeconds: intSetting(env, 'RESOLUTION_TTL_SECONDS', 300),
+    webhookRetryDelaysSeconds: delays,
+    rateLimitPerMinute: intSetting(env, 'RATE_LIMIT_PER_MINUTE', 1200),
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    smtpUrl: env.SMTP_URL || undefined,
+    webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
+    logLevel: env.LOG_LEVEL === 'silent' ? 'silent' : 'info',
+  };
+}

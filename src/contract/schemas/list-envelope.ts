@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** The default list envelope `{data, hasMore, nextCursor}` (CONTRACT part 1). */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), hasMore: z.boolean(), nextCursor: z.string().nullable(), total: z.number().int().optional() });
+}
+
+/** The v2 error envelope. */
+export const ErrorEnvelope = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    status: z.number().int(),
+    requestId: z.string(),
+    field: z.string().optional(),
+    recoverable: z.boolean(),
+    suggestedAction: z.string().optional(),
+    details: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional(),
+  }),
+});

@@ -1,0 +1,31 @@
+import type { IncomingMessage } from 'node:http';
+import { ServiceError } from '../errors/service-error.js';
+
+/** The body size limit (CONTRACT part 1). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Reads and parses a JSON request body: undefined when empty, 413 over 1 MB, 400 INVALID_JSON when malformed. */
+export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > BODY_LIMIT_BYTES) {
+    req.resume();
+    throw new ServiceError('PAYLOAD_TOO_LARGE');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > BODY_LIMIT_BYTES) {
+      req.resume();
+      throw new ServiceError('PAYLOAD_TOO_LARGE');
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ServiceError('INVALID_JSON', `The request body is not valid JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,36 @@
+import { Metadata, status as GrpcStatus, type ServiceError as GrpcServiceError } from '@grpc/grpc-js';
+import { ERROR_CATALOGUE, isErrorCode } from '../errors/error-catalogue.js';
+import { ServiceError, type ErrorDetail } from '../errors/service-error.js';
+
+const HTTP_TO_GRPC: Record<number, GrpcStatus> = {
+  400: GrpcStatus.INVALID_ARGUMENT, 401: GrpcStatus.UNAUTHENTICATED, 403: GrpcStatus.PERMISSION_DENIED, 404: GrpcStatus.NOT_FOUND,
+  409: GrpcStatus.ABORTED, 410: GrpcStatus.FAILED_PRECONDITION, 413: GrpcStatus.INVALID_ARGUMENT, 422: GrpcStatus.FAILED_PRECONDITION,
+  429: GrpcStatus.RESOURCE_EXHAUSTED, 500: GrpcStatus.INTERNAL, 503: GrpcStatus.UNAVAILABLE,
+};
+
+/** Encodes a ServiceError as a gRPC status with the contract's code and data in trailing metadata. */
+export function encodeServiceError(err: ServiceError, extraTrailers?: Metadata): Partial<GrpcServiceError> {
+  const md = extraTrailers?.clone() ?? new Metadata();
+  md.set('error-code', err.code);
+  if (err.field) md.set('error-field', err.field);
+  if (err.details) md.set('error-details-bin', Buffer.from(JSON.stringify(err.details)));
+  if (err.retryAfter !== undefined) md.set('retry-after', String(err.retryAfter));
+  return { code: HTTP_TO_GRPC[err.status] ?? GrpcStatus.UNKNOWN, details: err.message, metadata: md };
+}
+
+/** Decodes a gRPC error back into a ServiceError (client side: gateway and internal callers). */
+export function decodeServiceError(err: GrpcServiceError): ServiceError {
+  const md = err.metadata;
+  const code = String(md?.get('error-code')[0] ?? '');
+  if (isErrorCode(code)) {
+    const detailsRaw = md.get('error-details-bin')[0];
+    const details = detailsRaw ? (JSON.parse(Buffer.from(detailsRaw as Buffer).toString('utf8')) as ErrorDetail[]) : undefined;
+    const field = md.get('error-field')[0];
+    const retryAfter = md.get('retry-after')[0];
+    return new ServiceError(code, err.details || ERROR_CATALOGUE[code].message, {
+      field: field === undefined ? undefined : String(field), details, retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
+    });
+  }
+  if (err.code === GrpcStatus.UNAVAILABLE || err.code === GrpcStatus.DEADLINE_EXCEEDED) return new ServiceError('SERVICE_UNAVAILABLE', 'The internal API is unavailable.', { retryAfter: 1, cause: err });
+  return new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+}

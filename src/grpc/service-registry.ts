@@ -1,0 +1,30 @@
+import type { ServiceDefinition } from '@grpc/grpc-js';
+import { ApiKeyServiceClient, ApiKeyServiceService } from '../gen/scheduling/v1/api_key_service.js';
+import { AuditServiceClient, AuditServiceService } from '../gen/scheduling/v1/audit_service.js';
+import { CalendarServiceClient, CalendarServiceService } from '../gen/scheduling/v1/calendar_service.js';
+import { CatalogServiceClient, CatalogServiceService } from '../gen/scheduling/v1/catalog_service.js';
+import { ImportServiceClient, ImportServiceService } from '../gen/scheduling/v1/import_service.js';
+import { OrganizationServiceClient, OrganizationServiceService } from '../gen/scheduling/v1/organization_service.js';
+import { ProviderServiceClient, ProviderServiceService } from '../gen/scheduling/v1/provider_service.js';
+
+/** A generic grpc-js client constructor. */
+type ClientCtor = new (address: string, credentials: import('@grpc/grpc-js').ChannelCredentials, options?: object) => import('@grpc/grpc-js').Client;
+
+/** The gRPC services of the internal API: their generated definitions and client constructors. */
+export const GRPC_SERVICES = {
+  OrganizationService: { definition: OrganizationServiceService as unknown as ServiceDefinition, Client: OrganizationServiceClient as unknown as ClientCtor },
+  ApiKeyService: { definition: ApiKeyServiceService as unknown as ServiceDefinition, Client: ApiKeyServiceClient as unknown as ClientCtor },
+  ProviderService: { definition: ProviderServiceService as unknown as ServiceDefinition, Client: ProviderServiceClient as unknown as ClientCtor },
+  CatalogService: { definition: CatalogServiceService as unknown as ServiceDefinition, Client: CatalogServiceClient as unknown as ClientCtor },
+  CalendarService: { definition: CalendarServiceService as unknown as ServiceDefinition, Client: CalendarServiceClient as unknown as ClientCtor },
+  ImportService: { definition: ImportServiceService as unknown as ServiceDefinition, Client: ImportServiceClient as unknown as ClientCtor },
+  AuditService: { definition: AuditServiceService as unknown as ServiceDefinition, Client: AuditServiceClient as unknown as ClientCtor },
+} as const;
+
+/** Name of a gRPC service of the internal API. */
+export type GrpcServiceName = keyof typeof GRPC_SERVICES;
+
+/** The fully qualified gRPC service name (`scheduling.v1.ProviderService`). */
+export function qualifiedServiceName(name: GrpcServiceName): string {
+  return `scheduling.v1.${name}`;
+}

@@ -1,0 +1,48 @@
+import type { Queryable } from './database.js';
+import { newId } from './new-id.js';
+import { generateApiKey, hashApiKey, keyHint } from '../application/api-key-secret.js';
+import type { KeyType } from '../application/caller.js';
+
+/** An API key as listed; never the secret. */
+export interface ApiKeyRecord {
+  id: string;
+  type: KeyType;
+  organizationId: string;
+  name: string;
+  hint: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+/** Maps a row to an ApiKeyRecord. */
+export function toApiKey(row: Record<string, any>): ApiKeyRecord {
+  return {
+    id: row.id, type: row.type, organizationId: row.organization_id, name: row.name, hint: row.key_hint,
+    createdAt: row.created_at.toISOString(), expiresAt: row.expires_at?.toISOString() ?? null, revokedAt: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+/** Stores a key (only its hash) and returns the record plus the secret, shown this once. */
+export async function insertApiKey(tx: Queryable, k: { platformId: string; organizationId: string; type: KeyType; name: string; expiresAt?: Date | null; now: Date; secret?: string }): Promise<{ record: ApiKeyRecord; key: string }> {
+  const key = k.secret ?? generateApiKey(k.type);
+  const r = await tx.query(
+    `INSERT INTO api_keys (id, platform_id, organization_id, type, name, key_hash, key_hint, created_at, expires_at)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) RETURNING *`,
+    [newId('key', k.now.getTime()), k.platformId, k.organizationId, k.type, k.name, hashApiKey(key), keyHint(key), k.now, k.expiresAt ?? null],
+  );
+  return { record: toApiKey(r.rows[0]), key };
+}
+
+/** Creates a platform account with its default organization; returns their ids. */
+export async function insertPlatform(tx: Queryable, p: { name: string; now: Date }): Promise<{ platformId: string; organizationId: string }> {
+  const platformId = newId('plt', p.now.getTime());
+  const organizationId = newId('org', p.now.getTime());
+  // The platform row references its default organization and vice versa; insert the platform first with the id chosen ahead.
+  await tx.query('INSERT INTO platforms (id, name, default_organization_id, created_at) VALUES ($1,$2,$3,$4)', [platformId, p.name, organizationId, p.now]);
+  await tx.query(
+    `INSERT INTO organizations (id, platform_id, external_id, name, settings, created_at, updated_at) VALUES ($1,$2,'default',$3,$4,$5,$5)`,
+    [organizationId, platformId, `${p.name} (default)`, JSON.stringify({ plan: 'free', allowUnverifiable: false, timezone: null }), p.now],
+  );
+  return { platformId, organizationId };
+}

@@ -1,0 +1,40 @@
+import type { Queryable } from './database.js';
+
+/** An organization row mapped to its answer shape. */
+export interface OrganizationRecord {
+  id: string;
+  platformId: string;
+  externalId: string;
+  name: string;
+  settings: { plan: 'free' | 'launch' | 'scale' | 'enterprise'; allowUnverifiable: boolean; timezone: string | null };
+  providerGraphVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Maps a database row to an OrganizationRecord. */
+export function toOrganization(row: Record<string, any>): OrganizationRecord {
+  const s = row.settings ?? {};
+  return {
+    id: row.id,
+    platformId: row.platform_id,
+    externalId: row.external_id,
+    name: row.name,
+    settings: { plan: s.plan ?? 'free', allowUnverifiable: s.allowUnverifiable ?? false, timezone: s.timezone ?? null },
+    providerGraphVersion: Number(row.graph_version),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Reads one organization by id, or undefined. */
+export async function findOrganization(db: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<OrganizationRecord | undefined> {
+  const r = await db.query(`SELECT * FROM organizations WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return r.rows[0] ? toOrganization(r.rows[0]) : undefined;
+}
+
+/** Advances an organization's provider graph version by one and returns the new value. */
+export async function bumpGraphVersion(tx: Queryable, organizationId: string): Promise<number> {
+  const r = await tx.query<{ graph_version: number }>('UPDATE organizations SET graph_version = graph_version + 1 WHERE id = $1 RETURNING graph_version', [organizationId]);
+  return Number(r.rows[0]?.graph_version ?? 0);
+}

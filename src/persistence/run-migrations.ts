@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+// Any fixed number works; it only has to be the same in every process of the service.
+const MIGRATION_LOCK_ID = 7_245_001;
+
+/** A versioned plain-SQL migration file (`NNNN_name.sql`). */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Reads the migration files in version order. */
+export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 4)), name: f.slice(5, -4), sql: readFileSync(join(dir, f), 'utf8') }));
+}
+
+/**
+ * Applies pending migrations, each in its own transaction, under a PostgreSQL advisory lock so
+ * several processes can start at once. Returns the versions applied by this call.
+ */
+export async function runMigrations(pool: pg.Pool, migrations = readMigrations()): Promise<number[]> {
+  const client = await pool.connect();
+  const applied: number[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    for (const m of migrations) {
+      if (done.has(m.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(m.sql);
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+        await client.query('COMMIT');
+        applied.push(m.version);
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${m.version}_${m.name} failed: ${(err as Error).message}`, { cause: err });
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}

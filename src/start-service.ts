@@ -1,0 +1,131 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import { join } from 'node:path';
+import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+import type { Config } from './config/load-config.js';
+import { startPrivateRedis, type PrivateRedis } from './launcher/private-redis.js';
+import { startEmbeddedPostgres, type PrivatePostgres } from './launcher/embedded-postgres.js';
+import { createDatabase, type Database } from './persistence/database.js';
+import { createRedis, type Redis } from './persistence/redis-client.js';
+import { runMigrations } from './persistence/run-migrations.js';
+import { bootstrapPlatform } from './application/bootstrap-platform.js';
+import { createAuthenticator } from './application/authenticate.js';
+import { createRateLimiter } from './application/rate-limiter.js';
+import type { AppDeps } from './application/app-deps.js';
+import { createOperations } from './application/create-operations.js';
+import { createGrpcServer } from './grpc/create-grpc-server.js';
+import { createGateway } from './gateway/create-gateway.js';
+import { closeGrpcClients, createGrpcClients } from './gateway/grpc-clients.js';
+import { ALL_ROUTES } from './contract/routes/all-routes.js';
+import { buildCapabilities, buildOpenApi } from './contract/build-openapi.js';
+import { createWorkers } from './workers/create-workers.js';
+
+const VERSION = '0.1.0';
+
+/** A running service process (some or all roles). */
+export interface RunningService {
+  httpPort: number | undefined;
+  grpcPort: number | undefined;
+  redisUrl: string;
+  databaseUrl: string;
+  generatedKey: string | undefined;
+  deps: AppDeps;
+  stop(): Promise<void>;
+}
+
+/** Options that tests and tools inject. */
+export interface StartOptions {
+  clock?: () => Date;
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+}
+
+/**
+ * Starts the service: private Redis / embedded PostgreSQL when no URLs are configured, migrations,
+ * platform bootstrap, then the configured roles (gRPC server, gateway, workers).
+ */
+export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
+  const clock = opts.clock ?? (() => new Date());
+  const log = opts.log ?? ((msg: string, extra?: Record<string, unknown>) => { if (config.logLevel !== 'silent') console.error(JSON.stringify({ level: 'info', msg, ...extra })); });
+  const cleanups: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const c of cleanups.reverse()) await c().catch((err) => log('shutdown step failed', { error: String(err) }));
+  };
+  try {
+    let privateRedis: PrivateRedis | undefined;
+    let privatePg: PrivatePostgres | undefined;
+    const redisUrl = config.redisUrl ?? (privateRedis = await startPrivateRedis({ dir: join(config.dataDir, 'redis') })).url;
+    if (privateRedis) cleanups.push(() => privateRedis!.stop());
+    const databaseUrl = config.databaseUrl ?? (privatePg = await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres') })).url;
+    if (privatePg) cleanups.push(() => privatePg!.stop());
+
+    const db: Database = createDatabase(databaseUrl);
+    cleanups.push(() => db.close());
+    await runMigrations(db.pool);
+    const { generatedKey } = await bootstrapPlatform(db, { bootstrapKey: config.bootstrapPlatformKey, now: clock() });
+    const redis: Redis = await createRedis(redisUrl);
+    cleanups.push(async () => { await redis.close().catch(() => redis.destroy()); });
+
+    const deps: AppDeps = { db, redis, clock, config };
+    let grpcPort: number | undefined;
+    if (config.roles.has('grpc')) {
+      const grpc = createGrpcServer({
+        operations: createOperations(deps),
+        authenticate: createAuthenticator({ db, clock }),
+        rateLimit: createRateLimiter({ redis, limitPerMinute: config.rateLimitPerMinute, clock }),
+        db,
+        clock,
+        log,
+      });
+      grpcPort = await grpc.listen(config.host, config.grpcPort);
+      cleanups.push(() => grpc.stop());
+      // Health reflects whether the stores answer, so /readyz and gRPC health agree.
+      const probe = setInterval(() => {
+        void Promise.all([db.pool.query('SELECT 1'), redis.ping()])
+          .then(() => grpc.health.setStatus('', 'SERVING'))
+          .catch(() => grpc.health.setStatus('', 'NOT_SERVING'));
+      }, 1000);
+      probe.unref();
+      cleanups.push(async () => clearInterval(probe));
+    }
+    if (config.roles.has('workers')) {
+      const workers = createWorkers(deps, { log });
+      workers.start();
+      cleanups.push(() => workers.stop());
+    }
+    let httpPort: number | undefined;
+    if (config.roles.has('gateway')) {
+      const target = config.grpcTarget ?? `${config.host}:${grpcPort ?? config.grpcPort}`;
+      const clients = createGrpcClients(target);
+      cleanups.push(async () => closeGrpcClients(clients));
+      const HealthClient = makeGenericClientConstructor(healthService as never, 'Health');
+      const health = new HealthClient(target, credentials.createInsecure()) as unknown as { check(req: { service: string }, opts: { deadline: number }, cb: (err: unknown, res: { status: string | number }) => void): void; close(): void };
+      cleanups.push(async () => health.close());
+      const openapi = buildOpenApi(ALL_ROUTES, { version: VERSION });
+      const capabilities = buildCapabilities(ALL_ROUTES, { version: VERSION, limits: { providersPerImport: 500, searchWindowDays: 14, optionsReturned: 10, holdTtlMaxSeconds: 600, resolutionTtlSeconds: config.resolutionTtlSeconds, rateLimitPerMinute: config.rateLimitPerMinute, bodyLimitBytes: 1048576 } });
+      const app = createGateway({
+        routes: ALL_ROUTES,
+        clients,
+        openapi: () => openapi,
+        capabilities: () => capabilities,
+        log,
+        // Readiness asks the gRPC side (which probes Redis and PostgreSQL), and checks this process's own stores.
+        ready: async () => {
+          const viaGrpc = await new Promise<boolean>((resolve) => health.check({ service: '' }, { deadline: Date.now() + 2000 }, (err, res) => resolve(!err && (res.status === 'SERVING' || res.status === 1))));
+          if (!viaGrpc) return false;
+          await Promise.all([db.pool.query('SELECT 1'), redis.ping()]);
+          return true;
+        },
+      });
+      const server: HttpServer = createServer(app.callback());
+      server.keepAliveTimeout = 65_000;
+      await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(config.port, config.host, () => resolve()); });
+      const addr = server.address();
+      httpPort = typeof addr === 'object' && addr ? addr.port : config.port;
+      cleanups.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+    }
+    return { httpPort, grpcPort, redisUrl, databaseUrl, generatedKey, deps, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

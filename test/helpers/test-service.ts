@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config/load-config.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/launcher/private-redis.js';
+import { startService, type RunningService } from '../../src/start-service.js';
+import { createTestClock, type TestClock } from './test-clock.js';
+import { createTestDatabase } from './test-database.js';
+
+/** Private stores for one test file: a fresh database and a private redis-server (or TEST_REDIS_URL). */
+export interface TestStores {
+  databaseUrl: string;
+  redisUrl: string;
+  redis: PrivateRedis | undefined;
+  stop(): Promise<void>;
+}
+
+/** Starts the stores a test file uses. */
+export async function startTestStores(): Promise<TestStores> {
+  const database = await createTestDatabase();
+  const dir = join(process.env.TEST_DATA_DIR ?? '/tmp', `redis-${randomBytes(4).toString('hex')}`);
+  const redis = process.env.TEST_REDIS_URL ? undefined : await startPrivateRedis({ dir });
+  return {
+    databaseUrl: database.url,
+    redisUrl: process.env.TEST_REDIS_URL ?? redis!.url,
+    redis,
+    async stop() {
+      await redis?.stop();
+      await database.drop().catch(() => undefined);
+    },
+  };
+}
+
+/** A service started for tests, with its base URL, platform key and clock. */
+export interface TestService {
+  url: string;
+  grpcTarget: string;
+  platformKey: string;
+  clock: TestClock;
+  service: RunningService;
+  stores: TestStores;
+  config: Config;
+  stop(): Promise<void>;
+}
+
+/** Starts a whole service (all roles, ephemeral ports) on private stores, with a test clock. */
+export async function startTestService(opts: { env?: Record<string, string>; stores?: TestStores; clock?: TestClock; platformKey?: string } = {}): Promise<TestService> {
+  const stores = opts.stores ?? (await startTestStores());
+  const platformKey = opts.platformKey ?? `service_test_${randomBytes(24).toString('base64url')}`;
+  const config = loadConfig({
+    PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+    REDIS_URL: stores.redisUrl, DATABASE_URL: stores.databaseUrl, SERVICE_BOOTSTRAP_PLATFORM_KEY: platformKey,
+    DATA_DIR: process.env.TEST_DATA_DIR ?? '/tmp', ...opts.env,
+  });
+  const clock = opts.clock ?? createTestClock();
+  const service = await startService(config, { clock, log: () => undefined });
+  return {
+    url: `http://127.0.0.1:${service.httpPort}`,
+    grpcTarget: `127.0.0.1:${service.grpcPort}`,
+    platformKey,
+    clock,
+    service,
+    stores,
+    config,
+    async stop() {
+      await service.stop();
+      if (!opts.stores) await stores.stop();
+    },
+  };
+}
