@@ -1,4 +1,5 @@
 import type { AppDeps } from '../application/app-deps.js';
+import { createImportWorker } from './import-worker.js';
 
 /** A background worker loop. */
 export interface Worker {
@@ -6,11 +7,9 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Builds the background workers of this process. */
+/** Builds the background workers of this process (import jobs; timers and dispatchers join in later issues). */
 export function createWorkers(deps: AppDeps, opts: { log: (msg: string, extra?: Record<string, unknown>) => void }): Worker {
-  const workers: Worker[] = [];
-  void deps;
-  void opts;
+  const workers: Worker[] = [createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log })];
   return {
     start: () => workers.forEach((w) => w.start()),
     stop: async () => { await Promise.all(workers.map((w) => w.stop())); },

@@ -1,0 +1,111 @@
+import { CreateProviderBody, UpdateProviderBody } from '../contract/schemas/provider.js';
+import { issuesToDetails } from '../contract/parse-input.js';
+import { appendAudit } from '../persistence/audit-log.js';
+import type { Database, Queryable } from '../persistence/database.js';
+import { storeEvent } from '../persistence/event-outbox.js';
+import { emptyImportSummary, toProviderImport } from '../persistence/provider-import-repository.js';
+import { toProviderView, type ProviderView } from '../persistence/provider-repository.js';
+import { newProviderState, patchProviderState } from './provider-changes.js';
+import { createProviderRecord, updateProviderRecord, type WriteContext } from './provider-writer.js';
+
+type RowError = { row: number; externalId: string | null; field: string; code: string; message: string };
+type RowOutcome = { row: number | null; externalId: string | null; providerId: string | null; outcome: 'created' | 'updated' | 'unchanged' | 'invalid' | 'deactivated' };
+
+/** Rolls back a dry run's transaction while keeping its computed results. */
+class DryRunRollback extends Error {}
+
+const PROGRESS_EVERY = 50;
+
+/**
+ * Runs one claimed import job: validates each row, then creates, updates or skips it per the mode, and
+ * deactivates missing providers when asked — all in one transaction, so a crash leaves nothing half done
+ * (the job is claimed again). A dry run computes the same outcome and rolls back. Progress is committed
+ * separately every 50 rows so it is visible while the job runs.
+ */
+export async function processProviderImport(db: Database, job: Record<string, any>, clock: () => Date): Promise<void> {
+  const payload = job.payload as unknown[];
+  const mode = job.mode as 'upsert' | 'create_only' | 'update_only';
+  const summary = emptyImportSummary(payload.length);
+  const errors: RowError[] = [];
+  const rows: RowOutcome[] = [];
+  const auditCtx = { platformId: job.platform_id as string, organizationId: job.organization_id as string, requestId: job.request_id as string };
+  const work = async (tx: Queryable) => {
+    const ctx: WriteContext = { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, now: clock() };
+    const existing = new Map<string, ProviderView>();
+    for (const row of (await tx.query('SELECT * FROM providers WHERE organization_id = $1 FOR UPDATE', [ctx.organizationId])).rows) {
+      const v = toProviderView(row);
+      existing.set(v.externalId, v);
+    }
+    const seen = new Set<string>();
+    const audit = (action: string, resourceId: string, before: unknown, after: unknown) => appendAudit(tx, {
+      platformId: auditCtx.platformId, organizationId: auditCtx.organizationId, actor: { type: 'system' }, action, resourceType: 'provider',
+      resourceId, requestId: auditCtx.requestId, before, after, timestamp: ctx.now,
+    });
+    for (let i = 0; i < payload.length; i++) {
+      const raw = payload[i];
+      const externalId = raw && typeof raw === 'object' && typeof (raw as { externalId?: unknown }).externalId === 'string' ? (raw as { externalId: string }).externalId : null;
+      const invalid = (field: string, code: string, message: string) => {
+        errors.push({ row: i, externalId, field, code, message });
+        rows.push({ row: i, externalId, providerId: null, outcome: 'invalid' });
+        summary.invalid++;
+      };
+      if (externalId !== null && seen.has(externalId)) { invalid('externalId', 'DUPLICATE_EXTERNAL_ID', 'appears earlier in this batch'); continue; }
+      const cur = externalId !== null ? existing.get(externalId) : undefined;
+      const parsed = cur
+        ? UpdateProviderBody.required({ externalId: true }).safeParse(raw)
+        : CreateProviderBody.safeParse(raw);
+      if (!parsed.success) {
+        const d = issuesToDetails(parsed.error.issues)[0]!;
+        invalid(d.field, 'VALIDATION_ERROR', d.message);
+        continue;
+      }
+      seen.add(parsed.data.externalId!);
+      if (cur) {
+        if (mode === 'create_only') { rows.push({ row: i, externalId, providerId: cur.id, outcome: 'unchanged' }); summary.unchanged++; continue; }
+        const { view, changed } = await updateProviderRecord(tx, { ...ctx }, cur, patchProviderState(cur, parsed.data));
+        if (changed) { await audit('provider.import_update', view.id, cur, view); summary.updated++; }
+        else summary.unchanged++;
+        rows.push({ row: i, externalId, providerId: view.id, outcome: changed ? 'updated' : 'unchanged' });
+      } else {
+        if (mode === 'update_only') { rows.push({ row: i, externalId, providerId: null, outcome: 'unchanged' }); summary.unchanged++; continue; }
+        const view = await createProviderRecord(tx, ctx, newProviderState(CreateProviderBody.parse(raw)));
+        if (!view) { invalid('externalId', 'DUPLICATE_EXTERNAL_ID', 'already exists'); continue; }
+        existing.set(view.externalId, view);
+        await audit('provider.import_create', view.id, null, view);
+       
+        summary.created++;
+        rows.push({ row: i, externalId, providerId: view.id, outcome: 'created' });
+      }
+      if ((i + 1) % PROGRESS_EVERY === 0) await db.query('UPDATE provider_imports SET processed = $2 WHERE id = $1', [job.id, i + 1]);
+    }
+    if (job.deactivate_missing) {
+      for (const cur of existing.values()) {
+        if (seen.has(cur.externalId) || (cur.status === 'inactive' && !cur.searchable)) continue;
+        const { view, changed } = await updateProviderRecord(tx, ctx, cur, { externalId: cur.externalId, status: 'inactive', searchable: false, doc: cur });
+        if (!changed) continue;
+        await audit('provider.import_deactivate', view.id, cur, view);
+       
+        summary.deactivated++;
+        rows.push({ row: null, externalId: cur.externalId, providerId: cur.id, outcome: 'deactivated' });
+      }
+    }
+    if (job.dry_run) throw new DryRunRollback();
+    await finish(tx);
+  };
+  const finish = async (tx: Queryable) => {
+    const now = clock();
+    const r = await tx.query(
+      `UPDATE provider_imports SET status = 'completed', summary = $2, errors = $3, rows = $4, processed = $5, completed_at = $6 WHERE id = $1 RETURNING *`,
+      [job.id, JSON.stringify(summary), JSON.stringify(errors), JSON.stringify(rows), payload.length, now],
+    );
+    await storeEvent(tx, { platformId: job.platform_id, organizationId: job.organization_id, type: 'provider_import.completed', mode: job.key_mode, createdAt: now, data: { importId: job.id, dryRun: job.dry_run, summary } });
+    await appendAudit(tx, { ...auditCtx, actor: { type: 'system' }, action: 'provider_import.complete', resourceType: 'provider_import', resourceId: job.id, before: null, after: toProviderImport(r.rows[0]).summary, timestamp: now });
+  };
+  try {
+    await db.transaction(work);
+  } catch (err) {
+    if (!(err instanceof DryRunRollback)) throw err;
+    await db.transaction(finish);
+  }
+}
+

@@ -1,0 +1,69 @@
+import { ServiceError } from '../errors/service-error.js';
+import { parseInput } from '../contract/parse-input.js';
+import { decodeCursor, page } from '../contract/pagination.js';
+import { CreateProviderImportBody, ListProviderImportsQuery, ProviderImportPath } from '../contract/schemas/provider-import.js';
+import { newId } from '../persistence/new-id.js';
+import { emptyImportSummary, toProviderImport } from '../persistence/provider-import-repository.js';
+import type { OperationTable } from './operation.js';
+import type { AppDeps } from './app-deps.js';
+import { auditActor, type Caller } from './caller.js';
+import { requirePlatformKey } from './authenticate.js';
+import { recordAudit } from './record-audit.js';
+
+/** Reads an import job of the caller's organization. */
+async function importOfCaller(deps: AppDeps, caller: Caller, id: string) {
+  const r = await deps.db.query('SELECT * FROM provider_imports WHERE id = $1', [id]);
+  const row = r.rows[0];
+  if (!row) throw new ServiceError('IMPORT_NOT_FOUND');
+  if (row.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN');
+  return toProviderImport(row);
+}
+
+/** ImportService operations: asynchronous bulk provider imports (SPEC 4.3, CONTRACT part 3). */
+export function createProviderImportOperations(deps: AppDeps): OperationTable {
+  return {
+    CreateProviderImport: {
+      audit: { action: 'provider_import.create', resourceType: 'provider_import' },
+      async handler(caller, input) {
+        requirePlatformKey(caller);
+        const providers = (input.body as { providers?: unknown } | null)?.providers;
+        if (Array.isArray(providers) && providers.length > 500) throw new ServiceError('TOO_MANY_PROVIDERS', `At most 500 providers per import; got ${providers.length}.`, { field: 'providers' });
+        const body = parseInput(CreateProviderImportBody, input.body);
+        const now = deps.clock();
+        const id = newId('imp', now.getTime());
+        const mode = body.mode ?? 'upsert';
+        await deps.db.transaction(async (tx) => {
+          await tx.query(
+            `INSERT INTO provider_imports (id, platform_id, organization_id, status, mode, dry_run, deactivate_missing, payload, summary, key_mode, actor, request_id, created_at)
+             VALUES ($1,$2,$3,'validating',$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+            [id, caller.platformId, caller.organizationId, mode, body.dryRun ?? false, body.deactivateMissing ?? false, JSON.stringify(body.providers),
+              JSON.stringify(emptyImportSummary(body.providers.length)), caller.mode, JSON.stringify(auditActor(caller)), caller.requestId, now],
+          );
+          await recordAudit(tx, caller, now, { action: 'provider_import.create', resourceType: 'provider_import', resourceId: id, after: { mode, dryRun: body.dryRun ?? false, deactivateMissing: body.deactivateMissing ?? false, received: body.providers.length } });
+        });
+        return { importId: id, status: 'validating', dryRun: body.dryRun ?? false, mode };
+      },
+    },
+    GetProviderImport: {
+      audit: { action: 'provider_import.read', resourceType: 'provider_import' },
+      async handler(caller, input) {
+        const { importId } = parseInput(ProviderImportPath, input.params);
+        return importOfCaller(deps, caller, importId);
+      },
+    },
+    ListProviderImports: {
+      audit: { action: 'provider_import.list', resourceType: 'provider_import' },
+      async handler(caller, input) {
+        const q = parseInput(ListProviderImportsQuery, input.query);
+        if (q.importId) return importOfCaller(deps, caller, q.importId);
+        const limit = q.limit ?? 50;
+        const before = decodeCursor(q.cursor);
+        const r = await deps.db.query(
+          `SELECT * FROM provider_imports WHERE organization_id = $1 ${before ? 'AND id < $3' : ''} ORDER BY id DESC LIMIT $2`,
+          before ? [caller.organizationId, limit + 1, before] : [caller.organizationId, limit + 1],
+        );
+        return page(r.rows.map(toProviderImport), limit, (i) => i.importId);
+      },
+    },
+  };
+}

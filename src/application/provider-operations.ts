@@ -1,0 +1,135 @@
+import { ServiceError } from '../errors/service-error.js';
+import { parseInput } from '../contract/parse-input.js';
+import { decodeCursor, page } from '../contract/pagination.js';
+import { CreateProviderBody, ListProvidersQuery, ProviderPath, UpdateProviderBody } from '../contract/schemas/provider.js';
+import type { Queryable } from '../persistence/database.js';
+import { findProviderRow, toProviderView, type ProviderView } from '../persistence/provider-repository.js';
+import type { AppDeps } from './app-deps.js';
+import { requirePlatformKey } from './authenticate.js';
+import type { Caller } from './caller.js';
+import type { OperationTable } from './operation.js';
+import { newProviderState, patchProviderState } from './provider-changes.js';
+import { createProviderRecord, updateProviderRecord, type WriteContext } from './provider-writer.js';
+import { recordAudit } from './record-audit.js';
+import { toProfessionalV1 } from './professional-v1-view.js';
+
+/** Reads a provider of the caller's organization: 404 when unknown, 403 when another organization's. */
+export async function providerOfCaller(db: Queryable, caller: Caller, id: string, opts: { forUpdate?: boolean } = {}): Promise<ProviderView> {
+  const row = await findProviderRow(db, id, opts);
+  if (!row) throw new ServiceError('PROVIDER_NOT_FOUND');
+  if (row.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN');
+  return toProviderView(row);
+}
+
+/** Builds the WHERE clause of a provider list from validated filters. */
+function providerFilters(caller: Caller, q: ReturnType<typeof ListProvidersQuery.parse>) {
+  const where = ['organization_id = $1'];
+  const args: unknown[] = [caller.organizationId];
+  const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+  if (q.status) add('status = ?', q.status);
+  if (q.searchable !== undefined) add('searchable = ?', q.searchable);
+  if (q.externalId) add('external_id = ?', q.externalId);
+  const contains = (field: string, v: string | undefined) => { if (v) add('doc @> ?::jsonb', JSON.stringify({ [field]: [v] })); };
+  contains('specialtyCodes', q.specialtyCodes ?? q.specialty);
+  contains('languageCodes', q.languageCodes ?? q.language);
+  contains('modalityCodes', q.modalityCodes ?? q.modality);
+  const profession = q.professionCode ?? q.profession;
+  if (profession) add('doc @> ?::jsonb', JSON.stringify({ professionCode: profession }));
+  if (q.location) add(`doc->>'location' ILIKE ?`, `%${q.location.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return { where, args };
+}
+
+/** ProviderService operations: the provider graph (CONTRACT part 3) and its v1 professional views. */
+export function createProviderOperations(deps: AppDeps): OperationTable {
+  const writeContext = (caller: Caller): WriteContext => ({ platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode, now: deps.clock() });
+
+  const list = async (caller: Caller, query: Record<string, string>) => {
+    const q = parseInput(ListProvidersQuery, query);
+    const limit = q.limit ?? 50;
+    const { where, args } = providerFilters(caller, q);
+    const total = Number((await deps.db.query(`SELECT count(*) AS n FROM providers WHERE ${where.join(' AND ')}`, args)).rows[0].n);
+    const after = decodeCursor(q.cursor);
+    const pageArgs = [...args];
+    const pageWhere = [...where];
+    if (after) { pageArgs.push(after); pageWhere.push(`id > $${pageArgs.length}`); }
+    pageArgs.push(limit + 1);
+    const r = await deps.db.query(`SELECT * FROM providers WHERE ${pageWhere.join(' AND ')} ORDER BY id LIMIT $${pageArgs.length}`, pageArgs);
+    return { ...page(r.rows.map(toProviderView), limit, (p) => p.id), total };
+  };
+
+  return {
+    CreateProvider: {
+      audit: { action: 'provider.create', resourceType: 'provider' },
+      async handler(caller, input) {
+        requirePlatformKey(caller);
+        const body = parseInput(CreateProviderBody, input.body);
+        const ctx = writeContext(caller);
+        return deps.db.transaction(async (tx) => {
+          const view = await createProviderRecord(tx, ctx, newProviderState(body));
+          if (!view) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'A provider with this externalId already exists in the organization.', { field: 'externalId' });
+          await recordAudit(tx, caller, ctx.now, { action: 'provider.create', resourceType: 'provider', resourceId: view.id, after: view });
+          return view;
+        });
+      },
+    },
+    ListProviders: {
+      audit: { action: 'provider.list', resourceType: 'provider' },
+      handler: (caller, input) => list(caller, input.query),
+    },
+    GetProvider: {
+      audit: { action: 'provider.read', resourceType: 'provider' },
+      async handler(caller, input) {
+        const { id } = parseInput(ProviderPath, input.params);
+        return providerOfCaller(deps.db, caller, id);
+      },
+    },
+    UpdateProvider: {
+      audit: { action: 'provider.update', resourceType: 'provider' },
+      async handler(caller, input) {
+        const { id } = parseInput(ProviderPath, input.params);
+        await providerOfCaller(deps.db, caller, id);
+        const body = parseInput(UpdateProviderBody, input.body ?? {});
+        const ctx = writeContext(caller);
+        return deps.db.transaction(async (tx) => {
+          const cur = await providerOfCaller(tx, caller, id, { forUpdate: true });
+          const next = patchProviderState(cur, body);
+          if (next.externalId !== cur.externalId) {
+            const clash = await tx.query('SELECT 1 FROM providers WHERE organization_id = $1 AND external_id = $2', [caller.organizationId, next.externalId]);
+            if (clash.rowCount) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'A provider with this externalId already exists in the organization.', { field: 'externalId' });
+          }
+          const { view, changed } = await updateProviderRecord(tx, ctx, cur, next);
+          if (changed) await recordAudit(tx, caller, ctx.now, { action: 'provider.update', resourceType: 'provider', resourceId: id, before: cur, after: view });
+          return view;
+        });
+      },
+    },
+    DeleteProvider: {
+      audit: { action: 'provider.delete', resourceType: 'provider' },
+      async handler(caller, input) {
+        const { id } = parseInput(ProviderPath, input.params);
+        await providerOfCaller(deps.db, caller, id);
+        const ctx = writeContext(caller);
+        return deps.db.transaction(async (tx) => {
+          const cur = await providerOfCaller(tx, caller, id, { forUpdate: true });
+          const { view, changed } = await updateProviderRecord(tx, ctx, cur, { externalId: cur.externalId, status: 'inactive', searchable: false, doc: cur });
+          if (changed) await recordAudit(tx, caller, ctx.now, { action: 'provider.delete', resourceType: 'provider', resourceId: id, before: cur, after: view });
+          return view;
+        });
+      },
+    },
+    ListProfessionals: {
+      audit: { action: 'provider.list', resourceType: 'provider' },
+      async handler(caller, input) {
+        const r = await list(caller, input.query);
+        return { data: r.data.map(toProfessionalV1), total: r.total, hasMore: r.hasMore, nextCursor: r.nextCursor };
+      },
+    },
+    GetProfessional: {
+      audit: { action: 'provider.read', resourceType: 'provider' },
+      async handler(caller, input) {
+        const { id } = parseInput(ProviderPath, input.params);
+        return toProfessionalV1(await providerOfCaller(deps.db, caller, id));
+      },
+    },
+  };
+}

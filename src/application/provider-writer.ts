@@ -1,0 +1,39 @@
+import { bumpGraphVersion } from '../persistence/organization-repository.js';
+import { storeEvent } from '../persistence/event-outbox.js';
+import { newId } from '../persistence/new-id.js';
+import type { Queryable } from '../persistence/database.js';
+import { insertProviderRow, toProviderView, updateProviderRow, type ProviderView } from '../persistence/provider-repository.js';
+import { providerStateChanged, type ProviderState } from './provider-changes.js';
+
+/** Where a provider write happens: tenant, mode of the key that caused it, and time. */
+export interface WriteContext {
+  platformId: string;
+  organizationId: string;
+  mode: 'live' | 'test';
+  now: Date;
+}
+
+/**
+ * Inserts a provider with its side effects in the caller's transaction: graph version +1 and
+ * `professional.created` in the outbox. Returns undefined when the externalId already exists.
+ */
+export async function createProviderRecord(tx: Queryable, ctx: WriteContext, state: ProviderState): Promise<ProviderView | undefined> {
+  const row = await insertProviderRow(tx, { id: newId('prv', ctx.now.getTime()), platformId: ctx.platformId, organizationId: ctx.organizationId, externalId: state.externalId, status: state.status, searchable: state.searchable, doc: state.doc, now: ctx.now });
+  if (!row) return undefined;
+  const view = toProviderView(row);
+  await bumpGraphVersion(tx, ctx.organizationId);
+  await storeEvent(tx, { platformId: ctx.platformId, organizationId: ctx.organizationId, type: 'professional.created', mode: ctx.mode, createdAt: ctx.now, data: { providerId: view.id, externalId: view.externalId, profileVersion: view.profileVersion } });
+  return view;
+}
+
+/**
+ * Writes a provider's new state when it differs: profileVersion +1, graph version +1 and
+ * `professional.updated` in the outbox. Unchanged states write nothing.
+ */
+export async function updateProviderRecord(tx: Queryable, ctx: WriteContext, cur: ProviderView, next: ProviderState): Promise<{ view: ProviderView; changed: boolean }> {
+  if (!providerStateChanged(cur, next)) return { view: cur, changed: false };
+  const view = toProviderView(await updateProviderRow(tx, cur.id, { ...next, now: ctx.now }));
+  await bumpGraphVersion(tx, ctx.organizationId);
+  await storeEvent(tx, { platformId: ctx.platformId, organizationId: ctx.organizationId, type: 'professional.updated', mode: ctx.mode, createdAt: ctx.now, data: { providerId: view.id, externalId: view.externalId, profileVersion: view.profileVersion } });
+  return { view, changed: true };
+}
