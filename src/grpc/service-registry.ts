@@ -6,6 +6,11 @@ import { CatalogServiceClient, CatalogServiceService } from '../gen/scheduling/v
 import { ImportServiceClient, ImportServiceService } from '../gen/scheduling/v1/import_service.js';
 import { OrganizationServiceClient, OrganizationServiceService } from '../gen/scheduling/v1/organization_service.js';
 import { ProviderServiceClient, ProviderServiceService } from '../gen/scheduling/v1/provider_service.js';
+import { ResolutionServiceClient, ResolutionServiceService } from '../gen/scheduling/v1/resolution_service.js';
+import { RankingPolicyServiceClient, RankingPolicyServiceService } from '../gen/scheduling/v1/ranking_policy_service.js';
+import { CareServiceClient, CareServiceService } from '../gen/scheduling/v1/care_service.js';
+import { BookingServiceClient, BookingServiceService } from '../gen/scheduling/v1/booking_service.js';
+import { AnalyticsServiceClient, AnalyticsServiceService } from '../gen/scheduling/v1/analytics_service.js';
 
 /** A generic grpc-js client constructor. */
 type ClientCtor = new (address: string, credentials: import('@grpc/grpc-js').ChannelCredentials, options?: object) => import('@grpc/grpc-js').Client;
@@ -19,6 +24,11 @@ export const GRPC_SERVICES = {
   CalendarService: { definition: CalendarServiceService as unknown as ServiceDefinition, Client: CalendarServiceClient as unknown as ClientCtor },
   ImportService: { definition: ImportServiceService as unknown as ServiceDefinition, Client: ImportServiceClient as unknown as ClientCtor },
   AuditService: { definition: AuditServiceService as unknown as ServiceDefinition, Client: AuditServiceClient as unknown as ClientCtor },
+  ResolutionService: { definition: ResolutionServiceService as unknown as ServiceDefinition, Client: ResolutionServiceClient as unknown as ClientCtor },
+  RankingPolicyService: { definition: RankingPolicyServiceService as unknown as ServiceDefinition, Client: RankingPolicyServiceClient as unknown as ClientCtor },
+  CareService: { definition: CareServiceService as unknown as ServiceDefinition, Client: CareServiceClient as unknown as ClientCtor },
+  BookingService: { definition: BookingServiceService as unknown as ServiceDefinition, Client: BookingServiceClient as unknown as ClientCtor },
+  AnalyticsService: { definition: AnalyticsServiceService as unknown as ServiceDefinition, Client: AnalyticsServiceClient as unknown as ClientCtor },
 } as const;
 
 /** Name of a gRPC service of the internal API. */
