@@ -1,0 +1,40 @@
+/**
+ * Redis key layout of the actor runtime and the durable timers.
+ *
+ * Keys that one Lua script touches share a hash tag (the `{...}` part), so they live in one cluster slot:
+ * every key of an actor is tagged `{kind:id}`, and both timer sets are tagged `{timers}`.
+ */
+
+/** Keys of one actor: its state hash, capped history list, per-actor timers zset and outbox list. */
+export interface ActorKeys {
+  state: string;
+  history: string;
+  timers: string;
+  outbox: string;
+}
+
+const FORBIDDEN = /[{}|\s]/;
+
+/** Throws when a kind or id would break a hash tag or a timer member (`{`, `}`, `|`, whitespace, empty). */
+export function assertKeyPart(label: string, value: string): void {
+  if (value.length === 0 || FORBIDDEN.test(value)) {
+    throw new Error(`Invalid actor ${label} ${JSON.stringify(value)}: it must be non-empty and contain no braces, "|" or whitespace.`);
+  }
+}
+
+/** Builds the keys of the actor `kind`/`id`, all under the hash tag `{kind:id}`. */
+export function actorKeys(kind: string, id: string): ActorKeys {
+  assertKeyPart('kind', kind);
+  assertKeyPart('id', id);
+  const base = `actor:{${kind}:${id}}`;
+  return { state: base, history: `${base}:history`, timers: `${base}:timers`, outbox: `${base}:outbox` };
+}
+
+/** The set of actor ids of one kind whose outbox list may hold entries (an index, kept outside the actor's slot). */
+export function outboxIndexKey(kind: string): string {
+  assertKeyPart('kind', kind);
+  return `outbox:${kind}:pending`;
+}
+
+/** The global timer sets: due timers scored by due time, leased ones scored by lease end. */
+export const TIMER_KEYS = { due: '{timers}:due', leased: '{timers}:leased' } as const;
