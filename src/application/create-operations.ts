@@ -1,17 +1,31 @@
 import type { GrpcServiceName } from '../grpc/service-registry.js';
-import type { AppDeps } from './app-deps.js';
+import type { ResolutionDeps } from './resolution/resolution-deps.js';
+import { createResolutionOperations } from './resolution-operations.js';
 import { createApiKeyOperations } from './api-key-operations.js';
+import { createAuditOperations } from './audit-operations.js';
+import { createCalendarOperations } from './calendar-operations.js';
+import { createCatalogOperations } from './catalog-operations.js';
 import type { OperationTable } from './operation.js';
 import { createOrganizationOperations } from './organization-operations.js';
 import { createProviderOperations } from './provider-operations.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
+import { createRankingPolicyOperations } from './ranking-policy-operations.js';
+import { createCareOperations } from './care-operations.js';
+import { createAnalyticsOperations } from './analytics-operations.js';
 
 /** Every operation of the internal API, grouped by gRPC service. */
-export function createOperations(deps: AppDeps): Partial<Record<GrpcServiceName, OperationTable>> {
+export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: createOrganizationOperations(deps),
     ApiKeyService: createApiKeyOperations(deps),
     ProviderService: createProviderOperations(deps),
+    CatalogService: createCatalogOperations(deps),
+    CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
+    ResolutionService: createResolutionOperations(deps),
+    AuditService: createAuditOperations(deps),
+    RankingPolicyService: createRankingPolicyOperations(deps),
+    CareService: createCareOperations(deps),
+    AnalyticsService: createAnalyticsOperations(deps),
   };
 }

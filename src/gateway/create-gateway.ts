@@ -50,7 +50,7 @@ export function createGateway(deps: GatewayDeps): Koa {
     const isV1 = ctx.path.startsWith('/api/v1/');
     if (isV1) {
       ctx.set('Deprecation', 'false');
-      ctx.set('Link', `<${ctx.origin}/api/v2>; rel="successor-version"`);
+      ctx.set('Link', `<${ctx.protocol}://${ctx.host}/api/v2>; rel="successor-version"`);
     }
     try {
       await next();

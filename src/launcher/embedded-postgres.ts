@@ -17,8 +17,9 @@ const DATABASE = 'scheduling';
 /**
  * Starts embedded PostgreSQL from npm with data under `dir`, creating the cluster and
  * the `scheduling` database on first use. The password lives beside the data (mode 0600).
+ * `port` pins the port (tests restart a cluster where clients expect it); by default a free one is picked.
  */
-export async function startEmbeddedPostgres(opts: { dir: string; log?: (line: unknown) => void }): Promise<PrivatePostgres> {
+export async function startEmbeddedPostgres(opts: { dir: string; port?: number; log?: (line: unknown) => void }): Promise<PrivatePostgres> {
   mkdirSync(opts.dir, { recursive: true });
   const dataDir = join(opts.dir, 'data');
   const passwordFile = join(opts.dir, 'password');
@@ -30,7 +31,7 @@ export async function startEmbeddedPostgres(opts: { dir: string; log?: (line: un
   const password = readFileSync(passwordFile, 'utf8').trim();
   // SIGINT is PostgreSQL's fast shutdown: a postmaster orphaned by a kill -9 of the service stops cleanly.
   await stopStaleProcess(join(dataDir, 'postmaster.pid'), 'SIGINT');
-  const port = await findFreePort();
+  const port = opts.port ?? (await findFreePort());
   const quiet = () => undefined;
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,

@@ -163,6 +163,11 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
     return actor;
   }
 
+  // Redis expires keys by its own wall clock; the injected clock may differ (tests), so keep the distance, not the instant.
+  function redisExpireAt(expireAt: Date | undefined): string {
+    return expireAt ? String(Date.now() + (expireAt.getTime() - clock().getTime())) : '';
+  }
+
   function effectArgs(effects: TransitionEffects): string[] {
     const timers = effects.timers ?? [];
     return [
@@ -204,7 +209,7 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
       const entry: HistoryEntry = { event: 'create', from: null, to: snapshot.value, at: now, revision: 1 };
       const created = await redis.eval(CREATE_ACTOR, {
         keys: [keys.state, keys.history, keys.timers, keys.outbox],
-        arguments: [persisted, String(kind.version), now, options.expireAt ? String(options.expireAt.getTime()) : '', JSON.stringify(entry), ...effectArgs(options)],
+        arguments: [persisted, String(kind.version), now, redisExpireAt(options.expireAt), JSON.stringify(entry), ...effectArgs(options)],
       });
       if (Number(created) !== 1) throw new ActorAlreadyExistsError(kind.name, id);
       await afterWrite(kind, id, options);
@@ -243,7 +248,7 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
         };
         const result = Number(await redis.eval(COMPARE_AND_SET_ACTOR, {
           keys: [keys.state, keys.history, keys.timers, keys.outbox],
-          arguments: [String(rec.revision), afterJson, String(kind.version), now, options.expireAt ? String(options.expireAt.getTime()) : '', JSON.stringify(entry), ...effectArgs(effects)],
+          arguments: [String(rec.revision), afterJson, String(kind.version), now, redisExpireAt(options.expireAt), JSON.stringify(entry), ...effectArgs(effects)],
         }));
         if (result === -1) throw new ActorNotFoundError(kind.name, id);
         if (result > 0) {

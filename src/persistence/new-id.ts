@@ -1,20 +1,33 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+let lastTime = -1;
+let sequence = 0;
+
+/** Writes `n` in base32 over exactly `width` characters. */
+function base32(n: number, width: number): string {
+  let out = '';
+  for (let i = 0; i < width; i++) {
+    out = ALPHABET[n % 32] + out;
+    n = Math.floor(n / 32);
+  }
+  return out;
+}
 
 /**
- * Makes a time-ordered opaque id `<prefix>_<10 chars of ms time><16 random chars>` (Crockford base32),
- * so ids sort by creation time and serve as pagination cursors.
+ * Makes a time-ordered opaque id `<prefix>_<10 chars of ms time><4 chars of sequence><12 random chars>`
+ * (Crockford base32). Ids of one process sort in creation order even within one millisecond (or under a
+ * frozen test clock), so they serve as keyset pagination cursors.
  */
 export function newId(prefix: string, now: number = Date.now()): string {
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time;
-    t = Math.floor(t / 32);
+  if (now > lastTime) {
+    lastTime = now;
+    sequence = randomBytes(2).readUInt16BE() % 4096;
+  } else {
+    sequence++;
   }
-  const bytes = randomBytes(16);
+  const bytes = randomBytes(12);
   let rand = '';
   for (const b of bytes) rand += ALPHABET[b % 32];
-  return `${prefix}_${time}${rand}`;
+  return `${prefix}_${base32(lastTime, 10)}${base32(sequence % 1_048_576, 4)}${rand}`;
 }

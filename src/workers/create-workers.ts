@@ -1,4 +1,6 @@
-import type { AppDeps } from '../application/app-deps.js';
+import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
+import { createTimerWorker } from '../persistence/durable-timers.js';
+import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handler.js';
 import { createImportWorker } from './import-worker.js';
 
 /** A background worker loop. */
@@ -7,9 +9,18 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Builds the background workers of this process (import jobs; timers and dispatchers join in later issues). */
-export function createWorkers(deps: AppDeps, opts: { log: (msg: string, extra?: Record<string, unknown>) => void }): Worker {
-  const workers: Worker[] = [createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log })];
+/** Builds the background workers of this process: import jobs and durable timers. */
+export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, extra?: Record<string, unknown>) => void; timerHandlers?: TimerHandlers; timerIntervalMs?: number }): Worker {
+  const workers: Worker[] = [
+    createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
+    createTimerWorker({
+      timers: deps.timers,
+      handler: createActorTimerHandler(deps, opts.timerHandlers),
+      clock: deps.clock,
+      intervalMs: opts.timerIntervalMs ?? 250,
+      onError: (err, timer) => opts.log('timer failed', { timer, error: String(err) }),
+    }),
+  ];
   return {
     start: () => workers.forEach((w) => w.start()),
     stop: async () => { await Promise.all(workers.map((w) => w.stop())); },

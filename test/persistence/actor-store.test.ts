@@ -164,14 +164,15 @@ test('expireAt puts a TTL on every actor key; a past expireAt removes the actor'
   const clock = createTestClock(T0);
   const store = createActorStore({ redis: redis.client, clock });
   const id = uid('ctr');
-  const expireAt = new Date(Date.now() + 24 * 3600_000);
+  // expireAt is on the store's clock; Redis keeps the same distance on its own clock.
+  const expireAt = new Date(clock().getTime() + 24 * 3600_000);
   await store.create(counterKind, id, undefined as never, { expireAt, timers: [{ name: 'x', dueAt: new Date() }], outbox: [{ a: 1 }] });
   await store.send(counterKind, id, { type: 'INC' });
   for (const key of Object.values(actorKeys('counter', id))) {
     const ttl = await redis.client.pTTL(key);
     t.true(ttl > 23 * 3600_000 && ttl <= 24 * 3600_000, `${key} ttl ${ttl}`);
   }
-  await store.send(counterKind, id, { type: 'INC' }, { expireAt: new Date(Date.now() - 1000) });
+  await store.send(counterKind, id, { type: 'INC' }, { expireAt: new Date(clock().getTime() - 1000) });
   t.is(await store.load(counterKind, id), undefined);
 });
 

@@ -1,7 +1,14 @@
 import type { RouteSpec } from '../route.js';
+import { calendarRoutes } from './calendar-routes.js';
+import { catalogRoutes } from './catalog-routes.js';
 import { organizationRoutes } from './organization-routes.js';
 import { providerRoutes } from './provider-routes.js';
 import { providerImportRoutes } from './provider-import-routes.js';
+import { resolutionRoutes } from './resolution-routes.js';
+import { auditRoutes } from './audit-routes.js';
+import { rankingPolicyRoutes } from './ranking-policy-routes.js';
+import { careRoutes } from './care-routes.js';
+import { analyticsRoutes } from './analytics-routes.js';
 
 /** Every REST route of the service, in documentation order. */
-export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...providerImportRoutes];
+export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...catalogRoutes, ...calendarRoutes, ...providerImportRoutes, ...resolutionRoutes, ...rankingPolicyRoutes, ...careRoutes, ...analyticsRoutes, ...auditRoutes];

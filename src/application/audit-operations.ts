@@ -1,0 +1,56 @@
+import { parseInput } from '../contract/parse-input.js';
+import { decodeCursor, page } from '../contract/pagination.js';
+import { ListAuditEventsQuery } from '../contract/schemas/audit-event.js';
+import { ServiceError } from '../errors/service-error.js';
+import type { AppDeps } from './app-deps.js';
+import type { OperationTable } from './operation.js';
+
+/** An audit event as the API answers it (snake_case fields, CONTRACT part 7). */
+export interface AuditEventView {
+  id: string;
+  actor: unknown;
+  action: string;
+  resource_type: string;
+  resource_id: string | null;
+  request_id: string | null;
+  organization_id: string;
+  before: unknown;
+  after: unknown;
+  timestamp: string;
+}
+
+/** Maps an audit_events row to its API shape. */
+export function toAuditEventView(row: Record<string, any>): AuditEventView {
+  return {
+    id: row.id, actor: row.actor, action: row.action, resource_type: row.resource_type, resource_id: row.resource_id,
+    request_id: row.request_id, organization_id: row.organization_id, before: row.before ?? null, after: row.after ?? null,
+    timestamp: (row.timestamp as Date).toISOString(),
+  };
+}
+
+/** AuditService operations: the caller's organization's audit log, newest first (keyset by seq). */
+export function createAuditOperations(deps: AppDeps): OperationTable {
+  return {
+    ListAuditEvents: {
+      audit: { action: 'audit_event.list', resourceType: 'audit_event' },
+      async handler(caller, input) {
+        const q = parseInput(ListAuditEventsQuery, input.query);
+        const limit = q.limit ?? 50;
+        const position = decodeCursor(q.cursor);
+        if (position !== undefined && !/^\d{1,18}$/.test(position)) throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
+        const where = ['organization_id = $1'];
+        const args: unknown[] = [caller.organizationId];
+        const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+        if (q.action !== undefined) add('action = ?', q.action);
+        if (q.resource_type !== undefined) add('resource_type = ?', q.resource_type);
+        if (q.resource_id !== undefined) add('resource_id = ?', q.resource_id);
+        if (position !== undefined) add('seq < ?', Number(position));
+        args.push(limit + 1);
+        const r = await deps.db.query(`SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${args.length}`, args);
+        const rows = r.rows as Record<string, any>[];
+        const paged = page(rows, limit, (row) => String(row.seq));
+        return { data: paged.data.map(toAuditEventView), hasMore: paged.hasMore, nextCursor: paged.nextCursor };
+      },
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { BookingRow } from '../../persistence/booking-repository.js';
+
+/** The v2 Booking shape (SPEC part 2); v1-created bookings show their attendee as `customer`. */
+export function toBookingV2(b: BookingRow) {
+  return {
+    id: b.id,
+    organizationId: b.organization_id,
+    resolutionId: b.resolution_id,
+    optionId: b.option_id,
+    status: b.status,
+    provider: { id: b.provider_id, displayName: b.provider_name },
+    service: { id: b.service_id, displayName: b.service_title, durationMinutes: b.service_duration },
+    customer: { name: b.customer.name, email: b.customer.email, timezone: b.customer.timezone ?? null, ...(b.customer.lastname ? { lastname: b.customer.lastname } : {}) },
+    slot: { start: b.start_at.toISOString(), end: b.end_at.toISOString(), timezone: b.timezone },
+    metadata: b.metadata ?? {},
+    source: b.source,
+    rescheduledFrom: b.rescheduled_from,
+    rescheduledTo: b.rescheduled_to,
+    cancelledAt: b.cancelled_at?.toISOString() ?? null,
+    createdAt: b.created_at.toISOString(),
+    updatedAt: b.updated_at.toISOString(),
+  };
+}
+
+/** `<service title> with <provider displayName>` (CONTRACT part 5). */
+export function bookingTitle(b: Pick<BookingRow, 'service_title' | 'provider_name'>): string {
+  return `${b.service_title} with ${b.provider_name}`;
+}
+
+/** The confirmation link of a pending booking. */
+export function confirmationUrl(publicBaseUrl: string, b: Pick<BookingRow, 'id' | 'confirm_token'>): string | null {
+  return b.confirm_token ? `${publicBaseUrl}/api/v1/bookings/${b.id}/confirm?token=${b.confirm_token}` : null;
+}
+
+/** The v1 create/reschedule shape `{data: {id, status, title, date, end_time, ...}}` (dates are ISO 8601 UTC). */
+export function toBookingV1Created(b: BookingRow, extra: Record<string, unknown> = {}) {
+  return { data: { id: b.id, status: b.status, title: bookingTitle(b), date: b.start_at.toISOString(), end_time: b.end_at.toISOString(), ...extra } };
+}
+
+/** A v1 list item. */
+export function toBookingV1ListItem(b: BookingRow) {
+  return { bookingId: b.id, status: b.status, provider: { name: b.provider_name }, start: b.start_at.toISOString(), end: b.end_at.toISOString() };
+}
+
+/** The v1 detail shape. */
+export function toBookingV1Detail(b: BookingRow, publicBaseUrl: string) {
+  return {
+    bookingId: b.id,
+    status: b.status,
+    provider: { id: b.provider_id, name: b.provider_name, username: b.provider_username },
+    service: { title: b.service_title, duration: b.service_duration },
+    attendee: { name: b.customer.name, email: b.customer.email },
+    start: b.start_at.toISOString(),
+    end: b.end_at.toISOString(),
+    confirmationUrl: confirmationUrl(publicBaseUrl, b),
+    rescheduledFrom: b.rescheduled_from,
+    rescheduledTo: b.rescheduled_to,
+  };
+}
+
+/** The data of `booking.*` events (SPEC part 6 plus CONTRACT part 6). */
+export function bookingEventData(b: BookingRow, extra: Record<string, unknown> = {}) {
+  return { bookingId: b.id, resolutionId: b.resolution_id, providerId: b.provider_id, slot: { start: b.start_at.toISOString(), end: b.end_at.toISOString(), timezone: b.timezone }, status: b.status, ...extra };
+}

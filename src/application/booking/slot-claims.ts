@@ -1,0 +1,63 @@
+import { ServiceError } from '../../errors/service-error.js';
+import type { Queryable } from '../../persistence/database.js';
+import { storeEvent } from '../../persistence/event-outbox.js';
+import { newId } from '../../persistence/new-id.js';
+
+/** A claim on a provider's time; the exclusion constraint on slot_claims keeps active claims from overlapping. */
+export interface ClaimInput {
+  organizationId: string;
+  platformId: string;
+  providerId: string;
+  kind: 'hold' | 'booking';
+  refId: string;
+  resolutionId?: string | null;
+  optionId?: string | null;
+  start: Date;
+  end: Date;
+  expiresAt?: Date | null;
+  now: Date;
+}
+
+/**
+ * Ends holds whose lifetime passed but whose timer has not fired yet, where they would block `[start, end)`
+ * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events. A late timer
+ * then finds nothing to do.
+ */
+export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; mode: 'live' | 'test' }): Promise<void> {
+  const r = await tx.query(
+    `UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired'
+     WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)
+     RETURNING organization_id, platform_id, ref_id, resolution_id, option_id, expires_at`,
+    [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null]);
+  for (const row of r.rows) {
+    await storeEvent(tx, { platformId: row.platform_id, organizationId: row.organization_id, type: 'option.released', mode: p.mode, createdAt: p.now,
+      data: { resolutionId: row.resolution_id, optionId: row.option_id, holdId: row.ref_id, releasedAt: (row.expires_at as Date).toISOString(), reason: 'expired' } });
+  }
+}
+
+/**
+ * Inserts an active claim. Overlap with another active claim of the provider is 409 SLOT_UNAVAILABLE
+ * (exclusion constraint); a second active hold on the resolution is 409 HOLD_CONFLICT (unique index).
+ */
+export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
+  try {
+    await tx.query('SAVEPOINT claim');
+    await tx.query(
+      `INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, created_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,tstzrange($9,$10),true,$11,$12)`,
+      [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.now]);
+    await tx.query('RELEASE SAVEPOINT claim');
+  } catch (err) {
+    await tx.query('ROLLBACK TO SAVEPOINT claim').catch(() => undefined);
+    const code = (err as { code?: string; constraint?: string }).code;
+    if (code === '23P01') throw new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
+    if (code === '23505' && (err as { constraint?: string }).constraint === 'slot_claims_one_active_hold') throw new ServiceError('HOLD_CONFLICT');
+    throw err;
+  }
+}
+
+/** Ends the active claim of a hold or booking; answers whether one was active. */
+export async function endClaim(tx: Queryable, refId: string, reason: string, now: Date, bookingId?: string): Promise<boolean> {
+  const r = await tx.query('UPDATE slot_claims SET active = false, ended_at = $2, end_reason = $3, booking_id = COALESCE($4, booking_id) WHERE ref_id = $1 AND active RETURNING 1', [refId, now, reason, bookingId ?? null]);
+  return (r.rowCount ?? 0) > 0;
+}

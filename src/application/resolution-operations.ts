@@ -1,0 +1,73 @@
+import type { z } from 'zod';
+import { parseInput } from '../contract/parse-input.js';
+import { CandidatesQuery, CreateResolutionBody, CreateResolutionV1Body, ResolutionPath } from '../contract/schemas/resolution.js';
+import type { EligibilityRequest } from '../domain/eligibility.js';
+import type { OperationTable } from './operation.js';
+import { requireIdempotencyKey } from './idempotency.js';
+import { withIdempotency } from './with-idempotency.js';
+import { createResolution, type ResolutionRequest } from './resolution/create-resolution.js';
+import { accessResolution } from './resolution/read-resolution.js';
+import { buildCandidates, pageCandidates } from './resolution/list-candidates.js';
+import type { ResolutionDeps } from './resolution/resolution-deps.js';
+
+/** Maps a validated v2 body onto the resolution request. */
+function fromV2(b: z.output<typeof CreateResolutionBody>): ResolutionRequest {
+  const c = b.constraints ?? {};
+  const constraints: EligibilityRequest = {
+    languageCodes: c.languageCodes?.anyOf, modalityCodes: c.modalityCodes?.anyOf, licenseRegionCodes: c.licenseRegionCodes?.anyOf,
+    insurancePlanCodes: c.insurancePlanCodes?.anyOf, ageGroupCodes: c.ageGroupCodes?.anyOf, specialtyCodes: c.specialtyCodes?.anyOf,
+    professionCodes: c.professionCodes?.anyOf, serviceRegionCodes: c.serviceRegionCodes?.anyOf, acceptsNewClients: c.acceptsNewClients,
+  };
+  return { service: b.serviceId, acceptSlug: false, constraints, preferences: b.preferences ?? {}, dateRange: b.dateRange, policyId: b.policyId, maxOptionsPerProvider: b.maxOptionsPerProvider ?? 3 };
+}
+
+/** Maps a validated v1 body (plain values, v1 or v2 names; license region ignored) onto the resolution request. */
+function fromV1(b: z.output<typeof CreateResolutionV1Body>): ResolutionRequest {
+  const c = b.constraints ?? {};
+  const constraints: EligibilityRequest = {
+    languageCodes: c.languageCodes ?? c.languages, modalityCodes: c.modalityCodes ?? c.modality, insurancePlanCodes: c.insurancePlanCodes ?? c.insurance,
+    specialtyCodes: c.specialtyCodes ?? c.specialty, professionCodes: c.professionCodes ?? c.profession, ageGroupCodes: c.ageGroupCodes,
+    serviceRegionCodes: c.serviceRegionCodes, acceptsNewClients: c.acceptsNewClients,
+  };
+  return { service: b.service, acceptSlug: true, constraints, preferences: b.preferences ?? {}, dateRange: b.dateRange, maxOptionsPerProvider: b.maxOptionsPerProvider ?? 3 };
+}
+
+/** ResolutionService operations for resolutions and candidates (holds and confirmation join in booking-operations). */
+export function createResolutionOperations(deps: ResolutionDeps): OperationTable {
+  return {
+    CreateResolution: {
+      audit: { action: 'resolution.create', resourceType: 'resolution' },
+      async handler(caller, input) {
+        const key = requireIdempotencyKey(input.headers);
+        const body = parseInput(CreateResolutionBody, input.body);
+        return withIdempotency(deps.idempotency, caller, 'resolutions', key, input.body, () => createResolution(deps, caller, fromV2(body)));
+      },
+    },
+    CreateResolutionV1: {
+      audit: { action: 'resolution.create', resourceType: 'resolution' },
+      async handler(caller, input) {
+        const body = parseInput(CreateResolutionV1Body, input.body);
+        const key = input.headers['idempotency-key']?.trim();
+        if (!key) return createResolution(deps, caller, fromV1(body));
+        return withIdempotency(deps.idempotency, caller, 'v1-resolutions', requireIdempotencyKey(input.headers), input.body, () => createResolution(deps, caller, fromV1(body)));
+      },
+    },
+    GetResolution: {
+      audit: { action: 'resolution.read', resourceType: 'resolution' },
+      async handler(caller, input) {
+        const { id } = parseInput(ResolutionPath, input.params);
+        const { record, expiresAt } = await accessResolution(deps, caller, id);
+        return { ...record.response, expiresAt };
+      },
+    },
+    ListCandidates: {
+      audit: { action: 'resolution.candidates', resourceType: 'resolution' },
+      async handler(caller, input) {
+        const { id } = parseInput(ResolutionPath, input.params);
+        const q = parseInput(CandidatesQuery, input.query);
+        const { record } = await accessResolution(deps, caller, id);
+        return { resolutionId: id, ...pageCandidates(await buildCandidates(deps, record), q) };
+      },
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import type { CalendarConnection } from '../../domain/provider.js';
+import { parseIcsBusyTimes } from '../../domain/availability/ics-busy-times.js';
+import type { Interval } from '../../domain/availability/busy-intervals.js';
+import type { FeedState } from '../../domain/resolution/compute-resolution.js';
+
+/** A change of a feed's health worth an event (CONTRACT part 3). */
+export interface FeedIncident {
+  connection: CalendarConnection;
+  type: 'calendar.connection_degraded' | 'calendar.reconnect_required';
+  reason: string;
+}
+
+interface CacheEntry {
+  /** When the feed was last fetched successfully. */
+  fetchedAt: number | undefined;
+  busy: Interval[];
+  /** When the last attempt (success or failure) happened. */
+  attemptedAt: number;
+  failing: boolean;
+  refreshing: Promise<void> | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Fetches and caches providers' iCalendar feeds (busy time). A fetch has a timeout; a success is reused for
+ * `refreshMs`; a failed refresh keeps serving the last good copy for up to 15 minutes, after which the state
+ * is `stale`; a feed never fetched successfully is `unverifiable`. Calendar errors are never free time.
+ */
+export function createCalendarFeeds(deps: { clock: () => Date; fetchTimeoutMs?: number; refreshMs?: number; staleAfterMs?: number; horizonDays?: number }) {
+  const timeoutMs = deps.fetchTimeoutMs ?? 3000;
+  const refreshMs = deps.refreshMs ?? 5 * 60_000;
+  const staleAfterMs = deps.staleAfterMs ?? 15 * 60_000;
+  const horizon = deps.horizonDays ?? 60;
+  const cache = new Map<string, CacheEntry>();
+
+  async function fetchFeed(url: string, entry: CacheEntry, onIncident: (kind: 'degraded' | 'reconnect', reason: string) => void) {
+    const now = deps.clock().getTime();
+    entry.attemptedAt = now;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+      if (res.status === 401 || res.status === 403 || res.status === 404 || res.status === 410) {
+        if (!entry.failing) onIncident('reconnect', `feed answered HTTP ${res.status}`);
+        entry.failing = true;
+        return;
+      }
+      if (!res.ok) throw new Error(`feed answered HTTP ${res.status}`);
+      const text = await res.text();
+      entry.busy = parseIcsBusyTimes(text, new Date(now - DAY_MS), new Date(now + horizon * DAY_MS));
+      entry.fetchedAt = now;
+      entry.failing = false;
+    } catch (err) {
+      if (!entry.failing) onIncident('degraded', (err as Error).message);
+      entry.failing = true;
+    }
+  }
+
+  return {
+    /**
+     * Feed states of the connections that have an ICS feed, keyed by provider id; `incidents` collects the
+     * health changes this call observed (to store as events).
+     */
+    async states(connections: readonly CalendarConnection[], incidents: FeedIncident[]): Promise<Map<string, FeedState>> {
+      const out = new Map<string, FeedState>();
+      await Promise.all(connections.map(async (c) => {
+        const url = c.externalCalendar?.url;
+        if (!url) return;
+        let entry = cache.get(`${c.id}|${url}`);
+        if (!entry) cache.set(`${c.id}|${url}`, (entry = { fetchedAt: undefined, busy: [], attemptedAt: 0, failing: false, refreshing: undefined }));
+        const now = deps.clock().getTime();
+        const due = entry.fetchedAt === undefined || now - entry.attemptedAt >= (entry.failing ? Math.min(refreshMs, 30_000) : refreshMs);
+        if (due) {
+          entry.refreshing ??= fetchFeed(url, entry, (kind, reason) => incidents.push({ connection: c, type: kind === 'degraded' ? 'calendar.connection_degraded' : 'calendar.reconnect_required', reason }))
+            .finally(() => { entry!.refreshing = undefined; });
+          await entry.refreshing;
+        }
+        if (entry.fetchedAt === undefined) {
+          out.set(c.providerId, { state: 'unverifiable', reason: 'the calendar feed could not be fetched' });
+        } else if (entry.failing && now - entry.fetchedAt > staleAfterMs) {
+          out.set(c.providerId, { state: 'stale', reason: 'the cached calendar feed is older than 15 minutes and a refresh failed' });
+        } else {
+          out.set(c.providerId, { state: 'ok', busy: entry.busy });
+        }
+      }));
+      return out;
+    },
+  };
+}
+
+/** The feeds cache created by createCalendarFeeds. */
+export type CalendarFeeds = ReturnType<typeof createCalendarFeeds>;

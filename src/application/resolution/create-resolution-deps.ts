@@ -1,0 +1,22 @@
+import type { AppDeps } from '../app-deps.js';
+import { createActorStore } from '../../persistence/actor-store.js';
+import { createDurableTimers } from '../../persistence/durable-timers.js';
+import { createIdempotencyStore } from '../idempotency.js';
+import { createOrgGraphCache } from './org-graph.js';
+import { createResolutionRecords } from './resolution-record.js';
+import { createCalendarFeeds } from './calendar-feeds.js';
+import type { ResolutionDeps } from './resolution-deps.js';
+
+/** Builds the actor runtime, timers, idempotency store, graph cache and feeds on top of the base dependencies. */
+export function createResolutionDeps(base: AppDeps): ResolutionDeps {
+  const timers = createDurableTimers({ redis: base.redis });
+  return {
+    ...base,
+    timers,
+    actors: createActorStore({ redis: base.redis, clock: base.clock, timers }),
+    idempotency: createIdempotencyStore({ redis: base.redis }),
+    orgGraphs: createOrgGraphCache({ db: base.db, clock: base.clock }),
+    records: createResolutionRecords({ redis: base.redis }),
+    feeds: createCalendarFeeds({ clock: base.clock }),
+  };
+}

@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import { ServiceError } from '../../errors/service-error.js';
+import { parseDateRange } from '../../domain/availability/date-window.js';
+import type { Interval } from '../../domain/availability/busy-intervals.js';
+import type { EligibilityRequest } from '../../domain/eligibility.js';
+import { computeResolution, type ResolutionOutcome } from '../../domain/resolution/compute-resolution.js';
+import { optionReason } from '../../domain/ranking/option-reason.js';
+import type { RankingPreferences } from '../../domain/ranking/rank-options.js';
+import type { ProviderService } from '../../domain/provider.js';
+import { storeEvent } from '../../persistence/event-outbox.js';
+import { newId } from '../../persistence/new-id.js';
+import { resolutionActorKind } from '../../../machines/machine-versions.js';
+import type { Caller } from '../caller.js';
+import { recordAudit } from '../record-audit.js';
+import type { FeedIncident } from './calendar-feeds.js';
+import type { ResolutionDeps } from './resolution-deps.js';
+import type { ResolutionRecord } from './resolution-record.js';
+import { resolvePolicy } from './resolve-policy.js';
+
+/** A validated, normalized resolution request (v1 requests are mapped onto it). */
+export interface ResolutionRequest {
+  /** A service id (v2), or for v1 a service id or slug. */
+  service: string;
+  acceptSlug: boolean;
+  constraints: EligibilityRequest;
+  preferences: RankingPreferences & { clientRef?: string | undefined };
+  dateRange: unknown;
+  policyId?: string | undefined;
+  maxOptionsPerProvider: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const MINUTE_MS = 60_000;
+
+/** Finds the session type a request names: a service of this organization (or, for v1, a slug). */
+async function findSessionType(deps: ResolutionDeps, caller: Caller, req: ResolutionRequest, services: Map<string, ProviderService>, slugs: Set<string>): Promise<string> {
+  const svc = services.get(req.service);
+  if (svc) return svc.slug;
+  if (req.acceptSlug && slugs.has(req.service)) return req.service;
+  const r = await deps.db.query('SELECT organization_id FROM services WHERE id = $1', [req.service]);
+  const field = req.acceptSlug ? 'service' : 'serviceId';
+  if (r.rows[0] && r.rows[0].organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field });
+  throw new ServiceError('SERVICE_NOT_FOUND', undefined, { field });
+}
+
+/** Reads busy time (active claims: pending/confirmed bookings and live holds) and workloads for a window. */
+async function loadBusy(deps: ResolutionDeps, organizationId: string, from: number, to: number, now: Date) {
+  const [claims, load] = await Promise.all([
+    deps.db.query(
+      `SELECT provider_id, lower(during) AS s, upper(during) AS e FROM slot_claims
+       WHERE organization_id = $1 AND active AND during && tstzrange($2, $3) AND (expires_at IS NULL OR expires_at > $4)`,
+      [organizationId, new Date(from), new Date(to), now]),
+    deps.db.query(
+      `SELECT provider_id, count(*)::int AS n FROM bookings WHERE organization_id = $1 AND status IN ('pending', 'confirmed') AND end_at > $2 GROUP BY provider_id`,
+      [organizationId, now]),
+  ]);
+  const busy = new Map<string, Interval[]>();
+  for (const row of claims.rows) {
+    const list = busy.get(row.provider_id) ?? [];
+    list.push({ start: (row.s as Date).getTime(), end: (row.e as Date).getTime() });
+    busy.set(row.provider_id, list);
+  }
+  return { busy, workload: new Map<string, number>(load.rows.map((r) => [r.provider_id as string, r.n as number])) };
+}
+
+/** Builds the REST answer of a resolution from its outcome. */
+function shapeResponse(p: { id: string; caller: Caller; now: Date; expiresAt: Date; graphVersion: number; policy: { id: string; version: number }; outcome: ResolutionOutcome; preferences: RankingPreferences }) {
+  const { outcome, now } = p;
+  const optionWarnings = new Map<string, { code: string; message: string; providerId: string; field: string }[]>();
+  const warnings: { code: string; message: string; providerId?: string; field?: string }[] = [];
+  const options = outcome.options.map((o) => {
+    const w: { code: string; message: string; providerId: string; field: string }[] = o.eligibility.warnings.map((x) => ({ code: x.code, message: x.message, providerId: x.providerId, field: x.field }));
+    optionWarnings.set(o.providerId, w);
+    if (o.availabilityStatus === 'unverifiable') w.push({ code: 'AVAILABILITY_UNVERIFIABLE', message: 'The provider’s calendar could not be checked; confirm the time with the provider.', providerId: o.providerId, field: 'availabilityStatus' });
+    return {
+      optionId: `opt_${randomBytes(8).toString('hex')}`,
+      rank: o.rank,
+      provider: { id: o.provider.id, externalId: o.provider.externalId, displayName: o.provider.displayName },
+      service: { id: o.service.id, displayName: o.service.title, durationMinutes: o.service.duration },
+      slot: { start: iso(o.slot.start), end: iso(o.slot.end), timezone: o.slot.timezone },
+      availabilityStatus: o.availabilityStatus,
+      availabilityCheckedAt: now.toISOString(),
+      score: o.score,
+      matchedConstraints: o.eligibility.matchedConstraints.map((m) => ({ code: m.code, field: m.field, status: m.status, required: [...m.required], actual: [...m.actual], sourceStatus: m.sourceStatus })),
+      rankingFactors: o.rankingFactors.map((f) => ({ code: f.code, points: f.points })),
+      reason: optionReason(o, { ...o.provider, timezone: o.provider.timezone ?? o.slot.timezone }, o.eligibility.matchedConstraints, p.preferences),
+      warnings: w,
+    };
+  });
+  const seen = new Set<string>();
+  for (const list of optionWarnings.values()) for (const w of list) {
+    const k = `${w.code}|${w.providerId}`;
+    if (!seen.has(k)) { seen.add(k); warnings.push(w); }
+  }
+  const resolved = options.length > 0;
+  return {
+    resolutionId: p.id,
+    status: resolved ? 'resolved' : 'zero_results',
+    requestId: p.caller.requestId,
+    organizationId: p.caller.organizationId,
+    policy: p.policy,
+    providerGraphVersion: p.graphVersion,
+    createdAt: now.toISOString(),
+    expiresAt: p.expiresAt.toISOString(),
+    summary: outcome.summary,
+    options,
+    exclusionSummary: outcome.exclusionSummary,
+    warnings,
+    ...(resolved ? {} : { totalProviders: outcome.summary.providersScanned, evaluatedSlots: outcome.summary.evaluatedSlots, zeroResultReasons: outcome.zeroResultReasons }),
+  };
+}
+
+/** Runs a resolution end to end (CONTRACT part 4) and stores it; returns its REST answer. */
+export async function createResolution(deps: ResolutionDeps, caller: Caller, req: ResolutionRequest): Promise<Record<string, any>> {
+  const range = parseDateRange(req.dateRange);
+  if (!range.ok) throw new ServiceError('INVALID_DATE_RANGE', range.problem.message, { field: range.problem.field });
+  const now = deps.clock();
+  const graph = await deps.orgGraphs(caller.organizationId);
+  const slug = await findSessionType(deps, caller, req, graph.serviceById, new Set(graph.servicesBySlug.keys()));
+  const policy = await resolvePolicy(deps.db, caller.organizationId, req.policyId);
+  const servicesOfSlug = graph.servicesBySlug.get(slug) ?? new Map<string, ProviderService>();
+  // Busy time is read over the window widened by a day on each side: local dates differ by zone.
+  const from = Date.parse(`${range.window.from}T00:00:00Z`) - 2 * 86_400_000;
+  const to = Date.parse(`${range.window.to}T00:00:00Z`) + 2 * 86_400_000;
+  const [{ busy, workload }, continuity, org] = await Promise.all([
+    loadBusy(deps, caller.organizationId, from, to, now),
+    req.preferences.clientRef
+      ? deps.db.query('SELECT provider_id FROM continuity_records WHERE organization_id = $1 AND client_ref = $2', [caller.organizationId, req.preferences.clientRef])
+      : Promise.resolve({ rows: [] as { provider_id: string }[] }),
+    deps.db.query('SELECT settings FROM organizations WHERE id = $1', [caller.organizationId]),
+  ]);
+  const incidents: FeedIncident[] = [];
+  const feedConnections = [...servicesOfSlug.keys()].map((pid) => graph.schedulesByProvider.get(pid)?.[0]).filter((c) => c?.externalCalendar !== undefined) as NonNullable<ReturnType<typeof graph.schedulesByProvider.get>>[number][];
+  const feeds = await deps.feeds.states(feedConnections, incidents);
+  const outcome = computeResolution({
+    providers: graph.providers,
+    servicesOfSlug,
+    schedulesByProvider: graph.schedulesByProvider,
+    constraints: req.constraints,
+    preferences: req.preferences,
+    window: range.window,
+    maxOptionsPerProvider: req.maxOptionsPerProvider,
+    policy,
+    now,
+    busyByProvider: busy,
+    feedByProvider: feeds,
+    workloadByProvider: workload,
+    continuityProviderIds: new Set(continuity.rows.map((r) => r.provider_id)),
+    allowUnverifiable: Boolean(org.rows[0]?.settings?.allowUnverifiable),
+  });
+
+  const unknown = outcome.eligibility.filter((e) => e.status === 'unknown');
+  const reviewRows = unknown.map((e) => ({ provider_id: e.providerId, reasons: e.exclusions.filter((x) => x.status === 'unknown').map((x) => ({ code: x.code, field: x.field, detail: `required ${JSON.stringify(x.required)}; provider data ${x.sourceStatus}` })) }));
+  const writeReview = async (tx: Pick<typeof deps.db, 'query'>) => {
+    if (reviewRows.length === 0) return;
+    await tx.query(
+      `INSERT INTO manual_review_entries (organization_id, provider_id, platform_id, reasons, status, first_seen_at, last_seen_at)
+       SELECT $1, x.provider_id, $2, x.reasons, 'open', $3, $3 FROM jsonb_to_recordset($4::jsonb) AS x(provider_id text, reasons jsonb)
+       ON CONFLICT (organization_id, provider_id) DO UPDATE SET reasons = EXCLUDED.reasons, last_seen_at = EXCLUDED.last_seen_at, status = 'open', resolved_at = NULL
+       WHERE manual_review_entries.status = 'resolved' OR manual_review_entries.reasons <> EXCLUDED.reasons OR manual_review_entries.last_seen_at < EXCLUDED.last_seen_at - interval '1 minute'`,
+      [caller.organizationId, caller.platformId, now, JSON.stringify(reviewRows)]);
+  };
+  const storeIncidents = async (tx: Pick<typeof deps.db, 'query'>) => {
+    for (const i of incidents) {
+      await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: i.type, mode: caller.mode, createdAt: now, data: { providerId: i.connection.providerId, calendarConnectionId: i.connection.id, reason: i.reason } });
+    }
+  };
+  if (outcome.licenseRegionRejected) {
+    await deps.db.transaction(async (tx) => { await writeReview(tx); await storeIncidents(tx); });
+    throw new ServiceError('LICENSE_REGION_MISMATCH', 'No provider holds an active, unexpired, verified license in the requested regions.', { field: 'constraints.licenseRegionCodes' });
+  }
+
+  const id = newId('res', now.getTime());
+  const expiresAt = new Date(now.getTime() + deps.config.resolutionTtlSeconds * 1000);
+  const policyRef = { id: policy.id, version: policy.version ?? 1 };
+  const response = shapeResponse({ id, caller, now, expiresAt, graphVersion: graph.graphVersion, policy: policyRef, outcome, preferences: req.preferences });
+  const rankedProviderIds = [...new Set(outcome.options.map((o) => o.providerId))];
+  const record: ResolutionRecord = {
+    organizationId: caller.organizationId,
+    platformId: caller.platformId,
+    response,
+    options: outcome.options.map((o, i) => {
+      const before = (o.service.bufferBeforeMinutes ?? 0) * MINUTE_MS;
+      const after = (o.service.bufferAfterMinutes ?? 0) * MINUTE_MS;
+      return { optionId: response.options[i]!.optionId, providerId: o.providerId, serviceId: o.service.id, start: iso(o.slot.start), end: iso(o.slot.end), timezone: o.slot.timezone, claimStart: iso(o.slot.start - before), claimEnd: iso(o.slot.end + after) };
+    }),
+    candidates: { graphVersion: graph.graphVersion, serviceSlug: slug, constraints: req.constraints, evaluatedAt: now.toISOString(), noAvailability: outcome.noAvailabilityProviderIds.map((pid) => ({ providerId: pid, status: outcome.availability.get(pid)?.status ?? 'not_checked' })), rankedProviderIds },
+  };
+  await deps.records.ensureSnapshot(graph);
+  await deps.records.save(id, record);
+  await deps.actors.create(resolutionActorKind, id, { resolutionId: id, organizationId: caller.organizationId, outcome: response.status as 'resolved' | 'zero_results', expiresAt: expiresAt.toISOString() }, {
+    timers: [{ name: 'expire', dueAt: expiresAt }],
+    expireAt: new Date(now.getTime() + 24 * 3600 * 1000),
+  });
+  await deps.db.transaction(async (tx) => {
+    await tx.query(
+      `INSERT INTO resolutions (id, platform_id, organization_id, status, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, created_at, expires_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
+      [id, caller.platformId, caller.organizationId, response.status, caller.requestId, slug, policyRef.id, policyRef.version, graph.graphVersion, outcome.options.length, outcome.summary.evaluatedSlots, outcome.summary.providersScanned, now, expiresAt]);
+    const base = { resolutionId: id, status: response.status, optionsReturned: outcome.options.length, requestId: caller.requestId };
+    await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results', mode: caller.mode, createdAt: now, data: base });
+    if (unknown.length > 0) await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: 'resolution.partial', mode: caller.mode, createdAt: now, data: { ...base, unknownProviders: unknown.length } });
+    await writeReview(tx);
+    await storeIncidents(tx);
+    await recordAudit(tx, caller, now, { action: 'resolution.create', resourceType: 'resolution', resourceId: id, after: { status: response.status, optionsReturned: outcome.options.length, policy: policyRef, providerGraphVersion: graph.graphVersion } });
+  });
+  return response;
+}

@@ -1,0 +1,109 @@
+import type { Queryable } from '../../persistence/database.js';
+import { toProviderView, type ProviderView } from '../../persistence/provider-repository.js';
+import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
+
+/** An organization's provider graph at one version, indexed for resolution. */
+export interface OrgGraph {
+  organizationId: string;
+  graphVersion: number;
+  /** Every provider of the organization, sorted by id (candidates order). */
+  providers: Provider[];
+  providerById: Map<string, Provider>;
+  serviceById: Map<string, ProviderService>;
+  /** slug -> providerId -> that provider's service of the slug. */
+  servicesBySlug: Map<string, Map<string, ProviderService>>;
+  /** providerId -> its schedules (newest first). */
+  schedulesByProvider: Map<string, CalendarConnection[]>;
+  loadedAt: number;
+}
+
+/** Maps the API view of a provider to the domain type (nulls become absent). */
+export function toDomainProvider(v: ProviderView): Provider {
+  return {
+    id: v.id, organizationId: v.organizationId, externalId: v.externalId, displayName: v.displayName, email: v.email ?? undefined,
+    status: v.status, searchable: v.searchable, professionCode: v.professionCode ?? undefined, specialtyCodes: v.specialtyCodes,
+    languageCodes: v.languageCodes, modalityCodes: v.modalityCodes, serviceRegionCodes: v.serviceRegionCodes,
+    insurancePlanCodes: v.insurancePlanCodes, ageGroupCodes: v.ageGroupCodes, licenseRecords: v.licenseRecords,
+    acceptsNewClients: v.acceptsNewClients ?? undefined, timezone: v.timezone ?? undefined, bio: v.bio ?? undefined,
+    username: v.username ?? undefined, location: v.location ?? undefined, panelCapacity: v.panelCapacity ?? undefined,
+    panelCurrentCount: v.panelCurrentCount ?? undefined, profileVersion: v.profileVersion, createdAt: v.createdAt, updatedAt: v.updatedAt,
+  };
+}
+
+/** Maps a services row to the domain type. */
+export function toDomainService(row: Record<string, any>): ProviderService {
+  const d = row.doc ?? {};
+  return {
+    id: row.id, organizationId: row.organization_id, providerId: row.provider_id, slug: row.slug, title: d.title, duration: Number(d.duration),
+    price: d.price ?? undefined, currency: d.currency ?? undefined, modality: d.modality ?? undefined,
+    slotIntervalMinutes: d.slotIntervalMinutes ?? undefined, minimumNoticeMinutes: d.minimumNoticeMinutes ?? undefined,
+    bufferBeforeMinutes: d.bufferBeforeMinutes ?? undefined, bufferAfterMinutes: d.bufferAfterMinutes ?? undefined,
+  };
+}
+
+/** Maps a calendar_connections row to the domain type. */
+export function toDomainSchedule(row: Record<string, any>): CalendarConnection {
+  const d = row.doc ?? {};
+  return {
+    id: row.id, organizationId: row.organization_id, providerId: row.provider_id, title: d.title ?? undefined, timezone: d.timezone,
+    days: d.days ?? {}, overrides: d.overrides ?? [], externalCalendar: d.externalCalendar ?? undefined, status: 'active',
+  };
+}
+
+/** Loads an organization's whole graph in three queries (never one per provider). */
+export async function loadOrgGraph(db: Queryable, organizationId: string, graphVersion: number, now: number): Promise<OrgGraph> {
+  const [p, s, c] = await Promise.all([
+    db.query('SELECT * FROM providers WHERE organization_id = $1 ORDER BY id', [organizationId]),
+    db.query('SELECT * FROM services WHERE organization_id = $1 ORDER BY id', [organizationId]),
+    db.query('SELECT * FROM calendar_connections WHERE organization_id = $1 ORDER BY id DESC', [organizationId]),
+  ]);
+  const providers = p.rows.map((r) => toDomainProvider(toProviderView(r)));
+  const serviceById = new Map<string, ProviderService>();
+  const servicesBySlug = new Map<string, Map<string, ProviderService>>();
+  for (const row of s.rows) {
+    const svc = toDomainService(row);
+    serviceById.set(svc.id, svc);
+    let bySlug = servicesBySlug.get(svc.slug);
+    if (!bySlug) servicesBySlug.set(svc.slug, (bySlug = new Map()));
+    if (!bySlug.has(svc.providerId)) bySlug.set(svc.providerId, svc);
+  }
+  const schedulesByProvider = new Map<string, CalendarConnection[]>();
+  for (const row of c.rows) {
+    const sched = toDomainSchedule(row);
+    const list = schedulesByProvider.get(sched.providerId) ?? [];
+    list.push(sched);
+    schedulesByProvider.set(sched.providerId, list);
+  }
+  return { organizationId, graphVersion, providers, providerById: new Map(providers.map((x) => [x.id, x])), serviceById, servicesBySlug, schedulesByProvider, loadedAt: now };
+}
+
+/**
+ * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one
+ * small query for the current version; a changed version reloads the graph (concurrent loads shared).
+ */
+export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; maxOrganizations?: number }) {
+  const cache = new Map<string, Promise<OrgGraph>>();
+  const max = deps.maxOrganizations ?? 200;
+  return async function orgGraph(organizationId: string): Promise<OrgGraph> {
+    const r = await deps.db.query<{ graph_version: number }>('SELECT graph_version FROM organizations WHERE id = $1', [organizationId]);
+    const version = Number(r.rows[0]?.graph_version ?? 0);
+    const cached = cache.get(organizationId);
+    if (cached) {
+      const g = await cached.catch(() => undefined);
+      if (g && g.graphVersion >= version) {
+        // Refresh recency for the LRU order.
+        cache.delete(organizationId);
+        cache.set(organizationId, cached);
+        return g;
+      }
+    }
+    const loading = loadOrgGraph(deps.db, organizationId, version, deps.clock().getTime());
+    cache.set(organizationId, loading);
+    loading.catch(() => cache.delete(organizationId));
+    if (cache.size > max) cache.delete(cache.keys().next().value as string);
+    return loading;
+  };
+}
+
+/** The function created by createOrgGraphCache. */
+export type OrgGraphCache = ReturnType<typeof createOrgGraphCache>;

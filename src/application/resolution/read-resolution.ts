@@ -1,0 +1,23 @@
+import { ServiceError } from '../../errors/service-error.js';
+import { resolutionActorKind } from '../../../machines/machine-versions.js';
+import type { Caller } from '../caller.js';
+import type { ResolutionDeps } from './resolution-deps.js';
+import type { ResolutionRecord } from './resolution-record.js';
+
+/**
+ * Loads a resolution the caller may access: 404 when unknown, 403 when another organization's, 410 when
+ * expired — judged from the deadline itself, so a late expiry timer never makes a dead resolution usable.
+ */
+export async function accessResolution(deps: ResolutionDeps, caller: Caller, id: string): Promise<{ record: ResolutionRecord; activeHoldId: string | null; bookingId: string | null; expiresAt: string }> {
+  const record = await deps.records.load(id);
+  if (!record) throw new ServiceError('RESOLUTION_NOT_FOUND');
+  if (record.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
+  const snap = await deps.actors.getSnapshot(resolutionActorKind, id);
+  if (!snap) throw new ServiceError('RESOLUTION_NOT_FOUND');
+  const ctx = snap.context;
+  const now = deps.clock().getTime();
+  if (snap.value === 'expired' || (ctx.activeHoldId === null && now >= Date.parse(ctx.expiresAt))) {
+    throw new ServiceError('RESOLUTION_EXPIRED', `The resolution expired at ${ctx.expiresAt}.`);
+  }
+  return { record, activeHoldId: ctx.activeHoldId, bookingId: ctx.bookingId, expiresAt: ctx.expiresAt };
+}

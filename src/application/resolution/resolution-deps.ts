@@ -1,0 +1,17 @@
+import type { AppDeps } from '../app-deps.js';
+import type { IdempotencyStore } from '../idempotency.js';
+import type { ActorStore } from '../../persistence/actor-store.js';
+import type { DurableTimers } from '../../persistence/durable-timers.js';
+import type { OrgGraphCache } from './org-graph.js';
+import type { ResolutionRecords } from './resolution-record.js';
+import type { CalendarFeeds } from './calendar-feeds.js';
+
+/** What resolutions, holds and bookings need beyond the base dependencies. */
+export interface ResolutionDeps extends AppDeps {
+  actors: ActorStore;
+  timers: DurableTimers;
+  idempotency: IdempotencyStore;
+  orgGraphs: OrgGraphCache;
+  records: ResolutionRecords;
+  feeds: CalendarFeeds;
+}

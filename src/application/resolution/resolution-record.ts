@@ -1,0 +1,105 @@
+import { gunzip, gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import type { Provider } from '../../domain/provider.js';
+import type { EligibilityRequest } from '../../domain/eligibility.js';
+import { translateRedisError, type Redis } from '../../persistence/redis-client.js';
+import type { OrgGraph } from './org-graph.js';
+
+const gz = promisify(gzip);
+const gunz = promisify(gunzip);
+
+/** What is kept of a resolution beside its actor: the answer, and what candidates are recomputed from. */
+export interface ResolutionRecord {
+  organizationId: string;
+  platformId: string;
+  response: Record<string, any>;
+  /** The options with their internal data for holds and confirmation. */
+  options: { optionId: string; providerId: string; serviceId: string; start: string; end: string; timezone: string; claimStart: string; claimEnd: string }[];
+  candidates: {
+    graphVersion: number;
+    serviceSlug: string;
+    constraints: EligibilityRequest;
+    evaluatedAt: string;
+    /** Providers eligible on steps 1-12 without an offerable slot, with their availability state. */
+    noAvailability: { providerId: string; status: string }[];
+    /** Provider ids of the options, best first (each once). */
+    rankedProviderIds: string[];
+  };
+}
+
+/** An organization's graph as candidates need it: providers and who offers which session type. */
+export interface GraphSnapshot {
+  providers: Provider[];
+  offering: Record<string, string[]>;
+}
+
+const RECORD_TTL_S = 24 * 3600;
+const SNAPSHOT_TTL_S = 2 * 3600;
+
+/** Key of a resolution's record, in the actor's hash slot. */
+const recordKey = (id: string) => `actor:{resolution:${id}}:record`;
+const snapshotKey = (orgId: string, version: number) => `graph:{${orgId}}:v${version}`;
+
+/**
+ * Resolution records and graph snapshots in Redis. A snapshot of the provider graph is written once per
+ * graph version (gzipped) and shared by every resolution made on it, so a resolution over 10,000 providers
+ * keeps only a few kilobytes of its own for the candidates endpoint.
+ */
+export function createResolutionRecords(deps: { redis: Redis }) {
+  const written = new Map<string, Promise<void>>();
+  const snapshots = new Map<string, Promise<GraphSnapshot>>();
+  const run = async <T>(fn: () => Promise<T>) => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw translateRedisError(err);
+    }
+  };
+  return {
+    async save(id: string, record: ResolutionRecord): Promise<void> {
+      await run(() => deps.redis.set(recordKey(id), JSON.stringify(record), { EX: RECORD_TTL_S }));
+    },
+    async load(id: string): Promise<ResolutionRecord | undefined> {
+      const raw = await run(() => deps.redis.get(recordKey(id)));
+      return raw === null ? undefined : (JSON.parse(String(raw)) as ResolutionRecord);
+    },
+    /** Makes sure the snapshot of this graph version is stored (once per process and version). */
+    ensureSnapshot(graph: OrgGraph): Promise<void> {
+      const key = snapshotKey(graph.organizationId, graph.graphVersion);
+      let p = written.get(key);
+      if (!p) {
+        p = (async () => {
+          const offering: Record<string, string[]> = {};
+          for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
+          const body = await gz(Buffer.from(JSON.stringify({ providers: graph.providers, offering } satisfies GraphSnapshot)));
+          await run(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
+          snapshots.set(key, Promise.resolve({ providers: graph.providers, offering }));
+        })();
+        p.catch(() => written.delete(key));
+        written.set(key, p);
+        if (written.size > 500) written.delete(written.keys().next().value as string);
+      } else {
+        // Keep a snapshot in use alive as long as resolutions made on it can be read.
+        void deps.redis.expire(key, SNAPSHOT_TTL_S).catch(() => undefined);
+      }
+      return p;
+    },
+    /** Reads the snapshot of a graph version (cached in memory). */
+    loadSnapshot(orgId: string, version: number): Promise<GraphSnapshot | undefined> {
+      const key = snapshotKey(orgId, version);
+      const cached = snapshots.get(key);
+      if (cached) return cached;
+      const p = (async () => {
+        const raw = await run(() => deps.redis.get(key));
+        if (raw === null) throw new Error('snapshot missing');
+        return JSON.parse((await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8')) as GraphSnapshot;
+      })();
+      snapshots.set(key, p);
+      if (snapshots.size > 20) snapshots.delete(snapshots.keys().next().value as string);
+      return p.catch(() => { snapshots.delete(key); return undefined; });
+    },
+  };
+}
+
+/** The store created by createResolutionRecords. */
+export type ResolutionRecords = ReturnType<typeof createResolutionRecords>;

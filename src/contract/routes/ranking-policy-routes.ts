@@ -1,0 +1,17 @@
+import { listOf } from '../schemas/list-envelope.js';
+import {
+  ActivatedRankingPolicy, CreateRankingPolicyBody, ListRankingPoliciesQuery, ListRankingPolicyVersionsQuery, RankingPolicy, RankingPolicyPath,
+  RankingPolicyVersion, SimulateRankingPolicyBody, SimulationResult, UpdateRankingPolicyBody,
+} from '../schemas/ranking-policy.js';
+import type { RouteSpec } from '../route.js';
+
+/** Ranking policy routes (SPEC 4.5, CONTRACT part 7). */
+export const rankingPolicyRoutes: RouteSpec[] = [
+  { method: 'POST', path: '/api/v2/ranking-policies', service: 'RankingPolicyService', rpc: 'CreateRankingPolicy', tag: 'ranking-policies', summary: 'Create a ranking policy as a draft. Weight keys left out take the default policy\'s weights (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15); tieBreakers default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is 400 with field `weights.<key>`.', body: CreateRankingPolicyBody, response: RankingPolicy },
+  { method: 'GET', path: '/api/v2/ranking-policies', service: 'RankingPolicyService', rpc: 'ListRankingPolicies', tag: 'ranking-policies', summary: 'List the organization\'s ranking policies, oldest first; cursor pagination.', query: ListRankingPoliciesQuery, response: listOf(RankingPolicy) },
+  { method: 'GET', path: '/api/v2/ranking-policies/:id', service: 'RankingPolicyService', rpc: 'GetRankingPolicy', tag: 'ranking-policies', summary: 'Read a ranking policy (its working copy and active version number).', params: RankingPolicyPath, response: RankingPolicy, errors: ['POLICY_NOT_FOUND'] },
+  { method: 'PATCH', path: '/api/v2/ranking-policies/:id', service: 'RankingPolicyService', rpc: 'UpdateRankingPolicy', tag: 'ranking-policies', summary: 'Edit the working copy: weights given are merged key by key, tieBreakers replaces. Resolutions keep using the active version until the policy is activated again.', params: RankingPolicyPath, body: UpdateRankingPolicyBody, response: RankingPolicy, errors: ['POLICY_NOT_FOUND'] },
+  { method: 'POST', path: '/api/v2/ranking-policies/:id/activate', service: 'RankingPolicyService', rpc: 'ActivateRankingPolicy', tag: 'ranking-policies', summary: 'Snapshot the working copy as version N+1 and make the policy the organization\'s active one (the previously active policy becomes inactive). Rollback: set the weights back and activate again.', params: RankingPolicyPath, response: ActivatedRankingPolicy, errors: ['POLICY_NOT_FOUND'] },
+  { method: 'GET', path: '/api/v2/ranking-policies/:id/versions', service: 'RankingPolicyService', rpc: 'ListRankingPolicyVersions', tag: 'ranking-policies', summary: 'List the immutable version snapshots of a policy, oldest first.', params: RankingPolicyPath, query: ListRankingPolicyVersionsQuery, response: listOf(RankingPolicyVersion), errors: ['POLICY_NOT_FOUND'] },
+  { method: 'POST', path: '/api/v2/ranking-policies/:id/simulate', service: 'RankingPolicyService', rpc: 'SimulateRankingPolicy', tag: 'ranking-policies', summary: 'Rank hypothetical candidates with the working copy (as a resolution would: score, availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.', params: RankingPolicyPath, body: SimulateRankingPolicyBody, response: SimulationResult, errors: ['POLICY_NOT_FOUND'] },
+];

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { cursor, isoTimestamp, list, name200, queryInt, text } from '../fields.js';
+import { normalizedCode } from '../normalized-code.js';
+import { normalizeLanguageCode } from '../../domain/normalize-codes.js';
+import { DEFAULT_POLICY, TIE_BREAKERS, WEIGHT_KEYS, type WeightKey } from '../../domain/ranking/ranking-policy.js';
+import { WEIGHT_MAX } from '../../domain/ranking/validate-policy-input.js';
+import { RANKING_FACTOR_CODES } from '../../domain/ranking/ranking-factor.js';
+import { ResolutionPreferences } from './resolution.js';
+
+const weight = (key: WeightKey) => z.number().min(0).max(WEIGHT_MAX).meta({ description: `Points of this preference; default ${DEFAULT_POLICY.weights[key]}.` });
+
+/** Preference weights: the six SPEC keys only; a hard-constraint key such as `languageCodes` is 400 with field `weights.<key>`. */
+export const WeightsInput = z.strictObject(Object.fromEntries(WEIGHT_KEYS.map((k) => [k, weight(k).optional()])) as Record<WeightKey, z.ZodOptional<z.ZodNumber>>)
+  .meta({ description: `Non-negative numbers (at most ${WEIGHT_MAX}) keyed ${WEIGHT_KEYS.join(', ')}. Keys left out take the default policy's weights. Hard constraints are never weights.` });
+
+/** Tie-breakers applied in order after score and availability density; each at most once. */
+export const TieBreakersInput = list(z.enum(TIE_BREAKERS), TIE_BREAKERS.length)
+  .meta({ description: `Order of ${TIE_BREAKERS.join(', ')}, each at most once; default ${DEFAULT_POLICY.tieBreakers.join(', ')}.` });
+
+/** Body of POST /api/v2/ranking-policies. */
+export const CreateRankingPolicyBody = z.object({
+  name: name200(),
+  weights: WeightsInput.optional(),
+  tieBreakers: TieBreakersInput.optional(),
+});
+
+/** Body of PATCH /api/v2/ranking-policies/:id: edits the working copy; `weights` given are merged key by key, `tieBreakers` replaces. */
+export const UpdateRankingPolicyBody = z.object({
+  name: name200().optional(),
+  weights: WeightsInput.optional(),
+  tieBreakers: TieBreakersInput.optional(),
+});
+
+/** Path of /api/v2/ranking-policies/:id. */
+export const RankingPolicyPath = z.object({ id: text(200, 1) });
+
+/** Statuses of a ranking policy: one `active` per organization; activating another makes it `inactive`. */
+export const RankingPolicyStatus = z.enum(['draft', 'active', 'inactive']);
+
+/** Query of GET /api/v2/ranking-policies. */
+export const ListRankingPoliciesQuery = z.object({
+  status: RankingPolicyStatus.optional(),
+  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  cursor: cursor().optional(),
+});
+
+/** Query of GET /api/v2/ranking-policies/:id/versions. */
+export const ListRankingPolicyVersionsQuery = z.object({
+  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  cursor: cursor().optional(),
+});
+
+const Weights = z.object(Object.fromEntries(WEIGHT_KEYS.map((k) => [k, z.number()])) as Record<WeightKey, z.ZodNumber>);
+
+/** A ranking policy's working copy; `activeVersion` is the version resolutions use while it is `active` (null before the first activation). */
+export const RankingPolicy = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: RankingPolicyStatus,
+  weights: Weights.meta({ description: 'All six keys; keys a request left out hold the default weights.' }),
+  tieBreakers: z.array(z.enum(TIE_BREAKERS)),
+  activeVersion: z.number().int().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** The answer of activate. */
+export const ActivatedRankingPolicy = z.object({ id: z.string(), status: z.literal('active'), version: z.number().int(), activatedAt: z.string() });
+
+/** An immutable version snapshot made by activate. */
+export const RankingPolicyVersion = z.object({ version: z.number().int(), name: z.string(), weights: Weights, tieBreakers: z.array(z.enum(TIE_BREAKERS)), activatedAt: z.string() });
+
+/** One hypothetical candidate of a simulation: a provider and one slot start. */
+export const SimulationCandidateInput = z.object({
+  providerId: text(200, 1),
+  displayName: text(200),
+  languageCodes: list(normalizedCode(normalizeLanguageCode, 'language code')).default([]),
+  slotStart: isoTimestamp().meta({ description: 'ISO 8601 timestamp; its offset decides day parts unless preferences.timezone is given (none means UTC).' }),
+});
+
+/** Body of POST /api/v2/ranking-policies/:id/simulate. */
+export const SimulateRankingPolicyBody = z.object({
+  candidates: list(SimulationCandidateInput),
+  preferences: ResolutionPreferences.pick({ languageCodes: true, dayParts: true, earliestAvailable: true, timezone: true }).optional(),
+});
+
+/** The answer of simulate: the working copy's ranking of the candidates. */
+export const SimulationResult = z.object({
+  policy: z.object({ id: z.string(), version: z.null() }),
+  ranked: z.array(z.object({
+    rank: z.number().int(),
+    providerId: z.string(),
+    displayName: z.string(),
+    slotStart: z.string(),
+    score: z.number(),
+    rankingFactors: z.array(z.object({ code: z.enum(RANKING_FACTOR_CODES), points: z.number() })),
+  })),
+});

@@ -1,0 +1,150 @@
+import type { LicenseRecord } from '../provider.js';
+import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
+import type { LicenseExclusionCode } from './exclusion-codes.js';
+import type { MatchedConstraint, SourceStatus } from './provider-eligibility.js';
+
+/** The license-region verdict for one provider over the requested regions (anyOf). */
+export type LicenseRegionOutcome =
+  | {
+      status: 'matched';
+      /** `actual` holds the requested regions where an active, unexpired license verified within a year exists. */
+      matched: MatchedConstraint;
+      /** Set when every matching license ends within 30 days: the latest such expiry and its region. */
+      expiringSoon: { regionCode: string; expiresAt: string } | undefined;
+    }
+  | { status: 'failed' | 'unknown'; code: LicenseExclusionCode; sourceStatus: SourceStatus };
+
+const SOURCE_RANK: Record<SourceStatus, number> = { missing: 0, self_reported: 1, stale: 2, verified: 3 };
+
+function better(a: SourceStatus, b: SourceStatus): SourceStatus {
+  return SOURCE_RANK[b] > SOURCE_RANK[a] ? b : a;
+}
+
+const Z = 90;
+const T = 84;
+const DOT = 46;
+
+/**
+ * How fresh a record's verification is: `verified` within 365 days of now, `stale` before that, `self_reported` when
+ * never verified (or the timestamp is unreadable).
+ */
+export function licenseSourceStatus(record: LicenseRecord, c: CompiledEligibilityRequest): SourceStatus {
+  const at = record.verifiedAt;
+  if (at === undefined) return 'self_reported';
+  // Canonical UTC forms compare as strings, sparing a Date.parse per record on the hot path.
+  if (at.length === 20 && at.charCodeAt(19) === Z && at.charCodeAt(10) === T) {
+    return at >= c.verifiedSinceIsoSeconds ? 'verified' : 'stale';
+  }
+  if (at.length === 24 && at.charCodeAt(23) === Z && at.charCodeAt(19) === DOT && at.charCodeAt(10) === T) {
+    return at >= c.verifiedSinceIso ? 'verified' : 'stale';
+  }
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) return 'self_reported';
+  return ms >= c.verifiedSinceMs ? 'verified' : 'stale';
+}
+
+// Per-region verdicts, in CONTRACT order; for a provider with no match the lowest-ranked code is reported, which is
+// also the earliest in pipeline order.
+const MATCHED = -1;
+const CODES: readonly LicenseExclusionCode[] = ['LICENSE_REGION_MISMATCH', 'LICENSE_EXPIRED', 'LICENSE_UNVERIFIED', 'LICENSE_MISSING'];
+const REGION_MISMATCH = 0;
+const EXPIRED = 1;
+const UNVERIFIED = 2;
+const MISSING = 3;
+
+/** Out-values of `judgeRegion`; evaluation is synchronous, so one scratch record serves every call. */
+const scratch = { sourceStatus: 'missing' as SourceStatus, latestExpiry: undefined as string | undefined };
+
+/** Judges one requested region by the first rule that applies (CONTRACT part 4). */
+function judgeRegion(records: readonly LicenseRecord[], region: string, c: CompiledEligibilityRequest): number {
+  let found = false;
+  let matched = false;
+  // An undefined expiresAt on a matching record means "no end date", which beats any date.
+  let latestExpiry: string | undefined = '';
+  let expiredSource: SourceStatus | undefined;
+  let inactiveSource: SourceStatus = 'missing';
+  let unverifiedSource: SourceStatus | undefined;
+  for (const r of records) {
+    if (r.regionCode !== region) continue;
+    found = true;
+    if (r.status !== 'active') {
+      inactiveSource = better(inactiveSource, licenseSourceStatus(r, c));
+    } else if (r.expiresAt !== undefined && r.expiresAt < c.today) {
+      expiredSource = better(expiredSource ?? 'missing', licenseSourceStatus(r, c));
+    } else {
+      const source = licenseSourceStatus(r, c);
+      if (source === 'verified') {
+        matched = true;
+        if (latestExpiry !== undefined && (r.expiresAt === undefined || r.expiresAt > latestExpiry)) latestExpiry = r.expiresAt;
+      } else {
+        unverifiedSource = better(unverifiedSource ?? 'missing', source);
+      }
+    }
+  }
+  if (matched) {
+    scratch.sourceStatus = 'verified';
+    scratch.latestExpiry = latestExpiry;
+    return MATCHED;
+  }
+  if (expiredSource !== undefined) {
+    scratch.sourceStatus = expiredSource;
+    return EXPIRED;
+  }
+  if (unverifiedSource !== undefined) {
+    scratch.sourceStatus = unverifiedSource;
+    return UNVERIFIED;
+  }
+  // Records here, none active: only non-active records.
+  scratch.sourceStatus = inactiveSource;
+  return found ? REGION_MISMATCH : MISSING;
+}
+
+/**
+ * Judges the provider's licenses against the requested regions: matched if any region matches; otherwise unknown if
+ * any region is unknown (its data could still make it match); otherwise failed.
+ */
+export function evaluateLicenseRegion(
+  records: readonly LicenseRecord[],
+  requested: AnyOfConstraint,
+  c: CompiledEligibilityRequest,
+): LicenseRegionOutcome {
+  let firstMatched: string | undefined;
+  let matchedRegions: string[] | undefined;
+  let latestRegion = '';
+  let latestExpiry: string | undefined = '';
+  let failed = MISSING + 1;
+  let failedSource: SourceStatus = 'missing';
+  let unknown = MISSING + 1;
+  let unknownSource: SourceStatus = 'missing';
+  for (const region of requested.values) {
+    const verdict = judgeRegion(records, region, c);
+    if (verdict === MATCHED) {
+      if (firstMatched === undefined) firstMatched = region;
+      else (matchedRegions ??= [firstMatched]).push(region);
+      const expiry = scratch.latestExpiry;
+      if (latestExpiry !== undefined && (expiry === undefined || expiry > latestExpiry)) {
+        latestExpiry = expiry;
+        latestRegion = region;
+      }
+    } else if (verdict >= UNVERIFIED) {
+      if (verdict < unknown) {
+        unknown = verdict;
+        unknownSource = scratch.sourceStatus;
+      }
+    } else if (verdict < failed) {
+      failed = verdict;
+      failedSource = scratch.sourceStatus;
+    }
+  }
+  if (firstMatched !== undefined) {
+    const matched: MatchedConstraint =
+      matchedRegions === undefined
+        ? requested.matchedOn.get(firstMatched)!
+        : { code: 'LICENSE_REGION_MATCH', field: requested.field, status: 'matched', required: requested.values, actual: matchedRegions, sourceStatus: 'verified' };
+    const expiringSoon =
+      latestExpiry !== undefined && latestExpiry <= c.expiringSoonThrough ? { regionCode: latestRegion, expiresAt: latestExpiry } : undefined;
+    return { status: 'matched', matched, expiringSoon };
+  }
+  if (unknown <= MISSING) return { status: 'unknown', code: CODES[unknown]!, sourceStatus: unknownSource };
+  return { status: 'failed', code: CODES[failed]!, sourceStatus: failedSource };
+}

@@ -1,0 +1,54 @@
+import type { ExclusionCode, MatchedConstraintCode } from './exclusion-codes.js';
+
+/**
+ * Where the provider value behind a constraint came from: `verified` (a license record verified within a year),
+ * `stale` (verified over a year ago), `self_reported` (any other profile attribute, and unverified license records),
+ * `missing` (the attribute is absent or empty).
+ */
+export type SourceStatus = 'verified' | 'self_reported' | 'stale' | 'missing';
+
+/** Eligibility of one provider: `unknown` only when nothing failed but required data is missing. */
+export type EligibilityStatus = 'matched' | 'excluded' | 'unknown';
+
+/** A normalized value a constraint compares. */
+export type ConstraintValue = string | number | boolean;
+
+/** A constraint the provider failed (`actual`: all its values), or could not be judged on for lack of data (`actual`: []). */
+export interface ConstraintExclusion {
+  code: ExclusionCode;
+  /** The constraint's name (`languageCodes`), or the provider field for always-applied rules (`status`, `panelCapacity`). */
+  field: string;
+  required: readonly ConstraintValue[];
+  actual: readonly ConstraintValue[];
+  sourceStatus: SourceStatus;
+  status: 'failed' | 'unknown';
+}
+
+/** A requested constraint the provider met; `actual` holds the provider's values that met it. */
+export interface MatchedConstraint {
+  code: MatchedConstraintCode;
+  field: string;
+  status: 'matched';
+  required: readonly ConstraintValue[];
+  actual: readonly ConstraintValue[];
+  sourceStatus: SourceStatus;
+}
+
+/** Something worth telling the caller about a provider that does not exclude it. */
+export interface EligibilityWarning {
+  code: 'LICENSE_EXPIRING_SOON';
+  message: string;
+  providerId: string;
+  field: string;
+}
+
+/** The eligibility verdict for one provider; arrays are in pipeline order, read-only, and may be shared. */
+export interface ProviderEligibility {
+  providerId: string;
+  status: EligibilityStatus;
+  exclusions: readonly ConstraintExclusion[];
+  matchedConstraints: readonly MatchedConstraint[];
+  warnings: readonly EligibilityWarning[];
+  /** The first exclusion in pipeline order (failed or unknown), null when matched. */
+  firstExclusionCode: ExclusionCode | null;
+}

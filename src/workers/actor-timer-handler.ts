@@ -1,0 +1,30 @@
+import type { TimerRef } from '../persistence/durable-timers.js';
+import { ActorNotFoundError } from '../persistence/actor-store-errors.js';
+import { resolutionActorKind } from '../../machines/machine-versions.js';
+import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
+
+/** Extra timer handlers by `kind|name` (holds and bookings register theirs). */
+export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
+
+/**
+ * Turns a fired durable timer into an ordinary event for its actor. Handlers are idempotent: machine guards
+ * re-check the time, so a late or repeated timer changes nothing; a timer of a vanished actor is dropped.
+ */
+export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandlers = {}) {
+  const handlers: TimerHandlers = {
+    'resolution|expire': async (id) => {
+      await deps.actors.send(resolutionActorKind, id, { type: 'EXPIRE', at: deps.clock().toISOString() });
+    },
+    ...extra,
+  };
+  return async (timer: TimerRef): Promise<void> => {
+    const handler = handlers[`${timer.kind}|${timer.name}`];
+    if (!handler) return;
+    try {
+      await handler(timer.id);
+    } catch (err) {
+      if (err instanceof ActorNotFoundError) return;
+      throw err;
+    }
+  };
+}
