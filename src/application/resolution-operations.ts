@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import { parseInput } from '../contract/parse-input.js';
 import { CandidatesQuery, CreateResolutionBody, CreateResolutionV1Body, ResolutionPath } from '../contract/schemas/resolution.js';
+import { ConfirmBody, HoldBody, HoldPath } from '../contract/schemas/hold.js';
+import { confirmResolution } from './booking/confirm-resolution.js';
+import { getHold, holdOption, releaseHold } from './booking/hold-flows.js';
 import type { EligibilityRequest } from '../domain/eligibility.js';
 import type { OperationTable } from './operation.js';
 import { requireIdempotencyKey } from './idempotency.js';
@@ -32,7 +35,7 @@ function fromV1(b: z.output<typeof CreateResolutionV1Body>): ResolutionRequest {
   return { service: b.service, acceptSlug: true, constraints, preferences: b.preferences ?? {}, dateRange: b.dateRange, maxOptionsPerProvider: b.maxOptionsPerProvider ?? 3 };
 }
 
-/** ResolutionService operations for resolutions and candidates (holds and confirmation join in booking-operations). */
+/** ResolutionService operations: resolutions, candidates, holds and confirmation. */
 export function createResolutionOperations(deps: ResolutionDeps): OperationTable {
   return {
     CreateResolution: {
@@ -67,6 +70,37 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
         const q = parseInput(CandidatesQuery, input.query);
         const { record } = await accessResolution(deps, caller, id);
         return { resolutionId: id, ...pageCandidates(await buildCandidates(deps, record), q) };
+      },
+    },
+    HoldOption: {
+      audit: { action: 'hold.create', resourceType: 'hold' },
+      async handler(caller, input) {
+        const { id, optionId } = parseInput(HoldPath, input.params);
+        const body = parseInput(HoldBody, input.body ?? {});
+        return holdOption(deps, caller, id, optionId, body.ttlSeconds ?? 120);
+      },
+    },
+    GetHold: {
+      audit: { action: 'hold.read', resourceType: 'hold' },
+      async handler(caller, input) {
+        const { id, optionId } = parseInput(HoldPath, input.params);
+        return getHold(deps, caller, id, optionId);
+      },
+    },
+    ReleaseHold: {
+      audit: { action: 'hold.release', resourceType: 'hold' },
+      async handler(caller, input) {
+        const { id, optionId } = parseInput(HoldPath, input.params);
+        return releaseHold(deps, caller, id, optionId);
+      },
+    },
+    ConfirmResolution: {
+      audit: { action: 'booking.create', resourceType: 'booking' },
+      async handler(caller, input) {
+        const key = requireIdempotencyKey(input.headers);
+        const { id } = parseInput(ResolutionPath, input.params);
+        const body = parseInput(ConfirmBody, input.body);
+        return withIdempotency(deps.idempotency, caller, `confirm:${id}`, key, input.body, () => confirmResolution(deps, caller, id, body));
       },
     },
   };

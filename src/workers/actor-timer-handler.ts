@@ -2,6 +2,7 @@ import type { TimerRef } from '../persistence/durable-timers.js';
 import { ActorNotFoundError } from '../persistence/actor-store-errors.js';
 import { resolutionActorKind } from '../../machines/machine-versions.js';
 import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
+import { expireHold } from '../application/booking/hold-flows.js';
 
 /** Extra timer handlers by `kind|name` (holds and bookings register theirs). */
 export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
@@ -15,6 +16,7 @@ export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandle
     'resolution|expire': async (id) => {
       await deps.actors.send(resolutionActorKind, id, { type: 'EXPIRE', at: deps.clock().toISOString() });
     },
+    'hold|expire': (id) => expireHold(deps, id),
     ...extra,
   };
   return async (timer: TimerRef): Promise<void> => {

@@ -84,7 +84,7 @@ test('idempotency: replay answers the first response, a different payload is 409
   t.true(burst.every((b) => b.status === 200 || b.body.error.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS'));
 });
 
-test('expiry: after the TTL every access is 410 even before the timer fires', async (t) => {
+test.serial('expiry: after the TTL every access is 410 even before the timer fires', async (t) => {
   const o = await newOrganization(svc, 'res-exp');
   const a = await providerWithService(o, { externalId: 'exp' });
   const local = createTestClock(clock());

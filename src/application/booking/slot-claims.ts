@@ -15,6 +15,8 @@ export interface ClaimInput {
   start: Date;
   end: Date;
   expiresAt?: Date | null;
+  /** Mode of the key that made the claim (decides the side effects of its later events). */
+  mode?: 'live' | 'test';
   now: Date;
 }
 
@@ -23,14 +25,14 @@ export interface ClaimInput {
  * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events. A late timer
  * then finds nothing to do.
  */
-export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; mode: 'live' | 'test' }): Promise<void> {
+export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; mode?: 'live' | 'test' }): Promise<void> {
   const r = await tx.query(
     `UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired'
      WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)
-     RETURNING organization_id, platform_id, ref_id, resolution_id, option_id, expires_at`,
+     RETURNING organization_id, platform_id, ref_id, resolution_id, option_id, expires_at, mode`,
     [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null]);
   for (const row of r.rows) {
-    await storeEvent(tx, { platformId: row.platform_id, organizationId: row.organization_id, type: 'option.released', mode: p.mode, createdAt: p.now,
+    await storeEvent(tx, { platformId: row.platform_id, organizationId: row.organization_id, type: 'option.released', mode: row.mode, createdAt: p.now,
       data: { resolutionId: row.resolution_id, optionId: row.option_id, holdId: row.ref_id, releasedAt: (row.expires_at as Date).toISOString(), reason: 'expired' } });
   }
 }
@@ -43,9 +45,9 @@ export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
   try {
     await tx.query('SAVEPOINT claim');
     await tx.query(
-      `INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, created_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,tstzrange($9,$10),true,$11,$12)`,
-      [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.now]);
+      `INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,tstzrange($9,$10),true,$11,$12,$13)`,
+      [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now]);
     await tx.query('RELEASE SAVEPOINT claim');
   } catch (err) {
     await tx.query('ROLLBACK TO SAVEPOINT claim').catch(() => undefined);

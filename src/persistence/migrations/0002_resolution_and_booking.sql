@@ -128,6 +128,7 @@ CREATE TABLE slot_claims (
   ended_at timestamptz,
   end_reason text,
   booking_id text,
+  mode text NOT NULL DEFAULT 'test',
   created_at timestamptz NOT NULL,
   EXCLUDE USING gist (provider_id WITH =, during WITH &&) WHERE (active)
 );

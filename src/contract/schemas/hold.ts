@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { ianaTimezone, name200, text } from '../fields.js';
+
+/** Path of /api/v2/resolutions/:id/options/:optionId/hold. */
+export const HoldPath = z.object({ id: text(200, 1), optionId: text(200, 1) });
+
+/** Body of POST .../hold (may be absent). */
+export const HoldBody = z.object({ ttlSeconds: z.number().int().min(1).max(600).optional().meta({ description: 'Hold lifetime in seconds (default 120).' }) });
+
+/** A hold as answered. */
+export const Hold = z.object({
+  holdId: z.string(),
+  resolutionId: z.string(),
+  optionId: z.string(),
+  status: z.enum(['active', 'released', 'expired']),
+  expiresAt: z.string(),
+  releasedAt: z.string().nullable().optional(),
+  bookingId: z.string().optional(),
+});
+
+/** Body of POST /api/v2/resolutions/:id/confirm. */
+export const ConfirmBody = z.object({
+  optionId: text(200, 1),
+  holdId: text(200, 1).optional(),
+  customer: z.object({
+    name: name200(),
+    email: z.email().max(1000),
+    lastname: text(200).optional(),
+    timezone: ianaTimezone().optional(),
+  }),
+  metadata: z.record(z.string().max(100), z.unknown()).refine((m) => Object.keys(m).length <= 50, { message: 'must have at most 50 keys' })
+    .refine((m) => JSON.stringify(m).length <= 16_384, { message: 'must be at most 16 KB as JSON' }).optional(),
+});
+
+/** The v2 Booking shape (SPEC part 2). */
+export const BookingV2 = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  resolutionId: z.string().nullable(),
+  optionId: z.string().nullable(),
+  status: z.enum(['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled']),
+  provider: z.object({ id: z.string(), displayName: z.string() }),
+  service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: z.number() }),
+  customer: z.object({ name: z.string(), email: z.string(), timezone: z.string().nullable(), lastname: z.string().optional() }),
+  slot: z.object({ start: z.string(), end: z.string(), timezone: z.string() }),
+  metadata: z.record(z.string(), z.unknown()),
+  source: z.enum(['v1', 'v2']),
+  rescheduledFrom: z.string().nullable(),
+  rescheduledTo: z.string().nullable(),
+  cancelledAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
