@@ -12,6 +12,7 @@ import { createProviderImportOperations } from './provider-import-operations.js'
 import { createRankingPolicyOperations } from './ranking-policy-operations.js';
 import { createCareOperations } from './care-operations.js';
 import { createAnalyticsOperations } from './analytics-operations.js';
+import { createBookingOperations } from './booking-operations.js';
 
 /** Every operation of the internal API, grouped by gRPC service. */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
@@ -27,5 +28,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     RankingPolicyService: createRankingPolicyOperations(deps),
     CareService: createCareOperations(deps),
     AnalyticsService: createAnalyticsOperations(deps),
+    BookingService: createBookingOperations(deps),
   };
 }

@@ -3,6 +3,7 @@ import { ActorNotFoundError } from '../persistence/actor-store-errors.js';
 import { resolutionActorKind } from '../../machines/machine-versions.js';
 import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
 import { expireHold } from '../application/booking/hold-flows.js';
+import { completeBooking } from '../application/booking/complete-booking.js';
 
 /** Extra timer handlers by `kind|name` (holds and bookings register theirs). */
 export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
@@ -17,6 +18,7 @@ export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandle
       await deps.actors.send(resolutionActorKind, id, { type: 'EXPIRE', at: deps.clock().toISOString() });
     },
     'hold|expire': (id) => expireHold(deps, id),
+    'booking|complete': (id) => completeBooking(deps, id),
     ...extra,
   };
   return async (timer: TimerRef): Promise<void> => {

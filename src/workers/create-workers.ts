@@ -2,6 +2,7 @@ import type { ResolutionDeps } from '../application/resolution/resolution-deps.j
 import { createTimerWorker } from '../persistence/durable-timers.js';
 import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handler.js';
 import { createImportWorker } from './import-worker.js';
+import { createEmailWorker, createSmtpSender } from './email-worker.js';
 
 /** A background worker loop. */
 export interface Worker {
@@ -9,7 +10,7 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Builds the background workers of this process: import jobs and durable timers. */
+/** Builds the background workers of this process: import jobs, durable timers and (with SMTP_URL) the e-mail outbox. */
 export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, extra?: Record<string, unknown>) => void; timerHandlers?: TimerHandlers; timerIntervalMs?: number }): Worker {
   const workers: Worker[] = [
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
@@ -21,6 +22,9 @@ export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, e
       onError: (err, timer) => opts.log('timer failed', { timer, error: String(err) }),
     }),
   ];
+  if (deps.config.smtpUrl) {
+    workers.push(createEmailWorker({ db: deps.db, clock: deps.clock, send: createSmtpSender(deps.config.smtpUrl, deps.config.publicBaseUrl), log: opts.log }));
+  }
   return {
     start: () => workers.forEach((w) => w.start()),
     stop: async () => { await Promise.all(workers.map((w) => w.stop())); },

@@ -42,6 +42,10 @@ export async function endLapsedHolds(tx: Queryable, p: { providerId: string; sta
  * (exclusion constraint); a second active hold on the resolution is 409 HOLD_CONFLICT (unique index).
  */
 export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
+  // Concurrent inserts of overlapping claims wait on each other inside the exclusion check and can deadlock
+  // (40P01, a 500 after deadlock_timeout); one claimer per provider at a time (until commit) means the check
+  // only ever meets committed claims and answers 23P01 at once.
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`claim:${c.providerId}`]);
   try {
     await tx.query('SAVEPOINT claim');
     await tx.query(

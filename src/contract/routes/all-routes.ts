@@ -9,6 +9,7 @@ import { auditRoutes } from './audit-routes.js';
 import { rankingPolicyRoutes } from './ranking-policy-routes.js';
 import { careRoutes } from './care-routes.js';
 import { analyticsRoutes } from './analytics-routes.js';
+import { bookingRoutes } from './booking-routes.js';
 
 /** Every REST route of the service, in documentation order. */
-export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...catalogRoutes, ...calendarRoutes, ...providerImportRoutes, ...resolutionRoutes, ...rankingPolicyRoutes, ...careRoutes, ...analyticsRoutes, ...auditRoutes];
+export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...catalogRoutes, ...calendarRoutes, ...providerImportRoutes, ...resolutionRoutes, ...bookingRoutes, ...rankingPolicyRoutes, ...careRoutes, ...analyticsRoutes, ...auditRoutes];

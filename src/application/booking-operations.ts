@@ -1,0 +1,100 @@
+import { decodeCursor, encodeCursor } from '../contract/pagination.js';
+import { parseInput } from '../contract/parse-input.js';
+import { BookingPath, ListBookingsQuery } from '../contract/schemas/booking.js';
+import { ServiceError } from '../errors/service-error.js';
+import { BOOKING_SELECT, type BookingRow } from '../persistence/booking-repository.js';
+import { findProviderRow } from '../persistence/provider-repository.js';
+import type { Caller } from './caller.js';
+import type { OperationTable } from './operation.js';
+import type { ResolutionDeps } from './resolution/resolution-deps.js';
+import { bookingOfCaller } from './booking/booking-of-caller.js';
+import { toBookingV2 } from './booking/booking-views.js';
+import { cancelBookingV1 } from './booking/v1-cancel-booking.js';
+import { confirmBookingV1 } from './booking/v1-confirm-link.js';
+import { createBookingV1 } from './booking/v1-create-booking.js';
+import { getBookingV1, listBookingsV1 } from './booking/v1-read-bookings.js';
+import { rescheduleBookingV1 } from './booking/v1-reschedule-booking.js';
+import { listSlotsV1 } from './booking/v1-slots.js';
+
+/** The keyset position of a booking in newest-first order: `<created ms>|<id>`. */
+function positionOf(b: BookingRow): string {
+  return `${b.created_at.getTime()}|${b.id}`;
+}
+
+/** GET /api/v2/bookings: the organization's bookings newest first, filtered by status and provider, keyset-paginated. */
+async function listBookingsV2(deps: ResolutionDeps, caller: Caller, query: unknown) {
+  const q = parseInput(ListBookingsQuery, query);
+  const limit = q.limit ?? 50;
+  const params: unknown[] = [caller.organizationId];
+  let where = 'b.organization_id = $1';
+  if (q.status) {
+    params.push(q.status);
+    where += ` AND b.status = $${params.length}`;
+  }
+  if (q.providerId) {
+    const provider = await findProviderRow(deps.db, q.providerId);
+    if (!provider) throw new ServiceError('PROVIDER_NOT_FOUND', undefined, { field: 'providerId' });
+    if (provider.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The provider belongs to another organization.', { field: 'providerId' });
+    params.push(q.providerId);
+    where += ` AND b.provider_id = $${params.length}`;
+  }
+  const after = decodeCursor(q.cursor);
+  if (after !== undefined) {
+    const [ms, id] = after.split('|');
+    if (!ms || !id || !/^\d+$/.test(ms)) throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
+    params.push(new Date(Number(ms)), id);
+    where += ` AND (b.created_at, b.id) < ($${params.length - 1}, $${params.length})`;
+  }
+  params.push(limit + 1);
+  const r = await deps.db.query(`${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length}`, params);
+  const rows = r.rows as BookingRow[];
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return { data: pageRows.map(toBookingV2), hasMore, nextCursor: hasMore && last ? encodeCursor(positionOf(last)) : null };
+}
+
+/** BookingService operations: v2 booking reads and the v1 direct booking path (SPEC 4.4, CONTRACT part 5). */
+export function createBookingOperations(deps: ResolutionDeps): OperationTable {
+  const pathId = (params: Record<string, string>) => parseInput(BookingPath, params).id;
+  return {
+    ListBookings: {
+      audit: { action: 'booking.list', resourceType: 'booking' },
+      handler: (caller, input) => listBookingsV2(deps, caller, input.query),
+    },
+    GetBooking: {
+      audit: { action: 'booking.read', resourceType: 'booking' },
+      handler: async (caller, input) => toBookingV2(await bookingOfCaller(deps.db, caller, pathId(input.params))),
+    },
+    ListSlotsV1: {
+      audit: { action: 'slot.list', resourceType: 'slot' },
+      handler: (caller, input) => listSlotsV1(deps, caller, input.query),
+    },
+    CreateBookingV1: {
+      audit: { action: 'booking.create', resourceType: 'booking' },
+      handler: (caller, input) => createBookingV1(deps, caller, input.body),
+    },
+    ListBookingsV1: {
+      audit: { action: 'booking.list', resourceType: 'booking' },
+      handler: (caller, input) => listBookingsV1(deps, caller, input.query),
+    },
+    GetBookingV1: {
+      audit: { action: 'booking.read', resourceType: 'booking' },
+      handler: (caller, input) => getBookingV1(deps, caller, pathId(input.params)),
+    },
+    RescheduleBookingV1: {
+      audit: { action: 'booking.reschedule', resourceType: 'booking' },
+      handler: (caller, input) => rescheduleBookingV1(deps, caller, pathId(input.params), input.body),
+    },
+    CancelBookingV1: {
+      audit: { action: 'booking.cancel', resourceType: 'booking' },
+      handler: (caller, input) => cancelBookingV1(deps, caller, pathId(input.params), input.body),
+    },
+    ConfirmBookingV1: {
+      // The e-mailed link carries no API key: its token is the credential.
+      auth: 'none',
+      audit: { action: 'booking.confirm', resourceType: 'booking' },
+      handler: (caller, input) => confirmBookingV1(deps, caller, input),
+    },
+  };
+}

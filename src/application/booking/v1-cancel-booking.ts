@@ -1,0 +1,39 @@
+import { parseInput } from '../../contract/parse-input.js';
+import { CancelBookingV1Body } from '../../contract/schemas/booking.js';
+import { ServiceError } from '../../errors/service-error.js';
+import { findBooking } from '../../persistence/booking-repository.js';
+import { storeEvent } from '../../persistence/event-outbox.js';
+import type { Caller } from '../caller.js';
+import { queueBookingEmail } from '../email/queue-booking-email.js';
+import { recordAudit } from '../record-audit.js';
+import type { ResolutionDeps } from '../resolution/resolution-deps.js';
+import { bookingOfCaller } from './booking-of-caller.js';
+import { bookingStep } from './booking-state.js';
+import { bookingEventData } from './booking-views.js';
+import { endClaim } from './slot-claims.js';
+import { syncBookingActor } from './sync-booking-actor.js';
+
+/**
+ * POST /api/v1/bookings/:id/cancel: cancels a pending or confirmed booking (else 409 BOOKING_STATE_CONFLICT),
+ * frees its slot, stores booking.cancelled and the cancellation e-mail, and answers bare `{bookingId, status, cancelledAt}`.
+ */
+export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: string, input: unknown) {
+  const body = parseInput(CancelBookingV1Body, input ?? {});
+  const reason = body.reason ?? null;
+  const now = deps.clock();
+  const event = { type: 'CANCEL' as const, at: now.toISOString(), ...(reason !== null ? { reason } : {}) };
+  const row = await deps.db.transaction(async (tx) => {
+    const before = await bookingOfCaller(tx, caller, id, { forUpdate: true });
+    const step = bookingStep(before, event);
+    if (!step.changed || step.value !== 'cancelled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${before.status} booking cannot be cancelled.`);
+    await tx.query(`UPDATE bookings SET status = 'cancelled', cancelled_at = $2, cancel_reason = $3, updated_at = $2 WHERE id = $1`, [id, now, reason]);
+    await endClaim(tx, id, 'cancelled', now);
+    const after = (await findBooking(tx, id))!;
+    await storeEvent(tx, { platformId: after.platform_id, organizationId: after.organization_id, type: 'booking.cancelled', mode: caller.mode, createdAt: now, data: bookingEventData(after, { cancelledAt: now.toISOString(), reason }) });
+    await recordAudit(tx, caller, now, { action: 'booking.cancel', resourceType: 'booking', resourceId: id, before: { status: before.status }, after: { status: 'cancelled', cancelledAt: now.toISOString(), reason } });
+    await queueBookingEmail(tx, { config: deps.config, booking: after, kind: 'booking_cancellation', mode: caller.mode, now, reason });
+    return after;
+  });
+  await syncBookingActor(deps, row, event);
+  return { bookingId: row.id, status: 'cancelled' as const, cancelledAt: now.toISOString() };
+}

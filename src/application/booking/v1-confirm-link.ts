@@ -1,0 +1,71 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { parseInput } from '../../contract/parse-input.js';
+import { ConfirmBookingV1Query } from '../../contract/schemas/booking.js';
+import { ServiceError } from '../../errors/service-error.js';
+import { appendAudit } from '../../persistence/audit-log.js';
+import { findBooking, type BookingRow } from '../../persistence/booking-repository.js';
+import { storeEvent } from '../../persistence/event-outbox.js';
+import type { Caller } from '../caller.js';
+import { escapeHtml } from '../email/escape-html.js';
+import { formatBookingTime } from '../email/format-booking-time.js';
+import { htmlLayout } from '../email/html-layout.js';
+import { answer, type OperationInput } from '../operation.js';
+import type { ResolutionDeps } from '../resolution/resolution-deps.js';
+import { bookingStep } from './booking-state.js';
+import { bookingEventData, bookingTitle } from './booking-views.js';
+import { syncBookingActor } from './sync-booking-actor.js';
+
+/** Compares a presented token with the stored one in constant time (hashing first makes the lengths equal). */
+export function tokenMatches(presented: string, stored: string | null): boolean {
+  if (!stored) return false;
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(stored).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** The small page a person sees after following the link. */
+function confirmationPage(b: BookingRow): string {
+  const title = bookingTitle(b);
+  const heading = b.status === 'completed' ? 'This booking has taken place' : 'Your booking is confirmed';
+  return htmlLayout(heading, [
+    `<h1 style="font-size:1.4rem">${escapeHtml(heading)}</h1>`,
+    `<p><strong>${escapeHtml(title)}</strong><br>${escapeHtml(formatBookingTime(b.start_at, b.end_at, b.customer.timezone ?? b.timezone))}</p>`,
+    `<p style="font-size:.9em;color:#52606d">Booking reference: ${escapeHtml(b.id)}</p>`,
+  ].join('\n'));
+}
+
+/**
+ * GET /api/v1/bookings/:id/confirm?token=...: the e-mailed link (no API key; the token is the credential).
+ * Confirms a pending booking through the booking machine (event booking.confirmed, system audit), and answers
+ * a small HTML page, or `{bookingId, status}` when the request accepts JSON. Following it again is still 200;
+ * an unknown id or a wrong token is 404 BOOKING_NOT_FOUND; a cancelled or rescheduled booking is 409.
+ */
+export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, input: OperationInput) {
+  const { token } = parseInput(ConfirmBookingV1Query, input.query);
+  const id = input.params.id ?? '';
+  const found = await findBooking(deps.db, id);
+  // Same answer for an unknown id and a wrong token: the link reveals nothing without its token.
+  if (!found || !tokenMatches(token, found.confirm_token)) throw new ServiceError('BOOKING_NOT_FOUND');
+  const now = deps.clock();
+  const event = { type: 'CONFIRM' as const, at: now.toISOString() };
+  const outcome = await deps.db.transaction(async (tx) => {
+    const row = (await findBooking(tx, id, { forUpdate: true }))!;
+    const step = bookingStep(row, event);
+    if (!step.changed) return { row, changed: false };
+    await tx.query(`UPDATE bookings SET status = 'confirmed', updated_at = $2 WHERE id = $1`, [id, now]);
+    const updated = (await findBooking(tx, id))!;
+    await storeEvent(tx, { platformId: row.platform_id, organizationId: row.organization_id, type: 'booking.confirmed', mode: row.mode, createdAt: now, data: bookingEventData(updated) });
+    await appendAudit(tx, {
+      platformId: row.platform_id, organizationId: row.organization_id, actor: { type: 'system' }, action: 'booking.confirm', resourceType: 'booking', resourceId: id,
+      requestId: caller.requestId, before: { status: row.status }, after: { status: 'confirmed', via: 'confirmation_link' }, timestamp: now,
+    });
+    return { row: updated, changed: true };
+  });
+  if (outcome.changed) await syncBookingActor(deps, outcome.row, event);
+  const status = outcome.row.status;
+  if (status === 'cancelled' || status === 'rescheduled') {
+    throw new ServiceError('BOOKING_STATE_CONFLICT', `The booking was ${status} and can no longer be confirmed.`);
+  }
+  if ((input.headers.accept ?? '').includes('application/json')) return { bookingId: outcome.row.id, status };
+  return answer(confirmationPage(outcome.row), { 'content-type': 'text/html; charset=utf-8' });
+}

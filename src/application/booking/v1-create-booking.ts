@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { parseInput } from '../../contract/parse-input.js';
+import { CreateBookingV1Body } from '../../contract/schemas/booking.js';
+import { decodeSlotId } from '../../domain/availability/slot-id.js';
+import { ServiceError } from '../../errors/service-error.js';
+import { findBooking, insertBooking, type BookingRow } from '../../persistence/booking-repository.js';
+import { newId } from '../../persistence/new-id.js';
+import type { Caller } from '../caller.js';
+import { queueBookingEmail } from '../email/queue-booking-email.js';
+import { recordAudit } from '../record-audit.js';
+import type { ResolutionDeps } from '../resolution/resolution-deps.js';
+import { claimRangeOf, loadBookableService, slotStartingAt } from './bookable-service.js';
+import { toBookingV1Created } from './booking-views.js';
+import { endLapsedHolds, insertClaim } from './slot-claims.js';
+import { syncBookingActor } from './sync-booking-actor.js';
+
+/** A fresh confirmation token: 32 random bytes, base64url (the credential of the e-mailed link). */
+export function newConfirmToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * POST /api/v1/bookings: books a slot directly as a `pending` booking. One transaction writes the booking,
+ * its slot claim (the exclusion constraint turns a race for the slot into 409 SLOT_UNAVAILABLE for every
+ * loser, across processes), the audit event and the confirmation e-mail; the actor mirrors it afterwards.
+ */
+export async function createBookingV1(deps: ResolutionDeps, caller: Caller, input: unknown) {
+  const body = parseInput(CreateBookingV1Body, input);
+  const slot = decodeSlotId(body.slotId);
+  if (!slot) throw new ServiceError('VALIDATION_ERROR', 'slotId: is not a slot id issued by GET /api/v1/slots', { field: 'slotId', details: [{ field: 'slotId', code: 'INVALID', message: 'is not a slot id issued by GET /api/v1/slots' }] });
+  if (slot.providerId !== body.providerId || slot.serviceId !== body.serviceId) {
+    throw new ServiceError('VALIDATION_ERROR', 'slotId: names a slot of another provider or service.', { field: 'slotId', details: [{ field: 'slotId', code: 'INVALID', message: 'names a slot of another provider or service' }] });
+  }
+  const bookable = await loadBookableService(deps.db, caller, body.providerId, body.serviceId, { provider: 'providerId', service: 'serviceId' });
+  const now = deps.clock();
+  const match = slotStartingAt(bookable, slot.start, now);
+  if (!match) throw new ServiceError('SLOT_OUTSIDE_AVAILABILITY', 'The slot is not (or no longer) in the provider\'s availability.', { field: 'slotId' });
+  const id = newId('bkg', now.getTime());
+  const confirmToken = newConfirmToken();
+  const claim = claimRangeOf(bookable.service, match.start, match.end);
+  const row: BookingRow = await deps.db.transaction(async (tx) => {
+    await endLapsedHolds(tx, { providerId: body.providerId, start: claim.start, end: claim.end, now, mode: caller.mode });
+    await insertClaim(tx, { organizationId: caller.organizationId, platformId: caller.platformId, providerId: body.providerId, kind: 'booking', refId: id, start: claim.start, end: claim.end, mode: caller.mode, now });
+    await insertBooking(tx, {
+      id, platformId: caller.platformId, organizationId: caller.organizationId, providerId: body.providerId, serviceId: body.serviceId, resolutionId: null, optionId: null,
+      source: 'v1', status: 'pending', start: new Date(match.start), end: new Date(match.end), timezone: bookable.schedule!.timezone,
+      customer: { name: body.attendee.name, email: body.attendee.email, timezone: body.attendee.timezone ?? null },
+      metadata: null, notes: body.notes ?? null, confirmToken, mode: caller.mode, rescheduledFrom: null, now,
+    });
+    const created = (await findBooking(tx, id))!;
+    await recordAudit(tx, caller, now, { action: 'booking.create', resourceType: 'booking', resourceId: id, after: { status: created.status, providerId: created.provider_id, serviceId: created.service_id, start: created.start_at.toISOString(), end: created.end_at.toISOString(), source: 'v1' } });
+    await queueBookingEmail(tx, { config: deps.config, booking: created, kind: 'booking_confirmation', mode: caller.mode, now });
+    return created;
+  });
+  await syncBookingActor(deps, row, undefined);
+  return toBookingV1Created(row, { tokenToConfirm: confirmToken, resolutionId: null });
+}

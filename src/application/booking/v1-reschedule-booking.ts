@@ -1,0 +1,76 @@
+import { parseInput } from '../../contract/parse-input.js';
+import { RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
+import { ServiceError } from '../../errors/service-error.js';
+import { findBooking, insertBooking } from '../../persistence/booking-repository.js';
+import { storeEvent } from '../../persistence/event-outbox.js';
+import { newId } from '../../persistence/new-id.js';
+import type { Caller } from '../caller.js';
+import { queueBookingEmail } from '../email/queue-booking-email.js';
+import { recordAudit } from '../record-audit.js';
+import type { ResolutionDeps } from '../resolution/resolution-deps.js';
+import { bookingOfCaller } from './booking-of-caller.js';
+import { bookingStep } from './booking-state.js';
+import { bookingEventData, toBookingV1Created } from './booking-views.js';
+import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
+import { endClaim, endLapsedHolds, insertClaim } from './slot-claims.js';
+import { syncBookingActor } from './sync-booking-actor.js';
+import { newConfirmToken } from './v1-create-booking.js';
+
+/** Fields that would carry a combined date-time, which the v1 reschedule refuses (CONTRACT part 5). */
+const COMBINED_FIELDS = ['datetime', 'start'];
+
+/**
+ * POST /api/v1/bookings/:id/reschedule: moves a pending or confirmed booking to the local `date` and `time` in
+ * the provider's schedule timezone. One transaction: the original becomes `rescheduled` (its slot freed, it
+ * points to the new booking), a new `pending` booking (same provider, service, attendee) claims the new slot
+ * (409 SLOT_UNAVAILABLE on overlap, which undoes everything), booking.rescheduled and a confirmation e-mail.
+ */
+export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, id: string, input: unknown) {
+  if (typeof input === 'object' && input !== null && COMBINED_FIELDS.some((f) => Object.hasOwn(input, f))) {
+    const field = COMBINED_FIELDS.find((f) => Object.hasOwn(input, f))!;
+    throw new ServiceError('COMBINED_DATETIME_NOT_ACCEPTED', `Send separate \`date\` (YYYY-MM-DD) and \`time\` (HH:MM) fields instead of \`${field}\`.`, { field });
+  }
+  const body = parseInput(RescheduleBookingV1Body, input ?? {});
+  const now = deps.clock();
+  const newBookingId = newId('bkg', now.getTime());
+  const event = { type: 'RESCHEDULE' as const, at: now.toISOString(), rescheduledTo: newBookingId };
+  const original = await bookingOfCaller(deps.db, caller, id);
+  // A final booking is a state conflict whatever the requested time; the transaction checks again under the lock.
+  if (!bookingStep(original, event).changed) throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${original.status} booking cannot be rescheduled.`);
+  const bookable = await loadBookableService(deps.db, caller, original.provider_id, original.service_id, { provider: 'providerId', service: 'serviceId' });
+  const slot = slotAtLocalTime(bookable, body.date, body.time, now);
+  if (!slot) throw new ServiceError('SLOT_OUTSIDE_AVAILABILITY', `${body.date} ${body.time} is not a slot of the provider's availability (timezone ${bookable.schedule?.timezone ?? 'none'}).`, { field: 'time' });
+  const claim = claimRangeOf(bookable.service, slot.start, slot.end);
+  const { before, created } = await deps.db.transaction(async (tx) => {
+    const old = await bookingOfCaller(tx, caller, id, { forUpdate: true });
+    const step = bookingStep(old, event);
+    if (!step.changed || step.value !== 'rescheduled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
+    // The original's slot is freed first, so moving within (or next to) its own time is allowed.
+    await endClaim(tx, id, 'rescheduled', now);
+    await endLapsedHolds(tx, { providerId: old.provider_id, start: claim.start, end: claim.end, now, mode: caller.mode });
+    await insertClaim(tx, { organizationId: old.organization_id, platformId: old.platform_id, providerId: old.provider_id, kind: 'booking', refId: newBookingId, start: claim.start, end: claim.end, mode: caller.mode, now });
+    await insertBooking(tx, {
+      id: newBookingId, platformId: old.platform_id, organizationId: old.organization_id, providerId: old.provider_id, serviceId: old.service_id, resolutionId: null, optionId: null,
+      source: 'v1', status: 'pending', start: new Date(slot.start), end: new Date(slot.end), timezone: bookable.schedule!.timezone, customer: old.customer,
+      metadata: old.metadata, notes: body.notes ?? old.notes, confirmToken: newConfirmToken(), mode: caller.mode, rescheduledFrom: id, now,
+    });
+    await tx.query(`UPDATE bookings SET status = 'rescheduled', rescheduled_to = $2, updated_at = $3 WHERE id = $1`, [id, newBookingId, now]);
+    const fresh = (await findBooking(tx, newBookingId))!;
+    const moved = (await findBooking(tx, id))!;
+    await storeEvent(tx, {
+      platformId: old.platform_id, organizationId: old.organization_id, type: 'booking.rescheduled', mode: caller.mode, createdAt: now,
+      data: bookingEventData(fresh, { bookingId: id, resolutionId: old.resolution_id, rescheduledTo: newBookingId, status: 'rescheduled' }),
+    });
+    await recordAudit(tx, caller, now, {
+      action: 'booking.reschedule', resourceType: 'booking', resourceId: id,
+      before: { status: old.status, start: old.start_at.toISOString(), end: old.end_at.toISOString() },
+      after: { status: 'rescheduled', rescheduledTo: newBookingId, start: fresh.start_at.toISOString(), end: fresh.end_at.toISOString() },
+    });
+    await queueBookingEmail(tx, { config: deps.config, booking: fresh, kind: 'booking_confirmation', mode: caller.mode, now });
+    return { before: moved, created: fresh };
+  });
+  await syncBookingActor(deps, before, event);
+  await syncBookingActor(deps, created, undefined);
+  const { data } = toBookingV1Created(created);
+  return { data: { id: data.id, status: data.status, title: data.title, date: data.date, end_time: data.end_time } };
+}

@@ -1,0 +1,49 @@
+import { parseInput } from '../../contract/parse-input.js';
+import { ListSlotsV1Query } from '../../contract/schemas/booking.js';
+import type { Interval } from '../../domain/availability/busy-intervals.js';
+import { addDays } from '../../domain/availability/local-date.js';
+import { slotsForLocalDate } from '../../domain/availability/slot-generation.js';
+import { encodeSlotId } from '../../domain/availability/slot-id.js';
+import type { Queryable } from '../../persistence/database.js';
+import type { Caller } from '../caller.js';
+import type { ResolutionDeps } from '../resolution/resolution-deps.js';
+import { loadBookableService } from './bookable-service.js';
+
+/** `9:00 AM` for the wall-clock time `09:00`. */
+export function slotLabel(time: string): string {
+  const [h = 0, m = 0] = time.split(':').map(Number);
+  return `${h % 12 === 0 ? 12 : h % 12}:${String(m).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
+}
+
+/** Active claims of a provider overlapping `[from, to)`: pending/confirmed bookings and unexpired holds, buffers included. */
+export async function providerBusy(db: Queryable, providerId: string, from: Date, to: Date, now: Date): Promise<Interval[]> {
+  const r = await db.query(
+    `SELECT lower(during) AS s, upper(during) AS e FROM slot_claims
+     WHERE provider_id = $1 AND active AND during && tstzrange($2, $3) AND (expires_at IS NULL OR expires_at > $4)`,
+    [providerId, from, to, now]);
+  return r.rows.map((row) => ({ start: (row.s as Date).getTime(), end: (row.e as Date).getTime() }));
+}
+
+/**
+ * GET /api/v1/slots: the slots of one local date in the provider's schedule timezone, stepped by the service's
+ * slot interval; a slot overlapping an active claim (buffers included) is `available: false`. Past slots and
+ * slots inside the minimum notice are not listed.
+ */
+export async function listSlotsV1(deps: ResolutionDeps, caller: Caller, query: unknown) {
+  const q = parseInput(ListSlotsV1Query, query);
+  const bookable = await loadBookableService(deps.db, caller, q.providerId, q.eventTypeId, { provider: 'providerId', service: 'eventTypeId' });
+  if (!bookable.schedule) return { slots: [], total: 0 };
+  const now = deps.clock();
+  // A local date lies within one day either side of the same date read as UTC, for every offset.
+  const from = new Date(`${addDays(q.date, -1)}T00:00:00Z`);
+  const to = new Date(`${addDays(q.date, 2)}T00:00:00Z`);
+  const busy = await providerBusy(deps.db, bookable.providerId, from, to, now);
+  const slots = slotsForLocalDate({ schedule: bookable.schedule, service: bookable.service, date: q.date, now, busy }).map((s) => ({
+    id: encodeSlotId({ providerId: bookable.providerId, serviceId: bookable.service.id, start: s.start }),
+    date: s.localDate,
+    time: s.localTime,
+    label: slotLabel(s.localTime),
+    available: s.available,
+  }));
+  return { slots, total: slots.length };
+}
