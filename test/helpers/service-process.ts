@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findFreePort } from '../../src/launcher/find-free-port.js';
+
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const OUTPUT_LIMIT = 64_000;
+
+/** How to start one service child process. */
+export interface ServiceProcessOptions {
+  databaseUrl: string;
+  /** Shared Redis; left out, the service starts its own private redis-server under `dataDir/redis`. */
+  redisUrl?: string | undefined;
+  platformKey: string;
+  dataDir: string;
+  env?: Record<string, string>;
+  /** How long to wait for GET /readyz to answer 200 (default 60 s). */
+  readyTimeoutMs?: number;
+}
+
+/** A service running as a child process (`node --import tsx src/main.ts`), on its own free ports. */
+export interface ServiceProcess {
+  url: string;
+  platformKey: string;
+  pid: number;
+  dataDir: string;
+  /** Everything the process wrote to stdout and stderr so far (bounded), for failure messages. */
+  output(): string;
+  /** True once the process exited. */
+  exited(): boolean;
+  /** Sends `signal` and waits (bounded, default 15 s) for the process to exit; SIGKILL when it does not. */
+  kill(signal?: NodeJS.Signals, waitMs?: number): Promise<void>;
+  /** Graceful stop: SIGTERM, SIGKILL after 15 s. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Answers whether a process id is alive. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pid of the private redis-server a service started under `dataDir` (from its pid file), if the file exists. */
+export function privateRedisPid(dataDir: string): number | undefined {
+  const file = join(dataDir, 'redis', 'redis.pid');
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]?.trim());
+  return Number.isInteger(pid) && pid > 1 ? pid : undefined;
+}
+
+/** Waits until `pid` is gone, at most `ms`; answers whether it is gone. */
+export async function waitForExit(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  return !processAlive(pid);
+}
+
+/** GET /readyz answers 200 within a short deadline. */
+async function ready(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) });
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the service as a child process and resolves once GET /readyz is 200 (throws with its output otherwise). */
+export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
+  const [port, grpcPort] = [await findFreePort(), await findFreePort()];
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // Nothing of the test runner's own store settings leaks into the child: it gets exactly these.
+  for (const k of ['REDIS_URL', 'DATABASE_URL', 'PORT', 'GRPC_PORT', 'GRPC_TARGET', 'SERVICE_ROLES', 'TEST_REDIS_URL']) delete env[k];
+  Object.assign(env, {
+    PORT: String(port), GRPC_PORT: String(grpcPort), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+    DATABASE_URL: opts.databaseUrl, SERVICE_BOOTSTRAP_PLATFORM_KEY: opts.platformKey, DATA_DIR: opts.dataDir,
+    ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl } : {}),
+    ...opts.env,
+  });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (d: Buffer) => { out = (out + d.toString()).slice(-OUTPUT_LIMIT); };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exitCode: number | null | undefined;
+  const exit = new Promise<void>((res) => child.once('exit', (code, signal) => { exitCode = code ?? (signal ? -1 : null); res(); }));
+  const pid = child.pid!;
+  const url = `http://127.0.0.1:${port}`;
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL', waitMs = 15_000) => {
+    if (exitCode !== undefined) return;
+    child.kill(signal);
+    const done = await Promise.race([exit.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), waitMs).unref())]);
+    if (!done && exitCode === undefined) {
+      child.kill('SIGKILL');
+      await exit;
+    }
+  };
+  const proc: ServiceProcess = {
+    url, platformKey: opts.platformKey, pid, dataDir: opts.dataDir,
+    output: () => out,
+    exited: () => exitCode !== undefined,
+    kill,
+    stop: () => kill('SIGTERM'),
+  };
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
+  while (!(await ready(url))) {
+    if (exitCode !== undefined) throw new Error(`service exited during start-up (code ${exitCode}):\n${out}`);
+    if (Date.now() > deadline) {
+      await kill('SIGKILL');
+      throw new Error(`service did not become ready within ${opts.readyTimeoutMs ?? 60_000} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return proc;
+}
