@@ -130,7 +130,7 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     deps.db.query('SELECT settings FROM organizations WHERE id = $1', [caller.organizationId]),
   ]);
   const incidents: FeedIncident[] = [];
-  const feedConnections = [...servicesOfSlug.keys()].map((pid) => graph.schedulesByProvider.get(pid)?.[0]).filter((c) => c?.externalCalendar !== undefined) as NonNullable<ReturnType<typeof graph.schedulesByProvider.get>>[number][];
+  const feedConnections = graph.feedSchedules.filter((c) => servicesOfSlug.has(c.providerId));
   const feeds = await deps.feeds.states(feedConnections, incidents);
   const outcome = computeResolution({
     providers: graph.providers,
@@ -154,10 +154,14 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   const writeReview = async (tx: Pick<typeof deps.db, 'query'>) => {
     if (reviewRows.length === 0) return;
     await tx.query(
-      `INSERT INTO manual_review_entries (organization_id, provider_id, platform_id, reasons, status, first_seen_at, last_seen_at)
-       SELECT $1, x.provider_id, $2, x.reasons, 'open', $3, $3 FROM jsonb_to_recordset($4::jsonb) AS x(provider_id text, reasons jsonb)
-       ON CONFLICT (organization_id, provider_id) DO UPDATE SET reasons = EXCLUDED.reasons, last_seen_at = EXCLUDED.last_seen_at, status = 'open', resolved_at = NULL
-       WHERE manual_review_entries.status = 'resolved' OR manual_review_entries.reasons <> EXCLUDED.reasons OR manual_review_entries.last_seen_at < EXCLUDED.last_seen_at - interval '1 minute'`,
+      // Rows already open with the same reasons and seen within a minute are filtered out before the upsert,
+      // so concurrent resolutions do not queue on the same review rows' locks.
+      `WITH input AS (SELECT * FROM jsonb_to_recordset($4::jsonb) AS x(provider_id text, reasons jsonb)),
+       stale AS (SELECT i.* FROM input i LEFT JOIN manual_review_entries m ON m.organization_id = $1 AND m.provider_id = i.provider_id
+         WHERE m.provider_id IS NULL OR m.status = 'resolved' OR m.reasons <> i.reasons OR m.last_seen_at < $3::timestamptz - interval '1 minute')
+       INSERT INTO manual_review_entries (organization_id, provider_id, platform_id, reasons, status, first_seen_at, last_seen_at)
+       SELECT $1, provider_id, $2, reasons, 'open', $3, $3 FROM stale
+       ON CONFLICT (organization_id, provider_id) DO UPDATE SET reasons = EXCLUDED.reasons, last_seen_at = EXCLUDED.last_seen_at, status = 'open', resolved_at = NULL`,
       [caller.organizationId, caller.platformId, now, JSON.stringify(reviewRows)]);
   };
   const storeIncidents = async (tx: Pick<typeof deps.db, 'query'>) => {

@@ -14,6 +14,8 @@ export interface OrgGraph {
   servicesBySlug: Map<string, Map<string, ProviderService>>;
   /** providerId -> its schedules (newest first). */
   schedulesByProvider: Map<string, CalendarConnection[]>;
+  /** The schedules in use (each provider's newest) that have an external calendar feed. */
+  feedSchedules: CalendarConnection[];
   loadedAt: number;
 }
 
@@ -74,7 +76,8 @@ export async function loadOrgGraph(db: Queryable, organizationId: string, graphV
     list.push(sched);
     schedulesByProvider.set(sched.providerId, list);
   }
-  return { organizationId, graphVersion, providers, providerById: new Map(providers.map((x) => [x.id, x])), serviceById, servicesBySlug, schedulesByProvider, loadedAt: now };
+  const feedSchedules = [...schedulesByProvider.values()].map((list) => list[0]!).filter((c) => c.externalCalendar !== undefined);
+  return { organizationId, graphVersion, providers, providerById: new Map(providers.map((x) => [x.id, x])), serviceById, servicesBySlug, schedulesByProvider, feedSchedules, loadedAt: now };
 }
 
 /**

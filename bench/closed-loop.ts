@@ -1,0 +1,44 @@
+import { performance } from 'node:perf_hooks';
+
+/** What a closed-loop run measured. */
+export interface ClosedLoopResult {
+  /** Latency (ms) of each completed task that counted as a success. */
+  latencies: number[];
+  failures: number;
+  elapsedMs: number;
+}
+
+/**
+ * Runs `task` from `concurrency` clients back to back until `durationMs` passes (or a task answers `stop`):
+ * each client starts its next request only when the previous one answered (a closed loop).
+ * A task returns its latency in ms (success), `'fail'`, or `'stop'` when it has no more work.
+ */
+export async function runClosedLoop(opts: { concurrency: number; durationMs: number; task: (client: number) => Promise<number | 'fail' | 'stop'> }): Promise<ClosedLoopResult> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let stopped = false;
+  const start = performance.now();
+  const end = start + opts.durationMs;
+  const client = async (i: number) => {
+    while (!stopped && performance.now() < end) {
+      const r = await opts.task(i);
+      if (r === 'stop') { stopped = true; break; }
+      if (r === 'fail') failures++;
+      else latencies.push(r);
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, (_, i) => client(i)));
+  return { latencies, failures, elapsedMs: performance.now() - start };
+}
+
+/** Runs `fn` over `items` with at most `concurrency` in flight; resolves when all are done. */
+export async function forEachBounded<T>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}

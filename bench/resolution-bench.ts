@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import type { BenchClient } from './bench-client.js';
+import { runClosedLoop } from './closed-loop.js';
+import { latencyStats, type LatencyStats } from './latency-stats.js';
+import { typicalResolutionBody } from './resolution-requests.js';
+import type { SeededRandom } from './seeded-random.js';
+
+/** What the resolution scenario measured. */
+export interface ResolutionBenchResult {
+  /** One client, back to back: the latency without queueing. */
+  singleClient: LatencyStats;
+  latency: LatencyStats;
+  resolutionsPerSecond: number;
+  resolved: number;
+  zeroResults: number;
+  failures: number;
+  failureCodes: Record<string, number>;
+  meanEvaluatedSlots: number;
+  meanOptionsReturned: number;
+  meanEligibleProviders: number;
+  meanProvidersScanned: number;
+  /** Process resident set size during the run (MB): peak of 100 ms samples, and at the end. */
+  rssPeakMb: number;
+  rssEndMb: number;
+  heapUsedEndMb: number;
+}
+
+/** Samples process memory every 100 ms until stopped; returns the peak RSS in bytes. */
+export function sampleRss(): { stop(): number } {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 100);
+  return { stop: () => { clearInterval(timer); return Math.max(peak, process.memoryUsage.rss()); } };
+}
+
+/**
+ * Loads POST /api/v2/resolutions through the gateway with typical constraints over 14 days, first from one
+ * client for `singleClientMs`, then from `concurrency` clients for `durationMs`; each request has its own Idempotency-Key.
+ */
+export async function benchResolutions(o: { api: BenchClient; rnd: SeededRandom; serviceIds: readonly string[]; firstDate: string; concurrency: number; durationMs: number; singleClientMs: number; warmup: number }): Promise<ResolutionBenchResult> {
+  const body = () => typicalResolutionBody(o.rnd, { serviceIds: o.serviceIds, from: o.firstDate, days: 14 });
+  for (let i = 0; i < o.warmup; i++) await o.api.post('/api/v2/resolutions', body(), { 'idempotency-key': randomUUID() });
+  const single = await runClosedLoop({
+    concurrency: 1,
+    durationMs: o.singleClientMs,
+    task: async () => {
+      const res = await o.api.post('/api/v2/resolutions', body(), { 'idempotency-key': randomUUID() });
+      return res.status === 200 ? res.ms : 'fail';
+    },
+  });
+  let resolved = 0;
+  let zeroResults = 0;
+  let slots = 0;
+  let options = 0;
+  let eligible = 0;
+  let scanned = 0;
+  const failureCodes: Record<string, number> = {};
+  const rss = sampleRss();
+  const r = await runClosedLoop({
+    concurrency: o.concurrency,
+    durationMs: o.durationMs,
+    task: async () => {
+      const res = await o.api.post('/api/v2/resolutions', body(), { 'idempotency-key': randomUUID() });
+      if (res.status !== 200) {
+        const code = `${res.status} ${res.body?.error?.code ?? ''}`.trim();
+        failureCodes[code] = (failureCodes[code] ?? 0) + 1;
+        return 'fail';
+      }
+      const s = res.body.summary;
+      if (res.body.status === 'resolved') resolved++; else zeroResults++;
+      slots += s.evaluatedSlots;
+      options += s.optionsReturned;
+      eligible += s.eligibleProviders;
+      scanned += s.providersScanned;
+      return res.ms;
+    },
+  });
+  const peak = rss.stop();
+  const n = r.latencies.length || 1;
+  const mem = process.memoryUsage();
+  return {
+    singleClient: latencyStats(single.latencies),
+    latency: latencyStats(r.latencies),
+    resolutionsPerSecond: r.latencies.length / (r.elapsedMs / 1000),
+    resolved, zeroResults, failures: r.failures, failureCodes,
+    meanEvaluatedSlots: slots / n, meanOptionsReturned: options / n, meanEligibleProviders: eligible / n, meanProvidersScanned: scanned / n,
+    rssPeakMb: peak / 2 ** 20, rssEndMb: mem.rss / 2 ** 20, heapUsedEndMb: mem.heapUsed / 2 ** 20,
+  };
+}
