@@ -62,7 +62,7 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   await deps.db.transaction(async (tx) => {
     const confirmed = await tx.query('SELECT 1 FROM bookings WHERE resolution_id = $1', [resolutionId]);
     if (confirmed.rowCount) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
-    await endLapsedHolds(tx, { providerId: option.providerId, start: new Date(option.claimStart), end: new Date(option.claimEnd), resolutionId, now, mode: caller.mode });
+    await endLapsedHolds(tx, { providerId: option.providerId, start: new Date(option.claimStart), end: new Date(option.claimEnd), resolutionId, now });
     await insertClaim(tx, { organizationId: caller.organizationId, platformId: caller.platformId, providerId: option.providerId, kind: 'hold', refId: holdId, resolutionId, optionId, start: new Date(option.claimStart), end: new Date(option.claimEnd), expiresAt, mode: caller.mode, now });
     await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: 'option.held', mode: caller.mode, createdAt: now, data: { resolutionId, optionId, holdId, expiresAt: expiresAt.toISOString(), reason: 'held' } });
     await recordAudit(tx, caller, now, { action: 'hold.create', resourceType: 'hold', resourceId: holdId, after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() } });

@@ -25,7 +25,7 @@ export interface ClaimInput {
  * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events. A late timer
  * then finds nothing to do.
  */
-export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; mode?: 'live' | 'test' }): Promise<void> {
+export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date }): Promise<void> {
   const r = await tx.query(
     `UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired'
      WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)

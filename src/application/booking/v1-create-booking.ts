@@ -39,7 +39,7 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
   const confirmToken = newConfirmToken();
   const claim = claimRangeOf(bookable.service, match.start, match.end);
   const row: BookingRow = await deps.db.transaction(async (tx) => {
-    await endLapsedHolds(tx, { providerId: body.providerId, start: claim.start, end: claim.end, now, mode: caller.mode });
+    await endLapsedHolds(tx, { providerId: body.providerId, start: claim.start, end: claim.end, now });
     await insertClaim(tx, { organizationId: caller.organizationId, platformId: caller.platformId, providerId: body.providerId, kind: 'booking', refId: id, start: claim.start, end: claim.end, mode: caller.mode, now });
     await insertBooking(tx, {
       id, platformId: caller.platformId, organizationId: caller.organizationId, providerId: body.providerId, serviceId: body.serviceId, resolutionId: null, optionId: null,

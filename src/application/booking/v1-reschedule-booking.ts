@@ -47,7 +47,7 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
     if (!step.changed || step.value !== 'rescheduled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
     // The original's slot is freed first, so moving within (or next to) its own time is allowed.
     await endClaim(tx, id, 'rescheduled', now);
-    await endLapsedHolds(tx, { providerId: old.provider_id, start: claim.start, end: claim.end, now, mode: caller.mode });
+    await endLapsedHolds(tx, { providerId: old.provider_id, start: claim.start, end: claim.end, now });
     await insertClaim(tx, { organizationId: old.organization_id, platformId: old.platform_id, providerId: old.provider_id, kind: 'booking', refId: newBookingId, start: claim.start, end: claim.end, mode: caller.mode, now });
     await insertBooking(tx, {
       id: newBookingId, platformId: old.platform_id, organizationId: old.organization_id, providerId: old.provider_id, serviceId: old.service_id, resolutionId: null, optionId: null,
