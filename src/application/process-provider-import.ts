@@ -37,10 +37,10 @@ export async function processProviderImport(db: Database, job: Record<string, an
       existing.set(v.externalId, v);
     }
     const seen = new Set<string>();
-    const audit = (action: string, resourceId: string, before: unknown, after: unknown) => appendAudit(tx, {
-      platformId: auditCtx.platformId, organizationId: auditCtx.organizationId, actor: { type: 'system' }, action, resourceType: 'provider',
-      resourceId, requestId: auditCtx.requestId, before, after, timestamp: ctx.now,
-    });
+    // Audit events are appended after all rows: the organization's audit-chain lock is then held only for the
+    // last moments of the job instead of blocking every other write of the organization for its whole length.
+    const pendingAudit: { action: string; resourceId: string; before: unknown; after: unknown }[] = [];
+    const audit = async (action: string, resourceId: string, before: unknown, after: unknown) => { pendingAudit.push({ action, resourceId, before, after }); };
     for (let i = 0; i < payload.length; i++) {
       const raw = payload[i];
       const externalId = raw && typeof raw === 'object' && typeof (raw as { externalId?: unknown }).externalId === 'string' ? (raw as { externalId: string }).externalId : null;
@@ -84,12 +84,14 @@ export async function processProviderImport(db: Database, job: Record<string, an
         const { view, changed } = await updateProviderRecord(tx, ctx, cur, { externalId: cur.externalId, status: 'inactive', searchable: false, doc: cur });
         if (!changed) continue;
         await audit('provider.import_deactivate', view.id, cur, view);
-       
         summary.deactivated++;
         rows.push({ row: null, externalId: cur.externalId, providerId: cur.id, outcome: 'deactivated' });
       }
     }
     if (job.dry_run) throw new DryRunRollback();
+    for (const a of pendingAudit) {
+      await appendAudit(tx, { platformId: auditCtx.platformId, organizationId: auditCtx.organizationId, actor: { type: 'system' }, action: a.action, resourceType: 'provider', resourceId: a.resourceId, requestId: auditCtx.requestId, before: a.before, after: a.after, timestamp: ctx.now });
+    }
     await finish(tx);
   };
   const finish = async (tx: Queryable) => {
