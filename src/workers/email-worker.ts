@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import type { Database } from '../persistence/database.js';
 import { claimDueEmails, markEmailSent, recordEmailFailure, type OutboxEmailRow } from '../application/email/email-outbox.js';
 import type { Worker } from './create-workers.js';
+import { createPollingWorker } from './polling-worker.js';
 
 /** Sends one outbox message; rejects when the SMTP server refuses it or cannot be reached. */
 export type SendEmail = (row: OutboxEmailRow) => Promise<void>;
@@ -33,46 +34,22 @@ export function createSmtpSender(smtpUrl: string, publicBaseUrl: string): SendEm
  * a retry with exponential backoff (`failed` after the last attempt). Bookings never wait for it.
  */
 export function createEmailWorker(deps: { db: Database; clock: () => Date; send: SendEmail & { close?(): void }; log: (msg: string, extra?: Record<string, unknown>) => void; pollMs?: number; batchSize?: number }): Worker {
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-  let busy = false;
-  const tick = async () => {
-    if (busy || !running) return;
-    busy = true;
-    try {
-      for (;;) {
-        const rows = await claimDueEmails(deps.db, deps.clock(), { limit: deps.batchSize ?? 10, leaseMs: 60_000 });
-        if (rows.length === 0) break;
-        await Promise.all(rows.map(async (row) => {
-          try {
-            await deps.send(row);
-            await markEmailSent(deps.db, row.id, deps.clock());
-          } catch (err) {
-            deps.log('e-mail send failed', { emailId: row.id, attempt: row.attempts, error: String(err) });
-            await recordEmailFailure(deps.db, row, String((err as Error)?.message ?? err), deps.clock()).catch(() => undefined);
-          }
-        }));
-        if (!running) break;
-      }
-    } catch {
-      // Store outage: try again on the next tick.
-    } finally {
-      busy = false;
-    }
-  };
-  return {
-    start() {
-      running = true;
-      timer = setInterval(() => { current = tick(); }, deps.pollMs ?? 500);
-      timer.unref();
-      current = tick();
+  return createPollingWorker({
+    pollMs: deps.pollMs ?? 500,
+    async step() {
+      const rows = await claimDueEmails(deps.db, deps.clock(), { limit: deps.batchSize ?? 10, leaseMs: 60_000 });
+      if (rows.length === 0) return false;
+      await Promise.all(rows.map(async (row) => {
+        try {
+          await deps.send(row);
+          await markEmailSent(deps.db, row.id, deps.clock());
+        } catch (err) {
+          deps.log('e-mail send failed', { emailId: row.id, attempt: row.attempts, error: String(err) });
+          await recordEmailFailure(deps.db, row, String((err as Error)?.message ?? err), deps.clock()).catch(() => undefined);
+        }
+      }));
+      return true;
     },
-    async stop() {
-      running = false;
-      if (timer) clearInterval(timer);
-      await current;
-      deps.send.close?.();
-    },
-  };
+    onStop: () => deps.send.close?.(),
+  });
 }

@@ -2,6 +2,7 @@ import type { Database } from '../persistence/database.js';
 import { claimProviderImport } from '../persistence/provider-import-repository.js';
 import { processProviderImport } from '../application/process-provider-import.js';
 import type { Worker } from './create-workers.js';
+import { createPollingWorker } from './polling-worker.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -9,46 +10,20 @@ const MAX_ATTEMPTS = 3;
  * Polls for import jobs and runs them one at a time per process; several processes share the queue
  * through `FOR UPDATE SKIP LOCKED`. A job failing MAX_ATTEMPTS times is marked `failed`.
  */
-export function createImportWorker(deps: { db: Database; clock: () => Date; log: (msg: string, extra?: Record<string, unknown>) => void; pollMs?: number }): Worker & { wake(): void } {
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-  let busy = false;
-  const tick = async () => {
-    if (busy || !running) return;
-    busy = true;
-    try {
-      for (;;) {
-        const job = await claimProviderImport(deps.db, deps.clock());
-        if (!job) break;
-        try {
-          await processProviderImport(deps.db, job, deps.clock);
-        } catch (err) {
-          deps.log('import failed', { importId: job.id, attempt: job.attempts, error: String(err) });
-          const status = job.attempts >= MAX_ATTEMPTS ? 'failed' : 'validating';
-          await deps.db.query(`UPDATE provider_imports SET status = $2, completed_at = CASE WHEN $2 = 'failed' THEN now() ELSE NULL END WHERE id = $1`, [job.id, status]).catch(() => undefined);
-        }
-        if (!running) break;
+export function createImportWorker(deps: { db: Database; clock: () => Date; log: (msg: string, extra?: Record<string, unknown>) => void; pollMs?: number }): Worker {
+  return createPollingWorker({
+    pollMs: deps.pollMs ?? 250,
+    async step() {
+      const job = await claimProviderImport(deps.db, deps.clock());
+      if (!job) return false;
+      try {
+        await processProviderImport(deps.db, job, deps.clock);
+      } catch (err) {
+        deps.log('import failed', { importId: job.id, attempt: job.attempts, error: String(err) });
+        const status = job.attempts >= MAX_ATTEMPTS ? 'failed' : 'validating';
+        await deps.db.query(`UPDATE provider_imports SET status = $2, completed_at = CASE WHEN $2 = 'failed' THEN now() ELSE NULL END WHERE id = $1`, [job.id, status]).catch(() => undefined);
       }
-    } catch {
-      // Store outage: try again on the next tick.
-    } finally {
-      busy = false;
-    }
-  };
-  const schedule = () => { current = tick(); };
-  return {
-    start() {
-      running = true;
-      timer = setInterval(schedule, deps.pollMs ?? 250);
-      timer.unref();
-      schedule();
+      return true;
     },
-    wake: schedule,
-    async stop() {
-      running = false;
-      if (timer) clearInterval(timer);
-      await current;
-    },
-  };
+  });
 }
