@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../errors/service-error.js';
 import { canonicalJson } from '../persistence/audit-log.js';
-import { translateRedisError, type Redis } from '../persistence/redis-client.js';
+import { withRedis, type Redis } from '../persistence/redis-client.js';
 
 /** How long a key and its first answer are kept (CONTRACT part 4). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -30,22 +30,15 @@ export function payloadHash(payload: unknown): string {
 export function createIdempotencyStore(deps: { redis: Redis; waitMs?: number }) {
   const waitMs = deps.waitMs ?? 3000;
   const keyOf = (organizationId: string, endpoint: string, key: string) => `idem:{${organizationId}}:${endpoint}:${createHash('sha256').update(key).digest('hex')}`;
-  const run = async <T>(fn: () => Promise<T>) => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw translateRedisError(err);
-    }
-  };
   return {
     /** Claims a key for a payload, or answers the replay. */
     async claim(organizationId: string, endpoint: string, key: string, hash: string): Promise<IdempotencyClaim> {
       const k = keyOf(organizationId, endpoint, key);
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const ok = await run(() => deps.redis.set(k, JSON.stringify({ state: 'in_progress', hash } satisfies Stored), { NX: true, PX: IN_PROGRESS_TTL_MS }));
+        const ok = await withRedis(() => deps.redis.set(k, JSON.stringify({ state: 'in_progress', hash } satisfies Stored), { NX: true, PX: IN_PROGRESS_TTL_MS }));
         if (ok) return { kind: 'new' };
-        const raw = await run(() => deps.redis.get(k));
+        const raw = await withRedis(() => deps.redis.get(k));
         if (raw === null) continue;
         const stored = JSON.parse(String(raw)) as Stored;
         if (stored.hash !== hash) throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different payload.', { field: 'Idempotency-Key' });
@@ -57,11 +50,11 @@ export function createIdempotencyStore(deps: { redis: Redis; waitMs?: number }) 
     },
     /** Stores the first answer for replays. */
     async complete(organizationId: string, endpoint: string, key: string, hash: string, response: unknown): Promise<void> {
-      await run(() => deps.redis.set(keyOf(organizationId, endpoint, key), JSON.stringify({ state: 'done', hash, response } satisfies Stored), { PX: IDEMPOTENCY_TTL_MS }));
+      await withRedis(() => deps.redis.set(keyOf(organizationId, endpoint, key), JSON.stringify({ state: 'done', hash, response } satisfies Stored), { PX: IDEMPOTENCY_TTL_MS }));
     },
     /** Frees a key whose request failed, so the client may retry with it. */
     async release(organizationId: string, endpoint: string, key: string): Promise<void> {
-      await run(() => deps.redis.del(keyOf(organizationId, endpoint, key)));
+      await withRedis(() => deps.redis.del(keyOf(organizationId, endpoint, key)));
     },
   };
 }

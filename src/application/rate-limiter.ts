@@ -1,5 +1,4 @@
-import type { Redis } from '../persistence/redis-client.js';
-import { translateRedisError } from '../persistence/redis-client.js';
+import { withRedis, type Redis } from '../persistence/redis-client.js';
 
 /** The state of a key's window, for the RateLimit-* headers. */
 export interface RateLimitState {
@@ -20,12 +19,7 @@ export function createRateLimiter(deps: { redis: Redis; limitPerMinute: number; 
   return async function consume(keyId: string): Promise<RateLimitState> {
     const windowMs = 60_000;
     const windowStart = Math.floor(deps.clock().getTime() / windowMs);
-    let reply: [number, number];
-    try {
-      reply = (await deps.redis.eval(SCRIPT, { keys: [`ratelimit:{${keyId}}:${windowStart}`], arguments: [String(windowMs)] })) as [number, number];
-    } catch (err) {
-      throw translateRedisError(err);
-    }
+    const reply = (await withRedis(() => deps.redis.eval(SCRIPT, { keys: [`ratelimit:{${keyId}}:${windowStart}`], arguments: [String(windowMs)] }))) as [number, number];
     const [count, ttlMs] = reply;
     const reset = Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : windowMs) / 1000));
     return { limit: deps.limitPerMinute, remaining: Math.max(0, deps.limitPerMinute - count), reset, allowed: count <= deps.limitPerMinute };

@@ -36,3 +36,12 @@ export function translateRedisError(err: unknown): unknown {
   if (isRedisUnavailable(err)) return new ServiceError('SERVICE_UNAVAILABLE', 'Redis is unavailable.', { retryAfter: 1, cause: err });
   return err;
 }
+
+/** Runs a Redis call, turning an unreachable Redis into 503 SERVICE_UNAVAILABLE. */
+export async function withRedis<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw translateRedisError(err);
+  }
+}

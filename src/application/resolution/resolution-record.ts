@@ -2,7 +2,7 @@ import { gunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Provider } from '../../domain/provider.js';
 import type { EligibilityRequest } from '../../domain/eligibility.js';
-import { translateRedisError, type Redis } from '../../persistence/redis-client.js';
+import { withRedis, type Redis } from '../../persistence/redis-client.js';
 import type { OrgGraph } from './org-graph.js';
 
 const gz = promisify(gzip);
@@ -48,19 +48,12 @@ const snapshotKey = (orgId: string, version: number) => `graph:{${orgId}}:v${ver
 export function createResolutionRecords(deps: { redis: Redis }) {
   const written = new Map<string, Promise<void>>();
   const snapshots = new Map<string, Promise<GraphSnapshot>>();
-  const run = async <T>(fn: () => Promise<T>) => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw translateRedisError(err);
-    }
-  };
   return {
     async save(id: string, record: ResolutionRecord): Promise<void> {
-      await run(() => deps.redis.set(recordKey(id), JSON.stringify(record), { EX: RECORD_TTL_S }));
+      await withRedis(() => deps.redis.set(recordKey(id), JSON.stringify(record), { EX: RECORD_TTL_S }));
     },
     async load(id: string): Promise<ResolutionRecord | undefined> {
-      const raw = await run(() => deps.redis.get(recordKey(id)));
+      const raw = await withRedis(() => deps.redis.get(recordKey(id)));
       return raw === null ? undefined : (JSON.parse(String(raw)) as ResolutionRecord);
     },
     /** Makes sure the snapshot of this graph version is stored (once per process and version). */
@@ -72,7 +65,7 @@ export function createResolutionRecords(deps: { redis: Redis }) {
           const offering: Record<string, string[]> = {};
           for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
           const body = await gz(Buffer.from(JSON.stringify({ providers: graph.providers, offering } satisfies GraphSnapshot)));
-          await run(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
+          await withRedis(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
           snapshots.set(key, Promise.resolve({ providers: graph.providers, offering }));
         })();
         p.catch(() => written.delete(key));
@@ -90,7 +83,7 @@ export function createResolutionRecords(deps: { redis: Redis }) {
       const cached = snapshots.get(key);
       if (cached) return cached;
       const p = (async () => {
-        const raw = await run(() => deps.redis.get(key));
+        const raw = await withRedis(() => deps.redis.get(key));
         if (raw === null) throw new Error('snapshot missing');
         return JSON.parse((await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8')) as GraphSnapshot;
       })();
