@@ -133,7 +133,8 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   const feedConnections = graph.feedSchedules.filter((c) => servicesOfSlug.has(c.providerId));
   const feeds = await deps.feeds.states(feedConnections, incidents);
   const outcome = computeResolution({
-    providers: graph.providers,
+    index: graph.eligibilityIndex,
+    offering: graph.offeringOf(slug),
     servicesOfSlug,
     schedulesByProvider: graph.schedulesByProvider,
     constraints: req.constraints,
@@ -149,7 +150,7 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     allowUnverifiable: Boolean(org.rows[0]?.settings?.allowUnverifiable),
   });
 
-  const unknown = outcome.eligibility.filter((e) => e.status === 'unknown');
+  const unknown = outcome.unknownEligibility;
   const reviewRows = unknown.map((e) => ({ provider_id: e.providerId, reasons: e.exclusions.filter((x) => x.status === 'unknown').map((x) => ({ code: x.code, field: x.field, detail: `required ${JSON.stringify(x.required)}; provider data ${x.sourceStatus}` })) }));
   const writeReview = async (tx: Pick<typeof deps.db, 'query'>) => {
     if (reviewRows.length === 0) return;

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../persistence/database.js';
 import { toProviderView, type ProviderView } from '../../persistence/provider-repository.js';
 import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
+import { buildEligibilityIndex, providerSetOf, type EligibilityIndex, type ProviderSet } from '../../domain/eligibility/eligibility-index.js';
 
 /** An organization's provider graph at one version, indexed for resolution. */
 export interface OrgGraph {
@@ -16,6 +17,10 @@ export interface OrgGraph {
   schedulesByProvider: Map<string, CalendarConnection[]>;
   /** The schedules in use (each provider's newest) that have an external calendar feed. */
   feedSchedules: CalendarConnection[];
+  /** Bitsets over `providers` for screening eligibility. */
+  eligibilityIndex: EligibilityIndex;
+  /** The providers offering a session type (by slug), built on first use. */
+  offeringOf(slug: string): ProviderSet;
   loadedAt: number;
 }
 
@@ -77,7 +82,15 @@ export async function loadOrgGraph(db: Queryable, organizationId: string, graphV
     schedulesByProvider.set(sched.providerId, list);
   }
   const feedSchedules = [...schedulesByProvider.values()].map((list) => list[0]!).filter((c) => c.externalCalendar !== undefined);
-  return { organizationId, graphVersion, providers, providerById: new Map(providers.map((x) => [x.id, x])), serviceById, servicesBySlug, schedulesByProvider, feedSchedules, loadedAt: now };
+  const eligibilityIndex = buildEligibilityIndex(providers);
+  const positionById = new Map(providers.map((x, i) => [x.id, i]));
+  const offering = new Map<string, ProviderSet>();
+  const offeringOf = (slug: string) => {
+    let set = offering.get(slug);
+    if (!set) offering.set(slug, (set = providerSetOf(eligibilityIndex, [...(servicesBySlug.get(slug)?.keys() ?? [])].map((id) => positionById.get(id)!).filter((i) => i !== undefined))));
+    return set;
+  };
+  return { organizationId, graphVersion, providers, providerById: new Map(providers.map((x) => [x.id, x])), serviceById, servicesBySlug, schedulesByProvider, feedSchedules, eligibilityIndex, offeringOf, loadedAt: now };
 }
 
 /**

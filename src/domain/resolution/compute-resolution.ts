@@ -1,5 +1,6 @@
 import type { CalendarConnection, Provider, ProviderService } from '../provider.js';
-import { compileEligibilityRequest, evaluateProviders, isLicenseRegionRejection, summarizeEligibility, type EligibilityRequest, type ProviderEligibility } from '../eligibility.js';
+import { compileEligibilityRequest, evaluateProvider, type EligibilityRequest, type ProviderEligibility } from '../eligibility.js';
+import { screenEligibility, type EligibilityIndex, type ProviderSet } from '../eligibility/eligibility-index.js';
 import type { ExclusionCode } from '../eligibility/exclusion-codes.js';
 import { scanSlots } from '../availability/slot-generation.js';
 import type { Interval } from '../availability/busy-intervals.js';
@@ -18,7 +19,10 @@ export type FeedState = { state: 'ok'; busy: readonly Interval[] } | { state: 'u
 
 /** Everything one resolution is computed from; the caller gathers it (no I/O here). */
 export interface ResolutionInput {
-  providers: readonly Provider[];
+  /** Every provider of the organization, indexed (positions are the index's). */
+  index: EligibilityIndex;
+  /** Providers (positions) offering the requested session type. */
+  offering: ProviderSet;
   /** providerId -> that provider's service of the requested slug. */
   servicesOfSlug: ReadonlyMap<string, ProviderService>;
   schedulesByProvider: ReadonlyMap<string, readonly CalendarConnection[]>;
@@ -53,7 +57,8 @@ export interface ComputedOption extends RankedOption {
 
 /** The outcome of a resolution before it is shaped into the REST answer. */
 export interface ResolutionOutcome {
-  eligibility: ProviderEligibility[];
+  /** Verdicts of the providers with missing data and nothing failed (manual review). */
+  unknownEligibility: ProviderEligibility[];
   availability: Map<string, ProviderAvailability>;
   /** Providers eligible on steps 1-12 but without an offerable slot (NO_VERIFIED_AVAILABILITY). */
   noAvailabilityProviderIds: string[];
@@ -78,9 +83,11 @@ function windowStartIn(zone: string, date: string): number {
  */
 export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const compiled = compileEligibilityRequest(input.constraints, { now: input.now });
-  const eligibility = evaluateProviders(input.providers, compiled, (p) => input.servicesOfSlug.has(p.id));
-  const licenseRegionRejected = isLicenseRegionRejection(compiled, eligibility);
-  const base = summarizeEligibility(eligibility);
+  const providers = input.index.providers;
+  const screen = screenEligibility(input.index, compiled, input.offering);
+  // Full verdicts (matched constraints, warnings, exclusions) only for those the answer describes.
+  const verdictOf = (i: number) => evaluateProvider(providers[i]!, compiled, true);
+  const matchedEligibility = new Map<number, ProviderEligibility>(screen.matched.map((i) => [i, verdictOf(i)]));
   const availability = new Map<string, ProviderAvailability>();
   const candidates: RankingCandidate[] = [];
   const noAvailability: string[] = [];
@@ -90,12 +97,12 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   let evaluatedSlots = 0;
   let withVerified = 0;
   const statusByProvider = new Map<string, AvailabilityStatus>();
+  const positionById = new Map<string, number>();
   let windowEnd = 0;
 
-  for (let i = 0; i < input.providers.length; i++) {
-    const result = eligibility[i]!;
-    if (result.status !== 'matched') continue;
-    const provider = input.providers[i]!;
+  for (const i of screen.matched) {
+    const provider = providers[i]!;
+    positionById.set(provider.id, i);
     const service = input.servicesOfSlug.get(provider.id)!;
     const schedule = input.schedulesByProvider.get(provider.id)?.[0];
     if (!schedule) {
@@ -152,33 +159,32 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const ranked = candidates.length > 0
     ? rankOptions({ candidates, preferences: input.preferences, policy: input.policy, maxOptionsPerProvider: keep, windowEnd: windowEnd || input.now.getTime() })
     : [];
-  const providerIndex = new Map(input.providers.map((p, i) => [p.id, i]));
   const options: ComputedOption[] = ranked.map((o) => {
-    const idx = providerIndex.get(o.providerId)!;
-    return { ...o, provider: input.providers[idx]!, service: input.servicesOfSlug.get(o.providerId)!, availabilityStatus: statusByProvider.get(o.providerId) ?? 'verified_available', eligibility: eligibility[idx]! };
+    const idx = positionById.get(o.providerId)!;
+    return { ...o, provider: providers[idx]!, service: input.servicesOfSlug.get(o.providerId)!, availabilityStatus: statusByProvider.get(o.providerId) ?? 'verified_available', eligibility: matchedEligibility.get(idx)! };
   });
 
-  const exclusionSummary: Partial<Record<ExclusionCode, number>> = { ...base.exclusionSummary };
+  const exclusionSummary: Partial<Record<ExclusionCode, number>> = { ...screen.exclusionSummary };
   if (noAvailability.length > 0) exclusionSummary.NO_VERIFIED_AVAILABILITY = (exclusionSummary.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
   const summary = {
-    providersScanned: input.providers.length,
-    eligibleProviders: base.eligibleProviders,
+    providersScanned: providers.length,
+    eligibleProviders: screen.matched.length,
     providersWithVerifiedAvailability: withVerified,
     optionsReturned: options.length,
     evaluatedSlots,
   };
   const zeroResultReasons = options.length === 0
-    ? buildZeroResultReasons({ exclusionSummary, totalProviders: input.providers.length, eligibleProviders: base.eligibleProviders, providersWithVerifiedAvailability: withVerified, dateRange: input.window, request: input.constraints })
+    ? buildZeroResultReasons({ exclusionSummary, totalProviders: providers.length, eligibleProviders: screen.matched.length, providersWithVerifiedAvailability: withVerified, dateRange: input.window, request: input.constraints })
     : [];
   return {
-    eligibility,
+    unknownEligibility: screen.unknown.map(verdictOf),
     availability,
     noAvailabilityProviderIds: noAvailability,
     options,
     summary,
     exclusionSummary,
-    unknownProviderIds: eligibility.filter((e) => e.status === 'unknown').map((e) => e.providerId),
-    licenseRegionRejected,
+    unknownProviderIds: screen.unknown.map((i) => providers[i]!.id),
+    licenseRegionRejected: screen.licenseRegionRejected,
     zeroResultReasons,
   };
 }
