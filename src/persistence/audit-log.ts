@@ -31,33 +31,42 @@ export function canonicalJson(value: unknown): string {
   return `{${Object.keys(obj).filter((k) => obj[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
-/** The hash of one audit event given its predecessor's hash. */
-export function auditHash(prevHash: string, e: { id: string } & AuditEntry): string {
-  const body = canonicalJson({
+/** The canonical JSON an audit event's hash covers (everything but the chain links). */
+export function auditBody(e: { id: string } & AuditEntry): string {
+  return canonicalJson({
     id: e.id, platformId: e.platformId, organizationId: e.organizationId, actor: e.actor, action: e.action,
     resourceType: e.resourceType, resourceId: e.resourceId, requestId: e.requestId, before: e.before ?? null,
     after: e.after ?? null, timestamp: e.timestamp.toISOString(),
   });
-  return createHash('sha256').update(prevHash).update('\n').update(body).digest('hex');
+}
+
+/** The hash of one audit event given its predecessor's hash (the chain trigger of migration 0003 computes the same). */
+export function auditHash(prevHash: string, e: { id: string } & AuditEntry): string {
+  return createHash('sha256').update(prevHash).update('\n').update(auditBody(e)).digest('hex');
+}
+
+/** Columns of an audit insert; the chain trigger fills seq, prev_hash and hash from chain_body. */
+export const AUDIT_INSERT_COLUMNS = 'id, platform_id, organization_id, actor, action, resource_type, resource_id, request_id, before, after, "timestamp", chain_body';
+
+/** The 12 parameters of one audit insert (in AUDIT_INSERT_COLUMNS order) and the new event's id. */
+export function auditInsertParams(entry: AuditEntry): { id: string; params: unknown[] } {
+  const id = newId('aud', entry.timestamp.getTime());
+  return {
+    id,
+    params: [id, entry.platformId, entry.organizationId, JSON.stringify(entry.actor), entry.action, entry.resourceType, entry.resourceId,
+      entry.requestId, entry.before === undefined ? null : JSON.stringify(entry.before), entry.after === undefined ? null : JSON.stringify(entry.after),
+      entry.timestamp, auditBody({ id, ...entry })],
+  };
 }
 
 /**
- * Appends an audit event inside the caller's transaction. Events of one organization form a hash chain;
- * a transaction-scoped advisory lock per organization keeps the chain linear under concurrency.
+ * Appends an audit event inside the caller's transaction with one INSERT. Events of one organization form a hash
+ * chain; the chain trigger extends it under a row lock on the organization's chain head (held to commit), so the
+ * chain stays linear under concurrency and across processes.
  */
 export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<string> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`audit:${entry.organizationId}`]);
-  const last = await tx.query<{ hash: string }>('SELECT hash FROM audit_events WHERE organization_id = $1 ORDER BY seq DESC LIMIT 1', [entry.organizationId]);
-  const prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
-  const id = newId('aud', entry.timestamp.getTime());
-  const hash = auditHash(prevHash, { id, ...entry });
-  await tx.query(
-    `INSERT INTO audit_events (id, platform_id, organization_id, actor, action, resource_type, resource_id, request_id, before, after, "timestamp", prev_hash, hash)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
-    [id, entry.platformId, entry.organizationId, JSON.stringify(entry.actor), entry.action, entry.resourceType, entry.resourceId,
-      entry.requestId, entry.before === undefined ? null : JSON.stringify(entry.before), entry.after === undefined ? null : JSON.stringify(entry.after),
-      entry.timestamp, prevHash, hash],
-  );
+  const { id, params } = auditInsertParams(entry);
+  await tx.query(`INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, params);
   return id;
 }
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { verifyAuditChain } from '../../src/persistence/audit-log.js';
+import { appendAudit, verifyAuditChain } from '../../src/persistence/audit-log.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -163,5 +163,35 @@ test('verifyAuditChain detects an edited event', async (t) => {
   }
   const trigger = await db.query("SELECT tgenabled FROM pg_trigger WHERE tgname = 'audit_events_no_update'");
   t.is(trigger.rows[0].tgenabled, 'O', 'the trigger is enabled again');
+  t.deepEqual((await verifyAuditChain(db)).breaks, []);
+});
+
+test('concurrent appends from many connections keep one linear chain per organization', async (t) => {
+  const { org } = await orgWithKey('audit-concurrent');
+  const db = svc.service.deps.db;
+  const before = (await db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [org.id])).rows[0].n as number;
+  // 40 transactions at once, each appending two events and holding its transaction open a moment.
+  await Promise.all(Array.from({ length: 40 }, (_, i) => db.transaction(async (tx) => {
+    const entry = { platformId: org.platformId ?? 'plt_x', organizationId: org.id, actor: { type: 'system' as const }, resourceType: 'test', resourceId: `r${i}`, requestId: null, before: null, after: { i }, timestamp: new Date() };
+    await appendAudit(tx, { ...entry, action: 'test.first' });
+    await tx.query('SELECT pg_sleep(0.002)');
+    await appendAudit(tx, { ...entry, action: 'test.second' });
+  })));
+  const rows = (await db.query('SELECT seq, prev_hash, hash, chain_body FROM audit_events WHERE organization_id = $1 ORDER BY seq', [org.id])).rows;
+  t.is(rows.length, before + 80);
+  for (let i = 1; i < rows.length; i++) t.is(rows[i].prev_hash, rows[i - 1].hash, `link at seq ${rows[i].seq}`);
+  t.true(rows.every((r) => r.chain_body === null), 'the canonical body is not stored twice');
+  const head = await db.query('SELECT hash FROM audit_chain_heads WHERE organization_id = $1', [org.id]);
+  t.is(head.rows[0].hash, rows[rows.length - 1].hash);
+  t.deepEqual((await verifyAuditChain(db)).breaks, []);
+});
+
+test('an audit insert that bypasses the chain is refused', async (t) => {
+  const { org } = await orgWithKey('audit-bypass');
+  const db = svc.service.deps.db;
+  const err = await t.throwsAsync(() => db.query(
+    `INSERT INTO audit_events (id, platform_id, organization_id, actor, action, resource_type, "timestamp", prev_hash, hash)
+     VALUES ('aud_forged', 'plt', $1, '{}', 'x', 'y', now(), $2, $2)`, [org.id, '0'.repeat(64)]));
+  t.regex(err!.message, /chain_body is required/);
   t.deepEqual((await verifyAuditChain(db)).breaks, []);
 });

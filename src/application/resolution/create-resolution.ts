@@ -3,7 +3,7 @@ import { ServiceError } from '../../errors/service-error.js';
 import { parseDateRange } from '../../domain/availability/date-window.js';
 import type { Interval } from '../../domain/availability/busy-intervals.js';
 import type { EligibilityRequest } from '../../domain/eligibility.js';
-import { computeResolution, type ResolutionOutcome } from '../../domain/resolution/compute-resolution.js';
+import { computeResolution, screenRequest, type ResolutionOutcome } from '../../domain/resolution/compute-resolution.js';
 import { optionReason } from '../../domain/ranking/option-reason.js';
 import type { RankingPreferences } from '../../domain/ranking/rank-options.js';
 import type { ProviderService } from '../../domain/provider.js';
@@ -11,7 +11,9 @@ import { storeEvent } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 import { resolutionActorKind } from '../../../machines/machine-versions.js';
 import type { Caller } from '../caller.js';
-import { recordAudit } from '../record-audit.js';
+import { auditActor } from '../caller.js';
+import { readBusyTime, readResolutionContext, insertResolution } from '../../persistence/resolution-repository.js';
+import { DEFAULT_POLICY } from '../../domain/ranking/ranking-policy.js';
 import type { FeedIncident } from './calendar-feeds.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRecord } from './resolution-record.js';
@@ -41,26 +43,6 @@ async function findSessionType(deps: ResolutionDeps, caller: Caller, req: Resolu
   const field = req.acceptSlug ? 'service' : 'serviceId';
   if (r.rows[0] && r.rows[0].organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field });
   throw new ServiceError('SERVICE_NOT_FOUND', undefined, { field });
-}
-
-/** Reads busy time (active claims: pending/confirmed bookings and live holds) and workloads for a window. */
-async function loadBusy(deps: ResolutionDeps, organizationId: string, from: number, to: number, now: Date) {
-  const [claims, load] = await Promise.all([
-    deps.db.query(
-      `SELECT provider_id, lower(during) AS s, upper(during) AS e FROM slot_claims
-       WHERE organization_id = $1 AND active AND during && tstzrange($2, $3) AND (expires_at IS NULL OR expires_at > $4)`,
-      [organizationId, new Date(from), new Date(to), now]),
-    deps.db.query(
-      `SELECT provider_id, count(*)::int AS n FROM bookings WHERE organization_id = $1 AND status IN ('pending', 'confirmed') AND end_at > $2 GROUP BY provider_id`,
-      [organizationId, now]),
-  ]);
-  const busy = new Map<string, Interval[]>();
-  for (const row of claims.rows) {
-    const list = busy.get(row.provider_id) ?? [];
-    list.push({ start: (row.s as Date).getTime(), end: (row.e as Date).getTime() });
-    busy.set(row.provider_id, list);
-  }
-  return { busy, workload: new Map<string, number>(load.rows.map((r) => [r.provider_id as string, r.n as number])) };
 }
 
 /** Builds the REST answer of a resolution from its outcome. */
@@ -115,26 +97,30 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   const range = parseDateRange(req.dateRange);
   if (!range.ok) throw new ServiceError('INVALID_DATE_RANGE', range.problem.message, { field: range.problem.field });
   const now = deps.clock();
-  const graph = await deps.orgGraphs(caller.organizationId);
+  const context = await readResolutionContext(deps.db, caller.organizationId);
+  const graph = await deps.orgGraphs(caller.organizationId, context.graphVersion);
   const slug = await findSessionType(deps, caller, req, graph.serviceById, new Set(graph.servicesBySlug.keys()));
-  const policy = await resolvePolicy(deps.db, caller.organizationId, req.policyId);
+  const policy = req.policyId === undefined ? context.activePolicy ?? DEFAULT_POLICY : await resolvePolicy(deps.db, caller.organizationId, req.policyId);
   const servicesOfSlug = graph.servicesBySlug.get(slug) ?? new Map<string, ProviderService>();
-  // Busy time is read over the window widened by a day on each side: local dates differ by zone.
+  const offering = graph.offeringOf(slug);
+  const screened = screenRequest({ index: graph.eligibilityIndex, offering, constraints: req.constraints, now });
+  const matchedIds = screened.screen.matched.map((i) => graph.providers[i]!.id);
+  // Busy time is read over the window widened by two days on each side: local dates differ by zone.
   const from = Date.parse(`${range.window.from}T00:00:00Z`) - 2 * 86_400_000;
   const to = Date.parse(`${range.window.to}T00:00:00Z`) + 2 * 86_400_000;
-  const [{ busy, workload }, continuity, org] = await Promise.all([
-    loadBusy(deps, caller.organizationId, from, to, now),
+  const [{ busy, workload }, continuity] = await Promise.all([
+    readBusyTime(deps.db, caller.organizationId, matchedIds, from, to, now),
     req.preferences.clientRef
       ? deps.db.query('SELECT provider_id FROM continuity_records WHERE organization_id = $1 AND client_ref = $2', [caller.organizationId, req.preferences.clientRef])
       : Promise.resolve({ rows: [] as { provider_id: string }[] }),
-    deps.db.query('SELECT settings FROM organizations WHERE id = $1', [caller.organizationId]),
   ]);
   const incidents: FeedIncident[] = [];
   const feedConnections = graph.feedSchedules.filter((c) => servicesOfSlug.has(c.providerId));
   const feeds = await deps.feeds.states(feedConnections, incidents);
   const outcome = computeResolution({
     index: graph.eligibilityIndex,
-    offering: graph.offeringOf(slug),
+    offering,
+    screened,
     servicesOfSlug,
     schedulesByProvider: graph.schedulesByProvider,
     constraints: req.constraints,
@@ -147,7 +133,7 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     feedByProvider: feeds,
     workloadByProvider: workload,
     continuityProviderIds: new Set(continuity.rows.map((r) => r.provider_id)),
-    allowUnverifiable: Boolean(org.rows[0]?.settings?.allowUnverifiable),
+    allowUnverifiable: context.allowUnverifiable,
   });
 
   const unknown = outcome.unknownEligibility;
@@ -191,23 +177,34 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     }),
     candidates: { graphVersion: graph.graphVersion, serviceSlug: slug, constraints: req.constraints, evaluatedAt: now.toISOString(), noAvailability: outcome.noAvailabilityProviderIds.map((pid) => ({ providerId: pid, status: outcome.availability.get(pid)?.status ?? 'not_checked' })), rankedProviderIds },
   };
-  await deps.records.ensureSnapshot(graph);
-  await deps.records.save(id, record);
-  await deps.actors.create(resolutionActorKind, id, { resolutionId: id, organizationId: caller.organizationId, outcome: response.status as 'resolved' | 'zero_results', expiresAt: expiresAt.toISOString() }, {
-    timers: [{ name: 'expire', dueAt: expiresAt }],
-    expireAt: new Date(now.getTime() + 24 * 3600 * 1000),
-  });
-  await deps.db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO resolutions (id, platform_id, organization_id, status, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, created_at, expires_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
-      [id, caller.platformId, caller.organizationId, response.status, caller.requestId, slug, policyRef.id, policyRef.version, graph.graphVersion, outcome.options.length, outcome.summary.evaluatedSlots, outcome.summary.providersScanned, now, expiresAt]);
-    const base = { resolutionId: id, status: response.status, optionsReturned: outcome.options.length, requestId: caller.requestId };
-    await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results', mode: caller.mode, createdAt: now, data: base });
-    if (unknown.length > 0) await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: 'resolution.partial', mode: caller.mode, createdAt: now, data: { ...base, unknownProviders: unknown.length } });
-    await writeReview(tx);
-    await storeIncidents(tx);
-    await recordAudit(tx, caller, now, { action: 'resolution.create', resourceType: 'resolution', resourceId: id, after: { status: response.status, optionsReturned: outcome.options.length, policy: policyRef, providerGraphVersion: graph.graphVersion } });
-  });
+  const base = { resolutionId: id, status: response.status, optionsReturned: outcome.options.length, requestId: caller.requestId };
+  const events = [
+    { type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results', data: base },
+    ...(unknown.length > 0 ? [{ type: 'resolution.partial', data: { ...base, unknownProviders: unknown.length } }] : []),
+    ...incidents.map((i) => ({ type: i.type, data: { providerId: i.connection.providerId, calendarConnectionId: i.connection.id, reason: i.reason } })),
+  ];
+  // The ledger (one statement) and the Redis record and actor are written at once; a failure answers an error and
+  // leaves at most an orphan that expires with its TTL (the idempotency key is not stored, so a retry starts over).
+  await Promise.all([
+    deps.records.ensureSnapshot(graph).then(() => deps.records.save(id, record)),
+    deps.actors.create(resolutionActorKind, id, { resolutionId: id, organizationId: caller.organizationId, outcome: response.status as 'resolved' | 'zero_results', expiresAt: expiresAt.toISOString() }, {
+      timers: [{ name: 'expire', dueAt: expiresAt }],
+      expireAt: new Date(now.getTime() + 24 * 3600 * 1000),
+    }),
+    insertResolution(deps.db, {
+      row: {
+        id, platformId: caller.platformId, organizationId: caller.organizationId, status: response.status, requestId: caller.requestId, serviceSlug: slug,
+        policyId: policyRef.id, policyVersion: policyRef.version, graphVersion: graph.graphVersion, optionsReturned: outcome.options.length,
+        evaluatedSlots: outcome.summary.evaluatedSlots, providersScanned: outcome.summary.providersScanned, createdAt: now, expiresAt,
+      },
+      mode: caller.mode,
+      events,
+      review: reviewRows,
+      audit: {
+        platformId: caller.platformId, organizationId: caller.organizationId, actor: auditActor(caller), action: 'resolution.create', resourceType: 'resolution', resourceId: id,
+        requestId: caller.requestId, before: null, after: { status: response.status, optionsReturned: outcome.options.length, policy: policyRef, providerGraphVersion: graph.graphVersion }, timestamp: now,
+      },
+    }),
+  ]);
   return response;
 }

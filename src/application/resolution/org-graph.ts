@@ -95,14 +95,18 @@ export async function loadOrgGraph(db: Queryable, organizationId: string, graphV
 
 /**
  * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one
- * small query for the current version; a changed version reloads the graph (concurrent loads shared).
+ * small query for the current version (none when the caller read it already); a changed version reloads
+ * the graph (concurrent loads shared).
  */
 export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; maxOrganizations?: number }) {
   const cache = new Map<string, Promise<OrgGraph>>();
   const max = deps.maxOrganizations ?? 200;
-  return async function orgGraph(organizationId: string): Promise<OrgGraph> {
-    const r = await deps.db.query<{ graph_version: number }>('SELECT graph_version FROM organizations WHERE id = $1', [organizationId]);
-    const version = Number(r.rows[0]?.graph_version ?? 0);
+  return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
+    let version = knownVersion;
+    if (version === undefined) {
+      const r = await deps.db.query<{ graph_version: number }>('SELECT graph_version FROM organizations WHERE id = $1', [organizationId]);
+      version = Number(r.rows[0]?.graph_version ?? 0);
+    }
     const cached = cache.get(organizationId);
     if (cached) {
       const g = await cached.catch(() => undefined);

@@ -1,6 +1,6 @@
 import type { CalendarConnection, Provider, ProviderService } from '../provider.js';
-import { compileEligibilityRequest, evaluateProvider, type EligibilityRequest, type ProviderEligibility } from '../eligibility.js';
-import { screenEligibility, type EligibilityIndex, type ProviderSet } from '../eligibility/eligibility-index.js';
+import { compileEligibilityRequest, evaluateProvider, type CompiledEligibilityRequest, type EligibilityRequest, type ProviderEligibility } from '../eligibility.js';
+import { screenEligibility, type EligibilityIndex, type EligibilityScreen, type ProviderSet } from '../eligibility/eligibility-index.js';
 import type { ExclusionCode } from '../eligibility/exclusion-codes.js';
 import { scanSlots } from '../availability/slot-generation.js';
 import type { Interval } from '../availability/busy-intervals.js';
@@ -38,6 +38,20 @@ export interface ResolutionInput {
   workloadByProvider: ReadonlyMap<string, number>;
   continuityProviderIds: ReadonlySet<string>;
   allowUnverifiable: boolean;
+  /** The eligibility screen of this request, when the caller ran it first (to read busy time of the matched only). */
+  screened?: ScreenedRequest | undefined;
+}
+
+/** A request compiled and screened against the index. */
+export interface ScreenedRequest {
+  compiled: CompiledEligibilityRequest;
+  screen: EligibilityScreen;
+}
+
+/** Runs the eligibility screen alone: the caller reads live availability of the matched providers only. */
+export function screenRequest(input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now'>): ScreenedRequest {
+  const compiled = compileEligibilityRequest(input.constraints, { now: input.now });
+  return { compiled, screen: screenEligibility(input.index, compiled, input.offering) };
 }
 
 /** Availability of one eligible provider. */
@@ -82,9 +96,8 @@ function windowStartIn(zone: string, date: string): number {
  * Only the few best free slots per provider and day-part class are kept, so memory stays bounded.
  */
 export function computeResolution(input: ResolutionInput): ResolutionOutcome {
-  const compiled = compileEligibilityRequest(input.constraints, { now: input.now });
+  const { compiled, screen } = input.screened ?? screenRequest(input);
   const providers = input.index.providers;
-  const screen = screenEligibility(input.index, compiled, input.offering);
   // Full verdicts (matched constraints, warnings, exclusions) only for those the answer describes.
   const verdictOf = (i: number) => evaluateProvider(providers[i]!, compiled, true);
   const matchedEligibility = new Map<number, ProviderEligibility>(screen.matched.map((i) => [i, verdictOf(i)]));

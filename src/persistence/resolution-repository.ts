@@ -1,0 +1,125 @@
+import type { Interval } from '../domain/availability/busy-intervals.js';
+import type { RankingPolicy } from '../domain/ranking/ranking-policy.js';
+import { AUDIT_INSERT_COLUMNS, auditInsertParams, type AuditEntry } from './audit-log.js';
+import type { Queryable } from './database.js';
+import { EVENT_API_VERSION } from './event-outbox.js';
+import { newId } from './new-id.js';
+
+/** What a resolution needs to know about its organization, read in one query. */
+export interface ResolutionContext {
+  graphVersion: number;
+  allowUnverifiable: boolean;
+  /** The organization's active policy (its active version), when it has one. */
+  activePolicy: RankingPolicy | undefined;
+}
+
+/** Reads the organization's provider graph version, settings and active ranking policy in one round trip. */
+export async function readResolutionContext(db: Queryable, organizationId: string): Promise<ResolutionContext> {
+  const r = await db.query(
+    `SELECT o.graph_version, o.settings, p.id AS policy_id, v.version, v.weights, v.tie_breakers
+     FROM organizations o
+     LEFT JOIN ranking_policies p ON p.organization_id = o.id AND p.status = 'active'
+     LEFT JOIN ranking_policy_versions v ON v.policy_id = p.id AND v.version = p.active_version
+     WHERE o.id = $1`, [organizationId]);
+  const row = r.rows[0];
+  return {
+    graphVersion: Number(row?.graph_version ?? 0),
+    allowUnverifiable: Boolean(row?.settings?.allowUnverifiable),
+    activePolicy: row?.policy_id && row.version !== null ? { id: row.policy_id, version: row.version, weights: row.weights, tieBreakers: row.tie_breakers } : undefined,
+  };
+}
+
+/** Busy time (active claims: pending/confirmed bookings and live holds) and open-booking workload per provider. */
+export interface BusyTime {
+  busy: Map<string, Interval[]>;
+  workload: Map<string, number>;
+}
+
+/**
+ * Reads busy time over [from, to) and the current workload of the given providers only, in one round trip
+ * (instants come back as epoch milliseconds: no Date parsing per row).
+ */
+export async function readBusyTime(db: Queryable, organizationId: string, providerIds: readonly string[], from: number, to: number, now: Date): Promise<BusyTime> {
+  const busy = new Map<string, Interval[]>();
+  const workload = new Map<string, number>();
+  if (providerIds.length === 0) return { busy, workload };
+  const r = await db.query(
+    `SELECT provider_id, 0 AS kind, (extract(epoch FROM lower(during)) * 1000)::float8 AS a, (extract(epoch FROM upper(during)) * 1000)::float8 AS b
+       FROM slot_claims
+      WHERE organization_id = $1 AND provider_id = ANY($2) AND active AND during && tstzrange($3, $4) AND (expires_at IS NULL OR expires_at > $5)
+     UNION ALL
+     SELECT provider_id, 1, count(*)::float8, 0 FROM bookings
+      WHERE organization_id = $1 AND provider_id = ANY($2) AND status IN ('pending', 'confirmed') AND end_at > $5
+      GROUP BY provider_id`,
+    [organizationId, providerIds, new Date(from), new Date(to), now]);
+  for (const row of r.rows) {
+    if (row.kind === 1) { workload.set(row.provider_id, row.a); continue; }
+    const list = busy.get(row.provider_id);
+    const interval = { start: row.a as number, end: row.b as number };
+    if (list) list.push(interval);
+    else busy.set(row.provider_id, [interval]);
+  }
+  return { busy, workload };
+}
+
+/** The resolutions ledger row. */
+export interface ResolutionRow {
+  id: string;
+  platformId: string;
+  organizationId: string;
+  status: string;
+  requestId: string;
+  serviceSlug: string;
+  policyId: string;
+  policyVersion: number;
+  graphVersion: number;
+  optionsReturned: number;
+  evaluatedSlots: number;
+  providersScanned: number;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** An event for the outbox (ids are assigned here). */
+export interface ResolutionEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** A provider routed to manual review, with why. */
+export interface ReviewRow {
+  provider_id: string;
+  reasons: unknown[];
+}
+
+/**
+ * Stores a resolution's ledger row, its outbox events, the manual-review upserts and its audit event in one
+ * statement (one round trip, one implicit transaction). Review rows already open with the same reasons and seen
+ * within a minute are left alone, so concurrent resolutions do not queue on the same rows' locks.
+ */
+export async function insertResolution(db: Queryable, p: { row: ResolutionRow; mode: 'live' | 'test'; events: readonly ResolutionEvent[]; review: readonly ReviewRow[]; audit: AuditEntry }): Promise<void> {
+  const { row } = p;
+  const events = p.events.map((e) => ({ id: newId('evt', row.createdAt.getTime()), type: e.type, data: e.data }));
+  const audit = auditInsertParams(p.audit);
+  const auditPlaceholders = audit.params.map((_, i) => `$${i + 19}`).join(',');
+  await db.query(
+    `WITH res AS (
+       INSERT INTO resolutions (id, platform_id, organization_id, status, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, created_at, expires_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)),
+     ev AS (
+       INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
+       SELECT x.id, $2, $3, x.type, $15, $16, x.data, $13 FROM jsonb_to_recordset($17::jsonb) AS x(id text, type text, data jsonb)),
+     input AS (SELECT * FROM jsonb_to_recordset($18::jsonb) AS x(provider_id text, reasons jsonb)),
+     stale AS (
+       SELECT i.* FROM input i LEFT JOIN manual_review_entries m ON m.organization_id = $3 AND m.provider_id = i.provider_id
+       WHERE m.provider_id IS NULL OR m.status = 'resolved' OR m.reasons <> i.reasons OR m.last_seen_at < $13::timestamptz - interval '1 minute'),
+     review AS (
+       INSERT INTO manual_review_entries (organization_id, provider_id, platform_id, reasons, status, first_seen_at, last_seen_at)
+       SELECT $3, provider_id, $2, reasons, 'open', $13, $13 FROM stale ORDER BY provider_id
+       ON CONFLICT (organization_id, provider_id) DO UPDATE SET reasons = EXCLUDED.reasons, last_seen_at = EXCLUDED.last_seen_at, status = 'open', resolved_at = NULL),
+     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES (${auditPlaceholders}))
+     SELECT 1`,
+    [row.id, row.platformId, row.organizationId, row.status, row.requestId, row.serviceSlug, row.policyId, row.policyVersion, row.graphVersion,
+      row.optionsReturned, row.evaluatedSlots, row.providersScanned, row.createdAt, row.expiresAt,
+      EVENT_API_VERSION, p.mode, JSON.stringify(events), JSON.stringify(p.review), ...audit.params]);
+}
