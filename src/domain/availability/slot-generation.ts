@@ -136,7 +136,19 @@ export function slotsForLocalDate(input: SlotsForLocalDateInput): Slot[] {
   return generateSlots({ ...rest, from: date, to: dateOfDayNumber(dayNumber + 1) });
 }
 
+// Compiled windows per schedule object: the graph keeps one object per schedule version, so each compiles once.
+// The days/overrides references are kept to notice a schedule object changed in place.
+const compiledCache = new WeakMap<object, CompiledSchedule & { days: unknown; list: unknown }>();
+
 function compileSchedule(schedule: GenerateSlotsInput['schedule']): CompiledSchedule {
+  const hit = compiledCache.get(schedule);
+  if (hit !== undefined && hit.days === schedule.days && hit.list === schedule.overrides) return hit;
+  const compiled = compileScheduleWindows(schedule);
+  compiledCache.set(schedule, { ...compiled, days: schedule.days, list: schedule.overrides });
+  return compiled;
+}
+
+function compileScheduleWindows(schedule: GenerateSlotsInput['schedule']): CompiledSchedule {
   const weekly: (readonly number[])[] = [];
   for (const key of WEEKDAY_KEYS) {
     const day = schedule.days[key];

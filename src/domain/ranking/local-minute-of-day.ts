@@ -21,9 +21,12 @@ export type MinuteOfDayReader = (epochMs: number, timeZone: string) => number | 
 
 /**
  * createMinuteOfDayReader returns a reader with its own caches (per timezone: its kind, one formatter, one lookup per
- * 15-minute bucket), so ranking thousands of slots costs few Intl calls and the caches die with the reader.
+ * 15-minute bucket), so ranking thousands of slots costs few Intl calls. The caches are bounded: past `maxZones`
+ * zones or `maxBucketsPerZone` buckets in one zone, that cache starts over.
  */
-export function createMinuteOfDayReader(): MinuteOfDayReader {
+export function createMinuteOfDayReader(limits: { maxZones?: number; maxBucketsPerZone?: number } = {}): MinuteOfDayReader {
+  const maxZones = limits.maxZones ?? 1000;
+  const maxBuckets = limits.maxBucketsPerZone ?? 100_000;
   // One shape for every zone keeps the hot path monomorphic; `formatter: null` with `fixed: undefined` marks an invalid name.
   interface Zone {
     fixed: number | undefined;
@@ -45,6 +48,7 @@ export function createMinuteOfDayReader(): MinuteOfDayReader {
         }
       }
       z = { fixed, formatter, buckets: new Map() };
+      if (zones.size >= maxZones) zones.clear();
       zones.set(timeZone, z);
     }
     return z;
@@ -67,6 +71,7 @@ export function createMinuteOfDayReader(): MinuteOfDayReader {
         else if (part.type === 'minute') minute = Number(part.value);
       }
       atBucketStart = hour * 60 + minute;
+      if (z.buckets.size >= maxBuckets) z.buckets.clear();
       z.buckets.set(bucket, atBucketStart);
     }
     return (atBucketStart + Math.floor((epochMs - bucketStart) / MINUTE_MS)) % MINUTES_PER_DAY;
@@ -76,3 +81,6 @@ export function createMinuteOfDayReader(): MinuteOfDayReader {
 function mod(a: number, n: number): number {
   return ((a % n) + n) % n;
 }
+
+/** One reader shared by every resolution of the process: offsets do not change, so its caches stay valid. */
+export const sharedMinuteOfDayReader: MinuteOfDayReader = createMinuteOfDayReader();

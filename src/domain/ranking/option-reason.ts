@@ -2,7 +2,7 @@
 import { dayPartOfMinute } from './day-part.js';
 import { insurerName } from './insurer-name.js';
 import { languageName } from './language-name.js';
-import { createMinuteOfDayReader } from './local-minute-of-day.js';
+import { sharedMinuteOfDayReader } from './local-minute-of-day.js';
 import type { RankedOption, RankingPreferences, RankingProvider } from './rank-options.js';
 import { spokenSlotTime } from './spoken-slot-time.js';
 
@@ -67,7 +67,7 @@ export function optionReason(
 }
 
 function readDayPartMinute(epochMs: number, timeZones: readonly (string | undefined)[]): number | undefined {
-  const read = createMinuteOfDayReader();
+  const read = sharedMinuteOfDayReader;
   for (const tz of timeZones) {
     if (tz === undefined || tz === '') continue;
     const m = read(epochMs, tz);

@@ -1,7 +1,7 @@
 /** Ranks the free slots of eligible providers into at most `limit` options (CONTRACT part 4, SPEC 4.5). */
 import { dayPartOfMinute, type DayPart } from './day-part.js';
 import { insertBounded } from './insert-bounded.js';
-import { createMinuteOfDayReader } from './local-minute-of-day.js';
+import { sharedMinuteOfDayReader } from './local-minute-of-day.js';
 import type { RankingFactor } from './ranking-factor.js';
 import { PREFERRED_SPECIALTY_POINTS, type RankingPolicy, type TieBreaker } from './ranking-policy.js';
 
@@ -140,7 +140,7 @@ export function rankOptions(input: RankOptionsInput): RankedOption[] {
   const wantedDayParts = new Set(preferences.dayParts ?? []);
   const judgeDayParts = wantedDayParts.size > 0 && weights.preferredDayPart > 0;
   const earliestRequested = preferences.earliestAvailable === true;
-  const readMinute = createMinuteOfDayReader();
+  const readMinute = sharedMinuteOfDayReader;
   const span = input.windowEnd - earliest;
 
   const pointsOf = (c: RankingCandidate): ProviderPoints => {

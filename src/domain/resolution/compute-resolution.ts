@@ -8,7 +8,7 @@ import { zoneDay } from '../availability/zone-day.js';
 import { rankOptions, type RankedOption, type RankingCandidate, type RankingPreferences, type RankingSlot } from '../ranking/rank-options.js';
 import type { RankingPolicy } from '../ranking/ranking-policy.js';
 import { dayPartOfMinute } from '../ranking/day-part.js';
-import { createMinuteOfDayReader } from '../ranking/local-minute-of-day.js';
+import { sharedMinuteOfDayReader } from '../ranking/local-minute-of-day.js';
 import { buildZeroResultReasons, type ZeroResultReason } from '../zero-result-reasons.js';
 
 /** Availability states of SPEC part 3. */
@@ -105,7 +105,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const candidates: RankingCandidate[] = [];
   const noAvailability: string[] = [];
   const preferredParts = new Set(input.preferences.dayParts ?? []);
-  const minuteReader = createMinuteOfDayReader();
+  const minuteReader = sharedMinuteOfDayReader;
   const keep = Math.max(1, Math.min(10, input.maxOptionsPerProvider));
   let evaluatedSlots = 0;
   let withVerified = 0;
