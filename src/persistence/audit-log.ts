@@ -48,6 +48,12 @@ export function auditHash(prevHash: string, e: { id: string } & AuditEntry): str
 /** Columns of an audit insert; the chain trigger fills seq, prev_hash and hash from chain_body. */
 export const AUDIT_INSERT_COLUMNS = 'id, platform_id, organization_id, actor, action, resource_type, resource_id, request_id, before, after, "timestamp", chain_body';
 
+/** The select list of one audit insert whose 12 parameters start at `$first` (for INSERT ... SELECT in a CTE). */
+export function auditSelectList(first: number): string {
+  const casts = ['', '', '', '::jsonb', '', '', '', '', '::jsonb', '::jsonb', '::timestamptz', ''];
+  return casts.map((cast, i) => `$${first + i}${cast}`).join(', ');
+}
+
 /** The 12 parameters of one audit insert (in AUDIT_INSERT_COLUMNS order) and the new event's id. */
 export function auditInsertParams(entry: AuditEntry): { id: string; params: unknown[] } {
   const id = newId('aud', entry.timestamp.getTime());

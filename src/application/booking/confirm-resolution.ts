@@ -1,17 +1,18 @@
 import { ServiceError } from '../../errors/service-error.js';
 import { holdActorKind, resolutionActorKind } from '../../../machines/machine-versions.js';
 import { ActorNotFoundError } from '../../persistence/actor-store-errors.js';
-import { findBooking, insertBooking } from '../../persistence/booking-repository.js';
-import { storeEvent } from '../../persistence/event-outbox.js';
+import type { BookingRow } from '../../persistence/booking-repository.js';
+import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList } from '../../persistence/audit-log.js';
+import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
-import { recordAudit } from '../record-audit.js';
+import { auditActor } from '../caller.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingEventData, toBookingV2 } from './booking-views.js';
 import { holdById, latestHold } from './hold-flows.js';
 import { holdStep, type HoldRow } from './hold-state.js';
-import { endClaim, endLapsedHolds, insertClaim } from './slot-claims.js';
+import { claimError, claimLockKey, endClaim, endLapsedHolds } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /** A validated confirm body. */
@@ -52,40 +53,60 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
   // Validate outside the transaction too, so errors come without taking locks.
   if (input.holdId) checkHold(await holdById(deps.db, input.holdId), resolutionId, input.optionId, at, true);
   const bookingId = newId('bkg', now.getTime());
-  const usedHoldId = await deps.db.transaction(async (tx) => {
+  const claimStart = new Date(option.claimStart);
+  const claimEnd = new Date(option.claimEnd);
+  const { usedHoldId, row } = await deps.db.transaction(async (tx) => {
     // Without a holdId, the resolution's own active hold on this option is used (it holds this very slot).
     const hold = input.holdId
       ? checkHold(await holdById(tx, input.holdId, true), resolutionId, input.optionId, at, true)
       : activeHoldId ? checkHoldQuiet(await latestHold(tx, resolutionId, input.optionId, true), resolutionId, input.optionId, at) : undefined;
+    // The hold's claim ends before the booking's claim is inserted over the same time (statement order matters here).
     if (hold) await endClaim(tx, hold.ref_id, 'consumed', now, bookingId);
-    await endLapsedHolds(tx, { providerId: option.providerId, start: new Date(option.claimStart), end: new Date(option.claimEnd), now });
+    await endLapsedHolds(tx, { providerId: option.providerId, start: claimStart, end: claimEnd, now });
+    let booked: BookingRow;
     try {
-      await tx.query('SAVEPOINT booking');
-      await insertBooking(tx, {
-        id: bookingId, platformId: caller.platformId, organizationId: caller.organizationId, providerId: option.providerId, serviceId: option.serviceId,
-        resolutionId, optionId: option.optionId, source: 'v2', status: 'confirmed', start: new Date(option.start), end: new Date(option.end), timezone: option.timezone,
-        customer: { name: input.customer.name, email: input.customer.email, timezone: input.customer.timezone ?? null, lastname: input.customer.lastname ?? null },
-        metadata: input.metadata ?? null, notes: null, confirmToken: null, mode: caller.mode, rescheduledFrom: null, now,
-      });
-      await tx.query('RELEASE SAVEPOINT booking');
+      // Booking row, its claim (after the provider's claim lock) and the resolution's booking_id in one statement.
+      const r = await tx.query(
+        `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($18)) AS locked),
+         bk AS (
+           INSERT INTO bookings (id, platform_id, organization_id, provider_id, service_id, resolution_id, option_id, source, status, start_at, end_at, timezone,
+             customer, metadata, notes, confirm_token, mode, rescheduled_from, created_at, updated_at)
+           SELECT $1, $2, $3, $4, $5, $6, $7, 'v2', 'confirmed', $8::timestamptz, $9::timestamptz, $10, $11::jsonb, $12::jsonb, NULL, NULL, $13, NULL, $14::timestamptz, $14::timestamptz FROM lk
+           RETURNING *),
+         claim AS (
+           INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
+           SELECT $15, organization_id, platform_id, provider_id, 'booking', id, resolution_id, option_id, tstzrange($16::timestamptz, $17::timestamptz), true, NULL, mode, created_at FROM bk),
+         res AS (UPDATE resolutions SET booking_id = bk.id FROM bk WHERE resolutions.id = bk.resolution_id)
+         SELECT bk.*, p.doc->>'displayName' AS provider_name, p.doc->>'username' AS provider_username,
+           s.doc->>'title' AS service_title, (s.doc->>'duration')::int AS service_duration
+         FROM bk JOIN providers p ON p.id = bk.provider_id JOIN services s ON s.id = bk.service_id`,
+        [bookingId, caller.platformId, caller.organizationId, option.providerId, option.serviceId, resolutionId, option.optionId, new Date(option.start), new Date(option.end), option.timezone,
+          JSON.stringify({ name: input.customer.name, email: input.customer.email, timezone: input.customer.timezone ?? null, lastname: input.customer.lastname ?? null }),
+          input.metadata ? JSON.stringify(input.metadata) : null, caller.mode, now, newId('clm', now.getTime()), claimStart, claimEnd,
+          claimLockKey(option.providerId)]);
+      booked = r.rows[0] as BookingRow;
     } catch (err) {
-      await tx.query('ROLLBACK TO SAVEPOINT booking').catch(() => undefined);
-      if ((err as { code?: string }).code === '23505') throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
-      throw err;
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && e.constraint === 'bookings_one_per_resolution') throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
+      throw claimError(err);
     }
-    await insertClaim(tx, { organizationId: caller.organizationId, platformId: caller.platformId, providerId: option.providerId, kind: 'booking', refId: bookingId, resolutionId, optionId: option.optionId, start: new Date(option.claimStart), end: new Date(option.claimEnd), mode: caller.mode, now });
-    await tx.query('UPDATE resolutions SET booking_id = $2 WHERE id = $1', [resolutionId, bookingId]);
-    const row = (await findBooking(tx, bookingId))!;
-    await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: 'booking.confirmed', mode: caller.mode, createdAt: now, data: bookingEventData(row) });
-    await recordAudit(tx, caller, now, { action: 'booking.create', resourceType: 'booking', resourceId: bookingId, after: toBookingV2(row) });
-    return hold?.ref_id;
+    const audit = auditInsertParams({
+      platformId: caller.platformId, organizationId: caller.organizationId, actor: auditActor(caller), action: 'booking.create', resourceType: 'booking', resourceId: bookingId,
+      requestId: caller.requestId, before: null, after: toBookingV2(booked), timestamp: now,
+    });
+    await tx.query(
+      `WITH ev AS (INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at) VALUES ($1, $2, $3, 'booking.confirmed', $4, $5, $6, $7))
+       INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(8)}`,
+      [newId('evt', now.getTime()), caller.platformId, caller.organizationId, EVENT_API_VERSION, caller.mode, JSON.stringify(bookingEventData(booked)), now, ...audit.params]);
+    return { usedHoldId: hold?.ref_id, row: booked };
   });
-  const row = (await findBooking(deps.db, bookingId))!;
-  await syncBookingActor(deps, row, undefined);
-  if (usedHoldId) await deps.actors.send(holdActorKind, usedHoldId, { type: 'CONFIRM', bookingId, at }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
-  await deps.actors.send(resolutionActorKind, resolutionId, { type: 'CONFIRMED', bookingId, ...(usedHoldId ? { holdId: usedHoldId } : {}), at }, {
-    onTransition: (_b, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
-  });
+  await Promise.all([
+    syncBookingActor(deps, row, undefined),
+    usedHoldId ? deps.actors.send(holdActorKind, usedHoldId, { type: 'CONFIRM', bookingId, at }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; }) : undefined,
+    deps.actors.send(resolutionActorKind, resolutionId, { type: 'CONFIRMED', bookingId, ...(usedHoldId ? { holdId: usedHoldId } : {}), at }, {
+      onTransition: (_b, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
+    }),
+  ]);
   return toBookingV2(row);
 }
 

@@ -2,14 +2,17 @@ import { ServiceError } from '../../errors/service-error.js';
 import { resolutionActorKind, holdActorKind } from '../../../machines/machine-versions.js';
 import { ActorNotFoundError } from '../../persistence/actor-store-errors.js';
 import type { Queryable } from '../../persistence/database.js';
-import { storeEvent } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
 import { recordAudit } from '../record-audit.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
-import { endClaim, endLapsedHolds, insertClaim } from './slot-claims.js';
+import { claimError, claimLockKey, endClaim, endLapsedHolds } from './slot-claims.js';
+import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList } from '../../persistence/audit-log.js';
+import { EVENT_API_VERSION, storeEvent } from '../../persistence/event-outbox.js';
+import { translateDatabaseError } from '../../persistence/database.js';
+import { auditActor } from '../caller.js';
 import { holdStep, toHoldView, type HoldRow } from './hold-state.js';
 
 const DAY_MS = 86_400_000;
@@ -59,20 +62,51 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   }
   const holdId = newId('hld', now.getTime());
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
-  await deps.db.transaction(async (tx) => {
-    const confirmed = await tx.query('SELECT 1 FROM bookings WHERE resolution_id = $1', [resolutionId]);
-    if (confirmed.rowCount) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
-    await endLapsedHolds(tx, { providerId: option.providerId, start: new Date(option.claimStart), end: new Date(option.claimEnd), resolutionId, now });
-    await insertClaim(tx, { organizationId: caller.organizationId, platformId: caller.platformId, providerId: option.providerId, kind: 'hold', refId: holdId, resolutionId, optionId, start: new Date(option.claimStart), end: new Date(option.claimEnd), expiresAt, mode: caller.mode, now });
-    await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: 'option.held', mode: caller.mode, createdAt: now, data: { resolutionId, optionId, holdId, expiresAt: expiresAt.toISOString(), reason: 'held' } });
-    await recordAudit(tx, caller, now, { action: 'hold.create', resourceType: 'hold', resourceId: holdId, after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() } });
+  const claim = { providerId: option.providerId, start: new Date(option.claimStart), end: new Date(option.claimEnd), resolutionId, now };
+  const audit = auditInsertParams({
+    platformId: caller.platformId, organizationId: caller.organizationId, actor: auditActor(caller), action: 'hold.create', resourceType: 'hold', resourceId: holdId,
+    requestId: caller.requestId, before: null, after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() }, timestamp: now,
   });
-  await deps.actors.create(holdActorKind, holdId, { holdId, resolutionId, optionId, at: now.toISOString(), expiresAt: expiresAt.toISOString() }, {
-    timers: [{ name: 'expire', dueAt: expiresAt }], expireAt: new Date(now.getTime() + DAY_MS),
-  });
-  // A previous hold that lapsed ends on the resolution too, so the new one can start there.
-  if (activeHoldId) await endHoldOnResolution(deps, resolutionId, activeHoldId);
-  await deps.actors.send(resolutionActorKind, resolutionId, { type: 'HOLD_STARTED', holdId, at: now.toISOString() });
+  const event = { resolutionId, optionId, holdId, expiresAt: expiresAt.toISOString(), reason: 'held' };
+  // The claim, its event and its audit entry in one statement; holds past their lifetime whose timer has not
+  // fired yet are ended first only when they are in the way (rare), then the claim is tried once more.
+  const claimHold = async (db: Queryable) => {
+    const r = await db.query(
+      `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($14)) AS locked),
+       claim AS (
+         INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
+         SELECT $1, $2, $3, $4, 'hold', $5, $6, $7, tstzrange($8::timestamptz, $9::timestamptz), true, $10::timestamptz, $11, $12::timestamptz FROM lk
+         WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6)
+         RETURNING ref_id),
+       ev AS (
+         INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
+         SELECT $13, $3, $2, 'option.held', $15, $11, $16::jsonb, $12::timestamptz FROM claim),
+       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim)
+       SELECT count(*)::int AS claimed FROM claim`,
+      [newId('clm', now.getTime()), caller.organizationId, caller.platformId, option.providerId, holdId, resolutionId, optionId, claim.start, claim.end, expiresAt,
+        caller.mode, now, newId('evt', now.getTime()), claimLockKey(option.providerId), EVENT_API_VERSION, JSON.stringify(event), ...audit.params]);
+    if (r.rows[0].claimed === 0) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
+  };
+  try {
+    await claimHold(deps.db);
+  } catch (err) {
+    const mapped = claimError(err);
+    if (!(mapped instanceof ServiceError) || (mapped.code !== 'SLOT_UNAVAILABLE' && mapped.code !== 'HOLD_CONFLICT')) throw translateDatabaseError(mapped);
+    await deps.db.transaction(async (tx) => {
+      await endLapsedHolds(tx, claim);
+      await claimHold(tx).catch((e) => { throw claimError(e); });
+    });
+  }
+  await Promise.all([
+    deps.actors.create(holdActorKind, holdId, { holdId, resolutionId, optionId, at: now.toISOString(), expiresAt: expiresAt.toISOString() }, {
+      timers: [{ name: 'expire', dueAt: expiresAt }], expireAt: new Date(now.getTime() + DAY_MS),
+    }),
+    (async () => {
+      // A previous hold that lapsed ends on the resolution too, so the new one can start there.
+      if (activeHoldId) await endHoldOnResolution(deps, resolutionId, activeHoldId);
+      await deps.actors.send(resolutionActorKind, resolutionId, { type: 'HOLD_STARTED', holdId, at: now.toISOString() });
+    })(),
+  ]);
   return { holdId, status: 'active', expiresAt: expiresAt.toISOString(), resolutionId, optionId };
 }
 

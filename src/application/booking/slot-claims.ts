@@ -37,28 +37,34 @@ export async function endLapsedHolds(tx: Queryable, p: { providerId: string; sta
   }
 }
 
+/** The lock key serializing claims on one provider (see insertClaim). */
+export const claimLockKey = (providerId: string) => `claim:${providerId}`;
+
+/** Maps a failed claim insert to the contract's error; anything else is passed through. */
+export function claimError(err: unknown): unknown {
+  const e = err as { code?: string; constraint?: string };
+  if (e.code === '23P01') return new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
+  if (e.code === '23505' && e.constraint === 'slot_claims_one_active_hold') return new ServiceError('HOLD_CONFLICT');
+  return err;
+}
+
 /**
  * Inserts an active claim. Overlap with another active claim of the provider is 409 SLOT_UNAVAILABLE
  * (exclusion constraint); a second active hold on the resolution is 409 HOLD_CONFLICT (unique index).
+ * The error aborts the caller's transaction (callers answer it, they never continue).
  */
 export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
   // Concurrent inserts of overlapping claims wait on each other inside the exclusion check and can deadlock
-  // (40P01, a 500 after deadlock_timeout); one claimer per provider at a time (until commit) means the check
-  // only ever meets committed claims and answers 23P01 at once.
-  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`claim:${c.providerId}`]);
+  // (40P01, a 500 after deadlock_timeout); one claimer per provider at a time (the lock is taken first, in the
+  // same statement, and held until commit) means the check only ever meets committed claims and answers 23P01 at once.
   try {
-    await tx.query('SAVEPOINT claim');
     await tx.query(
-      `INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,tstzrange($9,$10),true,$11,$12,$13)`,
-      [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now]);
-    await tx.query('RELEASE SAVEPOINT claim');
+      `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($14)) AS locked)
+       INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, tstzrange($9::timestamptz, $10::timestamptz), true, $11::timestamptz, $12, $13::timestamptz FROM lk`,
+      [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId)]);
   } catch (err) {
-    await tx.query('ROLLBACK TO SAVEPOINT claim').catch(() => undefined);
-    const code = (err as { code?: string; constraint?: string }).code;
-    if (code === '23P01') throw new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
-    if (code === '23505' && (err as { constraint?: string }).constraint === 'slot_claims_one_active_hold') throw new ServiceError('HOLD_CONFLICT');
-    throw err;
+    throw claimError(err);
   }
 }
 

@@ -9,10 +9,10 @@ import type { ResolutionRecord } from './resolution-record.js';
  * expired — judged from the deadline itself, so a late expiry timer never makes a dead resolution usable.
  */
 export async function accessResolution(deps: ResolutionDeps, caller: Caller, id: string): Promise<{ record: ResolutionRecord; activeHoldId: string | null; bookingId: string | null; expiresAt: string }> {
-  const record = await deps.records.load(id);
+  // Both reads at once (one Redis round trip); tenancy is judged on the record before anything is answered.
+  const [record, snap] = await Promise.all([deps.records.load(id), deps.actors.getSnapshot(resolutionActorKind, id)]);
   if (!record) throw new ServiceError('RESOLUTION_NOT_FOUND');
   if (record.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
-  const snap = await deps.actors.getSnapshot(resolutionActorKind, id);
   if (!snap) throw new ServiceError('RESOLUTION_NOT_FOUND');
   const ctx = snap.context;
   const now = deps.clock().getTime();
