@@ -60,7 +60,7 @@ try {
   const peak = rss.stop();
   log(`8 clients: ${(eight.latencies.length / (eight.elapsedMs / 1000)).toFixed(1)}/s fail ${eight.failures} ${JSON.stringify(latencyStats(eight.latencies))} rss peak ${(peak / 2 ** 20).toFixed(0)} MB`);
   if (process.env.QUICK_HOLD) {
-    const hc = await benchHoldConfirm({ api, rnd, serviceIds: seed.serviceIds, firstDate: seed.firstDate, usedProviderIds: new Set(seed.usedProviderIds), poolSize: 600, prepareMaxMs: 60_000, concurrency: 8, durationMs: 5000, singleClientMs: 3000 });
+    const hc = await benchHoldConfirm({ api, rnd, serviceIds: seed.serviceIds, firstDate: seed.firstDate, usedProviderIds: new Set(seed.usedProviderIds), poolSize: 600, prepareMaxMs: 60_000, concurrency: Number(process.env.QUICK_HC_CLIENTS ?? 8), durationMs: 5000, singleClientMs: 3000 });
     log(`hold+confirm 8 clients: ${hc.roundTripsPerSecond.toFixed(1)}/s p50 ${hc.roundTrip.p50.toFixed(1)} p99 ${hc.roundTrip.p99.toFixed(1)}; hold p99 ${hc.hold.p99.toFixed(1)} confirm p99 ${hc.confirm.p99.toFixed(1)}; 1 client p50 ${hc.singleClient.p50.toFixed(1)} p99 ${hc.singleClient.p99.toFixed(1)}; failures ${hc.failures} ${JSON.stringify(hc.failureCodes)}`);
   }
 } finally {

@@ -12,7 +12,7 @@ import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingEventData, toBookingV2 } from './booking-views.js';
 import { holdById, latestHold } from './hold-flows.js';
 import { holdStep, type HoldRow } from './hold-state.js';
-import { claimError, claimLockKey, endClaim, endLapsedHolds } from './slot-claims.js';
+import { claimError, claimLockKey, endLapsedHolds } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /** A validated confirm body. */
@@ -50,8 +50,6 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
   if (!option) throw new ServiceError('OPTION_NOT_FOUND', undefined, { field: 'optionId' });
   const now = deps.clock();
   const at = now.toISOString();
-  // Validate outside the transaction too, so errors come without taking locks.
-  if (input.holdId) checkHold(await holdById(deps.db, input.holdId), resolutionId, input.optionId, at, true);
   const bookingId = newId('bkg', now.getTime());
   const claimStart = new Date(option.claimStart);
   const claimEnd = new Date(option.claimEnd);
@@ -60,9 +58,9 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
     const hold = input.holdId
       ? checkHold(await holdById(tx, input.holdId, true), resolutionId, input.optionId, at, true)
       : activeHoldId ? checkHoldQuiet(await latestHold(tx, resolutionId, input.optionId, true), resolutionId, input.optionId, at) : undefined;
-    // The hold's claim ends before the booking's claim is inserted over the same time (statement order matters here).
-    if (hold) await endClaim(tx, hold.ref_id, 'consumed', now, bookingId);
-    await endLapsedHolds(tx, { providerId: option.providerId, start: claimStart, end: claimEnd, now });
+    // The hold's claim (and lapsed holds in the way) end in a statement before the booking's claim is inserted over
+    // the same time: statements of one CTE run in no fixed order.
+    await endLapsedHolds(tx, { providerId: option.providerId, start: claimStart, end: claimEnd, now, consumedHold: hold ? { refId: hold.ref_id, bookingId } : undefined });
     let booked: BookingRow;
     try {
       // Booking row, its claim (after the provider's claim lock) and the resolution's booking_id in one statement.

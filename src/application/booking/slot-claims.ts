@@ -1,6 +1,6 @@
 import { ServiceError } from '../../errors/service-error.js';
 import type { Queryable } from '../../persistence/database.js';
-import { storeEvent } from '../../persistence/event-outbox.js';
+import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 
 /** A claim on a provider's time; the exclusion constraint on slot_claims keeps active claims from overlapping. */
@@ -22,20 +22,28 @@ export interface ClaimInput {
 
 /**
  * Ends holds whose lifetime passed but whose timer has not fired yet, where they would block `[start, end)`
- * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events. A late timer
- * then finds nothing to do.
+ * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events, in one statement.
+ * A late timer then finds nothing to do. `consumedHold` also ends that hold's claim as used by a booking.
  */
-export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date }): Promise<void> {
-  const r = await tx.query(
-    `UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired'
-     WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)
-     RETURNING organization_id, platform_id, ref_id, resolution_id, option_id, expires_at, mode`,
-    [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null]);
-  for (const row of r.rows) {
-    await storeEvent(tx, { platformId: row.platform_id, organizationId: row.organization_id, type: 'option.released', mode: row.mode, createdAt: p.now,
-      data: { resolutionId: row.resolution_id, optionId: row.option_id, holdId: row.ref_id, releasedAt: (row.expires_at as Date).toISOString(), reason: 'expired' } });
-  }
+export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; consumedHold?: { refId: string; bookingId: string } | undefined }): Promise<void> {
+  await tx.query(
+    `WITH lapsed AS (
+       UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired'
+       WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)
+       RETURNING organization_id, platform_id, ref_id, resolution_id, option_id, expires_at, mode),
+     consumed AS (
+       UPDATE slot_claims SET active = false, ended_at = $4, end_reason = 'consumed', booking_id = $7
+       WHERE ref_id = $6 AND active AND $6::text IS NOT NULL)
+     INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
+     SELECT ($8::text[])[row_number() OVER ()], platform_id, organization_id, 'option.released', $9, mode,
+       jsonb_build_object('resolutionId', resolution_id, 'optionId', option_id, 'holdId', ref_id,
+         'releasedAt', to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'reason', 'expired'), $4
+     FROM lapsed`,
+    [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, eventIds(p.now), EVENT_API_VERSION]);
 }
+
+// Lapsed holds in the way of one claim are few (active claims never overlap); ids for up to 32 of them.
+const eventIds = (now: Date) => Array.from({ length: 32 }, () => newId('evt', now.getTime()));
 
 /** The lock key serializing claims on one provider (see insertClaim). */
 export const claimLockKey = (providerId: string) => `claim:${providerId}`;
