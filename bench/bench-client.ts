@@ -14,9 +14,15 @@ export interface BenchClient {
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<BenchResponse>;
 }
 
-/** Creates a client (with headers sent on every call); the timing covers sending, the answer and reading its whole body. */
-export function createBenchClient(baseUrl: string, key: string, defaultHeaders: Record<string, string> = {}): BenchClient {
+/**
+ * Creates a client (with headers sent on every call); the timing covers sending, the answer and reading its whole body.
+ * Given several base URLs (service processes), calls go to them in turn, as a round-robin load balancer would send them.
+ */
+export function createBenchClient(baseUrls: string | readonly string[], key: string, defaultHeaders: Record<string, string> = {}): BenchClient {
+  const urls = typeof baseUrls === 'string' ? [baseUrls] : baseUrls;
+  let turn = 0;
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<BenchResponse> => {
+    const baseUrl = urls[turn++ % urls.length]!;
     const h: Record<string, string> = { authorization: `Bearer ${key}`, ...defaultHeaders, ...headers };
     let payload: string | undefined;
     if (body !== undefined) {

@@ -13,6 +13,7 @@ import { seedOrganization } from './seed-organization.js';
 import { newPlatformKey, startBenchService } from './startup-bench.js';
 import { sampleRss } from './resolution-bench.js';
 import { benchHoldConfirm } from './hold-confirm-bench.js';
+import { startServiceProcess } from '../test/helpers/service-process.js';
 
 /**
  * Developer loop (`npm run bench:quick`): seeds a 10,000-provider organization once into BENCH_DIR
@@ -45,7 +46,16 @@ try {
     seed = JSON.parse(readFileSync(seedFile, 'utf8'));
   }
   const rnd = createSeededRandom(Number(process.env.QUICK_SEED ?? 7));
-  const api = createBenchClient(running.url, seed.orgKey);
+  const procs = Number(process.env.QUICK_PROCS ?? 0);
+  const children: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
+  for (let i = 0; i < procs; i++) {
+    children.push(await startServiceProcess({ databaseUrl: pg.url, redisUrl: redis.url, platformKey, dataDir: join(DIR, `proc-${i}`), env: { RATE_LIMIT_PER_MINUTE: '100000000', RESOLUTION_TTL_SECONDS: '3600' } }));
+  }
+  if (procs > 0) await running.service.stop();
+  const api = createBenchClient(procs > 0 ? children.map((c) => c.url) : running.url, seed.orgKey);
+  const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  const peakRss = new Map<number, number>();
+  const rssTimer = setInterval(() => { for (const c of children) peakRss.set(c.pid, Math.max(peakRss.get(c.pid) ?? 0, rssOf(c.pid))); }, 100);
   const body = () => typicalResolutionBody(rnd, { serviceIds: seed.serviceIds, from: seed.firstDate, days: 14 });
   for (let i = 0; i < 20; i++) await api.post('/api/v2/resolutions', body(), { 'idempotency-key': randomUUID() });
   const task = async () => {
@@ -63,8 +73,11 @@ try {
     const hc = await benchHoldConfirm({ api, rnd, serviceIds: seed.serviceIds, firstDate: seed.firstDate, usedProviderIds: new Set(seed.usedProviderIds), poolSize: 600, prepareMaxMs: 60_000, concurrency: Number(process.env.QUICK_HC_CLIENTS ?? 8), durationMs: 5000, singleClientMs: 3000 });
     log(`hold+confirm 8 clients: ${hc.roundTripsPerSecond.toFixed(1)}/s p50 ${hc.roundTrip.p50.toFixed(1)} p99 ${hc.roundTrip.p99.toFixed(1)}; hold p99 ${hc.hold.p99.toFixed(1)} confirm p99 ${hc.confirm.p99.toFixed(1)}; 1 client p50 ${hc.singleClient.p50.toFixed(1)} p99 ${hc.singleClient.p99.toFixed(1)}; failures ${hc.failures} ${JSON.stringify(hc.failureCodes)}`);
   }
+  clearInterval(rssTimer);
+  if (procs > 0) log(`service processes peak RSS: ${[...peakRss.values()].map((v) => v.toFixed(0)).join(', ')} MB`);
+  for (const c of children) await c.stop();
 } finally {
-  await running.service.stop();
+  await running.service.stop().catch(() => undefined);
   await pg.stop();
   await redis.stop();
 }

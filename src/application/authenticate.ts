@@ -27,7 +27,7 @@ export function createAuthenticator(deps: { db: Database; clock: () => Date }) {
     const key = match?.[1];
     if (!key || !isWellFormedApiKey(key)) throw new ServiceError('UNAUTHENTICATED', 'Authorization must be `Bearer <API key>` with a service_live_ or service_test_ key.');
     const hash = hashApiKey(key);
-    const r = await deps.db.query<KeyRow>('SELECT id, platform_id, organization_id, type, key_hash, expires_at, revoked_at FROM api_keys WHERE key_hash = $1', [hash]);
+    const r = await deps.db.query<KeyRow>({ name: 'api-key-by-hash', text: 'SELECT id, platform_id, organization_id, type, key_hash, expires_at, revoked_at FROM api_keys WHERE key_hash = $1', values: [hash] });
     const row = r.rows[0];
     if (!row || !sameKeyHash(row.key_hash, hash)) throw new ServiceError('UNAUTHENTICATED', 'The API key is not valid.');
     if (row.revoked_at) throw new ServiceError('UNAUTHENTICATED', 'The API key was revoked.');

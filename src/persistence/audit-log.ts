@@ -72,7 +72,7 @@ export function auditInsertParams(entry: AuditEntry): { id: string; params: unkn
  */
 export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<string> {
   const { id, params } = auditInsertParams(entry);
-  await tx.query(`INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, params);
+  await tx.query({ name: 'append-audit', text: `INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, values: params });
   return id;
 }
 

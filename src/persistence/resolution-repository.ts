@@ -15,12 +15,15 @@ export interface ResolutionContext {
 
 /** Reads the organization's provider graph version, settings and active ranking policy in one round trip. */
 export async function readResolutionContext(db: Queryable, organizationId: string): Promise<ResolutionContext> {
-  const r = await db.query(
-    `SELECT o.graph_version, o.settings, p.id AS policy_id, v.version, v.weights, v.tie_breakers
+  const r = await db.query({
+    name: 'resolution-context',
+    text: `SELECT o.graph_version, o.settings, p.id AS policy_id, v.version, v.weights, v.tie_breakers
      FROM organizations o
      LEFT JOIN ranking_policies p ON p.organization_id = o.id AND p.status = 'active'
      LEFT JOIN ranking_policy_versions v ON v.policy_id = p.id AND v.version = p.active_version
-     WHERE o.id = $1`, [organizationId]);
+     WHERE o.id = $1`,
+    values: [organizationId],
+  });
   const row = r.rows[0];
   return {
     graphVersion: Number(row?.graph_version ?? 0),
@@ -43,15 +46,20 @@ export async function readBusyTime(db: Queryable, organizationId: string, provid
   const busy = new Map<string, Interval[]>();
   const workload = new Map<string, number>();
   if (providerIds.length === 0) return { busy, workload };
-  const r = await db.query(
-    `SELECT provider_id, 0 AS kind, (extract(epoch FROM lower(during)) * 1000)::float8 AS a, (extract(epoch FROM upper(during)) * 1000)::float8 AS b
-       FROM slot_claims
-      WHERE organization_id = $1 AND provider_id = ANY($2) AND active AND during && tstzrange($3, $4) AND (expires_at IS NULL OR expires_at > $5)
+  // Joined on the unnested ids (hash or index lookups), never `provider_id = ANY($2)`: that compares each of the
+  // organization's claims with every id of the array.
+  const r = await db.query({
+    name: 'busy-time',
+    text: `WITH ids AS (SELECT DISTINCT unnest($2::text[]) AS provider_id)
+     SELECT c.provider_id, 0 AS kind, (extract(epoch FROM lower(c.during)) * 1000)::float8 AS a, (extract(epoch FROM upper(c.during)) * 1000)::float8 AS b
+       FROM slot_claims c JOIN ids ON ids.provider_id = c.provider_id
+      WHERE c.organization_id = $1 AND c.active AND c.during && tstzrange($3, $4) AND (c.expires_at IS NULL OR c.expires_at > $5)
      UNION ALL
-     SELECT provider_id, 1, count(*)::float8, 0 FROM bookings
-      WHERE organization_id = $1 AND provider_id = ANY($2) AND status IN ('pending', 'confirmed') AND end_at > $5
-      GROUP BY provider_id`,
-    [organizationId, providerIds, new Date(from), new Date(to), now]);
+     SELECT b.provider_id, 1, count(*)::float8, 0 FROM bookings b JOIN ids ON ids.provider_id = b.provider_id
+      WHERE b.organization_id = $1 AND b.status IN ('pending', 'confirmed') AND b.end_at > $5
+      GROUP BY b.provider_id`,
+    values: [organizationId, providerIds, new Date(from), new Date(to), now],
+  });
   for (const row of r.rows) {
     if (row.kind === 1) { workload.set(row.provider_id, row.a); continue; }
     const list = busy.get(row.provider_id);
@@ -102,8 +110,9 @@ export async function insertResolution(db: Queryable, p: { row: ResolutionRow; m
   const events = p.events.map((e) => ({ id: newId('evt', row.createdAt.getTime()), type: e.type, data: e.data }));
   const audit = auditInsertParams(p.audit);
   const auditPlaceholders = audit.params.map((_, i) => `$${i + 19}`).join(',');
-  await db.query(
-    `WITH res AS (
+  await db.query({
+    name: 'insert-resolution',
+    text: `WITH res AS (
        INSERT INTO resolutions (id, platform_id, organization_id, status, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, created_at, expires_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)),
      ev AS (
@@ -119,7 +128,8 @@ export async function insertResolution(db: Queryable, p: { row: ResolutionRow; m
        ON CONFLICT (organization_id, provider_id) DO UPDATE SET reasons = EXCLUDED.reasons, last_seen_at = EXCLUDED.last_seen_at, status = 'open', resolved_at = NULL),
      au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES (${auditPlaceholders}))
      SELECT 1`,
-    [row.id, row.platformId, row.organizationId, row.status, row.requestId, row.serviceSlug, row.policyId, row.policyVersion, row.graphVersion,
+    values: [row.id, row.platformId, row.organizationId, row.status, row.requestId, row.serviceSlug, row.policyId, row.policyVersion, row.graphVersion,
       row.optionsReturned, row.evaluatedSlots, row.providersScanned, row.createdAt, row.expiresAt,
-      EVENT_API_VERSION, p.mode, JSON.stringify(events), JSON.stringify(p.review), ...audit.params]);
+      EVENT_API_VERSION, p.mode, JSON.stringify(events), JSON.stringify(p.review), ...audit.params],
+  });
 }

@@ -64,8 +64,9 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
     let booked: BookingRow;
     try {
       // Booking row, its claim (after the provider's claim lock) and the resolution's booking_id in one statement.
-      const r = await tx.query(
-        `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($18)) AS locked),
+      const r = await tx.query({
+        name: 'confirm-booking',
+        text: `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($18)) AS locked),
          bk AS (
            INSERT INTO bookings (id, platform_id, organization_id, provider_id, service_id, resolution_id, option_id, source, status, start_at, end_at, timezone,
              customer, metadata, notes, confirm_token, mode, rescheduled_from, created_at, updated_at)
@@ -78,10 +79,11 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
          SELECT bk.*, p.doc->>'displayName' AS provider_name, p.doc->>'username' AS provider_username,
            s.doc->>'title' AS service_title, (s.doc->>'duration')::int AS service_duration
          FROM bk JOIN providers p ON p.id = bk.provider_id JOIN services s ON s.id = bk.service_id`,
-        [bookingId, caller.platformId, caller.organizationId, option.providerId, option.serviceId, resolutionId, option.optionId, new Date(option.start), new Date(option.end), option.timezone,
+        values: [bookingId, caller.platformId, caller.organizationId, option.providerId, option.serviceId, resolutionId, option.optionId, new Date(option.start), new Date(option.end), option.timezone,
           JSON.stringify({ name: input.customer.name, email: input.customer.email, timezone: input.customer.timezone ?? null, lastname: input.customer.lastname ?? null }),
           input.metadata ? JSON.stringify(input.metadata) : null, caller.mode, now, newId('clm', now.getTime()), claimStart, claimEnd,
-          claimLockKey(option.providerId)]);
+          claimLockKey(option.providerId)],
+      });
       booked = r.rows[0] as BookingRow;
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
@@ -92,10 +94,12 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
       platformId: caller.platformId, organizationId: caller.organizationId, actor: auditActor(caller), action: 'booking.create', resourceType: 'booking', resourceId: bookingId,
       requestId: caller.requestId, before: null, after: toBookingV2(booked), timestamp: now,
     });
-    await tx.query(
-      `WITH ev AS (INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at) VALUES ($1, $2, $3, 'booking.confirmed', $4, $5, $6, $7))
+    await tx.query({
+      name: 'confirm-booking-records',
+      text: `WITH ev AS (INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at) VALUES ($1, $2, $3, 'booking.confirmed', $4, $5, $6, $7))
        INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(8)}`,
-      [newId('evt', now.getTime()), caller.platformId, caller.organizationId, EVENT_API_VERSION, caller.mode, JSON.stringify(bookingEventData(booked)), now, ...audit.params]);
+      values: [newId('evt', now.getTime()), caller.platformId, caller.organizationId, EVENT_API_VERSION, caller.mode, JSON.stringify(bookingEventData(booked)), now, ...audit.params],
+    });
     return { usedHoldId: hold?.ref_id, row: booked };
   });
   await Promise.all([

@@ -20,13 +20,13 @@ const HOLD_COLUMNS = 'ref_id, organization_id, platform_id, provider_id, resolut
 
 /** The latest hold of an option, or undefined. */
 export async function latestHold(db: Queryable, resolutionId: string, optionId: string, forUpdate = false): Promise<HoldRow | undefined> {
-  const r = await db.query(`SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND resolution_id = $1 AND option_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1${forUpdate ? ' FOR UPDATE' : ''}`, [resolutionId, optionId]);
+  const r = await db.query({ name: `latest-hold${forUpdate ? '-for-update' : ''}`, text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND resolution_id = $1 AND option_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1${forUpdate ? ' FOR UPDATE' : ''}`, values: [resolutionId, optionId] });
   return r.rows[0] as HoldRow | undefined;
 }
 
 /** A hold by id, or undefined. */
 export async function holdById(db: Queryable, holdId: string, forUpdate = false): Promise<HoldRow | undefined> {
-  const r = await db.query(`SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND ref_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [holdId]);
+  const r = await db.query({ name: `hold-by-id${forUpdate ? '-for-update' : ''}`, text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND ref_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, values: [holdId] });
   return r.rows[0] as HoldRow | undefined;
 }
 
@@ -71,8 +71,9 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   // The claim, its event and its audit entry in one statement; holds past their lifetime whose timer has not
   // fired yet are ended first only when they are in the way (rare), then the claim is tried once more.
   const claimHold = async (db: Queryable) => {
-    const r = await db.query(
-      `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($14)) AS locked),
+    const r = await db.query({
+      name: 'claim-hold',
+      text: `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($14)) AS locked),
        claim AS (
          INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
          SELECT $1, $2, $3, $4, 'hold', $5, $6, $7, tstzrange($8::timestamptz, $9::timestamptz), true, $10::timestamptz, $11, $12::timestamptz FROM lk
@@ -83,8 +84,9 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
          SELECT $13, $3, $2, 'option.held', $15, $11, $16::jsonb, $12::timestamptz FROM claim),
        au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim)
        SELECT count(*)::int AS claimed FROM claim`,
-      [newId('clm', now.getTime()), caller.organizationId, caller.platformId, option.providerId, holdId, resolutionId, optionId, claim.start, claim.end, expiresAt,
-        caller.mode, now, newId('evt', now.getTime()), claimLockKey(option.providerId), EVENT_API_VERSION, JSON.stringify(event), ...audit.params]);
+      values: [newId('clm', now.getTime()), caller.organizationId, caller.platformId, option.providerId, holdId, resolutionId, optionId, claim.start, claim.end, expiresAt,
+        caller.mode, now, newId('evt', now.getTime()), claimLockKey(option.providerId), EVENT_API_VERSION, JSON.stringify(event), ...audit.params],
+    });
     if (r.rows[0].claimed === 0) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
   };
   try {

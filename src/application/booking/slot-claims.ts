@@ -26,8 +26,9 @@ export interface ClaimInput {
  * A late timer then finds nothing to do. `consumedHold` also ends that hold's claim as used by a booking.
  */
 export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; consumedHold?: { refId: string; bookingId: string } | undefined }): Promise<void> {
-  await tx.query(
-    `WITH lapsed AS (
+  await tx.query({
+    name: 'end-lapsed-holds',
+    text: `WITH lapsed AS (
        UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired'
        WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)
        RETURNING organization_id, platform_id, ref_id, resolution_id, option_id, expires_at, mode),
@@ -39,7 +40,8 @@ export async function endLapsedHolds(tx: Queryable, p: { providerId: string; sta
        jsonb_build_object('resolutionId', resolution_id, 'optionId', option_id, 'holdId', ref_id,
          'releasedAt', to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'reason', 'expired'), $4
      FROM lapsed`,
-    [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, eventIds(p.now), EVENT_API_VERSION]);
+    values: [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, eventIds(p.now), EVENT_API_VERSION],
+  });
 }
 
 // Lapsed holds in the way of one claim are few (active claims never overlap); ids for up to 32 of them.
@@ -66,11 +68,13 @@ export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
   // (40P01, a 500 after deadlock_timeout); one claimer per provider at a time (the lock is taken first, in the
   // same statement, and held until commit) means the check only ever meets committed claims and answers 23P01 at once.
   try {
-    await tx.query(
-      `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($14)) AS locked)
+    await tx.query({
+      name: 'insert-claim',
+      text: `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($14)) AS locked)
        INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, tstzrange($9::timestamptz, $10::timestamptz), true, $11::timestamptz, $12, $13::timestamptz FROM lk`,
-      [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId)]);
+      values: [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId)],
+    });
   } catch (err) {
     throw claimError(err);
   }
