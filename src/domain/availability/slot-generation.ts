@@ -125,6 +125,50 @@ export function scanSlots(input: GenerateSlotsInput, visit: SlotVisitor): void {
   }
 }
 
+/**
+ * Counts the slots scanSlots would visit (every candidate from `now + minimumNotice` on, free or busy) without
+ * visiting them: on an ordinary day a window holds floor((end - start - duration) / step) + 1 starts; days with an
+ * offset change, and the day the notice cut-off falls in, are counted slot by slot exactly as scanSlots walks them.
+ */
+export function countSlots(input: Omit<GenerateSlotsInput, 'busy'>): number {
+  const fromDay = dayNumberOf(input.from);
+  const toDay = dayNumberOf(input.to);
+  if (fromDay === undefined || toDay === undefined) throw new RangeError('from and to must be YYYY-MM-DD dates.');
+  const { service } = input;
+  const duration = service.duration;
+  const stepMinutes = service.slotIntervalMinutes ?? duration;
+  if (!(duration > 0) || !(stepMinutes > 0)) throw new RangeError('duration and slotIntervalMinutes must be positive.');
+  const durationMs = duration * MINUTE_MS;
+  const cutoff = input.now.getTime() + (service.minimumNoticeMinutes ?? 0) * MINUTE_MS;
+  const compiled = compileSchedule(input.schedule);
+  const zone = input.schedule.timezone;
+  let count = 0;
+  for (let dayNumber = fromDay; dayNumber < toDay; dayNumber += 1) {
+    const date = dateOfDayNumber(dayNumber);
+    const windows = compiled.overrides.get(date) ?? compiled.weekly[weekdayIndexOfDayNumber(dayNumber)];
+    if (windows === undefined || windows.length === 0) continue;
+    const day = zoneDay(zone, date);
+    const base = day.localMidnight - day.offsetBefore;
+    for (let w = 0; w < windows.length; w += 2) {
+      const windowStart = windows[w] as number;
+      const windowEnd = windows[w + 1] as number;
+      if (day.transition === Infinity && base + windowStart * MINUTE_MS >= cutoff) {
+        if (windowEnd - windowStart >= duration) count += Math.floor((windowEnd - windowStart - duration) / stepMinutes) + 1;
+        continue;
+      }
+      const ordinary = day.transition === Infinity;
+      const endInstant = ordinary ? base + windowEnd * MINUTE_MS : windowEndInstant(day, windowEnd * MINUTE_MS);
+      for (let minute = windowStart; minute < windowEnd; minute += stepMinutes) {
+        const start = ordinary ? base + minute * MINUTE_MS : firstOccurrence(day, minute * MINUTE_MS);
+        if (start !== start) continue;
+        if (start + durationMs > endInstant) break;
+        if (start >= cutoff) count += 1;
+      }
+    }
+  }
+  return count;
+}
+
 /** Input of slotsForLocalDate. */
 export type SlotsForLocalDateInput = Omit<GenerateSlotsInput, 'from' | 'to'> & { date: string };
 

@@ -2,7 +2,7 @@ import type { CalendarConnection, Provider, ProviderService } from '../provider.
 import { compileEligibilityRequest, evaluateProvider, type CompiledEligibilityRequest, type EligibilityRequest, type ProviderEligibility } from '../eligibility.js';
 import { screenEligibility, type EligibilityIndex, type EligibilityScreen, type ProviderSet } from '../eligibility/eligibility-index.js';
 import type { ExclusionCode } from '../eligibility/exclusion-codes.js';
-import { scanSlots } from '../availability/slot-generation.js';
+import { countSlots, scanSlots } from '../availability/slot-generation.js';
 import type { Interval } from '../availability/busy-intervals.js';
 import { zoneDay } from '../availability/zone-day.js';
 import { rankOptions, type RankedOption, type RankingCandidate, type RankingPreferences, type RankingSlot } from '../ranking/rank-options.js';
@@ -57,8 +57,8 @@ export function screenRequest(input: Pick<ResolutionInput, 'index' | 'offering' 
 /** Availability of one eligible provider. */
 export interface ProviderAvailability {
   status: AvailabilityStatus;
+  /** Slots checked (free or busy) in the window. */
   evaluatedSlots: number;
-  freeSlots: number;
 }
 
 /** One ranked option with what the answer needs to describe it. */
@@ -119,7 +119,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     const service = input.servicesOfSlug.get(provider.id)!;
     const schedule = input.schedulesByProvider.get(provider.id)?.[0];
     if (!schedule) {
-      availability.set(provider.id, { status: 'calendar_disconnected', evaluatedSlots: 0, freeSlots: 0 });
+      availability.set(provider.id, { status: 'calendar_disconnected', evaluatedSlots: 0 });
       noAvailability.push(provider.id);
       continue;
     }
@@ -132,28 +132,29 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     if (end > windowEnd) windowEnd = end;
     // Keep the first `keep` free slots in a preferred day part and the first `keep` outside: the best-scoring
     // slots of a provider are always among them (day-part points are flat, earliest points fall with time).
+    // The scan stops once both are full; the number of slots checked is counted without visiting them.
     const inPart: RankingSlot[] = [];
     const outPart: RankingSlot[] = [];
-    let evaluated = 0;
     let free = 0;
     const partZone = input.preferences.timezone;
+    const wantOut = preferredParts.size > 0;
     scanSlots({ schedule, service, from: input.window.from, to: input.window.to, now: input.now, busy }, (start, slotEnd, _date, minute, available) => {
-      evaluated++;
-      if (!available) return;
+      if (!available) return true;
       free++;
-      if (inPart.length >= keep && (outPart.length >= keep || preferredParts.size === 0)) return;
-      let preferred = false;
-      if (preferredParts.size > 0) {
+      let preferred = true;
+      if (wantOut) {
         const m = partZone && partZone !== zone ? minuteReader(start, partZone) ?? minute : minute;
         const part = dayPartOfMinute(m);
         preferred = part !== undefined && preferredParts.has(part);
       }
-      const bucket = preferred || preferredParts.size === 0 ? inPart : outPart;
+      const bucket = preferred ? inPart : outPart;
       if (bucket.length < keep) bucket.push({ start, end: slotEnd, timezone: zone });
+      return inPart.length < keep || (wantOut && outPart.length < keep);
     });
+    const evaluated = countSlots({ schedule, service, from: input.window.from, to: input.window.to, now: input.now });
     evaluatedSlots += evaluated;
     const status: AvailabilityStatus = !feedOk ? feed!.state as AvailabilityStatus : free > 0 ? 'verified_available' : 'unavailable';
-    availability.set(provider.id, { status, evaluatedSlots: evaluated, freeSlots: free });
+    availability.set(provider.id, { status, evaluatedSlots: evaluated });
     statusByProvider.set(provider.id, status);
     if (free > 0 && feedOk) withVerified++;
     if (free === 0 || !offerable) {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { CalendarConnection, TimeWindow, Weekday } from '../../../src/domain/provider.js';
-import { generateSlots, scanSlots, slotsForLocalDate, type SlotRules } from '../../../src/domain/availability/slot-generation.js';
+import { countSlots, generateSlots, scanSlots, slotsForLocalDate, type SlotRules } from '../../../src/domain/availability/slot-generation.js';
 
 const WEEKDAYS: Weekday[] = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
@@ -242,4 +242,34 @@ test('a slot of a later, overlapping window still sees busy time an earlier wind
     busy: [{ start: at('13:10'), end: at('13:20') }],
   });
   t.deepEqual(slots.filter((x) => x.localTime === '09:00').map((x) => x.available), [false, false]);
+});
+
+test('countSlots equals the number of slots scanSlots visits (DST days, notice cut-off, overrides, uneven steps)', (t) => {
+  let seed = 12345;
+  const rnd = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const hhmm = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+  const zones = ['America/New_York', 'Europe/Berlin', 'Australia/Sydney', 'Asia/Kolkata', 'America/Los_Angeles', 'UTC'];
+  const starts = ['2026-03-05', '2026-03-26', '2026-10-01', '2026-10-22', '2026-11-28', '2026-04-01'];
+  for (let i = 0; i < 300; i++) {
+    const windows: TimeWindow[] = [];
+    let m = Math.floor(rnd() * 8) * 30;
+    while (m < 22 * 60 && windows.length < 3) {
+      const len = 15 + Math.floor(rnd() * 300);
+      const end = Math.min(m + len, 24 * 60);
+      windows.push({ start: hhmm(m), end: end === 24 * 60 ? '24:00' : hhmm(end) });
+      m = end + Math.floor(rnd() * 120);
+    }
+    const from = pick(starts);
+    const sched = schedule(pick(zones), windows, {
+      days: { saturday: { enabled: rnd() < 0.5, slots: windows } },
+      overrides: rnd() < 0.3 ? [{ date: from, slots: rnd() < 0.5 ? [] : [{ start: '10:00', end: '12:30' }] }] : [],
+    });
+    const service: SlotRules = { duration: pick([15, 30, 45, 50, 60, 90]), slotIntervalMinutes: rnd() < 0.5 ? undefined : pick([10, 15, 20, 45]), minimumNoticeMinutes: pick([0, 60, 1440]) };
+    const to = new Date(Date.parse(`${from}T00:00:00Z`) + (1 + Math.floor(rnd() * 14)) * 86_400_000).toISOString().slice(0, 10);
+    const now = new Date(Date.parse(`${from}T00:00:00Z`) + Math.floor(rnd() * 4 * 86_400_000) - 86_400_000);
+    let visited = 0;
+    scanSlots({ schedule: sched, service, from, to, now, busy: [] }, () => { visited++; });
+    t.is(countSlots({ schedule: sched, service, from, to, now }), visited, `case ${i}: ${JSON.stringify({ sched, service, from, to, now })}`);
+  }
 });
