@@ -11,7 +11,7 @@ import { typicalResolutionBody } from './resolution-requests.js';
 import { createSeededRandom } from './seeded-random.js';
 import { seedOrganization } from './seed-organization.js';
 import { newPlatformKey, startBenchService } from './startup-bench.js';
-import { sampleRss } from './resolution-bench.js';
+import { rssOf, sampleRss } from './resolution-bench.js';
 import { benchHoldConfirm } from './hold-confirm-bench.js';
 import { startServiceProcess } from '../test/helpers/service-process.js';
 
@@ -49,13 +49,12 @@ try {
   const procs = Number(process.env.QUICK_PROCS ?? 0);
   const children: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
   for (let i = 0; i < procs; i++) {
-    children.push(await startServiceProcess({ databaseUrl: pg.url, redisUrl: redis.url, platformKey, dataDir: join(DIR, `proc-${i}`), env: { RATE_LIMIT_PER_MINUTE: '100000000', RESOLUTION_TTL_SECONDS: '3600' } }));
+    children.push(await startServiceProcess({ databaseUrl: pg.url, redisUrl: redis.url, platformKey, dataDir: join(DIR, `proc-${i}`), env: { RATE_LIMIT_PER_MINUTE: '100000000', RESOLUTION_TTL_SECONDS: '3600', ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) } }));
   }
   if (procs > 0) await running.service.stop();
   const api = createBenchClient(procs > 0 ? children.map((c) => c.url) : running.url, seed.orgKey);
-  const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
   const peakRss = new Map<number, number>();
-  const rssTimer = setInterval(() => { for (const c of children) peakRss.set(c.pid, Math.max(peakRss.get(c.pid) ?? 0, rssOf(c.pid))); }, 100);
+  const rssTimer = setInterval(() => { for (const c of children) peakRss.set(c.pid, Math.max(peakRss.get(c.pid) ?? 0, rssOf(c.pid) / 2 ** 20)); }, 100);
   const body = () => typicalResolutionBody(rnd, { serviceIds: seed.serviceIds, from: seed.firstDate, days: 14 });
   for (let i = 0; i < 20; i++) await api.post('/api/v2/resolutions', body(), { 'idempotency-key': randomUUID() });
   const task = async () => {
@@ -65,10 +64,10 @@ try {
   };
   const one = await runClosedLoop({ concurrency: 1, durationMs: Number(process.env.QUICK_ONE_MS ?? 4000), task });
   log(`1 client: n ${one.latencies.length} ${JSON.stringify(latencyStats(one.latencies))}`);
-  const rss = sampleRss();
+  const rss = sampleRss([process.pid]);
   const eight = await runClosedLoop({ concurrency: 8, durationMs: Number(process.env.QUICK_EIGHT_MS ?? 8000), task });
   const peak = rss.stop();
-  log(`8 clients: ${(eight.latencies.length / (eight.elapsedMs / 1000)).toFixed(1)}/s fail ${eight.failures} ${JSON.stringify(latencyStats(eight.latencies))} rss peak ${(peak / 2 ** 20).toFixed(0)} MB`);
+  log(`8 clients: ${(eight.latencies.length / (eight.elapsedMs / 1000)).toFixed(1)}/s fail ${eight.failures} ${JSON.stringify(latencyStats(eight.latencies))} rss peak (this process) ${(peak[0]! / 2 ** 20).toFixed(0)} MB`);
   if (process.env.QUICK_HOLD) {
     const hc = await benchHoldConfirm({ api, rnd, serviceIds: seed.serviceIds, firstDate: seed.firstDate, usedProviderIds: new Set(seed.usedProviderIds), poolSize: 600, prepareMaxMs: 60_000, concurrency: Number(process.env.QUICK_HC_CLIENTS ?? 8), durationMs: 5000, singleClientMs: 3000 });
     log(`hold+confirm 8 clients: ${hc.roundTripsPerSecond.toFixed(1)}/s p50 ${hc.roundTrip.p50.toFixed(1)} p99 ${hc.roundTrip.p99.toFixed(1)}; hold p99 ${hc.hold.p99.toFixed(1)} confirm p99 ${hc.confirm.p99.toFixed(1)}; 1 client p50 ${hc.singleClient.p50.toFixed(1)} p99 ${hc.singleClient.p99.toFixed(1)}; failures ${hc.failures} ${JSON.stringify(hc.failureCodes)}`);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { BenchClient } from './bench-client.js';
 import { runClosedLoop } from './closed-loop.js';
@@ -19,24 +20,30 @@ export interface ResolutionBenchResult {
   meanOptionsReturned: number;
   meanEligibleProviders: number;
   meanProvidersScanned: number;
-  /** Process resident set size during the run (MB): peak of 100 ms samples, and at the end. */
-  rssPeakMb: number;
-  rssEndMb: number;
-  heapUsedEndMb: number;
+  /** Resident set size of each service process during the run (MB): peak of 100 ms samples, and at the end. */
+  rssPeakMb: number[];
+  rssEndMb: number[];
 }
 
-/** Samples process memory every 100 ms until stopped; returns the peak RSS in bytes. */
-export function sampleRss(): { stop(): number } {
-  let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 100);
-  return { stop: () => { clearInterval(timer); return Math.max(peak, process.memoryUsage.rss()); } };
+/** Resident set size of a process (bytes), read from /proc. */
+export function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** Samples the RSS of the given processes every 100 ms until stopped; returns each one's peak in bytes. */
+export function sampleRss(pids: readonly number[]): { stop(): number[] } {
+  const peaks = pids.map(rssOf);
+  const sample = () => pids.forEach((pid, i) => { peaks[i] = Math.max(peaks[i]!, rssOf(pid)); });
+  const timer = setInterval(sample, 100);
+  return { stop: () => { clearInterval(timer); sample(); return peaks; } };
 }
 
 /**
- * Loads POST /api/v2/resolutions through the gateway with typical constraints over 14 days, first from one
+ * Loads POST /api/v2/resolutions through the gateway (of the service processes `servicePids`) with typical constraints over 14 days, first from one
  * client for `singleClientMs`, then from `concurrency` clients for `durationMs`; each request has its own Idempotency-Key.
  */
-export async function benchResolutions(o: { api: BenchClient; rnd: SeededRandom; serviceIds: readonly string[]; firstDate: string; concurrency: number; durationMs: number; singleClientMs: number; warmup: number }): Promise<ResolutionBenchResult> {
+export async function benchResolutions(o: { servicePids: readonly number[]; api: BenchClient; rnd: SeededRandom; serviceIds: readonly string[]; firstDate: string; concurrency: number; durationMs: number; singleClientMs: number; warmup: number }): Promise<ResolutionBenchResult> {
   const body = () => typicalResolutionBody(o.rnd, { serviceIds: o.serviceIds, from: o.firstDate, days: 14 });
   for (let i = 0; i < o.warmup; i++) await o.api.post('/api/v2/resolutions', body(), { 'idempotency-key': randomUUID() });
   const single = await runClosedLoop({
@@ -54,7 +61,7 @@ export async function benchResolutions(o: { api: BenchClient; rnd: SeededRandom;
   let eligible = 0;
   let scanned = 0;
   const failureCodes: Record<string, number> = {};
-  const rss = sampleRss();
+  const rss = sampleRss(o.servicePids);
   const r = await runClosedLoop({
     concurrency: o.concurrency,
     durationMs: o.durationMs,
@@ -74,15 +81,14 @@ export async function benchResolutions(o: { api: BenchClient; rnd: SeededRandom;
       return res.ms;
     },
   });
-  const peak = rss.stop();
+  const peaks = rss.stop();
   const n = r.latencies.length || 1;
-  const mem = process.memoryUsage();
   return {
     singleClient: latencyStats(single.latencies),
     latency: latencyStats(r.latencies),
     resolutionsPerSecond: r.latencies.length / (r.elapsedMs / 1000),
     resolved, zeroResults, failures: r.failures, failureCodes,
     meanEvaluatedSlots: slots / n, meanOptionsReturned: options / n, meanEligibleProviders: eligible / n, meanProvidersScanned: scanned / n,
-    rssPeakMb: peak / 2 ** 20, rssEndMb: mem.rss / 2 ** 20, heapUsedEndMb: mem.heapUsed / 2 ** 20,
+    rssPeakMb: peaks.map((b) => b / 2 ** 20), rssEndMb: o.servicePids.map((pid) => rssOf(pid) / 2 ** 20),
   };
 }

@@ -47,6 +47,7 @@ const snapshotKey = (orgId: string, version: number) => `graph:{${orgId}}:v${ver
  */
 export function createResolutionRecords(deps: { redis: Redis }) {
   const written = new Map<string, Promise<void>>();
+  const refreshedAt = new Map<string, number>();
   const snapshots = new Map<string, Promise<GraphSnapshot>>();
   return {
     async save(id: string, record: ResolutionRecord): Promise<void> {
@@ -71,8 +72,10 @@ export function createResolutionRecords(deps: { redis: Redis }) {
         p.catch(() => written.delete(key));
         written.set(key, p);
         if (written.size > 500) written.delete(written.keys().next().value as string);
-      } else {
-        // Keep a snapshot in use alive as long as resolutions made on it can be read.
+      } else if (Date.now() - (refreshedAt.get(key) ?? 0) > 60_000) {
+        // Keep a snapshot in use alive as long as resolutions made on it can be read (refreshed once a minute at most).
+        refreshedAt.set(key, Date.now());
+        if (refreshedAt.size > 500) refreshedAt.delete(refreshedAt.keys().next().value as string);
         void deps.redis.expire(key, SNAPSHOT_TTL_S).catch(() => undefined);
       }
       return p;
