@@ -19,6 +19,9 @@ import { startServiceProcess } from '../test/helpers/service-process.js';
  * Developer loop (`npm run bench:quick`): seeds a 10,000-provider organization once into BENCH_DIR
  * (default /tmp/scheduling-bench-keep) and, on every run, measures resolutions (1 and 8 clients) and,
  * with QUICK_HOLD=1, hold+confirm on those kept stores. Faster than `npm run bench` for before/after checks.
+ * QUICK_PROCS=N loads N service processes of their own instead of an in-process service (CHILD_NODE_OPTIONS is
+ * passed to them as NODE_OPTIONS); QUICK_ONE_MS / QUICK_EIGHT_MS set the phase lengths; QUICK_HC_CLIENTS the
+ * hold+confirm concurrency. The kept stores grow with every hold run: delete BENCH_DIR to start over.
  */
 const DIR = process.env.BENCH_DIR ?? '/tmp/scheduling-bench-keep';
 const PROVIDERS = Number(process.env.BENCH_PROVIDERS ?? 10_000);

@@ -39,7 +39,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => { void
 async function main() {
   const machine = machineInfo();
   console.log(`machine: ${machine.cpuCount} x ${machine.cpuModel}; ${machine.totalMemoryGb.toFixed(1)} GB RAM (${machine.freeMemoryGb.toFixed(1)} GB free); node ${machine.node}; load average ${formatLoad(machine.loadAverage)}`);
-  console.log(`providers: ${PROVIDERS}; clients: ${CLIENTS}; seeding runs the service in this process, the timed scenarios ${PROCESSES} service process(es) of their own`);
+  console.log(`providers: ${PROVIDERS}; clients: ${CLIENTS}; the service runs in this process (with the load generator) except in the run measuring its own RSS (${PROCESSES} process(es))`);
 
   log('baseline: Koa hello-world, 8 clients, 5 s');
   const hello: HelloWorldResult = await benchHelloWorld({ concurrency: CLIENTS, durationMs: 5000 });
@@ -70,30 +70,30 @@ async function main() {
   const coldMs = performance.now() - t0;
   if (cold.status !== 200) throw new Error(`first resolution after restart: HTTP ${cold.status} ${JSON.stringify(cold.body).slice(0, 300)}`);
 
-  // The timed scenarios load service processes of their own (as deployed), so the load generator's CPU and
-  // memory are not the service's; with several, calls go to them in turn like a round-robin load balancer.
-  log(`starting ${PROCESSES} service process(es) on the seeded stores for the timed scenarios`);
-  await running.service.stop();
-  running = undefined;
+  // The timed scenarios run against the in-process service, like the hello-world baseline; the load generator
+  // then shares the service's process. A second resolution run loads separate service processes (as deployed, with
+  // a round-robin over them when BENCH_PROCESSES > 1) to measure the service's own memory.
+  log('resolutions: 1 client 5 s, then 8 clients 15 s');
+  const res: ResolutionBenchResult = await benchResolutions({ servicePids: [process.pid], api, rnd, serviceIds, firstDate, concurrency: CLIENTS, durationMs: 15_000, singleClientMs: 5000, warmup: 20 });
+  log(`resolutions against ${PROCESSES} service process(es) of their own: 8 clients 10 s`);
   for (let i = 0; i < PROCESSES; i++) {
     children.push(await startServiceProcess({ databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, dataDir: stores.dir, env: { RATE_LIMIT_PER_MINUTE: '100000000', RESOLUTION_TTL_SECONDS: '3600' } }));
   }
-  const loadApi = createBenchClient(children.map((c) => c.url), seed.orgKey);
-  log('resolutions: 1 client 5 s, then 8 clients 15 s');
-  const res: ResolutionBenchResult = await benchResolutions({ servicePids: children.map((c) => c.pid), api: loadApi, rnd, serviceIds, firstDate, concurrency: CLIENTS, durationMs: 15_000, singleClientMs: 5000, warmup: 20 });
+  const apart: ResolutionBenchResult = await benchResolutions({ servicePids: children.map((c) => c.pid), api: createBenchClient(children.map((c) => c.url), seed.orgKey), rnd, serviceIds, firstDate, concurrency: CLIENTS, durationMs: 10_000, singleClientMs: 0, warmup: 20 });
+  for (const c of children.splice(0)) await c.stop();
   log('hold + confirm round trips');
-  const hc: HoldConfirmResult = await benchHoldConfirm({ api: loadApi, rnd, serviceIds, firstDate, usedProviderIds: seed.usedProviderIds, poolSize: 3000, prepareMaxMs: 90_000, concurrency: CLIENTS, durationMs: 10_000, singleClientMs: 5000 });
+  const hc: HoldConfirmResult = await benchHoldConfirm({ api, rnd, serviceIds, firstDate, usedProviderIds: seed.usedProviderIds, poolSize: 3000, prepareMaxMs: 90_000, concurrency: CLIENTS, durationMs: 10_000, singleClientMs: 5000 });
   log('v1 create (slots + booking)');
-  const v1: V1CreateResult = await benchV1Create({ api: loadApi, providers: seed.providers, usedProviderIds: seed.usedProviderIds, firstDate, concurrency: CLIENTS, durationMs: 10_000 });
+  const v1: V1CreateResult = await benchV1Create({ api, providers: seed.providers, usedProviderIds: seed.usedProviderIds, firstDate, concurrency: CLIENTS, durationMs: 10_000 });
   log('contention: 200 confirms on one slot');
-  const ct: ContentionResult = await benchContention({ api: loadApi, providerId: seed.contention.providerId, serviceId: seed.contention.serviceId, firstDate, count: 200 });
+  const ct: ContentionResult = await benchContention({ api, providerId: seed.contention.providerId, serviceId: seed.contention.serviceId, firstDate, count: 200 });
   const endLoad = machineInfo().loadAverage;
 
-  printReport({ machineLoad: machine.loadAverage, endLoad, hello, emptyStartMs, seededStartMs, coldMs, seed, res, hc, v1, ct });
+  printReport({ machineLoad: machine.loadAverage, endLoad, hello, emptyStartMs, seededStartMs, coldMs, seed, res, apart, hc, v1, ct });
 }
 
-function printReport(r: { machineLoad: number[]; endLoad: number[]; hello: HelloWorldResult; emptyStartMs: number; seededStartMs: number; coldMs: number; seed: SeededOrganization; res: ResolutionBenchResult; hc: HoldConfirmResult; v1: V1CreateResult; ct: ContentionResult }) {
-  const { hello, seed, res, hc, v1, ct } = r;
+function printReport(r: { machineLoad: number[]; endLoad: number[]; hello: HelloWorldResult; emptyStartMs: number; seededStartMs: number; coldMs: number; seed: SeededOrganization; res: ResolutionBenchResult; apart: ResolutionBenchResult; hc: HoldConfirmResult; v1: V1CreateResult; ct: ContentionResult }) {
+  const { hello, seed, res, apart, hc, v1, ct } = r;
   const imp = seed.importResult;
   const rows: string[][] = [
     ['baseline', 'Koa hello-world, 8 clients, 5 s', `${perSec(hello.requestsPerSecond)} req`, `p50 ${ms(hello.latency.p50)}, p99 ${ms(hello.latency.p99)}`, ''],
@@ -109,7 +109,9 @@ function printReport(r: { machineLoad: number[]; endLoad: number[]; hello: Hello
     ['resolution', 'POST /api/v2/resolutions, 14 days, 8 clients, 15 s', perSec(res.resolutionsPerSecond), `p50 ${ms(res.latency.p50)} (target 15: ${verdict(res.latency.p50, 15)}), p99 ${ms(res.latency.p99)} (target 50: ${verdict(res.latency.p99, 50)})`, `n ${res.latency.count}, mean ${ms(res.latency.mean)}, max ${ms(res.latency.max)}; resolved ${res.resolved}, zero_results ${res.zeroResults}, failures ${res.failures} ${JSON.stringify(res.failureCodes)}`],
     ['resolution', 'same, 1 client back to back, 5 s', perSec(1000 / res.singleClient.mean), `p50 ${ms(res.singleClient.p50)}, p99 ${ms(res.singleClient.p99)}`, `n ${res.singleClient.count}`],
     ['resolution', 'mean evaluatedSlots / optionsReturned / eligible / scanned', `${res.meanEvaluatedSlots.toFixed(0)} / ${res.meanOptionsReturned.toFixed(1)} / ${res.meanEligibleProviders.toFixed(0)} / ${res.meanProvidersScanned.toFixed(0)}`, '', ''],
-    ['resolution', `service process RSS during the 8-client run (${res.rssPeakMb.length} process(es))`, `peak ${res.rssPeakMb.map((m) => m.toFixed(0)).join(' / ')} MB`, `target 400 MB: ${verdict(Math.max(...res.rssPeakMb), 400)}`, `end ${res.rssEndMb.map((m) => m.toFixed(0)).join(' / ')} MB`],
+    ['resolution', 'RSS of the bench process (service + load generator), 8 clients', `peak ${res.rssPeakMb[0]!.toFixed(0)} MB`, '', `end ${res.rssEndMb[0]!.toFixed(0)} MB`],
+    ['resolution', `same load against ${apart.rssPeakMb.length} service process(es) of their own, 8 clients, 10 s`, perSec(apart.resolutionsPerSecond), `p50 ${ms(apart.latency.p50)}, p99 ${ms(apart.latency.p99)}`, `n ${apart.latency.count}, failures ${apart.failures} ${JSON.stringify(apart.failureCodes)}`],
+    ['resolution', 'RSS of those service processes (the service alone)', `peak ${apart.rssPeakMb.map((m) => m.toFixed(0)).join(' / ')} MB`, `target 400 MB: ${verdict(Math.max(...apart.rssPeakMb), 400)}`, `end ${apart.rssEndMb.map((m) => m.toFixed(0)).join(' / ')} MB`],
     ['hold+confirm', `round trip (hold, then confirm with it), 8 clients`, `${perSec(hc.roundTripsPerSecond)} round trips`, `p50 ${ms(hc.roundTrip.p50)}, p99 ${ms(hc.roundTrip.p99)} (target 25: ${verdict(hc.roundTrip.p99, 25)})`, `n ${hc.roundTrip.count}; hold p50/p99 ${ms(hc.hold.p50)}/${ms(hc.hold.p99)}; confirm p50/p99 ${ms(hc.confirm.p50)}/${ms(hc.confirm.p99)}; failures ${hc.failures} ${JSON.stringify(hc.failureCodes)}${hc.poolExhausted ? '; stopped: pool used up' : ''}`],
     ['hold+confirm', 'same, 1 client back to back, 5 s', `${perSec(1000 / hc.singleClient.mean)} round trips`, `p50 ${ms(hc.singleClient.p50)}, p99 ${ms(hc.singleClient.p99)}`, `n ${hc.singleClient.count}`],
     ['hold+confirm', `pool: resolutions made beforehand (1-2 day windows)`, `${hc.attempted} in ${sec(hc.prepareMs)}`, `${perSec((hc.attempted / hc.prepareMs) * 1000)} (8 clients)`, `${hc.prepared} with an option on a provider not used yet`],
