@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import pg_ from 'pg';
 import { startPrivateRedis } from '../src/launcher/private-redis.js';
 import { startEmbeddedPostgres } from '../src/launcher/embedded-postgres.js';
 import { createBenchClient } from './bench-client.js';
@@ -23,13 +24,16 @@ import { startServiceProcess } from '../test/helpers/service-process.js';
  * passed to them as NODE_OPTIONS); QUICK_ONE_MS / QUICK_EIGHT_MS set the phase lengths; QUICK_HC_CLIENTS the
  * hold+confirm concurrency. The kept stores grow with every hold run: delete BENCH_DIR to start over.
  */
+const PgPool = pg_.Pool;
 const DIR = process.env.BENCH_DIR ?? '/tmp/scheduling-bench-keep';
 const PROVIDERS = Number(process.env.BENCH_PROVIDERS ?? 10_000);
 const log = (line: string) => console.log(`[quick ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 mkdirSync(DIR, { recursive: true });
 const redis = await startPrivateRedis({ dir: join(DIR, 'redis') });
-const pg = await startEmbeddedPostgres({ dir: join(DIR, 'postgres') });
+// QUICK_PGSTAT=1 loads pg_stat_statements and prints the statements that cost PostgreSQL the most time.
+const pgStat = Boolean(process.env.QUICK_PGSTAT);
+const pg = await startEmbeddedPostgres({ dir: join(DIR, 'postgres'), ...(pgStat ? { extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] } : {}) });
 const stores = { dir: DIR, redisUrl: redis.url, databaseUrl: pg.url, redisStartMs: 0, postgresStartMs: 0, stop: async () => {} };
 const seedFile = join(DIR, 'seed.json');
 let seed: { platformKey: string; orgKey: string; serviceIds: string[]; firstDate: string; usedProviderIds: string[] };
@@ -48,6 +52,8 @@ try {
   } else {
     seed = JSON.parse(readFileSync(seedFile, 'utf8'));
   }
+  const statsDb = pgStat ? new PgPool({ connectionString: pg.url, max: 1 }) : undefined;
+  await statsDb?.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()');
   const rnd = createSeededRandom(Number(process.env.QUICK_SEED ?? 7));
   const procs = Number(process.env.QUICK_PROCS ?? 0);
   const children: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
@@ -78,6 +84,12 @@ try {
   clearInterval(rssTimer);
   if (procs > 0) log(`service processes peak RSS: ${[...peakRss.values()].map((v) => v.toFixed(0)).join(', ')} MB`);
   for (const c of children) await c.stop();
+  if (pgStat) {
+    const { rows } = await statsDb!.query(`SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+      FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`);
+    console.table(rows);
+    await statsDb!.end();
+  }
 } finally {
   await running.service.stop().catch(() => undefined);
   await pg.stop();

@@ -18,8 +18,9 @@ const DATABASE = 'scheduling';
  * Starts embedded PostgreSQL from npm with data under `dir`, creating the cluster and
  * the `scheduling` database on first use. The password lives beside the data (mode 0600).
  * `port` pins the port (tests restart a cluster where clients expect it); by default a free one is picked.
+ * `extraFlags` adds server settings (`-c name=value`; the bench uses it to load pg_stat_statements).
  */
-export async function startEmbeddedPostgres(opts: { dir: string; port?: number; log?: (line: unknown) => void }): Promise<PrivatePostgres> {
+export async function startEmbeddedPostgres(opts: { dir: string; port?: number; log?: (line: unknown) => void; extraFlags?: string[] }): Promise<PrivatePostgres> {
   mkdirSync(opts.dir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
   if (process.getuid?.() === 0) for (const d of [dirname(opts.dir), opts.dir]) chmodSync(d, 0o755);
@@ -42,7 +43,7 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     password,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on', '-c', 'max_connections=200', ...(opts.extraFlags ?? [])],
     onLog: opts.log ?? quiet,
     onError: opts.log ?? quiet,
   });

@@ -83,7 +83,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl } : {}),
     ...opts.env,
   });
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // SERVICE_NODE_ARGS adds Node flags that NODE_OPTIONS refuses (e.g. --cpu-prof for bench profiles).
+  const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (d: Buffer) => { out = (out + d.toString()).slice(-OUTPUT_LIMIT); };
   child.stdout?.on('data', keep);

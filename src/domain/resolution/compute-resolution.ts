@@ -98,9 +98,9 @@ function windowStartIn(zone: string, date: string): number {
 export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const { compiled, screen } = input.screened ?? screenRequest(input);
   const providers = input.index.providers;
-  // Full verdicts (matched constraints, warnings, exclusions) only for those the answer describes.
+  // Full verdicts (matched constraints, warnings, exclusions) only for those the answer describes: the providers
+  // of the options and those routed to manual review, not every matched provider.
   const verdictOf = (i: number) => evaluateProvider(providers[i]!, compiled, true);
-  const matchedEligibility = new Map<number, ProviderEligibility>(screen.matched.map((i) => [i, verdictOf(i)]));
   const availability = new Map<string, ProviderAvailability>();
   const candidates: RankingCandidate[] = [];
   const noAvailability: string[] = [];
@@ -173,9 +173,11 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const ranked = candidates.length > 0
     ? rankOptions({ candidates, preferences: input.preferences, policy: input.policy, maxOptionsPerProvider: keep, windowEnd: windowEnd || input.now.getTime() })
     : [];
+  const verdicts = new Map<number, ProviderEligibility>();
   const options: ComputedOption[] = ranked.map((o) => {
     const idx = positionById.get(o.providerId)!;
-    return { ...o, provider: providers[idx]!, service: input.servicesOfSlug.get(o.providerId)!, availabilityStatus: statusByProvider.get(o.providerId) ?? 'verified_available', eligibility: matchedEligibility.get(idx)! };
+    if (!verdicts.has(idx)) verdicts.set(idx, verdictOf(idx));
+    return { ...o, provider: providers[idx]!, service: input.servicesOfSlug.get(o.providerId)!, availabilityStatus: statusByProvider.get(o.providerId) ?? 'verified_available', eligibility: verdicts.get(idx)! };
   });
 
   const exclusionSummary: Partial<Record<ExclusionCode, number>> = { ...screen.exclusionSummary };
