@@ -19,7 +19,7 @@ export interface ServiceProcessOptions {
   readyTimeoutMs?: number;
 }
 
-/** A service running as a child process (`node --import tsx src/main.ts`), on its own free ports. */
+/** A service running as a child process (the command of `npm start`), on its own free ports. */
 export interface ServiceProcess {
   url: string;
   platformKey: string;
@@ -33,6 +33,17 @@ export interface ServiceProcess {
   kill(signal?: NodeJS.Signals, waitMs?: number): Promise<void>;
   /** Graceful stop: SIGTERM, SIGKILL after 15 s. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+/**
+ * The command of `npm start` (package.json), with `node` as this Node binary: children run exactly as deployed,
+ * heap settings included, without npm's own process in between.
+ */
+export function serviceCommand(): string[] {
+  const start = String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start);
+  const [node, ...args] = start.split(/\s+/).filter(Boolean);
+  if (node !== 'node') throw new Error(`package.json start script must begin with node: ${start}`);
+  return [process.execPath, ...args];
 }
 
 /** Answers whether a process id is alive. */
@@ -84,8 +95,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     ...opts.env,
   });
   // SERVICE_NODE_ARGS adds Node flags that NODE_OPTIONS refuses (e.g. --cpu-prof for bench profiles).
-  const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const extra = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const [command, ...args] = serviceCommand();
+  const child: ChildProcess = spawn(command!, [...extra, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (d: Buffer) => { out = (out + d.toString()).slice(-OUTPUT_LIMIT); };
   child.stdout?.on('data', keep);

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePort } from '../../src/launcher/find-free-port.js';
+import { serviceCommand } from '../helpers/service-process.js';
 
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 const children: ChildProcess[] = [];
@@ -13,7 +14,8 @@ test.after.always(() => { for (const c of children) if (c.exitCode === null) c.k
 async function startChild(dataDir: string, env: Record<string, string> = {}) {
   const port = await findFreePort();
   const grpcPort = await findFreePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const [command, ...args] = serviceCommand();
+  const child = spawn(command!, args, {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), GRPC_PORT: String(grpcPort), LOG_LEVEL: 'silent', REDIS_URL: '', DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -69,7 +71,8 @@ test('without redis-server on PATH the service exits with a one-line install hin
   const bin = mkdtempSync(join(tmpdir(), 'no-redis-'));
   mkdirSync(bin, { recursive: true });
   symlinkSync(process.execPath, join(bin, 'node'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PATH: bin, DATA_DIR: join(bin, 'data'), REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...args] = serviceCommand();
+  const child = spawn(command!, args, { env: { ...process.env, PATH: bin, DATA_DIR: join(bin, 'data'), REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let err = '';
   child.stderr!.on('data', (d) => { err += d; });
