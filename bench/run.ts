@@ -82,7 +82,7 @@ async function main() {
   const apart: ResolutionBenchResult = await benchResolutions({ servicePids: children.map((c) => c.pid), api: createBenchClient(children.map((c) => c.url), seed.orgKey), rnd, serviceIds, firstDate, concurrency: CLIENTS, durationMs: 10_000, singleClientMs: 0, warmup: 20 });
   for (const c of children.splice(0)) await c.stop();
   log('hold + confirm round trips');
-  const hc: HoldConfirmResult = await benchHoldConfirm({ api, rnd, serviceIds, firstDate, usedProviderIds: seed.usedProviderIds, poolSize: 3000, prepareMaxMs: 90_000, concurrency: CLIENTS, durationMs: 10_000, singleClientMs: 5000 });
+  const hc: HoldConfirmResult = await benchHoldConfirm({ api, rnd, serviceIds, firstDate, usedProviderIds: seed.usedProviderIds, poolSize: 5000, prepareMaxMs: 90_000, concurrency: CLIENTS, durationMs: 10_000, singleClientMs: 5000 });
   log('v1 create (slots + booking)');
   const v1: V1CreateResult = await benchV1Create({ api, providers: seed.providers, usedProviderIds: seed.usedProviderIds, firstDate, concurrency: CLIENTS, durationMs: 10_000 });
   log('contention: 200 confirms on one slot');

@@ -16,6 +16,8 @@ export interface Config {
   databaseUrl: string | undefined;
   bootstrapPlatformKey: string | undefined;
   resolutionTtlSeconds: number;
+  /** Providers the in-memory graph cache may hold over all organizations (heap: ~3.7 KB each). */
+  graphCacheMaxProviders: number;
   webhookRetryDelaysSeconds: number[];
   rateLimitPerMinute: number;
   publicBaseUrl: string;
@@ -55,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     bootstrapPlatformKey: env.SERVICE_BOOTSTRAP_PLATFORM_KEY || undefined,
     resolutionTtlSeconds: intSetting(env, 'RESOLUTION_TTL_SECONDS', 300),
+    graphCacheMaxProviders: intSetting(env, 'GRAPH_CACHE_MAX_PROVIDERS', 50_000),
     webhookRetryDelaysSeconds: delays,
     rateLimitPerMinute: intSetting(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),

@@ -15,7 +15,7 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     timers,
     actors: createActorStore({ redis: base.redis, clock: base.clock, timers }),
     idempotency: createIdempotencyStore({ redis: base.redis }),
-    orgGraphs: createOrgGraphCache({ db: base.db, clock: base.clock }),
+    orgGraphs: createOrgGraphCache({ db: base.db, clock: base.clock, maxProviders: base.config.graphCacheMaxProviders }),
     records: createResolutionRecords({ redis: base.redis }),
     feeds: createCalendarFeeds({ clock: base.clock }),
   };

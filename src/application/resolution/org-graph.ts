@@ -96,11 +96,27 @@ export async function loadOrgGraph(db: Queryable, organizationId: string, graphV
 /**
  * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one
  * small query for the current version (none when the caller read it already); a changed version reloads
- * the graph (concurrent loads shared).
+ * the graph (concurrent loads shared). The cache is bounded by organizations and by providers held in total
+ * (a 10,000-provider graph takes ~36 MB of heap): the least recently used graphs go first, never the one just read.
  */
-export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; maxOrganizations?: number }) {
+export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; maxOrganizations?: number; maxProviders?: number }) {
   const cache = new Map<string, Promise<OrgGraph>>();
-  const max = deps.maxOrganizations ?? 200;
+  /** Providers of each loaded graph in the cache (loads in flight count once they complete). */
+  const sizes = new Map<string, number>();
+  let held = 0;
+  const maxOrganizations = deps.maxOrganizations ?? 200;
+  const maxProviders = deps.maxProviders ?? 50_000;
+  const drop = (organizationId: string) => {
+    cache.delete(organizationId);
+    held -= sizes.get(organizationId) ?? 0;
+    sizes.delete(organizationId);
+  };
+  const evict = (keep: string) => {
+    for (const organizationId of cache.keys()) {
+      if (cache.size <= maxOrganizations && held <= maxProviders) return;
+      if (organizationId !== keep) drop(organizationId);
+    }
+  };
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
     if (version === undefined) {
@@ -110,17 +126,27 @@ export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; ma
     const cached = cache.get(organizationId);
     if (cached) {
       const g = await cached.catch(() => undefined);
-      if (g && g.graphVersion >= version) {
+      if (g && g.graphVersion >= version && cache.get(organizationId) === cached) {
         // Refresh recency for the LRU order.
         cache.delete(organizationId);
         cache.set(organizationId, cached);
         return g;
       }
+      if (g && g.graphVersion >= version) return g;
     }
     const loading = loadOrgGraph(deps.db, organizationId, version, deps.clock().getTime());
+    drop(organizationId);
     cache.set(organizationId, loading);
-    loading.catch(() => cache.delete(organizationId));
-    if (cache.size > max) cache.delete(cache.keys().next().value as string);
+    evict(organizationId);
+    loading.then(
+      (g) => {
+        if (cache.get(organizationId) !== loading) return;
+        sizes.set(organizationId, g.providers.length);
+        held += g.providers.length;
+        evict(organizationId);
+      },
+      () => { if (cache.get(organizationId) === loading) drop(organizationId); },
+    );
     return loading;
   };
 }

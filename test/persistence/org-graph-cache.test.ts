@@ -1,0 +1,49 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { createOrgGraphCache } from '../../src/application/resolution/org-graph.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+
+let svc: TestService;
+test.before(async () => { svc = await startTestService(); });
+test.after.always(async () => { await svc?.stop(); });
+
+/** An organization with `n` providers; returns its id and a way to add one more (a new graph version). */
+async function organizationWith(n: number) {
+  const o = await newOrganization(svc, `graph-${randomUUID().slice(0, 8)}`);
+  for (let i = 0; i < n; i++) await providerWithService(o, { externalId: `p${i}` });
+  return { id: o.org.id as string, addProvider: () => providerWithService(o, { externalId: `extra-${randomUUID().slice(0, 6)}` }) };
+}
+
+test('the graph cache holds at most maxProviders providers, dropping the least recently used graph first', async (t) => {
+  const [a, b, c] = [await organizationWith(3), await organizationWith(2), await organizationWith(2)];
+  const db = svc.service.deps.db;
+  const cache = createOrgGraphCache({ db, clock: () => new Date(), maxProviders: 5 });
+  const a1 = await cache(a.id);
+  const b1 = await cache(b.id);
+  t.is(a1.providers.length, 3);
+  t.is(await cache(a.id), a1, 'a graph read again within the budget is the cached one');
+  t.is(await cache(b.id), b1);
+  t.is(await cache(a.id), a1, 'a is now the most recently used');
+
+  const c1 = await cache(c.id);
+  t.is(c1.providers.length, 2);
+  t.is(await cache(a.id), a1, 'a (recently used) stays');
+  t.is(await cache(c.id), c1, 'the graph just loaded stays');
+  const b2 = await cache(b.id);
+  t.not(b2, b1, 'b (least recently used) was dropped to stay within 5 providers, so it is loaded again');
+  t.deepEqual(b2.providers.map((p) => p.id), b1.providers.map((p) => p.id));
+});
+
+test('one graph larger than the budget is still served, and a new graph version reloads it', async (t) => {
+  const big = await organizationWith(3);
+  const db = svc.service.deps.db;
+  const cache = createOrgGraphCache({ db, clock: () => new Date(), maxProviders: 2 });
+  const g1 = await cache(big.id);
+  t.is(g1.providers.length, 3);
+  t.is(await cache(big.id), g1, 'the only graph is kept even above the budget');
+  await big.addProvider();
+  const g2 = await cache(big.id);
+  t.true(g2.graphVersion > g1.graphVersion);
+  t.is(g2.providers.length, 4);
+});
