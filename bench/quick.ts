@@ -86,7 +86,7 @@ try {
   for (const c of children) await c.stop();
   if (pgStat) {
     const { rows } = await statsDb!.query(`SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
-      FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`);
+      FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 40`);
     console.table(rows);
     await statsDb!.end();
   }

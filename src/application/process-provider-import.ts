@@ -7,6 +7,7 @@ import { emptyImportSummary, toProviderImport } from '../persistence/provider-im
 import { toProviderView, type ProviderView } from '../persistence/provider-repository.js';
 import { newProviderState, patchProviderState } from './provider-changes.js';
 import { createProviderRecord, updateProviderRecord, type WriteContext } from './provider-writer.js';
+import { bumpGraphVersion } from '../persistence/organization-repository.js';
 
 type RowError = { row: number; externalId: string | null; field: string; code: string; message: string };
 type RowOutcome = { row: number | null; externalId: string | null; providerId: string | null; outcome: 'created' | 'updated' | 'unchanged' | 'invalid' | 'deactivated' };
@@ -30,7 +31,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
   const rows: RowOutcome[] = [];
   const auditCtx = { platformId: job.platform_id as string, organizationId: job.organization_id as string, requestId: job.request_id as string };
   const work = async (tx: Queryable) => {
-    const ctx: WriteContext = { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, now: clock() };
+    const ctx: WriteContext = { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, now: clock(), deferredGraphChanges: { count: 0 } };
     const existing = new Map<string, ProviderView>();
     for (const row of (await tx.query('SELECT * FROM providers WHERE organization_id = $1 FOR UPDATE', [ctx.organizationId])).rows) {
       const v = toProviderView(row);
@@ -89,6 +90,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
       }
     }
     if (job.dry_run) throw new DryRunRollback();
+    if (ctx.deferredGraphChanges!.count > 0) await bumpGraphVersion(tx, ctx.organizationId, ctx.deferredGraphChanges!.count);
     for (const a of pendingAudit) {
       await appendAudit(tx, { platformId: auditCtx.platformId, organizationId: auditCtx.organizationId, actor: { type: 'system' }, action: a.action, resourceType: 'provider', resourceId: a.resourceId, requestId: auditCtx.requestId, before: a.before, after: a.after, timestamp: ctx.now });
     }

@@ -33,8 +33,8 @@ export async function findOrganization(db: Queryable, id: string, opts: { forUpd
   return r.rows[0] ? toOrganization(r.rows[0]) : undefined;
 }
 
-/** Advances an organization's provider graph version by one and returns the new value. */
-export async function bumpGraphVersion(tx: Queryable, organizationId: string): Promise<number> {
-  const r = await tx.query<{ graph_version: number }>('UPDATE organizations SET graph_version = graph_version + 1 WHERE id = $1 RETURNING graph_version', [organizationId]);
+/** Advances an organization's provider graph version by `changes` (one per change) and returns the new value. */
+export async function bumpGraphVersion(tx: Queryable, organizationId: string, changes = 1): Promise<number> {
+  const r = await tx.query<{ graph_version: number }>('UPDATE organizations SET graph_version = graph_version + $2 WHERE id = $1 RETURNING graph_version', [organizationId, changes]);
   return Number(r.rows[0]?.graph_version ?? 0);
 }

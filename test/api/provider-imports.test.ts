@@ -28,6 +28,7 @@ test('upsert creates, updates, leaves unchanged, reports invalid rows and emits 
   const { org, c } = await newOrg('imp-upsert');
   await c.post('/api/v2/providers', row('keep', { languageCodes: ['en'] }));
   await c.post('/api/v2/providers', row('change', { languageCodes: ['en'] }));
+  const graphBefore = (await c.get(`/api/v2/organizations/${org.id}`)).body.providerGraphVersion as number;
   const sub = await c.post('/api/v2/provider-imports', {
     providers: [row('keep', { languageCodes: ['EN'] }), row('change', { languageCodes: ['es'] }), row('new-1'), { displayName: 'no external id' }, row('bad-lang', { languageCodes: ['???'] }), row('new-1')],
   });
@@ -42,6 +43,7 @@ test('upsert creates, updates, leaves unchanged, reports invalid rows and emits 
   t.is(changed.profileVersion, 2);
   t.deepEqual(changed.languageCodes, ['es']);
   t.is((await c.get('/api/v2/providers')).body.total, 3);
+  t.is((await c.get(`/api/v2/organizations/${org.id}`)).body.providerGraphVersion, graphBefore + 2, 'the graph version moves by one per change (1 created, 1 updated)');
   const ev = await svc.service.deps.db.query(`SELECT data FROM events WHERE organization_id = $1 AND type = 'provider_import.completed'`, [org.id]);
   t.is(ev.rowCount, 1);
   t.is(ev.rows[0].data.importId, sub.body.importId);
@@ -49,7 +51,8 @@ test('upsert creates, updates, leaves unchanged, reports invalid rows and emits 
 });
 
 test('create_only and update_only skip rows as unchanged; deactivateMissing deactivates the rest', async (t) => {
-  const { c } = await newOrg('imp-modes');
+  const { org, c } = await newOrg('imp-modes');
+  const graphVersion = async () => (await c.get(`/api/v2/organizations/${org.id}`)).body.providerGraphVersion as number;
   await c.post('/api/v2/providers', row('a'));
   await c.post('/api/v2/providers', row('b'));
   const co = await waitForImport(c, (await c.post('/api/v2/provider-imports', { mode: 'create_only', providers: [row('a', { displayName: 'Changed' }), row('c')] })).body.importId);
@@ -58,8 +61,10 @@ test('create_only and update_only skip rows as unchanged; deactivateMissing deac
   const uo = await waitForImport(c, (await c.post('/api/v2/provider-imports', { mode: 'update_only', providers: [row('a', { displayName: 'Changed' }), row('zzz')] })).body.importId);
   t.like(uo.summary, { created: 0, unchanged: 1, updated: 1 });
   t.is((await c.get('/api/v2/providers?externalId=zzz')).body.total, 0);
+  const beforeDeactivation = await graphVersion();
   const dm = await waitForImport(c, (await c.post('/api/v2/provider-imports', { deactivateMissing: true, providers: [row('a', { displayName: 'Changed' })] })).body.importId);
   t.like(dm.summary, { deactivated: 2, unchanged: 1 });
+  t.is(await graphVersion(), beforeDeactivation + 2, 'two deactivations, two changes; the unchanged row none');
   t.is((await c.get('/api/v2/providers?status=inactive')).body.total, 2);
 });
 
