@@ -1,6 +1,7 @@
 import type { Queryable } from '../../persistence/database.js';
 import { toProviderView, type ProviderView } from '../../persistence/provider-repository.js';
 import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
+import { createWeightedCache } from './weighted-cache.js';
 import { buildEligibilityIndex, providerSetOf, type EligibilityIndex, type ProviderSet } from '../../domain/eligibility/eligibility-index.js';
 
 /** An organization's provider graph at one version, indexed for resolution. */
@@ -100,23 +101,7 @@ export async function loadOrgGraph(db: Queryable, organizationId: string, graphV
  * (a 10,000-provider graph takes ~36 MB of heap): the least recently used graphs go first, never the one just read.
  */
 export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; maxOrganizations?: number; maxProviders?: number }) {
-  const cache = new Map<string, Promise<OrgGraph>>();
-  /** Providers of each loaded graph in the cache (loads in flight count once they complete). */
-  const sizes = new Map<string, number>();
-  let held = 0;
-  const maxOrganizations = deps.maxOrganizations ?? 200;
-  const maxProviders = deps.maxProviders ?? 50_000;
-  const drop = (organizationId: string) => {
-    cache.delete(organizationId);
-    held -= sizes.get(organizationId) ?? 0;
-    sizes.delete(organizationId);
-  };
-  const evict = (keep: string) => {
-    for (const organizationId of cache.keys()) {
-      if (cache.size <= maxOrganizations && held <= maxProviders) return;
-      if (organizationId !== keep) drop(organizationId);
-    }
-  };
+  const cache = createWeightedCache<OrgGraph>({ maxEntries: deps.maxOrganizations ?? 200, maxWeight: deps.maxProviders ?? 50_000, weightOf: (g) => g.providers.length });
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
     if (version === undefined) {
@@ -126,27 +111,10 @@ export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; ma
     const cached = cache.get(organizationId);
     if (cached) {
       const g = await cached.catch(() => undefined);
-      if (g && g.graphVersion >= version && cache.get(organizationId) === cached) {
-        // Refresh recency for the LRU order.
-        cache.delete(organizationId);
-        cache.set(organizationId, cached);
-        return g;
-      }
       if (g && g.graphVersion >= version) return g;
     }
     const loading = loadOrgGraph(deps.db, organizationId, version, deps.clock().getTime());
-    drop(organizationId);
     cache.set(organizationId, loading);
-    evict(organizationId);
-    loading.then(
-      (g) => {
-        if (cache.get(organizationId) !== loading) return;
-        sizes.set(organizationId, g.providers.length);
-        held += g.providers.length;
-        evict(organizationId);
-      },
-      () => { if (cache.get(organizationId) === loading) drop(organizationId); },
-    );
     return loading;
   };
 }

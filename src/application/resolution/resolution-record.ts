@@ -4,6 +4,7 @@ import type { Provider } from '../../domain/provider.js';
 import type { EligibilityRequest } from '../../domain/eligibility.js';
 import { withRedis, type Redis } from '../../persistence/redis-client.js';
 import type { OrgGraph } from './org-graph.js';
+import { createWeightedCache } from './weighted-cache.js';
 
 const gz = promisify(gzip);
 const gunz = promisify(gunzip);
@@ -45,10 +46,11 @@ const snapshotKey = (orgId: string, version: number) => `graph:{${orgId}}:v${ver
  * graph version (gzipped) and shared by every resolution made on it, so a resolution over 10,000 providers
  * keeps only a few kilobytes of its own for the candidates endpoint.
  */
-export function createResolutionRecords(deps: { redis: Redis }) {
+export function createResolutionRecords(deps: { redis: Redis; maxSnapshotProviders?: number }) {
   const written = new Map<string, Promise<void>>();
   const refreshedAt = new Map<string, number>();
-  const snapshots = new Map<string, Promise<GraphSnapshot>>();
+  // Snapshots read back for candidates are whole provider lists: bounded by providers held, like the graph cache.
+  const snapshots = createWeightedCache<GraphSnapshot>({ maxEntries: 20, maxWeight: deps.maxSnapshotProviders ?? 25_000, weightOf: (s) => s.providers.length });
   return {
     async save(id: string, record: ResolutionRecord): Promise<void> {
       await withRedis(() => deps.redis.set(recordKey(id), JSON.stringify(record), { EX: RECORD_TTL_S }));
@@ -84,15 +86,14 @@ export function createResolutionRecords(deps: { redis: Redis }) {
     loadSnapshot(orgId: string, version: number): Promise<GraphSnapshot | undefined> {
       const key = snapshotKey(orgId, version);
       const cached = snapshots.get(key);
-      if (cached) return cached;
+      if (cached) return cached.catch(() => undefined);
       const p = (async () => {
         const raw = await withRedis(() => deps.redis.get(key));
         if (raw === null) throw new Error('snapshot missing');
         return JSON.parse((await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8')) as GraphSnapshot;
       })();
       snapshots.set(key, p);
-      if (snapshots.size > 20) snapshots.delete(snapshots.keys().next().value as string);
-      return p.catch(() => { snapshots.delete(key); return undefined; });
+      return p.catch(() => undefined);
     },
   };
 }
