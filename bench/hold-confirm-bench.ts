@@ -8,7 +8,7 @@ import type { SeededRandom } from './seeded-random.js';
 
 /** What the hold + confirm scenario measured. */
 export interface HoldConfirmResult {
-  /** Resolutions made for the pool, and how many gave an option on a provider not used yet. */
+  /** Resolutions made for the pool, and how many gave an option no other round trip comes near. */
   attempted: number;
   prepared: number;
   prepareMs: number;
@@ -23,15 +23,22 @@ export interface HoldConfirmResult {
   poolExhausted: boolean;
 }
 
+const GAP_MS = 2 * 3600 * 1000;
 const CUSTOMER = { name: 'Round Trip', email: 'round-trip@example.org', timezone: 'America/Chicago' };
 
 /**
  * Pre-creates up to `poolSize` resolutions (for at most `prepareMaxMs`; short windows spread over the fortnight, one option per provider) and keeps one
- * option of each on a provider no other round trip uses; then, from one client and then from `concurrency`
+ * option of each whose slot no other round trip comes near; then, from one client and then from `concurrency`
  * clients, each round trip holds that option and confirms it with the hold.
  */
 export async function benchHoldConfirm(o: { api: BenchClient; rnd: SeededRandom; serviceIds: readonly string[]; firstDate: string; usedProviderIds: Set<string>; poolSize: number; prepareMaxMs: number; concurrency: number; durationMs: number; singleClientMs: number }): Promise<HoldConfirmResult> {
   const pool: { resolutionId: string; optionId: string }[] = [];
+  // Providers used by other scenarios stay out; a provider may serve several round trips on slots at least
+  // two hours apart (wider than any seeded buffer), so no round trip meets another's claim.
+  const usedBefore = new Set(o.usedProviderIds);
+  const pooledSlots = new Map<string, [number, number][]>();
+  const nearPooled = (providerId: string, start: number, end: number) =>
+    (pooledSlots.get(providerId) ?? []).some(([a, b]) => start < b + GAP_MS && end > a - GAP_MS);
   const t0 = performance.now();
   let attempted = 0;
   await forEachBounded(Array.from({ length: o.poolSize }, (_, i) => i), o.concurrency, async () => {
@@ -41,9 +48,12 @@ export async function benchHoldConfirm(o: { api: BenchClient; rnd: SeededRandom;
     const body = typicalResolutionBody(o.rnd, { serviceIds: o.serviceIds, from: o.firstDate, days: o.rnd.int(1, 2), spreadDays: 11, maxOptionsPerProvider: 1 });
     const r = await o.api.post('/api/v2/resolutions', body, { 'idempotency-key': randomUUID() });
     if (r.status !== 200) return;
-    const option = (r.body.options as any[]).find((x) => !o.usedProviderIds.has(x.provider.id));
+    const option = (r.body.options as any[]).find((x) => !usedBefore.has(x.provider.id) && !nearPooled(x.provider.id, Date.parse(x.slot.start), Date.parse(x.slot.end)));
     if (!option) return;
     o.usedProviderIds.add(option.provider.id);
+    const list = pooledSlots.get(option.provider.id) ?? [];
+    list.push([Date.parse(option.slot.start), Date.parse(option.slot.end)]);
+    pooledSlots.set(option.provider.id, list);
     pool.push({ resolutionId: r.body.resolutionId, optionId: option.optionId });
   });
   const prepareMs = performance.now() - t0;
