@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findFreePort } from '../../src/launcher/find-free-port.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const OUTPUT_LIMIT = 64_000;
@@ -82,14 +81,22 @@ async function ready(url: string): Promise<boolean> {
   }
 }
 
-/** Starts the service as a child process and resolves once GET /readyz is 200 (throws with its output otherwise). */
+/** The REST gateway's URL from the banner `npm start` prints once it listens; undefined before that. */
+export function gatewayUrlOf(output: string): string | undefined {
+  return /REST gateway: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+}
+
+/**
+ * Starts the service as a child process and resolves once GET /readyz is 200 (throws with its output otherwise).
+ * The child binds ports 0 and reports them in its banner: ports picked beforehand could be taken by another
+ * test file's process before the child binds them.
+ */
 export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
-  const [port, grpcPort] = [await findFreePort(), await findFreePort()];
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Nothing of the test runner's own store settings leaks into the child: it gets exactly these.
   for (const k of ['REDIS_URL', 'DATABASE_URL', 'PORT', 'GRPC_PORT', 'GRPC_TARGET', 'SERVICE_ROLES', 'TEST_REDIS_URL']) delete env[k];
   Object.assign(env, {
-    PORT: String(port), GRPC_PORT: String(grpcPort), HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+    PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
     DATABASE_URL: opts.databaseUrl, SERVICE_BOOTSTRAP_PLATFORM_KEY: opts.platformKey, DATA_DIR: opts.dataDir,
     ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl } : {}),
     ...opts.env,
@@ -105,7 +112,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   let exitCode: number | null | undefined;
   const exit = new Promise<void>((res) => child.once('exit', (code, signal) => { exitCode = code ?? (signal ? -1 : null); res(); }));
   const pid = child.pid!;
-  const url = `http://127.0.0.1:${port}`;
+  let url = '';
   const kill = async (signal: NodeJS.Signals = 'SIGKILL', waitMs = 15_000) => {
     if (exitCode !== undefined) return;
     child.kill(signal);
@@ -115,6 +122,18 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       await exit;
     }
   };
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
+  const fail = async (why: string) => {
+    await kill('SIGKILL');
+    return new Error(`service ${why} within ${opts.readyTimeoutMs ?? 60_000} ms:\n${out}`);
+  };
+  for (;;) {
+    url = gatewayUrlOf(out) ?? '';
+    if (url) break;
+    if (exitCode !== undefined) throw new Error(`service exited during start-up (code ${exitCode}):\n${out}`);
+    if (Date.now() > deadline) throw await fail('printed no REST address');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const proc: ServiceProcess = {
     url, platformKey: opts.platformKey, pid, dataDir: opts.dataDir,
     output: () => out,
@@ -122,13 +141,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     kill,
     stop: () => kill('SIGTERM'),
   };
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   while (!(await ready(url))) {
     if (exitCode !== undefined) throw new Error(`service exited during start-up (code ${exitCode}):\n${out}`);
-    if (Date.now() > deadline) {
-      await kill('SIGKILL');
-      throw new Error(`service did not become ready within ${opts.readyTimeoutMs ?? 60_000} ms:\n${out}`);
-    }
+    if (Date.now() > deadline) throw await fail('did not become ready');
     await new Promise((r) => setTimeout(r, 100));
   }
   return proc;

@@ -3,8 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort } from '../../src/launcher/find-free-port.js';
-import { serviceCommand } from '../helpers/service-process.js';
+import { gatewayUrlOf, serviceCommand } from '../helpers/service-process.js';
 
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 const children: ChildProcess[] = [];
@@ -12,11 +11,10 @@ test.after.always(() => { for (const c of children) if (c.exitCode === null) c.k
 
 /** Starts `npm start`'s entry point as a child with its own DATA_DIR and waits for /readyz. */
 async function startChild(dataDir: string, env: Record<string, string> = {}) {
-  const port = await findFreePort();
-  const grpcPort = await findFreePort();
   const [command, ...args] = serviceCommand();
+  // Ports 0: the child binds free ports and prints them (ports picked here could be taken before it binds).
   const child = spawn(command!, args, {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), GRPC_PORT: String(grpcPort), LOG_LEVEL: 'silent', REDIS_URL: '', DATABASE_URL: '', ...env },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent', REDIS_URL: '', DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -24,14 +22,16 @@ async function startChild(dataDir: string, env: Record<string, string> = {}) {
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
   const deadline = Date.now() + 60_000;
+  let url: string | undefined;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited: ${out}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    url ??= gatewayUrlOf(out);
+    const ok = url !== undefined && await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`service not ready: ${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, port, output: () => out };
+  return { child, url: url!, output: () => out };
 }
 
 const exited = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));
@@ -45,7 +45,7 @@ test.serial('npm start: prints where it listens and the key; SIGTERM stops Redis
     t.regex(out, /gRPC: +127\.0\.0\.1:\d+/);
     const key = /platform key \(shown once, keep it secret\): (service_test_\S+)/.exec(out)?.[1];
     t.truthy(key);
-    const created = await fetch(`http://127.0.0.1:${first.port}/api/v2/organizations`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ externalId: 'kept', name: 'Kept' }) });
+    const created = await fetch(`${first.url}/api/v2/organizations`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ externalId: 'kept', name: 'Kept' }) });
     t.is(created.status, 200);
     const redisPid = Number(readFileSync(join(dataDir, 'redis', 'redis.pid'), 'utf8'));
     const pgPid = Number(readFileSync(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -58,7 +58,7 @@ test.serial('npm start: prints where it listens and the key; SIGTERM stops Redis
 
     const second = await startChild(dataDir);
     t.false(second.output().includes('platform key'), 'the key is printed only on the first start');
-    const list = await fetch(`http://127.0.0.1:${second.port}/api/v2/organizations`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json()) as { data: { externalId: string }[] };
+    const list = await fetch(`${second.url}/api/v2/organizations`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json()) as { data: { externalId: string }[] };
     t.true(list.data.some((o) => o.externalId === 'kept'));
     second.child.kill('SIGINT');
     t.is(await exited(second.child), 0);
