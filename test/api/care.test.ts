@@ -62,24 +62,27 @@ test.before(async () => {
 test.after.always(async () => { await svc?.stop(); });
 
 test('continuity: create answers the record; a repeat upserts lastSeenAt on the same id; listed by clientRef', async (t) => {
-  const c = client(svc.url, keyA);
-  const v0 = await graphVersion(orgA.id);
-  const r = await c.post('/api/v2/continuity', { providerId: providerA.id, clientRef: 'client-upsert', lastSeenAt: '2026-01-05T10:00:00Z' });
+  // An organization of its own: other tests of this file change orgA's graph version concurrently.
+  const own = await newOrg('care-continuity');
+  const provider = await newProvider(own.org.id, 'care-prov-c');
+  const c = client(svc.url, own.key);
+  const v0 = await graphVersion(own.org.id);
+  const r = await c.post('/api/v2/continuity', { providerId: provider.id, clientRef: 'client-upsert', lastSeenAt: '2026-01-05T10:00:00Z' });
   t.is(r.status, 200);
   t.regex(r.body.id, /^cty_[0-9a-z]{26}$/);
-  t.deepEqual(r.body, { id: r.body.id, providerId: providerA.id, clientRef: 'client-upsert', lastSeenAt: '2026-01-05T10:00:00.000Z', createdAt: svc.clock().toISOString() });
-  t.true(await graphVersion(orgA.id) > v0);
+  t.deepEqual(r.body, { id: r.body.id, providerId: provider.id, clientRef: 'client-upsert', lastSeenAt: '2026-01-05T10:00:00.000Z', createdAt: svc.clock().toISOString() });
+  t.true(await graphVersion(own.org.id) > v0);
 
-  const again = await c.post('/api/v2/continuity', { providerId: providerA.id, clientRef: 'client-upsert', lastSeenAt: '2026-02-01T08:30:00+01:00' });
+  const again = await c.post('/api/v2/continuity', { providerId: provider.id, clientRef: 'client-upsert', lastSeenAt: '2026-02-01T08:30:00+01:00' });
   t.deepEqual(again.body, { ...r.body, lastSeenAt: '2026-02-01T07:30:00.000Z' });
-  const v1 = await graphVersion(orgA.id);
+  const v1 = await graphVersion(own.org.id);
   // Without lastSeenAt an existing record keeps its value; nothing changed, so no new graph version and no audit.
-  const same = await c.post('/api/v2/continuity', { providerId: providerA.id, clientRef: 'client-upsert' });
+  const same = await c.post('/api/v2/continuity', { providerId: provider.id, clientRef: 'client-upsert' });
   t.deepEqual(same.body, again.body);
-  t.is(await graphVersion(orgA.id), v1);
+  t.is(await graphVersion(own.org.id), v1);
   t.deepEqual(await audits(r.body.id), ['continuity.create', 'continuity.update']);
 
-  const other = await c.post('/api/v2/continuity', { providerId: providerA.id, clientRef: 'client-other' });
+  const other = await c.post('/api/v2/continuity', { providerId: provider.id, clientRef: 'client-other' });
   t.is(other.body.lastSeenAt, null);
   const listed = await c.get('/api/v2/continuity?clientRef=client-upsert');
   t.deepEqual(listed.body, { data: [again.body], hasMore: false, nextCursor: null });
