@@ -13,6 +13,7 @@ import { typicalResolutionBody } from './resolution-requests.js';
 import { createSeededRandom } from './seeded-random.js';
 import { seedOrganization, type SeededOrganization } from './seed-organization.js';
 import { newPlatformKey, startBenchService, type BenchService } from './startup-bench.js';
+import { benchStackFloor, type StackFloorResult } from './stack-floor-bench.js';
 import { benchV1Create, type V1CreateResult } from './v1-create-bench.js';
 import { startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.js';
 
@@ -73,6 +74,11 @@ async function main() {
   // The timed scenarios run against the in-process service, like the hello-world baseline; the load generator
   // then shares the service's process. A second resolution run loads separate service processes (as deployed, with
   // a round-robin over them when BENCH_PROCESSES > 1) to measure the service's own memory.
+  log('stack floor: GET /api/v2/resolutions/:id and GET /api/v2/organizations/:id, 8 clients, 5 s each');
+  const floors: StackFloorResult[] = [];
+  for (const path of [`/api/v2/resolutions/${cold.body.resolutionId}`, `/api/v2/organizations/${seed.organizationId}`]) {
+    floors.push(await benchStackFloor({ api, path, concurrency: CLIENTS, durationMs: 5000 }));
+  }
   log('resolutions: 1 client 5 s, then 8 clients 15 s');
   const res: ResolutionBenchResult = await benchResolutions({ servicePids: [process.pid], api, rnd, serviceIds, firstDate, concurrency: CLIENTS, durationMs: 15_000, singleClientMs: 5000, warmup: 20 });
   log(`resolutions against ${PROCESSES} service process(es) of their own: 8 clients 10 s`);
@@ -89,10 +95,10 @@ async function main() {
   const ct: ContentionResult = await benchContention({ api, providerId: seed.contention.providerId, serviceId: seed.contention.serviceId, firstDate, count: 200 });
   const endLoad = machineInfo().loadAverage;
 
-  printReport({ machineLoad: machine.loadAverage, endLoad, hello, emptyStartMs, seededStartMs, coldMs, seed, res, apart, hc, v1, ct });
+  printReport({ machineLoad: machine.loadAverage, endLoad, hello, emptyStartMs, seededStartMs, coldMs, seed, floors, res, apart, hc, v1, ct });
 }
 
-function printReport(r: { machineLoad: number[]; endLoad: number[]; hello: HelloWorldResult; emptyStartMs: number; seededStartMs: number; coldMs: number; seed: SeededOrganization; res: ResolutionBenchResult; apart: ResolutionBenchResult; hc: HoldConfirmResult; v1: V1CreateResult; ct: ContentionResult }) {
+function printReport(r: { machineLoad: number[]; endLoad: number[]; hello: HelloWorldResult; emptyStartMs: number; seededStartMs: number; coldMs: number; seed: SeededOrganization; floors: StackFloorResult[]; res: ResolutionBenchResult; apart: ResolutionBenchResult; hc: HoldConfirmResult; v1: V1CreateResult; ct: ContentionResult }) {
   const { hello, seed, res, apart, hc, v1, ct } = r;
   const imp = seed.importResult;
   const rows: string[][] = [
@@ -106,6 +112,7 @@ function printReport(r: { machineLoad: number[]; endLoad: number[]; hello: Hello
     ['seed', `${seed.providers.length} services (POST /api/v2/services, 16 in flight)`, sec(seed.servicesMs), perSec((seed.providers.length / seed.servicesMs) * 1000), ''],
     ['seed', `${seed.providers.length} schedules (POST /api/v2/calendar-connections, 16 in flight)`, sec(seed.schedulesMs), perSec((seed.providers.length / seed.schedulesMs) * 1000), ''],
     ['seed', `existing bookings (resolve + confirm, 16 in flight)`, sec(seed.bookingsMs), `${seed.bookingsMade}/${seed.bookingsAttempted} made`, ''],
+    ...r.floors.map((f) => ['stack floor', `GET ${f.path.replace(/\/[a-z]{3}_[0-9a-z]+$/, '/:id')}, 8 clients, 5 s`, `${perSec(f.requestsPerSecond)} req`, `p50 ${ms(f.latency.p50)}, p99 ${ms(f.latency.p99)}`, `failures ${f.failures}; the cheapest authenticated call through gateway + gRPC`]),
     ['resolution', 'POST /api/v2/resolutions, 14 days, 8 clients, 15 s', perSec(res.resolutionsPerSecond), `p50 ${ms(res.latency.p50)} (target 15: ${verdict(res.latency.p50, 15)}), p99 ${ms(res.latency.p99)} (target 50: ${verdict(res.latency.p99, 50)})`, `n ${res.latency.count}, mean ${ms(res.latency.mean)}, max ${ms(res.latency.max)}; resolved ${res.resolved}, zero_results ${res.zeroResults}, failures ${res.failures} ${JSON.stringify(res.failureCodes)}`],
     ['resolution', 'same, 1 client back to back, 5 s', perSec(1000 / res.singleClient.mean), `p50 ${ms(res.singleClient.p50)}, p99 ${ms(res.singleClient.p99)}`, `n ${res.singleClient.count}`],
     ['resolution', 'mean evaluatedSlots / optionsReturned / eligible / scanned', `${res.meanEvaluatedSlots.toFixed(0)} / ${res.meanOptionsReturned.toFixed(1)} / ${res.meanEligibleProviders.toFixed(0)} / ${res.meanProvidersScanned.toFixed(0)}`, '', ''],
