@@ -108,10 +108,13 @@ export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; ma
       const r = await deps.db.query<{ graph_version: number }>('SELECT graph_version FROM organizations WHERE id = $1', [organizationId]);
       version = Number(r.rows[0]?.graph_version ?? 0);
     }
-    const cached = cache.get(organizationId);
-    if (cached) {
+    let cached = cache.get(organizationId);
+    while (cached) {
       const g = await cached.catch(() => undefined);
       if (g && g.graphVersion >= version) return g;
+      // Another caller may have started the newer load while this one waited: share it.
+      const latest = cache.get(organizationId);
+      cached = latest !== cached ? latest : undefined;
     }
     const loading = loadOrgGraph(deps.db, organizationId, version, deps.clock().getTime());
     cache.set(organizationId, loading);
