@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { latencyStats, type LatencyStats } from './latency-stats.js';
 
 /** What a closed-loop run measured. */
 export interface ClosedLoopResult {
@@ -29,6 +30,25 @@ export async function runClosedLoop(opts: { concurrency: number; durationMs: num
   };
   await Promise.all(Array.from({ length: opts.concurrency }, (_, i) => client(i)));
   return { latencies, failures, elapsedMs: performance.now() - start };
+}
+
+/** Completed (successful) tasks per second of a run. */
+export function throughputOf(r: ClosedLoopResult): number {
+  return r.latencies.length / (r.elapsedMs / 1000);
+}
+
+/** What a warmed-up closed-loop measurement of one request kind gives. */
+export interface ThroughputResult {
+  requestsPerSecond: number;
+  latency: LatencyStats;
+  failures: number;
+}
+
+/** Warms connections and the JIT for `warmupMs` (default 500), then runs the closed loop and summarizes it. */
+export async function measureClosedLoop(opts: { concurrency: number; durationMs: number; warmupMs?: number; task: (client: number) => Promise<number | 'fail' | 'stop'> }): Promise<ThroughputResult> {
+  await runClosedLoop({ concurrency: opts.concurrency, durationMs: opts.warmupMs ?? 500, task: opts.task });
+  const r = await runClosedLoop({ concurrency: opts.concurrency, durationMs: opts.durationMs, task: opts.task });
+  return { requestsPerSecond: throughputOf(r), latency: latencyStats(r.latencies), failures: r.failures };
 }
 
 /** Runs `fn` over `items` with at most `concurrency` in flight; resolves when all are done. */

@@ -2,15 +2,10 @@ import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { runClosedLoop } from './closed-loop.js';
-import { latencyStats, type LatencyStats } from './latency-stats.js';
+import { measureClosedLoop, type ThroughputResult } from './closed-loop.js';
 
 /** Baseline figures of a Koa hello-world endpoint. */
-export interface HelloWorldResult {
-  requestsPerSecond: number;
-  latency: LatencyStats;
-  failures: number;
-}
+export type HelloWorldResult = ThroughputResult;
 
 /** Serves a Koa hello-world on a free 127.0.0.1 port and loads it from `concurrency` keep-alive clients. */
 export async function benchHelloWorld(opts: { concurrency: number; durationMs: number }): Promise<HelloWorldResult> {
@@ -27,10 +22,7 @@ export async function benchHelloWorld(opts: { concurrency: number; durationMs: n
       await res.text();
       return res.status === 200 ? performance.now() - t0 : 'fail' as const;
     };
-    // Warm up the connections and the JIT before measuring.
-    await runClosedLoop({ concurrency: opts.concurrency, durationMs: 500, task });
-    const r = await runClosedLoop({ concurrency: opts.concurrency, durationMs: opts.durationMs, task });
-    return { requestsPerSecond: r.latencies.length / (r.elapsedMs / 1000), latency: latencyStats(r.latencies), failures: r.failures };
+    return await measureClosedLoop({ concurrency: opts.concurrency, durationMs: opts.durationMs, task });
   } finally {
     await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
   }

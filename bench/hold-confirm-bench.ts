@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { BenchClient } from './bench-client.js';
-import { forEachBounded, runClosedLoop } from './closed-loop.js';
+import { forEachBounded, runClosedLoop, throughputOf } from './closed-loop.js';
 import { latencyStats, type LatencyStats } from './latency-stats.js';
 import { typicalResolutionBody } from './resolution-requests.js';
 import type { SeededRandom } from './seeded-random.js';
@@ -93,7 +93,7 @@ export async function benchHoldConfirm(o: { api: BenchClient; rnd: SeededRandom;
     roundTrip: latencyStats(r.latencies),
     hold: latencyStats(holds),
     confirm: latencyStats(confirms),
-    roundTripsPerSecond: r.latencies.length / (r.elapsedMs / 1000),
+    roundTripsPerSecond: throughputOf(r),
     failures: r.failures,
     failureCodes,
     poolExhausted: next > pool.length,

@@ -6,7 +6,7 @@ import { startPrivateRedis } from '../src/launcher/private-redis.js';
 import { startEmbeddedPostgres } from '../src/launcher/embedded-postgres.js';
 import { createBenchClient } from './bench-client.js';
 import { firstBenchDate } from './bench-dates.js';
-import { runClosedLoop } from './closed-loop.js';
+import { runClosedLoop, throughputOf } from './closed-loop.js';
 import { latencyStats } from './latency-stats.js';
 import { typicalResolutionBody } from './resolution-requests.js';
 import { createSeededRandom } from './seeded-random.js';
@@ -76,7 +76,7 @@ try {
   const rss = sampleRss([process.pid]);
   const eight = await runClosedLoop({ concurrency: 8, durationMs: Number(process.env.QUICK_EIGHT_MS ?? 8000), task });
   const peak = rss.stop();
-  log(`8 clients: ${(eight.latencies.length / (eight.elapsedMs / 1000)).toFixed(1)}/s fail ${eight.failures} ${JSON.stringify(latencyStats(eight.latencies))} rss peak (this process) ${(peak[0]! / 2 ** 20).toFixed(0)} MB`);
+  log(`8 clients: ${throughputOf(eight).toFixed(1)}/s fail ${eight.failures} ${JSON.stringify(latencyStats(eight.latencies))} rss peak (this process) ${(peak[0]! / 2 ** 20).toFixed(0)} MB`);
   if (process.env.QUICK_HOLD) {
     const hc = await benchHoldConfirm({ api, rnd, serviceIds: seed.serviceIds, firstDate: seed.firstDate, usedProviderIds: new Set(seed.usedProviderIds), poolSize: 600, prepareMaxMs: 60_000, concurrency: Number(process.env.QUICK_HC_CLIENTS ?? 8), durationMs: 5000, singleClientMs: 3000 });
     log(`hold+confirm 8 clients: ${hc.roundTripsPerSecond.toFixed(1)}/s p50 ${hc.roundTrip.p50.toFixed(1)} p99 ${hc.roundTrip.p99.toFixed(1)}; hold p99 ${hc.hold.p99.toFixed(1)} confirm p99 ${hc.confirm.p99.toFixed(1)}; 1 client p50 ${hc.singleClient.p50.toFixed(1)} p99 ${hc.singleClient.p99.toFixed(1)}; failures ${hc.failures} ${JSON.stringify(hc.failureCodes)}`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { BenchClient } from './bench-client.js';
-import { runClosedLoop } from './closed-loop.js';
+import { runClosedLoop, throughputOf } from './closed-loop.js';
 import { latencyStats, type LatencyStats } from './latency-stats.js';
 import { typicalResolutionBody } from './resolution-requests.js';
 import type { SeededRandom } from './seeded-random.js';
@@ -86,7 +86,7 @@ export async function benchResolutions(o: { servicePids: readonly number[]; api:
   return {
     singleClient: latencyStats(single.latencies),
     latency: latencyStats(r.latencies),
-    resolutionsPerSecond: r.latencies.length / (r.elapsedMs / 1000),
+    resolutionsPerSecond: throughputOf(r),
     resolved, zeroResults, failures: r.failures, failureCodes,
     meanEvaluatedSlots: slots / n, meanOptionsReturned: options / n, meanEligibleProviders: eligible / n, meanProvidersScanned: scanned / n,
     rssPeakMb: peaks.map((b) => b / 2 ** 20), rssEndMb: o.servicePids.map((pid) => rssOf(pid) / 2 ** 20),

@@ -1,13 +1,9 @@
-import { runClosedLoop } from './closed-loop.js';
 import type { BenchClient } from './bench-client.js';
-import { latencyStats, type LatencyStats } from './latency-stats.js';
+import { measureClosedLoop, type ThroughputResult } from './closed-loop.js';
 
 /** Throughput and latency of one cheap request repeated from `concurrency` clients. */
-export interface StackFloorResult {
+export interface StackFloorResult extends ThroughputResult {
   path: string;
-  requestsPerSecond: number;
-  latency: LatencyStats;
-  failures: number;
 }
 
 /**
@@ -20,7 +16,5 @@ export async function benchStackFloor(o: { api: BenchClient; path: string; concu
     const r = await o.api.get(o.path);
     return r.status === 200 ? r.ms : 'fail' as const;
   };
-  await runClosedLoop({ concurrency: o.concurrency, durationMs: 500, task });
-  const r = await runClosedLoop({ concurrency: o.concurrency, durationMs: o.durationMs, task });
-  return { path: o.path, requestsPerSecond: r.latencies.length / (r.elapsedMs / 1000), latency: latencyStats(r.latencies), failures: r.failures };
+  return { path: o.path, ...(await measureClosedLoop({ concurrency: o.concurrency, durationMs: o.durationMs, task })) };
 }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchClient, BenchResponse } from './bench-client.js';
-import { runClosedLoop } from './closed-loop.js';
+import { runClosedLoop, throughputOf } from './closed-loop.js';
 import { latencyStats, type LatencyStats } from './latency-stats.js';
 import { nthWeekday } from './bench-dates.js';
 import type { BenchProvider } from './seed-organization.js';
@@ -62,7 +62,7 @@ export async function benchV1Create(o: { api: BenchClient; providers: readonly B
     pair: latencyStats(r.latencies),
     slots: latencyStats(slotsMs),
     create: latencyStats(createMs),
-    bookingsPerSecond: r.latencies.length / (r.elapsedMs / 1000),
+    bookingsPerSecond: throughputOf(r),
     failures: r.failures,
     failureCodes,
     noFreeSlot,

@@ -82,8 +82,23 @@ async function ready(url: string): Promise<boolean> {
 }
 
 /** The REST gateway's URL from the banner `npm start` prints once it listens; undefined before that. */
-export function gatewayUrlOf(output: string): string | undefined {
+function gatewayUrlOf(output: string): string | undefined {
   return /REST gateway: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+}
+
+/**
+ * Waits until a starting service has printed its REST address (it binds port 0) and answers GET /readyz with 200;
+ * returns that address. Throws with the service's output when it exits first or `timeoutMs` passes.
+ */
+export async function waitForGateway(p: { output: () => string; exited: () => boolean; timeoutMs: number }): Promise<string> {
+  const deadline = Date.now() + p.timeoutMs;
+  for (;;) {
+    if (p.exited()) throw new Error(`service exited during start-up:\n${p.output()}`);
+    const url = gatewayUrlOf(p.output());
+    if (url !== undefined && await ready(url)) return url;
+    if (Date.now() > deadline) throw new Error(`service ${url ? 'did not become ready' : 'printed no REST address'} within ${p.timeoutMs} ms:\n${p.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /**
@@ -112,7 +127,6 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   let exitCode: number | null | undefined;
   const exit = new Promise<void>((res) => child.once('exit', (code, signal) => { exitCode = code ?? (signal ? -1 : null); res(); }));
   const pid = child.pid!;
-  let url = '';
   const kill = async (signal: NodeJS.Signals = 'SIGKILL', waitMs = 15_000) => {
     if (exitCode !== undefined) return;
     child.kill(signal);
@@ -122,29 +136,13 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       await exit;
     }
   };
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
-  const fail = async (why: string) => {
-    await kill('SIGKILL');
-    return new Error(`service ${why} within ${opts.readyTimeoutMs ?? 60_000} ms:\n${out}`);
-  };
-  for (;;) {
-    url = gatewayUrlOf(out) ?? '';
-    if (url) break;
-    if (exitCode !== undefined) throw new Error(`service exited during start-up (code ${exitCode}):\n${out}`);
-    if (Date.now() > deadline) throw await fail('printed no REST address');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const proc: ServiceProcess = {
+  const url = await waitForGateway({ output: () => out, exited: () => exitCode !== undefined, timeoutMs: opts.readyTimeoutMs ?? 60_000 })
+    .catch(async (err) => { await kill('SIGKILL'); throw err; });
+  return {
     url, platformKey: opts.platformKey, pid, dataDir: opts.dataDir,
     output: () => out,
     exited: () => exitCode !== undefined,
     kill,
     stop: () => kill('SIGTERM'),
   };
-  while (!(await ready(url))) {
-    if (exitCode !== undefined) throw new Error(`service exited during start-up (code ${exitCode}):\n${out}`);
-    if (Date.now() > deadline) throw await fail('did not become ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return proc;
 }

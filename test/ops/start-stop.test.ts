@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gatewayUrlOf, serviceCommand } from '../helpers/service-process.js';
+import { serviceCommand, waitForGateway } from '../helpers/service-process.js';
 
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 const children: ChildProcess[] = [];
@@ -21,17 +21,8 @@ async function startChild(dataDir: string, env: Record<string, string> = {}) {
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
-  const deadline = Date.now() + 60_000;
-  let url: string | undefined;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited: ${out}`);
-    url ??= gatewayUrlOf(out);
-    const ok = url !== undefined && await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`service not ready: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, url: url!, output: () => out };
+  const url = await waitForGateway({ output: () => out, exited: () => child.exitCode !== null, timeoutMs: 60_000 });
+  return { child, url, output: () => out };
 }
 
 const exited = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));

@@ -4,7 +4,6 @@ export interface WeightedCache<V> {
   get(key: string): Promise<V> | undefined;
   /** Puts a load under `key` (replacing any entry); a failed load leaves the cache. */
   set(key: string, value: Promise<V>): void;
-  delete(key: string): void;
   /** Summed weight of the loaded entries. */
   readonly weight: number;
   readonly size: number;
@@ -53,7 +52,6 @@ export function createWeightedCache<V>(opts: { maxEntries: number; maxWeight: nu
         () => { if (entries.get(key) === value) drop(key); },
       );
     },
-    delete: drop,
     get weight() { return total; },
     get size() { return entries.size; },
   };
