@@ -39,7 +39,47 @@ export interface GenerateSlotsInput {
 interface CompiledSchedule {
   weekly: readonly (readonly number[])[];
   overrides: ReadonlyMap<string, readonly number[]>;
+  /** No window of a day starts before the previous one ends, so scanSlots visits starts in increasing order. */
+  ordered: boolean;
 }
+
+/**
+ * The slots of one schedule, window and service shape from a notice cut-off on (see slotCount). The same object is
+ * answered for every cut-off giving the same slots, so callers may remember more about those slots keyed by it.
+ */
+export interface SlotCount {
+  /** Slots from the cut-off on, free or busy: what countSlots answers. */
+  readonly count: number;
+  /** Start (epoch ms) of the earliest of them, Infinity when there is none. */
+  readonly firstStart: number;
+  /** scanSlots visits them in increasing start order (a day's windows do not overlap), so the first visited is the earliest. */
+  readonly inStartOrder: boolean;
+}
+
+// A remembered SlotCount: the same slots for every cut-off in (after, firstStart].
+interface CountMemo {
+  count: number;
+  firstStart: number;
+  inStartOrder: boolean;
+  from: string;
+  to: string;
+  duration: number;
+  step: number;
+  after: number;
+}
+
+// Schedules with the same timezone and windows have the same slots (providers of a network often share office
+// hours), so they share one compiled shape and the counts remembered for it.
+interface ScheduleShape extends CompiledSchedule {
+  zone: string;
+  counts: CountMemo[];
+}
+
+// Counts remembered per shape: a few windows and services are asked about at any one time.
+const COUNTS_PER_SHAPE = 8;
+// Shapes kept for sharing (about 1-2 KB each with their counts); past this many the sharing starts over, while
+// schedules compiled before keep theirs.
+const MAX_SHAPES = 10_000;
 
 const WEEKDAY_KEYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 const NO_WINDOWS: readonly number[] = [];
@@ -131,6 +171,34 @@ export function scanSlots(input: GenerateSlotsInput, visit: SlotVisitor): void {
  * offset change, and the day the notice cut-off falls in, are counted slot by slot exactly as scanSlots walks them.
  */
 export function countSlots(input: Omit<GenerateSlotsInput, 'busy'>): number {
+  return countFrom(input, compileSchedule(input.schedule), undefined);
+}
+
+/**
+ * slotCount answers what countSlots answers, and the first of those slots' starts, remembered per schedule shape,
+ * window and service: the answer changes only when the cut-off passes a slot start, so resolutions asking about
+ * the same window minutes apart, and providers with the same hours, share one count instead of walking the window.
+ */
+export function slotCount(schedule: GenerateSlotsInput['schedule'], service: SlotRules, window: { from: string; to: string }, now: Date): SlotCount {
+  const shape = shapeOf(schedule);
+  const { from, to } = window;
+  const duration = service.duration;
+  const step = service.slotIntervalMinutes ?? duration;
+  const cutoff = now.getTime() + (service.minimumNoticeMinutes ?? 0) * MINUTE_MS;
+  const memos = shape.counts;
+  for (const m of memos) {
+    if (m.after < cutoff && cutoff <= m.firstStart && m.from === from && m.to === to && m.duration === duration && m.step === step) return m;
+  }
+  const memo: CountMemo = { from, to, duration, step, after: -Infinity, firstStart: Infinity, count: 0, inStartOrder: shape.ordered };
+  memo.count = countFrom({ schedule, service, from, to, now }, shape, memo);
+  if (memos.length >= COUNTS_PER_SHAPE) memos.shift();
+  memos.push(memo);
+  return memo;
+}
+
+// The count is #{starts >= cutoff}; with `bounds`, also the largest start before the cut-off and the smallest at or
+// after it, between which any other cut-off gives the same count.
+function countFrom(input: Omit<GenerateSlotsInput, 'busy'>, compiled: CompiledSchedule, bounds: CountMemo | undefined): number {
   const fromDay = dayNumberOf(input.from);
   const toDay = dayNumberOf(input.to);
   if (fromDay === undefined || toDay === undefined) throw new RangeError('from and to must be YYYY-MM-DD dates.');
@@ -140,9 +208,10 @@ export function countSlots(input: Omit<GenerateSlotsInput, 'busy'>): number {
   if (!(duration > 0) || !(stepMinutes > 0)) throw new RangeError('duration and slotIntervalMinutes must be positive.');
   const durationMs = duration * MINUTE_MS;
   const cutoff = input.now.getTime() + (service.minimumNoticeMinutes ?? 0) * MINUTE_MS;
-  const compiled = compileSchedule(input.schedule);
   const zone = input.schedule.timezone;
   let count = 0;
+  let after = -Infinity;
+  let upTo = Infinity;
   for (let dayNumber = fromDay; dayNumber < toDay; dayNumber += 1) {
     const date = dateOfDayNumber(dayNumber);
     const windows = compiled.overrides.get(date) ?? compiled.weekly[weekdayIndexOfDayNumber(dayNumber)];
@@ -153,7 +222,11 @@ export function countSlots(input: Omit<GenerateSlotsInput, 'busy'>): number {
       const windowStart = windows[w] as number;
       const windowEnd = windows[w + 1] as number;
       if (day.transition === Infinity && base + windowStart * MINUTE_MS >= cutoff) {
-        if (windowEnd - windowStart >= duration) count += Math.floor((windowEnd - windowStart - duration) / stepMinutes) + 1;
+        if (windowEnd - windowStart >= duration) {
+          count += Math.floor((windowEnd - windowStart - duration) / stepMinutes) + 1;
+          const first = base + windowStart * MINUTE_MS;
+          if (first < upTo) upTo = first;
+        }
         continue;
       }
       const ordinary = day.transition === Infinity;
@@ -162,11 +235,35 @@ export function countSlots(input: Omit<GenerateSlotsInput, 'busy'>): number {
         const start = ordinary ? base + minute * MINUTE_MS : firstOccurrence(day, minute * MINUTE_MS);
         if (start !== start) continue;
         if (start + durationMs > endInstant) break;
-        if (start >= cutoff) count += 1;
+        if (start >= cutoff) {
+          count += 1;
+          if (start < upTo) upTo = start;
+        } else if (start > after) {
+          after = start;
+        }
       }
     }
   }
+  if (bounds !== undefined) {
+    bounds.after = after;
+    bounds.firstStart = upTo;
+  }
   return count;
+}
+
+let firstFreeStart = Number.NaN;
+// One visitor shared by every call (the scan is synchronous), so finding a provider's first free slot allocates nothing.
+const stopAtFirstFree: SlotVisitor = (start, _end, _date, _minute, available) => {
+  if (!available) return true;
+  firstFreeStart = start;
+  return false;
+};
+
+/** The start (epoch ms) of the first available slot scanSlots visits, or NaN when no slot is available. */
+export function firstFreeSlotStart(input: GenerateSlotsInput): number {
+  firstFreeStart = Number.NaN;
+  scanSlots(input, stopAtFirstFree);
+  return firstFreeStart;
 }
 
 /** Input of slotsForLocalDate. */
@@ -181,15 +278,28 @@ export function slotsForLocalDate(input: SlotsForLocalDateInput): Slot[] {
 }
 
 // Compiled windows per schedule object: the graph keeps one object per schedule version, so each compiles once.
-// The days/overrides references are kept to notice a schedule object changed in place.
-const compiledCache = new WeakMap<object, CompiledSchedule & { days: unknown; list: unknown }>();
+// The days/overrides references and the timezone are kept to notice a schedule object changed in place.
+const compiledCache = new WeakMap<object, { shape: ScheduleShape; days: unknown; list: unknown; zone: string }>();
+const shapes = new Map<string, ScheduleShape>();
 
 function compileSchedule(schedule: GenerateSlotsInput['schedule']): CompiledSchedule {
+  return shapeOf(schedule);
+}
+
+function shapeOf(schedule: GenerateSlotsInput['schedule']): ScheduleShape {
   const hit = compiledCache.get(schedule);
-  if (hit !== undefined && hit.days === schedule.days && hit.list === schedule.overrides) return hit;
+  if (hit !== undefined && hit.days === schedule.days && hit.list === schedule.overrides && hit.zone === schedule.timezone) return hit.shape;
   const compiled = compileScheduleWindows(schedule);
-  compiledCache.set(schedule, { ...compiled, days: schedule.days, list: schedule.overrides });
-  return compiled;
+  const zone = schedule.timezone;
+  const key = `${zone}\u0000${compiled.weekly.map((w) => w.join(',')).join('|')}\u0000${[...compiled.overrides].map(([date, w]) => `${date}=${w.join(',')}`).join('|')}`;
+  let shape = shapes.get(key);
+  if (shape === undefined) {
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shape = { ...compiled, zone, counts: [] };
+    shapes.set(key, shape);
+  }
+  compiledCache.set(schedule, { shape, days: schedule.days, list: schedule.overrides, zone });
+  return shape;
 }
 
 function compileScheduleWindows(schedule: GenerateSlotsInput['schedule']): CompiledSchedule {
@@ -199,10 +309,16 @@ function compileScheduleWindows(schedule: GenerateSlotsInput['schedule']): Compi
     weekly.push(day?.enabled === true ? flattenWindows(day.slots) : NO_WINDOWS);
   }
   const list = schedule.overrides ?? [];
-  if (list.length === 0) return { weekly, overrides: NO_OVERRIDES };
+  if (list.length === 0) return { weekly, overrides: NO_OVERRIDES, ordered: weekly.every(disjoint) };
   const overrides = new Map<string, readonly number[]>();
   for (const override of list) overrides.set(override.date, flattenWindows(override.slots));
-  return { weekly, overrides };
+  return { weekly, overrides, ordered: weekly.every(disjoint) && [...overrides.values()].every(disjoint) };
+}
+
+// Sorted windows none of which starts before the previous one ends.
+function disjoint(flat: readonly number[]): boolean {
+  for (let i = 2; i < flat.length; i += 2) if ((flat[i] as number) < (flat[i - 1] as number)) return false;
+  return true;
 }
 
 function flattenWindows(windows: readonly { start: string; end: string }[]): readonly number[] {

@@ -1,9 +1,8 @@
 /** Ranks the free slots of eligible providers into at most `limit` options (CONTRACT part 4, SPEC 4.5). */
-import { dayPartOfMinute, type DayPart } from './day-part.js';
-import { insertBounded } from './insert-bounded.js';
-import { sharedMinuteOfDayReader } from './local-minute-of-day.js';
+import type { DayPart } from './day-part.js';
+import { createRankingContext, workloadOf, type ScoredSlot } from './ranking-context.js';
 import type { RankingFactor } from './ranking-factor.js';
-import { PREFERRED_SPECIALTY_POINTS, type RankingPolicy, type TieBreaker } from './ranking-policy.js';
+import type { RankingPolicy } from './ranking-policy.js';
 
 /** The provider data ranking looks at. */
 export interface RankingProvider {
@@ -89,36 +88,13 @@ export const MAX_OPTIONS_PER_PROVIDER = { default: 3, min: 1, max: 10 } as const
 /** Options a resolution returns at most (SPEC part 8). */
 export const OPTIONS_LIMIT = 10;
 
-interface Scored {
-  providerId: string;
-  start: number;
-  end: number;
-  slot: RankingSlot;
-  score: number;
-  density: number;
-  workload: number;
-  dayPartPoints: number;
-  earliestPoints: number;
-  providerIndex: number;
-}
-
-interface ProviderPoints {
-  language: number;
-  continuity: number;
-  workload: number;
-  location: number;
-  specialty: number;
-  total: number;
-}
-
 /**
  * rankOptions scores every free slot and returns the best options: score desc, then availability density desc,
  * then the policy's tie-breakers, then slot start, provider id and slot end, so the order never depends on input order.
  * Each provider keeps only its best `maxOptionsPerProvider` slots before a bounded top-`limit` selection.
  */
 export function rankOptions(input: RankOptionsInput): RankedOption[] {
-  const { candidates, preferences, policy } = input;
-  const weights = policy.weights;
+  const { candidates } = input;
   const perProvider = clampInt(input.maxOptionsPerProvider, MAX_OPTIONS_PER_PROVIDER.default, MAX_OPTIONS_PER_PROVIDER.min, MAX_OPTIONS_PER_PROVIDER.max);
   const limit = clampInt(input.limit, OPTIONS_LIMIT, 1, Number.MAX_SAFE_INTEGER);
 
@@ -127,140 +103,24 @@ export function rankOptions(input: RankOptionsInput): RankedOption[] {
   let minWorkload = Infinity;
   for (const c of candidates) {
     if (c.slots.length === 0) continue;
-    const w = workloadOf(c);
+    const w = workloadOf(c.workload);
     if (w > maxWorkload) maxWorkload = w;
     if (w < minWorkload) minWorkload = w;
     for (const s of c.slots) if (s.start < earliest) earliest = s.start;
   }
   if (earliest === Infinity) return [];
 
-  const wantedLanguages = lowerSet(preferences.languageCodes);
-  const wantedSpecialties = lowerSet(preferences.specialtyCodes);
-  const wantedLocation = preferences.location?.trim().toLowerCase() ?? '';
-  const wantedDayParts = new Set(preferences.dayParts ?? []);
-  const judgeDayParts = wantedDayParts.size > 0 && weights.preferredDayPart > 0;
-  const earliestRequested = preferences.earliestAvailable === true;
-  const readMinute = sharedMinuteOfDayReader;
-  const span = input.windowEnd - earliest;
-
-  const pointsOf = (c: RankingCandidate): ProviderPoints => {
-    const p = c.provider;
-    const language = wantedLanguages.size > 0 && p.languageCodes.some((l) => wantedLanguages.has(l.toLowerCase())) ? weights.preferredLanguage : 0;
-    const continuity = c.continuity ? weights.providerContinuity : 0;
-    const w = workloadOf(c);
-    // All providers equally loaded (an idle network included): none is favoured over another, each gets the full weight.
-    const workload = maxWorkload === minWorkload ? weights.workloadBalance : round2(weights.workloadBalance * (1 - w / maxWorkload));
-    const location = wantedLocation !== '' && (p.location ?? '').toLowerCase().includes(wantedLocation) ? weights.preferredLocation : 0;
-    const specialty = wantedSpecialties.size > 0 && p.specialtyCodes.some((s) => wantedSpecialties.has(s.toLowerCase())) ? PREFERRED_SPECIALTY_POINTS : 0;
-    return { language, continuity, workload, location, specialty, total: language + continuity + workload + location + specialty };
-  };
-
-  const dayPartPointsOf = (slot: RankingSlot, provider: RankingProvider): number => {
-    if (!judgeDayParts) return 0;
-    const minute =
-      (preferences.timezone !== undefined ? readMinute(slot.start, preferences.timezone) : undefined) ??
-      readMinute(slot.start, slot.timezone) ??
-      (provider.timezone !== undefined ? readMinute(slot.start, provider.timezone) : undefined) ??
-      readMinute(slot.start, 'UTC');
-    const part = minute === undefined ? undefined : dayPartOfMinute(minute);
-    return part !== undefined && wantedDayParts.has(part) ? weights.preferredDayPart : 0;
-  };
-
-  const earliestPointsOf = (start: number): number => {
-    if (!earliestRequested) return 0;
-    if (start <= earliest) return weights.earliestAvailable;
-    if (span <= 0) return 0;
-    const share = 1 - (start - earliest) / span;
-    return round2(weights.earliestAvailable * Math.min(1, Math.max(0, share)));
-  };
-
-  const compare = makeComparator(policy.tieBreakers);
-  const top: Scored[] = [];
-  const providerPoints: ProviderPoints[] = [];
-  const best: Scored[] = [];
-
-  candidates.forEach((c, providerIndex) => {
-    if (c.slots.length === 0) return;
-    const pts = pointsOf(c);
-    providerPoints[providerIndex] = pts;
-    const density = densityOf(c);
-    const workload = workloadOf(c);
-    best.length = 0;
-    for (const slot of c.slots) {
-      const dayPartPoints = dayPartPointsOf(slot, c.provider);
-      const earliestPoints = earliestPointsOf(slot.start);
-      const score = round2(pts.total + dayPartPoints + earliestPoints);
-      // Within one provider the full order reduces to score desc, then start, then end: skip losers before allocating.
-      const worst = best.length >= perProvider ? best[best.length - 1] : undefined;
-      if (worst && (score < worst.score || (score === worst.score && (slot.start > worst.start || (slot.start === worst.start && slot.end >= worst.end))))) continue;
-      const scored: Scored = { providerId: c.provider.id, start: slot.start, end: slot.end, slot, score, density, workload, dayPartPoints, earliestPoints, providerIndex };
-      insertBounded(best, scored, perProvider, compare);
-    }
-    for (const s of best) insertBounded(top, s, limit, compare);
-  });
-
-  return top.map((s, i) => {
-    const pts = providerPoints[s.providerIndex] as ProviderPoints;
-    const factors: RankingFactor[] = [];
-    if (pts.language > 0) factors.push({ code: 'PREFERRED_LANGUAGE', points: pts.language });
-    if (s.dayPartPoints > 0) factors.push({ code: 'PREFERRED_DAY_PART', points: s.dayPartPoints });
-    if (earliestRequested) factors.push({ code: 'EARLIEST_AVAILABLE', points: s.earliestPoints });
-    if (pts.continuity > 0) factors.push({ code: 'PROVIDER_CONTINUITY', points: pts.continuity });
-    if (pts.workload > 0) factors.push({ code: 'WORKLOAD_BALANCE', points: pts.workload });
-    if (pts.location > 0) factors.push({ code: 'PREFERRED_LOCATION', points: pts.location });
-    if (pts.specialty > 0) factors.push({ code: 'PREFERRED_SPECIALTY', points: pts.specialty });
-    return {
-      rank: i + 1,
-      providerId: s.providerId,
-      slot: { start: s.slot.start, end: s.slot.end, timezone: s.slot.timezone },
-      score: s.score,
-      rankingFactors: factors,
-      availabilityDensity: s.density,
-      workload: s.workload,
-      isEarliestOpening: s.start === earliest,
-    };
-  });
+  const context = createRankingContext({ preferences: input.preferences, policy: input.policy, perProvider, limit, earliest, minWorkload, maxWorkload, windowEnd: input.windowEnd });
+  const top: ScoredSlot[] = [];
+  for (const c of candidates) {
+    if (c.slots.length === 0) continue;
+    context.addCandidate(top, c, context.providerPoints(c.provider, workloadOf(c.workload), c.continuity));
+  }
+  return context.toOptions(top);
 }
 
-function makeComparator(tieBreakers: readonly TieBreaker[]): (a: Scored, b: Scored) => number {
-  return (a, b) => {
-    if (a.score !== b.score) return b.score - a.score;
-    if (a.density !== b.density) return b.density - a.density;
-    for (const tb of tieBreakers) {
-      const d = tb === 'earliest_start' ? a.start - b.start : tb === 'lowest_workload' ? a.workload - b.workload : compareIds(a.providerId, b.providerId);
-      if (d !== 0) return d;
-    }
-    if (a.start !== b.start) return a.start - b.start;
-    const byId = compareIds(a.providerId, b.providerId);
-    if (byId !== 0) return byId;
-    return a.end - b.end;
-  };
-}
-
-// Code-unit order, not localeCompare: the same on every machine and locale.
-function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function workloadOf(c: RankingCandidate): number {
-  return Number.isFinite(c.workload) && c.workload > 0 ? c.workload : 0;
-}
-
-function densityOf(c: RankingCandidate): number {
-  const evaluated = c.evaluatedSlotCount ?? c.slots.length;
-  if (!(evaluated > 0)) return 0;
-  return Math.round(Math.min(1, c.slots.length / evaluated) * 10_000) / 10_000;
-}
-
-function lowerSet(values: readonly string[] | undefined): Set<string> {
-  return new Set((values ?? []).map((v) => v.toLowerCase()));
-}
-
-function clampInt(value: number | undefined, fallback: number, min: number, max: number): number {
+/** clampInt truncates a number into [min, max], or gives `fallback` for undefined and non-finite values. */
+export function clampInt(value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined || !Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(min, Math.trunc(value)));
-}
-
-function round2(n: number): number {
-  return Math.round(n * 100) / 100;
 }

@@ -2,14 +2,17 @@ import type { CalendarConnection, Provider, ProviderService } from '../provider.
 import { compileEligibilityRequest, evaluateProvider, type CompiledEligibilityRequest, type EligibilityRequest, type ProviderEligibility } from '../eligibility.js';
 import { screenEligibility, type EligibilityIndex, type EligibilityScreen, type ProviderSet } from '../eligibility/eligibility-index.js';
 import type { ExclusionCode } from '../eligibility/exclusion-codes.js';
-import { countSlots, scanSlots } from '../availability/slot-generation.js';
+import { firstFreeSlotStart, slotCount, type SlotCount } from '../availability/slot-generation.js';
 import type { Interval } from '../availability/busy-intervals.js';
 import { zoneDay } from '../availability/zone-day.js';
-import { rankOptions, type RankedOption, type RankingCandidate, type RankingPreferences, type RankingSlot } from '../ranking/rank-options.js';
+import { clampInt, MAX_OPTIONS_PER_PROVIDER, OPTIONS_LIMIT, type RankedOption, type RankingCandidate, type RankingPreferences, type RankingSlot } from '../ranking/rank-options.js';
+import { createRankingContext, workloadOf, type ProviderPoints, type RankingContext, type ScoredSlot } from '../ranking/ranking-context.js';
 import type { RankingPolicy } from '../ranking/ranking-policy.js';
-import { dayPartOfMinute } from '../ranking/day-part.js';
-import { sharedMinuteOfDayReader } from '../ranking/local-minute-of-day.js';
+import type { DayPart } from '../ranking/day-part.js';
 import { buildZeroResultReasons, type ZeroResultReason } from '../zero-result-reasons.js';
+import { dayPartProfile, rememberedDayPartProfile, type DayPartProfile, type DayPartQuestion } from './day-part-profile.js';
+import { keepFreeSlots } from './keep-free-slots.js';
+import { heapify, popMin, pushHeap } from './min-heap.js';
 
 /** Availability states of SPEC part 3. */
 export type AvailabilityStatus = 'verified_available' | 'unavailable' | 'unverifiable' | 'stale' | 'calendar_disconnected' | 'not_checked';
@@ -90,10 +93,39 @@ function windowStartIn(zone: string, date: string): number {
   return d.localMidnight - d.offsetBefore;
 }
 
+// An eligible provider with a free, offerable slot, as the first pass found it.
+interface Offerable {
+  position: number;
+  provider: Provider;
+  service: ProviderService;
+  schedule: CalendarConnection;
+  busy: readonly Interval[];
+  count: SlotCount;
+  evaluated: number;
+  /** No kept slot of the provider starts earlier: its first free slot (or, for a schedule scanned out of start order, its earliest kept one). */
+  lowestStart: number;
+  /** The kept slots, when the first pass already had to scan for them. */
+  slots: RankingSlot[] | undefined;
+  workload: number;
+  points: ProviderPoints | undefined;
+  bound: ScoredSlot | undefined;
+  /** The bound knows where the provider's slots fall among the requested day parts (or none were requested). */
+  refined: boolean;
+}
+
+const NO_BUSY: readonly Interval[] = [];
+
 /**
  * Computes a resolution: the eligibility pipeline for every provider, live availability for the eligible
  * ones (schedule, bookings, holds, feed busy time), then ranking into at most 10 options.
- * Only the few best free slots per provider and day-part class are kept, so memory stays bounded.
+ *
+ * Cost follows the options, not the eligible providers: each eligible provider costs its status, its first free
+ * slot and its slot count (remembered per schedule); those give the exact summary and what every score is judged
+ * against (earliest free start, workload range, window end). Each provider then gets a bound no slot of it can beat
+ * (createRankingContext's boundOf), and only providers taken best bound first have their few best free slots
+ * scanned and scored, until the next bound is worse than the 10th option found: no slot of it, nor of any provider
+ * after it, could enter. The options are exactly those of ranking every provider's kept slots (the ranking's order
+ * is total, so the top 10 do not depend on the order providers are ranked in).
  */
 export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const { compiled, screen } = input.screened ?? screenRequest(input);
@@ -102,20 +134,21 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   // of the options and those routed to manual review, not every matched provider.
   const verdictOf = (i: number) => evaluateProvider(providers[i]!, compiled, true);
   const availability = new Map<string, ProviderAvailability>();
-  const candidates: RankingCandidate[] = [];
   const noAvailability: string[] = [];
-  const preferredParts = new Set(input.preferences.dayParts ?? []);
-  const minuteReader = sharedMinuteOfDayReader;
+  const offerable: Offerable[] = [];
+  const preferredParts = new Set<DayPart>(input.preferences.dayParts ?? []);
   const keep = Math.max(1, Math.min(10, input.maxOptionsPerProvider));
+  const { window, now } = input;
   let evaluatedSlots = 0;
   let withVerified = 0;
-  const statusByProvider = new Map<string, AvailabilityStatus>();
-  const positionById = new Map<string, number>();
   let windowEnd = 0;
+  const windowEndByZone = new Map<string, number>();
+  let earliest = Infinity;
+  let minWorkload = Infinity;
+  let maxWorkload = -Infinity;
 
   for (const i of screen.matched) {
     const provider = providers[i]!;
-    positionById.set(provider.id, i);
     const service = input.servicesOfSlug.get(provider.id)!;
     const schedule = input.schedulesByProvider.get(provider.id)?.[0];
     if (!schedule) {
@@ -125,60 +158,76 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     }
     const feed = schedule.externalCalendar ? input.feedByProvider.get(provider.id) ?? { state: 'unverifiable' as const, reason: 'feed not fetched' } : undefined;
     const feedOk = feed === undefined || feed.state === 'ok';
-    const offerable = feedOk || (input.allowUnverifiable && feed?.state === 'unverifiable');
-    const busy = feed && feed.state === 'ok' ? [...(input.busyByProvider.get(provider.id) ?? []), ...feed.busy] : input.busyByProvider.get(provider.id) ?? [];
+    const canOffer = feedOk || (input.allowUnverifiable && feed?.state === 'unverifiable');
     const zone = schedule.timezone;
-    const end = windowStartIn(zone, input.window.to);
+    let end = windowEndByZone.get(zone);
+    if (end === undefined) windowEndByZone.set(zone, (end = windowStartIn(zone, window.to)));
     if (end > windowEnd) windowEnd = end;
-    // Keep the first `keep` free slots in a preferred day part and the first `keep` outside: the best-scoring
-    // slots of a provider are always among them (day-part points are flat, earliest points fall with time).
-    // The scan stops once both are full; the number of slots checked is counted without visiting them.
-    const inPart: RankingSlot[] = [];
-    const outPart: RankingSlot[] = [];
-    let free = 0;
-    const partZone = input.preferences.timezone;
-    const wantOut = preferredParts.size > 0;
-    scanSlots({ schedule, service, from: input.window.from, to: input.window.to, now: input.now, busy }, (start, slotEnd, _date, minute, available) => {
-      if (!available) return true;
-      free++;
-      let preferred = true;
-      if (wantOut) {
-        const m = partZone && partZone !== zone ? minuteReader(start, partZone) ?? minute : minute;
-        const part = dayPartOfMinute(m);
-        preferred = part !== undefined && preferredParts.has(part);
-      }
-      const bucket = preferred ? inPart : outPart;
-      if (bucket.length < keep) bucket.push({ start, end: slotEnd, timezone: zone });
-      return inPart.length < keep || (wantOut && outPart.length < keep);
-    });
-    const evaluated = countSlots({ schedule, service, from: input.window.from, to: input.window.to, now: input.now });
+    const count = slotCount(schedule, service, window, now);
+    const evaluated = count.count;
     evaluatedSlots += evaluated;
-    const status: AvailabilityStatus = !feedOk ? feed!.state as AvailabilityStatus : free > 0 ? 'verified_available' : 'unavailable';
-    availability.set(provider.id, { status, evaluatedSlots: evaluated });
-    statusByProvider.set(provider.id, status);
-    if (free > 0 && feedOk) withVerified++;
-    if (free === 0 || !offerable) {
+    if (!canOffer) {
+      // The status names the feed's state and the provider is not offered: whether it has a free slot changes nothing.
+      availability.set(provider.id, { status: feed!.state as AvailabilityStatus, evaluatedSlots: evaluated });
       noAvailability.push(provider.id);
       continue;
     }
-    candidates.push({
-      provider: { id: provider.id, displayName: provider.displayName, languageCodes: provider.languageCodes, specialtyCodes: provider.specialtyCodes, location: provider.location, timezone: provider.timezone ?? zone },
-      slots: inPart.concat(outPart),
-      workload: input.workloadByProvider.get(provider.id) ?? 0,
-      continuity: input.continuityProviderIds.has(provider.id),
-      evaluatedSlotCount: evaluated,
-    });
+    // Busy time is a set: the bookings and the feed's events need one list only when both have some.
+    let busy = input.busyByProvider.get(provider.id) ?? NO_BUSY;
+    if (feed !== undefined && feed.state === 'ok' && feed.busy.length > 0) busy = busy.length > 0 ? [...busy, ...feed.busy] : feed.busy;
+    let slots: RankingSlot[] | undefined;
+    let lowestStart: number;
+    let hasFree: boolean;
+    if (count.inStartOrder) {
+      // With no busy time the first slot is free: the slot count knows where it starts.
+      lowestStart = busy.length === 0 ? (count.firstStart === Infinity ? Number.NaN : count.firstStart) : firstFreeSlotStart({ schedule, service, from: window.from, to: window.to, now, busy });
+      hasFree = lowestStart === lowestStart;
+    } else {
+      // Overlapping windows (a schedule stored without validation): the scan is not in start order, so the first
+      // free slot says nothing of the others; keep this provider's slots now, as ranking every provider would.
+      const kept = keepFreeSlots({ schedule, service, window, now, busy, keep, preferredParts, partZone: input.preferences.timezone });
+      slots = kept.slots;
+      hasFree = kept.free > 0;
+      lowestStart = Infinity;
+      for (const s of slots) if (s.start < lowestStart) lowestStart = s.start;
+    }
+    const status: AvailabilityStatus = !feedOk ? feed!.state as AvailabilityStatus : hasFree ? 'verified_available' : 'unavailable';
+    availability.set(provider.id, { status, evaluatedSlots: evaluated });
+    if (hasFree && feedOk) withVerified++;
+    if (!hasFree) {
+      noAvailability.push(provider.id);
+      continue;
+    }
+    const workload = workloadOf(input.workloadByProvider.get(provider.id) ?? 0);
+    // Ranking reads these over the providers it ranks, which are those with a kept slot: all of them, as keep >= 1.
+    if (lowestStart < earliest) earliest = lowestStart;
+    if (workload > maxWorkload) maxWorkload = workload;
+    if (workload < minWorkload) minWorkload = workload;
+    offerable.push({ position: i, provider, service, schedule, busy, count, evaluated, lowestStart, slots, workload, points: undefined, bound: undefined, refined: false });
   }
 
-  const ranked = candidates.length > 0
-    ? rankOptions({ candidates, preferences: input.preferences, policy: input.policy, maxOptionsPerProvider: keep, windowEnd: windowEnd || input.now.getTime() })
-    : [];
-  const verdicts = new Map<number, ProviderEligibility>();
-  const options: ComputedOption[] = ranked.map((o) => {
-    const idx = positionById.get(o.providerId)!;
-    if (!verdicts.has(idx)) verdicts.set(idx, verdictOf(idx));
-    return { ...o, provider: providers[idx]!, service: input.servicesOfSlug.get(o.providerId)!, availabilityStatus: statusByProvider.get(o.providerId) ?? 'verified_available', eligibility: verdicts.get(idx)! };
-  });
+  let options: ComputedOption[] = [];
+  // keep is NaN only for a NaN maxOptionsPerProvider: then no slot is kept, and nothing ranks.
+  if (offerable.length > 0 && keep >= 1) {
+    const context = createRankingContext({
+      preferences: input.preferences,
+      policy: input.policy,
+      perProvider: clampInt(keep, MAX_OPTIONS_PER_PROVIDER.default, MAX_OPTIONS_PER_PROVIDER.min, MAX_OPTIONS_PER_PROVIDER.max),
+      limit: OPTIONS_LIMIT,
+      earliest,
+      minWorkload,
+      maxWorkload,
+      windowEnd: windowEnd || now.getTime(),
+    });
+    const { top, byId } = rankBestFirst(input, offerable, context, keep, preferredParts);
+    const verdicts = new Map<number, ProviderEligibility>();
+    options = context.toOptions(top).map((o) => {
+      const entry = byId.get(o.providerId)!;
+      const idx = entry.position;
+      if (!verdicts.has(idx)) verdicts.set(idx, verdictOf(idx));
+      return { ...o, provider: providers[idx]!, service: entry.service, availabilityStatus: availability.get(o.providerId)?.status ?? 'verified_available', eligibility: verdicts.get(idx)! };
+    });
+  }
 
   const exclusionSummary: Partial<Record<ExclusionCode, number>> = { ...screen.exclusionSummary };
   if (noAvailability.length > 0) exclusionSummary.NO_VERIFIED_AVAILABILITY = (exclusionSummary.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
@@ -205,3 +254,80 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   };
 }
 
+/**
+ * Ranks providers best bound first and stops at the first bound worse than the last of a full top list; with
+ * weights that admit no bound, ranks every provider in screening order, as ranking them all at once would.
+ */
+function rankBestFirst(
+  input: ResolutionInput,
+  offerable: Offerable[],
+  context: RankingContext,
+  keep: number,
+  preferredParts: ReadonlySet<DayPart>,
+): { top: ScoredSlot[]; byId: Map<string, Offerable> } {
+  const top: ScoredSlot[] = [];
+  const byId = new Map<string, Offerable>();
+  // At most `keep` free slots per bucket are ranked (bucket.length < keep: the ceiling for a fractional keep).
+  const perBucket = Math.ceil(keep);
+  const dayParts = preferredParts.size > 0;
+  const { preferences } = input;
+  const question: DayPartQuestion = {
+    window: input.window,
+    now: input.now,
+    preferredParts,
+    partZone: preferences.timezone,
+    key: `${preferences.timezone ?? ''}|${[...preferredParts].sort().join(',')}`,
+  };
+  // With day parts requested, the bound uses the schedule's day-part profile: where its slots fall among them (a walk
+  // of the window, remembered per schedule shape). When it is not remembered yet, a first bound assumes any slot may
+  // get their points and both buckets fill, and only providers that bound survives are walked, so a cold request
+  // walks few windows.
+  const boundWith = (e: Offerable, profile: DayPartProfile | undefined) => {
+    const maxKept = profile === undefined ? (dayParts ? 2 * perBucket : perBucket) : Math.min(perBucket, profile.inBucket) + Math.min(perBucket, profile.outBucket);
+    const preferredFrom = profile === undefined ? -Infinity : profile.preferredFrom;
+    e.bound = context.boundOf({ providerId: e.provider.id, points: e.points!, workload: e.workload, lowestStart: e.lowestStart, preferredFrom, maxKept, evaluated: e.evaluated });
+    e.refined = !dayParts || profile !== undefined;
+  };
+  let bounded = true;
+  for (const e of offerable) {
+    e.points = context.providerPoints(e.provider, e.workload, input.continuityProviderIds.has(e.provider.id));
+    boundWith(e, dayParts ? rememberedDayPartProfile(e.count, question) : undefined);
+    if (e.bound === undefined) bounded = false;
+  }
+  const rank = (e: Offerable) => {
+    byId.set(e.provider.id, e);
+    context.addCandidate(top, candidateOf(input, e, keep, preferredParts), e.points!);
+  };
+  if (!bounded) {
+    for (const e of offerable) rank(e);
+    return { top, byId };
+  }
+  const byBound = (a: Offerable, b: Offerable) => context.compare(a.bound!, b.bound!);
+  heapify(offerable, byBound);
+  for (let e = popMin(offerable, byBound); e !== undefined; e = popMin(offerable, byBound)) {
+    const last = top.length >= context.limit ? top[top.length - 1] : undefined;
+    // Every provider left has a bound at least as bad: none of their slots can enter either.
+    if (last !== undefined && context.compare(e.bound!, last) > 0) break;
+    if (!e.refined) {
+      // A refined bound is never better than the first one, and still bounds every slot: back in line with it.
+      boundWith(e, dayPartProfile(e.count, e.schedule, e.service, question));
+      pushHeap(offerable, e, byBound);
+      continue;
+    }
+    rank(e);
+  }
+  return { top, byId };
+}
+
+// The ranking candidate of a provider, with its kept free slots (scanned now unless the first pass kept them).
+function candidateOf(input: ResolutionInput, e: Offerable, keep: number, preferredParts: ReadonlySet<DayPart>): RankingCandidate {
+  const { provider, schedule } = e;
+  const slots = e.slots ?? keepFreeSlots({ schedule, service: e.service, window: input.window, now: input.now, busy: e.busy, keep, preferredParts, partZone: input.preferences.timezone }).slots;
+  return {
+    provider: { id: provider.id, displayName: provider.displayName, languageCodes: provider.languageCodes, specialtyCodes: provider.specialtyCodes, location: provider.location, timezone: provider.timezone ?? schedule.timezone },
+    slots,
+    workload: input.workloadByProvider.get(provider.id) ?? 0,
+    continuity: input.continuityProviderIds.has(provider.id),
+    evaluatedSlotCount: e.evaluated,
+  };
+}

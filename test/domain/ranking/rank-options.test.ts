@@ -1,4 +1,6 @@
 import test from 'ava';
+import fc from 'fast-check';
+import { createRankingContext, workloadOf, type ScoredSlot } from '../../../src/domain/ranking/ranking-context.js';
 import { rankOptions, type RankedOption, type RankingCandidate, type RankOptionsInput, type RankingSlot } from '../../../src/domain/ranking/rank-options.js';
 import { DEFAULT_POLICY, type RankingPolicy, type TieBreaker } from '../../../src/domain/ranking/ranking-policy.js';
 
@@ -256,4 +258,52 @@ test('bounded selection equals sorting everything and capping per provider', (t)
       t.true(firstDiff === -1 ? a.providerId <= b.providerId : (ka[firstDiff] as number) < (kb[firstDiff] as number));
     }
   }
+});
+
+test('a provider bound is never worse than any slot of that provider, whatever the weights, preferences and tie-breakers', (t) => {
+  // The top-k resolution skips every provider whose bound is worse than the 10th option: a slot beating its own
+  // provider's bound would be an option silently lost.
+  const parts = ['morning', 'afternoon', 'evening'] as const;
+  const weight = fc.constantFrom(0, 5, 15, 25, 12.345, 10_000, -3);
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+      fc.record({ preferredLanguage: weight, preferredDayPart: weight, earliestAvailable: weight, providerContinuity: weight, workloadBalance: weight, preferredLocation: weight }),
+      fc.subarray(['earliest_start', 'lowest_workload', 'provider_id'] as TieBreaker[]),
+      fc.record({ dayParts: fc.subarray([...parts]), earliestAvailable: fc.boolean(), timezone: fc.constantFrom(undefined, 'Asia/Tokyo', 'America/Chicago') }),
+      (seed, weights, tieBreakers, prefs) => {
+        const candidates = randomCandidates(30, prng(seed)).filter((c) => c.slots.length > 0);
+        if (candidates.length === 0) return true;
+        const workloads = candidates.map((c) => workloadOf(c.workload));
+        const earliest = Math.min(...candidates.flatMap((c) => c.slots.map((s) => s.start)));
+        const preferences = { ...randomPrefs, ...prefs };
+        const context = createRankingContext({
+          preferences, policy: { weights, tieBreakers }, perProvider: 10, limit: 10_000,
+          earliest, minWorkload: Math.min(...workloads), maxWorkload: Math.max(...workloads), windowEnd: WINDOW_END,
+        });
+        return candidates.every((c) => {
+          const points = context.providerPoints(c.provider, workloadOf(c.workload), c.continuity);
+          const slots: ScoredSlot[] = [];
+          context.addCandidate(slots, c, points);
+          const preferred = slots.filter((s) => s.dayPartPoints > 0).map((s) => s.start);
+          const bound = context.boundOf({
+            providerId: c.provider.id, points, workload: workloadOf(c.workload), lowestStart: Math.min(...c.slots.map((s) => s.start)),
+            preferredFrom: preferred.length > 0 ? Math.min(...preferred) : Infinity, maxKept: c.slots.length, evaluated: c.evaluatedSlotCount ?? c.slots.length,
+          });
+          return bound !== undefined && slots.every((s) => context.compare(bound, s) <= 0);
+        });
+      },
+    ),
+    { numRuns: 300 },
+  );
+  t.pass();
+});
+
+test('a weight that is not a finite number admits no bound (every provider must then be ranked)', (t) => {
+  const context = createRankingContext({
+    preferences: {}, policy: { weights: { ...DEFAULT_POLICY.weights, preferredLocation: Number.NaN }, tieBreakers: [] }, perProvider: 3, limit: 10,
+    earliest: T0, minWorkload: 0, maxWorkload: 0, windowEnd: WINDOW_END,
+  });
+  const points = context.providerPoints({ languageCodes: [], specialtyCodes: [] }, 0, false);
+  t.is(context.boundOf({ providerId: 'a', points, workload: 0, lowestStart: T0, preferredFrom: -Infinity, maxKept: 3, evaluated: 10 }), undefined);
 });
