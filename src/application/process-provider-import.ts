@@ -26,11 +26,15 @@ const PROGRESS_EVERY = 50;
 export async function processProviderImport(db: Database, job: Record<string, any>, clock: () => Date): Promise<void> {
   const payload = job.payload as unknown[];
   const mode = job.mode as 'upsert' | 'create_only' | 'update_only';
-  const summary = emptyImportSummary(payload.length);
-  const errors: RowError[] = [];
-  const rows: RowOutcome[] = [];
+  let summary = emptyImportSummary(payload.length);
+  let errors: RowError[] = [];
+  let rows: RowOutcome[] = [];
   const auditCtx = { platformId: job.platform_id as string, organizationId: job.organization_id as string, requestId: job.request_id as string };
   const work = async (tx: Queryable) => {
+    // Database.transaction re-runs this after a deadlock: every run starts from an empty outcome.
+    summary = emptyImportSummary(payload.length);
+    errors = [];
+    rows = [];
     const ctx: WriteContext = { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, now: clock(), deferredGraphChanges: { count: 0 } };
     const existing = new Map<string, ProviderView>();
     for (const row of (await tx.query('SELECT * FROM providers WHERE organization_id = $1 FOR UPDATE', [ctx.organizationId])).rows) {

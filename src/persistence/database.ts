@@ -7,10 +7,49 @@ export type Queryable = Pick<pg.Pool, 'query'>;
 /** The PostgreSQL side of the service: a pool plus transactions. */
 export interface Database {
   pool: pg.Pool;
+  /** One autocommit statement; re-run (bounded) when PostgreSQL aborts it for a deadlock or a serialization failure. */
   query: pg.Pool['query'];
-  /** Runs `fn` in one transaction; rolls back on error. */
+  /**
+   * Runs `fn` in one transaction; rolls back on error. A transaction PostgreSQL aborts for a deadlock (40P01) or a
+   * serialization failure (40001) is re-run from the start a few times, so `fn` must have no effect outside the
+   * transaction (no Redis writes, no e-mail, no changes to outer state it does not reset).
+   */
   transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** How often a statement or transaction aborted by a deadlock or serialization failure runs before the error surfaces. */
+export const CONFLICT_ATTEMPTS = 4;
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+
+/** Answers whether PostgreSQL aborted the work for a deadlock or a serialization failure (safe to run again). */
+export function isTransientConflict(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  return (typeof e?.code === 'string' && CONFLICT_CODES.has(e.code)) || (typeof e?.cause?.code === 'string' && CONFLICT_CODES.has(e.cause.code));
+}
+
+/** The error a client gets when the last attempt still conflicted: 503, recoverable, with Retry-After. */
+function conflictUnavailable(err: unknown): ServiceError {
+  return new ServiceError('SERVICE_UNAVAILABLE', 'PostgreSQL aborted the request for a lock conflict several times; retry it.', { retryAfter: 1, cause: err });
+}
+
+/** Full jitter up to 5, 10, 20 ms after attempts 1, 2, 3: the transactions that collided do not collide again in step. */
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** (attempt - 1)));
+
+/**
+ * Runs `run` and re-runs it after a short jittered pause while it fails with a deadlock or serialization failure,
+ * at most CONFLICT_ATTEMPTS times in all; then 503 SERVICE_UNAVAILABLE (never a 500).
+ */
+export async function retryOnConflict<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!isTransientConflict(err)) throw err;
+      if (attempt >= CONFLICT_ATTEMPTS) throw conflictUnavailable(err);
+      await backoff(attempt);
+    }
+  }
 }
 
 // bigint columns (graph_version, seq) fit in a JS number for this service's lifetime.
@@ -38,35 +77,37 @@ export function createDatabase(url: string, opts: { max?: number } = {}): Databa
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 20, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000 });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // A failed autocommit statement left nothing behind, so running it again is safe.
   const query = (async (...args: Parameters<pg.Pool['query']>) => {
     try {
-      return await (pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      return await retryOnConflict(() => (pool.query as (...a: unknown[]) => Promise<unknown>)(...args));
     } catch (err) {
       throw translateDatabaseError(err);
     }
   }) as pg.Pool['query'];
+  const once = async <T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw translateDatabaseError(err);
+    }
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw translateDatabaseError(err);
+    } finally {
+      client.release();
+    }
+  };
   return {
     pool,
     query,
-    async transaction(fn) {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (err) {
-        throw translateDatabaseError(err);
-      }
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw translateDatabaseError(err);
-      } finally {
-        client.release();
-      }
-    },
+    transaction: (fn) => retryOnConflict(() => once(fn)),
     close: () => pool.end(),
   };
 }

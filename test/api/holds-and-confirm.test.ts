@@ -99,6 +99,33 @@ test('a held slot is unavailable to every other resolution and booking', async (
   t.false(r3.options.some((x: any) => x.slot.start === r1.options[0].slot.start), 'a new resolution does not offer the held slot');
 });
 
+test('a provider renamed after the resolution: the confirmed booking, its event and its audit entry carry the current names', async (t) => {
+  const { o, p, r } = await resolved('renamed');
+  const [a] = r.options;
+  t.is(a.provider.displayName, 'Dr. p1');
+  const renamed = await o.platform.patch(`/api/v2/providers/${p.provider.id}`, { displayName: 'Dr. Renamed' });
+  t.is(renamed.status, 200, JSON.stringify(renamed.body));
+  const booking = await o.api.post(`/api/v2/resolutions/${r.resolutionId}/confirm`, { optionId: a.optionId, customer }, idem());
+  t.is(booking.status, 200, JSON.stringify(booking.body));
+  t.like(booking.body, { provider: { id: p.provider.id, displayName: 'Dr. Renamed' }, status: 'confirmed' });
+  const audit = await svc.service.deps.db.query(`SELECT after FROM audit_events WHERE organization_id = $1 AND action = 'booking.create' AND resource_id = $2`, [o.org.id, booking.body.id]);
+  t.is(audit.rows.length, 1);
+  t.deepEqual(audit.rows[0].after, booking.body, 'the audit entry records the booking as answered');
+  t.is((await events(o.org.id, 'booking.confirmed')).length, 1);
+});
+
+test('confirm without a holdId consumes the resolution\'s own hold on that option', async (t) => {
+  const { o, r } = await resolved('implicit-hold');
+  const [a] = r.options;
+  const base = `/api/v2/resolutions/${r.resolutionId}`;
+  const hold = (await o.api.post(`${base}/options/${a.optionId}/hold`, { ttlSeconds: 120 })).body;
+  const booking = await o.api.post(`${base}/confirm`, { optionId: a.optionId, customer }, idem());
+  t.is(booking.status, 200, JSON.stringify(booking.body));
+  t.like((await o.api.get(`${base}/options/${a.optionId}/hold`)).body, { holdId: hold.holdId, status: 'released', bookingId: booking.body.id });
+  const claims = await svc.service.deps.db.query(`SELECT kind, active, end_reason FROM slot_claims WHERE resolution_id = $1 ORDER BY kind`, [r.resolutionId]);
+  t.deepEqual(claims.rows.map((c) => [c.kind, c.active, c.end_reason]), [['booking', true, null], ['hold', false, 'consumed']]);
+});
+
 test.serial('hold expiry: reads expired, confirm is 410, the timer stores option.released; an active hold keeps the resolution alive', async (t) => {
   const { o, r } = await resolved('expiry');
   const base = `/api/v2/resolutions/${r.resolutionId}`;

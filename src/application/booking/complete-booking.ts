@@ -1,10 +1,9 @@
-import { appendAudit } from '../../persistence/audit-log.js';
-import { findBooking, type BookingRow } from '../../persistence/booking-repository.js';
+import { findBooking, updateBookingStatus, type BookingRow } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingStep } from './booking-state.js';
 import { bookingEventData } from './booking-views.js';
-import { endClaim } from './slot-claims.js';
+import { endClaimLocked } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /**
@@ -15,18 +14,21 @@ import { syncBookingActor } from './sync-booking-actor.js';
 export async function completeBooking(deps: ResolutionDeps, bookingId: string): Promise<void> {
   const now = deps.clock();
   const event = { type: 'COMPLETE' as const, at: now.toISOString() };
+  // Lock order (slot-claims.ts): the booking row, the event, then the claim ended under the provider's claim lock
+  // with the audit entry.
   const completed = await deps.db.transaction(async (tx): Promise<BookingRow | undefined> => {
     const row = await findBooking(tx, bookingId, { forUpdate: true });
     if (!row) return undefined;
     const step = bookingStep(row, event);
     if (!step.changed || step.value !== 'completed') return undefined;
-    await tx.query(`UPDATE bookings SET status = 'completed', updated_at = $2 WHERE id = $1`, [bookingId, now]);
-    await endClaim(tx, bookingId, 'completed', now);
-    const after = (await findBooking(tx, bookingId))!;
+    const after = await updateBookingStatus(tx, bookingId, { status: 'completed', now });
     await storeEvent(tx, { platformId: row.platform_id, organizationId: row.organization_id, type: 'booking.completed', mode: row.mode, createdAt: now, data: bookingEventData(after, { completedAt: row.end_at.toISOString() }) });
-    await appendAudit(tx, {
-      platformId: row.platform_id, organizationId: row.organization_id, actor: { type: 'system' }, action: 'booking.complete', resourceType: 'booking', resourceId: bookingId,
-      requestId: null, before: { status: row.status }, after: { status: 'completed' }, timestamp: now,
+    await endClaimLocked(tx, {
+      providerId: row.provider_id, refId: bookingId, reason: 'completed', now,
+      audit: {
+        platformId: row.platform_id, organizationId: row.organization_id, actor: { type: 'system' }, action: 'booking.complete', resourceType: 'booking', resourceId: bookingId,
+        requestId: null, before: { status: row.status }, after: { status: 'completed' }, timestamp: now,
+      },
     });
     return after;
   });

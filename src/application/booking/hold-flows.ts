@@ -4,29 +4,30 @@ import { ActorNotFoundError } from '../../persistence/actor-store-errors.js';
 import type { Queryable } from '../../persistence/database.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
-import { recordAudit } from '../record-audit.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
-import { claimError, claimLockKey, endClaim, endLapsedHolds } from './slot-claims.js';
-import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList } from '../../persistence/audit-log.js';
-import { EVENT_API_VERSION, storeEvent } from '../../persistence/event-outbox.js';
-import { translateDatabaseError } from '../../persistence/database.js';
-import { auditActor } from '../caller.js';
+import { claimError, claimLockKey, claimLockSql, endLapsedHolds, liveOverlapSql, lockProviderClaims, slotUnavailable } from './slot-claims.js';
+import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEntry } from '../../persistence/audit-log.js';
+import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
+import { callerAuditEntry } from './caller-audit-entry.js';
 import { holdStep, toHoldView, type HoldRow } from './hold-state.js';
 
 const DAY_MS = 86_400_000;
 const HOLD_COLUMNS = 'ref_id, organization_id, platform_id, provider_id, resolution_id, option_id, active, expires_at, ended_at, end_reason, booking_id, mode, created_at';
 
+// Holds are read without a row lock: a change is then made under the provider's claim lock, conditioned on the
+// hold being still active (lock order, slot-claims.ts), and decided again if another request changed it first.
+
 /** The latest hold of an option, or undefined. */
-export async function latestHold(db: Queryable, resolutionId: string, optionId: string, forUpdate = false): Promise<HoldRow | undefined> {
-  const r = await db.query({ name: `latest-hold${forUpdate ? '-for-update' : ''}`, text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND resolution_id = $1 AND option_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1${forUpdate ? ' FOR UPDATE' : ''}`, values: [resolutionId, optionId] });
+export async function latestHold(db: Queryable, resolutionId: string, optionId: string): Promise<HoldRow | undefined> {
+  const r = await db.query({ name: 'latest-hold', text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND resolution_id = $1 AND option_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1`, values: [resolutionId, optionId] });
   return r.rows[0] as HoldRow | undefined;
 }
 
 /** A hold by id, or undefined. */
-export async function holdById(db: Queryable, holdId: string, forUpdate = false): Promise<HoldRow | undefined> {
-  const r = await db.query({ name: `hold-by-id${forUpdate ? '-for-update' : ''}`, text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND ref_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, values: [holdId] });
+export async function holdById(db: Queryable, holdId: string): Promise<HoldRow | undefined> {
+  const r = await db.query({ name: 'hold-by-id', text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND ref_id = $1`, values: [holdId] });
   return r.rows[0] as HoldRow | undefined;
 }
 
@@ -45,6 +46,26 @@ export async function endHoldOnResolution(deps: ResolutionDeps, resolutionId: st
   }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
 }
 
+/** What the hold statement found: the claim made, or why not (checked without the claim lock). */
+interface HoldClaimOutcome {
+  claimed: boolean;
+  /** The resolution already has a booking. */
+  confirmed: boolean;
+  /** The resolution has a live active hold. */
+  held: boolean;
+  /** A live claim of the provider overlaps the slot. */
+  taken: boolean;
+  /** A hold past its lifetime (timer not fired yet) is in the way: end it under the claim locks, then claim. */
+  lapsed: boolean;
+}
+
+/** The contract's answer to a hold that was not claimed. */
+function holdRefusal(o: HoldClaimOutcome): ServiceError {
+  if (o.confirmed) return new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
+  if (o.held) return new ServiceError('HOLD_CONFLICT');
+  return slotUnavailable();
+}
+
 /**
  * Holds an option (CONTRACT part 5): the claim is written to the ledger first, where the exclusion constraint
  * makes the slot unavailable to every other resolution and booking and a unique index allows one active hold
@@ -56,47 +77,55 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   if (!option) throw new ServiceError('OPTION_NOT_FOUND');
   if (bookingId) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
   const now = deps.clock();
-  if (activeHoldId) {
-    const active = await holdById(deps.db, activeHoldId);
-    if (active?.active && active.expires_at.getTime() > now.getTime()) throw new ServiceError('HOLD_CONFLICT');
-  }
   const holdId = newId('hld', now.getTime());
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
   const claim = { providerId: option.providerId, start: new Date(option.claimStart), end: new Date(option.claimEnd), resolutionId, now };
-  const audit = auditInsertParams({
-    platformId: caller.platformId, organizationId: caller.organizationId, actor: auditActor(caller), action: 'hold.create', resourceType: 'hold', resourceId: holdId,
-    requestId: caller.requestId, before: null, after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() }, timestamp: now,
-  });
+  const audit = auditInsertParams(callerAuditEntry(caller, now, { action: 'hold.create', resourceType: 'hold', resourceId: holdId, after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() } }));
   const event = { resolutionId, optionId, holdId, expiresAt: expiresAt.toISOString(), reason: 'held' };
-  // The claim, its event and its audit entry in one statement; holds past their lifetime whose timer has not
-  // fired yet are ended first only when they are in the way (rare), then the claim is tried once more.
-  const claimHold = async (db: Queryable) => {
-    const r = await db.query({
-      name: 'claim-hold',
-      text: `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($14)) AS locked),
-       claim AS (
-         INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
-         SELECT $1, $2, $3, $4, 'hold', $5, $6, $7, tstzrange($8::timestamptz, $9::timestamptz), true, $10::timestamptz, $11, $12::timestamptz FROM lk
-         WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6)
-         RETURNING ref_id),
-       ev AS (
-         INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
-         SELECT $13, $3, $2, 'option.held', $15, $11, $16::jsonb, $12::timestamptz FROM claim),
-       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim)
-       SELECT count(*)::int AS claimed FROM claim`,
-      values: [newId('clm', now.getTime()), caller.organizationId, caller.platformId, option.providerId, holdId, resolutionId, optionId, claim.start, claim.end, expiresAt,
-        caller.mode, now, newId('evt', now.getTime()), claimLockKey(option.providerId), EVENT_API_VERSION, JSON.stringify(event), ...audit.params],
-    });
-    if (r.rows[0].claimed === 0) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
+  // One autocommit statement: a booked resolution, a live hold of the resolution or a live overlapping claim answers
+  // at once without the claim lock (losers do not queue); otherwise the lock, the claim, its event and its audit entry.
+  // A hold past its lifetime in the way (its timer is late) sends the claim to the slow path below (rare).
+  const claimHold = async (db: Queryable): Promise<HoldClaimOutcome> => {
+    let r;
+    try {
+      r = await db.query({
+        name: 'claim-hold',
+        text: `WITH pre AS (SELECT
+           EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6) AS confirmed,
+           EXISTS (SELECT 1 FROM slot_claims WHERE resolution_id = $6 AND active AND kind = 'hold' AND expires_at > $12::timestamptz) AS held,
+           ${liveOverlapSql('$4', '$8', '$9', '$12')} AS taken,
+           EXISTS (SELECT 1 FROM slot_claims WHERE active AND kind = 'hold' AND expires_at <= $12::timestamptz
+             AND ((provider_id = $4 AND during && tstzrange($8::timestamptz, $9::timestamptz)) OR resolution_id = $6)) AS lapsed),
+         lk AS (SELECT ${claimLockSql('$14')} AS locked FROM pre WHERE NOT (confirmed OR held OR taken OR lapsed)),
+         claim AS (
+           INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
+           SELECT $1, $2, $3, $4, 'hold', $5, $6, $7, tstzrange($8::timestamptz, $9::timestamptz), true, $10::timestamptz, $11, $12::timestamptz FROM lk
+           WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6)
+           RETURNING ref_id),
+         ev AS (
+           INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
+           SELECT $13, $3, $2, 'option.held', $15, $11, $16::jsonb, $12::timestamptz FROM claim),
+         au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim)
+         SELECT pre.*, (SELECT count(*) FROM claim)::int = 1 AS claimed FROM pre`,
+        values: [newId('clm', now.getTime()), caller.organizationId, caller.platformId, option.providerId, holdId, resolutionId, optionId, claim.start, claim.end, expiresAt,
+          caller.mode, now, newId('evt', now.getTime()), claimLockKey(option.providerId), EVENT_API_VERSION, JSON.stringify(event), ...audit.params],
+      });
+    } catch (err) {
+      // A live claim committed after the check: the constraints answer (23P01 SLOT_UNAVAILABLE, 23505 HOLD_CONFLICT).
+      throw claimError(err);
+    }
+    return r.rows[0] as HoldClaimOutcome;
   };
-  try {
-    await claimHold(deps.db);
-  } catch (err) {
-    const mapped = claimError(err);
-    if (!(mapped instanceof ServiceError) || (mapped.code !== 'SLOT_UNAVAILABLE' && mapped.code !== 'HOLD_CONFLICT')) throw translateDatabaseError(mapped);
+  const first = await claimHold(deps.db);
+  if (!first.claimed && (first.confirmed || first.held || first.taken || !first.lapsed)) throw holdRefusal(first);
+  if (!first.claimed) {
+    // Lock order: the claim locks of the provider and of the resolution's lapsed hold (maybe another provider's),
+    // sorted; then the lapsed holds end and the claim is made in the same transaction.
     await deps.db.transaction(async (tx) => {
+      await lockProviderClaims(tx, [option.providerId], { resolutionId, now });
       await endLapsedHolds(tx, claim);
-      await claimHold(tx).catch((e) => { throw claimError(e); });
+      const again = await claimHold(tx);
+      if (!again.claimed) throw holdRefusal(again);
     });
   }
   await Promise.all([
@@ -112,6 +141,34 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   return { holdId, status: 'active', expiresAt: expiresAt.toISOString(), resolutionId, optionId };
 }
 
+/**
+ * Ends an active hold's claim under its provider's claim lock, with its option.released event and (for a release)
+ * its audit entry, in one autocommit statement. `expired` ends it at its expiry time. Answers the ended row, or
+ * undefined when the hold was no longer active (another request or the timer ended it first).
+ */
+async function endHold(db: Queryable, hold: HoldRow, p: { reason: 'released' | 'expired'; now: Date; event: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: Record<string, unknown> }; audit?: AuditEntry }): Promise<HoldRow | undefined> {
+  const audit = p.audit ? auditInsertParams(p.audit) : undefined;
+  const r = await db.query({
+    name: audit ? 'end-hold-audited' : 'end-hold',
+    text: `WITH lk AS (SELECT ${claimLockSql('$4')} AS locked),
+     ended AS (
+       UPDATE slot_claims SET active = false, ended_at = CASE WHEN $3 = 'expired' THEN expires_at ELSE $2::timestamptz END, end_reason = $3
+       FROM lk WHERE ref_id = $1 AND active
+       RETURNING ${HOLD_COLUMNS.split(', ').map((c) => `slot_claims.${c}`).join(', ')}),
+     ev AS (
+       INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
+       SELECT $5, $6, $7, 'option.released', $8, $9, $10::jsonb, $2::timestamptz FROM ended)${audit ? `,
+     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(11)} FROM ended)` : ''}
+     SELECT * FROM ended`,
+    values: [hold.ref_id, p.now, p.reason, claimLockKey(hold.provider_id), newId('evt', p.now.getTime()), p.event.platformId, p.event.organizationId, EVENT_API_VERSION,
+      p.event.mode, JSON.stringify(p.event.data), ...(audit?.params ?? [])],
+  });
+  return r.rows[0] as HoldRow | undefined;
+}
+
+/** How often a hold change is decided again when another request changed the hold in between. */
+const HOLD_CHANGE_ATTEMPTS = 3;
+
 /** Reads the latest hold of an option. */
 export async function getHold(deps: ResolutionDeps, caller: Caller, resolutionId: string, optionId: string) {
   const record = await recordOfCaller(deps, caller, resolutionId);
@@ -126,21 +183,28 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
   const record = await recordOfCaller(deps, caller, resolutionId);
   if (!record.options.some((o) => o.optionId === optionId)) throw new ServiceError('OPTION_NOT_FOUND');
   const now = deps.clock();
-  const outcome = await deps.db.transaction(async (tx) => {
-    const hold = await latestHold(tx, resolutionId, optionId, true);
+  // Decided by the hold machine on the row read without a lock; the change is made under the provider's claim lock
+  // only while the hold is still active, else (another request ended it meanwhile) decided again on the new row.
+  let outcome: { value: string; changed: boolean; hold: HoldRow } | undefined;
+  for (let attempt = 1; !outcome; attempt++) {
+    if (attempt > HOLD_CHANGE_ATTEMPTS) throw new ServiceError('SERVICE_UNAVAILABLE', 'The hold kept changing while it was being released; retry.', { retryAfter: 1 });
+    const hold = await latestHold(deps.db, resolutionId, optionId);
     if (!hold) throw new ServiceError('HOLD_NOT_FOUND');
     const step = holdStep(hold, { type: 'RELEASE', at: now.toISOString() });
+    const event = { platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode };
     if (step.value === 'released' && step.changed) {
-      await endClaim(tx, hold.ref_id, 'released', now);
-      await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: 'option.released', mode: caller.mode, createdAt: now, data: { resolutionId, optionId, holdId: hold.ref_id, releasedAt: now.toISOString(), reason: 'released' } });
-      await recordAudit(tx, caller, now, { action: 'hold.release', resourceType: 'hold', resourceId: hold.ref_id, before: { status: 'active' }, after: { status: 'released' } });
+      const ended = await endHold(deps.db, hold, {
+        reason: 'released', now, event: { ...event, data: { resolutionId, optionId, holdId: hold.ref_id, releasedAt: now.toISOString(), reason: 'released' } },
+        audit: callerAuditEntry(caller, now, { action: 'hold.release', resourceType: 'hold', resourceId: hold.ref_id, before: { status: 'active' }, after: { status: 'released' } }),
+      });
+      if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
     } else if (step.value === 'expired' && hold.active) {
-      await endClaim(tx, hold.ref_id, 'expired', now);
-      await tx.query('UPDATE slot_claims SET ended_at = expires_at WHERE ref_id = $1', [hold.ref_id]);
-      await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: 'option.released', mode: caller.mode, createdAt: now, data: { resolutionId, optionId, holdId: hold.ref_id, releasedAt: hold.expires_at.toISOString(), reason: 'expired' } });
+      const ended = await endHold(deps.db, hold, { reason: 'expired', now, event: { ...event, data: { resolutionId, optionId, holdId: hold.ref_id, releasedAt: hold.expires_at.toISOString(), reason: 'expired' } } });
+      if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
+    } else {
+      outcome = { value: step.value, changed: step.changed, hold };
     }
-    return { value: step.value, changed: step.changed, hold: (await holdById(tx, hold.ref_id))! };
-  });
+  }
   if (outcome.changed) {
     await deps.actors.send(holdActorKind, outcome.hold.ref_id, { type: 'RELEASE', at: now.toISOString() }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
     await endHoldOnResolution(deps, resolutionId, outcome.hold.ref_id);
@@ -153,16 +217,17 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
 /** The durable expiry timer of a hold: ends the claim if its lifetime passed, stores option.released, mirrors. */
 export async function expireHold(deps: ResolutionDeps, holdId: string): Promise<void> {
   const now = deps.clock();
-  const ended = await deps.db.transaction(async (tx) => {
-    const hold = await holdById(tx, holdId, true);
-    if (!hold || !hold.active) return undefined;
-    const step = holdStep(hold, { type: 'EXPIRE', at: now.toISOString() });
-    if (!step.changed) return undefined;
-    await tx.query(`UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired' WHERE ref_id = $1`, [holdId]);
-    await storeEvent(tx, { platformId: hold.platform_id, organizationId: hold.organization_id, type: 'option.released', mode: hold.mode, createdAt: now, data: { resolutionId: hold.resolution_id, optionId: hold.option_id, holdId, releasedAt: hold.expires_at.toISOString(), reason: 'expired' } });
-    return hold;
-  });
-  const hold = ended ?? (await holdById(deps.db, holdId));
+  const current = await holdById(deps.db, holdId);
+  if (!current) return;
+  // Expiry depends on expires_at only (fixed), so the machine's decision on the unlocked row stands; the change is
+  // made under the claim lock only while the hold is still active.
+  const ended = current.active && holdStep(current, { type: 'EXPIRE', at: now.toISOString() }).changed
+    ? await endHold(deps.db, current, {
+      reason: 'expired', now,
+      event: { platformId: current.platform_id, organizationId: current.organization_id, mode: current.mode, data: { resolutionId: current.resolution_id, optionId: current.option_id, holdId, releasedAt: current.expires_at.toISOString(), reason: 'expired' } },
+    })
+    : undefined;
+  const hold = ended ?? (current.active ? await holdById(deps.db, holdId) : current);
   if (!hold) return;
   await deps.actors.send(holdActorKind, holdId, { type: 'EXPIRE', at: now.toISOString() }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
   if (!hold.active || ended) await endHoldOnResolution(deps, hold.resolution_id, holdId);

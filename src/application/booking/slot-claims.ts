@@ -1,7 +1,44 @@
 import { ServiceError } from '../../errors/service-error.js';
+import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEntry } from '../../persistence/audit-log.js';
 import type { Queryable } from '../../persistence/database.js';
 import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
+
+/*
+ * LOCK ORDER of every transaction that claims, ends or books (slot_claims and bookings), in this order only:
+ *   1. the bookings row it changes, `FOR UPDATE` (cancel, complete, reschedule, confirmation link): one row, first;
+ *   2. the claim lock of each provider whose slot_claims rows it inserts or changes:
+ *      `pg_advisory_xact_lock(hashtext('claim:' || providerId))`, several in ascending order of that number
+ *      (lockProviderClaims; only a hold that ends its resolution's lapsed hold on another provider takes two);
+ *   3. then claim rows (claims ended, each only while still active) and inserts (claims, bookings, events, e-mail);
+ *   4. the audit event last (it may lock the organization's audit chain head; nothing is locked after it).
+ * Why no wait-for cycle can form:
+ *   - every write to a provider's slot_claims rows holds that provider's claim lock (2 before 3), so the exclusion
+ *     check of a claim insert never meets another transaction's uncommitted row: it answers 23P01 at once and never
+ *     waits. (Issue 11's deadlock was that wait: a hold held the lock and waited in the check for a confirm's ended,
+ *     uncommitted hold, while the confirm waited for the lock. Ending claims before the lock is what this order forbids.)
+ *   - for the same reason no transaction waits for a claim row lock held by another (both would hold the same lock);
+ *   - claim locks are taken in one global order, and bookings rows before any claim lock, at most one per transaction;
+ *   - the remaining waits are unique-index checks of one resolution (one booking, one active hold): a confirm waits
+ *     only on another confirm of that resolution at its booking insert, a hold only on a writer of that resolution's
+ *     active hold; neither waits on anything the waiter holds (a confirm never inserts an active hold, a hold never
+ *     inserts a booking, and both are past their lock acquisition);
+ *   - the audit event is written last, so a lock it may take (an audit chain head) is held by a transaction that
+ *     waits for nothing more.
+ * Holds are read without a row lock; release and expiry end one under the claim lock only while it is still active
+ * and decide again otherwise. The confirmation link changes only its booking row (step 1) and its audit event: it
+ * touches no claim and needs no claim lock. A deadlock or serialization failure that still happens is re-run by
+ * `Database` (40P01/40001) and, if it persists, answers 503, never 500.
+ *
+ * LOSERS DO NOT QUEUE. Every claiming statement first checks, without any lock, for a committed active claim that
+ * overlaps and that it would not end itself (a lapsed hold, its own hold, the booking it replaces); if there is one it
+ * answers 409 without requesting the claim lock, so the losers of a contended slot do not wait in line behind the
+ * winner's transaction. The check only reads committed rows: a claim committed after it is still caught by the
+ * exclusion constraint (the arbiter) once the lock is held. The hot paths (hold, confirm) are single autocommit
+ * statements, so the lock is held for the rest of one statement and released by PostgreSQL without a client round
+ * trip (release and hold expiry likewise); multi-statement transactions (v1 create, reschedule, cancel, complete) take
+ * the lock in their last statement before COMMIT.
+ */
 
 /** A claim on a provider's time; the exclusion constraint on slot_claims keeps active claims from overlapping. */
 export interface ClaimInput {
@@ -20,10 +57,55 @@ export interface ClaimInput {
   now: Date;
 }
 
+/** The lock key serializing claims on one provider (lock order step 2). */
+export const claimLockKey = (providerId: string) => `claim:${providerId}`;
+
+/** SQL taking the claim lock of the provider whose key is `$key` (lock order step 2). */
+export const claimLockSql = (key: string) => `pg_advisory_xact_lock(hashtext(${key}))`;
+
+/**
+ * SQL: whether a committed active claim of provider `p` overlaps `[s, e)`, not counting holds lapsed at `now` (the
+ * claimer ends them) nor the claims `except` names (an SQL condition on slot_claims columns, e.g. the claim replaced).
+ */
+export function liveOverlapSql(p: string, s: string, e: string, now: string, except?: string): string {
+  return `EXISTS (SELECT 1 FROM slot_claims WHERE provider_id = ${p} AND active AND during && tstzrange(${s}::timestamptz, ${e}::timestamptz)
+    AND NOT (kind = 'hold' AND expires_at <= ${now}::timestamptz)${except ? ` AND NOT coalesce((${except}), false)` : ''})`;
+}
+
+/** SQL of a CTE body storing `option.released` for the lapsed holds `from` returned (columns of slot_claims, end_reason 'expired'). */
+export function releasedEventsSql(from: string, ids: string, apiVersion: string, now: string): string {
+  return `INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
+     SELECT (${ids}::text[])[row_number() OVER ()], platform_id, organization_id, 'option.released', ${apiVersion}, mode,
+       jsonb_build_object('resolutionId', resolution_id, 'optionId', option_id, 'holdId', ref_id,
+         'releasedAt', to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'reason', 'expired'), ${now}::timestamptz
+     FROM ${from} WHERE kind = 'hold' AND end_reason = 'expired'`;
+}
+
+/** Event ids for the lapsed holds one claim may end: few (active claims never overlap); up to 32. */
+export const lapsedEventIds = (now: Date) => Array.from({ length: 32 }, () => newId('evt', now.getTime()));
+
+/**
+ * Takes the claim locks of `providerIds` in the lock order (ascending lock number, each once). `lapsedHoldOf` adds the
+ * provider of that resolution's active hold lapsed at `now`, read in the same statement (lapsed is final: the set
+ * can only shrink while the statement waits).
+ */
+export async function lockProviderClaims(tx: Queryable, providerIds: readonly string[], lapsedHoldOf?: { resolutionId: string; now: Date }): Promise<void> {
+  await tx.query({
+    name: 'lock-provider-claims',
+    text: `SELECT count(pg_advisory_xact_lock(k)) FROM (
+       SELECT DISTINCT hashtext('claim:' || p)::bigint AS k FROM (
+         SELECT unnest($1::text[]) AS p
+         UNION ALL SELECT provider_id FROM slot_claims WHERE resolution_id = $2 AND active AND kind = 'hold' AND expires_at <= $3::timestamptz) ids
+       ORDER BY k) ordered`,
+    values: [providerIds, lapsedHoldOf?.resolutionId ?? null, lapsedHoldOf?.now ?? null],
+  });
+}
+
 /**
  * Ends holds whose lifetime passed but whose timer has not fired yet, where they would block `[start, end)`
  * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events, in one statement.
  * A late timer then finds nothing to do. `consumedHold` also ends that hold's claim as used by a booking.
+ * The caller holds the claim locks of the providers concerned (lockProviderClaims).
  */
 export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; consumedHold?: { refId: string; bookingId: string } | undefined }): Promise<void> {
   await tx.query({
@@ -31,24 +113,14 @@ export async function endLapsedHolds(tx: Queryable, p: { providerId: string; sta
     text: `WITH lapsed AS (
        UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired'
        WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)
-       RETURNING organization_id, platform_id, ref_id, resolution_id, option_id, expires_at, mode),
+       RETURNING kind, end_reason, organization_id, platform_id, ref_id, resolution_id, option_id, expires_at, mode),
      consumed AS (
        UPDATE slot_claims SET active = false, ended_at = $4, end_reason = 'consumed', booking_id = $7
        WHERE ref_id = $6 AND active AND $6::text IS NOT NULL)
-     INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
-     SELECT ($8::text[])[row_number() OVER ()], platform_id, organization_id, 'option.released', $9, mode,
-       jsonb_build_object('resolutionId', resolution_id, 'optionId', option_id, 'holdId', ref_id,
-         'releasedAt', to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'reason', 'expired'), $4
-     FROM lapsed`,
-    values: [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, eventIds(p.now), EVENT_API_VERSION],
+     ${releasedEventsSql('lapsed', '$8', '$9', '$4')}`,
+    values: [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, lapsedEventIds(p.now), EVENT_API_VERSION],
   });
 }
-
-// Lapsed holds in the way of one claim are few (active claims never overlap); ids for up to 32 of them.
-const eventIds = (now: Date) => Array.from({ length: 32 }, () => newId('evt', now.getTime()));
-
-/** The lock key serializing claims on one provider (see insertClaim). */
-export const claimLockKey = (providerId: string) => `claim:${providerId}`;
 
 /** Maps a failed claim insert to the contract's error; anything else is passed through. */
 export function claimError(err: unknown): unknown {
@@ -58,19 +130,19 @@ export function claimError(err: unknown): unknown {
   return err;
 }
 
+/** The 409 of a slot another claim holds. */
+export const slotUnavailable = () => new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
+
 /**
- * Inserts an active claim. Overlap with another active claim of the provider is 409 SLOT_UNAVAILABLE
- * (exclusion constraint); a second active hold on the resolution is 409 HOLD_CONFLICT (unique index).
- * The error aborts the caller's transaction (callers answer it, they never continue).
+ * Inserts an active claim under the provider's claim lock (taken first, in the same statement), nothing else.
+ * Overlap with another active claim of the provider is 409 SLOT_UNAVAILABLE (exclusion constraint); a second active
+ * hold on the resolution is 409 HOLD_CONFLICT (unique index). The error aborts the caller's transaction.
  */
 export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
-  // Concurrent inserts of overlapping claims wait on each other inside the exclusion check and can deadlock
-  // (40P01, a 500 after deadlock_timeout); one claimer per provider at a time (the lock is taken first, in the
-  // same statement, and held until commit) means the check only ever meets committed claims and answers 23P01 at once.
   try {
     await tx.query({
       name: 'insert-claim',
-      text: `WITH lk AS (SELECT pg_advisory_xact_lock(hashtext($14)) AS locked)
+      text: `WITH lk AS (SELECT ${claimLockSql('$14')} AS locked)
        INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, tstzrange($9::timestamptz, $10::timestamptz), true, $11::timestamptz, $12, $13::timestamptz FROM lk`,
       values: [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId)],
@@ -80,8 +152,60 @@ export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
   }
 }
 
-/** Ends the active claim of a hold or booking; answers whether one was active. */
-export async function endClaim(tx: Queryable, refId: string, reason: string, now: Date, bookingId?: string): Promise<boolean> {
-  const r = await tx.query('UPDATE slot_claims SET active = false, ended_at = $2, end_reason = $3, booking_id = COALESCE($4, booking_id) WHERE ref_id = $1 AND active RETURNING 1', [refId, now, reason, bookingId ?? null]);
-  return (r.rowCount ?? 0) > 0;
+/**
+ * Claims `[start, end)` for a booking in one statement, meant as the last one of its transaction before COMMIT:
+ * without any lock, a committed live overlap answers 409 SLOT_UNAVAILABLE at once; otherwise under the provider's
+ * claim lock it ends the claim `replaces` names (a rescheduled booking: moving within its own time is allowed) and
+ * holds lapsed in the way (with their option.released events), inserts the claim and appends `audit`.
+ */
+export async function claimSlot(tx: Queryable, c: ClaimInput & { replaces?: { refId: string; reason: string }; audit?: AuditEntry }): Promise<void> {
+  const audit = c.audit ? auditInsertParams(c.audit) : undefined;
+  const values: unknown[] = [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null,
+    c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId), c.replaces?.refId ?? null, c.replaces?.reason ?? null,
+    lapsedEventIds(c.now), EVENT_API_VERSION, ...(audit?.params ?? [])];
+  let r;
+  try {
+    r = await tx.query({
+      name: audit ? 'claim-slot-audited' : 'claim-slot',
+      text: `WITH pre AS (SELECT ${liveOverlapSql('$4', '$9', '$10', '$13', 'ref_id = $15::text')} AS taken),
+       lk AS (SELECT ${claimLockSql('$14')} AS locked FROM pre WHERE NOT taken),
+       ended AS (
+         UPDATE slot_claims c SET active = false,
+           ended_at = CASE WHEN c.ref_id = $15::text THEN $13::timestamptz ELSE c.expires_at END,
+           end_reason = CASE WHEN c.ref_id = $15::text THEN $16::text ELSE 'expired' END
+         FROM lk
+         WHERE c.active AND (c.ref_id = $15::text OR (c.kind = 'hold' AND c.expires_at <= $13::timestamptz AND c.provider_id = $4 AND c.during && tstzrange($9::timestamptz, $10::timestamptz)))
+         RETURNING c.kind, c.end_reason, c.organization_id, c.platform_id, c.ref_id, c.resolution_id, c.option_id, c.expires_at, c.mode),
+       released AS (${releasedEventsSql('ended', '$17', '$18', '$13')}),
+       -- count(*) drains "ended" first: the claim must not meet the rows this statement ends.
+       claim AS (
+         INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, tstzrange($9::timestamptz, $10::timestamptz), true, $11::timestamptz, $12, $13::timestamptz
+         FROM lk, (SELECT count(*) FROM ended) e
+         RETURNING ref_id)${audit ? `,
+       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(19)} FROM claim)` : ''}
+       SELECT (SELECT taken FROM pre) AS taken, (SELECT count(*) FROM claim)::int AS claimed`,
+      values,
+    });
+  } catch (err) {
+    throw claimError(err);
+  }
+  if (r.rows[0].taken || r.rows[0].claimed !== 1) throw slotUnavailable();
+}
+
+/**
+ * Ends the active claim of a booking under its provider's claim lock and appends `audit` after it, in one statement
+ * (cancel, complete: the booking row is locked first, lock order step 1). Answers whether a claim was active.
+ */
+export async function endClaimLocked(tx: Queryable, p: { providerId: string; refId: string; reason: string; now: Date; audit?: AuditEntry }): Promise<boolean> {
+  const audit = p.audit ? auditInsertParams(p.audit) : undefined;
+  const r = await tx.query({
+    name: audit ? 'end-claim-locked-audited' : 'end-claim-locked',
+    text: `WITH lk AS (SELECT ${claimLockSql('$4')} AS locked),
+     ended AS (UPDATE slot_claims SET active = false, ended_at = $2, end_reason = $3 FROM lk WHERE ref_id = $1 AND active RETURNING 1)${audit ? `,
+     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(5)} FROM lk, (SELECT count(*) FROM ended) e)` : ''}
+     SELECT (SELECT count(*) FROM ended)::int AS ended`,
+    values: [p.refId, p.now, p.reason, claimLockKey(p.providerId), ...(audit?.params ?? [])],
+  });
+  return r.rows[0].ended > 0;
 }

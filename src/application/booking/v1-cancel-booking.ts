@@ -1,16 +1,16 @@
 import { parseInput } from '../../contract/parse-input.js';
 import { CancelBookingV1Body } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
-import { findBooking } from '../../persistence/booking-repository.js';
+import { updateBookingStatus } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { Caller } from '../caller.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
-import { recordAudit } from '../record-audit.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
 import { bookingStep } from './booking-state.js';
 import { bookingEventData } from './booking-views.js';
-import { endClaim } from './slot-claims.js';
+import { callerAuditEntry } from './caller-audit-entry.js';
+import { endClaimLocked } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /**
@@ -22,16 +22,19 @@ export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: 
   const reason = body.reason ?? null;
   const now = deps.clock();
   const event = { type: 'CANCEL' as const, at: now.toISOString(), ...(reason !== null ? { reason } : {}) };
+  // Lock order (slot-claims.ts): the booking row, then writes that need no claim lock, then the claim ended under
+  // the provider's claim lock with the audit entry, in the last statement before COMMIT.
   const row = await deps.db.transaction(async (tx) => {
     const before = await bookingOfCaller(tx, caller, id, { forUpdate: true });
     const step = bookingStep(before, event);
     if (!step.changed || step.value !== 'cancelled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${before.status} booking cannot be cancelled.`);
-    await tx.query(`UPDATE bookings SET status = 'cancelled', cancelled_at = $2, cancel_reason = $3, updated_at = $2 WHERE id = $1`, [id, now, reason]);
-    await endClaim(tx, id, 'cancelled', now);
-    const after = (await findBooking(tx, id))!;
+    const after = await updateBookingStatus(tx, id, { status: 'cancelled', now, cancelledAt: now, cancelReason: reason });
     await storeEvent(tx, { platformId: after.platform_id, organizationId: after.organization_id, type: 'booking.cancelled', mode: caller.mode, createdAt: now, data: bookingEventData(after, { cancelledAt: now.toISOString(), reason }) });
-    await recordAudit(tx, caller, now, { action: 'booking.cancel', resourceType: 'booking', resourceId: id, before: { status: before.status }, after: { status: 'cancelled', cancelledAt: now.toISOString(), reason } });
     await queueBookingEmail(tx, { config: deps.config, booking: after, kind: 'booking_cancellation', mode: caller.mode, now, reason });
+    await endClaimLocked(tx, {
+      providerId: before.provider_id, refId: id, reason: 'cancelled', now,
+      audit: callerAuditEntry(caller, now, { action: 'booking.cancel', resourceType: 'booking', resourceId: id, before: { status: before.status }, after: { status: 'cancelled', cancelledAt: now.toISOString(), reason } }),
+    });
     return after;
   });
   await syncBookingActor(deps, row, event);

@@ -48,6 +48,8 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
   if (!found || !tokenMatches(token, found.confirm_token)) throw new ServiceError('BOOKING_NOT_FOUND');
   const now = deps.clock();
   const event = { type: 'CONFIRM' as const, at: now.toISOString() };
+  // Lock order (slot-claims.ts) step 1 only: the booking row, then its event and audit entry; no claim changes, so no
+  // claim lock (a confirmed booking keeps the claim its pending booking made).
   const outcome = await deps.db.transaction(async (tx) => {
     const row = (await findBooking(tx, id, { forUpdate: true }))!;
     const step = bookingStep(row, event);

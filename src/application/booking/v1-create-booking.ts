@@ -3,15 +3,15 @@ import { parseInput } from '../../contract/parse-input.js';
 import { CreateBookingV1Body } from '../../contract/schemas/booking.js';
 import { decodeSlotId } from '../../domain/availability/slot-id.js';
 import { ServiceError } from '../../errors/service-error.js';
-import { findBooking, insertBooking, type BookingRow } from '../../persistence/booking-repository.js';
+import { insertBooking, type BookingRow } from '../../persistence/booking-repository.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
-import { recordAudit } from '../record-audit.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { claimRangeOf, loadBookableService, slotStartingAt } from './bookable-service.js';
 import { toBookingV1Created } from './booking-views.js';
-import { endLapsedHolds, insertClaim } from './slot-claims.js';
+import { callerAuditEntry } from './caller-audit-entry.js';
+import { claimSlot } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /** A fresh confirmation token: 32 random bytes, base64url (the credential of the e-mailed link). */
@@ -38,18 +38,20 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
   const id = newId('bkg', now.getTime());
   const confirmToken = newConfirmToken();
   const claim = claimRangeOf(bookable.service, match.start, match.end);
+  // Lock order (slot-claims.ts): the new booking row and its e-mail need no lock; the claim comes last, so the
+  // provider's claim lock is held only from the claim statement to COMMIT.
   const row: BookingRow = await deps.db.transaction(async (tx) => {
-    await endLapsedHolds(tx, { providerId: body.providerId, start: claim.start, end: claim.end, now });
-    await insertClaim(tx, { organizationId: caller.organizationId, platformId: caller.platformId, providerId: body.providerId, kind: 'booking', refId: id, start: claim.start, end: claim.end, mode: caller.mode, now });
-    await insertBooking(tx, {
+    const created = await insertBooking(tx, {
       id, platformId: caller.platformId, organizationId: caller.organizationId, providerId: body.providerId, serviceId: body.serviceId, resolutionId: null, optionId: null,
       source: 'v1', status: 'pending', start: new Date(match.start), end: new Date(match.end), timezone: bookable.schedule!.timezone,
       customer: { name: body.attendee.name, email: body.attendee.email, timezone: body.attendee.timezone ?? null },
       metadata: null, notes: body.notes ?? null, confirmToken, mode: caller.mode, rescheduledFrom: null, now,
     });
-    const created = (await findBooking(tx, id))!;
-    await recordAudit(tx, caller, now, { action: 'booking.create', resourceType: 'booking', resourceId: id, after: { status: created.status, providerId: created.provider_id, serviceId: created.service_id, start: created.start_at.toISOString(), end: created.end_at.toISOString(), source: 'v1' } });
     await queueBookingEmail(tx, { config: deps.config, booking: created, kind: 'booking_confirmation', mode: caller.mode, now });
+    await claimSlot(tx, {
+      organizationId: caller.organizationId, platformId: caller.platformId, providerId: body.providerId, kind: 'booking', refId: id, start: claim.start, end: claim.end, mode: caller.mode, now,
+      audit: callerAuditEntry(caller, now, { action: 'booking.create', resourceType: 'booking', resourceId: id, after: { status: created.status, providerId: created.provider_id, serviceId: created.service_id, start: created.start_at.toISOString(), end: created.end_at.toISOString(), source: 'v1' } }),
+    });
     return created;
   });
   await syncBookingActor(deps, row, undefined);

@@ -1,18 +1,18 @@
 import { parseInput } from '../../contract/parse-input.js';
 import { RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
-import { findBooking, insertBooking } from '../../persistence/booking-repository.js';
+import { insertBooking, updateBookingStatus } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
-import { recordAudit } from '../record-audit.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
 import { bookingStep } from './booking-state.js';
 import { bookingEventData, toBookingV1Created } from './booking-views.js';
 import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
-import { endClaim, endLapsedHolds, insertClaim } from './slot-claims.js';
+import { callerAuditEntry } from './caller-audit-entry.js';
+import { claimSlot } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 import { newConfirmToken } from './v1-create-booking.js';
 
@@ -41,32 +41,33 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
   const slot = slotAtLocalTime(bookable, body.date, body.time, now);
   if (!slot) throw new ServiceError('SLOT_OUTSIDE_AVAILABILITY', `${body.date} ${body.time} is not a slot of the provider's availability (timezone ${bookable.schedule?.timezone ?? 'none'}).`, { field: 'time' });
   const claim = claimRangeOf(bookable.service, slot.start, slot.end);
+  // Lock order (slot-claims.ts): the original's row first, then writes that need no claim lock, then one statement
+  // that takes the provider's claim lock, frees the original's slot, claims the new one and appends the audit entry.
   const { before, created } = await deps.db.transaction(async (tx) => {
     const old = await bookingOfCaller(tx, caller, id, { forUpdate: true });
     const step = bookingStep(old, event);
     if (!step.changed || step.value !== 'rescheduled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
-    // The original's slot is freed first, so moving within (or next to) its own time is allowed.
-    await endClaim(tx, id, 'rescheduled', now);
-    await endLapsedHolds(tx, { providerId: old.provider_id, start: claim.start, end: claim.end, now });
-    await insertClaim(tx, { organizationId: old.organization_id, platformId: old.platform_id, providerId: old.provider_id, kind: 'booking', refId: newBookingId, start: claim.start, end: claim.end, mode: caller.mode, now });
-    await insertBooking(tx, {
+    const fresh = await insertBooking(tx, {
       id: newBookingId, platformId: old.platform_id, organizationId: old.organization_id, providerId: old.provider_id, serviceId: old.service_id, resolutionId: null, optionId: null,
       source: 'v1', status: 'pending', start: new Date(slot.start), end: new Date(slot.end), timezone: bookable.schedule!.timezone, customer: old.customer,
       metadata: old.metadata, notes: body.notes ?? old.notes, confirmToken: newConfirmToken(), mode: caller.mode, rescheduledFrom: id, now,
     });
-    await tx.query(`UPDATE bookings SET status = 'rescheduled', rescheduled_to = $2, updated_at = $3 WHERE id = $1`, [id, newBookingId, now]);
-    const fresh = (await findBooking(tx, newBookingId))!;
-    const moved = (await findBooking(tx, id))!;
+    const moved = await updateBookingStatus(tx, id, { status: 'rescheduled', rescheduledTo: newBookingId, now });
     await storeEvent(tx, {
       platformId: old.platform_id, organizationId: old.organization_id, type: 'booking.rescheduled', mode: caller.mode, createdAt: now,
       data: bookingEventData(fresh, { bookingId: id, resolutionId: old.resolution_id, rescheduledTo: newBookingId, status: 'rescheduled' }),
     });
-    await recordAudit(tx, caller, now, {
-      action: 'booking.reschedule', resourceType: 'booking', resourceId: id,
-      before: { status: old.status, start: old.start_at.toISOString(), end: old.end_at.toISOString() },
-      after: { status: 'rescheduled', rescheduledTo: newBookingId, start: fresh.start_at.toISOString(), end: fresh.end_at.toISOString() },
-    });
     await queueBookingEmail(tx, { config: deps.config, booking: fresh, kind: 'booking_confirmation', mode: caller.mode, now });
+    // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
+    await claimSlot(tx, {
+      organizationId: old.organization_id, platformId: old.platform_id, providerId: old.provider_id, kind: 'booking', refId: newBookingId, start: claim.start, end: claim.end, mode: caller.mode, now,
+      replaces: { refId: id, reason: 'rescheduled' },
+      audit: callerAuditEntry(caller, now, {
+        action: 'booking.reschedule', resourceType: 'booking', resourceId: id,
+        before: { status: old.status, start: old.start_at.toISOString(), end: old.end_at.toISOString() },
+        after: { status: 'rescheduled', rescheduledTo: newBookingId, start: fresh.start_at.toISOString(), end: fresh.end_at.toISOString() },
+      }),
+    });
     return { before: moved, created: fresh };
   });
   await syncBookingActor(deps, before, event);
