@@ -1,13 +1,23 @@
 import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import type { ResponseTally } from './response-tally.js';
 
-/** One answered request: status, parsed JSON body (or text) and wall time in ms. */
+/** One answered request: status (0 for a transport failure), parsed JSON body (or text) and wall time in ms. */
 export interface BenchResponse {
   status: number;
   body: any;
   ms: number;
 }
 
-/** A JSON client for the gateway bound to a base URL and API key; Node's fetch keeps connections alive. */
+/** Keep-alive connection pools to one or more service processes, shared by the clients of a run. */
+export interface HttpTarget {
+  origins: readonly string[];
+  /** The pool of the next origin in turn (a round-robin, as a load balancer in front of several processes). */
+  next(): Pool;
+  close(): Promise<void>;
+}
+
+/** A JSON client for the gateway bound to an API key and headers sent on every call. */
 export interface BenchClient {
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<BenchResponse>;
   get(path: string, headers?: Record<string, string>): Promise<BenchResponse>;
@@ -15,27 +25,51 @@ export interface BenchClient {
 }
 
 /**
- * Creates a client (with headers sent on every call); the timing covers sending, the answer and reading its whole body.
- * Given several base URLs (service processes), calls go to them in turn, as a round-robin load balancer would send them.
+ * Opens undici pools (HTTP/1.1 keep-alive, no pipelining) to `origins`; `connections` bounds each pool, and a
+ * closed loop of N clients never has more than N requests in flight, so it uses at most N connections.
  */
-export function createBenchClient(baseUrls: string | readonly string[], key: string, defaultHeaders: Record<string, string> = {}): BenchClient {
-  const urls = typeof baseUrls === 'string' ? [baseUrls] : baseUrls;
+export function createHttpTarget(origins: string | readonly string[], connections = 256): HttpTarget {
+  const list = typeof origins === 'string' ? [origins] : [...origins];
+  const pools = list.map((o) => new Pool(o, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 }));
   let turn = 0;
+  return {
+    origins: list,
+    next: () => pools[turn++ % pools.length]!,
+    close: async () => { await Promise.all(pools.map((p) => p.close())); },
+  };
+}
+
+/**
+ * Creates a client over `target` sending `Authorization: Bearer <key>` (when given) and `headers` on every call.
+ * The timing covers sending, the answer and reading its whole body; every answer is counted in `tally`.
+ */
+export function createBenchClient(target: HttpTarget, o: { key?: string; headers?: Record<string, string>; tally?: ResponseTally } = {}): BenchClient {
+  const base: Record<string, string> = { ...(o.key ? { authorization: `Bearer ${o.key}` } : {}), ...o.headers };
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<BenchResponse> => {
-    const baseUrl = urls[turn++ % urls.length]!;
-    const h: Record<string, string> = { authorization: `Bearer ${key}`, ...defaultHeaders, ...headers };
+    const h: Record<string, string> = { ...base, ...headers };
     let payload: string | undefined;
     if (body !== undefined) {
       payload = JSON.stringify(body);
       h['content-type'] = 'application/json';
     }
     const t0 = performance.now();
-    const res = await fetch(`${baseUrl}${path}`, { method, headers: h, body: payload });
-    const text = await res.text();
+    let status: number;
+    let text: string;
+    try {
+      const res = await target.next().request({ method: method as 'GET', path, headers: h, body: payload });
+      status = res.statusCode;
+      text = await res.body.text();
+    } catch (err) {
+      // A broken connection or refused request is a failure of the service the client must see, like a 5xx.
+      const code = (err as { code?: string }).code ?? (err as Error).name;
+      o.tally?.record(`transport ${code}`, true, undefined, String(err));
+      return { status: 0, body: { error: { code, message: String(err) } }, ms: performance.now() - t0 };
+    }
     const ms = performance.now() - t0;
-    let parsed: unknown = text;
+    let parsed: any = text;
     try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
-    return { status: res.status, body: parsed, ms };
+    o.tally?.record(String(status), status >= 500, parsed?.error?.code, parsed);
+    return { status, body: parsed, ms };
   };
   return {
     request,

@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { latencyStats, type LatencyStats } from './latency-stats.js';
+
+/** What one task of a closed loop reports: its latency in ms (a success), a failure, or that no work is left. */
+export type TaskOutcome = number | 'fail' | 'stop';
 
 /** What a closed-loop run measured. */
 export interface ClosedLoopResult {
@@ -10,18 +12,18 @@ export interface ClosedLoopResult {
 }
 
 /**
- * Runs `task` from `concurrency` clients back to back until `durationMs` passes (or a task answers `stop`):
- * each client starts its next request only when the previous one answered (a closed loop).
- * A task returns its latency in ms (success), `'fail'`, or `'stop'` when it has no more work.
+ * Runs `task` from `concurrency` clients back to back until `durationMs` passes, a task answers `stop`, or each
+ * client ran `perClientLimit` tasks: each client starts its next task only when its previous one answered.
  */
-export async function runClosedLoop(opts: { concurrency: number; durationMs: number; task: (client: number) => Promise<number | 'fail' | 'stop'> }): Promise<ClosedLoopResult> {
+export async function runClosedLoop(opts: { concurrency: number; durationMs: number; perClientLimit?: number; task: (client: number) => Promise<TaskOutcome> }): Promise<ClosedLoopResult> {
   const latencies: number[] = [];
   let failures = 0;
   let stopped = false;
+  const limit = opts.perClientLimit ?? Number.POSITIVE_INFINITY;
   const start = performance.now();
   const end = start + opts.durationMs;
   const client = async (i: number) => {
-    while (!stopped && performance.now() < end) {
+    for (let n = 0; n < limit && !stopped && performance.now() < end; n++) {
       const r = await opts.task(i);
       if (r === 'stop') { stopped = true; break; }
       if (r === 'fail') failures++;
@@ -30,25 +32,6 @@ export async function runClosedLoop(opts: { concurrency: number; durationMs: num
   };
   await Promise.all(Array.from({ length: opts.concurrency }, (_, i) => client(i)));
   return { latencies, failures, elapsedMs: performance.now() - start };
-}
-
-/** Completed (successful) tasks per second of a run. */
-export function throughputOf(r: ClosedLoopResult): number {
-  return r.latencies.length / (r.elapsedMs / 1000);
-}
-
-/** What a warmed-up closed-loop measurement of one request kind gives. */
-export interface ThroughputResult {
-  requestsPerSecond: number;
-  latency: LatencyStats;
-  failures: number;
-}
-
-/** Warms connections and the JIT for `warmupMs` (default 500), then runs the closed loop and summarizes it. */
-export async function measureClosedLoop(opts: { concurrency: number; durationMs: number; warmupMs?: number; task: (client: number) => Promise<number | 'fail' | 'stop'> }): Promise<ThroughputResult> {
-  await runClosedLoop({ concurrency: opts.concurrency, durationMs: opts.warmupMs ?? 500, task: opts.task });
-  const r = await runClosedLoop({ concurrency: opts.concurrency, durationMs: opts.durationMs, task: opts.task });
-  return { requestsPerSecond: throughputOf(r), latency: latencyStats(r.latencies), failures: r.failures };
 }
 
 /** Runs `fn` over `items` with at most `concurrency` in flight; resolves when all are done. */

@@ -1,33 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { BenchClient } from './bench-client.js';
 import { forEachBounded } from './closed-loop.js';
-import { latencyStats, type LatencyStats } from './latency-stats.js';
+import { latencyStats } from './latency-stats.js';
+import { measureScenario, type MeasureContext, type ScenarioMeasurement } from './measure-scenario.js';
 import { addDays, nthWeekday } from './bench-dates.js';
 
-/** What the contention scenario measured. */
-export interface ContentionResult {
-  resolutions: number;
-  /** How many of them offered the same provider and slot as their first option (all must). */
-  sameSlot: number;
-  slot: string;
-  confirms: number;
-  wins: number;
-  conflicts: number;
-  conflictCodes: Record<string, number>;
-  others: Record<string, number>;
-  conflictLatency: LatencyStats;
-  winLatency: number;
-  wallMs: number;
-  /** Confirmed bookings of that provider at that slot, read back through the API. */
-  bookingsAtSlot: number;
-}
-
 /**
- * 200 resolutions of the lone provider for one day (all offering its same first slot), then all of
- * their confirms fired at once: exactly one must win; the rest must be 409.
+ * `count` resolutions of the lone provider for one day (all offering its same first slot), then all of their
+ * confirms fired at once (`count` clients, one confirm each): exactly one must win, the rest must be 409, and
+ * exactly one booking must exist at that slot afterwards (read back through the API). Each contender has its own
+ * keep-alive connection, opened before the confirms.
  */
-export async function benchContention(o: { api: BenchClient; providerId: string; serviceId: string; firstDate: string; count: number }): Promise<ContentionResult> {
+export async function benchContention(o: { id: string; label: string; api: BenchClient; providerId: string; serviceId: string; firstDate: string; count: number }, ctx: MeasureContext): Promise<ScenarioMeasurement> {
   const date = nthWeekday(o.firstDate, 2);
   const body = { serviceId: o.serviceId, constraints: { serviceRegionCodes: { anyOf: ['US-AK'] } }, dateRange: { from: date, to: addDays(date, 1) }, maxOptionsPerProvider: 1 };
   const made: { resolutionId: string; optionId: string; key: string }[] = [];
@@ -38,31 +22,29 @@ export async function benchContention(o: { api: BenchClient; providerId: string;
     made.push({ resolutionId: r.body.resolutionId, optionId: opt.optionId, key: `${opt.provider.id}@${opt.slot.start}` });
   });
   const first = made[0]!.key;
-  const sameSlot = made.filter((m) => m.key === first).length;
+  // One keep-alive connection per contender beforehand, so the timed confirms measure the service, not TCP set-up.
+  await Promise.all(made.map(() => o.api.get('/healthz')));
   const customer = { name: 'Contender', email: 'contender@example.org' };
-  const results: { status: number; code: string; ms: number }[] = [];
-  const t0 = performance.now();
-  await Promise.all(made.map(async (m) => {
-    const res = await o.api.post(`/api/v2/resolutions/${m.resolutionId}/confirm`, { optionId: m.optionId, customer }, { 'idempotency-key': randomUUID() });
-    results.push({ status: res.status, code: res.body?.error?.code ?? '', ms: res.ms });
-  }));
-  const wallMs = performance.now() - t0;
-  const conflictCodes: Record<string, number> = {};
-  const others: Record<string, number> = {};
-  for (const r of results) {
-    if (r.status === 409) conflictCodes[r.code] = (conflictCodes[r.code] ?? 0) + 1;
-    else if (r.status !== 200) others[`${r.status} ${r.code}`] = (others[`${r.status} ${r.code}`] ?? 0) + 1;
-  }
+  const results: { status: number; ms: number }[] = [];
+  const m = await measureScenario({
+    id: o.id, label: o.label, concurrency: made.length, durationMs: 600_000, warmupMs: 0, perClientLimit: 1,
+    task: async (client) => {
+      const item = made[client]!;
+      const res = await o.api.post(`/api/v2/resolutions/${item.resolutionId}/confirm`, { optionId: item.optionId, customer }, { 'idempotency-key': randomUUID() });
+      results.push({ status: res.status, ms: res.ms });
+      return res.status === 200 || res.status === 409 ? res.ms : 'fail';
+    },
+  }, ctx);
   const slotStart = first.split('@')[1]!;
   const list = await o.api.get(`/api/v2/bookings?providerId=${encodeURIComponent(o.providerId)}&limit=500`);
   const bookingsAtSlot = ((list.body?.data ?? []) as any[]).filter((b) => b.slot?.start === slotStart && (b.status === 'confirmed' || b.status === 'pending')).length;
-  return {
-    resolutions: made.length, sameSlot, slot: first, confirms: results.length,
-    wins: results.filter((r) => r.status === 200).length,
-    conflicts: results.filter((r) => r.status === 409).length,
-    conflictCodes, others,
-    conflictLatency: latencyStats(results.filter((r) => r.status === 409).map((r) => r.ms)),
-    winLatency: results.find((r) => r.status === 200)?.ms ?? Number.NaN,
-    wallMs, bookingsAtSlot,
+  const conflicts = latencyStats(results.filter((r) => r.status === 409).map((r) => r.ms));
+  m.notes = {
+    slot: first, sameSlot: made.filter((x) => x.key === first).length, resolutions: made.length,
+    wins: results.filter((r) => r.status === 200).length, conflicts: conflicts.count,
+    conflictP50: conflicts.p50, conflictP99: conflicts.p99,
+    winnerMs: results.find((r) => r.status === 200)?.ms ?? Number.NaN,
+    bookingsAtSlot,
   };
+  return m;
 }

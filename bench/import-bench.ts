@@ -15,15 +15,20 @@ export interface ImportResult {
   failedJobs: number;
   /** externalId -> provider id, from the jobs' per-row outcomes. */
   providerIds: Map<string, string>;
+  /**
+   * Each job's time (ms) from the previous job's completion (the first: from its submission) to its own, by the
+   * service's clock: jobs run one after the other, so this is what each cost as the organization grew.
+   */
+  jobMs: number[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Imports the providers in calls of `rowsPerCall` (POST /api/v2/provider-imports with a platform key naming
- * the organization), then polls each job until it is completed; times the whole.
+ * the organization), then polls each job until it is completed; times the whole. `log` hears progress.
  */
-export async function benchImport(platform: BenchClient, providers: readonly GeneratedProvider[], rowsPerCall: number): Promise<ImportResult> {
+export async function benchImport(platform: BenchClient, providers: readonly GeneratedProvider[], rowsPerCall: number, log?: (line: string) => void): Promise<ImportResult> {
   const t0 = performance.now();
   const ids: string[] = [];
   for (let i = 0; i < providers.length; i += rowsPerCall) {
@@ -36,13 +41,20 @@ export async function benchImport(platform: BenchClient, providers: readonly Gen
   let created = 0;
   let invalid = 0;
   let failedJobs = 0;
+  const jobMs: number[] = [];
+  let previous: number | undefined;
   // Jobs run in submission order, so waiting for each in turn sees the last finish without polling all.
-  for (const id of ids) {
+  const every = Math.max(1, Math.ceil(ids.length / 10));
+  for (const [n, id] of ids.entries()) {
+    if (log && n > 0 && n % every === 0) log(`  ${n}/${ids.length} import jobs completed (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     for (;;) {
       const r = expectStatus(await platform.get(`/api/v2/provider-imports/${id}`), 'provider import read', [200]);
       const job = r.body;
       if (job.status === 'completed' || job.status === 'failed') {
         if (job.status === 'failed') failedJobs++;
+        const done = Date.parse(job.completedAt ?? '');
+        jobMs.push(done - (previous ?? Date.parse(job.createdAt)));
+        previous = done;
         created += job.summary?.created ?? 0;
         invalid += job.summary?.invalid ?? 0;
         for (const row of job.rows ?? []) if (row.providerId && row.externalId) providerIds.set(row.externalId, row.providerId);
@@ -51,5 +63,5 @@ export async function benchImport(platform: BenchClient, providers: readonly Gen
       await sleep(50);
     }
   }
-  return { calls: ids.length, rowsPerCall, submitMs, wallMs: performance.now() - t0, created, invalid, failedJobs, providerIds };
+  return { calls: ids.length, rowsPerCall, submitMs, wallMs: performance.now() - t0, created, invalid, failedJobs, providerIds, jobMs };
 }

@@ -1,97 +1,127 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import pg_ from 'pg';
-import { startPrivateRedis } from '../src/launcher/private-redis.js';
-import { startEmbeddedPostgres } from '../src/launcher/embedded-postgres.js';
-import { createBenchClient } from './bench-client.js';
+import pg from 'pg';
+import { measurementRow, renderReport, type ReportRow } from './bench-report.js';
+import { createBenchClient, createHttpTarget } from './bench-client.js';
 import { firstBenchDate } from './bench-dates.js';
-import { runClosedLoop, throughputOf } from './closed-loop.js';
-import { latencyStats } from './latency-stats.js';
-import { typicalResolutionBody } from './resolution-requests.js';
+import { newPlatformKey, startBenchService, type BenchService } from './bench-service.js';
+import { startBenchStores } from './bench-stores.js';
+import { benchBookingLoop } from './booking-loop-bench.js';
+import { createGrpcResolutionClient } from './grpc-resolution-client.js';
+import type { MeasureContext } from './measure-scenario.js';
+import { measureRawBaseline, type RawBaseline } from './raw-baseline.js';
+import { benchResolutions, grpcResolutionCaller, httpResolutionCaller } from './resolution-load.js';
+import { benchResolutionReads } from './resolution-read-load.js';
+import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
+import { createResponseTally } from './response-tally.js';
 import { createSeededRandom } from './seeded-random.js';
 import { seedOrganization } from './seed-organization.js';
-import { newPlatformKey, startBenchService } from './startup-bench.js';
-import { rssOf, sampleRss } from './resolution-bench.js';
-import { benchHoldConfirm } from './hold-confirm-bench.js';
-import { startServiceProcess } from '../test/helpers/service-process.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 /**
- * Developer loop (`npm run bench:quick`): seeds a 10,000-provider organization once into BENCH_DIR
- * (default /tmp/scheduling-bench-keep) and, on every run, measures resolutions (1 and 8 clients) and,
- * with QUICK_HOLD=1, hold+confirm on those kept stores. Faster than `npm run bench` for before/after checks.
- * QUICK_PROCS=N loads N service processes of their own instead of an in-process service (CHILD_NODE_OPTIONS is
- * passed to them as NODE_OPTIONS); QUICK_ONE_MS / QUICK_EIGHT_MS set the phase lengths; QUICK_HC_CLIENTS the
- * hold+confirm concurrency. The kept stores grow with every hold run: delete BENCH_DIR to start over.
+ * Developer loop (`npm run bench:quick`): seeds a 10,000-provider organization once into BENCH_DIR (default
+ * /tmp/scheduling-bench-quick; delete it to start over) and on every run loads the service process(es) with the
+ * pieces of `npm run bench`. By default: resolutions on the platform path with the ~10% mix at 1 and 8 clients.
+ *   QUICK_PATH=platform|org|grpc   QUICK_MIX=10|3|1   QUICK_CLIENTS=1,8   QUICK_SECONDS=5   QUICK_PROCS=1
+ *   QUICK_READS=1 (GET resolution, 32 clients)   QUICK_HOLD=1 (resolve + hold + confirm, 8 clients; the stores grow)
+ *   QUICK_RAW=1 (raw node:http baseline first, for the `vs raw` column)   QUICK_PGSTAT=1 (top statements by time)
+ *   CHILD_NODE_OPTIONS / SERVICE_NODE_ARGS reach the service processes (e.g. SERVICE_NODE_ARGS=--cpu-prof).
  */
-const PgPool = pg_.Pool;
-const DIR = process.env.BENCH_DIR ?? '/tmp/scheduling-bench-keep';
+const DIR = process.env.BENCH_DIR ?? '/tmp/scheduling-bench-quick';
 const PROVIDERS = Number(process.env.BENCH_PROVIDERS ?? 10_000);
+const PATH = (process.env.QUICK_PATH ?? 'platform') as 'platform' | 'org' | 'grpc';
+const MIX = CONSTRAINT_MIXES[`mix${process.env.QUICK_MIX ?? '10'}` as keyof typeof CONSTRAINT_MIXES];
+const CLIENTS = (process.env.QUICK_CLIENTS ?? '1,8').split(',').map(Number);
+const PHASE_MS = Number(process.env.QUICK_SECONDS ?? 5) * 1000;
+const PROCS = Number(process.env.QUICK_PROCS ?? 1);
+const PGSTAT = Boolean(process.env.QUICK_PGSTAT);
+const SEED_VERSION = 2;
 const log = (line: string) => console.log(`[quick ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-mkdirSync(DIR, { recursive: true });
-const redis = await startPrivateRedis({ dir: join(DIR, 'redis') });
-// QUICK_PGSTAT=1 loads pg_stat_statements and prints the statements that cost PostgreSQL the most time.
-const pgStat = Boolean(process.env.QUICK_PGSTAT);
-const pg = await startEmbeddedPostgres({ dir: join(DIR, 'postgres'), ...(pgStat ? { extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] } : {}) });
-const stores = { dir: DIR, redisUrl: redis.url, databaseUrl: pg.url, redisStartMs: 0, postgresStartMs: 0, stop: async () => {} };
+/** What the kept stores hold, written once they are seeded. */
+interface KeptSeed {
+  version: number;
+  platformKey: string;
+  organizationId: string;
+  orgKey: string;
+  serviceIds: string[];
+  providerCount: number;
+  usedProviderIds: string[];
+}
+
+if (!MIX) throw new Error('QUICK_MIX must be 10, 3 or 1');
 const seedFile = join(DIR, 'seed.json');
-let seed: { platformKey: string; orgKey: string; serviceIds: string[]; firstDate: string; usedProviderIds: string[] };
-const fresh = !existsSync(seedFile);
-const platformKey = fresh ? newPlatformKey() : JSON.parse(readFileSync(seedFile, 'utf8')).platformKey;
-let running = await startBenchService(stores, platformKey);
+const kept: KeptSeed | undefined = existsSync(seedFile) ? JSON.parse(readFileSync(seedFile, 'utf8')) : undefined;
+if (kept && kept.version !== SEED_VERSION) throw new Error(`${DIR} was seeded by an older bench: delete it to start over`);
+const tally = createResponseTally();
+const raw: RawBaseline = process.env.QUICK_RAW ? await measureRawBaseline({ clients: [1, 8, 32], durationMs: 3000, tally, log }) : { byClients: new Map() };
+const stores = await startBenchStores({ keepDir: DIR, ...(PGSTAT ? { postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] } : {}) });
+const services: BenchService[] = [];
+stopOnSignal(async () => {
+  for (const s of services) await s.process.stop().catch(() => undefined);
+  await stores.stop();
+});
 try {
-  if (fresh) {
-    const nowMs = Date.now();
-    const firstDate = firstBenchDate(nowMs);
-    const s = await seedOrganization({ baseUrl: running.url, platformKey, providerCount: PROVIDERS, rowsPerImport: 500, concurrency: 16, existingBookings: 200, firstDate, nowMs, rnd: createSeededRandom(20_260_301), log });
-    seed = { platformKey, orgKey: s.orgKey, serviceIds: s.providers.map((p) => p.serviceId), firstDate, usedProviderIds: [...s.usedProviderIds] };
-    writeFileSync(seedFile, JSON.stringify(seed));
-    await running.service.stop();
-    running = await startBenchService(stores, platformKey);
-  } else {
-    seed = JSON.parse(readFileSync(seedFile, 'utf8'));
+  let seed = kept;
+  if (!seed) {
+    const platformKey = newPlatformKey();
+    const first = await startBenchService(stores, platformKey, 'seeding');
+    services.push(first);
+    const target = createHttpTarget(first.url);
+    try {
+      const nowMs = Date.now();
+      const s = await seedOrganization({ target, tally, platformKey, providerCount: PROVIDERS, rowsPerImport: 500, concurrency: 16, existingBookings: 200, firstDate: firstBenchDate(nowMs), nowMs, rnd: createSeededRandom(20_260_301), log });
+      seed = { version: SEED_VERSION, platformKey, organizationId: s.organizationId, orgKey: s.orgKey, serviceIds: s.providers.map((p) => p.serviceId), providerCount: s.providers.length + 1, usedProviderIds: [...s.usedProviderIds] };
+      writeFileSync(seedFile, JSON.stringify(seed));
+    } finally {
+      await target.close();
+      await first.process.stop();
+      services.length = 0;
+    }
   }
-  const statsDb = pgStat ? new PgPool({ connectionString: pg.url, max: 1 }) : undefined;
-  await statsDb?.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()');
+  for (let i = 0; i < PROCS; i++) services.push(await startBenchService(stores, seed.platformKey, `service-${i}`));
+  log(`${PROCS} service process(es) started in ${services.map((s) => s.startMs.toFixed(0)).join(', ')} ms`);
+  const target = createHttpTarget(services.map((s) => s.url));
+  const platform = createBenchClient(target, { key: seed.platformKey, headers: { 'service-organization-id': seed.organizationId }, tally });
+  const grpc = PATH === 'grpc' ? createGrpcResolutionClient({ target: services[0]!.grpcTarget, key: seed.platformKey, organizationId: seed.organizationId, tally }) : undefined;
+  const call = PATH === 'grpc' ? grpcResolutionCaller(grpc!) : httpResolutionCaller(PATH === 'org' ? createBenchClient(target, { key: seed.orgKey, tally }) : platform);
+  const ctx: MeasureContext = { tally, processes: { service: services.map((s) => s.pid), postgres: stores.postgresPid, redis: stores.redisPid } };
+  const statsDb = PGSTAT ? new pg.Client({ connectionString: stores.databaseUrl }) : undefined;
+  await statsDb?.connect();
+  await statsDb?.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const rnd = createSeededRandom(Number(process.env.QUICK_SEED ?? 7));
-  const procs = Number(process.env.QUICK_PROCS ?? 0);
-  const children: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
-  for (let i = 0; i < procs; i++) {
-    children.push(await startServiceProcess({ databaseUrl: pg.url, redisUrl: redis.url, platformKey, dataDir: join(DIR, `proc-${i}`), env: { RATE_LIMIT_PER_MINUTE: '100000000', RESOLUTION_TTL_SECONDS: '3600', ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) } }));
+  const firstDate = firstBenchDate(Date.now());
+  const rows: ReportRow[] = [];
+  // The first resolution loads the graph; it is not part of any row.
+  await call(resolutionBody(MIX, rnd, { serviceIds: seed.serviceIds, from: firstDate, days: 14 }));
+  await statsDb?.query('SELECT pg_stat_statements_reset()');
+  for (const clients of CLIENTS) {
+    log(`resolutions, ${PATH}, ${MIX.label}, ${clients} client(s), ${PHASE_MS / 1000} s`);
+    const m = await benchResolutions({ id: `resolution.${PATH}.${MIX.id}.c${clients}`, label: `POST resolutions, ${PATH}, ${MIX.id}, ${clients} client(s)`, call, mix: MIX, rnd, serviceIds: seed.serviceIds, firstDate, providerCount: seed.providerCount, concurrency: clients, durationMs: PHASE_MS }, ctx);
+    rows.push(measurementRow(raw, 'resolution', m, 'resolutions', seed.providerCount));
   }
-  if (procs > 0) await running.service.stop();
-  const api = createBenchClient(procs > 0 ? children.map((c) => c.url) : running.url, seed.orgKey);
-  const peakRss = new Map<number, number>();
-  const rssTimer = setInterval(() => { for (const c of children) peakRss.set(c.pid, Math.max(peakRss.get(c.pid) ?? 0, rssOf(c.pid) / 2 ** 20)); }, 100);
-  const body = () => typicalResolutionBody(rnd, { serviceIds: seed.serviceIds, from: seed.firstDate, days: 14 });
-  for (let i = 0; i < 20; i++) await api.post('/api/v2/resolutions', body(), { 'idempotency-key': randomUUID() });
-  const task = async () => {
-    const r = await api.post('/api/v2/resolutions', body(), { 'idempotency-key': randomUUID() });
-    if (r.status !== 200) console.log(r.status, JSON.stringify(r.body).slice(0, 200));
-    return r.status === 200 ? r.ms : 'fail' as const;
-  };
-  const one = await runClosedLoop({ concurrency: 1, durationMs: Number(process.env.QUICK_ONE_MS ?? 4000), task });
-  log(`1 client: n ${one.latencies.length} ${JSON.stringify(latencyStats(one.latencies))}`);
-  const rss = sampleRss([process.pid]);
-  const eight = await runClosedLoop({ concurrency: 8, durationMs: Number(process.env.QUICK_EIGHT_MS ?? 8000), task });
-  const peak = rss.stop();
-  log(`8 clients: ${throughputOf(eight).toFixed(1)}/s fail ${eight.failures} ${JSON.stringify(latencyStats(eight.latencies))} rss peak (this process) ${(peak[0]! / 2 ** 20).toFixed(0)} MB`);
+  if (process.env.QUICK_READS) {
+    log('GET /api/v2/resolutions/:id, platform, 32 clients');
+    const m = await benchResolutionReads({ id: 'resolution-read.platform.c32', label: 'GET /api/v2/resolutions/:id, platform, 32 clients', api: platform, create: httpResolutionCaller(platform), bodies: Array.from({ length: 64 }, () => resolutionBody(MIX, rnd, { serviceIds: seed.serviceIds, from: firstDate, days: 14 })), concurrency: 32, durationMs: PHASE_MS }, ctx);
+    rows.push(measurementRow(raw, 'read', m, 'reads'));
+  }
   if (process.env.QUICK_HOLD) {
-    const hc = await benchHoldConfirm({ api, rnd, serviceIds: seed.serviceIds, firstDate: seed.firstDate, usedProviderIds: new Set(seed.usedProviderIds), poolSize: 600, prepareMaxMs: 60_000, concurrency: Number(process.env.QUICK_HC_CLIENTS ?? 8), durationMs: 5000, singleClientMs: 3000 });
-    log(`hold+confirm 8 clients: ${hc.roundTripsPerSecond.toFixed(1)}/s p50 ${hc.roundTrip.p50.toFixed(1)} p99 ${hc.roundTrip.p99.toFixed(1)}; hold p99 ${hc.hold.p99.toFixed(1)} confirm p99 ${hc.confirm.p99.toFixed(1)}; 1 client p50 ${hc.singleClient.p50.toFixed(1)} p99 ${hc.singleClient.p99.toFixed(1)}; failures ${hc.failures} ${JSON.stringify(hc.failureCodes)}`);
+    log('resolve + hold + confirm, platform, 8 clients');
+    const m = await benchBookingLoop({ id: 'booking-loop.platform.c8', label: `resolve + hold + confirm, platform, ${MIX.id}, 8 clients`, api: platform, mix: MIX, rnd, serviceIds: seed.serviceIds, firstDate, usedProviderIds: new Set(seed.usedProviderIds), concurrency: 8, durationMs: PHASE_MS }, ctx);
+    rows.push(measurementRow(raw, 'booking', m, 'round trips'));
+    rows.push(['', '  hold + confirm', '', `${Number(m.notes.holdConfirmP50).toFixed(1)} ms / ${Number(m.notes.holdConfirmP99).toFixed(1)} ms`, '', '', '', '', `failures ${m.notes.failureCodes}; no free option ${m.notes.noFreeOption}`]);
   }
-  clearInterval(rssTimer);
-  if (procs > 0) log(`service processes peak RSS: ${[...peakRss.values()].map((v) => v.toFixed(0)).join(', ')} MB`);
-  for (const c of children) await c.stop();
-  if (pgStat) {
-    const { rows } = await statsDb!.query(`SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+  console.log('');
+  console.log(renderReport(rows));
+  if (statsDb) {
+    const { rows: top } = await statsDb.query(`SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
       FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 40`);
-    console.table(rows);
-    await statsDb!.end();
+    console.table(top);
+    await statsDb.end();
   }
+  grpc?.close();
+  await target.close();
 } finally {
-  await running.service.stop().catch(() => undefined);
-  await pg.stop();
-  await redis.stop();
+  for (const s of services) await s.process.stop().catch(() => undefined);
+  await stores.stop();
 }

@@ -14,24 +14,62 @@ export interface ResolutionRequestOptions {
   maxOptionsPerProvider?: number;
 }
 
-/** Languages weighted the way requests ask for them (mostly English or Spanish). */
+/** A family of constraints asked by a kind of caller, and the share of providers it leaves eligible. */
+export interface ConstraintMix {
+  id: 'mix1' | 'mix3' | 'mix10';
+  /** What the callers ask, as printed. */
+  label: string;
+  /** Mean share of the bench organization's providers eligible, by design (the run prints the achieved one). */
+  designedShare: number;
+  constraints(rnd: SeededRandom): Record<string, unknown>;
+}
+
+/** Languages weighted the way narrow requests ask for them (mostly English or Spanish). */
 const REQUESTED_LANGUAGES = ['en', 'en', 'en', 'en', 'es', 'es', 'zh', 'vi', 'ko'];
+const INSURERS = INSURER_SHARES.map(([c]) => c);
+
+/** 1-2 languages, one insurer, one region and one modality: about 2.8% of provider-mix.ts' providers. */
+function narrowConstraints(rnd: SeededRandom): Record<string, unknown> {
+  const languages = [...new Set(rnd.chance(0.3) ? [rnd.pick(REQUESTED_LANGUAGES), rnd.pick(LANGUAGE_SHARES.map(([c]) => c))] : [rnd.pick(REQUESTED_LANGUAGES)])];
+  return {
+    languageCodes: { anyOf: languages },
+    insurancePlanCodes: { anyOf: [rnd.pick(INSURERS)] },
+    serviceRegionCodes: { anyOf: [rnd.pick(REGIONS)] },
+    modalityCodes: { anyOf: [rnd.chance(0.7) ? 'virtual' : 'in_person'] },
+  };
+}
 
 /**
- * A typical POST /api/v2/resolutions body: languageCodes anyOf 1-2, insurancePlanCodes anyOf 1,
- * serviceRegionCodes anyOf 1, a modality, sometimes a day-part preference.
+ * The three constraint mixes, designed against provider-mix.ts' distribution (regions ~16% each with 30% serving
+ * a second one; English 93%, Spanish 30%; insurers 20-70%; adolescents 35%).
  */
-export function typicalResolutionBody(rnd: SeededRandom, o: ResolutionRequestOptions): Record<string, unknown> {
-  const languages = [...new Set(rnd.chance(0.3) ? [rnd.pick(REQUESTED_LANGUAGES), rnd.pick(LANGUAGE_SHARES.map(([c]) => c))] : [rnd.pick(REQUESTED_LANGUAGES)])];
+export const CONSTRAINT_MIXES: Readonly<Record<ConstraintMix['id'], ConstraintMix>> = {
+  mix1: {
+    id: 'mix1', label: '~1%: narrow + age group adolescent', designedShare: 0.01,
+    constraints: (rnd) => ({ ...narrowConstraints(rnd), ageGroupCodes: { anyOf: ['adolescent'] } }),
+  },
+  mix3: {
+    id: 'mix3', label: '~3%: 1-2 languages, 1 insurer, 1 region, 1 modality', designedShare: 0.028,
+    constraints: narrowConstraints,
+  },
+  mix10: {
+    id: 'mix10', label: '~10%: 1 language, 1 insurer, 2 regions', designedShare: 0.10,
+    // Clinics ask broad questions: English three times in four, else Spanish; any insurer; two regions.
+    constraints: (rnd) => ({
+      languageCodes: { anyOf: [rnd.chance(0.75) ? 'en' : 'es'] },
+      insurancePlanCodes: { anyOf: [rnd.pick(INSURERS)] },
+      serviceRegionCodes: { anyOf: rnd.sample(REGIONS, 2) },
+    }),
+  },
+};
+
+/** A POST /api/v2/resolutions body of a mix: its constraints, sometimes a day-part preference, a window. */
+export function resolutionBody(mix: ConstraintMix, rnd: SeededRandom, o: ResolutionRequestOptions): Record<string, unknown> {
+  const constraints = mix.constraints(rnd);
   const from = addDays(o.from, o.spreadDays ? rnd.int(0, o.spreadDays) : 0);
   return {
     serviceId: rnd.pick(o.serviceIds),
-    constraints: {
-      languageCodes: { anyOf: languages },
-      insurancePlanCodes: { anyOf: [rnd.pick(INSURER_SHARES.map(([c]) => c))] },
-      serviceRegionCodes: { anyOf: [rnd.pick(REGIONS)] },
-      modalityCodes: { anyOf: [rnd.chance(0.7) ? 'virtual' : 'in_person'] },
-    },
+    constraints,
     ...(rnd.chance(0.4) ? { preferences: { dayParts: [rnd.pick(['morning', 'afternoon', 'evening'])] } } : {}),
     dateRange: { from, to: addDays(from, o.days) },
     ...(o.maxOptionsPerProvider ? { maxOptionsPerProvider: o.maxOptionsPerProvider } : {}),

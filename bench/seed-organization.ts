@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createBenchClient, expectStatus, type BenchClient } from './bench-client.js';
+import { createBenchClient, expectStatus, type BenchClient, type HttpTarget } from './bench-client.js';
 import { forEachBounded } from './closed-loop.js';
 import { benchImport, type ImportResult } from './import-bench.js';
 import { generateProviders } from './provider-mix.js';
-import { typicalResolutionBody } from './resolution-requests.js';
+import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
+import type { ResponseTally } from './response-tally.js';
 import type { SeededRandom } from './seeded-random.js';
 
 /** A provider of the seeded organization with its intake service. */
@@ -34,7 +35,8 @@ export interface SeededOrganization {
 
 /** Options of the seeding. */
 export interface SeedOptions {
-  baseUrl: string;
+  target: HttpTarget;
+  tally: ResponseTally;
   platformKey: string;
   providerCount: number;
   rowsPerImport: number;
@@ -48,28 +50,28 @@ export interface SeedOptions {
 
 const CUSTOMER = { name: 'Bench Client', email: 'bench-client@example.org', timezone: 'America/New_York' };
 
-/** Creates an organization and an organization_test key for it. */
-async function createOrganization(platform: BenchClient): Promise<{ organizationId: string; orgKey: string }> {
+/** Creates an organization (with a platform key) and an organization_test key for it. */
+export async function createBenchOrganization(platform: BenchClient, name: string): Promise<{ organizationId: string; orgKey: string }> {
   const externalId = `bench-${randomUUID().slice(0, 8)}`;
-  const org = expectStatus(await platform.post('/api/v2/organizations', { externalId, name: 'Bench Clinic Network' }), 'create organization');
+  const org = expectStatus(await platform.post('/api/v2/organizations', { externalId, name }), 'create organization');
   const key = expectStatus(await platform.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.body.id, name: 'bench' }), 'create api key');
   return { organizationId: org.body.id as string, orgKey: key.body.key as string };
 }
 
 /**
- * Builds the bench organization through the public API: providers by import, one 50-minute
+ * Builds the bench organization through the public API on the platform path (every call with the platform key
+ * and `Service-Organization-Id`, as platform customers call): providers by import, one 50-minute
  * 'Intake Session' service and one weekly schedule per provider, a lone contention provider, and some
- * existing bookings made by resolving and confirming.
+ * existing bookings made by resolving and confirming. An organization key is made too, for the org-key rows.
  */
 export async function seedOrganization(o: SeedOptions): Promise<SeededOrganization> {
-  const platform = createBenchClient(o.baseUrl, o.platformKey);
-  const { organizationId, orgKey } = await createOrganization(platform);
-  const asPlatform = createBenchClient(o.baseUrl, o.platformKey, { 'service-organization-id': organizationId });
-  const api = createBenchClient(o.baseUrl, orgKey);
+  const platform = createBenchClient(o.target, { key: o.platformKey, tally: o.tally });
+  const { organizationId, orgKey } = await createBenchOrganization(platform, 'Bench Clinic Network');
+  const api = createBenchClient(o.target, { key: o.platformKey, headers: { 'service-organization-id': organizationId }, tally: o.tally });
   const generated = generateProviders(o.rnd, o.providerCount, o.nowMs);
 
   o.log(`importing ${generated.length} providers in calls of ${o.rowsPerImport}...`);
-  const importResult = await benchImport(asPlatform, generated, o.rowsPerImport);
+  const importResult = await benchImport(api, generated, o.rowsPerImport, o.log);
   const missing = generated.filter((g) => !importResult.providerIds.has(g.externalId)).length;
   if (missing > 0) throw new Error(`import: ${missing} providers have no id after the import (invalid: ${importResult.invalid})`);
 
@@ -91,7 +93,7 @@ export async function seedOrganization(o: SeedOptions): Promise<SeededOrganizati
   });
   const schedulesMs = performance.now() - t0;
 
-  const lone = expectStatus(await asPlatform.post('/api/v2/providers', {
+  const lone = expectStatus(await api.post('/api/v2/providers', {
     externalId: 'bench-contention', displayName: 'Dr. Contention Target', languageCodes: ['en'], serviceRegionCodes: ['US-AK'],
     modalityCodes: ['virtual'], insurancePlanCodes: ['self_pay'], acceptsNewClients: true, timezone: 'America/Los_Angeles',
   }), 'create contention provider');
@@ -110,7 +112,7 @@ export async function seedOrganization(o: SeedOptions): Promise<SeededOrganizati
   let bookingsMade = 0;
   t0 = performance.now();
   await forEachBounded(Array.from({ length: o.existingBookings }, (_, i) => i), o.concurrency, async () => {
-    const body = typicalResolutionBody(o.rnd, { serviceIds: allServiceIds, from: o.firstDate, days: 14, maxOptionsPerProvider: 1 });
+    const body = resolutionBody(CONSTRAINT_MIXES.mix3, o.rnd, { serviceIds: allServiceIds, from: o.firstDate, days: 14, maxOptionsPerProvider: 1 });
     const r = await api.post('/api/v2/resolutions', body, { 'idempotency-key': randomUUID() });
     if (r.status !== 200) return;
     const option = (r.body.options as any[]).find((x) => !usedProviderIds.has(x.provider.id));

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.js';
+import type { BenchStores } from './bench-stores.js';
+
+/** A service process started by the bench, with its addresses and how long it took to become ready. */
+export interface BenchService {
+  process: ServiceProcess;
+  pid: number;
+  /** REST gateway base URL. */
+  url: string;
+  /** host:port of the internal gRPC API. */
+  grpcTarget: string;
+  /** From spawning `npm start`'s command until GET /readyz answered 200 (ms). */
+  startMs: number;
+  /** What the service itself printed ("ready in N ms"), when it did. */
+  reportedReadyMs: number | undefined;
+}
+
+/** A platform key for the bootstrap setting (service_test_ + 32 URL-safe characters). */
+export function newPlatformKey(): string {
+  return `service_test_${randomBytes(24).toString('base64url')}`;
+}
+
+/**
+ * The settings the bench runs the service with: the rate limit out of the way of the load, resolutions living
+ * an hour (those made before a timed phase must not expire in it), logs silent unless BENCH_SERVICE_LOG_LEVEL says.
+ */
+export function benchServiceEnv(): Record<string, string> {
+  return {
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    RESOLUTION_TTL_SECONDS: '3600',
+    LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'silent',
+  };
+}
+
+/**
+ * Starts the service as its own process with exactly the `npm start` command (test/helpers/service-process.ts)
+ * on the bench stores and ephemeral 127.0.0.1 ports; `name` separates the data directories of several processes.
+ */
+export async function startBenchService(stores: BenchStores, platformKey: string, name = 'service'): Promise<BenchService> {
+  const t0 = performance.now();
+  const proc = await startServiceProcess({
+    databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, dataDir: join(stores.dir, name),
+    env: { ...benchServiceEnv(), ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) },
+    readyTimeoutMs: 180_000,
+  });
+  const startMs = performance.now() - t0;
+  const out = proc.output();
+  const grpc = /gRPC:\s+(\S+:\d+)/.exec(out)?.[1];
+  if (!grpc) {
+    await proc.stop();
+    throw new Error(`the service printed no gRPC address:\n${out}`);
+  }
+  const ready = /ready in (\d+) ms/.exec(out)?.[1];
+  return { process: proc, pid: proc.pid, url: proc.url, grpcTarget: grpc, startMs, reportedReadyMs: ready === undefined ? undefined : Number(ready) };
+}
