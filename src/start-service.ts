@@ -20,6 +20,11 @@ import { closeGrpcClients, createGrpcClients } from './gateway/grpc-clients.js';
 import { ALL_ROUTES } from './contract/routes/all-routes.js';
 import { buildCapabilities, buildOpenApi } from './contract/build-openapi.js';
 import { createWorkers } from './workers/create-workers.js';
+import { createAuditStream } from './persistence/audit-stream.js';
+import { createHeaderUseRecorder } from './application/audit/record-header-use.js';
+import { createAuditWorkers, type AuditWorkers } from './workers/create-audit-workers.js';
+import { createLogger, type ServiceLogger } from './observability/create-logger.js';
+import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
 
 const VERSION = '0.1.0';
 
@@ -31,13 +36,20 @@ export interface RunningService {
   databaseUrl: string;
   generatedKey: string | undefined;
   deps: ResolutionDeps;
+  /** The audit drain and sequencer; `flush` waits until everything recorded so far is stored and linked. */
+  audit: Pick<AuditWorkers, 'flush'>;
+  logger: ServiceLogger;
+  metrics: ServiceMetrics;
   stop(): Promise<void>;
 }
 
 /** Options that tests and tools inject. */
 export interface StartOptions {
   clock?: () => Date;
+  /** Replaces the failure log of workers and shutdown (default: the logger at level error). */
   log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** The structured logger (default: pino at the configured LOG_LEVEL, on stdout). */
+  logger?: ServiceLogger;
 }
 
 /**
@@ -46,7 +58,9 @@ export interface StartOptions {
  */
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
   const clock = opts.clock ?? (() => new Date());
-  const log = opts.log ?? ((msg: string, extra?: Record<string, unknown>) => { if (config.logLevel !== 'silent') console.error(JSON.stringify({ level: 'info', msg, ...extra })); });
+  const logger = opts.logger ?? createLogger({ level: config.logLevel });
+  const log = opts.log ?? ((msg: string, extra?: Record<string, unknown>) => logger.error(extra ?? {}, msg));
+  const metrics = createServiceMetrics();
   const cleanups: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const c of cleanups.reverse()) await c().catch((err) => log('shutdown step failed', { error: String(err) }));
@@ -66,16 +80,20 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const redis: Redis = await createRedis(redisUrl);
     cleanups.push(async () => { await redis.close().catch(() => redis.destroy()); });
 
-    const deps = createResolutionDeps({ db, redis, clock, config });
+    const deps = createResolutionDeps({ db, redis, clock, config, metrics });
+    const auditStream = createAuditStream({ redis });
+    const audit = createAuditWorkers({ db, stream: auditStream, log });
     let grpcPort: number | undefined;
     if (config.roles.has('grpc')) {
       const grpc = createGrpcServer({
         operations: createOperations(deps),
-        authenticate: createAuthenticator({ db, clock }),
+        authenticate: createAuthenticator({ credentials: deps.credentials, clock }),
         rateLimit: createRateLimiter({ redis, limitPerMinute: config.rateLimitPerMinute, clock }),
         db,
+        recordHeaderUse: createHeaderUseRecorder({ stream: auditStream, clock }),
         clock,
-        log,
+        logger,
+        metrics,
       });
       grpcPort = await grpc.listen(config.host, config.grpcPort);
       cleanups.push(() => grpc.stop());
@@ -89,7 +107,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       cleanups.push(async () => clearInterval(probe));
     }
     if (config.roles.has('workers')) {
-      const workers = createWorkers(deps, { log });
+      const workers = createWorkers(deps, { log, audit });
       workers.start();
       cleanups.push(() => workers.stop());
     }
@@ -108,7 +126,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         clients,
         openapi: () => openapi,
         capabilities: () => capabilities,
-        log,
+        logger,
+        metrics,
         // Readiness asks the gRPC side (which probes Redis and PostgreSQL), and checks this process's own stores.
         ready: async () => {
           const viaGrpc = await new Promise<boolean>((resolve) => health.check({ service: '' }, { deadline: Date.now() + 2000 }, (err, res) => resolve(!err && (res.status === 'SERVING' || res.status === 1))));
@@ -124,7 +143,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       httpPort = typeof addr === 'object' && addr ? addr.port : config.port;
       cleanups.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
     }
-    return { httpPort, grpcPort, redisUrl, databaseUrl, generatedKey, deps, stop: stopAll };
+    return { httpPort, grpcPort, redisUrl, databaseUrl, generatedKey, deps, audit: { flush: (o) => audit.flush(o) }, logger, metrics, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -16,7 +16,7 @@ const round = (n: number, decimals: number) => Math.round(n * 10 ** decimals) / 
 export function createAnalyticsOperations(deps: AppDeps): OperationTable {
   return {
     GetAnalytics: {
-      audit: { action: 'analytics.read', resourceType: 'analytics' },
+      audit: { action: 'analytics.read', resourceType: 'analytics', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(AnalyticsQuery, input.query);
         const period = q.period ?? 'last_30_days';

@@ -5,15 +5,16 @@ import { ApiKeyPath, CreateApiKeyBody, ListApiKeysQuery } from '../contract/sche
 import { insertApiKey, toApiKey } from '../persistence/api-key-repository.js';
 import { findOrganization } from '../persistence/organization-repository.js';
 import type { AppDeps } from './app-deps.js';
+import type { CredentialCache } from './credential-cache.js';
 import { requirePlatformKey } from './authenticate.js';
 import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
 
 /** ApiKeyService operations: create, list and revoke keys of the caller's platform (platform key only). */
-export function createApiKeyOperations(deps: AppDeps): OperationTable {
+export function createApiKeyOperations(deps: AppDeps & { credentials: CredentialCache }): OperationTable {
   return {
     CreateApiKey: {
-      audit: { action: 'api_key.create', resourceType: 'api_key' },
+      audit: { action: 'api_key.create', resourceType: 'api_key', kind: 'write' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const body = parseInput(CreateApiKeyBody, input.body);
@@ -33,7 +34,7 @@ export function createApiKeyOperations(deps: AppDeps): OperationTable {
       },
     },
     ListApiKeys: {
-      audit: { action: 'api_key.list', resourceType: 'api_key' },
+      audit: { action: 'api_key.list', resourceType: 'api_key', kind: 'read' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const q = parseInput(ListApiKeysQuery, input.query);
@@ -43,12 +44,12 @@ export function createApiKeyOperations(deps: AppDeps): OperationTable {
       },
     },
     RevokeApiKey: {
-      audit: { action: 'api_key.revoke', resourceType: 'api_key' },
+      audit: { action: 'api_key.revoke', resourceType: 'api_key', kind: 'write-if-changed' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const { id } = parseInput(ApiKeyPath, input.params);
         const now = deps.clock();
-        return deps.db.transaction(async (tx) => {
+        const revoked = await deps.db.transaction(async (tx) => {
           const cur = await tx.query('SELECT * FROM api_keys WHERE id = $1 FOR UPDATE', [id]);
           const row = cur.rows[0];
           if (!row) throw new ServiceError('API_KEY_NOT_FOUND');
@@ -59,6 +60,9 @@ export function createApiKeyOperations(deps: AppDeps): OperationTable {
           await recordAudit(tx, caller, now, { action: 'api_key.revoke', resourceType: 'api_key', resourceId: id, before: toApiKey(row), after, organizationId: row.organization_id });
           return after;
         });
+        // This process stops accepting the key at once; the others within the cache's lifetime of a lookup.
+        deps.credentials.forgetKey(id);
+        return revoked;
       },
     },
   };

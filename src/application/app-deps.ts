@@ -1,6 +1,7 @@
 import type { Config } from '../config/load-config.js';
 import type { Database } from '../persistence/database.js';
 import type { Redis } from '../persistence/redis-client.js';
+import type { ServiceMetrics } from '../observability/service-metrics.js';
 
 /** Explicit dependencies of the application services. */
 export interface AppDeps {
@@ -8,4 +9,5 @@ export interface AppDeps {
   redis: Redis;
   clock: () => Date;
   config: Config;
+  metrics: ServiceMetrics;
 }

@@ -32,7 +32,7 @@ export function toAuditEventView(row: Record<string, any>): AuditEventView {
 export function createAuditOperations(deps: AppDeps): OperationTable {
   return {
     ListAuditEvents: {
-      audit: { action: 'audit_event.list', resourceType: 'audit_event' },
+      audit: { action: 'audit_event.list', resourceType: 'audit_event', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListAuditEventsQuery, input.query);
         const limit = q.limit ?? 50;

@@ -59,41 +59,41 @@ export function createBookingOperations(deps: ResolutionDeps): OperationTable {
   const pathId = (params: Record<string, string>) => parseInput(BookingPath, params).id;
   return {
     ListBookings: {
-      audit: { action: 'booking.list', resourceType: 'booking' },
+      audit: { action: 'booking.list', resourceType: 'booking', kind: 'read' },
       handler: (caller, input) => listBookingsV2(deps, caller, input.query),
     },
     GetBooking: {
-      audit: { action: 'booking.read', resourceType: 'booking' },
+      audit: { action: 'booking.read', resourceType: 'booking', kind: 'read' },
       handler: async (caller, input) => toBookingV2(await bookingOfCaller(deps.db, caller, pathId(input.params))),
     },
     ListSlotsV1: {
-      audit: { action: 'slot.list', resourceType: 'slot' },
+      audit: { action: 'slot.list', resourceType: 'slot', kind: 'read' },
       handler: (caller, input) => listSlotsV1(deps, caller, input.query),
     },
     CreateBookingV1: {
-      audit: { action: 'booking.create', resourceType: 'booking' },
+      audit: { action: 'booking.create', resourceType: 'booking', kind: 'write' },
       handler: (caller, input) => createBookingV1(deps, caller, input.body),
     },
     ListBookingsV1: {
-      audit: { action: 'booking.list', resourceType: 'booking' },
+      audit: { action: 'booking.list', resourceType: 'booking', kind: 'read' },
       handler: (caller, input) => listBookingsV1(deps, caller, input.query),
     },
     GetBookingV1: {
-      audit: { action: 'booking.read', resourceType: 'booking' },
+      audit: { action: 'booking.read', resourceType: 'booking', kind: 'read' },
       handler: (caller, input) => getBookingV1(deps, caller, pathId(input.params)),
     },
     RescheduleBookingV1: {
-      audit: { action: 'booking.reschedule', resourceType: 'booking' },
+      audit: { action: 'booking.reschedule', resourceType: 'booking', kind: 'write' },
       handler: (caller, input) => rescheduleBookingV1(deps, caller, pathId(input.params), input.body),
     },
     CancelBookingV1: {
-      audit: { action: 'booking.cancel', resourceType: 'booking' },
+      audit: { action: 'booking.cancel', resourceType: 'booking', kind: 'write' },
       handler: (caller, input) => cancelBookingV1(deps, caller, pathId(input.params), input.body),
     },
     ConfirmBookingV1: {
       // The e-mailed link carries no API key: its token is the credential.
       auth: 'none',
-      audit: { action: 'booking.confirm', resourceType: 'booking' },
+      audit: { action: 'booking.confirm', resourceType: 'booking', kind: 'write-if-changed' },
       handler: (caller, input) => confirmBookingV1(deps, caller, input),
     },
   };

@@ -58,7 +58,7 @@ async function connectionOfCaller(db: Queryable, caller: Caller, id: string, opt
 export function createCalendarOperations(deps: AppDeps): OperationTable {
   return {
     CreateCalendarConnection: {
-      audit: { action: 'calendar_connection.create', resourceType: 'calendar_connection' },
+      audit: { action: 'calendar_connection.create', resourceType: 'calendar_connection', kind: 'write' },
       async handler(caller, input) {
         const body = parseScheduleBody(CreateCalendarConnectionBody, input.body, schedulePart);
         const doc: CalendarConnectionDoc = {
@@ -80,7 +80,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
       },
     },
     ListCalendarConnections: {
-      audit: { action: 'calendar_connection.list', resourceType: 'calendar_connection' },
+      audit: { action: 'calendar_connection.list', resourceType: 'calendar_connection', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListCalendarConnectionsQuery, input.query);
         if (q.providerId !== undefined) await providerOfCaller(deps.db, caller, q.providerId);
@@ -92,14 +92,14 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
       },
     },
     GetCalendarConnection: {
-      audit: { action: 'calendar_connection.read', resourceType: 'calendar_connection' },
+      audit: { action: 'calendar_connection.read', resourceType: 'calendar_connection', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(CalendarConnectionPath, input.params);
         return connectionOfCaller(deps.db, caller, id);
       },
     },
     UpdateCalendarConnection: {
-      audit: { action: 'calendar_connection.update', resourceType: 'calendar_connection' },
+      audit: { action: 'calendar_connection.update', resourceType: 'calendar_connection', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(CalendarConnectionPath, input.params);
         // Tenancy and existence come before body validation, so a foreign id is 403 whatever the body says.
@@ -130,7 +130,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
       },
     },
     DeleteCalendarConnection: {
-      audit: { action: 'calendar_connection.delete', resourceType: 'calendar_connection' },
+      audit: { action: 'calendar_connection.delete', resourceType: 'calendar_connection', kind: 'write' },
       async handler(caller, input) {
         const { id } = parseInput(CalendarConnectionPath, input.params);
         await connectionOfCaller(deps.db, caller, id);

@@ -1,3 +1,5 @@
+import { witnessingActor } from '../persistence/audit-witness.js';
+
 /** Key types of SPEC part 5. */
 export type KeyType = 'platform_live' | 'platform_test' | 'organization_live' | 'organization_test';
 
@@ -16,7 +18,13 @@ export interface Caller {
   viaOrganizationHeader: boolean;
 }
 
-/** The audit actor of a caller (CONTRACT part 7). */
+const ACTOR = Symbol('the audit actor of this request');
+
+/**
+ * The audit actor of a caller (CONTRACT part 7): one object per request, which notes the audit events prepared
+ * with it (persistence/audit-witness.ts), so the request knows which events it appended without a round trip.
+ */
 export function auditActor(caller: Caller): { keyId: string; keyType: KeyType } {
-  return { keyId: caller.keyId, keyType: caller.keyType };
+  const c = caller as Caller & { [ACTOR]?: { keyId: string; keyType: KeyType } };
+  return (c[ACTOR] ??= witnessingActor({ keyId: caller.keyId, keyType: caller.keyType }));
 }

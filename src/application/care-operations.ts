@@ -76,7 +76,7 @@ function pageOf(q: { limit?: number | undefined; cursor?: string | undefined }) 
 export function createCareOperations(deps: AppDeps): OperationTable {
   return {
     CreateContinuity: {
-      audit: { action: 'continuity.create', resourceType: 'continuity' },
+      audit: { action: 'continuity.create', resourceType: 'continuity', kind: 'write-if-changed' },
       async handler(caller, input) {
         const body = parseInput(CreateContinuityBody, input.body);
         const now = deps.clock();
@@ -102,7 +102,7 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       },
     },
     ListContinuity: {
-      audit: { action: 'continuity.list', resourceType: 'continuity' },
+      audit: { action: 'continuity.list', resourceType: 'continuity', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListContinuityQuery, input.query);
         const { limit, after } = pageOf(q);
@@ -111,7 +111,7 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       },
     },
     CreateWaitlistEntry: {
-      audit: { action: 'waitlist_entry.create', resourceType: 'waitlist_entry' },
+      audit: { action: 'waitlist_entry.create', resourceType: 'waitlist_entry', kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateWaitlistEntryBody, input.body);
         ensureOwned(await findServiceRow(deps.db, body.serviceId), caller, 'SERVICE_NOT_FOUND', 'serviceId');
@@ -135,7 +135,7 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       },
     },
     ListWaitlistEntries: {
-      audit: { action: 'waitlist_entry.list', resourceType: 'waitlist_entry' },
+      audit: { action: 'waitlist_entry.list', resourceType: 'waitlist_entry', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListWaitlistQuery, input.query);
         const { limit, after } = pageOf(q);
@@ -147,7 +147,7 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       },
     },
     CancelWaitlistEntry: {
-      audit: { action: 'waitlist_entry.cancel', resourceType: 'waitlist_entry' },
+      audit: { action: 'waitlist_entry.cancel', resourceType: 'waitlist_entry', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(WaitlistEntryPath, input.params);
         await waitlistEntryOfCaller(deps.db, caller, id);
@@ -165,7 +165,7 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       },
     },
     ListManualReview: {
-      audit: { action: 'manual_review.list', resourceType: 'manual_review' },
+      audit: { action: 'manual_review.list', resourceType: 'manual_review', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListManualReviewQuery, input.query);
         const { limit, after } = pageOf(q);
@@ -175,7 +175,7 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       },
     },
     ResolveManualReview: {
-      audit: { action: 'manual_review.resolve', resourceType: 'manual_review' },
+      audit: { action: 'manual_review.resolve', resourceType: 'manual_review', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { providerId } = parseInput(ManualReviewPath, input.params);
         ensureOwned(await findProviderRow(deps.db, providerId), caller, 'PROVIDER_NOT_FOUND', 'providerId');

@@ -26,7 +26,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
 
   return {
     CreateService: {
-      audit: { action: 'service.create', resourceType: 'service' },
+      audit: { action: 'service.create', resourceType: 'service', kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateServiceBody, input.body);
         const slug = serviceSlug(body.title);
@@ -54,7 +54,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
       },
     },
     ListServices: {
-      audit: { action: 'service.list', resourceType: 'service' },
+      audit: { action: 'service.list', resourceType: 'service', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListServicesQuery, input.query);
         await checkProvider(caller, q.providerId);
@@ -66,7 +66,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
       },
     },
     GetService: {
-      audit: { action: 'service.read', resourceType: 'service' },
+      audit: { action: 'service.read', resourceType: 'service', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ServicePath, input.params);
         const row = await findServiceRow(deps.db, id);
@@ -76,7 +76,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
       },
     },
     ListEventTypes: {
-      audit: { action: 'service.list', resourceType: 'service' },
+      audit: { action: 'service.list', resourceType: 'service', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListEventTypesQuery, input.query);
         await checkProvider(caller, q.providerId);

@@ -15,12 +15,24 @@ export interface OperationAnswer {
   headers: Record<string, string>;
 }
 
+/** What an operation records in the audit log, and what a call made with Service-Organization-Id adds to it. */
+export interface OperationAudit {
+  /** The action and resource type of the event recorded for a call made with the header that recorded none itself. */
+  action: string;
+  resourceType: string;
+  /**
+   * `read`: the operation records no audit event of its own. `write`: every successful call commits its own event
+   * (with the request id) in the transaction of its change. `write-if-changed`: a successful call commits its own
+   * event only when it changed something (a PATCH that changes nothing records none).
+   */
+  kind: 'read' | 'write' | 'write-if-changed';
+}
+
 /** One operation of the internal API. */
 export interface OperationSpec {
   /** `key`: needs an API key (the default); `none`: the input itself is the credential (e.g. a confirmation token). */
   auth?: 'key' | 'none';
-  /** Audit action recorded when a platform key calls with Service-Organization-Id and the handler wrote no audit itself. */
-  audit: { action: string; resourceType: string };
+  audit: OperationAudit;
   handler(caller: Caller, input: OperationInput): Promise<unknown>;
 }
 

@@ -22,7 +22,7 @@ async function visibleOrganization(deps: AppDeps, caller: Caller, id: string) {
 export function createOrganizationOperations(deps: AppDeps): OperationTable {
   return {
     CreateOrganization: {
-      audit: { action: 'organization.create', resourceType: 'organization' },
+      audit: { action: 'organization.create', resourceType: 'organization', kind: 'write' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const body = parseInput(CreateOrganizationBody, input.body);
@@ -43,7 +43,7 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
       },
     },
     ListOrganizations: {
-      audit: { action: 'organization.list', resourceType: 'organization' },
+      audit: { action: 'organization.list', resourceType: 'organization', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListOrganizationsQuery, input.query);
         const limit = q.limit ?? 50;
@@ -55,14 +55,14 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
       },
     },
     GetOrganization: {
-      audit: { action: 'organization.read', resourceType: 'organization' },
+      audit: { action: 'organization.read', resourceType: 'organization', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(OrganizationPath, input.params);
         return visibleOrganization(deps, caller, id);
       },
     },
     UpdateOrganization: {
-      audit: { action: 'organization.update', resourceType: 'organization' },
+      audit: { action: 'organization.update', resourceType: 'organization', kind: 'write' },
       async handler(caller, input) {
         const { id } = parseInput(OrganizationPath, input.params);
         const before = await visibleOrganization(deps, caller, id);

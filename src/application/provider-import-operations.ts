@@ -23,7 +23,7 @@ async function importOfCaller(deps: AppDeps, caller: Caller, id: string) {
 export function createProviderImportOperations(deps: AppDeps): OperationTable {
   return {
     CreateProviderImport: {
-      audit: { action: 'provider_import.create', resourceType: 'provider_import' },
+      audit: { action: 'provider_import.create', resourceType: 'provider_import', kind: 'write' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const providers = (input.body as { providers?: unknown } | null)?.providers;
@@ -45,14 +45,14 @@ export function createProviderImportOperations(deps: AppDeps): OperationTable {
       },
     },
     GetProviderImport: {
-      audit: { action: 'provider_import.read', resourceType: 'provider_import' },
+      audit: { action: 'provider_import.read', resourceType: 'provider_import', kind: 'read' },
       async handler(caller, input) {
         const { importId } = parseInput(ProviderImportPath, input.params);
         return importOfCaller(deps, caller, importId);
       },
     },
     ListProviderImports: {
-      audit: { action: 'provider_import.list', resourceType: 'provider_import' },
+      audit: { action: 'provider_import.list', resourceType: 'provider_import', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListProviderImportsQuery, input.query);
         if (q.importId) return importOfCaller(deps, caller, q.importId);

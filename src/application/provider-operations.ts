@@ -59,7 +59,7 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
 
   return {
     CreateProvider: {
-      audit: { action: 'provider.create', resourceType: 'provider' },
+      audit: { action: 'provider.create', resourceType: 'provider', kind: 'write' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const body = parseInput(CreateProviderBody, input.body);
@@ -73,18 +73,18 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
       },
     },
     ListProviders: {
-      audit: { action: 'provider.list', resourceType: 'provider' },
+      audit: { action: 'provider.list', resourceType: 'provider', kind: 'read' },
       handler: (caller, input) => list(caller, input.query),
     },
     GetProvider: {
-      audit: { action: 'provider.read', resourceType: 'provider' },
+      audit: { action: 'provider.read', resourceType: 'provider', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ProviderPath, input.params);
         return providerOfCaller(deps.db, caller, id);
       },
     },
     UpdateProvider: {
-      audit: { action: 'provider.update', resourceType: 'provider' },
+      audit: { action: 'provider.update', resourceType: 'provider', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(ProviderPath, input.params);
         await providerOfCaller(deps.db, caller, id);
@@ -104,7 +104,7 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
       },
     },
     DeleteProvider: {
-      audit: { action: 'provider.delete', resourceType: 'provider' },
+      audit: { action: 'provider.delete', resourceType: 'provider', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(ProviderPath, input.params);
         await providerOfCaller(deps.db, caller, id);
@@ -118,14 +118,14 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
       },
     },
     ListProfessionals: {
-      audit: { action: 'provider.list', resourceType: 'provider' },
+      audit: { action: 'provider.list', resourceType: 'provider', kind: 'read' },
       async handler(caller, input) {
         const r = await list(caller, input.query);
         return { data: r.data.map(toProfessionalV1), total: r.total, hasMore: r.hasMore, nextCursor: r.nextCursor };
       },
     },
     GetProfessional: {
-      audit: { action: 'provider.read', resourceType: 'provider' },
+      audit: { action: 'provider.read', resourceType: 'provider', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ProviderPath, input.params);
         return toProfessionalV1(await providerOfCaller(deps.db, caller, id));

@@ -77,7 +77,7 @@ const ACTIVATION_LOCK = 'ranking_policy.activate:';
 export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
   return {
     CreateRankingPolicy: {
-      audit: { action: 'ranking_policy.create', resourceType: 'ranking_policy' },
+      audit: { action: 'ranking_policy.create', resourceType: 'ranking_policy', kind: 'write' },
       async handler(caller, input) {
         const body = parsePolicyBody(CreateRankingPolicyBody, input.body, { create: true });
         const now = deps.clock();
@@ -95,7 +95,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     ListRankingPolicies: {
-      audit: { action: 'ranking_policy.list', resourceType: 'ranking_policy' },
+      audit: { action: 'ranking_policy.list', resourceType: 'ranking_policy', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListRankingPoliciesQuery, input.query);
         const limit = q.limit ?? 50;
@@ -107,14 +107,14 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     GetRankingPolicy: {
-      audit: { action: 'ranking_policy.read', resourceType: 'ranking_policy' },
+      audit: { action: 'ranking_policy.read', resourceType: 'ranking_policy', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         return policyOfCaller(deps.db, caller, id);
       },
     },
     UpdateRankingPolicy: {
-      audit: { action: 'ranking_policy.update', resourceType: 'ranking_policy' },
+      audit: { action: 'ranking_policy.update', resourceType: 'ranking_policy', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         // Tenancy and existence first, so a foreign id is 403 whatever the body says.
@@ -136,7 +136,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     ActivateRankingPolicy: {
-      audit: { action: 'ranking_policy.activate', resourceType: 'ranking_policy' },
+      audit: { action: 'ranking_policy.activate', resourceType: 'ranking_policy', kind: 'write' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         await policyOfCaller(deps.db, caller, id);
@@ -165,7 +165,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     ListRankingPolicyVersions: {
-      audit: { action: 'ranking_policy.read', resourceType: 'ranking_policy' },
+      audit: { action: 'ranking_policy.read', resourceType: 'ranking_policy', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         const q = parseInput(ListRankingPolicyVersionsQuery, input.query);
@@ -178,7 +178,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     SimulateRankingPolicy: {
-      audit: { action: 'ranking_policy.simulate', resourceType: 'ranking_policy' },
+      audit: { action: 'ranking_policy.simulate', resourceType: 'ranking_policy', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         const policy = await policyOfCaller(deps.db, caller, id);

@@ -39,7 +39,7 @@ function fromV1(b: z.output<typeof CreateResolutionV1Body>): ResolutionRequest {
 export function createResolutionOperations(deps: ResolutionDeps): OperationTable {
   return {
     CreateResolution: {
-      audit: { action: 'resolution.create', resourceType: 'resolution' },
+      audit: { action: 'resolution.create', resourceType: 'resolution', kind: 'write' },
       async handler(caller, input) {
         const key = requireIdempotencyKey(input.headers);
         const body = parseInput(CreateResolutionBody, input.body);
@@ -47,7 +47,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     CreateResolutionV1: {
-      audit: { action: 'resolution.create', resourceType: 'resolution' },
+      audit: { action: 'resolution.create', resourceType: 'resolution', kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateResolutionV1Body, input.body);
         const key = input.headers['idempotency-key']?.trim();
@@ -56,7 +56,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     GetResolution: {
-      audit: { action: 'resolution.read', resourceType: 'resolution' },
+      audit: { action: 'resolution.read', resourceType: 'resolution', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ResolutionPath, input.params);
         const { record, expiresAt } = await accessResolution(deps, caller, id);
@@ -64,7 +64,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     ListCandidates: {
-      audit: { action: 'resolution.candidates', resourceType: 'resolution' },
+      audit: { action: 'resolution.candidates', resourceType: 'resolution', kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ResolutionPath, input.params);
         const q = parseInput(CandidatesQuery, input.query);
@@ -73,7 +73,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     HoldOption: {
-      audit: { action: 'hold.create', resourceType: 'hold' },
+      audit: { action: 'hold.create', resourceType: 'hold', kind: 'write' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         const body = parseInput(HoldBody, input.body ?? {});
@@ -81,21 +81,21 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     GetHold: {
-      audit: { action: 'hold.read', resourceType: 'hold' },
+      audit: { action: 'hold.read', resourceType: 'hold', kind: 'read' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         return getHold(deps, caller, id, optionId);
       },
     },
     ReleaseHold: {
-      audit: { action: 'hold.release', resourceType: 'hold' },
+      audit: { action: 'hold.release', resourceType: 'hold', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         return releaseHold(deps, caller, id, optionId);
       },
     },
     ConfirmResolution: {
-      audit: { action: 'booking.create', resourceType: 'booking' },
+      audit: { action: 'booking.create', resourceType: 'booking', kind: 'write' },
       async handler(caller, input) {
         const key = requireIdempotencyKey(input.headers);
         const { id } = parseInput(ResolutionPath, input.params);

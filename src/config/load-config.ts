@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { LOG_LEVELS, type LogLevel } from '../observability/create-logger.js';
 
 /** Which parts of the service a process runs. */
 export type Role = 'gateway' | 'grpc' | 'workers';
@@ -23,7 +24,8 @@ export interface Config {
   publicBaseUrl: string;
   smtpUrl: string | undefined;
   webhookAllowInsecureUrls: boolean;
-  logLevel: 'silent' | 'info';
+  /** pino level of the service's JSON log lines (LOG_LEVEL, default `info`). */
+  logLevel: LogLevel;
 }
 
 /** Reads a positive integer setting, failing with a message that names it. */
@@ -33,6 +35,14 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return n;
+}
+
+/** Reads LOG_LEVEL: one of the pino levels or `silent`; anything else fails start-up with a message naming it. */
+function logLevelSetting(raw: string | undefined): LogLevel {
+  if (raw === undefined || raw === '') return 'info';
+  const level = raw.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return level as LogLevel;
 }
 
 /** Builds the configuration from environment variables. */
@@ -63,6 +73,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
     smtpUrl: env.SMTP_URL || undefined,
     webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
-    logLevel: env.LOG_LEVEL === 'silent' ? 'silent' : 'info',
+    logLevel: logLevelSetting(env.LOG_LEVEL),
   };
 }

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { Metadata } from '@grpc/grpc-js';
 import { ServiceError } from '../errors/service-error.js';
 import type { RouteSpec } from '../contract/route.js';
+import type { ServiceLogger } from '../observability/create-logger.js';
+import type { ServiceMetrics } from '../observability/service-metrics.js';
 import { callRpc, RpcFailure } from './call-rpc.js';
+import { correlationIdOf } from './correlation-id.js';
 import { v1ErrorBody, v2ErrorBody } from './error-envelope.js';
 import type { GrpcClients } from './grpc-clients.js';
 import { readJsonBody } from './read-json-body.js';
@@ -17,7 +21,8 @@ export interface GatewayDeps {
   ready(): Promise<boolean>;
   openapi(): unknown;
   capabilities(): unknown;
-  log: (msg: string, extra?: Record<string, unknown>) => void;
+  logger: ServiceLogger;
+  metrics: ServiceMetrics;
   rpcDeadlineMs?: number;
 }
 
@@ -33,45 +38,70 @@ function flatQuery(q: Record<string, string | string[] | undefined>): Record<str
   return out;
 }
 
+/** The route template a request matched (`/api/v2/resolutions/:id`), or a fixed label: never a raw path in metrics. */
+function routeLabel(ctx: Koa.Context): string {
+  const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+  if (typeof matched === 'string') return matched;
+  return ['/healthz', '/readyz', '/metrics', '/openapi.json', '/capabilities.json'].includes(ctx.path) ? ctx.path : 'unmatched';
+}
+
 /**
  * Builds the Koa gateway: it translates the REST contract onto the gRPC API and renders errors in the
  * contract's envelopes. It holds no business logic: auth, validation and rules live behind the RPCs.
+ * Every request leaves one access-log line and one sample of the request histogram.
  */
 export function createGateway(deps: GatewayDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   const router = new Router();
 
-  // Request id, v1 headers and the error envelope apply to every response, errors included.
+  // Request id, correlation id, v1 headers, the error envelope and the access log apply to every response.
   app.use(async (ctx, next) => {
+    const started = performance.now();
     const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    const correlationId = correlationIdOf(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
+    ctx.state.correlationId = correlationId;
     ctx.set('X-Service-Request-Id', requestId);
+    if (correlationId !== undefined) ctx.set('X-Request-Id', correlationId);
     const isV1 = ctx.path.startsWith('/api/v1/');
     if (isV1) {
       ctx.set('Deprecation', 'false');
       ctx.set('Link', `<${ctx.protocol}://${ctx.host}/api/v2>; rel="successor-version"`);
     }
+    let failure: { code: string; error?: unknown } | undefined;
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ServiceError('ROUTE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
     } catch (err) {
       const headers = err instanceof RpcFailure ? err.headers : {};
       const se = err instanceof RpcFailure ? err.error : err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
-      if (se.code === 'INTERNAL_ERROR') deps.log('gateway internal error', { requestId, error: String((err as Error)?.stack ?? err) });
+      failure = { code: se.code, error: se.status >= 500 ? (err instanceof RpcFailure ? err.error.cause ?? err : err) : undefined };
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       if (se.retryAfter !== undefined) ctx.set('Retry-After', String(se.retryAfter));
       ctx.status = se.status;
       ctx.body = isV1 ? v1ErrorBody(se) : v2ErrorBody(se, requestId);
     }
+    const durationMs = performance.now() - started;
+    const route = routeLabel(ctx);
+    deps.metrics.httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, durationMs / 1000);
+    if (failure) deps.metrics.errors.inc({ code: failure.code });
+    const line = { door: 'rest', method: ctx.method, route, status: ctx.status, durationMs: Math.round(durationMs * 10) / 10, requestId, correlationId, errorCode: failure?.code };
+    if (ctx.status >= 500) deps.logger.error({ ...line, err: failure?.error }, 'request failed');
+    else deps.logger.info(line, 'request');
   });
 
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/healthz') { ctx.body = { status: 'ok' }; return; }
     if (ctx.method === 'GET' && ctx.path === '/readyz') {
       const ok = await deps.ready().catch(() => false);
-      if (!ok) { ctx.set('Retry-After', '1'); throw new ServiceError('SERVICE_UNAVAILABLE', 'Redis or PostgreSQL is not reachable.', { retryAfter: 1 }); }
+      if (!ok) throw new ServiceError('SERVICE_UNAVAILABLE', 'Redis or PostgreSQL is not reachable.', { retryAfter: 1 });
       ctx.body = { status: 'ready' };
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/metrics') {
+      ctx.type = deps.metrics.contentType;
+      ctx.body = await deps.metrics.render();
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/openapi.json') { ctx.body = deps.openapi(); return; }
@@ -85,20 +115,24 @@ export function createGateway(deps: GatewayDeps): Koa {
       const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(ctx.req);
       const md = new Metadata();
       md.set('x-service-request-id', ctx.state.requestId as string);
+      md.set('x-service-door', 'rest');
+      if (ctx.state.correlationId !== undefined) md.set('x-request-id', ctx.state.correlationId as string);
       for (const h of PASSED_HEADERS) {
         const v = ctx.get(h);
         if (v) md.set(h, v);
       }
+      // The call is cancelled only when the client goes away before its answer is written (the response closes
+      // unfinished); the request stream's own 'close' also fires once a body has been read, which is no reason.
       const abort = new AbortController();
-      const onClose = () => { if (!ctx.res.writableEnded) abort.abort(); };
-      ctx.req.once('close', onClose);
+      const onClose = () => { if (!ctx.res.writableFinished) abort.abort(); };
+      ctx.res.once('close', onClose);
       try {
         const out = await callRpc(deps.clients[route.service], route.rpc, { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body ?? null }, md, { deadlineMs: deps.rpcDeadlineMs ?? 30_000, signal: abort.signal });
         for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
         ctx.status = route.successStatus ?? 200;
         ctx.body = out.headers['content-type']?.startsWith('text/html') ? String(out.result) : out.result;
       } finally {
-        ctx.req.off('close', onClose);
+        ctx.res.off('close', onClose);
       }
     });
   }

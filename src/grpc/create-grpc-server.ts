@@ -10,9 +10,13 @@ import type { Authenticate } from '../application/authenticate.js';
 import type { RateLimiter } from '../application/rate-limiter.js';
 import type { Caller } from '../application/caller.js';
 import { isAnswer, type OperationInput, type OperationTable } from '../application/operation.js';
-import { appendAudit } from '../persistence/audit-log.js';
+import type { RecordHeaderUse } from '../application/audit/record-header-use.js';
 import type { Database } from '../persistence/database.js';
 import { encodeServiceError } from './error-metadata.js';
+import { createCallObserver } from './observe-calls.js';
+import { guardCodecs, isUndecodable } from './guard-codecs.js';
+import type { ServiceLogger } from '../observability/create-logger.js';
+import type { ServiceMetrics } from '../observability/service-metrics.js';
 import { GRPC_SERVICES, qualifiedServiceName, type GrpcServiceName } from './service-registry.js';
 
 const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../proto');
@@ -26,8 +30,11 @@ export interface GrpcServerDeps {
   authenticate: Authenticate;
   rateLimit: RateLimiter;
   db: Database;
+  /** Records calls made with Service-Organization-Id before their answer leaves (no PostgreSQL round trip). */
+  recordHeaderUse: RecordHeaderUse;
   clock: () => Date;
-  log: (msg: string, extra?: Record<string, unknown>) => void;
+  logger: ServiceLogger;
+  metrics: ServiceMetrics;
 }
 
 /** Reads the first string value of a metadata key. */
@@ -48,10 +55,10 @@ function loadPackageDefinition() {
  * Health checking and server reflection are served too.
  */
 export function createGrpcServer(deps: GrpcServerDeps) {
-  const server = new Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+  const server = new Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024, interceptors: [createCallObserver(deps)] });
   const health = new HealthImplementation({ '': 'SERVING' });
   for (const [name, table] of Object.entries(deps.operations) as [GrpcServiceName, OperationTable][]) {
-    const { definition } = GRPC_SERVICES[name];
+    const definition = guardCodecs(GRPC_SERVICES[name].definition, deps.logger);
     const impl: UntypedServiceImplementation = {};
     for (const [method, def] of Object.entries(definition)) {
       const rpc = def.path.split('/')[2] ?? method;
@@ -97,7 +104,8 @@ async function handleCall(
     const v = mdString(md, h);
     if (v !== undefined) headers[h] = v;
   }
-  const input: OperationInput = { params: call.request.params ?? {}, query: call.request.query ?? {}, body: call.request.body, headers };
+  const undecodable = isUndecodable(call.request) ? call.request.reason : undefined;
+  const input: OperationInput = undecodable === undefined ? { params: call.request.params ?? {}, query: call.request.query ?? {}, body: call.request.body, headers } : { params: {}, query: {}, body: undefined, headers };
   let caller: Caller | undefined;
   try {
     if (spec.auth === 'none') {
@@ -110,14 +118,17 @@ async function handleCall(
       trailers.set('rest-header-ratelimit-reset', String(rl.reset));
       if (!rl.allowed) throw new ServiceError('RATE_LIMITED', `Rate limit of ${rl.limit} requests per minute exceeded.`, { retryAfter: rl.reset });
     }
+    if (undecodable !== undefined) throw new ServiceError('VALIDATION_ERROR', `The request message could not be decoded: ${undecodable}`, { field: 'body', details: [{ field: 'body', code: 'UNDECODABLE', message: 'could not be decoded as the method\'s request message' }] });
     const out = await spec.handler(caller ?? anonymousCaller(requestId), input);
-    if (caller?.viaOrganizationHeader) await auditHeaderUse(deps, caller, spec.audit, input);
+    if (caller?.viaOrganizationHeader) await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: isAnswer(out) && out.headers['idempotent-replayed'] === 'true' });
     const result = isAnswer(out) ? out.result : out;
     if (isAnswer(out)) for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
     callback(null, { result: result ?? null }, trailers);
   } catch (err) {
-    const se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
-    if (se.code === 'INTERNAL_ERROR') deps.log('internal error', { rpc, requestId, error: String((err as Error)?.stack ?? err) });
+    let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+    if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
+    // A failed call made with the header is recorded too (after authentication only: the organization is then known).
+    if (caller?.viaOrganizationHeader) se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(() => se, (e: unknown) => e as ServiceError);
     callback(encodeServiceError(se, trailers) as never, null);
   }
 }
@@ -125,18 +136,4 @@ async function handleCall(
 /** A placeholder caller for operations whose input is its own credential. */
 function anonymousCaller(requestId: string): Caller {
   return { requestId, keyId: '', keyType: 'organization_test', mode: 'test', platformId: '', organizationId: '', isPlatformKey: false, viaOrganizationHeader: false };
-}
-
-/**
- * Records a request made with Service-Organization-Id (CONTRACT part 7). Writes already recorded their own
- * event in their transaction; this adds one only when the request left none with its request id.
- */
-async function auditHeaderUse(deps: GrpcServerDeps, caller: Caller, audit: { action: string; resourceType: string }, input: OperationInput) {
-  const existing = await deps.db.query('SELECT 1 FROM audit_events WHERE request_id = $1 LIMIT 1', [caller.requestId]);
-  if (existing.rowCount) return;
-  await deps.db.transaction((tx) => appendAudit(tx, {
-    platformId: caller.platformId, organizationId: caller.organizationId, actor: { keyId: caller.keyId, keyType: caller.keyType },
-    action: audit.action, resourceType: audit.resourceType, resourceId: input.params.id ?? null, requestId: caller.requestId,
-    before: null, after: null, timestamp: deps.clock(),
-  }));
 }

@@ -31,6 +31,14 @@ export function decodeServiceError(err: GrpcServiceError): ServiceError {
       field: field === undefined ? undefined : String(field), details, retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
     });
   }
-  if (err.code === GrpcStatus.UNAVAILABLE || err.code === GrpcStatus.DEADLINE_EXCEEDED) return new ServiceError('SERVICE_UNAVAILABLE', 'The internal API is unavailable.', { retryAfter: 1, cause: err });
+  // No contract code in the trailers: the failure happened in the transport, not in an operation.
+  if (TRANSPORT_FAILURES.has(err.code)) return new ServiceError('SERVICE_UNAVAILABLE', `The internal API did not answer (${GrpcStatus[err.code]}: ${err.details}).`, { retryAfter: 1, cause: err });
   return new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
 }
+
+/**
+ * gRPC statuses that, without a contract error code, mean the call never got a proper answer: the server was
+ * unreachable or shutting down, the deadline passed, a limit of the transport was hit, or the stream was cancelled
+ * or reset. A retry may well succeed, so they are 503 SERVICE_UNAVAILABLE (recoverable), never 500.
+ */
+const TRANSPORT_FAILURES = new Set<number>([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED, GrpcStatus.RESOURCE_EXHAUSTED, GrpcStatus.CANCELLED, GrpcStatus.ABORTED]);

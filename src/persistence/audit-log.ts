@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from './database.js';
+import { noteAuditAppend } from './audit-witness.js';
 import { newId } from './new-id.js';
 
 /** Who did it: a key, or a background worker. */
@@ -40,65 +41,81 @@ export function auditBody(e: { id: string } & AuditEntry): string {
   });
 }
 
-/** The hash of one audit event given its predecessor's hash (the chain trigger of migration 0003 computes the same). */
+/** The hash of one audit event's link given its predecessor's hash: sha256(prev || '\n' || auditBody). */
 export function auditHash(prevHash: string, e: { id: string } & AuditEntry): string {
   return createHash('sha256').update(prevHash).update('\n').update(auditBody(e)).digest('hex');
 }
 
-/** Columns of an audit insert; the chain trigger fills seq, prev_hash and hash from chain_body. */
-export const AUDIT_INSERT_COLUMNS = 'id, platform_id, organization_id, actor, action, resource_type, resource_id, request_id, before, after, "timestamp", chain_body';
-
-/** The select list of one audit insert whose 12 parameters start at `$first` (for INSERT ... SELECT in a CTE). */
-export function auditSelectList(first: number): string {
-  const casts = ['', '', '', '::jsonb', '', '', '', '', '::jsonb', '::jsonb', '::timestamptz', ''];
-  return casts.map((cast, i) => `$${first + i}${cast}`).join(', ');
+/** An audit event as read back from audit_events, in the AuditEntry shape the hash covers. */
+export function auditEntryOfRow(row: Record<string, any>): { id: string } & AuditEntry {
+  return {
+    id: row.id, platformId: row.platform_id, organizationId: row.organization_id, actor: row.actor, action: row.action,
+    resourceType: row.resource_type, resourceId: row.resource_id, requestId: row.request_id, before: row.before, after: row.after,
+    timestamp: row.timestamp,
+  };
 }
 
-/** The 12 parameters of one audit insert (in AUDIT_INSERT_COLUMNS order) and the new event's id. */
+/** Columns of an audit insert; seq and txid come from their defaults, the chain link comes later (audit-sequencer). */
+export const AUDIT_INSERT_COLUMNS = 'id, platform_id, organization_id, actor, action, resource_type, resource_id, request_id, before, after, "timestamp"';
+
+const AUDIT_PARAM_CASTS = ['', '', '', '::jsonb', '', '', '', '', '::jsonb', '::jsonb', '::timestamptz'];
+
+/** The select list of one audit insert whose 11 parameters start at `$first` (for INSERT ... SELECT in a CTE). */
+export function auditSelectList(first: number): string {
+  return AUDIT_PARAM_CASTS.map((cast, i) => `$${first + i}${cast}`).join(', ');
+}
+
+/** The 11 parameters of one audit insert (in AUDIT_INSERT_COLUMNS order) and the new event's id (noted on a witnessing actor). */
 export function auditInsertParams(entry: AuditEntry): { id: string; params: unknown[] } {
   const id = newId('aud', entry.timestamp.getTime());
+  noteAuditAppend(entry.actor, id);
   return {
     id,
     params: [id, entry.platformId, entry.organizationId, JSON.stringify(entry.actor), entry.action, entry.resourceType, entry.resourceId,
       entry.requestId, entry.before === undefined ? null : JSON.stringify(entry.before), entry.after === undefined ? null : JSON.stringify(entry.after),
-      entry.timestamp, auditBody({ id, ...entry })],
+      entry.timestamp],
   };
 }
 
 /**
- * Appends an audit event inside the caller's transaction with one INSERT. Events of one organization form a hash
- * chain; the chain trigger extends it under a row lock on the organization's chain head (held to commit), so the
- * chain stays linear under concurrency and across processes.
+ * Appends an audit event inside the caller's transaction with one INSERT: no trigger, no lock, so appends of one
+ * organization never wait for each other. The event becomes part of its organization's hash chain once its
+ * transaction has committed and the sequencer has linked it (linkAuditChain).
  */
 export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<string> {
   const { id, params } = auditInsertParams(entry);
-  await tx.query({ name: 'append-audit', text: `INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`, values: params });
+  await tx.query({ name: 'append-audit', text: `INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`, values: params });
   return id;
 }
 
-/** A break found by verifyAuditChain. */
-export interface AuditChainBreak {
-  organizationId: string;
+/** An audit event whose id was chosen before it was stored, and the events whose presence makes it redundant. */
+export interface PreparedAuditEvent {
   id: string;
-  reason: string;
+  entry: AuditEntry;
+  /** Store this event only if none of these events exists (a write's own event already recorded the request). */
+  unlessEventIds?: readonly string[];
 }
 
-/** Walks every organization's chain and reports events whose hash or link does not match. */
-export async function verifyAuditChain(db: Queryable): Promise<{ checked: number; breaks: AuditChainBreak[] }> {
-  const r = await db.query(`SELECT * FROM audit_events ORDER BY organization_id, seq`);
-  const breaks: AuditChainBreak[] = [];
-  let prevOrg = '';
-  let prevHash = GENESIS_HASH;
-  for (const row of r.rows) {
-    if (row.organization_id !== prevOrg) { prevOrg = row.organization_id; prevHash = GENESIS_HASH; }
-    if (row.prev_hash !== prevHash) breaks.push({ organizationId: row.organization_id, id: row.id, reason: 'prev_hash does not match the previous event' });
-    const expected = auditHash(row.prev_hash, {
-      id: row.id, platformId: row.platform_id, organizationId: row.organization_id, actor: row.actor, action: row.action,
-      resourceType: row.resource_type, resourceId: row.resource_id, requestId: row.request_id, before: row.before, after: row.after,
-      timestamp: row.timestamp,
-    });
-    if (expected !== row.hash) breaks.push({ organizationId: row.organization_id, id: row.id, reason: 'hash does not match the content' });
-    prevHash = row.hash;
-  }
-  return { checked: r.rowCount ?? 0, breaks };
+/**
+ * Stores prepared audit events in one multi-row INSERT. Storing the same events again is harmless (their ids
+ * are taken, ON CONFLICT DO NOTHING), so a batch delivered twice is stored once. Returns how many were new.
+ */
+export async function insertAuditEvents(db: Queryable, events: readonly PreparedAuditEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const rows = events.map(({ id, entry: e, unlessEventIds }) => ({
+    id, platform_id: e.platformId, organization_id: e.organizationId, actor: e.actor, action: e.action, resource_type: e.resourceType,
+    resource_id: e.resourceId, request_id: e.requestId, before: e.before ?? null, after: e.after ?? null, timestamp: e.timestamp.toISOString(),
+    unless: unlessEventIds ?? [],
+  }));
+  const r = await db.query({
+    name: 'insert-audit-events',
+    text: `INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS})
+      SELECT x.id, x.platform_id, x.organization_id, x.actor, x.action, x.resource_type, x.resource_id, x.request_id, x.before, x.after, x."timestamp"
+      FROM jsonb_to_recordset($1::jsonb) AS x(id text, platform_id text, organization_id text, actor jsonb, action text, resource_type text,
+        resource_id text, request_id text, before jsonb, after jsonb, "timestamp" timestamptz, unless text[])
+      WHERE NOT EXISTS (SELECT 1 FROM audit_events a WHERE a.id = ANY (x.unless))
+      ON CONFLICT (id) DO NOTHING`,
+    values: [JSON.stringify(rows)],
+  });
+  return r.rowCount ?? 0;
 }

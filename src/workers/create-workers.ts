@@ -3,6 +3,7 @@ import { createTimerWorker } from '../persistence/durable-timers.js';
 import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handler.js';
 import { createImportWorker } from './import-worker.js';
 import { createEmailWorker, createSmtpSender } from './email-worker.js';
+import type { AuditWorkers } from './create-audit-workers.js';
 
 /** A background worker loop. */
 export interface Worker {
@@ -10,8 +11,11 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Builds the background workers of this process: import jobs, durable timers and (with SMTP_URL) the e-mail outbox. */
-export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, extra?: Record<string, unknown>) => void; timerHandlers?: TimerHandlers; timerIntervalMs?: number }): Worker {
+/**
+ * Builds the background workers of this process: import jobs, durable timers, the audit drain and sequencer (when
+ * given) and (with SMTP_URL) the e-mail outbox.
+ */
+export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, extra?: Record<string, unknown>) => void; timerHandlers?: TimerHandlers; timerIntervalMs?: number; audit?: AuditWorkers }): Worker {
   const workers: Worker[] = [
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
     createTimerWorker({
@@ -21,6 +25,7 @@ export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, e
       intervalMs: opts.timerIntervalMs ?? 250,
       onError: (err, timer) => opts.log('timer failed', { timer, error: String(err) }),
     }),
+    ...(opts.audit?.workers ?? []),
   ];
   if (deps.config.smtpUrl) {
     workers.push(createEmailWorker({ db: deps.db, clock: deps.clock, send: createSmtpSender(deps.config.smtpUrl, deps.config.publicBaseUrl), log: opts.log }));

@@ -5,6 +5,7 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/launcher/private
 import { startService, type RunningService } from '../../src/start-service.js';
 import { createTestClock, type TestClock } from './test-clock.js';
 import { createTestDatabase } from './test-database.js';
+import type { ServiceLogger } from '../../src/observability/create-logger.js';
 
 /** Private stores for one test file: a fresh database and a private redis-server (or TEST_REDIS_URL). */
 export interface TestStores {
@@ -43,7 +44,7 @@ export interface TestService {
 }
 
 /** Starts a whole service (all roles, ephemeral ports) on private stores, with a test clock. */
-export async function startTestService(opts: { env?: Record<string, string>; stores?: TestStores; clock?: TestClock; platformKey?: string } = {}): Promise<TestService> {
+export async function startTestService(opts: { env?: Record<string, string>; stores?: TestStores; clock?: TestClock; platformKey?: string; logger?: ServiceLogger } = {}): Promise<TestService> {
   const stores = opts.stores ?? (await startTestStores());
   const platformKey = opts.platformKey ?? `service_test_${randomBytes(24).toString('base64url')}`;
   const config = loadConfig({
@@ -52,7 +53,7 @@ export async function startTestService(opts: { env?: Record<string, string>; sto
     DATA_DIR: process.env.TEST_DATA_DIR ?? '/tmp', ...opts.env,
   });
   const clock = opts.clock ?? createTestClock();
-  const service = await startService(config, { clock, log: () => undefined });
+  const service = await startService(config, { clock, log: () => undefined, ...(opts.logger ? { logger: opts.logger } : {}) });
   return {
     url: `http://127.0.0.1:${service.httpPort}`,
     grpcTarget: `127.0.0.1:${service.grpcPort}`,

@@ -102,15 +102,21 @@ test.serial('keys rejects bad command lines with exit code 2', async (t) => {
   }
 });
 
-test.serial('audit:verify reports an intact chain and a tampered one', async (t) => {
+test.serial('audit:verify passes after a burst of writes and reads and reports a tampered event', async (t) => {
   const db = svc.service.deps.db;
+  // A burst: concurrent writes and header reads of one organization, nothing flushed before the command runs.
+  const org = (await platform().post('/api/v2/organizations', { externalId: 'cli-audit-burst', name: 'Burst' })).body;
+  const viaHeader = client(svc.url, svc.platformKey, { 'service-organization-id': org.id });
+  const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? viaHeader.get(`/api/v2/organizations/${org.id}`) : viaHeader.post('/api/v2/ranking-policies', { name: `Burst ${i}` }))));
+  t.true(burst.every((r) => r.status === 200));
+  await svc.service.audit.flush();
   const ok = await runCli('audit-verify', []);
-  t.is(ok.code, 0, ok.stderr);
+  t.is(ok.code, 0, ok.stdout + ok.stderr);
   const count = (await db.query('SELECT count(*)::int AS n FROM audit_events')).rows[0].n as number;
-  t.true(count > 0);
-  t.is(ok.stdout.trim(), `audit chain OK: ${count} events`);
+  t.true(count > 60);
+  t.is(ok.stdout.trim(), `audit chain OK: ${count} events, ${count} linked, 0 not linked yet`);
 
-  const target = (await db.query('SELECT id, action FROM audit_events ORDER BY seq LIMIT 1')).rows[0];
+  const target = (await db.query('SELECT e.id, e.action FROM audit_events e JOIN audit_chain c ON c.event_id = e.id ORDER BY e.seq LIMIT 1')).rows[0];
   const edit = async (action: string) => {
     const tx = await db.pool.connect();
     try {
@@ -128,11 +134,21 @@ test.serial('audit:verify reports an intact chain and a tampered one', async (t)
     const broken = await runCli('audit-verify', []);
     t.is(broken.code, 1);
     t.regex(broken.stdout, /audit chain BROKEN: 1 break/);
-    t.true(broken.stdout.includes(target.id));
+    t.true(broken.stdout.includes(`${target.id}: hash does not match the content`), broken.stdout);
   } finally {
     await edit(target.action);
   }
   t.is((await runCli('audit-verify', [])).code, 0);
+});
+
+test.serial('audit:verify links what the sequencer has not reached yet, and then finds nothing pending', async (t) => {
+  const db = svc.service.deps.db;
+  const org = (await platform().post('/api/v2/organizations', { externalId: 'cli-audit-unlinked', name: 'Unlinked' })).body;
+  const run = await runCli('audit-verify', []);
+  t.is(run.code, 0, run.stdout + run.stderr);
+  t.regex(run.stdout, /, 0 not linked yet$/m);
+  const linked = await db.query('SELECT count(*)::int AS n FROM audit_events e JOIN audit_chain c ON c.event_id = e.id WHERE e.organization_id = $1', [org.id]);
+  t.is(linked.rows[0].n, 1);
 });
 
 test.serial('keys create with several platforms needs --platform', async (t) => {
@@ -155,7 +171,7 @@ test('without DATABASE_URL the CLIs use the embedded PostgreSQL of DATA_DIR, and
     t.is(created.code, 0, created.stderr);
     t.regex(keyOf(created.stdout) ?? '', /^service_live_/);
     const verified = await runCli('audit-verify', [], { DATA_DIR: dataDir });
-    t.is(verified.stdout.trim(), 'audit chain OK: 1 events');
+    t.is(verified.stdout.trim(), 'audit chain OK: 1 events, 1 linked, 0 not linked yet');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

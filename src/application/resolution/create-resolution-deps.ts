@@ -6,6 +6,7 @@ import { createOrgGraphCache } from './org-graph.js';
 import { createResolutionRecords } from './resolution-record.js';
 import { createCalendarFeeds } from './calendar-feeds.js';
 import type { ResolutionDeps } from './resolution-deps.js';
+import { createCredentialCache } from '../credential-cache.js';
 
 /** Builds the actor runtime, timers, idempotency store, graph cache and feeds on top of the base dependencies. */
 export function createResolutionDeps(base: AppDeps): ResolutionDeps {
@@ -18,5 +19,6 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     orgGraphs: createOrgGraphCache({ db: base.db, clock: base.clock, maxProviders: base.config.graphCacheMaxProviders }),
     records: createResolutionRecords({ redis: base.redis, maxSnapshotProviders: Math.ceil(base.config.graphCacheMaxProviders / 2) }),
     feeds: createCalendarFeeds({ clock: base.clock }),
+    credentials: createCredentialCache({ db: base.db }),
   };
 }

@@ -18,6 +18,7 @@ import type { FeedIncident } from './calendar-feeds.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRecord } from './resolution-record.js';
 import { resolvePolicy } from './resolve-policy.js';
+import { phaseTimer } from '../../observability/phase-timer.js';
 
 /** A validated, normalized resolution request (v1 requests are mapped onto it). */
 export interface ResolutionRequest {
@@ -97,14 +98,18 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   const range = parseDateRange(req.dateRange);
   if (!range.ok) throw new ServiceError('INVALID_DATE_RANGE', range.problem.message, { field: range.problem.field });
   const now = deps.clock();
+  const phase = phaseTimer(deps.metrics.resolutionPhase);
   const context = await readResolutionContext(deps.db, caller.organizationId);
+  phase('context');
   const graph = await deps.orgGraphs(caller.organizationId, context.graphVersion);
+  phase('graph');
   const slug = await findSessionType(deps, caller, req, graph.serviceById, new Set(graph.servicesBySlug.keys()));
   const policy = req.policyId === undefined ? context.activePolicy ?? DEFAULT_POLICY : await resolvePolicy(deps.db, caller.organizationId, req.policyId);
   const servicesOfSlug = graph.servicesBySlug.get(slug) ?? new Map<string, ProviderService>();
   const offering = graph.offeringOf(slug);
   const screened = screenRequest({ index: graph.eligibilityIndex, offering, constraints: req.constraints, now });
   const matchedIds = screened.screen.matched.map((i) => graph.providers[i]!.id);
+  phase('screen');
   // Busy time is read over the window widened by two days on each side: local dates differ by zone.
   const from = Date.parse(`${range.window.from}T00:00:00Z`) - 2 * 86_400_000;
   const to = Date.parse(`${range.window.to}T00:00:00Z`) + 2 * 86_400_000;
@@ -114,9 +119,11 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
       ? deps.db.query('SELECT provider_id FROM continuity_records WHERE organization_id = $1 AND client_ref = $2', [caller.organizationId, req.preferences.clientRef])
       : Promise.resolve({ rows: [] as { provider_id: string }[] }),
   ]);
+  phase('busy');
   const incidents: FeedIncident[] = [];
   const feedConnections = graph.feedSchedules.filter((c) => servicesOfSlug.has(c.providerId));
   const feeds = await deps.feeds.states(feedConnections, incidents);
+  phase('feeds');
   const outcome = computeResolution({
     index: graph.eligibilityIndex,
     offering,
@@ -136,6 +143,7 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     allowUnverifiable: context.allowUnverifiable,
   });
 
+  phase('compute');
   const unknown = outcome.unknownEligibility;
   const reviewRows = unknown.map((e) => ({ provider_id: e.providerId, reasons: e.exclusions.filter((x) => x.status === 'unknown').map((x) => ({ code: x.code, field: x.field, detail: `required ${JSON.stringify(x.required)}; provider data ${x.sourceStatus}` })) }));
   const writeReview = async (tx: Pick<typeof deps.db, 'query'>) => {
@@ -206,5 +214,6 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
       },
     }),
   ]);
+  phase('store');
   return response;
 }

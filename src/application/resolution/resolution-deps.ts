@@ -5,6 +5,7 @@ import type { DurableTimers } from '../../persistence/durable-timers.js';
 import type { OrgGraphCache } from './org-graph.js';
 import type { ResolutionRecords } from './resolution-record.js';
 import type { CalendarFeeds } from './calendar-feeds.js';
+import type { CredentialCache } from '../credential-cache.js';
 
 /** What resolutions, holds and bookings need beyond the base dependencies. */
 export interface ResolutionDeps extends AppDeps {
@@ -14,4 +15,6 @@ export interface ResolutionDeps extends AppDeps {
   orgGraphs: OrgGraphCache;
   records: ResolutionRecords;
   feeds: CalendarFeeds;
+  /** Cached key and organization lookups of authentication. */
+  credentials: CredentialCache;
 }
