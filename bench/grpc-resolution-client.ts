@@ -35,11 +35,11 @@ export function createGrpcResolutionClient(o: { target: string; key: string; org
       md.set('idempotency-key', idempotencyKey);
       const t0 = performance.now();
       return new Promise((resolve) => {
-        client.createResolution({ params: {}, query: {}, body }, md, { deadline: Date.now() + deadlineMs }, (err: ServiceError | null, res) => {
+        client.createResolution({ params: {}, query: {}, body: undefined, bodyJson: JSON.stringify(body) }, md, { deadline: Date.now() + deadlineMs }, (err: ServiceError | null, res) => {
           const ms = performance.now() - t0;
           if (!err) {
             o.tally?.record('grpc OK', false);
-            return resolve({ status: 200, body: res.result, ms });
+            return resolve({ status: 200, body: JSON.parse(res.resultJson), ms });
           }
           const code = String(err.metadata?.get('error-code')[0] ?? GrpcStatus[err.code] ?? err.code);
           const failure = { error: { code, message: err.details } };

@@ -1,4 +1,5 @@
 import { createServer, type Server as HttpServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
@@ -25,6 +26,7 @@ import { createHeaderUseRecorder } from './application/audit/record-header-use.j
 import { createAuditWorkers, type AuditWorkers } from './workers/create-audit-workers.js';
 import { createLogger, type ServiceLogger } from './observability/create-logger.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
+import { registerQueueGauges } from './observability/queue-gauges.js';
 
 const VERSION = '0.1.0';
 
@@ -73,7 +75,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const databaseUrl = config.databaseUrl ?? (privatePg = await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres') })).url;
     if (privatePg) cleanups.push(() => privatePg!.stop());
 
-    const db: Database = createDatabase(databaseUrl);
+    const db: Database = createDatabase(databaseUrl, { onPoolWait: (s) => metrics.poolWait.observe(s) });
     cleanups.push(() => db.close());
     await runMigrations(db.pool);
     const { generatedKey } = await bootstrapPlatform(db, { bootstrapKey: config.bootstrapPlatformKey, now: clock() });
@@ -81,6 +83,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     cleanups.push(async () => { await redis.close().catch(() => redis.destroy()); });
 
     const deps = createResolutionDeps({ db, redis, clock, config, metrics });
+    registerQueueGauges(metrics, { db, redis, clock });
     const auditStream = createAuditStream({ redis });
     const audit = createAuditWorkers({ db, stream: auditStream, log });
     let grpcPort: number | undefined;
@@ -88,7 +91,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const grpc = createGrpcServer({
         operations: createOperations(deps),
         authenticate: createAuthenticator({ credentials: deps.credentials, clock }),
-        rateLimit: createRateLimiter({ redis, limitPerMinute: config.rateLimitPerMinute, clock }),
+        rateLimit: createRateLimiter({ redis, limitPerMinute: config.rateLimitPerMinute, clock, onRoundTrip: (s) => metrics.redisDuration.observe({ op: 'ratelimit' }, s) }),
         db,
         recordHeaderUse: createHeaderUseRecorder({ stream: auditStream, clock }),
         clock,
@@ -99,7 +102,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       cleanups.push(() => grpc.stop());
       // Health reflects whether the stores answer, so /readyz and gRPC health agree.
       const probe = setInterval(() => {
-        void Promise.all([db.pool.query('SELECT 1'), redis.ping()])
+        const sent = performance.now();
+        void Promise.all([db.pool.query('SELECT 1'), redis.ping().then(() => metrics.redisDuration.observe({ op: 'ping' }, (performance.now() - sent) / 1000))])
           .then(() => grpc.health.setStatus('', 'SERVING'))
           .catch(() => grpc.health.setStatus('', 'NOT_SERVING'));
       }, 1000);

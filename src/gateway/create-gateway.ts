@@ -127,10 +127,16 @@ export function createGateway(deps: GatewayDeps): Koa {
       const onClose = () => { if (!ctx.res.writableFinished) abort.abort(); };
       ctx.res.once('close', onClose);
       try {
-        const out = await callRpc(deps.clients[route.service], route.rpc, { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body ?? null }, md, { deadlineMs: deps.rpcDeadlineMs ?? 30_000, signal: abort.signal });
+        const out = await callRpc(deps.clients[route.service], route.rpc, { params: { ...ctx.params }, query: flatQuery(ctx.query), bodyJson: body ?? 'null' }, md, { deadlineMs: deps.rpcDeadlineMs ?? 30_000, signal: abort.signal });
         for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
         ctx.status = route.successStatus ?? 200;
-        ctx.body = out.headers['content-type']?.startsWith('text/html') ? String(out.result) : out.result;
+        if (out.headers['content-type']?.startsWith('text/html')) {
+          ctx.body = String(JSON.parse(out.resultJson));
+        } else {
+          // The JSON text is the REST body as it is: nothing to parse and serialize again here.
+          ctx.type = 'application/json';
+          ctx.body = out.resultJson;
+        }
       } finally {
         ctx.res.off('close', onClose);
       }

@@ -4,8 +4,11 @@ import { ServiceError } from '../errors/service-error.js';
 /** The body size limit (CONTRACT part 1). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Reads and parses a JSON request body: undefined when empty, 413 over 1 MB, 400 INVALID_JSON when malformed. */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+/**
+ * Reads a JSON request body and checks that it parses: its text, or undefined when empty; 413 over 1 MB, 400
+ * INVALID_JSON when malformed. The text itself travels on (the gRPC server parses it once more, for its operation).
+ */
+export async function readJsonBody(req: IncomingMessage): Promise<string | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > BODY_LIMIT_BYTES) {
     req.resume();
@@ -24,7 +27,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text);
+    JSON.parse(text);
+    return text;
   } catch (err) {
     throw new ServiceError('INVALID_JSON', `The request body is not valid JSON: ${(err as Error).message}`);
   }

@@ -14,12 +14,20 @@ import type { RecordHeaderUse } from '../application/audit/record-header-use.js'
 import type { Database } from '../persistence/database.js';
 import { encodeServiceError } from './error-metadata.js';
 import { createCallObserver } from './observe-calls.js';
-import { guardCodecs, isUndecodable } from './guard-codecs.js';
+import { guardCodecs, isUndecodable, type UndecodableRequest } from './guard-codecs.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 import { GRPC_SERVICES, qualifiedServiceName, type GrpcServiceName } from './service-registry.js';
 
 const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../proto');
+
+/** The generic request message of every RPC: path and query parameters and a JSON body (as text, or as a Value). */
+interface RpcRequest {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+  bodyJson: string;
+}
 
 /** Metadata keys passed through from REST headers to operations. */
 const PASSED_HEADERS = ['idempotency-key', 'accept'];
@@ -64,7 +72,7 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       const rpc = def.path.split('/')[2] ?? method;
       const spec = table[rpc];
       if (!spec) continue;
-      impl[method] = (call: ServerUnaryCall<{ params: Record<string, string>; query: Record<string, string>; body: unknown }, unknown>, callback: sendUnaryData<unknown>) => {
+      impl[method] = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
         void handleCall(deps, spec, rpc, call, callback);
       };
     }
@@ -92,7 +100,7 @@ async function handleCall(
   deps: GrpcServerDeps,
   spec: OperationTable[string],
   rpc: string,
-  call: ServerUnaryCall<{ params: Record<string, string>; query: Record<string, string>; body: unknown }, unknown>,
+  call: ServerUnaryCall<RpcRequest, unknown>,
   callback: sendUnaryData<unknown>,
 ) {
   const md = call.metadata;
@@ -104,8 +112,9 @@ async function handleCall(
     const v = mdString(md, h);
     if (v !== undefined) headers[h] = v;
   }
-  const undecodable = isUndecodable(call.request) ? call.request.reason : undefined;
-  const input: OperationInput = undecodable === undefined ? { params: call.request.params ?? {}, query: call.request.query ?? {}, body: call.request.body, headers } : { params: {}, query: {}, body: undefined, headers };
+  const decoded = decodeRequest(call.request);
+  const undecodable = 'reason' in decoded ? decoded.reason : undefined;
+  const input: OperationInput = 'input' in decoded ? { ...decoded.input, headers } : { params: {}, query: {}, body: undefined, headers };
   let caller: Caller | undefined;
   try {
     if (spec.auth === 'none') {
@@ -118,12 +127,13 @@ async function handleCall(
       trailers.set('rest-header-ratelimit-reset', String(rl.reset));
       if (!rl.allowed) throw new ServiceError('RATE_LIMITED', `Rate limit of ${rl.limit} requests per minute exceeded.`, { retryAfter: rl.reset });
     }
-    if (undecodable !== undefined) throw new ServiceError('VALIDATION_ERROR', `The request message could not be decoded: ${undecodable}`, { field: 'body', details: [{ field: 'body', code: 'UNDECODABLE', message: 'could not be decoded as the method\'s request message' }] });
+    if (undecodable !== undefined) throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${undecodable}`, { field: 'body', details: [{ field: 'body', code: 'UNDECODABLE', message: 'could not be decoded as the method\'s request message or as JSON' }] });
     const out = await spec.handler(caller ?? anonymousCaller(requestId), input);
     if (caller?.viaOrganizationHeader) await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: isAnswer(out) && out.headers['idempotent-replayed'] === 'true' });
     const result = isAnswer(out) ? out.result : out;
     if (isAnswer(out)) for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
-    callback(null, { result: result ?? null }, trailers);
+    // The result travels as JSON text: the gateway passes it through as the REST body without re-encoding it.
+    callback(null, { resultJson: JSON.stringify(result ?? null) }, trailers);
   } catch (err) {
     let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
     if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
@@ -131,6 +141,20 @@ async function handleCall(
     if (caller?.viaOrganizationHeader) se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(() => se, (e: unknown) => e as ServiceError);
     callback(encodeServiceError(se, trailers) as never, null);
   }
+}
+
+/** The operation input of a request message, or why it cannot be read (a message grpc-js could not decode, or body_json that is not JSON). */
+function decodeRequest(request: RpcRequest | UndecodableRequest): { input: Omit<OperationInput, 'headers'> } | { reason: string } {
+  if (isUndecodable(request)) return { reason: request.reason };
+  let body = request.body;
+  if (request.bodyJson) {
+    try {
+      body = JSON.parse(request.bodyJson);
+    } catch (err) {
+      return { reason: `body_json is not JSON (${(err as Error).message})` };
+    }
+  }
+  return { input: { params: request.params ?? {}, query: request.query ?? {}, body } };
 }
 
 /** A placeholder caller for operations whose input is its own credential. */

@@ -16,7 +16,7 @@ export interface ServiceMetrics {
   resolutionPhase: Histogram<'phase'>;
   /** Time a transaction waited for a PostgreSQL connection from the pool. */
   poolWait: Histogram;
-  /** Latency of Redis round trips made through the instrumented paths, by operation. */
+  /** Redis round trips by operation: `ratelimit` (one per authenticated request), `ping` (the health probe, each second). */
   redisDuration: Histogram<'op'>;
   /** Registers a gauge whose value is read when /metrics is scraped (e.g. a worker queue's length). */
   gaugeOnScrape(name: string, help: string, read: () => Promise<number> | number): void;

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ServiceError } from '../errors/service-error.js';
 
@@ -63,7 +64,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!e) return false;
   if (e.code && UNAVAILABLE_CODES.has(e.code)) return true;
   const m = e.message ?? '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection/i.test(m);
+  // `timeout exceeded when trying to connect` is the pool giving up on a free connection: busy or down, a retry may pass.
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(m);
 }
 
 /** Converts an unreachable-database error into 503 SERVICE_UNAVAILABLE; passes others through. */
@@ -72,8 +74,16 @@ export function translateDatabaseError(err: unknown): unknown {
   return err;
 }
 
+/** Options of createDatabase. */
+export interface DatabaseOptions {
+  /** Connections in the pool. @default 20 */
+  max?: number;
+  /** Told how long (seconds) each transaction waited for a connection (the pool-wait metric). */
+  onPoolWait?: (seconds: number) => void;
+}
+
 /** Opens a pool on `url`. Connection failures surface as SERVICE_UNAVAILABLE. */
-export function createDatabase(url: string, opts: { max?: number } = {}): Database {
+export function createDatabase(url: string, opts: DatabaseOptions = {}): Database {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 20, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000 });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -87,11 +97,18 @@ export function createDatabase(url: string, opts: { max?: number } = {}): Databa
   }) as pg.Pool['query'];
   const once = async <T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
     let client: pg.PoolClient;
+    const asked = performance.now();
     try {
       client = await pool.connect();
     } catch (err) {
       throw translateDatabaseError(err);
     }
+    opts.onPoolWait?.((performance.now() - asked) / 1000);
+    // A connection lost while the transaction does work between statements is reported as an 'error' event of the
+    // checked-out client; unheard, it would crash the process. The next statement fails with it instead.
+    let broken: Error | undefined;
+    const onError = (err: Error) => { broken = err; };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn(client);
@@ -101,7 +118,9 @@ export function createDatabase(url: string, opts: { max?: number } = {}): Databa
       await client.query('ROLLBACK').catch(() => undefined);
       throw translateDatabaseError(err);
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A broken connection is destroyed rather than handed to the next transaction.
+      client.release(broken);
     }
   };
   return {

@@ -50,8 +50,10 @@ export async function readBusyTime(db: Queryable, organizationId: string, provid
   // (migration 0005). The overlap is written with lower()/upper(), not `&&`, so that only the btree index fits:
   // per-id probes of the exclusion constraint's GiST index, or a scan of the organization's whole claim set
   // (which the generic plan of a prepared statement once chose), cost 5-160 ms where this costs ~1 ms for 300 ids.
+  // The statement is deliberately unnamed, so it is planned with the id array as a constant every time: a generic
+  // plan tests `provider_id = ANY($2)` row by row with a linear search of the array (1,000 ids against 200 open
+  // bookings: 4.6 ms of PostgreSQL CPU), where a custom plan hashes the array (0.6 ms) for ~0.5 ms of planning.
   const r = await db.query({
-    name: 'busy-time',
     text: `SELECT c.provider_id, 0 AS kind, (extract(epoch FROM lower(c.during)) * 1000)::float8 AS a, (extract(epoch FROM upper(c.during)) * 1000)::float8 AS b
        FROM slot_claims c
       WHERE c.organization_id = $1 AND c.provider_id = ANY($2) AND c.active AND lower(c.during) < $4 AND upper(c.during) > $3

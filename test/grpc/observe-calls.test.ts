@@ -21,8 +21,8 @@ const metadata = (entries: Record<string, string>) => {
 test('a direct gRPC call leaves one log line (door grpc) and a sample in rpc_duration_seconds; a REST call leaves no rpc line', async (t) => {
   const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
   try {
-    await new Promise<void>((resolve, reject) => orgs.listOrganizations({ params: {}, query: {}, body: undefined } as never, metadata({ authorization: `Bearer ${svc.platformKey}`, 'x-service-request-id': 'req_direct_observed', 'x-request-id': 'corr-1' }), (err) => (err ? reject(err) : resolve())));
-    const failed = await new Promise<ServiceError>((resolve) => orgs.listOrganizations({ params: {}, query: {}, body: undefined } as never, metadata({ authorization: 'Bearer nope', 'x-service-request-id': 'req_direct_refused' }), (err) => resolve(err!)));
+    await new Promise<void>((resolve, reject) => orgs.listOrganizations({ params: {}, query: {}, body: undefined, bodyJson: '' }, metadata({ authorization: `Bearer ${svc.platformKey}`, 'x-service-request-id': 'req_direct_observed', 'x-request-id': 'corr-1' }), (err) => (err ? reject(err) : resolve())));
+    const failed = await new Promise<ServiceError>((resolve) => orgs.listOrganizations({ params: {}, query: {}, body: undefined, bodyJson: '' }, metadata({ authorization: 'Bearer nope', 'x-service-request-id': 'req_direct_refused' }), (err) => resolve(err!)));
     t.is(failed.code, status.UNAUTHENTICATED);
   } finally {
     orgs.close();

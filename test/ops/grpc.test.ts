@@ -65,26 +65,31 @@ test('server reflection lists the services and serves their descriptors', async 
   }
 });
 
-test('an internal service calls the gRPC API directly with a key in metadata', async (t) => {
+test('an internal service calls the gRPC API directly with a key in metadata; bodies as JSON text or as a Value, results as JSON text', async (t) => {
   const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
   const audit = new AuditServiceClient(svc.grpcTarget, credentials.createInsecure());
+  const json = (res: { resultJson: string }) => JSON.parse(res.resultJson);
   try {
-    const created = await unary<{ result: any }>((cb) => orgs.createOrganization({ params: {}, query: {}, body: { externalId: 'grpc-direct', name: 'Via gRPC' } }, bearer(svc.platformKey), cb));
-    t.like(created.result, { externalId: 'grpc-direct', name: 'Via gRPC' });
-    const read = await unary<{ result: any }>((cb) => orgs.getOrganization({ params: { id: created.result.id }, query: {}, body: undefined }, bearer(svc.platformKey), cb));
-    t.deepEqual(read.result, created.result);
+    const created = json(await unary<{ resultJson: string }>((cb) => orgs.createOrganization({ params: {}, query: {}, body: undefined, bodyJson: JSON.stringify({ externalId: 'grpc-direct', name: 'Via gRPC' }) }, bearer(svc.platformKey), cb)));
+    t.like(created, { externalId: 'grpc-direct', name: 'Via gRPC' });
+    const read = json(await unary<{ resultJson: string }>((cb) => orgs.getOrganization({ params: { id: created.id }, query: {}, body: undefined, bodyJson: '' }, bearer(svc.platformKey), cb)));
+    t.deepEqual(read, created);
     // The same data through the REST door.
-    t.deepEqual((await client(svc.url, svc.platformKey).get(`/api/v2/organizations/${created.result.id}`)).body, created.result);
+    t.deepEqual((await client(svc.url, svc.platformKey).get(`/api/v2/organizations/${created.id}`)).body, created);
     // The write made through gRPC is audited like any other.
     const md = bearer(svc.platformKey);
-    md.set('service-organization-id', created.result.id);
-    const events = await unary<{ result: any }>((cb) => audit.listAuditEvents({ params: {}, query: { action: 'organization.create' }, body: undefined }, md, cb));
-    t.is(events.result.data.length, 1);
-    t.is(events.result.data[0].resource_id, created.result.id);
+    md.set('service-organization-id', created.id);
+    const events = json(await unary<{ resultJson: string }>((cb) => audit.listAuditEvents({ params: {}, query: { action: 'organization.create' }, body: undefined, bodyJson: '' }, md, cb)));
+    t.is(events.data.length, 1);
+    t.is(events.data[0].resource_id, created.id);
 
-    const dup = await t.throwsAsync(unary((cb) => orgs.createOrganization({ params: {}, query: {}, body: { externalId: 'grpc-direct', name: 'Again' } }, bearer(svc.platformKey), cb)));
+    // A body given as a protobuf Value is read as well (when body_json is empty).
+    const dup = await t.throwsAsync(unary((cb) => orgs.createOrganization({ params: {}, query: {}, body: { externalId: 'grpc-direct', name: 'Again' }, bodyJson: '' }, bearer(svc.platformKey), cb)));
     t.is((dup as unknown as ServiceError).code, status.ABORTED);
     t.deepEqual((dup as unknown as ServiceError).metadata.get('error-code'), ['DUPLICATE_EXTERNAL_ID']);
+    const garbled = await t.throwsAsync(unary((cb) => orgs.createOrganization({ params: {}, query: {}, body: undefined, bodyJson: '{"externalId":' }, bearer(svc.platformKey), cb)));
+    t.is((garbled as unknown as ServiceError).code, status.INVALID_ARGUMENT);
+    t.deepEqual((garbled as unknown as ServiceError).metadata.get('error-code'), ['VALIDATION_ERROR']);
   } finally {
     orgs.close();
     audit.close();
@@ -100,7 +105,7 @@ test('a gRPC call without a valid key is UNAUTHENTICATED with the error code in 
       { name: 'unknown key', md: bearer(`service_test_${'x'.repeat(40)}`) },
     ];
     for (const c of cases) {
-      const err = (await t.throwsAsync(unary((cb) => orgs.listOrganizations({ params: {}, query: {}, body: undefined }, c.md, cb)), undefined, c.name)) as unknown as ServiceError;
+      const err = (await t.throwsAsync(unary((cb) => orgs.listOrganizations({ params: {}, query: {}, body: undefined, bodyJson: '' }, c.md, cb)), undefined, c.name)) as unknown as ServiceError;
       t.is(err.code, status.UNAUTHENTICATED, c.name);
       t.deepEqual(err.metadata.get('error-code'), ['UNAUTHENTICATED'], c.name);
     }

@@ -76,3 +76,27 @@ test('an autocommit statement aborted by a deadlock is re-run; other errors are 
   t.is((err as { code?: string }).code, '23505');
   t.is(tries, 1);
 });
+
+test('a connection lost while a transaction works between statements fails that transaction with 503, and the pool carries on', async (t) => {
+  let pid = 0;
+  let release!: () => void;
+  const paused = new Promise<void>((r) => { release = r; });
+  let inside!: () => void;
+  const started = new Promise<void>((r) => { inside = r; });
+  const work = db.transaction(async (tx) => {
+    pid = (await tx.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    inside();
+    await paused; // the transaction does work of its own (no statement running) while its server process dies
+    await tx.query(`INSERT INTO marks VALUES ('after-termination')`);
+  });
+  await started;
+  await db.query('SELECT pg_terminate_backend($1)', [pid]);
+  // The lost connection is reported on the idle, checked-out client: this must not become an uncaught exception.
+  await new Promise((r) => setTimeout(r, 100));
+  release();
+  const err = await t.throwsAsync(work);
+  t.true(err instanceof ServiceError);
+  t.is((err as ServiceError).code, 'SERVICE_UNAVAILABLE');
+  t.is((await db.query(`SELECT count(*)::int AS n FROM marks WHERE name = 'after-termination'`)).rows[0].n, 0);
+  t.is((await db.query('SELECT 1 AS one')).rows[0].one, 1, 'the pool hands out a working connection afterwards');
+});

@@ -31,7 +31,14 @@ export interface CreateApiKeyRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateApiKeyRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface CreateApiKeyRequest_QueryEntry {
 
 /** CreateApiKeyResponse is the output of CreateApiKey. */
 export interface CreateApiKeyResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListApiKeysRequest is the input of ListApiKeys. */
@@ -57,7 +68,14 @@ export interface ListApiKeysRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListApiKeysRequest_ParamsEntry {
@@ -72,8 +90,12 @@ export interface ListApiKeysRequest_QueryEntry {
 
 /** ListApiKeysResponse is the output of ListApiKeys. */
 export interface ListApiKeysResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** RevokeApiKeyRequest is the input of RevokeApiKey. */
@@ -83,7 +105,14 @@ export interface RevokeApiKeyRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface RevokeApiKeyRequest_ParamsEntry {
@@ -98,12 +127,16 @@ export interface RevokeApiKeyRequest_QueryEntry {
 
 /** RevokeApiKeyResponse is the output of RevokeApiKey. */
 export interface RevokeApiKeyResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
@@ -116,6 +149,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -163,6 +199,14 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -206,6 +250,11 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -231,6 +280,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -259,6 +311,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -434,13 +487,16 @@ export const CreateApiKeyRequest_QueryEntry: MessageFns<CreateApiKeyRequest_Quer
 };
 
 function createBaseCreateApiKeyResponse(): CreateApiKeyResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
   encode(message: CreateApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -466,6 +522,14 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -479,13 +543,23 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
   },
 
   fromJSON(object: any): CreateApiKeyResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateApiKeyResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -496,12 +570,13 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
   fromPartial(object: DeepPartial<CreateApiKeyResponse>): CreateApiKeyResponse {
     const message = createBaseCreateApiKeyResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListApiKeysRequest(): ListApiKeysRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
@@ -514,6 +589,9 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -561,6 +639,14 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -604,6 +690,11 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -629,6 +720,9 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -657,6 +751,7 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -832,13 +927,16 @@ export const ListApiKeysRequest_QueryEntry: MessageFns<ListApiKeysRequest_QueryE
 };
 
 function createBaseListApiKeysResponse(): ListApiKeysResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
   encode(message: ListApiKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -864,6 +962,14 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -877,13 +983,23 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
   },
 
   fromJSON(object: any): ListApiKeysResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListApiKeysResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -894,12 +1010,13 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
   fromPartial(object: DeepPartial<ListApiKeysResponse>): ListApiKeysResponse {
     const message = createBaseListApiKeysResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseRevokeApiKeyRequest(): RevokeApiKeyRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
@@ -912,6 +1029,9 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -959,6 +1079,14 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1002,6 +1130,11 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1027,6 +1160,9 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1055,6 +1191,7 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1230,13 +1367,16 @@ export const RevokeApiKeyRequest_QueryEntry: MessageFns<RevokeApiKeyRequest_Quer
 };
 
 function createBaseRevokeApiKeyResponse(): RevokeApiKeyResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
   encode(message: RevokeApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1262,6 +1402,14 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1275,13 +1423,23 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
   },
 
   fromJSON(object: any): RevokeApiKeyResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: RevokeApiKeyResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1292,6 +1450,7 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
   fromPartial(object: DeepPartial<RevokeApiKeyResponse>): RevokeApiKeyResponse {
     const message = createBaseRevokeApiKeyResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

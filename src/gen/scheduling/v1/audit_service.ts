@@ -31,7 +31,14 @@ export interface ListAuditEventsRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListAuditEventsRequest_ParamsEntry {
@@ -46,12 +53,16 @@ export interface ListAuditEventsRequest_QueryEntry {
 
 /** ListAuditEventsResponse is the output of ListAuditEvents. */
 export interface ListAuditEventsResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
@@ -64,6 +75,9 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -111,6 +125,14 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -154,6 +176,11 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -179,6 +206,9 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -207,6 +237,7 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -382,13 +413,16 @@ export const ListAuditEventsRequest_QueryEntry: MessageFns<ListAuditEventsReques
 };
 
 function createBaseListAuditEventsResponse(): ListAuditEventsResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
   encode(message: ListAuditEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -414,6 +448,14 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -427,13 +469,23 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
   },
 
   fromJSON(object: any): ListAuditEventsResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListAuditEventsResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -444,6 +496,7 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
   fromPartial(object: DeepPartial<ListAuditEventsResponse>): ListAuditEventsResponse {
     const message = createBaseListAuditEventsResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

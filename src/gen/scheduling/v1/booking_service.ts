@@ -31,7 +31,14 @@ export interface ListBookingsRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListBookingsRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface ListBookingsRequest_QueryEntry {
 
 /** ListBookingsResponse is the output of ListBookings. */
 export interface ListBookingsResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetBookingRequest is the input of GetBooking. */
@@ -57,7 +68,14 @@ export interface GetBookingRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetBookingRequest_ParamsEntry {
@@ -72,8 +90,12 @@ export interface GetBookingRequest_QueryEntry {
 
 /** GetBookingResponse is the output of GetBooking. */
 export interface GetBookingResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListSlotsV1Request is the input of ListSlotsV1. */
@@ -83,7 +105,14 @@ export interface ListSlotsV1Request {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListSlotsV1Request_ParamsEntry {
@@ -98,8 +127,12 @@ export interface ListSlotsV1Request_QueryEntry {
 
 /** ListSlotsV1Response is the output of ListSlotsV1. */
 export interface ListSlotsV1Response {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** CreateBookingV1Request is the input of CreateBookingV1. */
@@ -109,7 +142,14 @@ export interface CreateBookingV1Request {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateBookingV1Request_ParamsEntry {
@@ -124,8 +164,12 @@ export interface CreateBookingV1Request_QueryEntry {
 
 /** CreateBookingV1Response is the output of CreateBookingV1. */
 export interface CreateBookingV1Response {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListBookingsV1Request is the input of ListBookingsV1. */
@@ -135,7 +179,14 @@ export interface ListBookingsV1Request {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListBookingsV1Request_ParamsEntry {
@@ -150,8 +201,12 @@ export interface ListBookingsV1Request_QueryEntry {
 
 /** ListBookingsV1Response is the output of ListBookingsV1. */
 export interface ListBookingsV1Response {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetBookingV1Request is the input of GetBookingV1. */
@@ -161,7 +216,14 @@ export interface GetBookingV1Request {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetBookingV1Request_ParamsEntry {
@@ -176,8 +238,12 @@ export interface GetBookingV1Request_QueryEntry {
 
 /** GetBookingV1Response is the output of GetBookingV1. */
 export interface GetBookingV1Response {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** RescheduleBookingV1Request is the input of RescheduleBookingV1. */
@@ -187,7 +253,14 @@ export interface RescheduleBookingV1Request {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface RescheduleBookingV1Request_ParamsEntry {
@@ -202,8 +275,12 @@ export interface RescheduleBookingV1Request_QueryEntry {
 
 /** RescheduleBookingV1Response is the output of RescheduleBookingV1. */
 export interface RescheduleBookingV1Response {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** CancelBookingV1Request is the input of CancelBookingV1. */
@@ -213,7 +290,14 @@ export interface CancelBookingV1Request {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CancelBookingV1Request_ParamsEntry {
@@ -228,8 +312,12 @@ export interface CancelBookingV1Request_QueryEntry {
 
 /** CancelBookingV1Response is the output of CancelBookingV1. */
 export interface CancelBookingV1Response {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ConfirmBookingV1Request is the input of ConfirmBookingV1. */
@@ -239,7 +327,14 @@ export interface ConfirmBookingV1Request {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ConfirmBookingV1Request_ParamsEntry {
@@ -254,12 +349,16 @@ export interface ConfirmBookingV1Request_QueryEntry {
 
 /** ConfirmBookingV1Response is the output of ConfirmBookingV1. */
 export interface ConfirmBookingV1Response {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseListBookingsRequest(): ListBookingsRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
@@ -272,6 +371,9 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -319,6 +421,14 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -362,6 +472,11 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -387,6 +502,9 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -415,6 +533,7 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -590,13 +709,16 @@ export const ListBookingsRequest_QueryEntry: MessageFns<ListBookingsRequest_Quer
 };
 
 function createBaseListBookingsResponse(): ListBookingsResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
   encode(message: ListBookingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -622,6 +744,14 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -635,13 +765,23 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
   },
 
   fromJSON(object: any): ListBookingsResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListBookingsResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -652,12 +792,13 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
   fromPartial(object: DeepPartial<ListBookingsResponse>): ListBookingsResponse {
     const message = createBaseListBookingsResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetBookingRequest(): GetBookingRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetBookingRequest: MessageFns<GetBookingRequest> = {
@@ -670,6 +811,9 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -717,6 +861,14 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -760,6 +912,11 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -785,6 +942,9 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -813,6 +973,7 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -988,13 +1149,16 @@ export const GetBookingRequest_QueryEntry: MessageFns<GetBookingRequest_QueryEnt
 };
 
 function createBaseGetBookingResponse(): GetBookingResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   encode(message: GetBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1020,6 +1184,14 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1033,13 +1205,23 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   },
 
   fromJSON(object: any): GetBookingResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetBookingResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1050,12 +1232,13 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   fromPartial(object: DeepPartial<GetBookingResponse>): GetBookingResponse {
     const message = createBaseGetBookingResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListSlotsV1Request(): ListSlotsV1Request {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
@@ -1068,6 +1251,9 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1115,6 +1301,14 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1158,6 +1352,11 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1183,6 +1382,9 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1211,6 +1413,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1386,13 +1589,16 @@ export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryE
 };
 
 function createBaseListSlotsV1Response(): ListSlotsV1Response {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
   encode(message: ListSlotsV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1418,6 +1624,14 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1431,13 +1645,23 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
   },
 
   fromJSON(object: any): ListSlotsV1Response {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListSlotsV1Response): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1448,12 +1672,13 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
   fromPartial(object: DeepPartial<ListSlotsV1Response>): ListSlotsV1Response {
     const message = createBaseListSlotsV1Response();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseCreateBookingV1Request(): CreateBookingV1Request {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
@@ -1466,6 +1691,9 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1513,6 +1741,14 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1556,6 +1792,11 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1581,6 +1822,9 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1609,6 +1853,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1784,13 +2029,16 @@ export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Reques
 };
 
 function createBaseCreateBookingV1Response(): CreateBookingV1Response {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
   encode(message: CreateBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1816,6 +2064,14 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1829,13 +2085,23 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
   },
 
   fromJSON(object: any): CreateBookingV1Response {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateBookingV1Response): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1846,12 +2112,13 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
   fromPartial(object: DeepPartial<CreateBookingV1Response>): CreateBookingV1Response {
     const message = createBaseCreateBookingV1Response();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListBookingsV1Request(): ListBookingsV1Request {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
@@ -1864,6 +2131,9 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1911,6 +2181,14 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1954,6 +2232,11 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1979,6 +2262,9 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2007,6 +2293,7 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2182,13 +2469,16 @@ export const ListBookingsV1Request_QueryEntry: MessageFns<ListBookingsV1Request_
 };
 
 function createBaseListBookingsV1Response(): ListBookingsV1Response {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
   encode(message: ListBookingsV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2214,6 +2504,14 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2227,13 +2525,23 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
   },
 
   fromJSON(object: any): ListBookingsV1Response {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListBookingsV1Response): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2244,12 +2552,13 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
   fromPartial(object: DeepPartial<ListBookingsV1Response>): ListBookingsV1Response {
     const message = createBaseListBookingsV1Response();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetBookingV1Request(): GetBookingV1Request {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
@@ -2262,6 +2571,9 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2309,6 +2621,14 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2352,6 +2672,11 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2377,6 +2702,9 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2405,6 +2733,7 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2580,13 +2909,16 @@ export const GetBookingV1Request_QueryEntry: MessageFns<GetBookingV1Request_Quer
 };
 
 function createBaseGetBookingV1Response(): GetBookingV1Response {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
   encode(message: GetBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2612,6 +2944,14 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2625,13 +2965,23 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
   },
 
   fromJSON(object: any): GetBookingV1Response {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetBookingV1Response): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2642,12 +2992,13 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
   fromPartial(object: DeepPartial<GetBookingV1Response>): GetBookingV1Response {
     const message = createBaseGetBookingV1Response();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseRescheduleBookingV1Request(): RescheduleBookingV1Request {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> = {
@@ -2660,6 +3011,9 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2707,6 +3061,14 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2750,6 +3112,11 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2775,6 +3142,9 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2803,6 +3173,7 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2978,13 +3349,16 @@ export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBooking
 };
 
 function createBaseRescheduleBookingV1Response(): RescheduleBookingV1Response {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response> = {
   encode(message: RescheduleBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -3010,6 +3384,14 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3023,13 +3405,23 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
   },
 
   fromJSON(object: any): RescheduleBookingV1Response {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: RescheduleBookingV1Response): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -3040,12 +3432,13 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
   fromPartial(object: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
     const message = createBaseRescheduleBookingV1Response();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseCancelBookingV1Request(): CancelBookingV1Request {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
@@ -3058,6 +3451,9 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -3105,6 +3501,14 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3148,6 +3552,11 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -3173,6 +3582,9 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -3201,6 +3613,7 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -3376,13 +3789,16 @@ export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Reques
 };
 
 function createBaseCancelBookingV1Response(): CancelBookingV1Response {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
   encode(message: CancelBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -3408,6 +3824,14 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3421,13 +3845,23 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
   },
 
   fromJSON(object: any): CancelBookingV1Response {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CancelBookingV1Response): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -3438,12 +3872,13 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
   fromPartial(object: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
     const message = createBaseCancelBookingV1Response();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseConfirmBookingV1Request(): ConfirmBookingV1Request {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
@@ -3456,6 +3891,9 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -3503,6 +3941,14 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3546,6 +3992,11 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -3571,6 +4022,9 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -3599,6 +4053,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -3774,13 +4229,16 @@ export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Requ
 };
 
 function createBaseConfirmBookingV1Response(): ConfirmBookingV1Response {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
   encode(message: ConfirmBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -3806,6 +4264,14 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3819,13 +4285,23 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
   },
 
   fromJSON(object: any): ConfirmBookingV1Response {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ConfirmBookingV1Response): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -3836,6 +4312,7 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
   fromPartial(object: DeepPartial<ConfirmBookingV1Response>): ConfirmBookingV1Response {
     const message = createBaseConfirmBookingV1Response();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

@@ -31,7 +31,14 @@ export interface CreateCalendarConnectionRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateCalendarConnectionRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface CreateCalendarConnectionRequest_QueryEntry {
 
 /** CreateCalendarConnectionResponse is the output of CreateCalendarConnection. */
 export interface CreateCalendarConnectionResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListCalendarConnectionsRequest is the input of ListCalendarConnections. */
@@ -57,7 +68,14 @@ export interface ListCalendarConnectionsRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListCalendarConnectionsRequest_ParamsEntry {
@@ -72,8 +90,12 @@ export interface ListCalendarConnectionsRequest_QueryEntry {
 
 /** ListCalendarConnectionsResponse is the output of ListCalendarConnections. */
 export interface ListCalendarConnectionsResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetCalendarConnectionRequest is the input of GetCalendarConnection. */
@@ -83,7 +105,14 @@ export interface GetCalendarConnectionRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetCalendarConnectionRequest_ParamsEntry {
@@ -98,8 +127,12 @@ export interface GetCalendarConnectionRequest_QueryEntry {
 
 /** GetCalendarConnectionResponse is the output of GetCalendarConnection. */
 export interface GetCalendarConnectionResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** UpdateCalendarConnectionRequest is the input of UpdateCalendarConnection. */
@@ -109,7 +142,14 @@ export interface UpdateCalendarConnectionRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface UpdateCalendarConnectionRequest_ParamsEntry {
@@ -124,8 +164,12 @@ export interface UpdateCalendarConnectionRequest_QueryEntry {
 
 /** UpdateCalendarConnectionResponse is the output of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** DeleteCalendarConnectionRequest is the input of DeleteCalendarConnection. */
@@ -135,7 +179,14 @@ export interface DeleteCalendarConnectionRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface DeleteCalendarConnectionRequest_ParamsEntry {
@@ -150,12 +201,16 @@ export interface DeleteCalendarConnectionRequest_QueryEntry {
 
 /** DeleteCalendarConnectionResponse is the output of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseCreateCalendarConnectionRequest(): CreateCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectionRequest> = {
@@ -168,6 +223,9 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -215,6 +273,14 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -258,6 +324,11 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -283,6 +354,9 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -311,6 +385,7 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -493,13 +568,16 @@ export const CreateCalendarConnectionRequest_QueryEntry: MessageFns<CreateCalend
 };
 
 function createBaseCreateCalendarConnectionResponse(): CreateCalendarConnectionResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnectionResponse> = {
   encode(message: CreateCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -525,6 +603,14 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -538,13 +624,23 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
   },
 
   fromJSON(object: any): CreateCalendarConnectionResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateCalendarConnectionResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -555,12 +651,13 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
   fromPartial(object: DeepPartial<CreateCalendarConnectionResponse>): CreateCalendarConnectionResponse {
     const message = createBaseCreateCalendarConnectionResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListCalendarConnectionsRequest(): ListCalendarConnectionsRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsRequest> = {
@@ -573,6 +670,9 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -620,6 +720,14 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -663,6 +771,11 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -688,6 +801,9 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -716,6 +832,7 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -895,13 +1012,16 @@ export const ListCalendarConnectionsRequest_QueryEntry: MessageFns<ListCalendarC
 };
 
 function createBaseListCalendarConnectionsResponse(): ListCalendarConnectionsResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnectionsResponse> = {
   encode(message: ListCalendarConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -927,6 +1047,14 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -940,13 +1068,23 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
   },
 
   fromJSON(object: any): ListCalendarConnectionsResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListCalendarConnectionsResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -957,12 +1095,13 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
   fromPartial(object: DeepPartial<ListCalendarConnectionsResponse>): ListCalendarConnectionsResponse {
     const message = createBaseListCalendarConnectionsResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetCalendarConnectionRequest(): GetCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionRequest> = {
@@ -975,6 +1114,9 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1022,6 +1164,14 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1065,6 +1215,11 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1090,6 +1245,9 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1118,6 +1276,7 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1293,13 +1452,16 @@ export const GetCalendarConnectionRequest_QueryEntry: MessageFns<GetCalendarConn
 };
 
 function createBaseGetCalendarConnectionResponse(): GetCalendarConnectionResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResponse> = {
   encode(message: GetCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1325,6 +1487,14 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1338,13 +1508,23 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
   },
 
   fromJSON(object: any): GetCalendarConnectionResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetCalendarConnectionResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1355,12 +1535,13 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
   fromPartial(object: DeepPartial<GetCalendarConnectionResponse>): GetCalendarConnectionResponse {
     const message = createBaseGetCalendarConnectionResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseUpdateCalendarConnectionRequest(): UpdateCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectionRequest> = {
@@ -1373,6 +1554,9 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1420,6 +1604,14 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1463,6 +1655,11 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1488,6 +1685,9 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1516,6 +1716,7 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1698,13 +1899,16 @@ export const UpdateCalendarConnectionRequest_QueryEntry: MessageFns<UpdateCalend
 };
 
 function createBaseUpdateCalendarConnectionResponse(): UpdateCalendarConnectionResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnectionResponse> = {
   encode(message: UpdateCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1730,6 +1934,14 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1743,13 +1955,23 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
   },
 
   fromJSON(object: any): UpdateCalendarConnectionResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: UpdateCalendarConnectionResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1760,12 +1982,13 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
   fromPartial(object: DeepPartial<UpdateCalendarConnectionResponse>): UpdateCalendarConnectionResponse {
     const message = createBaseUpdateCalendarConnectionResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseDeleteCalendarConnectionRequest(): DeleteCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectionRequest> = {
@@ -1778,6 +2001,9 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1825,6 +2051,14 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1868,6 +2102,11 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1893,6 +2132,9 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1921,6 +2163,7 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2103,13 +2346,16 @@ export const DeleteCalendarConnectionRequest_QueryEntry: MessageFns<DeleteCalend
 };
 
 function createBaseDeleteCalendarConnectionResponse(): DeleteCalendarConnectionResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnectionResponse> = {
   encode(message: DeleteCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2135,6 +2381,14 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2148,13 +2402,23 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
   },
 
   fromJSON(object: any): DeleteCalendarConnectionResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: DeleteCalendarConnectionResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2165,6 +2429,7 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
   fromPartial(object: DeepPartial<DeleteCalendarConnectionResponse>): DeleteCalendarConnectionResponse {
     const message = createBaseDeleteCalendarConnectionResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

@@ -31,7 +31,14 @@ export interface CreateContinuityRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateContinuityRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface CreateContinuityRequest_QueryEntry {
 
 /** CreateContinuityResponse is the output of CreateContinuity. */
 export interface CreateContinuityResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListContinuityRequest is the input of ListContinuity. */
@@ -57,7 +68,14 @@ export interface ListContinuityRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListContinuityRequest_ParamsEntry {
@@ -72,8 +90,12 @@ export interface ListContinuityRequest_QueryEntry {
 
 /** ListContinuityResponse is the output of ListContinuity. */
 export interface ListContinuityResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** CreateWaitlistEntryRequest is the input of CreateWaitlistEntry. */
@@ -83,7 +105,14 @@ export interface CreateWaitlistEntryRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateWaitlistEntryRequest_ParamsEntry {
@@ -98,8 +127,12 @@ export interface CreateWaitlistEntryRequest_QueryEntry {
 
 /** CreateWaitlistEntryResponse is the output of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListWaitlistEntriesRequest is the input of ListWaitlistEntries. */
@@ -109,7 +142,14 @@ export interface ListWaitlistEntriesRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListWaitlistEntriesRequest_ParamsEntry {
@@ -124,8 +164,12 @@ export interface ListWaitlistEntriesRequest_QueryEntry {
 
 /** ListWaitlistEntriesResponse is the output of ListWaitlistEntries. */
 export interface ListWaitlistEntriesResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** CancelWaitlistEntryRequest is the input of CancelWaitlistEntry. */
@@ -135,7 +179,14 @@ export interface CancelWaitlistEntryRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CancelWaitlistEntryRequest_ParamsEntry {
@@ -150,8 +201,12 @@ export interface CancelWaitlistEntryRequest_QueryEntry {
 
 /** CancelWaitlistEntryResponse is the output of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListManualReviewRequest is the input of ListManualReview. */
@@ -161,7 +216,14 @@ export interface ListManualReviewRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListManualReviewRequest_ParamsEntry {
@@ -176,8 +238,12 @@ export interface ListManualReviewRequest_QueryEntry {
 
 /** ListManualReviewResponse is the output of ListManualReview. */
 export interface ListManualReviewResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ResolveManualReviewRequest is the input of ResolveManualReview. */
@@ -187,7 +253,14 @@ export interface ResolveManualReviewRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ResolveManualReviewRequest_ParamsEntry {
@@ -202,12 +275,16 @@ export interface ResolveManualReviewRequest_QueryEntry {
 
 /** ResolveManualReviewResponse is the output of ResolveManualReview. */
 export interface ResolveManualReviewResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseCreateContinuityRequest(): CreateContinuityRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
@@ -220,6 +297,9 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -267,6 +347,14 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -310,6 +398,11 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -335,6 +428,9 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -363,6 +459,7 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -538,13 +635,16 @@ export const CreateContinuityRequest_QueryEntry: MessageFns<CreateContinuityRequ
 };
 
 function createBaseCreateContinuityResponse(): CreateContinuityResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
   encode(message: CreateContinuityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -570,6 +670,14 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -583,13 +691,23 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
   },
 
   fromJSON(object: any): CreateContinuityResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateContinuityResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -600,12 +718,13 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
   fromPartial(object: DeepPartial<CreateContinuityResponse>): CreateContinuityResponse {
     const message = createBaseCreateContinuityResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListContinuityRequest(): ListContinuityRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
@@ -618,6 +737,9 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -665,6 +787,14 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -708,6 +838,11 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -733,6 +868,9 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -761,6 +899,7 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -936,13 +1075,16 @@ export const ListContinuityRequest_QueryEntry: MessageFns<ListContinuityRequest_
 };
 
 function createBaseListContinuityResponse(): ListContinuityResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
   encode(message: ListContinuityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -968,6 +1110,14 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -981,13 +1131,23 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
   },
 
   fromJSON(object: any): ListContinuityResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListContinuityResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -998,12 +1158,13 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
   fromPartial(object: DeepPartial<ListContinuityResponse>): ListContinuityResponse {
     const message = createBaseListContinuityResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseCreateWaitlistEntryRequest(): CreateWaitlistEntryRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> = {
@@ -1016,6 +1177,9 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1063,6 +1227,14 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1106,6 +1278,11 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1131,6 +1308,9 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1159,6 +1339,7 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1334,13 +1515,16 @@ export const CreateWaitlistEntryRequest_QueryEntry: MessageFns<CreateWaitlistEnt
 };
 
 function createBaseCreateWaitlistEntryResponse(): CreateWaitlistEntryResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse> = {
   encode(message: CreateWaitlistEntryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1366,6 +1550,14 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1379,13 +1571,23 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
   },
 
   fromJSON(object: any): CreateWaitlistEntryResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateWaitlistEntryResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1396,12 +1598,13 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
   fromPartial(object: DeepPartial<CreateWaitlistEntryResponse>): CreateWaitlistEntryResponse {
     const message = createBaseCreateWaitlistEntryResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListWaitlistEntriesRequest(): ListWaitlistEntriesRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> = {
@@ -1414,6 +1617,9 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1461,6 +1667,14 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1504,6 +1718,11 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1529,6 +1748,9 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1557,6 +1779,7 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1732,13 +1955,16 @@ export const ListWaitlistEntriesRequest_QueryEntry: MessageFns<ListWaitlistEntri
 };
 
 function createBaseListWaitlistEntriesResponse(): ListWaitlistEntriesResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse> = {
   encode(message: ListWaitlistEntriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1764,6 +1990,14 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1777,13 +2011,23 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
   },
 
   fromJSON(object: any): ListWaitlistEntriesResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListWaitlistEntriesResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1794,12 +2038,13 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
   fromPartial(object: DeepPartial<ListWaitlistEntriesResponse>): ListWaitlistEntriesResponse {
     const message = createBaseListWaitlistEntriesResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseCancelWaitlistEntryRequest(): CancelWaitlistEntryRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> = {
@@ -1812,6 +2057,9 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1859,6 +2107,14 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1902,6 +2158,11 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1927,6 +2188,9 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1955,6 +2219,7 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2130,13 +2395,16 @@ export const CancelWaitlistEntryRequest_QueryEntry: MessageFns<CancelWaitlistEnt
 };
 
 function createBaseCancelWaitlistEntryResponse(): CancelWaitlistEntryResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse> = {
   encode(message: CancelWaitlistEntryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2162,6 +2430,14 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2175,13 +2451,23 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
   },
 
   fromJSON(object: any): CancelWaitlistEntryResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CancelWaitlistEntryResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2192,12 +2478,13 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
   fromPartial(object: DeepPartial<CancelWaitlistEntryResponse>): CancelWaitlistEntryResponse {
     const message = createBaseCancelWaitlistEntryResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListManualReviewRequest(): ListManualReviewRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
@@ -2210,6 +2497,9 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2257,6 +2547,14 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2300,6 +2598,11 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2325,6 +2628,9 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2353,6 +2659,7 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2528,13 +2835,16 @@ export const ListManualReviewRequest_QueryEntry: MessageFns<ListManualReviewRequ
 };
 
 function createBaseListManualReviewResponse(): ListManualReviewResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
   encode(message: ListManualReviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2560,6 +2870,14 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2573,13 +2891,23 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
   },
 
   fromJSON(object: any): ListManualReviewResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListManualReviewResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2590,12 +2918,13 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
   fromPartial(object: DeepPartial<ListManualReviewResponse>): ListManualReviewResponse {
     const message = createBaseListManualReviewResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseResolveManualReviewRequest(): ResolveManualReviewRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> = {
@@ -2608,6 +2937,9 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2655,6 +2987,14 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2698,6 +3038,11 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2723,6 +3068,9 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2751,6 +3099,7 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2926,13 +3275,16 @@ export const ResolveManualReviewRequest_QueryEntry: MessageFns<ResolveManualRevi
 };
 
 function createBaseResolveManualReviewResponse(): ResolveManualReviewResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse> = {
   encode(message: ResolveManualReviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2958,6 +3310,14 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2971,13 +3331,23 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
   },
 
   fromJSON(object: any): ResolveManualReviewResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ResolveManualReviewResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2988,6 +3358,7 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
   fromPartial(object: DeepPartial<ResolveManualReviewResponse>): ResolveManualReviewResponse {
     const message = createBaseResolveManualReviewResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

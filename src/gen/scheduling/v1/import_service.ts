@@ -31,7 +31,14 @@ export interface CreateProviderImportRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateProviderImportRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface CreateProviderImportRequest_QueryEntry {
 
 /** CreateProviderImportResponse is the output of CreateProviderImport. */
 export interface CreateProviderImportResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetProviderImportRequest is the input of GetProviderImport. */
@@ -57,7 +68,14 @@ export interface GetProviderImportRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetProviderImportRequest_ParamsEntry {
@@ -72,8 +90,12 @@ export interface GetProviderImportRequest_QueryEntry {
 
 /** GetProviderImportResponse is the output of GetProviderImport. */
 export interface GetProviderImportResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListProviderImportsRequest is the input of ListProviderImports. */
@@ -83,7 +105,14 @@ export interface ListProviderImportsRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListProviderImportsRequest_ParamsEntry {
@@ -98,12 +127,16 @@ export interface ListProviderImportsRequest_QueryEntry {
 
 /** ListProviderImportsResponse is the output of ListProviderImports. */
 export interface ListProviderImportsResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseCreateProviderImportRequest(): CreateProviderImportRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest> = {
@@ -116,6 +149,9 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -163,6 +199,14 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -206,6 +250,11 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -231,6 +280,9 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -259,6 +311,7 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -434,13 +487,16 @@ export const CreateProviderImportRequest_QueryEntry: MessageFns<CreateProviderIm
 };
 
 function createBaseCreateProviderImportResponse(): CreateProviderImportResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateProviderImportResponse: MessageFns<CreateProviderImportResponse> = {
   encode(message: CreateProviderImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -466,6 +522,14 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -479,13 +543,23 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
   },
 
   fromJSON(object: any): CreateProviderImportResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateProviderImportResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -496,12 +570,13 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
   fromPartial(object: DeepPartial<CreateProviderImportResponse>): CreateProviderImportResponse {
     const message = createBaseCreateProviderImportResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetProviderImportRequest(): GetProviderImportRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
@@ -514,6 +589,9 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -561,6 +639,14 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -604,6 +690,11 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -629,6 +720,9 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -657,6 +751,7 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -832,13 +927,16 @@ export const GetProviderImportRequest_QueryEntry: MessageFns<GetProviderImportRe
 };
 
 function createBaseGetProviderImportResponse(): GetProviderImportResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = {
   encode(message: GetProviderImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -864,6 +962,14 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -877,13 +983,23 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
   },
 
   fromJSON(object: any): GetProviderImportResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetProviderImportResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -894,12 +1010,13 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
   fromPartial(object: DeepPartial<GetProviderImportResponse>): GetProviderImportResponse {
     const message = createBaseGetProviderImportResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListProviderImportsRequest(): ListProviderImportsRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> = {
@@ -912,6 +1029,9 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -959,6 +1079,14 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1002,6 +1130,11 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1027,6 +1160,9 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1055,6 +1191,7 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1230,13 +1367,16 @@ export const ListProviderImportsRequest_QueryEntry: MessageFns<ListProviderImpor
 };
 
 function createBaseListProviderImportsResponse(): ListProviderImportsResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse> = {
   encode(message: ListProviderImportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1262,6 +1402,14 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1275,13 +1423,23 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
   },
 
   fromJSON(object: any): ListProviderImportsResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListProviderImportsResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1292,6 +1450,7 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
   fromPartial(object: DeepPartial<ListProviderImportsResponse>): ListProviderImportsResponse {
     const message = createBaseListProviderImportsResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

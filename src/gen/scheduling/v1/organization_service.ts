@@ -31,7 +31,14 @@ export interface CreateOrganizationRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateOrganizationRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface CreateOrganizationRequest_QueryEntry {
 
 /** CreateOrganizationResponse is the output of CreateOrganization. */
 export interface CreateOrganizationResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListOrganizationsRequest is the input of ListOrganizations. */
@@ -57,7 +68,14 @@ export interface ListOrganizationsRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListOrganizationsRequest_ParamsEntry {
@@ -72,8 +90,12 @@ export interface ListOrganizationsRequest_QueryEntry {
 
 /** ListOrganizationsResponse is the output of ListOrganizations. */
 export interface ListOrganizationsResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetOrganizationRequest is the input of GetOrganization. */
@@ -83,7 +105,14 @@ export interface GetOrganizationRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetOrganizationRequest_ParamsEntry {
@@ -98,8 +127,12 @@ export interface GetOrganizationRequest_QueryEntry {
 
 /** GetOrganizationResponse is the output of GetOrganization. */
 export interface GetOrganizationResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** UpdateOrganizationRequest is the input of UpdateOrganization. */
@@ -109,7 +142,14 @@ export interface UpdateOrganizationRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface UpdateOrganizationRequest_ParamsEntry {
@@ -124,12 +164,16 @@ export interface UpdateOrganizationRequest_QueryEntry {
 
 /** UpdateOrganizationResponse is the output of UpdateOrganization. */
 export interface UpdateOrganizationResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseCreateOrganizationRequest(): CreateOrganizationRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = {
@@ -142,6 +186,9 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -189,6 +236,14 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -232,6 +287,11 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -257,6 +317,9 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -285,6 +348,7 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -460,13 +524,16 @@ export const CreateOrganizationRequest_QueryEntry: MessageFns<CreateOrganization
 };
 
 function createBaseCreateOrganizationResponse(): CreateOrganizationResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> = {
   encode(message: CreateOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -492,6 +559,14 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -505,13 +580,23 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
   },
 
   fromJSON(object: any): CreateOrganizationResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateOrganizationResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -522,12 +607,13 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
   fromPartial(object: DeepPartial<CreateOrganizationResponse>): CreateOrganizationResponse {
     const message = createBaseCreateOrganizationResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListOrganizationsRequest(): ListOrganizationsRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
@@ -540,6 +626,9 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -587,6 +676,14 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -630,6 +727,11 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -655,6 +757,9 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -683,6 +788,7 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -858,13 +964,16 @@ export const ListOrganizationsRequest_QueryEntry: MessageFns<ListOrganizationsRe
 };
 
 function createBaseListOrganizationsResponse(): ListOrganizationsResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = {
   encode(message: ListOrganizationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -890,6 +999,14 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -903,13 +1020,23 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
   },
 
   fromJSON(object: any): ListOrganizationsResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListOrganizationsResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -920,12 +1047,13 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
   fromPartial(object: DeepPartial<ListOrganizationsResponse>): ListOrganizationsResponse {
     const message = createBaseListOrganizationsResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetOrganizationRequest(): GetOrganizationRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
@@ -938,6 +1066,9 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -985,6 +1116,14 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1028,6 +1167,11 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1053,6 +1197,9 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1081,6 +1228,7 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1256,13 +1404,16 @@ export const GetOrganizationRequest_QueryEntry: MessageFns<GetOrganizationReques
 };
 
 function createBaseGetOrganizationResponse(): GetOrganizationResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
   encode(message: GetOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1288,6 +1439,14 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1301,13 +1460,23 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
   },
 
   fromJSON(object: any): GetOrganizationResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetOrganizationResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1318,12 +1487,13 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
   fromPartial(object: DeepPartial<GetOrganizationResponse>): GetOrganizationResponse {
     const message = createBaseGetOrganizationResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseUpdateOrganizationRequest(): UpdateOrganizationRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = {
@@ -1336,6 +1506,9 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1383,6 +1556,14 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1426,6 +1607,11 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1451,6 +1637,9 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1479,6 +1668,7 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1654,13 +1844,16 @@ export const UpdateOrganizationRequest_QueryEntry: MessageFns<UpdateOrganization
 };
 
 function createBaseUpdateOrganizationResponse(): UpdateOrganizationResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> = {
   encode(message: UpdateOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1686,6 +1879,14 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1699,13 +1900,23 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
   },
 
   fromJSON(object: any): UpdateOrganizationResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: UpdateOrganizationResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1716,6 +1927,7 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
   fromPartial(object: DeepPartial<UpdateOrganizationResponse>): UpdateOrganizationResponse {
     const message = createBaseUpdateOrganizationResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

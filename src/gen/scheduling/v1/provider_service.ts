@@ -31,7 +31,14 @@ export interface CreateProviderRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateProviderRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface CreateProviderRequest_QueryEntry {
 
 /** CreateProviderResponse is the output of CreateProvider. */
 export interface CreateProviderResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListProvidersRequest is the input of ListProviders. */
@@ -57,7 +68,14 @@ export interface ListProvidersRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListProvidersRequest_ParamsEntry {
@@ -72,8 +90,12 @@ export interface ListProvidersRequest_QueryEntry {
 
 /** ListProvidersResponse is the output of ListProviders. */
 export interface ListProvidersResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetProviderRequest is the input of GetProvider. */
@@ -83,7 +105,14 @@ export interface GetProviderRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetProviderRequest_ParamsEntry {
@@ -98,8 +127,12 @@ export interface GetProviderRequest_QueryEntry {
 
 /** GetProviderResponse is the output of GetProvider. */
 export interface GetProviderResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** UpdateProviderRequest is the input of UpdateProvider. */
@@ -109,7 +142,14 @@ export interface UpdateProviderRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface UpdateProviderRequest_ParamsEntry {
@@ -124,8 +164,12 @@ export interface UpdateProviderRequest_QueryEntry {
 
 /** UpdateProviderResponse is the output of UpdateProvider. */
 export interface UpdateProviderResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** DeleteProviderRequest is the input of DeleteProvider. */
@@ -135,7 +179,14 @@ export interface DeleteProviderRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface DeleteProviderRequest_ParamsEntry {
@@ -150,8 +201,12 @@ export interface DeleteProviderRequest_QueryEntry {
 
 /** DeleteProviderResponse is the output of DeleteProvider. */
 export interface DeleteProviderResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListProfessionalsRequest is the input of ListProfessionals. */
@@ -161,7 +216,14 @@ export interface ListProfessionalsRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListProfessionalsRequest_ParamsEntry {
@@ -176,8 +238,12 @@ export interface ListProfessionalsRequest_QueryEntry {
 
 /** ListProfessionalsResponse is the output of ListProfessionals. */
 export interface ListProfessionalsResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetProfessionalRequest is the input of GetProfessional. */
@@ -187,7 +253,14 @@ export interface GetProfessionalRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetProfessionalRequest_ParamsEntry {
@@ -202,12 +275,16 @@ export interface GetProfessionalRequest_QueryEntry {
 
 /** GetProfessionalResponse is the output of GetProfessional. */
 export interface GetProfessionalResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseCreateProviderRequest(): CreateProviderRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
@@ -220,6 +297,9 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -267,6 +347,14 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -310,6 +398,11 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -335,6 +428,9 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -363,6 +459,7 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -538,13 +635,16 @@ export const CreateProviderRequest_QueryEntry: MessageFns<CreateProviderRequest_
 };
 
 function createBaseCreateProviderResponse(): CreateProviderResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   encode(message: CreateProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -570,6 +670,14 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -583,13 +691,23 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   },
 
   fromJSON(object: any): CreateProviderResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateProviderResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -600,12 +718,13 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   fromPartial(object: DeepPartial<CreateProviderResponse>): CreateProviderResponse {
     const message = createBaseCreateProviderResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListProvidersRequest(): ListProvidersRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
@@ -618,6 +737,9 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -665,6 +787,14 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -708,6 +838,11 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -733,6 +868,9 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -761,6 +899,7 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -936,13 +1075,16 @@ export const ListProvidersRequest_QueryEntry: MessageFns<ListProvidersRequest_Qu
 };
 
 function createBaseListProvidersResponse(): ListProvidersResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   encode(message: ListProvidersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -968,6 +1110,14 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -981,13 +1131,23 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   },
 
   fromJSON(object: any): ListProvidersResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListProvidersResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -998,12 +1158,13 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   fromPartial(object: DeepPartial<ListProvidersResponse>): ListProvidersResponse {
     const message = createBaseListProvidersResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetProviderRequest(): GetProviderRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetProviderRequest: MessageFns<GetProviderRequest> = {
@@ -1016,6 +1177,9 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1063,6 +1227,14 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1106,6 +1278,11 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1131,6 +1308,9 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1159,6 +1339,7 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1334,13 +1515,16 @@ export const GetProviderRequest_QueryEntry: MessageFns<GetProviderRequest_QueryE
 };
 
 function createBaseGetProviderResponse(): GetProviderResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   encode(message: GetProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1366,6 +1550,14 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1379,13 +1571,23 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   },
 
   fromJSON(object: any): GetProviderResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetProviderResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1396,12 +1598,13 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   fromPartial(object: DeepPartial<GetProviderResponse>): GetProviderResponse {
     const message = createBaseGetProviderResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseUpdateProviderRequest(): UpdateProviderRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
@@ -1414,6 +1617,9 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1461,6 +1667,14 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1504,6 +1718,11 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1529,6 +1748,9 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1557,6 +1779,7 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1732,13 +1955,16 @@ export const UpdateProviderRequest_QueryEntry: MessageFns<UpdateProviderRequest_
 };
 
 function createBaseUpdateProviderResponse(): UpdateProviderResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   encode(message: UpdateProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1764,6 +1990,14 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1777,13 +2011,23 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   },
 
   fromJSON(object: any): UpdateProviderResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: UpdateProviderResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1794,12 +2038,13 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   fromPartial(object: DeepPartial<UpdateProviderResponse>): UpdateProviderResponse {
     const message = createBaseUpdateProviderResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseDeleteProviderRequest(): DeleteProviderRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
@@ -1812,6 +2057,9 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1859,6 +2107,14 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1902,6 +2158,11 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1927,6 +2188,9 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1955,6 +2219,7 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2130,13 +2395,16 @@ export const DeleteProviderRequest_QueryEntry: MessageFns<DeleteProviderRequest_
 };
 
 function createBaseDeleteProviderResponse(): DeleteProviderResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   encode(message: DeleteProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2162,6 +2430,14 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2175,13 +2451,23 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   },
 
   fromJSON(object: any): DeleteProviderResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: DeleteProviderResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2192,12 +2478,13 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   fromPartial(object: DeepPartial<DeleteProviderResponse>): DeleteProviderResponse {
     const message = createBaseDeleteProviderResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListProfessionalsRequest(): ListProfessionalsRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
@@ -2210,6 +2497,9 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2257,6 +2547,14 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2300,6 +2598,11 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2325,6 +2628,9 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2353,6 +2659,7 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2528,13 +2835,16 @@ export const ListProfessionalsRequest_QueryEntry: MessageFns<ListProfessionalsRe
 };
 
 function createBaseListProfessionalsResponse(): ListProfessionalsResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = {
   encode(message: ListProfessionalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2560,6 +2870,14 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2573,13 +2891,23 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
   },
 
   fromJSON(object: any): ListProfessionalsResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListProfessionalsResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2590,12 +2918,13 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
   fromPartial(object: DeepPartial<ListProfessionalsResponse>): ListProfessionalsResponse {
     const message = createBaseListProfessionalsResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetProfessionalRequest(): GetProfessionalRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
@@ -2608,6 +2937,9 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2655,6 +2987,14 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2698,6 +3038,11 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2723,6 +3068,9 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2751,6 +3099,7 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2926,13 +3275,16 @@ export const GetProfessionalRequest_QueryEntry: MessageFns<GetProfessionalReques
 };
 
 function createBaseGetProfessionalResponse(): GetProfessionalResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   encode(message: GetProfessionalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2958,6 +3310,14 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2971,13 +3331,23 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   },
 
   fromJSON(object: any): GetProfessionalResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetProfessionalResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2988,6 +3358,7 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   fromPartial(object: DeepPartial<GetProfessionalResponse>): GetProfessionalResponse {
     const message = createBaseGetProfessionalResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

@@ -31,7 +31,14 @@ export interface CreateRankingPolicyRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateRankingPolicyRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface CreateRankingPolicyRequest_QueryEntry {
 
 /** CreateRankingPolicyResponse is the output of CreateRankingPolicy. */
 export interface CreateRankingPolicyResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListRankingPoliciesRequest is the input of ListRankingPolicies. */
@@ -57,7 +68,14 @@ export interface ListRankingPoliciesRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListRankingPoliciesRequest_ParamsEntry {
@@ -72,8 +90,12 @@ export interface ListRankingPoliciesRequest_QueryEntry {
 
 /** ListRankingPoliciesResponse is the output of ListRankingPolicies. */
 export interface ListRankingPoliciesResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetRankingPolicyRequest is the input of GetRankingPolicy. */
@@ -83,7 +105,14 @@ export interface GetRankingPolicyRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetRankingPolicyRequest_ParamsEntry {
@@ -98,8 +127,12 @@ export interface GetRankingPolicyRequest_QueryEntry {
 
 /** GetRankingPolicyResponse is the output of GetRankingPolicy. */
 export interface GetRankingPolicyResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** UpdateRankingPolicyRequest is the input of UpdateRankingPolicy. */
@@ -109,7 +142,14 @@ export interface UpdateRankingPolicyRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface UpdateRankingPolicyRequest_ParamsEntry {
@@ -124,8 +164,12 @@ export interface UpdateRankingPolicyRequest_QueryEntry {
 
 /** UpdateRankingPolicyResponse is the output of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ActivateRankingPolicyRequest is the input of ActivateRankingPolicy. */
@@ -135,7 +179,14 @@ export interface ActivateRankingPolicyRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ActivateRankingPolicyRequest_ParamsEntry {
@@ -150,8 +201,12 @@ export interface ActivateRankingPolicyRequest_QueryEntry {
 
 /** ActivateRankingPolicyResponse is the output of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListRankingPolicyVersionsRequest is the input of ListRankingPolicyVersions. */
@@ -161,7 +216,14 @@ export interface ListRankingPolicyVersionsRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListRankingPolicyVersionsRequest_ParamsEntry {
@@ -176,8 +238,12 @@ export interface ListRankingPolicyVersionsRequest_QueryEntry {
 
 /** ListRankingPolicyVersionsResponse is the output of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** SimulateRankingPolicyRequest is the input of SimulateRankingPolicy. */
@@ -187,7 +253,14 @@ export interface SimulateRankingPolicyRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface SimulateRankingPolicyRequest_ParamsEntry {
@@ -202,12 +275,16 @@ export interface SimulateRankingPolicyRequest_QueryEntry {
 
 /** SimulateRankingPolicyResponse is the output of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseCreateRankingPolicyRequest(): CreateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> = {
@@ -220,6 +297,9 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -267,6 +347,14 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -310,6 +398,11 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -335,6 +428,9 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -363,6 +459,7 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -538,13 +635,16 @@ export const CreateRankingPolicyRequest_QueryEntry: MessageFns<CreateRankingPoli
 };
 
 function createBaseCreateRankingPolicyResponse(): CreateRankingPolicyResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse> = {
   encode(message: CreateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -570,6 +670,14 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -583,13 +691,23 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
   },
 
   fromJSON(object: any): CreateRankingPolicyResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateRankingPolicyResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -600,12 +718,13 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
   fromPartial(object: DeepPartial<CreateRankingPolicyResponse>): CreateRankingPolicyResponse {
     const message = createBaseCreateRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListRankingPoliciesRequest(): ListRankingPoliciesRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> = {
@@ -618,6 +737,9 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -665,6 +787,14 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -708,6 +838,11 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -733,6 +868,9 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -761,6 +899,7 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -936,13 +1075,16 @@ export const ListRankingPoliciesRequest_QueryEntry: MessageFns<ListRankingPolici
 };
 
 function createBaseListRankingPoliciesResponse(): ListRankingPoliciesResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse> = {
   encode(message: ListRankingPoliciesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -968,6 +1110,14 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -981,13 +1131,23 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
   },
 
   fromJSON(object: any): ListRankingPoliciesResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListRankingPoliciesResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -998,12 +1158,13 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
   fromPartial(object: DeepPartial<ListRankingPoliciesResponse>): ListRankingPoliciesResponse {
     const message = createBaseListRankingPoliciesResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetRankingPolicyRequest(): GetRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
@@ -1016,6 +1177,9 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1063,6 +1227,14 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1106,6 +1278,11 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1131,6 +1308,9 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1159,6 +1339,7 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1334,13 +1515,16 @@ export const GetRankingPolicyRequest_QueryEntry: MessageFns<GetRankingPolicyRequ
 };
 
 function createBaseGetRankingPolicyResponse(): GetRankingPolicyResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
   encode(message: GetRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1366,6 +1550,14 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1379,13 +1571,23 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
   },
 
   fromJSON(object: any): GetRankingPolicyResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetRankingPolicyResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1396,12 +1598,13 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
   fromPartial(object: DeepPartial<GetRankingPolicyResponse>): GetRankingPolicyResponse {
     const message = createBaseGetRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseUpdateRankingPolicyRequest(): UpdateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> = {
@@ -1414,6 +1617,9 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1461,6 +1667,14 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1504,6 +1718,11 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1529,6 +1748,9 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1557,6 +1779,7 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1732,13 +1955,16 @@ export const UpdateRankingPolicyRequest_QueryEntry: MessageFns<UpdateRankingPoli
 };
 
 function createBaseUpdateRankingPolicyResponse(): UpdateRankingPolicyResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse> = {
   encode(message: UpdateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1764,6 +1990,14 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1777,13 +2011,23 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
   },
 
   fromJSON(object: any): UpdateRankingPolicyResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: UpdateRankingPolicyResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1794,12 +2038,13 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
   fromPartial(object: DeepPartial<UpdateRankingPolicyResponse>): UpdateRankingPolicyResponse {
     const message = createBaseUpdateRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseActivateRankingPolicyRequest(): ActivateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyRequest> = {
@@ -1812,6 +2057,9 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1859,6 +2107,14 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1902,6 +2158,11 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1927,6 +2188,9 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1955,6 +2219,7 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2130,13 +2395,16 @@ export const ActivateRankingPolicyRequest_QueryEntry: MessageFns<ActivateRanking
 };
 
 function createBaseActivateRankingPolicyResponse(): ActivateRankingPolicyResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResponse> = {
   encode(message: ActivateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2162,6 +2430,14 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2175,13 +2451,23 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
   },
 
   fromJSON(object: any): ActivateRankingPolicyResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ActivateRankingPolicyResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2192,12 +2478,13 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
   fromPartial(object: DeepPartial<ActivateRankingPolicyResponse>): ActivateRankingPolicyResponse {
     const message = createBaseActivateRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListRankingPolicyVersionsRequest(): ListRankingPolicyVersionsRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersionsRequest> = {
@@ -2210,6 +2497,9 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2257,6 +2547,14 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2300,6 +2598,11 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2325,6 +2628,9 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2353,6 +2659,7 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2540,13 +2847,16 @@ export const ListRankingPolicyVersionsRequest_QueryEntry: MessageFns<ListRanking
 };
 
 function createBaseListRankingPolicyVersionsResponse(): ListRankingPolicyVersionsResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVersionsResponse> = {
   encode(message: ListRankingPolicyVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2572,6 +2882,14 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2585,13 +2903,23 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
   },
 
   fromJSON(object: any): ListRankingPolicyVersionsResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListRankingPolicyVersionsResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2602,12 +2930,13 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
   fromPartial(object: DeepPartial<ListRankingPolicyVersionsResponse>): ListRankingPolicyVersionsResponse {
     const message = createBaseListRankingPolicyVersionsResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseSimulateRankingPolicyRequest(): SimulateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyRequest> = {
@@ -2620,6 +2949,9 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2667,6 +2999,14 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2710,6 +3050,11 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2735,6 +3080,9 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2763,6 +3111,7 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2938,13 +3287,16 @@ export const SimulateRankingPolicyRequest_QueryEntry: MessageFns<SimulateRanking
 };
 
 function createBaseSimulateRankingPolicyResponse(): SimulateRankingPolicyResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResponse> = {
   encode(message: SimulateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2970,6 +3322,14 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2983,13 +3343,23 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
   },
 
   fromJSON(object: any): SimulateRankingPolicyResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: SimulateRankingPolicyResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -3000,6 +3370,7 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
   fromPartial(object: DeepPartial<SimulateRankingPolicyResponse>): SimulateRankingPolicyResponse {
     const message = createBaseSimulateRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

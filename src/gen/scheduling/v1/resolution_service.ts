@@ -31,7 +31,14 @@ export interface CreateResolutionRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateResolutionRequest_ParamsEntry {
@@ -46,8 +53,12 @@ export interface CreateResolutionRequest_QueryEntry {
 
 /** CreateResolutionResponse is the output of CreateResolution. */
 export interface CreateResolutionResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** CreateResolutionV1Request is the input of CreateResolutionV1. */
@@ -57,7 +68,14 @@ export interface CreateResolutionV1Request {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface CreateResolutionV1Request_ParamsEntry {
@@ -72,8 +90,12 @@ export interface CreateResolutionV1Request_QueryEntry {
 
 /** CreateResolutionV1Response is the output of CreateResolutionV1. */
 export interface CreateResolutionV1Response {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetResolutionRequest is the input of GetResolution. */
@@ -83,7 +105,14 @@ export interface GetResolutionRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetResolutionRequest_ParamsEntry {
@@ -98,8 +127,12 @@ export interface GetResolutionRequest_QueryEntry {
 
 /** GetResolutionResponse is the output of GetResolution. */
 export interface GetResolutionResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ListCandidatesRequest is the input of ListCandidates. */
@@ -109,7 +142,14 @@ export interface ListCandidatesRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ListCandidatesRequest_ParamsEntry {
@@ -124,8 +164,12 @@ export interface ListCandidatesRequest_QueryEntry {
 
 /** ListCandidatesResponse is the output of ListCandidates. */
 export interface ListCandidatesResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** HoldOptionRequest is the input of HoldOption. */
@@ -135,7 +179,14 @@ export interface HoldOptionRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface HoldOptionRequest_ParamsEntry {
@@ -150,8 +201,12 @@ export interface HoldOptionRequest_QueryEntry {
 
 /** HoldOptionResponse is the output of HoldOption. */
 export interface HoldOptionResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** GetHoldRequest is the input of GetHold. */
@@ -161,7 +216,14 @@ export interface GetHoldRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface GetHoldRequest_ParamsEntry {
@@ -176,8 +238,12 @@ export interface GetHoldRequest_QueryEntry {
 
 /** GetHoldResponse is the output of GetHold. */
 export interface GetHoldResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ReleaseHoldRequest is the input of ReleaseHold. */
@@ -187,7 +253,14 @@ export interface ReleaseHoldRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ReleaseHoldRequest_ParamsEntry {
@@ -202,8 +275,12 @@ export interface ReleaseHoldRequest_QueryEntry {
 
 /** ReleaseHoldResponse is the output of ReleaseHold. */
 export interface ReleaseHoldResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 /** ConfirmResolutionRequest is the input of ConfirmResolution. */
@@ -213,7 +290,14 @@ export interface ConfirmResolutionRequest {
   /** Query parameters by name. */
   query: { [key: string]: string };
   /** JSON body of the operation. */
-  body: any | undefined;
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
 }
 
 export interface ConfirmResolutionRequest_ParamsEntry {
@@ -228,12 +312,16 @@ export interface ConfirmResolutionRequest_QueryEntry {
 
 /** ConfirmResolutionResponse is the output of ConfirmResolution. */
 export interface ConfirmResolutionResponse {
-  /** JSON result of the operation. */
-  result: any | undefined;
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
 }
 
 function createBaseCreateResolutionRequest(): CreateResolutionRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
@@ -246,6 +334,9 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -293,6 +384,14 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -336,6 +435,11 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -361,6 +465,9 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -389,6 +496,7 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -564,13 +672,16 @@ export const CreateResolutionRequest_QueryEntry: MessageFns<CreateResolutionRequ
 };
 
 function createBaseCreateResolutionResponse(): CreateResolutionResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   encode(message: CreateResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -596,6 +707,14 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -609,13 +728,23 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   },
 
   fromJSON(object: any): CreateResolutionResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateResolutionResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -626,12 +755,13 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   fromPartial(object: DeepPartial<CreateResolutionResponse>): CreateResolutionResponse {
     const message = createBaseCreateResolutionResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseCreateResolutionV1Request(): CreateResolutionV1Request {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = {
@@ -644,6 +774,9 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -691,6 +824,14 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -734,6 +875,11 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -759,6 +905,9 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -787,6 +936,7 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -962,13 +1112,16 @@ export const CreateResolutionV1Request_QueryEntry: MessageFns<CreateResolutionV1
 };
 
 function createBaseCreateResolutionV1Response(): CreateResolutionV1Response {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> = {
   encode(message: CreateResolutionV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -994,6 +1147,14 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1007,13 +1168,23 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
   },
 
   fromJSON(object: any): CreateResolutionV1Response {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: CreateResolutionV1Response): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1024,12 +1195,13 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
   fromPartial(object: DeepPartial<CreateResolutionV1Response>): CreateResolutionV1Response {
     const message = createBaseCreateResolutionV1Response();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetResolutionRequest(): GetResolutionRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
@@ -1042,6 +1214,9 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1089,6 +1264,14 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1132,6 +1315,11 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1157,6 +1345,9 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1185,6 +1376,7 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1360,13 +1552,16 @@ export const GetResolutionRequest_QueryEntry: MessageFns<GetResolutionRequest_Qu
 };
 
 function createBaseGetResolutionResponse(): GetResolutionResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   encode(message: GetResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1392,6 +1587,14 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1405,13 +1608,23 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   },
 
   fromJSON(object: any): GetResolutionResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetResolutionResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1422,12 +1635,13 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   fromPartial(object: DeepPartial<GetResolutionResponse>): GetResolutionResponse {
     const message = createBaseGetResolutionResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseListCandidatesRequest(): ListCandidatesRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
@@ -1440,6 +1654,9 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1487,6 +1704,14 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1530,6 +1755,11 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1555,6 +1785,9 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1583,6 +1816,7 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -1758,13 +1992,16 @@ export const ListCandidatesRequest_QueryEntry: MessageFns<ListCandidatesRequest_
 };
 
 function createBaseListCandidatesResponse(): ListCandidatesResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
   encode(message: ListCandidatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -1790,6 +2027,14 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1803,13 +2048,23 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
   },
 
   fromJSON(object: any): ListCandidatesResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ListCandidatesResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -1820,12 +2075,13 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
   fromPartial(object: DeepPartial<ListCandidatesResponse>): ListCandidatesResponse {
     const message = createBaseListCandidatesResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseHoldOptionRequest(): HoldOptionRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
@@ -1838,6 +2094,9 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -1885,6 +2144,14 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1928,6 +2195,11 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -1953,6 +2225,9 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -1981,6 +2256,7 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2156,13 +2432,16 @@ export const HoldOptionRequest_QueryEntry: MessageFns<HoldOptionRequest_QueryEnt
 };
 
 function createBaseHoldOptionResponse(): HoldOptionResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   encode(message: HoldOptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2188,6 +2467,14 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2201,13 +2488,23 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   },
 
   fromJSON(object: any): HoldOptionResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: HoldOptionResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2218,12 +2515,13 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   fromPartial(object: DeepPartial<HoldOptionResponse>): HoldOptionResponse {
     const message = createBaseHoldOptionResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseGetHoldRequest(): GetHoldRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const GetHoldRequest: MessageFns<GetHoldRequest> = {
@@ -2236,6 +2534,9 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2283,6 +2584,14 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2326,6 +2635,11 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2351,6 +2665,9 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2379,6 +2696,7 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2554,13 +2872,16 @@ export const GetHoldRequest_QueryEntry: MessageFns<GetHoldRequest_QueryEntry> = 
 };
 
 function createBaseGetHoldResponse(): GetHoldResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   encode(message: GetHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2586,6 +2907,14 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2599,13 +2928,23 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   },
 
   fromJSON(object: any): GetHoldResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: GetHoldResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -2616,12 +2955,13 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   fromPartial(object: DeepPartial<GetHoldResponse>): GetHoldResponse {
     const message = createBaseGetHoldResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseReleaseHoldRequest(): ReleaseHoldRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
@@ -2634,6 +2974,9 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -2681,6 +3024,14 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2724,6 +3075,11 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -2749,6 +3105,9 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -2777,6 +3136,7 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -2952,13 +3312,16 @@ export const ReleaseHoldRequest_QueryEntry: MessageFns<ReleaseHoldRequest_QueryE
 };
 
 function createBaseReleaseHoldResponse(): ReleaseHoldResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   encode(message: ReleaseHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -2984,6 +3347,14 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2997,13 +3368,23 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   },
 
   fromJSON(object: any): ReleaseHoldResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ReleaseHoldResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -3014,12 +3395,13 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   fromPartial(object: DeepPartial<ReleaseHoldResponse>): ReleaseHoldResponse {
     const message = createBaseReleaseHoldResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
 
 function createBaseConfirmResolutionRequest(): ConfirmResolutionRequest {
-  return { params: {}, query: {}, body: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
 
 export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
@@ -3032,6 +3414,9 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
     }
     return writer;
   },
@@ -3079,6 +3464,14 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
             message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3122,6 +3515,11 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
         )
         : {},
       body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
     };
   },
 
@@ -3147,6 +3545,9 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
     }
     if (message.body !== undefined) {
       obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
     }
     return obj;
   },
@@ -3175,6 +3576,7 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
       {},
     );
     message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
     return message;
   },
 };
@@ -3350,13 +3752,16 @@ export const ConfirmResolutionRequest_QueryEntry: MessageFns<ConfirmResolutionRe
 };
 
 function createBaseConfirmResolutionResponse(): ConfirmResolutionResponse {
-  return { result: undefined };
+  return { result: undefined, resultJson: "" };
 }
 
 export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = {
   encode(message: ConfirmResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
     }
     return writer;
   },
@@ -3382,6 +3787,14 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
             message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3395,13 +3808,23 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
   },
 
   fromJSON(object: any): ConfirmResolutionResponse {
-    return { result: isSet(object?.result) ? object.result : undefined };
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
   },
 
   toJSON(message: ConfirmResolutionResponse): unknown {
     const obj: any = {};
     if (message.result !== undefined) {
       obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
     }
     return obj;
   },
@@ -3412,6 +3835,7 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
   fromPartial(object: DeepPartial<ConfirmResolutionResponse>): ConfirmResolutionResponse {
     const message = createBaseConfirmResolutionResponse();
     message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };

@@ -1,0 +1,19 @@
+import type { Database } from '../persistence/database.js';
+import type { Redis } from '../persistence/redis-client.js';
+import { TIMER_KEYS } from '../persistence/redis-keys.js';
+import { AUDIT_STREAM } from '../persistence/audit-stream.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+/**
+ * Registers the worker queues as gauges read at scrape time: durable timers due and leased, header-use audit records
+ * waiting in the Redis stream, import jobs not finished, e-mail waiting to be sent. Each read is one indexed count or
+ * one Redis command; a store that is down reports -1 instead of failing the scrape.
+ */
+export function registerQueueGauges(metrics: ServiceMetrics, deps: { db: Pick<Database, 'query'>; redis: Redis; clock: () => Date }): void {
+  const count = async (sql: string) => Number((await deps.db.query(sql)).rows[0]?.n ?? 0);
+  metrics.gaugeOnScrape('timers_due', 'Durable timers whose due time has passed and that no worker has claimed yet.', () => deps.redis.zCount(TIMER_KEYS.due, '-inf', deps.clock().getTime()));
+  metrics.gaugeOnScrape('timers_leased', 'Durable timers claimed by a worker and not yet done.', () => deps.redis.zCard(TIMER_KEYS.leased));
+  metrics.gaugeOnScrape('audit_stream_pending', 'Audit records of calls made with Service-Organization-Id waiting in Redis to be written to PostgreSQL.', () => deps.redis.xLen(AUDIT_STREAM.key));
+  metrics.gaugeOnScrape('import_jobs_pending', 'Provider import jobs validating or processing.', () => count(`SELECT count(*)::int AS n FROM provider_imports WHERE status IN ('validating', 'processing')`));
+  metrics.gaugeOnScrape('email_outbox_pending', 'E-mails waiting to be sent (live mode with SMTP_URL).', () => count(`SELECT count(*)::int AS n FROM email_outbox WHERE status = 'pending'`));
+}
