@@ -56,6 +56,18 @@ export function processTreeCpuMs(pid: number): number {
   return (ticks / TICKS_PER_SECOND) * 1000;
 }
 
+/** CPU time (ms, user + system) used so far by process `pid` alone (its threads, not its children). 0 when it is gone. */
+export function processCpuMs(pid: number): number {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return ((Number(rest[11]) + Number(rest[12])) / TICKS_PER_SECOND) * 1000;
+}
+
 /** CPU time (ms, user + system) this process (the load generator) used so far. */
 export function ownCpuMs(): number {
   const u = process.cpuUsage();

@@ -25,6 +25,7 @@ import { stopOnSignal } from './stop-on-signal.js';
  *   QUICK_PATH=platform|org|grpc   QUICK_MIX=10|3|1   QUICK_CLIENTS=1,8   QUICK_SECONDS=5   QUICK_PROCS=1
  *   QUICK_READS=1 (GET resolution, 32 clients)   QUICK_HOLD=1 (resolve + hold + confirm, 8 clients; the stores grow)
  *   QUICK_RAW=1 (raw node:http baseline first, for the `vs raw` column)   QUICK_PGSTAT=1 (top statements by time)
+ *   QUICK_METRICS=1 (mean time per resolution phase, pool wait and Redis round trip, from the service's /metrics)
  *   CHILD_NODE_OPTIONS / SERVICE_NODE_ARGS reach the service processes (e.g. SERVICE_NODE_ARGS=--cpu-prof).
  */
 const DIR = process.env.BENCH_DIR ?? '/tmp/scheduling-bench-quick';
@@ -113,6 +114,17 @@ try {
   }
   console.log('');
   console.log(renderReport(rows));
+  if (process.env.QUICK_METRICS) {
+    // Mean time per resolution phase and per RPC, from the service's own /metrics (first process).
+    const text = await (await fetch(`${services[0]!.url}/metrics`)).text();
+    const means = (metric: string) => {
+      const sums = new Map<string, number>();
+      const counts = new Map<string, number>();
+      for (const m of text.matchAll(new RegExp(`^${metric}_(sum|count)\\{([^}]*)\\} (\\S+)$`, 'gm'))) (m[1] === 'sum' ? sums : counts).set(m[2]!, Number(m[3]));
+      return [...sums].map(([labels, sum]) => `${labels}: ${((sum / (counts.get(labels) || 1)) * 1000).toFixed(2)} ms x${counts.get(labels)}`);
+    };
+    console.log(['resolution phases (mean):', ...means('resolution_phase_seconds'), 'pool wait:', ...means('pg_pool_wait_seconds'), 'redis:', ...means('redis_duration_seconds')].join('\n  '));
+  }
   if (statsDb) {
     const { rows: top } = await statsDb.query(`SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
       FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 40`);

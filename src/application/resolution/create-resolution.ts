@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors/service-error.js';
 import { parseDateRange } from '../../domain/availability/date-window.js';
 import type { Interval } from '../../domain/availability/busy-intervals.js';
@@ -8,7 +7,7 @@ import { optionReason } from '../../domain/ranking/option-reason.js';
 import type { RankingPreferences } from '../../domain/ranking/rank-options.js';
 import type { ProviderService } from '../../domain/provider.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
-import { newId } from '../../persistence/new-id.js';
+import { newId, randomHex } from '../../persistence/new-id.js';
 import { resolutionActorKind } from '../../../machines/machine-versions.js';
 import type { Caller } from '../caller.js';
 import { auditActor } from '../caller.js';
@@ -56,7 +55,7 @@ function shapeResponse(p: { id: string; caller: Caller; now: Date; expiresAt: Da
     optionWarnings.set(o.providerId, w);
     if (o.availabilityStatus === 'unverifiable') w.push({ code: 'AVAILABILITY_UNVERIFIABLE', message: 'The provider’s calendar could not be checked; confirm the time with the provider.', providerId: o.providerId, field: 'availabilityStatus' });
     return {
-      optionId: `opt_${randomBytes(8).toString('hex')}`,
+      optionId: `opt_${randomHex(8)}`,
       rank: o.rank,
       provider: { id: o.provider.id, externalId: o.provider.externalId, displayName: o.provider.displayName },
       service: { id: o.service.id, displayName: o.service.title, durationMinutes: o.service.duration },
