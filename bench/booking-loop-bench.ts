@@ -4,7 +4,7 @@ import type { BenchClient } from './bench-client.js';
 import { latencyStats } from './latency-stats.js';
 import { measureScenario, type MeasureContext, type ScenarioMeasurement } from './measure-scenario.js';
 import { resolutionBody, type ConstraintMix } from './resolution-requests.js';
-import type { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from '../test/helpers/seeded-random.js';
 
 const GAP_MS = 2 * 3600 * 1000;
 const CUSTOMER = { name: 'Round Trip', email: 'round-trip@example.org', timezone: 'America/Chicago' };

@@ -17,7 +17,7 @@ import { DEFAULT_POLICY } from '../src/domain/ranking/ranking-policy.js';
 import { computeResolution, screenRequest, type FeedState, type ResolutionInput } from '../src/domain/resolution/compute-resolution.js';
 import { computeResolution as referenceComputeResolution } from '../test/domain/resolution/reference-compute-resolution.js';
 import { generateProviders } from './provider-mix.js';
-import { createSeededRandom } from './seeded-random.js';
+import { createSeededRandom } from '../test/helpers/seeded-random.js';
 import { addDays } from './bench-dates.js';
 
 const PROVIDERS = 10_000;

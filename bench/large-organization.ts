@@ -4,7 +4,7 @@ import { benchImport, type ImportResult } from './import-bench.js';
 import { generateProviders } from './provider-mix.js';
 import type { ResponseTally } from './response-tally.js';
 import { createBenchOrganization } from './seed-organization.js';
-import type { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from '../test/helpers/seeded-random.js';
 import { seedBySql } from './sql-bulk-seed.js';
 
 /** The large organization and how long loading it took. */

@@ -1,4 +1,4 @@
-import type { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from '../test/helpers/seeded-random.js';
 
 /** The eight service regions and the timezone of each. */
 export const REGION_TIMEZONES: Readonly<Record<string, string>> = {

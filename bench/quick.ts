@@ -14,7 +14,7 @@ import { benchResolutions, grpcResolutionCaller, httpResolutionCaller } from './
 import { benchResolutionReads } from './resolution-read-load.js';
 import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
 import { createResponseTally } from './response-tally.js';
-import { createSeededRandom } from './seeded-random.js';
+import { createSeededRandom } from '../test/helpers/seeded-random.js';
 import { seedOrganization } from './seed-organization.js';
 import { stopOnSignal } from './stop-on-signal.js';
 

@@ -3,7 +3,7 @@ import type { BenchClient, BenchResponse } from './bench-client.js';
 import type { GrpcResolutionClient } from './grpc-resolution-client.js';
 import { measureScenario, type MeasureContext, type ScenarioMeasurement } from './measure-scenario.js';
 import { resolutionBody, type ConstraintMix } from './resolution-requests.js';
-import type { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from '../test/helpers/seeded-random.js';
 
 /** Creates one resolution by some path (REST with a key, gRPC direct) and answers like the HTTP client. */
 export type ResolutionCaller = (body: Record<string, unknown>) => Promise<BenchResponse>;

@@ -1,6 +1,6 @@
 import { LANGUAGE_SHARES, INSURER_SHARES, REGIONS } from './provider-mix.js';
 import { addDays } from './bench-dates.js';
-import type { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from '../test/helpers/seeded-random.js';
 
 /** Options for building a resolution request body. */
 export interface ResolutionRequestOptions {

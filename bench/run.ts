@@ -18,7 +18,7 @@ import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
 import { createResponseTally, mergeStatusCounts, type StatusCounts } from './response-tally.js';
 import { writeResultsFile } from './results-file.js';
 import { stopOnSignal } from './stop-on-signal.js';
-import { createSeededRandom } from './seeded-random.js';
+import { createSeededRandom } from '../test/helpers/seeded-random.js';
 import { seedOrganization } from './seed-organization.js';
 import { benchV1Create } from './v1-create-bench.js';
 import { ms, sec } from './report-table.js';

@@ -6,7 +6,7 @@ import { benchImport, type ImportResult } from './import-bench.js';
 import { generateProviders } from './provider-mix.js';
 import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
 import type { ResponseTally } from './response-tally.js';
-import type { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from '../test/helpers/seeded-random.js';
 
 /** A provider of the seeded organization with its intake service. */
 export interface BenchProvider {

@@ -8,23 +8,15 @@ import {
 } from '../../src/domain/eligibility.js';
 import { buildEligibilityIndex, providerSetOf, screenEligibility } from '../../src/domain/eligibility/eligibility-index.js';
 import type { LicenseRecord, Provider } from '../../src/domain/provider.js';
+import { createSeededRandom } from '../helpers/seeded-random.js';
 
 const NOW = new Date('2025-06-15T12:00:00Z');
 const DAY = 86_400_000;
 
-/** A small deterministic generator (mulberry32), so a failure names a reproducible seed. */
+/** The shared seeded generator (a failure names a reproducible seed), plus `some`: up to `max` distinct elements. */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-  const some = <T>(xs: readonly T[], max = 3): T[] => [...new Set(Array.from({ length: Math.floor(next() * (max + 1)) }, () => pick(xs)))];
-  return { next, pick, some, chance: (p: number) => next() < p };
+  const r = createSeededRandom(seed);
+  return { ...r, some: <T>(xs: readonly T[], max = 3): T[] => r.sample(xs, r.int(0, Math.min(max, xs.length))) };
 }
 
 const LANGS = ['en', 'es', 'zh', 'vi', 'ko'];

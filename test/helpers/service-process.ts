@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -145,4 +146,23 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     kill,
     stop: () => kill('SIGTERM'),
   };
+}
+
+/**
+ * Starts `count` service processes on shared stores with one platform key, one after the other (the first bootstraps
+ * the platform, the next ones find it), each with a data directory of its own under TEST_DATA_DIR named after `name`.
+ */
+export async function startServiceProcesses(count: number, opts: { databaseUrl: string; redisUrl: string; platformKey: string; name: string; env?: Record<string, string> }): Promise<ServiceProcess[]> {
+  const started: ServiceProcess[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const dataDir = join(process.env.TEST_DATA_DIR ?? '/tmp', `${opts.name}-${i}-${randomBytes(4).toString('hex')}`);
+      mkdirSync(dataDir, { recursive: true });
+      started.push(await startServiceProcess({ databaseUrl: opts.databaseUrl, redisUrl: opts.redisUrl, platformKey: opts.platformKey, dataDir, env: opts.env }));
+    }
+    return started;
+  } catch (err) {
+    for (const p of started) await p.kill('SIGKILL');
+    throw err;
+  }
 }

@@ -1,7 +1,5 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { waitForAuditLinks } from '../../src/persistence/audit-chain.js';
 import { AUDIT_STREAM, createAuditStream } from '../../src/persistence/audit-stream.js';
 import { createDatabase, type Database } from '../../src/persistence/database.js';
@@ -9,7 +7,7 @@ import { createRedis, type Redis } from '../../src/persistence/redis-client.js';
 import { verifyAuditChain } from '../../src/persistence/verify-audit-chain.js';
 import { createAuditDrain } from '../../src/workers/audit-drain.js';
 import { client, type JsonResponse } from '../helpers/http.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import { startServiceProcesses, type ServiceProcess } from '../helpers/service-process.js';
 import { startTestStores, type TestStores } from '../helpers/test-service.js';
 
 // Two service processes (the `npm start` command) on shared stores; one is killed with SIGKILL right after a burst.
@@ -21,14 +19,7 @@ const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
 
 test.before(async () => {
   stores = await startTestStores();
-  const common = () => {
-    const dataDir = join(process.env.TEST_DATA_DIR ?? '/tmp', `audit-proc-${randomBytes(4).toString('hex')}`);
-    mkdirSync(dataDir, { recursive: true });
-    return { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, dataDir, env: { RATE_LIMIT_PER_MINUTE: '100000' } };
-  };
-  // One after the other: both bootstrap the same platform key, the second finds it.
-  procs.push(await startServiceProcess(common()));
-  procs.push(await startServiceProcess(common()));
+  procs.push(...await startServiceProcesses(2, { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'audit-proc', env: { RATE_LIMIT_PER_MINUTE: '100000' } }));
   db = createDatabase(stores.databaseUrl);
   redis = await createRedis(stores.redisUrl);
 });

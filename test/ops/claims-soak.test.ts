@@ -1,12 +1,10 @@
 import test from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { createDatabase, type Database } from '../../src/persistence/database.js';
 import { newOrganization } from '../helpers/graph-fixtures.js';
 import { client, request, type JsonResponse } from '../helpers/http.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import { startServiceProcesses, type ServiceProcess } from '../helpers/service-process.js';
 import { startTestStores, type TestService, type TestStores } from '../helpers/test-service.js';
 
 // Soak: many clients hold, confirm (with and without a hold), release, create v1 bookings, follow confirmation links,
@@ -24,12 +22,7 @@ const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
 test.before(async () => {
   stores = await startTestStores();
   db = createDatabase(stores.databaseUrl, { max: 4 });
-  const dataDir = join(process.env.TEST_DATA_DIR ?? '/tmp', `soak-${randomBytes(4).toString('hex')}`);
-  mkdirSync(dataDir, { recursive: true });
-  const common = { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, dataDir, env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error' } };
-  // One after the other: both bootstrap the same platform key, the second finds it.
-  procs.push(await startServiceProcess(common));
-  procs.push(await startServiceProcess(common));
+  procs.push(...await startServiceProcesses(2, { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'soak', env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error' } }));
 });
 test.after.always(async () => {
   for (const p of procs) await p.kill('SIGKILL').catch(() => undefined);

@@ -1,9 +1,7 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { client } from '../helpers/http.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import { startServiceProcesses, type ServiceProcess } from '../helpers/service-process.js';
 import { startTestStores, type TestStores } from '../helpers/test-service.js';
 
 // Two service processes (real clock) with their own credential caches on one Redis and one PostgreSQL.
@@ -15,13 +13,8 @@ const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
 
 test.before(async () => {
   stores = await startTestStores();
-  const dataDir = join(process.env.TEST_DATA_DIR ?? '/tmp', `revoke-${randomBytes(4).toString('hex')}`);
-  mkdirSync(dataDir, { recursive: true });
-  const common = { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, dataDir, env: { RATE_LIMIT_PER_MINUTE: '100000' } };
-  a = await startServiceProcess(common);
-  started.push(a);
-  b = await startServiceProcess(common);
-  started.push(b);
+  started.push(...await startServiceProcesses(2, { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'revoke', env: { RATE_LIMIT_PER_MINUTE: '100000' } }));
+  [a, b] = started as [ServiceProcess, ServiceProcess];
 });
 test.after.always(async () => {
   for (const p of started) await p.kill('SIGKILL').catch(() => undefined);

@@ -1,11 +1,9 @@
 import test from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { createDatabase, type Database } from '../../src/persistence/database.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { client, type JsonResponse } from '../helpers/http.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import { startServiceProcesses, type ServiceProcess } from '../helpers/service-process.js';
 import { startTestStores, type TestService, type TestStores } from '../helpers/test-service.js';
 
 // Two service processes (children, real clock) share one Redis and one PostgreSQL: every claim races across them.
@@ -19,14 +17,8 @@ const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
 test.before(async () => {
   stores = await startTestStores();
   db = createDatabase(stores.databaseUrl, { max: 4 });
-  const dataDir = join(process.env.TEST_DATA_DIR ?? '/tmp', `ndb-${randomBytes(4).toString('hex')}`);
-  mkdirSync(dataDir, { recursive: true });
-  // One after the other: both bootstrap the same platform key, the second finds it.
-  const common = { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, dataDir, env: { RATE_LIMIT_PER_MINUTE: '100000' } };
-  a = await startServiceProcess(common);
-  started.push(a);
-  b = await startServiceProcess(common);
-  started.push(b);
+  started.push(...await startServiceProcesses(2, { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'ndb', env: { RATE_LIMIT_PER_MINUTE: '100000' } }));
+  [a, b] = started as [ServiceProcess, ServiceProcess];
 });
 test.after.always(async () => {
   for (const p of started) await p.kill('SIGKILL').catch(() => undefined);

@@ -1,6 +1,5 @@
 import { ServiceError } from '../../errors/service-error.js';
 import { parseDateRange } from '../../domain/availability/date-window.js';
-import type { Interval } from '../../domain/availability/busy-intervals.js';
 import type { EligibilityRequest } from '../../domain/eligibility.js';
 import { computeResolution, screenRequest, type ResolutionOutcome } from '../../domain/resolution/compute-resolution.js';
 import { optionReason } from '../../domain/ranking/option-reason.js';

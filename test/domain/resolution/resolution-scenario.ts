@@ -12,6 +12,7 @@ import type { DayPart } from '../../../src/domain/ranking/day-part.js';
 import type { RankingPreferences } from '../../../src/domain/ranking/rank-options.js';
 import type { RankingPolicy, RankingWeights, TieBreaker } from '../../../src/domain/ranking/ranking-policy.js';
 import { screenRequest, type FeedState, type ResolutionInput } from '../../../src/domain/resolution/compute-resolution.js';
+import { createSeededRandom } from '../../helpers/seeded-random.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -71,20 +72,10 @@ export const scenarioKnobs: fc.Arbitrary<ScenarioKnobs> = fc.record({
   passScreened: fc.boolean(),
 });
 
-/** A small deterministic generator (mulberry32). */
+/** The shared seeded generator, plus `some`: up to `max` distinct elements of a list (possibly none). */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-  const some = <T>(xs: readonly T[], max = xs.length): T[] => [...new Set(Array.from({ length: int(0, max) }, () => pick(xs)))];
-  return { next, int, pick, some, chance: (p: number) => next() < p };
+  const r = createSeededRandom(seed);
+  return { ...r, some: <T>(xs: readonly T[], max = xs.length): T[] => r.sample(xs, r.int(0, Math.min(max, xs.length))) };
 }
 type Random = ReturnType<typeof random>;
 
