@@ -5,12 +5,16 @@ import { AUDIT_STREAM } from '../persistence/audit-stream.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 /**
- * Registers the worker queues as gauges read at scrape time: durable timers due and leased, header-use audit records
- * waiting in the Redis stream, import jobs not finished, e-mail waiting to be sent. Each read is one indexed count or
+ * Registers the worker queues and the PostgreSQL pool as gauges read at scrape time: pool connections (all, idle,
+ * waiters), durable timers due and leased, header-use audit records waiting in the Redis stream, import jobs not
+ * finished, e-mail waiting to be sent. Each read is one indexed count or
  * one Redis command; a store that is down reports -1 instead of failing the scrape.
  */
-export function registerQueueGauges(metrics: ServiceMetrics, deps: { db: Pick<Database, 'query'>; redis: Redis; clock: () => Date }): void {
+export function registerQueueGauges(metrics: ServiceMetrics, deps: { db: Pick<Database, 'query' | 'pool'>; redis: Redis; clock: () => Date }): void {
   const count = async (sql: string) => Number((await deps.db.query(sql)).rows[0]?.n ?? 0);
+  metrics.gaugeOnScrape('pg_pool_connections', 'PostgreSQL connections the pool holds (idle and in use).', () => deps.db.pool.totalCount);
+  metrics.gaugeOnScrape('pg_pool_idle', 'PostgreSQL connections idle in the pool.', () => deps.db.pool.idleCount);
+  metrics.gaugeOnScrape('pg_pool_waiting', 'Queries and transactions waiting for a PostgreSQL connection.', () => deps.db.pool.waitingCount);
   metrics.gaugeOnScrape('timers_due', 'Durable timers whose due time has passed and that no worker has claimed yet.', () => deps.redis.zCount(TIMER_KEYS.due, '-inf', deps.clock().getTime()));
   metrics.gaugeOnScrape('timers_leased', 'Durable timers claimed by a worker and not yet done.', () => deps.redis.zCard(TIMER_KEYS.leased));
   metrics.gaugeOnScrape('audit_stream_pending', 'Audit records of calls made with Service-Organization-Id waiting in Redis to be written to PostgreSQL.', () => deps.redis.xLen(AUDIT_STREAM.key));

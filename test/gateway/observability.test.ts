@@ -75,7 +75,7 @@ test('GET /metrics answers Prometheus text: request histogram by route template 
   t.regex(text, /http_request_duration_seconds_count\{method="GET",route="\/api\/v2\/organizations\/:id",status="200"\} [1-9]/);
   t.regex(text, /errors_total\{code="VALIDATION_ERROR"\} [1-9]/);
   t.regex(text, /process_cpu_seconds_total/);
-  for (const gauge of ['timers_due', 'timers_leased', 'audit_stream_pending', 'import_jobs_pending', 'email_outbox_pending', 'pg_pool_wait_seconds_count', 'redis_duration_seconds_count\\{op="ratelimit"\\}']) t.regex(text, new RegExp(`^${gauge} \\d+`, 'm'), gauge);
+  for (const gauge of ['pg_pool_connections', 'pg_pool_idle', 'pg_pool_waiting', 'timers_due', 'timers_leased', 'audit_stream_pending', 'import_jobs_pending', 'email_outbox_pending', 'pg_pool_wait_seconds_count', 'redis_duration_seconds_count\\{op="ratelimit"\\}']) t.regex(text, new RegExp(`^${gauge} \\d+`, 'm'), gauge);
   t.false(text.includes(o.org.id), 'no organization id in any label');
 });
 
