@@ -11,7 +11,7 @@ import { newId } from '../../persistence/new-id.js';
  *      `pg_advisory_xact_lock(hashtext('claim:' || providerId))`, several in ascending order of that number
  *      (lockProviderClaims; only a hold that ends its resolution's lapsed hold on another provider takes two);
  *   3. then claim rows (claims ended, each only while still active) and inserts (claims, bookings, events, e-mail);
- *   4. the audit event last (it may lock the organization's audit chain head; nothing is locked after it).
+ *   4. the audit event last (a plain insert since migration 0007: it takes no lock of its own).
  * Why no wait-for cycle can form:
  *   - every write to a provider's slot_claims rows holds that provider's claim lock (2 before 3), so the exclusion
  *     check of a claim insert never meets another transaction's uncommitted row: it answers 23P01 at once and never
@@ -23,8 +23,7 @@ import { newId } from '../../persistence/new-id.js';
  *     only on another confirm of that resolution at its booking insert, a hold only on a writer of that resolution's
  *     active hold; neither waits on anything the waiter holds (a confirm never inserts an active hold, a hold never
  *     inserts a booking, and both are past their lock acquisition);
- *   - the audit event is written last, so a lock it may take (an audit chain head) is held by a transaction that
- *     waits for nothing more.
+ *   - the audit event is written last and takes no lock (the hash chain is linked after commit by the sequencer).
  * Holds are read without a row lock; release and expiry end one under the claim lock only while it is still active
  * and decide again otherwise. The confirmation link changes only its booking row (step 1) and its audit event: it
  * touches no claim and needs no claim lock. A deadlock or serialization failure that still happens is re-run by
