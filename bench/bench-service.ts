@@ -31,6 +31,8 @@ export function benchServiceEnv(): Record<string, string> {
   return {
     RATE_LIMIT_PER_MINUTE: '100000000',
     RESOLUTION_TTL_SECONDS: '3600',
+    // The webhook scenarios deliver to receivers on 127.0.0.1.
+    WEBHOOK_ALLOW_INSECURE_URLS: '1',
     LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'silent',
   };
 }

@@ -21,6 +21,7 @@ import { stopOnSignal } from './stop-on-signal.js';
 import { createSeededRandom } from '../test/helpers/seeded-random.js';
 import { seedOrganization } from './seed-organization.js';
 import { benchV1Create } from './v1-create-bench.js';
+import { benchWebhooks } from './webhook-bench.js';
 import { ms, sec } from './report-table.js';
 import { runClosedLoop } from './closed-loop.js';
 
@@ -165,6 +166,7 @@ async function main() {
   log('contention: 200 resolutions of one slot, then 200 confirms at once');
   const contention = await run(benchContention({ id: 'contention.platform.c200', label: '200 concurrent confirms on one slot, platform+header', api: platform, providerId: seed.contention.providerId, serviceId: seed.contention.serviceId, firstDate, count: 200 }, ctx));
   note('other', tally.take());
+  const webhooks = await benchWebhooks({ url: seeded.url, platformKey, databaseUrl: stores.databaseUrl, raw, log });
   const rssPeak10k = Math.max(...scenarios.flatMap((s) => s.resources.serviceRssPeakMb));
 
   let large: Record<string, unknown> | undefined;
@@ -225,6 +227,7 @@ async function main() {
   rows.push(
     measurementRow(raw, 'contention', contention, 'answers'),
     ['', `  ${cn.wins} winner(s), ${cn.conflicts} x 409`, `all answered in ${ms(contention.elapsedMs)}`, `409: ${ms(Number(cn.conflictP50))} / ${ms(Number(cn.conflictP99))}`, vsRaw(raw, contention.perSecond, contention.concurrency), '', '', '', `winner ${ms(Number(cn.winnerMs))}; ${cn.sameSlot}/${cn.resolutions} resolutions offered ${cn.slot}; bookings at that slot read back: ${cn.bookingsAtSlot}`],
+    ...webhooks.rows,
     ...largeRows,
   );
 
@@ -238,6 +241,8 @@ async function main() {
   console.log(`raw@8 measured again at the end of the run: ${rawEnd.byClients.get(8)!.perSecond.toFixed(0)}/s (ratios use the ${raw.byClients.get(8)!.perSecond.toFixed(0)}/s of the start)`);
   console.log('');
   for (const t of targets) console.log(`${t.met ? 'met   ' : 'MISSED'}  ${t.target}: ${t.measured}`);
+  console.log(`${webhooks.throughput.perSecond >= 500 ? 'met   ' : 'MISSED'}  webhook delivery >= 500 events/s with the service answering reads: ${webhooks.throughput.perSecond.toFixed(0)}/s`);
+  console.log(`${webhooks.fairness.p99Ms < 1000 ? 'met   ' : 'MISSED'}  another organization's webhook latency p99 < 1 s while one receiver hangs: ${webhooks.fairness.p99Ms.toFixed(0)} ms`);
   const outside = Object.entries(phases).filter(([, c]) => Object.keys(c.serverErrors).length > 0);
   for (const [name, c] of outside) console.log(`5xx in ${name}: ${JSON.stringify(c.serverErrors)} ${c.serverErrorSamples.join(' | ')}`);
   console.log('');
@@ -249,7 +254,7 @@ async function main() {
     raw: [...raw.byClients.values()], rawAtEnd: [...rawEnd.byClients.values()],
     startup: { postgresStartMs: stores.postgresStartMs, redisStartMs: stores.redisStartMs, emptyStartMs: emptyStart.startMs, emptyReportedReadyMs: emptyStart.reportedReadyMs, seededStartMs: seeded.startMs, seededReportedReadyMs: seeded.reportedReadyMs, firstResolution: cold },
     seeding: { import: { ...imp, providerIds: undefined }, servicesMs: seed.servicesMs, schedulesMs: seed.schedulesMs, bookingsMs: seed.bookingsMs, bookingsMade: seed.bookingsMade },
-    scenarios, v1: v1.skipped ? v1 : { skipped: false }, large, targets, statusesByPhase: phases,
+    scenarios, v1: v1.skipped ? v1 : { skipped: false }, webhooks: { throughput: webhooks.throughput, fairness: webhooks.fairness }, large, targets, statusesByPhase: phases,
   }, startedAt);
   console.log(`raw results: ${file}`);
 }

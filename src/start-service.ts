@@ -27,6 +27,7 @@ import { createAuditWorkers, type AuditWorkers } from './workers/create-audit-wo
 import { createLogger, type ServiceLogger } from './observability/create-logger.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
 import { registerQueueGauges } from './observability/queue-gauges.js';
+import type { WebhookLookup } from './application/webhooks/webhook-target.js';
 
 const VERSION = '0.1.0';
 
@@ -52,6 +53,8 @@ export interface StartOptions {
   log?: (msg: string, extra?: Record<string, unknown>) => void;
   /** The structured logger (default: pino at the configured LOG_LEVEL, on stdout). */
   logger?: ServiceLogger;
+  /** DNS resolution of webhook hosts (default dns.lookup); every connection's addresses are still checked. */
+  webhookLookup?: WebhookLookup;
 }
 
 /**
@@ -82,7 +85,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const redis: Redis = await createRedis(redisUrl);
     cleanups.push(async () => { await redis.close().catch(() => redis.destroy()); });
 
-    const deps = createResolutionDeps({ db, redis, clock, config, metrics });
+    const deps = createResolutionDeps({ db, redis, clock, config, metrics, ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}) });
     registerQueueGauges(metrics, { db, redis, clock });
     const auditStream = createAuditStream({ redis });
     const audit = createAuditWorkers({ db, stream: auditStream, log });

@@ -15,7 +15,11 @@ export interface Credentials {
  * Key and organization lookups go through the credential cache (no PostgreSQL round trip per request).
  */
 export function createAuthenticator(deps: { credentials: CredentialCache; clock: () => Date }) {
-  return async function authenticate(creds: Credentials): Promise<Caller> {
+  /**
+   * `onValidKey` runs once the key is known valid, before the organization is resolved: the rate limit counts every
+   * call made with a valid key, those then refused for their Service-Organization-Id included (CONTRACT part 1).
+   */
+  return async function authenticate(creds: Credentials, onValidKey?: (keyId: string) => Promise<void>): Promise<Caller> {
     const match = /^Bearer\s+(\S+)$/i.exec(creds.authorization?.trim() ?? '');
     const key = match?.[1];
     if (!key || !isWellFormedApiKey(key)) throw new ServiceError('UNAUTHENTICATED', 'Authorization must be `Bearer <API key>` with a service_live_ or service_test_ key.');
@@ -24,6 +28,7 @@ export function createAuthenticator(deps: { credentials: CredentialCache; clock:
     if (!row || !sameKeyHash(row.key_hash, hash)) throw new ServiceError('UNAUTHENTICATED', 'The API key is not valid.');
     if (row.revoked_at) throw new ServiceError('UNAUTHENTICATED', 'The API key was revoked.');
     if (row.expires_at && row.expires_at.getTime() <= deps.clock().getTime()) throw new ServiceError('UNAUTHENTICATED', 'The API key has expired.');
+    await onValidKey?.(row.id);
     const isPlatformKey = row.type.startsWith('platform_');
     const header = creds.organizationHeader?.trim() || undefined;
     let organizationId = row.organization_id;

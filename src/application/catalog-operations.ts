@@ -80,10 +80,11 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListEventTypesQuery, input.query);
         await checkProvider(caller, q.providerId);
+        const limit = q.limit ?? 50;
         const filter = { organizationId: caller.organizationId, providerId: q.providerId };
         const total = await countServices(deps.db, filter);
-        const rows = await listServiceRows(deps.db, filter, { limit: q.limit ?? 100 });
-        return { eventTypes: rows.map((r) => toEventTypeV1(toServiceView(r))), total };
+        const rows = await listServiceRows(deps.db, filter, { after: decodeCursor(q.cursor), limit: limit + 1 });
+        return { ...page(rows.map((r) => toEventTypeV1(toServiceView(r))), limit, (e) => e.id), total };
       },
     },
   };

@@ -13,6 +13,8 @@ import { createRankingPolicyOperations } from './ranking-policy-operations.js';
 import { createCareOperations } from './care-operations.js';
 import { createAnalyticsOperations } from './analytics-operations.js';
 import { createBookingOperations } from './booking-operations.js';
+import { createGatewayOperations } from './gateway-operations.js';
+import { createWebhookOperations } from './webhook-operations.js';
 
 /** Every operation of the internal API, grouped by gRPC service. */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
@@ -29,5 +31,7 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     CareService: createCareOperations(deps),
     AnalyticsService: createAnalyticsOperations(deps),
     BookingService: createBookingOperations(deps),
+    GatewayService: createGatewayOperations(),
+    WebhookService: createWebhookOperations(deps),
   };
 }

@@ -3,6 +3,7 @@ import { issuesToDetails } from '../contract/parse-input.js';
 import { appendAudit } from '../persistence/audit-log.js';
 import type { Database, Queryable } from '../persistence/database.js';
 import { storeEvent } from '../persistence/event-outbox.js';
+import { outboxEvent, providerImportCompletedData } from './event-data.js';
 import { emptyImportSummary, toProviderImport } from '../persistence/provider-import-repository.js';
 import { toProviderView, type ProviderView } from '../persistence/provider-repository.js';
 import { newProviderState, patchProviderState } from './provider-changes.js';
@@ -106,7 +107,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
       `UPDATE provider_imports SET status = 'completed', summary = $2, errors = $3, rows = $4, processed = $5, completed_at = $6 WHERE id = $1 RETURNING *`,
       [job.id, JSON.stringify(summary), JSON.stringify(errors), JSON.stringify(rows), payload.length, now],
     );
-    await storeEvent(tx, { platformId: job.platform_id, organizationId: job.organization_id, type: 'provider_import.completed', mode: job.key_mode, createdAt: now, data: { importId: job.id, dryRun: job.dry_run, summary } });
+    await storeEvent(tx, outboxEvent('provider_import.completed', providerImportCompletedData(job.id, summary), { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, createdAt: now }));
     await appendAudit(tx, { ...auditCtx, actor: { type: 'system' }, action: 'provider_import.complete', resourceType: 'provider_import', resourceId: job.id, before: null, after: toProviderImport(r.rows[0]).summary, timestamp: now });
   };
   try {

@@ -1,5 +1,6 @@
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
 import { storeEvent } from '../persistence/event-outbox.js';
+import { outboxEvent, professionalEventData } from './event-data.js';
 import { newId } from '../persistence/new-id.js';
 import type { Queryable } from '../persistence/database.js';
 import { insertProviderRow, toProviderView, updateProviderRow, type ProviderView } from '../persistence/provider-repository.js';
@@ -33,7 +34,7 @@ export async function createProviderRecord(tx: Queryable, ctx: WriteContext, sta
   if (!row) return undefined;
   const view = toProviderView(row);
   await graphChanged(tx, ctx);
-  await storeEvent(tx, { platformId: ctx.platformId, organizationId: ctx.organizationId, type: 'professional.created', mode: ctx.mode, createdAt: ctx.now, data: { providerId: view.id, externalId: view.externalId, profileVersion: view.profileVersion } });
+  await storeEvent(tx, outboxEvent('professional.created', professionalEventData(view), { platformId: ctx.platformId, organizationId: ctx.organizationId, mode: ctx.mode, createdAt: ctx.now }));
   return view;
 }
 
@@ -45,6 +46,6 @@ export async function updateProviderRecord(tx: Queryable, ctx: WriteContext, cur
   if (!providerStateChanged(cur, next)) return { view: cur, changed: false };
   const view = toProviderView(await updateProviderRow(tx, cur.id, { ...next, now: ctx.now }));
   await graphChanged(tx, ctx);
-  await storeEvent(tx, { platformId: ctx.platformId, organizationId: ctx.organizationId, type: 'professional.updated', mode: ctx.mode, createdAt: ctx.now, data: { providerId: view.id, externalId: view.externalId, profileVersion: view.profileVersion } });
+  await storeEvent(tx, outboxEvent('professional.updated', professionalEventData(view), { platformId: ctx.platformId, organizationId: ctx.organizationId, mode: ctx.mode, createdAt: ctx.now }));
   return { view, changed: true };
 }

@@ -12,6 +12,7 @@ import { correlationIdOf } from './correlation-id.js';
 import { v1ErrorBody, v2ErrorBody } from './error-envelope.js';
 import type { GrpcClients } from './grpc-clients.js';
 import { readJsonBody } from './read-json-body.js';
+import { refuseThroughApi } from './refuse-through-api.js';
 
 /** Dependencies of the REST gateway. */
 export interface GatewayDeps {
@@ -74,8 +75,15 @@ export function createGateway(deps: GatewayDeps): Koa {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ServiceError('ROUTE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
     } catch (err) {
-      const headers = err instanceof RpcFailure ? err.headers : {};
-      const se = err instanceof RpcFailure ? err.error : err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+      let headers = err instanceof RpcFailure ? err.headers : {};
+      let se = err instanceof RpcFailure ? err.error : err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+      // A refusal of the gateway's own (no route, malformed JSON, body over 1 MB) to an API request with credentials
+      // goes through the internal API, which authenticates and counts it like any call and answers the RateLimit state.
+      if (err instanceof ServiceError && se.status < 500 && ctx.path.startsWith('/api/') && ctx.get('authorization')) {
+        const credentials: Record<string, string> = { authorization: ctx.get('authorization') };
+        if (ctx.get('service-organization-id')) credentials['service-organization-id'] = ctx.get('service-organization-id');
+        ({ error: se, headers } = await refuseThroughApi(deps.clients.GatewayService, se, credentials, { requestId, deadlineMs: deps.rpcDeadlineMs ?? 30_000 }));
+      }
       failure = { code: se.code, error: se.status >= 500 ? (err instanceof RpcFailure ? err.error.cause ?? err : err) : undefined };
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       if (se.retryAfter !== undefined) ctx.set('Retry-After', String(se.retryAfter));

@@ -120,12 +120,15 @@ async function handleCall(
     if (spec.auth === 'none') {
       caller = undefined;
     } else {
-      caller = await deps.authenticate({ authorization: mdString(md, 'authorization'), organizationHeader: mdString(md, 'service-organization-id'), requestId });
-      const rl = await deps.rateLimit(caller.keyId);
-      trailers.set('rest-header-ratelimit-limit', String(rl.limit));
-      trailers.set('rest-header-ratelimit-remaining', String(rl.remaining));
-      trailers.set('rest-header-ratelimit-reset', String(rl.reset));
-      if (!rl.allowed) throw new ServiceError('RATE_LIMITED', `Rate limit of ${rl.limit} requests per minute exceeded.`, { retryAfter: rl.reset });
+      // The key is counted as soon as it is known valid, so every answer after that (a refused organization header
+      // included) carries the RateLimit state in its trailers, errors too.
+      caller = await deps.authenticate({ authorization: mdString(md, 'authorization'), organizationHeader: mdString(md, 'service-organization-id'), requestId }, async (keyId) => {
+        const rl = await deps.rateLimit(keyId);
+        trailers.set('rest-header-ratelimit-limit', String(rl.limit));
+        trailers.set('rest-header-ratelimit-remaining', String(rl.remaining));
+        trailers.set('rest-header-ratelimit-reset', String(rl.reset));
+        if (!rl.allowed) throw new ServiceError('RATE_LIMITED', `Rate limit of ${rl.limit} requests per minute exceeded.`, { retryAfter: rl.reset });
+      });
     }
     if (undecodable !== undefined) throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${undecodable}`, { field: 'body', details: [{ field: 'body', code: 'UNDECODABLE', message: 'could not be decoded as the method\'s request message or as JSON' }] });
     const out = await spec.handler(caller ?? anonymousCaller(requestId), input);

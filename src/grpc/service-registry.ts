@@ -11,6 +11,8 @@ import { RankingPolicyServiceClient, RankingPolicyServiceService } from '../gen/
 import { CareServiceClient, CareServiceService } from '../gen/scheduling/v1/care_service.js';
 import { BookingServiceClient, BookingServiceService } from '../gen/scheduling/v1/booking_service.js';
 import { AnalyticsServiceClient, AnalyticsServiceService } from '../gen/scheduling/v1/analytics_service.js';
+import { GatewayServiceClient, GatewayServiceService } from '../gen/scheduling/v1/gateway_service.js';
+import { WebhookServiceClient, WebhookServiceService } from '../gen/scheduling/v1/webhook_service.js';
 
 /** A generic grpc-js client constructor. */
 type ClientCtor = new (address: string, credentials: import('@grpc/grpc-js').ChannelCredentials, options?: object) => import('@grpc/grpc-js').Client;
@@ -29,6 +31,8 @@ export const GRPC_SERVICES = {
   CareService: { definition: CareServiceService as unknown as ServiceDefinition, Client: CareServiceClient as unknown as ClientCtor },
   BookingService: { definition: BookingServiceService as unknown as ServiceDefinition, Client: BookingServiceClient as unknown as ClientCtor },
   AnalyticsService: { definition: AnalyticsServiceService as unknown as ServiceDefinition, Client: AnalyticsServiceClient as unknown as ClientCtor },
+  GatewayService: { definition: GatewayServiceService as unknown as ServiceDefinition, Client: GatewayServiceClient as unknown as ClientCtor },
+  WebhookService: { definition: WebhookServiceService as unknown as ServiceDefinition, Client: WebhookServiceClient as unknown as ClientCtor },
 } as const;
 
 /** Name of a gRPC service of the internal API. */

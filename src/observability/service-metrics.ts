@@ -18,6 +18,8 @@ export interface ServiceMetrics {
   poolWait: Histogram;
   /** Redis round trips by operation: `ratelimit` (one per authenticated request), `ping` (the health probe, each second). */
   redisDuration: Histogram<'op'>;
+  /** Webhook delivery attempts by outcome: `delivered`, `failed` (a non-2xx answer), `error` (no answer, refused address). */
+  webhookAttempts: Counter<'outcome'>;
   /** Registers a gauge whose value is read when /metrics is scraped (e.g. a worker queue's length). */
   gaugeOnScrape(name: string, help: string, read: () => Promise<number> | number): void;
   /** The text exposition for GET /metrics. */
@@ -38,6 +40,7 @@ export function createServiceMetrics(): ServiceMetrics {
     resolutionPhase: new Histogram({ name: 'resolution_phase_seconds', help: 'Time per phase of POST /api/v2/resolutions.', labelNames: ['phase'], buckets: LATENCY_BUCKETS, registers }),
     poolWait: new Histogram({ name: 'pg_pool_wait_seconds', help: 'Time a transaction waited for a PostgreSQL connection.', buckets: LATENCY_BUCKETS, registers }),
     redisDuration: new Histogram({ name: 'redis_duration_seconds', help: 'Redis round trips of the instrumented paths, by operation.', labelNames: ['op'], buckets: LATENCY_BUCKETS, registers }),
+    webhookAttempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, failed: non-2xx, error: no answer).', labelNames: ['outcome'], registers }),
     gaugeOnScrape(name, help, read) {
       new Gauge({
         name, help, registers,

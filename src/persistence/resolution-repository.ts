@@ -95,7 +95,7 @@ export interface ResolutionRow {
 /** An event for the outbox (ids are assigned here). */
 export interface ResolutionEvent {
   type: string;
-  data: Record<string, unknown>;
+  data: object;
 }
 
 /** A provider routed to manual review, with why. */

@@ -4,6 +4,8 @@ import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handl
 import { createImportWorker } from './import-worker.js';
 import { createEmailWorker, createSmtpSender } from './email-worker.js';
 import type { AuditWorkers } from './create-audit-workers.js';
+import { createWebhookDispatcher } from './webhook-dispatcher.js';
+import { createWebhookSender } from './webhook-sender.js';
 
 /** A background worker loop. */
 export interface Worker {
@@ -13,10 +15,13 @@ export interface Worker {
 
 /**
  * Builds the background workers of this process: import jobs, durable timers, the audit drain and sequencer (when
- * given) and (with SMTP_URL) the e-mail outbox.
+ * given), the webhook dispatcher and sender, and (with SMTP_URL) the e-mail outbox.
  */
 export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, extra?: Record<string, unknown>) => void; timerHandlers?: TimerHandlers; timerIntervalMs?: number; audit?: AuditWorkers }): Worker {
+  const webhookSender = createWebhookSender(deps, { log: opts.log, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) });
   const workers: Worker[] = [
+    createWebhookDispatcher({ db: deps.db, clock: deps.clock, onPending: () => webhookSender.wake() }),
+    webhookSender,
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
     createTimerWorker({
       timers: deps.timers,

@@ -39,7 +39,10 @@ test('resolves eligible providers into ranked options with reasons, and excludes
   t.is(first.availabilityStatus, 'verified_available');
   t.deepEqual(first.matchedConstraints.map((m: any) => m.code).sort(), ['INSURANCE_MATCH', 'LANGUAGE_MATCH']);
   t.deepEqual(first.matchedConstraints.find((m: any) => m.code === 'INSURANCE_MATCH').required, ['uhc']);
+  // CONTRACT part 4: `actual` is all the provider's own normalized values for the field, `required` the request's.
+  t.like(first.matchedConstraints.find((m: any) => m.code === 'LANGUAGE_MATCH'), { field: 'languageCodes', required: ['es'], actual: ['es', 'en'] });
   t.true(typeof first.reason === 'string' && first.reason.includes('Dr. ana'));
+  t.true(first.reason.includes('speaks Spanish') && !first.reason.includes('English'), first.reason);
   t.like(r.body.summary, { providersScanned: 3, eligibleProviders: 2, providersWithVerifiedAvailability: 1 });
   t.deepEqual(r.body.exclusionSummary, { LANGUAGE_MISMATCH: 1, NO_VERIFIED_AVAILABILITY: 1 });
   t.is(r.headers.get('x-service-request-id'), r.body.requestId);
@@ -52,6 +55,7 @@ test('resolves eligible providers into ranked options with reasons, and excludes
   t.is(cands.status, 200);
   t.deepEqual(cands.body.summary, { total: 3, matched: 1, excluded: 2, unknown: 0 });
   t.is(cands.body.candidates[0].providerId, a.provider.id);
+  t.like(cands.body.candidates[0].matchedConstraints.find((m: any) => m.code === 'LANGUAGE_MATCH'), { required: ['es'], actual: ['es', 'en'] });
   const excluded = await o.api.get(`/api/v2/resolutions/${r.body.resolutionId}/candidates?exclusionCode=LANGUAGE_MISMATCH`);
   t.is(excluded.body.candidates.length, 1);
   t.like(excluded.body.candidates[0].exclusions[0], { code: 'LANGUAGE_MISMATCH', field: 'languageCodes', required: ['es'], actual: ['en'] });

@@ -168,6 +168,10 @@ test('bad queries and unknown ids are 400 / 404', async (t) => {
     ['/api/v2/services/svc_unknown', 404, 'SERVICE_NOT_FOUND', undefined],
     ['/api/v1/event-types?providerId=prv_unknown', 404, 'PROVIDER_NOT_FOUND', undefined],
     ['/api/v1/event-types?limit=-1', 400, 'VALIDATION_ERROR', undefined],
+    ['/api/v1/event-types?limit=abc', 400, 'VALIDATION_ERROR', undefined],
+    ['/api/v1/event-types?limit=0', 400, 'VALIDATION_ERROR', undefined],
+    ['/api/v1/event-types?limit=501', 400, 'VALIDATION_ERROR', undefined],
+    ['/api/v1/event-types?cursor=%25%25%25', 400, 'VALIDATION_ERROR', undefined],
   ];
   for (const [path, status, code, field] of cases) {
     const r = await c.get(path);
@@ -222,13 +226,36 @@ test('list pagination covers every service once; total counts all pages', async 
   t.deepEqual(seen, [...ids].sort());
 });
 
+test('v1 event-types pages with limit and cursor through every event type once', async (t) => {
+  const provider = await newProvider(orgA.id, 'v1-et-pages');
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) ids.push((await client(svc.url, keyA).post('/api/v2/services', { providerId: provider.id, title: `Kind ${i}`, duration: 20 + i })).body.id);
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const r: any = await client(svc.url, keyA).get(`/api/v1/event-types?providerId=${provider.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    t.is(r.status, 200);
+    t.deepEqual(Object.keys(r.body).sort(), ['data', 'hasMore', 'nextCursor', 'total']);
+    t.is(r.body.total, 5);
+    t.true(r.body.data.length <= 2);
+    for (const e of r.body.data) t.deepEqual(Object.keys(e).sort(), ['currency', 'id', 'length', 'modality', 'price', 'providerId', 'slug', 'title']);
+    seen.push(...r.body.data.map((e: any) => e.id));
+    t.is(r.body.hasMore, r.body.nextCursor !== null);
+    cursor = r.body.nextCursor;
+    pages++;
+  } while (cursor && pages < 10);
+  t.is(pages, 3);
+  t.deepEqual(seen, [...ids].sort());
+});
+
 test('v1 event-types shows services under v1 names with Deprecation and Link headers; v1 errors use the short envelope', async (t) => {
   const provider = await newProvider(orgA.id, 'v1-et');
   const s = (await client(svc.url, keyA).post('/api/v2/services', { providerId: provider.id, title: 'Quick Check-in', duration: 15, price: 2500, currency: 'USD', modality: 'both' })).body;
   const r = await client(svc.url, keyA).get(`/api/v1/event-types?providerId=${provider.id}`);
   t.is(r.status, 200);
   t.is(r.headers.get('deprecation'), 'false');
-  t.deepEqual(r.body, { eventTypes: [{ id: s.id, providerId: provider.id, slug: 'quick-check-in', title: 'Quick Check-in', length: 15, price: 2500, currency: 'USD', modality: 'both' }], total: 1 });
+  t.deepEqual(r.body, { data: [{ id: s.id, providerId: provider.id, slug: 'quick-check-in', title: 'Quick Check-in', length: 15, price: 2500, currency: 'USD', modality: 'both' }], total: 1, hasMore: false, nextCursor: null });
   const err = await client(svc.url, keyA).get(`/api/v1/event-types?providerId=${providerB.id}`);
   t.is(err.status, 403);
   t.deepEqual(Object.keys(err.body.error).sort(), ['code', 'message', 'status']);

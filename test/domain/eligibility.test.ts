@@ -72,23 +72,45 @@ test('a provider meeting every constraint is matched with every constraint liste
     ['PROFESSION_MATCH', 'SPECIALTY_MATCH', 'AGE_GROUP_MATCH', 'MODALITY_MATCH', 'SERVICE_REGION_MATCH', 'LICENSE_REGION_MATCH', 'INSURANCE_MATCH', 'LANGUAGE_MATCH', 'ACCEPTS_NEW_CLIENTS_MATCH'],
   );
   const language = r.matchedConstraints.find((m) => m.code === 'LANGUAGE_MATCH');
-  t.deepEqual(language, { code: 'LANGUAGE_MATCH', field: 'languageCodes', status: 'matched', required: ['es'], actual: ['es'], sourceStatus: 'self_reported' });
+  t.deepEqual(language, { code: 'LANGUAGE_MATCH', field: 'languageCodes', status: 'matched', required: ['es'], actual: ['en', 'es'], sourceStatus: 'self_reported', met: ['es'] });
   t.like(r.matchedConstraints.find((m) => m.code === 'ACCEPTS_NEW_CLIENTS_MATCH'), { field: 'acceptsNewClients', required: [true], actual: [true] });
-  t.like(r.matchedConstraints.find((m) => m.code === 'LICENSE_REGION_MATCH'), { field: 'licenseRegionCodes', sourceStatus: 'verified', required: ['US-CA'] });
+  t.like(r.matchedConstraints.find((m) => m.code === 'LICENSE_REGION_MATCH'), { field: 'licenseRegionCodes', sourceStatus: 'verified', required: ['US-CA'], actual: ['US-CA'] });
   t.like(r.matchedConstraints.find((m) => m.code === 'PROFESSION_MATCH'), { field: 'professionCodes', actual: ['psychologist'] });
-  t.like(r.matchedConstraints.find((m) => m.code === 'INSURANCE_MATCH'), { field: 'insurancePlanCodes', required: ['uhc'], actual: ['uhc'] });
+  t.like(r.matchedConstraints.find((m) => m.code === 'INSURANCE_MATCH'), { field: 'insurancePlanCodes', required: ['uhc'], actual: ['uhc', 'self_pay'] });
   t.deepEqual(r.warnings, []);
 });
 
-test('a match reports the provider values that met the constraint', (t) => {
-  const r = evaluate({ languageCodes: ['en', 'fr', 'es'], serviceRegionCodes: ['US'] }, { languageCodes: ['es', 'fr'], serviceRegionCodes: ['US-CA'] });
-  t.like(r.matchedConstraints[0], { code: 'SERVICE_REGION_MATCH', required: ['US-CA'], actual: ['US'] });
-  t.like(r.matchedConstraints[1], { code: 'LANGUAGE_MATCH', required: ['es', 'fr'], actual: ['fr', 'es'] });
+// CONTRACT part 4: `actual` is all of the provider's own normalized values for the field, `required` the request's.
+const matchedActual: [code: string, patch: Partial<Provider>, request: EligibilityRequest, required: string[], actual: string[]][] = [
+  ['LANGUAGE_MATCH', { languageCodes: ['es', 'en'] }, { languageCodes: ['es'] }, ['es'], ['es', 'en']],
+  ['LANGUAGE_MATCH', { languageCodes: ['en', 'fr', 'es'] }, { languageCodes: ['es', 'fr'] }, ['es', 'fr'], ['en', 'fr', 'es']],
+  ['MODALITY_MATCH', { modalityCodes: ['virtual', 'in_person'] }, { modalityCodes: ['virtual'] }, ['virtual'], ['virtual', 'in_person']],
+  ['INSURANCE_MATCH', { insurancePlanCodes: ['uhc', 'self_pay', 'bcbs'] }, { insurancePlanCodes: ['bcbs'] }, ['bcbs'], ['uhc', 'self_pay', 'bcbs']],
+  ['SPECIALTY_MATCH', { specialtyCodes: ['anxiety', 'depression'] }, { specialtyCodes: ['depression'] }, ['depression'], ['anxiety', 'depression']],
+  ['PROFESSION_MATCH', { professionCode: 'psychologist' }, { professionCodes: ['psychologist', 'therapist'] }, ['psychologist', 'therapist'], ['psychologist']],
+  ['AGE_GROUP_MATCH', { ageGroupCodes: ['adult', 'senior'] }, { ageGroupCodes: ['senior'] }, ['senior'], ['adult', 'senior']],
+  ['SERVICE_REGION_MATCH', { serviceRegionCodes: ['US', 'CA-ON'] }, { serviceRegionCodes: ['US-CA'] }, ['US-CA'], ['US', 'CA-ON']],
+  ['ACCEPTS_NEW_CLIENTS_MATCH', { acceptsNewClients: true }, { acceptsNewClients: true }, [true as never], [true as never]],
+];
+
+for (const [code, patch, request, required, actual] of matchedActual) {
+  test(`${code}: actual lists all the provider's values (${actual.join(', ')}), required the request's`, (t) => {
+    const r = evaluate(patch, request);
+    t.is(r.status, 'matched');
+    const m = r.matchedConstraints.find((c) => c.code === code);
+    t.deepEqual(m?.required, required);
+    t.deepEqual(m?.actual, actual);
+  });
+}
+
+test('LICENSE_REGION_MATCH: actual lists the regions of all the provider\'s license records, valid or not', (t) => {
   const licensed = evaluate(
     { licenseRecords: [license(), license({ regionCode: 'US-NY' }), license({ regionCode: 'US-OR', status: 'revoked' })] },
-    { licenseRegionCodes: ['US-OR', 'US-NY', 'US-CA'] },
+    { licenseRegionCodes: ['US-OR', 'US-NY'] },
   );
-  t.like(licensed.matchedConstraints[0], { code: 'LICENSE_REGION_MATCH', actual: ['US-NY', 'US-CA'], sourceStatus: 'verified' });
+  t.like(licensed.matchedConstraints[0], { code: 'LICENSE_REGION_MATCH', required: ['US-OR', 'US-NY'], actual: ['US-CA', 'US-NY', 'US-OR'], sourceStatus: 'verified' });
+  // Only the valid record met it: that is what the option's reason names.
+  t.deepEqual(licensed.matchedConstraints[0]?.met, ['US-NY']);
 });
 
 test('verdicts shared between providers are frozen', (t) => {

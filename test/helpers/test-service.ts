@@ -6,6 +6,7 @@ import { startService, type RunningService } from '../../src/start-service.js';
 import { createTestClock, type TestClock } from './test-clock.js';
 import { createTestDatabase } from './test-database.js';
 import type { ServiceLogger } from '../../src/observability/create-logger.js';
+import type { WebhookLookup } from '../../src/application/webhooks/webhook-target.js';
 
 /** Private stores for one test file: a fresh database and a private redis-server (or TEST_REDIS_URL). */
 export interface TestStores {
@@ -44,7 +45,7 @@ export interface TestService {
 }
 
 /** Starts a whole service (all roles, ephemeral ports) on private stores, with a test clock. */
-export async function startTestService(opts: { env?: Record<string, string>; stores?: TestStores; clock?: TestClock; platformKey?: string; logger?: ServiceLogger } = {}): Promise<TestService> {
+export async function startTestService(opts: { env?: Record<string, string>; stores?: TestStores; clock?: TestClock; platformKey?: string; logger?: ServiceLogger; webhookLookup?: WebhookLookup } = {}): Promise<TestService> {
   const stores = opts.stores ?? (await startTestStores());
   const platformKey = opts.platformKey ?? `service_test_${randomBytes(24).toString('base64url')}`;
   const config = loadConfig({
@@ -53,7 +54,7 @@ export async function startTestService(opts: { env?: Record<string, string>; sto
     DATA_DIR: process.env.TEST_DATA_DIR ?? '/tmp', ...opts.env,
   });
   const clock = opts.clock ?? createTestClock();
-  const service = await startService(config, { clock, log: () => undefined, ...(opts.logger ? { logger: opts.logger } : {}) });
+  const service = await startService(config, { clock, log: () => undefined, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}) });
   return {
     url: `http://127.0.0.1:${service.httpPort}`,
     grpcTarget: `127.0.0.1:${service.grpcPort}`,

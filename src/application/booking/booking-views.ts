@@ -57,8 +57,3 @@ export function toBookingV1Detail(b: BookingRow, publicBaseUrl: string) {
     rescheduledTo: b.rescheduled_to,
   };
 }
-
-/** The data of `booking.*` events (SPEC part 6 plus CONTRACT part 6). */
-export function bookingEventData(b: BookingRow, extra: Record<string, unknown> = {}) {
-  return { bookingId: b.id, resolutionId: b.resolution_id, providerId: b.provider_id, slot: { start: b.start_at.toISOString(), end: b.end_at.toISOString(), timezone: b.timezone }, status: b.status, ...extra };
-}

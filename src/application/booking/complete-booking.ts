@@ -2,7 +2,7 @@ import { findBooking, updateBookingStatus, type BookingRow } from '../../persist
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingStep } from './booking-state.js';
-import { bookingEventData } from './booking-views.js';
+import { bookingEventData, outboxEvent } from '../event-data.js';
 import { endClaimLocked } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
@@ -22,7 +22,7 @@ export async function completeBooking(deps: ResolutionDeps, bookingId: string): 
     const step = bookingStep(row, event);
     if (!step.changed || step.value !== 'completed') return undefined;
     const after = await updateBookingStatus(tx, bookingId, { status: 'completed', now });
-    await storeEvent(tx, { platformId: row.platform_id, organizationId: row.organization_id, type: 'booking.completed', mode: row.mode, createdAt: now, data: bookingEventData(after, { completedAt: row.end_at.toISOString() }) });
+    await storeEvent(tx, outboxEvent('booking.completed', bookingEventData(after), { platformId: row.platform_id, organizationId: row.organization_id, mode: row.mode, createdAt: now }));
     await endClaimLocked(tx, {
       providerId: row.provider_id, refId: bookingId, reason: 'completed', now,
       audit: {

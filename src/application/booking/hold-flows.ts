@@ -10,6 +10,7 @@ import type { ResolutionRecord } from '../resolution/resolution-record.js';
 import { claimError, claimLockKey, claimLockSql, endLapsedHolds, liveOverlapSql, lockProviderClaims, slotUnavailable } from './slot-claims.js';
 import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEntry } from '../../persistence/audit-log.js';
 import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
+import { optionHeldData, optionReleasedData, type OptionReleasedData } from '../event-data.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
 import { holdStep, toHoldView, type HoldRow } from './hold-state.js';
 
@@ -81,7 +82,7 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
   const claim = { providerId: option.providerId, start: new Date(option.claimStart), end: new Date(option.claimEnd), resolutionId, now };
   const audit = auditInsertParams(callerAuditEntry(caller, now, { action: 'hold.create', resourceType: 'hold', resourceId: holdId, after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() } }));
-  const event = { resolutionId, optionId, holdId, expiresAt: expiresAt.toISOString(), reason: 'held' };
+  const event = optionHeldData({ resolutionId, optionId, holdId, expiresAt });
   // One autocommit statement: a booked resolution, a live hold of the resolution or a live overlapping claim answers
   // at once without the claim lock (losers do not queue); otherwise the lock, the claim, its event and its audit entry.
   // A hold past its lifetime in the way (its timer is late) sends the claim to the slow path below (rare).
@@ -146,7 +147,7 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
  * its audit entry, in one autocommit statement. `expired` ends it at its expiry time. Answers the ended row, or
  * undefined when the hold was no longer active (another request or the timer ended it first).
  */
-async function endHold(db: Queryable, hold: HoldRow, p: { reason: 'released' | 'expired'; now: Date; event: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: Record<string, unknown> }; audit?: AuditEntry }): Promise<HoldRow | undefined> {
+async function endHold(db: Queryable, hold: HoldRow, p: { reason: 'released' | 'expired'; now: Date; event: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: OptionReleasedData }; audit?: AuditEntry }): Promise<HoldRow | undefined> {
   const audit = p.audit ? auditInsertParams(p.audit) : undefined;
   const r = await db.query({
     name: audit ? 'end-hold-audited' : 'end-hold',
@@ -194,12 +195,12 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
     const event = { platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode };
     if (step.value === 'released' && step.changed) {
       const ended = await endHold(deps.db, hold, {
-        reason: 'released', now, event: { ...event, data: { resolutionId, optionId, holdId: hold.ref_id, releasedAt: now.toISOString(), reason: 'released' } },
+        reason: 'released', now, event: { ...event, data: optionReleasedData({ resolutionId, optionId, holdId: hold.ref_id, releasedAt: now, reason: 'released' }) },
         audit: callerAuditEntry(caller, now, { action: 'hold.release', resourceType: 'hold', resourceId: hold.ref_id, before: { status: 'active' }, after: { status: 'released' } }),
       });
       if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
     } else if (step.value === 'expired' && hold.active) {
-      const ended = await endHold(deps.db, hold, { reason: 'expired', now, event: { ...event, data: { resolutionId, optionId, holdId: hold.ref_id, releasedAt: hold.expires_at.toISOString(), reason: 'expired' } } });
+      const ended = await endHold(deps.db, hold, { reason: 'expired', now, event: { ...event, data: optionReleasedData({ resolutionId, optionId, holdId: hold.ref_id, releasedAt: hold.expires_at, reason: 'expired' }) } });
       if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
     } else {
       outcome = { value: step.value, changed: step.changed, hold };
@@ -224,7 +225,7 @@ export async function expireHold(deps: ResolutionDeps, holdId: string): Promise<
   const ended = current.active && holdStep(current, { type: 'EXPIRE', at: now.toISOString() }).changed
     ? await endHold(deps.db, current, {
       reason: 'expired', now,
-      event: { platformId: current.platform_id, organizationId: current.organization_id, mode: current.mode, data: { resolutionId: current.resolution_id, optionId: current.option_id, holdId, releasedAt: current.expires_at.toISOString(), reason: 'expired' } },
+      event: { platformId: current.platform_id, organizationId: current.organization_id, mode: current.mode, data: optionReleasedData({ resolutionId: current.resolution_id, optionId: current.option_id, holdId, releasedAt: current.expires_at, reason: 'expired' }) },
     })
     : undefined;
   const hold = ended ?? (current.active ? await holdById(deps.db, holdId) : current);

@@ -71,7 +71,10 @@ export function liveOverlapSql(p: string, s: string, e: string, now: string, exc
     AND NOT (kind = 'hold' AND expires_at <= ${now}::timestamptz)${except ? ` AND NOT coalesce((${except}), false)` : ''})`;
 }
 
-/** SQL of a CTE body storing `option.released` for the lapsed holds `from` returned (columns of slot_claims, end_reason 'expired'). */
+/**
+ * SQL of a CTE body storing `option.released` for the lapsed holds `from` returned (columns of slot_claims, end_reason
+ * 'expired'); the data has the shape of `OptionReleasedData` (src/application/event-data.ts).
+ */
 export function releasedEventsSql(from: string, ids: string, apiVersion: string, now: string): string {
   return `INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
      SELECT (${ids}::text[])[row_number() OVER ()], platform_id, organization_id, 'option.released', ${apiVersion}, mode,

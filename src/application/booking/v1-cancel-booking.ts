@@ -8,7 +8,7 @@ import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
 import { bookingStep } from './booking-state.js';
-import { bookingEventData } from './booking-views.js';
+import { bookingCancelledData, outboxEvent } from '../event-data.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
 import { endClaimLocked } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
@@ -29,7 +29,7 @@ export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: 
     const step = bookingStep(before, event);
     if (!step.changed || step.value !== 'cancelled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${before.status} booking cannot be cancelled.`);
     const after = await updateBookingStatus(tx, id, { status: 'cancelled', now, cancelledAt: now, cancelReason: reason });
-    await storeEvent(tx, { platformId: after.platform_id, organizationId: after.organization_id, type: 'booking.cancelled', mode: caller.mode, createdAt: now, data: bookingEventData(after, { cancelledAt: now.toISOString(), reason }) });
+    await storeEvent(tx, outboxEvent('booking.cancelled', bookingCancelledData(after, now, reason), { platformId: after.platform_id, organizationId: after.organization_id, mode: caller.mode, createdAt: now }));
     await queueBookingEmail(tx, { config: deps.config, booking: after, kind: 'booking_cancellation', mode: caller.mode, now, reason });
     await endClaimLocked(tx, {
       providerId: before.provider_id, refId: id, reason: 'cancelled', now,

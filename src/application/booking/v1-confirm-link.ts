@@ -12,7 +12,8 @@ import { htmlLayout } from '../email/html-layout.js';
 import { answer, type OperationInput } from '../operation.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingStep } from './booking-state.js';
-import { bookingEventData, bookingTitle } from './booking-views.js';
+import { bookingTitle } from './booking-views.js';
+import { bookingEventData, outboxEvent } from '../event-data.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /** Compares a presented token with the stored one in constant time (hashing first makes the lengths equal). */
@@ -56,7 +57,7 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
     if (!step.changed) return { row, changed: false };
     await tx.query(`UPDATE bookings SET status = 'confirmed', updated_at = $2 WHERE id = $1`, [id, now]);
     const updated = (await findBooking(tx, id))!;
-    await storeEvent(tx, { platformId: row.platform_id, organizationId: row.organization_id, type: 'booking.confirmed', mode: row.mode, createdAt: now, data: bookingEventData(updated) });
+    await storeEvent(tx, outboxEvent('booking.confirmed', bookingEventData(updated), { platformId: row.platform_id, organizationId: row.organization_id, mode: row.mode, createdAt: now }));
     await appendAudit(tx, {
       platformId: row.platform_id, organizationId: row.organization_id, actor: { type: 'system' }, action: 'booking.confirm', resourceType: 'booking', resourceId: id,
       requestId: caller.requestId, before: { status: row.status }, after: { status: 'confirmed', via: 'confirmation_link' }, timestamp: now,

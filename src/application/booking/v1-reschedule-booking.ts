@@ -9,7 +9,8 @@ import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
 import { bookingStep } from './booking-state.js';
-import { bookingEventData, toBookingV1Created } from './booking-views.js';
+import { toBookingV1Created } from './booking-views.js';
+import { bookingRescheduledData, outboxEvent } from '../event-data.js';
 import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
 import { claimSlot } from './slot-claims.js';
@@ -53,10 +54,7 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
       metadata: old.metadata, notes: body.notes ?? old.notes, confirmToken: newConfirmToken(), mode: caller.mode, rescheduledFrom: id, now,
     });
     const moved = await updateBookingStatus(tx, id, { status: 'rescheduled', rescheduledTo: newBookingId, now });
-    await storeEvent(tx, {
-      platformId: old.platform_id, organizationId: old.organization_id, type: 'booking.rescheduled', mode: caller.mode, createdAt: now,
-      data: bookingEventData(fresh, { bookingId: id, resolutionId: old.resolution_id, rescheduledTo: newBookingId, status: 'rescheduled' }),
-    });
+    await storeEvent(tx, outboxEvent('booking.rescheduled', bookingRescheduledData(moved, fresh), { platformId: old.platform_id, organizationId: old.organization_id, mode: caller.mode, createdAt: now }));
     await queueBookingEmail(tx, { config: deps.config, booking: fresh, kind: 'booking_confirmation', mode: caller.mode, now });
     // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
     await claimSlot(tx, {

@@ -16,7 +16,8 @@ interface CacheEntry {
   busy: Interval[];
   /** When the last attempt (success or failure) happened. */
   attemptedAt: number;
-  failing: boolean;
+  /** How the feed is failing now (undefined: its last fetch succeeded); an event marks each change of it. */
+  failure: 'degraded' | 'reconnect' | undefined;
   refreshing: Promise<void> | undefined;
 }
 
@@ -40,18 +41,20 @@ export function createCalendarFeeds(deps: { clock: () => Date; fetchTimeoutMs?: 
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
       if (res.status === 401 || res.status === 403 || res.status === 404 || res.status === 410) {
-        if (!entry.failing) onIncident('reconnect', `feed answered HTTP ${res.status}`);
-        entry.failing = true;
+        // Access expired or was revoked: reported even when the feed was already failing otherwise.
+        if (entry.failure !== 'reconnect') onIncident('reconnect', `feed answered HTTP ${res.status}`);
+        entry.failure = 'reconnect';
         return;
       }
       if (!res.ok) throw new Error(`feed answered HTTP ${res.status}`);
       const text = await res.text();
       entry.busy = parseIcsBusyTimes(text, new Date(now - DAY_MS), new Date(now + horizon * DAY_MS));
       entry.fetchedAt = now;
-      entry.failing = false;
+      entry.failure = undefined;
     } catch (err) {
-      if (!entry.failing) onIncident('degraded', (err as Error).message);
-      entry.failing = true;
+      // Only the transition is an event: a connection that begins failing (not every failed refresh).
+      if (entry.failure === undefined) onIncident('degraded', (err as Error).message);
+      entry.failure ??= 'degraded';
     }
   }
 
@@ -66,9 +69,9 @@ export function createCalendarFeeds(deps: { clock: () => Date; fetchTimeoutMs?: 
         const url = c.externalCalendar?.url;
         if (!url) return;
         let entry = cache.get(`${c.id}|${url}`);
-        if (!entry) cache.set(`${c.id}|${url}`, (entry = { fetchedAt: undefined, busy: [], attemptedAt: 0, failing: false, refreshing: undefined }));
+        if (!entry) cache.set(`${c.id}|${url}`, (entry = { fetchedAt: undefined, busy: [], attemptedAt: 0, failure: undefined, refreshing: undefined }));
         const now = deps.clock().getTime();
-        const due = entry.fetchedAt === undefined || now - entry.attemptedAt >= (entry.failing ? Math.min(refreshMs, 30_000) : refreshMs);
+        const due = entry.fetchedAt === undefined || now - entry.attemptedAt >= (entry.failure !== undefined ? Math.min(refreshMs, 30_000) : refreshMs);
         if (due) {
           entry.refreshing ??= fetchFeed(url, entry, (kind, reason) => incidents.push({ connection: c, type: kind === 'degraded' ? 'calendar.connection_degraded' : 'calendar.reconnect_required', reason }))
             .finally(() => { entry!.refreshing = undefined; });
@@ -76,7 +79,7 @@ export function createCalendarFeeds(deps: { clock: () => Date; fetchTimeoutMs?: 
         }
         if (entry.fetchedAt === undefined) {
           out.set(c.providerId, { state: 'unverifiable', reason: 'the calendar feed could not be fetched' });
-        } else if (entry.failing && now - entry.fetchedAt > staleAfterMs) {
+        } else if (entry.failure !== undefined && now - entry.fetchedAt > staleAfterMs) {
           out.set(c.providerId, { state: 'stale', reason: 'the cached calendar feed is older than 15 minutes and a refresh failed' });
         } else {
           out.set(c.providerId, { state: 'ok', busy: entry.busy });

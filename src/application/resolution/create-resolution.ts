@@ -13,6 +13,7 @@ import { auditActor } from '../caller.js';
 import { readBusyTime, readResolutionContext, insertResolution } from '../../persistence/resolution-repository.js';
 import { DEFAULT_POLICY } from '../../domain/ranking/ranking-policy.js';
 import type { FeedIncident } from './calendar-feeds.js';
+import { calendarEventData, outboxEvent, resolutionEventData, type EventDataByType, type EventType } from '../event-data.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRecord } from './resolution-record.js';
 import { resolvePolicy } from './resolve-policy.js';
@@ -159,7 +160,7 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   };
   const storeIncidents = async (tx: Pick<typeof deps.db, 'query'>) => {
     for (const i of incidents) {
-      await storeEvent(tx, { platformId: caller.platformId, organizationId: caller.organizationId, type: i.type, mode: caller.mode, createdAt: now, data: { providerId: i.connection.providerId, calendarConnectionId: i.connection.id, reason: i.reason } });
+      await storeEvent(tx, outboxEvent(i.type, incidentData(i), { platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode, createdAt: now }));
     }
   };
   if (outcome.licenseRegionRejected) {
@@ -184,10 +185,13 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     candidates: { graphVersion: graph.graphVersion, serviceSlug: slug, constraints: req.constraints, evaluatedAt: now.toISOString(), noAvailability: outcome.noAvailabilityProviderIds.map((pid) => ({ providerId: pid, status: outcome.availability.get(pid)?.status ?? 'not_checked' })), rankedProviderIds },
   };
   const base = { resolutionId: id, status: response.status, optionsReturned: outcome.options.length, requestId: caller.requestId };
-  const events = [
-    { type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results', data: base },
-    ...(unknown.length > 0 ? [{ type: 'resolution.partial', data: { ...base, unknownProviders: unknown.length } }] : []),
-    ...incidents.map((i) => ({ type: i.type, data: { providerId: i.connection.providerId, calendarConnectionId: i.connection.id, reason: i.reason } })),
+  // resolution.partial accompanies the outcome's own event rather than replacing it: a subscriber to
+  // resolution.resolved or resolution.zero_results sees every resolution, and one to resolution.partial every
+  // resolution where unknown provider data kept providers out (CONTRACT part 4).
+  const events: { type: EventType; data: EventDataByType[EventType] }[] = [
+    { type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results', data: resolutionEventData(base) },
+    ...(unknown.length > 0 ? [{ type: 'resolution.partial' as const, data: resolutionEventData(base, unknown.length) }] : []),
+    ...incidents.map((i) => ({ type: i.type, data: incidentData(i) })),
   ];
   // The ledger (one statement) and the Redis record and actor are written at once; a failure answers an error and
   // leaves at most an orphan that expires with its TTL (the idempotency key is not stored, so a retry starts over).
@@ -214,4 +218,9 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   ]);
   phase('store');
   return response;
+}
+
+/** The data of a calendar feed incident's event. */
+function incidentData(i: FeedIncident) {
+  return calendarEventData({ providerId: i.connection.providerId, calendarConnectionId: i.connection.id, reason: i.reason });
 }

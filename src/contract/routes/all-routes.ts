@@ -10,6 +10,7 @@ import { rankingPolicyRoutes } from './ranking-policy-routes.js';
 import { careRoutes } from './care-routes.js';
 import { analyticsRoutes } from './analytics-routes.js';
 import { bookingRoutes } from './booking-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 /** Every REST route of the service, in documentation order. */
-export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...catalogRoutes, ...calendarRoutes, ...providerImportRoutes, ...resolutionRoutes, ...bookingRoutes, ...rankingPolicyRoutes, ...careRoutes, ...analyticsRoutes, ...auditRoutes];
+export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...catalogRoutes, ...calendarRoutes, ...providerImportRoutes, ...resolutionRoutes, ...bookingRoutes, ...rankingPolicyRoutes, ...careRoutes, ...analyticsRoutes, ...webhookRoutes, ...auditRoutes];

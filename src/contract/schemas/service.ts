@@ -64,7 +64,8 @@ export const ServiceList = z.object({ data: z.array(Service), total: z.number().
 /** Query of GET /api/v1/event-types. */
 export const ListEventTypesQuery = z.object({
   providerId: text(200, 1).optional(),
-  limit: queryInt(1, 500).optional().meta({ description: 'At most this many event types, default 100.' }),
+  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  cursor: cursor().optional(),
 });
 
 /** The v1 view of a service: `title` and `length` (minutes). */
@@ -79,5 +80,5 @@ export const EventType = z.object({
   modality: ServiceModality.nullable(),
 });
 
-/** The v1 event-types envelope `{eventTypes, total}`. */
-export const EventTypeList = z.object({ eventTypes: z.array(EventType), total: z.number().int() });
+/** The v1 event-types list envelope `{data, total, hasMore, nextCursor}` (CONTRACT parts 1 and 3). */
+export const EventTypeList = z.object({ data: z.array(EventType), total: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() });

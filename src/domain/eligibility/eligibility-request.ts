@@ -1,5 +1,5 @@
 import type { ExclusionCode, MatchedConstraintCode } from './exclusion-codes.js';
-import type { ConstraintExclusion, MatchedConstraint, SourceStatus } from './provider-eligibility.js';
+import type { ConstraintExclusion } from './provider-eligibility.js';
 
 /** The hard constraints of a resolution, already normalized (CONTRACT part 3); each list is anyOf. */
 export interface EligibilityRequest {
@@ -34,8 +34,6 @@ export interface AnyOfConstraint {
   matchCode: MatchedConstraintCode;
   /** The (frozen) unknown exclusion for a provider without this attribute. */
   unknown: ConstraintExclusion;
-  /** Frozen matches on exactly one requested value (`actual: [value]`), shared to spare allocations. */
-  matchedOn: ReadonlyMap<string, MatchedConstraint>;
 }
 
 /** A request compiled once per resolution so that evaluating each provider allocates little. */
@@ -76,17 +74,12 @@ function anyOf(
   field: string,
   failCode: ExclusionCode,
   matchCode: MatchedConstraintCode,
-  matchSource: SourceStatus = 'self_reported',
 ): AnyOfConstraint | undefined {
   // An empty anyOf list asks for nothing: it is treated as not requested.
   if (values === undefined || values.length === 0) return undefined;
   const required = Object.freeze([...new Set(values)]);
   const unknown: ConstraintExclusion = Object.freeze({ code: failCode, field, required, actual: Object.freeze([]), sourceStatus: 'missing', status: 'unknown' });
-  const matchedOn = new Map<string, MatchedConstraint>();
-  for (const value of required) {
-    matchedOn.set(value, Object.freeze({ code: matchCode, field, status: 'matched', required, actual: Object.freeze([value]), sourceStatus: matchSource }));
-  }
-  return { field, values: required, set: new Set(required), failCode, matchCode, unknown, matchedOn };
+  return { field, values: required, set: new Set(required), failCode, matchCode, unknown };
 }
 
 function addDays(date: string, days: number): string {
@@ -112,7 +105,7 @@ export function compileEligibilityRequest(request: EligibilityRequest, clock: El
     modalityCodes: anyOf(request.modalityCodes, 'modalityCodes', 'MODALITY_MISMATCH', 'MODALITY_MATCH'),
     serviceRegionCodes,
     serviceRegionCountries: countries,
-    licenseRegionCodes: anyOf(request.licenseRegionCodes, 'licenseRegionCodes', 'LICENSE_MISSING', 'LICENSE_REGION_MATCH', 'verified'),
+    licenseRegionCodes: anyOf(request.licenseRegionCodes, 'licenseRegionCodes', 'LICENSE_MISSING', 'LICENSE_REGION_MATCH'),
     insurancePlanCodes: anyOf(request.insurancePlanCodes, 'insurancePlanCodes', 'INSURANCE_NOT_ACCEPTED', 'INSURANCE_MATCH'),
     languageCodes: anyOf(request.languageCodes, 'languageCodes', 'LANGUAGE_MISMATCH', 'LANGUAGE_MATCH'),
     acceptsNewClients: request.acceptsNewClients === true,

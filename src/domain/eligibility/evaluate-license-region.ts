@@ -1,14 +1,14 @@
 import type { LicenseRecord } from '../provider.js';
 import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
 import type { LicenseExclusionCode } from './exclusion-codes.js';
-import type { MatchedConstraint, SourceStatus } from './provider-eligibility.js';
+import type { SourceStatus } from './provider-eligibility.js';
 
 /** The license-region verdict for one provider over the requested regions (anyOf). */
 export type LicenseRegionOutcome =
   | {
       status: 'matched';
-      /** `actual` holds the requested regions where an active, unexpired license verified within a year exists. */
-      matched: MatchedConstraint;
+      /** The requested regions where an active, unexpired license verified within a year exists. */
+      regions: readonly string[];
       /** Set when every matching license ends within 30 days: the latest such expiry and its region. */
       expiringSoon: { regionCode: string; expiresAt: string } | undefined;
     }
@@ -137,13 +137,9 @@ export function evaluateLicenseRegion(
     }
   }
   if (firstMatched !== undefined) {
-    const matched: MatchedConstraint =
-      matchedRegions === undefined
-        ? requested.matchedOn.get(firstMatched)!
-        : { code: 'LICENSE_REGION_MATCH', field: requested.field, status: 'matched', required: requested.values, actual: matchedRegions, sourceStatus: 'verified' };
     const expiringSoon =
       latestExpiry !== undefined && latestExpiry <= c.expiringSoonThrough ? { regionCode: latestRegion, expiresAt: latestExpiry } : undefined;
-    return { status: 'matched', matched, expiringSoon };
+    return { status: 'matched', regions: matchedRegions ?? [firstMatched], expiringSoon };
   }
   if (unknown <= MISSING) return { status: 'unknown', code: CODES[unknown]!, sourceStatus: unknownSource };
   return { status: 'failed', code: CODES[failed]!, sourceStatus: failedSource };

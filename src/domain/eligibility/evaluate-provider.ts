@@ -12,7 +12,7 @@ const NOT_SEARCHABLE: ConstraintExclusion = Object.freeze({
   code: 'NOT_SEARCHABLE', field: 'searchable', required: TRUE, actual: FALSE, sourceStatus: 'self_reported', status: 'failed',
 });
 const NEW_CLIENTS_MATCH: MatchedConstraint = Object.freeze({
-  code: 'ACCEPTS_NEW_CLIENTS_MATCH', field: 'acceptsNewClients', status: 'matched', required: TRUE, actual: TRUE, sourceStatus: 'self_reported',
+  code: 'ACCEPTS_NEW_CLIENTS_MATCH', field: 'acceptsNewClients', status: 'matched', required: TRUE, actual: TRUE, sourceStatus: 'self_reported', met: TRUE,
 });
 const NEW_CLIENTS_FAILED: ConstraintExclusion = Object.freeze({
   code: 'NOT_ACCEPTING_NEW_CLIENTS', field: 'acceptsNewClients', required: TRUE, actual: FALSE, sourceStatus: 'self_reported', status: 'failed',
@@ -50,8 +50,8 @@ function coversRegion(requested: ReadonlySet<string>, requestedCountries: Readon
 }
 
 /**
- * An anyOf constraint over a provider list attribute: an empty attribute is unknown (never failed); a match reports
- * the provider's values that met it, a failure all the provider's values.
+ * An anyOf constraint over a provider list attribute: an empty attribute is unknown (never failed); a match or a
+ * failure reports all the provider's own values for the field (CONTRACT part 4), the request's in `required`.
  */
 function checkAnyOf(d: Draft, constraint: AnyOfConstraint | undefined, actual: readonly string[], countries?: ReadonlySet<string>): void {
   if (constraint === undefined) return;
@@ -66,10 +66,8 @@ function checkAnyOf(d: Draft, constraint: AnyOfConstraint | undefined, actual: r
     }
   }
   if (first === undefined) return exclude(d, failed(constraint.failCode, constraint.field, constraint.values, actual));
-  const shared = all === undefined ? constraint.matchedOn.get(first) : undefined;
-  match(d, shared ?? {
-    code: constraint.matchCode, field: constraint.field, status: 'matched', required: constraint.values, actual: all ?? [first], sourceStatus: 'self_reported',
-  });
+  const met = all ?? (actual.length === 1 ? actual : [first]);
+  match(d, { code: constraint.matchCode, field: constraint.field, status: 'matched', required: constraint.values, actual, sourceStatus: 'self_reported', met });
 }
 
 /**
@@ -106,7 +104,7 @@ export function evaluateProvider(provider: Provider, c: CompiledEligibilityReque
     } else {
       const outcome = evaluateLicenseRegion(provider.licenseRecords, licenses, c);
       if (outcome.status === 'matched') {
-        match(d, outcome.matched);
+        match(d, { code: 'LICENSE_REGION_MATCH', field: licenses.field, status: 'matched', required: licenses.values, actual: licenseRegions(provider), sourceStatus: 'verified', met: outcome.regions });
         if (outcome.expiringSoon !== undefined) {
           const { regionCode, expiresAt } = outcome.expiringSoon;
           d.warnings = [{

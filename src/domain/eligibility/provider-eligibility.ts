@@ -24,7 +24,10 @@ export interface ConstraintExclusion {
   status: 'failed' | 'unknown';
 }
 
-/** A requested constraint the provider met; `actual` holds the provider's values that met it. */
+/**
+ * A requested constraint the provider met; `actual` holds all the provider's own values for the field (CONTRACT
+ * part 4), `met` those that met it (for the option's reason; not part of the API shape).
+ */
 export interface MatchedConstraint {
   code: MatchedConstraintCode;
   field: string;
@@ -32,6 +35,7 @@ export interface MatchedConstraint {
   required: readonly ConstraintValue[];
   actual: readonly ConstraintValue[];
   sourceStatus: SourceStatus;
+  met?: readonly ConstraintValue[] | undefined;
 }
 
 /** Something worth telling the caller about a provider that does not exclude it. */

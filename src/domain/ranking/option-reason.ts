@@ -11,6 +11,8 @@ export interface ReasonConstraint {
   code: string;
   required?: readonly unknown[] | undefined;
   actual?: readonly unknown[] | undefined;
+  /** The provider's values that met the constraint, when known (eligibility sets it). */
+  met?: readonly unknown[] | undefined;
 }
 
 /** Attribute clauses a sentence holds at most before the opening, so it stays short enough to say. */
@@ -76,8 +78,9 @@ function readDayPartMinute(epochMs: number, timeZones: readonly (string | undefi
   return read(epochMs, 'UTC');
 }
 
-// For anyOf constraints the values both sides share are what matched; fall back to what the provider has.
+// The values that met the constraint; without them, those both sides share, else what the provider has.
 function matchedValues(c: ReasonConstraint): string[] {
+  if (c.met !== undefined && c.met.length > 0) return unique(c.met.filter((v): v is string => typeof v === 'string'));
   const actual = (c.actual ?? []).filter((v): v is string => typeof v === 'string');
   const required = (c.required ?? []).filter((v): v is string => typeof v === 'string');
   const both = actual.filter((v) => required.includes(v));

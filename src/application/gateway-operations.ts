@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { ServiceError } from '../errors/service-error.js';
+import { parseInput } from '../contract/parse-input.js';
+import type { OperationTable } from './operation.js';
+
+/** Refusals the REST gateway makes before any operation (CONTRACT part 1). */
+export const GATEWAY_REFUSALS = ['ROUTE_NOT_FOUND', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE'] as const;
+
+/** Body of GatewayService/Refuse: the refusal and its message as the gateway phrased it. */
+const RefuseBody = z.object({ code: z.enum(GATEWAY_REFUSALS), message: z.string().max(1000).optional() });
+
+/**
+ * GatewayService operations. `Refuse` runs after the server authenticated the caller and counted the request against
+ * its key, like any call, and then fails with the gateway's refusal: so a refused request with a valid key is
+ * counted and answered with the RateLimit state, and one made with Service-Organization-Id is audited, with no
+ * rule of either kind in the gateway.
+ */
+export function createGatewayOperations(): OperationTable {
+  return {
+    Refuse: {
+      audit: { action: 'request.refuse', resourceType: 'request', kind: 'read' },
+      async handler(_caller, input) {
+        const { code, message } = parseInput(RefuseBody, input.body);
+        throw new ServiceError(code, message);
+      },
+    },
+  };
+}
