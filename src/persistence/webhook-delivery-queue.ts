@@ -2,8 +2,18 @@ import type { Database, Queryable } from './database.js';
 import { newId } from './new-id.js';
 import type { DeliveryAfter, DeliveryStatus } from '../application/webhooks/delivery-schedule.js';
 
-/** Serializes claims over all processes, so the per-organization bound on deliveries in flight holds exactly. */
-const CLAIM_LOCK_KEY = 0x77686b31; // 'whk1'
+/**
+ * Turns off the wait for the WAL flush at this transaction's commit (`synchronous_commit = off`, this transaction
+ * only). The delivery queue's own bookkeeping may take it, because losing its last ~200 ms in a PostgreSQL crash only
+ * repeats work and loses no event: an undone dispatch leaves its events undispatched (dispatched again, one delivery
+ * per event), an undone lease lets another sender claim the delivery, an undone attempt record sends the delivery
+ * again (at-least-once; receivers dedupe on the event id). Each commit's flush cost ~3-4 ms here, and the sender's
+ * claim and record were one each per delivery. Events themselves are written by the change's own transaction with
+ * a normal commit, and so is the record of a manual attempt (a sync replay answers its client). The claim and the
+ * record run inside SQL functions of migration 0008 (webhook_claim_due, webhook_record_attempt) that set it the same
+ * way, so each is one round trip.
+ */
+const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`;
 
 /** What one dispatch pass did. */
 export interface DispatchResult {
@@ -21,12 +31,13 @@ export interface DispatchResult {
  */
 export async function dispatchEvents(db: Database, now: Date, limit: number): Promise<DispatchResult> {
   return db.transaction(async (tx) => {
+    await tx.query(`SELECT ${ASYNC_COMMIT}`);
     const events = await tx.query<{ id: string; organization_id: string; type: string; mode: string; subscribed: boolean }>(
       `SELECT e.id, e.organization_id, e.type, e.mode,
               (w.organization_id IS NOT NULL AND w.active AND (e.type = ANY(w.events) OR '*' = ANY(w.events))) AS subscribed
          FROM events e LEFT JOIN webhooks w ON w.organization_id = e.organization_id
         WHERE e.dispatched_at IS NULL
-        ORDER BY e.created_at LIMIT $1
+        ORDER BY e.created_at, e.id LIMIT $1
         FOR UPDATE OF e SKIP LOCKED`,
       [limit],
     );
@@ -94,46 +105,15 @@ export interface ClaimOptions {
  * Claims due deliveries (`pending` or `failed`, due, lease free or expired) of organizations whose webhook is active,
  * leasing each until now + leaseMs under `leaseToken`. Organizations take turns (the first due delivery of each, then
  * the second...) and none gets more than `perOrganization` unexpired leases, so one organization's slow receiver
- * cannot take every slot. Claims of all processes run one at a time (a transaction-scoped advisory lock).
+ * cannot take every slot. Claims of all processes run one at a time (a transaction-scoped advisory lock), so the
+ * per-organization bound holds exactly.
  */
-export async function claimDueDeliveries(db: Database, now: Date, opts: ClaimOptions): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Queryable, now: Date, opts: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK_KEY]);
-    const r = await tx.query(
-      `WITH RECURSIVE orgs AS (
-         -- Organizations with due deliveries, one index probe each (a skip scan of webhook_deliveries_org_due).
-         (SELECT organization_id FROM webhook_deliveries WHERE next_attempt_at <= $1 ORDER BY organization_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT d.organization_id FROM webhook_deliveries d
-                  WHERE d.next_attempt_at <= $1 AND d.organization_id > orgs.organization_id ORDER BY d.organization_id LIMIT 1)
-           FROM orgs WHERE orgs.organization_id IS NOT NULL
-       ), busy AS (
-         SELECT organization_id, count(*)::int AS n FROM webhook_deliveries
-          WHERE lease_until IS NOT NULL AND lease_until > $1 GROUP BY organization_id
-       ), cand AS (
-         -- Each organization's first due deliveries, no more than its free slots.
-         SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY orgs.organization_id ORDER BY c.next_attempt_at, c.id) AS rn
-           FROM orgs
-           JOIN webhooks w ON w.organization_id = orgs.organization_id AND w.active
-           LEFT JOIN busy ON busy.organization_id = orgs.organization_id
-           CROSS JOIN LATERAL (
-             SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.organization_id = orgs.organization_id AND d.next_attempt_at <= $1 AND d.status IN ('pending', 'failed')
-                AND (d.lease_until IS NULL OR d.lease_until <= $1)
-              ORDER BY d.next_attempt_at, d.id LIMIT greatest($2 - coalesce(busy.n, 0), 0)
-           ) c
-       ), pick AS (
-         SELECT id FROM cand ORDER BY rn, next_attempt_at LIMIT $3
-       )
-       UPDATE webhook_deliveries d SET lease_token = $4, lease_until = $5
-         FROM pick, events e, webhooks w
-        WHERE d.id = pick.id AND e.id = d.event_id AND w.organization_id = d.organization_id
-       RETURNING ${CLAIM_RETURNING}`,
-      [now, opts.perOrganization, opts.limit, opts.leaseToken, new Date(now.getTime() + opts.leaseMs)],
-    );
-    return r.rows.map(toClaimed);
-  });
+  // One round trip: the lock, the claim and the asynchronous commit are in webhook_claim_due (migration 0008).
+  const r = await db.query('SELECT * FROM webhook_claim_due($1, $2, $3, $4, $5)',
+    [now, opts.perOrganization, opts.limit, opts.leaseToken, new Date(now.getTime() + opts.leaseMs)]);
+  return r.rows.map(toClaimed);
 }
 
 /**
@@ -164,28 +144,15 @@ export interface AttemptRecord {
 }
 
 /**
- * Records an attempt (a webhook_attempts row) and moves the delivery to `after`, releasing the lease, in one
- * statement, only while `claimed.leaseToken` still holds the lease: a sender whose lease expired and was taken over
- * records nothing. A replay queued while this automatic attempt was in flight stays queued. Answers whether it
+ * Records an attempt (a webhook_attempts row) and moves the delivery to `after`, releasing the lease, in one round
+ * trip (webhook_record_attempt; an automatic attempt commits asynchronously, see ASYNC_COMMIT), only while
+ * `claimed.leaseToken` still holds the lease: a sender whose lease expired and was taken over records nothing. A replay queued while this automatic attempt was in flight stays queued. Answers whether it
  * recorded.
  */
 export async function recordAttempt(db: Queryable, claimed: ClaimedDelivery, outcome: AttemptRecord, after: DeliveryAfter): Promise<boolean> {
-  const r = await db.query(
-    `WITH upd AS (
-       UPDATE webhook_deliveries SET attempt = $3, automatic_attempts = $4,
-              status = CASE WHEN manual_pending AND NOT $11::boolean THEN 'pending' ELSE $5 END,
-              next_attempt_at = CASE WHEN manual_pending AND NOT $11::boolean THEN coalesce(next_attempt_at, $10) ELSE $6 END,
-              manual_pending = manual_pending AND NOT $11::boolean,
-              status_code = $7, latency_ms = $8, success = $9, last_attempt_at = $10, lease_token = NULL, lease_until = NULL
-        WHERE id = $1 AND lease_token = $2
-       RETURNING id
-     )
-     INSERT INTO webhook_attempts (delivery_id, attempt, manual, status_code, latency_ms, success, error, attempted_at)
-     SELECT id, $3, $11, $7, $8, $9, $12, $10 FROM upd
-     ON CONFLICT (delivery_id, attempt) DO NOTHING`,
+  const r = await db.query('SELECT * FROM webhook_record_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
     [claimed.id, claimed.leaseToken, claimed.attempt, after.automaticAttempts, after.status, after.nextAttemptAt, outcome.statusCode, outcome.latencyMs,
-      outcome.success, outcome.attemptedAt, claimed.manual, outcome.error ?? null],
-  );
+      outcome.success, outcome.attemptedAt, claimed.manual, outcome.error ?? null]);
   return (r.rowCount ?? 0) > 0;
 }
 

@@ -49,7 +49,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       if (a.delayMs) setTimeout(send, a.delayMs); else send();
     });
   });
-  server.keepAliveTimeout = 1_000;
+  // Node's default keep-alive (5 s): a client agent keeps a socket only if the server's `Keep-Alive: timeout=N`
+  // leaves more than a second, so a shorter one would make every delivery open a new connection.
   let connections = 0;
   server.on('connection', () => { connections++; });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -15,6 +15,11 @@ export type HeaderUseOutcome = { ok: true; replayed: boolean } | { ok: false; er
  */
 export type RecordHeaderUse = (caller: Caller, audit: OperationAudit, input: OperationInput, outcome: HeaderUseOutcome) => Promise<void>;
 
+/** The resource a call names by path: its `id`, else its only other path parameter (`:deliveryId`). */
+function resourceIdOf(params: Record<string, string>): string | null {
+  return params.id ?? Object.values(params)[0] ?? null;
+}
+
 /**
  * Builds the recorder of calls made with Service-Organization-Id. A successful `write` committed its own audit event
  * in its transaction, so it needs nothing more (no round trip at all). Every other call (reads, failures after
@@ -44,7 +49,7 @@ export function createHeaderUseRecorder(deps: { stream: AuditStream; clock: () =
         id: newId('aud', timestamp.getTime()),
         entry: {
           platformId: caller.platformId, organizationId: caller.organizationId, actor: auditActor(caller), action: audit.action,
-          resourceType: audit.resourceType, resourceId: input.params.id ?? null, requestId: caller.requestId, before: null, after, timestamp,
+          resourceType: audit.resourceType, resourceId: resourceIdOf(input.params), requestId: caller.requestId, before: null, after, timestamp,
         },
         unlessEventIds,
       });
