@@ -15,6 +15,7 @@ import { createAnalyticsOperations } from './analytics-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { createWebhookOperations } from './webhook-operations.js';
+import { createInspectorOperations } from './inspector-operations.js';
 
 /** Every operation of the internal API, grouped by gRPC service. */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
@@ -33,5 +34,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
     WebhookService: createWebhookOperations(deps),
+    InspectorService: createInspectorOperations(deps),
   };
 }

@@ -13,6 +13,7 @@ import { BookingServiceClient, BookingServiceService } from '../gen/scheduling/v
 import { AnalyticsServiceClient, AnalyticsServiceService } from '../gen/scheduling/v1/analytics_service.js';
 import { GatewayServiceClient, GatewayServiceService } from '../gen/scheduling/v1/gateway_service.js';
 import { WebhookServiceClient, WebhookServiceService } from '../gen/scheduling/v1/webhook_service.js';
+import { InspectorServiceClient, InspectorServiceService } from '../gen/scheduling/v1/inspector_service.js';
 
 /** A generic grpc-js client constructor. */
 type ClientCtor = new (address: string, credentials: import('@grpc/grpc-js').ChannelCredentials, options?: object) => import('@grpc/grpc-js').Client;
@@ -33,6 +34,7 @@ export const GRPC_SERVICES = {
   AnalyticsService: { definition: AnalyticsServiceService as unknown as ServiceDefinition, Client: AnalyticsServiceClient as unknown as ClientCtor },
   GatewayService: { definition: GatewayServiceService as unknown as ServiceDefinition, Client: GatewayServiceClient as unknown as ClientCtor },
   WebhookService: { definition: WebhookServiceService as unknown as ServiceDefinition, Client: WebhookServiceClient as unknown as ClientCtor },
+  InspectorService: { definition: InspectorServiceService as unknown as ServiceDefinition, Client: InspectorServiceClient as unknown as ClientCtor },
 } as const;
 
 /** Name of a gRPC service of the internal API. */

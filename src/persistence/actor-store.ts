@@ -36,6 +36,11 @@ export interface TransitionEffects {
   timers?: TimerRequest[];
 }
 
+/** Who caused a step: an API call (its key and request) or the service itself (a timer, a repair). */
+export type StepCause =
+  | { type: 'key'; keyId: string; keyType: string; requestId: string }
+  | { type: 'system'; requestId?: string };
+
 /** One line of an actor's bounded history. */
 export interface HistoryEntry {
   event: string;
@@ -43,6 +48,8 @@ export interface HistoryEntry {
   to: unknown;
   at: string;
   revision: number;
+  /** Absent in entries written before causes were recorded, and when the writer did not say. */
+  causedBy?: StepCause;
 }
 
 /** An actor read from Redis: its restored snapshot and the revision the next write must compare against. */
@@ -71,12 +78,16 @@ export interface SendOptions<TMachine extends AnyStateMachine> {
   onTransition?: (before: SnapshotFrom<TMachine>, after: SnapshotFrom<TMachine>) => TransitionEffects | void;
   /** Moves the expiry of all the actor's keys. */
   expireAt?: Date;
+  /** Who caused the event, recorded in the history entry. */
+  causedBy?: StepCause;
 }
 
 /** Options of `create`. */
 export interface CreateOptions extends TransitionEffects {
   /** When every key of the actor expires (e.g. a resolution lives 24 hours at most). */
   expireAt?: Date;
+  /** Who caused the creation, recorded in the history entry. */
+  causedBy?: StepCause;
 }
 
 /** Stores XState actors in Redis with optimistic concurrency, bounded history, durable timers and an outbox. */
@@ -206,7 +217,7 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
       const persisted = JSON.stringify(actor.getPersistedSnapshot());
       actor.stop();
       const now = clock().toISOString();
-      const entry: HistoryEntry = { event: 'create', from: null, to: snapshot.value, at: now, revision: 1 };
+      const entry: HistoryEntry = { event: 'create', from: null, to: snapshot.value, at: now, revision: 1, ...(options.causedBy ? { causedBy: options.causedBy } : {}) };
       const created = await redis.eval(CREATE_ACTOR, {
         keys: [keys.state, keys.history, keys.timers, keys.outbox],
         arguments: [persisted, String(kind.version), now, redisExpireAt(options.expireAt), JSON.stringify(entry), ...effectArgs(options)],
@@ -245,6 +256,7 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
           to: (after as { value: unknown }).value,
           at: now,
           revision: rec.revision + 1,
+          ...(options.causedBy ? { causedBy: options.causedBy } : {}),
         };
         const result = Number(await redis.eval(COMPARE_AND_SET_ACTOR, {
           keys: [keys.state, keys.history, keys.timers, keys.outbox],

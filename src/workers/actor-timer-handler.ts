@@ -4,6 +4,7 @@ import { resolutionActorKind } from '../../machines/machine-versions.js';
 import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
 import { expireHold } from '../application/booking/hold-flows.js';
 import { completeBooking } from '../application/booking/complete-booking.js';
+import { SYSTEM_CAUSE } from '../application/step-cause.js';
 
 /** Extra timer handlers by `kind|name` (holds and bookings register theirs). */
 export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
@@ -15,7 +16,7 @@ export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
 export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandlers = {}) {
   const handlers: TimerHandlers = {
     'resolution|expire': async (id) => {
-      await deps.actors.send(resolutionActorKind, id, { type: 'EXPIRE', at: deps.clock().toISOString() });
+      await deps.actors.send(resolutionActorKind, id, { type: 'EXPIRE', at: deps.clock().toISOString() }, { causedBy: SYSTEM_CAUSE });
     },
     'hold|expire': (id) => expireHold(deps, id),
     'booking|complete': (id) => completeBooking(deps, id),

@@ -7,6 +7,7 @@ import type { Queryable } from '../../persistence/database.js';
 import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
+import { stepCause } from '../step-cause.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { toBookingV2 } from './booking-views.js';
@@ -93,9 +94,10 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
     if (outcome.row) {
       const { row, usedHoldId } = outcome;
       await Promise.all([
-        syncBookingActor(deps, row, undefined),
-        usedHoldId ? deps.actors.send(holdActorKind, usedHoldId, { type: 'CONFIRM', bookingId, at }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; }) : undefined,
+        syncBookingActor(deps, row, undefined, { causedBy: stepCause(caller) }),
+        usedHoldId ? deps.actors.send(holdActorKind, usedHoldId, { type: 'CONFIRM', bookingId, at }, { causedBy: stepCause(caller) }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; }) : undefined,
         deps.actors.send(resolutionActorKind, resolutionId, { type: 'CONFIRMED', bookingId, ...(usedHoldId ? { holdId: usedHoldId } : {}), at }, {
+          causedBy: stepCause(caller),
           onTransition: (_b, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
         }),
       ]);

@@ -4,6 +4,8 @@ import { ActorNotFoundError } from '../../persistence/actor-store-errors.js';
 import type { Queryable } from '../../persistence/database.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
+import type { StepCause } from '../../persistence/actor-store.js';
+import { stepCause, SYSTEM_CAUSE } from '../step-cause.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
@@ -41,8 +43,9 @@ async function recordOfCaller(deps: ResolutionDeps, caller: Caller, id: string):
 }
 
 /** Mirrors "the hold ended" into the resolution actor and re-arms its expiry at the (possibly later) deadline. */
-export async function endHoldOnResolution(deps: ResolutionDeps, resolutionId: string, holdId: string): Promise<void> {
+export async function endHoldOnResolution(deps: ResolutionDeps, resolutionId: string, holdId: string, causedBy: StepCause = SYSTEM_CAUSE): Promise<void> {
   await deps.actors.send(resolutionActorKind, resolutionId, { type: 'HOLD_ENDED', holdId, at: deps.clock().toISOString() }, {
+    causedBy,
     onTransition: (_before, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
   }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
 }
@@ -131,12 +134,12 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   }
   await Promise.all([
     deps.actors.create(holdActorKind, holdId, { holdId, resolutionId, optionId, at: now.toISOString(), expiresAt: expiresAt.toISOString() }, {
-      timers: [{ name: 'expire', dueAt: expiresAt }], expireAt: new Date(now.getTime() + DAY_MS),
+      timers: [{ name: 'expire', dueAt: expiresAt }], expireAt: new Date(now.getTime() + DAY_MS), causedBy: stepCause(caller),
     }),
     (async () => {
       // A previous hold that lapsed ends on the resolution too, so the new one can start there.
-      if (activeHoldId) await endHoldOnResolution(deps, resolutionId, activeHoldId);
-      await deps.actors.send(resolutionActorKind, resolutionId, { type: 'HOLD_STARTED', holdId, at: now.toISOString() });
+      if (activeHoldId) await endHoldOnResolution(deps, resolutionId, activeHoldId, stepCause(caller));
+      await deps.actors.send(resolutionActorKind, resolutionId, { type: 'HOLD_STARTED', holdId, at: now.toISOString() }, { causedBy: stepCause(caller) });
     })(),
   ]);
   return { holdId, status: 'active', expiresAt: expiresAt.toISOString(), resolutionId, optionId };
@@ -207,8 +210,8 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
     }
   }
   if (outcome.changed) {
-    await deps.actors.send(holdActorKind, outcome.hold.ref_id, { type: 'RELEASE', at: now.toISOString() }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
-    await endHoldOnResolution(deps, resolutionId, outcome.hold.ref_id);
+    await deps.actors.send(holdActorKind, outcome.hold.ref_id, { type: 'RELEASE', at: now.toISOString() }, { causedBy: stepCause(caller) }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
+    await endHoldOnResolution(deps, resolutionId, outcome.hold.ref_id, stepCause(caller));
   }
   if (outcome.value === 'expired') throw new ServiceError('HOLD_EXPIRED', `The hold expired at ${outcome.hold.expires_at.toISOString()}.`);
   if (outcome.value === 'consumed') throw new ServiceError('HOLD_RELEASED', 'The hold was used to confirm a booking and can no longer be released.');
@@ -230,6 +233,6 @@ export async function expireHold(deps: ResolutionDeps, holdId: string): Promise<
     : undefined;
   const hold = ended ?? (current.active ? await holdById(deps.db, holdId) : current);
   if (!hold) return;
-  await deps.actors.send(holdActorKind, holdId, { type: 'EXPIRE', at: now.toISOString() }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
+  await deps.actors.send(holdActorKind, holdId, { type: 'EXPIRE', at: now.toISOString() }, { causedBy: SYSTEM_CAUSE }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
   if (!hold.active || ended) await endHoldOnResolution(deps, hold.resolution_id, holdId);
 }

@@ -4,6 +4,7 @@ import { ServiceError } from '../../errors/service-error.js';
 import { updateBookingStatus } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { Caller } from '../caller.js';
+import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
@@ -37,6 +38,6 @@ export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: 
     });
     return after;
   });
-  await syncBookingActor(deps, row, event);
+  await syncBookingActor(deps, row, event, { causedBy: stepCause(caller) });
   return { bookingId: row.id, status: 'cancelled' as const, cancelledAt: now.toISOString() };
 }

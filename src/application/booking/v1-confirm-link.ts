@@ -6,6 +6,7 @@ import { appendAudit } from '../../persistence/audit-log.js';
 import { findBooking, type BookingRow } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { Caller } from '../caller.js';
+import { stepCause } from '../step-cause.js';
 import { escapeHtml } from '../email/escape-html.js';
 import { formatBookingTime } from '../email/format-booking-time.js';
 import { htmlLayout } from '../email/html-layout.js';
@@ -64,7 +65,7 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
     });
     return { row: updated, changed: true };
   });
-  if (outcome.changed) await syncBookingActor(deps, outcome.row, event);
+  if (outcome.changed) await syncBookingActor(deps, outcome.row, event, { causedBy: stepCause(caller) });
   const status = outcome.row.status;
   if (status === 'cancelled' || status === 'rescheduled') {
     throw new ServiceError('BOOKING_STATE_CONFLICT', `The booking was ${status} and can no longer be confirmed.`);

@@ -6,6 +6,7 @@ import { ServiceError } from '../../errors/service-error.js';
 import { insertBooking, type BookingRow } from '../../persistence/booking-repository.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
+import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { claimRangeOf, loadBookableService, slotStartingAt } from './bookable-service.js';
@@ -54,6 +55,6 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
     });
     return created;
   });
-  await syncBookingActor(deps, row, undefined);
+  await syncBookingActor(deps, row, undefined, { causedBy: stepCause(caller) });
   return toBookingV1Created(row, { tokenToConfirm: confirmToken, resolutionId: null });
 }

@@ -5,6 +5,7 @@ import { insertBooking, updateBookingStatus } from '../../persistence/booking-re
 import { storeEvent } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
+import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
@@ -68,8 +69,8 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
     });
     return { before: moved, created: fresh };
   });
-  await syncBookingActor(deps, before, event);
-  await syncBookingActor(deps, created, undefined);
+  await syncBookingActor(deps, before, event, { causedBy: stepCause(caller) });
+  await syncBookingActor(deps, created, undefined, { causedBy: stepCause(caller) });
   const { data } = toBookingV1Created(created);
   return { data: { id: data.id, status: data.status, title: data.title, date: data.date, end_time: data.end_time } };
 }

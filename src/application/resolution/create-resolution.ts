@@ -18,6 +18,7 @@ import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRecord } from './resolution-record.js';
 import { resolvePolicy } from './resolve-policy.js';
 import { phaseTimer } from '../../observability/phase-timer.js';
+import { stepCause } from '../step-cause.js';
 
 /** A validated, normalized resolution request (v1 requests are mapped onto it). */
 export interface ResolutionRequest {
@@ -200,6 +201,7 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     deps.actors.create(resolutionActorKind, id, { resolutionId: id, organizationId: caller.organizationId, outcome: response.status as 'resolved' | 'zero_results', expiresAt: expiresAt.toISOString() }, {
       timers: [{ name: 'expire', dueAt: expiresAt }],
       expireAt: new Date(now.getTime() + 24 * 3600 * 1000),
+      causedBy: stepCause(caller),
     }),
     insertResolution(deps.db, {
       row: {

@@ -11,6 +11,7 @@ import { careRoutes } from './care-routes.js';
 import { analyticsRoutes } from './analytics-routes.js';
 import { bookingRoutes } from './booking-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
+import { inspectorRoutes } from './inspector-routes.js';
 
 /** Every REST route of the service, in documentation order. */
-export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...catalogRoutes, ...calendarRoutes, ...providerImportRoutes, ...resolutionRoutes, ...bookingRoutes, ...rankingPolicyRoutes, ...careRoutes, ...analyticsRoutes, ...webhookRoutes, ...auditRoutes];
+export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...catalogRoutes, ...calendarRoutes, ...providerImportRoutes, ...resolutionRoutes, ...bookingRoutes, ...rankingPolicyRoutes, ...careRoutes, ...analyticsRoutes, ...webhookRoutes, ...inspectorRoutes, ...auditRoutes];

@@ -1,0 +1,59 @@
+import type { AnyStateMachine } from 'xstate';
+import { bookingActorKind, holdActorKind, resolutionActorKind } from '../../machines/machine-versions.js';
+import { parseInput } from '../contract/parse-input.js';
+import { ActorPath, INSPECTED_MACHINES, MachinePath } from '../contract/schemas/inspector.js';
+import { ServiceError } from '../errors/service-error.js';
+import type { ActorKind } from '../persistence/actor-store.js';
+import { actorOwner } from '../persistence/actor-owner.js';
+import { readActorView } from './inspector/actor-view.js';
+import { describeMachine } from './inspector/describe-machine.js';
+import { machineDot } from './inspector/machine-dot.js';
+import type { OperationTable } from './operation.js';
+import type { ResolutionDeps } from './resolution/resolution-deps.js';
+
+/** The actor kinds the inspector shows, by machine name. */
+const KINDS: Record<(typeof INSPECTED_MACHINES)[number], ActorKind<AnyStateMachine>> = {
+  resolution: resolutionActorKind,
+  hold: holdActorKind,
+  booking: bookingActorKind,
+};
+
+const NOT_FOUND = { resolution: 'RESOLUTION_NOT_FOUND', hold: 'HOLD_NOT_FOUND', booking: 'BOOKING_NOT_FOUND' } as const;
+
+/** The catalogue, described once per process: the machines do not change while it runs. */
+const CATALOGUE = INSPECTED_MACHINES.map((name) => {
+  const m = describeMachine(KINDS[name].machine, KINDS[name].version);
+  return { name, machine: { ...m, dot: machineDot(m) } };
+});
+
+/** InspectorService operations: the machine catalogue and read-only views of the caller's organization's actors. */
+export function createInspectorOperations(deps: ResolutionDeps): OperationTable {
+  return {
+    ListMachines: {
+      audit: { action: 'inspector.machines.list', resourceType: 'machine', kind: 'read' },
+      async handler() {
+        return { machines: CATALOGUE.map((c) => c.machine) };
+      },
+    },
+    GetMachine: {
+      audit: { action: 'inspector.machine.read', resourceType: 'machine', kind: 'read' },
+      async handler(_caller, input) {
+        const { machine } = parseInput(MachinePath, input.params);
+        return CATALOGUE.find((c) => c.name === machine)!.machine;
+      },
+    },
+    GetActor: {
+      audit: { action: 'inspector.actor.read', resourceType: 'actor', kind: 'read' },
+      async handler(caller, input) {
+        const { kind, id } = parseInput(ActorPath, input.params);
+        // Tenancy comes from the PostgreSQL row that owns the actor: actors of every kind live under one key space.
+        const owner = await actorOwner(deps.db, kind, id);
+        if (owner === undefined) throw new ServiceError(NOT_FOUND[kind]);
+        if (owner !== caller.organizationId) throw new ServiceError('FORBIDDEN', `This ${kind} belongs to another organization.`);
+        const view = await readActorView(deps, KINDS[kind], id);
+        if (!view) throw new ServiceError(NOT_FOUND[kind], `The ${kind} ${id} has no actor in the store (expired or never mirrored).`);
+        return view;
+      },
+    },
+  };
+}
