@@ -4,7 +4,7 @@ import { DeliveryPath, ListDeliveriesQuery, QueuedReplayPath, UpdateWebhookBody 
 import { ServiceError } from '../errors/service-error.js';
 import { findOrganization } from '../persistence/organization-repository.js';
 import {
-  countDeliveries, findDelivery, findWebhook, listAttempts, listDeliveries, queueReplay, signingSecrets, upsertWebhook,
+  countDeliveries, findDelivery, findWebhook, listAttempts, listDeliveries, queueReplay, upsertWebhook,
   type AttemptRow, type DeliveryRow, type WebhookRow,
 } from '../persistence/webhook-repository.js';
 import type { AppDeps } from './app-deps.js';
@@ -12,7 +12,7 @@ import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
 import { deliverNow, sendTestEvent } from './webhooks/attempt-delivery.js';
-import { newWebhookSecret } from './webhooks/webhook-signature.js';
+import { newWebhookSecret, signingSecrets } from './webhooks/webhook-signature.js';
 import { checkWebhookUrl } from './webhooks/webhook-target.js';
 
 /** How long a rotated-out secret keeps signing alongside the new one. */

@@ -28,12 +28,6 @@ export async function findWebhook(db: Queryable, organizationId: string, opts: {
   return r.rows[0] ? toWebhookRow(r.rows[0]) : undefined;
 }
 
-/** The secrets that sign now, newest first: the secret, then the previous one until it expires. */
-export function signingSecrets(w: WebhookRow, now: Date): string[] {
-  const previous = w.previousSecret !== null && w.previousSecretExpiresAt !== null && w.previousSecretExpiresAt > now ? [w.previousSecret] : [];
-  return [w.secret, ...previous];
-}
-
 /** Inserts or replaces an organization's configuration (created_at kept on replace); answers the stored row. */
 export async function upsertWebhook(tx: Queryable, w: Omit<WebhookRow, 'createdAt' | 'updatedAt'>, now: Date): Promise<WebhookRow> {
   const r = await tx.query(

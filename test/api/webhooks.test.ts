@@ -5,8 +5,9 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { WebhookServiceClient } from '../../src/gen/scheduling/v1/webhook_service.js';
 import type { WebhookLookup } from '../../src/application/webhooks/webhook-target.js';
 import { client } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import type { TestService } from '../helpers/test-service.js';
+import { startWebhookFixture, type Plan, type WebhookFixture } from '../helpers/webhook-fixture.js';
+import type { ReceivedWebhook, WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 // Two services: `svc` allows http/loopback webhook URLs (so a local receiver can be the target); `strict` runs with
 // the production rules and a DNS lookup the test controls.
@@ -15,7 +16,6 @@ let strict: TestService;
 let receiver: WebhookReceiver;
 /** A platform_live key of `svc` (the test service's own platform key is a test key). */
 let liveKey: string;
-let strictLiveKey: string;
 
 /** Names the injected lookup knows: a public address, loopback, and a name with one public and one private address. */
 const DNS: Record<string, LookupAddress[]> = {
@@ -30,36 +30,21 @@ const fakeLookup: WebhookLookup = ((host: string, _opts: unknown, cb: (err: Node
   cb(null, found);
 }) as unknown as WebhookLookup;
 
+let fixture: WebhookFixture;
 /** Status answered per organization (default 200), so tests sharing the receiver do not disturb each other. */
-const answers = new Map<string, number>();
+let answers: Map<string, number | 'hang'>;
 
 test.before(async () => {
-  receiver = await startWebhookReceiver();
-  receiver.answer((r) => ({ status: answers.get(r.body?.organizationId) ?? 200 }));
-  [svc, strict] = await Promise.all([
-    startTestService({ env: { WEBHOOK_ALLOW_INSECURE_URLS: '1' } }),
-    startTestService({ webhookLookup: fakeLookup }),
-  ]);
-  liveKey = (await client(svc.url, svc.platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })).body.key;
-  strictLiveKey = (await client(strict.url, strict.platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })).body.key;
+  fixture = await startWebhookFixture({ lookup: fakeLookup });
+  ({ svc, strict, receiver, answers } = fixture);
+  liveKey = fixture.liveKey(svc);
 });
 test.after.always(async () => {
-  await Promise.all([svc?.stop(), strict?.stop()]);
-  await receiver?.stop();
+  await fixture?.stop();
 });
 
-let orgCount = 0;
-/** A fresh organization of `svc` on a plan, with live and test clients acting in it. */
-async function newOrg(plan: 'free' | 'launch' | 'scale' | 'enterprise' = 'launch', service: () => TestService = () => svc) {
-  const s = service();
-  const key = s === svc ? liveKey : strictLiveKey;
-  const org = (await client(s.url, key).post('/api/v2/organizations', { externalId: `wh-${++orgCount}`, name: `Webhooks ${orgCount}`, settings: { plan } })).body;
-  return {
-    id: org.id as string,
-    live: client(s.url, key, { 'service-organization-id': org.id }),
-    test: client(s.url, s.platformKey, { 'service-organization-id': org.id }),
-  };
-}
+/** A fresh organization of `svc` (or `service()`) on a plan, with live and test clients acting in it. */
+const newOrg = (plan: Plan = 'launch', service: () => TestService = () => svc) => fixture.newOrg({ plan, service: service() });
 
 /** Requests of one organization the receiver got. */
 const ofOrg = (orgId: string, type?: string) => (r: ReceivedWebhook) => r.body?.organizationId === orgId && (type === undefined || r.body?.type === type);

@@ -5,7 +5,7 @@ import { leaseDeliveryForReplay, recordAttempt, releaseLease, type ClaimedDelive
 import type { AppDeps } from '../app-deps.js';
 import { afterAttempt, type DeliveryAfter } from './delivery-schedule.js';
 import { createWebhookPoster, type PostResult, type PostWebhook } from './post-webhook.js';
-import { signatureHeaders } from './webhook-signature.js';
+import { signatureHeaders, signingSecrets } from './webhook-signature.js';
 import type { WebhookLookup } from './webhook-target.js';
 
 /** How long a sender holds a delivery: longer than the 10 s request timeout plus recording. */
@@ -24,12 +24,6 @@ export interface AttemptOutcome {
   recorded: boolean;
 }
 
-/** The secrets that sign a claimed delivery now, newest first. */
-function secretsOf(d: ClaimedDelivery, now: Date): string[] {
-  const previous = d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now ? [d.previousSecret] : [];
-  return [d.secret, ...previous];
-}
-
 /** Signs and posts a body; the envelope id is the webhook-id. */
 async function signedPost(post: PostWebhook, url: string, id: string, body: string, secrets: string[], now: Date): Promise<PostResult> {
   const headers = signatureHeaders({ id, timestamp: Math.floor(now.getTime() / 1000), rawBody: body, secrets });
@@ -44,7 +38,7 @@ async function signedPost(post: PostWebhook, url: string, id: string, body: stri
 export async function attemptDelivery(deps: AttemptDeps, post: PostWebhook, d: ClaimedDelivery): Promise<AttemptOutcome> {
   const attemptedAt = deps.clock();
   const body = JSON.stringify(eventEnvelope(d.event, d.attempt));
-  const result = await signedPost(post, d.url, d.event.id, body, secretsOf(d, attemptedAt), attemptedAt);
+  const result = await signedPost(post, d.url, d.event.id, body, signingSecrets(d, attemptedAt), attemptedAt);
   const success = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   deps.metrics?.webhookAttempts.inc({ outcome: success ? 'delivered' : result.statusCode === null ? 'error' : 'failed' });
   const after = afterAttempt({ status: d.status, automaticAttempts: d.automaticAttempts }, { success, manual: d.manual, at: deps.clock() }, deps.config.webhookRetryDelaysSeconds);

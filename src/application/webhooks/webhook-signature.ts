@@ -13,6 +13,19 @@ export function secretKey(secret: string): Buffer {
   return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
 }
 
+/** A webhook's secrets as stored: the current one and, after a rotation, the previous one until it expires. */
+export interface StoredSecrets {
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** The secrets that sign at `now`, newest first: the secret, then the previous one until it expires (24 h). */
+export function signingSecrets(w: StoredSecrets, now: Date): string[] {
+  const previous = w.previousSecret !== null && w.previousSecretExpiresAt !== null && w.previousSecretExpiresAt > now ? [w.previousSecret] : [];
+  return [w.secret, ...previous];
+}
+
 /** What a delivery is signed over. */
 export interface SignatureInput {
   /** The envelope id (stable across retries and replays). */

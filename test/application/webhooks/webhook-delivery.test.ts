@@ -4,16 +4,15 @@ import type { LookupAddress } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookLookup } from '../../../src/application/webhooks/webhook-target.js';
 import { client } from '../../helpers/http.js';
-import { startTestService, type TestService } from '../../helpers/test-service.js';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import type { TestService } from '../../helpers/test-service.js';
+import { startWebhookFixture, type WebhookFixture } from '../../helpers/webhook-fixture.js';
+import type { ReceivedWebhook, WebhookReceiver } from '../../helpers/webhook-receiver.js';
 
 // One service that may target the local receiver (WEBHOOK_ALLOW_INSECURE_URLS=1) with the default retry delays, and
 // one with the production rules whose DNS the test steers. Serial: the retry and rotation tests move the shared clock.
 let svc: TestService;
 let strict: TestService;
 let receiver: WebhookReceiver;
-let liveKey: string;
-let strictLiveKey: string;
 
 /** What the strict service's injected DNS answers for rebind.example.test (changed by the SSRF test). */
 let rebindAddress = '93.184.216.34';
@@ -22,34 +21,20 @@ const steeredLookup = ((host: string, _opts: unknown, cb: (err: NodeJS.ErrnoExce
   cb(null, [{ address: rebindAddress, family: 4 }]);
 }) as unknown as WebhookLookup;
 
+let fixture: WebhookFixture;
 /** Receiver answers per organization: a status (default 200) or 'hang'. */
-const answers = new Map<string, number | 'hang'>();
+let answers: Map<string, number | 'hang'>;
 
 test.before(async () => {
-  receiver = await startWebhookReceiver();
-  receiver.answer((r) => {
-    const a = answers.get(r.body?.organizationId);
-    return a === 'hang' ? 'hang' : { status: a ?? 200 };
-  });
-  [svc, strict] = await Promise.all([
-    startTestService({ env: { WEBHOOK_ALLOW_INSECURE_URLS: '1', RATE_LIMIT_PER_MINUTE: '100000' } }),
-    startTestService({ webhookLookup: steeredLookup }),
-  ]);
-  liveKey = (await client(svc.url, svc.platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })).body.key;
-  strictLiveKey = (await client(strict.url, strict.platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })).body.key;
+  fixture = await startWebhookFixture({ lookup: steeredLookup, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  ({ svc, strict, receiver, answers } = fixture);
 });
 test.after.always(async () => {
-  await Promise.all([svc?.stop(), strict?.stop()]);
-  await receiver?.stop();
+  await fixture?.stop();
 });
 
-let orgCount = 0;
-/** A fresh organization with live and test clients acting in it. */
-async function newOrg(s: TestService = svc) {
-  const key = s === svc ? liveKey : strictLiveKey;
-  const org = (await client(s.url, key).post('/api/v2/organizations', { externalId: `whd-${++orgCount}`, name: `Delivery ${orgCount}`, settings: { plan: 'launch' } })).body;
-  return { id: org.id as string, live: client(s.url, key, { 'service-organization-id': org.id }), test: client(s.url, s.platformKey, { 'service-organization-id': org.id }) };
-}
+/** A fresh organization (plan launch) with live and test clients acting in it. */
+const newOrg = (s: TestService = svc) => fixture.newOrg({ service: s });
 
 /** Configures the org's webhook through the API; answers its secret. */
 async function configure(org: Awaited<ReturnType<typeof newOrg>>, body: Record<string, unknown>): Promise<string> {
