@@ -44,6 +44,14 @@ export type BookingEvent =
 
 const ms = (iso: string): number => Date.parse(iso);
 
+/** The states a booking row is stored in: every state of the machine but the transient `created`. */
+export type BookingStatus = 'pending' | 'confirmed' | 'cancelled' | 'rescheduled' | 'completed';
+
+/** Whether a booking ending at `endsAt` has ended at `at` (ISO instants): the COMPLETE guard, for every path. */
+export function bookingHasEnded(endsAt: string, at: string): boolean {
+  return ms(at) >= ms(endsAt);
+}
+
 /**
  * The booking lifecycle (SPEC part 3 with CONTRACT part 5's decisions).
  *
@@ -68,7 +76,7 @@ export const bookingMachine = setup({
   },
   guards: {
     startsConfirmed: ({ context }) => context.initialStatus === 'confirmed',
-    hasEnded: ({ context, event }) => ms(event.at) >= ms(context.endsAt),
+    hasEnded: ({ context, event }) => bookingHasEnded(context.endsAt, event.at),
   },
   actions: {
     recordConfirmation: assign(({ event }) => ({ confirmedAt: event.at, updatedAt: event.at })),

@@ -33,7 +33,15 @@ export type HoldEvent =
   | { type: 'CONFIRM'; bookingId: string; at: string }
   | { type: 'EXPIRE'; at: string };
 
-const ms = (iso: string): number => Date.parse(iso);
+const ms = (t: string | Date): number => (typeof t === 'string' ? Date.parse(t) : t.getTime());
+
+/**
+ * Whether a hold expiring at `expiresAt` has lapsed at `at` (ISO instants or Dates): the expiry guard of the machine,
+ * and the one every read path uses (a lapsed hold is expired even before its timer fires).
+ */
+export function holdHasLapsed(expiresAt: string | Date, at: string | Date): boolean {
+  return ms(at) >= ms(expiresAt);
+}
 
 /**
  * The hold lifecycle (SPEC part 3, CONTRACT part 5).
@@ -59,7 +67,7 @@ export const holdMachine = setup({
     input: {} as HoldInput,
   },
   guards: {
-    isPastExpiry: ({ context, event }) => ms(event.at) >= ms(context.expiresAt),
+    isPastExpiry: ({ context, event }) => holdHasLapsed(context.expiresAt, event.at),
   },
   actions: {
     recordRelease: assign(({ event }) => ({ releasedAt: event.at })),

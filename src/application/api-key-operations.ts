@@ -3,14 +3,14 @@ import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { ApiKeyPath, CreateApiKeyBody, ListApiKeysQuery } from '../contract/schemas/api-key.js';
 import { insertApiKey, toApiKey } from '../persistence/api-key-repository.js';
-import { findOrganization } from '../persistence/organization-repository.js';
+import { findDefaultOrganizationId, findOrganization } from '../persistence/organization-repository.js';
 import type { AppDeps } from './app-deps.js';
 import type { CredentialCache } from './credential-cache.js';
 import { requirePlatformKey } from './authenticate.js';
 import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
 
-/** ApiKeyService operations: create, list and revoke keys of the caller's platform (platform key only). */
+/** ApiKeyService operations: create, list and revoke keys of the caller's platform (platform key only), and who a key is. */
 export function createApiKeyOperations(deps: AppDeps & { credentials: CredentialCache }): OperationTable {
   return {
     CreateApiKey: {
@@ -63,6 +63,22 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
         // This process stops accepting the key at once; the others within the cache's lifetime of a lookup.
         deps.credentials.forgetKey(id);
         return revoked;
+      },
+    },
+    GetCaller: {
+      audit: { action: 'caller.read', resourceType: 'api_key', kind: 'read' },
+      async handler(caller) {
+        // A platform key without the header acts in its platform's default organization, but names none.
+        const organizationId = caller.isPlatformKey && !caller.viaOrganizationHeader ? null : caller.organizationId;
+        const [org, defaultOrganizationId] = await Promise.all([
+          organizationId === null ? undefined : findOrganization(deps.db, organizationId),
+          caller.isPlatformKey ? findDefaultOrganizationId(deps.db, caller.platformId) : undefined,
+        ]);
+        return {
+          keyId: caller.keyId, keyType: caller.keyType, mode: caller.mode, platformId: caller.platformId, organizationId,
+          defaultOrganizationId: defaultOrganizationId ?? null,
+          organization: org ? { id: org.id, name: org.name, externalId: org.externalId, settings: org.settings, providerGraphVersion: org.providerGraphVersion } : null,
+        };
       },
     },
   };

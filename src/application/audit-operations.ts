@@ -1,6 +1,7 @@
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
-import { ListAuditEventsQuery } from '../contract/schemas/audit-event.js';
+import { ListAuditEventsQuery, VerifyAuditChainQuery } from '../contract/schemas/audit-event.js';
+import { verifyOrganizationAuditChain } from '../persistence/verify-audit-chain.js';
 import { ServiceError } from '../errors/service-error.js';
 import type { AppDeps } from './app-deps.js';
 import type { OperationTable } from './operation.js';
@@ -28,7 +29,7 @@ export function toAuditEventView(row: Record<string, any>): AuditEventView {
   };
 }
 
-/** AuditService operations: the caller's organization's audit log, newest first (keyset by seq). */
+/** AuditService operations: the caller's organization's audit log, newest first (keyset by seq), and its chain's verification. */
 export function createAuditOperations(deps: AppDeps): OperationTable {
   return {
     ListAuditEvents: {
@@ -50,6 +51,20 @@ export function createAuditOperations(deps: AppDeps): OperationTable {
         const rows = r.rows as Record<string, any>[];
         const paged = page(rows, limit, (row) => String(row.seq));
         return { data: paged.data.map(toAuditEventView), hasMore: paged.hasMore, nextCursor: paged.nextCursor };
+      },
+    },
+    VerifyAuditChain: {
+      audit: { action: 'audit_chain.verify', resourceType: 'audit_event', kind: 'read' },
+      async handler(caller, input) {
+        const q = parseInput(VerifyAuditChainQuery, input.query);
+        const report = await verifyOrganizationAuditChain(deps.db, caller.organizationId, { latest: q.limit ?? 10_000 });
+        return {
+          status: report.breaks.length === 0 ? 'intact' : 'broken',
+          checked: report.checked, linked: report.linked, pending: report.pending,
+          breaks: report.breaks.map((b) => ({ eventId: b.id, reason: b.reason })),
+          fromPosition: report.fromPosition, toPosition: report.toPosition, complete: report.complete,
+          verifiedAt: deps.clock().toISOString(),
+        };
       },
     },
   };

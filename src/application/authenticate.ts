@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors/service-error.js';
-import { hashApiKey, isWellFormedApiKey, sameKeyHash } from './api-key-secret.js';
+import { hashApiKey, isWellFormedApiKey, sameKeyHash } from '../domain/api-key-secret.js';
 import type { Caller } from './caller.js';
 import type { CredentialCache } from './credential-cache.js';
 

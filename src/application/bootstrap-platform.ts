@@ -1,6 +1,6 @@
 import type { Database } from '../persistence/database.js';
 import { insertApiKey, insertPlatform } from '../persistence/api-key-repository.js';
-import { hashApiKey, isWellFormedApiKey, keyMode } from './api-key-secret.js';
+import { hashApiKey, isWellFormedApiKey, keyMode } from '../domain/api-key-secret.js';
 
 const BOOTSTRAP_LOCK_ID = 7_245_002;
 

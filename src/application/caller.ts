@@ -1,7 +1,5 @@
+import type { KeyType } from '../domain/key-type.js';
 import { witnessingActor } from '../persistence/audit-witness.js';
-
-/** Key types of SPEC part 5. */
-export type KeyType = 'platform_live' | 'platform_test' | 'organization_live' | 'organization_test';
 
 /** Who is calling and in which organization the call acts; resolved once for REST and gRPC alike. */
 export interface Caller {

@@ -1,4 +1,4 @@
-import type { GrpcServiceName } from '../grpc/service-registry.js';
+import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
 import { createApiKeyOperations } from './api-key-operations.js';

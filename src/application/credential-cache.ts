@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../persistence/database.js';
-import type { KeyType } from './caller.js';
+import type { KeyType } from '../domain/key-type.js';
 
 /** An API key row as authentication needs it. */
 export interface KeyRow {

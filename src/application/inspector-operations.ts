@@ -6,8 +6,10 @@ import { ServiceError } from '../errors/service-error.js';
 import type { ActorKind } from '../persistence/actor-store.js';
 import { actorOwner } from '../persistence/actor-owner.js';
 import { readActorView } from './inspector/actor-view.js';
+import { createActorWatcher } from './inspector/actor-watcher.js';
 import { describeMachine } from './inspector/describe-machine.js';
 import { machineDot } from './inspector/machine-dot.js';
+import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 
@@ -26,8 +28,23 @@ const CATALOGUE = INSPECTED_MACHINES.map((name) => {
   return { name, machine: { ...m, dot: machineDot(m) } };
 });
 
-/** InspectorService operations: the machine catalogue and read-only views of the caller's organization's actors. */
+/** The kind and id of an actor the caller may see: tenancy comes from the PostgreSQL row that owns it. */
+async function actorOfCaller(deps: ResolutionDeps, caller: Caller, params: Record<string, string>) {
+  const { kind, id } = parseInput(ActorPath, params);
+  // Actors of every kind live under one key space: the owning row, not the key, says whose the actor is.
+  const owner = await actorOwner(deps.db, kind, id);
+  if (owner === undefined) throw new ServiceError(NOT_FOUND[kind]);
+  if (owner !== caller.organizationId) throw new ServiceError('FORBIDDEN', `This ${kind} belongs to another organization.`);
+  return { kind, id, gone: () => new ServiceError(NOT_FOUND[kind], `The ${kind} ${id} has no actor in the store (expired or never mirrored).`) };
+}
+
+/**
+ * InspectorService operations: the machine catalogue, read-only views of the caller's organization's actors, and a
+ * live follow of one actor. The number of actors followed is the `inspector_actor_watchers` gauge.
+ */
 export function createInspectorOperations(deps: ResolutionDeps): OperationTable {
+  const watcher = createActorWatcher({ actors: deps.actors, redis: deps.redis });
+  deps.metrics.gaugeOnScrape('inspector_actor_watchers', 'Actors followed live through InspectorService/WatchActor in this process.', () => watcher.active);
   return {
     ListMachines: {
       audit: { action: 'inspector.machines.list', resourceType: 'machine', kind: 'read' },
@@ -45,14 +62,18 @@ export function createInspectorOperations(deps: ResolutionDeps): OperationTable 
     GetActor: {
       audit: { action: 'inspector.actor.read', resourceType: 'actor', kind: 'read' },
       async handler(caller, input) {
-        const { kind, id } = parseInput(ActorPath, input.params);
-        // Tenancy comes from the PostgreSQL row that owns the actor: actors of every kind live under one key space.
-        const owner = await actorOwner(deps.db, kind, id);
-        if (owner === undefined) throw new ServiceError(NOT_FOUND[kind]);
-        if (owner !== caller.organizationId) throw new ServiceError('FORBIDDEN', `This ${kind} belongs to another organization.`);
+        const { kind, id, gone } = await actorOfCaller(deps, caller, input.params);
         const view = await readActorView(deps, KINDS[kind], id);
-        if (!view) throw new ServiceError(NOT_FOUND[kind], `The ${kind} ${id} has no actor in the store (expired or never mirrored).`);
+        if (!view) throw gone();
         return view;
+      },
+    },
+    WatchActor: {
+      audit: { action: 'inspector.actor.watch', resourceType: 'actor', kind: 'read' },
+      streaming: true,
+      async stream(caller, input, send, signal) {
+        const { kind, id, gone } = await actorOfCaller(deps, caller, input.params);
+        await watcher.follow(KINDS[kind], id, send, signal, gone);
       },
     },
   };

@@ -36,8 +36,26 @@ export interface OperationSpec {
   handler(caller: Caller, input: OperationInput): Promise<unknown>;
 }
 
+/**
+ * One server-streaming operation of the internal API (e.g. following an actor). It checks its input and access, then
+ * sends results through `send` until it returns or `signal` aborts (the client went away, or the server stops).
+ * Throwing before the first `send` refuses the call like a unary operation's error.
+ */
+export interface StreamingOperationSpec {
+  auth?: 'key';
+  audit: OperationAudit;
+  /** Marks the spec as streaming (the generated method is declared `returns (stream …)`). */
+  streaming: true;
+  stream(caller: Caller, input: OperationInput, send: (result: unknown) => Promise<void>, signal: AbortSignal): Promise<void>;
+}
+
 /** Operations of one gRPC service, keyed by RPC name (`CreateProvider`). */
-export type OperationTable = Record<string, OperationSpec>;
+export type OperationTable = Record<string, OperationSpec | StreamingOperationSpec>;
+
+/** Answers whether an operation streams its results. */
+export function isStreaming(spec: OperationSpec | StreamingOperationSpec): spec is StreamingOperationSpec {
+  return 'streaming' in spec && spec.streaming === true;
+}
 
 /** Wraps a result with response headers. */
 export function answer(result: unknown, headers: Record<string, string>): OperationAnswer {

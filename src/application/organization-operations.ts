@@ -3,6 +3,7 @@ import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationPath, UpdateOrganizationBody } from '../contract/schemas/organization.js';
 import { findOrganization, toOrganization } from '../persistence/organization-repository.js';
+import { readOrganizationOverviewCounts } from '../persistence/organization-overview-counts.js';
 import { newId } from '../persistence/new-id.js';
 import type { AppDeps } from './app-deps.js';
 import { requirePlatformKey } from './authenticate.js';
@@ -59,6 +60,25 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const { id } = parseInput(OrganizationPath, input.params);
         return visibleOrganization(deps, caller, id);
+      },
+    },
+    GetOrganizationOverview: {
+      audit: { action: 'organization.overview', resourceType: 'organization', kind: 'read' },
+      async handler(caller, input) {
+        const { id } = parseInput(OrganizationPath, input.params);
+        const organization = await visibleOrganization(deps, caller, id);
+        const now = deps.clock();
+        const c = await readOrganizationOverviewCounts(deps.db, id, now);
+        const byStatus = (counts: Record<string, number>, statuses: readonly string[]) => Object.fromEntries(statuses.map((s) => [s, counts[s] ?? 0]));
+        return {
+          organization,
+          counts: {
+            ...c,
+            bookings: byStatus(c.bookings, ['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled']),
+            webhookDeliveries: byStatus(c.webhookDeliveries, ['pending', 'delivered', 'failed', 'dead_lettered', 'suppressed']),
+          },
+          generatedAt: now.toISOString(),
+        };
       },
     },
     UpdateOrganization: {

@@ -11,6 +11,7 @@ import { withIdempotency } from './with-idempotency.js';
 import { createResolution, type ResolutionRequest } from './resolution/create-resolution.js';
 import { accessResolution } from './resolution/read-resolution.js';
 import { buildCandidates, pageCandidates } from './resolution/list-candidates.js';
+import { listResolutions } from './resolution/list-resolutions.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 
 /** Maps a validated v2 body onto the resolution request. */
@@ -54,6 +55,10 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
         if (!key) return createResolution(deps, caller, fromV1(body));
         return withIdempotency(deps.idempotency, caller, 'v1-resolutions', requireIdempotencyKey(input.headers), input.body, () => createResolution(deps, caller, fromV1(body)));
       },
+    },
+    ListResolutions: {
+      audit: { action: 'resolution.list', resourceType: 'resolution', kind: 'read' },
+      handler: (caller, input) => listResolutions(deps, caller, input.query),
     },
     GetResolution: {
       audit: { action: 'resolution.read', resourceType: 'resolution', kind: 'read' },

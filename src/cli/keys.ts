@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { KeyType } from '../application/caller.js';
+import type { KeyType } from '../domain/key-type.js';
 import { appendAudit } from '../persistence/audit-log.js';
 import { insertApiKey, insertPlatform, toApiKey } from '../persistence/api-key-repository.js';
 import type { Database } from '../persistence/database.js';

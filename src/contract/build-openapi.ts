@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue.js';
 import type { RouteSpec } from './route.js';
 import { ErrorEnvelope } from './schemas/list-envelope.js';
+import { schemaExample } from './schema-example.js';
+import { Capabilities, Health, Readiness } from './schemas/discovery.js';
 
 const COMMON_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
@@ -17,9 +19,76 @@ function openapiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
 }
 
+/** Id prefix of the resource a route's tag names, for the bare `id` fields of its examples. */
+const ID_PREFIX_BY_TAG: Record<string, string> = {
+  organizations: 'org', 'api-keys': 'key', providers: 'prv', services: 'svc', 'calendar-connections': 'cal',
+  'provider-imports': 'imp', resolutions: 'res', holds: 'hld', bookings: 'bkg', v1: 'bkg', 'ranking-policies': 'pol',
+  continuity: 'cty', waitlist: 'wl', 'manual-review': 'prv', webhooks: 'whd', inspector: 'res', audit: 'aud', analytics: 'org',
+};
+
+/** The request and response examples of a route: its own, else generated from the JSON Schemas openapi.json publishes. */
+export function routeExamples(r: RouteSpec): { request?: unknown; response?: unknown } {
+  const prefix = ID_PREFIX_BY_TAG[r.tag] ?? 'id';
+  return {
+    ...(r.body ? { request: r.examples && 'request' in r.examples ? r.examples.request : schemaExample(jsonSchema(r.body, 'input'), prefix) } : {}),
+    ...(r.response ? { response: r.examples && 'response' in r.examples ? r.examples.response : schemaExample(jsonSchema(r.response, 'output'), prefix) } : {}),
+  };
+}
+
+/** Who may call a route, in a sentence. */
+function accessSentence(r: RouteSpec): string {
+  if (r.auth === 'none') return 'No API key: the request\'s own token is the credential.';
+  if (r.platformKeyOnly) return 'Platform keys only; an organization key is 403 PLATFORM_KEY_REQUIRED.';
+  return r.access ?? 'Any API key, acting in its organization (a platform key: the one named by Service-Organization-Id, else the platform\'s default organization).';
+}
+
+/** The operation's description: the route's own, who may call, and the errors it declares beyond the common ones. */
+function operationDescription(r: RouteSpec): string {
+  const own = (r.errors ?? []).map((c) => `${ERROR_CATALOGUE[c].status} ${c}`);
+  return [r.description, accessSentence(r), ...(own.length ? [`Errors besides the common ones: ${own.join(', ')}.`] : [])].join('\n\n');
+}
+
+/** The paths the gateway serves itself, outside the route table: health, discovery and metrics, all without a key. */
+function gatewayPaths(): Record<string, Record<string, unknown>> {
+  const json = (schema: z.ZodType, example: unknown) => ({ 'application/json': { schema: jsonSchema(schema, 'output'), example } });
+  const op = (operationId: string, tag: string, summary: string, description: string, responses: Record<string, unknown>) => ({
+    get: { operationId, summary, description, tags: [tag], security: [], responses },
+  });
+  return {
+    '/healthz': op('getHealth', 'service', 'Liveness: the process answers.', 'Answers `{"status": "ok"}` while the gateway process runs, without touching Redis or PostgreSQL. No API key.', {
+      200: { description: 'The process is alive.', content: json(Health, { status: 'ok' }) },
+    }),
+    '/readyz': op('getReadiness', 'service', 'Readiness: Redis and PostgreSQL are reachable.', 'Answers `{"status": "ready"}` when Redis and PostgreSQL answer; otherwise 503 SERVICE_UNAVAILABLE with `Retry-After: 1`. No API key.', {
+      200: { description: 'Ready to serve.', content: json(Readiness, { status: 'ready' }) },
+      503: { description: 'Error codes: SERVICE_UNAVAILABLE', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } }, 'x-error-codes': ['SERVICE_UNAVAILABLE'] },
+    }),
+    '/capabilities.json': op('getCapabilities', 'service', 'What this deployment offers, in brief.', 'Every endpoint with its gRPC method, the error codes, key types, limits and the gRPC package (reflection and health on). No API key.', {
+      200: { description: 'The capabilities.', content: json(Capabilities, schemaExample(jsonSchema(Capabilities, 'output'))) },
+    }),
+    '/openapi.json': op('getOpenApi', 'service', 'This document.', 'The OpenAPI 3.1 description of the REST API, built from the same route table and schemas that validate requests. No API key.', {
+      200: { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } } },
+    }),
+    '/metrics': op('getMetrics', 'service', 'Prometheus metrics.', 'Request and RPC histograms, errors by contract code, resolution phases, pool, Redis and worker-queue gauges and process metrics, in the Prometheus text format. No API key.', {
+      200: { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' }, example: '# HELP http_request_duration_seconds REST request duration\n# TYPE http_request_duration_seconds histogram\n' } } },
+    }),
+  };
+}
+
+/**
+ * The success answer of a streaming route: `text/event-stream`, whose events are described in prose and, for tools,
+ * with each event's data schema under `x-sse-events` (OpenAPI 3.1 has no field for the items of a stream).
+ */
+function eventStreamResponse(event: string, data: z.ZodType | undefined, example: unknown) {
+  return {
+    description: `Server-Sent Events: \`event: ${event}\` with one JSON document as \`data\` per message; a \`: keepalive\` comment every 15 s; \`event: error\` with the error envelope ends a stream that fails after it started.`,
+    headers: { 'Cache-Control': { schema: { type: 'string', const: 'no-cache' } }, 'X-Accel-Buffering': { schema: { type: 'string', const: 'no' } } },
+    content: { 'text/event-stream': { schema: { type: 'string' }, example: `event: ${event}\ndata: ${JSON.stringify(example)}\n\n`, 'x-sse-events': { [event]: data ? jsonSchema(data, 'output') : {}, error: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+  };
+}
+
 /** Builds openapi.json (OpenAPI 3.1) from the route catalogue: the same schemas that validate requests. */
 export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
-  const paths: Record<string, Record<string, unknown>> = {};
+  const paths: Record<string, Record<string, unknown>> = gatewayPaths();
   for (const r of routes) {
     const parameters: unknown[] = [];
     if (r.params) {
@@ -39,8 +108,11 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
       const st = ERROR_CATALOGUE[c].status;
       byStatus.set(st, [...(byStatus.get(st) ?? []), c]);
     }
+    const examples = routeExamples(r);
     const responses: Record<string, unknown> = {
-      [String(r.successStatus ?? 200)]: { description: 'Success', ...(r.response ? { content: { 'application/json': { schema: jsonSchema(r.response, 'output') } } } : {}) },
+      [String(r.successStatus ?? 200)]: r.stream
+        ? eventStreamResponse(r.stream.event, r.response, examples.response)
+        : { description: 'Success', ...(r.response ? { content: { 'application/json': { schema: jsonSchema(r.response, 'output'), example: examples.response } } } : {}) },
     };
     for (const [st, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
       responses[String(st)] = { description: `Error codes: ${cs.join(', ')}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } }, 'x-error-codes': cs };
@@ -48,6 +120,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
     const op: Record<string, unknown> = {
       operationId: r.rpc.charAt(0).toLowerCase() + r.rpc.slice(1),
       summary: r.summary,
+      description: operationDescription(r),
       tags: [r.tag],
       'x-grpc-method': `scheduling.v1.${r.service}/${r.rpc}`,
       ...(r.platformKeyOnly ? { 'x-platform-key-required': true } : {}),
@@ -55,7 +128,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
       parameters,
       responses,
     };
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } };
+    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input'), example: examples.request } } };
     if (r.path.startsWith('/api/v1/')) op.deprecated = false;
     paths[openapiPath(r.path)] = { ...(paths[openapiPath(r.path)] ?? {}), [r.method.toLowerCase()]: op };
   }
@@ -74,7 +147,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
 }
 
 /** Builds capabilities.json: what this deployment offers, in brief. */
-export function buildCapabilities(routes: RouteSpec[], info: { version: string; limits: Record<string, number> }) {
+export function buildCapabilities(routes: RouteSpec[], info: { version: string; limits: Record<string, number> }): z.infer<typeof Capabilities> {
   return {
     service: 'provider-resolution-scheduling',
     version: info.version,

@@ -21,10 +21,18 @@ export const name200 = () => text(200, 1).refine((s) => s.trim().length > 0, { m
 export const isoDate = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a YYYY-MM-DD date').refine((s) => {
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
-}, { message: 'must be a real calendar date' });
+}, { message: 'must be a real calendar date' }).meta({ format: 'date' });
 
-/** An ISO 8601 timestamp. */
-export const isoTimestamp = () => z.string().max(40).refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), { message: 'must be an ISO 8601 timestamp' });
+/** An ISO 8601 timestamp (documented as RFC 3339 `date-time`, which every accepted spelling includes). */
+export const isoTimestamp = () => z.string().max(40).refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), { message: 'must be an ISO 8601 timestamp' })
+  .meta({ format: 'date-time' });
+
+/** An instant as the service answers it: an RFC 3339 timestamp with `Z` or an offset (`2026-05-04T09:00:00.000Z`). */
+export const instant = () => z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), { message: 'must be an RFC 3339 timestamp' })
+  .meta({ format: 'date-time' });
+
+/** A whole number that cannot be negative: a count, total, version, rank, position, status code or duration. */
+export const nonNegativeInt = () => z.number().int().min(0);
 
 /** An IANA time zone name. */
 export const ianaTimezone = () => z.string().max(100).refine((tz) => {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors/error-catalogue.js';
-import type { GrpcServiceName } from '../grpc/service-registry.js';
+import type { GrpcServiceName } from './grpc-service-name.js';
 
 /** One REST route of the contract and the RPC it maps onto; the single source for gateway routing and openapi.json. */
 export interface RouteSpec {
@@ -10,6 +10,13 @@ export interface RouteSpec {
   service: GrpcServiceName;
   rpc: string;
   summary: string;
+  /**
+   * What a caller needs beyond the summary, in a sentence or two: what the operation does, limits and side effects.
+   * openapi.json adds who may call (from `auth`, `platformKeyOnly` or `access`) and the route's own error codes.
+   */
+  description: string;
+  /** Who may call, when it is not "any key, acting in its organization" (set `platformKeyOnly` for platform keys). */
+  access?: string;
   tag: string;
   /** HTTP status of success (default 200). */
   successStatus?: number;
@@ -22,6 +29,17 @@ export interface RouteSpec {
   response?: z.ZodType;
   /** Request headers this route reads beyond Authorization. */
   headers?: { name: string; required: boolean; description: string }[];
+  /**
+   * Examples for openapi.json where the one generated from the schemas would not pass them (a request whose fields
+   * depend on each other, an id that must decode); every example is checked against its zod schema by the tests.
+   */
+  examples?: { request?: unknown; response?: unknown };
   /** Error codes specific to the route (common ones are added by openapi generation). */
   errors?: ErrorCode[];
+  /**
+   * Set when the RPC streams its results: the route answers `text/event-stream` (Server-Sent Events), one event named
+   * `event` per message with the message's JSON (of `response`'s shape) as data. Errors before the first message are
+   * the usual JSON error envelope.
+   */
+  stream?: { format: 'sse'; event: string };
 }

@@ -14,8 +14,8 @@ export class RpcFailure extends Error {
   }
 }
 
-/** Picks `rest-header-*` trailers as response headers. */
-function restHeaders(md: Metadata | undefined): Record<string, string> {
+/** Picks `rest-header-*` trailers (or response headers) as REST response headers. */
+export function restHeaders(md: Metadata | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!md) return out;
   for (const [k, v] of Object.entries(md.getMap())) {

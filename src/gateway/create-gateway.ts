@@ -13,6 +13,9 @@ import { v1ErrorBody, v2ErrorBody } from './error-envelope.js';
 import type { GrpcClients } from './grpc-clients.js';
 import { readJsonBody } from './read-json-body.js';
 import { refuseThroughApi } from './refuse-through-api.js';
+import { openRpcStream } from './open-rpc-stream.js';
+import { serveEventStream } from './serve-event-stream.js';
+import { serveConsole } from './serve-console.js';
 
 /** Dependencies of the REST gateway. */
 export interface GatewayDeps {
@@ -129,6 +132,16 @@ export function createGateway(deps: GatewayDeps): Koa {
         const v = ctx.get(h);
         if (v) md.set(h, v);
       }
+      if (route.stream) {
+        // A streaming call lives as long as the response: it is cancelled when the response closes, whoever closed it.
+        // It waits for the first message, so a refusal is thrown here and rendered as the usual error envelope.
+        // The access log line and the request histogram record the time to the first message.
+        const abort = new AbortController();
+        ctx.res.once('close', () => abort.abort());
+        const opened = await openRpcStream(deps.clients[route.service], route.rpc, { params: { ...ctx.params }, query: flatQuery(ctx.query), bodyJson: body ?? 'null' }, md, { signal: abort.signal });
+        serveEventStream(ctx, opened, { event: route.stream.event, requestId: ctx.state.requestId as string });
+        return;
+      }
       // The call is cancelled only when the client goes away before its answer is written (the response closes
       // unfinished); the request stream's own 'close' also fires once a body has been read, which is no reason.
       const abort = new AbortController();
@@ -150,6 +163,7 @@ export function createGateway(deps: GatewayDeps): Koa {
       }
     });
   }
+  app.use(serveConsole());
   app.use(router.routes());
   return app;
 }

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Metadata, Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { once } from 'node:events';
+import { Metadata, Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import * as protoLoader from '@grpc/proto-loader';
@@ -9,7 +10,7 @@ import { ServiceError } from '../errors/service-error.js';
 import type { Authenticate } from '../application/authenticate.js';
 import type { RateLimiter } from '../application/rate-limiter.js';
 import type { Caller } from '../application/caller.js';
-import { isAnswer, type OperationInput, type OperationTable } from '../application/operation.js';
+import { isAnswer, isStreaming, type OperationInput, type OperationSpec, type OperationTable, type StreamingOperationSpec } from '../application/operation.js';
 import type { RecordHeaderUse } from '../application/audit/record-header-use.js';
 import type { Database } from '../persistence/database.js';
 import { encodeServiceError } from './error-metadata.js';
@@ -17,7 +18,9 @@ import { createCallObserver } from './observe-calls.js';
 import { guardCodecs, isUndecodable, type UndecodableRequest } from './guard-codecs.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
-import { GRPC_SERVICES, qualifiedServiceName, type GrpcServiceName } from './service-registry.js';
+import type { GrpcServiceName } from '../contract/grpc-service-name.js';
+import { GRPC_SERVICES, qualifiedServiceName } from './service-registry.js';
+import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options.js';
 
 const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../proto');
 
@@ -63,7 +66,9 @@ function loadPackageDefinition() {
  * Health checking and server reflection are served too.
  */
 export function createGrpcServer(deps: GrpcServerDeps) {
-  const server = new Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024, interceptors: [createCallObserver(deps)] });
+  const server = new Server({ ...GRPC_CHANNEL_OPTIONS.server, interceptors: [createCallObserver(deps)] });
+  // Open server streams: stop() ends them, since a graceful shutdown waits for every call and a stream never ends alone.
+  const streams = new Set<AbortController>();
   const health = new HealthImplementation({ '': 'SERVING' });
   for (const [name, table] of Object.entries(deps.operations) as [GrpcServiceName, OperationTable][]) {
     const definition = guardCodecs(GRPC_SERVICES[name].definition, deps.logger);
@@ -72,6 +77,14 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       const rpc = def.path.split('/')[2] ?? method;
       const spec = table[rpc];
       if (!spec) continue;
+      if (def.responseStream) {
+        if (!isStreaming(spec)) throw new Error(`${name}/${rpc} streams but its operation does not`);
+        impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
+          void handleStream(deps, spec, rpc, call, streams);
+        };
+        continue;
+      }
+      if (isStreaming(spec)) throw new Error(`${name}/${rpc} is unary but its operation streams`);
       impl[method] = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
         void handleCall(deps, spec, rpc, call, callback);
       };
@@ -91,19 +104,14 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       });
     },
     stop(): Promise<void> {
+      for (const s of streams) s.abort(SHUTDOWN);
       return new Promise((resolve) => server.tryShutdown(() => resolve()));
     },
   };
 }
 
-async function handleCall(
-  deps: GrpcServerDeps,
-  spec: OperationTable[string],
-  rpc: string,
-  call: ServerUnaryCall<RpcRequest, unknown>,
-  callback: sendUnaryData<unknown>,
-) {
-  const md = call.metadata;
+/** What every call starts from: its request id, the trailers it will answer, and its operation input. */
+function startCall(md: Metadata, request: RpcRequest | UndecodableRequest) {
   const requestId = mdString(md, 'x-service-request-id') ?? `req_${randomUUID().replace(/-/g, '')}`;
   const trailers = new Metadata();
   trailers.set('x-service-request-id', requestId);
@@ -112,25 +120,47 @@ async function handleCall(
     const v = mdString(md, h);
     if (v !== undefined) headers[h] = v;
   }
-  const decoded = decodeRequest(call.request);
+  const decoded = decodeRequest(request);
   const undecodable = 'reason' in decoded ? decoded.reason : undefined;
   const input: OperationInput = 'input' in decoded ? { ...decoded.input, headers } : { params: {}, query: {}, body: undefined, headers };
+  return { requestId, trailers, input, undecodable };
+}
+
+/**
+ * Authenticates a call and counts it against the rate limit. The key is counted as soon as it is known valid, so every
+ * answer after that (a refused organization header included) carries the RateLimit state in its trailers, errors too.
+ * Then a request that could not be decoded is refused.
+ */
+async function authenticateCall(deps: GrpcServerDeps, md: Metadata, requestId: string, trailers: Metadata, undecodable: string | undefined): Promise<Caller> {
+  const caller = await deps.authenticate({ authorization: mdString(md, 'authorization'), organizationHeader: mdString(md, 'service-organization-id'), requestId }, async (keyId) => {
+    const rl = await deps.rateLimit(keyId);
+    trailers.set('rest-header-ratelimit-limit', String(rl.limit));
+    trailers.set('rest-header-ratelimit-remaining', String(rl.remaining));
+    trailers.set('rest-header-ratelimit-reset', String(rl.reset));
+    if (!rl.allowed) throw new ServiceError('RATE_LIMITED', `Rate limit of ${rl.limit} requests per minute exceeded.`, { retryAfter: rl.reset });
+  });
+  refuseUndecodable(undecodable);
+  return caller;
+}
+
+/** Refuses a request grpc-js could not decode (or whose body_json is not JSON) as 400 VALIDATION_ERROR on `body`. */
+function refuseUndecodable(undecodable: string | undefined): void {
+  if (undecodable !== undefined) throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${undecodable}`, { field: 'body', details: [{ field: 'body', code: 'UNDECODABLE', message: 'could not be decoded as the method\'s request message or as JSON' }] });
+}
+
+async function handleCall(
+  deps: GrpcServerDeps,
+  spec: OperationSpec,
+  rpc: string,
+  call: ServerUnaryCall<RpcRequest, unknown>,
+  callback: sendUnaryData<unknown>,
+) {
+  const md = call.metadata;
+  const { requestId, trailers, input, undecodable } = startCall(md, call.request);
   let caller: Caller | undefined;
   try {
-    if (spec.auth === 'none') {
-      caller = undefined;
-    } else {
-      // The key is counted as soon as it is known valid, so every answer after that (a refused organization header
-      // included) carries the RateLimit state in its trailers, errors too.
-      caller = await deps.authenticate({ authorization: mdString(md, 'authorization'), organizationHeader: mdString(md, 'service-organization-id'), requestId }, async (keyId) => {
-        const rl = await deps.rateLimit(keyId);
-        trailers.set('rest-header-ratelimit-limit', String(rl.limit));
-        trailers.set('rest-header-ratelimit-remaining', String(rl.remaining));
-        trailers.set('rest-header-ratelimit-reset', String(rl.reset));
-        if (!rl.allowed) throw new ServiceError('RATE_LIMITED', `Rate limit of ${rl.limit} requests per minute exceeded.`, { retryAfter: rl.reset });
-      });
-    }
-    if (undecodable !== undefined) throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${undecodable}`, { field: 'body', details: [{ field: 'body', code: 'UNDECODABLE', message: 'could not be decoded as the method\'s request message or as JSON' }] });
+    if (spec.auth === 'none') refuseUndecodable(undecodable);
+    else caller = await authenticateCall(deps, md, requestId, trailers, undecodable);
     const out = await spec.handler(caller ?? anonymousCaller(requestId), input);
     if (caller?.viaOrganizationHeader) await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: isAnswer(out) && out.headers['idempotent-replayed'] === 'true' });
     const result = isAnswer(out) ? out.result : out;
@@ -143,6 +173,55 @@ async function handleCall(
     // A failed call made with the header is recorded too (after authentication only: the organization is then known).
     if (caller?.viaOrganizationHeader) se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(() => se, (e: unknown) => e as ServiceError);
     callback(encodeServiceError(se, trailers) as never, null);
+  }
+}
+
+/** Why stop() aborted a stream. */
+const SHUTDOWN = Symbol('server shutdown');
+
+/**
+ * Runs a server-streaming call: authenticates it like a unary call, then lets the operation send messages. The
+ * RateLimit state goes out in the response headers with the first message (a REST edge sets them before its body);
+ * an error before the first message is answered like a unary call's. A client that cancels aborts the operation.
+ */
+async function handleStream(deps: GrpcServerDeps, spec: StreamingOperationSpec, rpc: string, call: ServerWritableStream<RpcRequest, unknown>, streams: Set<AbortController>) {
+  const md = call.metadata;
+  const { requestId, trailers, input, undecodable } = startCall(md, call.request);
+  const abort = new AbortController();
+  streams.add(abort);
+  const onCancelled = () => abort.abort();
+  call.once('cancelled', onCancelled);
+  let caller: Caller | undefined;
+  let started = false;
+  try {
+    caller = await authenticateCall(deps, md, requestId, trailers, undecodable);
+    const who = caller;
+    await spec.stream(who, input, async (result) => {
+      if (abort.signal.aborted) return;
+      // A key revoked or expired while the stream is open gets nothing more: every later message checks the key
+      // again (the credential cache answers, so this costs no query), without counting it against the rate limit.
+      if (started) await deps.authenticate({ authorization: mdString(md, 'authorization'), organizationHeader: mdString(md, 'service-organization-id'), requestId }, async () => undefined);
+      if (!started) {
+        started = true;
+        if (who.viaOrganizationHeader) await deps.recordHeaderUse(who, spec.audit, input, { ok: true, replayed: false });
+        const head = new Metadata();
+        for (const [k, v] of Object.entries(trailers.getMap())) if (k.startsWith('rest-header-') || k === 'x-service-request-id') head.set(k, String(v));
+        call.sendMetadata(head);
+      }
+      // Backpressure: a slow reader holds the next view back rather than buffering views without bound.
+      if (!call.write({ resultJson: JSON.stringify(result ?? null) })) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
+    }, abort.signal);
+    if (abort.signal.reason === SHUTDOWN) throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down: follow again.', { retryAfter: 1 });
+    if (!call.cancelled) call.end(trailers);
+  } catch (err) {
+    if (call.cancelled) return;
+    let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+    if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
+    if (caller?.viaOrganizationHeader && !started) se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(() => se, (e: unknown) => e as ServiceError);
+    call.emit('error', encodeServiceError(se, trailers));
+  } finally {
+    streams.delete(abort);
+    call.off('cancelled', onCancelled);
   }
 }
 

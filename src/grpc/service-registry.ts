@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
+import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import { ApiKeyServiceClient, ApiKeyServiceService } from '../gen/scheduling/v1/api_key_service.js';
 import { AuditServiceClient, AuditServiceService } from '../gen/scheduling/v1/audit_service.js';
 import { CalendarServiceClient, CalendarServiceService } from '../gen/scheduling/v1/calendar_service.js';
@@ -35,10 +36,7 @@ export const GRPC_SERVICES = {
   GatewayService: { definition: GatewayServiceService as unknown as ServiceDefinition, Client: GatewayServiceClient as unknown as ClientCtor },
   WebhookService: { definition: WebhookServiceService as unknown as ServiceDefinition, Client: WebhookServiceClient as unknown as ClientCtor },
   InspectorService: { definition: InspectorServiceService as unknown as ServiceDefinition, Client: InspectorServiceClient as unknown as ClientCtor },
-} as const;
-
-/** Name of a gRPC service of the internal API. */
-export type GrpcServiceName = keyof typeof GRPC_SERVICES;
+} as const satisfies Record<GrpcServiceName, { definition: ServiceDefinition; Client: ClientCtor }>;
 
 /** The fully qualified gRPC service name (`scheduling.v1.ProviderService`). */
 export function qualifiedServiceName(name: GrpcServiceName): string {

@@ -98,6 +98,8 @@ export interface ActorStore {
   load<M extends AnyStateMachine>(kind: ActorKind<M>, id: string): Promise<LoadedActor<M> | undefined>;
   /** Reads an actor's current snapshot; undefined when it does not exist. */
   getSnapshot<M extends AnyStateMachine>(kind: ActorKind<M>, id: string): Promise<SnapshotFrom<M> | undefined>;
+  /** Reads only an actor's revision (one HGET, nothing restored); undefined when it does not exist. */
+  revision(kind: ActorKind, id: string): Promise<number | undefined>;
   /** Sends one event and writes the result with compare-and-set, retrying on conflict. */
   send<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, event: EventFromLogic<M>, options?: SendOptions<M>): Promise<SendResult<M>>;
   /** The actor's last transitions, oldest first (at most `historyLimit`). */
@@ -208,6 +210,11 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
 
     async getSnapshot(kind, id) {
       return (await load(kind, id))?.snapshot;
+    },
+
+    async revision(kind, id) {
+      const r = await redis.hGet(actorKeys(kind.name, id).state, 'revision');
+      return r === null || r === undefined ? undefined : Number(r);
     },
 
     async create(kind, id, input, options = {}) {

@@ -1,7 +1,7 @@
 import type { Queryable } from './database.js';
 import { newId } from './new-id.js';
-import { generateApiKey, hashApiKey, keyHint } from '../application/api-key-secret.js';
-import type { KeyType } from '../application/caller.js';
+import { generateApiKey, hashApiKey, keyHint } from '../domain/api-key-secret.js';
+import type { KeyType } from '../domain/key-type.js';
 
 /** An API key as listed; never the secret. */
 export interface ApiKeyRecord {

@@ -46,10 +46,10 @@ export async function findBooking(db: Queryable, id: string, opts: { forUpdate?:
 const NAMES = `p.doc->>'displayName' AS provider_name, p.doc->>'username' AS provider_username,
   s.doc->>'title' AS service_title, (s.doc->>'duration')::int AS service_duration`;
 
-/** Inserts a booking row and answers it with its names. */
+/** Inserts a booking row (in the state the booking machine starts it in) and answers it with its names. */
 export async function insertBooking(tx: Queryable, b: {
   id: string; platformId: string; organizationId: string; providerId: string; serviceId: string; resolutionId: string | null; optionId: string | null;
-  source: 'v1' | 'v2'; status: 'pending' | 'confirmed'; start: Date; end: Date; timezone: string; customer: BookingRow['customer'];
+  source: 'v1' | 'v2'; status: BookingRow['status']; start: Date; end: Date; timezone: string; customer: BookingRow['customer'];
   metadata: Record<string, unknown> | null; notes: string | null; confirmToken: string | null; mode: 'live' | 'test'; rescheduledFrom: string | null; now: Date;
 }): Promise<BookingRow> {
   const r = await tx.query({
@@ -65,16 +65,21 @@ export async function insertBooking(tx: Queryable, b: {
   return r.rows[0] as BookingRow;
 }
 
-/** Moves a booking to a new status (the caller holds its row lock) and answers it with its names. */
-export async function updateBookingStatus(tx: Queryable, id: string, u: { status: BookingRow['status']; now: Date; cancelledAt?: Date; cancelReason?: string | null; rescheduledTo?: string }): Promise<BookingRow> {
+/**
+ * Writes a booking's lifecycle state as the booking machine left it (the caller holds the row lock): the machine's
+ * state value becomes `status`, and the context fields the row keeps replace their columns. Answers the row with
+ * its names. The only statement that changes a stored booking's status.
+ */
+export async function writeBookingState(tx: Queryable, id: string, s: {
+  status: BookingRow['status']; updatedAt: Date; cancelledAt: Date | null; cancelReason: string | null; rescheduledTo: string | null;
+}): Promise<BookingRow> {
   const r = await tx.query({
-    name: 'update-booking-status',
+    name: 'write-booking-state',
     text: `WITH b AS (
-       UPDATE bookings SET status = $2, updated_at = $3, cancelled_at = COALESCE($4, cancelled_at),
-         cancel_reason = CASE WHEN $4::timestamptz IS NULL THEN cancel_reason ELSE $5 END, rescheduled_to = COALESCE($6, rescheduled_to)
+       UPDATE bookings SET status = $2, updated_at = $3, cancelled_at = $4, cancel_reason = $5, rescheduled_to = $6
        WHERE id = $1 RETURNING *)
      SELECT b.*, ${NAMES} FROM b JOIN providers p ON p.id = b.provider_id JOIN services s ON s.id = b.service_id`,
-    values: [id, u.status, u.now, u.cancelledAt ?? null, u.cancelReason ?? null, u.rescheduledTo ?? null],
+    values: [id, s.status, s.updatedAt, s.cancelledAt, s.cancelReason, s.rescheduledTo],
   });
   return r.rows[0] as BookingRow;
 }

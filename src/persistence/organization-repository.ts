@@ -38,3 +38,9 @@ export async function bumpGraphVersion(tx: Queryable, organizationId: string, ch
   const r = await tx.query<{ graph_version: number }>('UPDATE organizations SET graph_version = graph_version + $2 WHERE id = $1 RETURNING graph_version', [organizationId, changes]);
   return Number(r.rows[0]?.graph_version ?? 0);
 }
+
+/** Reads the default organization of a platform (where its platform keys act without Service-Organization-Id). */
+export async function findDefaultOrganizationId(db: Queryable, platformId: string): Promise<string | undefined> {
+  const r = await db.query('SELECT default_organization_id FROM platforms WHERE id = $1', [platformId]);
+  return (r.rows[0] as { default_organization_id: string } | undefined)?.default_organization_id;
+}

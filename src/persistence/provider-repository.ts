@@ -34,46 +34,82 @@ export interface ProviderView extends ProviderDoc {
   updatedAt: string;
 }
 
+/** How an absent doc field reads: a `list` as [], a `nullable` field as null; `required` fields are always stored. */
+type DocFieldKind<T> = T extends readonly unknown[] ? 'list' : null extends T ? 'nullable' : 'required';
+
+/**
+ * Every field of a provider's stored `doc`, in answer order, with how it reads when absent: the one runtime list of
+ * provider fields, from which the view, the writers (create, patch, change check) and the domain mapping derive.
+ * The compiler holds it to {@link ProviderDoc}: a field missing here, extra, or of the wrong kind fails the type-check.
+ */
+export const PROVIDER_DOC_FIELDS = {
+  displayName: 'required',
+  email: 'nullable',
+  professionCode: 'nullable',
+  specialtyCodes: 'list',
+  languageCodes: 'list',
+  modalityCodes: 'list',
+  serviceRegionCodes: 'list',
+  insurancePlanCodes: 'list',
+  ageGroupCodes: 'list',
+  licenseRecords: 'list',
+  acceptsNewClients: 'nullable',
+  timezone: 'nullable',
+  bio: 'nullable',
+  username: 'nullable',
+  location: 'nullable',
+  panelCapacity: 'nullable',
+  panelCurrentCount: 'nullable',
+} as const satisfies { [K in keyof ProviderDoc]-?: DocFieldKind<ProviderDoc[K]> };
+
+/** The names of a provider's doc fields, in answer order. */
+export const PROVIDER_DOC_KEYS = Object.keys(PROVIDER_DOC_FIELDS) as (keyof ProviderDoc)[];
+
+/** The doc fields that read as null when absent (the domain type leaves them out instead). */
+export const NULLABLE_PROVIDER_DOC_KEYS = PROVIDER_DOC_KEYS.filter((k) => PROVIDER_DOC_FIELDS[k] === 'nullable');
+
+type RawProviderDoc = { readonly [K in keyof ProviderDoc]?: ProviderDoc[K] | null | undefined };
+
+const DOC_KEYS = PROVIDER_DOC_KEYS as readonly string[];
+const DOC_LIST = PROVIDER_DOC_KEYS.map((k) => PROVIDER_DOC_FIELDS[k] === 'list');
+const DOC_NULLABLE = PROVIDER_DOC_KEYS.map((k) => PROVIDER_DOC_FIELDS[k] === 'nullable');
+
+/** Writes every doc field of `raw` into `target`, an absent list as [] and an absent optional field as null. */
+function assignProviderDoc(target: Record<string, unknown>, raw: RawProviderDoc): void {
+  const from = raw as Readonly<Record<string, unknown>>;
+  // Indexed loop over precomputed kinds: this runs for every provider of a graph load.
+  for (let i = 0; i < DOC_KEYS.length; i++) {
+    const k = DOC_KEYS[i]!;
+    const v = from[k];
+    target[k] = v ?? (DOC_LIST[i] ? [] : DOC_NULLABLE[i] ? null : v);
+  }
+}
+
+/** A doc with every field present, from a stored doc or a validated body (absent: lists [], optional fields null). */
+export function readProviderDoc(raw: RawProviderDoc): ProviderDoc {
+  const doc: Record<string, unknown> = {};
+  assignProviderDoc(doc, raw);
+  return doc as unknown as ProviderDoc;
+}
+
 /** Maps a providers row to its answer shape. */
 export function toProviderView(row: Record<string, any>): ProviderView {
-  const d = row.doc as ProviderDoc;
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    externalId: row.external_id,
-    displayName: d.displayName,
-    email: d.email ?? null,
-    status: row.status,
-    searchable: row.searchable,
-    professionCode: d.professionCode ?? null,
-    specialtyCodes: d.specialtyCodes ?? [],
-    languageCodes: d.languageCodes ?? [],
-    modalityCodes: d.modalityCodes ?? [],
-    serviceRegionCodes: d.serviceRegionCodes ?? [],
-    insurancePlanCodes: d.insurancePlanCodes ?? [],
-    ageGroupCodes: d.ageGroupCodes ?? [],
-    licenseRecords: d.licenseRecords ?? [],
-    acceptsNewClients: d.acceptsNewClients ?? null,
-    timezone: d.timezone ?? null,
-    bio: d.bio ?? null,
-    username: d.username ?? null,
-    location: d.location ?? null,
-    panelCapacity: d.panelCapacity ?? null,
-    panelCurrentCount: d.panelCurrentCount ?? null,
-    profileVersion: row.profile_version,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
+  // The placeholders fix the answer's key order (displayName and email before status and searchable); the doc fills them.
+  const view: Record<string, unknown> = {
+    id: row.id, organizationId: row.organization_id, externalId: row.external_id, displayName: undefined, email: null, status: row.status, searchable: row.searchable,
   };
+  assignProviderDoc(view, row.doc);
+  view.profileVersion = row.profile_version;
+  view.createdAt = row.created_at.toISOString();
+  view.updatedAt = row.updated_at.toISOString();
+  return view as unknown as ProviderView;
 }
 
 /** Splits a view into the stored doc. */
 export function providerDoc(v: ProviderDoc): ProviderDoc {
-  return {
-    displayName: v.displayName, email: v.email, professionCode: v.professionCode, specialtyCodes: v.specialtyCodes, languageCodes: v.languageCodes,
-    modalityCodes: v.modalityCodes, serviceRegionCodes: v.serviceRegionCodes, insurancePlanCodes: v.insurancePlanCodes, ageGroupCodes: v.ageGroupCodes,
-    licenseRecords: v.licenseRecords, acceptsNewClients: v.acceptsNewClients, timezone: v.timezone, bio: v.bio, username: v.username,
-    location: v.location, panelCapacity: v.panelCapacity, panelCurrentCount: v.panelCurrentCount,
-  };
+  const doc: Record<string, unknown> = {};
+  for (const k of PROVIDER_DOC_KEYS) doc[k] = v[k];
+  return doc as unknown as ProviderDoc;
 }
 
 /** Reads one provider row by id (any organization; callers check tenancy). */

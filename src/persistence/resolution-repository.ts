@@ -3,6 +3,7 @@ import type { RankingPolicy } from '../domain/ranking/ranking-policy.js';
 import { AUDIT_INSERT_COLUMNS, auditInsertParams, type AuditEntry } from './audit-log.js';
 import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
+import { reviewUpsertCtes, type ReviewRow } from './manual-review-repository.js';
 import { newId } from './new-id.js';
 
 /** What a resolution needs to know about its organization, read in one query. */
@@ -98,16 +99,9 @@ export interface ResolutionEvent {
   data: object;
 }
 
-/** A provider routed to manual review, with why. */
-export interface ReviewRow {
-  provider_id: string;
-  reasons: unknown[];
-}
-
 /**
  * Stores a resolution's ledger row, its outbox events, the manual-review upserts and its audit event in one
- * statement (one round trip, one implicit transaction). Review rows already open with the same reasons and seen
- * within a minute are left alone, so concurrent resolutions do not queue on the same rows' locks.
+ * statement (one round trip, one implicit transaction); the review upsert is {@link reviewUpsertCtes}.
  */
 export async function insertResolution(db: Queryable, p: { row: ResolutionRow; mode: 'live' | 'test'; events: readonly ResolutionEvent[]; review: readonly ReviewRow[]; audit: AuditEntry }): Promise<void> {
   const { row } = p;
@@ -122,18 +116,35 @@ export async function insertResolution(db: Queryable, p: { row: ResolutionRow; m
      ev AS (
        INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
        SELECT x.id, $2, $3, x.type, $15, $16, x.data, $13 FROM jsonb_to_recordset($17::jsonb) AS x(id text, type text, data jsonb)),
-     input AS (SELECT * FROM jsonb_to_recordset($18::jsonb) AS x(provider_id text, reasons jsonb)),
-     stale AS (
-       SELECT i.* FROM input i LEFT JOIN manual_review_entries m ON m.organization_id = $3 AND m.provider_id = i.provider_id
-       WHERE m.provider_id IS NULL OR m.status = 'resolved' OR m.reasons <> i.reasons OR m.last_seen_at < $13::timestamptz - interval '1 minute'),
-     review AS (
-       INSERT INTO manual_review_entries (organization_id, provider_id, platform_id, reasons, status, first_seen_at, last_seen_at)
-       SELECT $3, provider_id, $2, reasons, 'open', $13, $13 FROM stale ORDER BY provider_id
-       ON CONFLICT (organization_id, provider_id) DO UPDATE SET reasons = EXCLUDED.reasons, last_seen_at = EXCLUDED.last_seen_at, status = 'open', resolved_at = NULL),
+     ${reviewUpsertCtes({ organizationId: '$3', platformId: '$2', seenAt: '$13', rows: '$18' })},
      au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES (${auditPlaceholders}))
      SELECT 1`,
     values: [row.id, row.platformId, row.organizationId, row.status, row.requestId, row.serviceSlug, row.policyId, row.policyVersion, row.graphVersion,
       row.optionsReturned, row.evaluatedSlots, row.providersScanned, row.createdAt, row.expiresAt,
       EVENT_API_VERSION, p.mode, JSON.stringify(events), JSON.stringify(p.review), ...audit.params],
   });
+}
+
+/** A resolutions ledger row as listed: the row written at creation, plus the booking that confirmed it. */
+export interface ListedResolution extends Omit<ResolutionRow, 'platformId' | 'organizationId'> {
+  bookingId: string | null;
+}
+
+/**
+ * Reads an organization's resolutions newest first, `limit` of them after the keyset position `before` (the
+ * created_at and id of the last row of the previous page), on the (organization_id, created_at) index.
+ */
+export async function listResolutions(db: Queryable, organizationId: string, opts: { limit: number; before?: { createdAt: Date; id: string } }): Promise<ListedResolution[]> {
+  const r = await db.query({
+    name: opts.before ? 'list-resolutions-after' : 'list-resolutions',
+    text: `SELECT id, status, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, booking_id, created_at, expires_at
+      FROM resolutions WHERE organization_id = $1 ${opts.before ? 'AND (created_at, id) < ($3, $4)' : ''}
+      ORDER BY created_at DESC, id DESC LIMIT $2`,
+    values: opts.before ? [organizationId, opts.limit, opts.before.createdAt, opts.before.id] : [organizationId, opts.limit],
+  });
+  return r.rows.map((row) => ({
+    id: row.id, status: row.status, requestId: row.request_id, serviceSlug: row.service_slug, policyId: row.policy_id, policyVersion: row.policy_version,
+    graphVersion: Number(row.graph_version), optionsReturned: row.options_returned, evaluatedSlots: row.evaluated_slots, providersScanned: row.providers_scanned,
+    bookingId: row.booking_id, createdAt: row.created_at, expiresAt: row.expires_at,
+  }));
 }

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from './database.js';
 import { newId } from './new-id.js';
-import type { DeliveryAfter, DeliveryStatus } from '../application/webhooks/delivery-schedule.js';
+import type { DeliveryAfter, DeliveryStatus } from '../domain/webhooks/delivery-schedule.js';
 
 /**
  * Turns off the wait for the WAL flush at this transaction's commit (`synchronous_commit = off`, this transaction

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { insertAuditEvents } from '../persistence/audit-log.js';
 import type { AuditStream } from '../persistence/audit-stream.js';
 import type { Database } from '../persistence/database.js';
-import type { Worker } from './create-workers.js';
+import type { Worker } from './worker.js';
 import { createPollingWorker } from './polling-worker.js';
 
 /** The drain worker, with a way to wait for the entries appended so far. */

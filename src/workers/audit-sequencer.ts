@@ -1,6 +1,6 @@
 import { linkAuditChain, waitForAuditLinks } from '../persistence/audit-chain.js';
 import type { Database } from '../persistence/database.js';
-import type { Worker } from './create-workers.js';
+import type { Worker } from './worker.js';
 import { createPollingWorker } from './polling-worker.js';
 
 /** The audit sequencer, with a way to wait for the events committed so far to be linked. */

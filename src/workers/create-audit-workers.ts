@@ -2,7 +2,7 @@ import type { AuditStream } from '../persistence/audit-stream.js';
 import type { Database } from '../persistence/database.js';
 import { createAuditDrain } from './audit-drain.js';
 import { createAuditSequencer } from './audit-sequencer.js';
-import type { Worker } from './create-workers.js';
+import type { Worker } from './worker.js';
 
 /** The two audit workers of a process, and a way to wait until everything recorded so far is linked. */
 export interface AuditWorkers {

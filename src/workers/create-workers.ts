@@ -4,14 +4,9 @@ import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handl
 import { createImportWorker } from './import-worker.js';
 import { createEmailWorker, createSmtpSender } from './email-worker.js';
 import type { AuditWorkers } from './create-audit-workers.js';
+import type { Worker } from './worker.js';
 import { createWebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookSender } from './webhook-sender.js';
-
-/** A background worker loop. */
-export interface Worker {
-  start(): void;
-  stop(): Promise<void>;
-}
 
 /**
  * Builds the background workers of this process: import jobs, durable timers, the audit drain and sequencer (when

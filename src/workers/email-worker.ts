@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { Database } from '../persistence/database.js';
 import { claimDueEmails, markEmailSent, recordEmailFailure, type OutboxEmailRow } from '../application/email/email-outbox.js';
-import type { Worker } from './create-workers.js';
+import type { Worker } from './worker.js';
 import { createPollingWorker } from './polling-worker.js';
 
 /** Sends one outbox message; rejects when the SMTP server refuses it or cannot be reached. */

@@ -1,7 +1,7 @@
 import type { Database } from '../persistence/database.js';
 import { claimProviderImport } from '../persistence/provider-import-repository.js';
 import { processProviderImport } from '../application/process-provider-import.js';
-import type { Worker } from './create-workers.js';
+import type { Worker } from './worker.js';
 import { createPollingWorker } from './polling-worker.js';
 
 const MAX_ATTEMPTS = 3;

@@ -1,4 +1,4 @@
-import type { Worker } from './create-workers.js';
+import type { Worker } from './worker.js';
 
 /**
  * A worker that calls `step` every `pollMs` and, while `step` reports more work, again at once. One step

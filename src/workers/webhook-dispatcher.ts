@@ -1,6 +1,6 @@
 import type { Database } from '../persistence/database.js';
 import { dispatchEvents } from '../persistence/webhook-delivery-queue.js';
-import type { Worker } from './create-workers.js';
+import type { Worker } from './worker.js';
 import { createPollingWorker } from './polling-worker.js';
 
 /**

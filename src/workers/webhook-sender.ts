@@ -3,7 +3,7 @@ import { createWebhookPoster } from '../application/webhooks/post-webhook.js';
 import type { WebhookLookup } from '../application/webhooks/webhook-target.js';
 import { randomHex } from '../persistence/new-id.js';
 import { claimDueDeliveries, type ClaimedDelivery } from '../persistence/webhook-delivery-queue.js';
-import type { Worker } from './create-workers.js';
+import type { Worker } from './worker.js';
 
 /** Options of createWebhookSender. */
 export interface WebhookSenderOptions {

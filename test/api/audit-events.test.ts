@@ -5,6 +5,7 @@ import { linkAuditChain } from '../../src/persistence/audit-chain.js';
 import { verifyAuditChain } from '../../src/persistence/verify-audit-chain.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { inRolledBackTransaction } from '../helpers/rolled-back-transaction.js';
 
 let svc: TestService;
 let platformKeyId: string;
@@ -189,21 +190,6 @@ test('the audit tables refuse UPDATE, DELETE and TRUNCATE', async (t) => {
   t.is(count.rows[0].n, 0);
 });
 
-/**
- * Runs `fn` on a connection inside a transaction that is always rolled back (tampering needs the triggers off).
- * DISABLE TRIGGER locks the table until the rollback, so the tests that use it run serially, alone.
- */
-async function inRolledBackTransaction(fn: (tx: pg.PoolClient) => Promise<void>) {
-  const tx = await svc.service.deps.db.pool.connect();
-  try {
-    await tx.query('BEGIN');
-    await fn(tx);
-  } finally {
-    await tx.query('ROLLBACK').catch(() => undefined);
-    tx.release();
-  }
-}
-
 test.serial('verifyAuditChain detects an edited event, an edited link, a removed link and an event the sequencer passed over', async (t) => {
   const { org } = await orgWithKey('audit-tamper');
   await platform().patch(`/api/v2/organizations/${org.id}`, { name: 'Tampered later' });
@@ -215,12 +201,12 @@ test.serial('verifyAuditChain detects an edited event, an edited link, a removed
   const [first, second] = links as { event_id: string; position: number }[];
   const forOrg = (report: Awaited<ReturnType<typeof verifyAuditChain>>) => report.breaks.filter((b) => b.organizationId === org.id);
 
-  await inRolledBackTransaction(async (tx) => {
+  await inRolledBackTransaction(svc.service.deps.db.pool, async (tx) => {
     await tx.query('ALTER TABLE audit_events DISABLE TRIGGER audit_events_no_update');
     await tx.query("UPDATE audit_events SET action = 'organization.delete' WHERE id = $1", [first!.event_id]);
     t.deepEqual(forOrg(await verifyAuditChain(tx)), [{ organizationId: org.id, id: first!.event_id, reason: 'hash does not match the content' }]);
   });
-  await inRolledBackTransaction(async (tx) => {
+  await inRolledBackTransaction(svc.service.deps.db.pool, async (tx) => {
     await tx.query('ALTER TABLE audit_chain DISABLE TRIGGER audit_chain_no_update');
     await tx.query("UPDATE audit_chain SET hash = repeat('f', 64) WHERE event_id = $1", [first!.event_id]);
     t.deepEqual(forOrg(await verifyAuditChain(tx)).map((b) => [b.id, b.reason]), [
@@ -228,14 +214,14 @@ test.serial('verifyAuditChain detects an edited event, an edited link, a removed
       [second!.event_id, 'prev_hash does not match the previous link'],
     ]);
   });
-  await inRolledBackTransaction(async (tx) => {
+  await inRolledBackTransaction(svc.service.deps.db.pool, async (tx) => {
     await tx.query('ALTER TABLE audit_chain DISABLE TRIGGER audit_chain_no_update');
     await tx.query('DELETE FROM audit_chain WHERE event_id = $1', [second!.event_id]);
     const reasons = forOrg(await verifyAuditChain(tx)).map((b) => b.reason);
     t.true(reasons.includes('event was passed over by the sequencer: not linked'), reasons.join('; '));
     t.true(reasons.some((r) => /links are missing/.test(r)), reasons.join('; '));
   });
-  await inRolledBackTransaction(async (tx) => {
+  await inRolledBackTransaction(svc.service.deps.db.pool, async (tx) => {
     // An event slipped in with a transaction id the sequencer has already passed is never linked: a break.
     await tx.query(`INSERT INTO audit_events (id, platform_id, organization_id, actor, action, resource_type, "timestamp", txid)
       VALUES ('aud_forged', 'plt_x', $1, '{"type":"system"}', 'x.y', 'y', now(), '3'::xid8)`, [org.id]);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createCredentialCache } from '../../src/application/credential-cache.js';
-import { hashApiKey } from '../../src/application/api-key-secret.js';
+import { hashApiKey } from '../../src/domain/api-key-secret.js';
 import type { Database } from '../../src/persistence/database.js';
 import { newOrganization } from '../helpers/graph-fixtures.js';
 import { client } from '../helpers/http.js';

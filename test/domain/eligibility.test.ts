@@ -365,7 +365,9 @@ test('evaluateProviders judges the service step per provider', (t) => {
   t.deepEqual(results.map((r) => [r.providerId, r.firstExclusionCode]), [['a', null], ['b', 'SERVICE_NOT_OFFERED']]);
 });
 
-test('10,000 providers are evaluated in a few milliseconds', (t) => {
+// Speed is measured by `npm run bench` (bench/compute-resolution-bench.ts), not here: a timed assertion in a unit test
+// only measures how busy the machine is.
+test('10,000 providers: each is judged, and the summary counts exactly those passing every constraint', (t) => {
   const providers = Array.from({ length: 10_000 }, (_, i) =>
     provider({
       id: `p${i}`,
@@ -374,18 +376,9 @@ test('10,000 providers are evaluated in a few milliseconds', (t) => {
       licenseRecords: [license({ regionCode: i % 5 === 0 ? 'US-NY' : 'US-CA' }), license({ regionCode: 'US-OR' })],
     }),
   );
-  const c = compile();
-  let best = Infinity;
-  let summary = summarizeEligibility([]);
-  // Best of several runs: the first ones warm up the JIT, and a busy machine only ever slows a run down.
-  for (let i = 0; i < 8; i++) {
-    const start = performance.now();
-    summary = summarizeEligibility(evaluateProviders(providers, c));
-    best = Math.min(best, performance.now() - start);
-  }
+  const results = evaluateProviders(providers, compile());
+  const summary = summarizeEligibility(results);
+  t.is(results.length, 10_000);
   t.is(summary.providersScanned, 10_000);
   t.is(summary.eligibleProviders, providers.filter((_, i) => i % 3 !== 0 && i % 7 !== 0 && i % 5 !== 0).length);
-  t.log(`10,000 providers in ${best.toFixed(2)} ms (best of 8)`);
-  // Generous bound so a loaded CI machine does not flake; unloaded runs take a few ms.
-  t.true(best < 100, `took ${best} ms`);
 });

@@ -1,9 +1,36 @@
-import { bookingMachine } from '../../../machines/booking-machine.js';
-import type { BookingRow } from '../../persistence/booking-repository.js';
+import { getInitialSnapshot } from 'xstate';
+import { bookingMachine, type BookingContext, type BookingEvent, type BookingInput, type BookingStatus } from '../../../machines/booking-machine.js';
+import type { Queryable } from '../../persistence/database.js';
+import { writeBookingState, type BookingRow } from '../../persistence/booking-repository.js';
 import { machineStep } from './machine-step.js';
 
+const STORED_STATES: readonly string[] = ['pending', 'confirmed', 'cancelled', 'rescheduled', 'completed'] satisfies BookingStatus[];
+
+/** A state value of the booking machine as a stored status (the transient `created` is never stored). */
+function storedStatus(value: string): BookingStatus {
+  if (!STORED_STATES.includes(value)) throw new Error(`booking machine state ${value} is not a stored status`);
+  return value as BookingStatus;
+}
+
+/** The fields of a booking row the machine's input is made of. */
+type BookingStart = Pick<BookingRow, 'id' | 'organization_id' | 'source' | 'start_at' | 'end_at' | 'created_at' | 'rescheduled_from'>;
+
+/** The booking machine's input for a booking: v1 bookings start `pending`, v2 (confirmed from a resolution) `confirmed`. */
+export function bookingInputOf(b: BookingStart): BookingInput {
+  return {
+    bookingId: b.id, organizationId: b.organization_id, initialStatus: b.source === 'v2' ? 'confirmed' : 'pending',
+    startsAt: b.start_at.toISOString(), endsAt: b.end_at.toISOString(), at: b.created_at.toISOString(),
+    ...(b.rescheduled_from ? { rescheduledFrom: b.rescheduled_from } : {}),
+  };
+}
+
+/** The state the booking machine starts a new booking in: the status its row is inserted with. */
+export function initialBookingStatus(b: BookingStart): BookingStatus {
+  return storedStatus(String(getInitialSnapshot(bookingMachine, bookingInputOf(b)).value));
+}
+
 /** The booking machine's context rebuilt from a ledger row. */
-export function bookingContextOf(b: BookingRow): Record<string, unknown> {
+export function bookingContextOf(b: BookingRow): BookingContext {
   return {
     bookingId: b.id, organizationId: b.organization_id, initialStatus: b.source === 'v2' ? 'confirmed' : 'pending',
     startsAt: b.start_at.toISOString(), endsAt: b.end_at.toISOString(), createdAt: b.created_at.toISOString(), updatedAt: b.updated_at.toISOString(),
@@ -12,7 +39,24 @@ export function bookingContextOf(b: BookingRow): Record<string, unknown> {
   };
 }
 
-/** Decides a booking event with the booking machine, from the ledger row's state. */
-export function bookingStep(b: BookingRow, event: Parameters<typeof machineStep<typeof bookingMachine>>[3]) {
-  return machineStep(bookingMachine, b.status, bookingContextOf(b), event);
+/** Decides a booking event with the booking machine, from the ledger row's state, without I/O. */
+export function bookingStep(b: BookingRow, event: BookingEvent) {
+  return machineStep(bookingMachine, b.status, bookingContextOf(b) as unknown as Record<string, unknown>, event);
+}
+
+/**
+ * The one writer of a booking's lifecycle: runs `event` through the booking machine from the ledger row (whose lock
+ * the caller holds) and, when the machine changed anything, stores the machine's own next state value as the row's
+ * status and the context fields the row keeps (updatedAt, cancelledAt, cancellationReason, rescheduledTo). Answers
+ * the machine's next state, whether it changed, and the row as stored.
+ */
+export async function stepBooking(tx: Queryable, row: BookingRow, event: BookingEvent): Promise<{ value: BookingStatus; changed: boolean; row: BookingRow }> {
+  const step = bookingStep(row, event);
+  const value = storedStatus(step.value);
+  if (!step.changed) return { value, changed: false, row };
+  const c = step.context as unknown as BookingContext;
+  const stored = await writeBookingState(tx, row.id, {
+    status: value, updatedAt: new Date(c.updatedAt), cancelledAt: c.cancelledAt ? new Date(c.cancelledAt) : null, cancelReason: c.cancellationReason, rescheduledTo: c.rescheduledTo,
+  });
+  return { value, changed: true, row: stored };
 }

@@ -1,7 +1,7 @@
-import { findBooking, updateBookingStatus, type BookingRow } from '../../persistence/booking-repository.js';
+import { findBooking, type BookingRow } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
-import { bookingStep } from './booking-state.js';
+import { stepBooking } from './booking-state.js';
 import { bookingEventData, outboxEvent } from '../event-data.js';
 import { endClaimLocked } from './slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
@@ -19,15 +19,15 @@ export async function completeBooking(deps: ResolutionDeps, bookingId: string): 
   const completed = await deps.db.transaction(async (tx): Promise<BookingRow | undefined> => {
     const row = await findBooking(tx, bookingId, { forUpdate: true });
     if (!row) return undefined;
-    const step = bookingStep(row, event);
+    const step = await stepBooking(tx, row, event);
     if (!step.changed || step.value !== 'completed') return undefined;
-    const after = await updateBookingStatus(tx, bookingId, { status: 'completed', now });
+    const after = step.row;
     await storeEvent(tx, outboxEvent('booking.completed', bookingEventData(after), { platformId: row.platform_id, organizationId: row.organization_id, mode: row.mode, createdAt: now }));
     await endClaimLocked(tx, {
       providerId: row.provider_id, refId: bookingId, reason: 'completed', now,
       audit: {
         platformId: row.platform_id, organizationId: row.organization_id, actor: { type: 'system' }, action: 'booking.complete', resourceType: 'booking', resourceId: bookingId,
-        requestId: null, before: { status: row.status }, after: { status: 'completed' }, timestamp: now,
+        requestId: null, before: { status: row.status }, after: { status: after.status }, timestamp: now,
       },
     });
     return after;

@@ -14,7 +14,7 @@ import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEnt
 import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
 import { optionHeldData, optionReleasedData, type OptionReleasedData } from '../event-data.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
-import { holdStep, toHoldView, type HoldRow } from './hold-state.js';
+import { holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
 
 const DAY_MS = 86_400_000;
 const HOLD_COLUMNS = 'ref_id, organization_id, platform_id, provider_id, resolution_id, option_id, active, expires_at, ended_at, end_reason, booking_id, mode, created_at';
@@ -147,25 +147,26 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
 
 /**
  * Ends an active hold's claim under its provider's claim lock, with its option.released event and (for a release)
- * its audit entry, in one autocommit statement. `expired` ends it at its expiry time. Answers the ended row, or
- * undefined when the hold was no longer active (another request or the timer ended it first).
+ * its audit entry, in one autocommit statement. Stores the hold machine's next state (`end`, from `holdEndOf` of the
+ * machine's step) and the end time its context recorded. Answers the ended row, or undefined when the hold was no
+ * longer active (another request or the timer ended it first).
  */
-async function endHold(db: Queryable, hold: HoldRow, p: { reason: 'released' | 'expired'; now: Date; event: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: OptionReleasedData }; audit?: AuditEntry }): Promise<HoldRow | undefined> {
+async function endHold(db: Queryable, hold: HoldRow, p: { end: { state: 'released' | 'expired'; endedAt: Date }; now: Date; event: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: OptionReleasedData }; audit?: AuditEntry }): Promise<HoldRow | undefined> {
   const audit = p.audit ? auditInsertParams(p.audit) : undefined;
   const r = await db.query({
     name: audit ? 'end-hold-audited' : 'end-hold',
     text: `WITH lk AS (SELECT ${claimLockSql('$4')} AS locked),
      ended AS (
-       UPDATE slot_claims SET active = false, ended_at = CASE WHEN $3 = 'expired' THEN expires_at ELSE $2::timestamptz END, end_reason = $3
+       UPDATE slot_claims SET active = false, ended_at = $11::timestamptz, end_reason = $3::text
        FROM lk WHERE ref_id = $1 AND active
        RETURNING ${HOLD_COLUMNS.split(', ').map((c) => `slot_claims.${c}`).join(', ')}),
      ev AS (
        INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
        SELECT $5, $6, $7, 'option.released', $8, $9, $10::jsonb, $2::timestamptz FROM ended)${audit ? `,
-     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(11)} FROM ended)` : ''}
+     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(12)} FROM ended)` : ''}
      SELECT * FROM ended`,
-    values: [hold.ref_id, p.now, p.reason, claimLockKey(hold.provider_id), newId('evt', p.now.getTime()), p.event.platformId, p.event.organizationId, EVENT_API_VERSION,
-      p.event.mode, JSON.stringify(p.event.data), ...(audit?.params ?? [])],
+    values: [hold.ref_id, p.now, p.end.state, claimLockKey(hold.provider_id), newId('evt', p.now.getTime()), p.event.platformId, p.event.organizationId, EVENT_API_VERSION,
+      p.event.mode, JSON.stringify(p.event.data), p.end.endedAt, ...(audit?.params ?? [])],
   });
   return r.rows[0] as HoldRow | undefined;
 }
@@ -195,15 +196,16 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
     const hold = await latestHold(deps.db, resolutionId, optionId);
     if (!hold) throw new ServiceError('HOLD_NOT_FOUND');
     const step = holdStep(hold, { type: 'RELEASE', at: now.toISOString() });
+    const end = holdEndOf(step);
     const event = { platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode };
-    if (step.value === 'released' && step.changed) {
+    if (step.value === 'released' && step.changed && end?.state === 'released') {
       const ended = await endHold(deps.db, hold, {
-        reason: 'released', now, event: { ...event, data: optionReleasedData({ resolutionId, optionId, holdId: hold.ref_id, releasedAt: now, reason: 'released' }) },
+        end, now, event: { ...event, data: optionReleasedData({ resolutionId, optionId, holdId: hold.ref_id, releasedAt: now, reason: 'released' }) },
         audit: callerAuditEntry(caller, now, { action: 'hold.release', resourceType: 'hold', resourceId: hold.ref_id, before: { status: 'active' }, after: { status: 'released' } }),
       });
       if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
-    } else if (step.value === 'expired' && hold.active) {
-      const ended = await endHold(deps.db, hold, { reason: 'expired', now, event: { ...event, data: optionReleasedData({ resolutionId, optionId, holdId: hold.ref_id, releasedAt: hold.expires_at, reason: 'expired' }) } });
+    } else if (step.value === 'expired' && hold.active && end?.state === 'expired') {
+      const ended = await endHold(deps.db, hold, { end, now, event: { ...event, data: optionReleasedData({ resolutionId, optionId, holdId: hold.ref_id, releasedAt: hold.expires_at, reason: 'expired' }) } });
       if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
     } else {
       outcome = { value: step.value, changed: step.changed, hold };
@@ -225,9 +227,11 @@ export async function expireHold(deps: ResolutionDeps, holdId: string): Promise<
   if (!current) return;
   // Expiry depends on expires_at only (fixed), so the machine's decision on the unlocked row stands; the change is
   // made under the claim lock only while the hold is still active.
-  const ended = current.active && holdStep(current, { type: 'EXPIRE', at: now.toISOString() }).changed
+  const step = holdStep(current, { type: 'EXPIRE', at: now.toISOString() });
+  const end = holdEndOf(step);
+  const ended = current.active && step.changed && end?.state === 'expired'
     ? await endHold(deps.db, current, {
-      reason: 'expired', now,
+      end, now,
       event: { platformId: current.platform_id, organizationId: current.organization_id, mode: current.mode, data: optionReleasedData({ resolutionId: current.resolution_id, optionId: current.option_id, holdId, releasedAt: current.expires_at, reason: 'expired' }) },
     })
     : undefined;

@@ -1,4 +1,4 @@
-import { holdMachine } from '../../../machines/hold-machine.js';
+import { holdHasLapsed, holdMachine, type HoldContext } from '../../../machines/hold-machine.js';
 import { machineStep } from './machine-step.js';
 
 /** A hold's ledger row (a slot_claims row of kind 'hold'). */
@@ -19,7 +19,7 @@ export interface HoldRow {
 }
 
 /** The hold machine state of a ledger row at `now` (a lapsed active hold is already expired). */
-export function holdStateOf(h: HoldRow): 'active' | 'released' | 'expired' | 'consumed' {
+export function holdStateOf(h: HoldRow): HoldState {
   if (h.active) return 'active';
   if (h.end_reason === 'released') return 'released';
   if (h.end_reason === 'consumed') return 'consumed';
@@ -36,9 +36,51 @@ export function holdStep(h: HoldRow, event: { type: 'RELEASE'; at: string } | { 
   return machineStep(holdMachine, holdStateOf(h), context, event);
 }
 
+/** A stored hold state (slot_claims.end_reason of an ended hold is the hold machine's final state). */
+export type HoldState = 'active' | 'released' | 'expired' | 'consumed';
+
+/** How a hold ended: the hold machine's final state and the time its context recorded. */
+export type HoldEnd = { [S in Exclude<HoldState, 'active'>]: { state: S; endedAt: Date } }[Exclude<HoldState, 'active'>];
+
+/**
+ * The hold machine's next state for a step that ends a hold, and the end time its context recorded (releasedAt,
+ * expiredAt or consumedAt): what `endHold` stores. Answers undefined when the step does not end the hold.
+ */
+export function holdEndOf(step: { value: string; context: Record<string, unknown> }): HoldEnd | undefined {
+  const c = step.context as unknown as HoldContext;
+  const at = step.value === 'released' ? c.releasedAt : step.value === 'expired' ? c.expiredAt : step.value === 'consumed' ? c.consumedAt : null;
+  return at ? { state: step.value, endedAt: new Date(at) } as HoldEnd : undefined;
+}
+
+/**
+ * What the hold machine does to holds that SQL ends in bulk under the claim lock (lapsed holds in a claim's way, the
+ * hold a confirm consumes), decided once by the machine on a sample active hold, so that the statements store the
+ * machine's states as parameters rather than restate them. The statements end a lapsed hold at its `expires_at` and
+ * a consumed one at the statement's `now`; this checks at load that the machine's context says the same.
+ */
+function bulkHoldEnds(): { lapsed: 'expired'; consumed: 'consumed' } {
+  const expiresAt = new Date('2000-01-01T00:10:00.000Z');
+  const row: HoldRow = {
+    ref_id: 'hld_sample', organization_id: 'org', platform_id: 'plt', provider_id: 'prv', resolution_id: 'res', option_id: 'opt', active: true,
+    expires_at: expiresAt, ended_at: null, end_reason: null, booking_id: null, mode: 'test', created_at: new Date('2000-01-01T00:00:00.000Z'),
+  };
+  const lapsedAt = new Date(expiresAt.getTime() + 1000).toISOString();
+  const liveAt = new Date(expiresAt.getTime() - 1000).toISOString();
+  const ends = [holdEndOf(holdStep(row, { type: 'EXPIRE', at: lapsedAt })), holdEndOf(holdStep(row, { type: 'CONFIRM', bookingId: 'bkg_sample', at: lapsedAt }))];
+  const consumed = holdEndOf(holdStep(row, { type: 'CONFIRM', bookingId: 'bkg_sample', at: liveAt }));
+  for (const e of ends) {
+    if (e?.state !== 'expired' || e.endedAt.getTime() !== expiresAt.getTime()) throw new Error('hold machine: a lapsed hold no longer ends expired at its expiry');
+  }
+  if (consumed?.state !== 'consumed' || consumed.endedAt.toISOString() !== liveAt) throw new Error('hold machine: a confirmed live hold no longer ends consumed at the confirm');
+  return { lapsed: ends[0]!.state as 'expired', consumed: consumed.state as 'consumed' };
+}
+
+/** The hold machine's states for holds ended in bulk by SQL: `lapsed` (past expiresAt) and `consumed` (by a confirm). */
+export const BULK_HOLD_ENDS = bulkHoldEnds();
+
 /** The hold as answered (CONTRACT part 5): an expired hold reads `expired`; a hold used by a booking reads `released`. */
 export function toHoldView(h: HoldRow, now: Date) {
-  const state = h.active && h.expires_at.getTime() <= now.getTime() ? 'expired' : holdStateOf(h);
+  const state = h.active && holdHasLapsed(h.expires_at, now) ? 'expired' : holdStateOf(h);
   const status = state === 'consumed' ? 'released' : state;
   return {
     holdId: h.ref_id,

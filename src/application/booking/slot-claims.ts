@@ -3,6 +3,7 @@ import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEnt
 import type { Queryable } from '../../persistence/database.js';
 import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
+import { BULK_HOLD_ENDS } from './hold-state.js';
 
 /*
  * LOCK ORDER of every transaction that claims, ends or books (slot_claims and bookings), in this order only:
@@ -73,14 +74,15 @@ export function liveOverlapSql(p: string, s: string, e: string, now: string, exc
 
 /**
  * SQL of a CTE body storing `option.released` for the lapsed holds `from` returned (columns of slot_claims, end_reason
- * 'expired'); the data has the shape of `OptionReleasedData` (src/application/event-data.ts).
+ * the hold machine's lapsed state, `lapsedState` a parameter holding BULK_HOLD_ENDS.lapsed); the data has the shape
+ * of `OptionReleasedData` (src/application/event-data.ts).
  */
-export function releasedEventsSql(from: string, ids: string, apiVersion: string, now: string): string {
+export function releasedEventsSql(from: string, ids: string, apiVersion: string, now: string, lapsedState: string): string {
   return `INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
      SELECT (${ids}::text[])[row_number() OVER ()], platform_id, organization_id, 'option.released', ${apiVersion}, mode,
        jsonb_build_object('resolutionId', resolution_id, 'optionId', option_id, 'holdId', ref_id,
          'releasedAt', to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'reason', 'expired'), ${now}::timestamptz
-     FROM ${from} WHERE kind = 'hold' AND end_reason = 'expired'`;
+     FROM ${from} WHERE kind = 'hold' AND end_reason = ${lapsedState}::text`;
 }
 
 /** Event ids for the lapsed holds one claim may end: few (active claims never overlap); up to 32. */
@@ -107,20 +109,23 @@ export async function lockProviderClaims(tx: Queryable, providerIds: readonly st
  * Ends holds whose lifetime passed but whose timer has not fired yet, where they would block `[start, end)`
  * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events, in one statement.
  * A late timer then finds nothing to do. `consumedHold` also ends that hold's claim as used by a booking.
- * The caller holds the claim locks of the providers concerned (lockProviderClaims).
+ * The states stored are the hold machine's (BULK_HOLD_ENDS, passed as parameters): still one statement, no per-row
+ * round trip; the hold actors mirror on their own timers. The caller holds the claim locks of the providers
+ * concerned (lockProviderClaims).
  */
 export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; consumedHold?: { refId: string; bookingId: string } | undefined }): Promise<void> {
   await tx.query({
     name: 'end-lapsed-holds',
     text: `WITH lapsed AS (
-       UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = 'expired'
+       UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = $10::text
        WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)
        RETURNING kind, end_reason, organization_id, platform_id, ref_id, resolution_id, option_id, expires_at, mode),
      consumed AS (
-       UPDATE slot_claims SET active = false, ended_at = $4, end_reason = 'consumed', booking_id = $7
+       UPDATE slot_claims SET active = false, ended_at = $4, end_reason = $11::text, booking_id = $7
        WHERE ref_id = $6 AND active AND $6::text IS NOT NULL)
-     ${releasedEventsSql('lapsed', '$8', '$9', '$4')}`,
-    values: [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, lapsedEventIds(p.now), EVENT_API_VERSION],
+     ${releasedEventsSql('lapsed', '$8', '$9', '$4', '$10')}`,
+    values: [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, lapsedEventIds(p.now), EVENT_API_VERSION,
+      BULK_HOLD_ENDS.lapsed, BULK_HOLD_ENDS.consumed],
   });
 }
 
@@ -164,7 +169,9 @@ export async function claimSlot(tx: Queryable, c: ClaimInput & { replaces?: { re
   const audit = c.audit ? auditInsertParams(c.audit) : undefined;
   const values: unknown[] = [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null,
     c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId), c.replaces?.refId ?? null, c.replaces?.reason ?? null,
-    lapsedEventIds(c.now), EVENT_API_VERSION, ...(audit?.params ?? [])];
+    lapsedEventIds(c.now), EVENT_API_VERSION, ...(audit?.params ?? []), BULK_HOLD_ENDS.lapsed];
+  // The hold machine's state for lapsed holds comes after the audit parameters.
+  const lapsedParam = values.length;
   let r;
   try {
     r = await tx.query({
@@ -174,11 +181,11 @@ export async function claimSlot(tx: Queryable, c: ClaimInput & { replaces?: { re
        ended AS (
          UPDATE slot_claims c SET active = false,
            ended_at = CASE WHEN c.ref_id = $15::text THEN $13::timestamptz ELSE c.expires_at END,
-           end_reason = CASE WHEN c.ref_id = $15::text THEN $16::text ELSE 'expired' END
+           end_reason = CASE WHEN c.ref_id = $15::text THEN $16::text ELSE $${lapsedParam}::text END
          FROM lk
          WHERE c.active AND (c.ref_id = $15::text OR (c.kind = 'hold' AND c.expires_at <= $13::timestamptz AND c.provider_id = $4 AND c.during && tstzrange($9::timestamptz, $10::timestamptz)))
          RETURNING c.kind, c.end_reason, c.organization_id, c.platform_id, c.ref_id, c.resolution_id, c.option_id, c.expires_at, c.mode),
-       released AS (${releasedEventsSql('ended', '$17', '$18', '$13')}),
+       released AS (${releasedEventsSql('ended', '$17', '$18', '$13', `$${lapsedParam}`)}),
        -- count(*) drains "ended" first: the claim must not meet the rows this statement ends.
        claim AS (
          INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)

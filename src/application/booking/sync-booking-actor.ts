@@ -5,6 +5,7 @@ import type { BookingRow } from '../../persistence/booking-repository.js';
 import type { StepCause } from '../../persistence/actor-store.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { SYSTEM_CAUSE } from '../step-cause.js';
+import { bookingInputOf, initialBookingStatus } from './booking-state.js';
 
 const DAY_MS = 86_400_000;
 
@@ -26,11 +27,9 @@ export async function syncBookingActor(deps: ResolutionDeps, row: BookingRow, ev
       await deps.actors.send(bookingActorKind, row.id, event, { expireAt, causedBy, onTransition: () => ({ timers }) });
     } catch (err) {
       if (!(err instanceof ActorNotFoundError)) throw err;
-      const initialStatus = row.source === 'v2' ? 'confirmed' : 'pending';
-      await deps.actors.create(bookingActorKind, row.id, {
-        bookingId: row.id, organizationId: row.organization_id, initialStatus, startsAt: row.start_at.toISOString(), endsAt: row.end_at.toISOString(),
-        at: row.created_at.toISOString(), ...(row.rescheduled_from ? { rescheduledFrom: row.rescheduled_from } : {}),
-      }, { expireAt, causedBy, timers: initialStatus === 'confirmed' ? [{ name: 'complete', dueAt: row.end_at }] : [] }).catch((e) => { if (e?.name !== 'ActorAlreadyExistsError') throw e; });
+      const input = bookingInputOf(row);
+      const initialStatus = initialBookingStatus(row);
+      await deps.actors.create(bookingActorKind, row.id, input, { expireAt, causedBy, timers: initialStatus === 'confirmed' ? [{ name: 'complete', dueAt: row.end_at }] : [] }).catch((e) => { if (e?.name !== 'ActorAlreadyExistsError') throw e; });
       if (event && row.status !== initialStatus) await deps.actors.send(bookingActorKind, row.id, event, { expireAt, causedBy, onTransition: () => ({ timers }) });
     }
   } catch (err) {

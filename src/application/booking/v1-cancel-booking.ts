@@ -1,14 +1,13 @@
 import { parseInput } from '../../contract/parse-input.js';
 import { CancelBookingV1Body } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
-import { updateBookingStatus } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { Caller } from '../caller.js';
 import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
-import { bookingStep } from './booking-state.js';
+import { stepBooking } from './booking-state.js';
 import { bookingCancelledData, outboxEvent } from '../event-data.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
 import { endClaimLocked } from './slot-claims.js';
@@ -27,14 +26,15 @@ export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: 
   // the provider's claim lock with the audit entry, in the last statement before COMMIT.
   const row = await deps.db.transaction(async (tx) => {
     const before = await bookingOfCaller(tx, caller, id, { forUpdate: true });
-    const step = bookingStep(before, event);
+    const step = await stepBooking(tx, before, event);
+    // Nothing was written unless the machine moved the booking (and the throw rolls back whatever it did).
     if (!step.changed || step.value !== 'cancelled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${before.status} booking cannot be cancelled.`);
-    const after = await updateBookingStatus(tx, id, { status: 'cancelled', now, cancelledAt: now, cancelReason: reason });
+    const after = step.row;
     await storeEvent(tx, outboxEvent('booking.cancelled', bookingCancelledData(after, now, reason), { platformId: after.platform_id, organizationId: after.organization_id, mode: caller.mode, createdAt: now }));
     await queueBookingEmail(tx, { config: deps.config, booking: after, kind: 'booking_cancellation', mode: caller.mode, now, reason });
     await endClaimLocked(tx, {
       providerId: before.provider_id, refId: id, reason: 'cancelled', now,
-      audit: callerAuditEntry(caller, now, { action: 'booking.cancel', resourceType: 'booking', resourceId: id, before: { status: before.status }, after: { status: 'cancelled', cancelledAt: now.toISOString(), reason } }),
+      audit: callerAuditEntry(caller, now, { action: 'booking.cancel', resourceType: 'booking', resourceId: id, before: { status: before.status }, after: { status: after.status, cancelledAt: after.cancelled_at?.toISOString() ?? null, reason: after.cancel_reason } }),
     });
     return after;
   });

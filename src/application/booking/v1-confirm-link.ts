@@ -12,7 +12,7 @@ import { formatBookingTime } from '../email/format-booking-time.js';
 import { htmlLayout } from '../email/html-layout.js';
 import { answer, type OperationInput } from '../operation.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
-import { bookingStep } from './booking-state.js';
+import { stepBooking } from './booking-state.js';
 import { bookingTitle } from './booking-views.js';
 import { bookingEventData, outboxEvent } from '../event-data.js';
 import { syncBookingActor } from './sync-booking-actor.js';
@@ -54,14 +54,13 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
   // claim lock (a confirmed booking keeps the claim its pending booking made).
   const outcome = await deps.db.transaction(async (tx) => {
     const row = (await findBooking(tx, id, { forUpdate: true }))!;
-    const step = bookingStep(row, event);
+    const step = await stepBooking(tx, row, event);
     if (!step.changed) return { row, changed: false };
-    await tx.query(`UPDATE bookings SET status = 'confirmed', updated_at = $2 WHERE id = $1`, [id, now]);
-    const updated = (await findBooking(tx, id))!;
+    const updated = step.row;
     await storeEvent(tx, outboxEvent('booking.confirmed', bookingEventData(updated), { platformId: row.platform_id, organizationId: row.organization_id, mode: row.mode, createdAt: now }));
     await appendAudit(tx, {
       platformId: row.platform_id, organizationId: row.organization_id, actor: { type: 'system' }, action: 'booking.confirm', resourceType: 'booking', resourceId: id,
-      requestId: caller.requestId, before: { status: row.status }, after: { status: 'confirmed', via: 'confirmation_link' }, timestamp: now,
+      requestId: caller.requestId, before: { status: row.status }, after: { status: updated.status, via: 'confirmation_link' }, timestamp: now,
     });
     return { row: updated, changed: true };
   });

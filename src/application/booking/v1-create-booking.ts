@@ -10,6 +10,7 @@ import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { claimRangeOf, loadBookableService, slotStartingAt } from './bookable-service.js';
+import { initialBookingStatus } from './booking-state.js';
 import { toBookingV1Created } from './booking-views.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
 import { claimSlot } from './slot-claims.js';
@@ -41,10 +42,13 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
   const claim = claimRangeOf(bookable.service, match.start, match.end);
   // Lock order (slot-claims.ts): the new booking row and its e-mail need no lock; the claim comes last, so the
   // provider's claim lock is held only from the claim statement to COMMIT.
+  const start = new Date(match.start);
+  const end = new Date(match.end);
+  const status = initialBookingStatus({ id, organization_id: caller.organizationId, source: 'v1', start_at: start, end_at: end, created_at: now, rescheduled_from: null });
   const row: BookingRow = await deps.db.transaction(async (tx) => {
     const created = await insertBooking(tx, {
       id, platformId: caller.platformId, organizationId: caller.organizationId, providerId: body.providerId, serviceId: body.serviceId, resolutionId: null, optionId: null,
-      source: 'v1', status: 'pending', start: new Date(match.start), end: new Date(match.end), timezone: bookable.schedule!.timezone,
+      source: 'v1', status, start, end, timezone: bookable.schedule!.timezone,
       customer: { name: body.attendee.name, email: body.attendee.email, timezone: body.attendee.timezone ?? null },
       metadata: null, notes: body.notes ?? null, confirmToken, mode: caller.mode, rescheduledFrom: null, now,
     });

@@ -1,7 +1,7 @@
 import { parseInput } from '../../contract/parse-input.js';
 import { RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
-import { insertBooking, updateBookingStatus } from '../../persistence/booking-repository.js';
+import { insertBooking } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
@@ -9,7 +9,7 @@ import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
-import { bookingStep } from './booking-state.js';
+import { bookingStep, initialBookingStatus, stepBooking } from './booking-state.js';
 import { toBookingV1Created } from './booking-views.js';
 import { bookingRescheduledData, outboxEvent } from '../event-data.js';
 import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
@@ -47,14 +47,17 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
   // that takes the provider's claim lock, frees the original's slot, claims the new one and appends the audit entry.
   const { before, created } = await deps.db.transaction(async (tx) => {
     const old = await bookingOfCaller(tx, caller, id, { forUpdate: true });
-    const step = bookingStep(old, event);
-    if (!step.changed || step.value !== 'rescheduled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
+    const decided = bookingStep(old, event);
+    if (!decided.changed || decided.value !== 'rescheduled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
+    const start = new Date(slot.start);
+    const end = new Date(slot.end);
+    const status = initialBookingStatus({ id: newBookingId, organization_id: old.organization_id, source: 'v1', start_at: start, end_at: end, created_at: now, rescheduled_from: id });
     const fresh = await insertBooking(tx, {
       id: newBookingId, platformId: old.platform_id, organizationId: old.organization_id, providerId: old.provider_id, serviceId: old.service_id, resolutionId: null, optionId: null,
-      source: 'v1', status: 'pending', start: new Date(slot.start), end: new Date(slot.end), timezone: bookable.schedule!.timezone, customer: old.customer,
+      source: 'v1', status, start, end, timezone: bookable.schedule!.timezone, customer: old.customer,
       metadata: old.metadata, notes: body.notes ?? old.notes, confirmToken: newConfirmToken(), mode: caller.mode, rescheduledFrom: id, now,
     });
-    const moved = await updateBookingStatus(tx, id, { status: 'rescheduled', rescheduledTo: newBookingId, now });
+    const { row: moved } = await stepBooking(tx, old, event);
     await storeEvent(tx, outboxEvent('booking.rescheduled', bookingRescheduledData(moved, fresh), { platformId: old.platform_id, organizationId: old.organization_id, mode: caller.mode, createdAt: now }));
     await queueBookingEmail(tx, { config: deps.config, booking: fresh, kind: 'booking_confirmation', mode: caller.mode, now });
     // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
@@ -64,7 +67,7 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
       audit: callerAuditEntry(caller, now, {
         action: 'booking.reschedule', resourceType: 'booking', resourceId: id,
         before: { status: old.status, start: old.start_at.toISOString(), end: old.end_at.toISOString() },
-        after: { status: 'rescheduled', rescheduledTo: newBookingId, start: fresh.start_at.toISOString(), end: fresh.end_at.toISOString() },
+        after: { status: moved.status, rescheduledTo: moved.rescheduled_to, start: fresh.start_at.toISOString(), end: fresh.end_at.toISOString() },
       }),
     });
     return { before: moved, created: fresh };

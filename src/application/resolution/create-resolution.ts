@@ -11,6 +11,7 @@ import { resolutionActorKind } from '../../../machines/machine-versions.js';
 import type { Caller } from '../caller.js';
 import { auditActor } from '../caller.js';
 import { readBusyTime, readResolutionContext, insertResolution } from '../../persistence/resolution-repository.js';
+import { upsertManualReview } from '../../persistence/manual-review-repository.js';
 import { DEFAULT_POLICY } from '../../domain/ranking/ranking-policy.js';
 import type { FeedIncident } from './calendar-feeds.js';
 import { calendarEventData, outboxEvent, resolutionEventData, type EventDataByType, type EventType } from '../event-data.js';
@@ -146,19 +147,8 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   phase('compute');
   const unknown = outcome.unknownEligibility;
   const reviewRows = unknown.map((e) => ({ provider_id: e.providerId, reasons: e.exclusions.filter((x) => x.status === 'unknown').map((x) => ({ code: x.code, field: x.field, detail: `required ${JSON.stringify(x.required)}; provider data ${x.sourceStatus}` })) }));
-  const writeReview = async (tx: Pick<typeof deps.db, 'query'>) => {
-    if (reviewRows.length === 0) return;
-    await tx.query(
-      // Rows already open with the same reasons and seen within a minute are filtered out before the upsert,
-      // so concurrent resolutions do not queue on the same review rows' locks.
-      `WITH input AS (SELECT * FROM jsonb_to_recordset($4::jsonb) AS x(provider_id text, reasons jsonb)),
-       stale AS (SELECT i.* FROM input i LEFT JOIN manual_review_entries m ON m.organization_id = $1 AND m.provider_id = i.provider_id
-         WHERE m.provider_id IS NULL OR m.status = 'resolved' OR m.reasons <> i.reasons OR m.last_seen_at < $3::timestamptz - interval '1 minute')
-       INSERT INTO manual_review_entries (organization_id, provider_id, platform_id, reasons, status, first_seen_at, last_seen_at)
-       SELECT $1, provider_id, $2, reasons, 'open', $3, $3 FROM stale
-       ON CONFLICT (organization_id, provider_id) DO UPDATE SET reasons = EXCLUDED.reasons, last_seen_at = EXCLUDED.last_seen_at, status = 'open', resolved_at = NULL`,
-      [caller.organizationId, caller.platformId, now, JSON.stringify(reviewRows)]);
-  };
+  const writeReview = (tx: Pick<typeof deps.db, 'query'>) =>
+    upsertManualReview(tx, { organizationId: caller.organizationId, platformId: caller.platformId, seenAt: now, rows: reviewRows });
   const storeIncidents = async (tx: Pick<typeof deps.db, 'query'>) => {
     for (const i of incidents) {
       await storeEvent(tx, outboxEvent(i.type, incidentData(i), { platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode, createdAt: now }));

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../persistence/database.js';
-import { toProviderView, type ProviderView } from '../../persistence/provider-repository.js';
+import { NULLABLE_PROVIDER_DOC_KEYS, toProviderView, type ProviderView } from '../../persistence/provider-repository.js';
 import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
 import { createWeightedCache } from './weighted-cache.js';
 import { buildEligibilityIndex, providerSetOf, type EligibilityIndex, type ProviderSet } from '../../domain/eligibility/eligibility-index.js';
@@ -27,15 +27,9 @@ export interface OrgGraph {
 
 /** Maps the API view of a provider to the domain type (nulls become absent). */
 export function toDomainProvider(v: ProviderView): Provider {
-  return {
-    id: v.id, organizationId: v.organizationId, externalId: v.externalId, displayName: v.displayName, email: v.email ?? undefined,
-    status: v.status, searchable: v.searchable, professionCode: v.professionCode ?? undefined, specialtyCodes: v.specialtyCodes,
-    languageCodes: v.languageCodes, modalityCodes: v.modalityCodes, serviceRegionCodes: v.serviceRegionCodes,
-    insurancePlanCodes: v.insurancePlanCodes, ageGroupCodes: v.ageGroupCodes, licenseRecords: v.licenseRecords,
-    acceptsNewClients: v.acceptsNewClients ?? undefined, timezone: v.timezone ?? undefined, bio: v.bio ?? undefined,
-    username: v.username ?? undefined, location: v.location ?? undefined, panelCapacity: v.panelCapacity ?? undefined,
-    panelCurrentCount: v.panelCurrentCount ?? undefined, profileVersion: v.profileVersion, createdAt: v.createdAt, updatedAt: v.updatedAt,
-  };
+  const p: Record<string, unknown> = { ...v };
+  for (const k of NULLABLE_PROVIDER_DOC_KEYS) p[k] ??= undefined;
+  return p as { [K in keyof ProviderView]: null extends ProviderView[K] ? Exclude<ProviderView[K], null> | undefined : ProviderView[K] };
 }
 
 /** Maps a services row to the domain type. */

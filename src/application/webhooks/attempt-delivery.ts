@@ -3,7 +3,7 @@ import { EVENT_API_VERSION, eventEnvelope } from '../../persistence/event-outbox
 import { newId, randomHex } from '../../persistence/new-id.js';
 import { leaseDeliveryForReplay, recordAttempt, releaseLease, type ClaimedDelivery } from '../../persistence/webhook-delivery-queue.js';
 import type { AppDeps } from '../app-deps.js';
-import { afterAttempt, type DeliveryAfter } from './delivery-schedule.js';
+import { afterAttempt, type DeliveryAfter } from '../../domain/webhooks/delivery-schedule.js';
 import { createWebhookPoster, type PostResult, type PostWebhook } from './post-webhook.js';
 import { signatureHeaders, signingSecrets } from './webhook-signature.js';
 import type { WebhookLookup } from './webhook-target.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, isoTimestamp, name200, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, name200, queryInt, text } from '../fields.js';
 
 /** Body of POST /api/v2/api-keys. */
 export const CreateApiKeyBody = z.object({
@@ -16,9 +16,9 @@ export const ApiKey = z.object({
   organizationId: z.string(),
   name: z.string(),
   hint: z.string(),
-  createdAt: z.string(),
-  expiresAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
+  createdAt: instant(),
+  expiresAt: instant().nullable(),
+  revokedAt: instant().nullable(),
 });
 
 /** The create answer, which shows the key once. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, queryInt, text } from '../fields.js';
+import { cursor, instant, nonNegativeInt, queryInt, text } from '../fields.js';
 
 /** Who made a change: an API key, or a background worker / operator tool (`{type: "system"}`). */
 export const AuditActor = z.union([
@@ -18,7 +18,7 @@ export const AuditEvent = z.object({
   organization_id: z.string(),
   before: z.unknown().nullable(),
   after: z.unknown().nullable(),
-  timestamp: z.string(),
+  timestamp: instant(),
 });
 
 /** Query of GET /api/v2/audit-events. */
@@ -28,4 +28,22 @@ export const ListAuditEventsQuery = z.object({
   resource_id: text(200, 1).optional(),
   limit: queryInt(1, 500).optional(),
   cursor: cursor().optional(),
+});
+
+/** Query of GET /api/v2/audit-events/verification. */
+export const VerifyAuditChainQuery = z.object({
+  limit: queryInt(1, 50_000).optional().meta({ description: 'How many of the latest chain links (and of the latest events, for unlinked ones) to verify; default 10,000, at most 50,000. `npm run audit:verify` checks whole chains.' }),
+});
+
+/** Answer of GET /api/v2/audit-events/verification. */
+export const AuditChainVerification = z.object({
+  status: z.enum(['intact', 'broken']),
+  checked: nonNegativeInt().meta({ description: 'Events read, linked or not.' }),
+  linked: nonNegativeInt(),
+  pending: nonNegativeInt().meta({ description: 'Events the sequencer has not linked yet (shortly after they are written): not a break.' }),
+  breaks: z.array(z.object({ eventId: z.string(), reason: z.string() })),
+  fromPosition: nonNegativeInt().meta({ description: 'First chain position verified (0 when the chain is empty).' }),
+  toPosition: nonNegativeInt().meta({ description: 'Last chain position verified: the chain\'s head.' }),
+  complete: z.boolean().meta({ description: 'true when the whole chain from position 1 was verified (it had at most `limit` links).' }),
+  verifiedAt: instant(),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { decodeSlotId } from '../../domain/availability/slot-id.js';
-import { cursor, ianaTimezone, isoDate, name200, queryInt, text } from '../fields.js';
+import { decodeSlotId, encodeSlotId } from '../../domain/availability/slot-id.js';
+import { cursor, ianaTimezone, instant, isoDate, name200, nonNegativeInt, queryInt, text } from '../fields.js';
 
 /** Every booking status (SPEC part 3). */
 export const BookingStatus = z.enum(['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled']);
@@ -16,7 +16,7 @@ export const ListBookingsQuery = z.object({
   cursor: cursor().optional(),
 });
 
-const SlotV2 = z.object({ start: z.string(), end: z.string(), timezone: z.string() });
+const SlotV2 = z.object({ start: instant(), end: instant(), timezone: z.string() });
 
 /** The v2 Booking shape (SPEC part 2); v1-created bookings show their attendee as `customer`. */
 export const BookingV2 = z.object({
@@ -26,16 +26,16 @@ export const BookingV2 = z.object({
   optionId: z.string().nullable(),
   status: BookingStatus,
   provider: z.object({ id: z.string(), displayName: z.string() }),
-  service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: z.number().int() }),
+  service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: nonNegativeInt() }),
   customer: z.object({ name: z.string(), email: z.string(), timezone: z.string().nullable(), lastname: z.string().optional() }),
   slot: SlotV2,
   metadata: z.record(z.string(), z.unknown()),
   source: z.enum(['v1', 'v2']),
   rescheduledFrom: z.string().nullable(),
   rescheduledTo: z.string().nullable(),
-  cancelledAt: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  cancelledAt: instant().nullable(),
+  createdAt: instant(),
+  updatedAt: instant(),
 });
 
 /** Query of GET /api/v1/slots (all required; `eventTypeId` is the service id). */
@@ -55,10 +55,11 @@ export const SlotV1 = z.object({
 });
 
 /** Answer of GET /api/v1/slots. */
-export const SlotsV1Page = z.object({ slots: z.array(SlotV1), total: z.number().int() });
+export const SlotsV1Page = z.object({ slots: z.array(SlotV1), total: nonNegativeInt() });
 
 /** A slot id issued by GET /api/v1/slots. */
-const slotId = () => z.string().max(1024).refine((s) => decodeSlotId(s) !== null, { message: 'is not a slot id issued by GET /api/v1/slots' });
+const slotId = () => z.string().max(1024).refine((s) => decodeSlotId(s) !== null, { message: 'is not a slot id issued by GET /api/v1/slots' })
+  .meta({ examples: [encodeSlotId({ providerId: 'prv_01jv3m8k2q0005t7w9c4x6b8dz', serviceId: 'svc_01jv3m8k2q0005t7w9c4x6b8dz', start: Date.parse('2026-05-04T13:00:00Z') })] });
 
 /** Body of POST /api/v1/bookings. */
 export const CreateBookingV1Body = z.object({
@@ -79,8 +80,8 @@ export const BookingV1Created = z.object({
     id: z.string(),
     status: BookingStatus,
     title: z.string(),
-    date: z.string().meta({ description: 'Start, ISO 8601 UTC.' }),
-    end_time: z.string().meta({ description: 'End, ISO 8601 UTC.' }),
+    date: instant().meta({ description: 'Start, ISO 8601 UTC.' }),
+    end_time: instant().meta({ description: 'End, ISO 8601 UTC.' }),
     tokenToConfirm: z.string(),
     resolutionId: z.string().nullable(),
   }),
@@ -94,20 +95,20 @@ export const ListBookingsV1Query = z.object({
 });
 
 /** A v1 list item. */
-export const BookingV1ListItem = z.object({ bookingId: z.string(), status: BookingStatus, provider: z.object({ name: z.string() }), start: z.string(), end: z.string() });
+export const BookingV1ListItem = z.object({ bookingId: z.string(), status: BookingStatus, provider: z.object({ name: z.string() }), start: instant(), end: instant() });
 
 /** Answer of GET /api/v1/bookings. */
-export const BookingsV1Page = z.object({ bookings: z.array(BookingV1ListItem), total: z.number().int(), page: z.number().int(), limit: z.number().int() });
+export const BookingsV1Page = z.object({ bookings: z.array(BookingV1ListItem), total: nonNegativeInt(), page: nonNegativeInt(), limit: nonNegativeInt() });
 
 /** The v1 detail shape. */
 export const BookingV1Detail = z.object({
   bookingId: z.string(),
   status: BookingStatus,
   provider: z.object({ id: z.string(), name: z.string(), username: z.string().nullable() }),
-  service: z.object({ title: z.string(), duration: z.number().int() }),
+  service: z.object({ title: z.string(), duration: nonNegativeInt() }),
   attendee: z.object({ name: z.string(), email: z.string() }),
-  start: z.string(),
-  end: z.string(),
+  start: instant(),
+  end: instant(),
   confirmationUrl: z.string().nullable(),
   rescheduledFrom: z.string().nullable(),
   rescheduledTo: z.string().nullable(),
@@ -122,14 +123,14 @@ export const RescheduleBookingV1Body = z.object({
 
 /** Answer of POST /api/v1/bookings/:id/reschedule: the new pending booking. */
 export const BookingV1Rescheduled = z.object({
-  data: z.object({ id: z.string(), status: BookingStatus, title: z.string(), date: z.string(), end_time: z.string() }),
+  data: z.object({ id: z.string(), status: BookingStatus, title: z.string(), date: instant(), end_time: instant() }),
 });
 
 /** Body of POST /api/v1/bookings/:id/cancel (the body may be absent). */
 export const CancelBookingV1Body = z.object({ reason: text(1000).optional() });
 
 /** Answer of POST /api/v1/bookings/:id/cancel (bare, CONTRACT part 5). */
-export const BookingV1Cancelled = z.object({ bookingId: z.string(), status: z.literal('cancelled'), cancelledAt: z.string() });
+export const BookingV1Cancelled = z.object({ bookingId: z.string(), status: z.literal('cancelled'), cancelledAt: instant() });
 
 /** Query of the e-mailed confirmation link. */
 export const ConfirmBookingV1Query = z.object({ token: text(200, 1) });

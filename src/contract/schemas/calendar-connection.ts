@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, ianaTimezone, isoDate, list, queryInt, text } from '../fields.js';
+import { cursor, ianaTimezone, instant, isoDate, list, nonNegativeInt, queryInt, text } from '../fields.js';
 
 /** The weekday keys of a schedule, Monday first. */
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -75,12 +75,12 @@ export const CalendarConnection = z.object({
   days: z.object(Object.fromEntries(WEEKDAYS.map((d) => [d, Day])) as Record<(typeof WEEKDAYS)[number], typeof Day>),
   overrides: z.array(z.object({ date: z.string(), slots: z.array(TimeWindow) })),
   externalCalendar: z.object({ type: z.literal('ics'), url: z.string() }).nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: instant(),
+  updatedAt: instant(),
 });
 
 /** The answer of DELETE: the connection as it was, plus `deleted: true`. */
 export const DeletedCalendarConnection = CalendarConnection.extend({ deleted: z.literal(true) });
 
 /** The calendar connections list envelope. */
-export const CalendarConnectionList = z.object({ data: z.array(CalendarConnection), total: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const CalendarConnectionList = z.object({ data: z.array(CalendarConnection), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });

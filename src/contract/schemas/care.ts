@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, isoTimestamp, name200, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, name200, queryInt, text } from '../fields.js';
 import { ResolutionConstraints, ResolutionPreferences } from './resolution.js';
 
 const limit = () => queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' });
@@ -15,7 +15,7 @@ export const CreateContinuityBody = z.object({
 export const ListContinuityQuery = z.object({ clientRef: text(200, 1), limit: limit(), cursor: cursor().optional() });
 
 /** A continuity record; one per (organization, clientRef, providerId). */
-export const ContinuityRecord = z.object({ id: z.string(), providerId: z.string(), clientRef: z.string(), lastSeenAt: z.string().nullable(), createdAt: z.string() });
+export const ContinuityRecord = z.object({ id: z.string(), providerId: z.string(), clientRef: z.string(), lastSeenAt: instant().nullable(), createdAt: instant() });
 
 /** Waitlist statuses. */
 export const WaitlistStatus = z.enum(['waiting', 'cancelled']);
@@ -44,9 +44,9 @@ export const WaitlistEntry = z.object({
   constraints: z.record(z.string(), z.unknown()).nullable(),
   preferences: z.record(z.string(), z.unknown()).nullable(),
   resolutionId: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  cancelledAt: z.string().nullable(),
+  createdAt: instant(),
+  updatedAt: instant(),
+  cancelledAt: instant().nullable(),
 });
 
 /** Manual review statuses: `open` until resolved; a resolution that finds the provider unknown again reopens it. */
@@ -63,8 +63,8 @@ export const ManualReviewEntry = z.object({
   providerId: z.string(),
   displayName: z.string(),
   reasons: z.array(z.object({ code: z.string(), field: z.string(), detail: z.string() })),
-  firstSeenAt: z.string(),
-  lastSeenAt: z.string(),
+  firstSeenAt: instant(),
+  lastSeenAt: instant(),
   status: ManualReviewStatus,
-  resolvedAt: z.string().nullable(),
+  resolvedAt: instant().nullable(),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ianaTimezone, name200, text } from '../fields.js';
+import { ianaTimezone, instant, name200, text } from '../fields.js';
 
 /** Path of /api/v2/resolutions/:id/options/:optionId/hold. */
 export const HoldPath = z.object({ id: text(200, 1), optionId: text(200, 1) });
@@ -13,8 +13,8 @@ export const Hold = z.object({
   resolutionId: z.string(),
   optionId: z.string(),
   status: z.enum(['active', 'released', 'expired']),
-  expiresAt: z.string(),
-  releasedAt: z.string().nullable().optional(),
+  expiresAt: instant(),
+  releasedAt: instant().nullable().optional(),
   bookingId: z.string().optional(),
 });
 
@@ -30,24 +30,4 @@ export const ConfirmBody = z.object({
   }),
   metadata: z.record(z.string().max(100), z.unknown()).refine((m) => Object.keys(m).length <= 50, { message: 'must have at most 50 keys' })
     .refine((m) => JSON.stringify(m).length <= 16_384, { message: 'must be at most 16 KB as JSON' }).optional(),
-});
-
-/** The v2 Booking shape (SPEC part 2). */
-export const BookingV2 = z.object({
-  id: z.string(),
-  organizationId: z.string(),
-  resolutionId: z.string().nullable(),
-  optionId: z.string().nullable(),
-  status: z.enum(['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled']),
-  provider: z.object({ id: z.string(), displayName: z.string() }),
-  service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: z.number() }),
-  customer: z.object({ name: z.string(), email: z.string(), timezone: z.string().nullable(), lastname: z.string().optional() }),
-  slot: z.object({ start: z.string(), end: z.string(), timezone: z.string() }),
-  metadata: z.record(z.string(), z.unknown()),
-  source: z.enum(['v1', 'v2']),
-  rescheduledFrom: z.string().nullable(),
-  rescheduledTo: z.string().nullable(),
-  cancelledAt: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text } from '../fields.js';
+import { instant, nonNegativeInt, text } from '../fields.js';
 
 /** The machines the inspector knows, which are also the kinds of actors it shows. */
 export const INSPECTED_MACHINES = ['resolution', 'hold', 'booking'] as const;
@@ -35,7 +35,7 @@ export const MachineTransition = z.object({
 /** A machine of the catalogue. */
 export const Machine = z.object({
   id: z.string(),
-  version: z.number().int().meta({ description: 'Machine version stored beside every persisted snapshot.' }),
+  version: nonNegativeInt().meta({ description: 'Machine version stored beside every persisted snapshot.' }),
   initial: z.string().nullable(),
   states: z.array(MachineState),
   events: z.array(z.string()),
@@ -56,18 +56,18 @@ export const StepCause = z.object({
 
 /** One step of an actor's history. */
 export const ActorHistoryEntry = z.object({
-  seq: z.number().int().meta({ description: 'The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed.' }),
+  seq: nonNegativeInt().meta({ description: 'The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed.' }),
   event: z.string().meta({ description: 'Event type, or `create`.' }),
   from: z.unknown().meta({ description: 'State value before (null for `create`).' }),
   to: z.unknown().meta({ description: 'State value after.' }),
-  at: z.string(),
+  at: instant(),
   causedBy: StepCause.nullable().meta({ description: 'null when the step was recorded without its cause.' }),
 });
 
 /** A durable timer of an actor. */
 export const ActorTimer = z.object({
   event: z.string().meta({ description: 'Timer name; when due, the service sends the matching event (`expire` → EXPIRE).' }),
-  dueAt: z.string(),
+  dueAt: instant(),
   pending: z.boolean().meta({ description: 'true while the timer is scheduled and has not fired.' }),
 });
 
@@ -76,14 +76,14 @@ export const ActorView = z.object({
   kind: MachineName,
   id: z.string(),
   machine: z.string(),
-  machineVersion: z.number().int().meta({ description: 'Version of the machine that wrote the stored snapshot.' }),
+  machineVersion: nonNegativeInt().meta({ description: 'Version of the machine that wrote the stored snapshot.' }),
   state: z.unknown().meta({ description: 'Current state value.' }),
   activeStates: z.array(z.string()).meta({ description: 'State node ids of the current state (to highlight in the catalogue drawing).' }),
   status: z.string().meta({ description: 'XState status: `active`, `done` (a final state) or `error`.' }),
-  revision: z.number().int(),
+  revision: nonNegativeInt(),
   snapshot: z.record(z.string(), z.unknown()).meta({ description: 'The persisted snapshot\'s context.' }),
   history: z.array(ActorHistoryEntry).meta({ description: 'Oldest first; the store keeps the latest 50 steps.' }),
   timers: z.array(ActorTimer),
-  transitionsTaken: z.array(z.object({ n: z.number().int(), from: z.string(), event: z.string(), to: z.string() }))
+  transitionsTaken: z.array(z.object({ n: nonNegativeInt(), from: z.string(), event: z.string(), to: z.string() }))
     .meta({ description: 'The history\'s transitions numbered from 1 in order, as state node ids (comma-joined for several).' }),
 });

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { nonNegativeInt } from '../fields.js';
 
 /** The default list envelope `{data, hasMore, nextCursor}` (CONTRACT part 1). */
 export function listOf<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), hasMore: z.boolean(), nextCursor: z.string().nullable(), total: z.number().int().optional() });
+  return z.object({ data: z.array(item), hasMore: z.boolean(), nextCursor: z.string().nullable(), total: nonNegativeInt().optional() });
 }
 
 /** The v2 error envelope. */
@@ -10,7 +11,7 @@ export const ErrorEnvelope = z.object({
   error: z.object({
     code: z.string(),
     message: z.string(),
-    status: z.number().int(),
+    status: nonNegativeInt(),
     requestId: z.string(),
     field: z.string().optional(),
     recoverable: z.boolean(),

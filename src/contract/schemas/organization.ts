@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, ianaTimezone, name200, queryInt, text } from '../fields.js';
+import { cursor, ianaTimezone, instant, name200, nonNegativeInt, queryInt, text } from '../fields.js';
 
 /** Plans in increasing order (replay needs `launch` or higher). */
 export const PLANS = ['free', 'launch', 'scale', 'enterprise'] as const;
@@ -31,9 +31,9 @@ export const Organization = z.object({
   externalId: z.string(),
   name: z.string(),
   settings: z.object({ plan: z.enum(PLANS), allowUnverifiable: z.boolean(), timezone: z.string().nullable() }),
-  providerGraphVersion: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  providerGraphVersion: nonNegativeInt(),
+  createdAt: instant(),
+  updatedAt: instant(),
 });
 
 /** Query of GET /api/v2/organizations. */
@@ -41,3 +41,22 @@ export const ListOrganizationsQuery = z.object({ limit: queryInt(1, 500).optiona
 
 /** Path of /api/v2/organizations/:id. */
 export const OrganizationPath = z.object({ id: text(200, 1) });
+
+/** Counts by status; every status of the resource is present (0 when none). */
+const countsBy = <T extends readonly [string, ...string[]]>(statuses: T) => z.object(Object.fromEntries(statuses.map((s) => [s, nonNegativeInt()])) as Record<T[number], z.ZodNumber>);
+
+/** Answer of GET /api/v2/organizations/:id/overview: the organization and counts of what it holds. */
+export const OrganizationOverview = z.object({
+  organization: Organization,
+  counts: z.object({
+    providers: z.object({ active: nonNegativeInt(), total: nonNegativeInt() }).meta({ description: '`active`: providers with status `active`.' }),
+    services: nonNegativeInt(),
+    bookings: countsBy(['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled'] as const),
+    resolutionsLast24h: nonNegativeInt().meta({ description: 'Resolutions created in the 24 hours before `generatedAt`.' }),
+    activeHolds: nonNegativeInt().meta({ description: 'Holds whose slot is still claimed and not yet expired.' }),
+    manualReviewOpen: nonNegativeInt(),
+    webhookDeliveries: countsBy(['pending', 'delivered', 'failed', 'dead_lettered', 'suppressed'] as const).meta({ description: 'Deliveries by status (`failed`: a retry is scheduled; `suppressed`: test mode, never sent).' }),
+    auditEvents: nonNegativeInt(),
+  }),
+  generatedAt: instant(),
+});

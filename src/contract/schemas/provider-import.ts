@@ -1,25 +1,37 @@
 import { z } from 'zod';
-import { cursor, queryInt, text } from '../fields.js';
+import { cursor, instant, nonNegativeInt, queryInt, text } from '../fields.js';
+import { CreateProviderBody } from './provider.js';
 
 /** Import modes (SPEC 4.3). */
 export const ImportMode = z.enum(['upsert', 'create_only', 'update_only']);
+
+// The published shape of a row is the provider create body's; the request itself only checks that rows are values,
+// since a bad row is reported in the job's `errors` rather than failing the whole import.
+const { $schema: _, ...providerRowJsonSchema } = z.toJSONSchema(CreateProviderBody, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+
+/** One row of an import, documented as the body of POST /api/v2/providers; validated when the job runs. */
+export const ProviderImportRow = z.unknown().meta({
+  ...providerRowJsonSchema,
+  required: ['externalId'],
+  description: 'A provider as in POST /api/v2/providers; a row whose externalId already exists needs only externalId and is applied like PATCH /api/v2/providers/:id. Rows are validated one by one when the job runs: a bad row is listed in the job\'s `errors` (outcome `invalid`) and the other rows are still imported.',
+});
 
 /** Body of POST /api/v2/provider-imports; rows are validated one by one when the job runs. */
 export const CreateProviderImportBody = z.object({
   mode: ImportMode.optional(),
   dryRun: z.boolean().optional(),
   deactivateMissing: z.boolean().optional(),
-  providers: z.array(z.unknown()).max(500),
+  providers: z.array(ProviderImportRow).max(500),
 });
 
 /** Per-row error of an import. */
-export const ImportRowError = z.object({ row: z.number().int(), externalId: z.string().nullable(), field: z.string(), code: z.string(), message: z.string() });
+export const ImportRowError = z.object({ row: nonNegativeInt(), externalId: z.string().nullable(), field: z.string(), code: z.string(), message: z.string() });
 
 /** Per-row outcome of an import. */
-export const ImportRowOutcome = z.object({ row: z.number().int().nullable(), externalId: z.string().nullable(), providerId: z.string().nullable(), outcome: z.enum(['created', 'updated', 'unchanged', 'invalid', 'deactivated']) });
+export const ImportRowOutcome = z.object({ row: nonNegativeInt().nullable(), externalId: z.string().nullable(), providerId: z.string().nullable(), outcome: z.enum(['created', 'updated', 'unchanged', 'invalid', 'deactivated']) });
 
 /** Import summary counters. */
-export const ImportSummary = z.object({ received: z.number().int(), created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), invalid: z.number().int(), deactivated: z.number().int() });
+export const ImportSummary = z.object({ received: nonNegativeInt(), created: nonNegativeInt(), updated: nonNegativeInt(), unchanged: nonNegativeInt(), invalid: nonNegativeInt(), deactivated: nonNegativeInt() });
 
 /** An import job as answered. */
 export const ProviderImport = z.object({
@@ -29,11 +41,11 @@ export const ProviderImport = z.object({
   mode: ImportMode,
   deactivateMissing: z.boolean(),
   summary: ImportSummary,
-  progress: z.object({ processed: z.number().int(), total: z.number().int() }),
+  progress: z.object({ processed: nonNegativeInt(), total: nonNegativeInt() }),
   errors: z.array(ImportRowError),
   rows: z.array(ImportRowOutcome),
-  createdAt: z.string(),
-  completedAt: z.string().nullable(),
+  createdAt: instant(),
+  completedAt: instant().nullable(),
 });
 
 /** The 202 answer of an import submission. */

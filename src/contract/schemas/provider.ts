@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, ianaTimezone, isoDate, isoTimestamp, list, name200, queryBool, queryInt, text } from '../fields.js';
+import { cursor, ianaTimezone, instant, isoDate, isoTimestamp, list, name200, nonNegativeInt, queryBool, queryInt, text } from '../fields.js';
 import {
   normalizeCode, normalizeAgeGroupCode, normalizeInsurancePlan, normalizeLanguageCode, normalizeModalityCode, normalizeRegionCode,
 } from '../../domain/normalize-codes.js';
@@ -91,11 +91,11 @@ export const Provider = z.object({
   bio: z.string().nullable(),
   username: z.string().nullable(),
   location: z.string().nullable(),
-  panelCapacity: z.number().int().nullable(),
-  panelCurrentCount: z.number().int().nullable(),
-  profileVersion: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  panelCapacity: nonNegativeInt().nullable(),
+  panelCurrentCount: nonNegativeInt().nullable(),
+  profileVersion: nonNegativeInt(),
+  createdAt: instant(),
+  updatedAt: instant(),
 });
 
 /** Query of GET /api/v2/providers (v2 field names; the short v1-style names are accepted too). */
@@ -120,4 +120,4 @@ export const ListProvidersQuery = z.object({
 export const ProviderPath = z.object({ id: text(200, 1) });
 
 /** The providers list envelope `{data, total, hasMore, nextCursor}`. */
-export const ProviderList = z.object({ data: z.array(Provider), total: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ProviderList = z.object({ data: z.array(Provider), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });

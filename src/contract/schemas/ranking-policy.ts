@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, isoTimestamp, list, name200, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, list, name200, nonNegativeInt, queryInt, text } from '../fields.js';
 import { normalizedCode } from '../normalized-code.js';
 import { normalizeLanguageCode } from '../../domain/normalize-codes.js';
 import { DEFAULT_POLICY, TIE_BREAKERS, WEIGHT_KEYS, type WeightKey } from '../../domain/ranking/ranking-policy.js';
@@ -50,7 +50,7 @@ export const ListRankingPolicyVersionsQuery = z.object({
   cursor: cursor().optional(),
 });
 
-const Weights = z.object(Object.fromEntries(WEIGHT_KEYS.map((k) => [k, z.number()])) as Record<WeightKey, z.ZodNumber>);
+const Weights = z.object(Object.fromEntries(WEIGHT_KEYS.map((k) => [k, z.number().min(0)])) as Record<WeightKey, z.ZodNumber>);
 
 /** A ranking policy's working copy; `activeVersion` is the version resolutions use while it is `active` (null before the first activation). */
 export const RankingPolicy = z.object({
@@ -59,16 +59,16 @@ export const RankingPolicy = z.object({
   status: RankingPolicyStatus,
   weights: Weights.meta({ description: 'All six keys; keys a request left out hold the default weights.' }),
   tieBreakers: z.array(z.enum(TIE_BREAKERS)),
-  activeVersion: z.number().int().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  activeVersion: nonNegativeInt().nullable(),
+  createdAt: instant(),
+  updatedAt: instant(),
 });
 
 /** The answer of activate. */
-export const ActivatedRankingPolicy = z.object({ id: z.string(), status: z.literal('active'), version: z.number().int(), activatedAt: z.string() });
+export const ActivatedRankingPolicy = z.object({ id: z.string(), status: z.literal('active'), version: nonNegativeInt(), activatedAt: instant() });
 
 /** An immutable version snapshot made by activate. */
-export const RankingPolicyVersion = z.object({ version: z.number().int(), name: z.string(), weights: Weights, tieBreakers: z.array(z.enum(TIE_BREAKERS)), activatedAt: z.string() });
+export const RankingPolicyVersion = z.object({ version: nonNegativeInt(), name: z.string(), weights: Weights, tieBreakers: z.array(z.enum(TIE_BREAKERS)), activatedAt: instant() });
 
 /** One hypothetical candidate of a simulation: a provider and one slot start. */
 export const SimulationCandidateInput = z.object({
@@ -88,7 +88,7 @@ export const SimulateRankingPolicyBody = z.object({
 export const SimulationResult = z.object({
   policy: z.object({ id: z.string(), version: z.null() }),
   ranked: z.array(z.object({
-    rank: z.number().int(),
+    rank: nonNegativeInt(),
     providerId: z.string(),
     displayName: z.string(),
     slotStart: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, ianaTimezone, list, queryInt, text } from '../fields.js';
+import { cursor, ianaTimezone, instant, list, nonNegativeInt, queryInt, text } from '../fields.js';
 import { normalizedCode } from '../normalized-code.js';
 import {
   normalizeAgeGroupCode, normalizeCode, normalizeInsurancePlan, normalizeLanguageCode, normalizeModalityCode, normalizeRegionCode, type CodeNormalizer,
@@ -32,7 +32,7 @@ export const ResolutionPreferences = z.object({
 });
 
 /** A dateRange as sent; its dates are checked by the domain (INVALID_DATE_RANGE). */
-export const DateRangeInput = z.object({ from: z.unknown(), to: z.unknown() }).meta({ description: 'Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days.' });
+export const DateRangeInput = z.object({ from: z.unknown(), to: z.unknown() }).meta({ description: 'Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days.', examples: [{ from: '2026-05-04', to: '2026-05-11' }] });
 
 /** Body of POST /api/v2/resolutions. */
 export const CreateResolutionBody = z.object({
@@ -86,12 +86,12 @@ const ConstraintRecord = z.object({ code: z.string(), field: z.string(), status:
 /** One option of a resolution (SPEC part 2). */
 export const ResolutionOption = z.object({
   optionId: z.string(),
-  rank: z.number().int(),
+  rank: nonNegativeInt(),
   provider: z.object({ id: z.string(), externalId: z.string(), displayName: z.string() }),
-  service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: z.number() }),
-  slot: z.object({ start: z.string(), end: z.string(), timezone: z.string() }),
+  service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: nonNegativeInt() }),
+  slot: z.object({ start: instant(), end: instant(), timezone: z.string() }),
   availabilityStatus: z.string(),
-  availabilityCheckedAt: z.string(),
+  availabilityCheckedAt: instant(),
   score: z.number(),
   matchedConstraints: z.array(ConstraintRecord),
   rankingFactors: z.array(z.object({ code: z.string(), points: z.number() })),
@@ -105,17 +105,17 @@ export const Resolution = z.object({
   status: z.enum(['resolved', 'zero_results']),
   requestId: z.string(),
   organizationId: z.string(),
-  policy: z.object({ id: z.string(), version: z.number().int() }),
-  providerGraphVersion: z.number().int(),
-  createdAt: z.string(),
-  expiresAt: z.string(),
-  summary: z.object({ providersScanned: z.number().int(), eligibleProviders: z.number().int(), providersWithVerifiedAvailability: z.number().int(), optionsReturned: z.number().int(), evaluatedSlots: z.number().int() }),
+  policy: z.object({ id: z.string(), version: nonNegativeInt() }),
+  providerGraphVersion: nonNegativeInt(),
+  createdAt: instant(),
+  expiresAt: instant(),
+  summary: z.object({ providersScanned: nonNegativeInt(), eligibleProviders: nonNegativeInt(), providersWithVerifiedAvailability: nonNegativeInt(), optionsReturned: nonNegativeInt(), evaluatedSlots: nonNegativeInt() }),
   options: z.array(ResolutionOption),
-  exclusionSummary: z.record(z.string(), z.number().int()),
+  exclusionSummary: z.record(z.string(), nonNegativeInt()),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), providerId: z.string().optional(), field: z.string().optional() })),
-  totalProviders: z.number().int().optional(),
-  evaluatedSlots: z.number().int().optional(),
-  zeroResultReasons: z.array(z.object({ reasonCode: z.string(), description: z.string(), affectedProviders: z.number().int(), suggestion: z.string() })).optional(),
+  totalProviders: nonNegativeInt().optional(),
+  evaluatedSlots: nonNegativeInt().optional(),
+  zeroResultReasons: z.array(z.object({ reasonCode: z.string(), description: z.string(), affectedProviders: nonNegativeInt(), suggestion: z.string() })).optional(),
 });
 
 /** One candidate (per-provider eligibility record). */
@@ -125,14 +125,37 @@ export const Candidate = z.object({
   eligibilityStatus: z.enum(['matched', 'excluded', 'unknown']),
   exclusions: z.array(z.object({ code: z.string(), field: z.string(), required: z.array(z.unknown()), actual: z.array(z.unknown()), sourceStatus: z.string(), status: z.string() })),
   matchedConstraints: z.array(ConstraintRecord),
-  rank: z.number().int().nullable(),
+  rank: nonNegativeInt().nullable(),
 });
 
 /** The candidates page. */
 export const CandidatesPage = z.object({
   resolutionId: z.string(),
   candidates: z.array(Candidate),
-  summary: z.object({ total: z.number().int(), matched: z.number().int(), excluded: z.number().int(), unknown: z.number().int() }),
+  summary: z.object({ total: nonNegativeInt(), matched: nonNegativeInt(), excluded: nonNegativeInt(), unknown: nonNegativeInt() }),
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
+});
+
+/** Query of GET /api/v2/resolutions. */
+export const ListResolutionsQuery = z.object({
+  limit: queryInt(1, 100).optional().meta({ description: 'Page size, default 20, at most 100.' }),
+  cursor: cursor().optional(),
+});
+
+/** A resolution as the ledger keeps it (GET /api/v2/resolutions); the options themselves are read with GET /api/v2/resolutions/:id. */
+export const ResolutionSummary = z.object({
+  id: z.string(),
+  status: z.enum(['resolved', 'zero_results']).meta({ description: 'The outcome when the resolution was made; written once and never updated: expiry shows in `expiresAt`, confirmation in `bookingId`, the live state in GET /api/v2/resolutions/:id or the inspector.' }),
+  requestId: z.string(),
+  serviceSlug: z.string(),
+  policyId: z.string(),
+  policyVersion: nonNegativeInt(),
+  graphVersion: nonNegativeInt().meta({ description: 'The provider graph version the resolution was computed on.' }),
+  optionsReturned: nonNegativeInt(),
+  evaluatedSlots: nonNegativeInt(),
+  providersScanned: nonNegativeInt(),
+  bookingId: z.string().nullable(),
+  createdAt: instant(),
+  expiresAt: instant(),
 });

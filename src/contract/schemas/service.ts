@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, name200, queryInt, text } from '../fields.js';
+import { cursor, instant, name200, nonNegativeInt, queryInt, text } from '../fields.js';
 import { serviceSlug } from '../../domain/service-slug.js';
 
 /** How a session is held; `in_person` is accepted and stored as `in-person` (SPEC part 2 spells it hyphenated). */
@@ -46,20 +46,20 @@ export const Service = z.object({
   providerId: z.string(),
   title: z.string(),
   slug: z.string(),
-  duration: z.number().int(),
-  price: z.number().int().nullable(),
+  duration: nonNegativeInt(),
+  price: nonNegativeInt().nullable(),
   currency: z.string().nullable(),
   modality: ServiceModality.nullable(),
-  slotIntervalMinutes: z.number().int(),
-  minimumNoticeMinutes: z.number().int(),
-  bufferBeforeMinutes: z.number().int(),
-  bufferAfterMinutes: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  slotIntervalMinutes: nonNegativeInt(),
+  minimumNoticeMinutes: nonNegativeInt(),
+  bufferBeforeMinutes: nonNegativeInt(),
+  bufferAfterMinutes: nonNegativeInt(),
+  createdAt: instant(),
+  updatedAt: instant(),
 });
 
 /** The services list envelope. */
-export const ServiceList = z.object({ data: z.array(Service), total: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ServiceList = z.object({ data: z.array(Service), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
 
 /** Query of GET /api/v1/event-types. */
 export const ListEventTypesQuery = z.object({
@@ -74,11 +74,11 @@ export const EventType = z.object({
   providerId: z.string(),
   slug: z.string(),
   title: z.string(),
-  length: z.number().int(),
-  price: z.number().int().nullable(),
+  length: nonNegativeInt(),
+  price: nonNegativeInt().nullable(),
   currency: z.string().nullable(),
   modality: ServiceModality.nullable(),
 });
 
 /** The v1 event-types list envelope `{data, total, hasMore, nextCursor}` (CONTRACT parts 1 and 3). */
-export const EventTypeList = z.object({ data: z.array(EventType), total: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const EventTypeList = z.object({ data: z.array(EventType), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });

@@ -1,20 +1,9 @@
 import { z } from 'zod';
-import { cursor, queryInt, text } from '../fields.js';
-
-/** Every event type the service emits (SPEC part 6), in the SPEC's order. */
-export const WEBHOOK_EVENT_TYPES = [
-  'professional.created', 'professional.updated', 'provider_import.completed',
-  'resolution.resolved', 'resolution.zero_results', 'resolution.partial',
-  'option.held', 'option.released',
-  'booking.confirmed', 'booking.rescheduled', 'booking.cancelled', 'booking.completed',
-  'calendar.connection_degraded', 'calendar.reconnect_required',
-] as const;
+import { cursor, instant, nonNegativeInt, queryInt, text } from '../fields.js';
+import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../webhook-vocabulary.js';
 
 /** An event type of SPEC part 6. */
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
-
-/** Delivery statuses (CONTRACT part 6). */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead_lettered', 'suppressed'] as const;
 
 /** A delivery status: `failed` means a retry is scheduled; `suppressed` is a test-mode event, never sent. */
 export const DeliveryStatus = z.enum(DELIVERY_STATUSES);
@@ -34,7 +23,7 @@ export const Webhook = z.object({
   url: z.string(),
   events: z.array(z.string()),
   active: z.boolean(),
-  createdAt: z.string(),
+  createdAt: instant(),
 });
 
 /** Answer of PUT /api/v2/webhooks: the configuration, plus the secret when one was just made. */
@@ -45,8 +34,8 @@ export const UpdatedWebhook = Webhook.extend({
 /** Answer of POST /api/v2/webhooks/test. */
 export const WebhookTestResult = z.object({
   delivered: z.boolean().meta({ description: 'true when the receiver answered 2xx within 10 s.' }),
-  statusCode: z.number().int().nullable().meta({ description: 'The receiver\'s HTTP status; null when it gave no answer (timeout, refused connection, blocked target).' }),
-  latencyMs: z.number().int(),
+  statusCode: nonNegativeInt().nullable().meta({ description: 'The receiver\'s HTTP status; null when it gave no answer (timeout, refused connection, blocked target).' }),
+  latencyMs: nonNegativeInt(),
 });
 
 /** Query of GET /api/v2/webhooks/deliveries. */
@@ -69,27 +58,27 @@ export const Delivery = z.object({
   eventId: z.string().meta({ description: 'The event id: the envelope `id` and the `webhook-id` header, stable across retries and replays.' }),
   event: z.string().meta({ description: 'The event type.' }),
   status: DeliveryStatus,
-  attempt: z.number().int().meta({ description: 'Number of the latest attempt (0 before the first); manual replays go on numbering after 5.' }),
-  statusCode: z.number().int().nullable().meta({ description: 'HTTP status of the latest attempt; null before any attempt and when the receiver gave no answer.' }),
-  latencyMs: z.number().int().nullable().meta({ description: 'Duration of the latest attempt; null before any attempt.' }),
-  timestamp: z.string().meta({ description: 'Time of the latest attempt, or when the delivery was recorded if none was made yet.' }),
+  attempt: nonNegativeInt().meta({ description: 'Number of the latest attempt (0 before the first); manual replays go on numbering after 5.' }),
+  statusCode: nonNegativeInt().nullable().meta({ description: 'HTTP status of the latest attempt; null before any attempt and when the receiver gave no answer.' }),
+  latencyMs: nonNegativeInt().nullable().meta({ description: 'Duration of the latest attempt; null before any attempt.' }),
+  timestamp: instant().meta({ description: 'Time of the latest attempt, or when the delivery was recorded if none was made yet.' }),
   success: z.boolean().nullable().meta({ description: 'Whether the latest attempt got a 2xx; null before any attempt.' }),
-  nextAttemptAt: z.string().nullable().meta({ description: 'When the next attempt is due (status `pending` or `failed`); null otherwise.' }),
+  nextAttemptAt: instant().nullable().meta({ description: 'When the next attempt is due (status `pending` or `failed`); null otherwise.' }),
 });
 
 /** Answer of GET /api/v2/webhooks/deliveries. */
 export const DeliveryList = z.object({
   deliveries: z.array(Delivery),
-  total: z.number().int().meta({ description: 'Deliveries matching the filters, over all pages.' }),
+  total: nonNegativeInt().meta({ description: 'Deliveries matching the filters, over all pages.' }),
   nextCursor: z.string().nullable(),
 });
 
 /** One attempt of a delivery. */
 export const DeliveryAttempt = z.object({
-  attempt: z.number().int(),
-  statusCode: z.number().int().nullable().meta({ description: 'null when the receiver gave no answer.' }),
-  latencyMs: z.number().int(),
-  timestamp: z.string(),
+  attempt: nonNegativeInt(),
+  statusCode: nonNegativeInt().nullable().meta({ description: 'null when the receiver gave no answer.' }),
+  latencyMs: nonNegativeInt(),
+  timestamp: instant(),
   success: z.boolean(),
   manual: z.boolean().meta({ description: 'true for a replay asked for through the API.' }),
   error: z.string().optional().meta({ description: 'Why the attempt failed, when it did (timeout, connection error, non-2xx, blocked target).' }),
@@ -101,15 +90,15 @@ export const DeliveryDetail = Delivery.extend({ attempts: z.array(DeliveryAttemp
 /** Answer of POST /api/v2/webhooks/deliveries/:id/replay (sent now). */
 export const ReplayResult = z.object({
   delivered: z.boolean(),
-  statusCode: z.number().int().nullable().meta({ description: 'null when the receiver gave no answer.' }),
-  latencyMs: z.number().int(),
-  replayedAt: z.string(),
-  attempt: z.number().int().meta({ description: 'The number this attempt carries.' }),
+  statusCode: nonNegativeInt().nullable().meta({ description: 'null when the receiver gave no answer.' }),
+  latencyMs: nonNegativeInt(),
+  replayedAt: instant(),
+  attempt: nonNegativeInt().meta({ description: 'The number this attempt carries.' }),
 });
 
 /** Answer of POST /api/v2/webhooks/:deliveryId/replay (queued). */
 export const QueuedReplay = z.object({
   deliveryId: z.string(),
   status: z.literal('pending'),
-  attempt: z.number().int().meta({ description: 'The number the queued attempt will carry (the latest + 1).' }),
+  attempt: nonNegativeInt().meta({ description: 'The number the queued attempt will carry (the latest + 1).' }),
 });

@@ -2,7 +2,7 @@
 import { dayPartOfMinute, type DayPart } from './day-part.js';
 import { insertBounded } from './insert-bounded.js';
 import { sharedMinuteOfDayReader } from './local-minute-of-day.js';
-import type { RankedOption, RankingCandidate, RankingPreferences, RankingProvider, RankingSlot } from './rank-options.js';
+import type { RankedOption, RankingCandidate, RankingPreferences, RankingProvider, RankingSlot } from './ranking-records.js';
 import type { RankingFactor } from './ranking-factor.js';
 import { PREFERRED_SPECIALTY_POINTS, WEIGHT_KEYS, type RankingPolicy, type TieBreaker } from './ranking-policy.js';
 

@@ -26,3 +26,16 @@ for (const [title, id] of malformed) {
     t.is(decodeSlotId(id), null);
   });
 }
+
+test('slot ids are the base64url of the UTF-8 JSON tuple, so ids issued earlier stay valid', (t) => {
+  for (const parts of [
+    { providerId: 'prv_1', serviceId: 'svc_1', start: 0 },
+    { providerId: 'prv_é', serviceId: 'svc_✓', start: 1_767_225_600_000 },
+    { providerId: 'p😀', serviceId: 's/+?', start: -1 },
+    { providerId: 'pp', serviceId: 'ss', start: Number.MAX_SAFE_INTEGER },
+  ]) {
+    const id = Buffer.from(JSON.stringify(['s1', parts.providerId, parts.serviceId, parts.start]), 'utf8').toString('base64url');
+    t.is(encodeSlotId(parts), id);
+    t.deepEqual(decodeSlotId(id), parts);
+  }
+});

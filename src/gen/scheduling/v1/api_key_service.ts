@@ -135,6 +135,43 @@ export interface RevokeApiKeyResponse {
   resultJson: string;
 }
 
+/** GetCallerRequest is the input of GetCaller. */
+export interface GetCallerRequest {
+  /** Path parameters by name. */
+  params: { [key: string]: string };
+  /** Query parameters by name. */
+  query: { [key: string]: string };
+  /** JSON body of the operation. */
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
+}
+
+export interface GetCallerRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface GetCallerRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** GetCallerResponse is the output of GetCaller. */
+export interface GetCallerResponse {
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
+}
+
 function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
   return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
@@ -1455,6 +1492,446 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
   },
 };
 
+function createBaseGetCallerRequest(): GetCallerRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+}
+
+export const GetCallerRequest: MessageFns<GetCallerRequest> = {
+  encode(message: GetCallerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+      GetCallerRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+      GetCallerRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCallerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCallerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = GetCallerRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = GetCallerRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCallerRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetCallerRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCallerRequest>): GetCallerRequest {
+    return GetCallerRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCallerRequest>): GetCallerRequest {
+    const message = createBaseGetCallerRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    return message;
+  },
+};
+
+function createBaseGetCallerRequest_ParamsEntry(): GetCallerRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const GetCallerRequest_ParamsEntry: MessageFns<GetCallerRequest_ParamsEntry> = {
+  encode(message: GetCallerRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCallerRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCallerRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCallerRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetCallerRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCallerRequest_ParamsEntry>): GetCallerRequest_ParamsEntry {
+    return GetCallerRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCallerRequest_ParamsEntry>): GetCallerRequest_ParamsEntry {
+    const message = createBaseGetCallerRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetCallerRequest_QueryEntry(): GetCallerRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const GetCallerRequest_QueryEntry: MessageFns<GetCallerRequest_QueryEntry> = {
+  encode(message: GetCallerRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCallerRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCallerRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCallerRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetCallerRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCallerRequest_QueryEntry>): GetCallerRequest_QueryEntry {
+    return GetCallerRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCallerRequest_QueryEntry>): GetCallerRequest_QueryEntry {
+    const message = createBaseGetCallerRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetCallerResponse(): GetCallerResponse {
+  return { result: undefined, resultJson: "" };
+}
+
+export const GetCallerResponse: MessageFns<GetCallerResponse> = {
+  encode(message: GetCallerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCallerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCallerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCallerResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetCallerResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetCallerResponse>): GetCallerResponse {
+    return GetCallerResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCallerResponse>): GetCallerResponse {
+    const message = createBaseGetCallerResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    return message;
+  },
+};
+
 /**
  * ApiKeyService: API keys of a platform account.
  *
@@ -1496,6 +1973,20 @@ export const ApiKeyServiceService = {
       Buffer.from(RevokeApiKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeApiKeyResponse => RevokeApiKeyResponse.decode(value),
   },
+  /**
+   * GetCaller: Who the call's credentials are: `{keyId, keyType, mode, platformId, organizationId, defaultOrganizationId,
+   * organization}`. `organizationId` is null for a platform key sent without `service-organization-id`; any key may call it.
+   * Errors: UNAUTHENTICATED `UNAUTHENTICATED`; PERMISSION_DENIED `FORBIDDEN` (an organization header of another platform).
+   */
+  getCaller: {
+    path: "/scheduling.v1.ApiKeyService/GetCaller" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCallerRequest): Buffer => Buffer.from(GetCallerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCallerRequest => GetCallerRequest.decode(value),
+    responseSerialize: (value: GetCallerResponse): Buffer => Buffer.from(GetCallerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetCallerResponse => GetCallerResponse.decode(value),
+  },
 } as const;
 
 export interface ApiKeyServiceServer extends UntypedServiceImplementation {
@@ -1505,6 +1996,12 @@ export interface ApiKeyServiceServer extends UntypedServiceImplementation {
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
   /** RevokeApiKey performs the RevokeApiKey operation. */
   revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
+  /**
+   * GetCaller: Who the call's credentials are: `{keyId, keyType, mode, platformId, organizationId, defaultOrganizationId,
+   * organization}`. `organizationId` is null for a platform key sent without `service-organization-id`; any key may call it.
+   * Errors: UNAUTHENTICATED `UNAUTHENTICATED`; PERMISSION_DENIED `FORBIDDEN` (an organization header of another platform).
+   */
+  getCaller: handleUnaryCall<GetCallerRequest, GetCallerResponse>;
 }
 
 export interface ApiKeyServiceClient extends Client {
@@ -1555,6 +2052,26 @@ export interface ApiKeyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetCaller: Who the call's credentials are: `{keyId, keyType, mode, platformId, organizationId, defaultOrganizationId,
+   * organization}`. `organizationId` is null for a platform key sent without `service-organization-id`; any key may call it.
+   * Errors: UNAUTHENTICATED `UNAUTHENTICATED`; PERMISSION_DENIED `FORBIDDEN` (an organization header of another platform).
+   */
+  getCaller(
+    request: GetCallerRequest,
+    callback: (error: ServiceError | null, response: GetCallerResponse) => void,
+  ): ClientUnaryCall;
+  getCaller(
+    request: GetCallerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetCallerResponse) => void,
+  ): ClientUnaryCall;
+  getCaller(
+    request: GetCallerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetCallerResponse) => void,
   ): ClientUnaryCall;
 }
 

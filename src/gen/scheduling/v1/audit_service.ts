@@ -61,6 +61,43 @@ export interface ListAuditEventsResponse {
   resultJson: string;
 }
 
+/** VerifyAuditChainRequest is the input of VerifyAuditChain. */
+export interface VerifyAuditChainRequest {
+  /** Path parameters by name. */
+  params: { [key: string]: string };
+  /** Query parameters by name. */
+  query: { [key: string]: string };
+  /** JSON body of the operation. */
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
+}
+
+export interface VerifyAuditChainRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface VerifyAuditChainRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** VerifyAuditChainResponse is the output of VerifyAuditChain. */
+export interface VerifyAuditChainResponse {
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
+}
+
 function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
   return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
@@ -501,6 +538,446 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
   },
 };
 
+function createBaseVerifyAuditChainRequest(): VerifyAuditChainRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+}
+
+export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
+  encode(message: VerifyAuditChainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+      VerifyAuditChainRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+      VerifyAuditChainRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAuditChainRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAuditChainRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = VerifyAuditChainRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = VerifyAuditChainRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyAuditChainRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+    };
+  },
+
+  toJSON(message: VerifyAuditChainRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<VerifyAuditChainRequest>): VerifyAuditChainRequest {
+    return VerifyAuditChainRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<VerifyAuditChainRequest>): VerifyAuditChainRequest {
+    const message = createBaseVerifyAuditChainRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    return message;
+  },
+};
+
+function createBaseVerifyAuditChainRequest_ParamsEntry(): VerifyAuditChainRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const VerifyAuditChainRequest_ParamsEntry: MessageFns<VerifyAuditChainRequest_ParamsEntry> = {
+  encode(message: VerifyAuditChainRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAuditChainRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAuditChainRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyAuditChainRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: VerifyAuditChainRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<VerifyAuditChainRequest_ParamsEntry>): VerifyAuditChainRequest_ParamsEntry {
+    return VerifyAuditChainRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<VerifyAuditChainRequest_ParamsEntry>): VerifyAuditChainRequest_ParamsEntry {
+    const message = createBaseVerifyAuditChainRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseVerifyAuditChainRequest_QueryEntry(): VerifyAuditChainRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const VerifyAuditChainRequest_QueryEntry: MessageFns<VerifyAuditChainRequest_QueryEntry> = {
+  encode(message: VerifyAuditChainRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAuditChainRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAuditChainRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyAuditChainRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: VerifyAuditChainRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<VerifyAuditChainRequest_QueryEntry>): VerifyAuditChainRequest_QueryEntry {
+    return VerifyAuditChainRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<VerifyAuditChainRequest_QueryEntry>): VerifyAuditChainRequest_QueryEntry {
+    const message = createBaseVerifyAuditChainRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseVerifyAuditChainResponse(): VerifyAuditChainResponse {
+  return { result: undefined, resultJson: "" };
+}
+
+export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
+  encode(message: VerifyAuditChainResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAuditChainResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAuditChainResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyAuditChainResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
+  },
+
+  toJSON(message: VerifyAuditChainResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<VerifyAuditChainResponse>): VerifyAuditChainResponse {
+    return VerifyAuditChainResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<VerifyAuditChainResponse>): VerifyAuditChainResponse {
+    const message = createBaseVerifyAuditChainResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    return message;
+  },
+};
+
 /**
  * AuditService: The immutable audit log.
  *
@@ -522,11 +999,35 @@ export const AuditServiceService = {
       Buffer.from(ListAuditEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListAuditEventsResponse => ListAuditEventsResponse.decode(value),
   },
+  /**
+   * VerifyAuditChain: Verifies the latest links of the organization's audit hash chain (query `limit`, default 10000,
+   * at most 50000) and the organization's latest events that are not linked: `{status, checked, linked, pending, breaks,
+   * fromPosition, toPosition, complete, verifiedAt}`.
+   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `limit`).
+   */
+  verifyAuditChain: {
+    path: "/scheduling.v1.AuditService/VerifyAuditChain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyAuditChainRequest): Buffer =>
+      Buffer.from(VerifyAuditChainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyAuditChainRequest => VerifyAuditChainRequest.decode(value),
+    responseSerialize: (value: VerifyAuditChainResponse): Buffer =>
+      Buffer.from(VerifyAuditChainResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyAuditChainResponse => VerifyAuditChainResponse.decode(value),
+  },
 } as const;
 
 export interface AuditServiceServer extends UntypedServiceImplementation {
   /** ListAuditEvents performs the ListAuditEvents operation. */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
+  /**
+   * VerifyAuditChain: Verifies the latest links of the organization's audit hash chain (query `limit`, default 10000,
+   * at most 50000) and the organization's latest events that are not linked: `{status, checked, linked, pending, breaks,
+   * fromPosition, toPosition, complete, verifiedAt}`.
+   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `limit`).
+   */
+  verifyAuditChain: handleUnaryCall<VerifyAuditChainRequest, VerifyAuditChainResponse>;
 }
 
 export interface AuditServiceClient extends Client {
@@ -545,6 +1046,27 @@ export interface AuditServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * VerifyAuditChain: Verifies the latest links of the organization's audit hash chain (query `limit`, default 10000,
+   * at most 50000) and the organization's latest events that are not linked: `{status, checked, linked, pending, breaks,
+   * fromPosition, toPosition, complete, verifiedAt}`.
+   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `limit`).
+   */
+  verifyAuditChain(
+    request: VerifyAuditChainRequest,
+    callback: (error: ServiceError | null, response: VerifyAuditChainResponse) => void,
+  ): ClientUnaryCall;
+  verifyAuditChain(
+    request: VerifyAuditChainRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyAuditChainResponse) => void,
+  ): ClientUnaryCall;
+  verifyAuditChain(
+    request: VerifyAuditChainRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyAuditChainResponse) => void,
   ): ClientUnaryCall;
 }
 

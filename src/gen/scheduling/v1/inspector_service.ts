@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -127,6 +129,43 @@ export interface GetActorRequest_QueryEntry {
 
 /** GetActorResponse is the output of GetActor. */
 export interface GetActorResponse {
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
+}
+
+/** WatchActorRequest is the input of WatchActor. */
+export interface WatchActorRequest {
+  /** Path parameters by name. */
+  params: { [key: string]: string };
+  /** Query parameters by name. */
+  query: { [key: string]: string };
+  /** JSON body of the operation. */
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
+}
+
+export interface WatchActorRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface WatchActorRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** WatchActorResponse is one message of WatchActor's stream: the actor's view as GetActor answers it. */
+export interface WatchActorResponse {
   /** Not set by this server (kept for wire compatibility); read `result_json`. */
   result:
     | any
@@ -1455,6 +1494,446 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
   },
 };
 
+function createBaseWatchActorRequest(): WatchActorRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+}
+
+export const WatchActorRequest: MessageFns<WatchActorRequest> = {
+  encode(message: WatchActorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+      WatchActorRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+      WatchActorRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchActorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchActorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = WatchActorRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = WatchActorRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchActorRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+    };
+  },
+
+  toJSON(message: WatchActorRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WatchActorRequest>): WatchActorRequest {
+    return WatchActorRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WatchActorRequest>): WatchActorRequest {
+    const message = createBaseWatchActorRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchActorRequest_ParamsEntry(): WatchActorRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const WatchActorRequest_ParamsEntry: MessageFns<WatchActorRequest_ParamsEntry> = {
+  encode(message: WatchActorRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchActorRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchActorRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchActorRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: WatchActorRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WatchActorRequest_ParamsEntry>): WatchActorRequest_ParamsEntry {
+    return WatchActorRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WatchActorRequest_ParamsEntry>): WatchActorRequest_ParamsEntry {
+    const message = createBaseWatchActorRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchActorRequest_QueryEntry(): WatchActorRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const WatchActorRequest_QueryEntry: MessageFns<WatchActorRequest_QueryEntry> = {
+  encode(message: WatchActorRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchActorRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchActorRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchActorRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: WatchActorRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WatchActorRequest_QueryEntry>): WatchActorRequest_QueryEntry {
+    return WatchActorRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WatchActorRequest_QueryEntry>): WatchActorRequest_QueryEntry {
+    const message = createBaseWatchActorRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchActorResponse(): WatchActorResponse {
+  return { result: undefined, resultJson: "" };
+}
+
+export const WatchActorResponse: MessageFns<WatchActorResponse> = {
+  encode(message: WatchActorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchActorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchActorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchActorResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
+  },
+
+  toJSON(message: WatchActorResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WatchActorResponse>): WatchActorResponse {
+    return WatchActorResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WatchActorResponse>): WatchActorResponse {
+    const message = createBaseWatchActorResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    return message;
+  },
+};
+
 /**
  * InspectorService: Read-only views of the state machines and of their actors, for developers (issue 13).
  *
@@ -1509,6 +1988,22 @@ export const InspectorServiceService = {
     responseSerialize: (value: GetActorResponse): Buffer => Buffer.from(GetActorResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetActorResponse => GetActorResponse.decode(value),
   },
+  /**
+   * WatchActor: Follows one actor of the caller's organization (path parameters `kind` and `id`, as GetActor): the
+   * stream sends GetActor's view at once, then a new view each time the actor's revision changes (checked every
+   * 250 ms), until the client cancels. The access check happens before the first message.
+   * Errors: as GetActor, before the first message; NOT_FOUND once the actor expires from the store while followed;
+   * UNAVAILABLE `SERVICE_UNAVAILABLE` when the server shuts down (reconnect).
+   */
+  watchActor: {
+    path: "/scheduling.v1.InspectorService/WatchActor" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchActorRequest): Buffer => Buffer.from(WatchActorRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchActorRequest => WatchActorRequest.decode(value),
+    responseSerialize: (value: WatchActorResponse): Buffer => Buffer.from(WatchActorResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchActorResponse => WatchActorResponse.decode(value),
+  },
 } as const;
 
 export interface InspectorServiceServer extends UntypedServiceImplementation {
@@ -1532,6 +2027,14 @@ export interface InspectorServiceServer extends UntypedServiceImplementation {
    * `BOOKING_NOT_FOUND` (unknown id, or its actor is gone); PERMISSION_DENIED `FORBIDDEN` (another organization's actor).
    */
   getActor: handleUnaryCall<GetActorRequest, GetActorResponse>;
+  /**
+   * WatchActor: Follows one actor of the caller's organization (path parameters `kind` and `id`, as GetActor): the
+   * stream sends GetActor's view at once, then a new view each time the actor's revision changes (checked every
+   * 250 ms), until the client cancels. The access check happens before the first message.
+   * Errors: as GetActor, before the first message; NOT_FOUND once the actor expires from the store while followed;
+   * UNAVAILABLE `SERVICE_UNAVAILABLE` when the server shuts down (reconnect).
+   */
+  watchActor: handleServerStreamingCall<WatchActorRequest, WatchActorResponse>;
 }
 
 export interface InspectorServiceClient extends Client {
@@ -1597,6 +2100,19 @@ export interface InspectorServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetActorResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * WatchActor: Follows one actor of the caller's organization (path parameters `kind` and `id`, as GetActor): the
+   * stream sends GetActor's view at once, then a new view each time the actor's revision changes (checked every
+   * 250 ms), until the client cancels. The access check happens before the first message.
+   * Errors: as GetActor, before the first message; NOT_FOUND once the actor expires from the store while followed;
+   * UNAVAILABLE `SERVICE_UNAVAILABLE` when the server shuts down (reconnect).
+   */
+  watchActor(request: WatchActorRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchActorResponse>;
+  watchActor(
+    request: WatchActorRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchActorResponse>;
 }
 
 export const InspectorServiceClient = makeGenericClientConstructor(

@@ -172,6 +172,43 @@ export interface UpdateOrganizationResponse {
   resultJson: string;
 }
 
+/** GetOrganizationOverviewRequest is the input of GetOrganizationOverview. */
+export interface GetOrganizationOverviewRequest {
+  /** Path parameters by name. */
+  params: { [key: string]: string };
+  /** Query parameters by name. */
+  query: { [key: string]: string };
+  /** JSON body of the operation. */
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
+}
+
+export interface GetOrganizationOverviewRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface GetOrganizationOverviewRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** GetOrganizationOverviewResponse is the output of GetOrganizationOverview. */
+export interface GetOrganizationOverviewResponse {
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
+}
+
 function createBaseCreateOrganizationRequest(): CreateOrganizationRequest {
   return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
@@ -1932,6 +1969,450 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
   },
 };
 
+function createBaseGetOrganizationOverviewRequest(): GetOrganizationOverviewRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+}
+
+export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewRequest> = {
+  encode(message: GetOrganizationOverviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+      GetOrganizationOverviewRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+      GetOrganizationOverviewRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationOverviewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationOverviewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = GetOrganizationOverviewRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = GetOrganizationOverviewRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationOverviewRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrganizationOverviewRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOrganizationOverviewRequest>): GetOrganizationOverviewRequest {
+    return GetOrganizationOverviewRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetOrganizationOverviewRequest>): GetOrganizationOverviewRequest {
+    const message = createBaseGetOrganizationOverviewRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrganizationOverviewRequest_ParamsEntry(): GetOrganizationOverviewRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const GetOrganizationOverviewRequest_ParamsEntry: MessageFns<GetOrganizationOverviewRequest_ParamsEntry> = {
+  encode(message: GetOrganizationOverviewRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationOverviewRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationOverviewRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationOverviewRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetOrganizationOverviewRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOrganizationOverviewRequest_ParamsEntry>): GetOrganizationOverviewRequest_ParamsEntry {
+    return GetOrganizationOverviewRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(
+    object: DeepPartial<GetOrganizationOverviewRequest_ParamsEntry>,
+  ): GetOrganizationOverviewRequest_ParamsEntry {
+    const message = createBaseGetOrganizationOverviewRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrganizationOverviewRequest_QueryEntry(): GetOrganizationOverviewRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const GetOrganizationOverviewRequest_QueryEntry: MessageFns<GetOrganizationOverviewRequest_QueryEntry> = {
+  encode(message: GetOrganizationOverviewRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationOverviewRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationOverviewRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationOverviewRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetOrganizationOverviewRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOrganizationOverviewRequest_QueryEntry>): GetOrganizationOverviewRequest_QueryEntry {
+    return GetOrganizationOverviewRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(
+    object: DeepPartial<GetOrganizationOverviewRequest_QueryEntry>,
+  ): GetOrganizationOverviewRequest_QueryEntry {
+    const message = createBaseGetOrganizationOverviewRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrganizationOverviewResponse(): GetOrganizationOverviewResponse {
+  return { result: undefined, resultJson: "" };
+}
+
+export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverviewResponse> = {
+  encode(message: GetOrganizationOverviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationOverviewResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationOverviewResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrganizationOverviewResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrganizationOverviewResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOrganizationOverviewResponse>): GetOrganizationOverviewResponse {
+    return GetOrganizationOverviewResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetOrganizationOverviewResponse>): GetOrganizationOverviewResponse {
+    const message = createBaseGetOrganizationOverviewResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    return message;
+  },
+};
+
 /**
  * OrganizationService: Organizations of a platform account.
  *
@@ -1989,6 +2470,25 @@ export const OrganizationServiceService = {
       Buffer.from(UpdateOrganizationResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateOrganizationResponse => UpdateOrganizationResponse.decode(value),
   },
+  /**
+   * GetOrganizationOverview: The console's overview of one organization (path parameter `id`): the organization and
+   * counts of its providers, services, bookings by status, resolutions of the last 24 hours, active holds, open
+   * manual-review entries, webhook deliveries by status and audit events. Visible as GetOrganization is.
+   * Errors: NOT_FOUND `ORGANIZATION_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another platform's, or not the
+   * organization key's own).
+   */
+  getOrganizationOverview: {
+    path: "/scheduling.v1.OrganizationService/GetOrganizationOverview" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrganizationOverviewRequest): Buffer =>
+      Buffer.from(GetOrganizationOverviewRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrganizationOverviewRequest => GetOrganizationOverviewRequest.decode(value),
+    responseSerialize: (value: GetOrganizationOverviewResponse): Buffer =>
+      Buffer.from(GetOrganizationOverviewResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrganizationOverviewResponse =>
+      GetOrganizationOverviewResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
@@ -2000,6 +2500,14 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
   getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
   /** UpdateOrganization performs the UpdateOrganization operation. */
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
+  /**
+   * GetOrganizationOverview: The console's overview of one organization (path parameter `id`): the organization and
+   * counts of its providers, services, bookings by status, resolutions of the last 24 hours, active holds, open
+   * manual-review entries, webhook deliveries by status and audit events. Visible as GetOrganization is.
+   * Errors: NOT_FOUND `ORGANIZATION_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another platform's, or not the
+   * organization key's own).
+   */
+  getOrganizationOverview: handleUnaryCall<GetOrganizationOverviewRequest, GetOrganizationOverviewResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
@@ -2066,6 +2574,28 @@ export interface OrganizationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetOrganizationOverview: The console's overview of one organization (path parameter `id`): the organization and
+   * counts of its providers, services, bookings by status, resolutions of the last 24 hours, active holds, open
+   * manual-review entries, webhook deliveries by status and audit events. Visible as GetOrganization is.
+   * Errors: NOT_FOUND `ORGANIZATION_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another platform's, or not the
+   * organization key's own).
+   */
+  getOrganizationOverview(
+    request: GetOrganizationOverviewRequest,
+    callback: (error: ServiceError | null, response: GetOrganizationOverviewResponse) => void,
+  ): ClientUnaryCall;
+  getOrganizationOverview(
+    request: GetOrganizationOverviewRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrganizationOverviewResponse) => void,
+  ): ClientUnaryCall;
+  getOrganizationOverview(
+    request: GetOrganizationOverviewRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrganizationOverviewResponse) => void,
   ): ClientUnaryCall;
 }
 

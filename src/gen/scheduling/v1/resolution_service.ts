@@ -320,6 +320,43 @@ export interface ConfirmResolutionResponse {
   resultJson: string;
 }
 
+/** ListResolutionsRequest is the input of ListResolutions. */
+export interface ListResolutionsRequest {
+  /** Path parameters by name. */
+  params: { [key: string]: string };
+  /** Query parameters by name. */
+  query: { [key: string]: string };
+  /** JSON body of the operation. */
+  body:
+    | any
+    | undefined;
+  /**
+   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
+   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   */
+  bodyJson: string;
+}
+
+export interface ListResolutionsRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface ListResolutionsRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** ListResolutionsResponse is the output of ListResolutions. */
+export interface ListResolutionsResponse {
+  /** Not set by this server (kept for wire compatibility); read `result_json`. */
+  result:
+    | any
+    | undefined;
+  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
+  resultJson: string;
+}
+
 function createBaseCreateResolutionRequest(): CreateResolutionRequest {
   return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
@@ -3840,6 +3877,446 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
   },
 };
 
+function createBaseListResolutionsRequest(): ListResolutionsRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+}
+
+export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
+  encode(message: ListResolutionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+      ListResolutionsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+      ListResolutionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResolutionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResolutionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = ListResolutionsRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = ListResolutionsRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListResolutionsRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+    };
+  },
+
+  toJSON(message: ListResolutionsRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListResolutionsRequest>): ListResolutionsRequest {
+    return ListResolutionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListResolutionsRequest>): ListResolutionsRequest {
+    const message = createBaseListResolutionsRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    return message;
+  },
+};
+
+function createBaseListResolutionsRequest_ParamsEntry(): ListResolutionsRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const ListResolutionsRequest_ParamsEntry: MessageFns<ListResolutionsRequest_ParamsEntry> = {
+  encode(message: ListResolutionsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResolutionsRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResolutionsRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListResolutionsRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListResolutionsRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListResolutionsRequest_ParamsEntry>): ListResolutionsRequest_ParamsEntry {
+    return ListResolutionsRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListResolutionsRequest_ParamsEntry>): ListResolutionsRequest_ParamsEntry {
+    const message = createBaseListResolutionsRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListResolutionsRequest_QueryEntry(): ListResolutionsRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const ListResolutionsRequest_QueryEntry: MessageFns<ListResolutionsRequest_QueryEntry> = {
+  encode(message: ListResolutionsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResolutionsRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResolutionsRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListResolutionsRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListResolutionsRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListResolutionsRequest_QueryEntry>): ListResolutionsRequest_QueryEntry {
+    return ListResolutionsRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListResolutionsRequest_QueryEntry>): ListResolutionsRequest_QueryEntry {
+    const message = createBaseListResolutionsRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListResolutionsResponse(): ListResolutionsResponse {
+  return { result: undefined, resultJson: "" };
+}
+
+export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
+  encode(message: ListResolutionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResolutionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResolutionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListResolutionsResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+    };
+  },
+
+  toJSON(message: ListResolutionsResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListResolutionsResponse>): ListResolutionsResponse {
+    return ListResolutionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListResolutionsResponse>): ListResolutionsResponse {
+    const message = createBaseListResolutionsResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    return message;
+  },
+};
+
 /**
  * ResolutionService: Resolutions: eligibility, live availability and ranked options; candidates; holds and confirmation.
  *
@@ -3938,6 +4415,22 @@ export const ResolutionServiceService = {
       Buffer.from(ConfirmResolutionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ConfirmResolutionResponse => ConfirmResolutionResponse.decode(value),
   },
+  /**
+   * ListResolutions: The organization's resolutions from the ledger, newest first, as `{data, hasMore, nextCursor}`
+   * (query `limit` 1..100, default 20, and `cursor`).
+   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (fields `limit`, `cursor`).
+   */
+  listResolutions: {
+    path: "/scheduling.v1.ResolutionService/ListResolutions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListResolutionsRequest): Buffer =>
+      Buffer.from(ListResolutionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListResolutionsRequest => ListResolutionsRequest.decode(value),
+    responseSerialize: (value: ListResolutionsResponse): Buffer =>
+      Buffer.from(ListResolutionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListResolutionsResponse => ListResolutionsResponse.decode(value),
+  },
 } as const;
 
 export interface ResolutionServiceServer extends UntypedServiceImplementation {
@@ -3957,6 +4450,12 @@ export interface ResolutionServiceServer extends UntypedServiceImplementation {
   releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
   /** ConfirmResolution performs the ConfirmResolution operation. */
   confirmResolution: handleUnaryCall<ConfirmResolutionRequest, ConfirmResolutionResponse>;
+  /**
+   * ListResolutions: The organization's resolutions from the ledger, newest first, as `{data, hasMore, nextCursor}`
+   * (query `limit` 1..100, default 20, and `cursor`).
+   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (fields `limit`, `cursor`).
+   */
+  listResolutions: handleUnaryCall<ListResolutionsRequest, ListResolutionsResponse>;
 }
 
 export interface ResolutionServiceClient extends Client {
@@ -4087,6 +4586,26 @@ export interface ResolutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ConfirmResolutionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListResolutions: The organization's resolutions from the ledger, newest first, as `{data, hasMore, nextCursor}`
+   * (query `limit` 1..100, default 20, and `cursor`).
+   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (fields `limit`, `cursor`).
+   */
+  listResolutions(
+    request: ListResolutionsRequest,
+    callback: (error: ServiceError | null, response: ListResolutionsResponse) => void,
+  ): ClientUnaryCall;
+  listResolutions(
+    request: ListResolutionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListResolutionsResponse) => void,
+  ): ClientUnaryCall;
+  listResolutions(
+    request: ListResolutionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListResolutionsResponse) => void,
   ): ClientUnaryCall;
 }
 

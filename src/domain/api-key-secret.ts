@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { KeyType } from './caller.js';
+import type { KeyType } from './key-type.js';
 
 const KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9_-]{32,200}$/;
 

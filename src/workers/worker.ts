@@ -1,0 +1,5 @@
+/** A background worker loop. */
+export interface Worker {
+  start(): void;
+  stop(): Promise<void>;
+}
