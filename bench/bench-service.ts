@@ -25,10 +25,15 @@ export function newPlatformKey(): string {
 
 /**
  * The settings the bench runs the service with: the rate limit out of the way of the load, resolutions living
- * an hour (those made before a timed phase must not expire in it), logs silent unless BENCH_SERVICE_LOG_LEVEL says.
+ * an hour (those made before a timed phase must not expire in it), logs silent unless BENCH_SERVICE_LOG_LEVEL says,
+ * and no admission limits, so that a row at N clients measures N requests' worth of work (the overload scenario
+ * runs with the defaults: ADMISSION_DEFAULTS_ENV).
  */
 export function benchServiceEnv(): Record<string, string> {
   return {
+    MAX_IN_FLIGHT_REQUESTS: '0',
+    MAX_IN_FLIGHT_CALLS: '0',
+    PG_POOL_MAX_WAITERS: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
     RESOLUTION_TTL_SECONDS: '3600',
     // The webhook scenarios deliver to receivers on 127.0.0.1.
@@ -37,15 +42,19 @@ export function benchServiceEnv(): Record<string, string> {
   };
 }
 
+/** Settings that put the admission limits back to their defaults (an empty setting is the default). */
+export const ADMISSION_DEFAULTS_ENV: Readonly<Record<string, string>> = { MAX_IN_FLIGHT_REQUESTS: '', MAX_IN_FLIGHT_CALLS: '', PG_POOL_MAX_WAITERS: '' };
+
 /**
  * Starts the service as its own process with exactly the `npm start` command (test/helpers/service-process.ts)
- * on the bench stores and ephemeral 127.0.0.1 ports; `name` separates the data directories of several processes.
+ * on the bench stores and ephemeral 127.0.0.1 ports; `name` separates the data directories of several processes;
+ * `env` overrides the bench's settings.
  */
-export async function startBenchService(stores: BenchStores, platformKey: string, name = 'service'): Promise<BenchService> {
+export async function startBenchService(stores: BenchStores, platformKey: string, name = 'service', env: Readonly<Record<string, string>> = {}): Promise<BenchService> {
   const t0 = performance.now();
   const proc = await startServiceProcess({
     databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, dataDir: join(stores.dir, name),
-    env: { ...benchServiceEnv(), ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) },
+    env: { ...benchServiceEnv(), ...env, ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) },
     readyTimeoutMs: 180_000,
   });
   const startMs = performance.now() - t0;

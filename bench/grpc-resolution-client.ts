@@ -39,7 +39,7 @@ export function createGrpcResolutionClient(o: { target: string; key: string; org
           const ms = performance.now() - t0;
           if (!err) {
             o.tally?.record('grpc OK', false);
-            return resolve({ status: 200, body: JSON.parse(res.resultJson), ms });
+            return resolve({ status: 200, body: JSON.parse(res.resultJson ?? "null"), ms });
           }
           const code = String(err.metadata?.get('error-code')[0] ?? GrpcStatus[err.code] ?? err.code);
           const failure = { error: { code, message: err.details } };

@@ -1,10 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 import { measurementRow, renderReport, type ReportRow } from './bench-report.js';
 import { createBenchClient, createHttpTarget } from './bench-client.js';
 import { firstBenchDate } from './bench-dates.js';
-import { newPlatformKey, startBenchService, type BenchService } from './bench-service.js';
+import { startBenchService, type BenchService } from './bench-service.js';
 import { startBenchStores } from './bench-stores.js';
 import { benchBookingLoop } from './booking-loop-bench.js';
 import { createGrpcResolutionClient } from './grpc-resolution-client.js';
@@ -15,7 +13,7 @@ import { benchResolutionReads } from './resolution-read-load.js';
 import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
 import { createResponseTally } from './response-tally.js';
 import { createSeededRandom } from '../test/helpers/seeded-random.js';
-import { seedOrganization } from './seed-organization.js';
+import { keptSeed, readKeptSeed } from './kept-seed.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
 /**
@@ -36,24 +34,11 @@ const CLIENTS = (process.env.QUICK_CLIENTS ?? '1,8').split(',').map(Number);
 const PHASE_MS = Number(process.env.QUICK_SECONDS ?? 5) * 1000;
 const PROCS = Number(process.env.QUICK_PROCS ?? 1);
 const PGSTAT = Boolean(process.env.QUICK_PGSTAT);
-const SEED_VERSION = 2;
 const log = (line: string) => console.log(`[quick ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-/** What the kept stores hold, written once they are seeded. */
-interface KeptSeed {
-  version: number;
-  platformKey: string;
-  organizationId: string;
-  orgKey: string;
-  serviceIds: string[];
-  providerCount: number;
-  usedProviderIds: string[];
-}
-
 if (!MIX) throw new Error('QUICK_MIX must be 10, 3 or 1');
-const seedFile = join(DIR, 'seed.json');
-const kept: KeptSeed | undefined = existsSync(seedFile) ? JSON.parse(readFileSync(seedFile, 'utf8')) : undefined;
-if (kept && kept.version !== SEED_VERSION) throw new Error(`${DIR} was seeded by an older bench: delete it to start over`);
+// Fails early on stores an older bench seeded.
+readKeptSeed(DIR);
 const tally = createResponseTally();
 const raw: RawBaseline = process.env.QUICK_RAW ? await measureRawBaseline({ clients: [1, 8, 32], durationMs: 3000, tally, log }) : { byClients: new Map() };
 const stores = await startBenchStores({ keepDir: DIR, ...(PGSTAT ? { postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] } : {}) });
@@ -63,23 +48,7 @@ stopOnSignal(async () => {
   await stores.stop();
 });
 try {
-  let seed = kept;
-  if (!seed) {
-    const platformKey = newPlatformKey();
-    const first = await startBenchService(stores, platformKey, 'seeding');
-    services.push(first);
-    const target = createHttpTarget(first.url);
-    try {
-      const nowMs = Date.now();
-      const s = await seedOrganization({ target, tally, platformKey, providerCount: PROVIDERS, rowsPerImport: 500, concurrency: 16, existingBookings: 200, firstDate: firstBenchDate(nowMs), nowMs, rnd: createSeededRandom(20_260_301), log });
-      seed = { version: SEED_VERSION, platformKey, organizationId: s.organizationId, orgKey: s.orgKey, serviceIds: s.providers.map((p) => p.serviceId), providerCount: s.providers.length + 1, usedProviderIds: [...s.usedProviderIds] };
-      writeFileSync(seedFile, JSON.stringify(seed));
-    } finally {
-      await target.close();
-      await first.process.stop();
-      services.length = 0;
-    }
-  }
+  const seed = await keptSeed({ dir: DIR, stores, providerCount: PROVIDERS, tally, log });
   for (let i = 0; i < PROCS; i++) services.push(await startBenchService(stores, seed.platformKey, `service-${i}`));
   log(`${PROCS} service process(es) started in ${services.map((s) => s.startMs.toFixed(0)).join(', ')} ms`);
   const target = createHttpTarget(services.map((s) => s.url));

@@ -13,7 +13,7 @@ export interface RawBaseline {
 const SERVER = fileURLToPath(new URL('./raw-http-server.mjs', import.meta.url));
 
 /** Starts bench/raw-http-server.mjs with this Node binary; resolves with its pid, URL and a stop function. */
-async function startRawServer(): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
+export async function startRawServer(): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<string>((resolve, reject) => {

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { batchRow, measurementRow, oneShotRow, renderReport, vsRaw, type ReportRow } from './bench-report.js';
 import { createBenchClient, createHttpTarget, type HttpTarget } from './bench-client.js';
 import { firstBenchDate } from './bench-dates.js';
-import { newPlatformKey, startBenchService, type BenchService } from './bench-service.js';
+import { ADMISSION_DEFAULTS_ENV, newPlatformKey, startBenchService, type BenchService } from './bench-service.js';
 import { startBenchStores, type BenchStores } from './bench-stores.js';
 import { checkTargets } from './bench-targets.js';
 import { benchBookingLoop } from './booking-loop-bench.js';
@@ -12,6 +12,7 @@ import { seedLargeOrganization } from './large-organization.js';
 import { formatLoad, machineInfo } from './machine-info.js';
 import type { MeasureContext, ScenarioMeasurement } from './measure-scenario.js';
 import { measureRawBaseline } from './raw-baseline.js';
+import { benchOverload, overloadRows, overloadTargets } from './overload-bench.js';
 import { benchResolutions, grpcResolutionCaller, httpResolutionCaller, timeOneResolution } from './resolution-load.js';
 import { benchResolutionReads } from './resolution-read-load.js';
 import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
@@ -56,13 +57,16 @@ async function shutdown() {
 }
 stopOnSignal(shutdown);
 
-/** Stops the running service (if any) and starts a new one on the same stores, with fresh connections to it. */
-async function restartService(platformKey: string): Promise<BenchService> {
+/**
+ * Stops the running service (if any) and starts a new one on the same stores, with fresh connections to it; `env`
+ * overrides the bench's settings (ADMISSION_DEFAULTS_ENV: the default admission limits).
+ */
+async function restartService(platformKey: string, env: Readonly<Record<string, string>> = {}): Promise<BenchService> {
   grpc?.close();
   grpc = undefined;
   await target?.close();
   await service?.process.stop();
-  service = await startBenchService(stores!, platformKey);
+  service = await startBenchService(stores!, platformKey, 'service', env);
   target = createHttpTarget(service.url);
   return service;
 }
@@ -169,6 +173,18 @@ async function main() {
   const webhooks = await benchWebhooks({ url: seeded.url, platformKey, databaseUrl: stores.databaseUrl, raw, log });
   const rssPeak10k = Math.max(...scenarios.flatMap((s) => s.resources.serviceRssPeakMb));
 
+  // Every row above runs without admission limits (bench-service.ts); this one restarts the service with the defaults.
+  log('overload: restarting the service with its default admission limits');
+  const limited = await restartService(platformKey, ADMISSION_DEFAULTS_ENV);
+  const limitedCall = httpResolutionCaller(createBenchClient(target!, { key: platformKey, headers: orgHeader, tally }));
+  const overloadBody = () => resolutionBody(CONSTRAINT_MIXES.mix10, rnd, { serviceIds, from: firstDate, days: 14 });
+  await timeOneResolution(limitedCall, overloadBody(), 'first resolution after the restart with admission limits');
+  await runClosedLoop({ concurrency: 4, durationMs: 5000, task: async () => ((await limitedCall(overloadBody())).status === 200 ? 0 : 'fail') });
+  note('overload warm-up', tally.take());
+  const overload = await benchOverload({
+    call: limitedCall, mix: CONSTRAINT_MIXES.mix10, rnd, serviceIds, firstDate, serviceUrl: limited.url, raw, sweepMs: 4000, phaseMs: PHASE_MS, log,
+  }, { tally, processes: { service: [limited.pid], postgres: stores.postgresPid, redis: stores.redisPid } });
+
   let large: Record<string, unknown> | undefined;
   const largeRows: ReportRow[] = [];
   if (LARGE) {
@@ -228,6 +244,7 @@ async function main() {
     measurementRow(raw, 'contention', contention, 'answers'),
     ['', `  ${cn.wins} winner(s), ${cn.conflicts} x 409`, `all answered in ${ms(contention.elapsedMs)}`, `409: ${ms(Number(cn.conflictP50))} / ${ms(Number(cn.conflictP99))}`, vsRaw(raw, contention.perSecond, contention.concurrency), '', '', '', `winner ${ms(Number(cn.winnerMs))}; ${cn.sameSlot}/${cn.resolutions} resolutions offered ${cn.slot}; bookings at that slot read back: ${cn.bookingsAtSlot}`],
     ...webhooks.rows,
+    ...overloadRows(raw, overload),
     ...largeRows,
   );
 
@@ -243,6 +260,8 @@ async function main() {
   for (const t of targets) console.log(`${t.met ? 'met   ' : 'MISSED'}  ${t.target}: ${t.measured}`);
   console.log(`${webhooks.throughput.perSecond >= 500 ? 'met   ' : 'MISSED'}  webhook delivery >= 500 events/s with the service answering reads: ${webhooks.throughput.perSecond.toFixed(0)}/s`);
   console.log(`${webhooks.fairness.p99Ms < 1000 ? 'met   ' : 'MISSED'}  another organization's webhook latency p99 < 1 s while one receiver hangs: ${webhooks.fairness.p99Ms.toFixed(0)} ms`);
+  // The overload phases answer 503 by design (shed requests) and are kept out of the zero-5xx target: their own targets.
+  for (const t of overloadTargets(overload)) console.log(`${t.met ? 'met   ' : 'MISSED'}  ${t.target}: ${t.measured}`);
   const outside = Object.entries(phases).filter(([, c]) => Object.keys(c.serverErrors).length > 0);
   for (const [name, c] of outside) console.log(`5xx in ${name}: ${JSON.stringify(c.serverErrors)} ${c.serverErrorSamples.join(' | ')}`);
   console.log('');
@@ -254,7 +273,7 @@ async function main() {
     raw: [...raw.byClients.values()], rawAtEnd: [...rawEnd.byClients.values()],
     startup: { postgresStartMs: stores.postgresStartMs, redisStartMs: stores.redisStartMs, emptyStartMs: emptyStart.startMs, emptyReportedReadyMs: emptyStart.reportedReadyMs, seededStartMs: seeded.startMs, seededReportedReadyMs: seeded.reportedReadyMs, firstResolution: cold },
     seeding: { import: { ...imp, providerIds: undefined }, servicesMs: seed.servicesMs, schedulesMs: seed.schedulesMs, bookingsMs: seed.bookingsMs, bookingsMade: seed.bookingsMade },
-    scenarios, v1: v1.skipped ? v1 : { skipped: false }, webhooks: { throughput: webhooks.throughput, fairness: webhooks.fairness }, large, targets, statusesByPhase: phases,
+    scenarios, v1: v1.skipped ? v1 : { skipped: false }, webhooks: { throughput: webhooks.throughput, fairness: webhooks.fairness }, overload, large, targets, statusesByPhase: phases,
   }, startedAt);
   console.log(`raw results: ${file}`);
 }

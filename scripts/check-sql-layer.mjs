@@ -4,8 +4,8 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-/** Ceilings: the counts when the ratchet was set. Lower them, never raise them. */
-const CEILING = { queryCalls: 70, sqlLiterals: 73 };
+/** Ceilings: the lowest counts reached so far (70 and 73 when the ratchet was set). Lower them, never raise them. */
+const CEILING = { queryCalls: 41, sqlLiterals: 43 };
 
 const root = process.cwd();
 const dir = join(root, 'src/application');

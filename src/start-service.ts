@@ -1,4 +1,5 @@
 import { createServer, type Server as HttpServer } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
@@ -6,8 +7,11 @@ import { service as healthService } from 'grpc-health-check';
 import type { Config } from './config/load-config.js';
 import { startPrivateRedis, type PrivateRedis } from './launcher/private-redis.js';
 import { startEmbeddedPostgres, type PrivatePostgres } from './launcher/embedded-postgres.js';
+import { superviseStore, type SupervisedStore } from './launcher/supervise-store.js';
 import { createDatabase, type Database } from './persistence/database.js';
+import { boundPoolWaiters } from './persistence/bound-pool-waiters.js';
 import { createRedis, type Redis } from './persistence/redis-client.js';
+import { createStoreProbe, type StoreHealth } from './persistence/store-probe.js';
 import { runMigrations } from './persistence/run-migrations.js';
 import { bootstrapPlatform } from './application/bootstrap-platform.js';
 import { createAuthenticator } from './application/authenticate.js';
@@ -17,6 +21,7 @@ import type { ResolutionDeps } from './application/resolution/resolution-deps.js
 import { createOperations } from './application/create-operations.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { createGateway } from './gateway/create-gateway.js';
+import { createHttpDrain } from './gateway/create-http-drain.js';
 import { closeGrpcClients, createGrpcClients } from './gateway/grpc-clients.js';
 import { ALL_ROUTES } from './contract/routes/all-routes.js';
 import { buildCapabilities, buildOpenApi } from './contract/build-openapi.js';
@@ -28,8 +33,22 @@ import { createLogger, type ServiceLogger } from './observability/create-logger.
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
 import { registerQueueGauges } from './observability/queue-gauges.js';
 import type { WebhookLookup } from './application/webhooks/webhook-target.js';
+import { ServiceError } from './errors/service-error.js';
+import { answerClientErrors } from './gateway/answer-client-errors.js';
 
 const VERSION = '0.1.0';
+/** How long shutdown lets in-flight HTTP requests, then in-flight gRPC calls, finish before it closes their connections. */
+const DRAIN_GRACE_MS = 10_000;
+/** Bound of each readiness check of a store (/readyz, gRPC health). */
+const PROBE_TIMEOUT_MS = 1000;
+
+/** Why a readiness check failed, in words for the 503's message; undefined when everything answered. */
+function notReadyReason(h: StoreHealth): string | undefined {
+  if (!h.redis && !h.postgres) return 'Redis and PostgreSQL are not reachable.';
+  if (!h.redis) return 'Redis is not reachable.';
+  if (!h.postgres) return 'PostgreSQL is not reachable.';
+  return undefined;
+}
 
 /** A running service process (some or all roles). */
 export interface RunningService {
@@ -43,6 +62,10 @@ export interface RunningService {
   audit: Pick<AuditWorkers, 'flush'>;
   logger: ServiceLogger;
   metrics: ServiceMetrics;
+  /**
+   * Graceful stop: readiness turns 503, the gateway stops accepting and lets in-flight requests finish (at most 10 s),
+   * then the gRPC server, workers finish their current item, clients close, and private stores shut down cleanly.
+   */
   stop(): Promise<void>;
 }
 
@@ -67,28 +90,57 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const log = opts.log ?? ((msg: string, extra?: Record<string, unknown>) => logger.error(extra ?? {}, msg));
   const metrics = createServiceMetrics();
   const cleanups: (() => Promise<void>)[] = [];
+  let draining = false;
+  /** Told at once when a stop begins, before any step of it runs. */
+  const onDrain: (() => void)[] = [];
   const stopAll = async () => {
+    draining = true;
+    for (const f of onDrain) f();
     for (const c of cleanups.reverse()) await c().catch((err) => log('shutdown step failed', { error: String(err) }));
   };
+  const storeLog = (level: 'warn' | 'info' | 'error', msg: string, extra?: Record<string, unknown>) => logger[level](extra ?? {}, msg);
   try {
-    let privateRedis: PrivateRedis | undefined;
-    let privatePg: PrivatePostgres | undefined;
-    const redisUrl = config.redisUrl ?? (privateRedis = await startPrivateRedis({ dir: join(config.dataDir, 'redis') })).url;
-    if (privateRedis) cleanups.push(() => privateRedis!.stop());
-    const databaseUrl = config.databaseUrl ?? (privatePg = await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres') })).url;
-    if (privatePg) cleanups.push(() => privatePg!.stop());
+    let privateRedis: SupervisedStore<PrivateRedis> | undefined;
+    let privatePg: SupervisedStore<PrivatePostgres> | undefined;
+    let redisUrl = config.redisUrl;
+    if (redisUrl === undefined) {
+      // A private store that dies is started again on the same data and port: clients reconnect to the same URL.
+      const dir = join(config.dataDir, 'redis');
+      const first = await startPrivateRedis({ dir });
+      redisUrl = first.url;
+      privateRedis = superviseStore({ name: 'redis-server', first, restart: () => startPrivateRedis({ dir, port: first.port }), log: storeLog, shouldRestart: () => !draining });
+      cleanups.push(() => privateRedis!.stop());
+    }
+    let databaseUrl = config.databaseUrl;
+    if (databaseUrl === undefined) {
+      const dir = join(config.dataDir, 'postgres');
+      const first = await startEmbeddedPostgres({ dir });
+      databaseUrl = first.url;
+      privatePg = superviseStore({ name: 'postgres', first, restart: () => startEmbeddedPostgres({ dir, port: first.port }), log: storeLog, shouldRestart: () => !draining });
+      cleanups.push(() => privatePg!.stop());
+    }
 
-    const db: Database = createDatabase(databaseUrl, { onPoolWait: (s) => metrics.poolWait.observe(s) });
+    const st = config.storeTimeouts;
+    const db: Database = createDatabase(databaseUrl, {
+      onPoolWait: (s) => metrics.poolWait.observe(s),
+      timeouts: { statementMs: st.pgStatementMs, lockMs: st.pgLockMs, poolWaitMs: st.pgPoolWaitMs, transactionMs: st.pgTransactionMs },
+    });
     cleanups.push(() => db.close());
+    boundPoolWaiters(db.pool, { maxWaiters: config.pgPoolMaxWaiters, onRefused: () => metrics.admissionShed.inc({ gate: 'pg_pool' }) });
     await runMigrations(db.pool);
     const { generatedKey } = await bootstrapPlatform(db, { bootstrapKey: config.bootstrapPlatformKey, now: clock() });
-    const redis: Redis = await createRedis(redisUrl);
+    const redis: Redis = await createRedis(redisUrl, { commandTimeoutMs: st.redisCommandMs });
     cleanups.push(async () => { await redis.close().catch(() => redis.destroy()); });
+    const probe = createStoreProbe({ databaseUrl, redis, timeoutMs: PROBE_TIMEOUT_MS });
+    cleanups.push(() => probe.close());
 
     const deps = createResolutionDeps({ db, redis, clock, config, metrics, ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}) });
     registerQueueGauges(metrics, { db, redis, clock });
     const auditStream = createAuditStream({ redis });
     const audit = createAuditWorkers({ db, stream: auditStream, log });
+    // A REST request is counted once, by the gateway's limit: its calls to the gRPC server of this same process carry
+    // this token and are not counted there again (README "Admission and overload").
+    const admittedToken = config.roles.has('gateway') && config.roles.has('grpc') && config.grpcTarget === undefined ? randomBytes(16).toString('hex') : undefined;
     let grpcPort: number | undefined;
     if (config.roles.has('grpc')) {
       const grpc = createGrpcServer({
@@ -100,18 +152,26 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         clock,
         logger,
         metrics,
+        admission: { limits: { limit: config.maxInFlightCalls, burst: config.maxInFlightBurst }, admittedToken },
       });
       grpcPort = await grpc.listen(config.host, config.grpcPort);
-      cleanups.push(() => grpc.stop());
-      // Health reflects whether the stores answer, so /readyz and gRPC health agree.
-      const probe = setInterval(() => {
+      // tryShutdown waits for every call; one stuck on a hung store is cut off after the grace period.
+      cleanups.push(async () => {
+        const timer = setTimeout(() => grpc.server.forceShutdown(), DRAIN_GRACE_MS);
+        await grpc.stop();
+        clearTimeout(timer);
+      });
+      // Health reflects whether the stores answer (each check bounded), so /readyz and gRPC health agree.
+      const healthProbe = setInterval(() => {
         const sent = performance.now();
-        void Promise.all([db.pool.query('SELECT 1'), redis.ping().then(() => metrics.redisDuration.observe({ op: 'ping' }, (performance.now() - sent) / 1000))])
-          .then(() => grpc.health.setStatus('', 'SERVING'))
-          .catch(() => grpc.health.setStatus('', 'NOT_SERVING'));
+        void probe.check().then((h) => {
+          if (h.redis) metrics.redisDuration.observe({ op: 'ping' }, (performance.now() - sent) / 1000);
+          grpc.health.setStatus('', !draining && notReadyReason(h) === undefined ? 'SERVING' : 'NOT_SERVING');
+        });
       }, 1000);
-      probe.unref();
-      cleanups.push(async () => clearInterval(probe));
+      healthProbe.unref();
+      onDrain.push(() => grpc.health.setStatus('', 'NOT_SERVING'));
+      cleanups.push(async () => clearInterval(healthProbe));
     }
     if (config.roles.has('workers')) {
       const workers = createWorkers(deps, { log, audit });
@@ -135,20 +195,30 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         capabilities: () => capabilities,
         logger,
         metrics,
-        // Readiness asks the gRPC side (which probes Redis and PostgreSQL), and checks this process's own stores.
+        admission: { limit: config.maxInFlightRequests, burst: config.maxInFlightBurst },
+        admittedToken,
+        // Readiness asks the gRPC side (which probes its stores) and checks this process's own stores, all at once and
+        // each bounded, so /readyz answers within about a second even when a store hangs.
         ready: async () => {
-          const viaGrpc = await new Promise<boolean>((resolve) => health.check({ service: '' }, { deadline: Date.now() + 2000 }, (err, res) => resolve(!err && (res.status === 'SERVING' || res.status === 1))));
-          if (!viaGrpc) return false;
-          await Promise.all([db.pool.query('SELECT 1'), redis.ping()]);
+          if (draining) throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down.', { retryAfter: 1 });
+          const [viaGrpc, stores] = await Promise.all([
+            new Promise<boolean>((resolve) => health.check({ service: '' }, { deadline: Date.now() + PROBE_TIMEOUT_MS }, (err, res) => resolve(!err && (res.status === 'SERVING' || res.status === 1)))),
+            probe.check(),
+          ]);
+          const reason = notReadyReason(stores) ?? (viaGrpc ? undefined : 'The internal API reports Redis or PostgreSQL unreachable.');
+          if (reason !== undefined) throw new ServiceError('SERVICE_UNAVAILABLE', reason, { retryAfter: 1 });
           return true;
         },
       });
       const server: HttpServer = createServer(app.callback());
+      // Requests Node refuses before Koa sees them (headers over 16 KB, malformed HTTP) still get the envelope.
+      answerClientErrors(server, { logger, metrics });
+      const drain = createHttpDrain(server);
       server.keepAliveTimeout = 65_000;
       await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(config.port, config.host, () => resolve()); });
       const addr = server.address();
       httpPort = typeof addr === 'object' && addr ? addr.port : config.port;
-      cleanups.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+      cleanups.push(() => drain.close(DRAIN_GRACE_MS));
     }
     return { httpPort, grpcPort, redisUrl, databaseUrl, generatedKey, deps, audit: { flush: (o) => audit.flush(o) }, logger, metrics, stop: stopAll };
   } catch (err) {

@@ -2,7 +2,7 @@ import { ServiceError } from '../errors/service-error.js';
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { ApiKeyPath, CreateApiKeyBody, ListApiKeysQuery } from '../contract/schemas/api-key.js';
-import { insertApiKey, toApiKey } from '../persistence/api-key-repository.js';
+import { findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../persistence/api-key-repository.js';
 import { findDefaultOrganizationId, findOrganization } from '../persistence/organization-repository.js';
 import type { AppDeps } from './app-deps.js';
 import type { CredentialCache } from './credential-cache.js';
@@ -19,9 +19,9 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
         requirePlatformKey(caller);
         const body = parseInput(CreateApiKeyBody, input.body);
         const isPlatformType = body.type.startsWith('platform_');
-        const orgId = isPlatformType ? (await deps.db.query('SELECT default_organization_id FROM platforms WHERE id = $1', [caller.platformId])).rows[0].default_organization_id as string : (body.organizationId ?? caller.organizationId);
-        const org = await findOrganization(deps.db, orgId);
-        if (!org) throw new ServiceError('ORGANIZATION_NOT_FOUND', undefined, { field: 'organizationId' });
+        const orgId = isPlatformType ? await findDefaultOrganizationId(deps.db, caller.platformId) : (body.organizationId ?? caller.organizationId);
+        const org = orgId === undefined ? undefined : await findOrganization(deps.db, orgId);
+        if (!orgId || !org) throw new ServiceError('ORGANIZATION_NOT_FOUND', undefined, { field: 'organizationId' });
         if (org.platformId !== caller.platformId) throw new ServiceError('FORBIDDEN', undefined, { field: 'organizationId' });
         const now = deps.clock();
         const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
@@ -39,8 +39,8 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
         requirePlatformKey(caller);
         const q = parseInput(ListApiKeysQuery, input.query);
         const limit = q.limit ?? 50;
-        const r = await deps.db.query('SELECT * FROM api_keys WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [caller.platformId, decodeCursor(q.cursor) ?? '', limit + 1]);
-        return page(r.rows.map(toApiKey), limit, (k) => k.id);
+        const rows = await listApiKeys(deps.db, caller.platformId, { after: decodeCursor(q.cursor) ?? '', limit: limit + 1 });
+        return page(rows, limit, (k) => k.id);
       },
     },
     RevokeApiKey: {
@@ -50,14 +50,12 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
         const { id } = parseInput(ApiKeyPath, input.params);
         const now = deps.clock();
         const revoked = await deps.db.transaction(async (tx) => {
-          const cur = await tx.query('SELECT * FROM api_keys WHERE id = $1 FOR UPDATE', [id]);
-          const row = cur.rows[0];
-          if (!row) throw new ServiceError('API_KEY_NOT_FOUND');
-          if (row.platform_id !== caller.platformId) throw new ServiceError('FORBIDDEN');
-          if (row.revoked_at) return toApiKey(row);
-          const r = await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING *', [id, now]);
-          const after = toApiKey(r.rows[0]);
-          await recordAudit(tx, caller, now, { action: 'api_key.revoke', resourceType: 'api_key', resourceId: id, before: toApiKey(row), after, organizationId: row.organization_id });
+          const cur = await findApiKey(tx, id, { forUpdate: true });
+          if (!cur) throw new ServiceError('API_KEY_NOT_FOUND');
+          if (cur.platformId !== caller.platformId) throw new ServiceError('FORBIDDEN');
+          if (cur.record.revokedAt) return cur.record;
+          const after = await revokeApiKey(tx, id, now);
+          await recordAudit(tx, caller, now, { action: 'api_key.revoke', resourceType: 'api_key', resourceId: id, before: cur.record, after, organizationId: cur.record.organizationId });
           return after;
         });
         // This process stops accepting the key at once; the others within the cache's lifetime of a lookup.

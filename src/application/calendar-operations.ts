@@ -30,7 +30,7 @@ function overlapping(a: string, b: string): boolean {
  * of both in one 400 (a schedule problem already named by the schema is reported once).
  */
 function parseScheduleBody<S extends z.ZodType>(schema: S, body: unknown, schedule: (raw: unknown) => unknown): z.output<S> {
-  const r = schema.safeParse(body);
+  const r = schema.safeParse(body, { reportInput: true });
   const details: ErrorDetail[] = r.success ? [] : issuesToDetails(r.error.issues);
   // The raw body, not the parsed one: parsing drops unknown keys such as a misspelt weekday.
   for (const p of validateSchedule(schedule(body))) {

@@ -4,67 +4,33 @@ import {
   CreateContinuityBody, CreateWaitlistEntryBody, ListContinuityQuery, ListManualReviewQuery, ListWaitlistQuery, ManualReviewPath, WaitlistEntryPath,
 } from '../contract/schemas/care.js';
 import { ServiceError } from '../errors/service-error.js';
+import { findContinuityRecord, listContinuityRecords, upsertContinuityRecord } from '../persistence/continuity-repository.js';
 import type { Queryable } from '../persistence/database.js';
+import { findManualReviewEntry, listManualReviewEntries, setManualReviewStatus } from '../persistence/manual-review-repository.js';
 import { findProviderRow } from '../persistence/provider-repository.js';
+import { findResolutionOrganizationId } from '../persistence/resolution-repository.js';
 import { findServiceRow } from '../persistence/service-repository.js';
 import { newId } from '../persistence/new-id.js';
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
+import { findWaitlistEntry, insertWaitlistEntry, listWaitlistEntries, updateWaitlistEntry, type WaitlistDoc } from '../persistence/waitlist-repository.js';
 import type { AppDeps } from './app-deps.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import { providerOfCaller } from './provider-operations.js';
 import { recordAudit } from './record-audit.js';
 
-const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-
-/** A continuity record as answered. */
-function toContinuityView(row: Record<string, any>) {
-  return { id: row.id as string, providerId: row.provider_id as string, clientRef: row.client_ref as string, lastSeenAt: iso(row.last_seen_at), createdAt: (row.created_at as Date).toISOString() };
-}
-
-/** What a waitlist entry keeps in its `doc` column. */
-interface WaitlistDoc {
-  serviceId: string;
-  customer: { name: string; email: string };
-  constraints: Record<string, unknown> | null;
-  preferences: Record<string, unknown> | null;
-  resolutionId: string | null;
-  cancelledAt: string | null;
-}
-
-/** A waitlist entry as answered. */
-function toWaitlistView(row: Record<string, any>) {
-  const d = row.doc as WaitlistDoc;
-  return {
-    id: row.id as string, status: row.status as 'waiting' | 'cancelled', serviceId: d.serviceId, customer: d.customer,
-    constraints: d.constraints ?? null, preferences: d.preferences ?? null, resolutionId: d.resolutionId ?? null,
-    createdAt: (row.created_at as Date).toISOString(), updatedAt: (row.updated_at as Date).toISOString(), cancelledAt: d.cancelledAt ?? null,
-  };
-}
-
-/** A manual-review entry (joined with its provider's displayName) as answered. */
-function toReviewView(row: Record<string, any>) {
-  return {
-    providerId: row.provider_id as string, displayName: (row.display_name as string | null) ?? '', reasons: row.reasons as { code: string; field: string; detail: string }[],
-    firstSeenAt: (row.first_seen_at as Date).toISOString(), lastSeenAt: (row.last_seen_at as Date).toISOString(), status: row.status as 'open' | 'resolved', resolvedAt: iso(row.resolved_at),
-  };
-}
-
-const REVIEW_SELECT = `SELECT m.*, p.doc->>'displayName' AS display_name FROM manual_review_entries m JOIN providers p ON p.id = m.provider_id`;
-
 /** Reads a waitlist entry of the caller's organization: 404 when unknown, 403 when another organization's. */
 async function waitlistEntryOfCaller(db: Queryable, caller: Caller, id: string, opts: { forUpdate?: boolean } = {}) {
-  const r = await db.query(`SELECT * FROM waitlist_entries WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
-  const row = r.rows[0];
-  if (!row) throw new ServiceError('WAITLIST_ENTRY_NOT_FOUND');
-  if (row.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN');
-  return row as Record<string, any>;
+  const found = await findWaitlistEntry(db, id, opts);
+  if (!found) throw new ServiceError('WAITLIST_ENTRY_NOT_FOUND');
+  if (found.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
+  return found;
 }
 
 /** Checks that an id in a body names a record of the caller's organization (404 when unknown, 403 when foreign). */
-function ensureOwned(row: Record<string, any> | undefined, caller: Caller, notFound: 'SERVICE_NOT_FOUND' | 'RESOLUTION_NOT_FOUND' | 'PROVIDER_NOT_FOUND', field: string) {
-  if (!row) throw new ServiceError(notFound, undefined, { field });
-  if (row.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', undefined, { field });
+function ensureOwned(organizationId: string | undefined, caller: Caller, notFound: 'SERVICE_NOT_FOUND' | 'RESOLUTION_NOT_FOUND' | 'PROVIDER_NOT_FOUND', field: string) {
+  if (organizationId === undefined) throw new ServiceError(notFound, undefined, { field });
+  if (organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN', undefined, { field });
 }
 
 /** The page size and keyset position of a list query. */
@@ -85,14 +51,9 @@ export function createCareOperations(deps: AppDeps): OperationTable {
           await providerOfCaller(tx, caller, body.providerId).catch((err: unknown) => {
             throw err instanceof ServiceError ? new ServiceError(err.code, err.message, { field: 'providerId' }) : err;
           });
-          const before = await tx.query('SELECT * FROM continuity_records WHERE organization_id = $1 AND client_ref = $2 AND provider_id = $3 FOR UPDATE', [caller.organizationId, body.clientRef, body.providerId]);
-          const prev = before.rows[0] ? toContinuityView(before.rows[0]) : undefined;
-          const r = await tx.query(
-            `INSERT INTO continuity_records (id, platform_id, organization_id, provider_id, client_ref, last_seen_at, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7)
-             ON CONFLICT (organization_id, client_ref, provider_id) DO UPDATE SET last_seen_at = coalesce(EXCLUDED.last_seen_at, continuity_records.last_seen_at)
-             RETURNING *`,
-            [newId('cty', now.getTime()), caller.platformId, caller.organizationId, body.providerId, body.clientRef, lastSeenAt, now]);
-          const view = toContinuityView(r.rows[0]);
+          const key = { organizationId: caller.organizationId, clientRef: body.clientRef, providerId: body.providerId };
+          const prev = await findContinuityRecord(tx, key, { forUpdate: true });
+          const view = await upsertContinuityRecord(tx, { ...key, id: newId('cty', now.getTime()), platformId: caller.platformId, lastSeenAt, now });
           if (prev && prev.lastSeenAt === view.lastSeenAt) return view;
           // Continuity changes the order a resolution gives; a new graph version keeps "same input, same graph version, same order" true.
           await bumpGraphVersion(tx, caller.organizationId);
@@ -106,18 +67,17 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListContinuityQuery, input.query);
         const { limit, after } = pageOf(q);
-        const r = await deps.db.query('SELECT * FROM continuity_records WHERE organization_id = $1 AND client_ref = $2 AND id > $3 ORDER BY id LIMIT $4', [caller.organizationId, q.clientRef, after, limit + 1]);
-        return page(r.rows.map(toContinuityView), limit, (c) => c.id);
+        const rows = await listContinuityRecords(deps.db, { organizationId: caller.organizationId, clientRef: q.clientRef }, { after, limit: limit + 1 });
+        return page(rows, limit, (c) => c.id);
       },
     },
     CreateWaitlistEntry: {
       audit: { action: 'waitlist_entry.create', resourceType: 'waitlist_entry', kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateWaitlistEntryBody, input.body);
-        ensureOwned(await findServiceRow(deps.db, body.serviceId), caller, 'SERVICE_NOT_FOUND', 'serviceId');
+        ensureOwned((await findServiceRow(deps.db, body.serviceId))?.organization_id, caller, 'SERVICE_NOT_FOUND', 'serviceId');
         if (body.resolutionId !== undefined) {
-          const res = await deps.db.query('SELECT organization_id FROM resolutions WHERE id = $1', [body.resolutionId]);
-          ensureOwned(res.rows[0], caller, 'RESOLUTION_NOT_FOUND', 'resolutionId');
+          ensureOwned(await findResolutionOrganizationId(deps.db, body.resolutionId), caller, 'RESOLUTION_NOT_FOUND', 'resolutionId');
         }
         const now = deps.clock();
         const doc: WaitlistDoc = {
@@ -125,10 +85,7 @@ export function createCareOperations(deps: AppDeps): OperationTable {
           resolutionId: body.resolutionId ?? null, cancelledAt: null,
         };
         return deps.db.transaction(async (tx) => {
-          const r = await tx.query(
-            `INSERT INTO waitlist_entries (id, platform_id, organization_id, status, doc, created_at, updated_at) VALUES ($1,$2,$3,'waiting',$4,$5,$5) RETURNING *`,
-            [newId('wl', now.getTime()), caller.platformId, caller.organizationId, JSON.stringify(doc), now]);
-          const view = toWaitlistView(r.rows[0]);
+          const view = await insertWaitlistEntry(tx, { id: newId('wl', now.getTime()), platformId: caller.platformId, organizationId: caller.organizationId, status: 'waiting', doc, now });
           await recordAudit(tx, caller, now, { action: 'waitlist_entry.create', resourceType: 'waitlist_entry', resourceId: view.id, after: view });
           return view;
         });
@@ -139,11 +96,8 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListWaitlistQuery, input.query);
         const { limit, after } = pageOf(q);
-        const args: unknown[] = [caller.organizationId, after, limit + 1];
-        let where = 'organization_id = $1 AND id > $2';
-        if (q.status) { args.push(q.status); where += ` AND status = $${args.length}`; }
-        const r = await deps.db.query(`SELECT * FROM waitlist_entries WHERE ${where} ORDER BY id LIMIT $3`, args);
-        return page(r.rows.map(toWaitlistView), limit, (w) => w.id);
+        const rows = await listWaitlistEntries(deps.db, { organizationId: caller.organizationId, status: q.status }, { after, limit: limit + 1 });
+        return page(rows, limit, (w) => w.id);
       },
     },
     CancelWaitlistEntry: {
@@ -153,12 +107,11 @@ export function createCareOperations(deps: AppDeps): OperationTable {
         await waitlistEntryOfCaller(deps.db, caller, id);
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
-          const row = await waitlistEntryOfCaller(tx, caller, id, { forUpdate: true });
-          const cur = toWaitlistView(row);
+          const stored = await waitlistEntryOfCaller(tx, caller, id, { forUpdate: true });
+          const cur = stored.entry;
           if (cur.status === 'cancelled') return cur;
-          const doc: WaitlistDoc = { ...(row.doc as WaitlistDoc), cancelledAt: now.toISOString() };
-          const r = await tx.query(`UPDATE waitlist_entries SET status = 'cancelled', doc = $2, updated_at = $3 WHERE id = $1 RETURNING *`, [id, JSON.stringify(doc), now]);
-          const view = toWaitlistView(r.rows[0]);
+          const doc: WaitlistDoc = { ...stored.doc, cancelledAt: now.toISOString() };
+          const view = await updateWaitlistEntry(tx, id, { status: 'cancelled', doc, now });
           await recordAudit(tx, caller, now, { action: 'waitlist_entry.cancel', resourceType: 'waitlist_entry', resourceId: id, before: cur, after: view });
           return view;
         });
@@ -169,23 +122,22 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListManualReviewQuery, input.query);
         const { limit, after } = pageOf(q);
-        const r = await deps.db.query(`${REVIEW_SELECT} WHERE m.organization_id = $1 AND m.status = $2 AND m.provider_id > $3 ORDER BY m.provider_id LIMIT $4`,
-          [caller.organizationId, q.status ?? 'open', after, limit + 1]);
-        return page(r.rows.map(toReviewView), limit, (e) => e.providerId);
+        const rows = await listManualReviewEntries(deps.db, { organizationId: caller.organizationId, status: q.status ?? 'open' }, { after, limit: limit + 1 });
+        return page(rows, limit, (e) => e.providerId);
       },
     },
     ResolveManualReview: {
       audit: { action: 'manual_review.resolve', resourceType: 'manual_review', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { providerId } = parseInput(ManualReviewPath, input.params);
-        ensureOwned(await findProviderRow(deps.db, providerId), caller, 'PROVIDER_NOT_FOUND', 'providerId');
+        ensureOwned((await findProviderRow(deps.db, providerId))?.organization_id, caller, 'PROVIDER_NOT_FOUND', 'providerId');
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
-          const r = await tx.query(`${REVIEW_SELECT} WHERE m.organization_id = $1 AND m.provider_id = $2 FOR UPDATE OF m`, [caller.organizationId, providerId]);
-          if (!r.rows[0]) throw new ServiceError('PROVIDER_NOT_FOUND', 'This provider has no manual-review entry.');
-          const cur = toReviewView(r.rows[0]);
+          const entryKey = { organizationId: caller.organizationId, providerId };
+          const cur = await findManualReviewEntry(tx, entryKey, { forUpdate: true });
+          if (!cur) throw new ServiceError('PROVIDER_NOT_FOUND', 'This provider has no manual-review entry.');
           if (cur.status === 'resolved') return cur;
-          await tx.query(`UPDATE manual_review_entries SET status = 'resolved', resolved_at = $3 WHERE organization_id = $1 AND provider_id = $2`, [caller.organizationId, providerId, now]);
+          await setManualReviewStatus(tx, entryKey, { status: 'resolved', resolvedAt: now });
           const view = { ...cur, status: 'resolved' as const, resolvedAt: now.toISOString() };
           await recordAudit(tx, caller, now, { action: 'manual_review.resolve', resourceType: 'manual_review', resourceId: providerId, before: cur, after: view });
           return view;

@@ -16,10 +16,11 @@ import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { createWebhookOperations } from './webhook-operations.js';
 import { createInspectorOperations } from './inspector-operations.js';
+import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
-/** Every operation of the internal API, grouped by gRPC service. */
+/** Every operation of the internal API, grouped by gRPC service; none runs on input it could not store (refuseUnstorableInput). */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
-  return {
+  const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
     OrganizationService: createOrganizationOperations(deps),
     ApiKeyService: createApiKeyOperations(deps),
     ProviderService: createProviderOperations(deps),
@@ -36,4 +37,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     WebhookService: createWebhookOperations(deps),
     InspectorService: createInspectorOperations(deps),
   };
+  // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
+  return Object.fromEntries(Object.entries(tables).map(([name, table]) => [name, name === 'GatewayService' ? table : refuseUnstorableInput(table)]));
 }

@@ -2,7 +2,7 @@ import { ServiceError } from '../errors/service-error.js';
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationPath, UpdateOrganizationBody } from '../contract/schemas/organization.js';
-import { findOrganization, toOrganization } from '../persistence/organization-repository.js';
+import { findOrganization, insertOrganization, listOrganizations, updateOrganization } from '../persistence/organization-repository.js';
 import { readOrganizationOverviewCounts } from '../persistence/organization-overview-counts.js';
 import { newId } from '../persistence/new-id.js';
 import type { AppDeps } from './app-deps.js';
@@ -31,13 +31,8 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
         const id = newId('org', now.getTime());
         const settings = { plan: body.settings?.plan ?? 'free', allowUnverifiable: body.settings?.allowUnverifiable ?? false, timezone: body.settings?.timezone ?? null };
         return deps.db.transaction(async (tx) => {
-          const r = await tx.query(
-            `INSERT INTO organizations (id, platform_id, external_id, name, settings, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$6)
-             ON CONFLICT (platform_id, external_id) DO NOTHING RETURNING *`,
-            [id, caller.platformId, body.externalId, body.name, JSON.stringify(settings), now],
-          );
-          if (!r.rows[0]) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'An organization with this externalId already exists.', { field: 'externalId' });
-          const org = toOrganization(r.rows[0]);
+          const org = await insertOrganization(tx, { id, platformId: caller.platformId, externalId: body.externalId, name: body.name, settings, now });
+          if (!org) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'An organization with this externalId already exists.', { field: 'externalId' });
           await recordAudit(tx, caller, now, { action: 'organization.create', resourceType: 'organization', resourceId: id, after: org, organizationId: id });
           return org;
         });
@@ -49,10 +44,8 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
         const q = parseInput(ListOrganizationsQuery, input.query);
         const limit = q.limit ?? 50;
         const after = decodeCursor(q.cursor) ?? '';
-        const r = caller.isPlatformKey
-          ? await deps.db.query('SELECT * FROM organizations WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [caller.platformId, after, limit + 1])
-          : await deps.db.query('SELECT * FROM organizations WHERE id = $1 AND id > $2 LIMIT $3', [caller.organizationId, after, limit + 1]);
-        return page(r.rows.map(toOrganization), limit, (o) => o.id);
+        const rows = await listOrganizations(deps.db, caller.isPlatformKey ? { platformId: caller.platformId } : { organizationId: caller.organizationId }, { after, limit: limit + 1 });
+        return page(rows, limit, (o) => o.id);
       },
     },
     GetOrganization: {
@@ -93,8 +86,7 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
           const cur = await findOrganization(tx, id, { forUpdate: true });
           if (!cur) throw new ServiceError('ORGANIZATION_NOT_FOUND');
           const settings = { ...cur.settings, ...Object.fromEntries(Object.entries(body.settings ?? {}).filter(([, v]) => v !== undefined)) };
-          const r = await tx.query('UPDATE organizations SET name = $2, settings = $3, updated_at = $4 WHERE id = $1 RETURNING *', [id, body.name ?? cur.name, JSON.stringify(settings), now]);
-          const after = toOrganization(r.rows[0]);
+          const after = await updateOrganization(tx, id, { name: body.name ?? cur.name, settings, now });
           await recordAudit(tx, caller, now, { action: 'organization.update', resourceType: 'organization', resourceId: id, before, after, organizationId: id });
           return after;
         });

@@ -9,6 +9,8 @@ import { toProviderView, type ProviderView } from '../persistence/provider-repos
 import { newProviderState, patchProviderState } from './provider-changes.js';
 import { createProviderRecord, updateProviderRecord, type WriteContext } from './provider-writer.js';
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
+import { providerImportMachine, type ProviderImportStatus } from '../../machines/provider-import-machine.js';
+import { rowStatusAfter } from '../../machines/row-lifecycle.js';
 
 type RowError = { row: number; externalId: string | null; field: string; code: string; message: string };
 type RowOutcome = { row: number | null; externalId: string | null; providerId: string | null; outcome: 'created' | 'updated' | 'unchanged' | 'invalid' | 'deactivated' };
@@ -58,8 +60,8 @@ export async function processProviderImport(db: Database, job: Record<string, an
       if (externalId !== null && seen.has(externalId)) { invalid('externalId', 'DUPLICATE_EXTERNAL_ID', 'appears earlier in this batch'); continue; }
       const cur = externalId !== null ? existing.get(externalId) : undefined;
       const parsed = cur
-        ? UpdateProviderBody.required({ externalId: true }).safeParse(raw)
-        : CreateProviderBody.safeParse(raw);
+        ? UpdateProviderBody.required({ externalId: true }).safeParse(raw, { reportInput: true })
+        : CreateProviderBody.safeParse(raw, { reportInput: true });
       if (!parsed.success) {
         const d = issuesToDetails(parsed.error.issues)[0]!;
         invalid(d.field, 'VALIDATION_ERROR', d.message);
@@ -104,8 +106,8 @@ export async function processProviderImport(db: Database, job: Record<string, an
   const finish = async (tx: Queryable) => {
     const now = clock();
     const r = await tx.query(
-      `UPDATE provider_imports SET status = 'completed', summary = $2, errors = $3, rows = $4, processed = $5, completed_at = $6 WHERE id = $1 RETURNING *`,
-      [job.id, JSON.stringify(summary), JSON.stringify(errors), JSON.stringify(rows), payload.length, now],
+      `UPDATE provider_imports SET status = $7, summary = $2, errors = $3, rows = $4, processed = $5, completed_at = $6 WHERE id = $1 RETURNING *`,
+      [job.id, JSON.stringify(summary), JSON.stringify(errors), JSON.stringify(rows), payload.length, now, rowStatusAfter<ProviderImportStatus>(providerImportMachine, job.status, { type: 'FINISH' })],
     );
     await storeEvent(tx, outboxEvent('provider_import.completed', providerImportCompletedData(job.id, summary), { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, createdAt: now }));
     await appendAudit(tx, { ...auditCtx, actor: { type: 'system' }, action: 'provider_import.complete', resourceType: 'provider_import', resourceId: job.id, before: null, after: toProviderImport(r.rows[0]).summary, timestamp: now });

@@ -9,6 +9,11 @@ import type { AppDeps } from './app-deps.js';
 import { auditActor, type Caller } from './caller.js';
 import { requirePlatformKey } from './authenticate.js';
 import { recordAudit } from './record-audit.js';
+import { providerImportMachine, type ProviderImportStatus } from '../../machines/provider-import-machine.js';
+import { rowInitialStatus } from '../../machines/row-lifecycle.js';
+
+/** What a new import is: the import machine's initial state (`validating`). */
+const IMPORT_INITIAL_STATUS = rowInitialStatus<ProviderImportStatus>(providerImportMachine) as 'validating';
 
 /** Reads an import job of the caller's organization. */
 async function importOfCaller(deps: AppDeps, caller: Caller, id: string) {
@@ -35,13 +40,13 @@ export function createProviderImportOperations(deps: AppDeps): OperationTable {
         await deps.db.transaction(async (tx) => {
           await tx.query(
             `INSERT INTO provider_imports (id, platform_id, organization_id, status, mode, dry_run, deactivate_missing, payload, summary, key_mode, actor, request_id, created_at)
-             VALUES ($1,$2,$3,'validating',$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+             VALUES ($1,$2,$3,$13,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
             [id, caller.platformId, caller.organizationId, mode, body.dryRun ?? false, body.deactivateMissing ?? false, JSON.stringify(body.providers),
-              JSON.stringify(emptyImportSummary(body.providers.length)), caller.mode, JSON.stringify(auditActor(caller)), caller.requestId, now],
+              JSON.stringify(emptyImportSummary(body.providers.length)), caller.mode, JSON.stringify(auditActor(caller)), caller.requestId, now, IMPORT_INITIAL_STATUS],
           );
           await recordAudit(tx, caller, now, { action: 'provider_import.create', resourceType: 'provider_import', resourceId: id, after: { mode, dryRun: body.dryRun ?? false, deactivateMissing: body.deactivateMissing ?? false, received: body.providers.length } });
         });
-        return { importId: id, status: 'validating', dryRun: body.dryRun ?? false, mode };
+        return { importId: id, status: IMPORT_INITIAL_STATUS, dryRun: body.dryRun ?? false, mode };
       },
     },
     GetProviderImport: {

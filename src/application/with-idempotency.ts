@@ -17,6 +17,8 @@ export async function withIdempotency(store: IdempotencyStore, caller: Caller, e
     await store.release(caller.organizationId, endpoint, key).catch(() => undefined);
     throw err;
   }
-  await store.complete(caller.organizationId, endpoint, key, hash, result);
+  // The work is done and committed: a Redis that cannot keep the answer now (down, or not answering in time) must not
+  // turn it into a 503. A replay then finds the key in progress until it lapses, and a later one runs again.
+  await store.complete(caller.organizationId, endpoint, key, hash, result).catch(() => undefined);
   return answer(result, {});
 }

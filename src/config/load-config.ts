@@ -26,6 +26,30 @@ export interface Config {
   webhookAllowInsecureUrls: boolean;
   /** pino level of the service's JSON log lines (LOG_LEVEL, default `info`). */
   logLevel: LogLevel;
+  /** Admission units of REST requests worked on at once under sustained load (MAX_IN_FLIGHT_REQUESTS; 0 = no limit). */
+  maxInFlightRequests: number;
+  /** Admission units of direct gRPC calls worked on at once under sustained load (MAX_IN_FLIGHT_CALLS; 0 = no limit). */
+  maxInFlightCalls: number;
+  /** Units both doors admit in a burst while the process is not saturated (MAX_IN_FLIGHT_BURST). */
+  maxInFlightBurst: number;
+  /** Callers that may wait for a PostgreSQL connection; beyond, 503 at once (PG_POOL_MAX_WAITERS; 0 = no limit). */
+  pgPoolMaxWaiters: number;
+  /** How long the service waits on PostgreSQL and Redis (README "Hung stores and deadlines"). */
+  storeTimeouts: StoreTimeouts;
+}
+
+/** Bounds on waiting for the stores, in milliseconds (0 = no bound). */
+export interface StoreTimeouts {
+  /** PostgreSQL `statement_timeout` and `idle_in_transaction_session_timeout` (PG_STATEMENT_TIMEOUT_MS, default 5000). */
+  pgStatementMs: number;
+  /** PostgreSQL `lock_timeout` (PG_LOCK_TIMEOUT_MS, default 2000). */
+  pgLockMs: number;
+  /** Wait for a pool connection, a new one included (PG_POOL_WAIT_MS, default 2000). */
+  pgPoolWaitMs: number;
+  /** Longest life of a transaction run for a call: past it, it cannot commit (PG_TRANSACTION_TIMEOUT_MS, default 6000). */
+  pgTransactionMs: number;
+  /** Wait for a Redis reply (REDIS_COMMAND_TIMEOUT_MS, default 2000). */
+  redisCommandMs: number;
 }
 
 /** Reads a positive integer setting, failing with a message that names it. */
@@ -74,5 +98,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
     logLevel: logLevelSetting(env.LOG_LEVEL),
+    maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', 16),
+    maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', 16),
+    maxInFlightBurst: intSetting(env, 'MAX_IN_FLIGHT_BURST', 64),
+    pgPoolMaxWaiters: intSetting(env, 'PG_POOL_MAX_WAITERS', 32),
+    storeTimeouts: {
+      pgStatementMs: intSetting(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
+      pgLockMs: intSetting(env, 'PG_LOCK_TIMEOUT_MS', 2000),
+      pgPoolWaitMs: intSetting(env, 'PG_POOL_WAIT_MS', 2000),
+      pgTransactionMs: intSetting(env, 'PG_TRANSACTION_TIMEOUT_MS', 6000),
+      redisCommandMs: intSetting(env, 'REDIS_COMMAND_TIMEOUT_MS', 2000),
+    },
   };
 }

@@ -14,6 +14,29 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return s;
 }
 
+/** What each tag of openapi.json groups, shown by API viewers above its operations. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  service: 'Liveness, readiness and discovery of the deployment; no API key.',
+  organizations: 'Organizations of a platform account (platform keys), their settings and overview.',
+  'api-keys': 'API keys of a platform account: create (secret shown once), list, revoke; who the calling key is.',
+  providers: 'The provider graph: providers with their codes, licenses and panel capacity.',
+  services: 'Services (session types) a provider offers: duration, price, buffers.',
+  'calendar-connections': 'Weekly availability schedules, date overrides and external ICS feeds of providers.',
+  'provider-imports': 'Asynchronous bulk imports of providers (202, then poll the job).',
+  resolutions: 'Resolve a request into at most 10 ranked options, with the candidates and why each was excluded.',
+  holds: 'Short holds on an option\'s slot before confirmation.',
+  bookings: 'Confirmed bookings (v2): confirmation from a resolution, reads and lists.',
+  'ranking-policies': 'Versioned ranking policies: weights, tie-breakers, activation, rollback and simulation.',
+  continuity: 'Continuity-of-care records that keep a client with their provider.',
+  waitlist: 'Waitlist entries for requests no option satisfied.',
+  'manual-review': 'Providers whose data needs a person to look before they are offered.',
+  analytics: 'Resolution and booking analytics of the organization.',
+  webhooks: 'Webhook configuration, signed deliveries, their log and replays (CONTRACT part 6).',
+  inspector: 'Read-only views of the state machines and their actors, for developers.',
+  audit: 'The immutable audit log and its hash-chain verification.',
+  v1: 'The v1 API: professionals, slots and direct bookings with e-mailed confirmation links.',
+};
+
 /** Turns a Koa path (`/x/:id`) into an OpenAPI path (`/x/{id}`). */
 function openapiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
@@ -55,10 +78,10 @@ function gatewayPaths(): Record<string, Record<string, unknown>> {
     get: { operationId, summary, description, tags: [tag], security: [], responses },
   });
   return {
-    '/healthz': op('getHealth', 'service', 'Liveness: the process answers.', 'Answers `{"status": "ok"}` while the gateway process runs, without touching Redis or PostgreSQL. No API key.', {
+    '/healthz': op('getHealth', 'service', 'Liveness: the process answers and its event loop turns.', 'Answers `{"status": "ok"}` from a later turn of the gateway process\'s event loop, without touching Redis or PostgreSQL: it stays 200 while a store is down (the service restarts its private stores itself and recovers without a restart) and while the process drains on SIGTERM. Use /readyz to decide whether to send traffic. No API key.', {
       200: { description: 'The process is alive.', content: json(Health, { status: 'ok' }) },
     }),
-    '/readyz': op('getReadiness', 'service', 'Readiness: Redis and PostgreSQL are reachable.', 'Answers `{"status": "ready"}` when Redis and PostgreSQL answer; otherwise 503 SERVICE_UNAVAILABLE with `Retry-After: 1`. No API key.', {
+    '/readyz': op('getReadiness', 'service', 'Readiness: Redis and PostgreSQL are reachable.', 'Answers `{"status": "ready"}` when Redis answers PING and PostgreSQL `SELECT 1` (each check bounded to 1 s, so a hung store never makes this wait) and the internal API reports the same; otherwise 503 SERVICE_UNAVAILABLE with `Retry-After: 1` and a message naming the store, also while the process drains on SIGTERM. No API key.', {
       200: { description: 'Ready to serve.', content: json(Readiness, { status: 'ready' }) },
       503: { description: 'Error codes: SERVICE_UNAVAILABLE', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } }, 'x-error-codes': ['SERVICE_UNAVAILABLE'] },
     }),
@@ -128,7 +151,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
       parameters,
       responses,
     };
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input'), example: examples.request } } };
+    if (r.body) op.requestBody = { required: !r.bodyOptional, content: { 'application/json': { schema: jsonSchema(r.body, 'input'), example: examples.request } } };
     if (r.path.startsWith('/api/v1/')) op.deprecated = false;
     paths[openapiPath(r.path)] = { ...(paths[openapiPath(r.path)] ?? {}), [r.method.toLowerCase()]: op };
   }
@@ -137,6 +160,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
     info: { title: 'Provider Resolution and Scheduling Service', version: info.version },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
+    tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'service_live_… or service_test_… API key' } },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { findUnstorableValue } from './find-unstorable-input.js';
 
 /** Counts Unicode code points, the unit of every length limit (CONTRACT part 1). */
 export function codePoints(s: string): number {
@@ -59,3 +60,35 @@ export const queryBool = () => z.enum(['true', 'false']).transform((v) => v === 
 
 /** Opaque pagination cursor. */
 export const cursor = () => z.string().max(200);
+
+/** Bounds of a free-form JSON object the API stores (booking `metadata`). */
+export const FREE_FORM_LIMITS = { maxKeys: 50, maxKeyLength: 100, maxDepth: 8, maxBytes: 16_384 } as const;
+
+/**
+ * A stored free-form value as it may be answered: arrays and objects nested deeper than FREE_FORM_LIMITS.maxDepth
+ * (only rows stored before that bound can be) are answered as null, so no stored row can break an answer or a list.
+ */
+export function boundedFreeForm(value: unknown, depth = 1): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > FREE_FORM_LIMITS.maxDepth) return null;
+  if (Array.isArray(value)) return value.map((x) => boundedFreeForm(x, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, boundedFreeForm(x, depth + 1)]));
+}
+
+/**
+ * A free-form JSON object the API stores as it is: at most 50 keys of at most 100 characters, arrays and objects
+ * nested at most 8 levels (the object itself is the first), at most 16 KB as JSON (UTF-8).
+ */
+export function freeFormObject(what: string) {
+  const { maxKeys, maxKeyLength, maxDepth, maxBytes } = FREE_FORM_LIMITS;
+  return z.record(z.string().max(maxKeyLength), z.unknown()).superRefine((m, ctx) => {
+    if (Object.keys(m).length > maxKeys) return ctx.addIssue({ code: 'custom', message: `must have at most ${maxKeys} keys` });
+    // Depth first: the size is measured by serializing, which must not meet unbounded nesting.
+    const unstorable = findUnstorableValue(m, { maxDepth });
+    if (unstorable) return ctx.addIssue({ code: 'custom', message: unstorable.message });
+    if (new TextEncoder().encode(JSON.stringify(m)).length > maxBytes) ctx.addIssue({ code: 'custom', message: `must be at most ${maxBytes} bytes (16 KB) as JSON` });
+  }).meta({
+    description: `${what} At most ${maxKeys} keys of at most ${maxKeyLength} characters; arrays and objects nested at most ${maxDepth} levels deep, counting this object; at most ${maxBytes} bytes (16 KB) as JSON in UTF-8; no string or key may contain U+0000 or an unpaired surrogate.`,
+    maxProperties: maxKeys,
+  });
+}

@@ -14,7 +14,8 @@ export function issuesToDetails(issues: z.core.$ZodIssue[], prefix = ''): ErrorD
 
 /** Validates input against a schema, throwing 400 VALIDATION_ERROR with `field` and `details`. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
-  const r = schema.safeParse(input);
+  // reportInput: a missing field (REQUIRED) is told apart from one of the wrong type by the issue's input.
+  const r = schema.safeParse(input, { reportInput: true });
   if (r.success) return r.data;
   throw validationError(issuesToDetails(r.error.issues, prefix));
 }

@@ -26,6 +26,8 @@ export interface RouteSpec {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /** Set when the body may be left out (the operation reads a missing body as `{}`); openapi.json then says so. */
+  bodyOptional?: boolean;
   response?: z.ZodType;
   /** Request headers this route reads beyond Authorization. */
   headers?: { name: string; required: boolean; description: string }[];

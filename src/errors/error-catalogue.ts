@@ -45,7 +45,7 @@ export const ERROR_CATALOGUE = {
   DELIVERY_NOT_REPLAYABLE: { status: 422, recoverable: false, message: 'This delivery is suppressed: it was recorded for a test-mode event, and test deliveries are never sent.', suggestedAction: 'Replay only deliveries of live-mode events.' },
   RATE_LIMITED: { status: 429, recoverable: true, message: 'Rate limit exceeded.', suggestedAction: 'Wait Retry-After seconds, then retry.' },
   INTERNAL_ERROR: { status: 500, recoverable: true, message: 'An unexpected error occurred.', suggestedAction: 'Retry with exponential backoff.' },
-  SERVICE_UNAVAILABLE: { status: 503, recoverable: true, message: 'A backing store is unavailable.', suggestedAction: 'Retry after Retry-After seconds.' },
+  SERVICE_UNAVAILABLE: { status: 503, recoverable: true, message: 'A backing store is unavailable, or the service is at its admission limit.', suggestedAction: 'Retry after Retry-After seconds.' },
 } as const satisfies Record<string, { status: number; recoverable: boolean; message: string; suggestedAction: string | undefined }>;
 
 /** A code of the catalogue. */

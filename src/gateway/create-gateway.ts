@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -7,27 +6,39 @@ import { ServiceError } from '../errors/service-error.js';
 import type { RouteSpec } from '../contract/route.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
+import { setHeaderMetadata } from '../grpc/header-metadata.js';
 import { callRpc, RpcFailure } from './call-rpc.js';
 import { correlationIdOf } from './correlation-id.js';
 import { v1ErrorBody, v2ErrorBody } from './error-envelope.js';
 import type { GrpcClients } from './grpc-clients.js';
 import { readJsonBody } from './read-json-body.js';
+import { newRequestId } from './new-request-id.js';
 import { refuseThroughApi } from './refuse-through-api.js';
 import { openRpcStream } from './open-rpc-stream.js';
 import { serveEventStream } from './serve-event-stream.js';
 import { serveConsole } from './serve-console.js';
+import { createRequestAdmission } from './admit-requests.js';
+import { ADMITTED_TOKEN_KEY, type AdmissionLimits } from '../admission/admission-gate.js';
+import { admissionCost } from '../admission/admission-cost.js';
 
 /** Dependencies of the REST gateway. */
 export interface GatewayDeps {
   routes: RouteSpec[];
   clients: GrpcClients;
-  /** Answers whether the internal API reports Redis and PostgreSQL reachable. */
+  /** Answers whether the internal API reports Redis and PostgreSQL reachable; may throw a ServiceError saying why not. */
   ready(): Promise<boolean>;
   openapi(): unknown;
   capabilities(): unknown;
   logger: ServiceLogger;
   metrics: ServiceMetrics;
   rpcDeadlineMs?: number;
+  /** Requests worked on at once; beyond, 503 at once (see admission-gate.ts). Unset: no limit. */
+  admission?: AdmissionLimits;
+  /**
+   * Sent as ADMITTED_TOKEN_KEY on the calls to the gRPC server of this same process, which shares it: the request was
+   * admitted and counted here, so that server does not count it against its own limit again.
+   */
+  admittedToken?: string;
 }
 
 const PASSED_HEADERS = ['authorization', 'service-organization-id', 'idempotency-key', 'accept'];
@@ -62,7 +73,7 @@ export function createGateway(deps: GatewayDeps): Koa {
   // Request id, correlation id, v1 headers, the error envelope and the access log apply to every response.
   app.use(async (ctx, next) => {
     const started = performance.now();
-    const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    const requestId = newRequestId();
     const correlationId = correlationIdOf(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.state.correlationId = correlationId;
@@ -75,6 +86,8 @@ export function createGateway(deps: GatewayDeps): Koa {
     }
     let failure: { code: string; error?: unknown } | undefined;
     try {
+      // HTTP/1.1 requires Host (RFC 9110 section 7.2); Node's own check would answer a bare 400 (answer-client-errors.ts).
+      if (ctx.req.httpVersion === '1.1' && !ctx.get('host')) throw new ServiceError('VALIDATION_ERROR', 'An HTTP/1.1 request needs a Host header.', { field: 'Host' });
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ServiceError('ROUTE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
     } catch (err) {
@@ -98,14 +111,21 @@ export function createGateway(deps: GatewayDeps): Koa {
     deps.metrics.httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, durationMs / 1000);
     if (failure) deps.metrics.errors.inc({ code: failure.code });
     const line = { door: 'rest', method: ctx.method, route, status: ctx.status, durationMs: Math.round(durationMs * 10) / 10, requestId, correlationId, errorCode: failure?.code };
-    if (ctx.status >= 500) deps.logger.error({ ...line, err: failure?.error }, 'request failed');
+    // A shed request is the limit doing its job, not a failure: one warn line, no error per request under overload.
+    if (ctx.state.shed === true) deps.logger.warn(line, 'request shed');
+    else if (ctx.status >= 500) deps.logger.error({ ...line, err: failure?.error }, 'request failed');
     else deps.logger.info(line, 'request');
   });
 
   app.use(async (ctx, next) => {
-    if (ctx.method === 'GET' && ctx.path === '/healthz') { ctx.body = { status: 'ok' }; return; }
+    if (ctx.method === 'GET' && ctx.path === '/healthz') {
+      // Answered from a later turn of the event loop: the loop runs, whatever the stores do.
+      await new Promise((resolve) => setImmediate(resolve));
+      ctx.body = { status: 'ok' };
+      return;
+    }
     if (ctx.method === 'GET' && ctx.path === '/readyz') {
-      const ok = await deps.ready().catch(() => false);
+      const ok = await deps.ready().catch((err: unknown) => { if (err instanceof ServiceError) throw err; return false; });
       if (!ok) throw new ServiceError('SERVICE_UNAVAILABLE', 'Redis or PostgreSQL is not reachable.', { retryAfter: 1 });
       ctx.body = { status: 'ready' };
       return;
@@ -120,17 +140,21 @@ export function createGateway(deps: GatewayDeps): Koa {
     await next();
   });
 
+  // Only the API's routes are admitted: probes, scrapes, openapi.json and the console's pages and assets answer from
+  // memory and are never shed (they must answer most of all when the service is busy).
+  const admission = createRequestAdmission({ limits: deps.admission ?? { limit: 0, burst: 0 }, metrics: deps.metrics });
   for (const route of deps.routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](route.path, async (ctx) => {
+    router[method](route.path, admission.admit(admissionCost(route.service, route.rpc)), async (ctx) => {
       const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(ctx.req);
       const md = new Metadata();
       md.set('x-service-request-id', ctx.state.requestId as string);
       md.set('x-service-door', 'rest');
+      if (deps.admittedToken !== undefined) md.set(ADMITTED_TOKEN_KEY, deps.admittedToken);
       if (ctx.state.correlationId !== undefined) md.set('x-request-id', ctx.state.correlationId as string);
       for (const h of PASSED_HEADERS) {
         const v = ctx.get(h);
-        if (v) md.set(h, v);
+        if (v) setHeaderMetadata(md, h, v);
       }
       if (route.stream) {
         // A streaming call lives as long as the response: it is cancelled when the response closes, whoever closed it.

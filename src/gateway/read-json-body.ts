@@ -16,13 +16,20 @@ export async function readJsonBody(req: IncomingMessage): Promise<string | undef
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_LIMIT_BYTES) {
-      req.resume();
-      throw new ServiceError('PAYLOAD_TOO_LARGE');
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > BODY_LIMIT_BYTES) {
+        req.resume();
+        throw new ServiceError('PAYLOAD_TOO_LARGE');
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    // The stream failed: the client went away mid-body, or its chunked encoding broke (the parser then answers it).
+    // Either way it is the request's fault, not the service's: no 500 in the log for it.
+    throw new ServiceError('VALIDATION_ERROR', 'The request body ended before it was whole.', { field: '(body)', cause: err });
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;

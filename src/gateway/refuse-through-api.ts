@@ -1,5 +1,6 @@
 import { Metadata, type Client } from '@grpc/grpc-js';
 import type { ServiceError } from '../errors/service-error.js';
+import { setHeaderMetadata } from '../grpc/header-metadata.js';
 import { callRpc, RpcFailure } from './call-rpc.js';
 
 /** What the gateway answers for a refusal of its own: the error and the response headers (RateLimit-*). */
@@ -19,7 +20,7 @@ export async function refuseThroughApi(client: Client, refusal: ServiceError, cr
   const md = new Metadata();
   md.set('x-service-request-id', opts.requestId);
   md.set('x-service-door', 'rest');
-  for (const [k, v] of Object.entries(credentials)) md.set(k, v);
+  for (const [k, v] of Object.entries(credentials)) setHeaderMetadata(md, k, v);
   try {
     await callRpc(client, 'Refuse', { params: {}, query: {}, bodyJson: JSON.stringify({ code: refusal.code, message: refusal.message }) }, md, { deadlineMs: opts.deadlineMs });
   } catch (err) {

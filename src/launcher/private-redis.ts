@@ -10,6 +10,9 @@ export interface PrivateRedis {
   url: string;
   port: number;
   child: ChildProcess;
+  /** Settles when the redis-server exits, whoever ended it (stop, a crash, kill -9). */
+  exited: Promise<void>;
+  /** SIGTERM (redis-server's SHUTDOWN: the AOF is flushed and fsynced); SIGKILL after 10 s. */
   stop(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ export async function startPrivateRedis(opts: { dir: string; port?: number; appe
     '--protected-mode', 'yes', '--logfile', '', '--pidfile', pidFile];
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let exited = false;
-  child.once('exit', () => { exited = true; });
+  const exit = new Promise<void>((res) => child.once('exit', () => { exited = true; res(); }));
   const deadline = Date.now() + 10_000;
   while (!(await ping(port))) {
     if (exited) throw new Error(`redis-server exited during start-up (port ${port})`);
@@ -63,10 +66,13 @@ export async function startPrivateRedis(opts: { dir: string; port?: number; appe
     url: `redis://127.0.0.1:${port}`,
     port,
     child,
-    stop: () => new Promise<void>((res) => {
-      if (exited) return res();
-      child.once('exit', () => res());
+    exited: exit,
+    stop: async () => {
+      if (exited) return;
       child.kill('SIGTERM');
-    }),
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exit;
+      clearTimeout(timer);
+    },
   };
 }

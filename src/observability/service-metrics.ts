@@ -20,6 +20,10 @@ export interface ServiceMetrics {
   redisDuration: Histogram<'op'>;
   /** Webhook delivery attempts by outcome: `delivered`, `failed` (a non-2xx answer), `error` (no answer, refused address). */
   webhookAttempts: Counter<'outcome'>;
+  /** Work admitted and not yet answered, in admission units, by gate: `rest` (gateway requests), `grpc` (direct calls). */
+  admissionInFlight: Gauge<'gate'>;
+  /** Work refused at once with 503 SERVICE_UNAVAILABLE because its gate was full: `rest`, `grpc`, `pg_pool` (pool waiters). */
+  admissionShed: Counter<'gate'>;
   /** Registers a gauge whose value is read when /metrics is scraped (e.g. a worker queue's length). */
   gaugeOnScrape(name: string, help: string, read: () => Promise<number> | number): void;
   /** The text exposition for GET /metrics. */
@@ -41,6 +45,8 @@ export function createServiceMetrics(): ServiceMetrics {
     poolWait: new Histogram({ name: 'pg_pool_wait_seconds', help: 'Time a transaction waited for a PostgreSQL connection.', buckets: LATENCY_BUCKETS, registers }),
     redisDuration: new Histogram({ name: 'redis_duration_seconds', help: 'Redis round trips of the instrumented paths, by operation.', labelNames: ['op'], buckets: LATENCY_BUCKETS, registers }),
     webhookAttempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, failed: non-2xx, error: no answer).', labelNames: ['outcome'], registers }),
+    admissionInFlight: new Gauge({ name: 'admission_in_flight', help: 'Work admitted and not yet answered, in admission units (a plain call 1, a resolution 4): rest (gateway requests), grpc (direct gRPC calls).', labelNames: ['gate'], registers }),
+    admissionShed: new Counter({ name: 'admission_shed_total', help: 'Work refused at once with 503 SERVICE_UNAVAILABLE because its admission limit was reached, by gate (rest, grpc, pg_pool).', labelNames: ['gate'], registers }),
     gaugeOnScrape(name, help, read) {
       new Gauge({
         name, help, registers,

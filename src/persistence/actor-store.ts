@@ -9,7 +9,7 @@ import {
 import { COMPARE_AND_SET_ACTOR, CREATE_ACTOR } from './actor-store-scripts.js';
 import type { DurableTimers } from './durable-timers.js';
 import type { Redis } from './redis-client.js';
-import { actorKeys, outboxIndexKey, type ActorKeys } from './redis-keys.js';
+import { actorKeys, isKeyPart, outboxIndexKey, type ActorKeys } from './redis-keys.js';
 
 /** A snapshot as `getPersistedSnapshot()` returns it, parsed from JSON. */
 export type PersistedSnapshot = Record<string, unknown>;
@@ -197,6 +197,8 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
   }
 
   const load: ActorStore['load'] = async (kind, id) => {
+    // An id no actor can have (a client's id with whitespace, braces or "|") names none: not found, not a bad key.
+    if (!isKeyPart(id)) return undefined;
     const rec = await readRecord(kind, id, actorKeys(kind.name, id));
     if (!rec) return undefined;
     const actor = start(kind, id, { snapshot: rec.persisted });
@@ -213,6 +215,7 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
     },
 
     async revision(kind, id) {
+      if (!isKeyPart(id)) return undefined;
       const r = await redis.hGet(actorKeys(kind.name, id).state, 'revision');
       return r === null || r === undefined ? undefined : Number(r);
     },
@@ -235,6 +238,7 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
     },
 
     async send(kind, id, event, options = {}) {
+      if (!isKeyPart(id)) throw new ActorNotFoundError(kind.name, id);
       const keys = actorKeys(kind.name, id);
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         const rec = await readRecord(kind, id, keys);
@@ -281,6 +285,7 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
     },
 
     async history(kind, id) {
+      if (!isKeyPart(id)) return [];
       const rows = await redis.lRange(actorKeys(kind.name, id).history, 0, -1);
       return rows.map((r) => JSON.parse(String(r)) as HistoryEntry);
     },

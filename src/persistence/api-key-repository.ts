@@ -46,3 +46,22 @@ export async function insertPlatform(tx: Queryable, p: { name: string; now: Date
   );
   return { platformId, organizationId };
 }
+
+/** Reads one key by id with its platform (any platform; callers check tenancy), or undefined. */
+export async function findApiKey(db: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<{ platformId: string; record: ApiKeyRecord } | undefined> {
+  const r = await db.query(`SELECT * FROM api_keys WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const row = r.rows[0];
+  return row ? { platformId: row.platform_id as string, record: toApiKey(row) } : undefined;
+}
+
+/** Lists a platform's keys in id order after `after`, at most `limit` rows. */
+export async function listApiKeys(db: Queryable, platformId: string, page: { after: string; limit: number }): Promise<ApiKeyRecord[]> {
+  const r = await db.query('SELECT * FROM api_keys WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [platformId, page.after, page.limit]);
+  return r.rows.map(toApiKey);
+}
+
+/** Marks a key revoked at `revokedAt`; returns it. */
+export async function revokeApiKey(tx: Queryable, id: string, revokedAt: Date): Promise<ApiKeyRecord> {
+  const r = await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING *', [id, revokedAt]);
+  return toApiKey(r.rows[0]);
+}

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ServiceError } from '../errors/service-error.js';
+import { assertCallLive, callOutOfTime, currentCallScope } from './call-scope.js';
 
 /** A query runner: the pool itself or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'>;
@@ -57,22 +58,63 @@ export async function retryOnConflict<T>(run: () => Promise<T>): Promise<T> {
 pg.types.setTypeParser(20, (v) => Number(v));
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+// PostgreSQL's own bounds: statement_timeout (57014), lock_timeout (55P03), idle_in_transaction_session_timeout
+// (25P03), transaction_timeout (25P04), idle_session_timeout (57P05). The work was refused; a retry may pass.
+const TIMEOUT_CODES = new Set(['57014', '55P03', '25P03', '25P04', '57P05']);
+/** pg's own message when PostgreSQL sent no answer within `query_timeout` (the server hung, not the query slow). */
+const READ_TIMEOUT = /Query read timeout/;
 
-/** Answers whether an error means PostgreSQL is unreachable (as opposed to a bad query). */
+/** Answers whether an error means PostgreSQL is unreachable or did not answer in time (as opposed to a bad query). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
-  if (e.code && UNAVAILABLE_CODES.has(e.code)) return true;
+  if (e.code && (UNAVAILABLE_CODES.has(e.code) || TIMEOUT_CODES.has(e.code))) return true;
   const m = e.message ?? '';
   // `timeout exceeded when trying to connect` is the pool giving up on a free connection: busy or down, a retry may pass.
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(m);
+  return READ_TIMEOUT.test(m) || /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(m);
+}
+
+/** Answers whether a connection that failed with `err` is unusable (no answer, or gone): it is dropped, not rolled back. */
+function connectionLost(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  return isDatabaseUnavailable(err) && !(e?.code !== undefined && (e.code === '57014' || e.code === '55P03'));
 }
 
 /** Converts an unreachable-database error into 503 SERVICE_UNAVAILABLE; passes others through. */
 export function translateDatabaseError(err: unknown): unknown {
-  if (isDatabaseUnavailable(err)) return new ServiceError('SERVICE_UNAVAILABLE', 'PostgreSQL is unavailable.', { retryAfter: 1, cause: err });
-  return err;
+  if (!isDatabaseUnavailable(err)) return err;
+  const e = err as { code?: string; message?: string };
+  const late = (e.code !== undefined && TIMEOUT_CODES.has(e.code)) || READ_TIMEOUT.test(e.message ?? '');
+  return new ServiceError('SERVICE_UNAVAILABLE', late ? 'PostgreSQL did not answer in time.' : 'PostgreSQL is unavailable.', { retryAfter: 1, cause: err });
 }
+
+/**
+ * Bounds on PostgreSQL work, in milliseconds (0 = none); README "Hung stores and deadlines". Without them (tools,
+ * tests) statements may run as long as they take.
+ */
+export interface DatabaseTimeouts {
+  /** `statement_timeout` and `idle_in_transaction_session_timeout`; the client gives up READ_MARGIN_MS later. */
+  statementMs: number;
+  /** `lock_timeout`. */
+  lockMs: number;
+  /** Wait for a pool connection, a new connection's start-up included. */
+  poolWaitMs: number;
+  /**
+   * Longest life of a transaction run for a call (PostgreSQL 17+: `transaction_timeout`, armed at BEGIN): past it the
+   * transaction can no longer commit, so a COMMIT whose answer never came is known not to have happened once it passed.
+   */
+  transactionMs: number;
+}
+
+/**
+ * How much longer than `statement_timeout` the client waits for an answer: a live server cancels the statement first
+ * (a clean error); a hung one (stopped, partitioned) never answers, and the connection is dropped.
+ */
+const READ_MARGIN_MS = 1000;
+/** How long past a transaction's fence the client still waits for its COMMIT's answer (timer and clock jitter). */
+const FENCE_MARGIN_MS = 500;
+/** The first PostgreSQL with `transaction_timeout`. */
+const FENCE_MIN_VERSION = 170000;
 
 /** Options of createDatabase. */
 export interface DatabaseOptions {
@@ -80,15 +122,30 @@ export interface DatabaseOptions {
   max?: number;
   /** Told how long (seconds) each transaction waited for a connection (the pool-wait metric). */
   onPoolWait?: (seconds: number) => void;
+  /** Bounds on statements, lock waits, pool waits and call transactions; unset, only the pool wait is bounded (3 s). */
+  timeouts?: DatabaseTimeouts;
 }
 
-/** Opens a pool on `url`. Connection failures surface as SERVICE_UNAVAILABLE. */
+/**
+ * Opens a pool on `url`. Connection failures and timeouts surface as SERVICE_UNAVAILABLE. With `timeouts`, every
+ * connection runs with `statement_timeout`, `lock_timeout` and `idle_in_transaction_session_timeout`, the client stops
+ * waiting for an answer shortly after (`query_timeout`: a hung server never cancels anything itself), and a
+ * transaction run for a call is fenced: it cannot commit after its deadline (see `DatabaseTimeouts.transactionMs`).
+ */
 export function createDatabase(url: string, opts: DatabaseOptions = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 20, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000 });
+  const t = opts.timeouts;
+  const readTimeoutMs = t && t.statementMs > 0 ? t.statementMs + READ_MARGIN_MS : undefined;
+  const pool = new pg.Pool({
+    connectionString: url, max: opts.max ?? 20, connectionTimeoutMillis: t ? t.poolWaitMs : 3000, idleTimeoutMillis: 30_000,
+    ...(t ? { statement_timeout: t.statementMs, idle_in_transaction_session_timeout: t.statementMs, lock_timeout: t.lockMs, query_timeout: readTimeoutMs } : {}),
+  });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Whether the server has `transaction_timeout` (PostgreSQL 17+); learnt from the first call transaction.
+  let fenceSupported: boolean | undefined;
   // A failed autocommit statement left nothing behind, so running it again is safe.
   const query = (async (...args: Parameters<pg.Pool['query']>) => {
+    assertCallLive(currentCallScope());
     try {
       return await retryOnConflict(() => (pool.query as (...a: unknown[]) => Promise<unknown>)(...args));
     } catch (err) {
@@ -96,6 +153,11 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     }
   }) as pg.Pool['query'];
   const once = async <T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const scope = currentCallScope();
+    // A call that is gone or out of time starts no transaction.
+    assertCallLive(scope);
+    const fenceMs = scope && t && t.transactionMs > 0 ? Math.min(t.transactionMs, Math.floor(scope.deadline - Date.now() - FENCE_MARGIN_MS)) : undefined;
+    if (fenceMs !== undefined && fenceMs <= 0) throw callOutOfTime();
     let client: pg.PoolClient;
     const asked = performance.now();
     try {
@@ -110,12 +172,31 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     const onError = (err: Error) => { broken = err; };
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
+      let fenceAt: number | undefined;
+      if (fenceMs !== undefined && fenceSupported === undefined) {
+        fenceSupported = Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v) >= FENCE_MIN_VERSION;
+      }
+      if (fenceMs !== undefined && fenceSupported) {
+        // The server arms the timer when it runs BEGIN, before this answer arrives: the fence is at most fenceMs from
+        // now. Past it PostgreSQL refuses to commit, even a COMMIT it reads only after resuming from a stop.
+        await client.query(`BEGIN; SET LOCAL transaction_timeout = ${fenceMs}`);
+        fenceAt = Date.now() + fenceMs;
+      } else {
+        await client.query('BEGIN');
+      }
       const result = await fn(client);
-      await client.query('COMMIT');
+      // The caller stopped waiting (cancelled, or its deadline passed): roll back rather than commit unseen.
+      assertCallLive(scope);
+      // A COMMIT without an answer may still be carried out until the fence passes: wait until then, so that a 503
+      // given for it means it did not happen (unless PostgreSQL was already inside the commit when it stopped).
+      const commitWait = fenceAt === undefined ? undefined : Math.max(readTimeoutMs ?? 0, fenceAt + FENCE_MARGIN_MS - Date.now());
+      await client.query(commitWait === undefined ? 'COMMIT' : { text: 'COMMIT', query_timeout: commitWait } as pg.QueryConfig);
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A connection that did not answer or is gone is dropped (the server rolls back when it sees it closed); a
+      // ROLLBACK sent on it would only wait behind the statement that hangs.
+      if (broken === undefined && !connectionLost(err)) await client.query('ROLLBACK').catch(() => undefined);
+      else broken ??= err as Error;
       throw translateDatabaseError(err);
     } finally {
       client.off('error', onError);

@@ -44,3 +44,30 @@ export async function findDefaultOrganizationId(db: Queryable, platformId: strin
   const r = await db.query('SELECT default_organization_id FROM platforms WHERE id = $1', [platformId]);
   return (r.rows[0] as { default_organization_id: string } | undefined)?.default_organization_id;
 }
+
+/** Inserts an organization; returns it, or undefined when its platform has one with this externalId already. */
+export async function insertOrganization(tx: Queryable, o: { id: string; platformId: string; externalId: string; name: string; settings: OrganizationRecord['settings']; now: Date }): Promise<OrganizationRecord | undefined> {
+  const r = await tx.query(
+    `INSERT INTO organizations (id, platform_id, external_id, name, settings, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$6)
+     ON CONFLICT (platform_id, external_id) DO NOTHING RETURNING *`,
+    [o.id, o.platformId, o.externalId, o.name, JSON.stringify(o.settings), o.now],
+  );
+  return r.rows[0] ? toOrganization(r.rows[0]) : undefined;
+}
+
+/**
+ * Lists organizations in id order after `after`, at most `limit` rows: every one of a platform (`platformId`), or
+ * only the one named (`organizationId`).
+ */
+export async function listOrganizations(db: Queryable, f: { platformId: string } | { organizationId: string }, page: { after: string; limit: number }): Promise<OrganizationRecord[]> {
+  const r = 'platformId' in f
+    ? await db.query('SELECT * FROM organizations WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [f.platformId, page.after, page.limit])
+    : await db.query('SELECT * FROM organizations WHERE id = $1 AND id > $2 LIMIT $3', [f.organizationId, page.after, page.limit]);
+  return r.rows.map(toOrganization);
+}
+
+/** Writes an organization's name and settings; returns it. */
+export async function updateOrganization(tx: Queryable, id: string, v: { name: string; settings: OrganizationRecord['settings']; now: Date }): Promise<OrganizationRecord> {
+  const r = await tx.query('UPDATE organizations SET name = $2, settings = $3, updated_at = $4 WHERE id = $1 RETURNING *', [id, v.name, JSON.stringify(v.settings), v.now]);
+  return toOrganization(r.rows[0]);
+}

@@ -1,4 +1,6 @@
 import type { Queryable } from './database.js';
+import { providerImportMachine, type ProviderImportStatus } from '../../machines/provider-import-machine.js';
+import { rowStatusAfter } from '../../machines/row-lifecycle.js';
 
 /** Maps a provider_imports row to its answer shape. */
 export function toProviderImport(row: Record<string, any>) {
@@ -22,6 +24,12 @@ export function emptyImportSummary(received: number) {
   return { received, created: 0, updated: 0, unchanged: 0, invalid: 0, deactivated: 0 };
 }
 
+/** What a claimed job is, decided by the import machine (from `validating`, and again from a stale `processing`). */
+const CLAIMED_STATUS = rowStatusAfter<ProviderImportStatus>(providerImportMachine, 'validating', { type: 'CLAIM' });
+if (CLAIMED_STATUS === undefined || rowStatusAfter(providerImportMachine, 'processing', { type: 'CLAIM' }) !== CLAIMED_STATUS) {
+  throw new Error('provider import machine: CLAIM must lead from validating and processing to one state');
+}
+
 /** Jobs abandoned by a crashed worker are claimed again after this long. */
 export const IMPORT_LEASE_MS = 120_000;
 
@@ -31,13 +39,13 @@ export const IMPORT_LEASE_MS = 120_000;
  */
 export async function claimProviderImport(db: Queryable, now: Date): Promise<Record<string, any> | undefined> {
   const r = await db.query(
-    `UPDATE provider_imports SET status = 'processing', started_at = $1, attempts = attempts + 1, processed = 0
+    `UPDATE provider_imports SET status = $3, started_at = $1, attempts = attempts + 1, processed = 0
      WHERE id = (
        SELECT id FROM provider_imports
        WHERE status = 'validating' OR (status = 'processing' AND started_at < $2)
        ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)
      RETURNING *`,
-    [now, new Date(now.getTime() - IMPORT_LEASE_MS)],
+    [now, new Date(now.getTime() - IMPORT_LEASE_MS), CLAIMED_STATUS],
   );
   return r.rows[0];
 }

@@ -22,6 +22,11 @@ export function assertKeyPart(label: string, value: string): void {
   }
 }
 
+/** Whether a kind or id can be part of an actor's keys (what `assertKeyPart` lets through). */
+export function isKeyPart(value: string): boolean {
+  return value.length > 0 && !FORBIDDEN.test(value);
+}
+
 /** Builds the keys of the actor `kind`/`id`, all under the hash tag `{kind:id}`. */
 export function actorKeys(kind: string, id: string): ActorKeys {
   assertKeyPart('kind', kind);

@@ -148,3 +148,9 @@ export async function listResolutions(db: Queryable, organizationId: string, opt
     bookingId: row.booking_id, createdAt: row.created_at, expiresAt: row.expires_at,
   }));
 }
+
+/** Reads the organization a resolution belongs to (any organization; callers check tenancy), or undefined. */
+export async function findResolutionOrganizationId(db: Queryable, id: string): Promise<string | undefined> {
+  const r = await db.query<{ organization_id: string }>('SELECT organization_id FROM resolutions WHERE id = $1', [id]);
+  return r.rows[0]?.organization_id;
+}

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type pg from 'pg';
+import pg from 'pg';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 // Any fixed number works; it only has to be the same in every process of the service.
@@ -24,10 +24,17 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 
 /**
  * Applies pending migrations, each in its own transaction, under a PostgreSQL advisory lock so
- * several processes can start at once. Returns the versions applied by this call.
+ * several processes can start at once. Returns the versions applied by this call. They run on a connection of their
+ * own, to the pool's database but without its request bounds (statement, lock and read timeouts): a migration may
+ * rightly take minutes, and so may the wait for another process's migrations.
  */
 export async function runMigrations(pool: pg.Pool, migrations = readMigrations()): Promise<number[]> {
-  const client = await pool.connect();
+  const o = pool.options;
+  // The pool keeps its password out of enumeration, so it is copied by name.
+  const client = new pg.Client({ ...o, password: o.password, statement_timeout: 0, lock_timeout: 0, idle_in_transaction_session_timeout: 0, query_timeout: 0 });
+  // A lost connection fails the statement in flight; the event itself must not crash the process.
+  client.on('error', () => undefined);
+  await client.connect();
   const applied: number[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
@@ -49,7 +56,7 @@ export async function runMigrations(pool: pg.Pool, migrations = readMigrations()
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
-    client.release();
+    await client.end();
   }
   return applied;
 }

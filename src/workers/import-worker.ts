@@ -3,6 +3,8 @@ import { claimProviderImport } from '../persistence/provider-import-repository.j
 import { processProviderImport } from '../application/process-provider-import.js';
 import type { Worker } from './worker.js';
 import { createPollingWorker } from './polling-worker.js';
+import { providerImportMachine, type ProviderImportStatus } from '../../machines/provider-import-machine.js';
+import { rowStatusAfter } from '../../machines/row-lifecycle.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -20,7 +22,7 @@ export function createImportWorker(deps: { db: Database; clock: () => Date; log:
         await processProviderImport(deps.db, job, deps.clock);
       } catch (err) {
         deps.log('import failed', { importId: job.id, attempt: job.attempts, error: String(err) });
-        const status = job.attempts >= MAX_ATTEMPTS ? 'failed' : 'validating';
+        const status = rowStatusAfter<ProviderImportStatus>(providerImportMachine, job.status, { type: job.attempts >= MAX_ATTEMPTS ? 'FAIL' : 'RETRY' });
         await deps.db.query(`UPDATE provider_imports SET status = $2, completed_at = CASE WHEN $2 = 'failed' THEN now() ELSE NULL END WHERE id = $1`, [job.id, status]).catch(() => undefined);
       }
       return true;

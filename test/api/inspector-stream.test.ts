@@ -214,12 +214,12 @@ test.serial('gRPC WatchActor: the same views through a grpc-js client, refusals 
   md.set('authorization', `Bearer ${o.key}`);
   /** Opens a watch and hands out its messages, headers and end one at a time, each within a deadline. */
   const watch = (params: Record<string, string>) => {
-    const call: ClientReadableStream<{ resultJson: string }> = inspector.watchActor({ params, query: {}, body: undefined, bodyJson: '' }, md);
+    const call: ClientReadableStream<{ resultJson?: string }> = inspector.watchActor({ params, query: {}, body: undefined, bodyJson: '' }, md);
     const queue: ({ view: any } | { error: ServiceError })[] = [];
     let headers: Metadata | undefined;
     let wake: (() => void) | undefined;
     call.on('metadata', (m) => { headers = m; });
-    call.on('data', (m: { resultJson: string }) => { queue.push({ view: JSON.parse(m.resultJson) }); wake?.(); });
+    call.on('data', (m: { resultJson?: string }) => { queue.push({ view: JSON.parse(m.resultJson ?? "null") }); wake?.(); });
     call.on('error', (error: ServiceError) => { queue.push({ error }); wake?.(); });
     return {
       call,

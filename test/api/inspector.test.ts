@@ -182,10 +182,10 @@ test('the gRPC door answers GetActor with the same view and the same refusals', 
   const inspector = new InspectorServiceClient(svc.grpcTarget, credentials.createInsecure());
   const md = new Metadata();
   md.set('authorization', `Bearer ${o.key}`);
-  const call = (params: Record<string, string>) => new Promise<{ resultJson: string }>((resolve, reject) =>
+  const call = (params: Record<string, string>) => new Promise<{ resultJson?: string }>((resolve, reject) =>
     inspector.getActor({ params, query: {}, body: undefined, bodyJson: '' }, md, (err, res) => (err ? reject(err) : resolve(res))));
   try {
-    const view = JSON.parse((await call({ kind: 'resolution', id: r.resolutionId })).resultJson);
+    const view = JSON.parse((await call({ kind: 'resolution', id: r.resolutionId })).resultJson ?? "null");
     t.deepEqual(view, (await o.api.get(`/api/v2/inspector/actors/resolution/${r.resolutionId}`)).body);
     const err = (await t.throwsAsync(call({ kind: 'resolution', id: 'res_unknown' }))) as unknown as ServiceError;
     t.is(err.code, status.NOT_FOUND);

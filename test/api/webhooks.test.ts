@@ -447,10 +447,10 @@ test('the gRPC door: WebhookService answers like REST, errors carry the contract
     t.is(missing.code, status.NOT_FOUND);
     t.deepEqual(missing.metadata.get('error-code'), ['WEBHOOK_NOT_CONFIGURED']);
 
-    const put = await call<{ resultJson: string }>((cb) => grpc.updateWebhook({ ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['professional.created'] }) }, md(liveKey), cb));
-    const created = JSON.parse(put.resultJson);
+    const put = await call<{ resultJson?: string }>((cb) => grpc.updateWebhook({ ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['professional.created'] }) }, md(liveKey), cb));
+    const created = JSON.parse(put.resultJson ?? "null");
     t.regex(created.secret, SECRET);
-    const read = JSON.parse((await call<{ resultJson: string }>((cb) => grpc.getWebhook(empty, md(liveKey), cb))).resultJson);
+    const read = JSON.parse((await call<{ resultJson?: string }>((cb) => grpc.getWebhook(empty, md(liveKey), cb))).resultJson ?? "null");
     t.deepEqual(read, (await org.live.get('/api/v2/webhooks')).body);
 
     const bad = (await t.throwsAsync(call((cb) => grpc.updateWebhook({ ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['nope'] }) }, md(liveKey), cb)))) as unknown as ServiceError;
@@ -463,11 +463,11 @@ test('the gRPC door: WebhookService answers like REST, errors carry the contract
 
     await org.live.post('/api/v2/providers', { externalId: 'grpc-1', displayName: 'Dr. gRPC' });
     await waitForDeliveries(org.live, 1, '&status=delivered');
-    const list = JSON.parse((await call<{ resultJson: string }>((cb) => grpc.listWebhookDeliveries({ ...empty, query: { status: 'delivered' } }, md(liveKey), cb))).resultJson);
+    const list = JSON.parse((await call<{ resultJson?: string }>((cb) => grpc.listWebhookDeliveries({ ...empty, query: { status: 'delivered' } }, md(liveKey), cb))).resultJson ?? "null");
     t.is(list.total, 1);
     t.deepEqual(list, (await org.live.get('/api/v2/webhooks/deliveries?status=delivered')).body);
     const id = list.deliveries[0].id;
-    const queued = JSON.parse((await call<{ resultJson: string }>((cb) => grpc.queueWebhookDeliveryReplay({ ...empty, params: { deliveryId: id } }, md(liveKey), cb))).resultJson);
+    const queued = JSON.parse((await call<{ resultJson?: string }>((cb) => grpc.queueWebhookDeliveryReplay({ ...empty, params: { deliveryId: id } }, md(liveKey), cb))).resultJson ?? "null");
     t.deepEqual(queued, { deliveryId: id, status: 'pending', attempt: 2 });
     const notFound = (await t.throwsAsync(call((cb) => grpc.getWebhookDelivery({ ...empty, params: { id: 'whd_nope' } }, md(liveKey), cb)))) as unknown as ServiceError;
     t.is(notFound.code, status.NOT_FOUND);

@@ -71,3 +71,15 @@ test('schemas are tight: no integer may be negative unless it says so, instants 
   t.truthy(rows.properties?.displayName, 'import rows are described as providers');
   t.deepEqual(rows.required, ['externalId']);
 });
+
+test('every tag an operation uses is described, and a body the operation may go without is not required', (t) => {
+  const described = new Map((doc.tags as { name: string; description: string }[]).map((x) => [x.name, x.description]));
+  const used = new Set<string>();
+  for (const ops of Object.values(doc.paths as Record<string, Record<string, { tags: string[]; requestBody?: { required: boolean } }>>)) {
+    for (const op of Object.values(ops)) for (const tag of op.tags) used.add(tag);
+  }
+  for (const tag of used) t.true((described.get(tag) ?? '').length > 20, `tag ${tag}`);
+  t.false(doc.paths['/api/v2/resolutions/{id}/options/{optionId}/hold'].post.requestBody.required);
+  t.false(doc.paths['/api/v1/bookings/{id}/cancel'].post.requestBody.required);
+  t.true(doc.paths['/api/v2/resolutions/{id}/confirm'].post.requestBody.required);
+});

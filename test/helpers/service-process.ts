@@ -37,11 +37,12 @@ export interface ServiceProcess {
 
 /**
  * The command of `npm start` (package.json), with `node` as this Node binary: children run exactly as deployed,
- * heap settings included, without npm's own process in between.
+ * heap settings included, without npm's own process in between (the script's leading `exec`, which makes the shell
+ * npm starts become node, is dropped).
  */
 export function serviceCommand(): string[] {
   const start = String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start);
-  const [node, ...args] = start.split(/\s+/).filter(Boolean);
+  const [node, ...args] = start.split(/\s+/).filter(Boolean).filter((word, i) => !(i === 0 && word === 'exec'));
   if (node !== 'node') throw new Error(`package.json start script must begin with node: ${start}`);
   return [process.execPath, ...args];
 }

@@ -51,7 +51,11 @@ export async function startTestService(opts: { env?: Record<string, string>; sto
   const config = loadConfig({
     PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
     REDIS_URL: stores.redisUrl, DATABASE_URL: stores.databaseUrl, SERVICE_BOOTSTRAP_PLATFORM_KEY: platformKey,
-    DATA_DIR: process.env.TEST_DATA_DIR ?? '/tmp', ...opts.env,
+    DATA_DIR: process.env.TEST_DATA_DIR ?? '/tmp',
+    // ava runs a file's tests at once against one service: a dozen clients on one process, which the default admission
+    // limits would shed. Tests of something else run without them; the admission tests set their own.
+    MAX_IN_FLIGHT_REQUESTS: '0', MAX_IN_FLIGHT_CALLS: '0', PG_POOL_MAX_WAITERS: '0',
+    ...opts.env,
   });
   const clock = opts.clock ?? createTestClock();
   const service = await startService(config, { clock, log: () => undefined, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}) });

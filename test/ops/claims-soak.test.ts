@@ -7,6 +7,10 @@ import { client, request, type JsonResponse } from '../helpers/http.js';
 import { startServiceProcesses, type ServiceProcess } from '../helpers/service-process.js';
 import { startTestStores, type TestService, type TestStores } from '../helpers/test-service.js';
 
+// More work per process than the default admission limits, on purpose (this test is about correctness under
+// concurrency, not shedding: test/gateway/admit-requests.test.ts): the limits are off.
+const UNLIMITED = { MAX_IN_FLIGHT_REQUESTS: '0', MAX_IN_FLIGHT_CALLS: '0', PG_POOL_MAX_WAITERS: '0' };
+
 // Soak: many clients hold, confirm (with and without a hold), release, create v1 bookings, follow confirmation links,
 // cancel and reschedule on three providers with partly overlapping claims (three durations, buffers, 15-minute
 // steps), through two service processes on one Redis and one PostgreSQL, for a bounded time. Every claim races
@@ -22,7 +26,7 @@ const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
 test.before(async () => {
   stores = await startTestStores();
   db = createDatabase(stores.databaseUrl, { max: 4 });
-  procs.push(...await startServiceProcesses(2, { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'soak', env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error' } }));
+  procs.push(...await startServiceProcesses(2, { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'soak', env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', ...UNLIMITED } }));
 });
 test.after.always(async () => {
   for (const p of procs) await p.kill('SIGKILL').catch(() => undefined);

@@ -6,6 +6,10 @@ import { client, type JsonResponse } from '../helpers/http.js';
 import { startServiceProcesses, type ServiceProcess } from '../helpers/service-process.js';
 import { startTestStores, type TestService, type TestStores } from '../helpers/test-service.js';
 
+// More work per process than the default admission limits, on purpose (this test is about correctness under
+// concurrency, not shedding: test/gateway/admit-requests.test.ts): the limits are off.
+const UNLIMITED = { MAX_IN_FLIGHT_REQUESTS: '0', MAX_IN_FLIGHT_CALLS: '0', PG_POOL_MAX_WAITERS: '0' };
+
 // Two service processes (children, real clock) share one Redis and one PostgreSQL: every claim races across them.
 let stores: TestStores;
 let db: Database;
@@ -17,7 +21,7 @@ const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
 test.before(async () => {
   stores = await startTestStores();
   db = createDatabase(stores.databaseUrl, { max: 4 });
-  started.push(...await startServiceProcesses(2, { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'ndb', env: { RATE_LIMIT_PER_MINUTE: '100000' } }));
+  started.push(...await startServiceProcesses(2, { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'ndb', env: { RATE_LIMIT_PER_MINUTE: '100000', ...UNLIMITED } }));
   [a, b] = started as [ServiceProcess, ServiceProcess];
 });
 test.after.always(async () => {

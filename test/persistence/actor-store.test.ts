@@ -60,6 +60,18 @@ test('create fails when the actor exists; send and load on a missing actor', asy
   t.is(await store.load(holdActorKind, uid('hold')), undefined);
 });
 
+test('an id no actor can have (whitespace, braces, "|", empty) names none: reads find nothing, a send is not found', async (t) => {
+  const store = createActorStore({ redis: redis.client, clock: createTestClock(T0) });
+  for (const id of ['a b', '\ufeff', 'x{y}', 'a|b', '', 'p\t']) {
+    t.is(await store.load(holdActorKind, id), undefined, JSON.stringify(id));
+    t.is(await store.getSnapshot(holdActorKind, id), undefined);
+    t.is(await store.revision(holdActorKind, id), undefined);
+    t.deepEqual(await store.history(holdActorKind, id), []);
+    await t.throwsAsync(store.send(holdActorKind, id, { type: 'RELEASE', at: at(1) }), { instanceOf: ActorNotFoundError });
+  }
+  t.throws(() => actorKeys('hold', 'a b'), undefined, 'making keys for such an id is still refused');
+});
+
 test('20 concurrent releases make one transition; the others see it released', async (t) => {
   const store = createActorStore({ redis: redis.client, clock: createTestClock(T0) });
   const id = uid('hold');

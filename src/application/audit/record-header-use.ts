@@ -1,4 +1,6 @@
 import { ServiceError } from '../../errors/service-error.js';
+import { isStorableText } from '../../contract/find-unstorable-input.js';
+import { codePoints } from '../../contract/fields.js';
 import { newId } from '../../persistence/new-id.js';
 import type { AuditStream } from '../../persistence/audit-stream.js';
 import { isRedisUnavailable } from '../../persistence/redis-client.js';
@@ -15,9 +17,13 @@ export type HeaderUseOutcome = { ok: true; replayed: boolean } | { ok: false; er
  */
 export type RecordHeaderUse = (caller: Caller, audit: OperationAudit, input: OperationInput, outcome: HeaderUseOutcome) => Promise<void>;
 
-/** The resource a call names by path: its `id`, else its only other path parameter (`:deliveryId`). */
+/**
+ * The resource a call names by path: its `id`, else its only other path parameter (`:deliveryId`); null when it could
+ * not be stored (a refused call may name anything, and one unstorable entry would stop the drain of every later one).
+ */
 function resourceIdOf(params: Record<string, string>): string | null {
-  return params.id ?? Object.values(params)[0] ?? null;
+  const id = params.id ?? Object.values(params)[0];
+  return id !== undefined && isStorableText(id) && codePoints(id) <= 200 ? id : null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { boundedFreeForm } from '../../contract/fields.js';
 import type { BookingRow } from '../../persistence/booking-repository.js';
 
 /** The v2 Booking shape (SPEC part 2); v1-created bookings show their attendee as `customer`. */
@@ -12,7 +13,7 @@ export function toBookingV2(b: BookingRow) {
     service: { id: b.service_id, displayName: b.service_title, durationMinutes: b.service_duration },
     customer: { name: b.customer.name, email: b.customer.email, timezone: b.customer.timezone ?? null, ...(b.customer.lastname ? { lastname: b.customer.lastname } : {}) },
     slot: { start: b.start_at.toISOString(), end: b.end_at.toISOString(), timezone: b.timezone },
-    metadata: b.metadata ?? {},
+    metadata: (boundedFreeForm(b.metadata ?? {}) ?? {}) as Record<string, unknown>,
     source: b.source,
     rescheduledFrom: b.rescheduled_from,
     rescheduledTo: b.rescheduled_to,

@@ -28,7 +28,9 @@ export interface ConfirmInput {
 }
 
 /** Checks a hold against the option being confirmed (CONTRACT part 5) with the hold machine. */
-function checkHold(hold: HoldRow | undefined, resolutionId: string, optionId: string, bookingId: string, at: string, explicit: boolean): HoldRow | undefined {
+function checkHold(hold: HoldRow | undefined, organizationId: string, resolutionId: string, optionId: string, bookingId: string, at: string, explicit: boolean): HoldRow | undefined {
+  // Another organization's hold is 403 like every foreign id in a body (CONTRACT part 2), not "not found".
+  if (hold && hold.organization_id !== organizationId) throw new ServiceError('FORBIDDEN', 'This hold belongs to another organization.', { field: 'holdId' });
   if (!hold || hold.resolution_id !== resolutionId) {
     if (explicit) throw new ServiceError('HOLD_NOT_FOUND', undefined, { field: 'holdId' });
     return undefined;
@@ -73,7 +75,7 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
   const bookingId = newId('bkg', now.getTime());
   // An explicit hold is checked first (its errors come before any slot question); the statement consumes it only
   // while it is still active. Without a holdId, the resolution's own live hold on this option is used, if any.
-  const checkExplicit = async () => { if (input.holdId) checkHold(await holdById(deps.db, input.holdId), resolutionId, input.optionId, bookingId, at, true); };
+  const checkExplicit = async () => { if (input.holdId) checkHold(await holdById(deps.db, input.holdId), caller.organizationId, resolutionId, input.optionId, bookingId, at, true); };
   await checkExplicit();
   const shown = (record.response.options as { optionId: string; provider?: { displayName?: string }; service?: { displayName?: string; durationMinutes?: number } }[] | undefined)
     ?.find((o) => o.optionId === input.optionId);

@@ -1,14 +1,7 @@
 import { z } from 'zod';
 import { nonNegativeInt } from '../fields.js';
-import { CreateProviderBody, ListProvidersQuery, Provider, ProviderList, ProviderPath, UpdateProviderBody } from '../schemas/provider.js';
+import { CreateProviderBody, ListProvidersQuery, Professional, Provider, ProviderList, ProviderPath, UpdateProviderBody } from '../schemas/provider.js';
 import type { RouteSpec } from '../route.js';
-
-const Professional = z.object({
-  id: z.string(), externalId: z.string(), name: z.string(), email: z.string().nullable(), username: z.string().nullable(), status: z.string(),
-  searchable: z.boolean(), profession: z.string().nullable(), specialty: z.array(z.string()), languages: z.array(z.string()), modality: z.array(z.string()),
-  insurance: z.array(z.string()), serviceRegions: z.array(z.string()), ageGroups: z.array(z.string()), acceptsNewClients: z.boolean().nullable(),
-  timezone: z.string().nullable(), bio: z.string().nullable(), location: z.string().nullable(), profileVersion: nonNegativeInt(),
-});
 
 /** Provider routes (SPEC 4.2, CONTRACT part 3) and the v1 professional views. */
 export const providerRoutes: RouteSpec[] = [

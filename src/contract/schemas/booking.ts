@@ -29,7 +29,7 @@ export const BookingV2 = z.object({
   service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: nonNegativeInt() }),
   customer: z.object({ name: z.string(), email: z.string(), timezone: z.string().nullable(), lastname: z.string().optional() }),
   slot: SlotV2,
-  metadata: z.record(z.string(), z.unknown()),
+  metadata: z.record(z.string(), z.unknown()).meta({ description: 'The `metadata` sent with the confirmation (`{}` when none). A booking stored before metadata was bounded to 8 levels answers what is nested deeper as null.' }),
   source: z.enum(['v1', 'v2']),
   rescheduledFrom: z.string().nullable(),
   rescheduledTo: z.string().nullable(),

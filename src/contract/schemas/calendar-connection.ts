@@ -61,8 +61,20 @@ export const ListCalendarConnectionsQuery = z.object({
   cursor: cursor().optional(),
 });
 
-const TimeWindow = z.object({ start: z.string(), end: z.string() });
-const Day = z.object({ enabled: z.boolean(), slots: z.array(TimeWindow) });
+/** A window of a day's availability as answered: provider-local `HH:MM` start and end. */
+export const TimeWindow = z.object({ start: z.string(), end: z.string() });
+
+/** One weekday of a schedule as answered: whether it is open and its windows. */
+export const Day = z.object({ enabled: z.boolean(), slots: z.array(TimeWindow) });
+
+/** The seven weekdays of a schedule as answered. */
+export const WeekDays = z.object(Object.fromEntries(WEEKDAYS.map((d) => [d, Day])) as Record<(typeof WEEKDAYS)[number], typeof Day>);
+
+/** A dated exception to the weekly schedule as answered: its windows replace the weekday's. */
+export const DateOverride = z.object({ date: z.string(), slots: z.array(TimeWindow) });
+
+/** An external ICS calendar whose busy times block slots. */
+export const ExternalCalendar = z.object({ type: z.literal('ics'), url: z.string() });
 
 /** A calendar connection (weekly availability schedule) as answered; `days` always has all seven weekdays. */
 export const CalendarConnection = z.object({
@@ -72,9 +84,9 @@ export const CalendarConnection = z.object({
   title: z.string().nullable(),
   timezone: z.string(),
   status: z.literal('active'),
-  days: z.object(Object.fromEntries(WEEKDAYS.map((d) => [d, Day])) as Record<(typeof WEEKDAYS)[number], typeof Day>),
-  overrides: z.array(z.object({ date: z.string(), slots: z.array(TimeWindow) })),
-  externalCalendar: z.object({ type: z.literal('ics'), url: z.string() }).nullable(),
+  days: WeekDays,
+  overrides: z.array(DateOverride),
+  externalCalendar: ExternalCalendar.nullable(),
   createdAt: instant(),
   updatedAt: instant(),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ianaTimezone, instant, name200, text } from '../fields.js';
+import { freeFormObject, ianaTimezone, instant, name200, text } from '../fields.js';
 
 /** Path of /api/v2/resolutions/:id/options/:optionId/hold. */
 export const HoldPath = z.object({ id: text(200, 1), optionId: text(200, 1) });
@@ -28,6 +28,5 @@ export const ConfirmBody = z.object({
     lastname: text(200).optional(),
     timezone: ianaTimezone().optional(),
   }),
-  metadata: z.record(z.string().max(100), z.unknown()).refine((m) => Object.keys(m).length <= 50, { message: 'must have at most 50 keys' })
-    .refine((m) => JSON.stringify(m).length <= 16_384, { message: 'must be at most 16 KB as JSON' }).optional(),
+  metadata: freeFormObject('Free key-value data stored with the booking and answered as it was sent.').optional(),
 });

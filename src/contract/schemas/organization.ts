@@ -24,13 +24,16 @@ export const UpdateOrganizationBody = z.object({
   settings: OrganizationSettings.optional(),
 });
 
+/** An organization's settings as answered: every setting with its value. */
+export const OrganizationSettingsView = z.object({ plan: z.enum(PLANS), allowUnverifiable: z.boolean(), timezone: z.string().nullable() });
+
 /** An organization as answered. */
 export const Organization = z.object({
   id: z.string(),
   platformId: z.string(),
   externalId: z.string(),
   name: z.string(),
-  settings: z.object({ plan: z.enum(PLANS), allowUnverifiable: z.boolean(), timezone: z.string().nullable() }),
+  settings: OrganizationSettingsView,
   providerGraphVersion: nonNegativeInt(),
   createdAt: instant(),
   updatedAt: instant(),

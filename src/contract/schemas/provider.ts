@@ -121,3 +121,11 @@ export const ProviderPath = z.object({ id: text(200, 1) });
 
 /** The providers list envelope `{data, total, hasMore, nextCursor}`. */
 export const ProviderList = z.object({ data: z.array(Provider), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+
+/** A provider in the v1 professional view (GET /api/v1/professionals). */
+export const Professional = z.object({
+  id: z.string(), externalId: z.string(), name: z.string(), email: z.string().nullable(), username: z.string().nullable(), status: z.string(),
+  searchable: z.boolean(), profession: z.string().nullable(), specialty: z.array(z.string()), languages: z.array(z.string()), modality: z.array(z.string()),
+  insurance: z.array(z.string()), serviceRegions: z.array(z.string()), ageGroups: z.array(z.string()), acceptsNewClients: z.boolean().nullable(),
+  timezone: z.string().nullable(), bio: z.string().nullable(), location: z.string().nullable(), profileVersion: nonNegativeInt(),
+});

@@ -81,7 +81,8 @@ export const CandidatesQuery = z.object({
   cursor: cursor().optional(),
 });
 
-const ConstraintRecord = z.object({ code: z.string(), field: z.string(), status: z.string(), required: z.array(z.unknown()), actual: z.array(z.unknown()), sourceStatus: z.string() });
+/** One hard constraint as evaluated for a provider: required and actual values, status and source. */
+export const ConstraintRecord = z.object({ code: z.string(), field: z.string(), status: z.string(), required: z.array(z.unknown()), actual: z.array(z.unknown()), sourceStatus: z.string() });
 
 /** One option of a resolution (SPEC part 2). */
 export const ResolutionOption = z.object({

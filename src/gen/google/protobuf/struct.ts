@@ -24,8 +24,8 @@ export const protobufFileName = "google/protobuf/struct.proto";
  */
 export enum NullValue {
   /** NULL_VALUE - Null value. */
-  NULL_VALUE = 0,
-  UNRECOGNIZED = -1,
+  NULL_VALUE = "NULL_VALUE",
+  UNRECOGNIZED = "UNRECOGNIZED",
 }
 
 export function nullValueFromJSON(object: any): NullValue {
@@ -50,6 +50,16 @@ export function nullValueToJSON(object: NullValue): string {
   }
 }
 
+export function nullValueToNumber(object: NullValue): number {
+  switch (object) {
+    case NullValue.NULL_VALUE:
+      return 0;
+    case NullValue.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
 /**
  * Represents a JSON object.
  *
@@ -67,12 +77,12 @@ export function nullValueToJSON(object: NullValue): string {
  */
 export interface Struct {
   /** Unordered map of dynamically typed values. */
-  fields: { [key: string]: any | undefined };
+  fields?: { [key: string]: any | undefined } | undefined;
 }
 
 export interface Struct_FieldsEntry {
   key: string;
-  value: any | undefined;
+  value?: any | undefined;
 }
 
 /**
@@ -85,7 +95,7 @@ export interface Struct_FieldsEntry {
  */
 export interface Value {
   /** The kind of value. */
-  kind:
+  kind?:
     | //
     /** Represents a JSON `null`. */
     { $case: "nullValue"; value: NullValue }
@@ -115,7 +125,7 @@ export interface Value {
 /** Represents a JSON array. */
 export interface ListValue {
   /** Repeated field of dynamically typed values. */
-  values: any[];
+  values?: any[] | undefined;
 }
 
 function createBaseStruct(): Struct {
@@ -124,7 +134,7 @@ function createBaseStruct(): Struct {
 
 export const Struct: MessageFns<Struct> & StructWrapperFns = {
   encode(message: Struct, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.fields).forEach(([key, value]: [string, any | undefined]) => {
+    globalThis.Object.entries(message.fields || {}).forEach(([key, value]: [string, any | undefined]) => {
       if (value !== undefined) {
         Struct_FieldsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
       }
@@ -152,7 +162,7 @@ export const Struct: MessageFns<Struct> & StructWrapperFns = {
 
             const entry1 = Struct_FieldsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.fields[entry1.key] = entry1.value;
+              message.fields![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -220,7 +230,7 @@ export const Struct: MessageFns<Struct> & StructWrapperFns = {
 
   wrap(object: { [key: string]: any } | undefined): Struct {
     const struct = createBaseStruct();
-
+    struct.fields ??= {};
     if (object !== undefined) {
       for (const key of globalThis.Object.keys(object)) {
         struct.fields[key] = object[key];
@@ -333,7 +343,7 @@ export const Value: MessageFns<Value> & AnyValueWrapperFns = {
   encode(message: Value, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     switch (message.kind?.$case) {
       case "nullValue":
-        writer.uint32(8).int32(message.kind.value);
+        writer.uint32(8).int32(nullValueToNumber(message.kind.value));
         break;
       case "numberValue":
         writer.uint32(17).double(message.kind.value);
@@ -372,7 +382,7 @@ export const Value: MessageFns<Value> & AnyValueWrapperFns = {
               break;
             }
 
-            message.kind = { $case: "nullValue", value: reader.int32() as any };
+            message.kind = { $case: "nullValue", value: nullValueFromJSON(reader.int32()) };
             continue;
           }
           case 2: {
@@ -552,8 +562,10 @@ function createBaseListValue(): ListValue {
 
 export const ListValue: MessageFns<ListValue> & ListValueWrapperFns = {
   encode(message: ListValue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.values) {
-      Value.encode(Value.wrap(v!), writer.uint32(10).fork()).join();
+    if (message.values !== undefined && message.values.length !== 0) {
+      for (const v of message.values) {
+        Value.encode(Value.wrap(v!), writer.uint32(10).fork()).join();
+      }
     }
     return writer;
   },
@@ -576,7 +588,10 @@ export const ListValue: MessageFns<ListValue> & ListValueWrapperFns = {
               break;
             }
 
-            message.values.push(Value.unwrap(Value.decode(reader, reader.uint32())));
+            const el = Value.unwrap(Value.decode(reader, reader.uint32()));
+            if (el !== undefined) {
+              message.values!.push(el);
+            }
             continue;
           }
         }

@@ -19,26 +19,104 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import { Analytics } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/analytics_service.proto";
 
-/** GetAnalyticsRequest is the input of GetAnalytics. */
+/** GetAnalyticsRequest: the input of GetAnalytics (REST GET /api/v2/analytics). */
 export interface GetAnalyticsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days` in REST. Optional. REST: `period` in
+   * the query string.
+   */
+  period?: GetAnalyticsRequest_Period | undefined;
+}
+
+/** The values of `period`; `PERIOD_UNSPECIFIED` means not given. */
+export enum GetAnalyticsRequest_Period {
+  /** PERIOD_UNSPECIFIED - Not given. */
+  PERIOD_UNSPECIFIED = "PERIOD_UNSPECIFIED",
+  /** PERIOD_LAST_7_DAYS - REST `last_7_days`. */
+  PERIOD_LAST_7_DAYS = "PERIOD_LAST_7_DAYS",
+  /** PERIOD_LAST_30_DAYS - REST `last_30_days`. */
+  PERIOD_LAST_30_DAYS = "PERIOD_LAST_30_DAYS",
+  /** PERIOD_LAST_90_DAYS - REST `last_90_days`. */
+  PERIOD_LAST_90_DAYS = "PERIOD_LAST_90_DAYS",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function getAnalyticsRequest_PeriodFromJSON(object: any): GetAnalyticsRequest_Period {
+  switch (object) {
+    case 0:
+    case "PERIOD_UNSPECIFIED":
+      return GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED;
+    case 1:
+    case "PERIOD_LAST_7_DAYS":
+      return GetAnalyticsRequest_Period.PERIOD_LAST_7_DAYS;
+    case 2:
+    case "PERIOD_LAST_30_DAYS":
+      return GetAnalyticsRequest_Period.PERIOD_LAST_30_DAYS;
+    case 3:
+    case "PERIOD_LAST_90_DAYS":
+      return GetAnalyticsRequest_Period.PERIOD_LAST_90_DAYS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return GetAnalyticsRequest_Period.UNRECOGNIZED;
+  }
+}
+
+export function getAnalyticsRequest_PeriodToJSON(object: GetAnalyticsRequest_Period): string {
+  switch (object) {
+    case GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED:
+      return "PERIOD_UNSPECIFIED";
+    case GetAnalyticsRequest_Period.PERIOD_LAST_7_DAYS:
+      return "PERIOD_LAST_7_DAYS";
+    case GetAnalyticsRequest_Period.PERIOD_LAST_30_DAYS:
+      return "PERIOD_LAST_30_DAYS";
+    case GetAnalyticsRequest_Period.PERIOD_LAST_90_DAYS:
+      return "PERIOD_LAST_90_DAYS";
+    case GetAnalyticsRequest_Period.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function getAnalyticsRequest_PeriodToNumber(object: GetAnalyticsRequest_Period): number {
+  switch (object) {
+    case GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED:
+      return 0;
+    case GetAnalyticsRequest_Period.PERIOD_LAST_7_DAYS:
+      return 1;
+    case GetAnalyticsRequest_Period.PERIOD_LAST_30_DAYS:
+      return 2;
+    case GetAnalyticsRequest_Period.PERIOD_LAST_90_DAYS:
+      return 3;
+    case GetAnalyticsRequest_Period.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface GetAnalyticsRequest_ParamsEntry {
@@ -51,33 +129,46 @@ export interface GetAnalyticsRequest_QueryEntry {
   value: string;
 }
 
-/** GetAnalyticsResponse is the output of GetAnalytics. */
+/** GetAnalyticsResponse: the output of GetAnalytics. */
 export interface GetAnalyticsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Analytics` (typed form). Set when the request came in the typed form. */
+  analytics?: Analytics | undefined;
 }
 
 function createBaseGetAnalyticsRequest(): GetAnalyticsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    period: GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED,
+  };
 }
 
 export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   encode(message: GetAnalyticsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetAnalyticsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetAnalyticsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.period !== undefined && message.period !== GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED) {
+      writer.uint32(128).int32(getAnalyticsRequest_PeriodToNumber(message.period));
     }
     return writer;
   },
@@ -102,7 +193,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
 
             const entry1 = GetAnalyticsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -113,7 +204,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
 
             const entry2 = GetAnalyticsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -131,6 +222,14 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.period = getAnalyticsRequest_PeriodFromJSON(reader.int32());
             continue;
           }
         }
@@ -181,6 +280,9 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      period: isSet(object.period)
+        ? getAnalyticsRequest_PeriodFromJSON(object.period)
+        : GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED,
     };
   },
 
@@ -207,8 +309,11 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.period !== undefined && message.period !== GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED) {
+      obj.period = getAnalyticsRequest_PeriodToJSON(message.period);
     }
     return obj;
   },
@@ -238,6 +343,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.period = object.period ?? GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED;
     return message;
   },
 };
@@ -413,7 +519,7 @@ export const GetAnalyticsRequest_QueryEntry: MessageFns<GetAnalyticsRequest_Quer
 };
 
 function createBaseGetAnalyticsResponse(): GetAnalyticsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", analytics: undefined };
 }
 
 export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
@@ -421,8 +527,11 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.analytics !== undefined) {
+      Analytics.encode(message.analytics, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -456,6 +565,14 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.analytics = Analytics.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -476,6 +593,7 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      analytics: isSet(object.analytics) ? Analytics.fromJSON(object.analytics) : undefined,
     };
   },
 
@@ -484,8 +602,11 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.analytics !== undefined) {
+      obj.analytics = Analytics.toJSON(message.analytics);
     }
     return obj;
   },
@@ -497,6 +618,9 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
     const message = createBaseGetAnalyticsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.analytics = (object.analytics !== undefined && object.analytics !== null)
+      ? Analytics.fromPartial(object.analytics)
+      : undefined;
     return message;
   },
 };
@@ -504,13 +628,21 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
 /**
  * AnalyticsService: Resolution and booking analytics.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type AnalyticsServiceService = typeof AnalyticsServiceService;
 export const AnalyticsServiceService = {
-  /** GetAnalytics performs the GetAnalytics operation. */
+  /**
+   * GetAnalytics: Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the
+   * period, computed when asked. Errors: the common ones. REST: GET /api/v2/analytics.
+   */
   getAnalytics: {
     path: "/scheduling.v1.AnalyticsService/GetAnalytics" as const,
     requestStream: false as const,
@@ -524,12 +656,20 @@ export const AnalyticsServiceService = {
 } as const;
 
 export interface AnalyticsServiceServer extends UntypedServiceImplementation {
-  /** GetAnalytics performs the GetAnalytics operation. */
+  /**
+   * GetAnalytics: Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the
+   * period, computed when asked. Errors: the common ones. REST: GET /api/v2/analytics.
+   */
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
 }
 
 export interface AnalyticsServiceClient extends Client {
-  /** GetAnalytics performs the GetAnalytics operation. */
+  /**
+   * GetAnalytics: Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the
+   * period, computed when asked. Errors: the common ones. REST: GET /api/v2/analytics.
+   */
   getAnalytics(
     request: GetAnalyticsRequest,
     callback: (error: ServiceError | null, response: GetAnalyticsResponse) => void,

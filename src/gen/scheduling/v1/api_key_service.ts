@@ -19,137 +19,32 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import { Timestamp } from "../../google/protobuf/timestamp.js";
+import { ApiKey, CallerIdentity, CreatedApiKey } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/api_key_service.proto";
 
-/** CreateApiKeyRequest is the input of CreateApiKey. */
-export interface CreateApiKeyRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface CreateApiKeyRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateApiKeyRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** CreateApiKeyResponse is the output of CreateApiKey. */
-export interface CreateApiKeyResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** ListApiKeysRequest is the input of ListApiKeys. */
-export interface ListApiKeysRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface ListApiKeysRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListApiKeysRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** ListApiKeysResponse is the output of ListApiKeys. */
-export interface ListApiKeysResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** RevokeApiKeyRequest is the input of RevokeApiKey. */
-export interface RevokeApiKeyRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface RevokeApiKeyRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface RevokeApiKeyRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** RevokeApiKeyResponse is the output of RevokeApiKey. */
-export interface RevokeApiKeyResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** GetCallerRequest is the input of GetCaller. */
+/** GetCallerRequest: the input of GetCaller (REST GET /api/v2/caller). */
 export interface GetCallerRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?: string | undefined;
 }
 
 export interface GetCallerRequest_ParamsEntry {
@@ -162,1335 +57,275 @@ export interface GetCallerRequest_QueryEntry {
   value: string;
 }
 
-/** GetCallerResponse is the output of GetCaller. */
+/** GetCallerResponse: the output of GetCaller. */
 export interface GetCallerResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `CallerIdentity` (typed form). Set when the request came in the typed form. */
+  callerIdentity?: CallerIdentity | undefined;
 }
 
-function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+/** CreateApiKeyRequest: the input of CreateApiKey (REST POST /api/v2/api-keys). */
+export interface CreateApiKeyRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * One of `platform_live`, `platform_test`, `organization_live`, `organization_test` in REST. Required. REST: `type`
+   * in the JSON body.
+   */
+  type?:
+    | CreateApiKeyRequest_Type
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `organizationId` in the JSON body. */
+  organizationId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  name?:
+    | string
+    | undefined;
+  /** An instant (RFC 3339 text in REST). Optional. REST: `expiresAt` in the JSON body. */
+  expiresAt?: Date | undefined;
 }
 
-export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
-  encode(message: CreateApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      CreateApiKeyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      CreateApiKeyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateApiKeyRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateApiKeyRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateApiKeyRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateApiKeyRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: CreateApiKeyRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateApiKeyRequest>): CreateApiKeyRequest {
-    return CreateApiKeyRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateApiKeyRequest>): CreateApiKeyRequest {
-    const message = createBaseCreateApiKeyRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateApiKeyRequest_ParamsEntry(): CreateApiKeyRequest_ParamsEntry {
-  return { key: "", value: "" };
+/** The values of `type`; `TYPE_UNSPECIFIED` means not given. */
+export enum CreateApiKeyRequest_Type {
+  /** TYPE_UNSPECIFIED - Not given. */
+  TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED",
+  /** TYPE_PLATFORM_LIVE - REST `platform_live`. */
+  TYPE_PLATFORM_LIVE = "TYPE_PLATFORM_LIVE",
+  /** TYPE_PLATFORM_TEST - REST `platform_test`. */
+  TYPE_PLATFORM_TEST = "TYPE_PLATFORM_TEST",
+  /** TYPE_ORGANIZATION_LIVE - REST `organization_live`. */
+  TYPE_ORGANIZATION_LIVE = "TYPE_ORGANIZATION_LIVE",
+  /** TYPE_ORGANIZATION_TEST - REST `organization_test`. */
+  TYPE_ORGANIZATION_TEST = "TYPE_ORGANIZATION_TEST",
+  UNRECOGNIZED = "UNRECOGNIZED",
 }
 
-export const CreateApiKeyRequest_ParamsEntry: MessageFns<CreateApiKeyRequest_ParamsEntry> = {
-  encode(message: CreateApiKeyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateApiKeyRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateApiKeyRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateApiKeyRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateApiKeyRequest_ParamsEntry>): CreateApiKeyRequest_ParamsEntry {
-    return CreateApiKeyRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateApiKeyRequest_ParamsEntry>): CreateApiKeyRequest_ParamsEntry {
-    const message = createBaseCreateApiKeyRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateApiKeyRequest_QueryEntry(): CreateApiKeyRequest_QueryEntry {
-  return { key: "", value: "" };
+export function createApiKeyRequest_TypeFromJSON(object: any): CreateApiKeyRequest_Type {
+  switch (object) {
+    case 0:
+    case "TYPE_UNSPECIFIED":
+      return CreateApiKeyRequest_Type.TYPE_UNSPECIFIED;
+    case 1:
+    case "TYPE_PLATFORM_LIVE":
+      return CreateApiKeyRequest_Type.TYPE_PLATFORM_LIVE;
+    case 2:
+    case "TYPE_PLATFORM_TEST":
+      return CreateApiKeyRequest_Type.TYPE_PLATFORM_TEST;
+    case 3:
+    case "TYPE_ORGANIZATION_LIVE":
+      return CreateApiKeyRequest_Type.TYPE_ORGANIZATION_LIVE;
+    case 4:
+    case "TYPE_ORGANIZATION_TEST":
+      return CreateApiKeyRequest_Type.TYPE_ORGANIZATION_TEST;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CreateApiKeyRequest_Type.UNRECOGNIZED;
+  }
 }
 
-export const CreateApiKeyRequest_QueryEntry: MessageFns<CreateApiKeyRequest_QueryEntry> = {
-  encode(message: CreateApiKeyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateApiKeyRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateApiKeyRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateApiKeyRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateApiKeyRequest_QueryEntry>): CreateApiKeyRequest_QueryEntry {
-    return CreateApiKeyRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateApiKeyRequest_QueryEntry>): CreateApiKeyRequest_QueryEntry {
-    const message = createBaseCreateApiKeyRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateApiKeyResponse(): CreateApiKeyResponse {
-  return { result: undefined, resultJson: "" };
+export function createApiKeyRequest_TypeToJSON(object: CreateApiKeyRequest_Type): string {
+  switch (object) {
+    case CreateApiKeyRequest_Type.TYPE_UNSPECIFIED:
+      return "TYPE_UNSPECIFIED";
+    case CreateApiKeyRequest_Type.TYPE_PLATFORM_LIVE:
+      return "TYPE_PLATFORM_LIVE";
+    case CreateApiKeyRequest_Type.TYPE_PLATFORM_TEST:
+      return "TYPE_PLATFORM_TEST";
+    case CreateApiKeyRequest_Type.TYPE_ORGANIZATION_LIVE:
+      return "TYPE_ORGANIZATION_LIVE";
+    case CreateApiKeyRequest_Type.TYPE_ORGANIZATION_TEST:
+      return "TYPE_ORGANIZATION_TEST";
+    case CreateApiKeyRequest_Type.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
 }
 
-export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
-  encode(message: CreateApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateApiKeyResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateApiKeyResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: CreateApiKeyResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateApiKeyResponse>): CreateApiKeyResponse {
-    return CreateApiKeyResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateApiKeyResponse>): CreateApiKeyResponse {
-    const message = createBaseCreateApiKeyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseListApiKeysRequest(): ListApiKeysRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+export function createApiKeyRequest_TypeToNumber(object: CreateApiKeyRequest_Type): number {
+  switch (object) {
+    case CreateApiKeyRequest_Type.TYPE_UNSPECIFIED:
+      return 0;
+    case CreateApiKeyRequest_Type.TYPE_PLATFORM_LIVE:
+      return 1;
+    case CreateApiKeyRequest_Type.TYPE_PLATFORM_TEST:
+      return 2;
+    case CreateApiKeyRequest_Type.TYPE_ORGANIZATION_LIVE:
+      return 3;
+    case CreateApiKeyRequest_Type.TYPE_ORGANIZATION_TEST:
+      return 4;
+    case CreateApiKeyRequest_Type.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
-export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
-  encode(message: ListApiKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      ListApiKeysRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      ListApiKeysRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListApiKeysRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListApiKeysRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListApiKeysRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListApiKeysRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ListApiKeysRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListApiKeysRequest>): ListApiKeysRequest {
-    return ListApiKeysRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListApiKeysRequest>): ListApiKeysRequest {
-    const message = createBaseListApiKeysRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseListApiKeysRequest_ParamsEntry(): ListApiKeysRequest_ParamsEntry {
-  return { key: "", value: "" };
+export interface CreateApiKeyRequest_ParamsEntry {
+  key: string;
+  value: string;
 }
 
-export const ListApiKeysRequest_ParamsEntry: MessageFns<ListApiKeysRequest_ParamsEntry> = {
-  encode(message: ListApiKeysRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListApiKeysRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListApiKeysRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListApiKeysRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListApiKeysRequest_ParamsEntry>): ListApiKeysRequest_ParamsEntry {
-    return ListApiKeysRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListApiKeysRequest_ParamsEntry>): ListApiKeysRequest_ParamsEntry {
-    const message = createBaseListApiKeysRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListApiKeysRequest_QueryEntry(): ListApiKeysRequest_QueryEntry {
-  return { key: "", value: "" };
+export interface CreateApiKeyRequest_QueryEntry {
+  key: string;
+  value: string;
 }
 
-export const ListApiKeysRequest_QueryEntry: MessageFns<ListApiKeysRequest_QueryEntry> = {
-  encode(message: ListApiKeysRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListApiKeysRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListApiKeysRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListApiKeysRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListApiKeysRequest_QueryEntry>): ListApiKeysRequest_QueryEntry {
-    return ListApiKeysRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListApiKeysRequest_QueryEntry>): ListApiKeysRequest_QueryEntry {
-    const message = createBaseListApiKeysRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListApiKeysResponse(): ListApiKeysResponse {
-  return { result: undefined, resultJson: "" };
+/** CreateApiKeyResponse: the output of CreateApiKey. */
+export interface CreateApiKeyResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `CreatedApiKey` (typed form). Set when the request came in the typed form. */
+  createdApiKey?: CreatedApiKey | undefined;
 }
 
-export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
-  encode(message: ListApiKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListApiKeysResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListApiKeysResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ListApiKeysResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListApiKeysResponse>): ListApiKeysResponse {
-    return ListApiKeysResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListApiKeysResponse>): ListApiKeysResponse {
-    const message = createBaseListApiKeysResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseRevokeApiKeyRequest(): RevokeApiKeyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+/** ListApiKeysRequest: the input of ListApiKeys (REST GET /api/v2/api-keys). */
+export interface ListApiKeysRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
-export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
-  encode(message: RevokeApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      RevokeApiKeyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      RevokeApiKeyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRevokeApiKeyRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = RevokeApiKeyRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = RevokeApiKeyRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RevokeApiKeyRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: RevokeApiKeyRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RevokeApiKeyRequest>): RevokeApiKeyRequest {
-    return RevokeApiKeyRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RevokeApiKeyRequest>): RevokeApiKeyRequest {
-    const message = createBaseRevokeApiKeyRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseRevokeApiKeyRequest_ParamsEntry(): RevokeApiKeyRequest_ParamsEntry {
-  return { key: "", value: "" };
+export interface ListApiKeysRequest_ParamsEntry {
+  key: string;
+  value: string;
 }
 
-export const RevokeApiKeyRequest_ParamsEntry: MessageFns<RevokeApiKeyRequest_ParamsEntry> = {
-  encode(message: RevokeApiKeyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRevokeApiKeyRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RevokeApiKeyRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RevokeApiKeyRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RevokeApiKeyRequest_ParamsEntry>): RevokeApiKeyRequest_ParamsEntry {
-    return RevokeApiKeyRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RevokeApiKeyRequest_ParamsEntry>): RevokeApiKeyRequest_ParamsEntry {
-    const message = createBaseRevokeApiKeyRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseRevokeApiKeyRequest_QueryEntry(): RevokeApiKeyRequest_QueryEntry {
-  return { key: "", value: "" };
+export interface ListApiKeysRequest_QueryEntry {
+  key: string;
+  value: string;
 }
 
-export const RevokeApiKeyRequest_QueryEntry: MessageFns<RevokeApiKeyRequest_QueryEntry> = {
-  encode(message: RevokeApiKeyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRevokeApiKeyRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RevokeApiKeyRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RevokeApiKeyRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RevokeApiKeyRequest_QueryEntry>): RevokeApiKeyRequest_QueryEntry {
-    return RevokeApiKeyRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RevokeApiKeyRequest_QueryEntry>): RevokeApiKeyRequest_QueryEntry {
-    const message = createBaseRevokeApiKeyRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseRevokeApiKeyResponse(): RevokeApiKeyResponse {
-  return { result: undefined, resultJson: "" };
+/** ListApiKeysResponse: the output of ListApiKeys. */
+export interface ListApiKeysResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | ApiKey[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
-  encode(message: RevokeApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
+/** RevokeApiKeyRequest: the input of RevokeApiKey (REST DELETE /api/v2/api-keys/:id). */
+export interface RevokeApiKeyRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
+}
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRevokeApiKeyResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
+export interface RevokeApiKeyRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
 
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
+export interface RevokeApiKeyRequest_QueryEntry {
+  key: string;
+  value: string;
+}
 
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RevokeApiKeyResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: RevokeApiKeyResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RevokeApiKeyResponse>): RevokeApiKeyResponse {
-    return RevokeApiKeyResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RevokeApiKeyResponse>): RevokeApiKeyResponse {
-    const message = createBaseRevokeApiKeyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
+/** RevokeApiKeyResponse: the output of RevokeApiKey. */
+export interface RevokeApiKeyResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ApiKey` (typed form). Set when the request came in the typed form. */
+  apiKey?: ApiKey | undefined;
+}
 
 function createBaseGetCallerRequest(): GetCallerRequest {
   return { params: {}, query: {}, body: undefined, bodyJson: "" };
@@ -1498,16 +333,16 @@ function createBaseGetCallerRequest(): GetCallerRequest {
 
 export const GetCallerRequest: MessageFns<GetCallerRequest> = {
   encode(message: GetCallerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetCallerRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetCallerRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
     return writer;
@@ -1533,7 +368,7 @@ export const GetCallerRequest: MessageFns<GetCallerRequest> = {
 
             const entry1 = GetCallerRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1544,7 +379,7 @@ export const GetCallerRequest: MessageFns<GetCallerRequest> = {
 
             const entry2 = GetCallerRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1638,7 +473,7 @@ export const GetCallerRequest: MessageFns<GetCallerRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
     return obj;
@@ -1844,7 +679,7 @@ export const GetCallerRequest_QueryEntry: MessageFns<GetCallerRequest_QueryEntry
 };
 
 function createBaseGetCallerResponse(): GetCallerResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", callerIdentity: undefined };
 }
 
 export const GetCallerResponse: MessageFns<GetCallerResponse> = {
@@ -1852,8 +687,11 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.callerIdentity !== undefined) {
+      CallerIdentity.encode(message.callerIdentity, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1887,6 +725,14 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.callerIdentity = CallerIdentity.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1907,6 +753,11 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      callerIdentity: isSet(object.callerIdentity)
+        ? CallerIdentity.fromJSON(object.callerIdentity)
+        : isSet(object.caller_identity)
+        ? CallerIdentity.fromJSON(object.caller_identity)
+        : undefined,
     };
   },
 
@@ -1915,8 +766,11 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.callerIdentity !== undefined) {
+      obj.callerIdentity = CallerIdentity.toJSON(message.callerIdentity);
     }
     return obj;
   },
@@ -1928,55 +782,1603 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
     const message = createBaseGetCallerResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.callerIdentity = (object.callerIdentity !== undefined && object.callerIdentity !== null)
+      ? CallerIdentity.fromPartial(object.callerIdentity)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    type: CreateApiKeyRequest_Type.TYPE_UNSPECIFIED,
+    organizationId: undefined,
+    name: "",
+    expiresAt: undefined,
+  };
+}
+
+export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
+  encode(message: CreateApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      CreateApiKeyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      CreateApiKeyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.type !== undefined && message.type !== CreateApiKeyRequest_Type.TYPE_UNSPECIFIED) {
+      writer.uint32(128).int32(createApiKeyRequest_TypeToNumber(message.type));
+    }
+    if (message.organizationId !== undefined) {
+      writer.uint32(138).string(message.organizationId);
+    }
+    if (message.name !== undefined && message.name !== "") {
+      writer.uint32(146).string(message.name);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(154).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateApiKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = CreateApiKeyRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = CreateApiKeyRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.type = createApiKeyRequest_TypeFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateApiKeyRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      type: isSet(object.type)
+        ? createApiKeyRequest_TypeFromJSON(object.type)
+        : CreateApiKeyRequest_Type.TYPE_UNSPECIFIED,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateApiKeyRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.type !== undefined && message.type !== CreateApiKeyRequest_Type.TYPE_UNSPECIFIED) {
+      obj.type = createApiKeyRequest_TypeToJSON(message.type);
+    }
+    if (message.organizationId !== undefined) {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.name !== undefined && message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateApiKeyRequest>): CreateApiKeyRequest {
+    return CreateApiKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateApiKeyRequest>): CreateApiKeyRequest {
+    const message = createBaseCreateApiKeyRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.type = object.type ?? CreateApiKeyRequest_Type.TYPE_UNSPECIFIED;
+    message.organizationId = object.organizationId ?? undefined;
+    message.name = object.name ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateApiKeyRequest_ParamsEntry(): CreateApiKeyRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const CreateApiKeyRequest_ParamsEntry: MessageFns<CreateApiKeyRequest_ParamsEntry> = {
+  encode(message: CreateApiKeyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateApiKeyRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateApiKeyRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: CreateApiKeyRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateApiKeyRequest_ParamsEntry>): CreateApiKeyRequest_ParamsEntry {
+    return CreateApiKeyRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateApiKeyRequest_ParamsEntry>): CreateApiKeyRequest_ParamsEntry {
+    const message = createBaseCreateApiKeyRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateApiKeyRequest_QueryEntry(): CreateApiKeyRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const CreateApiKeyRequest_QueryEntry: MessageFns<CreateApiKeyRequest_QueryEntry> = {
+  encode(message: CreateApiKeyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateApiKeyRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateApiKeyRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: CreateApiKeyRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateApiKeyRequest_QueryEntry>): CreateApiKeyRequest_QueryEntry {
+    return CreateApiKeyRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateApiKeyRequest_QueryEntry>): CreateApiKeyRequest_QueryEntry {
+    const message = createBaseCreateApiKeyRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateApiKeyResponse(): CreateApiKeyResponse {
+  return { result: undefined, resultJson: "", createdApiKey: undefined };
+}
+
+export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
+  encode(message: CreateApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.createdApiKey !== undefined) {
+      CreatedApiKey.encode(message.createdApiKey, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateApiKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.createdApiKey = CreatedApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateApiKeyResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      createdApiKey: isSet(object.createdApiKey)
+        ? CreatedApiKey.fromJSON(object.createdApiKey)
+        : isSet(object.created_api_key)
+        ? CreatedApiKey.fromJSON(object.created_api_key)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateApiKeyResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.createdApiKey !== undefined) {
+      obj.createdApiKey = CreatedApiKey.toJSON(message.createdApiKey);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateApiKeyResponse>): CreateApiKeyResponse {
+    return CreateApiKeyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateApiKeyResponse>): CreateApiKeyResponse {
+    const message = createBaseCreateApiKeyResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.createdApiKey = (object.createdApiKey !== undefined && object.createdApiKey !== null)
+      ? CreatedApiKey.fromPartial(object.createdApiKey)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListApiKeysRequest(): ListApiKeysRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "", limit: undefined, cursor: undefined };
+}
+
+export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
+  encode(message: ListApiKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      ListApiKeysRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      ListApiKeysRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(130).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(138).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApiKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = ListApiKeysRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = ListApiKeysRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListApiKeysRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListApiKeysRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListApiKeysRequest>): ListApiKeysRequest {
+    return ListApiKeysRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListApiKeysRequest>): ListApiKeysRequest {
+    const message = createBaseListApiKeysRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListApiKeysRequest_ParamsEntry(): ListApiKeysRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const ListApiKeysRequest_ParamsEntry: MessageFns<ListApiKeysRequest_ParamsEntry> = {
+  encode(message: ListApiKeysRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApiKeysRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListApiKeysRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListApiKeysRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListApiKeysRequest_ParamsEntry>): ListApiKeysRequest_ParamsEntry {
+    return ListApiKeysRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListApiKeysRequest_ParamsEntry>): ListApiKeysRequest_ParamsEntry {
+    const message = createBaseListApiKeysRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListApiKeysRequest_QueryEntry(): ListApiKeysRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const ListApiKeysRequest_QueryEntry: MessageFns<ListApiKeysRequest_QueryEntry> = {
+  encode(message: ListApiKeysRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApiKeysRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListApiKeysRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListApiKeysRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListApiKeysRequest_QueryEntry>): ListApiKeysRequest_QueryEntry {
+    return ListApiKeysRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListApiKeysRequest_QueryEntry>): ListApiKeysRequest_QueryEntry {
+    const message = createBaseListApiKeysRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListApiKeysResponse(): ListApiKeysResponse {
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+}
+
+export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
+  encode(message: ListApiKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        ApiKey.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApiKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = ApiKey.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListApiKeysResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ApiKey.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
+    };
+  },
+
+  toJSON(message: ListApiKeysResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => ApiKey.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListApiKeysResponse>): ListApiKeysResponse {
+    return ListApiKeysResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListApiKeysResponse>): ListApiKeysResponse {
+    const message = createBaseListApiKeysResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => ApiKey.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRevokeApiKeyRequest(): RevokeApiKeyRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+}
+
+export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
+  encode(message: RevokeApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      RevokeApiKeyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      RevokeApiKeyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeApiKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = RevokeApiKeyRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = RevokeApiKeyRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeApiKeyRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: RevokeApiKeyRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeApiKeyRequest>): RevokeApiKeyRequest {
+    return RevokeApiKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeApiKeyRequest>): RevokeApiKeyRequest {
+    const message = createBaseRevokeApiKeyRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeApiKeyRequest_ParamsEntry(): RevokeApiKeyRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const RevokeApiKeyRequest_ParamsEntry: MessageFns<RevokeApiKeyRequest_ParamsEntry> = {
+  encode(message: RevokeApiKeyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeApiKeyRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeApiKeyRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: RevokeApiKeyRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeApiKeyRequest_ParamsEntry>): RevokeApiKeyRequest_ParamsEntry {
+    return RevokeApiKeyRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeApiKeyRequest_ParamsEntry>): RevokeApiKeyRequest_ParamsEntry {
+    const message = createBaseRevokeApiKeyRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeApiKeyRequest_QueryEntry(): RevokeApiKeyRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const RevokeApiKeyRequest_QueryEntry: MessageFns<RevokeApiKeyRequest_QueryEntry> = {
+  encode(message: RevokeApiKeyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeApiKeyRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeApiKeyRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: RevokeApiKeyRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeApiKeyRequest_QueryEntry>): RevokeApiKeyRequest_QueryEntry {
+    return RevokeApiKeyRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeApiKeyRequest_QueryEntry>): RevokeApiKeyRequest_QueryEntry {
+    const message = createBaseRevokeApiKeyRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeApiKeyResponse(): RevokeApiKeyResponse {
+  return { result: undefined, resultJson: "", apiKey: undefined };
+}
+
+export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
+  encode(message: RevokeApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.apiKey !== undefined) {
+      ApiKey.encode(message.apiKey, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeApiKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.apiKey = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeApiKeyResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      apiKey: isSet(object.apiKey)
+        ? ApiKey.fromJSON(object.apiKey)
+        : isSet(object.api_key)
+        ? ApiKey.fromJSON(object.api_key)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RevokeApiKeyResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.apiKey !== undefined) {
+      obj.apiKey = ApiKey.toJSON(message.apiKey);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeApiKeyResponse>): RevokeApiKeyResponse {
+    return RevokeApiKeyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeApiKeyResponse>): RevokeApiKeyResponse {
+    const message = createBaseRevokeApiKeyResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.apiKey = (object.apiKey !== undefined && object.apiKey !== null)
+      ? ApiKey.fromPartial(object.apiKey)
+      : undefined;
     return message;
   },
 };
 
 /**
- * ApiKeyService: API keys of a platform account.
+ * ApiKeyService: API keys of a platform account, and who the calling key is.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type ApiKeyServiceService = typeof ApiKeyServiceService;
 export const ApiKeyServiceService = {
-  /** CreateApiKey performs the CreateApiKey operation. */
-  createApiKey: {
-    path: "/scheduling.v1.ApiKeyService/CreateApiKey" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: CreateApiKeyRequest): Buffer => Buffer.from(CreateApiKeyRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CreateApiKeyRequest => CreateApiKeyRequest.decode(value),
-    responseSerialize: (value: CreateApiKeyResponse): Buffer =>
-      Buffer.from(CreateApiKeyResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CreateApiKeyResponse => CreateApiKeyResponse.decode(value),
-  },
-  /** ListApiKeys performs the ListApiKeys operation. */
-  listApiKeys: {
-    path: "/scheduling.v1.ApiKeyService/ListApiKeys" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ListApiKeysRequest): Buffer => Buffer.from(ListApiKeysRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListApiKeysRequest => ListApiKeysRequest.decode(value),
-    responseSerialize: (value: ListApiKeysResponse): Buffer => Buffer.from(ListApiKeysResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListApiKeysResponse => ListApiKeysResponse.decode(value),
-  },
-  /** RevokeApiKey performs the RevokeApiKey operation. */
-  revokeApiKey: {
-    path: "/scheduling.v1.ApiKeyService/RevokeApiKey" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RevokeApiKeyRequest): Buffer => Buffer.from(RevokeApiKeyRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RevokeApiKeyRequest => RevokeApiKeyRequest.decode(value),
-    responseSerialize: (value: RevokeApiKeyResponse): Buffer =>
-      Buffer.from(RevokeApiKeyResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RevokeApiKeyResponse => RevokeApiKeyResponse.decode(value),
-  },
   /**
-   * GetCaller: Who the call's credentials are: `{keyId, keyType, mode, platformId, organizationId, defaultOrganizationId,
-   * organization}`. `organizationId` is null for a platform key sent without `service-organization-id`; any key may call it.
-   * Errors: UNAUTHENTICATED `UNAUTHENTICATED`; PERMISSION_DENIED `FORBIDDEN` (an organization header of another platform).
+   * GetCaller: Who the credentials are: key, type, mode, platform, and the organization the call acts in (null for a
+   * platform key without Service-Organization-Id). Any key. Tells which key is calling, its type and mode, and which
+   * organization the call acts in; useful to check a key and a Service-Organization-Id header before other calls. Any
+   * API key. Errors: the common ones. REST: GET /api/v2/caller.
    */
   getCaller: {
     path: "/scheduling.v1.ApiKeyService/GetCaller" as const,
@@ -1987,76 +2389,90 @@ export const ApiKeyServiceService = {
     responseSerialize: (value: GetCallerResponse): Buffer => Buffer.from(GetCallerResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCallerResponse => GetCallerResponse.decode(value),
   },
+  /**
+   * CreateApiKey: Create an API key; the secret is shown once. Creates a key of the caller's platform and answers it
+   * once with its secret (`key`); only a hash is stored. A platform key type belongs to the platform's default
+   * organization; an organization key to `organizationId` (default: the organization the call acts in). Platform keys
+   * only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `ORGANIZATION_NOT_FOUND`. REST: POST
+   * /api/v2/api-keys.
+   */
+  createApiKey: {
+    path: "/scheduling.v1.ApiKeyService/CreateApiKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateApiKeyRequest): Buffer => Buffer.from(CreateApiKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateApiKeyRequest => CreateApiKeyRequest.decode(value),
+    responseSerialize: (value: CreateApiKeyResponse): Buffer =>
+      Buffer.from(CreateApiKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateApiKeyResponse => CreateApiKeyResponse.decode(value),
+  },
+  /**
+   * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
+   * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
+   * beyond the common ones: `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   */
+  listApiKeys: {
+    path: "/scheduling.v1.ApiKeyService/ListApiKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListApiKeysRequest): Buffer => Buffer.from(ListApiKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListApiKeysRequest => ListApiKeysRequest.decode(value),
+    responseSerialize: (value: ListApiKeysResponse): Buffer => Buffer.from(ListApiKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListApiKeysResponse => ListApiKeysResponse.decode(value),
+  },
+  /**
+   * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
+   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`,
+   * `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   */
+  revokeApiKey: {
+    path: "/scheduling.v1.ApiKeyService/RevokeApiKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeApiKeyRequest): Buffer => Buffer.from(RevokeApiKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeApiKeyRequest => RevokeApiKeyRequest.decode(value),
+    responseSerialize: (value: RevokeApiKeyResponse): Buffer =>
+      Buffer.from(RevokeApiKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeApiKeyResponse => RevokeApiKeyResponse.decode(value),
+  },
 } as const;
 
 export interface ApiKeyServiceServer extends UntypedServiceImplementation {
-  /** CreateApiKey performs the CreateApiKey operation. */
-  createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
-  /** ListApiKeys performs the ListApiKeys operation. */
-  listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
-  /** RevokeApiKey performs the RevokeApiKey operation. */
-  revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
   /**
-   * GetCaller: Who the call's credentials are: `{keyId, keyType, mode, platformId, organizationId, defaultOrganizationId,
-   * organization}`. `organizationId` is null for a platform key sent without `service-organization-id`; any key may call it.
-   * Errors: UNAUTHENTICATED `UNAUTHENTICATED`; PERMISSION_DENIED `FORBIDDEN` (an organization header of another platform).
+   * GetCaller: Who the credentials are: key, type, mode, platform, and the organization the call acts in (null for a
+   * platform key without Service-Organization-Id). Any key. Tells which key is calling, its type and mode, and which
+   * organization the call acts in; useful to check a key and a Service-Organization-Id header before other calls. Any
+   * API key. Errors: the common ones. REST: GET /api/v2/caller.
    */
   getCaller: handleUnaryCall<GetCallerRequest, GetCallerResponse>;
+  /**
+   * CreateApiKey: Create an API key; the secret is shown once. Creates a key of the caller's platform and answers it
+   * once with its secret (`key`); only a hash is stored. A platform key type belongs to the platform's default
+   * organization; an organization key to `organizationId` (default: the organization the call acts in). Platform keys
+   * only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `ORGANIZATION_NOT_FOUND`. REST: POST
+   * /api/v2/api-keys.
+   */
+  createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
+  /**
+   * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
+   * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
+   * beyond the common ones: `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   */
+  listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
+  /**
+   * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
+   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`,
+   * `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   */
+  revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
 }
 
 export interface ApiKeyServiceClient extends Client {
-  /** CreateApiKey performs the CreateApiKey operation. */
-  createApiKey(
-    request: CreateApiKeyRequest,
-    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
-  ): ClientUnaryCall;
-  createApiKey(
-    request: CreateApiKeyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
-  ): ClientUnaryCall;
-  createApiKey(
-    request: CreateApiKeyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
-  ): ClientUnaryCall;
-  /** ListApiKeys performs the ListApiKeys operation. */
-  listApiKeys(
-    request: ListApiKeysRequest,
-    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
-  ): ClientUnaryCall;
-  listApiKeys(
-    request: ListApiKeysRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
-  ): ClientUnaryCall;
-  listApiKeys(
-    request: ListApiKeysRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
-  ): ClientUnaryCall;
-  /** RevokeApiKey performs the RevokeApiKey operation. */
-  revokeApiKey(
-    request: RevokeApiKeyRequest,
-    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
-  ): ClientUnaryCall;
-  revokeApiKey(
-    request: RevokeApiKeyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
-  ): ClientUnaryCall;
-  revokeApiKey(
-    request: RevokeApiKeyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
-  ): ClientUnaryCall;
   /**
-   * GetCaller: Who the call's credentials are: `{keyId, keyType, mode, platformId, organizationId, defaultOrganizationId,
-   * organization}`. `organizationId` is null for a platform key sent without `service-organization-id`; any key may call it.
-   * Errors: UNAUTHENTICATED `UNAUTHENTICATED`; PERMISSION_DENIED `FORBIDDEN` (an organization header of another platform).
+   * GetCaller: Who the credentials are: key, type, mode, platform, and the organization the call acts in (null for a
+   * platform key without Service-Organization-Id). Any key. Tells which key is calling, its type and mode, and which
+   * organization the call acts in; useful to check a key and a Service-Organization-Id header before other calls. Any
+   * API key. Errors: the common ones. REST: GET /api/v2/caller.
    */
   getCaller(
     request: GetCallerRequest,
@@ -2072,6 +2488,68 @@ export interface ApiKeyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCallerResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateApiKey: Create an API key; the secret is shown once. Creates a key of the caller's platform and answers it
+   * once with its secret (`key`); only a hash is stored. A platform key type belongs to the platform's default
+   * organization; an organization key to `organizationId` (default: the organization the call acts in). Platform keys
+   * only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `ORGANIZATION_NOT_FOUND`. REST: POST
+   * /api/v2/api-keys.
+   */
+  createApiKey(
+    request: CreateApiKeyRequest,
+    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  createApiKey(
+    request: CreateApiKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  createApiKey(
+    request: CreateApiKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
+   * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
+   * beyond the common ones: `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   */
+  listApiKeys(
+    request: ListApiKeysRequest,
+    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  listApiKeys(
+    request: ListApiKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  listApiKeys(
+    request: ListApiKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
+   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`,
+   * `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   */
+  revokeApiKey(
+    request: RevokeApiKeyRequest,
+    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  revokeApiKey(
+    request: RevokeApiKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  revokeApiKey(
+    request: RevokeApiKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -2092,6 +2570,39 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

@@ -19,26 +19,51 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import { AuditChainVerification, AuditEvent } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/audit_service.proto";
 
-/** ListAuditEventsRequest is the input of ListAuditEvents. */
+/** ListAuditEventsRequest: the input of ListAuditEvents (REST GET /api/v2/audit-events). */
 export interface ListAuditEventsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `action` in the query string. */
+  action?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `resource_type` in the query string. */
+  resourceType?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `resource_id` in the query string. */
+  resourceId?:
+    | string
+    | undefined;
+  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListAuditEventsRequest_ParamsEntry {
@@ -51,31 +76,62 @@ export interface ListAuditEventsRequest_QueryEntry {
   value: string;
 }
 
-/** ListAuditEventsResponse is the output of ListAuditEvents. */
+/** ListAuditEventsResponse: the output of ListAuditEvents. */
 export interface ListAuditEventsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | AuditEvent[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-/** VerifyAuditChainRequest is the input of VerifyAuditChain. */
+/** VerifyAuditChainRequest: the input of VerifyAuditChain (REST GET /api/v2/audit-events/verification). */
 export interface VerifyAuditChainRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * How many of the latest chain links (and of the latest events, for unlinked ones) to verify; default 10,000, at
+   * most 50,000. `npm run audit:verify` checks whole chains. Matches `^\d+$`. Optional. REST: `limit` in the query
+   * string.
+   */
+  limit?: string | undefined;
 }
 
 export interface VerifyAuditChainRequest_ParamsEntry {
@@ -88,33 +144,62 @@ export interface VerifyAuditChainRequest_QueryEntry {
   value: string;
 }
 
-/** VerifyAuditChainResponse is the output of VerifyAuditChain. */
+/** VerifyAuditChainResponse: the output of VerifyAuditChain. */
 export interface VerifyAuditChainResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `AuditChainVerification` (typed form). Set when the request came in the typed form. */
+  auditChainVerification?: AuditChainVerification | undefined;
 }
 
 function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    action: undefined,
+    resourceType: undefined,
+    resourceId: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
   encode(message: ListAuditEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListAuditEventsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListAuditEventsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.action !== undefined) {
+      writer.uint32(130).string(message.action);
+    }
+    if (message.resourceType !== undefined) {
+      writer.uint32(138).string(message.resourceType);
+    }
+    if (message.resourceId !== undefined) {
+      writer.uint32(146).string(message.resourceId);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(154).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(162).string(message.cursor);
     }
     return writer;
   },
@@ -139,7 +224,7 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
 
             const entry1 = ListAuditEventsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -150,7 +235,7 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
 
             const entry2 = ListAuditEventsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -168,6 +253,46 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.resourceType = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.resourceId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -218,6 +343,19 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : undefined,
+      resourceType: isSet(object.resourceType)
+        ? globalThis.String(object.resourceType)
+        : isSet(object.resource_type)
+        ? globalThis.String(object.resource_type)
+        : undefined,
+      resourceId: isSet(object.resourceId)
+        ? globalThis.String(object.resourceId)
+        : isSet(object.resource_id)
+        ? globalThis.String(object.resource_id)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -244,8 +382,23 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.action !== undefined) {
+      obj.action = message.action;
+    }
+    if (message.resourceType !== undefined) {
+      obj.resourceType = message.resourceType;
+    }
+    if (message.resourceId !== undefined) {
+      obj.resourceId = message.resourceId;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -275,6 +428,11 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.action = object.action ?? undefined;
+    message.resourceType = object.resourceType ?? undefined;
+    message.resourceId = object.resourceId ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -450,7 +608,7 @@ export const ListAuditEventsRequest_QueryEntry: MessageFns<ListAuditEventsReques
 };
 
 function createBaseListAuditEventsResponse(): ListAuditEventsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
@@ -458,8 +616,22 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        AuditEvent.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -493,6 +665,41 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = AuditEvent.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -513,6 +720,18 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => AuditEvent.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -521,8 +740,20 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => AuditEvent.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -534,27 +765,34 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     const message = createBaseListAuditEventsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => AuditEvent.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
 
 function createBaseVerifyAuditChainRequest(): VerifyAuditChainRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", limit: undefined };
 }
 
 export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
   encode(message: VerifyAuditChainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       VerifyAuditChainRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       VerifyAuditChainRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(130).string(message.limit);
     }
     return writer;
   },
@@ -579,7 +817,7 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
 
             const entry1 = VerifyAuditChainRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -590,7 +828,7 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
 
             const entry2 = VerifyAuditChainRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -608,6 +846,14 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.limit = reader.string();
             continue;
           }
         }
@@ -658,6 +904,7 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
     };
   },
 
@@ -684,8 +931,11 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
     }
     return obj;
   },
@@ -715,6 +965,7 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.limit = object.limit ?? undefined;
     return message;
   },
 };
@@ -890,7 +1141,7 @@ export const VerifyAuditChainRequest_QueryEntry: MessageFns<VerifyAuditChainRequ
 };
 
 function createBaseVerifyAuditChainResponse(): VerifyAuditChainResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", auditChainVerification: undefined };
 }
 
 export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
@@ -898,8 +1149,11 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.auditChainVerification !== undefined) {
+      AuditChainVerification.encode(message.auditChainVerification, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -933,6 +1187,14 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.auditChainVerification = AuditChainVerification.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -953,6 +1215,11 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      auditChainVerification: isSet(object.auditChainVerification)
+        ? AuditChainVerification.fromJSON(object.auditChainVerification)
+        : isSet(object.audit_chain_verification)
+        ? AuditChainVerification.fromJSON(object.audit_chain_verification)
+        : undefined,
     };
   },
 
@@ -961,8 +1228,11 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.auditChainVerification !== undefined) {
+      obj.auditChainVerification = AuditChainVerification.toJSON(message.auditChainVerification);
     }
     return obj;
   },
@@ -974,20 +1244,32 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
     const message = createBaseVerifyAuditChainResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.auditChainVerification =
+      (object.auditChainVerification !== undefined && object.auditChainVerification !== null)
+        ? AuditChainVerification.fromPartial(object.auditChainVerification)
+        : undefined;
     return message;
   },
 };
 
 /**
- * AuditService: The immutable audit log.
+ * AuditService: The immutable audit log and its hash-chain verification.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type AuditServiceService = typeof AuditServiceService;
 export const AuditServiceService = {
-  /** ListAuditEvents performs the ListAuditEvents operation. */
+  /**
+   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events,
+   * filtered by action, resource type or resource id; cursor pagination. Errors: the common ones. REST: GET
+   * /api/v2/audit-events.
+   */
   listAuditEvents: {
     path: "/scheduling.v1.AuditService/ListAuditEvents" as const,
     requestStream: false as const,
@@ -1000,10 +1282,10 @@ export const AuditServiceService = {
     responseDeserialize: (value: Buffer): ListAuditEventsResponse => ListAuditEventsResponse.decode(value),
   },
   /**
-   * VerifyAuditChain: Verifies the latest links of the organization's audit hash chain (query `limit`, default 10000,
-   * at most 50000) and the organization's latest events that are not linked: `{status, checked, linked, pending, breaks,
-   * fromPosition, toPosition, complete, verifiedAt}`.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `limit`).
+   * VerifyAuditChain: Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most
+   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet. `broken` lists
+   * each break. Recomputes the organization's audit hash chain and reports breaks, for tamper checks. Errors: the
+   * common ones. REST: GET /api/v2/audit-events/verification.
    */
   verifyAuditChain: {
     path: "/scheduling.v1.AuditService/VerifyAuditChain" as const,
@@ -1019,19 +1301,27 @@ export const AuditServiceService = {
 } as const;
 
 export interface AuditServiceServer extends UntypedServiceImplementation {
-  /** ListAuditEvents performs the ListAuditEvents operation. */
+  /**
+   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events,
+   * filtered by action, resource type or resource id; cursor pagination. Errors: the common ones. REST: GET
+   * /api/v2/audit-events.
+   */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
   /**
-   * VerifyAuditChain: Verifies the latest links of the organization's audit hash chain (query `limit`, default 10000,
-   * at most 50000) and the organization's latest events that are not linked: `{status, checked, linked, pending, breaks,
-   * fromPosition, toPosition, complete, verifiedAt}`.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `limit`).
+   * VerifyAuditChain: Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most
+   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet. `broken` lists
+   * each break. Recomputes the organization's audit hash chain and reports breaks, for tamper checks. Errors: the
+   * common ones. REST: GET /api/v2/audit-events/verification.
    */
   verifyAuditChain: handleUnaryCall<VerifyAuditChainRequest, VerifyAuditChainResponse>;
 }
 
 export interface AuditServiceClient extends Client {
-  /** ListAuditEvents performs the ListAuditEvents operation. */
+  /**
+   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events,
+   * filtered by action, resource type or resource id; cursor pagination. Errors: the common ones. REST: GET
+   * /api/v2/audit-events.
+   */
   listAuditEvents(
     request: ListAuditEventsRequest,
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
@@ -1048,10 +1338,10 @@ export interface AuditServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * VerifyAuditChain: Verifies the latest links of the organization's audit hash chain (query `limit`, default 10000,
-   * at most 50000) and the organization's latest events that are not linked: `{status, checked, linked, pending, breaks,
-   * fromPosition, toPosition, complete, verifiedAt}`.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `limit`).
+   * VerifyAuditChain: Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most
+   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet. `broken` lists
+   * each break. Recomputes the organization's audit hash chain and reports breaks, for tamper checks. Errors: the
+   * common ones. REST: GET /api/v2/audit-events/verification.
    */
   verifyAuditChain(
     request: VerifyAuditChainRequest,
@@ -1087,6 +1377,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

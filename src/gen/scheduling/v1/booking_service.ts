@@ -19,26 +19,143 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import {
+  BookingsV1Page,
+  BookingV1Cancelled,
+  BookingV1ConfirmResult,
+  BookingV1Created,
+  BookingV1Detail,
+  BookingV1Rescheduled,
+  BookingV2,
+  SlotsV1Page,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/booking_service.proto";
 
-/** ListBookingsRequest is the input of ListBookings. */
+/** ListBookingsRequest: the input of ListBookings (REST GET /api/v2/bookings). */
 export interface ListBookingsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. Optional. REST: `status` in the
+   * query string.
+   */
+  status?:
+    | ListBookingsRequest_Status
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  providerId?:
+    | string
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListBookingsRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_PENDING - REST `pending`. */
+  STATUS_PENDING = "STATUS_PENDING",
+  /** STATUS_CONFIRMED - REST `confirmed`. */
+  STATUS_CONFIRMED = "STATUS_CONFIRMED",
+  /** STATUS_CANCELLED - REST `cancelled`. */
+  STATUS_CANCELLED = "STATUS_CANCELLED",
+  /** STATUS_COMPLETED - REST `completed`. */
+  STATUS_COMPLETED = "STATUS_COMPLETED",
+  /** STATUS_RESCHEDULED - REST `rescheduled`. */
+  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listBookingsRequest_StatusFromJSON(object: any): ListBookingsRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListBookingsRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_PENDING":
+      return ListBookingsRequest_Status.STATUS_PENDING;
+    case 2:
+    case "STATUS_CONFIRMED":
+      return ListBookingsRequest_Status.STATUS_CONFIRMED;
+    case 3:
+    case "STATUS_CANCELLED":
+      return ListBookingsRequest_Status.STATUS_CANCELLED;
+    case 4:
+    case "STATUS_COMPLETED":
+      return ListBookingsRequest_Status.STATUS_COMPLETED;
+    case 5:
+    case "STATUS_RESCHEDULED":
+      return ListBookingsRequest_Status.STATUS_RESCHEDULED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListBookingsRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function listBookingsRequest_StatusToJSON(object: ListBookingsRequest_Status): string {
+  switch (object) {
+    case ListBookingsRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListBookingsRequest_Status.STATUS_PENDING:
+      return "STATUS_PENDING";
+    case ListBookingsRequest_Status.STATUS_CONFIRMED:
+      return "STATUS_CONFIRMED";
+    case ListBookingsRequest_Status.STATUS_CANCELLED:
+      return "STATUS_CANCELLED";
+    case ListBookingsRequest_Status.STATUS_COMPLETED:
+      return "STATUS_COMPLETED";
+    case ListBookingsRequest_Status.STATUS_RESCHEDULED:
+      return "STATUS_RESCHEDULED";
+    case ListBookingsRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listBookingsRequest_StatusToNumber(object: ListBookingsRequest_Status): number {
+  switch (object) {
+    case ListBookingsRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListBookingsRequest_Status.STATUS_PENDING:
+      return 1;
+    case ListBookingsRequest_Status.STATUS_CONFIRMED:
+      return 2;
+    case ListBookingsRequest_Status.STATUS_CANCELLED:
+      return 3;
+    case ListBookingsRequest_Status.STATUS_COMPLETED:
+      return 4;
+    case ListBookingsRequest_Status.STATUS_RESCHEDULED:
+      return 5;
+    case ListBookingsRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface ListBookingsRequest_ParamsEntry {
@@ -51,31 +168,58 @@ export interface ListBookingsRequest_QueryEntry {
   value: string;
 }
 
-/** ListBookingsResponse is the output of ListBookings. */
+/** ListBookingsResponse: the output of ListBookings. */
 export interface ListBookingsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | BookingV2[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-/** GetBookingRequest is the input of GetBooking. */
+/** GetBookingRequest: the input of GetBooking (REST GET /api/v2/bookings/:id). */
 export interface GetBookingRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetBookingRequest_ParamsEntry {
@@ -88,31 +232,54 @@ export interface GetBookingRequest_QueryEntry {
   value: string;
 }
 
-/** GetBookingResponse is the output of GetBooking. */
+/** GetBookingResponse: the output of GetBooking. */
 export interface GetBookingResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `BookingV2` (typed form). Set when the request came in the typed form. */
+  bookingV2?: BookingV2 | undefined;
 }
 
-/** ListSlotsV1Request is the input of ListSlotsV1. */
+/** ListSlotsV1Request: the input of ListSlotsV1 (REST GET /api/v1/slots). */
 export interface ListSlotsV1Request {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `providerId` in the query string. */
+  providerId?:
+    | string
+    | undefined;
+  /** The service (event type) id. Text of 1 to 200 characters. Required. REST: `eventTypeId` in the query string. */
+  eventTypeId?:
+    | string
+    | undefined;
+  /**
+   * Local date in the provider's schedule timezone, YYYY-MM-DD. A calendar date, YYYY-MM-DD. Required. REST: `date`
+   * in the query string.
+   */
+  date?: string | undefined;
 }
 
 export interface ListSlotsV1Request_ParamsEntry {
@@ -125,31 +292,73 @@ export interface ListSlotsV1Request_QueryEntry {
   value: string;
 }
 
-/** ListSlotsV1Response is the output of ListSlotsV1. */
+/** ListSlotsV1Response: the output of ListSlotsV1. */
 export interface ListSlotsV1Response {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `SlotsV1Page` (typed form). Set when the request came in the typed form. */
+  slotsV1Page?: SlotsV1Page | undefined;
 }
 
-/** CreateBookingV1Request is the input of CreateBookingV1. */
+/** CreateBookingV1Request: the input of CreateBookingV1 (REST POST /api/v1/bookings). */
 export interface CreateBookingV1Request {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  serviceId?:
+    | string
+    | undefined;
+  /** Text of at most 1024 characters. Required. REST: `slotId` in the JSON body. */
+  slotId?:
+    | string
+    | undefined;
+  /** Required. REST: `attendee` in the JSON body. */
+  attendee?:
+    | CreateBookingV1Request_Attendee
+    | undefined;
+  /** Text of at most 5000 characters. Optional. REST: `notes` in the JSON body. */
+  notes?: string | undefined;
+}
+
+/** The `attendee` object. */
+export interface CreateBookingV1Request_Attendee {
+  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  name?:
+    | string
+    | undefined;
+  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  email?:
+    | string
+    | undefined;
+  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  timezone?: string | undefined;
 }
 
 export interface CreateBookingV1Request_ParamsEntry {
@@ -162,31 +371,138 @@ export interface CreateBookingV1Request_QueryEntry {
   value: string;
 }
 
-/** CreateBookingV1Response is the output of CreateBookingV1. */
+/** CreateBookingV1Response: the output of CreateBookingV1. */
 export interface CreateBookingV1Response {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `BookingV1Created` (typed form). Set when the request came in the typed form. */
+  bookingV1Created?: BookingV1Created | undefined;
 }
 
-/** ListBookingsV1Request is the input of ListBookingsV1. */
+/** ListBookingsV1Request: the input of ListBookingsV1 (REST GET /api/v1/bookings). */
 export interface ListBookingsV1Request {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Page number, default 1. Matches `^\d+$`. Optional. REST: `page` in the query string. */
+  page?:
+    | string
+    | undefined;
+  /** Page size, default 20, at most 100. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /**
+   * One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. Optional. REST: `status` in the
+   * query string.
+   */
+  status?: ListBookingsV1Request_Status | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListBookingsV1Request_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_PENDING - REST `pending`. */
+  STATUS_PENDING = "STATUS_PENDING",
+  /** STATUS_CONFIRMED - REST `confirmed`. */
+  STATUS_CONFIRMED = "STATUS_CONFIRMED",
+  /** STATUS_CANCELLED - REST `cancelled`. */
+  STATUS_CANCELLED = "STATUS_CANCELLED",
+  /** STATUS_COMPLETED - REST `completed`. */
+  STATUS_COMPLETED = "STATUS_COMPLETED",
+  /** STATUS_RESCHEDULED - REST `rescheduled`. */
+  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listBookingsV1Request_StatusFromJSON(object: any): ListBookingsV1Request_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListBookingsV1Request_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_PENDING":
+      return ListBookingsV1Request_Status.STATUS_PENDING;
+    case 2:
+    case "STATUS_CONFIRMED":
+      return ListBookingsV1Request_Status.STATUS_CONFIRMED;
+    case 3:
+    case "STATUS_CANCELLED":
+      return ListBookingsV1Request_Status.STATUS_CANCELLED;
+    case 4:
+    case "STATUS_COMPLETED":
+      return ListBookingsV1Request_Status.STATUS_COMPLETED;
+    case 5:
+    case "STATUS_RESCHEDULED":
+      return ListBookingsV1Request_Status.STATUS_RESCHEDULED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListBookingsV1Request_Status.UNRECOGNIZED;
+  }
+}
+
+export function listBookingsV1Request_StatusToJSON(object: ListBookingsV1Request_Status): string {
+  switch (object) {
+    case ListBookingsV1Request_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListBookingsV1Request_Status.STATUS_PENDING:
+      return "STATUS_PENDING";
+    case ListBookingsV1Request_Status.STATUS_CONFIRMED:
+      return "STATUS_CONFIRMED";
+    case ListBookingsV1Request_Status.STATUS_CANCELLED:
+      return "STATUS_CANCELLED";
+    case ListBookingsV1Request_Status.STATUS_COMPLETED:
+      return "STATUS_COMPLETED";
+    case ListBookingsV1Request_Status.STATUS_RESCHEDULED:
+      return "STATUS_RESCHEDULED";
+    case ListBookingsV1Request_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listBookingsV1Request_StatusToNumber(object: ListBookingsV1Request_Status): number {
+  switch (object) {
+    case ListBookingsV1Request_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListBookingsV1Request_Status.STATUS_PENDING:
+      return 1;
+    case ListBookingsV1Request_Status.STATUS_CONFIRMED:
+      return 2;
+    case ListBookingsV1Request_Status.STATUS_CANCELLED:
+      return 3;
+    case ListBookingsV1Request_Status.STATUS_COMPLETED:
+      return 4;
+    case ListBookingsV1Request_Status.STATUS_RESCHEDULED:
+      return 5;
+    case ListBookingsV1Request_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface ListBookingsV1Request_ParamsEntry {
@@ -199,31 +515,43 @@ export interface ListBookingsV1Request_QueryEntry {
   value: string;
 }
 
-/** ListBookingsV1Response is the output of ListBookingsV1. */
+/** ListBookingsV1Response: the output of ListBookingsV1. */
 export interface ListBookingsV1Response {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `BookingsV1Page` (typed form). Set when the request came in the typed form. */
+  bookingsV1Page?: BookingsV1Page | undefined;
 }
 
-/** GetBookingV1Request is the input of GetBookingV1. */
+/** GetBookingV1Request: the input of GetBookingV1 (REST GET /api/v1/bookings/:id). */
 export interface GetBookingV1Request {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetBookingV1Request_ParamsEntry {
@@ -236,105 +564,47 @@ export interface GetBookingV1Request_QueryEntry {
   value: string;
 }
 
-/** GetBookingV1Response is the output of GetBookingV1. */
+/** GetBookingV1Response: the output of GetBookingV1. */
 export interface GetBookingV1Response {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** RescheduleBookingV1Request is the input of RescheduleBookingV1. */
-export interface RescheduleBookingV1Request {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
     | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
+  /** The answer, the REST `BookingV1Detail` (typed form). Set when the request came in the typed form. */
+  bookingV1Detail?: BookingV1Detail | undefined;
 }
 
-export interface RescheduleBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface RescheduleBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** RescheduleBookingV1Response is the output of RescheduleBookingV1. */
-export interface RescheduleBookingV1Response {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** CancelBookingV1Request is the input of CancelBookingV1. */
-export interface CancelBookingV1Request {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface CancelBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CancelBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** CancelBookingV1Response is the output of CancelBookingV1. */
-export interface CancelBookingV1Response {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** ConfirmBookingV1Request is the input of ConfirmBookingV1. */
+/** ConfirmBookingV1Request: the input of ConfirmBookingV1 (REST GET /api/v1/bookings/:id/confirm). */
 export interface ConfirmBookingV1Request {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `token` in the query string. */
+  token?: string | undefined;
 }
 
 export interface ConfirmBookingV1Request_ParamsEntry {
@@ -347,33 +617,175 @@ export interface ConfirmBookingV1Request_QueryEntry {
   value: string;
 }
 
-/** ConfirmBookingV1Response is the output of ConfirmBookingV1. */
+/** ConfirmBookingV1Response: the output of ConfirmBookingV1. */
 export interface ConfirmBookingV1Response {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `BookingV1ConfirmResult` (typed form). Set when the request came in the typed form. */
+  bookingV1ConfirmResult?: BookingV1ConfirmResult | undefined;
+}
+
+/** RescheduleBookingV1Request: the input of RescheduleBookingV1 (REST POST /api/v1/bookings/:id/reschedule). */
+export interface RescheduleBookingV1Request {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** A calendar date, YYYY-MM-DD. Required. REST: `date` in the JSON body. */
+  date?:
+    | string
+    | undefined;
+  /**
+   * HH:MM in the provider's schedule timezone. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. REST: `time` in the
+   * JSON body.
+   */
+  time?:
+    | string
+    | undefined;
+  /** Text of at most 5000 characters. Optional. REST: `notes` in the JSON body. */
+  notes?: string | undefined;
+}
+
+export interface RescheduleBookingV1Request_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface RescheduleBookingV1Request_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** RescheduleBookingV1Response: the output of RescheduleBookingV1. */
+export interface RescheduleBookingV1Response {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `BookingV1Rescheduled` (typed form). Set when the request came in the typed form. */
+  bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
+}
+
+/** CancelBookingV1Request: the input of CancelBookingV1 (REST POST /api/v1/bookings/:id/cancel). */
+export interface CancelBookingV1Request {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of at most 1000 characters. Optional. REST: `reason` in the JSON body. */
+  reason?: string | undefined;
+}
+
+export interface CancelBookingV1Request_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface CancelBookingV1Request_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** CancelBookingV1Response: the output of CancelBookingV1. */
+export interface CancelBookingV1Response {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `BookingV1Cancelled` (typed form). Set when the request came in the typed form. */
+  bookingV1Cancelled?: BookingV1Cancelled | undefined;
 }
 
 function createBaseListBookingsRequest(): ListBookingsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    status: ListBookingsRequest_Status.STATUS_UNSPECIFIED,
+    providerId: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
   encode(message: ListBookingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListBookingsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListBookingsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.status !== undefined && message.status !== ListBookingsRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(128).int32(listBookingsRequest_StatusToNumber(message.status));
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(138).string(message.providerId);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(146).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(154).string(message.cursor);
     }
     return writer;
   },
@@ -398,7 +810,7 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
 
             const entry1 = ListBookingsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -409,7 +821,7 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
 
             const entry2 = ListBookingsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -427,6 +839,38 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.status = listBookingsRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -477,6 +921,16 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      status: isSet(object.status)
+        ? listBookingsRequest_StatusFromJSON(object.status)
+        : ListBookingsRequest_Status.STATUS_UNSPECIFIED,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -503,8 +957,20 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.status !== undefined && message.status !== ListBookingsRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = listBookingsRequest_StatusToJSON(message.status);
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -534,6 +1000,10 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.status = object.status ?? ListBookingsRequest_Status.STATUS_UNSPECIFIED;
+    message.providerId = object.providerId ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -709,7 +1179,7 @@ export const ListBookingsRequest_QueryEntry: MessageFns<ListBookingsRequest_Quer
 };
 
 function createBaseListBookingsResponse(): ListBookingsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
@@ -717,8 +1187,22 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        BookingV2.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -752,6 +1236,41 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = BookingV2.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -772,6 +1291,18 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => BookingV2.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -780,8 +1311,20 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => BookingV2.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -793,27 +1336,34 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
     const message = createBaseListBookingsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => BookingV2.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
 
 function createBaseGetBookingRequest(): GetBookingRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetBookingRequest: MessageFns<GetBookingRequest> = {
   encode(message: GetBookingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetBookingRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetBookingRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -838,7 +1388,7 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
 
             const entry1 = GetBookingRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -849,7 +1399,7 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
 
             const entry2 = GetBookingRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -867,6 +1417,14 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -917,6 +1475,7 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -943,8 +1502,11 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -974,6 +1536,7 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1149,7 +1712,7 @@ export const GetBookingRequest_QueryEntry: MessageFns<GetBookingRequest_QueryEnt
 };
 
 function createBaseGetBookingResponse(): GetBookingResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", bookingV2: undefined };
 }
 
 export const GetBookingResponse: MessageFns<GetBookingResponse> = {
@@ -1157,8 +1720,11 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.bookingV2 !== undefined) {
+      BookingV2.encode(message.bookingV2, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1192,6 +1758,14 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.bookingV2 = BookingV2.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1212,6 +1786,11 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      bookingV2: isSet(object.bookingV2)
+        ? BookingV2.fromJSON(object.bookingV2)
+        : isSet(object.booking_v2)
+        ? BookingV2.fromJSON(object.booking_v2)
+        : undefined,
     };
   },
 
@@ -1220,8 +1799,11 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.bookingV2 !== undefined) {
+      obj.bookingV2 = BookingV2.toJSON(message.bookingV2);
     }
     return obj;
   },
@@ -1233,27 +1815,39 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
     const message = createBaseGetBookingResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.bookingV2 = (object.bookingV2 !== undefined && object.bookingV2 !== null)
+      ? BookingV2.fromPartial(object.bookingV2)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListSlotsV1Request(): ListSlotsV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", providerId: "", eventTypeId: "", date: "" };
 }
 
 export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
   encode(message: ListSlotsV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListSlotsV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListSlotsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(130).string(message.providerId);
+    }
+    if (message.eventTypeId !== undefined && message.eventTypeId !== "") {
+      writer.uint32(138).string(message.eventTypeId);
+    }
+    if (message.date !== undefined && message.date !== "") {
+      writer.uint32(146).string(message.date);
     }
     return writer;
   },
@@ -1278,7 +1872,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
 
             const entry1 = ListSlotsV1Request_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1289,7 +1883,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
 
             const entry2 = ListSlotsV1Request_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1307,6 +1901,30 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.eventTypeId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.date = reader.string();
             continue;
           }
         }
@@ -1357,6 +1975,17 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      eventTypeId: isSet(object.eventTypeId)
+        ? globalThis.String(object.eventTypeId)
+        : isSet(object.event_type_id)
+        ? globalThis.String(object.event_type_id)
+        : "",
+      date: isSet(object.date) ? globalThis.String(object.date) : "",
     };
   },
 
@@ -1383,8 +2012,17 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.eventTypeId !== undefined && message.eventTypeId !== "") {
+      obj.eventTypeId = message.eventTypeId;
+    }
+    if (message.date !== undefined && message.date !== "") {
+      obj.date = message.date;
     }
     return obj;
   },
@@ -1414,6 +2052,9 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? "";
+    message.eventTypeId = object.eventTypeId ?? "";
+    message.date = object.date ?? "";
     return message;
   },
 };
@@ -1589,7 +2230,7 @@ export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryE
 };
 
 function createBaseListSlotsV1Response(): ListSlotsV1Response {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", slotsV1Page: undefined };
 }
 
 export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
@@ -1597,8 +2238,11 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.slotsV1Page !== undefined) {
+      SlotsV1Page.encode(message.slotsV1Page, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1632,6 +2276,14 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.slotsV1Page = SlotsV1Page.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1652,6 +2304,11 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      slotsV1Page: isSet(object.slotsV1Page)
+        ? SlotsV1Page.fromJSON(object.slotsV1Page)
+        : isSet(object.slots_v1_page)
+        ? SlotsV1Page.fromJSON(object.slots_v1_page)
+        : undefined,
     };
   },
 
@@ -1660,8 +2317,11 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.slotsV1Page !== undefined) {
+      obj.slotsV1Page = SlotsV1Page.toJSON(message.slotsV1Page);
     }
     return obj;
   },
@@ -1673,27 +2333,55 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
     const message = createBaseListSlotsV1Response();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.slotsV1Page = (object.slotsV1Page !== undefined && object.slotsV1Page !== null)
+      ? SlotsV1Page.fromPartial(object.slotsV1Page)
+      : undefined;
     return message;
   },
 };
 
 function createBaseCreateBookingV1Request(): CreateBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    providerId: "",
+    serviceId: "",
+    slotId: "",
+    attendee: undefined,
+    notes: undefined,
+  };
 }
 
 export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
   encode(message: CreateBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(130).string(message.providerId);
+    }
+    if (message.serviceId !== undefined && message.serviceId !== "") {
+      writer.uint32(138).string(message.serviceId);
+    }
+    if (message.slotId !== undefined && message.slotId !== "") {
+      writer.uint32(146).string(message.slotId);
+    }
+    if (message.attendee !== undefined) {
+      CreateBookingV1Request_Attendee.encode(message.attendee, writer.uint32(154).fork()).join();
+    }
+    if (message.notes !== undefined) {
+      writer.uint32(162).string(message.notes);
     }
     return writer;
   },
@@ -1718,7 +2406,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
 
             const entry1 = CreateBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1729,7 +2417,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
 
             const entry2 = CreateBookingV1Request_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1747,6 +2435,46 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.serviceId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.slotId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.attendee = CreateBookingV1Request_Attendee.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.notes = reader.string();
             continue;
           }
         }
@@ -1797,6 +2525,23 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      serviceId: isSet(object.serviceId)
+        ? globalThis.String(object.serviceId)
+        : isSet(object.service_id)
+        ? globalThis.String(object.service_id)
+        : "",
+      slotId: isSet(object.slotId)
+        ? globalThis.String(object.slotId)
+        : isSet(object.slot_id)
+        ? globalThis.String(object.slot_id)
+        : "",
+      attendee: isSet(object.attendee) ? CreateBookingV1Request_Attendee.fromJSON(object.attendee) : undefined,
+      notes: isSet(object.notes) ? globalThis.String(object.notes) : undefined,
     };
   },
 
@@ -1823,8 +2568,23 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.serviceId !== undefined && message.serviceId !== "") {
+      obj.serviceId = message.serviceId;
+    }
+    if (message.slotId !== undefined && message.slotId !== "") {
+      obj.slotId = message.slotId;
+    }
+    if (message.attendee !== undefined) {
+      obj.attendee = CreateBookingV1Request_Attendee.toJSON(message.attendee);
+    }
+    if (message.notes !== undefined) {
+      obj.notes = message.notes;
     }
     return obj;
   },
@@ -1854,6 +2614,114 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? "";
+    message.serviceId = object.serviceId ?? "";
+    message.slotId = object.slotId ?? "";
+    message.attendee = (object.attendee !== undefined && object.attendee !== null)
+      ? CreateBookingV1Request_Attendee.fromPartial(object.attendee)
+      : undefined;
+    message.notes = object.notes ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateBookingV1Request_Attendee(): CreateBookingV1Request_Attendee {
+  return { name: "", email: "", timezone: undefined };
+}
+
+export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_Attendee> = {
+  encode(message: CreateBookingV1Request_Attendee, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== undefined && message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.email !== undefined && message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(26).string(message.timezone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request_Attendee {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateBookingV1Request_Attendee();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateBookingV1Request_Attendee {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+    };
+  },
+
+  toJSON(message: CreateBookingV1Request_Attendee): unknown {
+    const obj: any = {};
+    if (message.name !== undefined && message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.email !== undefined && message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.timezone !== undefined) {
+      obj.timezone = message.timezone;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateBookingV1Request_Attendee>): CreateBookingV1Request_Attendee {
+    return CreateBookingV1Request_Attendee.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateBookingV1Request_Attendee>): CreateBookingV1Request_Attendee {
+    const message = createBaseCreateBookingV1Request_Attendee();
+    message.name = object.name ?? "";
+    message.email = object.email ?? "";
+    message.timezone = object.timezone ?? undefined;
     return message;
   },
 };
@@ -2029,7 +2897,7 @@ export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Reques
 };
 
 function createBaseCreateBookingV1Response(): CreateBookingV1Response {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", bookingV1Created: undefined };
 }
 
 export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
@@ -2037,8 +2905,11 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.bookingV1Created !== undefined) {
+      BookingV1Created.encode(message.bookingV1Created, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2072,6 +2943,14 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.bookingV1Created = BookingV1Created.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2092,6 +2971,11 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      bookingV1Created: isSet(object.bookingV1Created)
+        ? BookingV1Created.fromJSON(object.bookingV1Created)
+        : isSet(object.booking_v1_created)
+        ? BookingV1Created.fromJSON(object.booking_v1_created)
+        : undefined,
     };
   },
 
@@ -2100,8 +2984,11 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.bookingV1Created !== undefined) {
+      obj.bookingV1Created = BookingV1Created.toJSON(message.bookingV1Created);
     }
     return obj;
   },
@@ -2113,27 +3000,47 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
     const message = createBaseCreateBookingV1Response();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.bookingV1Created = (object.bookingV1Created !== undefined && object.bookingV1Created !== null)
+      ? BookingV1Created.fromPartial(object.bookingV1Created)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListBookingsV1Request(): ListBookingsV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    page: undefined,
+    limit: undefined,
+    status: ListBookingsV1Request_Status.STATUS_UNSPECIFIED,
+  };
 }
 
 export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
   encode(message: ListBookingsV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListBookingsV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListBookingsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.page !== undefined) {
+      writer.uint32(130).string(message.page);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.status !== undefined && message.status !== ListBookingsV1Request_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(144).int32(listBookingsV1Request_StatusToNumber(message.status));
     }
     return writer;
   },
@@ -2158,7 +3065,7 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
 
             const entry1 = ListBookingsV1Request_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2169,7 +3076,7 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
 
             const entry2 = ListBookingsV1Request_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2187,6 +3094,30 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.page = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.status = listBookingsV1Request_StatusFromJSON(reader.int32());
             continue;
           }
         }
@@ -2237,6 +3168,11 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      page: isSet(object.page) ? globalThis.String(object.page) : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      status: isSet(object.status)
+        ? listBookingsV1Request_StatusFromJSON(object.status)
+        : ListBookingsV1Request_Status.STATUS_UNSPECIFIED,
     };
   },
 
@@ -2263,8 +3199,17 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.page !== undefined) {
+      obj.page = message.page;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.status !== undefined && message.status !== ListBookingsV1Request_Status.STATUS_UNSPECIFIED) {
+      obj.status = listBookingsV1Request_StatusToJSON(message.status);
     }
     return obj;
   },
@@ -2294,6 +3239,9 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.page = object.page ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.status = object.status ?? ListBookingsV1Request_Status.STATUS_UNSPECIFIED;
     return message;
   },
 };
@@ -2469,7 +3417,7 @@ export const ListBookingsV1Request_QueryEntry: MessageFns<ListBookingsV1Request_
 };
 
 function createBaseListBookingsV1Response(): ListBookingsV1Response {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", bookingsV1Page: undefined };
 }
 
 export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
@@ -2477,8 +3425,11 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.bookingsV1Page !== undefined) {
+      BookingsV1Page.encode(message.bookingsV1Page, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2512,6 +3463,14 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.bookingsV1Page = BookingsV1Page.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2532,6 +3491,11 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      bookingsV1Page: isSet(object.bookingsV1Page)
+        ? BookingsV1Page.fromJSON(object.bookingsV1Page)
+        : isSet(object.bookings_v1_page)
+        ? BookingsV1Page.fromJSON(object.bookings_v1_page)
+        : undefined,
     };
   },
 
@@ -2540,8 +3504,11 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.bookingsV1Page !== undefined) {
+      obj.bookingsV1Page = BookingsV1Page.toJSON(message.bookingsV1Page);
     }
     return obj;
   },
@@ -2553,27 +3520,33 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
     const message = createBaseListBookingsV1Response();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.bookingsV1Page = (object.bookingsV1Page !== undefined && object.bookingsV1Page !== null)
+      ? BookingsV1Page.fromPartial(object.bookingsV1Page)
+      : undefined;
     return message;
   },
 };
 
 function createBaseGetBookingV1Request(): GetBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
   encode(message: GetBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2598,7 +3571,7 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
 
             const entry1 = GetBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2609,7 +3582,7 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
 
             const entry2 = GetBookingV1Request_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2627,6 +3600,14 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -2677,6 +3658,7 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -2703,8 +3685,11 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -2734,6 +3719,7 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -2909,7 +3895,7 @@ export const GetBookingV1Request_QueryEntry: MessageFns<GetBookingV1Request_Quer
 };
 
 function createBaseGetBookingV1Response(): GetBookingV1Response {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", bookingV1Detail: undefined };
 }
 
 export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
@@ -2917,8 +3903,11 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.bookingV1Detail !== undefined) {
+      BookingV1Detail.encode(message.bookingV1Detail, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2952,6 +3941,14 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.bookingV1Detail = BookingV1Detail.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2972,6 +3969,11 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      bookingV1Detail: isSet(object.bookingV1Detail)
+        ? BookingV1Detail.fromJSON(object.bookingV1Detail)
+        : isSet(object.booking_v1_detail)
+        ? BookingV1Detail.fromJSON(object.booking_v1_detail)
+        : undefined,
     };
   },
 
@@ -2980,8 +3982,11 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.bookingV1Detail !== undefined) {
+      obj.bookingV1Detail = BookingV1Detail.toJSON(message.bookingV1Detail);
     }
     return obj;
   },
@@ -2993,907 +3998,36 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
     const message = createBaseGetBookingV1Response();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseRescheduleBookingV1Request(): RescheduleBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> = {
-  encode(message: RescheduleBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      RescheduleBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      RescheduleBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = RescheduleBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = RescheduleBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RescheduleBookingV1Request {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: RescheduleBookingV1Request): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RescheduleBookingV1Request>): RescheduleBookingV1Request {
-    return RescheduleBookingV1Request.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request>): RescheduleBookingV1Request {
-    const message = createBaseRescheduleBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseRescheduleBookingV1Request_ParamsEntry(): RescheduleBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookingV1Request_ParamsEntry> = {
-  encode(message: RescheduleBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RescheduleBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RescheduleBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
-    return RescheduleBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
-    const message = createBaseRescheduleBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseRescheduleBookingV1Request_QueryEntry(): RescheduleBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBookingV1Request_QueryEntry> = {
-  encode(message: RescheduleBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RescheduleBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RescheduleBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
-    return RescheduleBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
-    const message = createBaseRescheduleBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseRescheduleBookingV1Response(): RescheduleBookingV1Response {
-  return { result: undefined, resultJson: "" };
-}
-
-export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response> = {
-  encode(message: RescheduleBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Response {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Response();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RescheduleBookingV1Response {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: RescheduleBookingV1Response): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
-    return RescheduleBookingV1Response.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
-    const message = createBaseRescheduleBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseCancelBookingV1Request(): CancelBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
-  encode(message: CancelBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      CancelBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      CancelBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CancelBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CancelBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelBookingV1Request {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: CancelBookingV1Request): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CancelBookingV1Request>): CancelBookingV1Request {
-    return CancelBookingV1Request.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CancelBookingV1Request>): CancelBookingV1Request {
-    const message = createBaseCancelBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseCancelBookingV1Request_ParamsEntry(): CancelBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Request_ParamsEntry> = {
-  encode(message: CancelBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CancelBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
-    return CancelBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
-    const message = createBaseCancelBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCancelBookingV1Request_QueryEntry(): CancelBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Request_QueryEntry> = {
-  encode(message: CancelBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CancelBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
-    return CancelBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
-    const message = createBaseCancelBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCancelBookingV1Response(): CancelBookingV1Response {
-  return { result: undefined, resultJson: "" };
-}
-
-export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
-  encode(message: CancelBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Response {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Response();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelBookingV1Response {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: CancelBookingV1Response): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
-    return CancelBookingV1Response.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
-    const message = createBaseCancelBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
+    message.bookingV1Detail = (object.bookingV1Detail !== undefined && object.bookingV1Detail !== null)
+      ? BookingV1Detail.fromPartial(object.bookingV1Detail)
+      : undefined;
     return message;
   },
 };
 
 function createBaseConfirmBookingV1Request(): ConfirmBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", token: "" };
 }
 
 export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
   encode(message: ConfirmBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ConfirmBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ConfirmBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.token !== undefined && message.token !== "") {
+      writer.uint32(138).string(message.token);
     }
     return writer;
   },
@@ -3918,7 +4052,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
 
             const entry1 = ConfirmBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -3929,7 +4063,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
 
             const entry2 = ConfirmBookingV1Request_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -3947,6 +4081,22 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.token = reader.string();
             continue;
           }
         }
@@ -3997,6 +4147,8 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
     };
   },
 
@@ -4023,8 +4175,14 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.token !== undefined && message.token !== "") {
+      obj.token = message.token;
     }
     return obj;
   },
@@ -4054,6 +4212,8 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.token = object.token ?? "";
     return message;
   },
 };
@@ -4229,7 +4389,7 @@ export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Requ
 };
 
 function createBaseConfirmBookingV1Response(): ConfirmBookingV1Response {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", bookingV1ConfirmResult: undefined };
 }
 
 export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
@@ -4237,8 +4397,11 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.bookingV1ConfirmResult !== undefined) {
+      BookingV1ConfirmResult.encode(message.bookingV1ConfirmResult, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -4272,6 +4435,14 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.bookingV1ConfirmResult = BookingV1ConfirmResult.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4292,6 +4463,11 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      bookingV1ConfirmResult: isSet(object.bookingV1ConfirmResult)
+        ? BookingV1ConfirmResult.fromJSON(object.bookingV1ConfirmResult)
+        : isSet(object.booking_v1_confirm_result)
+        ? BookingV1ConfirmResult.fromJSON(object.booking_v1_confirm_result)
+        : undefined,
     };
   },
 
@@ -4300,8 +4476,11 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.bookingV1ConfirmResult !== undefined) {
+      obj.bookingV1ConfirmResult = BookingV1ConfirmResult.toJSON(message.bookingV1ConfirmResult);
     }
     return obj;
   },
@@ -4313,6 +4492,1030 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
     const message = createBaseConfirmBookingV1Response();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.bookingV1ConfirmResult =
+      (object.bookingV1ConfirmResult !== undefined && object.bookingV1ConfirmResult !== null)
+        ? BookingV1ConfirmResult.fromPartial(object.bookingV1ConfirmResult)
+        : undefined;
+    return message;
+  },
+};
+
+function createBaseRescheduleBookingV1Request(): RescheduleBookingV1Request {
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", date: "", time: "", notes: undefined };
+}
+
+export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> = {
+  encode(message: RescheduleBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      RescheduleBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      RescheduleBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.date !== undefined && message.date !== "") {
+      writer.uint32(138).string(message.date);
+    }
+    if (message.time !== undefined && message.time !== "") {
+      writer.uint32(146).string(message.time);
+    }
+    if (message.notes !== undefined) {
+      writer.uint32(154).string(message.notes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRescheduleBookingV1Request();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = RescheduleBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = RescheduleBookingV1Request_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.date = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.time = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.notes = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RescheduleBookingV1Request {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      date: isSet(object.date) ? globalThis.String(object.date) : "",
+      time: isSet(object.time) ? globalThis.String(object.time) : "",
+      notes: isSet(object.notes) ? globalThis.String(object.notes) : undefined,
+    };
+  },
+
+  toJSON(message: RescheduleBookingV1Request): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.date !== undefined && message.date !== "") {
+      obj.date = message.date;
+    }
+    if (message.time !== undefined && message.time !== "") {
+      obj.time = message.time;
+    }
+    if (message.notes !== undefined) {
+      obj.notes = message.notes;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RescheduleBookingV1Request>): RescheduleBookingV1Request {
+    return RescheduleBookingV1Request.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RescheduleBookingV1Request>): RescheduleBookingV1Request {
+    const message = createBaseRescheduleBookingV1Request();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.date = object.date ?? "";
+    message.time = object.time ?? "";
+    message.notes = object.notes ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRescheduleBookingV1Request_ParamsEntry(): RescheduleBookingV1Request_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookingV1Request_ParamsEntry> = {
+  encode(message: RescheduleBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRescheduleBookingV1Request_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RescheduleBookingV1Request_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: RescheduleBookingV1Request_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
+    return RescheduleBookingV1Request_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
+    const message = createBaseRescheduleBookingV1Request_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseRescheduleBookingV1Request_QueryEntry(): RescheduleBookingV1Request_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBookingV1Request_QueryEntry> = {
+  encode(message: RescheduleBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRescheduleBookingV1Request_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RescheduleBookingV1Request_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: RescheduleBookingV1Request_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
+    return RescheduleBookingV1Request_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
+    const message = createBaseRescheduleBookingV1Request_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseRescheduleBookingV1Response(): RescheduleBookingV1Response {
+  return { result: undefined, resultJson: "", bookingV1Rescheduled: undefined };
+}
+
+export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response> = {
+  encode(message: RescheduleBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.bookingV1Rescheduled !== undefined) {
+      BookingV1Rescheduled.encode(message.bookingV1Rescheduled, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Response {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRescheduleBookingV1Response();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.bookingV1Rescheduled = BookingV1Rescheduled.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RescheduleBookingV1Response {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      bookingV1Rescheduled: isSet(object.bookingV1Rescheduled)
+        ? BookingV1Rescheduled.fromJSON(object.bookingV1Rescheduled)
+        : isSet(object.booking_v1_rescheduled)
+        ? BookingV1Rescheduled.fromJSON(object.booking_v1_rescheduled)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RescheduleBookingV1Response): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.bookingV1Rescheduled !== undefined) {
+      obj.bookingV1Rescheduled = BookingV1Rescheduled.toJSON(message.bookingV1Rescheduled);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
+    return RescheduleBookingV1Response.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
+    const message = createBaseRescheduleBookingV1Response();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.bookingV1Rescheduled = (object.bookingV1Rescheduled !== undefined && object.bookingV1Rescheduled !== null)
+      ? BookingV1Rescheduled.fromPartial(object.bookingV1Rescheduled)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCancelBookingV1Request(): CancelBookingV1Request {
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", reason: undefined };
+}
+
+export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
+  encode(message: CancelBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      CancelBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      CancelBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(138).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelBookingV1Request();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = CancelBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = CancelBookingV1Request_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelBookingV1Request {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+    };
+  },
+
+  toJSON(message: CancelBookingV1Request): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelBookingV1Request>): CancelBookingV1Request {
+    return CancelBookingV1Request.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelBookingV1Request>): CancelBookingV1Request {
+    const message = createBaseCancelBookingV1Request();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.reason = object.reason ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCancelBookingV1Request_ParamsEntry(): CancelBookingV1Request_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Request_ParamsEntry> = {
+  encode(message: CancelBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelBookingV1Request_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelBookingV1Request_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: CancelBookingV1Request_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
+    return CancelBookingV1Request_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
+    const message = createBaseCancelBookingV1Request_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelBookingV1Request_QueryEntry(): CancelBookingV1Request_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Request_QueryEntry> = {
+  encode(message: CancelBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelBookingV1Request_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelBookingV1Request_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: CancelBookingV1Request_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
+    return CancelBookingV1Request_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
+    const message = createBaseCancelBookingV1Request_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelBookingV1Response(): CancelBookingV1Response {
+  return { result: undefined, resultJson: "", bookingV1Cancelled: undefined };
+}
+
+export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
+  encode(message: CancelBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.bookingV1Cancelled !== undefined) {
+      BookingV1Cancelled.encode(message.bookingV1Cancelled, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Response {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelBookingV1Response();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.bookingV1Cancelled = BookingV1Cancelled.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelBookingV1Response {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      bookingV1Cancelled: isSet(object.bookingV1Cancelled)
+        ? BookingV1Cancelled.fromJSON(object.bookingV1Cancelled)
+        : isSet(object.booking_v1_cancelled)
+        ? BookingV1Cancelled.fromJSON(object.booking_v1_cancelled)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CancelBookingV1Response): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.bookingV1Cancelled !== undefined) {
+      obj.bookingV1Cancelled = BookingV1Cancelled.toJSON(message.bookingV1Cancelled);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
+    return CancelBookingV1Response.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
+    const message = createBaseCancelBookingV1Response();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.bookingV1Cancelled = (object.bookingV1Cancelled !== undefined && object.bookingV1Cancelled !== null)
+      ? BookingV1Cancelled.fromPartial(object.bookingV1Cancelled)
+      : undefined;
     return message;
   },
 };
@@ -4320,13 +5523,21 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
 /**
  * BookingService: Bookings (v2 reads and the v1 direct path).
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type BookingServiceService = typeof BookingServiceService;
 export const BookingServiceService = {
-  /** ListBookings performs the ListBookings operation. */
+  /**
+   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
+   * the organization's bookings with cursor pagination. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST:
+   * GET /api/v2/bookings.
+   */
   listBookings: {
     path: "/scheduling.v1.BookingService/ListBookings" as const,
     requestStream: false as const,
@@ -4337,7 +5548,10 @@ export const BookingServiceService = {
       Buffer.from(ListBookingsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListBookingsResponse => ListBookingsResponse.decode(value),
   },
-  /** GetBooking performs the GetBooking operation. */
+  /**
+   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
+   * organization in the v2 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET /api/v2/bookings/:id.
+   */
   getBooking: {
     path: "/scheduling.v1.BookingService/GetBooking" as const,
     requestStream: false as const,
@@ -4347,7 +5561,13 @@ export const BookingServiceService = {
     responseSerialize: (value: GetBookingResponse): Buffer => Buffer.from(GetBookingResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetBookingResponse => GetBookingResponse.decode(value),
   },
-  /** ListSlotsV1 performs the ListSlotsV1 operation. */
+  /**
+   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
+   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
+   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
+   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
+   * `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   */
   listSlotsV1: {
     path: "/scheduling.v1.BookingService/ListSlotsV1" as const,
     requestStream: false as const,
@@ -4357,7 +5577,14 @@ export const BookingServiceService = {
     responseSerialize: (value: ListSlotsV1Response): Buffer => Buffer.from(ListSlotsV1Response.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListSlotsV1Response => ListSlotsV1Response.decode(value),
   },
-  /** CreateBookingV1 performs the CreateBookingV1 operation. */
+  /**
+   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
+   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
+   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
+   * confirmation token; the slot must be free and inside availability. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings.
+   */
   createBookingV1: {
     path: "/scheduling.v1.BookingService/CreateBookingV1" as const,
     requestStream: false as const,
@@ -4369,7 +5596,11 @@ export const BookingServiceService = {
       Buffer.from(CreateBookingV1Response.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateBookingV1Response => CreateBookingV1Response.decode(value),
   },
-  /** ListBookingsV1 performs the ListBookingsV1 operation. */
+  /**
+   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
+   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
+   * /api/v1/bookings.
+   */
   listBookingsV1: {
     path: "/scheduling.v1.BookingService/ListBookingsV1" as const,
     requestStream: false as const,
@@ -4381,7 +5612,11 @@ export const BookingServiceService = {
       Buffer.from(ListBookingsV1Response.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListBookingsV1Response => ListBookingsV1Response.decode(value),
   },
-  /** GetBookingV1 performs the GetBookingV1 operation. */
+  /**
+   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
+   * the organization in the v1 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v1/bookings/:id.
+   */
   getBookingV1: {
     path: "/scheduling.v1.BookingService/GetBookingV1" as const,
     requestStream: false as const,
@@ -4392,31 +5627,13 @@ export const BookingServiceService = {
       Buffer.from(GetBookingV1Response.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetBookingV1Response => GetBookingV1Response.decode(value),
   },
-  /** RescheduleBookingV1 performs the RescheduleBookingV1 operation. */
-  rescheduleBookingV1: {
-    path: "/scheduling.v1.BookingService/RescheduleBookingV1" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: RescheduleBookingV1Request): Buffer =>
-      Buffer.from(RescheduleBookingV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RescheduleBookingV1Request => RescheduleBookingV1Request.decode(value),
-    responseSerialize: (value: RescheduleBookingV1Response): Buffer =>
-      Buffer.from(RescheduleBookingV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RescheduleBookingV1Response => RescheduleBookingV1Response.decode(value),
-  },
-  /** CancelBookingV1 performs the CancelBookingV1 operation. */
-  cancelBookingV1: {
-    path: "/scheduling.v1.BookingService/CancelBookingV1" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: CancelBookingV1Request): Buffer =>
-      Buffer.from(CancelBookingV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CancelBookingV1Request => CancelBookingV1Request.decode(value),
-    responseSerialize: (value: CancelBookingV1Response): Buffer =>
-      Buffer.from(CancelBookingV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CancelBookingV1Response => CancelBookingV1Response.decode(value),
-  },
-  /** ConfirmBookingV1 performs the ConfirmBookingV1 operation. */
+  /**
+   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
+   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
+   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
+   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
+   * beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: GET /api/v1/bookings/:id/confirm.
+   */
   confirmBookingV1: {
     path: "/scheduling.v1.BookingService/ConfirmBookingV1" as const,
     requestStream: false as const,
@@ -4428,31 +5645,117 @@ export const BookingServiceService = {
       Buffer.from(ConfirmBookingV1Response.encode(value).finish()),
     responseDeserialize: (value: Buffer): ConfirmBookingV1Response => ConfirmBookingV1Response.decode(value),
   },
+  /**
+   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
+   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
+   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
+   * booking. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`,
+   * `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings/:id/reschedule.
+   */
+  rescheduleBookingV1: {
+    path: "/scheduling.v1.BookingService/RescheduleBookingV1" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RescheduleBookingV1Request): Buffer =>
+      Buffer.from(RescheduleBookingV1Request.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RescheduleBookingV1Request => RescheduleBookingV1Request.decode(value),
+    responseSerialize: (value: RescheduleBookingV1Response): Buffer =>
+      Buffer.from(RescheduleBookingV1Response.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RescheduleBookingV1Response => RescheduleBookingV1Response.decode(value),
+  },
+  /**
+   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
+   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
+   * optional. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: POST
+   * /api/v1/bookings/:id/cancel.
+   */
+  cancelBookingV1: {
+    path: "/scheduling.v1.BookingService/CancelBookingV1" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelBookingV1Request): Buffer =>
+      Buffer.from(CancelBookingV1Request.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelBookingV1Request => CancelBookingV1Request.decode(value),
+    responseSerialize: (value: CancelBookingV1Response): Buffer =>
+      Buffer.from(CancelBookingV1Response.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelBookingV1Response => CancelBookingV1Response.decode(value),
+  },
 } as const;
 
 export interface BookingServiceServer extends UntypedServiceImplementation {
-  /** ListBookings performs the ListBookings operation. */
+  /**
+   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
+   * the organization's bookings with cursor pagination. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST:
+   * GET /api/v2/bookings.
+   */
   listBookings: handleUnaryCall<ListBookingsRequest, ListBookingsResponse>;
-  /** GetBooking performs the GetBooking operation. */
+  /**
+   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
+   * organization in the v2 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET /api/v2/bookings/:id.
+   */
   getBooking: handleUnaryCall<GetBookingRequest, GetBookingResponse>;
-  /** ListSlotsV1 performs the ListSlotsV1 operation. */
+  /**
+   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
+   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
+   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
+   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
+   * `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   */
   listSlotsV1: handleUnaryCall<ListSlotsV1Request, ListSlotsV1Response>;
-  /** CreateBookingV1 performs the CreateBookingV1 operation. */
+  /**
+   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
+   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
+   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
+   * confirmation token; the slot must be free and inside availability. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings.
+   */
   createBookingV1: handleUnaryCall<CreateBookingV1Request, CreateBookingV1Response>;
-  /** ListBookingsV1 performs the ListBookingsV1 operation. */
+  /**
+   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
+   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
+   * /api/v1/bookings.
+   */
   listBookingsV1: handleUnaryCall<ListBookingsV1Request, ListBookingsV1Response>;
-  /** GetBookingV1 performs the GetBookingV1 operation. */
+  /**
+   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
+   * the organization in the v1 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v1/bookings/:id.
+   */
   getBookingV1: handleUnaryCall<GetBookingV1Request, GetBookingV1Response>;
-  /** RescheduleBookingV1 performs the RescheduleBookingV1 operation. */
-  rescheduleBookingV1: handleUnaryCall<RescheduleBookingV1Request, RescheduleBookingV1Response>;
-  /** CancelBookingV1 performs the CancelBookingV1 operation. */
-  cancelBookingV1: handleUnaryCall<CancelBookingV1Request, CancelBookingV1Response>;
-  /** ConfirmBookingV1 performs the ConfirmBookingV1 operation. */
+  /**
+   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
+   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
+   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
+   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
+   * beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: GET /api/v1/bookings/:id/confirm.
+   */
   confirmBookingV1: handleUnaryCall<ConfirmBookingV1Request, ConfirmBookingV1Response>;
+  /**
+   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
+   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
+   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
+   * booking. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`,
+   * `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings/:id/reschedule.
+   */
+  rescheduleBookingV1: handleUnaryCall<RescheduleBookingV1Request, RescheduleBookingV1Response>;
+  /**
+   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
+   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
+   * optional. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: POST
+   * /api/v1/bookings/:id/cancel.
+   */
+  cancelBookingV1: handleUnaryCall<CancelBookingV1Request, CancelBookingV1Response>;
 }
 
 export interface BookingServiceClient extends Client {
-  /** ListBookings performs the ListBookings operation. */
+  /**
+   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
+   * the organization's bookings with cursor pagination. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST:
+   * GET /api/v2/bookings.
+   */
   listBookings(
     request: ListBookingsRequest,
     callback: (error: ServiceError | null, response: ListBookingsResponse) => void,
@@ -4468,7 +5771,10 @@ export interface BookingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListBookingsResponse) => void,
   ): ClientUnaryCall;
-  /** GetBooking performs the GetBooking operation. */
+  /**
+   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
+   * organization in the v2 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET /api/v2/bookings/:id.
+   */
   getBooking(
     request: GetBookingRequest,
     callback: (error: ServiceError | null, response: GetBookingResponse) => void,
@@ -4484,7 +5790,13 @@ export interface BookingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetBookingResponse) => void,
   ): ClientUnaryCall;
-  /** ListSlotsV1 performs the ListSlotsV1 operation. */
+  /**
+   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
+   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
+   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
+   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
+   * `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   */
   listSlotsV1(
     request: ListSlotsV1Request,
     callback: (error: ServiceError | null, response: ListSlotsV1Response) => void,
@@ -4500,7 +5812,14 @@ export interface BookingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListSlotsV1Response) => void,
   ): ClientUnaryCall;
-  /** CreateBookingV1 performs the CreateBookingV1 operation. */
+  /**
+   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
+   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
+   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
+   * confirmation token; the slot must be free and inside availability. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings.
+   */
   createBookingV1(
     request: CreateBookingV1Request,
     callback: (error: ServiceError | null, response: CreateBookingV1Response) => void,
@@ -4516,7 +5835,11 @@ export interface BookingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateBookingV1Response) => void,
   ): ClientUnaryCall;
-  /** ListBookingsV1 performs the ListBookingsV1 operation. */
+  /**
+   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
+   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
+   * /api/v1/bookings.
+   */
   listBookingsV1(
     request: ListBookingsV1Request,
     callback: (error: ServiceError | null, response: ListBookingsV1Response) => void,
@@ -4532,7 +5855,11 @@ export interface BookingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListBookingsV1Response) => void,
   ): ClientUnaryCall;
-  /** GetBookingV1 performs the GetBookingV1 operation. */
+  /**
+   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
+   * the organization in the v1 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v1/bookings/:id.
+   */
   getBookingV1(
     request: GetBookingV1Request,
     callback: (error: ServiceError | null, response: GetBookingV1Response) => void,
@@ -4548,7 +5875,36 @@ export interface BookingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetBookingV1Response) => void,
   ): ClientUnaryCall;
-  /** RescheduleBookingV1 performs the RescheduleBookingV1 operation. */
+  /**
+   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
+   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
+   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
+   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
+   * beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: GET /api/v1/bookings/:id/confirm.
+   */
+  confirmBookingV1(
+    request: ConfirmBookingV1Request,
+    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
+  ): ClientUnaryCall;
+  confirmBookingV1(
+    request: ConfirmBookingV1Request,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
+  ): ClientUnaryCall;
+  confirmBookingV1(
+    request: ConfirmBookingV1Request,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
+  ): ClientUnaryCall;
+  /**
+   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
+   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
+   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
+   * booking. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`,
+   * `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings/:id/reschedule.
+   */
   rescheduleBookingV1(
     request: RescheduleBookingV1Request,
     callback: (error: ServiceError | null, response: RescheduleBookingV1Response) => void,
@@ -4564,7 +5920,12 @@ export interface BookingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RescheduleBookingV1Response) => void,
   ): ClientUnaryCall;
-  /** CancelBookingV1 performs the CancelBookingV1 operation. */
+  /**
+   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
+   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
+   * optional. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: POST
+   * /api/v1/bookings/:id/cancel.
+   */
   cancelBookingV1(
     request: CancelBookingV1Request,
     callback: (error: ServiceError | null, response: CancelBookingV1Response) => void,
@@ -4579,22 +5940,6 @@ export interface BookingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CancelBookingV1Response) => void,
-  ): ClientUnaryCall;
-  /** ConfirmBookingV1 performs the ConfirmBookingV1 operation. */
-  confirmBookingV1(
-    request: ConfirmBookingV1Request,
-    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
-  ): ClientUnaryCall;
-  confirmBookingV1(
-    request: ConfirmBookingV1Request,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
-  ): ClientUnaryCall;
-  confirmBookingV1(
-    request: ConfirmBookingV1Request,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
   ): ClientUnaryCall;
 }
 
@@ -4615,6 +5960,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

@@ -18,27 +18,64 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { FieldMask } from "../../google/protobuf/field_mask.js";
 import { Value } from "../../google/protobuf/struct.js";
+import {
+  CalendarConnection,
+  CalendarConnectionList,
+  DaysInput,
+  DeletedCalendarConnection,
+  ExternalCalendarInput,
+  OverrideInput,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/calendar_service.proto";
 
-/** CreateCalendarConnectionRequest is the input of CreateCalendarConnection. */
+/** CreateCalendarConnectionRequest: the input of CreateCalendarConnection (REST POST /api/v2/calendar-connections). */
 export interface CreateCalendarConnectionRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `title` in the JSON body. */
+  title?:
+    | string
+    | undefined;
+  /** Text of at most 100 characters. Required. REST: `timezone` in the JSON body. */
+  timezone?:
+    | string
+    | undefined;
+  /** Required. REST: `days` in the JSON body. */
+  days?:
+    | DaysInput
+    | undefined;
+  /** At most 366 items. Optional. REST: `overrides` in the JSON body. */
+  overrides?:
+    | OverrideInput[]
+    | undefined;
+  /** Optional. REST: `externalCalendar` in the JSON body. */
+  externalCalendar?: ExternalCalendarInput | undefined;
 }
 
 export interface CreateCalendarConnectionRequest_ParamsEntry {
@@ -51,31 +88,51 @@ export interface CreateCalendarConnectionRequest_QueryEntry {
   value: string;
 }
 
-/** CreateCalendarConnectionResponse is the output of CreateCalendarConnection. */
+/** CreateCalendarConnectionResponse: the output of CreateCalendarConnection. */
 export interface CreateCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  calendarConnection?: CalendarConnection | undefined;
 }
 
-/** ListCalendarConnectionsRequest is the input of ListCalendarConnections. */
+/** ListCalendarConnectionsRequest: the input of ListCalendarConnections (REST GET /api/v2/calendar-connections). */
 export interface ListCalendarConnectionsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  providerId?:
+    | string
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListCalendarConnectionsRequest_ParamsEntry {
@@ -88,31 +145,43 @@ export interface ListCalendarConnectionsRequest_QueryEntry {
   value: string;
 }
 
-/** ListCalendarConnectionsResponse is the output of ListCalendarConnections. */
+/** ListCalendarConnectionsResponse: the output of ListCalendarConnections. */
 export interface ListCalendarConnectionsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `CalendarConnectionList` (typed form). Set when the request came in the typed form. */
+  calendarConnectionList?: CalendarConnectionList | undefined;
 }
 
-/** GetCalendarConnectionRequest is the input of GetCalendarConnection. */
+/** GetCalendarConnectionRequest: the input of GetCalendarConnection (REST GET /api/v2/calendar-connections/:id). */
 export interface GetCalendarConnectionRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetCalendarConnectionRequest_ParamsEntry {
@@ -125,31 +194,78 @@ export interface GetCalendarConnectionRequest_QueryEntry {
   value: string;
 }
 
-/** GetCalendarConnectionResponse is the output of GetCalendarConnection. */
+/** GetCalendarConnectionResponse: the output of GetCalendarConnection. */
 export interface GetCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  calendarConnection?: CalendarConnection | undefined;
 }
 
-/** UpdateCalendarConnectionRequest is the input of UpdateCalendarConnection. */
+/**
+ * UpdateCalendarConnectionRequest: the input of UpdateCalendarConnection (REST PATCH
+ * /api/v2/calendar-connections/:id).
+ */
 export interface UpdateCalendarConnectionRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
+   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
+   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   */
+  updateMask?:
+    | string[]
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `providerId` in the JSON body. */
+  providerId?:
+    | any
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `title` in the JSON body. */
+  title?:
+    | string
+    | undefined;
+  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  timezone?:
+    | string
+    | undefined;
+  /** Optional. REST: `days` in the JSON body. */
+  days?:
+    | DaysInput
+    | undefined;
+  /** At most 366 items. Optional. REST: `overrides` in the JSON body. */
+  overrides?:
+    | OverrideInput[]
+    | undefined;
+  /** Optional. REST: `externalCalendar` in the JSON body. */
+  externalCalendar?: ExternalCalendarInput | undefined;
 }
 
 export interface UpdateCalendarConnectionRequest_ParamsEntry {
@@ -162,31 +278,46 @@ export interface UpdateCalendarConnectionRequest_QueryEntry {
   value: string;
 }
 
-/** UpdateCalendarConnectionResponse is the output of UpdateCalendarConnection. */
+/** UpdateCalendarConnectionResponse: the output of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  calendarConnection?: CalendarConnection | undefined;
 }
 
-/** DeleteCalendarConnectionRequest is the input of DeleteCalendarConnection. */
+/**
+ * DeleteCalendarConnectionRequest: the input of DeleteCalendarConnection (REST DELETE
+ * /api/v2/calendar-connections/:id).
+ */
 export interface DeleteCalendarConnectionRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface DeleteCalendarConnectionRequest_ParamsEntry {
@@ -199,33 +330,68 @@ export interface DeleteCalendarConnectionRequest_QueryEntry {
   value: string;
 }
 
-/** DeleteCalendarConnectionResponse is the output of DeleteCalendarConnection. */
+/** DeleteCalendarConnectionResponse: the output of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `DeletedCalendarConnection` (typed form). Set when the request came in the typed form. */
+  deletedCalendarConnection?: DeletedCalendarConnection | undefined;
 }
 
 function createBaseCreateCalendarConnectionRequest(): CreateCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    providerId: "",
+    title: undefined,
+    timezone: "",
+    days: undefined,
+    overrides: [],
+    externalCalendar: undefined,
+  };
 }
 
 export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectionRequest> = {
   encode(message: CreateCalendarConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateCalendarConnectionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(130).string(message.providerId);
+    }
+    if (message.title !== undefined) {
+      writer.uint32(138).string(message.title);
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      writer.uint32(146).string(message.timezone);
+    }
+    if (message.days !== undefined) {
+      DaysInput.encode(message.days, writer.uint32(154).fork()).join();
+    }
+    if (message.overrides !== undefined && message.overrides.length !== 0) {
+      for (const v of message.overrides) {
+        OverrideInput.encode(v!, writer.uint32(162).fork()).join();
+      }
+    }
+    if (message.externalCalendar !== undefined) {
+      ExternalCalendarInput.encode(message.externalCalendar, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -250,7 +416,7 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
 
             const entry1 = CreateCalendarConnectionRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -261,7 +427,7 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
 
             const entry2 = CreateCalendarConnectionRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -279,6 +445,57 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.days = DaysInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            const el = OverrideInput.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.overrides!.push(el);
+            }
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.externalCalendar = ExternalCalendarInput.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -329,6 +546,22 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : "",
+      days: isSet(object.days) ? DaysInput.fromJSON(object.days) : undefined,
+      overrides: globalThis.Array.isArray(object?.overrides)
+        ? object.overrides.map((e: any) => OverrideInput.fromJSON(e))
+        : [],
+      externalCalendar: isSet(object.externalCalendar)
+        ? ExternalCalendarInput.fromJSON(object.externalCalendar)
+        : isSet(object.external_calendar)
+        ? ExternalCalendarInput.fromJSON(object.external_calendar)
+        : undefined,
     };
   },
 
@@ -355,8 +588,26 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.title !== undefined) {
+      obj.title = message.title;
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      obj.timezone = message.timezone;
+    }
+    if (message.days !== undefined) {
+      obj.days = DaysInput.toJSON(message.days);
+    }
+    if (message.overrides?.length) {
+      obj.overrides = message.overrides.map((e) => OverrideInput.toJSON(e));
+    }
+    if (message.externalCalendar !== undefined) {
+      obj.externalCalendar = ExternalCalendarInput.toJSON(message.externalCalendar);
     }
     return obj;
   },
@@ -386,6 +637,14 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? "";
+    message.title = object.title ?? undefined;
+    message.timezone = object.timezone ?? "";
+    message.days = (object.days !== undefined && object.days !== null) ? DaysInput.fromPartial(object.days) : undefined;
+    message.overrides = object.overrides?.map((e) => OverrideInput.fromPartial(e)) || [];
+    message.externalCalendar = (object.externalCalendar !== undefined && object.externalCalendar !== null)
+      ? ExternalCalendarInput.fromPartial(object.externalCalendar)
+      : undefined;
     return message;
   },
 };
@@ -568,7 +827,7 @@ export const CreateCalendarConnectionRequest_QueryEntry: MessageFns<CreateCalend
 };
 
 function createBaseCreateCalendarConnectionResponse(): CreateCalendarConnectionResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", calendarConnection: undefined };
 }
 
 export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnectionResponse> = {
@@ -576,8 +835,11 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.calendarConnection !== undefined) {
+      CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -611,6 +873,14 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.calendarConnection = CalendarConnection.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -631,6 +901,11 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      calendarConnection: isSet(object.calendarConnection)
+        ? CalendarConnection.fromJSON(object.calendarConnection)
+        : isSet(object.calendar_connection)
+        ? CalendarConnection.fromJSON(object.calendar_connection)
+        : undefined,
     };
   },
 
@@ -639,8 +914,11 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.calendarConnection !== undefined) {
+      obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
     return obj;
   },
@@ -652,27 +930,47 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
     const message = createBaseCreateCalendarConnectionResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
+      ? CalendarConnection.fromPartial(object.calendarConnection)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListCalendarConnectionsRequest(): ListCalendarConnectionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    providerId: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsRequest> = {
   encode(message: ListCalendarConnectionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListCalendarConnectionsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListCalendarConnectionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(130).string(message.providerId);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(146).string(message.cursor);
     }
     return writer;
   },
@@ -697,7 +995,7 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
 
             const entry1 = ListCalendarConnectionsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -708,7 +1006,7 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
 
             const entry2 = ListCalendarConnectionsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -726,6 +1024,30 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -776,6 +1098,13 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -802,8 +1131,17 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -833,6 +1171,9 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1012,7 +1353,7 @@ export const ListCalendarConnectionsRequest_QueryEntry: MessageFns<ListCalendarC
 };
 
 function createBaseListCalendarConnectionsResponse(): ListCalendarConnectionsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", calendarConnectionList: undefined };
 }
 
 export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnectionsResponse> = {
@@ -1020,8 +1361,11 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.calendarConnectionList !== undefined) {
+      CalendarConnectionList.encode(message.calendarConnectionList, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1055,6 +1399,14 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.calendarConnectionList = CalendarConnectionList.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1075,6 +1427,11 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      calendarConnectionList: isSet(object.calendarConnectionList)
+        ? CalendarConnectionList.fromJSON(object.calendarConnectionList)
+        : isSet(object.calendar_connection_list)
+        ? CalendarConnectionList.fromJSON(object.calendar_connection_list)
+        : undefined,
     };
   },
 
@@ -1083,8 +1440,11 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.calendarConnectionList !== undefined) {
+      obj.calendarConnectionList = CalendarConnectionList.toJSON(message.calendarConnectionList);
     }
     return obj;
   },
@@ -1096,27 +1456,34 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
     const message = createBaseListCalendarConnectionsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.calendarConnectionList =
+      (object.calendarConnectionList !== undefined && object.calendarConnectionList !== null)
+        ? CalendarConnectionList.fromPartial(object.calendarConnectionList)
+        : undefined;
     return message;
   },
 };
 
 function createBaseGetCalendarConnectionRequest(): GetCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionRequest> = {
   encode(message: GetCalendarConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetCalendarConnectionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -1141,7 +1508,7 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
 
             const entry1 = GetCalendarConnectionRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1152,7 +1519,7 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
 
             const entry2 = GetCalendarConnectionRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1170,6 +1537,14 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -1220,6 +1595,7 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -1246,8 +1622,11 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -1277,6 +1656,7 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1452,7 +1832,7 @@ export const GetCalendarConnectionRequest_QueryEntry: MessageFns<GetCalendarConn
 };
 
 function createBaseGetCalendarConnectionResponse(): GetCalendarConnectionResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", calendarConnection: undefined };
 }
 
 export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResponse> = {
@@ -1460,8 +1840,11 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.calendarConnection !== undefined) {
+      CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1495,6 +1878,14 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.calendarConnection = CalendarConnection.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1515,6 +1906,11 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      calendarConnection: isSet(object.calendarConnection)
+        ? CalendarConnection.fromJSON(object.calendarConnection)
+        : isSet(object.calendar_connection)
+        ? CalendarConnection.fromJSON(object.calendar_connection)
+        : undefined,
     };
   },
 
@@ -1523,8 +1919,11 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.calendarConnection !== undefined) {
+      obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
     return obj;
   },
@@ -1536,27 +1935,69 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
     const message = createBaseGetCalendarConnectionResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
+      ? CalendarConnection.fromPartial(object.calendarConnection)
+      : undefined;
     return message;
   },
 };
 
 function createBaseUpdateCalendarConnectionRequest(): UpdateCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    updateMask: undefined,
+    id: "",
+    providerId: undefined,
+    title: undefined,
+    timezone: undefined,
+    days: undefined,
+    overrides: [],
+    externalCalendar: undefined,
+  };
 }
 
 export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectionRequest> = {
   encode(message: UpdateCalendarConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       UpdateCalendarConnectionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.updateMask !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(42).fork()).join();
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.providerId !== undefined) {
+      Value.encode(Value.wrap(message.providerId), writer.uint32(138).fork()).join();
+    }
+    if (message.title !== undefined) {
+      writer.uint32(146).string(message.title);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(154).string(message.timezone);
+    }
+    if (message.days !== undefined) {
+      DaysInput.encode(message.days, writer.uint32(162).fork()).join();
+    }
+    if (message.overrides !== undefined && message.overrides.length !== 0) {
+      for (const v of message.overrides) {
+        OverrideInput.encode(v!, writer.uint32(170).fork()).join();
+      }
+    }
+    if (message.externalCalendar !== undefined) {
+      ExternalCalendarInput.encode(message.externalCalendar, writer.uint32(178).fork()).join();
     }
     return writer;
   },
@@ -1581,7 +2022,7 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
 
             const entry1 = UpdateCalendarConnectionRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1592,7 +2033,7 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
 
             const entry2 = UpdateCalendarConnectionRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1610,6 +2051,73 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updateMask = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.providerId = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.days = DaysInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            const el = OverrideInput.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.overrides!.push(el);
+            }
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.externalCalendar = ExternalCalendarInput.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1660,6 +2168,28 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      updateMask: isSet(object.updateMask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
+        : isSet(object.update_mask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
+        : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      providerId: isSet(object?.providerId)
+        ? object.providerId
+        : isSet(object?.provider_id)
+        ? object.provider_id
+        : undefined,
+      title: isSet(object.title) ? globalThis.String(object.title) : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+      days: isSet(object.days) ? DaysInput.fromJSON(object.days) : undefined,
+      overrides: globalThis.Array.isArray(object?.overrides)
+        ? object.overrides.map((e: any) => OverrideInput.fromJSON(e))
+        : [],
+      externalCalendar: isSet(object.externalCalendar)
+        ? ExternalCalendarInput.fromJSON(object.externalCalendar)
+        : isSet(object.external_calendar)
+        ? ExternalCalendarInput.fromJSON(object.external_calendar)
+        : undefined,
     };
   },
 
@@ -1686,8 +2216,32 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.updateMask !== undefined) {
+      obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    if (message.title !== undefined) {
+      obj.title = message.title;
+    }
+    if (message.timezone !== undefined) {
+      obj.timezone = message.timezone;
+    }
+    if (message.days !== undefined) {
+      obj.days = DaysInput.toJSON(message.days);
+    }
+    if (message.overrides?.length) {
+      obj.overrides = message.overrides.map((e) => OverrideInput.toJSON(e));
+    }
+    if (message.externalCalendar !== undefined) {
+      obj.externalCalendar = ExternalCalendarInput.toJSON(message.externalCalendar);
     }
     return obj;
   },
@@ -1717,6 +2271,16 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.updateMask = object.updateMask ?? undefined;
+    message.id = object.id ?? "";
+    message.providerId = object.providerId === undefined ? undefined : object.providerId;
+    message.title = object.title ?? undefined;
+    message.timezone = object.timezone ?? undefined;
+    message.days = (object.days !== undefined && object.days !== null) ? DaysInput.fromPartial(object.days) : undefined;
+    message.overrides = object.overrides?.map((e) => OverrideInput.fromPartial(e)) || [];
+    message.externalCalendar = (object.externalCalendar !== undefined && object.externalCalendar !== null)
+      ? ExternalCalendarInput.fromPartial(object.externalCalendar)
+      : undefined;
     return message;
   },
 };
@@ -1899,7 +2463,7 @@ export const UpdateCalendarConnectionRequest_QueryEntry: MessageFns<UpdateCalend
 };
 
 function createBaseUpdateCalendarConnectionResponse(): UpdateCalendarConnectionResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", calendarConnection: undefined };
 }
 
 export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnectionResponse> = {
@@ -1907,8 +2471,11 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.calendarConnection !== undefined) {
+      CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1942,6 +2509,14 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.calendarConnection = CalendarConnection.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1962,6 +2537,11 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      calendarConnection: isSet(object.calendarConnection)
+        ? CalendarConnection.fromJSON(object.calendarConnection)
+        : isSet(object.calendar_connection)
+        ? CalendarConnection.fromJSON(object.calendar_connection)
+        : undefined,
     };
   },
 
@@ -1970,8 +2550,11 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.calendarConnection !== undefined) {
+      obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
     return obj;
   },
@@ -1983,27 +2566,33 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
     const message = createBaseUpdateCalendarConnectionResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
+      ? CalendarConnection.fromPartial(object.calendarConnection)
+      : undefined;
     return message;
   },
 };
 
 function createBaseDeleteCalendarConnectionRequest(): DeleteCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectionRequest> = {
   encode(message: DeleteCalendarConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       DeleteCalendarConnectionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       DeleteCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2028,7 +2617,7 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
 
             const entry1 = DeleteCalendarConnectionRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2039,7 +2628,7 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
 
             const entry2 = DeleteCalendarConnectionRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2057,6 +2646,14 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -2107,6 +2704,7 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -2133,8 +2731,11 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -2164,6 +2765,7 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -2346,7 +2948,7 @@ export const DeleteCalendarConnectionRequest_QueryEntry: MessageFns<DeleteCalend
 };
 
 function createBaseDeleteCalendarConnectionResponse(): DeleteCalendarConnectionResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", deletedCalendarConnection: undefined };
 }
 
 export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnectionResponse> = {
@@ -2354,8 +2956,11 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.deletedCalendarConnection !== undefined) {
+      DeletedCalendarConnection.encode(message.deletedCalendarConnection, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2389,6 +2994,14 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.deletedCalendarConnection = DeletedCalendarConnection.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2409,6 +3022,11 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      deletedCalendarConnection: isSet(object.deletedCalendarConnection)
+        ? DeletedCalendarConnection.fromJSON(object.deletedCalendarConnection)
+        : isSet(object.deleted_calendar_connection)
+        ? DeletedCalendarConnection.fromJSON(object.deleted_calendar_connection)
+        : undefined,
     };
   },
 
@@ -2417,8 +3035,11 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.deletedCalendarConnection !== undefined) {
+      obj.deletedCalendarConnection = DeletedCalendarConnection.toJSON(message.deletedCalendarConnection);
     }
     return obj;
   },
@@ -2430,6 +3051,10 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
     const message = createBaseDeleteCalendarConnectionResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.deletedCalendarConnection =
+      (object.deletedCalendarConnection !== undefined && object.deletedCalendarConnection !== null)
+        ? DeletedCalendarConnection.fromPartial(object.deletedCalendarConnection)
+        : undefined;
     return message;
   },
 };
@@ -2437,13 +3062,22 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
 /**
  * CalendarService: Weekly availability schedules and external calendar feeds.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type CalendarServiceService = typeof CalendarServiceService;
 export const CalendarServiceService = {
-  /** CreateCalendarConnection performs the CreateCalendarConnection operation. */
+  /**
+   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
+   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
+   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
+   * beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   */
   createCalendarConnection: {
     path: "/scheduling.v1.CalendarService/CreateCalendarConnection" as const,
     requestStream: false as const,
@@ -2457,7 +3091,11 @@ export const CalendarServiceService = {
     responseDeserialize: (value: Buffer): CreateCalendarConnectionResponse =>
       CreateCalendarConnectionResponse.decode(value),
   },
-  /** ListCalendarConnections performs the ListCalendarConnections operation. */
+  /**
+   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
+   * schedules; every weekday is present in each. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET
+   * /api/v2/calendar-connections.
+   */
   listCalendarConnections: {
     path: "/scheduling.v1.CalendarService/ListCalendarConnections" as const,
     requestStream: false as const,
@@ -2470,7 +3108,10 @@ export const CalendarServiceService = {
     responseDeserialize: (value: Buffer): ListCalendarConnectionsResponse =>
       ListCalendarConnectionsResponse.decode(value),
   },
-  /** GetCalendarConnection performs the GetCalendarConnection operation. */
+  /**
+   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
+   * ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   */
   getCalendarConnection: {
     path: "/scheduling.v1.CalendarService/GetCalendarConnection" as const,
     requestStream: false as const,
@@ -2482,7 +3123,12 @@ export const CalendarServiceService = {
       Buffer.from(GetCalendarConnectionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCalendarConnectionResponse => GetCalendarConnectionResponse.decode(value),
   },
-  /** UpdateCalendarConnection performs the UpdateCalendarConnection operation. */
+  /**
+   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
+   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
+   * `providerId`). Advances the provider graph version. Errors beyond the common ones:
+   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   */
   updateCalendarConnection: {
     path: "/scheduling.v1.CalendarService/UpdateCalendarConnection" as const,
     requestStream: false as const,
@@ -2496,7 +3142,11 @@ export const CalendarServiceService = {
     responseDeserialize: (value: Buffer): UpdateCalendarConnectionResponse =>
       UpdateCalendarConnectionResponse.decode(value),
   },
-  /** DeleteCalendarConnection performs the DeleteCalendarConnection operation. */
+  /**
+   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
+   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
+   * Errors beyond the common ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE /api/v2/calendar-connections/:id.
+   */
   deleteCalendarConnection: {
     path: "/scheduling.v1.CalendarService/DeleteCalendarConnection" as const,
     requestStream: false as const,
@@ -2513,20 +3163,46 @@ export const CalendarServiceService = {
 } as const;
 
 export interface CalendarServiceServer extends UntypedServiceImplementation {
-  /** CreateCalendarConnection performs the CreateCalendarConnection operation. */
+  /**
+   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
+   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
+   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
+   * beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   */
   createCalendarConnection: handleUnaryCall<CreateCalendarConnectionRequest, CreateCalendarConnectionResponse>;
-  /** ListCalendarConnections performs the ListCalendarConnections operation. */
+  /**
+   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
+   * schedules; every weekday is present in each. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET
+   * /api/v2/calendar-connections.
+   */
   listCalendarConnections: handleUnaryCall<ListCalendarConnectionsRequest, ListCalendarConnectionsResponse>;
-  /** GetCalendarConnection performs the GetCalendarConnection operation. */
+  /**
+   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
+   * ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   */
   getCalendarConnection: handleUnaryCall<GetCalendarConnectionRequest, GetCalendarConnectionResponse>;
-  /** UpdateCalendarConnection performs the UpdateCalendarConnection operation. */
+  /**
+   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
+   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
+   * `providerId`). Advances the provider graph version. Errors beyond the common ones:
+   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   */
   updateCalendarConnection: handleUnaryCall<UpdateCalendarConnectionRequest, UpdateCalendarConnectionResponse>;
-  /** DeleteCalendarConnection performs the DeleteCalendarConnection operation. */
+  /**
+   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
+   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
+   * Errors beyond the common ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE /api/v2/calendar-connections/:id.
+   */
   deleteCalendarConnection: handleUnaryCall<DeleteCalendarConnectionRequest, DeleteCalendarConnectionResponse>;
 }
 
 export interface CalendarServiceClient extends Client {
-  /** CreateCalendarConnection performs the CreateCalendarConnection operation. */
+  /**
+   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
+   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
+   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
+   * beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   */
   createCalendarConnection(
     request: CreateCalendarConnectionRequest,
     callback: (error: ServiceError | null, response: CreateCalendarConnectionResponse) => void,
@@ -2542,7 +3218,11 @@ export interface CalendarServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
-  /** ListCalendarConnections performs the ListCalendarConnections operation. */
+  /**
+   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
+   * schedules; every weekday is present in each. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET
+   * /api/v2/calendar-connections.
+   */
   listCalendarConnections(
     request: ListCalendarConnectionsRequest,
     callback: (error: ServiceError | null, response: ListCalendarConnectionsResponse) => void,
@@ -2558,7 +3238,10 @@ export interface CalendarServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCalendarConnectionsResponse) => void,
   ): ClientUnaryCall;
-  /** GetCalendarConnection performs the GetCalendarConnection operation. */
+  /**
+   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
+   * ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   */
   getCalendarConnection(
     request: GetCalendarConnectionRequest,
     callback: (error: ServiceError | null, response: GetCalendarConnectionResponse) => void,
@@ -2574,7 +3257,12 @@ export interface CalendarServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
-  /** UpdateCalendarConnection performs the UpdateCalendarConnection operation. */
+  /**
+   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
+   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
+   * `providerId`). Advances the provider graph version. Errors beyond the common ones:
+   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   */
   updateCalendarConnection(
     request: UpdateCalendarConnectionRequest,
     callback: (error: ServiceError | null, response: UpdateCalendarConnectionResponse) => void,
@@ -2590,7 +3278,11 @@ export interface CalendarServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
-  /** DeleteCalendarConnection performs the DeleteCalendarConnection operation. */
+  /**
+   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
+   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
+   * Errors beyond the common ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE /api/v2/calendar-connections/:id.
+   */
   deleteCalendarConnection(
     request: DeleteCalendarConnectionRequest,
     callback: (error: ServiceError | null, response: DeleteCalendarConnectionResponse) => void,

@@ -19,26 +19,56 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import { Timestamp } from "../../google/protobuf/timestamp.js";
+import {
+  ContinuityRecord,
+  ManualReviewEntry,
+  ResolutionConstraints,
+  ResolutionPreferences,
+  WaitlistEntry,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/care_service.proto";
 
-/** CreateContinuityRequest is the input of CreateContinuity. */
+/** CreateContinuityRequest: the input of CreateContinuity (REST POST /api/v2/continuity). */
 export interface CreateContinuityRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  providerId?:
+    | string
+    | undefined;
+  /**
+   * Your opaque reference of the client (no personal data needed); matches `preferences.clientRef` of a resolution.
+   * Text of 1 to 200 characters. Required. REST: `clientRef` in the JSON body.
+   */
+  clientRef?:
+    | string
+    | undefined;
+  /**
+   * When the client last saw the provider. Left out: null on a new record, unchanged on an existing one. An instant
+   * (RFC 3339 text in REST). Optional. REST: `lastSeenAt` in the JSON body.
+   */
+  lastSeenAt?: Date | undefined;
 }
 
 export interface CreateContinuityRequest_ParamsEntry {
@@ -51,31 +81,51 @@ export interface CreateContinuityRequest_QueryEntry {
   value: string;
 }
 
-/** CreateContinuityResponse is the output of CreateContinuity. */
+/** CreateContinuityResponse: the output of CreateContinuity. */
 export interface CreateContinuityResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ContinuityRecord` (typed form). Set when the request came in the typed form. */
+  continuityRecord?: ContinuityRecord | undefined;
 }
 
-/** ListContinuityRequest is the input of ListContinuity. */
+/** ListContinuityRequest: the input of ListContinuity (REST GET /api/v2/continuity). */
 export interface ListContinuityRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `clientRef` in the query string. */
+  clientRef?:
+    | string
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListContinuityRequest_ParamsEntry {
@@ -88,31 +138,87 @@ export interface ListContinuityRequest_QueryEntry {
   value: string;
 }
 
-/** ListContinuityResponse is the output of ListContinuity. */
+/** ListContinuityResponse: the output of ListContinuity. */
 export interface ListContinuityResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | ContinuityRecord[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-/** CreateWaitlistEntryRequest is the input of CreateWaitlistEntry. */
+/** CreateWaitlistEntryRequest: the input of CreateWaitlistEntry (REST POST /api/v2/waitlist). */
 export interface CreateWaitlistEntryRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  serviceId?:
+    | string
+    | undefined;
+  /** Required. REST: `customer` in the JSON body. */
+  customer?:
+    | CreateWaitlistEntryRequest_Customer
+    | undefined;
+  /** Optional. REST: `constraints` in the JSON body. */
+  constraints?:
+    | ResolutionConstraints
+    | undefined;
+  /** Optional. REST: `preferences` in the JSON body. */
+  preferences?:
+    | ResolutionPreferences
+    | undefined;
+  /**
+   * The (typically zero-result) resolution that led here; must be of this organization. Text of 1 to 200 characters.
+   * Optional. REST: `resolutionId` in the JSON body.
+   */
+  resolutionId?: string | undefined;
+}
+
+/** The `customer` object. */
+export interface CreateWaitlistEntryRequest_Customer {
+  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  name?:
+    | string
+    | undefined;
+  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  email?: string | undefined;
 }
 
 export interface CreateWaitlistEntryRequest_ParamsEntry {
@@ -125,31 +231,108 @@ export interface CreateWaitlistEntryRequest_QueryEntry {
   value: string;
 }
 
-/** CreateWaitlistEntryResponse is the output of CreateWaitlistEntry. */
+/** CreateWaitlistEntryResponse: the output of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `WaitlistEntry` (typed form). Set when the request came in the typed form. */
+  waitlistEntry?: WaitlistEntry | undefined;
 }
 
-/** ListWaitlistEntriesRequest is the input of ListWaitlistEntries. */
+/** ListWaitlistEntriesRequest: the input of ListWaitlistEntries (REST GET /api/v2/waitlist). */
 export interface ListWaitlistEntriesRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** One of `waiting`, `cancelled` in REST. Optional. REST: `status` in the query string. */
+  status?:
+    | ListWaitlistEntriesRequest_Status
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListWaitlistEntriesRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_WAITING - REST `waiting`. */
+  STATUS_WAITING = "STATUS_WAITING",
+  /** STATUS_CANCELLED - REST `cancelled`. */
+  STATUS_CANCELLED = "STATUS_CANCELLED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listWaitlistEntriesRequest_StatusFromJSON(object: any): ListWaitlistEntriesRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_WAITING":
+      return ListWaitlistEntriesRequest_Status.STATUS_WAITING;
+    case 2:
+    case "STATUS_CANCELLED":
+      return ListWaitlistEntriesRequest_Status.STATUS_CANCELLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListWaitlistEntriesRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function listWaitlistEntriesRequest_StatusToJSON(object: ListWaitlistEntriesRequest_Status): string {
+  switch (object) {
+    case ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListWaitlistEntriesRequest_Status.STATUS_WAITING:
+      return "STATUS_WAITING";
+    case ListWaitlistEntriesRequest_Status.STATUS_CANCELLED:
+      return "STATUS_CANCELLED";
+    case ListWaitlistEntriesRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listWaitlistEntriesRequest_StatusToNumber(object: ListWaitlistEntriesRequest_Status): number {
+  switch (object) {
+    case ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListWaitlistEntriesRequest_Status.STATUS_WAITING:
+      return 1;
+    case ListWaitlistEntriesRequest_Status.STATUS_CANCELLED:
+      return 2;
+    case ListWaitlistEntriesRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface ListWaitlistEntriesRequest_ParamsEntry {
@@ -162,31 +345,58 @@ export interface ListWaitlistEntriesRequest_QueryEntry {
   value: string;
 }
 
-/** ListWaitlistEntriesResponse is the output of ListWaitlistEntries. */
+/** ListWaitlistEntriesResponse: the output of ListWaitlistEntries. */
 export interface ListWaitlistEntriesResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | WaitlistEntry[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-/** CancelWaitlistEntryRequest is the input of CancelWaitlistEntry. */
+/** CancelWaitlistEntryRequest: the input of CancelWaitlistEntry (REST DELETE /api/v2/waitlist/:id). */
 export interface CancelWaitlistEntryRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface CancelWaitlistEntryRequest_ParamsEntry {
@@ -199,31 +409,108 @@ export interface CancelWaitlistEntryRequest_QueryEntry {
   value: string;
 }
 
-/** CancelWaitlistEntryResponse is the output of CancelWaitlistEntry. */
+/** CancelWaitlistEntryResponse: the output of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `WaitlistEntry` (typed form). Set when the request came in the typed form. */
+  waitlistEntry?: WaitlistEntry | undefined;
 }
 
-/** ListManualReviewRequest is the input of ListManualReview. */
+/** ListManualReviewRequest: the input of ListManualReview (REST GET /api/v2/manual-review). */
 export interface ListManualReviewRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Default `open`. One of `open`, `resolved` in REST. Optional. REST: `status` in the query string. */
+  status?:
+    | ListManualReviewRequest_Status
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListManualReviewRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_OPEN - REST `open`. */
+  STATUS_OPEN = "STATUS_OPEN",
+  /** STATUS_RESOLVED - REST `resolved`. */
+  STATUS_RESOLVED = "STATUS_RESOLVED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listManualReviewRequest_StatusFromJSON(object: any): ListManualReviewRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListManualReviewRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_OPEN":
+      return ListManualReviewRequest_Status.STATUS_OPEN;
+    case 2:
+    case "STATUS_RESOLVED":
+      return ListManualReviewRequest_Status.STATUS_RESOLVED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListManualReviewRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function listManualReviewRequest_StatusToJSON(object: ListManualReviewRequest_Status): string {
+  switch (object) {
+    case ListManualReviewRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListManualReviewRequest_Status.STATUS_OPEN:
+      return "STATUS_OPEN";
+    case ListManualReviewRequest_Status.STATUS_RESOLVED:
+      return "STATUS_RESOLVED";
+    case ListManualReviewRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listManualReviewRequest_StatusToNumber(object: ListManualReviewRequest_Status): number {
+  switch (object) {
+    case ListManualReviewRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListManualReviewRequest_Status.STATUS_OPEN:
+      return 1;
+    case ListManualReviewRequest_Status.STATUS_RESOLVED:
+      return 2;
+    case ListManualReviewRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface ListManualReviewRequest_ParamsEntry {
@@ -236,31 +523,58 @@ export interface ListManualReviewRequest_QueryEntry {
   value: string;
 }
 
-/** ListManualReviewResponse is the output of ListManualReview. */
+/** ListManualReviewResponse: the output of ListManualReview. */
 export interface ListManualReviewResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | ManualReviewEntry[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-/** ResolveManualReviewRequest is the input of ResolveManualReview. */
+/** ResolveManualReviewRequest: the input of ResolveManualReview (REST POST /api/v2/manual-review/:providerId/resolve). */
 export interface ResolveManualReviewRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `providerId` in the path (`:providerId`). */
+  providerId?: string | undefined;
 }
 
 export interface ResolveManualReviewRequest_ParamsEntry {
@@ -273,33 +587,46 @@ export interface ResolveManualReviewRequest_QueryEntry {
   value: string;
 }
 
-/** ResolveManualReviewResponse is the output of ResolveManualReview. */
+/** ResolveManualReviewResponse: the output of ResolveManualReview. */
 export interface ResolveManualReviewResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ManualReviewEntry` (typed form). Set when the request came in the typed form. */
+  manualReviewEntry?: ManualReviewEntry | undefined;
 }
 
 function createBaseCreateContinuityRequest(): CreateContinuityRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", providerId: "", clientRef: "", lastSeenAt: undefined };
 }
 
 export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
   encode(message: CreateContinuityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateContinuityRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateContinuityRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(130).string(message.providerId);
+    }
+    if (message.clientRef !== undefined && message.clientRef !== "") {
+      writer.uint32(138).string(message.clientRef);
+    }
+    if (message.lastSeenAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastSeenAt), writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -324,7 +651,7 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
 
             const entry1 = CreateContinuityRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -335,7 +662,7 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
 
             const entry2 = CreateContinuityRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -353,6 +680,30 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.clientRef = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.lastSeenAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -403,6 +754,21 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      clientRef: isSet(object.clientRef)
+        ? globalThis.String(object.clientRef)
+        : isSet(object.client_ref)
+        ? globalThis.String(object.client_ref)
+        : "",
+      lastSeenAt: isSet(object.lastSeenAt)
+        ? fromJsonTimestamp(object.lastSeenAt)
+        : isSet(object.last_seen_at)
+        ? fromJsonTimestamp(object.last_seen_at)
+        : undefined,
     };
   },
 
@@ -429,8 +795,17 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.clientRef !== undefined && message.clientRef !== "") {
+      obj.clientRef = message.clientRef;
+    }
+    if (message.lastSeenAt !== undefined) {
+      obj.lastSeenAt = message.lastSeenAt.toISOString();
     }
     return obj;
   },
@@ -460,6 +835,9 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? "";
+    message.clientRef = object.clientRef ?? "";
+    message.lastSeenAt = object.lastSeenAt ?? undefined;
     return message;
   },
 };
@@ -635,7 +1013,7 @@ export const CreateContinuityRequest_QueryEntry: MessageFns<CreateContinuityRequ
 };
 
 function createBaseCreateContinuityResponse(): CreateContinuityResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", continuityRecord: undefined };
 }
 
 export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
@@ -643,8 +1021,11 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.continuityRecord !== undefined) {
+      ContinuityRecord.encode(message.continuityRecord, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -678,6 +1059,14 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.continuityRecord = ContinuityRecord.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -698,6 +1087,11 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      continuityRecord: isSet(object.continuityRecord)
+        ? ContinuityRecord.fromJSON(object.continuityRecord)
+        : isSet(object.continuity_record)
+        ? ContinuityRecord.fromJSON(object.continuity_record)
+        : undefined,
     };
   },
 
@@ -706,8 +1100,11 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.continuityRecord !== undefined) {
+      obj.continuityRecord = ContinuityRecord.toJSON(message.continuityRecord);
     }
     return obj;
   },
@@ -719,27 +1116,39 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
     const message = createBaseCreateContinuityResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.continuityRecord = (object.continuityRecord !== undefined && object.continuityRecord !== null)
+      ? ContinuityRecord.fromPartial(object.continuityRecord)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListContinuityRequest(): ListContinuityRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", clientRef: "", limit: undefined, cursor: undefined };
 }
 
 export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
   encode(message: ListContinuityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListContinuityRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListContinuityRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.clientRef !== undefined && message.clientRef !== "") {
+      writer.uint32(130).string(message.clientRef);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(146).string(message.cursor);
     }
     return writer;
   },
@@ -764,7 +1173,7 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
 
             const entry1 = ListContinuityRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -775,7 +1184,7 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
 
             const entry2 = ListContinuityRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -793,6 +1202,30 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.clientRef = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -843,6 +1276,13 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      clientRef: isSet(object.clientRef)
+        ? globalThis.String(object.clientRef)
+        : isSet(object.client_ref)
+        ? globalThis.String(object.client_ref)
+        : "",
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -869,8 +1309,17 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.clientRef !== undefined && message.clientRef !== "") {
+      obj.clientRef = message.clientRef;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -900,6 +1349,9 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.clientRef = object.clientRef ?? "";
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1075,7 +1527,7 @@ export const ListContinuityRequest_QueryEntry: MessageFns<ListContinuityRequest_
 };
 
 function createBaseListContinuityResponse(): ListContinuityResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
@@ -1083,8 +1535,22 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        ContinuityRecord.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -1118,6 +1584,41 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = ContinuityRecord.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1138,6 +1639,18 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ContinuityRecord.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -1146,8 +1659,20 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => ContinuityRecord.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -1159,27 +1684,56 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
     const message = createBaseListContinuityResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => ContinuityRecord.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
 
 function createBaseCreateWaitlistEntryRequest(): CreateWaitlistEntryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    serviceId: "",
+    customer: undefined,
+    constraints: undefined,
+    preferences: undefined,
+    resolutionId: undefined,
+  };
 }
 
 export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> = {
   encode(message: CreateWaitlistEntryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateWaitlistEntryRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateWaitlistEntryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.serviceId !== undefined && message.serviceId !== "") {
+      writer.uint32(130).string(message.serviceId);
+    }
+    if (message.customer !== undefined) {
+      CreateWaitlistEntryRequest_Customer.encode(message.customer, writer.uint32(138).fork()).join();
+    }
+    if (message.constraints !== undefined) {
+      ResolutionConstraints.encode(message.constraints, writer.uint32(146).fork()).join();
+    }
+    if (message.preferences !== undefined) {
+      ResolutionPreferences.encode(message.preferences, writer.uint32(154).fork()).join();
+    }
+    if (message.resolutionId !== undefined) {
+      writer.uint32(162).string(message.resolutionId);
     }
     return writer;
   },
@@ -1204,7 +1758,7 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
 
             const entry1 = CreateWaitlistEntryRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1215,7 +1769,7 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
 
             const entry2 = CreateWaitlistEntryRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1233,6 +1787,46 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.serviceId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.customer = CreateWaitlistEntryRequest_Customer.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.constraints = ResolutionConstraints.decode(reader, reader.uint32());
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.preferences = ResolutionPreferences.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
             continue;
           }
         }
@@ -1283,6 +1877,19 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      serviceId: isSet(object.serviceId)
+        ? globalThis.String(object.serviceId)
+        : isSet(object.service_id)
+        ? globalThis.String(object.service_id)
+        : "",
+      customer: isSet(object.customer) ? CreateWaitlistEntryRequest_Customer.fromJSON(object.customer) : undefined,
+      constraints: isSet(object.constraints) ? ResolutionConstraints.fromJSON(object.constraints) : undefined,
+      preferences: isSet(object.preferences) ? ResolutionPreferences.fromJSON(object.preferences) : undefined,
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : undefined,
     };
   },
 
@@ -1309,8 +1916,23 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.serviceId !== undefined && message.serviceId !== "") {
+      obj.serviceId = message.serviceId;
+    }
+    if (message.customer !== undefined) {
+      obj.customer = CreateWaitlistEntryRequest_Customer.toJSON(message.customer);
+    }
+    if (message.constraints !== undefined) {
+      obj.constraints = ResolutionConstraints.toJSON(message.constraints);
+    }
+    if (message.preferences !== undefined) {
+      obj.preferences = ResolutionPreferences.toJSON(message.preferences);
+    }
+    if (message.resolutionId !== undefined) {
+      obj.resolutionId = message.resolutionId;
     }
     return obj;
   },
@@ -1340,6 +1962,102 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.serviceId = object.serviceId ?? "";
+    message.customer = (object.customer !== undefined && object.customer !== null)
+      ? CreateWaitlistEntryRequest_Customer.fromPartial(object.customer)
+      : undefined;
+    message.constraints = (object.constraints !== undefined && object.constraints !== null)
+      ? ResolutionConstraints.fromPartial(object.constraints)
+      : undefined;
+    message.preferences = (object.preferences !== undefined && object.preferences !== null)
+      ? ResolutionPreferences.fromPartial(object.preferences)
+      : undefined;
+    message.resolutionId = object.resolutionId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateWaitlistEntryRequest_Customer(): CreateWaitlistEntryRequest_Customer {
+  return { name: "", email: "" };
+}
+
+export const CreateWaitlistEntryRequest_Customer: MessageFns<CreateWaitlistEntryRequest_Customer> = {
+  encode(message: CreateWaitlistEntryRequest_Customer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== undefined && message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.email !== undefined && message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWaitlistEntryRequest_Customer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWaitlistEntryRequest_Customer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWaitlistEntryRequest_Customer {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: CreateWaitlistEntryRequest_Customer): unknown {
+    const obj: any = {};
+    if (message.name !== undefined && message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.email !== undefined && message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateWaitlistEntryRequest_Customer>): CreateWaitlistEntryRequest_Customer {
+    return CreateWaitlistEntryRequest_Customer.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateWaitlistEntryRequest_Customer>): CreateWaitlistEntryRequest_Customer {
+    const message = createBaseCreateWaitlistEntryRequest_Customer();
+    message.name = object.name ?? "";
+    message.email = object.email ?? "";
     return message;
   },
 };
@@ -1515,7 +2233,7 @@ export const CreateWaitlistEntryRequest_QueryEntry: MessageFns<CreateWaitlistEnt
 };
 
 function createBaseCreateWaitlistEntryResponse(): CreateWaitlistEntryResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", waitlistEntry: undefined };
 }
 
 export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse> = {
@@ -1523,8 +2241,11 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.waitlistEntry !== undefined) {
+      WaitlistEntry.encode(message.waitlistEntry, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1558,6 +2279,14 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.waitlistEntry = WaitlistEntry.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1578,6 +2307,11 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      waitlistEntry: isSet(object.waitlistEntry)
+        ? WaitlistEntry.fromJSON(object.waitlistEntry)
+        : isSet(object.waitlist_entry)
+        ? WaitlistEntry.fromJSON(object.waitlist_entry)
+        : undefined,
     };
   },
 
@@ -1586,8 +2320,11 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.waitlistEntry !== undefined) {
+      obj.waitlistEntry = WaitlistEntry.toJSON(message.waitlistEntry);
     }
     return obj;
   },
@@ -1599,27 +2336,47 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
     const message = createBaseCreateWaitlistEntryResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.waitlistEntry = (object.waitlistEntry !== undefined && object.waitlistEntry !== null)
+      ? WaitlistEntry.fromPartial(object.waitlistEntry)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListWaitlistEntriesRequest(): ListWaitlistEntriesRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    status: ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> = {
   encode(message: ListWaitlistEntriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListWaitlistEntriesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListWaitlistEntriesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.status !== undefined && message.status !== ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(128).int32(listWaitlistEntriesRequest_StatusToNumber(message.status));
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(146).string(message.cursor);
     }
     return writer;
   },
@@ -1644,7 +2401,7 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
 
             const entry1 = ListWaitlistEntriesRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1655,7 +2412,7 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
 
             const entry2 = ListWaitlistEntriesRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1673,6 +2430,30 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.status = listWaitlistEntriesRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -1723,6 +2504,11 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      status: isSet(object.status)
+        ? listWaitlistEntriesRequest_StatusFromJSON(object.status)
+        : ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -1749,8 +2535,17 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.status !== undefined && message.status !== ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = listWaitlistEntriesRequest_StatusToJSON(message.status);
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -1780,6 +2575,9 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.status = object.status ?? ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1955,7 +2753,7 @@ export const ListWaitlistEntriesRequest_QueryEntry: MessageFns<ListWaitlistEntri
 };
 
 function createBaseListWaitlistEntriesResponse(): ListWaitlistEntriesResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse> = {
@@ -1963,8 +2761,22 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        WaitlistEntry.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -1998,6 +2810,41 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = WaitlistEntry.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2018,6 +2865,18 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => WaitlistEntry.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -2026,8 +2885,20 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => WaitlistEntry.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -2039,27 +2910,34 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
     const message = createBaseListWaitlistEntriesResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => WaitlistEntry.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
 
 function createBaseCancelWaitlistEntryRequest(): CancelWaitlistEntryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> = {
   encode(message: CancelWaitlistEntryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CancelWaitlistEntryRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CancelWaitlistEntryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2084,7 +2962,7 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
 
             const entry1 = CancelWaitlistEntryRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2095,7 +2973,7 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
 
             const entry2 = CancelWaitlistEntryRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2113,6 +2991,14 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -2163,6 +3049,7 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -2189,8 +3076,11 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -2220,6 +3110,7 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -2395,7 +3286,7 @@ export const CancelWaitlistEntryRequest_QueryEntry: MessageFns<CancelWaitlistEnt
 };
 
 function createBaseCancelWaitlistEntryResponse(): CancelWaitlistEntryResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", waitlistEntry: undefined };
 }
 
 export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse> = {
@@ -2403,8 +3294,11 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.waitlistEntry !== undefined) {
+      WaitlistEntry.encode(message.waitlistEntry, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2438,6 +3332,14 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.waitlistEntry = WaitlistEntry.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2458,6 +3360,11 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      waitlistEntry: isSet(object.waitlistEntry)
+        ? WaitlistEntry.fromJSON(object.waitlistEntry)
+        : isSet(object.waitlist_entry)
+        ? WaitlistEntry.fromJSON(object.waitlist_entry)
+        : undefined,
     };
   },
 
@@ -2466,8 +3373,11 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.waitlistEntry !== undefined) {
+      obj.waitlistEntry = WaitlistEntry.toJSON(message.waitlistEntry);
     }
     return obj;
   },
@@ -2479,27 +3389,47 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
     const message = createBaseCancelWaitlistEntryResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.waitlistEntry = (object.waitlistEntry !== undefined && object.waitlistEntry !== null)
+      ? WaitlistEntry.fromPartial(object.waitlistEntry)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListManualReviewRequest(): ListManualReviewRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    status: ListManualReviewRequest_Status.STATUS_UNSPECIFIED,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
   encode(message: ListManualReviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListManualReviewRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListManualReviewRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.status !== undefined && message.status !== ListManualReviewRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(128).int32(listManualReviewRequest_StatusToNumber(message.status));
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(146).string(message.cursor);
     }
     return writer;
   },
@@ -2524,7 +3454,7 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
 
             const entry1 = ListManualReviewRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2535,7 +3465,7 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
 
             const entry2 = ListManualReviewRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2553,6 +3483,30 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.status = listManualReviewRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -2603,6 +3557,11 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      status: isSet(object.status)
+        ? listManualReviewRequest_StatusFromJSON(object.status)
+        : ListManualReviewRequest_Status.STATUS_UNSPECIFIED,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -2629,8 +3588,17 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.status !== undefined && message.status !== ListManualReviewRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = listManualReviewRequest_StatusToJSON(message.status);
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -2660,6 +3628,9 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.status = object.status ?? ListManualReviewRequest_Status.STATUS_UNSPECIFIED;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -2835,7 +3806,7 @@ export const ListManualReviewRequest_QueryEntry: MessageFns<ListManualReviewRequ
 };
 
 function createBaseListManualReviewResponse(): ListManualReviewResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
@@ -2843,8 +3814,22 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        ManualReviewEntry.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -2878,6 +3863,41 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = ManualReviewEntry.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2898,6 +3918,18 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ManualReviewEntry.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -2906,8 +3938,20 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => ManualReviewEntry.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -2919,27 +3963,34 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
     const message = createBaseListManualReviewResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => ManualReviewEntry.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
 
 function createBaseResolveManualReviewRequest(): ResolveManualReviewRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", providerId: "" };
 }
 
 export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> = {
   encode(message: ResolveManualReviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ResolveManualReviewRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ResolveManualReviewRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(130).string(message.providerId);
     }
     return writer;
   },
@@ -2964,7 +4015,7 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
 
             const entry1 = ResolveManualReviewRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2975,7 +4026,7 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
 
             const entry2 = ResolveManualReviewRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2993,6 +4044,14 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
             continue;
           }
         }
@@ -3043,6 +4102,11 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
     };
   },
 
@@ -3069,8 +4133,11 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
     }
     return obj;
   },
@@ -3100,6 +4167,7 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? "";
     return message;
   },
 };
@@ -3275,7 +4343,7 @@ export const ResolveManualReviewRequest_QueryEntry: MessageFns<ResolveManualRevi
 };
 
 function createBaseResolveManualReviewResponse(): ResolveManualReviewResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", manualReviewEntry: undefined };
 }
 
 export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse> = {
@@ -3283,8 +4351,11 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.manualReviewEntry !== undefined) {
+      ManualReviewEntry.encode(message.manualReviewEntry, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -3318,6 +4389,14 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.manualReviewEntry = ManualReviewEntry.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3338,6 +4417,11 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      manualReviewEntry: isSet(object.manualReviewEntry)
+        ? ManualReviewEntry.fromJSON(object.manualReviewEntry)
+        : isSet(object.manual_review_entry)
+        ? ManualReviewEntry.fromJSON(object.manual_review_entry)
+        : undefined,
     };
   },
 
@@ -3346,8 +4430,11 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.manualReviewEntry !== undefined) {
+      obj.manualReviewEntry = ManualReviewEntry.toJSON(message.manualReviewEntry);
     }
     return obj;
   },
@@ -3359,6 +4446,9 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
     const message = createBaseResolveManualReviewResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.manualReviewEntry = (object.manualReviewEntry !== undefined && object.manualReviewEntry !== null)
+      ? ManualReviewEntry.fromPartial(object.manualReviewEntry)
+      : undefined;
     return message;
   },
 };
@@ -3366,13 +4456,23 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
 /**
  * CareService: Continuity records, the waitlist and the manual-review queue.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type CareServiceService = typeof CareServiceService;
 export const CareServiceService = {
-  /** CreateContinuity performs the CreateContinuity operation. */
+  /**
+   * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
+   * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
+   * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
+   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: `PROVIDER_NOT_FOUND`.
+   * REST: POST /api/v2/continuity.
+   */
   createContinuity: {
     path: "/scheduling.v1.CareService/CreateContinuity" as const,
     requestStream: false as const,
@@ -3384,7 +4484,10 @@ export const CareServiceService = {
       Buffer.from(CreateContinuityResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateContinuityResponse => CreateContinuityResponse.decode(value),
   },
-  /** ListContinuity performs the ListContinuity operation. */
+  /**
+   * ListContinuity: List the continuity records of one clientRef. Lists the providers recorded for one clientRef;
+   * cursor pagination. Errors: the common ones. REST: GET /api/v2/continuity.
+   */
   listContinuity: {
     path: "/scheduling.v1.CareService/ListContinuity" as const,
     requestStream: false as const,
@@ -3396,7 +4499,11 @@ export const CareServiceService = {
       Buffer.from(ListContinuityResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListContinuityResponse => ListContinuityResponse.decode(value),
   },
-  /** CreateWaitlistEntry performs the CreateWaitlistEntry operation. */
+  /**
+   * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
+   * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
+   * common ones: `SERVICE_NOT_FOUND`, `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   */
   createWaitlistEntry: {
     path: "/scheduling.v1.CareService/CreateWaitlistEntry" as const,
     requestStream: false as const,
@@ -3408,7 +4515,10 @@ export const CareServiceService = {
       Buffer.from(CreateWaitlistEntryResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateWaitlistEntryResponse => CreateWaitlistEntryResponse.decode(value),
   },
-  /** ListWaitlistEntries performs the ListWaitlistEntries operation. */
+  /**
+   * ListWaitlistEntries: List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist
+   * entries with cursor pagination. Errors: the common ones. REST: GET /api/v2/waitlist.
+   */
   listWaitlistEntries: {
     path: "/scheduling.v1.CareService/ListWaitlistEntries" as const,
     requestStream: false as const,
@@ -3420,7 +4530,11 @@ export const CareServiceService = {
       Buffer.from(ListWaitlistEntriesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListWaitlistEntriesResponse => ListWaitlistEntriesResponse.decode(value),
   },
-  /** CancelWaitlistEntry performs the CancelWaitlistEntry operation. */
+  /**
+   * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
+   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: `WAITLIST_ENTRY_NOT_FOUND`. REST:
+   * DELETE /api/v2/waitlist/:id.
+   */
   cancelWaitlistEntry: {
     path: "/scheduling.v1.CareService/CancelWaitlistEntry" as const,
     requestStream: false as const,
@@ -3432,7 +4546,11 @@ export const CareServiceService = {
       Buffer.from(CancelWaitlistEntryResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CancelWaitlistEntryResponse => CancelWaitlistEntryResponse.decode(value),
   },
-  /** ListManualReview performs the ListManualReview operation. */
+  /**
+   * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
+   * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
+   * records. Errors: the common ones. REST: GET /api/v2/manual-review.
+   */
   listManualReview: {
     path: "/scheduling.v1.CareService/ListManualReview" as const,
     requestStream: false as const,
@@ -3444,7 +4562,12 @@ export const CareServiceService = {
       Buffer.from(ListManualReviewResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListManualReviewResponse => ListManualReviewResponse.decode(value),
   },
-  /** ResolveManualReview performs the ResolveManualReview operation. */
+  /**
+   * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
+   * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
+   * manual-review entry once its data is fixed. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST
+   * /api/v2/manual-review/:providerId/resolve.
+   */
   resolveManualReview: {
     path: "/scheduling.v1.CareService/ResolveManualReview" as const,
     requestStream: false as const,
@@ -3459,24 +4582,59 @@ export const CareServiceService = {
 } as const;
 
 export interface CareServiceServer extends UntypedServiceImplementation {
-  /** CreateContinuity performs the CreateContinuity operation. */
+  /**
+   * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
+   * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
+   * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
+   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: `PROVIDER_NOT_FOUND`.
+   * REST: POST /api/v2/continuity.
+   */
   createContinuity: handleUnaryCall<CreateContinuityRequest, CreateContinuityResponse>;
-  /** ListContinuity performs the ListContinuity operation. */
+  /**
+   * ListContinuity: List the continuity records of one clientRef. Lists the providers recorded for one clientRef;
+   * cursor pagination. Errors: the common ones. REST: GET /api/v2/continuity.
+   */
   listContinuity: handleUnaryCall<ListContinuityRequest, ListContinuityResponse>;
-  /** CreateWaitlistEntry performs the CreateWaitlistEntry operation. */
+  /**
+   * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
+   * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
+   * common ones: `SERVICE_NOT_FOUND`, `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   */
   createWaitlistEntry: handleUnaryCall<CreateWaitlistEntryRequest, CreateWaitlistEntryResponse>;
-  /** ListWaitlistEntries performs the ListWaitlistEntries operation. */
+  /**
+   * ListWaitlistEntries: List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist
+   * entries with cursor pagination. Errors: the common ones. REST: GET /api/v2/waitlist.
+   */
   listWaitlistEntries: handleUnaryCall<ListWaitlistEntriesRequest, ListWaitlistEntriesResponse>;
-  /** CancelWaitlistEntry performs the CancelWaitlistEntry operation. */
+  /**
+   * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
+   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: `WAITLIST_ENTRY_NOT_FOUND`. REST:
+   * DELETE /api/v2/waitlist/:id.
+   */
   cancelWaitlistEntry: handleUnaryCall<CancelWaitlistEntryRequest, CancelWaitlistEntryResponse>;
-  /** ListManualReview performs the ListManualReview operation. */
+  /**
+   * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
+   * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
+   * records. Errors: the common ones. REST: GET /api/v2/manual-review.
+   */
   listManualReview: handleUnaryCall<ListManualReviewRequest, ListManualReviewResponse>;
-  /** ResolveManualReview performs the ResolveManualReview operation. */
+  /**
+   * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
+   * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
+   * manual-review entry once its data is fixed. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST
+   * /api/v2/manual-review/:providerId/resolve.
+   */
   resolveManualReview: handleUnaryCall<ResolveManualReviewRequest, ResolveManualReviewResponse>;
 }
 
 export interface CareServiceClient extends Client {
-  /** CreateContinuity performs the CreateContinuity operation. */
+  /**
+   * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
+   * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
+   * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
+   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: `PROVIDER_NOT_FOUND`.
+   * REST: POST /api/v2/continuity.
+   */
   createContinuity(
     request: CreateContinuityRequest,
     callback: (error: ServiceError | null, response: CreateContinuityResponse) => void,
@@ -3492,7 +4650,10 @@ export interface CareServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateContinuityResponse) => void,
   ): ClientUnaryCall;
-  /** ListContinuity performs the ListContinuity operation. */
+  /**
+   * ListContinuity: List the continuity records of one clientRef. Lists the providers recorded for one clientRef;
+   * cursor pagination. Errors: the common ones. REST: GET /api/v2/continuity.
+   */
   listContinuity(
     request: ListContinuityRequest,
     callback: (error: ServiceError | null, response: ListContinuityResponse) => void,
@@ -3508,7 +4669,11 @@ export interface CareServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListContinuityResponse) => void,
   ): ClientUnaryCall;
-  /** CreateWaitlistEntry performs the CreateWaitlistEntry operation. */
+  /**
+   * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
+   * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
+   * common ones: `SERVICE_NOT_FOUND`, `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   */
   createWaitlistEntry(
     request: CreateWaitlistEntryRequest,
     callback: (error: ServiceError | null, response: CreateWaitlistEntryResponse) => void,
@@ -3524,7 +4689,10 @@ export interface CareServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateWaitlistEntryResponse) => void,
   ): ClientUnaryCall;
-  /** ListWaitlistEntries performs the ListWaitlistEntries operation. */
+  /**
+   * ListWaitlistEntries: List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist
+   * entries with cursor pagination. Errors: the common ones. REST: GET /api/v2/waitlist.
+   */
   listWaitlistEntries(
     request: ListWaitlistEntriesRequest,
     callback: (error: ServiceError | null, response: ListWaitlistEntriesResponse) => void,
@@ -3540,7 +4708,11 @@ export interface CareServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListWaitlistEntriesResponse) => void,
   ): ClientUnaryCall;
-  /** CancelWaitlistEntry performs the CancelWaitlistEntry operation. */
+  /**
+   * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
+   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: `WAITLIST_ENTRY_NOT_FOUND`. REST:
+   * DELETE /api/v2/waitlist/:id.
+   */
   cancelWaitlistEntry(
     request: CancelWaitlistEntryRequest,
     callback: (error: ServiceError | null, response: CancelWaitlistEntryResponse) => void,
@@ -3556,7 +4728,11 @@ export interface CareServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CancelWaitlistEntryResponse) => void,
   ): ClientUnaryCall;
-  /** ListManualReview performs the ListManualReview operation. */
+  /**
+   * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
+   * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
+   * records. Errors: the common ones. REST: GET /api/v2/manual-review.
+   */
   listManualReview(
     request: ListManualReviewRequest,
     callback: (error: ServiceError | null, response: ListManualReviewResponse) => void,
@@ -3572,7 +4748,12 @@ export interface CareServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListManualReviewResponse) => void,
   ): ClientUnaryCall;
-  /** ResolveManualReview performs the ResolveManualReview operation. */
+  /**
+   * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
+   * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
+   * manual-review entry once its data is fixed. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST
+   * /api/v2/manual-review/:providerId/resolve.
+   */
   resolveManualReview(
     request: ResolveManualReviewRequest,
     callback: (error: ServiceError | null, response: ResolveManualReviewResponse) => void,
@@ -3607,6 +4788,39 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

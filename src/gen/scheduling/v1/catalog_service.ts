@@ -19,26 +19,86 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import { EventTypeList, Service, ServiceList } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/catalog_service.proto";
 
-/** CreateServiceRequest is the input of CreateService. */
+/** CreateServiceRequest: the input of CreateService (REST POST /api/v2/services). */
 export interface CreateServiceRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `title` in the JSON body. */
+  title?:
+    | string
+    | undefined;
+  /** Session length in minutes (5..1440). A whole number from 5 to 1440. Required. REST: `duration` in the JSON body. */
+  duration?:
+    | number
+    | undefined;
+  /**
+   * In the smallest currency unit (cents); needs `currency`. A whole number from 0 to 100000000000. Optional. REST:
+   * `price` in the JSON body.
+   */
+  price?:
+    | number
+    | undefined;
+  /** ISO 4217 code; stored upper-case. Matches `^[A-Za-z]{3}$`. Optional. REST: `currency` in the JSON body. */
+  currency?:
+    | string
+    | undefined;
+  /** One of `virtual`, `in-person`, `in_person`, `both`. Optional. REST: `modality` in the JSON body. */
+  modality?:
+    | string
+    | undefined;
+  /**
+   * Distance between slot starts; defaults to `duration`. A whole number from 5 to 1440. Optional. REST:
+   * `slotIntervalMinutes` in the JSON body.
+   */
+  slotIntervalMinutes?:
+    | number
+    | undefined;
+  /**
+   * Slots starting sooner than this are never offered; default 0. A whole number from 0 to 525600. Optional. REST:
+   * `minimumNoticeMinutes` in the JSON body.
+   */
+  minimumNoticeMinutes?:
+    | number
+    | undefined;
+  /**
+   * Free time kept before a session; default 0. A whole number from 0 to 1440. Optional. REST: `bufferBeforeMinutes`
+   * in the JSON body.
+   */
+  bufferBeforeMinutes?:
+    | number
+    | undefined;
+  /**
+   * Free time kept after a session; default 0. A whole number from 0 to 1440. Optional. REST: `bufferAfterMinutes` in
+   * the JSON body.
+   */
+  bufferAfterMinutes?: number | undefined;
 }
 
 export interface CreateServiceRequest_ParamsEntry {
@@ -51,31 +111,55 @@ export interface CreateServiceRequest_QueryEntry {
   value: string;
 }
 
-/** CreateServiceResponse is the output of CreateService. */
+/** CreateServiceResponse: the output of CreateService. */
 export interface CreateServiceResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Service` (typed form). Set when the request came in the typed form. */
+  service?: Service | undefined;
 }
 
-/** ListServicesRequest is the input of ListServices. */
+/** ListServicesRequest: the input of ListServices (REST GET /api/v2/services). */
 export interface ListServicesRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `slug` in the query string. */
+  slug?:
+    | string
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListServicesRequest_ParamsEntry {
@@ -88,31 +172,43 @@ export interface ListServicesRequest_QueryEntry {
   value: string;
 }
 
-/** ListServicesResponse is the output of ListServices. */
+/** ListServicesResponse: the output of ListServices. */
 export interface ListServicesResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ServiceList` (typed form). Set when the request came in the typed form. */
+  serviceList?: ServiceList | undefined;
 }
 
-/** GetServiceRequest is the input of GetService. */
+/** GetServiceRequest: the input of GetService (REST GET /api/v2/services/:id). */
 export interface GetServiceRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetServiceRequest_ParamsEntry {
@@ -125,31 +221,51 @@ export interface GetServiceRequest_QueryEntry {
   value: string;
 }
 
-/** GetServiceResponse is the output of GetService. */
+/** GetServiceResponse: the output of GetService. */
 export interface GetServiceResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Service` (typed form). Set when the request came in the typed form. */
+  service?: Service | undefined;
 }
 
-/** ListEventTypesRequest is the input of ListEventTypes. */
+/** ListEventTypesRequest: the input of ListEventTypes (REST GET /api/v1/event-types). */
 export interface ListEventTypesRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  providerId?:
+    | string
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListEventTypesRequest_ParamsEntry {
@@ -162,33 +278,82 @@ export interface ListEventTypesRequest_QueryEntry {
   value: string;
 }
 
-/** ListEventTypesResponse is the output of ListEventTypes. */
+/** ListEventTypesResponse: the output of ListEventTypes. */
 export interface ListEventTypesResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `EventTypeList` (typed form). Set when the request came in the typed form. */
+  eventTypeList?: EventTypeList | undefined;
 }
 
 function createBaseCreateServiceRequest(): CreateServiceRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    providerId: "",
+    title: "",
+    duration: undefined,
+    price: undefined,
+    currency: undefined,
+    modality: undefined,
+    slotIntervalMinutes: undefined,
+    minimumNoticeMinutes: undefined,
+    bufferBeforeMinutes: undefined,
+    bufferAfterMinutes: undefined,
+  };
 }
 
 export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
   encode(message: CreateServiceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateServiceRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateServiceRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(130).string(message.providerId);
+    }
+    if (message.title !== undefined && message.title !== "") {
+      writer.uint32(138).string(message.title);
+    }
+    if (message.duration !== undefined) {
+      writer.uint32(144).int64(message.duration);
+    }
+    if (message.price !== undefined) {
+      writer.uint32(152).int64(message.price);
+    }
+    if (message.currency !== undefined) {
+      writer.uint32(162).string(message.currency);
+    }
+    if (message.modality !== undefined) {
+      writer.uint32(170).string(message.modality);
+    }
+    if (message.slotIntervalMinutes !== undefined) {
+      writer.uint32(176).int64(message.slotIntervalMinutes);
+    }
+    if (message.minimumNoticeMinutes !== undefined) {
+      writer.uint32(184).int64(message.minimumNoticeMinutes);
+    }
+    if (message.bufferBeforeMinutes !== undefined) {
+      writer.uint32(192).int64(message.bufferBeforeMinutes);
+    }
+    if (message.bufferAfterMinutes !== undefined) {
+      writer.uint32(200).int64(message.bufferAfterMinutes);
     }
     return writer;
   },
@@ -213,7 +378,7 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
 
             const entry1 = CreateServiceRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -224,7 +389,7 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
 
             const entry2 = CreateServiceRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -242,6 +407,86 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.duration = longToNumber(reader.int64());
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.price = longToNumber(reader.int64());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.modality = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.slotIntervalMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.minimumNoticeMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.bufferBeforeMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 25: {
+            if (tag !== 200) {
+              break;
+            }
+
+            message.bufferAfterMinutes = longToNumber(reader.int64());
             continue;
           }
         }
@@ -292,6 +537,36 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      duration: isSet(object.duration) ? globalThis.Number(object.duration) : undefined,
+      price: isSet(object.price) ? globalThis.Number(object.price) : undefined,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : undefined,
+      modality: isSet(object.modality) ? globalThis.String(object.modality) : undefined,
+      slotIntervalMinutes: isSet(object.slotIntervalMinutes)
+        ? globalThis.Number(object.slotIntervalMinutes)
+        : isSet(object.slot_interval_minutes)
+        ? globalThis.Number(object.slot_interval_minutes)
+        : undefined,
+      minimumNoticeMinutes: isSet(object.minimumNoticeMinutes)
+        ? globalThis.Number(object.minimumNoticeMinutes)
+        : isSet(object.minimum_notice_minutes)
+        ? globalThis.Number(object.minimum_notice_minutes)
+        : undefined,
+      bufferBeforeMinutes: isSet(object.bufferBeforeMinutes)
+        ? globalThis.Number(object.bufferBeforeMinutes)
+        : isSet(object.buffer_before_minutes)
+        ? globalThis.Number(object.buffer_before_minutes)
+        : undefined,
+      bufferAfterMinutes: isSet(object.bufferAfterMinutes)
+        ? globalThis.Number(object.bufferAfterMinutes)
+        : isSet(object.buffer_after_minutes)
+        ? globalThis.Number(object.buffer_after_minutes)
+        : undefined,
     };
   },
 
@@ -318,8 +593,38 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.title !== undefined && message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.duration !== undefined) {
+      obj.duration = Math.round(message.duration);
+    }
+    if (message.price !== undefined) {
+      obj.price = Math.round(message.price);
+    }
+    if (message.currency !== undefined) {
+      obj.currency = message.currency;
+    }
+    if (message.modality !== undefined) {
+      obj.modality = message.modality;
+    }
+    if (message.slotIntervalMinutes !== undefined) {
+      obj.slotIntervalMinutes = Math.round(message.slotIntervalMinutes);
+    }
+    if (message.minimumNoticeMinutes !== undefined) {
+      obj.minimumNoticeMinutes = Math.round(message.minimumNoticeMinutes);
+    }
+    if (message.bufferBeforeMinutes !== undefined) {
+      obj.bufferBeforeMinutes = Math.round(message.bufferBeforeMinutes);
+    }
+    if (message.bufferAfterMinutes !== undefined) {
+      obj.bufferAfterMinutes = Math.round(message.bufferAfterMinutes);
     }
     return obj;
   },
@@ -349,6 +654,16 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? "";
+    message.title = object.title ?? "";
+    message.duration = object.duration ?? undefined;
+    message.price = object.price ?? undefined;
+    message.currency = object.currency ?? undefined;
+    message.modality = object.modality ?? undefined;
+    message.slotIntervalMinutes = object.slotIntervalMinutes ?? undefined;
+    message.minimumNoticeMinutes = object.minimumNoticeMinutes ?? undefined;
+    message.bufferBeforeMinutes = object.bufferBeforeMinutes ?? undefined;
+    message.bufferAfterMinutes = object.bufferAfterMinutes ?? undefined;
     return message;
   },
 };
@@ -524,7 +839,7 @@ export const CreateServiceRequest_QueryEntry: MessageFns<CreateServiceRequest_Qu
 };
 
 function createBaseCreateServiceResponse(): CreateServiceResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", service: undefined };
 }
 
 export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
@@ -532,8 +847,11 @@ export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.service !== undefined) {
+      Service.encode(message.service, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -567,6 +885,14 @@ export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.service = Service.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -587,6 +913,7 @@ export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      service: isSet(object.service) ? Service.fromJSON(object.service) : undefined,
     };
   },
 
@@ -595,8 +922,11 @@ export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.service !== undefined) {
+      obj.service = Service.toJSON(message.service);
     }
     return obj;
   },
@@ -608,27 +938,51 @@ export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
     const message = createBaseCreateServiceResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.service = (object.service !== undefined && object.service !== null)
+      ? Service.fromPartial(object.service)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListServicesRequest(): ListServicesRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    providerId: undefined,
+    slug: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListServicesRequest: MessageFns<ListServicesRequest> = {
   encode(message: ListServicesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListServicesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListServicesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(130).string(message.providerId);
+    }
+    if (message.slug !== undefined) {
+      writer.uint32(138).string(message.slug);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(146).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(154).string(message.cursor);
     }
     return writer;
   },
@@ -653,7 +1007,7 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
 
             const entry1 = ListServicesRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -664,7 +1018,7 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
 
             const entry2 = ListServicesRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -682,6 +1036,38 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -732,6 +1118,14 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -758,8 +1152,20 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    if (message.slug !== undefined) {
+      obj.slug = message.slug;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -789,6 +1195,10 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? undefined;
+    message.slug = object.slug ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -964,7 +1374,7 @@ export const ListServicesRequest_QueryEntry: MessageFns<ListServicesRequest_Quer
 };
 
 function createBaseListServicesResponse(): ListServicesResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", serviceList: undefined };
 }
 
 export const ListServicesResponse: MessageFns<ListServicesResponse> = {
@@ -972,8 +1382,11 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.serviceList !== undefined) {
+      ServiceList.encode(message.serviceList, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1007,6 +1420,14 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.serviceList = ServiceList.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1027,6 +1448,11 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      serviceList: isSet(object.serviceList)
+        ? ServiceList.fromJSON(object.serviceList)
+        : isSet(object.service_list)
+        ? ServiceList.fromJSON(object.service_list)
+        : undefined,
     };
   },
 
@@ -1035,8 +1461,11 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.serviceList !== undefined) {
+      obj.serviceList = ServiceList.toJSON(message.serviceList);
     }
     return obj;
   },
@@ -1048,27 +1477,33 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
     const message = createBaseListServicesResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.serviceList = (object.serviceList !== undefined && object.serviceList !== null)
+      ? ServiceList.fromPartial(object.serviceList)
+      : undefined;
     return message;
   },
 };
 
 function createBaseGetServiceRequest(): GetServiceRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetServiceRequest: MessageFns<GetServiceRequest> = {
   encode(message: GetServiceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetServiceRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetServiceRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -1093,7 +1528,7 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
 
             const entry1 = GetServiceRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1104,7 +1539,7 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
 
             const entry2 = GetServiceRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1122,6 +1557,14 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -1172,6 +1615,7 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -1198,8 +1642,11 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -1229,6 +1676,7 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1404,7 +1852,7 @@ export const GetServiceRequest_QueryEntry: MessageFns<GetServiceRequest_QueryEnt
 };
 
 function createBaseGetServiceResponse(): GetServiceResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", service: undefined };
 }
 
 export const GetServiceResponse: MessageFns<GetServiceResponse> = {
@@ -1412,8 +1860,11 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.service !== undefined) {
+      Service.encode(message.service, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1447,6 +1898,14 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.service = Service.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1467,6 +1926,7 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      service: isSet(object.service) ? Service.fromJSON(object.service) : undefined,
     };
   },
 
@@ -1475,8 +1935,11 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.service !== undefined) {
+      obj.service = Service.toJSON(message.service);
     }
     return obj;
   },
@@ -1488,27 +1951,47 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
     const message = createBaseGetServiceResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.service = (object.service !== undefined && object.service !== null)
+      ? Service.fromPartial(object.service)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListEventTypesRequest(): ListEventTypesRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    providerId: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
   encode(message: ListEventTypesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListEventTypesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListEventTypesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.providerId !== undefined) {
+      writer.uint32(130).string(message.providerId);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(146).string(message.cursor);
     }
     return writer;
   },
@@ -1533,7 +2016,7 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
 
             const entry1 = ListEventTypesRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1544,7 +2027,7 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
 
             const entry2 = ListEventTypesRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1562,6 +2045,30 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -1612,6 +2119,13 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -1638,8 +2152,17 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -1669,6 +2192,9 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.providerId = object.providerId ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1844,7 +2370,7 @@ export const ListEventTypesRequest_QueryEntry: MessageFns<ListEventTypesRequest_
 };
 
 function createBaseListEventTypesResponse(): ListEventTypesResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", eventTypeList: undefined };
 }
 
 export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
@@ -1852,8 +2378,11 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.eventTypeList !== undefined) {
+      EventTypeList.encode(message.eventTypeList, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1887,6 +2416,14 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.eventTypeList = EventTypeList.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1907,6 +2444,11 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      eventTypeList: isSet(object.eventTypeList)
+        ? EventTypeList.fromJSON(object.eventTypeList)
+        : isSet(object.event_type_list)
+        ? EventTypeList.fromJSON(object.event_type_list)
+        : undefined,
     };
   },
 
@@ -1915,8 +2457,11 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.eventTypeList !== undefined) {
+      obj.eventTypeList = EventTypeList.toJSON(message.eventTypeList);
     }
     return obj;
   },
@@ -1928,6 +2473,9 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
     const message = createBaseListEventTypesResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.eventTypeList = (object.eventTypeList !== undefined && object.eventTypeList !== null)
+      ? EventTypeList.fromPartial(object.eventTypeList)
+      : undefined;
     return message;
   },
 };
@@ -1935,13 +2483,23 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
 /**
  * CatalogService: Services (session types) offered by providers.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type CatalogServiceService = typeof CatalogServiceService;
 export const CatalogServiceService = {
-  /** CreateService performs the CreateService operation. */
+  /**
+   * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
+   * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
+   * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
+   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
+   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   */
   createService: {
     path: "/scheduling.v1.CatalogService/CreateService" as const,
     requestStream: false as const,
@@ -1952,7 +2510,10 @@ export const CatalogServiceService = {
       Buffer.from(CreateServiceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateServiceResponse => CreateServiceResponse.decode(value),
   },
-  /** ListServices performs the ListServices operation. */
+  /**
+   * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
+   * services. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   */
   listServices: {
     path: "/scheduling.v1.CatalogService/ListServices" as const,
     requestStream: false as const,
@@ -1963,7 +2524,10 @@ export const CatalogServiceService = {
       Buffer.from(ListServicesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListServicesResponse => ListServicesResponse.decode(value),
   },
-  /** GetService performs the GetService operation. */
+  /**
+   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones:
+   * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
+   */
   getService: {
     path: "/scheduling.v1.CatalogService/GetService" as const,
     requestStream: false as const,
@@ -1973,7 +2537,11 @@ export const CatalogServiceService = {
     responseSerialize: (value: GetServiceResponse): Buffer => Buffer.from(GetServiceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetServiceResponse => GetServiceResponse.decode(value),
   },
-  /** ListEventTypes performs the ListEventTypes operation. */
+  /**
+   * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
+   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
+   */
   listEventTypes: {
     path: "/scheduling.v1.CatalogService/ListEventTypes" as const,
     requestStream: false as const,
@@ -1988,18 +2556,40 @@ export const CatalogServiceService = {
 } as const;
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
-  /** CreateService performs the CreateService operation. */
+  /**
+   * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
+   * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
+   * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
+   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
+   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   */
   createService: handleUnaryCall<CreateServiceRequest, CreateServiceResponse>;
-  /** ListServices performs the ListServices operation. */
+  /**
+   * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
+   * services. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   */
   listServices: handleUnaryCall<ListServicesRequest, ListServicesResponse>;
-  /** GetService performs the GetService operation. */
+  /**
+   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones:
+   * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
+   */
   getService: handleUnaryCall<GetServiceRequest, GetServiceResponse>;
-  /** ListEventTypes performs the ListEventTypes operation. */
+  /**
+   * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
+   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
+   */
   listEventTypes: handleUnaryCall<ListEventTypesRequest, ListEventTypesResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
-  /** CreateService performs the CreateService operation. */
+  /**
+   * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
+   * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
+   * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
+   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
+   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   */
   createService(
     request: CreateServiceRequest,
     callback: (error: ServiceError | null, response: CreateServiceResponse) => void,
@@ -2015,7 +2605,10 @@ export interface CatalogServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateServiceResponse) => void,
   ): ClientUnaryCall;
-  /** ListServices performs the ListServices operation. */
+  /**
+   * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
+   * services. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   */
   listServices(
     request: ListServicesRequest,
     callback: (error: ServiceError | null, response: ListServicesResponse) => void,
@@ -2031,7 +2624,10 @@ export interface CatalogServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListServicesResponse) => void,
   ): ClientUnaryCall;
-  /** GetService performs the GetService operation. */
+  /**
+   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones:
+   * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
+   */
   getService(
     request: GetServiceRequest,
     callback: (error: ServiceError | null, response: GetServiceResponse) => void,
@@ -2047,7 +2643,11 @@ export interface CatalogServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetServiceResponse) => void,
   ): ClientUnaryCall;
-  /** ListEventTypes performs the ListEventTypes operation. */
+  /**
+   * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
+   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
+   */
   listEventTypes(
     request: ListEventTypesRequest,
     callback: (error: ServiceError | null, response: ListEventTypesResponse) => void,
@@ -2082,6 +2682,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

@@ -27,18 +27,22 @@ export const protobufFileName = "scheduling/v1/gateway_service.proto";
 /** RefuseRequest is the input of Refuse. */
 export interface RefuseRequest {
   /** Path parameters by name. */
-  params: { [key: string]: string };
+  params?:
+    | { [key: string]: string }
+    | undefined;
   /** Query parameters by name. */
-  query: { [key: string]: string };
+  query?:
+    | { [key: string]: string }
+    | undefined;
   /** JSON body of the operation. */
-  body:
+  body?:
     | any
     | undefined;
   /**
    * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
    * protobuf Value tree to build and walk, no nesting limit of the Value codec).
    */
-  bodyJson: string;
+  bodyJson?: string | undefined;
 }
 
 export interface RefuseRequest_ParamsEntry {
@@ -54,11 +58,11 @@ export interface RefuseRequest_QueryEntry {
 /** RefuseResponse is the output of Refuse (never sent: the call always ends in an error). */
 export interface RefuseResponse {
   /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  result?:
     | any
     | undefined;
   /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  resultJson?: string | undefined;
 }
 
 function createBaseRefuseRequest(): RefuseRequest {
@@ -67,16 +71,16 @@ function createBaseRefuseRequest(): RefuseRequest {
 
 export const RefuseRequest: MessageFns<RefuseRequest> = {
   encode(message: RefuseRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       RefuseRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       RefuseRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
     return writer;
@@ -102,7 +106,7 @@ export const RefuseRequest: MessageFns<RefuseRequest> = {
 
             const entry1 = RefuseRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -113,7 +117,7 @@ export const RefuseRequest: MessageFns<RefuseRequest> = {
 
             const entry2 = RefuseRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -207,7 +211,7 @@ export const RefuseRequest: MessageFns<RefuseRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
     return obj;
@@ -421,7 +425,7 @@ export const RefuseResponse: MessageFns<RefuseResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
     }
     return writer;
@@ -484,7 +488,7 @@ export const RefuseResponse: MessageFns<RefuseResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
     }
     return obj;

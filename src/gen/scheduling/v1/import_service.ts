@@ -19,26 +19,113 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import { ProviderImport, ProviderImportAccepted } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/import_service.proto";
 
-/** CreateProviderImportRequest is the input of CreateProviderImport. */
+/** CreateProviderImportRequest: the input of CreateProviderImport (REST POST /api/v2/provider-imports). */
 export interface CreateProviderImportRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** One of `upsert`, `create_only`, `update_only` in REST. Optional. REST: `mode` in the JSON body. */
+  mode?:
+    | CreateProviderImportRequest_Mode
+    | undefined;
+  /** True or false. Optional. REST: `dryRun` in the JSON body. */
+  dryRun?:
+    | boolean
+    | undefined;
+  /** True or false. Optional. REST: `deactivateMissing` in the JSON body. */
+  deactivateMissing?:
+    | boolean
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Required. REST: `providers` in the JSON body. */
+  providers?: any | undefined;
+}
+
+/** The values of `mode`; `MODE_UNSPECIFIED` means not given. */
+export enum CreateProviderImportRequest_Mode {
+  /** MODE_UNSPECIFIED - Not given. */
+  MODE_UNSPECIFIED = "MODE_UNSPECIFIED",
+  /** MODE_UPSERT - REST `upsert`. */
+  MODE_UPSERT = "MODE_UPSERT",
+  /** MODE_CREATE_ONLY - REST `create_only`. */
+  MODE_CREATE_ONLY = "MODE_CREATE_ONLY",
+  /** MODE_UPDATE_ONLY - REST `update_only`. */
+  MODE_UPDATE_ONLY = "MODE_UPDATE_ONLY",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function createProviderImportRequest_ModeFromJSON(object: any): CreateProviderImportRequest_Mode {
+  switch (object) {
+    case 0:
+    case "MODE_UNSPECIFIED":
+      return CreateProviderImportRequest_Mode.MODE_UNSPECIFIED;
+    case 1:
+    case "MODE_UPSERT":
+      return CreateProviderImportRequest_Mode.MODE_UPSERT;
+    case 2:
+    case "MODE_CREATE_ONLY":
+      return CreateProviderImportRequest_Mode.MODE_CREATE_ONLY;
+    case 3:
+    case "MODE_UPDATE_ONLY":
+      return CreateProviderImportRequest_Mode.MODE_UPDATE_ONLY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CreateProviderImportRequest_Mode.UNRECOGNIZED;
+  }
+}
+
+export function createProviderImportRequest_ModeToJSON(object: CreateProviderImportRequest_Mode): string {
+  switch (object) {
+    case CreateProviderImportRequest_Mode.MODE_UNSPECIFIED:
+      return "MODE_UNSPECIFIED";
+    case CreateProviderImportRequest_Mode.MODE_UPSERT:
+      return "MODE_UPSERT";
+    case CreateProviderImportRequest_Mode.MODE_CREATE_ONLY:
+      return "MODE_CREATE_ONLY";
+    case CreateProviderImportRequest_Mode.MODE_UPDATE_ONLY:
+      return "MODE_UPDATE_ONLY";
+    case CreateProviderImportRequest_Mode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function createProviderImportRequest_ModeToNumber(object: CreateProviderImportRequest_Mode): number {
+  switch (object) {
+    case CreateProviderImportRequest_Mode.MODE_UNSPECIFIED:
+      return 0;
+    case CreateProviderImportRequest_Mode.MODE_UPSERT:
+      return 1;
+    case CreateProviderImportRequest_Mode.MODE_CREATE_ONLY:
+      return 2;
+    case CreateProviderImportRequest_Mode.MODE_UPDATE_ONLY:
+      return 3;
+    case CreateProviderImportRequest_Mode.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface CreateProviderImportRequest_ParamsEntry {
@@ -51,31 +138,43 @@ export interface CreateProviderImportRequest_QueryEntry {
   value: string;
 }
 
-/** CreateProviderImportResponse is the output of CreateProviderImport. */
+/** CreateProviderImportResponse: the output of CreateProviderImport. */
 export interface CreateProviderImportResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ProviderImportAccepted` (typed form). Set when the request came in the typed form. */
+  providerImportAccepted?: ProviderImportAccepted | undefined;
 }
 
-/** GetProviderImportRequest is the input of GetProviderImport. */
+/** GetProviderImportRequest: the input of GetProviderImport (REST GET /api/v2/provider-imports/:importId). */
 export interface GetProviderImportRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `importId` in the path (`:importId`). */
+  importId?: string | undefined;
 }
 
 export interface GetProviderImportRequest_ParamsEntry {
@@ -88,31 +187,51 @@ export interface GetProviderImportRequest_QueryEntry {
   value: string;
 }
 
-/** GetProviderImportResponse is the output of GetProviderImport. */
+/** GetProviderImportResponse: the output of GetProviderImport. */
 export interface GetProviderImportResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ProviderImport` (typed form). Set when the request came in the typed form. */
+  providerImport?: ProviderImport | undefined;
 }
 
-/** ListProviderImportsRequest is the input of ListProviderImports. */
+/** ListProviderImportsRequest: the input of ListProviderImports (REST GET /api/v2/provider-imports). */
 export interface ListProviderImportsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `importId` in the query string. */
+  importId?:
+    | string
+    | undefined;
+  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListProviderImportsRequest_ParamsEntry {
@@ -125,33 +244,58 @@ export interface ListProviderImportsRequest_QueryEntry {
   value: string;
 }
 
-/** ListProviderImportsResponse is the output of ListProviderImports. */
+/** ListProviderImportsResponse: the output of ListProviderImports. */
 export interface ListProviderImportsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer (typed form). Set when the request came in the typed form. */
+  resultValue?: any | undefined;
 }
 
 function createBaseCreateProviderImportRequest(): CreateProviderImportRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    mode: CreateProviderImportRequest_Mode.MODE_UNSPECIFIED,
+    dryRun: undefined,
+    deactivateMissing: undefined,
+    providers: undefined,
+  };
 }
 
 export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest> = {
   encode(message: CreateProviderImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateProviderImportRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateProviderImportRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.mode !== undefined && message.mode !== CreateProviderImportRequest_Mode.MODE_UNSPECIFIED) {
+      writer.uint32(128).int32(createProviderImportRequest_ModeToNumber(message.mode));
+    }
+    if (message.dryRun !== undefined) {
+      writer.uint32(136).bool(message.dryRun);
+    }
+    if (message.deactivateMissing !== undefined) {
+      writer.uint32(144).bool(message.deactivateMissing);
+    }
+    if (message.providers !== undefined) {
+      Value.encode(Value.wrap(message.providers), writer.uint32(154).fork()).join();
     }
     return writer;
   },
@@ -176,7 +320,7 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
 
             const entry1 = CreateProviderImportRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -187,7 +331,7 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
 
             const entry2 = CreateProviderImportRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -205,6 +349,38 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.mode = createProviderImportRequest_ModeFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.deactivateMissing = reader.bool();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.providers = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -255,6 +431,20 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      mode: isSet(object.mode)
+        ? createProviderImportRequest_ModeFromJSON(object.mode)
+        : CreateProviderImportRequest_Mode.MODE_UNSPECIFIED,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : undefined,
+      deactivateMissing: isSet(object.deactivateMissing)
+        ? globalThis.Boolean(object.deactivateMissing)
+        : isSet(object.deactivate_missing)
+        ? globalThis.Boolean(object.deactivate_missing)
+        : undefined,
+      providers: isSet(object?.providers) ? object.providers : undefined,
     };
   },
 
@@ -281,8 +471,20 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.mode !== undefined && message.mode !== CreateProviderImportRequest_Mode.MODE_UNSPECIFIED) {
+      obj.mode = createProviderImportRequest_ModeToJSON(message.mode);
+    }
+    if (message.dryRun !== undefined) {
+      obj.dryRun = message.dryRun;
+    }
+    if (message.deactivateMissing !== undefined) {
+      obj.deactivateMissing = message.deactivateMissing;
+    }
+    if (message.providers !== undefined) {
+      obj.providers = message.providers;
     }
     return obj;
   },
@@ -312,6 +514,10 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.mode = object.mode ?? CreateProviderImportRequest_Mode.MODE_UNSPECIFIED;
+    message.dryRun = object.dryRun ?? undefined;
+    message.deactivateMissing = object.deactivateMissing ?? undefined;
+    message.providers = object.providers === undefined ? undefined : object.providers;
     return message;
   },
 };
@@ -487,7 +693,7 @@ export const CreateProviderImportRequest_QueryEntry: MessageFns<CreateProviderIm
 };
 
 function createBaseCreateProviderImportResponse(): CreateProviderImportResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", providerImportAccepted: undefined };
 }
 
 export const CreateProviderImportResponse: MessageFns<CreateProviderImportResponse> = {
@@ -495,8 +701,11 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.providerImportAccepted !== undefined) {
+      ProviderImportAccepted.encode(message.providerImportAccepted, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -530,6 +739,14 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerImportAccepted = ProviderImportAccepted.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -550,6 +767,11 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      providerImportAccepted: isSet(object.providerImportAccepted)
+        ? ProviderImportAccepted.fromJSON(object.providerImportAccepted)
+        : isSet(object.provider_import_accepted)
+        ? ProviderImportAccepted.fromJSON(object.provider_import_accepted)
+        : undefined,
     };
   },
 
@@ -558,8 +780,11 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.providerImportAccepted !== undefined) {
+      obj.providerImportAccepted = ProviderImportAccepted.toJSON(message.providerImportAccepted);
     }
     return obj;
   },
@@ -571,27 +796,34 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
     const message = createBaseCreateProviderImportResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.providerImportAccepted =
+      (object.providerImportAccepted !== undefined && object.providerImportAccepted !== null)
+        ? ProviderImportAccepted.fromPartial(object.providerImportAccepted)
+        : undefined;
     return message;
   },
 };
 
 function createBaseGetProviderImportRequest(): GetProviderImportRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", importId: "" };
 }
 
 export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
   encode(message: GetProviderImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetProviderImportRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetProviderImportRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.importId !== undefined && message.importId !== "") {
+      writer.uint32(130).string(message.importId);
     }
     return writer;
   },
@@ -616,7 +848,7 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
 
             const entry1 = GetProviderImportRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -627,7 +859,7 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
 
             const entry2 = GetProviderImportRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -645,6 +877,14 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.importId = reader.string();
             continue;
           }
         }
@@ -695,6 +935,11 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      importId: isSet(object.importId)
+        ? globalThis.String(object.importId)
+        : isSet(object.import_id)
+        ? globalThis.String(object.import_id)
+        : "",
     };
   },
 
@@ -721,8 +966,11 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.importId !== undefined && message.importId !== "") {
+      obj.importId = message.importId;
     }
     return obj;
   },
@@ -752,6 +1000,7 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.importId = object.importId ?? "";
     return message;
   },
 };
@@ -927,7 +1176,7 @@ export const GetProviderImportRequest_QueryEntry: MessageFns<GetProviderImportRe
 };
 
 function createBaseGetProviderImportResponse(): GetProviderImportResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", providerImport: undefined };
 }
 
 export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = {
@@ -935,8 +1184,11 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.providerImport !== undefined) {
+      ProviderImport.encode(message.providerImport, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -970,6 +1222,14 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerImport = ProviderImport.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -990,6 +1250,11 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      providerImport: isSet(object.providerImport)
+        ? ProviderImport.fromJSON(object.providerImport)
+        : isSet(object.provider_import)
+        ? ProviderImport.fromJSON(object.provider_import)
+        : undefined,
     };
   },
 
@@ -998,8 +1263,11 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.providerImport !== undefined) {
+      obj.providerImport = ProviderImport.toJSON(message.providerImport);
     }
     return obj;
   },
@@ -1011,27 +1279,47 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
     const message = createBaseGetProviderImportResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.providerImport = (object.providerImport !== undefined && object.providerImport !== null)
+      ? ProviderImport.fromPartial(object.providerImport)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListProviderImportsRequest(): ListProviderImportsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    importId: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> = {
   encode(message: ListProviderImportsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListProviderImportsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListProviderImportsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.importId !== undefined) {
+      writer.uint32(130).string(message.importId);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(146).string(message.cursor);
     }
     return writer;
   },
@@ -1056,7 +1344,7 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
 
             const entry1 = ListProviderImportsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1067,7 +1355,7 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
 
             const entry2 = ListProviderImportsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1085,6 +1373,30 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.importId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -1135,6 +1447,13 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      importId: isSet(object.importId)
+        ? globalThis.String(object.importId)
+        : isSet(object.import_id)
+        ? globalThis.String(object.import_id)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -1161,8 +1480,17 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.importId !== undefined) {
+      obj.importId = message.importId;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -1192,6 +1520,9 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.importId = object.importId ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1367,7 +1698,7 @@ export const ListProviderImportsRequest_QueryEntry: MessageFns<ListProviderImpor
 };
 
 function createBaseListProviderImportsResponse(): ListProviderImportsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", resultValue: undefined };
 }
 
 export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse> = {
@@ -1375,8 +1706,11 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.resultValue !== undefined) {
+      Value.encode(Value.wrap(message.resultValue), writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1410,6 +1744,14 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.resultValue = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1430,6 +1772,11 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      resultValue: isSet(object?.resultValue)
+        ? object.resultValue
+        : isSet(object?.result_value)
+        ? object.result_value
+        : undefined,
     };
   },
 
@@ -1438,8 +1785,11 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.resultValue !== undefined) {
+      obj.resultValue = message.resultValue;
     }
     return obj;
   },
@@ -1451,6 +1801,7 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
     const message = createBaseListProviderImportsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.resultValue = object.resultValue === undefined ? undefined : object.resultValue;
     return message;
   },
 };
@@ -1458,13 +1809,23 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
 /**
  * ImportService: Asynchronous bulk provider imports.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type ImportServiceService = typeof ImportServiceService;
 export const ImportServiceService = {
-  /** CreateProviderImport performs the CreateProviderImport operation. */
+  /**
+   * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
+   * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
+   * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
+   * providers absent from the batch. Platform keys only. Errors beyond the common ones: `TOO_MANY_PROVIDERS`,
+   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   */
   createProviderImport: {
     path: "/scheduling.v1.ImportService/CreateProviderImport" as const,
     requestStream: false as const,
@@ -1476,7 +1837,11 @@ export const ImportServiceService = {
       Buffer.from(CreateProviderImportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateProviderImportResponse => CreateProviderImportResponse.decode(value),
   },
-  /** GetProviderImport performs the GetProviderImport operation. */
+  /**
+   * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
+   * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
+   * `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   */
   getProviderImport: {
     path: "/scheduling.v1.ImportService/GetProviderImport" as const,
     requestStream: false as const,
@@ -1488,7 +1853,11 @@ export const ImportServiceService = {
       Buffer.from(GetProviderImportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetProviderImportResponse => GetProviderImportResponse.decode(value),
   },
-  /** ListProviderImports performs the ListProviderImports operation. */
+  /**
+   * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
+   * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
+   * common ones: `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   */
   listProviderImports: {
     path: "/scheduling.v1.ImportService/ListProviderImports" as const,
     requestStream: false as const,
@@ -1503,16 +1872,36 @@ export const ImportServiceService = {
 } as const;
 
 export interface ImportServiceServer extends UntypedServiceImplementation {
-  /** CreateProviderImport performs the CreateProviderImport operation. */
+  /**
+   * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
+   * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
+   * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
+   * providers absent from the batch. Platform keys only. Errors beyond the common ones: `TOO_MANY_PROVIDERS`,
+   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   */
   createProviderImport: handleUnaryCall<CreateProviderImportRequest, CreateProviderImportResponse>;
-  /** GetProviderImport performs the GetProviderImport operation. */
+  /**
+   * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
+   * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
+   * `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   */
   getProviderImport: handleUnaryCall<GetProviderImportRequest, GetProviderImportResponse>;
-  /** ListProviderImports performs the ListProviderImports operation. */
+  /**
+   * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
+   * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
+   * common ones: `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   */
   listProviderImports: handleUnaryCall<ListProviderImportsRequest, ListProviderImportsResponse>;
 }
 
 export interface ImportServiceClient extends Client {
-  /** CreateProviderImport performs the CreateProviderImport operation. */
+  /**
+   * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
+   * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
+   * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
+   * providers absent from the batch. Platform keys only. Errors beyond the common ones: `TOO_MANY_PROVIDERS`,
+   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   */
   createProviderImport(
     request: CreateProviderImportRequest,
     callback: (error: ServiceError | null, response: CreateProviderImportResponse) => void,
@@ -1528,7 +1917,11 @@ export interface ImportServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateProviderImportResponse) => void,
   ): ClientUnaryCall;
-  /** GetProviderImport performs the GetProviderImport operation. */
+  /**
+   * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
+   * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
+   * `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   */
   getProviderImport(
     request: GetProviderImportRequest,
     callback: (error: ServiceError | null, response: GetProviderImportResponse) => void,
@@ -1544,7 +1937,11 @@ export interface ImportServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetProviderImportResponse) => void,
   ): ClientUnaryCall;
-  /** ListProviderImports performs the ListProviderImports operation. */
+  /**
+   * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
+   * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
+   * common ones: `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   */
   listProviderImports(
     request: ListProviderImportsRequest,
     callback: (error: ServiceError | null, response: ListProviderImportsResponse) => void,

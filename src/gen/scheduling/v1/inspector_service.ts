@@ -21,26 +21,31 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import { ActorView, Machine, MachineCatalogue } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/inspector_service.proto";
 
-/** ListMachinesRequest is the input of ListMachines. */
+/** ListMachinesRequest: the input of ListMachines (REST GET /api/v2/inspector/machines). */
 export interface ListMachinesRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?: string | undefined;
 }
 
 export interface ListMachinesRequest_ParamsEntry {
@@ -53,31 +58,109 @@ export interface ListMachinesRequest_QueryEntry {
   value: string;
 }
 
-/** ListMachinesResponse is the output of ListMachines. */
+/** ListMachinesResponse: the output of ListMachines. */
 export interface ListMachinesResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `MachineCatalogue` (typed form). Set when the request came in the typed form. */
+  machineCatalogue?: MachineCatalogue | undefined;
 }
 
-/** GetMachineRequest is the input of GetMachine. */
+/** GetMachineRequest: the input of GetMachine (REST GET /api/v2/inspector/machines/:machine). */
 export interface GetMachineRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `machine` in the path (`:machine`). */
+  machine?: GetMachineRequest_Machine | undefined;
+}
+
+/** The values of `machine`; `MACHINE_UNSPECIFIED` means not given. */
+export enum GetMachineRequest_Machine {
+  /** MACHINE_UNSPECIFIED - Not given. */
+  MACHINE_UNSPECIFIED = "MACHINE_UNSPECIFIED",
+  /** MACHINE_RESOLUTION - REST `resolution`. */
+  MACHINE_RESOLUTION = "MACHINE_RESOLUTION",
+  /** MACHINE_HOLD - REST `hold`. */
+  MACHINE_HOLD = "MACHINE_HOLD",
+  /** MACHINE_BOOKING - REST `booking`. */
+  MACHINE_BOOKING = "MACHINE_BOOKING",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function getMachineRequest_MachineFromJSON(object: any): GetMachineRequest_Machine {
+  switch (object) {
+    case 0:
+    case "MACHINE_UNSPECIFIED":
+      return GetMachineRequest_Machine.MACHINE_UNSPECIFIED;
+    case 1:
+    case "MACHINE_RESOLUTION":
+      return GetMachineRequest_Machine.MACHINE_RESOLUTION;
+    case 2:
+    case "MACHINE_HOLD":
+      return GetMachineRequest_Machine.MACHINE_HOLD;
+    case 3:
+    case "MACHINE_BOOKING":
+      return GetMachineRequest_Machine.MACHINE_BOOKING;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return GetMachineRequest_Machine.UNRECOGNIZED;
+  }
+}
+
+export function getMachineRequest_MachineToJSON(object: GetMachineRequest_Machine): string {
+  switch (object) {
+    case GetMachineRequest_Machine.MACHINE_UNSPECIFIED:
+      return "MACHINE_UNSPECIFIED";
+    case GetMachineRequest_Machine.MACHINE_RESOLUTION:
+      return "MACHINE_RESOLUTION";
+    case GetMachineRequest_Machine.MACHINE_HOLD:
+      return "MACHINE_HOLD";
+    case GetMachineRequest_Machine.MACHINE_BOOKING:
+      return "MACHINE_BOOKING";
+    case GetMachineRequest_Machine.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function getMachineRequest_MachineToNumber(object: GetMachineRequest_Machine): number {
+  switch (object) {
+    case GetMachineRequest_Machine.MACHINE_UNSPECIFIED:
+      return 0;
+    case GetMachineRequest_Machine.MACHINE_RESOLUTION:
+      return 1;
+    case GetMachineRequest_Machine.MACHINE_HOLD:
+      return 2;
+    case GetMachineRequest_Machine.MACHINE_BOOKING:
+      return 3;
+    case GetMachineRequest_Machine.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface GetMachineRequest_ParamsEntry {
@@ -90,31 +173,113 @@ export interface GetMachineRequest_QueryEntry {
   value: string;
 }
 
-/** GetMachineResponse is the output of GetMachine. */
+/** GetMachineResponse: the output of GetMachine. */
 export interface GetMachineResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Machine` (typed form). Set when the request came in the typed form. */
+  machine?: Machine | undefined;
 }
 
-/** GetActorRequest is the input of GetActor. */
+/** GetActorRequest: the input of GetActor (REST GET /api/v2/inspector/actors/:kind/:id). */
 export interface GetActorRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `kind` in the path (`:kind`). */
+  kind?:
+    | GetActorRequest_Kind
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
+}
+
+/** The values of `kind`; `KIND_UNSPECIFIED` means not given. */
+export enum GetActorRequest_Kind {
+  /** KIND_UNSPECIFIED - Not given. */
+  KIND_UNSPECIFIED = "KIND_UNSPECIFIED",
+  /** KIND_RESOLUTION - REST `resolution`. */
+  KIND_RESOLUTION = "KIND_RESOLUTION",
+  /** KIND_HOLD - REST `hold`. */
+  KIND_HOLD = "KIND_HOLD",
+  /** KIND_BOOKING - REST `booking`. */
+  KIND_BOOKING = "KIND_BOOKING",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function getActorRequest_KindFromJSON(object: any): GetActorRequest_Kind {
+  switch (object) {
+    case 0:
+    case "KIND_UNSPECIFIED":
+      return GetActorRequest_Kind.KIND_UNSPECIFIED;
+    case 1:
+    case "KIND_RESOLUTION":
+      return GetActorRequest_Kind.KIND_RESOLUTION;
+    case 2:
+    case "KIND_HOLD":
+      return GetActorRequest_Kind.KIND_HOLD;
+    case 3:
+    case "KIND_BOOKING":
+      return GetActorRequest_Kind.KIND_BOOKING;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return GetActorRequest_Kind.UNRECOGNIZED;
+  }
+}
+
+export function getActorRequest_KindToJSON(object: GetActorRequest_Kind): string {
+  switch (object) {
+    case GetActorRequest_Kind.KIND_UNSPECIFIED:
+      return "KIND_UNSPECIFIED";
+    case GetActorRequest_Kind.KIND_RESOLUTION:
+      return "KIND_RESOLUTION";
+    case GetActorRequest_Kind.KIND_HOLD:
+      return "KIND_HOLD";
+    case GetActorRequest_Kind.KIND_BOOKING:
+      return "KIND_BOOKING";
+    case GetActorRequest_Kind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function getActorRequest_KindToNumber(object: GetActorRequest_Kind): number {
+  switch (object) {
+    case GetActorRequest_Kind.KIND_UNSPECIFIED:
+      return 0;
+    case GetActorRequest_Kind.KIND_RESOLUTION:
+      return 1;
+    case GetActorRequest_Kind.KIND_HOLD:
+      return 2;
+    case GetActorRequest_Kind.KIND_BOOKING:
+      return 3;
+    case GetActorRequest_Kind.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface GetActorRequest_ParamsEntry {
@@ -127,31 +292,113 @@ export interface GetActorRequest_QueryEntry {
   value: string;
 }
 
-/** GetActorResponse is the output of GetActor. */
+/** GetActorResponse: the output of GetActor. */
 export interface GetActorResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ActorView` (typed form). Set when the request came in the typed form. */
+  actorView?: ActorView | undefined;
 }
 
-/** WatchActorRequest is the input of WatchActor. */
+/** WatchActorRequest: the input of WatchActor (REST GET /api/v2/inspector/actors/:kind/:id/stream). */
 export interface WatchActorRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `kind` in the path (`:kind`). */
+  kind?:
+    | WatchActorRequest_Kind
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
+}
+
+/** The values of `kind`; `KIND_UNSPECIFIED` means not given. */
+export enum WatchActorRequest_Kind {
+  /** KIND_UNSPECIFIED - Not given. */
+  KIND_UNSPECIFIED = "KIND_UNSPECIFIED",
+  /** KIND_RESOLUTION - REST `resolution`. */
+  KIND_RESOLUTION = "KIND_RESOLUTION",
+  /** KIND_HOLD - REST `hold`. */
+  KIND_HOLD = "KIND_HOLD",
+  /** KIND_BOOKING - REST `booking`. */
+  KIND_BOOKING = "KIND_BOOKING",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function watchActorRequest_KindFromJSON(object: any): WatchActorRequest_Kind {
+  switch (object) {
+    case 0:
+    case "KIND_UNSPECIFIED":
+      return WatchActorRequest_Kind.KIND_UNSPECIFIED;
+    case 1:
+    case "KIND_RESOLUTION":
+      return WatchActorRequest_Kind.KIND_RESOLUTION;
+    case 2:
+    case "KIND_HOLD":
+      return WatchActorRequest_Kind.KIND_HOLD;
+    case 3:
+    case "KIND_BOOKING":
+      return WatchActorRequest_Kind.KIND_BOOKING;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return WatchActorRequest_Kind.UNRECOGNIZED;
+  }
+}
+
+export function watchActorRequest_KindToJSON(object: WatchActorRequest_Kind): string {
+  switch (object) {
+    case WatchActorRequest_Kind.KIND_UNSPECIFIED:
+      return "KIND_UNSPECIFIED";
+    case WatchActorRequest_Kind.KIND_RESOLUTION:
+      return "KIND_RESOLUTION";
+    case WatchActorRequest_Kind.KIND_HOLD:
+      return "KIND_HOLD";
+    case WatchActorRequest_Kind.KIND_BOOKING:
+      return "KIND_BOOKING";
+    case WatchActorRequest_Kind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function watchActorRequest_KindToNumber(object: WatchActorRequest_Kind): number {
+  switch (object) {
+    case WatchActorRequest_Kind.KIND_UNSPECIFIED:
+      return 0;
+    case WatchActorRequest_Kind.KIND_RESOLUTION:
+      return 1;
+    case WatchActorRequest_Kind.KIND_HOLD:
+      return 2;
+    case WatchActorRequest_Kind.KIND_BOOKING:
+      return 3;
+    case WatchActorRequest_Kind.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface WatchActorRequest_ParamsEntry {
@@ -164,14 +411,18 @@ export interface WatchActorRequest_QueryEntry {
   value: string;
 }
 
-/** WatchActorResponse is one message of WatchActor's stream: the actor's view as GetActor answers it. */
+/** WatchActorResponse: the output of WatchActor. */
 export interface WatchActorResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ActorView` (typed form). Set when the request came in the typed form. */
+  actorView?: ActorView | undefined;
 }
 
 function createBaseListMachinesRequest(): ListMachinesRequest {
@@ -180,16 +431,16 @@ function createBaseListMachinesRequest(): ListMachinesRequest {
 
 export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
   encode(message: ListMachinesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListMachinesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListMachinesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
     return writer;
@@ -215,7 +466,7 @@ export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
 
             const entry1 = ListMachinesRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -226,7 +477,7 @@ export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
 
             const entry2 = ListMachinesRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -320,7 +571,7 @@ export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
     return obj;
@@ -526,7 +777,7 @@ export const ListMachinesRequest_QueryEntry: MessageFns<ListMachinesRequest_Quer
 };
 
 function createBaseListMachinesResponse(): ListMachinesResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", machineCatalogue: undefined };
 }
 
 export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
@@ -534,8 +785,11 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.machineCatalogue !== undefined) {
+      MachineCatalogue.encode(message.machineCatalogue, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -569,6 +823,14 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.machineCatalogue = MachineCatalogue.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -589,6 +851,11 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      machineCatalogue: isSet(object.machineCatalogue)
+        ? MachineCatalogue.fromJSON(object.machineCatalogue)
+        : isSet(object.machine_catalogue)
+        ? MachineCatalogue.fromJSON(object.machine_catalogue)
+        : undefined,
     };
   },
 
@@ -597,8 +864,11 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.machineCatalogue !== undefined) {
+      obj.machineCatalogue = MachineCatalogue.toJSON(message.machineCatalogue);
     }
     return obj;
   },
@@ -610,27 +880,39 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
     const message = createBaseListMachinesResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.machineCatalogue = (object.machineCatalogue !== undefined && object.machineCatalogue !== null)
+      ? MachineCatalogue.fromPartial(object.machineCatalogue)
+      : undefined;
     return message;
   },
 };
 
 function createBaseGetMachineRequest(): GetMachineRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    machine: GetMachineRequest_Machine.MACHINE_UNSPECIFIED,
+  };
 }
 
 export const GetMachineRequest: MessageFns<GetMachineRequest> = {
   encode(message: GetMachineRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetMachineRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetMachineRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.machine !== undefined && message.machine !== GetMachineRequest_Machine.MACHINE_UNSPECIFIED) {
+      writer.uint32(128).int32(getMachineRequest_MachineToNumber(message.machine));
     }
     return writer;
   },
@@ -655,7 +937,7 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
 
             const entry1 = GetMachineRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -666,7 +948,7 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
 
             const entry2 = GetMachineRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -684,6 +966,14 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.machine = getMachineRequest_MachineFromJSON(reader.int32());
             continue;
           }
         }
@@ -734,6 +1024,9 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      machine: isSet(object.machine)
+        ? getMachineRequest_MachineFromJSON(object.machine)
+        : GetMachineRequest_Machine.MACHINE_UNSPECIFIED,
     };
   },
 
@@ -760,8 +1053,11 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.machine !== undefined && message.machine !== GetMachineRequest_Machine.MACHINE_UNSPECIFIED) {
+      obj.machine = getMachineRequest_MachineToJSON(message.machine);
     }
     return obj;
   },
@@ -791,6 +1087,7 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.machine = object.machine ?? GetMachineRequest_Machine.MACHINE_UNSPECIFIED;
     return message;
   },
 };
@@ -966,7 +1263,7 @@ export const GetMachineRequest_QueryEntry: MessageFns<GetMachineRequest_QueryEnt
 };
 
 function createBaseGetMachineResponse(): GetMachineResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", machine: undefined };
 }
 
 export const GetMachineResponse: MessageFns<GetMachineResponse> = {
@@ -974,8 +1271,11 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.machine !== undefined) {
+      Machine.encode(message.machine, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1009,6 +1309,14 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.machine = Machine.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1029,6 +1337,7 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      machine: isSet(object.machine) ? Machine.fromJSON(object.machine) : undefined,
     };
   },
 
@@ -1037,8 +1346,11 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.machine !== undefined) {
+      obj.machine = Machine.toJSON(message.machine);
     }
     return obj;
   },
@@ -1050,27 +1362,36 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
     const message = createBaseGetMachineResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.machine = (object.machine !== undefined && object.machine !== null)
+      ? Machine.fromPartial(object.machine)
+      : undefined;
     return message;
   },
 };
 
 function createBaseGetActorRequest(): GetActorRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", kind: GetActorRequest_Kind.KIND_UNSPECIFIED, id: "" };
 }
 
 export const GetActorRequest: MessageFns<GetActorRequest> = {
   encode(message: GetActorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetActorRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetActorRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.kind !== undefined && message.kind !== GetActorRequest_Kind.KIND_UNSPECIFIED) {
+      writer.uint32(128).int32(getActorRequest_KindToNumber(message.kind));
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(138).string(message.id);
     }
     return writer;
   },
@@ -1095,7 +1416,7 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
 
             const entry1 = GetActorRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1106,7 +1427,7 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
 
             const entry2 = GetActorRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1124,6 +1445,22 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.kind = getActorRequest_KindFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -1174,6 +1511,8 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      kind: isSet(object.kind) ? getActorRequest_KindFromJSON(object.kind) : GetActorRequest_Kind.KIND_UNSPECIFIED,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -1200,8 +1539,14 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.kind !== undefined && message.kind !== GetActorRequest_Kind.KIND_UNSPECIFIED) {
+      obj.kind = getActorRequest_KindToJSON(message.kind);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -1231,6 +1576,8 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.kind = object.kind ?? GetActorRequest_Kind.KIND_UNSPECIFIED;
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1406,7 +1753,7 @@ export const GetActorRequest_QueryEntry: MessageFns<GetActorRequest_QueryEntry> 
 };
 
 function createBaseGetActorResponse(): GetActorResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", actorView: undefined };
 }
 
 export const GetActorResponse: MessageFns<GetActorResponse> = {
@@ -1414,8 +1761,11 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.actorView !== undefined) {
+      ActorView.encode(message.actorView, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1449,6 +1799,14 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.actorView = ActorView.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1469,6 +1827,11 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      actorView: isSet(object.actorView)
+        ? ActorView.fromJSON(object.actorView)
+        : isSet(object.actor_view)
+        ? ActorView.fromJSON(object.actor_view)
+        : undefined,
     };
   },
 
@@ -1477,8 +1840,11 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.actorView !== undefined) {
+      obj.actorView = ActorView.toJSON(message.actorView);
     }
     return obj;
   },
@@ -1490,27 +1856,43 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
     const message = createBaseGetActorResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.actorView = (object.actorView !== undefined && object.actorView !== null)
+      ? ActorView.fromPartial(object.actorView)
+      : undefined;
     return message;
   },
 };
 
 function createBaseWatchActorRequest(): WatchActorRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    kind: WatchActorRequest_Kind.KIND_UNSPECIFIED,
+    id: "",
+  };
 }
 
 export const WatchActorRequest: MessageFns<WatchActorRequest> = {
   encode(message: WatchActorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       WatchActorRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       WatchActorRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.kind !== undefined && message.kind !== WatchActorRequest_Kind.KIND_UNSPECIFIED) {
+      writer.uint32(128).int32(watchActorRequest_KindToNumber(message.kind));
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(138).string(message.id);
     }
     return writer;
   },
@@ -1535,7 +1917,7 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
 
             const entry1 = WatchActorRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1546,7 +1928,7 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
 
             const entry2 = WatchActorRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1564,6 +1946,22 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.kind = watchActorRequest_KindFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -1614,6 +2012,8 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      kind: isSet(object.kind) ? watchActorRequest_KindFromJSON(object.kind) : WatchActorRequest_Kind.KIND_UNSPECIFIED,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -1640,8 +2040,14 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.kind !== undefined && message.kind !== WatchActorRequest_Kind.KIND_UNSPECIFIED) {
+      obj.kind = watchActorRequest_KindToJSON(message.kind);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -1671,6 +2077,8 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.kind = object.kind ?? WatchActorRequest_Kind.KIND_UNSPECIFIED;
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1846,7 +2254,7 @@ export const WatchActorRequest_QueryEntry: MessageFns<WatchActorRequest_QueryEnt
 };
 
 function createBaseWatchActorResponse(): WatchActorResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", actorView: undefined };
 }
 
 export const WatchActorResponse: MessageFns<WatchActorResponse> = {
@@ -1854,8 +2262,11 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.actorView !== undefined) {
+      ActorView.encode(message.actorView, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1889,6 +2300,14 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.actorView = ActorView.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1909,6 +2328,11 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      actorView: isSet(object.actorView)
+        ? ActorView.fromJSON(object.actorView)
+        : isSet(object.actor_view)
+        ? ActorView.fromJSON(object.actor_view)
+        : undefined,
     };
   },
 
@@ -1917,8 +2341,11 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.actorView !== undefined) {
+      obj.actorView = ActorView.toJSON(message.actorView);
     }
     return obj;
   },
@@ -1930,24 +2357,31 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
     const message = createBaseWatchActorResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.actorView = (object.actorView !== undefined && object.actorView !== null)
+      ? ActorView.fromPartial(object.actorView)
+      : undefined;
     return message;
   },
 };
 
 /**
- * InspectorService: Read-only views of the state machines and of their actors, for developers (issue 13).
+ * InspectorService: Read-only views of the state machines and of their actors, for developers.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type InspectorServiceService = typeof InspectorServiceService;
 export const InspectorServiceService = {
   /**
-   * ListMachines: The catalogue of the machines (resolution, hold, booking) as `{machines}`: each with its id, version,
-   * nested states, events, transitions `{source, event, target, guard, actions}` and a Graphviz DOT drawing, all read
-   * from the machine definitions the service runs.
-   * Errors: none of its own.
+   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
+   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
+   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
+   * /api/v2/inspector/machines.
    */
   listMachines: {
     path: "/scheduling.v1.InspectorService/ListMachines" as const,
@@ -1960,8 +2394,8 @@ export const InspectorServiceService = {
     responseDeserialize: (value: Buffer): ListMachinesResponse => ListMachinesResponse.decode(value),
   },
   /**
-   * GetMachine: One machine of the catalogue (path parameter `machine`: `resolution`, `hold` or `booking`).
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `machine`: not one of the three).
+   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
+   * common ones. REST: GET /api/v2/inspector/machines/:machine.
    */
   getMachine: {
     path: "/scheduling.v1.InspectorService/GetMachine" as const,
@@ -1973,11 +2407,11 @@ export const InspectorServiceService = {
     responseDeserialize: (value: Buffer): GetMachineResponse => GetMachineResponse.decode(value),
   },
   /**
-   * GetActor: One actor of the caller's organization (path parameters `kind` and `id`): its current state, status,
-   * revision, persisted snapshot context, event history (who caused each step), durable timers and the transitions
-   * taken, numbered in order.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `kind`); NOT_FOUND `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`,
-   * `BOOKING_NOT_FOUND` (unknown id, or its actor is gone); PERMISSION_DENIED `FORBIDDEN` (another organization's actor).
+   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
+   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
+   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
+   * inspector draws it. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`.
+   * REST: GET /api/v2/inspector/actors/:kind/:id.
    */
   getActor: {
     path: "/scheduling.v1.InspectorService/GetActor" as const,
@@ -1989,11 +2423,13 @@ export const InspectorServiceService = {
     responseDeserialize: (value: Buffer): GetActorResponse => GetActorResponse.decode(value),
   },
   /**
-   * WatchActor: Follows one actor of the caller's organization (path parameters `kind` and `id`, as GetActor): the
-   * stream sends GetActor's view at once, then a new view each time the actor's revision changes (checked every
-   * 250 ms), until the client cancels. The access check happens before the first message.
-   * Errors: as GetActor, before the first message; NOT_FOUND once the actor expires from the store while followed;
-   * UNAVAILABLE `SERVICE_UNAVAILABLE` when the server shuts down (reconnect).
+   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
+   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
+   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
+   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
+   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
+   * changes. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v2/inspector/actors/:kind/:id/stream.
    */
   watchActor: {
     path: "/scheduling.v1.InspectorService/WatchActor" as const,
@@ -2008,41 +2444,43 @@ export const InspectorServiceService = {
 
 export interface InspectorServiceServer extends UntypedServiceImplementation {
   /**
-   * ListMachines: The catalogue of the machines (resolution, hold, booking) as `{machines}`: each with its id, version,
-   * nested states, events, transitions `{source, event, target, guard, actions}` and a Graphviz DOT drawing, all read
-   * from the machine definitions the service runs.
-   * Errors: none of its own.
+   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
+   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
+   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
+   * /api/v2/inspector/machines.
    */
   listMachines: handleUnaryCall<ListMachinesRequest, ListMachinesResponse>;
   /**
-   * GetMachine: One machine of the catalogue (path parameter `machine`: `resolution`, `hold` or `booking`).
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `machine`: not one of the three).
+   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
+   * common ones. REST: GET /api/v2/inspector/machines/:machine.
    */
   getMachine: handleUnaryCall<GetMachineRequest, GetMachineResponse>;
   /**
-   * GetActor: One actor of the caller's organization (path parameters `kind` and `id`): its current state, status,
-   * revision, persisted snapshot context, event history (who caused each step), durable timers and the transitions
-   * taken, numbered in order.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `kind`); NOT_FOUND `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`,
-   * `BOOKING_NOT_FOUND` (unknown id, or its actor is gone); PERMISSION_DENIED `FORBIDDEN` (another organization's actor).
+   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
+   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
+   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
+   * inspector draws it. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`.
+   * REST: GET /api/v2/inspector/actors/:kind/:id.
    */
   getActor: handleUnaryCall<GetActorRequest, GetActorResponse>;
   /**
-   * WatchActor: Follows one actor of the caller's organization (path parameters `kind` and `id`, as GetActor): the
-   * stream sends GetActor's view at once, then a new view each time the actor's revision changes (checked every
-   * 250 ms), until the client cancels. The access check happens before the first message.
-   * Errors: as GetActor, before the first message; NOT_FOUND once the actor expires from the store while followed;
-   * UNAVAILABLE `SERVICE_UNAVAILABLE` when the server shuts down (reconnect).
+   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
+   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
+   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
+   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
+   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
+   * changes. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v2/inspector/actors/:kind/:id/stream.
    */
   watchActor: handleServerStreamingCall<WatchActorRequest, WatchActorResponse>;
 }
 
 export interface InspectorServiceClient extends Client {
   /**
-   * ListMachines: The catalogue of the machines (resolution, hold, booking) as `{machines}`: each with its id, version,
-   * nested states, events, transitions `{source, event, target, guard, actions}` and a Graphviz DOT drawing, all read
-   * from the machine definitions the service runs.
-   * Errors: none of its own.
+   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
+   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
+   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
+   * /api/v2/inspector/machines.
    */
   listMachines(
     request: ListMachinesRequest,
@@ -2060,8 +2498,8 @@ export interface InspectorServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListMachinesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetMachine: One machine of the catalogue (path parameter `machine`: `resolution`, `hold` or `booking`).
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `machine`: not one of the three).
+   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
+   * common ones. REST: GET /api/v2/inspector/machines/:machine.
    */
   getMachine(
     request: GetMachineRequest,
@@ -2079,11 +2517,11 @@ export interface InspectorServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetMachineResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetActor: One actor of the caller's organization (path parameters `kind` and `id`): its current state, status,
-   * revision, persisted snapshot context, event history (who caused each step), durable timers and the transitions
-   * taken, numbered in order.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `kind`); NOT_FOUND `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`,
-   * `BOOKING_NOT_FOUND` (unknown id, or its actor is gone); PERMISSION_DENIED `FORBIDDEN` (another organization's actor).
+   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
+   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
+   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
+   * inspector draws it. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`.
+   * REST: GET /api/v2/inspector/actors/:kind/:id.
    */
   getActor(
     request: GetActorRequest,
@@ -2101,11 +2539,13 @@ export interface InspectorServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetActorResponse) => void,
   ): ClientUnaryCall;
   /**
-   * WatchActor: Follows one actor of the caller's organization (path parameters `kind` and `id`, as GetActor): the
-   * stream sends GetActor's view at once, then a new view each time the actor's revision changes (checked every
-   * 250 ms), until the client cancels. The access check happens before the first message.
-   * Errors: as GetActor, before the first message; NOT_FOUND once the actor expires from the store while followed;
-   * UNAVAILABLE `SERVICE_UNAVAILABLE` when the server shuts down (reconnect).
+   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
+   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
+   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
+   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
+   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
+   * changes. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v2/inspector/actors/:kind/:id/stream.
    */
   watchActor(request: WatchActorRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchActorResponse>;
   watchActor(

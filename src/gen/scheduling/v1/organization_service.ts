@@ -18,27 +18,45 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { FieldMask } from "../../google/protobuf/field_mask.js";
 import { Value } from "../../google/protobuf/struct.js";
+import { Organization, OrganizationOverview, OrganizationSettings } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/organization_service.proto";
 
-/** CreateOrganizationRequest is the input of CreateOrganization. */
+/** CreateOrganizationRequest: the input of CreateOrganization (REST POST /api/v2/organizations). */
 export interface CreateOrganizationRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `externalId` in the JSON body. */
+  externalId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  name?:
+    | string
+    | undefined;
+  /** Optional. REST: `settings` in the JSON body. */
+  settings?: OrganizationSettings | undefined;
 }
 
 export interface CreateOrganizationRequest_ParamsEntry {
@@ -51,31 +69,47 @@ export interface CreateOrganizationRequest_QueryEntry {
   value: string;
 }
 
-/** CreateOrganizationResponse is the output of CreateOrganization. */
+/** CreateOrganizationResponse: the output of CreateOrganization. */
 export interface CreateOrganizationResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Organization` (typed form). Set when the request came in the typed form. */
+  organization?: Organization | undefined;
 }
 
-/** ListOrganizationsRequest is the input of ListOrganizations. */
+/** ListOrganizationsRequest: the input of ListOrganizations (REST GET /api/v2/organizations). */
 export interface ListOrganizationsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListOrganizationsRequest_ParamsEntry {
@@ -88,31 +122,58 @@ export interface ListOrganizationsRequest_QueryEntry {
   value: string;
 }
 
-/** ListOrganizationsResponse is the output of ListOrganizations. */
+/** ListOrganizationsResponse: the output of ListOrganizations. */
 export interface ListOrganizationsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | Organization[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-/** GetOrganizationRequest is the input of GetOrganization. */
+/** GetOrganizationRequest: the input of GetOrganization (REST GET /api/v2/organizations/:id). */
 export interface GetOrganizationRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetOrganizationRequest_ParamsEntry {
@@ -125,68 +186,43 @@ export interface GetOrganizationRequest_QueryEntry {
   value: string;
 }
 
-/** GetOrganizationResponse is the output of GetOrganization. */
+/** GetOrganizationResponse: the output of GetOrganization. */
 export interface GetOrganizationResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** UpdateOrganizationRequest is the input of UpdateOrganization. */
-export interface UpdateOrganizationRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
     | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
+  /** The answer, the REST `Organization` (typed form). Set when the request came in the typed form. */
+  organization?: Organization | undefined;
 }
 
-export interface UpdateOrganizationRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface UpdateOrganizationRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** UpdateOrganizationResponse is the output of UpdateOrganization. */
-export interface UpdateOrganizationResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** GetOrganizationOverviewRequest is the input of GetOrganizationOverview. */
+/** GetOrganizationOverviewRequest: the input of GetOrganizationOverview (REST GET /api/v2/organizations/:id/overview). */
 export interface GetOrganizationOverviewRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetOrganizationOverviewRequest_ParamsEntry {
@@ -199,33 +235,111 @@ export interface GetOrganizationOverviewRequest_QueryEntry {
   value: string;
 }
 
-/** GetOrganizationOverviewResponse is the output of GetOrganizationOverview. */
+/** GetOrganizationOverviewResponse: the output of GetOrganizationOverview. */
 export interface GetOrganizationOverviewResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `OrganizationOverview` (typed form). Set when the request came in the typed form. */
+  organizationOverview?: OrganizationOverview | undefined;
+}
+
+/** UpdateOrganizationRequest: the input of UpdateOrganization (REST PATCH /api/v2/organizations/:id). */
+export interface UpdateOrganizationRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
+   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
+   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   */
+  updateMask?:
+    | string[]
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `name` in the JSON body. */
+  name?:
+    | string
+    | undefined;
+  /** Optional. REST: `settings` in the JSON body. */
+  settings?: OrganizationSettings | undefined;
+}
+
+export interface UpdateOrganizationRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface UpdateOrganizationRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** UpdateOrganizationResponse: the output of UpdateOrganization. */
+export interface UpdateOrganizationResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Organization` (typed form). Set when the request came in the typed form. */
+  organization?: Organization | undefined;
 }
 
 function createBaseCreateOrganizationRequest(): CreateOrganizationRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", externalId: "", name: "", settings: undefined };
 }
 
 export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = {
   encode(message: CreateOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateOrganizationRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateOrganizationRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.externalId !== undefined && message.externalId !== "") {
+      writer.uint32(130).string(message.externalId);
+    }
+    if (message.name !== undefined && message.name !== "") {
+      writer.uint32(138).string(message.name);
+    }
+    if (message.settings !== undefined) {
+      OrganizationSettings.encode(message.settings, writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -250,7 +364,7 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
 
             const entry1 = CreateOrganizationRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -261,7 +375,7 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
 
             const entry2 = CreateOrganizationRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -279,6 +393,30 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.settings = OrganizationSettings.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -329,6 +467,13 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      settings: isSet(object.settings) ? OrganizationSettings.fromJSON(object.settings) : undefined,
     };
   },
 
@@ -355,8 +500,17 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.externalId !== undefined && message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.name !== undefined && message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.settings !== undefined) {
+      obj.settings = OrganizationSettings.toJSON(message.settings);
     }
     return obj;
   },
@@ -386,6 +540,11 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.externalId = object.externalId ?? "";
+    message.name = object.name ?? "";
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? OrganizationSettings.fromPartial(object.settings)
+      : undefined;
     return message;
   },
 };
@@ -561,7 +720,7 @@ export const CreateOrganizationRequest_QueryEntry: MessageFns<CreateOrganization
 };
 
 function createBaseCreateOrganizationResponse(): CreateOrganizationResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", organization: undefined };
 }
 
 export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> = {
@@ -569,8 +728,11 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.organization !== undefined) {
+      Organization.encode(message.organization, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -604,6 +766,14 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.organization = Organization.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -624,6 +794,7 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined,
     };
   },
 
@@ -632,8 +803,11 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.organization !== undefined) {
+      obj.organization = Organization.toJSON(message.organization);
     }
     return obj;
   },
@@ -645,27 +819,36 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
     const message = createBaseCreateOrganizationResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.organization = (object.organization !== undefined && object.organization !== null)
+      ? Organization.fromPartial(object.organization)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListOrganizationsRequest(): ListOrganizationsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", limit: undefined, cursor: undefined };
 }
 
 export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
   encode(message: ListOrganizationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListOrganizationsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListOrganizationsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(130).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(138).string(message.cursor);
     }
     return writer;
   },
@@ -690,7 +873,7 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
 
             const entry1 = ListOrganizationsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -701,7 +884,7 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
 
             const entry2 = ListOrganizationsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -719,6 +902,22 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -769,6 +968,8 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -795,8 +996,14 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -826,6 +1033,8 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1001,7 +1210,7 @@ export const ListOrganizationsRequest_QueryEntry: MessageFns<ListOrganizationsRe
 };
 
 function createBaseListOrganizationsResponse(): ListOrganizationsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = {
@@ -1009,8 +1218,22 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        Organization.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -1044,6 +1267,41 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = Organization.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1064,6 +1322,18 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Organization.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -1072,8 +1342,20 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Organization.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -1085,27 +1367,34 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
     const message = createBaseListOrganizationsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => Organization.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
 
 function createBaseGetOrganizationRequest(): GetOrganizationRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
   encode(message: GetOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetOrganizationRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetOrganizationRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -1130,7 +1419,7 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
 
             const entry1 = GetOrganizationRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1141,7 +1430,7 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
 
             const entry2 = GetOrganizationRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1159,6 +1448,14 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -1209,6 +1506,7 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -1235,8 +1533,11 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -1266,6 +1567,7 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1441,7 +1743,7 @@ export const GetOrganizationRequest_QueryEntry: MessageFns<GetOrganizationReques
 };
 
 function createBaseGetOrganizationResponse(): GetOrganizationResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", organization: undefined };
 }
 
 export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
@@ -1449,8 +1751,11 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.organization !== undefined) {
+      Organization.encode(message.organization, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1484,6 +1789,14 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.organization = Organization.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1504,6 +1817,7 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined,
     };
   },
 
@@ -1512,8 +1826,11 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.organization !== undefined) {
+      obj.organization = Organization.toJSON(message.organization);
     }
     return obj;
   },
@@ -1525,467 +1842,33 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
     const message = createBaseGetOrganizationResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseUpdateOrganizationRequest(): UpdateOrganizationRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = {
-  encode(message: UpdateOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      UpdateOrganizationRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      UpdateOrganizationRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateOrganizationRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = UpdateOrganizationRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = UpdateOrganizationRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateOrganizationRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: UpdateOrganizationRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateOrganizationRequest>): UpdateOrganizationRequest {
-    return UpdateOrganizationRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateOrganizationRequest>): UpdateOrganizationRequest {
-    const message = createBaseUpdateOrganizationRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseUpdateOrganizationRequest_ParamsEntry(): UpdateOrganizationRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateOrganizationRequest_ParamsEntry: MessageFns<UpdateOrganizationRequest_ParamsEntry> = {
-  encode(message: UpdateOrganizationRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateOrganizationRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateOrganizationRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateOrganizationRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateOrganizationRequest_ParamsEntry>): UpdateOrganizationRequest_ParamsEntry {
-    return UpdateOrganizationRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateOrganizationRequest_ParamsEntry>): UpdateOrganizationRequest_ParamsEntry {
-    const message = createBaseUpdateOrganizationRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseUpdateOrganizationRequest_QueryEntry(): UpdateOrganizationRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateOrganizationRequest_QueryEntry: MessageFns<UpdateOrganizationRequest_QueryEntry> = {
-  encode(message: UpdateOrganizationRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateOrganizationRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateOrganizationRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateOrganizationRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateOrganizationRequest_QueryEntry>): UpdateOrganizationRequest_QueryEntry {
-    return UpdateOrganizationRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateOrganizationRequest_QueryEntry>): UpdateOrganizationRequest_QueryEntry {
-    const message = createBaseUpdateOrganizationRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseUpdateOrganizationResponse(): UpdateOrganizationResponse {
-  return { result: undefined, resultJson: "" };
-}
-
-export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> = {
-  encode(message: UpdateOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateOrganizationResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateOrganizationResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: UpdateOrganizationResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateOrganizationResponse>): UpdateOrganizationResponse {
-    return UpdateOrganizationResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateOrganizationResponse>): UpdateOrganizationResponse {
-    const message = createBaseUpdateOrganizationResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
+    message.organization = (object.organization !== undefined && object.organization !== null)
+      ? Organization.fromPartial(object.organization)
+      : undefined;
     return message;
   },
 };
 
 function createBaseGetOrganizationOverviewRequest(): GetOrganizationOverviewRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewRequest> = {
   encode(message: GetOrganizationOverviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetOrganizationOverviewRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetOrganizationOverviewRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2010,7 +1893,7 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
 
             const entry1 = GetOrganizationOverviewRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2021,7 +1904,7 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
 
             const entry2 = GetOrganizationOverviewRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2039,6 +1922,14 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -2089,6 +1980,7 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -2115,8 +2007,11 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -2146,6 +2041,7 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -2325,7 +2221,7 @@ export const GetOrganizationOverviewRequest_QueryEntry: MessageFns<GetOrganizati
 };
 
 function createBaseGetOrganizationOverviewResponse(): GetOrganizationOverviewResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", organizationOverview: undefined };
 }
 
 export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverviewResponse> = {
@@ -2333,8 +2229,11 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.organizationOverview !== undefined) {
+      OrganizationOverview.encode(message.organizationOverview, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2368,6 +2267,14 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.organizationOverview = OrganizationOverview.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2388,6 +2295,11 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      organizationOverview: isSet(object.organizationOverview)
+        ? OrganizationOverview.fromJSON(object.organizationOverview)
+        : isSet(object.organization_overview)
+        ? OrganizationOverview.fromJSON(object.organization_overview)
+        : undefined,
     };
   },
 
@@ -2396,8 +2308,11 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.organizationOverview !== undefined) {
+      obj.organizationOverview = OrganizationOverview.toJSON(message.organizationOverview);
     }
     return obj;
   },
@@ -2409,6 +2324,546 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
     const message = createBaseGetOrganizationOverviewResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.organizationOverview = (object.organizationOverview !== undefined && object.organizationOverview !== null)
+      ? OrganizationOverview.fromPartial(object.organizationOverview)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationRequest(): UpdateOrganizationRequest {
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    updateMask: undefined,
+    id: "",
+    name: undefined,
+    settings: undefined,
+  };
+}
+
+export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = {
+  encode(message: UpdateOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      UpdateOrganizationRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      UpdateOrganizationRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.updateMask !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(42).fork()).join();
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(138).string(message.name);
+    }
+    if (message.settings !== undefined) {
+      OrganizationSettings.encode(message.settings, writer.uint32(146).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = UpdateOrganizationRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = UpdateOrganizationRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updateMask = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.settings = OrganizationSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrganizationRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      updateMask: isSet(object.updateMask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
+        : isSet(object.update_mask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
+        : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      settings: isSet(object.settings) ? OrganizationSettings.fromJSON(object.settings) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateOrganizationRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.updateMask !== undefined) {
+      obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.settings !== undefined) {
+      obj.settings = OrganizationSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateOrganizationRequest>): UpdateOrganizationRequest {
+    return UpdateOrganizationRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateOrganizationRequest>): UpdateOrganizationRequest {
+    const message = createBaseUpdateOrganizationRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.updateMask = object.updateMask ?? undefined;
+    message.id = object.id ?? "";
+    message.name = object.name ?? undefined;
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? OrganizationSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationRequest_ParamsEntry(): UpdateOrganizationRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const UpdateOrganizationRequest_ParamsEntry: MessageFns<UpdateOrganizationRequest_ParamsEntry> = {
+  encode(message: UpdateOrganizationRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrganizationRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: UpdateOrganizationRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateOrganizationRequest_ParamsEntry>): UpdateOrganizationRequest_ParamsEntry {
+    return UpdateOrganizationRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateOrganizationRequest_ParamsEntry>): UpdateOrganizationRequest_ParamsEntry {
+    const message = createBaseUpdateOrganizationRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationRequest_QueryEntry(): UpdateOrganizationRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const UpdateOrganizationRequest_QueryEntry: MessageFns<UpdateOrganizationRequest_QueryEntry> = {
+  encode(message: UpdateOrganizationRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrganizationRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: UpdateOrganizationRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateOrganizationRequest_QueryEntry>): UpdateOrganizationRequest_QueryEntry {
+    return UpdateOrganizationRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateOrganizationRequest_QueryEntry>): UpdateOrganizationRequest_QueryEntry {
+    const message = createBaseUpdateOrganizationRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateOrganizationResponse(): UpdateOrganizationResponse {
+  return { result: undefined, resultJson: "", organization: undefined };
+}
+
+export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> = {
+  encode(message: UpdateOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.organization !== undefined) {
+      Organization.encode(message.organization, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.organization = Organization.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrganizationResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateOrganizationResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.organization !== undefined) {
+      obj.organization = Organization.toJSON(message.organization);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateOrganizationResponse>): UpdateOrganizationResponse {
+    return UpdateOrganizationResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateOrganizationResponse>): UpdateOrganizationResponse {
+    const message = createBaseUpdateOrganizationResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.organization = (object.organization !== undefined && object.organization !== null)
+      ? Organization.fromPartial(object.organization)
+      : undefined;
     return message;
   },
 };
@@ -2416,13 +2871,22 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
 /**
  * OrganizationService: Organizations of a platform account.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
-  /** CreateOrganization performs the CreateOrganization operation. */
+  /**
+   * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
+   * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
+   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: `DUPLICATE_EXTERNAL_ID`,
+   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   */
   createOrganization: {
     path: "/scheduling.v1.OrganizationService/CreateOrganization" as const,
     requestStream: false as const,
@@ -2434,7 +2898,11 @@ export const OrganizationServiceService = {
       Buffer.from(CreateOrganizationResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateOrganizationResponse => CreateOrganizationResponse.decode(value),
   },
-  /** ListOrganizations performs the ListOrganizations operation. */
+  /**
+   * ListOrganizations: List the organizations the key may see. Lists organizations in id order with cursor
+   * pagination. Any API key: a platform key sees its platform's organizations, an organization key its own. Errors:
+   * the common ones. REST: GET /api/v2/organizations.
+   */
   listOrganizations: {
     path: "/scheduling.v1.OrganizationService/ListOrganizations" as const,
     requestStream: false as const,
@@ -2446,7 +2914,11 @@ export const OrganizationServiceService = {
       Buffer.from(ListOrganizationsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListOrganizationsResponse => ListOrganizationsResponse.decode(value),
   },
-  /** GetOrganization performs the GetOrganization operation. */
+  /**
+   * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
+   * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
+   * Errors beyond the common ones: `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   */
   getOrganization: {
     path: "/scheduling.v1.OrganizationService/GetOrganization" as const,
     requestStream: false as const,
@@ -2458,24 +2930,13 @@ export const OrganizationServiceService = {
       Buffer.from(GetOrganizationResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetOrganizationResponse => GetOrganizationResponse.decode(value),
   },
-  /** UpdateOrganization performs the UpdateOrganization operation. */
-  updateOrganization: {
-    path: "/scheduling.v1.OrganizationService/UpdateOrganization" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: UpdateOrganizationRequest): Buffer =>
-      Buffer.from(UpdateOrganizationRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): UpdateOrganizationRequest => UpdateOrganizationRequest.decode(value),
-    responseSerialize: (value: UpdateOrganizationResponse): Buffer =>
-      Buffer.from(UpdateOrganizationResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): UpdateOrganizationResponse => UpdateOrganizationResponse.decode(value),
-  },
   /**
-   * GetOrganizationOverview: The console's overview of one organization (path parameter `id`): the organization and
-   * counts of its providers, services, bookings by status, resolutions of the last 24 hours, active holds, open
-   * manual-review entries, webhook deliveries by status and audit events. Visible as GetOrganization is.
-   * Errors: NOT_FOUND `ORGANIZATION_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another platform's, or not the
-   * organization key's own).
+   * GetOrganizationOverview: An organization with counts of what it holds (providers, services, bookings by status,
+   * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
+   * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
+   * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
+   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones:
+   * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
    */
   getOrganizationOverview: {
     path: "/scheduling.v1.OrganizationService/GetOrganizationOverview" as const,
@@ -2489,29 +2950,68 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): GetOrganizationOverviewResponse =>
       GetOrganizationOverviewResponse.decode(value),
   },
+  /**
+   * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
+   * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
+   * ones: `ORGANIZATION_NOT_FOUND`, `PLATFORM_KEY_REQUIRED`. REST: PATCH /api/v2/organizations/:id.
+   */
+  updateOrganization: {
+    path: "/scheduling.v1.OrganizationService/UpdateOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateOrganizationRequest): Buffer =>
+      Buffer.from(UpdateOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateOrganizationRequest => UpdateOrganizationRequest.decode(value),
+    responseSerialize: (value: UpdateOrganizationResponse): Buffer =>
+      Buffer.from(UpdateOrganizationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateOrganizationResponse => UpdateOrganizationResponse.decode(value),
+  },
 } as const;
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
-  /** CreateOrganization performs the CreateOrganization operation. */
-  createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
-  /** ListOrganizations performs the ListOrganizations operation. */
-  listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
-  /** GetOrganization performs the GetOrganization operation. */
-  getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
-  /** UpdateOrganization performs the UpdateOrganization operation. */
-  updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
   /**
-   * GetOrganizationOverview: The console's overview of one organization (path parameter `id`): the organization and
-   * counts of its providers, services, bookings by status, resolutions of the last 24 hours, active holds, open
-   * manual-review entries, webhook deliveries by status and audit events. Visible as GetOrganization is.
-   * Errors: NOT_FOUND `ORGANIZATION_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another platform's, or not the
-   * organization key's own).
+   * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
+   * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
+   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: `DUPLICATE_EXTERNAL_ID`,
+   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   */
+  createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
+  /**
+   * ListOrganizations: List the organizations the key may see. Lists organizations in id order with cursor
+   * pagination. Any API key: a platform key sees its platform's organizations, an organization key its own. Errors:
+   * the common ones. REST: GET /api/v2/organizations.
+   */
+  listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
+  /**
+   * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
+   * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
+   * Errors beyond the common ones: `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   */
+  getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
+  /**
+   * GetOrganizationOverview: An organization with counts of what it holds (providers, services, bookings by status,
+   * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
+   * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
+   * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
+   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones:
+   * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
    */
   getOrganizationOverview: handleUnaryCall<GetOrganizationOverviewRequest, GetOrganizationOverviewResponse>;
+  /**
+   * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
+   * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
+   * ones: `ORGANIZATION_NOT_FOUND`, `PLATFORM_KEY_REQUIRED`. REST: PATCH /api/v2/organizations/:id.
+   */
+  updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
-  /** CreateOrganization performs the CreateOrganization operation. */
+  /**
+   * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
+   * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
+   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: `DUPLICATE_EXTERNAL_ID`,
+   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   */
   createOrganization(
     request: CreateOrganizationRequest,
     callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
@@ -2526,61 +3026,54 @@ export interface OrganizationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
-  ): ClientUnaryCall;
-  /** ListOrganizations performs the ListOrganizations operation. */
-  listOrganizations(
-    request: ListOrganizationsRequest,
-    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
-  ): ClientUnaryCall;
-  listOrganizations(
-    request: ListOrganizationsRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
-  ): ClientUnaryCall;
-  listOrganizations(
-    request: ListOrganizationsRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
-  ): ClientUnaryCall;
-  /** GetOrganization performs the GetOrganization operation. */
-  getOrganization(
-    request: GetOrganizationRequest,
-    callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
-  ): ClientUnaryCall;
-  getOrganization(
-    request: GetOrganizationRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
-  ): ClientUnaryCall;
-  getOrganization(
-    request: GetOrganizationRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
-  ): ClientUnaryCall;
-  /** UpdateOrganization performs the UpdateOrganization operation. */
-  updateOrganization(
-    request: UpdateOrganizationRequest,
-    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
-  ): ClientUnaryCall;
-  updateOrganization(
-    request: UpdateOrganizationRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
-  ): ClientUnaryCall;
-  updateOrganization(
-    request: UpdateOrganizationRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetOrganizationOverview: The console's overview of one organization (path parameter `id`): the organization and
-   * counts of its providers, services, bookings by status, resolutions of the last 24 hours, active holds, open
-   * manual-review entries, webhook deliveries by status and audit events. Visible as GetOrganization is.
-   * Errors: NOT_FOUND `ORGANIZATION_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another platform's, or not the
-   * organization key's own).
+   * ListOrganizations: List the organizations the key may see. Lists organizations in id order with cursor
+   * pagination. Any API key: a platform key sees its platform's organizations, an organization key its own. Errors:
+   * the common ones. REST: GET /api/v2/organizations.
+   */
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
+   * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
+   * Errors beyond the common ones: `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   */
+  getOrganization(
+    request: GetOrganizationRequest,
+    callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  getOrganization(
+    request: GetOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  getOrganization(
+    request: GetOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetOrganizationOverview: An organization with counts of what it holds (providers, services, bookings by status,
+   * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
+   * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
+   * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
+   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones:
+   * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
    */
   getOrganizationOverview(
     request: GetOrganizationOverviewRequest,
@@ -2596,6 +3089,26 @@ export interface OrganizationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetOrganizationOverviewResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
+   * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
+   * ones: `ORGANIZATION_NOT_FOUND`, `PLATFORM_KEY_REQUIRED`. REST: PATCH /api/v2/organizations/:id.
+   */
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateOrganizationResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -2616,6 +3129,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

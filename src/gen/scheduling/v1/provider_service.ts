@@ -18,27 +18,183 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { FieldMask } from "../../google/protobuf/field_mask.js";
 import { Value } from "../../google/protobuf/struct.js";
+import { LicenseRecordInput, Professional, Provider, ProviderList } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/provider_service.proto";
 
-/** CreateProviderRequest is the input of CreateProvider. */
+/** CreateProviderRequest: the input of CreateProvider (REST POST /api/v2/providers). */
 export interface CreateProviderRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `externalId` in the JSON body. */
+  externalId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `displayName` in the JSON body. */
+  displayName?:
+    | string
+    | undefined;
+  /** An e-mail address. Text of at most 1000 characters. Optional. REST: `email` in the JSON body. */
+  email?:
+    | string
+    | undefined;
+  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the JSON body. */
+  status?:
+    | CreateProviderRequest_Status
+    | undefined;
+  /** True or false. Optional. REST: `searchable` in the JSON body. */
+  searchable?:
+    | boolean
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `professionCode` in the JSON body. */
+  professionCode?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `profession` in the JSON body. */
+  profession?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `specialtyCodes` in the JSON body. */
+  specialtyCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes` in the JSON body. */
+  languageCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `modalityCodes` in the JSON body. */
+  modalityCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `serviceRegionCodes` in the JSON body. */
+  serviceRegionCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `insurancePlanCodes` in the JSON body. */
+  insurancePlanCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `ageGroupCodes` in the JSON body. */
+  ageGroupCodes?:
+    | string[]
+    | undefined;
+  /** At most 100 items. Optional. REST: `licenseRecords` in the JSON body. */
+  licenseRecords?:
+    | LicenseRecordInput[]
+    | undefined;
+  /** True or false. Optional. REST: `acceptsNewClients` in the JSON body. */
+  acceptsNewClients?:
+    | boolean
+    | undefined;
+  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  timezone?:
+    | string
+    | undefined;
+  /** Text of at most 5000 characters. Optional. REST: `bio` in the JSON body. */
+  bio?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `username` in the JSON body. */
+  username?:
+    | string
+    | undefined;
+  /** Text of at most 1000 characters. Optional. REST: `location` in the JSON body. */
+  location?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 1000000. Optional. REST: `panelCapacity` in the JSON body. */
+  panelCapacity?:
+    | number
+    | undefined;
+  /** A whole number from 0 to 1000000. Optional. REST: `panelCurrentCount` in the JSON body. */
+  panelCurrentCount?: number | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum CreateProviderRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_ACTIVE - REST `active`. */
+  STATUS_ACTIVE = "STATUS_ACTIVE",
+  /** STATUS_INACTIVE - REST `inactive`. */
+  STATUS_INACTIVE = "STATUS_INACTIVE",
+  /** STATUS_SUSPENDED - REST `suspended`. */
+  STATUS_SUSPENDED = "STATUS_SUSPENDED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function createProviderRequest_StatusFromJSON(object: any): CreateProviderRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return CreateProviderRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_ACTIVE":
+      return CreateProviderRequest_Status.STATUS_ACTIVE;
+    case 2:
+    case "STATUS_INACTIVE":
+      return CreateProviderRequest_Status.STATUS_INACTIVE;
+    case 3:
+    case "STATUS_SUSPENDED":
+      return CreateProviderRequest_Status.STATUS_SUSPENDED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CreateProviderRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function createProviderRequest_StatusToJSON(object: CreateProviderRequest_Status): string {
+  switch (object) {
+    case CreateProviderRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case CreateProviderRequest_Status.STATUS_ACTIVE:
+      return "STATUS_ACTIVE";
+    case CreateProviderRequest_Status.STATUS_INACTIVE:
+      return "STATUS_INACTIVE";
+    case CreateProviderRequest_Status.STATUS_SUSPENDED:
+      return "STATUS_SUSPENDED";
+    case CreateProviderRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function createProviderRequest_StatusToNumber(object: CreateProviderRequest_Status): number {
+  switch (object) {
+    case CreateProviderRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case CreateProviderRequest_Status.STATUS_ACTIVE:
+      return 1;
+    case CreateProviderRequest_Status.STATUS_INACTIVE:
+      return 2;
+    case CreateProviderRequest_Status.STATUS_SUSPENDED:
+      return 3;
+    case CreateProviderRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface CreateProviderRequest_ParamsEntry {
@@ -51,31 +207,161 @@ export interface CreateProviderRequest_QueryEntry {
   value: string;
 }
 
-/** CreateProviderResponse is the output of CreateProvider. */
+/** CreateProviderResponse: the output of CreateProvider. */
 export interface CreateProviderResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  provider?: Provider | undefined;
 }
 
-/** ListProvidersRequest is the input of ListProviders. */
+/** ListProvidersRequest: the input of ListProviders (REST GET /api/v2/providers). */
 export interface ListProvidersRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the query string. */
+  status?:
+    | ListProvidersRequest_Status
+    | undefined;
+  /** True or false. Optional. REST: `searchable` in the query string. */
+  searchable?:
+    | boolean
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the query string. */
+  externalId?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `specialtyCodes` in the query string. */
+  specialtyCodes?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `specialty` in the query string. */
+  specialty?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `languageCodes` in the query string. */
+  languageCodes?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `language` in the query string. */
+  language?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `professionCode` in the query string. */
+  professionCode?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `profession` in the query string. */
+  profession?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `modalityCodes` in the query string. */
+  modalityCodes?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `modality` in the query string. */
+  modality?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `location` in the query string. */
+  location?:
+    | string
+    | undefined;
+  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListProvidersRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_ACTIVE - REST `active`. */
+  STATUS_ACTIVE = "STATUS_ACTIVE",
+  /** STATUS_INACTIVE - REST `inactive`. */
+  STATUS_INACTIVE = "STATUS_INACTIVE",
+  /** STATUS_SUSPENDED - REST `suspended`. */
+  STATUS_SUSPENDED = "STATUS_SUSPENDED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listProvidersRequest_StatusFromJSON(object: any): ListProvidersRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListProvidersRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_ACTIVE":
+      return ListProvidersRequest_Status.STATUS_ACTIVE;
+    case 2:
+    case "STATUS_INACTIVE":
+      return ListProvidersRequest_Status.STATUS_INACTIVE;
+    case 3:
+    case "STATUS_SUSPENDED":
+      return ListProvidersRequest_Status.STATUS_SUSPENDED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListProvidersRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function listProvidersRequest_StatusToJSON(object: ListProvidersRequest_Status): string {
+  switch (object) {
+    case ListProvidersRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListProvidersRequest_Status.STATUS_ACTIVE:
+      return "STATUS_ACTIVE";
+    case ListProvidersRequest_Status.STATUS_INACTIVE:
+      return "STATUS_INACTIVE";
+    case ListProvidersRequest_Status.STATUS_SUSPENDED:
+      return "STATUS_SUSPENDED";
+    case ListProvidersRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listProvidersRequest_StatusToNumber(object: ListProvidersRequest_Status): number {
+  switch (object) {
+    case ListProvidersRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListProvidersRequest_Status.STATUS_ACTIVE:
+      return 1;
+    case ListProvidersRequest_Status.STATUS_INACTIVE:
+      return 2;
+    case ListProvidersRequest_Status.STATUS_SUSPENDED:
+      return 3;
+    case ListProvidersRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface ListProvidersRequest_ParamsEntry {
@@ -88,31 +374,43 @@ export interface ListProvidersRequest_QueryEntry {
   value: string;
 }
 
-/** ListProvidersResponse is the output of ListProviders. */
+/** ListProvidersResponse: the output of ListProviders. */
 export interface ListProvidersResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ProviderList` (typed form). Set when the request came in the typed form. */
+  providerList?: ProviderList | undefined;
 }
 
-/** GetProviderRequest is the input of GetProvider. */
+/** GetProviderRequest: the input of GetProvider (REST GET /api/v2/providers/:id). */
 export interface GetProviderRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetProviderRequest_ParamsEntry {
@@ -125,31 +423,201 @@ export interface GetProviderRequest_QueryEntry {
   value: string;
 }
 
-/** GetProviderResponse is the output of GetProvider. */
+/** GetProviderResponse: the output of GetProvider. */
 export interface GetProviderResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  provider?: Provider | undefined;
 }
 
-/** UpdateProviderRequest is the input of UpdateProvider. */
+/** UpdateProviderRequest: the input of UpdateProvider (REST PATCH /api/v2/providers/:id). */
 export interface UpdateProviderRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
+   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
+   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   */
+  updateMask?:
+    | string[]
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the JSON body. */
+  externalId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `displayName` in the JSON body. */
+  displayName?:
+    | string
+    | undefined;
+  /** An e-mail address. Text of at most 1000 characters. Optional. REST: `email` in the JSON body. */
+  email?:
+    | string
+    | undefined;
+  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the JSON body. */
+  status?:
+    | UpdateProviderRequest_Status
+    | undefined;
+  /** True or false. Optional. REST: `searchable` in the JSON body. */
+  searchable?:
+    | boolean
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `professionCode` in the JSON body. */
+  professionCode?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `profession` in the JSON body. */
+  profession?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `specialtyCodes` in the JSON body. */
+  specialtyCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes` in the JSON body. */
+  languageCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `modalityCodes` in the JSON body. */
+  modalityCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `serviceRegionCodes` in the JSON body. */
+  serviceRegionCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `insurancePlanCodes` in the JSON body. */
+  insurancePlanCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `ageGroupCodes` in the JSON body. */
+  ageGroupCodes?:
+    | string[]
+    | undefined;
+  /** At most 100 items. Optional. REST: `licenseRecords` in the JSON body. */
+  licenseRecords?:
+    | LicenseRecordInput[]
+    | undefined;
+  /** True or false. Optional. REST: `acceptsNewClients` in the JSON body. */
+  acceptsNewClients?:
+    | boolean
+    | undefined;
+  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  timezone?:
+    | string
+    | undefined;
+  /** Text of at most 5000 characters. Optional. REST: `bio` in the JSON body. */
+  bio?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `username` in the JSON body. */
+  username?:
+    | string
+    | undefined;
+  /** Text of at most 1000 characters. Optional. REST: `location` in the JSON body. */
+  location?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 1000000. Optional. REST: `panelCapacity` in the JSON body. */
+  panelCapacity?:
+    | number
+    | undefined;
+  /** A whole number from 0 to 1000000. Optional. REST: `panelCurrentCount` in the JSON body. */
+  panelCurrentCount?: number | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum UpdateProviderRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_ACTIVE - REST `active`. */
+  STATUS_ACTIVE = "STATUS_ACTIVE",
+  /** STATUS_INACTIVE - REST `inactive`. */
+  STATUS_INACTIVE = "STATUS_INACTIVE",
+  /** STATUS_SUSPENDED - REST `suspended`. */
+  STATUS_SUSPENDED = "STATUS_SUSPENDED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function updateProviderRequest_StatusFromJSON(object: any): UpdateProviderRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return UpdateProviderRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_ACTIVE":
+      return UpdateProviderRequest_Status.STATUS_ACTIVE;
+    case 2:
+    case "STATUS_INACTIVE":
+      return UpdateProviderRequest_Status.STATUS_INACTIVE;
+    case 3:
+    case "STATUS_SUSPENDED":
+      return UpdateProviderRequest_Status.STATUS_SUSPENDED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UpdateProviderRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function updateProviderRequest_StatusToJSON(object: UpdateProviderRequest_Status): string {
+  switch (object) {
+    case UpdateProviderRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case UpdateProviderRequest_Status.STATUS_ACTIVE:
+      return "STATUS_ACTIVE";
+    case UpdateProviderRequest_Status.STATUS_INACTIVE:
+      return "STATUS_INACTIVE";
+    case UpdateProviderRequest_Status.STATUS_SUSPENDED:
+      return "STATUS_SUSPENDED";
+    case UpdateProviderRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function updateProviderRequest_StatusToNumber(object: UpdateProviderRequest_Status): number {
+  switch (object) {
+    case UpdateProviderRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case UpdateProviderRequest_Status.STATUS_ACTIVE:
+      return 1;
+    case UpdateProviderRequest_Status.STATUS_INACTIVE:
+      return 2;
+    case UpdateProviderRequest_Status.STATUS_SUSPENDED:
+      return 3;
+    case UpdateProviderRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface UpdateProviderRequest_ParamsEntry {
@@ -162,31 +630,43 @@ export interface UpdateProviderRequest_QueryEntry {
   value: string;
 }
 
-/** UpdateProviderResponse is the output of UpdateProvider. */
+/** UpdateProviderResponse: the output of UpdateProvider. */
 export interface UpdateProviderResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  provider?: Provider | undefined;
 }
 
-/** DeleteProviderRequest is the input of DeleteProvider. */
+/** DeleteProviderRequest: the input of DeleteProvider (REST DELETE /api/v2/providers/:id). */
 export interface DeleteProviderRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface DeleteProviderRequest_ParamsEntry {
@@ -199,31 +679,161 @@ export interface DeleteProviderRequest_QueryEntry {
   value: string;
 }
 
-/** DeleteProviderResponse is the output of DeleteProvider. */
+/** DeleteProviderResponse: the output of DeleteProvider. */
 export interface DeleteProviderResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  provider?: Provider | undefined;
 }
 
-/** ListProfessionalsRequest is the input of ListProfessionals. */
+/** ListProfessionalsRequest: the input of ListProfessionals (REST GET /api/v1/professionals). */
 export interface ListProfessionalsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the query string. */
+  status?:
+    | ListProfessionalsRequest_Status
+    | undefined;
+  /** True or false. Optional. REST: `searchable` in the query string. */
+  searchable?:
+    | boolean
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the query string. */
+  externalId?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `specialtyCodes` in the query string. */
+  specialtyCodes?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `specialty` in the query string. */
+  specialty?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `languageCodes` in the query string. */
+  languageCodes?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `language` in the query string. */
+  language?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `professionCode` in the query string. */
+  professionCode?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `profession` in the query string. */
+  profession?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `modalityCodes` in the query string. */
+  modalityCodes?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `modality` in the query string. */
+  modality?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `location` in the query string. */
+  location?:
+    | string
+    | undefined;
+  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListProfessionalsRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_ACTIVE - REST `active`. */
+  STATUS_ACTIVE = "STATUS_ACTIVE",
+  /** STATUS_INACTIVE - REST `inactive`. */
+  STATUS_INACTIVE = "STATUS_INACTIVE",
+  /** STATUS_SUSPENDED - REST `suspended`. */
+  STATUS_SUSPENDED = "STATUS_SUSPENDED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listProfessionalsRequest_StatusFromJSON(object: any): ListProfessionalsRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListProfessionalsRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_ACTIVE":
+      return ListProfessionalsRequest_Status.STATUS_ACTIVE;
+    case 2:
+    case "STATUS_INACTIVE":
+      return ListProfessionalsRequest_Status.STATUS_INACTIVE;
+    case 3:
+    case "STATUS_SUSPENDED":
+      return ListProfessionalsRequest_Status.STATUS_SUSPENDED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListProfessionalsRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function listProfessionalsRequest_StatusToJSON(object: ListProfessionalsRequest_Status): string {
+  switch (object) {
+    case ListProfessionalsRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListProfessionalsRequest_Status.STATUS_ACTIVE:
+      return "STATUS_ACTIVE";
+    case ListProfessionalsRequest_Status.STATUS_INACTIVE:
+      return "STATUS_INACTIVE";
+    case ListProfessionalsRequest_Status.STATUS_SUSPENDED:
+      return "STATUS_SUSPENDED";
+    case ListProfessionalsRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listProfessionalsRequest_StatusToNumber(object: ListProfessionalsRequest_Status): number {
+  switch (object) {
+    case ListProfessionalsRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListProfessionalsRequest_Status.STATUS_ACTIVE:
+      return 1;
+    case ListProfessionalsRequest_Status.STATUS_INACTIVE:
+      return 2;
+    case ListProfessionalsRequest_Status.STATUS_SUSPENDED:
+      return 3;
+    case ListProfessionalsRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface ListProfessionalsRequest_ParamsEntry {
@@ -236,31 +846,55 @@ export interface ListProfessionalsRequest_QueryEntry {
   value: string;
 }
 
-/** ListProfessionalsResponse is the output of ListProfessionals. */
+/** ListProfessionalsResponse: the output of ListProfessionals. */
 export interface ListProfessionalsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | Professional[]
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. REST: `total` of the answer. */
+  total?:
+    | number
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?: string | undefined;
 }
 
-/** GetProfessionalRequest is the input of GetProfessional. */
+/** GetProfessionalRequest: the input of GetProfessional (REST GET /api/v1/professionals/:id). */
 export interface GetProfessionalRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetProfessionalRequest_ParamsEntry {
@@ -273,33 +907,140 @@ export interface GetProfessionalRequest_QueryEntry {
   value: string;
 }
 
-/** GetProfessionalResponse is the output of GetProfessional. */
+/** GetProfessionalResponse: the output of GetProfessional. */
 export interface GetProfessionalResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Professional` (typed form). Set when the request came in the typed form. */
+  professional?: Professional | undefined;
 }
 
 function createBaseCreateProviderRequest(): CreateProviderRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    externalId: "",
+    displayName: "",
+    email: undefined,
+    status: CreateProviderRequest_Status.STATUS_UNSPECIFIED,
+    searchable: undefined,
+    professionCode: undefined,
+    profession: undefined,
+    specialtyCodes: [],
+    languageCodes: [],
+    modalityCodes: [],
+    serviceRegionCodes: [],
+    insurancePlanCodes: [],
+    ageGroupCodes: [],
+    licenseRecords: [],
+    acceptsNewClients: undefined,
+    timezone: undefined,
+    bio: undefined,
+    username: undefined,
+    location: undefined,
+    panelCapacity: undefined,
+    panelCurrentCount: undefined,
+  };
 }
 
 export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
   encode(message: CreateProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateProviderRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.externalId !== undefined && message.externalId !== "") {
+      writer.uint32(130).string(message.externalId);
+    }
+    if (message.displayName !== undefined && message.displayName !== "") {
+      writer.uint32(138).string(message.displayName);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(146).string(message.email);
+    }
+    if (message.status !== undefined && message.status !== CreateProviderRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(152).int32(createProviderRequest_StatusToNumber(message.status));
+    }
+    if (message.searchable !== undefined) {
+      writer.uint32(160).bool(message.searchable);
+    }
+    if (message.professionCode !== undefined) {
+      writer.uint32(170).string(message.professionCode);
+    }
+    if (message.profession !== undefined) {
+      writer.uint32(178).string(message.profession);
+    }
+    if (message.specialtyCodes !== undefined && message.specialtyCodes.length !== 0) {
+      for (const v of message.specialtyCodes) {
+        writer.uint32(186).string(v!);
+      }
+    }
+    if (message.languageCodes !== undefined && message.languageCodes.length !== 0) {
+      for (const v of message.languageCodes) {
+        writer.uint32(194).string(v!);
+      }
+    }
+    if (message.modalityCodes !== undefined && message.modalityCodes.length !== 0) {
+      for (const v of message.modalityCodes) {
+        writer.uint32(202).string(v!);
+      }
+    }
+    if (message.serviceRegionCodes !== undefined && message.serviceRegionCodes.length !== 0) {
+      for (const v of message.serviceRegionCodes) {
+        writer.uint32(210).string(v!);
+      }
+    }
+    if (message.insurancePlanCodes !== undefined && message.insurancePlanCodes.length !== 0) {
+      for (const v of message.insurancePlanCodes) {
+        writer.uint32(218).string(v!);
+      }
+    }
+    if (message.ageGroupCodes !== undefined && message.ageGroupCodes.length !== 0) {
+      for (const v of message.ageGroupCodes) {
+        writer.uint32(226).string(v!);
+      }
+    }
+    if (message.licenseRecords !== undefined && message.licenseRecords.length !== 0) {
+      for (const v of message.licenseRecords) {
+        LicenseRecordInput.encode(v!, writer.uint32(234).fork()).join();
+      }
+    }
+    if (message.acceptsNewClients !== undefined) {
+      writer.uint32(240).bool(message.acceptsNewClients);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(250).string(message.timezone);
+    }
+    if (message.bio !== undefined) {
+      writer.uint32(258).string(message.bio);
+    }
+    if (message.username !== undefined) {
+      writer.uint32(266).string(message.username);
+    }
+    if (message.location !== undefined) {
+      writer.uint32(274).string(message.location);
+    }
+    if (message.panelCapacity !== undefined) {
+      writer.uint32(280).int64(message.panelCapacity);
+    }
+    if (message.panelCurrentCount !== undefined) {
+      writer.uint32(288).int64(message.panelCurrentCount);
     }
     return writer;
   },
@@ -324,7 +1065,7 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
 
             const entry1 = CreateProviderRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -335,7 +1076,7 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
 
             const entry2 = CreateProviderRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -353,6 +1094,195 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.status = createProviderRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.searchable = reader.bool();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.professionCode = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.profession = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.specialtyCodes!.push(el);
+            }
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.languageCodes!.push(el);
+            }
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.modalityCodes!.push(el);
+            }
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.serviceRegionCodes!.push(el);
+            }
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.insurancePlanCodes!.push(el);
+            }
+            continue;
+          }
+          case 28: {
+            if (tag !== 226) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.ageGroupCodes!.push(el);
+            }
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            const el = LicenseRecordInput.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.licenseRecords!.push(el);
+            }
+            continue;
+          }
+          case 30: {
+            if (tag !== 240) {
+              break;
+            }
+
+            message.acceptsNewClients = reader.bool();
+            continue;
+          }
+          case 31: {
+            if (tag !== 250) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 32: {
+            if (tag !== 258) {
+              break;
+            }
+
+            message.bio = reader.string();
+            continue;
+          }
+          case 33: {
+            if (tag !== 266) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 34: {
+            if (tag !== 274) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 35: {
+            if (tag !== 280) {
+              break;
+            }
+
+            message.panelCapacity = longToNumber(reader.int64());
+            continue;
+          }
+          case 36: {
+            if (tag !== 288) {
+              break;
+            }
+
+            message.panelCurrentCount = longToNumber(reader.int64());
             continue;
           }
         }
@@ -403,6 +1333,81 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      displayName: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      status: isSet(object.status)
+        ? createProviderRequest_StatusFromJSON(object.status)
+        : CreateProviderRequest_Status.STATUS_UNSPECIFIED,
+      searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
+      professionCode: isSet(object.professionCode)
+        ? globalThis.String(object.professionCode)
+        : isSet(object.profession_code)
+        ? globalThis.String(object.profession_code)
+        : undefined,
+      profession: isSet(object.profession) ? globalThis.String(object.profession) : undefined,
+      specialtyCodes: globalThis.Array.isArray(object?.specialtyCodes)
+        ? object.specialtyCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.specialty_codes)
+        ? object.specialty_codes.map((e: any) => globalThis.String(e))
+        : [],
+      languageCodes: globalThis.Array.isArray(object?.languageCodes)
+        ? object.languageCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.language_codes)
+        ? object.language_codes.map((e: any) => globalThis.String(e))
+        : [],
+      modalityCodes: globalThis.Array.isArray(object?.modalityCodes)
+        ? object.modalityCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.modality_codes)
+        ? object.modality_codes.map((e: any) => globalThis.String(e))
+        : [],
+      serviceRegionCodes: globalThis.Array.isArray(object?.serviceRegionCodes)
+        ? object.serviceRegionCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.service_region_codes)
+        ? object.service_region_codes.map((e: any) => globalThis.String(e))
+        : [],
+      insurancePlanCodes: globalThis.Array.isArray(object?.insurancePlanCodes)
+        ? object.insurancePlanCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.insurance_plan_codes)
+        ? object.insurance_plan_codes.map((e: any) => globalThis.String(e))
+        : [],
+      ageGroupCodes: globalThis.Array.isArray(object?.ageGroupCodes)
+        ? object.ageGroupCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.age_group_codes)
+        ? object.age_group_codes.map((e: any) => globalThis.String(e))
+        : [],
+      licenseRecords: globalThis.Array.isArray(object?.licenseRecords)
+        ? object.licenseRecords.map((e: any) => LicenseRecordInput.fromJSON(e))
+        : globalThis.Array.isArray(object?.license_records)
+        ? object.license_records.map((e: any) => LicenseRecordInput.fromJSON(e))
+        : [],
+      acceptsNewClients: isSet(object.acceptsNewClients)
+        ? globalThis.Boolean(object.acceptsNewClients)
+        : isSet(object.accepts_new_clients)
+        ? globalThis.Boolean(object.accepts_new_clients)
+        : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+      bio: isSet(object.bio) ? globalThis.String(object.bio) : undefined,
+      username: isSet(object.username) ? globalThis.String(object.username) : undefined,
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      panelCapacity: isSet(object.panelCapacity)
+        ? globalThis.Number(object.panelCapacity)
+        : isSet(object.panel_capacity)
+        ? globalThis.Number(object.panel_capacity)
+        : undefined,
+      panelCurrentCount: isSet(object.panelCurrentCount)
+        ? globalThis.Number(object.panelCurrentCount)
+        : isSet(object.panel_current_count)
+        ? globalThis.Number(object.panel_current_count)
+        : undefined,
     };
   },
 
@@ -429,8 +1434,71 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.externalId !== undefined && message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.displayName !== undefined && message.displayName !== "") {
+      obj.displayName = message.displayName;
+    }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.status !== undefined && message.status !== CreateProviderRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = createProviderRequest_StatusToJSON(message.status);
+    }
+    if (message.searchable !== undefined) {
+      obj.searchable = message.searchable;
+    }
+    if (message.professionCode !== undefined) {
+      obj.professionCode = message.professionCode;
+    }
+    if (message.profession !== undefined) {
+      obj.profession = message.profession;
+    }
+    if (message.specialtyCodes?.length) {
+      obj.specialtyCodes = message.specialtyCodes;
+    }
+    if (message.languageCodes?.length) {
+      obj.languageCodes = message.languageCodes;
+    }
+    if (message.modalityCodes?.length) {
+      obj.modalityCodes = message.modalityCodes;
+    }
+    if (message.serviceRegionCodes?.length) {
+      obj.serviceRegionCodes = message.serviceRegionCodes;
+    }
+    if (message.insurancePlanCodes?.length) {
+      obj.insurancePlanCodes = message.insurancePlanCodes;
+    }
+    if (message.ageGroupCodes?.length) {
+      obj.ageGroupCodes = message.ageGroupCodes;
+    }
+    if (message.licenseRecords?.length) {
+      obj.licenseRecords = message.licenseRecords.map((e) => LicenseRecordInput.toJSON(e));
+    }
+    if (message.acceptsNewClients !== undefined) {
+      obj.acceptsNewClients = message.acceptsNewClients;
+    }
+    if (message.timezone !== undefined) {
+      obj.timezone = message.timezone;
+    }
+    if (message.bio !== undefined) {
+      obj.bio = message.bio;
+    }
+    if (message.username !== undefined) {
+      obj.username = message.username;
+    }
+    if (message.location !== undefined) {
+      obj.location = message.location;
+    }
+    if (message.panelCapacity !== undefined) {
+      obj.panelCapacity = Math.round(message.panelCapacity);
+    }
+    if (message.panelCurrentCount !== undefined) {
+      obj.panelCurrentCount = Math.round(message.panelCurrentCount);
     }
     return obj;
   },
@@ -460,6 +1528,27 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.externalId = object.externalId ?? "";
+    message.displayName = object.displayName ?? "";
+    message.email = object.email ?? undefined;
+    message.status = object.status ?? CreateProviderRequest_Status.STATUS_UNSPECIFIED;
+    message.searchable = object.searchable ?? undefined;
+    message.professionCode = object.professionCode ?? undefined;
+    message.profession = object.profession ?? undefined;
+    message.specialtyCodes = object.specialtyCodes?.map((e) => e) || [];
+    message.languageCodes = object.languageCodes?.map((e) => e) || [];
+    message.modalityCodes = object.modalityCodes?.map((e) => e) || [];
+    message.serviceRegionCodes = object.serviceRegionCodes?.map((e) => e) || [];
+    message.insurancePlanCodes = object.insurancePlanCodes?.map((e) => e) || [];
+    message.ageGroupCodes = object.ageGroupCodes?.map((e) => e) || [];
+    message.licenseRecords = object.licenseRecords?.map((e) => LicenseRecordInput.fromPartial(e)) || [];
+    message.acceptsNewClients = object.acceptsNewClients ?? undefined;
+    message.timezone = object.timezone ?? undefined;
+    message.bio = object.bio ?? undefined;
+    message.username = object.username ?? undefined;
+    message.location = object.location ?? undefined;
+    message.panelCapacity = object.panelCapacity ?? undefined;
+    message.panelCurrentCount = object.panelCurrentCount ?? undefined;
     return message;
   },
 };
@@ -635,7 +1724,7 @@ export const CreateProviderRequest_QueryEntry: MessageFns<CreateProviderRequest_
 };
 
 function createBaseCreateProviderResponse(): CreateProviderResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", provider: undefined };
 }
 
 export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
@@ -643,8 +1732,11 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.provider !== undefined) {
+      Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -678,6 +1770,14 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.provider = Provider.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -698,6 +1798,7 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
     };
   },
 
@@ -706,8 +1807,11 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.provider !== undefined) {
+      obj.provider = Provider.toJSON(message.provider);
     }
     return obj;
   },
@@ -719,27 +1823,91 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
     const message = createBaseCreateProviderResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.provider = (object.provider !== undefined && object.provider !== null)
+      ? Provider.fromPartial(object.provider)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListProvidersRequest(): ListProvidersRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    status: ListProvidersRequest_Status.STATUS_UNSPECIFIED,
+    searchable: undefined,
+    externalId: undefined,
+    specialtyCodes: undefined,
+    specialty: undefined,
+    languageCodes: undefined,
+    language: undefined,
+    professionCode: undefined,
+    profession: undefined,
+    modalityCodes: undefined,
+    modality: undefined,
+    location: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
   encode(message: ListProvidersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListProvidersRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListProvidersRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.status !== undefined && message.status !== ListProvidersRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(128).int32(listProvidersRequest_StatusToNumber(message.status));
+    }
+    if (message.searchable !== undefined) {
+      writer.uint32(136).bool(message.searchable);
+    }
+    if (message.externalId !== undefined) {
+      writer.uint32(146).string(message.externalId);
+    }
+    if (message.specialtyCodes !== undefined) {
+      writer.uint32(154).string(message.specialtyCodes);
+    }
+    if (message.specialty !== undefined) {
+      writer.uint32(162).string(message.specialty);
+    }
+    if (message.languageCodes !== undefined) {
+      writer.uint32(170).string(message.languageCodes);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(178).string(message.language);
+    }
+    if (message.professionCode !== undefined) {
+      writer.uint32(186).string(message.professionCode);
+    }
+    if (message.profession !== undefined) {
+      writer.uint32(194).string(message.profession);
+    }
+    if (message.modalityCodes !== undefined) {
+      writer.uint32(202).string(message.modalityCodes);
+    }
+    if (message.modality !== undefined) {
+      writer.uint32(210).string(message.modality);
+    }
+    if (message.location !== undefined) {
+      writer.uint32(218).string(message.location);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(226).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(234).string(message.cursor);
     }
     return writer;
   },
@@ -764,7 +1932,7 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
 
             const entry1 = ListProvidersRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -775,7 +1943,7 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
 
             const entry2 = ListProvidersRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -793,6 +1961,118 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.status = listProvidersRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.searchable = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.specialtyCodes = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.specialty = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.languageCodes = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.professionCode = reader.string();
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.profession = reader.string();
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.modalityCodes = reader.string();
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.modality = reader.string();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 28: {
+            if (tag !== 226) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -843,6 +2123,42 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      status: isSet(object.status)
+        ? listProvidersRequest_StatusFromJSON(object.status)
+        : ListProvidersRequest_Status.STATUS_UNSPECIFIED,
+      searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : undefined,
+      specialtyCodes: isSet(object.specialtyCodes)
+        ? globalThis.String(object.specialtyCodes)
+        : isSet(object.specialty_codes)
+        ? globalThis.String(object.specialty_codes)
+        : undefined,
+      specialty: isSet(object.specialty) ? globalThis.String(object.specialty) : undefined,
+      languageCodes: isSet(object.languageCodes)
+        ? globalThis.String(object.languageCodes)
+        : isSet(object.language_codes)
+        ? globalThis.String(object.language_codes)
+        : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
+      professionCode: isSet(object.professionCode)
+        ? globalThis.String(object.professionCode)
+        : isSet(object.profession_code)
+        ? globalThis.String(object.profession_code)
+        : undefined,
+      profession: isSet(object.profession) ? globalThis.String(object.profession) : undefined,
+      modalityCodes: isSet(object.modalityCodes)
+        ? globalThis.String(object.modalityCodes)
+        : isSet(object.modality_codes)
+        ? globalThis.String(object.modality_codes)
+        : undefined,
+      modality: isSet(object.modality) ? globalThis.String(object.modality) : undefined,
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -869,8 +2185,50 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.status !== undefined && message.status !== ListProvidersRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = listProvidersRequest_StatusToJSON(message.status);
+    }
+    if (message.searchable !== undefined) {
+      obj.searchable = message.searchable;
+    }
+    if (message.externalId !== undefined) {
+      obj.externalId = message.externalId;
+    }
+    if (message.specialtyCodes !== undefined) {
+      obj.specialtyCodes = message.specialtyCodes;
+    }
+    if (message.specialty !== undefined) {
+      obj.specialty = message.specialty;
+    }
+    if (message.languageCodes !== undefined) {
+      obj.languageCodes = message.languageCodes;
+    }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
+    if (message.professionCode !== undefined) {
+      obj.professionCode = message.professionCode;
+    }
+    if (message.profession !== undefined) {
+      obj.profession = message.profession;
+    }
+    if (message.modalityCodes !== undefined) {
+      obj.modalityCodes = message.modalityCodes;
+    }
+    if (message.modality !== undefined) {
+      obj.modality = message.modality;
+    }
+    if (message.location !== undefined) {
+      obj.location = message.location;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -900,6 +2258,20 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.status = object.status ?? ListProvidersRequest_Status.STATUS_UNSPECIFIED;
+    message.searchable = object.searchable ?? undefined;
+    message.externalId = object.externalId ?? undefined;
+    message.specialtyCodes = object.specialtyCodes ?? undefined;
+    message.specialty = object.specialty ?? undefined;
+    message.languageCodes = object.languageCodes ?? undefined;
+    message.language = object.language ?? undefined;
+    message.professionCode = object.professionCode ?? undefined;
+    message.profession = object.profession ?? undefined;
+    message.modalityCodes = object.modalityCodes ?? undefined;
+    message.modality = object.modality ?? undefined;
+    message.location = object.location ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1075,7 +2447,7 @@ export const ListProvidersRequest_QueryEntry: MessageFns<ListProvidersRequest_Qu
 };
 
 function createBaseListProvidersResponse(): ListProvidersResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", providerList: undefined };
 }
 
 export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
@@ -1083,8 +2455,11 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.providerList !== undefined) {
+      ProviderList.encode(message.providerList, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1118,6 +2493,14 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.providerList = ProviderList.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1138,6 +2521,11 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      providerList: isSet(object.providerList)
+        ? ProviderList.fromJSON(object.providerList)
+        : isSet(object.provider_list)
+        ? ProviderList.fromJSON(object.provider_list)
+        : undefined,
     };
   },
 
@@ -1146,8 +2534,11 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.providerList !== undefined) {
+      obj.providerList = ProviderList.toJSON(message.providerList);
     }
     return obj;
   },
@@ -1159,27 +2550,33 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
     const message = createBaseListProvidersResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.providerList = (object.providerList !== undefined && object.providerList !== null)
+      ? ProviderList.fromPartial(object.providerList)
+      : undefined;
     return message;
   },
 };
 
 function createBaseGetProviderRequest(): GetProviderRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetProviderRequest: MessageFns<GetProviderRequest> = {
   encode(message: GetProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetProviderRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -1204,7 +2601,7 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
 
             const entry1 = GetProviderRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1215,7 +2612,7 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
 
             const entry2 = GetProviderRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1233,6 +2630,14 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -1283,6 +2688,7 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -1309,8 +2715,11 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -1340,6 +2749,7 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1515,7 +2925,7 @@ export const GetProviderRequest_QueryEntry: MessageFns<GetProviderRequest_QueryE
 };
 
 function createBaseGetProviderResponse(): GetProviderResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", provider: undefined };
 }
 
 export const GetProviderResponse: MessageFns<GetProviderResponse> = {
@@ -1523,8 +2933,11 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.provider !== undefined) {
+      Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1558,6 +2971,14 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.provider = Provider.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1578,6 +2999,7 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
     };
   },
 
@@ -1586,8 +3008,11 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.provider !== undefined) {
+      obj.provider = Provider.toJSON(message.provider);
     }
     return obj;
   },
@@ -1599,27 +3024,141 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
     const message = createBaseGetProviderResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.provider = (object.provider !== undefined && object.provider !== null)
+      ? Provider.fromPartial(object.provider)
+      : undefined;
     return message;
   },
 };
 
 function createBaseUpdateProviderRequest(): UpdateProviderRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    updateMask: undefined,
+    id: "",
+    externalId: undefined,
+    displayName: undefined,
+    email: undefined,
+    status: UpdateProviderRequest_Status.STATUS_UNSPECIFIED,
+    searchable: undefined,
+    professionCode: undefined,
+    profession: undefined,
+    specialtyCodes: [],
+    languageCodes: [],
+    modalityCodes: [],
+    serviceRegionCodes: [],
+    insurancePlanCodes: [],
+    ageGroupCodes: [],
+    licenseRecords: [],
+    acceptsNewClients: undefined,
+    timezone: undefined,
+    bio: undefined,
+    username: undefined,
+    location: undefined,
+    panelCapacity: undefined,
+    panelCurrentCount: undefined,
+  };
 }
 
 export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
   encode(message: UpdateProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       UpdateProviderRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.updateMask !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(42).fork()).join();
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.externalId !== undefined) {
+      writer.uint32(138).string(message.externalId);
+    }
+    if (message.displayName !== undefined) {
+      writer.uint32(146).string(message.displayName);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(154).string(message.email);
+    }
+    if (message.status !== undefined && message.status !== UpdateProviderRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(160).int32(updateProviderRequest_StatusToNumber(message.status));
+    }
+    if (message.searchable !== undefined) {
+      writer.uint32(168).bool(message.searchable);
+    }
+    if (message.professionCode !== undefined) {
+      writer.uint32(178).string(message.professionCode);
+    }
+    if (message.profession !== undefined) {
+      writer.uint32(186).string(message.profession);
+    }
+    if (message.specialtyCodes !== undefined && message.specialtyCodes.length !== 0) {
+      for (const v of message.specialtyCodes) {
+        writer.uint32(194).string(v!);
+      }
+    }
+    if (message.languageCodes !== undefined && message.languageCodes.length !== 0) {
+      for (const v of message.languageCodes) {
+        writer.uint32(202).string(v!);
+      }
+    }
+    if (message.modalityCodes !== undefined && message.modalityCodes.length !== 0) {
+      for (const v of message.modalityCodes) {
+        writer.uint32(210).string(v!);
+      }
+    }
+    if (message.serviceRegionCodes !== undefined && message.serviceRegionCodes.length !== 0) {
+      for (const v of message.serviceRegionCodes) {
+        writer.uint32(218).string(v!);
+      }
+    }
+    if (message.insurancePlanCodes !== undefined && message.insurancePlanCodes.length !== 0) {
+      for (const v of message.insurancePlanCodes) {
+        writer.uint32(226).string(v!);
+      }
+    }
+    if (message.ageGroupCodes !== undefined && message.ageGroupCodes.length !== 0) {
+      for (const v of message.ageGroupCodes) {
+        writer.uint32(234).string(v!);
+      }
+    }
+    if (message.licenseRecords !== undefined && message.licenseRecords.length !== 0) {
+      for (const v of message.licenseRecords) {
+        LicenseRecordInput.encode(v!, writer.uint32(242).fork()).join();
+      }
+    }
+    if (message.acceptsNewClients !== undefined) {
+      writer.uint32(248).bool(message.acceptsNewClients);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(258).string(message.timezone);
+    }
+    if (message.bio !== undefined) {
+      writer.uint32(266).string(message.bio);
+    }
+    if (message.username !== undefined) {
+      writer.uint32(274).string(message.username);
+    }
+    if (message.location !== undefined) {
+      writer.uint32(282).string(message.location);
+    }
+    if (message.panelCapacity !== undefined) {
+      writer.uint32(288).int64(message.panelCapacity);
+    }
+    if (message.panelCurrentCount !== undefined) {
+      writer.uint32(296).int64(message.panelCurrentCount);
     }
     return writer;
   },
@@ -1644,7 +3183,7 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
 
             const entry1 = UpdateProviderRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1655,7 +3194,7 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
 
             const entry2 = UpdateProviderRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1673,6 +3212,211 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updateMask = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.status = updateProviderRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.searchable = reader.bool();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.professionCode = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.profession = reader.string();
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.specialtyCodes!.push(el);
+            }
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.languageCodes!.push(el);
+            }
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.modalityCodes!.push(el);
+            }
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.serviceRegionCodes!.push(el);
+            }
+            continue;
+          }
+          case 28: {
+            if (tag !== 226) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.insurancePlanCodes!.push(el);
+            }
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.ageGroupCodes!.push(el);
+            }
+            continue;
+          }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            const el = LicenseRecordInput.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.licenseRecords!.push(el);
+            }
+            continue;
+          }
+          case 31: {
+            if (tag !== 248) {
+              break;
+            }
+
+            message.acceptsNewClients = reader.bool();
+            continue;
+          }
+          case 32: {
+            if (tag !== 258) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 33: {
+            if (tag !== 266) {
+              break;
+            }
+
+            message.bio = reader.string();
+            continue;
+          }
+          case 34: {
+            if (tag !== 274) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 35: {
+            if (tag !== 282) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 36: {
+            if (tag !== 288) {
+              break;
+            }
+
+            message.panelCapacity = longToNumber(reader.int64());
+            continue;
+          }
+          case 37: {
+            if (tag !== 296) {
+              break;
+            }
+
+            message.panelCurrentCount = longToNumber(reader.int64());
             continue;
           }
         }
@@ -1723,6 +3467,87 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      updateMask: isSet(object.updateMask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
+        : isSet(object.update_mask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
+        : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : undefined,
+      displayName: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : undefined,
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      status: isSet(object.status)
+        ? updateProviderRequest_StatusFromJSON(object.status)
+        : UpdateProviderRequest_Status.STATUS_UNSPECIFIED,
+      searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
+      professionCode: isSet(object.professionCode)
+        ? globalThis.String(object.professionCode)
+        : isSet(object.profession_code)
+        ? globalThis.String(object.profession_code)
+        : undefined,
+      profession: isSet(object.profession) ? globalThis.String(object.profession) : undefined,
+      specialtyCodes: globalThis.Array.isArray(object?.specialtyCodes)
+        ? object.specialtyCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.specialty_codes)
+        ? object.specialty_codes.map((e: any) => globalThis.String(e))
+        : [],
+      languageCodes: globalThis.Array.isArray(object?.languageCodes)
+        ? object.languageCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.language_codes)
+        ? object.language_codes.map((e: any) => globalThis.String(e))
+        : [],
+      modalityCodes: globalThis.Array.isArray(object?.modalityCodes)
+        ? object.modalityCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.modality_codes)
+        ? object.modality_codes.map((e: any) => globalThis.String(e))
+        : [],
+      serviceRegionCodes: globalThis.Array.isArray(object?.serviceRegionCodes)
+        ? object.serviceRegionCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.service_region_codes)
+        ? object.service_region_codes.map((e: any) => globalThis.String(e))
+        : [],
+      insurancePlanCodes: globalThis.Array.isArray(object?.insurancePlanCodes)
+        ? object.insurancePlanCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.insurance_plan_codes)
+        ? object.insurance_plan_codes.map((e: any) => globalThis.String(e))
+        : [],
+      ageGroupCodes: globalThis.Array.isArray(object?.ageGroupCodes)
+        ? object.ageGroupCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.age_group_codes)
+        ? object.age_group_codes.map((e: any) => globalThis.String(e))
+        : [],
+      licenseRecords: globalThis.Array.isArray(object?.licenseRecords)
+        ? object.licenseRecords.map((e: any) => LicenseRecordInput.fromJSON(e))
+        : globalThis.Array.isArray(object?.license_records)
+        ? object.license_records.map((e: any) => LicenseRecordInput.fromJSON(e))
+        : [],
+      acceptsNewClients: isSet(object.acceptsNewClients)
+        ? globalThis.Boolean(object.acceptsNewClients)
+        : isSet(object.accepts_new_clients)
+        ? globalThis.Boolean(object.accepts_new_clients)
+        : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+      bio: isSet(object.bio) ? globalThis.String(object.bio) : undefined,
+      username: isSet(object.username) ? globalThis.String(object.username) : undefined,
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      panelCapacity: isSet(object.panelCapacity)
+        ? globalThis.Number(object.panelCapacity)
+        : isSet(object.panel_capacity)
+        ? globalThis.Number(object.panel_capacity)
+        : undefined,
+      panelCurrentCount: isSet(object.panelCurrentCount)
+        ? globalThis.Number(object.panelCurrentCount)
+        : isSet(object.panel_current_count)
+        ? globalThis.Number(object.panel_current_count)
+        : undefined,
     };
   },
 
@@ -1749,8 +3574,77 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.updateMask !== undefined) {
+      obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.externalId !== undefined) {
+      obj.externalId = message.externalId;
+    }
+    if (message.displayName !== undefined) {
+      obj.displayName = message.displayName;
+    }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.status !== undefined && message.status !== UpdateProviderRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = updateProviderRequest_StatusToJSON(message.status);
+    }
+    if (message.searchable !== undefined) {
+      obj.searchable = message.searchable;
+    }
+    if (message.professionCode !== undefined) {
+      obj.professionCode = message.professionCode;
+    }
+    if (message.profession !== undefined) {
+      obj.profession = message.profession;
+    }
+    if (message.specialtyCodes?.length) {
+      obj.specialtyCodes = message.specialtyCodes;
+    }
+    if (message.languageCodes?.length) {
+      obj.languageCodes = message.languageCodes;
+    }
+    if (message.modalityCodes?.length) {
+      obj.modalityCodes = message.modalityCodes;
+    }
+    if (message.serviceRegionCodes?.length) {
+      obj.serviceRegionCodes = message.serviceRegionCodes;
+    }
+    if (message.insurancePlanCodes?.length) {
+      obj.insurancePlanCodes = message.insurancePlanCodes;
+    }
+    if (message.ageGroupCodes?.length) {
+      obj.ageGroupCodes = message.ageGroupCodes;
+    }
+    if (message.licenseRecords?.length) {
+      obj.licenseRecords = message.licenseRecords.map((e) => LicenseRecordInput.toJSON(e));
+    }
+    if (message.acceptsNewClients !== undefined) {
+      obj.acceptsNewClients = message.acceptsNewClients;
+    }
+    if (message.timezone !== undefined) {
+      obj.timezone = message.timezone;
+    }
+    if (message.bio !== undefined) {
+      obj.bio = message.bio;
+    }
+    if (message.username !== undefined) {
+      obj.username = message.username;
+    }
+    if (message.location !== undefined) {
+      obj.location = message.location;
+    }
+    if (message.panelCapacity !== undefined) {
+      obj.panelCapacity = Math.round(message.panelCapacity);
+    }
+    if (message.panelCurrentCount !== undefined) {
+      obj.panelCurrentCount = Math.round(message.panelCurrentCount);
     }
     return obj;
   },
@@ -1780,6 +3674,29 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.updateMask = object.updateMask ?? undefined;
+    message.id = object.id ?? "";
+    message.externalId = object.externalId ?? undefined;
+    message.displayName = object.displayName ?? undefined;
+    message.email = object.email ?? undefined;
+    message.status = object.status ?? UpdateProviderRequest_Status.STATUS_UNSPECIFIED;
+    message.searchable = object.searchable ?? undefined;
+    message.professionCode = object.professionCode ?? undefined;
+    message.profession = object.profession ?? undefined;
+    message.specialtyCodes = object.specialtyCodes?.map((e) => e) || [];
+    message.languageCodes = object.languageCodes?.map((e) => e) || [];
+    message.modalityCodes = object.modalityCodes?.map((e) => e) || [];
+    message.serviceRegionCodes = object.serviceRegionCodes?.map((e) => e) || [];
+    message.insurancePlanCodes = object.insurancePlanCodes?.map((e) => e) || [];
+    message.ageGroupCodes = object.ageGroupCodes?.map((e) => e) || [];
+    message.licenseRecords = object.licenseRecords?.map((e) => LicenseRecordInput.fromPartial(e)) || [];
+    message.acceptsNewClients = object.acceptsNewClients ?? undefined;
+    message.timezone = object.timezone ?? undefined;
+    message.bio = object.bio ?? undefined;
+    message.username = object.username ?? undefined;
+    message.location = object.location ?? undefined;
+    message.panelCapacity = object.panelCapacity ?? undefined;
+    message.panelCurrentCount = object.panelCurrentCount ?? undefined;
     return message;
   },
 };
@@ -1955,7 +3872,7 @@ export const UpdateProviderRequest_QueryEntry: MessageFns<UpdateProviderRequest_
 };
 
 function createBaseUpdateProviderResponse(): UpdateProviderResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", provider: undefined };
 }
 
 export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
@@ -1963,8 +3880,11 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.provider !== undefined) {
+      Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1998,6 +3918,14 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.provider = Provider.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2018,6 +3946,7 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
     };
   },
 
@@ -2026,8 +3955,11 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.provider !== undefined) {
+      obj.provider = Provider.toJSON(message.provider);
     }
     return obj;
   },
@@ -2039,27 +3971,33 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
     const message = createBaseUpdateProviderResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.provider = (object.provider !== undefined && object.provider !== null)
+      ? Provider.fromPartial(object.provider)
+      : undefined;
     return message;
   },
 };
 
 function createBaseDeleteProviderRequest(): DeleteProviderRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
   encode(message: DeleteProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       DeleteProviderRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       DeleteProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2084,7 +4022,7 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
 
             const entry1 = DeleteProviderRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2095,7 +4033,7 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
 
             const entry2 = DeleteProviderRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2113,6 +4051,14 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -2163,6 +4109,7 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -2189,8 +4136,11 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -2220,6 +4170,7 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -2395,7 +4346,7 @@ export const DeleteProviderRequest_QueryEntry: MessageFns<DeleteProviderRequest_
 };
 
 function createBaseDeleteProviderResponse(): DeleteProviderResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", provider: undefined };
 }
 
 export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
@@ -2403,8 +4354,11 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.provider !== undefined) {
+      Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2438,6 +4392,14 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.provider = Provider.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2458,6 +4420,7 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
     };
   },
 
@@ -2466,8 +4429,11 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.provider !== undefined) {
+      obj.provider = Provider.toJSON(message.provider);
     }
     return obj;
   },
@@ -2479,27 +4445,91 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
     const message = createBaseDeleteProviderResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.provider = (object.provider !== undefined && object.provider !== null)
+      ? Provider.fromPartial(object.provider)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListProfessionalsRequest(): ListProfessionalsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    status: ListProfessionalsRequest_Status.STATUS_UNSPECIFIED,
+    searchable: undefined,
+    externalId: undefined,
+    specialtyCodes: undefined,
+    specialty: undefined,
+    languageCodes: undefined,
+    language: undefined,
+    professionCode: undefined,
+    profession: undefined,
+    modalityCodes: undefined,
+    modality: undefined,
+    location: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
   encode(message: ListProfessionalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListProfessionalsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListProfessionalsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.status !== undefined && message.status !== ListProfessionalsRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(128).int32(listProfessionalsRequest_StatusToNumber(message.status));
+    }
+    if (message.searchable !== undefined) {
+      writer.uint32(136).bool(message.searchable);
+    }
+    if (message.externalId !== undefined) {
+      writer.uint32(146).string(message.externalId);
+    }
+    if (message.specialtyCodes !== undefined) {
+      writer.uint32(154).string(message.specialtyCodes);
+    }
+    if (message.specialty !== undefined) {
+      writer.uint32(162).string(message.specialty);
+    }
+    if (message.languageCodes !== undefined) {
+      writer.uint32(170).string(message.languageCodes);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(178).string(message.language);
+    }
+    if (message.professionCode !== undefined) {
+      writer.uint32(186).string(message.professionCode);
+    }
+    if (message.profession !== undefined) {
+      writer.uint32(194).string(message.profession);
+    }
+    if (message.modalityCodes !== undefined) {
+      writer.uint32(202).string(message.modalityCodes);
+    }
+    if (message.modality !== undefined) {
+      writer.uint32(210).string(message.modality);
+    }
+    if (message.location !== undefined) {
+      writer.uint32(218).string(message.location);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(226).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(234).string(message.cursor);
     }
     return writer;
   },
@@ -2524,7 +4554,7 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
 
             const entry1 = ListProfessionalsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2535,7 +4565,7 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
 
             const entry2 = ListProfessionalsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2553,6 +4583,118 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.status = listProfessionalsRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.searchable = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.specialtyCodes = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.specialty = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.languageCodes = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.professionCode = reader.string();
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.profession = reader.string();
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.modalityCodes = reader.string();
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.modality = reader.string();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 28: {
+            if (tag !== 226) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -2603,6 +4745,42 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      status: isSet(object.status)
+        ? listProfessionalsRequest_StatusFromJSON(object.status)
+        : ListProfessionalsRequest_Status.STATUS_UNSPECIFIED,
+      searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : undefined,
+      specialtyCodes: isSet(object.specialtyCodes)
+        ? globalThis.String(object.specialtyCodes)
+        : isSet(object.specialty_codes)
+        ? globalThis.String(object.specialty_codes)
+        : undefined,
+      specialty: isSet(object.specialty) ? globalThis.String(object.specialty) : undefined,
+      languageCodes: isSet(object.languageCodes)
+        ? globalThis.String(object.languageCodes)
+        : isSet(object.language_codes)
+        ? globalThis.String(object.language_codes)
+        : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
+      professionCode: isSet(object.professionCode)
+        ? globalThis.String(object.professionCode)
+        : isSet(object.profession_code)
+        ? globalThis.String(object.profession_code)
+        : undefined,
+      profession: isSet(object.profession) ? globalThis.String(object.profession) : undefined,
+      modalityCodes: isSet(object.modalityCodes)
+        ? globalThis.String(object.modalityCodes)
+        : isSet(object.modality_codes)
+        ? globalThis.String(object.modality_codes)
+        : undefined,
+      modality: isSet(object.modality) ? globalThis.String(object.modality) : undefined,
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -2629,8 +4807,50 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.status !== undefined && message.status !== ListProfessionalsRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = listProfessionalsRequest_StatusToJSON(message.status);
+    }
+    if (message.searchable !== undefined) {
+      obj.searchable = message.searchable;
+    }
+    if (message.externalId !== undefined) {
+      obj.externalId = message.externalId;
+    }
+    if (message.specialtyCodes !== undefined) {
+      obj.specialtyCodes = message.specialtyCodes;
+    }
+    if (message.specialty !== undefined) {
+      obj.specialty = message.specialty;
+    }
+    if (message.languageCodes !== undefined) {
+      obj.languageCodes = message.languageCodes;
+    }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
+    if (message.professionCode !== undefined) {
+      obj.professionCode = message.professionCode;
+    }
+    if (message.profession !== undefined) {
+      obj.profession = message.profession;
+    }
+    if (message.modalityCodes !== undefined) {
+      obj.modalityCodes = message.modalityCodes;
+    }
+    if (message.modality !== undefined) {
+      obj.modality = message.modality;
+    }
+    if (message.location !== undefined) {
+      obj.location = message.location;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -2660,6 +4880,20 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.status = object.status ?? ListProfessionalsRequest_Status.STATUS_UNSPECIFIED;
+    message.searchable = object.searchable ?? undefined;
+    message.externalId = object.externalId ?? undefined;
+    message.specialtyCodes = object.specialtyCodes ?? undefined;
+    message.specialty = object.specialty ?? undefined;
+    message.languageCodes = object.languageCodes ?? undefined;
+    message.language = object.language ?? undefined;
+    message.professionCode = object.professionCode ?? undefined;
+    message.profession = object.profession ?? undefined;
+    message.modalityCodes = object.modalityCodes ?? undefined;
+    message.modality = object.modality ?? undefined;
+    message.location = object.location ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -2835,7 +5069,7 @@ export const ListProfessionalsRequest_QueryEntry: MessageFns<ListProfessionalsRe
 };
 
 function createBaseListProfessionalsResponse(): ListProfessionalsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], total: 0, hasMore: false, nextCursor: undefined };
 }
 
 export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = {
@@ -2843,8 +5077,22 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        Professional.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.total !== undefined && message.total !== 0) {
+      writer.uint32(136).int64(message.total);
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(144).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(154).string(message.nextCursor);
     }
     return writer;
   },
@@ -2878,6 +5126,41 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = Professional.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2898,6 +5181,18 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Professional.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
     };
   },
 
@@ -2906,8 +5201,20 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Professional.toJSON(e));
+    }
+    if (message.total !== undefined && message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
     }
     return obj;
   },
@@ -2919,27 +5226,34 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
     const message = createBaseListProfessionalsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => Professional.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
     return message;
   },
 };
 
 function createBaseGetProfessionalRequest(): GetProfessionalRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
   encode(message: GetProfessionalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetProfessionalRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetProfessionalRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2964,7 +5278,7 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
 
             const entry1 = GetProfessionalRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2975,7 +5289,7 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
 
             const entry2 = GetProfessionalRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2993,6 +5307,14 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -3043,6 +5365,7 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -3069,8 +5392,11 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -3100,6 +5426,7 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -3275,7 +5602,7 @@ export const GetProfessionalRequest_QueryEntry: MessageFns<GetProfessionalReques
 };
 
 function createBaseGetProfessionalResponse(): GetProfessionalResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", professional: undefined };
 }
 
 export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
@@ -3283,8 +5610,11 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.professional !== undefined) {
+      Professional.encode(message.professional, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -3318,6 +5648,14 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.professional = Professional.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3338,6 +5676,7 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      professional: isSet(object.professional) ? Professional.fromJSON(object.professional) : undefined,
     };
   },
 
@@ -3346,8 +5685,11 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.professional !== undefined) {
+      obj.professional = Professional.toJSON(message.professional);
     }
     return obj;
   },
@@ -3359,6 +5701,9 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
     const message = createBaseGetProfessionalResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.professional = (object.professional !== undefined && object.professional !== null)
+      ? Professional.fromPartial(object.professional)
+      : undefined;
     return message;
   },
 };
@@ -3366,13 +5711,22 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
 /**
  * ProviderService: The provider graph: providers and their v1 professional views.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type ProviderServiceService = typeof ProviderServiceService;
 export const ProviderServiceService = {
-  /** CreateProvider performs the CreateProvider operation. */
+  /**
+   * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
+   * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
+   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `DUPLICATE_EXTERNAL_ID`. REST: POST
+   * /api/v2/providers.
+   */
   createProvider: {
     path: "/scheduling.v1.ProviderService/CreateProvider" as const,
     requestStream: false as const,
@@ -3384,7 +5738,11 @@ export const ProviderServiceService = {
       Buffer.from(CreateProviderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateProviderResponse => CreateProviderResponse.decode(value),
   },
-  /** ListProviders performs the ListProviders operation. */
+  /**
+   * ListProviders: List providers with filters; cursor pagination. Lists the organization's providers, filtered by
+   * status, searchability, externalId, a specialty, language, profession or modality code, or location (v2 or short
+   * v1 filter names). Errors: the common ones. REST: GET /api/v2/providers.
+   */
   listProviders: {
     path: "/scheduling.v1.ProviderService/ListProviders" as const,
     requestStream: false as const,
@@ -3395,7 +5753,10 @@ export const ProviderServiceService = {
       Buffer.from(ListProvidersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProvidersResponse => ListProvidersResponse.decode(value),
   },
-  /** GetProvider performs the GetProvider operation. */
+  /**
+   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
+   */
   getProvider: {
     path: "/scheduling.v1.ProviderService/GetProvider" as const,
     requestStream: false as const,
@@ -3405,7 +5766,11 @@ export const ProviderServiceService = {
     responseSerialize: (value: GetProviderResponse): Buffer => Buffer.from(GetProviderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetProviderResponse => GetProviderResponse.decode(value),
   },
-  /** UpdateProvider performs the UpdateProvider operation. */
+  /**
+   * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
+   * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
+   * beyond the common ones: `PROVIDER_NOT_FOUND`, `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/providers/:id.
+   */
   updateProvider: {
     path: "/scheduling.v1.ProviderService/UpdateProvider" as const,
     requestStream: false as const,
@@ -3417,7 +5782,11 @@ export const ProviderServiceService = {
       Buffer.from(UpdateProviderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateProviderResponse => UpdateProviderResponse.decode(value),
   },
-  /** DeleteProvider performs the DeleteProvider operation. */
+  /**
+   * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
+   * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
+   * common ones: `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   */
   deleteProvider: {
     path: "/scheduling.v1.ProviderService/DeleteProvider" as const,
     requestStream: false as const,
@@ -3429,7 +5798,10 @@ export const ProviderServiceService = {
       Buffer.from(DeleteProviderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteProviderResponse => DeleteProviderResponse.decode(value),
   },
-  /** ListProfessionals performs the ListProfessionals operation. */
+  /**
+   * ListProfessionals: v1 view of providers. The v1 shape of GET /api/v2/providers (same filters and pagination) for
+   * v1 clients. Errors: the common ones. REST: GET /api/v1/professionals.
+   */
   listProfessionals: {
     path: "/scheduling.v1.ProviderService/ListProfessionals" as const,
     requestStream: false as const,
@@ -3441,7 +5813,10 @@ export const ProviderServiceService = {
       Buffer.from(ListProfessionalsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProfessionalsResponse => ListProfessionalsResponse.decode(value),
   },
-  /** GetProfessional performs the GetProfessional operation. */
+  /**
+   * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
+   * ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   */
   getProfessional: {
     path: "/scheduling.v1.ProviderService/GetProfessional" as const,
     requestStream: false as const,
@@ -3456,24 +5831,55 @@ export const ProviderServiceService = {
 } as const;
 
 export interface ProviderServiceServer extends UntypedServiceImplementation {
-  /** CreateProvider performs the CreateProvider operation. */
+  /**
+   * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
+   * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
+   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `DUPLICATE_EXTERNAL_ID`. REST: POST
+   * /api/v2/providers.
+   */
   createProvider: handleUnaryCall<CreateProviderRequest, CreateProviderResponse>;
-  /** ListProviders performs the ListProviders operation. */
+  /**
+   * ListProviders: List providers with filters; cursor pagination. Lists the organization's providers, filtered by
+   * status, searchability, externalId, a specialty, language, profession or modality code, or location (v2 or short
+   * v1 filter names). Errors: the common ones. REST: GET /api/v2/providers.
+   */
   listProviders: handleUnaryCall<ListProvidersRequest, ListProvidersResponse>;
-  /** GetProvider performs the GetProvider operation. */
+  /**
+   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
+   */
   getProvider: handleUnaryCall<GetProviderRequest, GetProviderResponse>;
-  /** UpdateProvider performs the UpdateProvider operation. */
+  /**
+   * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
+   * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
+   * beyond the common ones: `PROVIDER_NOT_FOUND`, `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/providers/:id.
+   */
   updateProvider: handleUnaryCall<UpdateProviderRequest, UpdateProviderResponse>;
-  /** DeleteProvider performs the DeleteProvider operation. */
+  /**
+   * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
+   * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
+   * common ones: `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   */
   deleteProvider: handleUnaryCall<DeleteProviderRequest, DeleteProviderResponse>;
-  /** ListProfessionals performs the ListProfessionals operation. */
+  /**
+   * ListProfessionals: v1 view of providers. The v1 shape of GET /api/v2/providers (same filters and pagination) for
+   * v1 clients. Errors: the common ones. REST: GET /api/v1/professionals.
+   */
   listProfessionals: handleUnaryCall<ListProfessionalsRequest, ListProfessionalsResponse>;
-  /** GetProfessional performs the GetProfessional operation. */
+  /**
+   * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
+   * ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   */
   getProfessional: handleUnaryCall<GetProfessionalRequest, GetProfessionalResponse>;
 }
 
 export interface ProviderServiceClient extends Client {
-  /** CreateProvider performs the CreateProvider operation. */
+  /**
+   * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
+   * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
+   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `DUPLICATE_EXTERNAL_ID`. REST: POST
+   * /api/v2/providers.
+   */
   createProvider(
     request: CreateProviderRequest,
     callback: (error: ServiceError | null, response: CreateProviderResponse) => void,
@@ -3489,7 +5895,11 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateProviderResponse) => void,
   ): ClientUnaryCall;
-  /** ListProviders performs the ListProviders operation. */
+  /**
+   * ListProviders: List providers with filters; cursor pagination. Lists the organization's providers, filtered by
+   * status, searchability, externalId, a specialty, language, profession or modality code, or location (v2 or short
+   * v1 filter names). Errors: the common ones. REST: GET /api/v2/providers.
+   */
   listProviders(
     request: ListProvidersRequest,
     callback: (error: ServiceError | null, response: ListProvidersResponse) => void,
@@ -3505,7 +5915,10 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProvidersResponse) => void,
   ): ClientUnaryCall;
-  /** GetProvider performs the GetProvider operation. */
+  /**
+   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones:
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
+   */
   getProvider(
     request: GetProviderRequest,
     callback: (error: ServiceError | null, response: GetProviderResponse) => void,
@@ -3521,7 +5934,11 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetProviderResponse) => void,
   ): ClientUnaryCall;
-  /** UpdateProvider performs the UpdateProvider operation. */
+  /**
+   * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
+   * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
+   * beyond the common ones: `PROVIDER_NOT_FOUND`, `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/providers/:id.
+   */
   updateProvider(
     request: UpdateProviderRequest,
     callback: (error: ServiceError | null, response: UpdateProviderResponse) => void,
@@ -3537,7 +5954,11 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateProviderResponse) => void,
   ): ClientUnaryCall;
-  /** DeleteProvider performs the DeleteProvider operation. */
+  /**
+   * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
+   * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
+   * common ones: `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   */
   deleteProvider(
     request: DeleteProviderRequest,
     callback: (error: ServiceError | null, response: DeleteProviderResponse) => void,
@@ -3553,7 +5974,10 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteProviderResponse) => void,
   ): ClientUnaryCall;
-  /** ListProfessionals performs the ListProfessionals operation. */
+  /**
+   * ListProfessionals: v1 view of providers. The v1 shape of GET /api/v2/providers (same filters and pagination) for
+   * v1 clients. Errors: the common ones. REST: GET /api/v1/professionals.
+   */
   listProfessionals(
     request: ListProfessionalsRequest,
     callback: (error: ServiceError | null, response: ListProfessionalsResponse) => void,
@@ -3569,7 +5993,10 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProfessionalsResponse) => void,
   ): ClientUnaryCall;
-  /** GetProfessional performs the GetProfessional operation. */
+  /**
+   * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
+   * ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   */
   getProfessional(
     request: GetProfessionalRequest,
     callback: (error: ServiceError | null, response: GetProfessionalResponse) => void,
@@ -3604,6 +6031,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

@@ -18,27 +18,126 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { FieldMask } from "../../google/protobuf/field_mask.js";
 import { Value } from "../../google/protobuf/struct.js";
+import {
+  ActivatedRankingPolicy,
+  RankingPolicy,
+  RankingPolicyVersion,
+  SimulationCandidateInput,
+  SimulationResult,
+  WeightsInput,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/ranking_policy_service.proto";
 
-/** CreateRankingPolicyRequest is the input of CreateRankingPolicy. */
+/** CreateRankingPolicyRequest: the input of CreateRankingPolicy (REST POST /api/v2/ranking-policies). */
 export interface CreateRankingPolicyRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  name?:
+    | string
+    | undefined;
+  /**
+   * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
+   * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
+   * constraints are never weights. Optional. REST: `weights` in the JSON body.
+   */
+  weights?:
+    | WeightsInput
+    | undefined;
+  /**
+   * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
+   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id` in REST. At most 3 items.
+   * Optional. REST: `tieBreakers` in the JSON body.
+   */
+  tieBreakers?: CreateRankingPolicyRequest_TieBreakers[] | undefined;
+}
+
+/** The values of `tieBreakers`; `TIE_BREAKERS_UNSPECIFIED` means not given. */
+export enum CreateRankingPolicyRequest_TieBreakers {
+  /** TIE_BREAKERS_UNSPECIFIED - Not given. */
+  TIE_BREAKERS_UNSPECIFIED = "TIE_BREAKERS_UNSPECIFIED",
+  /** TIE_BREAKERS_EARLIEST_START - REST `earliest_start`. */
+  TIE_BREAKERS_EARLIEST_START = "TIE_BREAKERS_EARLIEST_START",
+  /** TIE_BREAKERS_LOWEST_WORKLOAD - REST `lowest_workload`. */
+  TIE_BREAKERS_LOWEST_WORKLOAD = "TIE_BREAKERS_LOWEST_WORKLOAD",
+  /** TIE_BREAKERS_PROVIDER_ID - REST `provider_id`. */
+  TIE_BREAKERS_PROVIDER_ID = "TIE_BREAKERS_PROVIDER_ID",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function createRankingPolicyRequest_TieBreakersFromJSON(object: any): CreateRankingPolicyRequest_TieBreakers {
+  switch (object) {
+    case 0:
+    case "TIE_BREAKERS_UNSPECIFIED":
+      return CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED;
+    case 1:
+    case "TIE_BREAKERS_EARLIEST_START":
+      return CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START;
+    case 2:
+    case "TIE_BREAKERS_LOWEST_WORKLOAD":
+      return CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD;
+    case 3:
+    case "TIE_BREAKERS_PROVIDER_ID":
+      return CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CreateRankingPolicyRequest_TieBreakers.UNRECOGNIZED;
+  }
+}
+
+export function createRankingPolicyRequest_TieBreakersToJSON(object: CreateRankingPolicyRequest_TieBreakers): string {
+  switch (object) {
+    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
+      return "TIE_BREAKERS_UNSPECIFIED";
+    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START:
+      return "TIE_BREAKERS_EARLIEST_START";
+    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
+      return "TIE_BREAKERS_LOWEST_WORKLOAD";
+    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
+      return "TIE_BREAKERS_PROVIDER_ID";
+    case CreateRankingPolicyRequest_TieBreakers.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function createRankingPolicyRequest_TieBreakersToNumber(object: CreateRankingPolicyRequest_TieBreakers): number {
+  switch (object) {
+    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
+      return 0;
+    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START:
+      return 1;
+    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
+      return 2;
+    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
+      return 3;
+    case CreateRankingPolicyRequest_TieBreakers.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface CreateRankingPolicyRequest_ParamsEntry {
@@ -51,31 +150,117 @@ export interface CreateRankingPolicyRequest_QueryEntry {
   value: string;
 }
 
-/** CreateRankingPolicyResponse is the output of CreateRankingPolicy. */
+/** CreateRankingPolicyResponse: the output of CreateRankingPolicy. */
 export interface CreateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** ListRankingPoliciesRequest is the input of ListRankingPolicies. */
+/** ListRankingPoliciesRequest: the input of ListRankingPolicies (REST GET /api/v2/ranking-policies). */
 export interface ListRankingPoliciesRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** One of `draft`, `active`, `inactive` in REST. Optional. REST: `status` in the query string. */
+  status?:
+    | ListRankingPoliciesRequest_Status
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListRankingPoliciesRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_DRAFT - REST `draft`. */
+  STATUS_DRAFT = "STATUS_DRAFT",
+  /** STATUS_ACTIVE - REST `active`. */
+  STATUS_ACTIVE = "STATUS_ACTIVE",
+  /** STATUS_INACTIVE - REST `inactive`. */
+  STATUS_INACTIVE = "STATUS_INACTIVE",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listRankingPoliciesRequest_StatusFromJSON(object: any): ListRankingPoliciesRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_DRAFT":
+      return ListRankingPoliciesRequest_Status.STATUS_DRAFT;
+    case 2:
+    case "STATUS_ACTIVE":
+      return ListRankingPoliciesRequest_Status.STATUS_ACTIVE;
+    case 3:
+    case "STATUS_INACTIVE":
+      return ListRankingPoliciesRequest_Status.STATUS_INACTIVE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListRankingPoliciesRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function listRankingPoliciesRequest_StatusToJSON(object: ListRankingPoliciesRequest_Status): string {
+  switch (object) {
+    case ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListRankingPoliciesRequest_Status.STATUS_DRAFT:
+      return "STATUS_DRAFT";
+    case ListRankingPoliciesRequest_Status.STATUS_ACTIVE:
+      return "STATUS_ACTIVE";
+    case ListRankingPoliciesRequest_Status.STATUS_INACTIVE:
+      return "STATUS_INACTIVE";
+    case ListRankingPoliciesRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listRankingPoliciesRequest_StatusToNumber(object: ListRankingPoliciesRequest_Status): number {
+  switch (object) {
+    case ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListRankingPoliciesRequest_Status.STATUS_DRAFT:
+      return 1;
+    case ListRankingPoliciesRequest_Status.STATUS_ACTIVE:
+      return 2;
+    case ListRankingPoliciesRequest_Status.STATUS_INACTIVE:
+      return 3;
+    case ListRankingPoliciesRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface ListRankingPoliciesRequest_ParamsEntry {
@@ -88,31 +273,58 @@ export interface ListRankingPoliciesRequest_QueryEntry {
   value: string;
 }
 
-/** ListRankingPoliciesResponse is the output of ListRankingPolicies. */
+/** ListRankingPoliciesResponse: the output of ListRankingPolicies. */
 export interface ListRankingPoliciesResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | RankingPolicy[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-/** GetRankingPolicyRequest is the input of GetRankingPolicy. */
+/** GetRankingPolicyRequest: the input of GetRankingPolicy (REST GET /api/v2/ranking-policies/:id). */
 export interface GetRankingPolicyRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetRankingPolicyRequest_ParamsEntry {
@@ -125,31 +337,137 @@ export interface GetRankingPolicyRequest_QueryEntry {
   value: string;
 }
 
-/** GetRankingPolicyResponse is the output of GetRankingPolicy. */
+/** GetRankingPolicyResponse: the output of GetRankingPolicy. */
 export interface GetRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** UpdateRankingPolicyRequest is the input of UpdateRankingPolicy. */
+/** UpdateRankingPolicyRequest: the input of UpdateRankingPolicy (REST PATCH /api/v2/ranking-policies/:id). */
 export interface UpdateRankingPolicyRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
+   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
+   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   */
+  updateMask?:
+    | string[]
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `name` in the JSON body. */
+  name?:
+    | string
+    | undefined;
+  /**
+   * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
+   * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
+   * constraints are never weights. Optional. REST: `weights` in the JSON body.
+   */
+  weights?:
+    | WeightsInput
+    | undefined;
+  /**
+   * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
+   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id` in REST. At most 3 items.
+   * Optional. REST: `tieBreakers` in the JSON body.
+   */
+  tieBreakers?: UpdateRankingPolicyRequest_TieBreakers[] | undefined;
+}
+
+/** The values of `tieBreakers`; `TIE_BREAKERS_UNSPECIFIED` means not given. */
+export enum UpdateRankingPolicyRequest_TieBreakers {
+  /** TIE_BREAKERS_UNSPECIFIED - Not given. */
+  TIE_BREAKERS_UNSPECIFIED = "TIE_BREAKERS_UNSPECIFIED",
+  /** TIE_BREAKERS_EARLIEST_START - REST `earliest_start`. */
+  TIE_BREAKERS_EARLIEST_START = "TIE_BREAKERS_EARLIEST_START",
+  /** TIE_BREAKERS_LOWEST_WORKLOAD - REST `lowest_workload`. */
+  TIE_BREAKERS_LOWEST_WORKLOAD = "TIE_BREAKERS_LOWEST_WORKLOAD",
+  /** TIE_BREAKERS_PROVIDER_ID - REST `provider_id`. */
+  TIE_BREAKERS_PROVIDER_ID = "TIE_BREAKERS_PROVIDER_ID",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function updateRankingPolicyRequest_TieBreakersFromJSON(object: any): UpdateRankingPolicyRequest_TieBreakers {
+  switch (object) {
+    case 0:
+    case "TIE_BREAKERS_UNSPECIFIED":
+      return UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED;
+    case 1:
+    case "TIE_BREAKERS_EARLIEST_START":
+      return UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START;
+    case 2:
+    case "TIE_BREAKERS_LOWEST_WORKLOAD":
+      return UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD;
+    case 3:
+    case "TIE_BREAKERS_PROVIDER_ID":
+      return UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UpdateRankingPolicyRequest_TieBreakers.UNRECOGNIZED;
+  }
+}
+
+export function updateRankingPolicyRequest_TieBreakersToJSON(object: UpdateRankingPolicyRequest_TieBreakers): string {
+  switch (object) {
+    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
+      return "TIE_BREAKERS_UNSPECIFIED";
+    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START:
+      return "TIE_BREAKERS_EARLIEST_START";
+    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
+      return "TIE_BREAKERS_LOWEST_WORKLOAD";
+    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
+      return "TIE_BREAKERS_PROVIDER_ID";
+    case UpdateRankingPolicyRequest_TieBreakers.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function updateRankingPolicyRequest_TieBreakersToNumber(object: UpdateRankingPolicyRequest_TieBreakers): number {
+  switch (object) {
+    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
+      return 0;
+    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START:
+      return 1;
+    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
+      return 2;
+    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
+      return 3;
+    case UpdateRankingPolicyRequest_TieBreakers.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface UpdateRankingPolicyRequest_ParamsEntry {
@@ -162,31 +480,43 @@ export interface UpdateRankingPolicyRequest_QueryEntry {
   value: string;
 }
 
-/** UpdateRankingPolicyResponse is the output of UpdateRankingPolicy. */
+/** UpdateRankingPolicyResponse: the output of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** ActivateRankingPolicyRequest is the input of ActivateRankingPolicy. */
+/** ActivateRankingPolicyRequest: the input of ActivateRankingPolicy (REST POST /api/v2/ranking-policies/:id/activate). */
 export interface ActivateRankingPolicyRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface ActivateRankingPolicyRequest_ParamsEntry {
@@ -199,31 +529,54 @@ export interface ActivateRankingPolicyRequest_QueryEntry {
   value: string;
 }
 
-/** ActivateRankingPolicyResponse is the output of ActivateRankingPolicy. */
+/** ActivateRankingPolicyResponse: the output of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ActivatedRankingPolicy` (typed form). Set when the request came in the typed form. */
+  activatedRankingPolicy?: ActivatedRankingPolicy | undefined;
 }
 
-/** ListRankingPolicyVersionsRequest is the input of ListRankingPolicyVersions. */
+/**
+ * ListRankingPolicyVersionsRequest: the input of ListRankingPolicyVersions (REST GET
+ * /api/v2/ranking-policies/:id/versions).
+ */
 export interface ListRankingPolicyVersionsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListRankingPolicyVersionsRequest_ParamsEntry {
@@ -236,31 +589,156 @@ export interface ListRankingPolicyVersionsRequest_QueryEntry {
   value: string;
 }
 
-/** ListRankingPolicyVersionsResponse is the output of ListRankingPolicyVersions. */
+/** ListRankingPolicyVersionsResponse: the output of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | RankingPolicyVersion[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
 }
 
-/** SimulateRankingPolicyRequest is the input of SimulateRankingPolicy. */
+/** SimulateRankingPolicyRequest: the input of SimulateRankingPolicy (REST POST /api/v2/ranking-policies/:id/simulate). */
 export interface SimulateRankingPolicyRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** At most 100 items. REST: `candidates` in the JSON body. */
+  candidates?:
+    | SimulationCandidateInput[]
+    | undefined;
+  /** Optional. REST: `preferences` in the JSON body. */
+  preferences?: SimulateRankingPolicyRequest_Preferences | undefined;
+}
+
+/** The `preferences` object. */
+export interface SimulateRankingPolicyRequest_Preferences {
+  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes`. */
+  languageCodes?:
+    | string[]
+    | undefined;
+  /** One of `morning`, `afternoon`, `evening` in REST. At most 100 items. Optional. REST: `dayParts`. */
+  dayParts?:
+    | SimulateRankingPolicyRequest_Preferences_DayParts[]
+    | undefined;
+  /** True or false. Optional. REST: `earliestAvailable`. */
+  earliestAvailable?:
+    | boolean
+    | undefined;
+  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  timezone?: string | undefined;
+}
+
+/** The values of `dayParts`; `DAY_PARTS_UNSPECIFIED` means not given. */
+export enum SimulateRankingPolicyRequest_Preferences_DayParts {
+  /** DAY_PARTS_UNSPECIFIED - Not given. */
+  DAY_PARTS_UNSPECIFIED = "DAY_PARTS_UNSPECIFIED",
+  /** DAY_PARTS_MORNING - REST `morning`. */
+  DAY_PARTS_MORNING = "DAY_PARTS_MORNING",
+  /** DAY_PARTS_AFTERNOON - REST `afternoon`. */
+  DAY_PARTS_AFTERNOON = "DAY_PARTS_AFTERNOON",
+  /** DAY_PARTS_EVENING - REST `evening`. */
+  DAY_PARTS_EVENING = "DAY_PARTS_EVENING",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(
+  object: any,
+): SimulateRankingPolicyRequest_Preferences_DayParts {
+  switch (object) {
+    case 0:
+    case "DAY_PARTS_UNSPECIFIED":
+      return SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_UNSPECIFIED;
+    case 1:
+    case "DAY_PARTS_MORNING":
+      return SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_MORNING;
+    case 2:
+    case "DAY_PARTS_AFTERNOON":
+      return SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_AFTERNOON;
+    case 3:
+    case "DAY_PARTS_EVENING":
+      return SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_EVENING;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SimulateRankingPolicyRequest_Preferences_DayParts.UNRECOGNIZED;
+  }
+}
+
+export function simulateRankingPolicyRequest_Preferences_DayPartsToJSON(
+  object: SimulateRankingPolicyRequest_Preferences_DayParts,
+): string {
+  switch (object) {
+    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_UNSPECIFIED:
+      return "DAY_PARTS_UNSPECIFIED";
+    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_MORNING:
+      return "DAY_PARTS_MORNING";
+    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_AFTERNOON:
+      return "DAY_PARTS_AFTERNOON";
+    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_EVENING:
+      return "DAY_PARTS_EVENING";
+    case SimulateRankingPolicyRequest_Preferences_DayParts.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function simulateRankingPolicyRequest_Preferences_DayPartsToNumber(
+  object: SimulateRankingPolicyRequest_Preferences_DayParts,
+): number {
+  switch (object) {
+    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_UNSPECIFIED:
+      return 0;
+    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_MORNING:
+      return 1;
+    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_AFTERNOON:
+      return 2;
+    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_EVENING:
+      return 3;
+    case SimulateRankingPolicyRequest_Preferences_DayParts.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface SimulateRankingPolicyRequest_ParamsEntry {
@@ -273,33 +751,50 @@ export interface SimulateRankingPolicyRequest_QueryEntry {
   value: string;
 }
 
-/** SimulateRankingPolicyResponse is the output of SimulateRankingPolicy. */
+/** SimulateRankingPolicyResponse: the output of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `SimulationResult` (typed form). Set when the request came in the typed form. */
+  simulationResult?: SimulationResult | undefined;
 }
 
 function createBaseCreateRankingPolicyRequest(): CreateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", name: "", weights: undefined, tieBreakers: [] };
 }
 
 export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> = {
   encode(message: CreateRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.name !== undefined && message.name !== "") {
+      writer.uint32(130).string(message.name);
+    }
+    if (message.weights !== undefined) {
+      WeightsInput.encode(message.weights, writer.uint32(138).fork()).join();
+    }
+    if (message.tieBreakers !== undefined && message.tieBreakers.length !== 0) {
+      writer.uint32(146).fork();
+      for (const v of message.tieBreakers) {
+        writer.int32(createRankingPolicyRequest_TieBreakersToNumber(v));
+      }
+      writer.join();
     }
     return writer;
   },
@@ -324,7 +819,7 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
 
             const entry1 = CreateRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -335,7 +830,7 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
 
             const entry2 = CreateRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -354,6 +849,40 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
 
             message.bodyJson = reader.string();
             continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.weights = WeightsInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag === 144) {
+              message.tieBreakers!.push(createRankingPolicyRequest_TieBreakersFromJSON(reader.int32()));
+
+              continue;
+            }
+
+            if (tag === 146) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.tieBreakers!.push(createRankingPolicyRequest_TieBreakersFromJSON(reader.int32()));
+              }
+
+              continue;
+            }
+
+            break;
           }
         }
         if ((tag & 7) === 4 || tag === 0) {
@@ -403,6 +932,13 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      weights: isSet(object.weights) ? WeightsInput.fromJSON(object.weights) : undefined,
+      tieBreakers: globalThis.Array.isArray(object?.tieBreakers)
+        ? object.tieBreakers.map((e: any) => createRankingPolicyRequest_TieBreakersFromJSON(e))
+        : globalThis.Array.isArray(object?.tie_breakers)
+        ? object.tie_breakers.map((e: any) => createRankingPolicyRequest_TieBreakersFromJSON(e))
+        : [],
     };
   },
 
@@ -429,8 +965,17 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.name !== undefined && message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.weights !== undefined) {
+      obj.weights = WeightsInput.toJSON(message.weights);
+    }
+    if (message.tieBreakers?.length) {
+      obj.tieBreakers = message.tieBreakers.map((e) => createRankingPolicyRequest_TieBreakersToJSON(e));
     }
     return obj;
   },
@@ -460,6 +1005,11 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.name = object.name ?? "";
+    message.weights = (object.weights !== undefined && object.weights !== null)
+      ? WeightsInput.fromPartial(object.weights)
+      : undefined;
+    message.tieBreakers = object.tieBreakers?.map((e) => e) || [];
     return message;
   },
 };
@@ -635,7 +1185,7 @@ export const CreateRankingPolicyRequest_QueryEntry: MessageFns<CreateRankingPoli
 };
 
 function createBaseCreateRankingPolicyResponse(): CreateRankingPolicyResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", rankingPolicy: undefined };
 }
 
 export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse> = {
@@ -643,8 +1193,11 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.rankingPolicy !== undefined) {
+      RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -678,6 +1231,14 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.rankingPolicy = RankingPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -698,6 +1259,11 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      rankingPolicy: isSet(object.rankingPolicy)
+        ? RankingPolicy.fromJSON(object.rankingPolicy)
+        : isSet(object.ranking_policy)
+        ? RankingPolicy.fromJSON(object.ranking_policy)
+        : undefined,
     };
   },
 
@@ -706,8 +1272,11 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.rankingPolicy !== undefined) {
+      obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
     return obj;
   },
@@ -719,27 +1288,47 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
     const message = createBaseCreateRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
+      ? RankingPolicy.fromPartial(object.rankingPolicy)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListRankingPoliciesRequest(): ListRankingPoliciesRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    status: ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> = {
   encode(message: ListRankingPoliciesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListRankingPoliciesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListRankingPoliciesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.status !== undefined && message.status !== ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(128).int32(listRankingPoliciesRequest_StatusToNumber(message.status));
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(146).string(message.cursor);
     }
     return writer;
   },
@@ -764,7 +1353,7 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
 
             const entry1 = ListRankingPoliciesRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -775,7 +1364,7 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
 
             const entry2 = ListRankingPoliciesRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -793,6 +1382,30 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.status = listRankingPoliciesRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -843,6 +1456,11 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      status: isSet(object.status)
+        ? listRankingPoliciesRequest_StatusFromJSON(object.status)
+        : ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -869,8 +1487,17 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.status !== undefined && message.status !== ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = listRankingPoliciesRequest_StatusToJSON(message.status);
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -900,6 +1527,9 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.status = object.status ?? ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1075,7 +1705,7 @@ export const ListRankingPoliciesRequest_QueryEntry: MessageFns<ListRankingPolici
 };
 
 function createBaseListRankingPoliciesResponse(): ListRankingPoliciesResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse> = {
@@ -1083,8 +1713,22 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        RankingPolicy.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -1118,6 +1762,41 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = RankingPolicy.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1138,6 +1817,18 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => RankingPolicy.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -1146,8 +1837,20 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => RankingPolicy.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -1159,27 +1862,34 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
     const message = createBaseListRankingPoliciesResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => RankingPolicy.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
 
 function createBaseGetRankingPolicyRequest(): GetRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
   encode(message: GetRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -1204,7 +1914,7 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
 
             const entry1 = GetRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1215,7 +1925,7 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
 
             const entry2 = GetRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1233,6 +1943,14 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -1283,6 +2001,7 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -1309,8 +2028,11 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -1340,6 +2062,7 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1515,7 +2238,7 @@ export const GetRankingPolicyRequest_QueryEntry: MessageFns<GetRankingPolicyRequ
 };
 
 function createBaseGetRankingPolicyResponse(): GetRankingPolicyResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", rankingPolicy: undefined };
 }
 
 export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
@@ -1523,8 +2246,11 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.rankingPolicy !== undefined) {
+      RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1558,6 +2284,14 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.rankingPolicy = RankingPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1578,6 +2312,11 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      rankingPolicy: isSet(object.rankingPolicy)
+        ? RankingPolicy.fromJSON(object.rankingPolicy)
+        : isSet(object.ranking_policy)
+        ? RankingPolicy.fromJSON(object.ranking_policy)
+        : undefined,
     };
   },
 
@@ -1586,8 +2325,11 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.rankingPolicy !== undefined) {
+      obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
     return obj;
   },
@@ -1599,27 +2341,59 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
     const message = createBaseGetRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
+      ? RankingPolicy.fromPartial(object.rankingPolicy)
+      : undefined;
     return message;
   },
 };
 
 function createBaseUpdateRankingPolicyRequest(): UpdateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    updateMask: undefined,
+    id: "",
+    name: undefined,
+    weights: undefined,
+    tieBreakers: [],
+  };
 }
 
 export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> = {
   encode(message: UpdateRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       UpdateRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.updateMask !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(42).fork()).join();
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(138).string(message.name);
+    }
+    if (message.weights !== undefined) {
+      WeightsInput.encode(message.weights, writer.uint32(146).fork()).join();
+    }
+    if (message.tieBreakers !== undefined && message.tieBreakers.length !== 0) {
+      writer.uint32(154).fork();
+      for (const v of message.tieBreakers) {
+        writer.int32(updateRankingPolicyRequest_TieBreakersToNumber(v));
+      }
+      writer.join();
     }
     return writer;
   },
@@ -1644,7 +2418,7 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
 
             const entry1 = UpdateRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1655,7 +2429,7 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
 
             const entry2 = UpdateRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1674,6 +2448,56 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
 
             message.bodyJson = reader.string();
             continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updateMask = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.weights = WeightsInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 19: {
+            if (tag === 152) {
+              message.tieBreakers!.push(updateRankingPolicyRequest_TieBreakersFromJSON(reader.int32()));
+
+              continue;
+            }
+
+            if (tag === 154) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.tieBreakers!.push(updateRankingPolicyRequest_TieBreakersFromJSON(reader.int32()));
+              }
+
+              continue;
+            }
+
+            break;
           }
         }
         if ((tag & 7) === 4 || tag === 0) {
@@ -1723,6 +2547,19 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      updateMask: isSet(object.updateMask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
+        : isSet(object.update_mask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
+        : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      weights: isSet(object.weights) ? WeightsInput.fromJSON(object.weights) : undefined,
+      tieBreakers: globalThis.Array.isArray(object?.tieBreakers)
+        ? object.tieBreakers.map((e: any) => updateRankingPolicyRequest_TieBreakersFromJSON(e))
+        : globalThis.Array.isArray(object?.tie_breakers)
+        ? object.tie_breakers.map((e: any) => updateRankingPolicyRequest_TieBreakersFromJSON(e))
+        : [],
     };
   },
 
@@ -1749,8 +2586,23 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.updateMask !== undefined) {
+      obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.weights !== undefined) {
+      obj.weights = WeightsInput.toJSON(message.weights);
+    }
+    if (message.tieBreakers?.length) {
+      obj.tieBreakers = message.tieBreakers.map((e) => updateRankingPolicyRequest_TieBreakersToJSON(e));
     }
     return obj;
   },
@@ -1780,6 +2632,13 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.updateMask = object.updateMask ?? undefined;
+    message.id = object.id ?? "";
+    message.name = object.name ?? undefined;
+    message.weights = (object.weights !== undefined && object.weights !== null)
+      ? WeightsInput.fromPartial(object.weights)
+      : undefined;
+    message.tieBreakers = object.tieBreakers?.map((e) => e) || [];
     return message;
   },
 };
@@ -1955,7 +2814,7 @@ export const UpdateRankingPolicyRequest_QueryEntry: MessageFns<UpdateRankingPoli
 };
 
 function createBaseUpdateRankingPolicyResponse(): UpdateRankingPolicyResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", rankingPolicy: undefined };
 }
 
 export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse> = {
@@ -1963,8 +2822,11 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.rankingPolicy !== undefined) {
+      RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1998,6 +2860,14 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.rankingPolicy = RankingPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2018,6 +2888,11 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      rankingPolicy: isSet(object.rankingPolicy)
+        ? RankingPolicy.fromJSON(object.rankingPolicy)
+        : isSet(object.ranking_policy)
+        ? RankingPolicy.fromJSON(object.ranking_policy)
+        : undefined,
     };
   },
 
@@ -2026,8 +2901,11 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.rankingPolicy !== undefined) {
+      obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
     return obj;
   },
@@ -2039,27 +2917,33 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
     const message = createBaseUpdateRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
+      ? RankingPolicy.fromPartial(object.rankingPolicy)
+      : undefined;
     return message;
   },
 };
 
 function createBaseActivateRankingPolicyRequest(): ActivateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyRequest> = {
   encode(message: ActivateRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ActivateRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ActivateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2084,7 +2968,7 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
 
             const entry1 = ActivateRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2095,7 +2979,7 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
 
             const entry2 = ActivateRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2113,6 +2997,14 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -2163,6 +3055,7 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -2189,8 +3082,11 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -2220,6 +3116,7 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -2395,7 +3292,7 @@ export const ActivateRankingPolicyRequest_QueryEntry: MessageFns<ActivateRanking
 };
 
 function createBaseActivateRankingPolicyResponse(): ActivateRankingPolicyResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", activatedRankingPolicy: undefined };
 }
 
 export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResponse> = {
@@ -2403,8 +3300,11 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.activatedRankingPolicy !== undefined) {
+      ActivatedRankingPolicy.encode(message.activatedRankingPolicy, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2438,6 +3338,14 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.activatedRankingPolicy = ActivatedRankingPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2458,6 +3366,11 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      activatedRankingPolicy: isSet(object.activatedRankingPolicy)
+        ? ActivatedRankingPolicy.fromJSON(object.activatedRankingPolicy)
+        : isSet(object.activated_ranking_policy)
+        ? ActivatedRankingPolicy.fromJSON(object.activated_ranking_policy)
+        : undefined,
     };
   },
 
@@ -2466,8 +3379,11 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.activatedRankingPolicy !== undefined) {
+      obj.activatedRankingPolicy = ActivatedRankingPolicy.toJSON(message.activatedRankingPolicy);
     }
     return obj;
   },
@@ -2479,27 +3395,40 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
     const message = createBaseActivateRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.activatedRankingPolicy =
+      (object.activatedRankingPolicy !== undefined && object.activatedRankingPolicy !== null)
+        ? ActivatedRankingPolicy.fromPartial(object.activatedRankingPolicy)
+        : undefined;
     return message;
   },
 };
 
 function createBaseListRankingPolicyVersionsRequest(): ListRankingPolicyVersionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", limit: undefined, cursor: undefined };
 }
 
 export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersionsRequest> = {
   encode(message: ListRankingPolicyVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListRankingPolicyVersionsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListRankingPolicyVersionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(138).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(146).string(message.cursor);
     }
     return writer;
   },
@@ -2524,7 +3453,7 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
 
             const entry1 = ListRankingPolicyVersionsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2535,7 +3464,7 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
 
             const entry2 = ListRankingPolicyVersionsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2553,6 +3482,30 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -2603,6 +3556,9 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -2629,8 +3585,17 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -2660,6 +3625,9 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -2847,7 +3815,7 @@ export const ListRankingPolicyVersionsRequest_QueryEntry: MessageFns<ListRanking
 };
 
 function createBaseListRankingPolicyVersionsResponse(): ListRankingPolicyVersionsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVersionsResponse> = {
@@ -2855,8 +3823,22 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        RankingPolicyVersion.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -2890,6 +3872,41 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = RankingPolicyVersion.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2910,6 +3927,18 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => RankingPolicyVersion.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -2918,8 +3947,20 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => RankingPolicyVersion.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -2931,27 +3972,42 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
     const message = createBaseListRankingPolicyVersionsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => RankingPolicyVersion.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };
 
 function createBaseSimulateRankingPolicyRequest(): SimulateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", candidates: [], preferences: undefined };
 }
 
 export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyRequest> = {
   encode(message: SimulateRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       SimulateRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       SimulateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.candidates !== undefined && message.candidates.length !== 0) {
+      for (const v of message.candidates) {
+        SimulationCandidateInput.encode(v!, writer.uint32(138).fork()).join();
+      }
+    }
+    if (message.preferences !== undefined) {
+      SimulateRankingPolicyRequest_Preferences.encode(message.preferences, writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -2976,7 +4032,7 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
 
             const entry1 = SimulateRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2987,7 +4043,7 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
 
             const entry2 = SimulateRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -3005,6 +4061,33 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            const el = SimulationCandidateInput.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.candidates!.push(el);
+            }
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.preferences = SimulateRankingPolicyRequest_Preferences.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -3055,6 +4138,13 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      candidates: globalThis.Array.isArray(object?.candidates)
+        ? object.candidates.map((e: any) => SimulationCandidateInput.fromJSON(e))
+        : [],
+      preferences: isSet(object.preferences)
+        ? SimulateRankingPolicyRequest_Preferences.fromJSON(object.preferences)
+        : undefined,
     };
   },
 
@@ -3081,8 +4171,17 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.candidates?.length) {
+      obj.candidates = message.candidates.map((e) => SimulationCandidateInput.toJSON(e));
+    }
+    if (message.preferences !== undefined) {
+      obj.preferences = SimulateRankingPolicyRequest_Preferences.toJSON(message.preferences);
     }
     return obj;
   },
@@ -3112,6 +4211,159 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.candidates = object.candidates?.map((e) => SimulationCandidateInput.fromPartial(e)) || [];
+    message.preferences = (object.preferences !== undefined && object.preferences !== null)
+      ? SimulateRankingPolicyRequest_Preferences.fromPartial(object.preferences)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSimulateRankingPolicyRequest_Preferences(): SimulateRankingPolicyRequest_Preferences {
+  return { languageCodes: [], dayParts: [], earliestAvailable: undefined, timezone: undefined };
+}
+
+export const SimulateRankingPolicyRequest_Preferences: MessageFns<SimulateRankingPolicyRequest_Preferences> = {
+  encode(message: SimulateRankingPolicyRequest_Preferences, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.languageCodes !== undefined && message.languageCodes.length !== 0) {
+      for (const v of message.languageCodes) {
+        writer.uint32(10).string(v!);
+      }
+    }
+    if (message.dayParts !== undefined && message.dayParts.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.dayParts) {
+        writer.int32(simulateRankingPolicyRequest_Preferences_DayPartsToNumber(v));
+      }
+      writer.join();
+    }
+    if (message.earliestAvailable !== undefined) {
+      writer.uint32(24).bool(message.earliestAvailable);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(34).string(message.timezone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SimulateRankingPolicyRequest_Preferences {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSimulateRankingPolicyRequest_Preferences();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.languageCodes!.push(el);
+            }
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.dayParts!.push(simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(reader.int32()));
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.dayParts!.push(simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(reader.int32()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.earliestAvailable = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SimulateRankingPolicyRequest_Preferences {
+    return {
+      languageCodes: globalThis.Array.isArray(object?.languageCodes)
+        ? object.languageCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.language_codes)
+        ? object.language_codes.map((e: any) => globalThis.String(e))
+        : [],
+      dayParts: globalThis.Array.isArray(object?.dayParts)
+        ? object.dayParts.map((e: any) => simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(e))
+        : globalThis.Array.isArray(object?.day_parts)
+        ? object.day_parts.map((e: any) => simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(e))
+        : [],
+      earliestAvailable: isSet(object.earliestAvailable)
+        ? globalThis.Boolean(object.earliestAvailable)
+        : isSet(object.earliest_available)
+        ? globalThis.Boolean(object.earliest_available)
+        : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+    };
+  },
+
+  toJSON(message: SimulateRankingPolicyRequest_Preferences): unknown {
+    const obj: any = {};
+    if (message.languageCodes?.length) {
+      obj.languageCodes = message.languageCodes;
+    }
+    if (message.dayParts?.length) {
+      obj.dayParts = message.dayParts.map((e) => simulateRankingPolicyRequest_Preferences_DayPartsToJSON(e));
+    }
+    if (message.earliestAvailable !== undefined) {
+      obj.earliestAvailable = message.earliestAvailable;
+    }
+    if (message.timezone !== undefined) {
+      obj.timezone = message.timezone;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SimulateRankingPolicyRequest_Preferences>): SimulateRankingPolicyRequest_Preferences {
+    return SimulateRankingPolicyRequest_Preferences.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SimulateRankingPolicyRequest_Preferences>): SimulateRankingPolicyRequest_Preferences {
+    const message = createBaseSimulateRankingPolicyRequest_Preferences();
+    message.languageCodes = object.languageCodes?.map((e) => e) || [];
+    message.dayParts = object.dayParts?.map((e) => e) || [];
+    message.earliestAvailable = object.earliestAvailable ?? undefined;
+    message.timezone = object.timezone ?? undefined;
     return message;
   },
 };
@@ -3287,7 +4539,7 @@ export const SimulateRankingPolicyRequest_QueryEntry: MessageFns<SimulateRanking
 };
 
 function createBaseSimulateRankingPolicyResponse(): SimulateRankingPolicyResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", simulationResult: undefined };
 }
 
 export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResponse> = {
@@ -3295,8 +4547,11 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.simulationResult !== undefined) {
+      SimulationResult.encode(message.simulationResult, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -3330,6 +4585,14 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.simulationResult = SimulationResult.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3350,6 +4613,11 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      simulationResult: isSet(object.simulationResult)
+        ? SimulationResult.fromJSON(object.simulationResult)
+        : isSet(object.simulation_result)
+        ? SimulationResult.fromJSON(object.simulation_result)
+        : undefined,
     };
   },
 
@@ -3358,8 +4626,11 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.simulationResult !== undefined) {
+      obj.simulationResult = SimulationResult.toJSON(message.simulationResult);
     }
     return obj;
   },
@@ -3371,6 +4642,9 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
     const message = createBaseSimulateRankingPolicyResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.simulationResult = (object.simulationResult !== undefined && object.simulationResult !== null)
+      ? SimulationResult.fromPartial(object.simulationResult)
+      : undefined;
     return message;
   },
 };
@@ -3378,13 +4652,23 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
 /**
  * RankingPolicyService: Versioned ranking policies.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type RankingPolicyServiceService = typeof RankingPolicyServiceService;
 export const RankingPolicyServiceService = {
-  /** CreateRankingPolicy performs the CreateRankingPolicy operation. */
+  /**
+   * CreateRankingPolicy: Create a ranking policy as a draft. Weight keys left out take the default policy's weights
+   * (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10,
+   * preferredLocation 15); tieBreakers default to earliest_start, lowest_workload, provider_id. A hard-constraint key
+   * in weights is 400 with field `weights.<key>`. Creates a draft policy; resolutions use it only after POST
+   * /api/v2/ranking-policies/:id/activate. Errors: the common ones. REST: POST /api/v2/ranking-policies.
+   */
   createRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/CreateRankingPolicy" as const,
     requestStream: false as const,
@@ -3396,7 +4680,10 @@ export const RankingPolicyServiceService = {
       Buffer.from(CreateRankingPolicyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateRankingPolicyResponse => CreateRankingPolicyResponse.decode(value),
   },
-  /** ListRankingPolicies performs the ListRankingPolicies operation. */
+  /**
+   * ListRankingPolicies: List the organization's ranking policies, oldest first; cursor pagination. Lists the
+   * organization's policies, optionally of one status. Errors: the common ones. REST: GET /api/v2/ranking-policies.
+   */
   listRankingPolicies: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicies" as const,
     requestStream: false as const,
@@ -3408,7 +4695,10 @@ export const RankingPolicyServiceService = {
       Buffer.from(ListRankingPoliciesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListRankingPoliciesResponse => ListRankingPoliciesResponse.decode(value),
   },
-  /** GetRankingPolicy performs the GetRankingPolicy operation. */
+  /**
+   * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
+   * organization. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id.
+   */
   getRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/GetRankingPolicy" as const,
     requestStream: false as const,
@@ -3420,7 +4710,12 @@ export const RankingPolicyServiceService = {
       Buffer.from(GetRankingPolicyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetRankingPolicyResponse => GetRankingPolicyResponse.decode(value),
   },
-  /** UpdateRankingPolicy performs the UpdateRankingPolicy operation. */
+  /**
+   * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
+   * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
+   * or tie-breakers in its working copy. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: PATCH
+   * /api/v2/ranking-policies/:id.
+   */
   updateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/UpdateRankingPolicy" as const,
     requestStream: false as const,
@@ -3432,7 +4727,12 @@ export const RankingPolicyServiceService = {
       Buffer.from(UpdateRankingPolicyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateRankingPolicyResponse => UpdateRankingPolicyResponse.decode(value),
   },
-  /** ActivateRankingPolicy performs the ActivateRankingPolicy operation. */
+  /**
+   * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
+   * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
+   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: `POLICY_NOT_FOUND`.
+   * REST: POST /api/v2/ranking-policies/:id/activate.
+   */
   activateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/ActivateRankingPolicy" as const,
     requestStream: false as const,
@@ -3444,7 +4744,11 @@ export const RankingPolicyServiceService = {
       Buffer.from(ActivateRankingPolicyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ActivateRankingPolicyResponse => ActivateRankingPolicyResponse.decode(value),
   },
-  /** ListRankingPolicyVersions performs the ListRankingPolicyVersions operation. */
+  /**
+   * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
+   * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
+   * `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   */
   listRankingPolicyVersions: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicyVersions" as const,
     requestStream: false as const,
@@ -3458,7 +4762,12 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): ListRankingPolicyVersionsResponse =>
       ListRankingPolicyVersionsResponse.decode(value),
   },
-  /** SimulateRankingPolicy performs the SimulateRankingPolicy operation. */
+  /**
+   * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
+   * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
+   * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
+   * the common ones: `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   */
   simulateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/SimulateRankingPolicy" as const,
     requestStream: false as const,
@@ -3473,24 +4782,61 @@ export const RankingPolicyServiceService = {
 } as const;
 
 export interface RankingPolicyServiceServer extends UntypedServiceImplementation {
-  /** CreateRankingPolicy performs the CreateRankingPolicy operation. */
+  /**
+   * CreateRankingPolicy: Create a ranking policy as a draft. Weight keys left out take the default policy's weights
+   * (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10,
+   * preferredLocation 15); tieBreakers default to earliest_start, lowest_workload, provider_id. A hard-constraint key
+   * in weights is 400 with field `weights.<key>`. Creates a draft policy; resolutions use it only after POST
+   * /api/v2/ranking-policies/:id/activate. Errors: the common ones. REST: POST /api/v2/ranking-policies.
+   */
   createRankingPolicy: handleUnaryCall<CreateRankingPolicyRequest, CreateRankingPolicyResponse>;
-  /** ListRankingPolicies performs the ListRankingPolicies operation. */
+  /**
+   * ListRankingPolicies: List the organization's ranking policies, oldest first; cursor pagination. Lists the
+   * organization's policies, optionally of one status. Errors: the common ones. REST: GET /api/v2/ranking-policies.
+   */
   listRankingPolicies: handleUnaryCall<ListRankingPoliciesRequest, ListRankingPoliciesResponse>;
-  /** GetRankingPolicy performs the GetRankingPolicy operation. */
+  /**
+   * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
+   * organization. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id.
+   */
   getRankingPolicy: handleUnaryCall<GetRankingPolicyRequest, GetRankingPolicyResponse>;
-  /** UpdateRankingPolicy performs the UpdateRankingPolicy operation. */
+  /**
+   * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
+   * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
+   * or tie-breakers in its working copy. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: PATCH
+   * /api/v2/ranking-policies/:id.
+   */
   updateRankingPolicy: handleUnaryCall<UpdateRankingPolicyRequest, UpdateRankingPolicyResponse>;
-  /** ActivateRankingPolicy performs the ActivateRankingPolicy operation. */
+  /**
+   * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
+   * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
+   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: `POLICY_NOT_FOUND`.
+   * REST: POST /api/v2/ranking-policies/:id/activate.
+   */
   activateRankingPolicy: handleUnaryCall<ActivateRankingPolicyRequest, ActivateRankingPolicyResponse>;
-  /** ListRankingPolicyVersions performs the ListRankingPolicyVersions operation. */
+  /**
+   * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
+   * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
+   * `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   */
   listRankingPolicyVersions: handleUnaryCall<ListRankingPolicyVersionsRequest, ListRankingPolicyVersionsResponse>;
-  /** SimulateRankingPolicy performs the SimulateRankingPolicy operation. */
+  /**
+   * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
+   * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
+   * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
+   * the common ones: `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   */
   simulateRankingPolicy: handleUnaryCall<SimulateRankingPolicyRequest, SimulateRankingPolicyResponse>;
 }
 
 export interface RankingPolicyServiceClient extends Client {
-  /** CreateRankingPolicy performs the CreateRankingPolicy operation. */
+  /**
+   * CreateRankingPolicy: Create a ranking policy as a draft. Weight keys left out take the default policy's weights
+   * (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10,
+   * preferredLocation 15); tieBreakers default to earliest_start, lowest_workload, provider_id. A hard-constraint key
+   * in weights is 400 with field `weights.<key>`. Creates a draft policy; resolutions use it only after POST
+   * /api/v2/ranking-policies/:id/activate. Errors: the common ones. REST: POST /api/v2/ranking-policies.
+   */
   createRankingPolicy(
     request: CreateRankingPolicyRequest,
     callback: (error: ServiceError | null, response: CreateRankingPolicyResponse) => void,
@@ -3506,7 +4852,10 @@ export interface RankingPolicyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateRankingPolicyResponse) => void,
   ): ClientUnaryCall;
-  /** ListRankingPolicies performs the ListRankingPolicies operation. */
+  /**
+   * ListRankingPolicies: List the organization's ranking policies, oldest first; cursor pagination. Lists the
+   * organization's policies, optionally of one status. Errors: the common ones. REST: GET /api/v2/ranking-policies.
+   */
   listRankingPolicies(
     request: ListRankingPoliciesRequest,
     callback: (error: ServiceError | null, response: ListRankingPoliciesResponse) => void,
@@ -3522,7 +4871,10 @@ export interface RankingPolicyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRankingPoliciesResponse) => void,
   ): ClientUnaryCall;
-  /** GetRankingPolicy performs the GetRankingPolicy operation. */
+  /**
+   * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
+   * organization. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id.
+   */
   getRankingPolicy(
     request: GetRankingPolicyRequest,
     callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
@@ -3538,7 +4890,12 @@ export interface RankingPolicyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
   ): ClientUnaryCall;
-  /** UpdateRankingPolicy performs the UpdateRankingPolicy operation. */
+  /**
+   * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
+   * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
+   * or tie-breakers in its working copy. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: PATCH
+   * /api/v2/ranking-policies/:id.
+   */
   updateRankingPolicy(
     request: UpdateRankingPolicyRequest,
     callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
@@ -3554,7 +4911,12 @@ export interface RankingPolicyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
   ): ClientUnaryCall;
-  /** ActivateRankingPolicy performs the ActivateRankingPolicy operation. */
+  /**
+   * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
+   * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
+   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: `POLICY_NOT_FOUND`.
+   * REST: POST /api/v2/ranking-policies/:id/activate.
+   */
   activateRankingPolicy(
     request: ActivateRankingPolicyRequest,
     callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
@@ -3570,7 +4932,11 @@ export interface RankingPolicyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
   ): ClientUnaryCall;
-  /** ListRankingPolicyVersions performs the ListRankingPolicyVersions operation. */
+  /**
+   * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
+   * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
+   * `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   */
   listRankingPolicyVersions(
     request: ListRankingPolicyVersionsRequest,
     callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
@@ -3586,7 +4952,12 @@ export interface RankingPolicyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
   ): ClientUnaryCall;
-  /** SimulateRankingPolicy performs the SimulateRankingPolicy operation. */
+  /**
+   * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
+   * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
+   * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
+   * the common ones: `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   */
   simulateRankingPolicy(
     request: SimulateRankingPolicyRequest,
     callback: (error: ServiceError | null, response: SimulateRankingPolicyResponse) => void,
@@ -3621,6 +4992,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

@@ -18,27 +18,68 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
+import { Struct, Value } from "../../google/protobuf/struct.js";
+import {
+  BookingV2,
+  CandidatesPage,
+  DateRangeInput,
+  Hold,
+  Resolution,
+  ResolutionConstraints,
+  ResolutionPreferences,
+  ResolutionSummary,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/resolution_service.proto";
 
-/** CreateResolutionRequest is the input of CreateResolution. */
+/** CreateResolutionRequest: the input of CreateResolution (REST POST /api/v2/resolutions). */
 export interface CreateResolutionRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  serviceId?:
+    | string
+    | undefined;
+  /** Optional. REST: `constraints` in the JSON body. */
+  constraints?:
+    | ResolutionConstraints
+    | undefined;
+  /** Optional. REST: `preferences` in the JSON body. */
+  preferences?:
+    | ResolutionPreferences
+    | undefined;
+  /**
+   * Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. REST: `dateRange` in
+   * the JSON body.
+   */
+  dateRange?:
+    | DateRangeInput
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `policyId` in the JSON body. */
+  policyId?:
+    | string
+    | undefined;
+  /** A whole number from 1 to 10. Optional. REST: `maxOptionsPerProvider` in the JSON body. */
+  maxOptionsPerProvider?: number | undefined;
 }
 
 export interface CreateResolutionRequest_ParamsEntry {
@@ -51,31 +92,120 @@ export interface CreateResolutionRequest_QueryEntry {
   value: string;
 }
 
-/** CreateResolutionResponse is the output of CreateResolution. */
+/** CreateResolutionResponse: the output of CreateResolution. */
 export interface CreateResolutionResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  resolution?: Resolution | undefined;
 }
 
-/** CreateResolutionV1Request is the input of CreateResolutionV1. */
+/** CreateResolutionV1Request: the input of CreateResolutionV1 (REST POST /api/v1/resolutions). */
 export interface CreateResolutionV1Request {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `service` in the JSON body. */
+  service?:
+    | string
+    | undefined;
+  /** Optional. REST: `constraints` in the JSON body. */
+  constraints?:
+    | CreateResolutionV1Request_Constraints
+    | undefined;
+  /** Optional. REST: `preferences` in the JSON body. */
+  preferences?:
+    | ResolutionPreferences
+    | undefined;
+  /**
+   * Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. REST: `dateRange` in
+   * the JSON body.
+   */
+  dateRange?:
+    | DateRangeInput
+    | undefined;
+  /** A whole number from 1 to 10. Optional. REST: `maxOptionsPerProvider` in the JSON body. */
+  maxOptionsPerProvider?: number | undefined;
+}
+
+/** The `constraints` object. */
+export interface CreateResolutionV1Request_Constraints {
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `languages`. */
+  languages?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `languageCodes`. */
+  languageCodes?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `modality`. */
+  modality?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `modalityCodes`. */
+  modalityCodes?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `insurance`. */
+  insurance?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `insurancePlanCodes`. */
+  insurancePlanCodes?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `specialty`. */
+  specialty?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `specialtyCodes`. */
+  specialtyCodes?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `profession`. */
+  profession?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `professionCodes`. */
+  professionCodes?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `ageGroupCodes`. */
+  ageGroupCodes?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `serviceRegionCodes`. */
+  serviceRegionCodes?:
+    | any
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `licenseRegionCodes`. */
+  licenseRegionCodes?:
+    | any
+    | undefined;
+  /** True or false. Optional. REST: `acceptsNewClients`. */
+  acceptsNewClients?: boolean | undefined;
 }
 
 export interface CreateResolutionV1Request_ParamsEntry {
@@ -88,253 +218,47 @@ export interface CreateResolutionV1Request_QueryEntry {
   value: string;
 }
 
-/** CreateResolutionV1Response is the output of CreateResolutionV1. */
+/** CreateResolutionV1Response: the output of CreateResolutionV1. */
 export interface CreateResolutionV1Response {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** GetResolutionRequest is the input of GetResolution. */
-export interface GetResolutionRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
     | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
+  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  resolution?: Resolution | undefined;
 }
 
-export interface GetResolutionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetResolutionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** GetResolutionResponse is the output of GetResolution. */
-export interface GetResolutionResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** ListCandidatesRequest is the input of ListCandidates. */
-export interface ListCandidatesRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface ListCandidatesRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListCandidatesRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** ListCandidatesResponse is the output of ListCandidates. */
-export interface ListCandidatesResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** HoldOptionRequest is the input of HoldOption. */
-export interface HoldOptionRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface HoldOptionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface HoldOptionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** HoldOptionResponse is the output of HoldOption. */
-export interface HoldOptionResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** GetHoldRequest is the input of GetHold. */
-export interface GetHoldRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface GetHoldRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetHoldRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** GetHoldResponse is the output of GetHold. */
-export interface GetHoldResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** ReleaseHoldRequest is the input of ReleaseHold. */
-export interface ReleaseHoldRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface ReleaseHoldRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ReleaseHoldRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** ReleaseHoldResponse is the output of ReleaseHold. */
-export interface ReleaseHoldResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** ConfirmResolutionRequest is the input of ConfirmResolution. */
-export interface ConfirmResolutionRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson: string;
-}
-
-export interface ConfirmResolutionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ConfirmResolutionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** ConfirmResolutionResponse is the output of ConfirmResolution. */
-export interface ConfirmResolutionResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
-}
-
-/** ListResolutionsRequest is the input of ListResolutions. */
+/** ListResolutionsRequest: the input of ListResolutions (REST GET /api/v2/resolutions). */
 export interface ListResolutionsRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Page size, default 20, at most 100. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
 }
 
 export interface ListResolutionsRequest_ParamsEntry {
@@ -347,33 +271,524 @@ export interface ListResolutionsRequest_QueryEntry {
   value: string;
 }
 
-/** ListResolutionsResponse is the output of ListResolutions. */
+/** ListResolutionsResponse: the output of ListResolutions. */
 export interface ListResolutionsResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** REST: `data` of the answer. */
+  data?:
+    | ResolutionSummary[]
+    | undefined;
+  /** True or false. REST: `hasMore` of the answer. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
+  nextCursor?:
+    | string
+    | undefined;
+  /**
+   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
+   * the answer.
+   */
+  total?: number | undefined;
+}
+
+/** GetResolutionRequest: the input of GetResolution (REST GET /api/v2/resolutions/:id). */
+export interface GetResolutionRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
+}
+
+export interface GetResolutionRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface GetResolutionRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** GetResolutionResponse: the output of GetResolution. */
+export interface GetResolutionResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  resolution?: Resolution | undefined;
+}
+
+/** ListCandidatesRequest: the input of ListCandidates (REST GET /api/v2/resolutions/:id/candidates). */
+export interface ListCandidatesRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** One of `matched`, `eligible`, `excluded`, `unknown` in REST. Optional. REST: `status` in the query string. */
+  status?:
+    | ListCandidatesRequest_Status
+    | undefined;
+  /** Matches `^[A-Z_]{1,64}$`. Optional. REST: `exclusionCode` in the query string. */
+  exclusionCode?:
+    | string
+    | undefined;
+  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListCandidatesRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_MATCHED - REST `matched`. */
+  STATUS_MATCHED = "STATUS_MATCHED",
+  /** STATUS_ELIGIBLE - REST `eligible`. */
+  STATUS_ELIGIBLE = "STATUS_ELIGIBLE",
+  /** STATUS_EXCLUDED - REST `excluded`. */
+  STATUS_EXCLUDED = "STATUS_EXCLUDED",
+  /** STATUS_UNKNOWN - REST `unknown`. */
+  STATUS_UNKNOWN = "STATUS_UNKNOWN",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listCandidatesRequest_StatusFromJSON(object: any): ListCandidatesRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListCandidatesRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_MATCHED":
+      return ListCandidatesRequest_Status.STATUS_MATCHED;
+    case 2:
+    case "STATUS_ELIGIBLE":
+      return ListCandidatesRequest_Status.STATUS_ELIGIBLE;
+    case 3:
+    case "STATUS_EXCLUDED":
+      return ListCandidatesRequest_Status.STATUS_EXCLUDED;
+    case 4:
+    case "STATUS_UNKNOWN":
+      return ListCandidatesRequest_Status.STATUS_UNKNOWN;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListCandidatesRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function listCandidatesRequest_StatusToJSON(object: ListCandidatesRequest_Status): string {
+  switch (object) {
+    case ListCandidatesRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListCandidatesRequest_Status.STATUS_MATCHED:
+      return "STATUS_MATCHED";
+    case ListCandidatesRequest_Status.STATUS_ELIGIBLE:
+      return "STATUS_ELIGIBLE";
+    case ListCandidatesRequest_Status.STATUS_EXCLUDED:
+      return "STATUS_EXCLUDED";
+    case ListCandidatesRequest_Status.STATUS_UNKNOWN:
+      return "STATUS_UNKNOWN";
+    case ListCandidatesRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listCandidatesRequest_StatusToNumber(object: ListCandidatesRequest_Status): number {
+  switch (object) {
+    case ListCandidatesRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListCandidatesRequest_Status.STATUS_MATCHED:
+      return 1;
+    case ListCandidatesRequest_Status.STATUS_ELIGIBLE:
+      return 2;
+    case ListCandidatesRequest_Status.STATUS_EXCLUDED:
+      return 3;
+    case ListCandidatesRequest_Status.STATUS_UNKNOWN:
+      return 4;
+    case ListCandidatesRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+export interface ListCandidatesRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface ListCandidatesRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** ListCandidatesResponse: the output of ListCandidates. */
+export interface ListCandidatesResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `CandidatesPage` (typed form). Set when the request came in the typed form. */
+  candidatesPage?: CandidatesPage | undefined;
+}
+
+/** HoldOptionRequest: the input of HoldOption (REST POST /api/v2/resolutions/:id/options/:optionId/hold). */
+export interface HoldOptionRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  optionId?:
+    | string
+    | undefined;
+  /**
+   * Hold lifetime in seconds (default 120). A whole number from 1 to 600. Optional. REST: `ttlSeconds` in the JSON
+   * body.
+   */
+  ttlSeconds?: number | undefined;
+}
+
+export interface HoldOptionRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface HoldOptionRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** HoldOptionResponse: the output of HoldOption. */
+export interface HoldOptionResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  hold?: Hold | undefined;
+}
+
+/** GetHoldRequest: the input of GetHold (REST GET /api/v2/resolutions/:id/options/:optionId/hold). */
+export interface GetHoldRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  optionId?: string | undefined;
+}
+
+export interface GetHoldRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface GetHoldRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** GetHoldResponse: the output of GetHold. */
+export interface GetHoldResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  hold?: Hold | undefined;
+}
+
+/** ReleaseHoldRequest: the input of ReleaseHold (REST DELETE /api/v2/resolutions/:id/options/:optionId/hold). */
+export interface ReleaseHoldRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  optionId?: string | undefined;
+}
+
+export interface ReleaseHoldRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface ReleaseHoldRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** ReleaseHoldResponse: the output of ReleaseHold. */
+export interface ReleaseHoldResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  hold?: Hold | undefined;
+}
+
+/** ConfirmResolutionRequest: the input of ConfirmResolution (REST POST /api/v2/resolutions/:id/confirm). */
+export interface ConfirmResolutionRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `optionId` in the JSON body. */
+  optionId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. REST: `holdId` in the JSON body. */
+  holdId?:
+    | string
+    | undefined;
+  /** Required. REST: `customer` in the JSON body. */
+  customer?:
+    | ConfirmResolutionRequest_Customer
+    | undefined;
+  /**
+   * Free key-value data stored with the booking and answered as it was sent. At most 50 keys of at most 100
+   * characters; arrays and objects nested at most 8 levels deep, counting this object; at most 16384 bytes (16 KB) as
+   * JSON in UTF-8; no string or key may contain U+0000 or an unpaired surrogate. A free-form JSON object. Optional.
+   * REST: `metadata` in the JSON body.
+   */
+  metadata?: { [key: string]: any } | undefined;
+}
+
+/** The `customer` object. */
+export interface ConfirmResolutionRequest_Customer {
+  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  name?:
+    | string
+    | undefined;
+  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  email?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `lastname`. */
+  lastname?:
+    | string
+    | undefined;
+  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  timezone?: string | undefined;
+}
+
+export interface ConfirmResolutionRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface ConfirmResolutionRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** ConfirmResolutionResponse: the output of ConfirmResolution. */
+export interface ConfirmResolutionResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `BookingV2` (typed form). Set when the request came in the typed form. */
+  bookingV2?: BookingV2 | undefined;
 }
 
 function createBaseCreateResolutionRequest(): CreateResolutionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    serviceId: "",
+    constraints: undefined,
+    preferences: undefined,
+    dateRange: undefined,
+    policyId: undefined,
+    maxOptionsPerProvider: undefined,
+  };
 }
 
 export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
   encode(message: CreateResolutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateResolutionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.serviceId !== undefined && message.serviceId !== "") {
+      writer.uint32(130).string(message.serviceId);
+    }
+    if (message.constraints !== undefined) {
+      ResolutionConstraints.encode(message.constraints, writer.uint32(138).fork()).join();
+    }
+    if (message.preferences !== undefined) {
+      ResolutionPreferences.encode(message.preferences, writer.uint32(146).fork()).join();
+    }
+    if (message.dateRange !== undefined) {
+      DateRangeInput.encode(message.dateRange, writer.uint32(154).fork()).join();
+    }
+    if (message.policyId !== undefined) {
+      writer.uint32(162).string(message.policyId);
+    }
+    if (message.maxOptionsPerProvider !== undefined) {
+      writer.uint32(168).int64(message.maxOptionsPerProvider);
     }
     return writer;
   },
@@ -398,7 +813,7 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
 
             const entry1 = CreateResolutionRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -409,7 +824,7 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
 
             const entry2 = CreateResolutionRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -427,6 +842,54 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.serviceId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.constraints = ResolutionConstraints.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.preferences = ResolutionPreferences.decode(reader, reader.uint32());
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.dateRange = DateRangeInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.policyId = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.maxOptionsPerProvider = longToNumber(reader.int64());
             continue;
           }
         }
@@ -477,6 +940,28 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      serviceId: isSet(object.serviceId)
+        ? globalThis.String(object.serviceId)
+        : isSet(object.service_id)
+        ? globalThis.String(object.service_id)
+        : "",
+      constraints: isSet(object.constraints) ? ResolutionConstraints.fromJSON(object.constraints) : undefined,
+      preferences: isSet(object.preferences) ? ResolutionPreferences.fromJSON(object.preferences) : undefined,
+      dateRange: isSet(object.dateRange)
+        ? DateRangeInput.fromJSON(object.dateRange)
+        : isSet(object.date_range)
+        ? DateRangeInput.fromJSON(object.date_range)
+        : undefined,
+      policyId: isSet(object.policyId)
+        ? globalThis.String(object.policyId)
+        : isSet(object.policy_id)
+        ? globalThis.String(object.policy_id)
+        : undefined,
+      maxOptionsPerProvider: isSet(object.maxOptionsPerProvider)
+        ? globalThis.Number(object.maxOptionsPerProvider)
+        : isSet(object.max_options_per_provider)
+        ? globalThis.Number(object.max_options_per_provider)
+        : undefined,
     };
   },
 
@@ -503,8 +988,26 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.serviceId !== undefined && message.serviceId !== "") {
+      obj.serviceId = message.serviceId;
+    }
+    if (message.constraints !== undefined) {
+      obj.constraints = ResolutionConstraints.toJSON(message.constraints);
+    }
+    if (message.preferences !== undefined) {
+      obj.preferences = ResolutionPreferences.toJSON(message.preferences);
+    }
+    if (message.dateRange !== undefined) {
+      obj.dateRange = DateRangeInput.toJSON(message.dateRange);
+    }
+    if (message.policyId !== undefined) {
+      obj.policyId = message.policyId;
+    }
+    if (message.maxOptionsPerProvider !== undefined) {
+      obj.maxOptionsPerProvider = Math.round(message.maxOptionsPerProvider);
     }
     return obj;
   },
@@ -534,6 +1037,18 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.serviceId = object.serviceId ?? "";
+    message.constraints = (object.constraints !== undefined && object.constraints !== null)
+      ? ResolutionConstraints.fromPartial(object.constraints)
+      : undefined;
+    message.preferences = (object.preferences !== undefined && object.preferences !== null)
+      ? ResolutionPreferences.fromPartial(object.preferences)
+      : undefined;
+    message.dateRange = (object.dateRange !== undefined && object.dateRange !== null)
+      ? DateRangeInput.fromPartial(object.dateRange)
+      : undefined;
+    message.policyId = object.policyId ?? undefined;
+    message.maxOptionsPerProvider = object.maxOptionsPerProvider ?? undefined;
     return message;
   },
 };
@@ -709,7 +1224,7 @@ export const CreateResolutionRequest_QueryEntry: MessageFns<CreateResolutionRequ
 };
 
 function createBaseCreateResolutionResponse(): CreateResolutionResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", resolution: undefined };
 }
 
 export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
@@ -717,8 +1232,11 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.resolution !== undefined) {
+      Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -752,6 +1270,14 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.resolution = Resolution.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -772,6 +1298,7 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
     };
   },
 
@@ -780,8 +1307,11 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.resolution !== undefined) {
+      obj.resolution = Resolution.toJSON(message.resolution);
     }
     return obj;
   },
@@ -793,27 +1323,55 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
     const message = createBaseCreateResolutionResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.resolution = (object.resolution !== undefined && object.resolution !== null)
+      ? Resolution.fromPartial(object.resolution)
+      : undefined;
     return message;
   },
 };
 
 function createBaseCreateResolutionV1Request(): CreateResolutionV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    service: "",
+    constraints: undefined,
+    preferences: undefined,
+    dateRange: undefined,
+    maxOptionsPerProvider: undefined,
+  };
 }
 
 export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = {
   encode(message: CreateResolutionV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       CreateResolutionV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateResolutionV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.service !== undefined && message.service !== "") {
+      writer.uint32(130).string(message.service);
+    }
+    if (message.constraints !== undefined) {
+      CreateResolutionV1Request_Constraints.encode(message.constraints, writer.uint32(138).fork()).join();
+    }
+    if (message.preferences !== undefined) {
+      ResolutionPreferences.encode(message.preferences, writer.uint32(146).fork()).join();
+    }
+    if (message.dateRange !== undefined) {
+      DateRangeInput.encode(message.dateRange, writer.uint32(154).fork()).join();
+    }
+    if (message.maxOptionsPerProvider !== undefined) {
+      writer.uint32(160).int64(message.maxOptionsPerProvider);
     }
     return writer;
   },
@@ -838,7 +1396,7 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
 
             const entry1 = CreateResolutionV1Request_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -849,7 +1407,7 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
 
             const entry2 = CreateResolutionV1Request_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -867,6 +1425,46 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.service = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.constraints = CreateResolutionV1Request_Constraints.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.preferences = ResolutionPreferences.decode(reader, reader.uint32());
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.dateRange = DateRangeInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.maxOptionsPerProvider = longToNumber(reader.int64());
             continue;
           }
         }
@@ -917,6 +1515,21 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      service: isSet(object.service) ? globalThis.String(object.service) : "",
+      constraints: isSet(object.constraints)
+        ? CreateResolutionV1Request_Constraints.fromJSON(object.constraints)
+        : undefined,
+      preferences: isSet(object.preferences) ? ResolutionPreferences.fromJSON(object.preferences) : undefined,
+      dateRange: isSet(object.dateRange)
+        ? DateRangeInput.fromJSON(object.dateRange)
+        : isSet(object.date_range)
+        ? DateRangeInput.fromJSON(object.date_range)
+        : undefined,
+      maxOptionsPerProvider: isSet(object.maxOptionsPerProvider)
+        ? globalThis.Number(object.maxOptionsPerProvider)
+        : isSet(object.max_options_per_provider)
+        ? globalThis.Number(object.max_options_per_provider)
+        : undefined,
     };
   },
 
@@ -943,8 +1556,23 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.service !== undefined && message.service !== "") {
+      obj.service = message.service;
+    }
+    if (message.constraints !== undefined) {
+      obj.constraints = CreateResolutionV1Request_Constraints.toJSON(message.constraints);
+    }
+    if (message.preferences !== undefined) {
+      obj.preferences = ResolutionPreferences.toJSON(message.preferences);
+    }
+    if (message.dateRange !== undefined) {
+      obj.dateRange = DateRangeInput.toJSON(message.dateRange);
+    }
+    if (message.maxOptionsPerProvider !== undefined) {
+      obj.maxOptionsPerProvider = Math.round(message.maxOptionsPerProvider);
     }
     return obj;
   },
@@ -974,6 +1602,345 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.service = object.service ?? "";
+    message.constraints = (object.constraints !== undefined && object.constraints !== null)
+      ? CreateResolutionV1Request_Constraints.fromPartial(object.constraints)
+      : undefined;
+    message.preferences = (object.preferences !== undefined && object.preferences !== null)
+      ? ResolutionPreferences.fromPartial(object.preferences)
+      : undefined;
+    message.dateRange = (object.dateRange !== undefined && object.dateRange !== null)
+      ? DateRangeInput.fromPartial(object.dateRange)
+      : undefined;
+    message.maxOptionsPerProvider = object.maxOptionsPerProvider ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateResolutionV1Request_Constraints(): CreateResolutionV1Request_Constraints {
+  return {
+    languages: undefined,
+    languageCodes: undefined,
+    modality: undefined,
+    modalityCodes: undefined,
+    insurance: undefined,
+    insurancePlanCodes: undefined,
+    specialty: undefined,
+    specialtyCodes: undefined,
+    profession: undefined,
+    professionCodes: undefined,
+    ageGroupCodes: undefined,
+    serviceRegionCodes: undefined,
+    licenseRegionCodes: undefined,
+    acceptsNewClients: undefined,
+  };
+}
+
+export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV1Request_Constraints> = {
+  encode(message: CreateResolutionV1Request_Constraints, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.languages !== undefined) {
+      Value.encode(Value.wrap(message.languages), writer.uint32(10).fork()).join();
+    }
+    if (message.languageCodes !== undefined) {
+      Value.encode(Value.wrap(message.languageCodes), writer.uint32(18).fork()).join();
+    }
+    if (message.modality !== undefined) {
+      Value.encode(Value.wrap(message.modality), writer.uint32(26).fork()).join();
+    }
+    if (message.modalityCodes !== undefined) {
+      Value.encode(Value.wrap(message.modalityCodes), writer.uint32(34).fork()).join();
+    }
+    if (message.insurance !== undefined) {
+      Value.encode(Value.wrap(message.insurance), writer.uint32(42).fork()).join();
+    }
+    if (message.insurancePlanCodes !== undefined) {
+      Value.encode(Value.wrap(message.insurancePlanCodes), writer.uint32(50).fork()).join();
+    }
+    if (message.specialty !== undefined) {
+      Value.encode(Value.wrap(message.specialty), writer.uint32(58).fork()).join();
+    }
+    if (message.specialtyCodes !== undefined) {
+      Value.encode(Value.wrap(message.specialtyCodes), writer.uint32(66).fork()).join();
+    }
+    if (message.profession !== undefined) {
+      Value.encode(Value.wrap(message.profession), writer.uint32(74).fork()).join();
+    }
+    if (message.professionCodes !== undefined) {
+      Value.encode(Value.wrap(message.professionCodes), writer.uint32(82).fork()).join();
+    }
+    if (message.ageGroupCodes !== undefined) {
+      Value.encode(Value.wrap(message.ageGroupCodes), writer.uint32(90).fork()).join();
+    }
+    if (message.serviceRegionCodes !== undefined) {
+      Value.encode(Value.wrap(message.serviceRegionCodes), writer.uint32(98).fork()).join();
+    }
+    if (message.licenseRegionCodes !== undefined) {
+      Value.encode(Value.wrap(message.licenseRegionCodes), writer.uint32(106).fork()).join();
+    }
+    if (message.acceptsNewClients !== undefined) {
+      writer.uint32(112).bool(message.acceptsNewClients);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request_Constraints {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateResolutionV1Request_Constraints();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.languages = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.languageCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.modality = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.modalityCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.insurance = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.insurancePlanCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.specialty = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.specialtyCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.profession = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.professionCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.ageGroupCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.serviceRegionCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.licenseRegionCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.acceptsNewClients = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateResolutionV1Request_Constraints {
+    return {
+      languages: isSet(object?.languages) ? object.languages : undefined,
+      languageCodes: isSet(object?.languageCodes)
+        ? object.languageCodes
+        : isSet(object?.language_codes)
+        ? object.language_codes
+        : undefined,
+      modality: isSet(object?.modality) ? object.modality : undefined,
+      modalityCodes: isSet(object?.modalityCodes)
+        ? object.modalityCodes
+        : isSet(object?.modality_codes)
+        ? object.modality_codes
+        : undefined,
+      insurance: isSet(object?.insurance) ? object.insurance : undefined,
+      insurancePlanCodes: isSet(object?.insurancePlanCodes)
+        ? object.insurancePlanCodes
+        : isSet(object?.insurance_plan_codes)
+        ? object.insurance_plan_codes
+        : undefined,
+      specialty: isSet(object?.specialty) ? object.specialty : undefined,
+      specialtyCodes: isSet(object?.specialtyCodes)
+        ? object.specialtyCodes
+        : isSet(object?.specialty_codes)
+        ? object.specialty_codes
+        : undefined,
+      profession: isSet(object?.profession) ? object.profession : undefined,
+      professionCodes: isSet(object?.professionCodes)
+        ? object.professionCodes
+        : isSet(object?.profession_codes)
+        ? object.profession_codes
+        : undefined,
+      ageGroupCodes: isSet(object?.ageGroupCodes)
+        ? object.ageGroupCodes
+        : isSet(object?.age_group_codes)
+        ? object.age_group_codes
+        : undefined,
+      serviceRegionCodes: isSet(object?.serviceRegionCodes)
+        ? object.serviceRegionCodes
+        : isSet(object?.service_region_codes)
+        ? object.service_region_codes
+        : undefined,
+      licenseRegionCodes: isSet(object?.licenseRegionCodes)
+        ? object.licenseRegionCodes
+        : isSet(object?.license_region_codes)
+        ? object.license_region_codes
+        : undefined,
+      acceptsNewClients: isSet(object.acceptsNewClients)
+        ? globalThis.Boolean(object.acceptsNewClients)
+        : isSet(object.accepts_new_clients)
+        ? globalThis.Boolean(object.accepts_new_clients)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateResolutionV1Request_Constraints): unknown {
+    const obj: any = {};
+    if (message.languages !== undefined) {
+      obj.languages = message.languages;
+    }
+    if (message.languageCodes !== undefined) {
+      obj.languageCodes = message.languageCodes;
+    }
+    if (message.modality !== undefined) {
+      obj.modality = message.modality;
+    }
+    if (message.modalityCodes !== undefined) {
+      obj.modalityCodes = message.modalityCodes;
+    }
+    if (message.insurance !== undefined) {
+      obj.insurance = message.insurance;
+    }
+    if (message.insurancePlanCodes !== undefined) {
+      obj.insurancePlanCodes = message.insurancePlanCodes;
+    }
+    if (message.specialty !== undefined) {
+      obj.specialty = message.specialty;
+    }
+    if (message.specialtyCodes !== undefined) {
+      obj.specialtyCodes = message.specialtyCodes;
+    }
+    if (message.profession !== undefined) {
+      obj.profession = message.profession;
+    }
+    if (message.professionCodes !== undefined) {
+      obj.professionCodes = message.professionCodes;
+    }
+    if (message.ageGroupCodes !== undefined) {
+      obj.ageGroupCodes = message.ageGroupCodes;
+    }
+    if (message.serviceRegionCodes !== undefined) {
+      obj.serviceRegionCodes = message.serviceRegionCodes;
+    }
+    if (message.licenseRegionCodes !== undefined) {
+      obj.licenseRegionCodes = message.licenseRegionCodes;
+    }
+    if (message.acceptsNewClients !== undefined) {
+      obj.acceptsNewClients = message.acceptsNewClients;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateResolutionV1Request_Constraints>): CreateResolutionV1Request_Constraints {
+    return CreateResolutionV1Request_Constraints.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateResolutionV1Request_Constraints>): CreateResolutionV1Request_Constraints {
+    const message = createBaseCreateResolutionV1Request_Constraints();
+    message.languages = object.languages === undefined ? undefined : object.languages;
+    message.languageCodes = object.languageCodes === undefined ? undefined : object.languageCodes;
+    message.modality = object.modality === undefined ? undefined : object.modality;
+    message.modalityCodes = object.modalityCodes === undefined ? undefined : object.modalityCodes;
+    message.insurance = object.insurance === undefined ? undefined : object.insurance;
+    message.insurancePlanCodes = object.insurancePlanCodes === undefined ? undefined : object.insurancePlanCodes;
+    message.specialty = object.specialty === undefined ? undefined : object.specialty;
+    message.specialtyCodes = object.specialtyCodes === undefined ? undefined : object.specialtyCodes;
+    message.profession = object.profession === undefined ? undefined : object.profession;
+    message.professionCodes = object.professionCodes === undefined ? undefined : object.professionCodes;
+    message.ageGroupCodes = object.ageGroupCodes === undefined ? undefined : object.ageGroupCodes;
+    message.serviceRegionCodes = object.serviceRegionCodes === undefined ? undefined : object.serviceRegionCodes;
+    message.licenseRegionCodes = object.licenseRegionCodes === undefined ? undefined : object.licenseRegionCodes;
+    message.acceptsNewClients = object.acceptsNewClients ?? undefined;
     return message;
   },
 };
@@ -1149,7 +2116,7 @@ export const CreateResolutionV1Request_QueryEntry: MessageFns<CreateResolutionV1
 };
 
 function createBaseCreateResolutionV1Response(): CreateResolutionV1Response {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", resolution: undefined };
 }
 
 export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> = {
@@ -1157,8 +2124,11 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.resolution !== undefined) {
+      Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1192,6 +2162,14 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.resolution = Resolution.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1212,6 +2190,7 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
     };
   },
 
@@ -1220,8 +2199,11 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.resolution !== undefined) {
+      obj.resolution = Resolution.toJSON(message.resolution);
     }
     return obj;
   },
@@ -1233,2667 +2215,36 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
     const message = createBaseCreateResolutionV1Response();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseGetResolutionRequest(): GetResolutionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
-  encode(message: GetResolutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      GetResolutionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      GetResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetResolutionRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetResolutionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetResolutionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetResolutionRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: GetResolutionRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetResolutionRequest>): GetResolutionRequest {
-    return GetResolutionRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetResolutionRequest>): GetResolutionRequest {
-    const message = createBaseGetResolutionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseGetResolutionRequest_ParamsEntry(): GetResolutionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetResolutionRequest_ParamsEntry: MessageFns<GetResolutionRequest_ParamsEntry> = {
-  encode(message: GetResolutionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetResolutionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetResolutionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetResolutionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetResolutionRequest_ParamsEntry>): GetResolutionRequest_ParamsEntry {
-    return GetResolutionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetResolutionRequest_ParamsEntry>): GetResolutionRequest_ParamsEntry {
-    const message = createBaseGetResolutionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetResolutionRequest_QueryEntry(): GetResolutionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetResolutionRequest_QueryEntry: MessageFns<GetResolutionRequest_QueryEntry> = {
-  encode(message: GetResolutionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetResolutionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetResolutionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetResolutionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetResolutionRequest_QueryEntry>): GetResolutionRequest_QueryEntry {
-    return GetResolutionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetResolutionRequest_QueryEntry>): GetResolutionRequest_QueryEntry {
-    const message = createBaseGetResolutionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetResolutionResponse(): GetResolutionResponse {
-  return { result: undefined, resultJson: "" };
-}
-
-export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
-  encode(message: GetResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetResolutionResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetResolutionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: GetResolutionResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetResolutionResponse>): GetResolutionResponse {
-    return GetResolutionResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetResolutionResponse>): GetResolutionResponse {
-    const message = createBaseGetResolutionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseListCandidatesRequest(): ListCandidatesRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
-  encode(message: ListCandidatesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      ListCandidatesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      ListCandidatesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListCandidatesRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListCandidatesRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListCandidatesRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListCandidatesRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ListCandidatesRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListCandidatesRequest>): ListCandidatesRequest {
-    return ListCandidatesRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListCandidatesRequest>): ListCandidatesRequest {
-    const message = createBaseListCandidatesRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseListCandidatesRequest_ParamsEntry(): ListCandidatesRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListCandidatesRequest_ParamsEntry: MessageFns<ListCandidatesRequest_ParamsEntry> = {
-  encode(message: ListCandidatesRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListCandidatesRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListCandidatesRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListCandidatesRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListCandidatesRequest_ParamsEntry>): ListCandidatesRequest_ParamsEntry {
-    return ListCandidatesRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListCandidatesRequest_ParamsEntry>): ListCandidatesRequest_ParamsEntry {
-    const message = createBaseListCandidatesRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListCandidatesRequest_QueryEntry(): ListCandidatesRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListCandidatesRequest_QueryEntry: MessageFns<ListCandidatesRequest_QueryEntry> = {
-  encode(message: ListCandidatesRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListCandidatesRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListCandidatesRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListCandidatesRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListCandidatesRequest_QueryEntry>): ListCandidatesRequest_QueryEntry {
-    return ListCandidatesRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListCandidatesRequest_QueryEntry>): ListCandidatesRequest_QueryEntry {
-    const message = createBaseListCandidatesRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListCandidatesResponse(): ListCandidatesResponse {
-  return { result: undefined, resultJson: "" };
-}
-
-export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
-  encode(message: ListCandidatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListCandidatesResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListCandidatesResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ListCandidatesResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListCandidatesResponse>): ListCandidatesResponse {
-    return ListCandidatesResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListCandidatesResponse>): ListCandidatesResponse {
-    const message = createBaseListCandidatesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseHoldOptionRequest(): HoldOptionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
-  encode(message: HoldOptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      HoldOptionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      HoldOptionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHoldOptionRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = HoldOptionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = HoldOptionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): HoldOptionRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: HoldOptionRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<HoldOptionRequest>): HoldOptionRequest {
-    return HoldOptionRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<HoldOptionRequest>): HoldOptionRequest {
-    const message = createBaseHoldOptionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseHoldOptionRequest_ParamsEntry(): HoldOptionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const HoldOptionRequest_ParamsEntry: MessageFns<HoldOptionRequest_ParamsEntry> = {
-  encode(message: HoldOptionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHoldOptionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): HoldOptionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: HoldOptionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<HoldOptionRequest_ParamsEntry>): HoldOptionRequest_ParamsEntry {
-    return HoldOptionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<HoldOptionRequest_ParamsEntry>): HoldOptionRequest_ParamsEntry {
-    const message = createBaseHoldOptionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseHoldOptionRequest_QueryEntry(): HoldOptionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const HoldOptionRequest_QueryEntry: MessageFns<HoldOptionRequest_QueryEntry> = {
-  encode(message: HoldOptionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHoldOptionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): HoldOptionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: HoldOptionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<HoldOptionRequest_QueryEntry>): HoldOptionRequest_QueryEntry {
-    return HoldOptionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<HoldOptionRequest_QueryEntry>): HoldOptionRequest_QueryEntry {
-    const message = createBaseHoldOptionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseHoldOptionResponse(): HoldOptionResponse {
-  return { result: undefined, resultJson: "" };
-}
-
-export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
-  encode(message: HoldOptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHoldOptionResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): HoldOptionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: HoldOptionResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<HoldOptionResponse>): HoldOptionResponse {
-    return HoldOptionResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<HoldOptionResponse>): HoldOptionResponse {
-    const message = createBaseHoldOptionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseGetHoldRequest(): GetHoldRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const GetHoldRequest: MessageFns<GetHoldRequest> = {
-  encode(message: GetHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      GetHoldRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      GetHoldRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetHoldRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetHoldRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetHoldRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetHoldRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: GetHoldRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetHoldRequest>): GetHoldRequest {
-    return GetHoldRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetHoldRequest>): GetHoldRequest {
-    const message = createBaseGetHoldRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseGetHoldRequest_ParamsEntry(): GetHoldRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetHoldRequest_ParamsEntry: MessageFns<GetHoldRequest_ParamsEntry> = {
-  encode(message: GetHoldRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetHoldRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetHoldRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetHoldRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetHoldRequest_ParamsEntry>): GetHoldRequest_ParamsEntry {
-    return GetHoldRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetHoldRequest_ParamsEntry>): GetHoldRequest_ParamsEntry {
-    const message = createBaseGetHoldRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetHoldRequest_QueryEntry(): GetHoldRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetHoldRequest_QueryEntry: MessageFns<GetHoldRequest_QueryEntry> = {
-  encode(message: GetHoldRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetHoldRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetHoldRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetHoldRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetHoldRequest_QueryEntry>): GetHoldRequest_QueryEntry {
-    return GetHoldRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetHoldRequest_QueryEntry>): GetHoldRequest_QueryEntry {
-    const message = createBaseGetHoldRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetHoldResponse(): GetHoldResponse {
-  return { result: undefined, resultJson: "" };
-}
-
-export const GetHoldResponse: MessageFns<GetHoldResponse> = {
-  encode(message: GetHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetHoldResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetHoldResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: GetHoldResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetHoldResponse>): GetHoldResponse {
-    return GetHoldResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetHoldResponse>): GetHoldResponse {
-    const message = createBaseGetHoldResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseReleaseHoldRequest(): ReleaseHoldRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
-  encode(message: ReleaseHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      ReleaseHoldRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      ReleaseHoldRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReleaseHoldRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ReleaseHoldRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ReleaseHoldRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReleaseHoldRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ReleaseHoldRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ReleaseHoldRequest>): ReleaseHoldRequest {
-    return ReleaseHoldRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ReleaseHoldRequest>): ReleaseHoldRequest {
-    const message = createBaseReleaseHoldRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseReleaseHoldRequest_ParamsEntry(): ReleaseHoldRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ReleaseHoldRequest_ParamsEntry: MessageFns<ReleaseHoldRequest_ParamsEntry> = {
-  encode(message: ReleaseHoldRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReleaseHoldRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReleaseHoldRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ReleaseHoldRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ReleaseHoldRequest_ParamsEntry>): ReleaseHoldRequest_ParamsEntry {
-    return ReleaseHoldRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ReleaseHoldRequest_ParamsEntry>): ReleaseHoldRequest_ParamsEntry {
-    const message = createBaseReleaseHoldRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseReleaseHoldRequest_QueryEntry(): ReleaseHoldRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ReleaseHoldRequest_QueryEntry: MessageFns<ReleaseHoldRequest_QueryEntry> = {
-  encode(message: ReleaseHoldRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReleaseHoldRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReleaseHoldRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ReleaseHoldRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ReleaseHoldRequest_QueryEntry>): ReleaseHoldRequest_QueryEntry {
-    return ReleaseHoldRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ReleaseHoldRequest_QueryEntry>): ReleaseHoldRequest_QueryEntry {
-    const message = createBaseReleaseHoldRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseReleaseHoldResponse(): ReleaseHoldResponse {
-  return { result: undefined, resultJson: "" };
-}
-
-export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
-  encode(message: ReleaseHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReleaseHoldResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReleaseHoldResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ReleaseHoldResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ReleaseHoldResponse>): ReleaseHoldResponse {
-    return ReleaseHoldResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ReleaseHoldResponse>): ReleaseHoldResponse {
-    const message = createBaseReleaseHoldResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    return message;
-  },
-};
-
-function createBaseConfirmResolutionRequest(): ConfirmResolutionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
-}
-
-export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
-  encode(message: ConfirmResolutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
-      ConfirmResolutionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
-      ConfirmResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmResolutionRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ConfirmResolutionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ConfirmResolutionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmResolutionRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ConfirmResolutionRequest): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmResolutionRequest>): ConfirmResolutionRequest {
-    return ConfirmResolutionRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmResolutionRequest>): ConfirmResolutionRequest {
-    const message = createBaseConfirmResolutionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseConfirmResolutionRequest_ParamsEntry(): ConfirmResolutionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ConfirmResolutionRequest_ParamsEntry: MessageFns<ConfirmResolutionRequest_ParamsEntry> = {
-  encode(message: ConfirmResolutionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmResolutionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmResolutionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ConfirmResolutionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmResolutionRequest_ParamsEntry>): ConfirmResolutionRequest_ParamsEntry {
-    return ConfirmResolutionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmResolutionRequest_ParamsEntry>): ConfirmResolutionRequest_ParamsEntry {
-    const message = createBaseConfirmResolutionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseConfirmResolutionRequest_QueryEntry(): ConfirmResolutionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ConfirmResolutionRequest_QueryEntry: MessageFns<ConfirmResolutionRequest_QueryEntry> = {
-  encode(message: ConfirmResolutionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmResolutionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmResolutionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ConfirmResolutionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmResolutionRequest_QueryEntry>): ConfirmResolutionRequest_QueryEntry {
-    return ConfirmResolutionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmResolutionRequest_QueryEntry>): ConfirmResolutionRequest_QueryEntry {
-    const message = createBaseConfirmResolutionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseConfirmResolutionResponse(): ConfirmResolutionResponse {
-  return { result: undefined, resultJson: "" };
-}
-
-export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = {
-  encode(message: ConfirmResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmResolutionResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmResolutionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
-  },
-
-  toJSON(message: ConfirmResolutionResponse): unknown {
-    const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmResolutionResponse>): ConfirmResolutionResponse {
-    return ConfirmResolutionResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmResolutionResponse>): ConfirmResolutionResponse {
-    const message = createBaseConfirmResolutionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
+    message.resolution = (object.resolution !== undefined && object.resolution !== null)
+      ? Resolution.fromPartial(object.resolution)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListResolutionsRequest(): ListResolutionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", limit: undefined, cursor: undefined };
 }
 
 export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
   encode(message: ListResolutionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListResolutionsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListResolutionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(130).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(138).string(message.cursor);
     }
     return writer;
   },
@@ -3918,7 +2269,7 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
 
             const entry1 = ListResolutionsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -3929,7 +2280,7 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
 
             const entry2 = ListResolutionsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -3947,6 +2298,22 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -3997,6 +2364,8 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -4023,8 +2392,14 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -4054,6 +2429,8 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -4229,7 +2606,7 @@ export const ListResolutionsRequest_QueryEntry: MessageFns<ListResolutionsReques
 };
 
 function createBaseListResolutionsResponse(): ListResolutionsResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
 }
 
 export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
@@ -4237,8 +2614,22 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        ResolutionSummary.encode(v!, writer.uint32(130).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(136).bool(message.hasMore);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(146).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(152).int64(message.total);
     }
     return writer;
   },
@@ -4272,6 +2663,41 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const el = ResolutionSummary.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4292,6 +2718,18 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ResolutionSummary.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
   },
 
@@ -4300,8 +2738,20 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => ResolutionSummary.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
     }
     return obj;
   },
@@ -4313,20 +2763,3243 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
     const message = createBaseListResolutionsResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.data = object.data?.map((e) => ResolutionSummary.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? undefined;
+    message.total = object.total ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetResolutionRequest(): GetResolutionRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+}
+
+export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
+  encode(message: GetResolutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      GetResolutionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      GetResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetResolutionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = GetResolutionRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = GetResolutionRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetResolutionRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetResolutionRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetResolutionRequest>): GetResolutionRequest {
+    return GetResolutionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetResolutionRequest>): GetResolutionRequest {
+    const message = createBaseGetResolutionRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetResolutionRequest_ParamsEntry(): GetResolutionRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const GetResolutionRequest_ParamsEntry: MessageFns<GetResolutionRequest_ParamsEntry> = {
+  encode(message: GetResolutionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetResolutionRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetResolutionRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetResolutionRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetResolutionRequest_ParamsEntry>): GetResolutionRequest_ParamsEntry {
+    return GetResolutionRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetResolutionRequest_ParamsEntry>): GetResolutionRequest_ParamsEntry {
+    const message = createBaseGetResolutionRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetResolutionRequest_QueryEntry(): GetResolutionRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const GetResolutionRequest_QueryEntry: MessageFns<GetResolutionRequest_QueryEntry> = {
+  encode(message: GetResolutionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetResolutionRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetResolutionRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetResolutionRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetResolutionRequest_QueryEntry>): GetResolutionRequest_QueryEntry {
+    return GetResolutionRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetResolutionRequest_QueryEntry>): GetResolutionRequest_QueryEntry {
+    const message = createBaseGetResolutionRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetResolutionResponse(): GetResolutionResponse {
+  return { result: undefined, resultJson: "", resolution: undefined };
+}
+
+export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
+  encode(message: GetResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.resolution !== undefined) {
+      Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetResolutionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.resolution = Resolution.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetResolutionResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
+    };
+  },
+
+  toJSON(message: GetResolutionResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.resolution !== undefined) {
+      obj.resolution = Resolution.toJSON(message.resolution);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetResolutionResponse>): GetResolutionResponse {
+    return GetResolutionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetResolutionResponse>): GetResolutionResponse {
+    const message = createBaseGetResolutionResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.resolution = (object.resolution !== undefined && object.resolution !== null)
+      ? Resolution.fromPartial(object.resolution)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListCandidatesRequest(): ListCandidatesRequest {
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    id: "",
+    status: ListCandidatesRequest_Status.STATUS_UNSPECIFIED,
+    exclusionCode: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
+}
+
+export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
+  encode(message: ListCandidatesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      ListCandidatesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      ListCandidatesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.status !== undefined && message.status !== ListCandidatesRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(136).int32(listCandidatesRequest_StatusToNumber(message.status));
+    }
+    if (message.exclusionCode !== undefined) {
+      writer.uint32(146).string(message.exclusionCode);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(154).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(162).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCandidatesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = ListCandidatesRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = ListCandidatesRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.status = listCandidatesRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.exclusionCode = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCandidatesRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      status: isSet(object.status)
+        ? listCandidatesRequest_StatusFromJSON(object.status)
+        : ListCandidatesRequest_Status.STATUS_UNSPECIFIED,
+      exclusionCode: isSet(object.exclusionCode)
+        ? globalThis.String(object.exclusionCode)
+        : isSet(object.exclusion_code)
+        ? globalThis.String(object.exclusion_code)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListCandidatesRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.status !== undefined && message.status !== ListCandidatesRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = listCandidatesRequest_StatusToJSON(message.status);
+    }
+    if (message.exclusionCode !== undefined) {
+      obj.exclusionCode = message.exclusionCode;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListCandidatesRequest>): ListCandidatesRequest {
+    return ListCandidatesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListCandidatesRequest>): ListCandidatesRequest {
+    const message = createBaseListCandidatesRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.status = object.status ?? ListCandidatesRequest_Status.STATUS_UNSPECIFIED;
+    message.exclusionCode = object.exclusionCode ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListCandidatesRequest_ParamsEntry(): ListCandidatesRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const ListCandidatesRequest_ParamsEntry: MessageFns<ListCandidatesRequest_ParamsEntry> = {
+  encode(message: ListCandidatesRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCandidatesRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCandidatesRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListCandidatesRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListCandidatesRequest_ParamsEntry>): ListCandidatesRequest_ParamsEntry {
+    return ListCandidatesRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListCandidatesRequest_ParamsEntry>): ListCandidatesRequest_ParamsEntry {
+    const message = createBaseListCandidatesRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListCandidatesRequest_QueryEntry(): ListCandidatesRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const ListCandidatesRequest_QueryEntry: MessageFns<ListCandidatesRequest_QueryEntry> = {
+  encode(message: ListCandidatesRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCandidatesRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCandidatesRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListCandidatesRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListCandidatesRequest_QueryEntry>): ListCandidatesRequest_QueryEntry {
+    return ListCandidatesRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListCandidatesRequest_QueryEntry>): ListCandidatesRequest_QueryEntry {
+    const message = createBaseListCandidatesRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListCandidatesResponse(): ListCandidatesResponse {
+  return { result: undefined, resultJson: "", candidatesPage: undefined };
+}
+
+export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
+  encode(message: ListCandidatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.candidatesPage !== undefined) {
+      CandidatesPage.encode(message.candidatesPage, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCandidatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.candidatesPage = CandidatesPage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCandidatesResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      candidatesPage: isSet(object.candidatesPage)
+        ? CandidatesPage.fromJSON(object.candidatesPage)
+        : isSet(object.candidates_page)
+        ? CandidatesPage.fromJSON(object.candidates_page)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListCandidatesResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.candidatesPage !== undefined) {
+      obj.candidatesPage = CandidatesPage.toJSON(message.candidatesPage);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListCandidatesResponse>): ListCandidatesResponse {
+    return ListCandidatesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListCandidatesResponse>): ListCandidatesResponse {
+    const message = createBaseListCandidatesResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.candidatesPage = (object.candidatesPage !== undefined && object.candidatesPage !== null)
+      ? CandidatesPage.fromPartial(object.candidatesPage)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseHoldOptionRequest(): HoldOptionRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "", ttlSeconds: undefined };
+}
+
+export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
+  encode(message: HoldOptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      HoldOptionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      HoldOptionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      writer.uint32(138).string(message.optionId);
+    }
+    if (message.ttlSeconds !== undefined) {
+      writer.uint32(144).int64(message.ttlSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHoldOptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = HoldOptionRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = HoldOptionRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.optionId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.ttlSeconds = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HoldOptionRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      optionId: isSet(object.optionId)
+        ? globalThis.String(object.optionId)
+        : isSet(object.option_id)
+        ? globalThis.String(object.option_id)
+        : "",
+      ttlSeconds: isSet(object.ttlSeconds)
+        ? globalThis.Number(object.ttlSeconds)
+        : isSet(object.ttl_seconds)
+        ? globalThis.Number(object.ttl_seconds)
+        : undefined,
+    };
+  },
+
+  toJSON(message: HoldOptionRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      obj.optionId = message.optionId;
+    }
+    if (message.ttlSeconds !== undefined) {
+      obj.ttlSeconds = Math.round(message.ttlSeconds);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HoldOptionRequest>): HoldOptionRequest {
+    return HoldOptionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HoldOptionRequest>): HoldOptionRequest {
+    const message = createBaseHoldOptionRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.optionId = object.optionId ?? "";
+    message.ttlSeconds = object.ttlSeconds ?? undefined;
+    return message;
+  },
+};
+
+function createBaseHoldOptionRequest_ParamsEntry(): HoldOptionRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const HoldOptionRequest_ParamsEntry: MessageFns<HoldOptionRequest_ParamsEntry> = {
+  encode(message: HoldOptionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHoldOptionRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HoldOptionRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: HoldOptionRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HoldOptionRequest_ParamsEntry>): HoldOptionRequest_ParamsEntry {
+    return HoldOptionRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HoldOptionRequest_ParamsEntry>): HoldOptionRequest_ParamsEntry {
+    const message = createBaseHoldOptionRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseHoldOptionRequest_QueryEntry(): HoldOptionRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const HoldOptionRequest_QueryEntry: MessageFns<HoldOptionRequest_QueryEntry> = {
+  encode(message: HoldOptionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHoldOptionRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HoldOptionRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: HoldOptionRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HoldOptionRequest_QueryEntry>): HoldOptionRequest_QueryEntry {
+    return HoldOptionRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HoldOptionRequest_QueryEntry>): HoldOptionRequest_QueryEntry {
+    const message = createBaseHoldOptionRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseHoldOptionResponse(): HoldOptionResponse {
+  return { result: undefined, resultJson: "", hold: undefined };
+}
+
+export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
+  encode(message: HoldOptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.hold !== undefined) {
+      Hold.encode(message.hold, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHoldOptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.hold = Hold.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HoldOptionResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
+    };
+  },
+
+  toJSON(message: HoldOptionResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.hold !== undefined) {
+      obj.hold = Hold.toJSON(message.hold);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HoldOptionResponse>): HoldOptionResponse {
+    return HoldOptionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HoldOptionResponse>): HoldOptionResponse {
+    const message = createBaseHoldOptionResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetHoldRequest(): GetHoldRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "" };
+}
+
+export const GetHoldRequest: MessageFns<GetHoldRequest> = {
+  encode(message: GetHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      GetHoldRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      GetHoldRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      writer.uint32(138).string(message.optionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHoldRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = GetHoldRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = GetHoldRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.optionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHoldRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      optionId: isSet(object.optionId)
+        ? globalThis.String(object.optionId)
+        : isSet(object.option_id)
+        ? globalThis.String(object.option_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetHoldRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      obj.optionId = message.optionId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetHoldRequest>): GetHoldRequest {
+    return GetHoldRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetHoldRequest>): GetHoldRequest {
+    const message = createBaseGetHoldRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.optionId = object.optionId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetHoldRequest_ParamsEntry(): GetHoldRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const GetHoldRequest_ParamsEntry: MessageFns<GetHoldRequest_ParamsEntry> = {
+  encode(message: GetHoldRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHoldRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHoldRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetHoldRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetHoldRequest_ParamsEntry>): GetHoldRequest_ParamsEntry {
+    return GetHoldRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetHoldRequest_ParamsEntry>): GetHoldRequest_ParamsEntry {
+    const message = createBaseGetHoldRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetHoldRequest_QueryEntry(): GetHoldRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const GetHoldRequest_QueryEntry: MessageFns<GetHoldRequest_QueryEntry> = {
+  encode(message: GetHoldRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHoldRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHoldRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetHoldRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetHoldRequest_QueryEntry>): GetHoldRequest_QueryEntry {
+    return GetHoldRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetHoldRequest_QueryEntry>): GetHoldRequest_QueryEntry {
+    const message = createBaseGetHoldRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetHoldResponse(): GetHoldResponse {
+  return { result: undefined, resultJson: "", hold: undefined };
+}
+
+export const GetHoldResponse: MessageFns<GetHoldResponse> = {
+  encode(message: GetHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.hold !== undefined) {
+      Hold.encode(message.hold, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHoldResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.hold = Hold.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHoldResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
+    };
+  },
+
+  toJSON(message: GetHoldResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.hold !== undefined) {
+      obj.hold = Hold.toJSON(message.hold);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetHoldResponse>): GetHoldResponse {
+    return GetHoldResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetHoldResponse>): GetHoldResponse {
+    const message = createBaseGetHoldResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
+    return message;
+  },
+};
+
+function createBaseReleaseHoldRequest(): ReleaseHoldRequest {
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "" };
+}
+
+export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
+  encode(message: ReleaseHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      ReleaseHoldRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      ReleaseHoldRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      writer.uint32(138).string(message.optionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseHoldRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = ReleaseHoldRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = ReleaseHoldRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.optionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseHoldRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      optionId: isSet(object.optionId)
+        ? globalThis.String(object.optionId)
+        : isSet(object.option_id)
+        ? globalThis.String(object.option_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReleaseHoldRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      obj.optionId = message.optionId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReleaseHoldRequest>): ReleaseHoldRequest {
+    return ReleaseHoldRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReleaseHoldRequest>): ReleaseHoldRequest {
+    const message = createBaseReleaseHoldRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.optionId = object.optionId ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseHoldRequest_ParamsEntry(): ReleaseHoldRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const ReleaseHoldRequest_ParamsEntry: MessageFns<ReleaseHoldRequest_ParamsEntry> = {
+  encode(message: ReleaseHoldRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseHoldRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseHoldRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ReleaseHoldRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReleaseHoldRequest_ParamsEntry>): ReleaseHoldRequest_ParamsEntry {
+    return ReleaseHoldRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReleaseHoldRequest_ParamsEntry>): ReleaseHoldRequest_ParamsEntry {
+    const message = createBaseReleaseHoldRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseHoldRequest_QueryEntry(): ReleaseHoldRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const ReleaseHoldRequest_QueryEntry: MessageFns<ReleaseHoldRequest_QueryEntry> = {
+  encode(message: ReleaseHoldRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseHoldRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseHoldRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ReleaseHoldRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReleaseHoldRequest_QueryEntry>): ReleaseHoldRequest_QueryEntry {
+    return ReleaseHoldRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReleaseHoldRequest_QueryEntry>): ReleaseHoldRequest_QueryEntry {
+    const message = createBaseReleaseHoldRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseHoldResponse(): ReleaseHoldResponse {
+  return { result: undefined, resultJson: "", hold: undefined };
+}
+
+export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
+  encode(message: ReleaseHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.hold !== undefined) {
+      Hold.encode(message.hold, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseHoldResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.hold = Hold.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseHoldResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
+    };
+  },
+
+  toJSON(message: ReleaseHoldResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.hold !== undefined) {
+      obj.hold = Hold.toJSON(message.hold);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReleaseHoldResponse>): ReleaseHoldResponse {
+    return ReleaseHoldResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReleaseHoldResponse>): ReleaseHoldResponse {
+    const message = createBaseReleaseHoldResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
+    return message;
+  },
+};
+
+function createBaseConfirmResolutionRequest(): ConfirmResolutionRequest {
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    id: "",
+    optionId: "",
+    holdId: undefined,
+    customer: undefined,
+    metadata: undefined,
+  };
+}
+
+export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
+  encode(message: ConfirmResolutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      ConfirmResolutionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      ConfirmResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      writer.uint32(138).string(message.optionId);
+    }
+    if (message.holdId !== undefined) {
+      writer.uint32(146).string(message.holdId);
+    }
+    if (message.customer !== undefined) {
+      ConfirmResolutionRequest_Customer.encode(message.customer, writer.uint32(154).fork()).join();
+    }
+    if (message.metadata !== undefined) {
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(162).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmResolutionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = ConfirmResolutionRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = ConfirmResolutionRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.optionId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.holdId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.customer = ConfirmResolutionRequest_Customer.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmResolutionRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      optionId: isSet(object.optionId)
+        ? globalThis.String(object.optionId)
+        : isSet(object.option_id)
+        ? globalThis.String(object.option_id)
+        : "",
+      holdId: isSet(object.holdId)
+        ? globalThis.String(object.holdId)
+        : isSet(object.hold_id)
+        ? globalThis.String(object.hold_id)
+        : undefined,
+      customer: isSet(object.customer) ? ConfirmResolutionRequest_Customer.fromJSON(object.customer) : undefined,
+      metadata: isObject(object.metadata) ? object.metadata : undefined,
+    };
+  },
+
+  toJSON(message: ConfirmResolutionRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      obj.optionId = message.optionId;
+    }
+    if (message.holdId !== undefined) {
+      obj.holdId = message.holdId;
+    }
+    if (message.customer !== undefined) {
+      obj.customer = ConfirmResolutionRequest_Customer.toJSON(message.customer);
+    }
+    if (message.metadata !== undefined) {
+      obj.metadata = message.metadata;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ConfirmResolutionRequest>): ConfirmResolutionRequest {
+    return ConfirmResolutionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmResolutionRequest>): ConfirmResolutionRequest {
+    const message = createBaseConfirmResolutionRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    message.optionId = object.optionId ?? "";
+    message.holdId = object.holdId ?? undefined;
+    message.customer = (object.customer !== undefined && object.customer !== null)
+      ? ConfirmResolutionRequest_Customer.fromPartial(object.customer)
+      : undefined;
+    message.metadata = object.metadata ?? undefined;
+    return message;
+  },
+};
+
+function createBaseConfirmResolutionRequest_Customer(): ConfirmResolutionRequest_Customer {
+  return { name: "", email: "", lastname: undefined, timezone: undefined };
+}
+
+export const ConfirmResolutionRequest_Customer: MessageFns<ConfirmResolutionRequest_Customer> = {
+  encode(message: ConfirmResolutionRequest_Customer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== undefined && message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.email !== undefined && message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.lastname !== undefined) {
+      writer.uint32(26).string(message.lastname);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(34).string(message.timezone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest_Customer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmResolutionRequest_Customer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastname = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmResolutionRequest_Customer {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      lastname: isSet(object.lastname) ? globalThis.String(object.lastname) : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+    };
+  },
+
+  toJSON(message: ConfirmResolutionRequest_Customer): unknown {
+    const obj: any = {};
+    if (message.name !== undefined && message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.email !== undefined && message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.lastname !== undefined) {
+      obj.lastname = message.lastname;
+    }
+    if (message.timezone !== undefined) {
+      obj.timezone = message.timezone;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ConfirmResolutionRequest_Customer>): ConfirmResolutionRequest_Customer {
+    return ConfirmResolutionRequest_Customer.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmResolutionRequest_Customer>): ConfirmResolutionRequest_Customer {
+    const message = createBaseConfirmResolutionRequest_Customer();
+    message.name = object.name ?? "";
+    message.email = object.email ?? "";
+    message.lastname = object.lastname ?? undefined;
+    message.timezone = object.timezone ?? undefined;
+    return message;
+  },
+};
+
+function createBaseConfirmResolutionRequest_ParamsEntry(): ConfirmResolutionRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const ConfirmResolutionRequest_ParamsEntry: MessageFns<ConfirmResolutionRequest_ParamsEntry> = {
+  encode(message: ConfirmResolutionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmResolutionRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmResolutionRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ConfirmResolutionRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ConfirmResolutionRequest_ParamsEntry>): ConfirmResolutionRequest_ParamsEntry {
+    return ConfirmResolutionRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmResolutionRequest_ParamsEntry>): ConfirmResolutionRequest_ParamsEntry {
+    const message = createBaseConfirmResolutionRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseConfirmResolutionRequest_QueryEntry(): ConfirmResolutionRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const ConfirmResolutionRequest_QueryEntry: MessageFns<ConfirmResolutionRequest_QueryEntry> = {
+  encode(message: ConfirmResolutionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmResolutionRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmResolutionRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ConfirmResolutionRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ConfirmResolutionRequest_QueryEntry>): ConfirmResolutionRequest_QueryEntry {
+    return ConfirmResolutionRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmResolutionRequest_QueryEntry>): ConfirmResolutionRequest_QueryEntry {
+    const message = createBaseConfirmResolutionRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseConfirmResolutionResponse(): ConfirmResolutionResponse {
+  return { result: undefined, resultJson: "", bookingV2: undefined };
+}
+
+export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = {
+  encode(message: ConfirmResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.bookingV2 !== undefined) {
+      BookingV2.encode(message.bookingV2, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmResolutionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.bookingV2 = BookingV2.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmResolutionResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      bookingV2: isSet(object.bookingV2)
+        ? BookingV2.fromJSON(object.bookingV2)
+        : isSet(object.booking_v2)
+        ? BookingV2.fromJSON(object.booking_v2)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ConfirmResolutionResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.bookingV2 !== undefined) {
+      obj.bookingV2 = BookingV2.toJSON(message.bookingV2);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ConfirmResolutionResponse>): ConfirmResolutionResponse {
+    return ConfirmResolutionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmResolutionResponse>): ConfirmResolutionResponse {
+    const message = createBaseConfirmResolutionResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.bookingV2 = (object.bookingV2 !== undefined && object.bookingV2 !== null)
+      ? BookingV2.fromPartial(object.bookingV2)
+      : undefined;
     return message;
   },
 };
 
 /**
- * ResolutionService: Resolutions: eligibility, live availability and ranked options; candidates; holds and confirmation.
+ * ResolutionService: Resolutions: eligibility, live availability and ranked options; candidates; holds and
+ * confirmation.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type ResolutionServiceService = typeof ResolutionServiceService;
 export const ResolutionServiceService = {
-  /** CreateResolution performs the CreateResolution operation. */
+  /**
+   * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
+   * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
+   * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
+   * resolution expires after the deployment's TTL. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`,
+   * `POLICY_NOT_FOUND`, `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
+   */
   createResolution: {
     path: "/scheduling.v1.ResolutionService/CreateResolution" as const,
     requestStream: false as const,
@@ -4338,7 +6011,11 @@ export const ResolutionServiceService = {
       Buffer.from(CreateResolutionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateResolutionResponse => CreateResolutionResponse.decode(value),
   },
-  /** CreateResolutionV1 performs the CreateResolutionV1 operation. */
+  /**
+   * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
+   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones:
+   * `IDEMPOTENCY_KEY_REUSED`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`. REST: POST /api/v1/resolutions.
+   */
   createResolutionV1: {
     path: "/scheduling.v1.ResolutionService/CreateResolutionV1" as const,
     requestStream: false as const,
@@ -4350,75 +6027,10 @@ export const ResolutionServiceService = {
       Buffer.from(CreateResolutionV1Response.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateResolutionV1Response => CreateResolutionV1Response.decode(value),
   },
-  /** GetResolution performs the GetResolution operation. */
-  getResolution: {
-    path: "/scheduling.v1.ResolutionService/GetResolution" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: GetResolutionRequest): Buffer => Buffer.from(GetResolutionRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetResolutionRequest => GetResolutionRequest.decode(value),
-    responseSerialize: (value: GetResolutionResponse): Buffer =>
-      Buffer.from(GetResolutionResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetResolutionResponse => GetResolutionResponse.decode(value),
-  },
-  /** ListCandidates performs the ListCandidates operation. */
-  listCandidates: {
-    path: "/scheduling.v1.ResolutionService/ListCandidates" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ListCandidatesRequest): Buffer =>
-      Buffer.from(ListCandidatesRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListCandidatesRequest => ListCandidatesRequest.decode(value),
-    responseSerialize: (value: ListCandidatesResponse): Buffer =>
-      Buffer.from(ListCandidatesResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListCandidatesResponse => ListCandidatesResponse.decode(value),
-  },
-  /** HoldOption performs the HoldOption operation. */
-  holdOption: {
-    path: "/scheduling.v1.ResolutionService/HoldOption" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: HoldOptionRequest): Buffer => Buffer.from(HoldOptionRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): HoldOptionRequest => HoldOptionRequest.decode(value),
-    responseSerialize: (value: HoldOptionResponse): Buffer => Buffer.from(HoldOptionResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): HoldOptionResponse => HoldOptionResponse.decode(value),
-  },
-  /** GetHold performs the GetHold operation. */
-  getHold: {
-    path: "/scheduling.v1.ResolutionService/GetHold" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: GetHoldRequest): Buffer => Buffer.from(GetHoldRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetHoldRequest => GetHoldRequest.decode(value),
-    responseSerialize: (value: GetHoldResponse): Buffer => Buffer.from(GetHoldResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetHoldResponse => GetHoldResponse.decode(value),
-  },
-  /** ReleaseHold performs the ReleaseHold operation. */
-  releaseHold: {
-    path: "/scheduling.v1.ResolutionService/ReleaseHold" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ReleaseHoldRequest): Buffer => Buffer.from(ReleaseHoldRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ReleaseHoldRequest => ReleaseHoldRequest.decode(value),
-    responseSerialize: (value: ReleaseHoldResponse): Buffer => Buffer.from(ReleaseHoldResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
-  },
-  /** ConfirmResolution performs the ConfirmResolution operation. */
-  confirmResolution: {
-    path: "/scheduling.v1.ResolutionService/ConfirmResolution" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ConfirmResolutionRequest): Buffer =>
-      Buffer.from(ConfirmResolutionRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ConfirmResolutionRequest => ConfirmResolutionRequest.decode(value),
-    responseSerialize: (value: ConfirmResolutionResponse): Buffer =>
-      Buffer.from(ConfirmResolutionResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ConfirmResolutionResponse => ConfirmResolutionResponse.decode(value),
-  },
   /**
-   * ListResolutions: The organization's resolutions from the ledger, newest first, as `{data, hasMore, nextCursor}`
-   * (query `limit` 1..100, default 20, and `cursor`).
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (fields `limit`, `cursor`).
+   * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
+   * `status` is the outcome at creation; read one resolution for its options. Lists the organization's resolutions
+   * from the ledger with cursor pagination. Errors: the common ones. REST: GET /api/v2/resolutions.
    */
   listResolutions: {
     path: "/scheduling.v1.ResolutionService/ListResolutions" as const,
@@ -4431,35 +6043,178 @@ export const ResolutionServiceService = {
       Buffer.from(ListResolutionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListResolutionsResponse => ListResolutionsResponse.decode(value),
   },
+  /**
+   * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
+   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   */
+  getResolution: {
+    path: "/scheduling.v1.ResolutionService/GetResolution" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetResolutionRequest): Buffer => Buffer.from(GetResolutionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetResolutionRequest => GetResolutionRequest.decode(value),
+    responseSerialize: (value: GetResolutionResponse): Buffer =>
+      Buffer.from(GetResolutionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetResolutionResponse => GetResolutionResponse.decode(value),
+  },
+  /**
+   * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
+   * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
+   * Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`. REST: GET
+   * /api/v2/resolutions/:id/candidates.
+   */
+  listCandidates: {
+    path: "/scheduling.v1.ResolutionService/ListCandidates" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCandidatesRequest): Buffer =>
+      Buffer.from(ListCandidatesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCandidatesRequest => ListCandidatesRequest.decode(value),
+    responseSerialize: (value: ListCandidatesResponse): Buffer =>
+      Buffer.from(ListCandidatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListCandidatesResponse => ListCandidatesResponse.decode(value),
+  },
+  /**
+   * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
+   * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
+   * slot taken meanwhile SLOT_UNAVAILABLE. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
+   * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  holdOption: {
+    path: "/scheduling.v1.ResolutionService/HoldOption" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HoldOptionRequest): Buffer => Buffer.from(HoldOptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HoldOptionRequest => HoldOptionRequest.decode(value),
+    responseSerialize: (value: HoldOptionResponse): Buffer => Buffer.from(HoldOptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HoldOptionResponse => HoldOptionResponse.decode(value),
+  },
+  /**
+   * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
+   * its status. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`. REST:
+   * GET /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  getHold: {
+    path: "/scheduling.v1.ResolutionService/GetHold" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetHoldRequest): Buffer => Buffer.from(GetHoldRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetHoldRequest => GetHoldRequest.decode(value),
+    responseSerialize: (value: GetHoldResponse): Buffer => Buffer.from(GetHoldResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetHoldResponse => GetHoldResponse.decode(value),
+  },
+  /**
+   * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
+   * the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`.
+   * REST: DELETE /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  releaseHold: {
+    path: "/scheduling.v1.ResolutionService/ReleaseHold" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReleaseHoldRequest): Buffer => Buffer.from(ReleaseHoldRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReleaseHoldRequest => ReleaseHoldRequest.decode(value),
+    responseSerialize: (value: ReleaseHoldResponse): Buffer => Buffer.from(ReleaseHoldResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
+  },
+  /**
+   * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
+   * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
+   * option. Requires Idempotency-Key. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`,
+   * `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`, `HOLD_MISMATCH`, `SLOT_UNAVAILABLE`,
+   * `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   */
+  confirmResolution: {
+    path: "/scheduling.v1.ResolutionService/ConfirmResolution" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConfirmResolutionRequest): Buffer =>
+      Buffer.from(ConfirmResolutionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmResolutionRequest => ConfirmResolutionRequest.decode(value),
+    responseSerialize: (value: ConfirmResolutionResponse): Buffer =>
+      Buffer.from(ConfirmResolutionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConfirmResolutionResponse => ConfirmResolutionResponse.decode(value),
+  },
 } as const;
 
 export interface ResolutionServiceServer extends UntypedServiceImplementation {
-  /** CreateResolution performs the CreateResolution operation. */
-  createResolution: handleUnaryCall<CreateResolutionRequest, CreateResolutionResponse>;
-  /** CreateResolutionV1 performs the CreateResolutionV1 operation. */
-  createResolutionV1: handleUnaryCall<CreateResolutionV1Request, CreateResolutionV1Response>;
-  /** GetResolution performs the GetResolution operation. */
-  getResolution: handleUnaryCall<GetResolutionRequest, GetResolutionResponse>;
-  /** ListCandidates performs the ListCandidates operation. */
-  listCandidates: handleUnaryCall<ListCandidatesRequest, ListCandidatesResponse>;
-  /** HoldOption performs the HoldOption operation. */
-  holdOption: handleUnaryCall<HoldOptionRequest, HoldOptionResponse>;
-  /** GetHold performs the GetHold operation. */
-  getHold: handleUnaryCall<GetHoldRequest, GetHoldResponse>;
-  /** ReleaseHold performs the ReleaseHold operation. */
-  releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
-  /** ConfirmResolution performs the ConfirmResolution operation. */
-  confirmResolution: handleUnaryCall<ConfirmResolutionRequest, ConfirmResolutionResponse>;
   /**
-   * ListResolutions: The organization's resolutions from the ledger, newest first, as `{data, hasMore, nextCursor}`
-   * (query `limit` 1..100, default 20, and `cursor`).
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (fields `limit`, `cursor`).
+   * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
+   * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
+   * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
+   * resolution expires after the deployment's TTL. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`,
+   * `POLICY_NOT_FOUND`, `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
+   */
+  createResolution: handleUnaryCall<CreateResolutionRequest, CreateResolutionResponse>;
+  /**
+   * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
+   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones:
+   * `IDEMPOTENCY_KEY_REUSED`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`. REST: POST /api/v1/resolutions.
+   */
+  createResolutionV1: handleUnaryCall<CreateResolutionV1Request, CreateResolutionV1Response>;
+  /**
+   * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
+   * `status` is the outcome at creation; read one resolution for its options. Lists the organization's resolutions
+   * from the ledger with cursor pagination. Errors: the common ones. REST: GET /api/v2/resolutions.
    */
   listResolutions: handleUnaryCall<ListResolutionsRequest, ListResolutionsResponse>;
+  /**
+   * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
+   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   */
+  getResolution: handleUnaryCall<GetResolutionRequest, GetResolutionResponse>;
+  /**
+   * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
+   * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
+   * Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`. REST: GET
+   * /api/v2/resolutions/:id/candidates.
+   */
+  listCandidates: handleUnaryCall<ListCandidatesRequest, ListCandidatesResponse>;
+  /**
+   * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
+   * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
+   * slot taken meanwhile SLOT_UNAVAILABLE. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
+   * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  holdOption: handleUnaryCall<HoldOptionRequest, HoldOptionResponse>;
+  /**
+   * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
+   * its status. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`. REST:
+   * GET /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  getHold: handleUnaryCall<GetHoldRequest, GetHoldResponse>;
+  /**
+   * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
+   * the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`.
+   * REST: DELETE /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
+  /**
+   * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
+   * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
+   * option. Requires Idempotency-Key. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`,
+   * `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`, `HOLD_MISMATCH`, `SLOT_UNAVAILABLE`,
+   * `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   */
+  confirmResolution: handleUnaryCall<ConfirmResolutionRequest, ConfirmResolutionResponse>;
 }
 
 export interface ResolutionServiceClient extends Client {
-  /** CreateResolution performs the CreateResolution operation. */
+  /**
+   * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
+   * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
+   * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
+   * resolution expires after the deployment's TTL. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`,
+   * `POLICY_NOT_FOUND`, `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
+   */
   createResolution(
     request: CreateResolutionRequest,
     callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
@@ -4474,123 +6229,31 @@ export interface ResolutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
-  ): ClientUnaryCall;
-  /** CreateResolutionV1 performs the CreateResolutionV1 operation. */
-  createResolutionV1(
-    request: CreateResolutionV1Request,
-    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
-  ): ClientUnaryCall;
-  createResolutionV1(
-    request: CreateResolutionV1Request,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
-  ): ClientUnaryCall;
-  createResolutionV1(
-    request: CreateResolutionV1Request,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
-  ): ClientUnaryCall;
-  /** GetResolution performs the GetResolution operation. */
-  getResolution(
-    request: GetResolutionRequest,
-    callback: (error: ServiceError | null, response: GetResolutionResponse) => void,
-  ): ClientUnaryCall;
-  getResolution(
-    request: GetResolutionRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetResolutionResponse) => void,
-  ): ClientUnaryCall;
-  getResolution(
-    request: GetResolutionRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetResolutionResponse) => void,
-  ): ClientUnaryCall;
-  /** ListCandidates performs the ListCandidates operation. */
-  listCandidates(
-    request: ListCandidatesRequest,
-    callback: (error: ServiceError | null, response: ListCandidatesResponse) => void,
-  ): ClientUnaryCall;
-  listCandidates(
-    request: ListCandidatesRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListCandidatesResponse) => void,
-  ): ClientUnaryCall;
-  listCandidates(
-    request: ListCandidatesRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListCandidatesResponse) => void,
-  ): ClientUnaryCall;
-  /** HoldOption performs the HoldOption operation. */
-  holdOption(
-    request: HoldOptionRequest,
-    callback: (error: ServiceError | null, response: HoldOptionResponse) => void,
-  ): ClientUnaryCall;
-  holdOption(
-    request: HoldOptionRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: HoldOptionResponse) => void,
-  ): ClientUnaryCall;
-  holdOption(
-    request: HoldOptionRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: HoldOptionResponse) => void,
-  ): ClientUnaryCall;
-  /** GetHold performs the GetHold operation. */
-  getHold(
-    request: GetHoldRequest,
-    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
-  ): ClientUnaryCall;
-  getHold(
-    request: GetHoldRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
-  ): ClientUnaryCall;
-  getHold(
-    request: GetHoldRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
-  ): ClientUnaryCall;
-  /** ReleaseHold performs the ReleaseHold operation. */
-  releaseHold(
-    request: ReleaseHoldRequest,
-    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
-  ): ClientUnaryCall;
-  releaseHold(
-    request: ReleaseHoldRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
-  ): ClientUnaryCall;
-  releaseHold(
-    request: ReleaseHoldRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
-  ): ClientUnaryCall;
-  /** ConfirmResolution performs the ConfirmResolution operation. */
-  confirmResolution(
-    request: ConfirmResolutionRequest,
-    callback: (error: ServiceError | null, response: ConfirmResolutionResponse) => void,
-  ): ClientUnaryCall;
-  confirmResolution(
-    request: ConfirmResolutionRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ConfirmResolutionResponse) => void,
-  ): ClientUnaryCall;
-  confirmResolution(
-    request: ConfirmResolutionRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ConfirmResolutionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListResolutions: The organization's resolutions from the ledger, newest first, as `{data, hasMore, nextCursor}`
-   * (query `limit` 1..100, default 20, and `cursor`).
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (fields `limit`, `cursor`).
+   * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
+   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones:
+   * `IDEMPOTENCY_KEY_REUSED`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`. REST: POST /api/v1/resolutions.
+   */
+  createResolutionV1(
+    request: CreateResolutionV1Request,
+    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
+  ): ClientUnaryCall;
+  createResolutionV1(
+    request: CreateResolutionV1Request,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
+  ): ClientUnaryCall;
+  createResolutionV1(
+    request: CreateResolutionV1Request,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
+   * `status` is the outcome at creation; read one resolution for its options. Lists the organization's resolutions
+   * from the ledger with cursor pagination. Errors: the common ones. REST: GET /api/v2/resolutions.
    */
   listResolutions(
     request: ListResolutionsRequest,
@@ -4606,6 +6269,132 @@ export interface ResolutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListResolutionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
+   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   */
+  getResolution(
+    request: GetResolutionRequest,
+    callback: (error: ServiceError | null, response: GetResolutionResponse) => void,
+  ): ClientUnaryCall;
+  getResolution(
+    request: GetResolutionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetResolutionResponse) => void,
+  ): ClientUnaryCall;
+  getResolution(
+    request: GetResolutionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetResolutionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
+   * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
+   * Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`. REST: GET
+   * /api/v2/resolutions/:id/candidates.
+   */
+  listCandidates(
+    request: ListCandidatesRequest,
+    callback: (error: ServiceError | null, response: ListCandidatesResponse) => void,
+  ): ClientUnaryCall;
+  listCandidates(
+    request: ListCandidatesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListCandidatesResponse) => void,
+  ): ClientUnaryCall;
+  listCandidates(
+    request: ListCandidatesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListCandidatesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
+   * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
+   * slot taken meanwhile SLOT_UNAVAILABLE. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
+   * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  holdOption(
+    request: HoldOptionRequest,
+    callback: (error: ServiceError | null, response: HoldOptionResponse) => void,
+  ): ClientUnaryCall;
+  holdOption(
+    request: HoldOptionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HoldOptionResponse) => void,
+  ): ClientUnaryCall;
+  holdOption(
+    request: HoldOptionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HoldOptionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
+   * its status. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`. REST:
+   * GET /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  getHold(
+    request: GetHoldRequest,
+    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
+  ): ClientUnaryCall;
+  getHold(
+    request: GetHoldRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
+  ): ClientUnaryCall;
+  getHold(
+    request: GetHoldRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
+   * the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`.
+   * REST: DELETE /api/v2/resolutions/:id/options/:optionId/hold.
+   */
+  releaseHold(
+    request: ReleaseHoldRequest,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  releaseHold(
+    request: ReleaseHoldRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  releaseHold(
+    request: ReleaseHoldRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
+   * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
+   * option. Requires Idempotency-Key. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`,
+   * `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`, `HOLD_MISMATCH`, `SLOT_UNAVAILABLE`,
+   * `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   */
+  confirmResolution(
+    request: ConfirmResolutionRequest,
+    callback: (error: ServiceError | null, response: ConfirmResolutionResponse) => void,
+  ): ClientUnaryCall;
+  confirmResolution(
+    request: ConfirmResolutionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConfirmResolutionResponse) => void,
+  ): ClientUnaryCall;
+  confirmResolution(
+    request: ConfirmResolutionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConfirmResolutionResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -4626,6 +6415,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

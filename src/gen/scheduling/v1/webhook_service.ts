@@ -19,26 +19,39 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
+import {
+  DeliveryDetail,
+  DeliveryList,
+  QueuedReplay,
+  ReplayResult,
+  UpdatedWebhook,
+  Webhook,
+  WebhookTestResult,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/webhook_service.proto";
 
-/** GetWebhookRequest is the input of GetWebhook. */
+/** GetWebhookRequest: the input of GetWebhook (REST GET /api/v2/webhooks). */
 export interface GetWebhookRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?: string | undefined;
 }
 
 export interface GetWebhookRequest_ParamsEntry {
@@ -51,31 +64,68 @@ export interface GetWebhookRequest_QueryEntry {
   value: string;
 }
 
-/** GetWebhookResponse is the output of GetWebhook. */
+/** GetWebhookResponse: the output of GetWebhook. */
 export interface GetWebhookResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `Webhook` (typed form). Set when the request came in the typed form. */
+  webhook?: Webhook | undefined;
 }
 
-/** UpdateWebhookRequest is the input of UpdateWebhook. */
+/** UpdateWebhookRequest: the input of UpdateWebhook (REST PUT /api/v2/webhooks). */
 export interface UpdateWebhookRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * Where events are POSTed: `https://` only, and never a loopback, private, link-local or unique-local address
+   * (checked here and again at every connection). `WEBHOOK_ALLOW_INSECURE_URLS=1` (development) also allows `http://`
+   * and such targets. Text of 1 to 1000 characters. Required. REST: `url` in the JSON body.
+   */
+  url?:
+    | string
+    | undefined;
+  /**
+   * Event types to deliver, or `["*"]` for all of them. An unknown type is 400 VALIDATION_ERROR on `events.<index>`.
+   * At most 100 items. REST: `events` in the JSON body.
+   */
+  events?:
+    | string[]
+    | undefined;
+  /**
+   * Default true. An inactive webhook records no deliveries. True or false. Optional. REST: `active` in the JSON
+   * body.
+   */
+  active?:
+    | boolean
+    | undefined;
+  /**
+   * true: make a new secret and return it once; the previous secret keeps signing alongside it for 24 hours. True or
+   * false. Optional. REST: `rotateSecret` in the JSON body.
+   */
+  rotateSecret?: boolean | undefined;
 }
 
 export interface UpdateWebhookRequest_ParamsEntry {
@@ -88,31 +138,39 @@ export interface UpdateWebhookRequest_QueryEntry {
   value: string;
 }
 
-/** UpdateWebhookResponse is the output of UpdateWebhook. */
+/** UpdateWebhookResponse: the output of UpdateWebhook. */
 export interface UpdateWebhookResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `UpdatedWebhook` (typed form). Set when the request came in the typed form. */
+  updatedWebhook?: UpdatedWebhook | undefined;
 }
 
-/** TestWebhookRequest is the input of TestWebhook. */
+/** TestWebhookRequest: the input of TestWebhook (REST POST /api/v2/webhooks/test). */
 export interface TestWebhookRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?: string | undefined;
 }
 
 export interface TestWebhookRequest_ParamsEntry {
@@ -125,31 +183,147 @@ export interface TestWebhookRequest_QueryEntry {
   value: string;
 }
 
-/** TestWebhookResponse is the output of TestWebhook. */
+/** TestWebhookResponse: the output of TestWebhook. */
 export interface TestWebhookResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `WebhookTestResult` (typed form). Set when the request came in the typed form. */
+  webhookTestResult?: WebhookTestResult | undefined;
 }
 
-/** ListWebhookDeliveriesRequest is the input of ListWebhookDeliveries. */
+/** ListWebhookDeliveriesRequest: the input of ListWebhookDeliveries (REST GET /api/v2/webhooks/deliveries). */
 export interface ListWebhookDeliveriesRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed` in REST. Optional. REST: `status` in the
+   * query string.
+   */
+  status?:
+    | ListWebhookDeliveriesRequest_Status
+    | undefined;
+  /**
+   * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
+   * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
+   * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
+   * `calendar.reconnect_required`. Optional. REST: `event` in the query string.
+   */
+  event?:
+    | string
+    | undefined;
+  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  limit?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
+  cursor?: string | undefined;
+}
+
+/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+export enum ListWebhookDeliveriesRequest_Status {
+  /** STATUS_UNSPECIFIED - Not given. */
+  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
+  /** STATUS_PENDING - REST `pending`. */
+  STATUS_PENDING = "STATUS_PENDING",
+  /** STATUS_DELIVERED - REST `delivered`. */
+  STATUS_DELIVERED = "STATUS_DELIVERED",
+  /** STATUS_FAILED - REST `failed`. */
+  STATUS_FAILED = "STATUS_FAILED",
+  /** STATUS_DEAD_LETTERED - REST `dead_lettered`. */
+  STATUS_DEAD_LETTERED = "STATUS_DEAD_LETTERED",
+  /** STATUS_SUPPRESSED - REST `suppressed`. */
+  STATUS_SUPPRESSED = "STATUS_SUPPRESSED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function listWebhookDeliveriesRequest_StatusFromJSON(object: any): ListWebhookDeliveriesRequest_Status {
+  switch (object) {
+    case 0:
+    case "STATUS_UNSPECIFIED":
+      return ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED;
+    case 1:
+    case "STATUS_PENDING":
+      return ListWebhookDeliveriesRequest_Status.STATUS_PENDING;
+    case 2:
+    case "STATUS_DELIVERED":
+      return ListWebhookDeliveriesRequest_Status.STATUS_DELIVERED;
+    case 3:
+    case "STATUS_FAILED":
+      return ListWebhookDeliveriesRequest_Status.STATUS_FAILED;
+    case 4:
+    case "STATUS_DEAD_LETTERED":
+      return ListWebhookDeliveriesRequest_Status.STATUS_DEAD_LETTERED;
+    case 5:
+    case "STATUS_SUPPRESSED":
+      return ListWebhookDeliveriesRequest_Status.STATUS_SUPPRESSED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ListWebhookDeliveriesRequest_Status.UNRECOGNIZED;
+  }
+}
+
+export function listWebhookDeliveriesRequest_StatusToJSON(object: ListWebhookDeliveriesRequest_Status): string {
+  switch (object) {
+    case ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED:
+      return "STATUS_UNSPECIFIED";
+    case ListWebhookDeliveriesRequest_Status.STATUS_PENDING:
+      return "STATUS_PENDING";
+    case ListWebhookDeliveriesRequest_Status.STATUS_DELIVERED:
+      return "STATUS_DELIVERED";
+    case ListWebhookDeliveriesRequest_Status.STATUS_FAILED:
+      return "STATUS_FAILED";
+    case ListWebhookDeliveriesRequest_Status.STATUS_DEAD_LETTERED:
+      return "STATUS_DEAD_LETTERED";
+    case ListWebhookDeliveriesRequest_Status.STATUS_SUPPRESSED:
+      return "STATUS_SUPPRESSED";
+    case ListWebhookDeliveriesRequest_Status.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function listWebhookDeliveriesRequest_StatusToNumber(object: ListWebhookDeliveriesRequest_Status): number {
+  switch (object) {
+    case ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED:
+      return 0;
+    case ListWebhookDeliveriesRequest_Status.STATUS_PENDING:
+      return 1;
+    case ListWebhookDeliveriesRequest_Status.STATUS_DELIVERED:
+      return 2;
+    case ListWebhookDeliveriesRequest_Status.STATUS_FAILED:
+      return 3;
+    case ListWebhookDeliveriesRequest_Status.STATUS_DEAD_LETTERED:
+      return 4;
+    case ListWebhookDeliveriesRequest_Status.STATUS_SUPPRESSED:
+      return 5;
+    case ListWebhookDeliveriesRequest_Status.UNRECOGNIZED:
+    default:
+      return -1;
+  }
 }
 
 export interface ListWebhookDeliveriesRequest_ParamsEntry {
@@ -162,31 +336,43 @@ export interface ListWebhookDeliveriesRequest_QueryEntry {
   value: string;
 }
 
-/** ListWebhookDeliveriesResponse is the output of ListWebhookDeliveries. */
+/** ListWebhookDeliveriesResponse: the output of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `DeliveryList` (typed form). Set when the request came in the typed form. */
+  deliveryList?: DeliveryList | undefined;
 }
 
-/** GetWebhookDeliveryRequest is the input of GetWebhookDelivery. */
+/** GetWebhookDeliveryRequest: the input of GetWebhookDelivery (REST GET /api/v2/webhooks/deliveries/:id). */
 export interface GetWebhookDeliveryRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface GetWebhookDeliveryRequest_ParamsEntry {
@@ -199,31 +385,46 @@ export interface GetWebhookDeliveryRequest_QueryEntry {
   value: string;
 }
 
-/** GetWebhookDeliveryResponse is the output of GetWebhookDelivery. */
+/** GetWebhookDeliveryResponse: the output of GetWebhookDelivery. */
 export interface GetWebhookDeliveryResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `DeliveryDetail` (typed form). Set when the request came in the typed form. */
+  deliveryDetail?: DeliveryDetail | undefined;
 }
 
-/** ReplayWebhookDeliveryRequest is the input of ReplayWebhookDelivery. */
+/**
+ * ReplayWebhookDeliveryRequest: the input of ReplayWebhookDelivery (REST POST
+ * /api/v2/webhooks/deliveries/:id/replay).
+ */
 export interface ReplayWebhookDeliveryRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  id?: string | undefined;
 }
 
 export interface ReplayWebhookDeliveryRequest_ParamsEntry {
@@ -236,31 +437,46 @@ export interface ReplayWebhookDeliveryRequest_QueryEntry {
   value: string;
 }
 
-/** ReplayWebhookDeliveryResponse is the output of ReplayWebhookDelivery. */
+/** ReplayWebhookDeliveryResponse: the output of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `ReplayResult` (typed form). Set when the request came in the typed form. */
+  replayResult?: ReplayResult | undefined;
 }
 
-/** QueueWebhookDeliveryReplayRequest is the input of QueueWebhookDeliveryReplay. */
+/**
+ * QueueWebhookDeliveryReplayRequest: the input of QueueWebhookDeliveryReplay (REST POST
+ * /api/v2/webhooks/:deliveryId/replay).
+ */
 export interface QueueWebhookDeliveryReplayRequest {
-  /** Path parameters by name. */
-  params: { [key: string]: string };
-  /** Query parameters by name. */
-  query: { [key: string]: string };
-  /** JSON body of the operation. */
-  body:
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
     | any
     | undefined;
   /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
    */
-  bodyJson: string;
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. REST: `deliveryId` in the path (`:deliveryId`). */
+  deliveryId?: string | undefined;
 }
 
 export interface QueueWebhookDeliveryReplayRequest_ParamsEntry {
@@ -273,14 +489,18 @@ export interface QueueWebhookDeliveryReplayRequest_QueryEntry {
   value: string;
 }
 
-/** QueueWebhookDeliveryReplayResponse is the output of QueueWebhookDeliveryReplay. */
+/** QueueWebhookDeliveryReplayResponse: the output of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result:
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
     | any
     | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson: string;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `QueuedReplay` (typed form). Set when the request came in the typed form. */
+  queuedReplay?: QueuedReplay | undefined;
 }
 
 function createBaseGetWebhookRequest(): GetWebhookRequest {
@@ -289,16 +509,16 @@ function createBaseGetWebhookRequest(): GetWebhookRequest {
 
 export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
   encode(message: GetWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetWebhookRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
     return writer;
@@ -324,7 +544,7 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
 
             const entry1 = GetWebhookRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -335,7 +555,7 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
 
             const entry2 = GetWebhookRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -429,7 +649,7 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
     return obj;
@@ -635,7 +855,7 @@ export const GetWebhookRequest_QueryEntry: MessageFns<GetWebhookRequest_QueryEnt
 };
 
 function createBaseGetWebhookResponse(): GetWebhookResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", webhook: undefined };
 }
 
 export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
@@ -643,8 +863,11 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.webhook !== undefined) {
+      Webhook.encode(message.webhook, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -678,6 +901,14 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.webhook = Webhook.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -698,6 +929,7 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      webhook: isSet(object.webhook) ? Webhook.fromJSON(object.webhook) : undefined,
     };
   },
 
@@ -706,8 +938,11 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.webhook !== undefined) {
+      obj.webhook = Webhook.toJSON(message.webhook);
     }
     return obj;
   },
@@ -719,27 +954,53 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
     const message = createBaseGetWebhookResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.webhook = (object.webhook !== undefined && object.webhook !== null)
+      ? Webhook.fromPartial(object.webhook)
+      : undefined;
     return message;
   },
 };
 
 function createBaseUpdateWebhookRequest(): UpdateWebhookRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    url: "",
+    events: [],
+    active: undefined,
+    rotateSecret: undefined,
+  };
 }
 
 export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
   encode(message: UpdateWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       UpdateWebhookRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.url !== undefined && message.url !== "") {
+      writer.uint32(130).string(message.url);
+    }
+    if (message.events !== undefined && message.events.length !== 0) {
+      for (const v of message.events) {
+        writer.uint32(138).string(v!);
+      }
+    }
+    if (message.active !== undefined) {
+      writer.uint32(144).bool(message.active);
+    }
+    if (message.rotateSecret !== undefined) {
+      writer.uint32(152).bool(message.rotateSecret);
     }
     return writer;
   },
@@ -764,7 +1025,7 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
 
             const entry1 = UpdateWebhookRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -775,7 +1036,7 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
 
             const entry2 = UpdateWebhookRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -793,6 +1054,41 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.events!.push(el);
+            }
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.active = reader.bool();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.rotateSecret = reader.bool();
             continue;
           }
         }
@@ -843,6 +1139,16 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      events: globalThis.Array.isArray(object?.events)
+        ? object.events.map((e: any) => globalThis.String(e))
+        : [],
+      active: isSet(object.active) ? globalThis.Boolean(object.active) : undefined,
+      rotateSecret: isSet(object.rotateSecret)
+        ? globalThis.Boolean(object.rotateSecret)
+        : isSet(object.rotate_secret)
+        ? globalThis.Boolean(object.rotate_secret)
+        : undefined,
     };
   },
 
@@ -869,8 +1175,20 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.url !== undefined && message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.active !== undefined) {
+      obj.active = message.active;
+    }
+    if (message.rotateSecret !== undefined) {
+      obj.rotateSecret = message.rotateSecret;
     }
     return obj;
   },
@@ -900,6 +1218,10 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.url = object.url ?? "";
+    message.events = object.events?.map((e) => e) || [];
+    message.active = object.active ?? undefined;
+    message.rotateSecret = object.rotateSecret ?? undefined;
     return message;
   },
 };
@@ -1075,7 +1397,7 @@ export const UpdateWebhookRequest_QueryEntry: MessageFns<UpdateWebhookRequest_Qu
 };
 
 function createBaseUpdateWebhookResponse(): UpdateWebhookResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", updatedWebhook: undefined };
 }
 
 export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
@@ -1083,8 +1405,11 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.updatedWebhook !== undefined) {
+      UpdatedWebhook.encode(message.updatedWebhook, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1118,6 +1443,14 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.updatedWebhook = UpdatedWebhook.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1138,6 +1471,11 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      updatedWebhook: isSet(object.updatedWebhook)
+        ? UpdatedWebhook.fromJSON(object.updatedWebhook)
+        : isSet(object.updated_webhook)
+        ? UpdatedWebhook.fromJSON(object.updated_webhook)
+        : undefined,
     };
   },
 
@@ -1146,8 +1484,11 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.updatedWebhook !== undefined) {
+      obj.updatedWebhook = UpdatedWebhook.toJSON(message.updatedWebhook);
     }
     return obj;
   },
@@ -1159,6 +1500,9 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
     const message = createBaseUpdateWebhookResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.updatedWebhook = (object.updatedWebhook !== undefined && object.updatedWebhook !== null)
+      ? UpdatedWebhook.fromPartial(object.updatedWebhook)
+      : undefined;
     return message;
   },
 };
@@ -1169,16 +1513,16 @@ function createBaseTestWebhookRequest(): TestWebhookRequest {
 
 export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
   encode(message: TestWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       TestWebhookRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       TestWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
     return writer;
@@ -1204,7 +1548,7 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
 
             const entry1 = TestWebhookRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1215,7 +1559,7 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
 
             const entry2 = TestWebhookRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1309,7 +1653,7 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
     return obj;
@@ -1515,7 +1859,7 @@ export const TestWebhookRequest_QueryEntry: MessageFns<TestWebhookRequest_QueryE
 };
 
 function createBaseTestWebhookResponse(): TestWebhookResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", webhookTestResult: undefined };
 }
 
 export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
@@ -1523,8 +1867,11 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.webhookTestResult !== undefined) {
+      WebhookTestResult.encode(message.webhookTestResult, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1558,6 +1905,14 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.webhookTestResult = WebhookTestResult.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1578,6 +1933,11 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      webhookTestResult: isSet(object.webhookTestResult)
+        ? WebhookTestResult.fromJSON(object.webhookTestResult)
+        : isSet(object.webhook_test_result)
+        ? WebhookTestResult.fromJSON(object.webhook_test_result)
+        : undefined,
     };
   },
 
@@ -1586,8 +1946,11 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.webhookTestResult !== undefined) {
+      obj.webhookTestResult = WebhookTestResult.toJSON(message.webhookTestResult);
     }
     return obj;
   },
@@ -1599,27 +1962,51 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
     const message = createBaseTestWebhookResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.webhookTestResult = (object.webhookTestResult !== undefined && object.webhookTestResult !== null)
+      ? WebhookTestResult.fromPartial(object.webhookTestResult)
+      : undefined;
     return message;
   },
 };
 
 function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    status: ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
+    event: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
 }
 
 export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesRequest> = {
   encode(message: ListWebhookDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ListWebhookDeliveriesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListWebhookDeliveriesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.status !== undefined && message.status !== ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED) {
+      writer.uint32(128).int32(listWebhookDeliveriesRequest_StatusToNumber(message.status));
+    }
+    if (message.event !== undefined) {
+      writer.uint32(138).string(message.event);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(146).string(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(154).string(message.cursor);
     }
     return writer;
   },
@@ -1644,7 +2031,7 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
 
             const entry1 = ListWebhookDeliveriesRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -1655,7 +2042,7 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
 
             const entry2 = ListWebhookDeliveriesRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -1673,6 +2060,38 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.status = listWebhookDeliveriesRequest_StatusFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -1723,6 +2142,12 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      status: isSet(object.status)
+        ? listWebhookDeliveriesRequest_StatusFromJSON(object.status)
+        : ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
+      event: isSet(object.event) ? globalThis.String(object.event) : undefined,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
     };
   },
 
@@ -1749,8 +2174,20 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.status !== undefined && message.status !== ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED) {
+      obj.status = listWebhookDeliveriesRequest_StatusToJSON(message.status);
+    }
+    if (message.event !== undefined) {
+      obj.event = message.event;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = message.limit;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
     }
     return obj;
   },
@@ -1780,6 +2217,10 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.status = object.status ?? ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED;
+    message.event = object.event ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
     return message;
   },
 };
@@ -1955,7 +2396,7 @@ export const ListWebhookDeliveriesRequest_QueryEntry: MessageFns<ListWebhookDeli
 };
 
 function createBaseListWebhookDeliveriesResponse(): ListWebhookDeliveriesResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", deliveryList: undefined };
 }
 
 export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResponse> = {
@@ -1963,8 +2404,11 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.deliveryList !== undefined) {
+      DeliveryList.encode(message.deliveryList, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1998,6 +2442,14 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.deliveryList = DeliveryList.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2018,6 +2470,11 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      deliveryList: isSet(object.deliveryList)
+        ? DeliveryList.fromJSON(object.deliveryList)
+        : isSet(object.delivery_list)
+        ? DeliveryList.fromJSON(object.delivery_list)
+        : undefined,
     };
   },
 
@@ -2026,8 +2483,11 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.deliveryList !== undefined) {
+      obj.deliveryList = DeliveryList.toJSON(message.deliveryList);
     }
     return obj;
   },
@@ -2039,27 +2499,33 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
     const message = createBaseListWebhookDeliveriesResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.deliveryList = (object.deliveryList !== undefined && object.deliveryList !== null)
+      ? DeliveryList.fromPartial(object.deliveryList)
+      : undefined;
     return message;
   },
 };
 
 function createBaseGetWebhookDeliveryRequest(): GetWebhookDeliveryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = {
   encode(message: GetWebhookDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       GetWebhookDeliveryRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetWebhookDeliveryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2084,7 +2550,7 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
 
             const entry1 = GetWebhookDeliveryRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2095,7 +2561,7 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
 
             const entry2 = GetWebhookDeliveryRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2113,6 +2579,14 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -2163,6 +2637,7 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -2189,8 +2664,11 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -2220,6 +2698,7 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -2395,7 +2874,7 @@ export const GetWebhookDeliveryRequest_QueryEntry: MessageFns<GetWebhookDelivery
 };
 
 function createBaseGetWebhookDeliveryResponse(): GetWebhookDeliveryResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", deliveryDetail: undefined };
 }
 
 export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> = {
@@ -2403,8 +2882,11 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.deliveryDetail !== undefined) {
+      DeliveryDetail.encode(message.deliveryDetail, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2438,6 +2920,14 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.deliveryDetail = DeliveryDetail.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2458,6 +2948,11 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      deliveryDetail: isSet(object.deliveryDetail)
+        ? DeliveryDetail.fromJSON(object.deliveryDetail)
+        : isSet(object.delivery_detail)
+        ? DeliveryDetail.fromJSON(object.delivery_detail)
+        : undefined,
     };
   },
 
@@ -2466,8 +2961,11 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.deliveryDetail !== undefined) {
+      obj.deliveryDetail = DeliveryDetail.toJSON(message.deliveryDetail);
     }
     return obj;
   },
@@ -2479,27 +2977,33 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
     const message = createBaseGetWebhookDeliveryResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.deliveryDetail = (object.deliveryDetail !== undefined && object.deliveryDetail !== null)
+      ? DeliveryDetail.fromPartial(object.deliveryDetail)
+      : undefined;
     return message;
   },
 };
 
 function createBaseReplayWebhookDeliveryRequest(): ReplayWebhookDeliveryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
 }
 
 export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryRequest> = {
   encode(message: ReplayWebhookDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       ReplayWebhookDeliveryRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ReplayWebhookDeliveryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
     }
     return writer;
   },
@@ -2524,7 +3028,7 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
 
             const entry1 = ReplayWebhookDeliveryRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2535,7 +3039,7 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
 
             const entry2 = ReplayWebhookDeliveryRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2553,6 +3057,14 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
             continue;
           }
         }
@@ -2603,6 +3115,7 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
 
@@ -2629,8 +3142,11 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
     }
     return obj;
   },
@@ -2660,6 +3176,7 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -2835,7 +3352,7 @@ export const ReplayWebhookDeliveryRequest_QueryEntry: MessageFns<ReplayWebhookDe
 };
 
 function createBaseReplayWebhookDeliveryResponse(): ReplayWebhookDeliveryResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", replayResult: undefined };
 }
 
 export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResponse> = {
@@ -2843,8 +3360,11 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.replayResult !== undefined) {
+      ReplayResult.encode(message.replayResult, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2878,6 +3398,14 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.replayResult = ReplayResult.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2898,6 +3426,11 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      replayResult: isSet(object.replayResult)
+        ? ReplayResult.fromJSON(object.replayResult)
+        : isSet(object.replay_result)
+        ? ReplayResult.fromJSON(object.replay_result)
+        : undefined,
     };
   },
 
@@ -2906,8 +3439,11 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.replayResult !== undefined) {
+      obj.replayResult = ReplayResult.toJSON(message.replayResult);
     }
     return obj;
   },
@@ -2919,27 +3455,33 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
     const message = createBaseReplayWebhookDeliveryResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.replayResult = (object.replayResult !== undefined && object.replayResult !== null)
+      ? ReplayResult.fromPartial(object.replayResult)
+      : undefined;
     return message;
   },
 };
 
 function createBaseQueueWebhookDeliveryReplayRequest(): QueueWebhookDeliveryReplayRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", deliveryId: "" };
 }
 
 export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryReplayRequest> = {
   encode(message: QueueWebhookDeliveryReplayRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
       QueueWebhookDeliveryReplayRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
-    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       QueueWebhookDeliveryReplayRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.body !== undefined) {
       Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.deliveryId !== undefined && message.deliveryId !== "") {
+      writer.uint32(130).string(message.deliveryId);
     }
     return writer;
   },
@@ -2964,7 +3506,7 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
 
             const entry1 = QueueWebhookDeliveryReplayRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
-              message.params[entry1.key] = entry1.value;
+              message.params![entry1.key] = entry1.value;
             }
             continue;
           }
@@ -2975,7 +3517,7 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
 
             const entry2 = QueueWebhookDeliveryReplayRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
-              message.query[entry2.key] = entry2.value;
+              message.query![entry2.key] = entry2.value;
             }
             continue;
           }
@@ -2993,6 +3535,14 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
             }
 
             message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.deliveryId = reader.string();
             continue;
           }
         }
@@ -3043,6 +3593,11 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      deliveryId: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
     };
   },
 
@@ -3069,8 +3624,11 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
     if (message.body !== undefined) {
       obj.body = message.body;
     }
-    if (message.bodyJson !== "") {
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
+    }
+    if (message.deliveryId !== undefined && message.deliveryId !== "") {
+      obj.deliveryId = message.deliveryId;
     }
     return obj;
   },
@@ -3100,6 +3658,7 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
+    message.deliveryId = object.deliveryId ?? "";
     return message;
   },
 };
@@ -3290,7 +3849,7 @@ export const QueueWebhookDeliveryReplayRequest_QueryEntry: MessageFns<QueueWebho
 };
 
 function createBaseQueueWebhookDeliveryReplayResponse(): QueueWebhookDeliveryReplayResponse {
-  return { result: undefined, resultJson: "" };
+  return { result: undefined, resultJson: "", queuedReplay: undefined };
 }
 
 export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDeliveryReplayResponse> = {
@@ -3298,8 +3857,11 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
     if (message.result !== undefined) {
       Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       writer.uint32(18).string(message.resultJson);
+    }
+    if (message.queuedReplay !== undefined) {
+      QueuedReplay.encode(message.queuedReplay, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -3333,6 +3895,14 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
             message.resultJson = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.queuedReplay = QueuedReplay.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3353,6 +3923,11 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
         : isSet(object.result_json)
         ? globalThis.String(object.result_json)
         : "",
+      queuedReplay: isSet(object.queuedReplay)
+        ? QueuedReplay.fromJSON(object.queuedReplay)
+        : isSet(object.queued_replay)
+        ? QueuedReplay.fromJSON(object.queued_replay)
+        : undefined,
     };
   },
 
@@ -3361,8 +3936,11 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
     if (message.result !== undefined) {
       obj.result = message.result;
     }
-    if (message.resultJson !== "") {
+    if (message.resultJson !== undefined && message.resultJson !== "") {
       obj.resultJson = message.resultJson;
+    }
+    if (message.queuedReplay !== undefined) {
+      obj.queuedReplay = QueuedReplay.toJSON(message.queuedReplay);
     }
     return obj;
   },
@@ -3374,6 +3952,9 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
     const message = createBaseQueueWebhookDeliveryReplayResponse();
     message.result = object.result === undefined ? undefined : object.result;
     message.resultJson = object.resultJson ?? "";
+    message.queuedReplay = (object.queuedReplay !== undefined && object.queuedReplay !== null)
+      ? QueuedReplay.fromPartial(object.queuedReplay)
+      : undefined;
     return message;
   },
 };
@@ -3381,15 +3962,20 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 /**
  * WebhookService: The organization's webhook configuration, its delivery log and replays (CONTRACT part 6).
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
+ * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
+ * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
+ * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
   /**
-   * GetWebhook: Reads the organization's webhook configuration `{url, events, active, createdAt}` (never its secret).
-   * Errors: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook.
+   * GetWebhook: Read the organization’s webhook configuration (never its secret). Answers the URL, event types and
+   * whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the common ones:
+   * `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook: {
     path: "/scheduling.v1.WebhookService/GetWebhook" as const,
@@ -3401,11 +3987,12 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookResponse => GetWebhookResponse.decode(value),
   },
   /**
-   * UpdateWebhook: Creates or replaces the organization's webhook configuration `{url, events, active?, rotateSecret?}`;
-   * the answer carries `secret` on creation and when `rotateSecret` is true (the previous secret keeps signing
-   * for 24 hours). Works with test and live keys.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `url`: not https, credentials, or a loopback, private,
-   * link-local or unique-local target; field `events`: empty or an unknown event type).
+   * UpdateWebhook: Set up or replace the organization’s webhook (test or live key). The answer carries `secret` on
+   * the first set-up and when `rotateSecret` is true; after a rotation the previous secret keeps signing beside the
+   * new one for 24 hours. `url` must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
+   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme. Errors: the common
+   * ones. REST: PUT /api/v2/webhooks.
    */
   updateWebhook: {
     path: "/scheduling.v1.WebhookService/UpdateWebhook" as const,
@@ -3418,8 +4005,10 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): UpdateWebhookResponse => UpdateWebhookResponse.decode(value),
   },
   /**
-   * TestWebhook: Sends a signed test event to the configured URL now and answers `{delivered, statusCode, latencyMs}`.
-   * Errors: PERMISSION_DENIED `LIVE_KEY_REQUIRED` (test key); NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
+   * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
+   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: `LIVE_KEY_REQUIRED`,
+   * `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
    */
   testWebhook: {
     path: "/scheduling.v1.WebhookService/TestWebhook" as const,
@@ -3431,9 +4020,9 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): TestWebhookResponse => TestWebhookResponse.decode(value),
   },
   /**
-   * ListWebhookDeliveries: Lists the organization's delivery records newest first as `{deliveries, total, nextCursor}`,
-   * filtered by `status` and `event`, paged by `limit` and `cursor`.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `status`, `event`, `limit` or `cursor`).
+   * ListWebhookDeliveries: List delivery records newest first as `{deliveries, total, nextCursor}`, optionally of one
+   * `status` or `event` type; `total` counts every match. Lists the organization's delivery records with their latest
+   * attempt; cursor pagination. Errors: the common ones. REST: GET /api/v2/webhooks/deliveries.
    */
   listWebhookDeliveries: {
     path: "/scheduling.v1.WebhookService/ListWebhookDeliveries" as const,
@@ -3447,8 +4036,9 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): ListWebhookDeliveriesResponse => ListWebhookDeliveriesResponse.decode(value),
   },
   /**
-   * GetWebhookDelivery: Reads one delivery record with all its `attempts`, manual replays included.
-   * Errors: NOT_FOUND `DELIVERY_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another organization's delivery).
+   * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
+   * record and its attempts, oldest first. Errors beyond the common ones: `DELIVERY_NOT_FOUND`. REST: GET
+   * /api/v2/webhooks/deliveries/:id.
    */
   getWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/GetWebhookDelivery" as const,
@@ -3462,11 +4052,12 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookDeliveryResponse => GetWebhookDeliveryResponse.decode(value),
   },
   /**
-   * ReplayWebhookDelivery: Sends a delivery again now, as the next attempt, and answers `{delivered, statusCode, latencyMs, replayedAt}`.
-   * Errors: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED` (plan below launch), `LIVE_KEY_REQUIRED` (test key),
-   * `FORBIDDEN` (another organization's delivery); NOT_FOUND `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`;
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE` (HTTP 422: a suppressed, test-mode delivery);
-   * ABORTED `DELIVERY_IN_PROGRESS` (a sender is sending it right now).
+   * ReplayWebhookDelivery: Send a delivery again now (plan launch or higher, live key) as its next attempt, and
+   * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
+   * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
+   * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
+   * ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`,
+   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
    */
   replayWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/ReplayWebhookDelivery" as const,
@@ -3480,8 +4071,11 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): ReplayWebhookDeliveryResponse => ReplayWebhookDeliveryResponse.decode(value),
   },
   /**
-   * QueueWebhookDeliveryReplay: Queues a delivery for a manual attempt by the dispatcher and answers `{deliveryId, status: "pending", attempt}`
-   * (the number the queued attempt will carry). Errors as ReplayWebhookDelivery.
+   * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
+   * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
+   * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
+   * beyond the common ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`,
+   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/:deliveryId/replay.
    */
   queueWebhookDeliveryReplay: {
     path: "/scheduling.v1.WebhookService/QueueWebhookDeliveryReplay" as const,
@@ -3500,53 +4094,63 @@ export const WebhookServiceService = {
 
 export interface WebhookServiceServer extends UntypedServiceImplementation {
   /**
-   * GetWebhook: Reads the organization's webhook configuration `{url, events, active, createdAt}` (never its secret).
-   * Errors: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook.
+   * GetWebhook: Read the organization’s webhook configuration (never its secret). Answers the URL, event types and
+   * whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the common ones:
+   * `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook: handleUnaryCall<GetWebhookRequest, GetWebhookResponse>;
   /**
-   * UpdateWebhook: Creates or replaces the organization's webhook configuration `{url, events, active?, rotateSecret?}`;
-   * the answer carries `secret` on creation and when `rotateSecret` is true (the previous secret keeps signing
-   * for 24 hours). Works with test and live keys.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `url`: not https, credentials, or a loopback, private,
-   * link-local or unique-local target; field `events`: empty or an unknown event type).
+   * UpdateWebhook: Set up or replace the organization’s webhook (test or live key). The answer carries `secret` on
+   * the first set-up and when `rotateSecret` is true; after a rotation the previous secret keeps signing beside the
+   * new one for 24 hours. `url` must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
+   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme. Errors: the common
+   * ones. REST: PUT /api/v2/webhooks.
    */
   updateWebhook: handleUnaryCall<UpdateWebhookRequest, UpdateWebhookResponse>;
   /**
-   * TestWebhook: Sends a signed test event to the configured URL now and answers `{delivered, statusCode, latencyMs}`.
-   * Errors: PERMISSION_DENIED `LIVE_KEY_REQUIRED` (test key); NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
+   * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
+   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: `LIVE_KEY_REQUIRED`,
+   * `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
    */
   testWebhook: handleUnaryCall<TestWebhookRequest, TestWebhookResponse>;
   /**
-   * ListWebhookDeliveries: Lists the organization's delivery records newest first as `{deliveries, total, nextCursor}`,
-   * filtered by `status` and `event`, paged by `limit` and `cursor`.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `status`, `event`, `limit` or `cursor`).
+   * ListWebhookDeliveries: List delivery records newest first as `{deliveries, total, nextCursor}`, optionally of one
+   * `status` or `event` type; `total` counts every match. Lists the organization's delivery records with their latest
+   * attempt; cursor pagination. Errors: the common ones. REST: GET /api/v2/webhooks/deliveries.
    */
   listWebhookDeliveries: handleUnaryCall<ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse>;
   /**
-   * GetWebhookDelivery: Reads one delivery record with all its `attempts`, manual replays included.
-   * Errors: NOT_FOUND `DELIVERY_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another organization's delivery).
+   * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
+   * record and its attempts, oldest first. Errors beyond the common ones: `DELIVERY_NOT_FOUND`. REST: GET
+   * /api/v2/webhooks/deliveries/:id.
    */
   getWebhookDelivery: handleUnaryCall<GetWebhookDeliveryRequest, GetWebhookDeliveryResponse>;
   /**
-   * ReplayWebhookDelivery: Sends a delivery again now, as the next attempt, and answers `{delivered, statusCode, latencyMs, replayedAt}`.
-   * Errors: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED` (plan below launch), `LIVE_KEY_REQUIRED` (test key),
-   * `FORBIDDEN` (another organization's delivery); NOT_FOUND `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`;
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE` (HTTP 422: a suppressed, test-mode delivery);
-   * ABORTED `DELIVERY_IN_PROGRESS` (a sender is sending it right now).
+   * ReplayWebhookDelivery: Send a delivery again now (plan launch or higher, live key) as its next attempt, and
+   * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
+   * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
+   * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
+   * ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`,
+   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
    */
   replayWebhookDelivery: handleUnaryCall<ReplayWebhookDeliveryRequest, ReplayWebhookDeliveryResponse>;
   /**
-   * QueueWebhookDeliveryReplay: Queues a delivery for a manual attempt by the dispatcher and answers `{deliveryId, status: "pending", attempt}`
-   * (the number the queued attempt will carry). Errors as ReplayWebhookDelivery.
+   * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
+   * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
+   * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
+   * beyond the common ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`,
+   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/:deliveryId/replay.
    */
   queueWebhookDeliveryReplay: handleUnaryCall<QueueWebhookDeliveryReplayRequest, QueueWebhookDeliveryReplayResponse>;
 }
 
 export interface WebhookServiceClient extends Client {
   /**
-   * GetWebhook: Reads the organization's webhook configuration `{url, events, active, createdAt}` (never its secret).
-   * Errors: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook.
+   * GetWebhook: Read the organization’s webhook configuration (never its secret). Answers the URL, event types and
+   * whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the common ones:
+   * `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook(
     request: GetWebhookRequest,
@@ -3564,11 +4168,12 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateWebhook: Creates or replaces the organization's webhook configuration `{url, events, active?, rotateSecret?}`;
-   * the answer carries `secret` on creation and when `rotateSecret` is true (the previous secret keeps signing
-   * for 24 hours). Works with test and live keys.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `url`: not https, credentials, or a loopback, private,
-   * link-local or unique-local target; field `events`: empty or an unknown event type).
+   * UpdateWebhook: Set up or replace the organization’s webhook (test or live key). The answer carries `secret` on
+   * the first set-up and when `rotateSecret` is true; after a rotation the previous secret keeps signing beside the
+   * new one for 24 hours. `url` must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
+   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme. Errors: the common
+   * ones. REST: PUT /api/v2/webhooks.
    */
   updateWebhook(
     request: UpdateWebhookRequest,
@@ -3586,8 +4191,10 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * TestWebhook: Sends a signed test event to the configured URL now and answers `{delivered, statusCode, latencyMs}`.
-   * Errors: PERMISSION_DENIED `LIVE_KEY_REQUIRED` (test key); NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
+   * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
+   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: `LIVE_KEY_REQUIRED`,
+   * `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
    */
   testWebhook(
     request: TestWebhookRequest,
@@ -3605,9 +4212,9 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: TestWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListWebhookDeliveries: Lists the organization's delivery records newest first as `{deliveries, total, nextCursor}`,
-   * filtered by `status` and `event`, paged by `limit` and `cursor`.
-   * Errors: INVALID_ARGUMENT `VALIDATION_ERROR` (field `status`, `event`, `limit` or `cursor`).
+   * ListWebhookDeliveries: List delivery records newest first as `{deliveries, total, nextCursor}`, optionally of one
+   * `status` or `event` type; `total` counts every match. Lists the organization's delivery records with their latest
+   * attempt; cursor pagination. Errors: the common ones. REST: GET /api/v2/webhooks/deliveries.
    */
   listWebhookDeliveries(
     request: ListWebhookDeliveriesRequest,
@@ -3625,8 +4232,9 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetWebhookDelivery: Reads one delivery record with all its `attempts`, manual replays included.
-   * Errors: NOT_FOUND `DELIVERY_NOT_FOUND`; PERMISSION_DENIED `FORBIDDEN` (another organization's delivery).
+   * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
+   * record and its attempts, oldest first. Errors beyond the common ones: `DELIVERY_NOT_FOUND`. REST: GET
+   * /api/v2/webhooks/deliveries/:id.
    */
   getWebhookDelivery(
     request: GetWebhookDeliveryRequest,
@@ -3644,11 +4252,12 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookDeliveryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ReplayWebhookDelivery: Sends a delivery again now, as the next attempt, and answers `{delivered, statusCode, latencyMs, replayedAt}`.
-   * Errors: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED` (plan below launch), `LIVE_KEY_REQUIRED` (test key),
-   * `FORBIDDEN` (another organization's delivery); NOT_FOUND `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`;
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE` (HTTP 422: a suppressed, test-mode delivery);
-   * ABORTED `DELIVERY_IN_PROGRESS` (a sender is sending it right now).
+   * ReplayWebhookDelivery: Send a delivery again now (plan launch or higher, live key) as its next attempt, and
+   * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
+   * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
+   * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
+   * ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`,
+   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
    */
   replayWebhookDelivery(
     request: ReplayWebhookDeliveryRequest,
@@ -3666,8 +4275,11 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: ReplayWebhookDeliveryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * QueueWebhookDeliveryReplay: Queues a delivery for a manual attempt by the dispatcher and answers `{deliveryId, status: "pending", attempt}`
-   * (the number the queued attempt will carry). Errors as ReplayWebhookDelivery.
+   * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
+   * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
+   * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
+   * beyond the common ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`,
+   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/:deliveryId/replay.
    */
   queueWebhookDeliveryReplay(
     request: QueueWebhookDeliveryReplayRequest,

@@ -1,0 +1,25 @@
+import { findUnstorableInput } from '../contract/find-unstorable-input.js';
+import { validationError } from '../errors/service-error.js';
+import { isStreaming, type OperationInput, type OperationTable } from './operation.js';
+
+/** Throws 400 VALIDATION_ERROR (with `field`) when a request holds what no operation may store. */
+function check(input: OperationInput): void {
+  const problem = findUnstorableInput(input);
+  if (problem) throw validationError([problem]);
+}
+
+/**
+ * Wraps every operation of a table so that, once the caller is authenticated and before the operation reads anything,
+ * a request with U+0000 or an unpaired surrogate in any path parameter, query value, body string or key, or a body
+ * nested deeper than MAX_INPUT_DEPTH, is refused the same way through both doors: PostgreSQL can store neither, and
+ * recursive code (canonical JSON, serialization) must never meet unbounded nesting.
+ */
+export function refuseUnstorableInput(table: OperationTable): OperationTable {
+  const out: OperationTable = {};
+  for (const [rpc, spec] of Object.entries(table)) {
+    out[rpc] = isStreaming(spec)
+      ? { ...spec, stream: async (caller, input, send, signal) => { check(input); return spec.stream(caller, input, send, signal); } }
+      : { ...spec, handler: async (caller, input) => { check(input); return spec.handler(caller, input); } };
+  }
+  return out;
+}

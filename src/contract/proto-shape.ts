@@ -1,0 +1,177 @@
+import { z } from 'zod';
+
+/**
+ * How a REST shape (a zod schema of the contract) is carried in a typed protobuf message. The proto files of the
+ * internal API are generated from the route table by `scripts/generate-proto.ts` with these rules, and the gRPC
+ * server converts between typed messages and the REST JSON with the same rules (`typed-message.ts`), so a REST
+ * schema and its message cannot drift: there is one source, the zod schema.
+ */
+export type ProtoShape =
+  | { kind: 'string' | 'bool' | 'double' | 'int64' }
+  | { kind: 'timestamp' }
+  | { kind: 'enum'; values: string[] }
+  | { kind: 'message'; schema: z.ZodObject }
+  | { kind: 'repeated'; item: ProtoShape }
+  | { kind: 'map'; value: ProtoShape }
+  /** google.protobuf.Value: where the contract is free-form or polymorphic (a value or a list, any JSON). */
+  | { kind: 'value' }
+  /** google.protobuf.Struct: a free-form JSON object. */
+  | { kind: 'struct' };
+
+/** Which side of a schema a message carries: what a caller sends (requests) or what the service answers. */
+export type ShapeSide = 'input' | 'output';
+
+/** A schema with its wrappers taken off, and whether a caller may leave it out or send null. */
+export interface Unwrapped {
+  schema: z.ZodType;
+  optional: boolean;
+  nullable: boolean;
+}
+
+type Def = { type: string; [k: string]: unknown };
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** Takes off optional/nullable/default/pipe/lazy wrappers; a pipe shows its `side`, or its input when the output is a transform. */
+export function unwrapSchema(schema: z.ZodType, side: ShapeSide): Unwrapped {
+  let s = schema;
+  let optional = false;
+  let nullable = false;
+  for (;;) {
+    const def = defOf(s);
+    switch (def.type) {
+      case 'optional':
+      case 'default':
+      case 'prefault':
+        optional = true;
+        s = def.innerType as z.ZodType;
+        continue;
+      case 'nullable':
+        nullable = true;
+        s = def.innerType as z.ZodType;
+        continue;
+      case 'readonly':
+      case 'catch':
+      case 'nonoptional':
+        s = def.innerType as z.ZodType;
+        continue;
+      case 'lazy':
+        s = (def.getter as () => z.ZodType)();
+        continue;
+      case 'pipe': {
+        const out = def.out as z.ZodType;
+        s = side === 'input' || defOf(out).type === 'transform' ? (def.in as z.ZodType) : out;
+        continue;
+      }
+      default:
+        return { schema: s, optional, nullable };
+    }
+  }
+}
+
+const ENUM_VALUE = /^[a-z][a-z0-9_]*$/;
+const shapes = { input: new WeakMap<z.ZodType, ProtoShape>(), output: new WeakMap<z.ZodType, ProtoShape>() };
+
+/** True when a string schema is an instant (documented `format: date-time`): carried as google.protobuf.Timestamp. */
+function isInstant(s: z.ZodType): boolean {
+  const meta = z.globalRegistry.get(s) as { format?: string } | undefined;
+  return meta?.format === 'date-time' || defOf(s).format === 'datetime';
+}
+
+/** The protobuf shape of a (wrapped) schema on one side. */
+export function protoShapeOf(schema: z.ZodType, side: ShapeSide): ProtoShape {
+  const cached = shapes[side].get(schema);
+  if (cached) return cached;
+  const shape = computeShape(unwrapSchema(schema, side).schema, side);
+  shapes[side].set(schema, shape);
+  return shape;
+}
+
+function computeShape(s: z.ZodType, side: ShapeSide): ProtoShape {
+  const def = defOf(s);
+  switch (def.type) {
+    case 'string':
+      return isInstant(s) ? { kind: 'timestamp' } : { kind: 'string' };
+    case 'number':
+      return { kind: isInteger(s) ? 'int64' : 'double' };
+    case 'boolean':
+      return { kind: 'bool' };
+    case 'date':
+      return { kind: 'timestamp' };
+    case 'enum': {
+      const values = Object.values(def.entries as Record<string, string | number>);
+      if (values.length === 2 && values.includes('true') && values.includes('false')) return { kind: 'bool' };
+      if (values.every((v) => typeof v === 'string' && ENUM_VALUE.test(v))) return { kind: 'enum', values: values as string[] };
+      return { kind: 'string' };
+    }
+    case 'literal': {
+      const values = def.values as unknown[];
+      if (values.every((v) => typeof v === 'string')) return { kind: 'string' };
+      if (values.every((v) => typeof v === 'boolean')) return { kind: 'bool' };
+      return { kind: 'value' };
+    }
+    case 'object':
+      return { kind: 'message', schema: s as z.ZodObject };
+    case 'array': {
+      const item = protoShapeOf(def.element as z.ZodType, side);
+      // Lists of lists and of free-form values have no repeated form in protobuf.
+      return item.kind === 'repeated' || item.kind === 'value' || item.kind === 'map' || item.kind === 'struct' ? { kind: 'value' } : { kind: 'repeated', item };
+    }
+    case 'record': {
+      const value = protoShapeOf(def.valueType as z.ZodType, side);
+      return value.kind === 'repeated' || value.kind === 'value' || value.kind === 'map' || value.kind === 'struct' || value.kind === 'timestamp'
+        ? { kind: 'struct' }
+        : { kind: 'map', value };
+    }
+    case 'union': {
+      const options = (def.options as z.ZodType[]).map((o) => protoShapeOf(o, side));
+      return options.every((o) => o.kind === 'string' || (o.kind === 'enum')) ? { kind: 'string' } : { kind: 'value' };
+    }
+    default:
+      return { kind: 'value' };
+  }
+}
+
+/** True when a number schema only takes whole numbers (its JSON Schema says `integer`). */
+function isInteger(s: z.ZodType): boolean {
+  try {
+    return (z.toJSONSchema(s, { unrepresentable: 'any' }) as { type?: string }).type === 'integer';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a field is declared `optional` (has presence): scalars a caller may leave out or the service may answer
+ * null, and on requests every number and boolean (0 and false are values a caller may mean). Enums need none:
+ * `<PREFIX>_UNSPECIFIED` is "not given"; messages always have presence.
+ */
+export function hasPresence(shape: ProtoShape, field: Unwrapped, side: ShapeSide): boolean {
+  if (shape.kind === 'string') return field.optional || field.nullable;
+  if (shape.kind === 'bool' || shape.kind === 'double' || shape.kind === 'int64') return field.optional || field.nullable || side === 'input';
+  return false;
+}
+
+/** The protobuf field name of a REST field (`serviceId` -> `service_id`); ts-proto names it back in camelCase. */
+export function protoFieldName(restName: string): string {
+  return restName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+}
+
+/** The camelCase property ts-proto generates for a protobuf field name. */
+export function tsPropertyName(protoName: string): string {
+  return protoName.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The enum type name of a field (`dayParts` -> `DayParts`), declared inside the field's message. */
+export function enumTypeName(restField: string): string {
+  return restField.charAt(0).toUpperCase() + restField.slice(1);
+}
+
+/** The protobuf name of an enum value (`DayParts`, `morning` -> `DAY_PARTS_MORNING`); 0 is `<PREFIX>_UNSPECIFIED`. */
+export function enumValueName(enumType: string, value: string): string {
+  return `${enumPrefix(enumType)}_${value.toUpperCase()}`;
+}
+
+/** The prefix every value of an enum type carries (`DayParts` -> `DAY_PARTS`). */
+export function enumPrefix(enumType: string): string {
+  return protoFieldName(enumType).toUpperCase();
+}

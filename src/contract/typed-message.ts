@@ -1,0 +1,223 @@
+import type { z } from 'zod';
+import type { RouteSpec } from './route.js';
+import { SCHEMA_NAMES } from './schema-names.js';
+import {
+  enumPrefix, enumTypeName, enumValueName, hasPresence, protoFieldName, protoShapeOf, tsPropertyName, unwrapSchema, type ProtoShape, type ShapeSide,
+} from './proto-shape.js';
+
+const properties = new Map<string, string>();
+/** The ts-proto property of a REST field (`serviceId` -> `serviceId`, `dead_lettered` -> `deadLettered`). */
+function propertyOf(restName: string): string {
+  let p = properties.get(restName);
+  if (p === undefined) properties.set(restName, (p = tsPropertyName(protoFieldName(restName))));
+  return p;
+}
+
+/** Typed fields of a request or response message start at this number; 1..4 carry the gateway's JSON form. */
+export const TYPED_FIELD_BASE = 16;
+
+/** The number of `update_mask` (google.protobuf.FieldMask) in the request of every PATCH route. */
+export const UPDATE_MASK_FIELD = 5;
+
+/** A typed request the service cannot read (an unknown field mask path): refused as VALIDATION_ERROR on `field`. */
+export class UnreadableTypedRequest extends Error {
+  constructor(message: string, readonly field: string) {
+    super(message);
+  }
+}
+
+/** The object schemas a route's typed request message is made of, in field order: path, query, then body fields. */
+export function requestGroups(route: RouteSpec): { kind: 'params' | 'query' | 'body'; schema: z.ZodObject }[] {
+  const groups: { kind: 'params' | 'query' | 'body'; schema: z.ZodObject }[] = [];
+  for (const kind of ['params', 'query', 'body'] as const) {
+    const schema = route[kind];
+    if (!schema) continue;
+    const shape = protoShapeOf(schema, 'input');
+    if (shape.kind !== 'message') throw new Error(`${route.rpc}: the ${kind} schema is not an object`);
+    groups.push({ kind, schema: shape.schema });
+  }
+  return groups;
+}
+
+/** An operation's input as the REST gateway would give it. */
+export interface RestInput {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * The REST input of a typed request message (a ts-proto object): path and query fields become strings as in a URL,
+ * body fields the JSON of the contract. A field left at its protobuf default without presence is "not given".
+ */
+export function restInputOfMessage(route: RouteSpec, message: Record<string, unknown>): RestInput {
+  const input: RestInput = { params: {}, query: {}, body: undefined };
+  for (const group of requestGroups(route)) {
+    const json = objectToRest(group.schema, 'input', message);
+    if (group.kind === 'body') input.body = maskedBody(group.schema, json, message.updateMask as string[] | undefined);
+    else for (const [k, v] of Object.entries(json)) input[group.kind][k] = queryText(v);
+  }
+  return input;
+}
+
+/**
+ * The PATCH body a field mask asks for: exactly the named fields, a named field left unset as null (clear it).
+ * Without a mask (or an empty one) the body is the fields that are set.
+ */
+function maskedBody(schema: z.ZodObject, json: Record<string, unknown>, mask: string[] | undefined): Record<string, unknown> {
+  if (!mask || mask.length === 0) return json;
+  const body: Record<string, unknown> = {};
+  for (const path of mask) {
+    const key = Object.keys(schema.shape).find((k) => k === path || protoFieldName(k) === path);
+    if (key === undefined) throw new UnreadableTypedRequest(`updateMask names "${path.slice(0, 100)}", which is not a field of this update`, 'updateMask');
+    body[key] = json[key] ?? null;
+  }
+  return body;
+}
+
+/** A value as it is spelled in a path or query string. */
+function queryText(v: unknown): string {
+  if (Array.isArray(v)) return v.map(queryText).join(',');
+  return typeof v === 'string' ? v : String(v);
+}
+
+/** REST JSON of an object schema's fields read from a ts-proto object. */
+export function objectToRest(schema: z.ZodObject, side: ShapeSide, message: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, fieldSchema] of Object.entries(schema.shape)) {
+    const shape = protoShapeOf(fieldSchema as z.ZodType, side);
+    const present = hasPresence(shape, unwrapSchema(fieldSchema as z.ZodType, side), side);
+    const v = valueToRest(shape, key, message[propertyOf(key)], present, side);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+function valueToRest(shape: ProtoShape, field: string, v: unknown, present: boolean, side: ShapeSide): unknown {
+  if (v === undefined || v === null) return undefined;
+  switch (shape.kind) {
+    case 'string':
+      return !present && v === '' ? undefined : v;
+    case 'bool':
+      return !present && v === false ? undefined : v;
+    case 'int64':
+    case 'double':
+      return !present && v === 0 ? undefined : v;
+    case 'timestamp':
+      return v instanceof Date ? v.toISOString() : v;
+    case 'enum': {
+      const name = enumTypeName(field);
+      return shape.values.find((value) => enumValueName(name, value) === v);
+    }
+    case 'message':
+      return objectToRest(shape.schema, side, v as Record<string, unknown>);
+    case 'repeated': {
+      const items = (v as unknown[]).map((item) => valueToRest(shape.item, field, item, true, side));
+      return items.length === 0 && side === 'input' ? undefined : items;
+    }
+    case 'map': {
+      const entries = Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, valueToRest(shape.value, field, item, true, side)]);
+      return entries.length === 0 && side === 'input' ? undefined : Object.fromEntries(entries);
+    }
+    case 'value':
+    case 'struct':
+      return v;
+  }
+}
+
+/** A ts-proto object of an object schema's message from its REST JSON (an answer of the service). */
+export function objectFromRest(schema: z.ZodObject, side: ShapeSide, json: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, fieldSchema] of Object.entries(schema.shape)) {
+    const shape = protoShapeOf(fieldSchema as z.ZodType, side);
+    const present = hasPresence(shape, unwrapSchema(fieldSchema as z.ZodType, side), side);
+    out[propertyOf(key)] = valueFromRest(shape, key, json?.[key], present, side);
+  }
+  return out;
+}
+
+/** A ts-proto value from REST JSON; a missing value without presence takes the protobuf default (encoding needs one). */
+export function valueFromRest(shape: ProtoShape, field: string, v: unknown, present: boolean, side: ShapeSide): unknown {
+  const missing = v === undefined || v === null;
+  switch (shape.kind) {
+    case 'string':
+      return missing ? (present ? undefined : '') : String(v);
+    case 'bool':
+      return missing ? (present ? undefined : false) : Boolean(v);
+    case 'int64':
+    case 'double':
+      return missing ? (present ? undefined : 0) : Number(v);
+    case 'timestamp':
+      return missing ? undefined : new Date(String(v));
+    case 'enum': {
+      const name = enumTypeName(field);
+      return !missing && shape.values.includes(String(v)) ? enumValueName(name, String(v)) : `${enumPrefix(name)}_UNSPECIFIED`;
+    }
+    case 'message':
+      return missing ? undefined : objectFromRest(shape.schema, side, v as Record<string, unknown>);
+    case 'repeated':
+      return Array.isArray(v) ? v.map((item) => valueFromRest(shape.item, field, item, false, side)) : [];
+    case 'map':
+      return missing ? {} : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, valueFromRest(shape.value, field, item, false, side)]));
+    case 'value':
+      return missing ? undefined : v;
+    case 'struct':
+      return missing ? undefined : v;
+  }
+}
+
+/** The field of a response message that carries a named result (`BookingV2` -> `booking_v2`). */
+export function resultFieldName(messageName: string): string {
+  return protoFieldName(messageName.charAt(0).toLowerCase() + messageName.slice(1));
+}
+
+/**
+ * The typed response message (a ts-proto object) of a route's REST result: a named resource goes in its field
+ * (`resolution`, `booking_v2`), an anonymous object (a list envelope) field for field, anything else in `result_value`.
+ */
+export function responseMessageOf(route: RouteSpec, result: unknown): Record<string, unknown> {
+  if (!route.response) return {};
+  const shape = protoShapeOf(route.response, 'output');
+  if (shape.kind === 'message') {
+    const named = SCHEMA_NAMES.get(shape.schema);
+    const fields = objectFromRest(shape.schema, 'output', (result ?? {}) as Record<string, unknown>);
+    return named ? { [tsPropertyName(resultFieldName(named))]: fields } : fields;
+  }
+  return { resultValue: valueFromRest(shape, 'resultValue', result, false, 'output') };
+}
+
+/** The REST result carried by a typed response message (the inverse of `responseMessageOf`). */
+export function restOfResponseMessage(route: RouteSpec, message: Record<string, unknown>): unknown {
+  if (!route.response) return undefined;
+  const shape = protoShapeOf(route.response, 'output');
+  if (shape.kind === 'message') {
+    const named = SCHEMA_NAMES.get(shape.schema);
+    const fields = named ? message[tsPropertyName(resultFieldName(named))] : message;
+    return fields === undefined ? undefined : objectToRest(shape.schema, 'output', fields as Record<string, unknown>);
+  }
+  return valueToRest(shape, 'resultValue', message.resultValue, true, 'output');
+}
+
+/** A typed request message (a ts-proto object) of a REST input: path and query text read as the fields' types. */
+export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<string, unknown> {
+  const message: Record<string, unknown> = {};
+  for (const group of requestGroups(route)) {
+    const source = (group.kind === 'body' ? input.body : input[group.kind]) as Record<string, unknown> | undefined;
+    for (const [key, fieldSchema] of Object.entries(group.schema.shape)) {
+      const shape = protoShapeOf(fieldSchema as z.ZodType, 'input');
+      const present = hasPresence(shape, unwrapSchema(fieldSchema as z.ZodType, 'input'), 'input');
+      let v = source?.[key];
+      if (group.kind !== 'body' && typeof v === 'string') v = textToJson(shape, v);
+      message[propertyOf(key)] = valueFromRest(shape, key, v, present, 'input');
+    }
+  }
+  return message;
+}
+
+/** A path or query value as the JSON value of its field's shape (`'20'` -> 20, `'true'` -> true). */
+function textToJson(shape: ProtoShape, text: string): unknown {
+  if (shape.kind === 'bool') return text === 'true';
+  if (shape.kind === 'int64' || shape.kind === 'double') return Number(text);
+  if (shape.kind === 'repeated') return text.split(',').map((t) => textToJson(shape.item, t));
+  return text;
+}

@@ -1,0 +1,117 @@
+import test from 'ava';
+import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import { once } from 'node:events';
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { OrganizationServiceClient } from '../../src/gen/scheduling/v1/organization_service.js';
+import { createGateway } from '../../src/gateway/create-gateway.js';
+import { closeGrpcClients, createGrpcClients } from '../../src/gateway/grpc-clients.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
+import { createLogger } from '../../src/observability/create-logger.js';
+import { createServiceMetrics } from '../../src/observability/service-metrics.js';
+import { client } from '../helpers/http.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+// A gRPC server admitting two direct calls at once, no burst beyond; its own gateway's requests count at the gateway only.
+let svc: TestService;
+test.before(async () => { svc = await startTestService({ env: { MAX_IN_FLIGHT_CALLS: '2', MAX_IN_FLIGHT_BURST: '2' } }); });
+test.after.always(async () => { await svc?.stop(); });
+
+/** A ListOrganizations call whose request message is held back: the server has admitted it and waits for it. */
+function holdCall(session: ClientHttp2Session): { stream: ClientHttp2Stream; status: Promise<string | undefined>; finish(): void } {
+  const stream = session.request({
+    [constants.HTTP2_HEADER_METHOD]: 'POST', [constants.HTTP2_HEADER_PATH]: '/scheduling.v1.OrganizationService/ListOrganizations',
+    'content-type': 'application/grpc', te: 'trailers', authorization: `Bearer ${svc.platformKey}`,
+  });
+  stream.resume();
+  const status = once(stream, 'trailers').then(([trailers]) => (trailers as Record<string, string>)['grpc-status']);
+  // One length-prefixed empty message: a ListOrganizations request with no field set.
+  return { stream, status, finish: () => stream.end(Buffer.from([0, 0, 0, 0, 0])) };
+}
+
+/** The value of one sample of GET /metrics. */
+async function metric(sample: string): Promise<number | undefined> {
+  const text = await (await fetch(`${svc.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line === undefined ? undefined : Number(line.slice(sample.length + 1));
+}
+
+/** Waits (bounded) until a metric sample reads `value`. */
+async function untilMetric(sample: string, value: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await metric(sample)) !== value) {
+    if (Date.now() > deadline) throw new Error(`${sample} never read ${value} (last ${await metric(sample)})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const bearer = () => {
+  const md = new Metadata();
+  md.set('authorization', `Bearer ${svc.platformKey}`);
+  return md;
+};
+
+/** ListOrganizations through a grpc-js client: the error, or null. */
+function listOrganizations(orgs: OrganizationServiceClient): Promise<ServiceError | null> {
+  return new Promise((resolve) => orgs.listOrganizations({ params: {}, query: {}, bodyJson: '' }, bearer(), { deadline: Date.now() + 10_000 }, (err) => resolve(err)));
+}
+
+/** grpc.health.v1.Health/Check over a raw session: the gRPC status it ends with. */
+async function healthCheck(session: ClientHttp2Session): Promise<string | undefined> {
+  const stream = session.request({ [constants.HTTP2_HEADER_METHOD]: 'POST', [constants.HTTP2_HEADER_PATH]: '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+  stream.end(Buffer.from([0, 0, 0, 0, 0]));
+  stream.resume();
+  const [trailers] = (await once(stream, 'trailers')) as [Record<string, string>];
+  return trailers['grpc-status'];
+}
+
+test('beyond its limit the gRPC server answers UNAVAILABLE with the error trailers at once; health, its own gateway and drained load are served', async (t) => {
+  const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
+  const session = connect(`http://${svc.grpcTarget}`);
+  try {
+    t.is(await listOrganizations(orgs), null);
+    const held = [holdCall(session), holdCall(session)];
+    let answered = false;
+    void Promise.all(held.map((h) => h.status)).then(() => { answered = true; });
+    await untilMetric('admission_in_flight{gate="grpc"}', 2);
+
+    const shed = await listOrganizations(orgs);
+    t.false(answered);
+    t.is(shed?.code, status.UNAVAILABLE);
+    t.deepEqual(shed?.metadata.get('error-code'), ['SERVICE_UNAVAILABLE']);
+    t.deepEqual(shed?.metadata.get('retry-after'), ['1']);
+    t.regex(String(shed?.metadata.get('x-service-request-id')[0]), /^req_/);
+    t.is(await metric('admission_shed_total{gate="grpc"}'), 1);
+
+    // Health checks are never shed, and this process's gateway is counted by its own limit only.
+    t.is(await healthCheck(session), '0');
+    t.is((await client(svc.url, svc.platformKey).get('/api/v2/organizations')).status, 200);
+
+    // A gateway in another process is one caller among others: its call is shed, and its client gets 503 + Retry-After.
+    const clients = createGrpcClients(svc.grpcTarget);
+    const app = createGateway({ routes: ALL_ROUTES, clients, ready: async () => true, logger: createLogger({ level: 'silent' }), metrics: createServiceMetrics(), openapi: () => ({}), capabilities: () => ({}) });
+    const server = createServer(app.callback());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const remote = await client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, svc.platformKey).get('/api/v2/organizations');
+      t.is(remote.status, 503);
+      t.is(remote.headers.get('retry-after'), '1');
+      t.is(remote.body.error.code, 'SERVICE_UNAVAILABLE');
+    } finally {
+      server.close();
+      server.closeAllConnections();
+      closeGrpcClients(clients);
+    }
+    t.false(answered);
+
+    // Once the held calls have their messages they are answered, and new calls are admitted again.
+    for (const h of held) h.finish();
+    t.deepEqual(await Promise.all(held.map((h) => h.status)), ['0', '0']);
+    await untilMetric('admission_in_flight{gate="grpc"}', 0);
+    t.is(await listOrganizations(orgs), null);
+  } finally {
+    orgs.close();
+    session.close();
+  }
+});

@@ -1,0 +1,164 @@
+import test from 'ava';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { credentials, loadPackageDefinition, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { runInternalClient } from '../../examples/internal-client.js';
+import { ResolutionServiceClient } from '../../src/gen/scheduling/v1/resolution_service.js';
+import { ProviderServiceClient } from '../../src/gen/scheduling/v1/provider_service.js';
+import { BookingV2_Status } from '../../src/gen/scheduling/v1/resources.js';
+import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+let svc: TestService;
+test.before(async () => { svc = await startTestService(); });
+test.after.always(async () => { await svc?.stop(); });
+
+/** Promisifies a grpc-js unary call made with a callback. */
+function unary<T>(fn: (cb: (err: ServiceError | null, res: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res))));
+}
+
+const bearer = (key: string, extra: Record<string, string> = {}) => {
+  const md = new Metadata();
+  md.set('authorization', `Bearer ${key}`);
+  for (const [k, v] of Object.entries(extra)) md.set(k, v);
+  return md;
+};
+
+const tomorrow = () => new Date(svc.clock().getTime() + 86_400_000).toISOString().slice(0, 10);
+
+/** The descriptor of a message as server reflection serves it (the file and its dependencies, decoded). */
+async function reflectMessage(symbol: string): Promise<{ field: { name: string; type: string; typeName: string; label: string; oneofIndex?: number }[] }> {
+  const require = createRequire(import.meta.url);
+  const protoRoot = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto');
+  const pkg = loadPackageDefinition(protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [protoRoot], keepCase: true })) as any;
+  const reflection = new pkg.grpc.reflection.v1.ServerReflection(svc.grpcTarget, credentials.createInsecure());
+  try {
+    const answer = await new Promise<any>((resolve, reject) => {
+      const call = reflection.ServerReflectionInfo();
+      call.on('data', (msg: unknown) => { resolve(msg); call.end(); });
+      call.on('error', reject);
+      call.write({ file_containing_symbol: symbol });
+    });
+    // A FileDescriptorSet is its files as field 1: wrap the served descriptors into one and load it.
+    const files = answer.file_descriptor_response.file_descriptor_proto as Buffer[];
+    const parts: Buffer[] = [];
+    for (const f of files) {
+      const b = Buffer.from(f);
+      const len: number[] = [];
+      for (let n = b.length; ; n >>>= 7) { if (n < 0x80) { len.push(n); break; } len.push((n & 0x7f) | 0x80); }
+      parts.push(Buffer.from([0x0a, ...len]), b);
+    }
+    const def = protoLoader.loadFileDescriptorSetFromBuffer(Buffer.concat(parts), { keepCase: true }) as any;
+    return def[symbol].type;
+  } finally {
+    reflection.close();
+  }
+}
+
+test('reflection describes CreateResolutionRequest with typed fields: ids as strings, nested messages, presence where missing matters', async (t) => {
+  const type = await reflectMessage('scheduling.v1.CreateResolutionRequest');
+  const fields = Object.fromEntries(type.field.map((f) => [f.name, f]));
+  t.like(fields.service_id, { type: 'TYPE_STRING', label: 'LABEL_OPTIONAL' });
+  t.like(fields.constraints, { type: 'TYPE_MESSAGE', typeName: 'ResolutionConstraints' });
+  t.like(fields.preferences, { type: 'TYPE_MESSAGE', typeName: 'ResolutionPreferences' });
+  t.like(fields.date_range, { type: 'TYPE_MESSAGE', typeName: 'DateRangeInput' });
+  // Presence: the served descriptors (built by protobufjs) carry proto3 `optional` as its synthetic oneof.
+  const oneofs = (type as unknown as { oneofDecl: { name: string }[] }).oneofDecl.map((o) => o.name);
+  t.like(fields.max_options_per_provider, { type: 'TYPE_INT64', oneofIndex: oneofs.indexOf('_max_options_per_provider') });
+  t.like(fields.policy_id, { type: 'TYPE_STRING', oneofIndex: oneofs.indexOf('_policy_id') });
+  t.true(oneofs.includes('_max_options_per_provider') && oneofs.includes('_policy_id'), oneofs.join(', '));
+  const answer = await reflectMessage('scheduling.v1.Resolution');
+  const byName = Object.fromEntries(answer.field.map((f) => [f.name, f]));
+  t.like(byName.status, { type: 'TYPE_ENUM' });
+  t.regex(byName.status!.typeName, /Status$/);
+  t.like(byName.expires_at, { type: 'TYPE_MESSAGE', typeName: 'google.protobuf.Timestamp' });
+  t.like(byName.options, { type: 'TYPE_MESSAGE', label: 'LABEL_REPEATED', typeName: 'ResolutionOption' });
+});
+
+test('the example internal client creates a provider, a service and a schedule, resolves, holds and confirms over typed gRPC', async (t) => {
+  // A platform key acting in one organization, as platform customers call.
+  const o = await newOrganization(svc, 'typed-client');
+  const lines: string[] = [];
+  const r = await runInternalClient({ target: svc.grpcTarget, apiKey: svc.platformKey, organizationId: o.org.id, from: tomorrow(), log: (l) => lines.push(l) });
+  t.is(r.booking.status, BookingV2_Status.STATUS_CONFIRMED);
+  t.is(r.booking.resolutionId, r.resolutionId);
+  t.is(r.booking.organizationId, o.org.id);
+  t.true(r.booking.slot?.start instanceof Date);
+  // The REST door sees the same booking, field for field.
+  const rest = (await o.api.get(`/api/v2/bookings/${r.booking.id}`)).body;
+  t.is(rest.status, 'confirmed');
+  t.is(rest.provider.id, r.providerId);
+  t.is(new Date(rest.slot.start).getTime(), r.booking.slot!.start!.getTime());
+  t.is(rest.service.durationMinutes, r.booking.service?.durationMinutes);
+  t.is((await o.api.get(`/api/v2/resolutions/${r.resolutionId}/options/${r.optionId}/hold`)).body.bookingId, r.booking.id);
+  t.true(lines.length >= 6, lines.join('\n'));
+});
+
+test('bad typed input is refused behind the gRPC door with the code and field REST gives for the same input', async (t) => {
+  const o = await newOrganization(svc, 'typed-bad');
+  const { service } = await providerWithService(o, { externalId: 'typed-bad-1', languageCodes: ['en'] });
+  const resolutions = new ResolutionServiceClient(svc.grpcTarget, credentials.createInsecure());
+  const providers = new ProviderServiceClient(svc.grpcTarget, credentials.createInsecure());
+  try {
+    const to = new Date(Date.parse(`${tomorrow()}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
+    const created = await unary<any>((cb) => resolutions.createResolution({ serviceId: service.id, dateRange: { from: tomorrow(), to } }, bearer(o.key, { 'idempotency-key': `k-${Date.now()}` }), cb));
+    const resolution = created.resolution;
+    t.is(resolution.status, 'STATUS_RESOLVED');
+    const cases: { name: string; grpc: () => Promise<unknown>; rest: () => Promise<{ status: number; body: any }> }[] = [
+      {
+        name: 'ttlSeconds out of range',
+        grpc: () => unary((cb) => resolutions.holdOption({ id: resolution.resolutionId, optionId: resolution.options[0].optionId, ttlSeconds: 0 }, bearer(o.key), cb)),
+        rest: () => o.api.post(`/api/v2/resolutions/${resolution.resolutionId}/options/${resolution.options[0].optionId}/hold`, { ttlSeconds: 0 }),
+      },
+      {
+        name: 'unknown language code',
+        grpc: () => unary((cb) => providers.createProvider({ externalId: 'typed-bad-2', displayName: 'X', languageCodes: ['not a language'] }, bearer(svc.platformKey, { 'service-organization-id': o.org.id }), cb)),
+        rest: () => o.platform.post('/api/v2/providers', { externalId: 'typed-bad-2', displayName: 'X', languageCodes: ['not a language'] }),
+      },
+      {
+        name: 'missing required field',
+        grpc: () => unary((cb) => resolutions.confirmResolution({ id: resolution.resolutionId, optionId: resolution.options[0].optionId }, bearer(o.key, { 'idempotency-key': `c-${Date.now()}` }), cb)),
+        rest: () => o.api.post(`/api/v2/resolutions/${resolution.resolutionId}/confirm`, { optionId: resolution.options[0].optionId }, { 'idempotency-key': `r-${Date.now()}` }),
+      },
+    ];
+    for (const c of cases) {
+      const err = (await t.throwsAsync(c.grpc(), undefined, c.name)) as unknown as ServiceError;
+      const rest = await c.rest();
+      t.is(err.code, status.INVALID_ARGUMENT, c.name);
+      t.is(rest.status, 400, c.name);
+      t.is(err.metadata.get('error-code')[0], rest.body.error.code, c.name);
+      t.is(err.metadata.get('error-field')[0], rest.body.error.field, c.name);
+    }
+    // Nothing was made by the refused calls.
+    t.is((await o.api.get('/api/v2/providers?externalId=typed-bad-2')).body.data?.length ?? 0, 0);
+  } finally {
+    resolutions.close();
+    providers.close();
+  }
+});
+
+test('an update with a field mask changes exactly the named fields, clearing a named field left unset; without one it changes what is set', async (t) => {
+  const o = await newOrganization(svc, 'typed-mask');
+  const providers = new ProviderServiceClient(svc.grpcTarget, credentials.createInsecure());
+  const md = () => bearer(svc.platformKey, { 'service-organization-id': o.org.id });
+  try {
+    const created = await unary<any>((cb) => providers.createProvider({ externalId: 'mask-1', displayName: 'Dr. Mask', bio: 'Twenty years of practice', location: 'Boston' }, md(), cb));
+    const id = created.provider.id;
+    // No mask: only the fields that are set change.
+    await unary((cb) => providers.updateProvider({ id, displayName: 'Dr. Mask Jr.' }, md(), cb));
+    t.like((await o.api.get(`/api/v2/providers/${id}`)).body, { displayName: 'Dr. Mask Jr.', bio: 'Twenty years of practice', location: 'Boston' });
+    // A mask naming `bio` (unset) and `location` (set): bio is cleared, location changed, the rest kept.
+    const updated = await unary<any>((cb) => providers.updateProvider({ id, location: 'Cambridge', updateMask: ['bio', 'location'] }, md(), cb));
+    t.is(updated.provider.bio, undefined);
+    t.like((await o.api.get(`/api/v2/providers/${id}`)).body, { displayName: 'Dr. Mask Jr.', bio: null, location: 'Cambridge' });
+    // An unknown path is refused on updateMask and changes nothing.
+    const err = (await t.throwsAsync(unary((cb) => providers.updateProvider({ id, location: 'Nowhere', updateMask: ['no_such_field'] }, md(), cb)))) as unknown as ServiceError;
+    t.is(err.code, status.INVALID_ARGUMENT);
+    t.is(err.metadata.get('error-field')[0], 'updateMask');
+    t.is((await o.api.get(`/api/v2/providers/${id}`)).body.location, 'Cambridge');
+  } finally {
+    providers.close();
+  }
+});
