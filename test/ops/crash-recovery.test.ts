@@ -66,9 +66,14 @@ const via = (p: ServiceProcess, o: Org) => client(p.url, o.key);
 
 /** Creates a resolution over `day` (fails loudly otherwise). */
 async function resolve(p: ServiceProcess, o: Org, serviceId: string): Promise<Resolution> {
-  const r = await via(p, o).post('/api/v2/resolutions', { serviceId, dateRange: { from: day, to: nextDay }, maxOptionsPerProvider: 10 }, idem());
-  if (r.status !== 200) throw new Error(`resolution failed: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body as Resolution;
+  for (let attempt = 1; ; attempt++) {
+    const r = await via(p, o).post('/api/v2/resolutions', { serviceId, dateRange: { from: day, to: nextDay }, maxOptionsPerProvider: 10 }, idem());
+    if (r.status === 200) return r.body as Resolution;
+    // A burst beyond the process's admission budget is shed with 503 and Retry-After: a client waits and tries again.
+    const retryAfter = Number(r.headers.get('retry-after') ?? 0);
+    if (r.status !== 503 || !retryAfter || attempt >= 20) throw new Error(`resolution failed: ${r.status} ${JSON.stringify(r.body)}`);
+    await new Promise((done) => setTimeout(done, retryAfter * 1000));
+  }
 }
 
 /** A request whose transport failure (the process died) reads as status 0. */

@@ -91,7 +91,9 @@ test('a claim on time a committed claim holds is refused without waiting for the
       await tx.query(`SET LOCAL lock_timeout = '200ms'`);
       await claimSlot(tx, claimOf(o, 'bkg_free', '2026-03-03T16:00:00Z', '2026-03-03T17:00:00Z'));
     }));
-    t.is((waiting as { code?: string }).code, '55P03', 'lock_not_available: the free claim waited for the claim lock');
+    // The lock timeout is a store bound: it reaches the caller as 503 SERVICE_UNAVAILABLE with PostgreSQL's 55P03 as cause.
+    t.is((waiting as { code?: string }).code, 'SERVICE_UNAVAILABLE', String(waiting));
+    t.is(((waiting as { cause?: { code?: string } }).cause)?.code, '55P03', 'lock_not_available: the free claim waited for the claim lock');
   } finally {
     await lock.release();
   }
