@@ -1,4 +1,5 @@
 import test from 'ava';
+import { metricSample, untilMetricSample } from '../helpers/metric-sample.js';
 import { request as httpRequest } from 'node:http';
 import { client, request } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -37,21 +38,11 @@ function holdCreateOrganization(base: string, key: string, externalId: string): 
   return { answered: done, isAnswered: () => answered, finish: () => req.end(body.slice(1)) };
 }
 
-/** The value of one sample of GET /metrics, e.g. `admission_in_flight{gate="rest"}`. */
-async function metric(sample: string): Promise<number | undefined> {
-  const text = await (await fetch(`${svc.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-  return line === undefined ? undefined : Number(line.slice(sample.length + 1));
-}
+/** The value of one sample of the service's GET /metrics. */
+const metric = (sample: string) => metricSample(svc.url, sample);
 
 /** Waits (bounded) until a metric sample reads `value`. */
-async function untilMetric(sample: string, value: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await metric(sample)) !== value) {
-    if (Date.now() > deadline) throw new Error(`${sample} never read ${value} (last ${await metric(sample)})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const untilMetric = (sample: string, value: number) => untilMetricSample(svc.url, sample, value);
 
 test('beyond its limit the gateway answers 503 with Retry-After at once, never sheds /healthz, /readyz or /metrics, and admits again once the load drains', async (t) => {
   const api = client(svc.url, svc.platformKey);

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { metricSample, untilMetricSample } from '../helpers/metric-sample.js';
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { once } from 'node:events';
 import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
@@ -30,21 +31,11 @@ function holdCall(session: ClientHttp2Session): { stream: ClientHttp2Stream; sta
   return { stream, status, finish: () => stream.end(Buffer.from([0, 0, 0, 0, 0])) };
 }
 
-/** The value of one sample of GET /metrics. */
-async function metric(sample: string): Promise<number | undefined> {
-  const text = await (await fetch(`${svc.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-  return line === undefined ? undefined : Number(line.slice(sample.length + 1));
-}
+/** The value of one sample of the service's GET /metrics. */
+const metric = (sample: string) => metricSample(svc.url, sample);
 
 /** Waits (bounded) until a metric sample reads `value`. */
-async function untilMetric(sample: string, value: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await metric(sample)) !== value) {
-    if (Date.now() > deadline) throw new Error(`${sample} never read ${value} (last ${await metric(sample)})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const untilMetric = (sample: string, value: number) => untilMetricSample(svc.url, sample, value);
 
 const bearer = () => {
   const md = new Metadata();

@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
+import { childrenOf } from '../helpers/process-tree.js';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres, type PrivatePostgres } from '../../src/launcher/embedded-postgres.js';
@@ -52,21 +53,6 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-/** The processes the postmaster started (from /proc). */
-function childrenOf(ppid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // Field 4 (ppid) follows the command name in parentheses, which may itself contain spaces.
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) out.push(Number(name));
-    } catch {
-      // The process ended while the table was read.
-    }
-  }
-  return out;
-}
 
 /** Stops the postmaster (so it forks no more) and then every process it started, until none is left running. */
 function stopCluster(postmaster: number): void {

@@ -1,7 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
+import { childrenOf } from '../helpers/process-tree.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase } from '../../src/persistence/database.js';
@@ -255,21 +256,6 @@ test.serial('kill -9 of the private redis-server, then of the embedded PostgreSQ
   await assertBookingsKept(t, svc, o, forRedis.provider.id, redisAnswers);
 });
 
-/** The pids whose parent is `ppid` (from /proc). */
-function childrenOf(ppid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // Field 4 (ppid) follows the command name in parentheses, which may itself contain spaces.
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) out.push(Number(name));
-    } catch {
-      // The process ended while the table was read.
-    }
-  }
-  return out;
-}
 
 test.serial('SIGTERM of `npm start` stops node, redis-server and PostgreSQL cleanly, answering in-flight requests', async (t) => {
   t.timeout(180_000);
