@@ -5,7 +5,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** Ceilings: the lowest counts reached so far (70 and 73 when the ratchet was set). Lower them, never raise them. */
-const CEILING = { queryCalls: 41, sqlLiterals: 43 };
+const CEILING = { queryCalls: 0, sqlLiterals: 0 };
 
 const root = process.cwd();
 const dir = join(root, 'src/application');

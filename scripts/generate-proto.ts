@@ -14,7 +14,7 @@ import { ALL_ROUTES } from '../src/contract/routes/all-routes.js';
 import type { RouteSpec } from '../src/contract/route.js';
 import type { GrpcServiceName } from '../src/contract/grpc-service-name.js';
 import {
-  enumPrefix, enumTypeName, enumValueName, hasPresence, protoFieldName, protoShapeOf, unwrapSchema,
+  enumPrefix, enumTypeName, enumValueName, hasPresence, listPagingField, protoFieldName, protoFieldNameIn, protoShapeOf, unwrapSchema,
   type ProtoShape, type ShapeSide,
 } from '../src/contract/proto-shape.js';
 import { TYPED_FIELD_BASE, UPDATE_MASK_FIELD, requestGroups, resultFieldName } from '../src/contract/typed-message.js';
@@ -79,13 +79,14 @@ function facts(schema: z.ZodType, side: ShapeSide): Record<string, unknown> {
   }
 }
 
-/** A sentence on what a field holds: its description, format, limits and values. */
-function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, side: ShapeSide, where: string): string {
+/** A sentence on what a field holds: its description, what it is for in the typed API (`use`), format, limits and values. */
+function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, side: ShapeSide, where: string, use?: string): string {
   const u = unwrapSchema(schema, side);
   const f = facts(u.schema, side);
   const meta = (z.globalRegistry.get(schema) ?? z.globalRegistry.get(u.schema)) as { description?: string } | undefined;
   const parts: string[] = [];
   if (meta?.description) parts.push(meta.description.trim().replace(/\.?$/, '.'));
+  if (use) parts.push(use);
   const item = shape.kind === 'repeated' ? shape.item : shape;
   const itemFacts = shape.kind === 'repeated' ? ((f.items as Record<string, unknown>) ?? {}) : f;
   switch (item.kind) {
@@ -94,10 +95,9 @@ function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, s
     case 'int64':
     case 'double': {
       const word = item.kind === 'int64' ? 'A whole number' : 'A number';
-      const min = itemFacts.minimum ?? itemFacts.exclusiveMinimum;
-      const max = itemFacts.maximum ?? itemFacts.exclusiveMaximum;
-      const inRange = min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` of at least ${min}` : max !== undefined ? ` of at most ${max}` : '';
-      parts.push(`${word}${inRange}.`);
+      // A query-string integer's range is on its output side (the text is piped to a number).
+      if (item.kind === 'int64' && item.decimal) parts.push(`${word}${rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))} (decimal text in REST).`);
+      else parts.push(`${word}${rangeText(itemFacts)}.`);
       break;
     }
     case 'string': {
@@ -123,6 +123,13 @@ function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, s
   else if (u.optional || u.nullable) parts.push('Unset when the REST answer leaves it out or has null.');
   parts.push(`REST: \`${restName}\`${where}.`);
   return parts.filter(Boolean).join(' ');
+}
+
+/** The range JSON Schema facts give a number: ` from 1 to 500`, ` of at least 0`, or nothing. */
+function rangeText(f: Record<string, unknown>): string {
+  const min = f.minimum ?? f.exclusiveMinimum;
+  const max = f.maximum ?? f.exclusiveMaximum;
+  return min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` of at least ${min}` : max !== undefined ? ` of at most ${max}` : '';
 }
 
 /** Wraps text into `//` comment lines of at most 118 columns at an indent. */
@@ -196,21 +203,21 @@ function valueSchemaOf(schema: z.ZodType, side: ShapeSide): z.ZodType {
   return (unwrapSchema(schema, side).schema as unknown as { _zod: { def: { valueType: z.ZodType } } })._zod.def.valueType;
 }
 
-/** Writes one field of an object schema into a message: its comment and declaration. */
-function fieldLines(restName: string, schema: z.ZodType, side: ShapeSide, scope: string, nested: string[], indent: string, imports: Imports, where: string, floor: number): string[] {
-  const name = protoFieldName(restName);
+/** Writes one field of an object schema (`owner`) into a message: its comment and declaration. */
+function fieldLines(owner: z.ZodObject, restName: string, schema: z.ZodType, side: ShapeSide, scope: string, nested: string[], indent: string, imports: Imports, where: string, floor: number): string[] {
+  const name = protoFieldNameIn(owner, restName);
   if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`${scope}.${restName}: ${name} is not a lower_snake_case field name`);
   const shape = protoShapeOf(schema, side);
   const type = typeOf(shape, restName, scope, nested, indent, side, imports, schema);
   const presence = hasPresence(shape, unwrapSchema(schema, side), side) ? 'optional ' : '';
-  return [...comment(describeField(restName, schema, shape, side, where), indent), `${indent}${presence}${type} ${name} = ${numberOf(scope, name, floor)};`];
+  return [...comment(describeField(restName, schema, shape, side, where, listPagingField(owner, restName)?.doc), indent), `${indent}${presence}${type} ${name} = ${numberOf(scope, name, floor)};`];
 }
 
 /** A message declaration from an object schema (nested declarations first). */
 function messageBody(name: string, scope: string, schema: z.ZodObject, side: ShapeSide, indent: string, imports: Imports, floor: number): string[] {
   const nested: string[] = [];
   const fields: string[] = [];
-  for (const [key, value] of Object.entries(schema.shape)) fields.push(...fieldLines(key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, '', floor));
+  for (const [key, value] of Object.entries(schema.shape)) fields.push(...fieldLines(schema, key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, '', floor));
   return [`${indent}message ${name} {`, ...nested, ...fields, `${indent}}`];
 }
 
@@ -260,7 +267,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
     for (const [key, value] of Object.entries(group.schema.shape)) {
       if (['params', 'query', 'body', 'bodyJson'].includes(key)) throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
       const where = group.kind === 'params' ? ` in the path (\`:${key}\`)` : group.kind === 'query' ? ' in the query string' : ' in the JSON body';
-      fields.push(...fieldLines(key, value as z.ZodType, 'input', reqScope, nested, '  ', imports, where, TYPED_FIELD_BASE));
+      fields.push(...fieldLines(group.schema, key, value as z.ZodType, 'input', reqScope, nested, '  ', imports, where, TYPED_FIELD_BASE));
     }
   }
   if (route.method === 'PATCH') {
@@ -280,7 +287,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
     const shape = protoShapeOf(route.response, 'output');
     const named = shape.kind === 'message' ? schemaNames.get(shape.schema) : undefined;
     if (shape.kind === 'message' && !named) {
-      for (const [key, value] of Object.entries(shape.schema.shape)) resFields.push(...fieldLines(key, value as z.ZodType, 'output', resScope, resNested, '  ', imports, ' of the answer', TYPED_FIELD_BASE));
+      for (const [key, value] of Object.entries(shape.schema.shape)) resFields.push(...fieldLines(shape.schema, key, value as z.ZodType, 'output', resScope, resNested, '  ', imports, ' of the answer', TYPED_FIELD_BASE));
     } else {
       const field = named ? resultFieldName(named) : 'result_value';
       const type = typeOf(shape, field, resScope, resNested, '  ', 'output', imports, route.response);

@@ -1,6 +1,7 @@
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { ListAuditEventsQuery, VerifyAuditChainQuery } from '../contract/schemas/audit-event.js';
+import { listAuditEventRows } from '../persistence/audit-log.js';
 import { verifyOrganizationAuditChain } from '../persistence/verify-audit-chain.js';
 import { ServiceError } from '../errors/service-error.js';
 import type { AppDeps } from './app-deps.js';
@@ -39,16 +40,8 @@ export function createAuditOperations(deps: AppDeps): OperationTable {
         const limit = q.limit ?? 50;
         const position = decodeCursor(q.cursor);
         if (position !== undefined && !/^\d{1,18}$/.test(position)) throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
-        const where = ['organization_id = $1'];
-        const args: unknown[] = [caller.organizationId];
-        const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
-        if (q.action !== undefined) add('action = ?', q.action);
-        if (q.resource_type !== undefined) add('resource_type = ?', q.resource_type);
-        if (q.resource_id !== undefined) add('resource_id = ?', q.resource_id);
-        if (position !== undefined) add('seq < ?', Number(position));
-        args.push(limit + 1);
-        const r = await deps.db.query(`SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${args.length}`, args);
-        const rows = r.rows as Record<string, any>[];
+        const rows = await listAuditEventRows(deps.db, { organizationId: caller.organizationId, action: q.action, resourceType: q.resource_type, resourceId: q.resource_id },
+          { beforeSeq: position !== undefined ? Number(position) : undefined, limit: limit + 1 });
         const paged = page(rows, limit, (row) => String(row.seq));
         return { data: paged.data.map(toAuditEventView), hasMore: paged.hasMore, nextCursor: paged.nextCursor };
       },

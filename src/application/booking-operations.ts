@@ -2,7 +2,7 @@ import { decodeCursor, encodeCursor } from '../contract/pagination.js';
 import { parseInput } from '../contract/parse-input.js';
 import { BookingPath, ListBookingsQuery } from '../contract/schemas/booking.js';
 import { ServiceError } from '../errors/service-error.js';
-import { BOOKING_SELECT, type BookingRow } from '../persistence/booking-repository.js';
+import { listBookingsBefore, type BookingRow } from '../persistence/booking-repository.js';
 import { findProviderRow } from '../persistence/provider-repository.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
@@ -25,29 +25,19 @@ function positionOf(b: BookingRow): string {
 async function listBookingsV2(deps: ResolutionDeps, caller: Caller, query: unknown) {
   const q = parseInput(ListBookingsQuery, query);
   const limit = q.limit ?? 50;
-  const params: unknown[] = [caller.organizationId];
-  let where = 'b.organization_id = $1';
-  if (q.status) {
-    params.push(q.status);
-    where += ` AND b.status = $${params.length}`;
-  }
   if (q.providerId) {
     const provider = await findProviderRow(deps.db, q.providerId);
     if (!provider) throw new ServiceError('PROVIDER_NOT_FOUND', undefined, { field: 'providerId' });
     if (provider.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The provider belongs to another organization.', { field: 'providerId' });
-    params.push(q.providerId);
-    where += ` AND b.provider_id = $${params.length}`;
   }
   const after = decodeCursor(q.cursor);
+  let before: { createdAt: Date; id: string } | undefined;
   if (after !== undefined) {
     const [ms, id] = after.split('|');
     if (!ms || !id || !/^\d+$/.test(ms)) throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
-    params.push(new Date(Number(ms)), id);
-    where += ` AND (b.created_at, b.id) < ($${params.length - 1}, $${params.length})`;
+    before = { createdAt: new Date(Number(ms)), id };
   }
-  params.push(limit + 1);
-  const r = await deps.db.query(`${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length}`, params);
-  const rows = r.rows as BookingRow[];
+  const rows = await listBookingsBefore(deps.db, { organizationId: caller.organizationId, status: q.status, providerId: q.providerId }, { before, limit: limit + 1 });
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];

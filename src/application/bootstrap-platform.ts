@@ -1,5 +1,5 @@
 import type { Database } from '../persistence/database.js';
-import { insertApiKey, insertPlatform } from '../persistence/api-key-repository.js';
+import { anyPlatformExists, findPlatformOfKeyHash, insertApiKey, insertPlatform, lockBootstrap } from '../persistence/api-key-repository.js';
 import { hashApiKey, isWellFormedApiKey, keyMode } from '../domain/api-key-secret.js';
 
 const BOOTSTRAP_LOCK_ID = 7_245_002;
@@ -14,17 +14,16 @@ export async function bootstrapPlatform(db: Database, opts: { bootstrapKey: stri
     throw new Error('SERVICE_BOOTSTRAP_PLATFORM_KEY must be service_live_ or service_test_ followed by at least 32 URL-safe characters');
   }
   return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_ID]);
+    await lockBootstrap(tx, BOOTSTRAP_LOCK_ID);
     if (opts.bootstrapKey) {
-      const existing = await tx.query('SELECT platform_id FROM api_keys WHERE key_hash = $1', [hashApiKey(opts.bootstrapKey)]);
-      if (existing.rows[0]) return { platformId: existing.rows[0].platform_id as string };
+      const existing = await findPlatformOfKeyHash(tx, hashApiKey(opts.bootstrapKey));
+      if (existing !== undefined) return { platformId: existing };
       const { platformId, organizationId } = await insertPlatform(tx, { name: 'Platform', now: opts.now });
       const type = keyMode(opts.bootstrapKey) === 'live' ? 'platform_live' : 'platform_test';
       await insertApiKey(tx, { platformId, organizationId, type, name: 'bootstrap', now: opts.now, secret: opts.bootstrapKey });
       return { platformId };
     }
-    const any = await tx.query('SELECT 1 FROM platforms LIMIT 1');
-    if (any.rowCount) return {};
+    if (await anyPlatformExists(tx)) return {};
     const { platformId, organizationId } = await insertPlatform(tx, { name: 'Platform', now: opts.now });
     const { key } = await insertApiKey(tx, { platformId, organizationId, type: 'platform_test', name: 'first start', now: opts.now });
     return { generatedKey: key, platformId };

@@ -1,18 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../persistence/database.js';
-import type { KeyType } from '../domain/key-type.js';
+import { findKeyByHash, type KeyRow } from '../persistence/api-key-repository.js';
+import { findPlatformOfOrganization } from '../persistence/organization-repository.js';
 
-/** An API key row as authentication needs it. */
-export interface KeyRow {
-  id: string;
-  platform_id: string;
-  organization_id: string;
-  type: KeyType;
-  key_hash: Buffer;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
+export type { KeyRow };
 
 /** Bounded, short-lived caches of key lookups and of the platform an organization belongs to. */
 export interface CredentialCache {
@@ -77,14 +69,12 @@ export function createCredentialCache(opts: CredentialCacheOptions): CredentialC
   return {
     keyByHash(hash) {
       return readThrough(keys, keyLoads, hash.toString('hex'), () => ttl, async () => {
-        const r = await opts.db.query<KeyRow>({ name: 'api-key-by-hash', text: 'SELECT id, platform_id, organization_id, type, key_hash, expires_at, revoked_at FROM api_keys WHERE key_hash = $1', values: [hash] });
-        return r.rows[0];
+        return findKeyByHash(opts.db, hash);
       });
     },
     platformOfOrganization(organizationId) {
       return readThrough(orgs, orgLoads, organizationId, (v) => (v === MISSING ? ttl : Number.POSITIVE_INFINITY), async () => {
-        const r = await opts.db.query<{ platform_id: string }>({ name: 'organization-platform', text: 'SELECT platform_id FROM organizations WHERE id = $1', values: [organizationId] });
-        return r.rows[0]?.platform_id;
+        return findPlatformOfOrganization(opts.db, organizationId);
       });
     },
     forgetKey(keyId) {

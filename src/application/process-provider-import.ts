@@ -4,8 +4,8 @@ import { appendAudit } from '../persistence/audit-log.js';
 import type { Database, Queryable } from '../persistence/database.js';
 import { storeEvent } from '../persistence/event-outbox.js';
 import { outboxEvent, providerImportCompletedData } from './event-data.js';
-import { emptyImportSummary, toProviderImport } from '../persistence/provider-import-repository.js';
-import { toProviderView, type ProviderView } from '../persistence/provider-repository.js';
+import { emptyImportSummary, finishProviderImport, toProviderImport, writeProviderImportProgress } from '../persistence/provider-import-repository.js';
+import { lockOrganizationProviderRows, toProviderView, type ProviderView } from '../persistence/provider-repository.js';
 import { newProviderState, patchProviderState } from './provider-changes.js';
 import { createProviderRecord, updateProviderRecord, type WriteContext } from './provider-writer.js';
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
@@ -40,7 +40,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
     rows = [];
     const ctx: WriteContext = { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, now: clock(), deferredGraphChanges: { count: 0 } };
     const existing = new Map<string, ProviderView>();
-    for (const row of (await tx.query('SELECT * FROM providers WHERE organization_id = $1 FOR UPDATE', [ctx.organizationId])).rows) {
+    for (const row of await lockOrganizationProviderRows(tx, ctx.organizationId)) {
       const v = toProviderView(row);
       existing.set(v.externalId, v);
     }
@@ -84,7 +84,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
         summary.created++;
         rows.push({ row: i, externalId, providerId: view.id, outcome: 'created' });
       }
-      if ((i + 1) % PROGRESS_EVERY === 0) await db.query('UPDATE provider_imports SET processed = $2 WHERE id = $1', [job.id, i + 1]);
+      if ((i + 1) % PROGRESS_EVERY === 0) await writeProviderImportProgress(db, job.id, i + 1);
     }
     if (job.deactivate_missing) {
       for (const cur of existing.values()) {
@@ -105,12 +105,11 @@ export async function processProviderImport(db: Database, job: Record<string, an
   };
   const finish = async (tx: Queryable) => {
     const now = clock();
-    const r = await tx.query(
-      `UPDATE provider_imports SET status = $7, summary = $2, errors = $3, rows = $4, processed = $5, completed_at = $6 WHERE id = $1 RETURNING *`,
-      [job.id, JSON.stringify(summary), JSON.stringify(errors), JSON.stringify(rows), payload.length, now, rowStatusAfter<ProviderImportStatus>(providerImportMachine, job.status, { type: 'FINISH' })],
-    );
+    const finished = await finishProviderImport(tx, job.id, {
+      status: rowStatusAfter<ProviderImportStatus>(providerImportMachine, job.status, { type: 'FINISH' }), summary, errors, rows, processed: payload.length, now,
+    });
     await storeEvent(tx, outboxEvent('provider_import.completed', providerImportCompletedData(job.id, summary), { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, createdAt: now }));
-    await appendAudit(tx, { ...auditCtx, actor: { type: 'system' }, action: 'provider_import.complete', resourceType: 'provider_import', resourceId: job.id, before: null, after: toProviderImport(r.rows[0]).summary, timestamp: now });
+    await appendAudit(tx, { ...auditCtx, actor: { type: 'system' }, action: 'provider_import.complete', resourceType: 'provider_import', resourceId: job.id, before: null, after: toProviderImport(finished).summary, timestamp: now });
   };
   try {
     await db.transaction(work);

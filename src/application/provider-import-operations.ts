@@ -3,7 +3,7 @@ import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { CreateProviderImportBody, ListProviderImportsQuery, ProviderImportPath } from '../contract/schemas/provider-import.js';
 import { newId } from '../persistence/new-id.js';
-import { emptyImportSummary, toProviderImport } from '../persistence/provider-import-repository.js';
+import { emptyImportSummary, findProviderImportRow, insertProviderImport, listProviderImportRows, toProviderImport } from '../persistence/provider-import-repository.js';
 import type { OperationTable } from './operation.js';
 import type { AppDeps } from './app-deps.js';
 import { auditActor, type Caller } from './caller.js';
@@ -17,8 +17,7 @@ const IMPORT_INITIAL_STATUS = rowInitialStatus<ProviderImportStatus>(providerImp
 
 /** Reads an import job of the caller's organization. */
 async function importOfCaller(deps: AppDeps, caller: Caller, id: string) {
-  const r = await deps.db.query('SELECT * FROM provider_imports WHERE id = $1', [id]);
-  const row = r.rows[0];
+  const row = await findProviderImportRow(deps.db, id);
   if (!row) throw new ServiceError('IMPORT_NOT_FOUND');
   if (row.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN');
   return toProviderImport(row);
@@ -38,12 +37,11 @@ export function createProviderImportOperations(deps: AppDeps): OperationTable {
         const id = newId('imp', now.getTime());
         const mode = body.mode ?? 'upsert';
         await deps.db.transaction(async (tx) => {
-          await tx.query(
-            `INSERT INTO provider_imports (id, platform_id, organization_id, status, mode, dry_run, deactivate_missing, payload, summary, key_mode, actor, request_id, created_at)
-             VALUES ($1,$2,$3,$13,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
-            [id, caller.platformId, caller.organizationId, mode, body.dryRun ?? false, body.deactivateMissing ?? false, JSON.stringify(body.providers),
-              JSON.stringify(emptyImportSummary(body.providers.length)), caller.mode, JSON.stringify(auditActor(caller)), caller.requestId, now, IMPORT_INITIAL_STATUS],
-          );
+          await insertProviderImport(tx, {
+            id, platformId: caller.platformId, organizationId: caller.organizationId, status: IMPORT_INITIAL_STATUS, mode, dryRun: body.dryRun ?? false,
+            deactivateMissing: body.deactivateMissing ?? false, payload: body.providers, summary: emptyImportSummary(body.providers.length), keyMode: caller.mode,
+            actor: auditActor(caller), requestId: caller.requestId, now,
+          });
           await recordAudit(tx, caller, now, { action: 'provider_import.create', resourceType: 'provider_import', resourceId: id, after: { mode, dryRun: body.dryRun ?? false, deactivateMissing: body.deactivateMissing ?? false, received: body.providers.length } });
         });
         return { importId: id, status: IMPORT_INITIAL_STATUS, dryRun: body.dryRun ?? false, mode };
@@ -63,11 +61,8 @@ export function createProviderImportOperations(deps: AppDeps): OperationTable {
         if (q.importId) return importOfCaller(deps, caller, q.importId);
         const limit = q.limit ?? 50;
         const before = decodeCursor(q.cursor);
-        const r = await deps.db.query(
-          `SELECT * FROM provider_imports WHERE organization_id = $1 ${before ? 'AND id < $3' : ''} ORDER BY id DESC LIMIT $2`,
-          before ? [caller.organizationId, limit + 1, before] : [caller.organizationId, limit + 1],
-        );
-        return page(r.rows.map(toProviderImport), limit, (i) => i.importId);
+        const rows = await listProviderImportRows(deps.db, caller.organizationId, { before, limit: limit + 1 });
+        return page(rows.map(toProviderImport), limit, (i) => i.importId);
       },
     },
   };

@@ -3,7 +3,7 @@ import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { CreateProviderBody, ListProvidersQuery, ProviderPath, UpdateProviderBody } from '../contract/schemas/provider.js';
 import type { Queryable } from '../persistence/database.js';
-import { findProviderRow, toProviderView, type ProviderView } from '../persistence/provider-repository.js';
+import { countProviders, externalIdTaken, findProviderRow, listProviderRows, toProviderView, type ProviderFilter, type ProviderView } from '../persistence/provider-repository.js';
 import type { AppDeps } from './app-deps.js';
 import { requirePlatformKey } from './authenticate.js';
 import type { Caller } from './caller.js';
@@ -21,22 +21,13 @@ export async function providerOfCaller(db: Queryable, caller: Caller, id: string
   return toProviderView(row);
 }
 
-/** Builds the WHERE clause of a provider list from validated filters. */
-function providerFilters(caller: Caller, q: ReturnType<typeof ListProvidersQuery.parse>) {
-  const where = ['organization_id = $1'];
-  const args: unknown[] = [caller.organizationId];
-  const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
-  if (q.status) add('status = ?', q.status);
-  if (q.searchable !== undefined) add('searchable = ?', q.searchable);
-  if (q.externalId) add('external_id = ?', q.externalId);
-  const contains = (field: string, v: string | undefined) => { if (v) add('doc @> ?::jsonb', JSON.stringify({ [field]: [v] })); };
-  contains('specialtyCodes', q.specialtyCodes ?? q.specialty);
-  contains('languageCodes', q.languageCodes ?? q.language);
-  contains('modalityCodes', q.modalityCodes ?? q.modality);
-  const profession = q.professionCode ?? q.profession;
-  if (profession) add('doc @> ?::jsonb', JSON.stringify({ professionCode: profession }));
-  if (q.location) add(`doc->>'location' ILIKE ?`, `%${q.location.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  return { where, args };
+/** The repository filter of a validated provider list query (the v1 names are aliases of the v2 ones). */
+function providerFilter(caller: Caller, q: ReturnType<typeof ListProvidersQuery.parse>): ProviderFilter {
+  return {
+    organizationId: caller.organizationId, status: q.status, searchable: q.searchable, externalId: q.externalId,
+    specialtyCode: q.specialtyCodes ?? q.specialty, languageCode: q.languageCodes ?? q.language, modalityCode: q.modalityCodes ?? q.modality,
+    professionCode: q.professionCode ?? q.profession, location: q.location,
+  };
 }
 
 /** ProviderService operations: the provider graph (CONTRACT part 3) and its v1 professional views. */
@@ -46,15 +37,10 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
   const list = async (caller: Caller, query: Record<string, string>) => {
     const q = parseInput(ListProvidersQuery, query);
     const limit = q.limit ?? 50;
-    const { where, args } = providerFilters(caller, q);
-    const total = Number((await deps.db.query(`SELECT count(*) AS n FROM providers WHERE ${where.join(' AND ')}`, args)).rows[0].n);
-    const after = decodeCursor(q.cursor);
-    const pageArgs = [...args];
-    const pageWhere = [...where];
-    if (after) { pageArgs.push(after); pageWhere.push(`id > $${pageArgs.length}`); }
-    pageArgs.push(limit + 1);
-    const r = await deps.db.query(`SELECT * FROM providers WHERE ${pageWhere.join(' AND ')} ORDER BY id LIMIT $${pageArgs.length}`, pageArgs);
-    return { ...page(r.rows.map(toProviderView), limit, (p) => p.id), total };
+    const filter = providerFilter(caller, q);
+    const total = await countProviders(deps.db, filter);
+    const rows = await listProviderRows(deps.db, filter, { after: decodeCursor(q.cursor), limit: limit + 1 });
+    return { ...page(rows.map(toProviderView), limit, (p) => p.id), total };
   };
 
   return {
@@ -94,8 +80,7 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
           const cur = await providerOfCaller(tx, caller, id, { forUpdate: true });
           const next = patchProviderState(cur, body);
           if (next.externalId !== cur.externalId) {
-            const clash = await tx.query('SELECT 1 FROM providers WHERE organization_id = $1 AND external_id = $2', [caller.organizationId, next.externalId]);
-            if (clash.rowCount) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'A provider with this externalId already exists in the organization.', { field: 'externalId' });
+            if (await externalIdTaken(tx, caller.organizationId, next.externalId)) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'A provider with this externalId already exists in the organization.', { field: 'externalId' });
           }
           const { view, changed } = await updateProviderRecord(tx, ctx, cur, next);
           if (changed) await recordAudit(tx, caller, ctx.now, { action: 'provider.update', resourceType: 'provider', resourceId: id, before: cur, after: view });

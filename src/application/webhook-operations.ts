@@ -4,7 +4,7 @@ import { DeliveryPath, ListDeliveriesQuery, QueuedReplayPath, UpdateWebhookBody 
 import { ServiceError } from '../errors/service-error.js';
 import { findOrganization } from '../persistence/organization-repository.js';
 import {
-  countDeliveries, findDelivery, findWebhook, listAttempts, listDeliveries, queueReplay, upsertWebhook,
+  countDeliveries, findDelivery, findWebhook, listAttempts, listDeliveries, lockWebhookSetup, queueReplay, upsertWebhook,
   type AttemptRow, type DeliveryRow, type WebhookRow,
 } from '../persistence/webhook-repository.js';
 import type { AppDeps } from './app-deps.js';
@@ -92,7 +92,7 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
           // Serializes set-ups of one organization, so two first PUTs at once cannot both hand out a secret.
-          await tx.query(`SELECT pg_advisory_xact_lock(hashtext('webhook:' || $1))`, [caller.organizationId]);
+          await lockWebhookSetup(tx, caller.organizationId);
           const before = await findWebhook(tx, caller.organizationId, { forUpdate: true });
           const newSecret = before === undefined || body.rotateSecret === true ? newWebhookSecret() : undefined;
           const stored = await upsertWebhook(tx, {

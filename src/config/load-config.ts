@@ -36,6 +36,8 @@ export interface Config {
   pgPoolMaxWaiters: number;
   /** How long the service waits on PostgreSQL and Redis (README "Hung stores and deadlines"). */
   storeTimeouts: StoreTimeouts;
+  /** The gateway checks every typed answer against its JSON form (CHECK_TYPED_ANSWERS=1; tests set it). */
+  checkTypedAnswers: boolean;
 }
 
 /** Bounds on waiting for the stores, in milliseconds (0 = no bound). */
@@ -97,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
     smtpUrl: env.SMTP_URL || undefined,
     webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
+    checkTypedAnswers: env.CHECK_TYPED_ANSWERS === '1',
     logLevel: logLevelSetting(env.LOG_LEVEL),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', 16),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', 16),

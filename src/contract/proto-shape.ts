@@ -7,7 +7,9 @@ import { z } from 'zod';
  * schema and its message cannot drift: there is one source, the zod schema.
  */
 export type ProtoShape =
-  | { kind: 'string' | 'bool' | 'double' | 'int64' }
+  | { kind: 'string' | 'bool' | 'double' }
+  /** `decimal`: REST carries it as decimal text (a query-string integer such as `limit`), the typed form as a number. */
+  | { kind: 'int64'; decimal?: true }
   | { kind: 'timestamp' }
   | { kind: 'enum'; values: string[] }
   | { kind: 'message'; schema: z.ZodObject }
@@ -81,7 +83,8 @@ function isInstant(s: z.ZodType): boolean {
 export function protoShapeOf(schema: z.ZodType, side: ShapeSide): ProtoShape {
   const cached = shapes[side].get(schema);
   if (cached) return cached;
-  const shape = computeShape(unwrapSchema(schema, side).schema, side);
+  let shape = computeShape(unwrapSchema(schema, side).schema, side);
+  if (side === 'input' && shape.kind === 'string' && isDecimalText(schema)) shape = { kind: 'int64', decimal: true };
   shapes[side].set(schema, shape);
   return shape;
 }
@@ -131,6 +134,15 @@ function computeShape(s: z.ZodType, side: ShapeSide): ProtoShape {
   }
 }
 
+/**
+ * True when a schema takes text and gives a whole number (`queryInt`: a string of digits piped to an integer): the
+ * typed form carries the number; text that is not the number's canonical decimal has no typed form.
+ */
+function isDecimalText(schema: z.ZodType): boolean {
+  const out = unwrapSchema(schema, 'output').schema;
+  return defOf(out).type === 'number' && isInteger(out);
+}
+
 /** True when a number schema only takes whole numbers (its JSON Schema says `integer`). */
 function isInteger(s: z.ZodType): boolean {
   try {
@@ -154,6 +166,39 @@ export function hasPresence(shape: ProtoShape, field: Unwrapped, side: ShapeSide
 /** The protobuf field name of a REST field (`serviceId` -> `service_id`); ts-proto names it back in camelCase. */
 export function protoFieldName(restName: string): string {
   return restName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+}
+
+/**
+ * The paging fields of a cursor-paged list as the typed API names them (the usual Google API names), with what each
+ * holds: REST `limit` is `page_size`, `cursor` is `page_token` and `nextCursor` is `next_page_token`. REST keeps its
+ * names (the contract); the values, limits and errors (which name the REST field) are the same on both doors.
+ */
+export const LIST_PAGING_FIELDS: Readonly<Record<string, { proto: string; doc: string }>> = {
+  limit: { proto: 'page_size', doc: 'The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and unset takes its default.' },
+  cursor: { proto: 'page_token', doc: 'The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to get the next page; unset for the first page.' },
+  nextCursor: { proto: 'next_page_token', doc: 'The opaque token to send as `page_token` for the next page; unset on the last page.' },
+};
+
+/**
+ * True when an object schema is one side of a cursor-paged list: a query with `cursor` or an answer with
+ * `nextCursor`. Other `limit` fields keep their name: the v1 bookings page (`page` and `limit`, a v1 page-number
+ * envelope) and the audit chain verification (how many links to check).
+ */
+function isCursorPaged(schema: z.ZodObject): boolean {
+  return 'cursor' in schema.shape || 'nextCursor' in schema.shape;
+}
+
+/** The paging field a REST field of an object schema is in the typed API, if it is one (see LIST_PAGING_FIELDS). */
+export function listPagingField(schema: z.ZodObject, restName: string): { proto: string; doc: string } | undefined {
+  return Object.hasOwn(LIST_PAGING_FIELDS, restName) && isCursorPaged(schema) ? LIST_PAGING_FIELDS[restName] : undefined;
+}
+
+/**
+ * The protobuf field name of a field of an object schema: `protoFieldName`, but the paging names on a cursor-paged
+ * list (`limit` -> `page_size`). Both the generator and the typed-message translation name fields with this.
+ */
+export function protoFieldNameIn(schema: z.ZodObject, restName: string): string {
+  return listPagingField(schema, restName)?.proto ?? protoFieldName(restName);
 }
 
 /** The camelCase property ts-proto generates for a protobuf field name. */

@@ -2,14 +2,19 @@ import type { z } from 'zod';
 import type { RouteSpec } from './route.js';
 import { SCHEMA_NAMES } from './schema-names.js';
 import {
-  enumPrefix, enumTypeName, enumValueName, hasPresence, protoFieldName, protoShapeOf, tsPropertyName, unwrapSchema, type ProtoShape, type ShapeSide,
+  enumPrefix, enumTypeName, enumValueName, hasPresence, protoFieldName, protoFieldNameIn, protoShapeOf, tsPropertyName, unwrapSchema, type ProtoShape, type ShapeSide,
 } from './proto-shape.js';
 
-const properties = new Map<string, string>();
-/** The ts-proto property of a REST field (`serviceId` -> `serviceId`, `dead_lettered` -> `deadLettered`). */
-function propertyOf(restName: string): string {
-  let p = properties.get(restName);
-  if (p === undefined) properties.set(restName, (p = tsPropertyName(protoFieldName(restName))));
+const properties = new WeakMap<z.ZodObject, Map<string, string>>();
+/**
+ * The ts-proto property of a REST field of an object schema (`serviceId` -> `serviceId`, `dead_lettered` ->
+ * `deadLettered`, a list's `limit` -> `pageSize`), named as the generator names its field (`protoFieldNameIn`).
+ */
+function propertyOf(schema: z.ZodObject, restName: string): string {
+  let names = properties.get(schema);
+  if (names === undefined) properties.set(schema, (names = new Map()));
+  let p = names.get(restName);
+  if (p === undefined) names.set(restName, (p = tsPropertyName(protoFieldNameIn(schema, restName))));
   return p;
 }
 
@@ -68,7 +73,7 @@ function maskedBody(schema: z.ZodObject, json: Record<string, unknown>, mask: st
   if (!mask || mask.length === 0) return json;
   const body: Record<string, unknown> = {};
   for (const path of mask) {
-    const key = Object.keys(schema.shape).find((k) => k === path || protoFieldName(k) === path);
+    const key = Object.keys(schema.shape).find((k) => k === path || protoFieldNameIn(schema, k) === path);
     if (key === undefined) throw new UnreadableTypedRequest(`updateMask names "${path.slice(0, 100)}", which is not a field of this update`, 'updateMask');
     body[key] = json[key] ?? null;
   }
@@ -86,14 +91,28 @@ export function objectToRest(schema: z.ZodObject, side: ShapeSide, message: Reco
   const out: Record<string, unknown> = {};
   for (const [key, fieldSchema] of Object.entries(schema.shape)) {
     const shape = protoShapeOf(fieldSchema as z.ZodType, side);
-    const present = hasPresence(shape, unwrapSchema(fieldSchema as z.ZodType, side), side);
-    const v = valueToRest(shape, key, message[propertyOf(key)], present, side);
+    const field = unwrapSchema(fieldSchema as z.ZodType, side);
+    // An answer's field without presence is one the service always sets: its protobuf default is its value ('', 0,
+    // false). An answer's nullable field the message leaves unset was null, or left out where the field is optional too.
+    const present = side === 'output' || hasPresence(shape, field, side);
+    const v = valueToRest(shape, key, message[propertyOf(schema, key)], present, side);
+    // A list or map has no presence in protobuf: an answer's optional one that is empty was left out.
+    if (side === 'output' && field.optional && !field.nullable && isEmptyCollection(shape, v)) continue;
     if (v !== undefined) out[key] = v;
+    else if (side === 'output' && field.nullable && !field.optional) out[key] = null;
   }
   return out;
 }
 
+/** True for an empty list of a repeated field or an empty object of a map field. */
+function isEmptyCollection(shape: ProtoShape, v: unknown): boolean {
+  if (shape.kind === 'repeated') return Array.isArray(v) && v.length === 0;
+  return shape.kind === 'map' && typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+}
+
 function valueToRest(shape: ProtoShape, field: string, v: unknown, present: boolean, side: ShapeSide): unknown {
+  // google.protobuf.Value carries JSON null itself; an answer's null there is a value.
+  if (v === null && shape.kind === 'value' && side === 'output') return null;
   if (v === undefined || v === null) return undefined;
   switch (shape.kind) {
     case 'string':
@@ -101,6 +120,8 @@ function valueToRest(shape: ProtoShape, field: string, v: unknown, present: bool
     case 'bool':
       return !present && v === false ? undefined : v;
     case 'int64':
+      if (shape.decimal && typeof v === 'number') return String(v);
+      return !present && v === 0 ? undefined : v;
     case 'double':
       return !present && v === 0 ? undefined : v;
     case 'timestamp':
@@ -131,7 +152,7 @@ export function objectFromRest(schema: z.ZodObject, side: ShapeSide, json: Recor
   for (const [key, fieldSchema] of Object.entries(schema.shape)) {
     const shape = protoShapeOf(fieldSchema as z.ZodType, side);
     const present = hasPresence(shape, unwrapSchema(fieldSchema as z.ZodType, side), side);
-    out[propertyOf(key)] = valueFromRest(shape, key, json?.[key], present, side);
+    out[propertyOf(schema, key)] = valueFromRest(shape, key, json?.[key], present, side);
   }
   return out;
 }
@@ -160,7 +181,7 @@ export function valueFromRest(shape: ProtoShape, field: string, v: unknown, pres
     case 'map':
       return missing ? {} : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, valueFromRest(shape.value, field, item, false, side)]));
     case 'value':
-      return missing ? undefined : v;
+      return v === null && side === 'output' ? null : missing ? undefined : v;
     case 'struct':
       return missing ? undefined : v;
   }
@@ -186,6 +207,14 @@ export function responseMessageOf(route: RouteSpec, result: unknown): Record<str
   return { resultValue: valueFromRest(shape, 'resultValue', result, false, 'output') };
 }
 
+/**
+ * False when a route's response is an object and a result is not one (the v1 confirmation link's HTML page, answered
+ * as text): such a result travels in the JSON form only.
+ */
+export function answersInShape(route: RouteSpec, result: unknown): boolean {
+  return !route.response || protoShapeOf(route.response, 'output').kind !== 'message' || (typeof result === 'object' && result !== null && !Array.isArray(result));
+}
+
 /** The REST result carried by a typed response message (the inverse of `responseMessageOf`). */
 export function restOfResponseMessage(route: RouteSpec, message: Record<string, unknown>): unknown {
   if (!route.response) return undefined;
@@ -208,13 +237,17 @@ export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<s
       const present = hasPresence(shape, unwrapSchema(fieldSchema as z.ZodType, 'input'), 'input');
       let v = source?.[key];
       if (group.kind !== 'body' && typeof v === 'string') v = textToJson(shape, v);
-      message[propertyOf(key)] = valueFromRest(shape, key, v, present, 'input');
+      message[propertyOf(group.schema, key)] = valueFromRest(shape, key, v, present, 'input');
     }
   }
   return message;
 }
 
-/** A path or query value as the JSON value of its field's shape (`'20'` -> 20, `'true'` -> true). */
+/**
+ * A path or query value as the JSON value of its field's shape (`'20'` -> 20, `'true'` -> true). Text that is not
+ * the canonical spelling (`'02'`, `'1e3'`, `'ten'`, `'yes'`) reads as a value that spells differently, so the
+ * gateway's round trip (`typed-request-of.ts`) sends such a request in the JSON form for the validator to answer.
+ */
 function textToJson(shape: ProtoShape, text: string): unknown {
   if (shape.kind === 'bool') return text === 'true';
   if (shape.kind === 'int64' || shape.kind === 'double') return Number(text);

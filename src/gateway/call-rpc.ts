@@ -1,9 +1,12 @@
 import { Metadata, type Client, type ServiceError as GrpcError, type StatusObject } from '@grpc/grpc-js';
 import { decodeServiceError } from '../grpc/error-metadata.js';
 
-/** The outcome of one unary RPC: the JSON result as text and the response headers carried in trailers. */
+/**
+ * The outcome of one unary RPC: the response message (the JSON form's `resultJson` text, or typed fields) and the
+ * response headers carried in trailers.
+ */
 export interface RpcOutcome {
-  resultJson: string;
+  response: { resultJson?: string; [typedField: string]: unknown };
   headers: Record<string, string>;
 }
 
@@ -32,14 +35,14 @@ export function callRpc(client: Client, rpc: string, request: unknown, metadata:
   const method = (client as unknown as Record<string, Function>)[rpc.charAt(0).toLowerCase() + rpc.slice(1)];
   if (!method) return Promise.reject(new Error(`unknown rpc ${rpc}`));
   return new Promise((resolve, reject) => {
-    let response: { resultJson?: string } | undefined;
+    let response: RpcOutcome['response'] | undefined;
     let status: StatusObject | undefined;
     let failure: GrpcError | undefined;
     const settle = () => {
       if (failure) return reject(new RpcFailure(decodeServiceError(failure), restHeaders(failure.metadata)));
-      if (response !== undefined && status !== undefined) resolve({ resultJson: response.resultJson || 'null', headers: restHeaders(status.metadata) });
+      if (response !== undefined && status !== undefined) resolve({ response, headers: restHeaders(status.metadata) });
     };
-    const call = method.call(client, request, metadata, { deadline: Date.now() + opts.deadlineMs }, (err: GrpcError | null, res: { resultJson?: string }) => {
+    const call = method.call(client, request, metadata, { deadline: Date.now() + opts.deadlineMs }, (err: GrpcError | null, res: RpcOutcome['response']) => {
       if (err) failure = err;
       else response = res;
       settle();

@@ -18,6 +18,9 @@ import { openRpcStream } from './open-rpc-stream.js';
 import { serveEventStream } from './serve-event-stream.js';
 import { serveConsole } from './serve-console.js';
 import { createRequestAdmission } from './admit-requests.js';
+import { typedRequestOf } from './typed-request-of.js';
+import { restJsonOf } from './rest-json-of.js';
+import { ANSWER_JSON_TOO_KEY } from '../grpc/answer-forms.js';
 import { ADMITTED_TOKEN_KEY, type AdmissionLimits } from '../admission/admission-gate.js';
 import { admissionCost } from '../admission/admission-cost.js';
 
@@ -39,6 +42,11 @@ export interface GatewayDeps {
    * admitted and counted here, so that server does not count it against its own limit again.
    */
   admittedToken?: string;
+  /**
+   * Tests set this: each typed call also asks for the JSON form of its answer, and an answer whose typed form does
+   * not read back as the same REST JSON fails with 500 (so the whole REST suite checks the typed translation).
+   */
+  checkTypedAnswers?: boolean;
 }
 
 const PASSED_HEADERS = ['authorization', 'service-organization-id', 'idempotency-key', 'accept'];
@@ -147,6 +155,7 @@ export function createGateway(deps: GatewayDeps): Koa {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.path, admission.admit(admissionCost(route.service, route.rpc)), async (ctx) => {
       const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(ctx.req);
+      const input = { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body?.value };
       const md = new Metadata();
       md.set('x-service-request-id', ctx.state.requestId as string);
       md.set('x-service-door', 'rest');
@@ -162,7 +171,7 @@ export function createGateway(deps: GatewayDeps): Koa {
         // The access log line and the request histogram record the time to the first message.
         const abort = new AbortController();
         ctx.res.once('close', () => abort.abort());
-        const opened = await openRpcStream(deps.clients[route.service], route.rpc, { params: { ...ctx.params }, query: flatQuery(ctx.query), bodyJson: body ?? 'null' }, md, { signal: abort.signal });
+        const opened = await openRpcStream(deps.clients[route.service], route.rpc, { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' }, md, { signal: abort.signal });
         serveEventStream(ctx, opened, { event: route.stream.event, requestId: ctx.state.requestId as string });
         return;
       }
@@ -171,16 +180,21 @@ export function createGateway(deps: GatewayDeps): Koa {
       const abort = new AbortController();
       const onClose = () => { if (!ctx.res.writableFinished) abort.abort(); };
       ctx.res.once('close', onClose);
+      // The typed request when it carries the input exactly, else the JSON form (see typed-request-of.ts).
+      const typed = typedRequestOf(route, input);
+      deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
+      if (typed && deps.checkTypedAnswers) md.set(ANSWER_JSON_TOO_KEY, '1');
       try {
-        const out = await callRpc(deps.clients[route.service], route.rpc, { params: { ...ctx.params }, query: flatQuery(ctx.query), bodyJson: body ?? 'null' }, md, { deadlineMs: deps.rpcDeadlineMs ?? 30_000, signal: abort.signal });
+        const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
+        const out = await callRpc(deps.clients[route.service], route.rpc, request, md, { deadlineMs: deps.rpcDeadlineMs ?? 30_000, signal: abort.signal });
         for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
         ctx.status = route.successStatus ?? 200;
+        const json = restJsonOf(route, out.response, typed !== undefined && deps.checkTypedAnswers === true);
         if (out.headers['content-type']?.startsWith('text/html')) {
-          ctx.body = String(JSON.parse(out.resultJson));
+          ctx.body = String(JSON.parse(json));
         } else {
-          // The JSON text is the REST body as it is: nothing to parse and serialize again here.
           ctx.type = 'application/json';
-          ctx.body = out.resultJson;
+          ctx.body = json;
         }
       } finally {
         ctx.res.off('close', onClose);

@@ -4,11 +4,17 @@ import { ServiceError } from '../errors/service-error.js';
 /** The body size limit (CONTRACT part 1). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** A JSON request body: its text, as the JSON form carries it, and its value, which the typed form is built from. */
+export interface JsonBody {
+  text: string;
+  value: unknown;
+}
+
 /**
- * Reads a JSON request body and checks that it parses: its text, or undefined when empty; 413 over 1 MB, 400
- * INVALID_JSON when malformed. The text itself travels on (the gRPC server parses it once more, for its operation).
+ * Reads a JSON request body and checks that it parses: its text and value, or undefined when empty; 413 over 1 MB,
+ * 400 INVALID_JSON when malformed.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<string | undefined> {
+export async function readJsonBody(req: IncomingMessage): Promise<JsonBody | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > BODY_LIMIT_BYTES) {
     req.resume();
@@ -34,8 +40,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<string | undef
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
   try {
-    JSON.parse(text);
-    return text;
+    return { text, value: JSON.parse(text) as unknown };
   } catch (err) {
     throw new ServiceError('INVALID_JSON', `The request body is not valid JSON: ${(err as Error).message}`);
   }

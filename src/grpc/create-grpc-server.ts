@@ -26,7 +26,8 @@ import { GRPC_SERVICES, qualifiedServiceName } from './service-registry.js';
 import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options.js';
 import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
-import { responseMessageOf, restInputOfMessage, UnreadableTypedRequest, type RestInput } from '../contract/typed-message.js';
+import { ANSWER_JSON_TOO_KEY } from './answer-forms.js';
+import { answersInShape, responseMessageOf, restInputOfMessage, UnreadableTypedRequest, type RestInput } from '../contract/typed-message.js';
 
 const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../proto');
 
@@ -151,7 +152,9 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
   const answer = (result: unknown) => {
     if (form === 'json' || !route) return { resultJson: JSON.stringify(result ?? null) };
     const typed = responseMessageOf(route, result);
-    return form === 'typed' ? typed : { ...typed, resultJson: JSON.stringify(result ?? null) };
+    // An answer that is not of the route's response shape (the v1 confirmation link's HTML page) goes in JSON form too.
+    const jsonToo = form !== 'typed' || mdString(md, ANSWER_JSON_TOO_KEY) !== undefined || !answersInShape(route, result);
+    return jsonToo ? { ...typed, resultJson: JSON.stringify(result ?? null) } : typed;
   };
   return { requestId, trailers, input, undecodable, answer };
 }

@@ -20,6 +20,8 @@ export interface ServiceMetrics {
   redisDuration: Histogram<'op'>;
   /** Webhook delivery attempts by outcome: `delivered`, `failed` (a non-2xx answer), `error` (no answer, refused address). */
   webhookAttempts: Counter<'outcome'>;
+  /** REST requests the gateway sent to the internal API, by form: `typed` messages, or `json` where they cannot carry the input exactly. */
+  gatewayRequestForm: Counter<'form'>;
   /** Work admitted and not yet answered, in admission units, by gate: `rest` (gateway requests), `grpc` (direct calls). */
   admissionInFlight: Gauge<'gate'>;
   /** Work refused at once with 503 SERVICE_UNAVAILABLE because its gate was full: `rest`, `grpc`, `pg_pool` (pool waiters). */
@@ -46,6 +48,7 @@ export function createServiceMetrics(): ServiceMetrics {
     redisDuration: new Histogram({ name: 'redis_duration_seconds', help: 'Redis round trips of the instrumented paths, by operation.', labelNames: ['op'], buckets: LATENCY_BUCKETS, registers }),
     webhookAttempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, failed: non-2xx, error: no answer).', labelNames: ['outcome'], registers }),
     admissionInFlight: new Gauge({ name: 'admission_in_flight', help: 'Work admitted and not yet answered, in admission units (a plain call 1, a resolution 4): rest (gateway requests), grpc (direct gRPC calls).', labelNames: ['gate'], registers }),
+    gatewayRequestForm: new Counter({ name: 'gateway_request_form_total', help: 'REST requests sent to the internal API by form: typed messages, or json where a typed message cannot carry the input exactly.', labelNames: ['form'], registers }),
     admissionShed: new Counter({ name: 'admission_shed_total', help: 'Work refused at once with 503 SERVICE_UNAVAILABLE because its admission limit was reached, by gate (rest, grpc, pg_pool).', labelNames: ['gate'], registers }),
     gaugeOnScrape(name, help, read) {
       new Gauge({

@@ -65,3 +65,37 @@ export async function revokeApiKey(tx: Queryable, id: string, revokedAt: Date): 
   const r = await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING *', [id, revokedAt]);
   return toApiKey(r.rows[0]);
 }
+
+/** An API key row as authentication needs it. */
+export interface KeyRow {
+  id: string;
+  platform_id: string;
+  organization_id: string;
+  type: KeyType;
+  key_hash: Buffer;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** Reads the key stored with this hash (authentication), or undefined. */
+export async function findKeyByHash(db: Queryable, hash: Buffer): Promise<KeyRow | undefined> {
+  const r = await db.query<KeyRow>({ name: 'api-key-by-hash', text: 'SELECT id, platform_id, organization_id, type, key_hash, expires_at, revoked_at FROM api_keys WHERE key_hash = $1', values: [hash] });
+  return r.rows[0];
+}
+
+/** The platform that holds the key stored with this hash, or undefined. */
+export async function findPlatformOfKeyHash(tx: Queryable, hash: Buffer): Promise<string | undefined> {
+  const existing = await tx.query('SELECT platform_id FROM api_keys WHERE key_hash = $1', [hash]);
+  return existing.rows[0]?.platform_id as string | undefined;
+}
+
+/** Whether any platform account exists. */
+export async function anyPlatformExists(tx: Queryable): Promise<boolean> {
+  const any = await tx.query('SELECT 1 FROM platforms LIMIT 1');
+  return Boolean(any.rowCount);
+}
+
+/** Takes the transaction-scoped advisory lock `lockId` (serializes start-up bootstraps of every process). */
+export async function lockBootstrap(tx: Queryable, lockId: number): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [lockId]);
+}

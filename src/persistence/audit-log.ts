@@ -119,3 +119,25 @@ export async function insertAuditEvents(db: Queryable, events: readonly Prepared
   });
   return r.rowCount ?? 0;
 }
+
+/** Filters of an audit event list; always one organization's. */
+export interface AuditEventFilter {
+  organizationId: string;
+  action?: string | undefined;
+  resourceType?: string | undefined;
+  resourceId?: string | undefined;
+}
+
+/** Lists an organization's audit events newest first (by seq) below `beforeSeq`, at most `limit` rows. */
+export async function listAuditEventRows(db: Queryable, f: AuditEventFilter, page: { beforeSeq?: number | undefined; limit: number }): Promise<Record<string, any>[]> {
+  const where = ['organization_id = $1'];
+  const args: unknown[] = [f.organizationId];
+  const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+  if (f.action !== undefined) add('action = ?', f.action);
+  if (f.resourceType !== undefined) add('resource_type = ?', f.resourceType);
+  if (f.resourceId !== undefined) add('resource_id = ?', f.resourceId);
+  if (page.beforeSeq !== undefined) add('seq < ?', page.beforeSeq);
+  args.push(page.limit);
+  const r = await db.query(`SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${args.length}`, args);
+  return r.rows as Record<string, any>[];
+}

@@ -117,3 +117,9 @@ export async function listCalendarConnectionRows(db: Queryable, f: CalendarConne
   const r = await db.query(`SELECT * FROM calendar_connections WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args);
   return r.rows as Record<string, any>[];
 }
+
+/** Reads a provider's newest calendar connection row (its current schedule), or undefined. */
+export async function findLatestCalendarConnectionRow(db: Queryable, providerId: string) {
+  const r = await db.query('SELECT * FROM calendar_connections WHERE provider_id = $1 ORDER BY id DESC LIMIT 1', [providerId]);
+  return r.rows[0] as Record<string, any> | undefined;
+}

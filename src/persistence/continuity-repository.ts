@@ -48,3 +48,9 @@ export async function listContinuityRecords(db: Queryable, f: { organizationId: 
   const r = await db.query('SELECT * FROM continuity_records WHERE organization_id = $1 AND client_ref = $2 AND id > $3 ORDER BY id LIMIT $4', [f.organizationId, f.clientRef, page.after, page.limit]);
   return r.rows.map(toContinuityRecord);
 }
+
+/** The providers that have seen a client in an organization (one row per continuity record). */
+export async function continuityProviderIds(db: Queryable, f: { organizationId: string; clientRef: string }): Promise<string[]> {
+  const r = await db.query('SELECT provider_id FROM continuity_records WHERE organization_id = $1 AND client_ref = $2', [f.organizationId, f.clientRef]);
+  return r.rows.map((x) => x.provider_id as string);
+}

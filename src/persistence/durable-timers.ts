@@ -29,6 +29,8 @@ export interface DurableTimers {
   ack(timer: ClaimedTimer): Promise<boolean>;
   /** Moves timers whose lease ended before `now` back to the due set, so a crashed worker's timers are re-delivered. */
   reclaimExpiredLeases(now: Date): Promise<number>;
+  /** Gives a claimed timer back, due at `dueAt` (a handler failed); answers false when its lease was lost meanwhile. */
+  release(timer: ClaimedTimer, dueAt: Date): Promise<boolean>;
 }
 
 /** Encodes a timer as its sorted-set member `kind|id|name`. */
@@ -60,6 +62,17 @@ const ACK = `
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if s and tonumber(s) == tonumber(ARGV[2]) then
   redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+return 0`;
+
+// KEYS: leased, due. ARGV: member, leaseUntil, dueAt.
+// NX keeps a due entry scheduled meanwhile (see RECLAIM).
+const RELEASE = `
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s and tonumber(s) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
   return 1
 end
 return 0`;
@@ -104,6 +117,10 @@ export function createDurableTimers(deps: { redis: Redis; leaseMs?: number }): D
     async reclaimExpiredLeases(now) {
       return Number(await redis.eval(RECLAIM, { keys: [TIMER_KEYS.due, TIMER_KEYS.leased], arguments: [String(now.getTime())] }));
     },
+    async release(timer, dueAt) {
+      const released = await redis.eval(RELEASE, { keys: [TIMER_KEYS.leased, TIMER_KEYS.due], arguments: [timer.member, String(timer.leaseUntil), String(dueAt.getTime())] });
+      return Number(released) === 1;
+    },
   };
 }
 
@@ -119,20 +136,24 @@ export interface TimerWorker {
 
 /**
  * Creates a worker that claims due timers and calls `handler` for each.
- * Delivery is at least once: a handler that throws (or a process that dies) leaves the timer leased, and it is
- * re-delivered when the lease ends, so handlers must be idempotent (a late or repeated timer must be harmless).
+ * Delivery is at least once: a handler that throws gives its timer back, due again `retryMs` later (a store that was
+ * away a moment is soon tried again); a process that dies leaves it leased, and it is re-delivered when the lease
+ * ends. So handlers must be idempotent (a late or repeated timer must be harmless).
  */
 export function createTimerWorker(deps: {
   timers: DurableTimers;
   handler: (timer: TimerRef) => Promise<void>;
   clock: () => Date;
   intervalMs?: number;
+  /** How long after a failed handler its timer is due again (default 2 s). */
+  retryMs?: number;
   batchSize?: number;
   onError?: (err: unknown, timer?: TimerRef) => void;
 }): TimerWorker {
   const { timers, handler, clock } = deps;
   const intervalMs = deps.intervalMs ?? 1000;
   const batchSize = deps.batchSize ?? 100;
+  const retryMs = deps.retryMs ?? 2000;
   const onError = deps.onError ?? (() => undefined);
   let running = false;
   let loop: Promise<void> | undefined;
@@ -151,6 +172,8 @@ export function createTimerWorker(deps: {
         return 1;
       } catch (err) {
         onError(err, ref);
+        // If the give-back fails too (Redis away), the lease ends and reclaimExpiredLeases re-delivers it.
+        await timers.release(t, new Date(clock().getTime() + retryMs)).catch(() => false);
         return 0;
       }
     }));

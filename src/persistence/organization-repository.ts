@@ -71,3 +71,15 @@ export async function updateOrganization(tx: Queryable, id: string, v: { name: s
   const r = await tx.query('UPDATE organizations SET name = $2, settings = $3, updated_at = $4 WHERE id = $1 RETURNING *', [id, v.name, JSON.stringify(v.settings), v.now]);
   return toOrganization(r.rows[0]);
 }
+
+/** Reads an organization's provider graph version (0 for an unknown organization). */
+export async function readGraphVersion(db: Queryable, organizationId: string): Promise<number> {
+  const r = await db.query<{ graph_version: number }>('SELECT graph_version FROM organizations WHERE id = $1', [organizationId]);
+  return Number(r.rows[0]?.graph_version ?? 0);
+}
+
+/** The platform an organization belongs to, or undefined when it does not exist. */
+export async function findPlatformOfOrganization(db: Queryable, organizationId: string): Promise<string | undefined> {
+  const r = await db.query<{ platform_id: string }>({ name: 'organization-platform', text: 'SELECT platform_id FROM organizations WHERE id = $1', values: [organizationId] });
+  return r.rows[0]?.platform_id;
+}

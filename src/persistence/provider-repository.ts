@@ -136,3 +136,59 @@ export async function updateProviderRow(tx: Queryable, id: string, v: { external
   );
   return r.rows[0] as Record<string, any>;
 }
+
+/** Reads every provider row of an organization, locked `FOR UPDATE` (an import's transaction). */
+export async function lockOrganizationProviderRows(tx: Queryable, organizationId: string): Promise<Record<string, any>[]> {
+  return (await tx.query('SELECT * FROM providers WHERE organization_id = $1 FOR UPDATE', [organizationId])).rows;
+}
+
+/** Filters of a provider list; always one organization's (code filters: the provider's list contains the code). */
+export interface ProviderFilter {
+  organizationId: string;
+  status?: string | undefined;
+  searchable?: boolean | undefined;
+  externalId?: string | undefined;
+  specialtyCode?: string | undefined;
+  languageCode?: string | undefined;
+  modalityCode?: string | undefined;
+  professionCode?: string | undefined;
+  /** A substring of the location, matched case-insensitively. */
+  location?: string | undefined;
+}
+
+/** Builds the WHERE clause of a provider list from its filters. */
+function providerWhere(f: ProviderFilter) {
+  const where = ['organization_id = $1'];
+  const args: unknown[] = [f.organizationId];
+  const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+  if (f.status) add('status = ?', f.status);
+  if (f.searchable !== undefined) add('searchable = ?', f.searchable);
+  if (f.externalId) add('external_id = ?', f.externalId);
+  const contains = (field: string, v: string | undefined) => { if (v) add('doc @> ?::jsonb', JSON.stringify({ [field]: [v] })); };
+  contains('specialtyCodes', f.specialtyCode);
+  contains('languageCodes', f.languageCode);
+  contains('modalityCodes', f.modalityCode);
+  if (f.professionCode) add('doc @> ?::jsonb', JSON.stringify({ professionCode: f.professionCode }));
+  if (f.location) add(`doc->>'location' ILIKE ?`, `%${f.location.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return { where, args };
+}
+
+/** Counts an organization's providers matching a filter. */
+export async function countProviders(db: Queryable, f: ProviderFilter): Promise<number> {
+  const { where, args } = providerWhere(f);
+  return Number((await db.query(`SELECT count(*) AS n FROM providers WHERE ${where.join(' AND ')}`, args)).rows[0].n);
+}
+
+/** Lists provider rows matching a filter in id order after `after`, at most `limit` rows. */
+export async function listProviderRows(db: Queryable, f: ProviderFilter, page: { after?: string | undefined; limit: number }): Promise<Record<string, any>[]> {
+  const { where, args } = providerWhere(f);
+  if (page.after) { args.push(page.after); where.push(`id > $${args.length}`); }
+  args.push(page.limit);
+  return (await db.query(`SELECT * FROM providers WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)).rows;
+}
+
+/** Whether a provider of the organization already has this externalId. */
+export async function externalIdTaken(tx: Queryable, organizationId: string, externalId: string): Promise<boolean> {
+  const clash = await tx.query('SELECT 1 FROM providers WHERE organization_id = $1 AND external_id = $2', [organizationId, externalId]);
+  return Boolean(clash.rowCount);
+}

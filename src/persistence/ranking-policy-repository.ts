@@ -1,4 +1,4 @@
-import type { RankingWeights, TieBreaker } from '../domain/ranking/ranking-policy.js';
+import type { RankingPolicy, RankingWeights, TieBreaker } from '../domain/ranking/ranking-policy.js';
 import type { RankingPolicyStatus } from '../../machines/ranking-policy-machine.js';
 import type { Queryable } from './database.js';
 
@@ -121,4 +121,25 @@ export async function writeRankingPolicyActivation(tx: Queryable, p: { id: strin
 export async function listRankingPolicyVersions(db: Queryable, policyId: string, page: { afterVersion: number; limit: number }): Promise<RankingPolicyVersionRecord[]> {
   const r = await db.query('SELECT * FROM ranking_policy_versions WHERE policy_id = $1 AND version > $2 ORDER BY version LIMIT $3', [policyId, page.afterVersion, page.limit]);
   return r.rows.map(toRankingPolicyVersion);
+}
+
+/** A policy named by id with its active version (all null when it has never been activated), or undefined. */
+export async function findPolicyWithActiveVersion(db: Queryable, policyId: string): Promise<{
+  id: string; organizationId: string; version: number | null; weights: RankingWeights | null; tieBreakers: TieBreaker[] | null;
+} | undefined> {
+  const r = await db.query(
+    `SELECT p.id, p.organization_id, v.version, v.weights, v.tie_breakers FROM ranking_policies p
+     LEFT JOIN ranking_policy_versions v ON v.policy_id = p.id AND v.version = p.active_version WHERE p.id = $1`, [policyId]);
+  const row = r.rows[0];
+  return row ? { id: row.id, organizationId: row.organization_id, version: row.version, weights: row.weights, tieBreakers: row.tie_breakers } : undefined;
+}
+
+/** The active version of an organization's active policy, or undefined when it has none. */
+export async function findActivePolicyOfOrganization(db: Queryable, organizationId: string): Promise<RankingPolicy | undefined> {
+  const r = await db.query(
+    `SELECT p.id, v.version, v.weights, v.tie_breakers FROM ranking_policies p
+     JOIN ranking_policy_versions v ON v.policy_id = p.id AND v.version = p.active_version
+     WHERE p.organization_id = $1 AND p.status = 'active'`, [organizationId]);
+  const row = r.rows[0];
+  return row ? { id: row.id, version: row.version, weights: row.weights, tieBreakers: row.tie_breakers } : undefined;
 }

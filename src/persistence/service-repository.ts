@@ -92,3 +92,9 @@ export async function listServiceRows(db: Queryable, f: ServiceFilter, page: { a
   const r = await db.query(`SELECT * FROM services WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args);
   return r.rows as Record<string, any>[];
 }
+
+/** The organization a service belongs to (any organization; callers check tenancy), or undefined. */
+export async function findServiceOrganization(db: Queryable, id: string): Promise<string | undefined> {
+  const r = await db.query('SELECT organization_id FROM services WHERE id = $1', [id]);
+  return r.rows[0]?.organization_id as string | undefined;
+}

@@ -167,3 +167,8 @@ export async function queueReplay(db: Queryable, organizationId: string, deliver
   if (row.queued_attempt !== null) return { kind: 'queued', attempt: row.queued_attempt + 1 };
   return row.status === 'suppressed' ? { kind: 'suppressed' } : { kind: 'in_progress' };
 }
+
+/** Takes the transaction-scoped advisory lock that serializes the webhook set-ups of one organization. */
+export async function lockWebhookSetup(tx: Queryable, organizationId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('webhook:' || $1))`, [organizationId]);
+}

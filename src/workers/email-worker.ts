@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Database } from '../persistence/database.js';
-import { claimDueEmails, markEmailSent, recordEmailFailure, type OutboxEmailRow } from '../application/email/email-outbox.js';
+import { claimDueEmails, markEmailSent, recordEmailFailure, type OutboxEmailRow } from '../persistence/email-outbox.js';
 import type { Worker } from './worker.js';
 import { createPollingWorker } from './polling-worker.js';
 

@@ -16,14 +16,22 @@ test.after.always(async () => { await svc?.stop(); });
 
 const attendee = { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' };
 
+const iso = (d: Date | null | undefined): string | null => d?.toISOString() ?? null;
+
 /** The ledger row and the actor of one booking, side by side. */
 async function sides(id: string) {
-  const r = await svc.service.deps.db.query('SELECT status, cancelled_at, cancel_reason, rescheduled_to, rescheduled_from FROM bookings WHERE id = $1', [id]);
+  const r = await svc.service.deps.db.query('SELECT status, confirmed_at, cancelled_at, cancel_reason, rescheduled_at, rescheduled_to, rescheduled_from, completed_at FROM bookings WHERE id = $1', [id]);
   const row = r.rows[0];
   const snap = await svc.service.deps.actors.getSnapshot(bookingActorKind, id);
   return {
-    ledger: { status: row?.status, cancelledAt: row?.cancelled_at?.toISOString() ?? null, cancellationReason: row?.cancel_reason ?? null, rescheduledTo: row?.rescheduled_to ?? null, rescheduledFrom: row?.rescheduled_from ?? null },
-    actor: snap && { status: String(snap.value), cancelledAt: snap.context.cancelledAt, cancellationReason: snap.context.cancellationReason, rescheduledTo: snap.context.rescheduledTo, rescheduledFrom: snap.context.rescheduledFrom },
+    ledger: {
+      status: row?.status, confirmedAt: iso(row?.confirmed_at), cancelledAt: iso(row?.cancelled_at), cancellationReason: row?.cancel_reason ?? null,
+      rescheduledAt: iso(row?.rescheduled_at), rescheduledTo: row?.rescheduled_to ?? null, rescheduledFrom: row?.rescheduled_from ?? null, completedAt: iso(row?.completed_at),
+    },
+    actor: snap && {
+      status: String(snap.value), confirmedAt: snap.context.confirmedAt, cancelledAt: snap.context.cancelledAt, cancellationReason: snap.context.cancellationReason,
+      rescheduledAt: snap.context.rescheduledAt, rescheduledTo: snap.context.rescheduledTo, rescheduledFrom: snap.context.rescheduledFrom, completedAt: snap.context.completedAt,
+    },
   };
 }
 
@@ -57,6 +65,7 @@ test.serial('after each v1 operation a booking\'s stored status and fields are i
   t.is((await agree(t, o.org.id, 'create'))[a.id], 'pending');
   t.is((await confirm(a)).status, 200);
   t.is((await agree(t, o.org.id, 'confirmation link'))[a.id], 'confirmed');
+  t.is((await sides(a.id)).ledger.confirmedAt, clock().toISOString());
   t.is((await confirm(a)).status, 200);
   await agree(t, o.org.id, 'confirmation link again');
 
@@ -66,6 +75,7 @@ test.serial('after each v1 operation a booking\'s stored status and fields are i
   const statuses = await agree(t, o.org.id, 'reschedule');
   t.is(statuses[b.id], 'rescheduled');
   t.is(statuses[moved.body.data.id], 'pending');
+  t.is((await sides(b.id)).ledger.rescheduledAt, clock().toISOString());
 
   t.is((await o.api.post(`/api/v1/bookings/${moved.body.data.id}/cancel`, { reason: 'plans changed' })).status, 200);
   t.is((await agree(t, o.org.id, 'cancel'))[moved.body.data.id], 'cancelled');
@@ -81,6 +91,8 @@ test.serial('after each v1 operation a booking\'s stored status and fields are i
   }
   t.is(seen.ledger.status, 'completed');
   t.is((await agree(t, o.org.id, 'completion by timer'))[a.id], 'completed');
+  const endAt = (await svc.service.deps.db.query('SELECT end_at FROM bookings WHERE id = $1', [a.id])).rows[0].end_at as Date;
+  t.like((await sides(a.id)).ledger, { confirmedAt: '2026-03-02T12:00:00.000Z', completedAt: endAt.toISOString() });
   t.is((await o.api.post(`/api/v1/bookings/${a.id}/reschedule`, { date: '2026-03-05', time: '09:00' })).status, 409);
   await agree(t, o.org.id, 'reschedule of a completed booking');
 });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { credentials, Metadata, status as GrpcStatus, type Client, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, Metadata, status as GrpcStatus, type Client, type ServiceDefinition, type ServiceError as GrpcError } from '@grpc/grpc-js';
 import { AnalyticsServiceClient } from '../../src/gen/scheduling/v1/analytics_service.js';
 import { ApiKeyServiceClient } from '../../src/gen/scheduling/v1/api_key_service.js';
 import { AuditServiceClient } from '../../src/gen/scheduling/v1/audit_service.js';
@@ -246,8 +246,12 @@ for (const [i, row] of TABLE.entries()) {
     // Third door: the typed fields, when the message can carry exactly this input.
     let typed: Record<string, unknown> | undefined;
     try {
+      // Carried exactly: encoded and decoded by the method's serializers, it reads back the same (a query-string
+      // integer such as `limit=1.5` has no int64 form and is not sent typed).
       const message = messageOfRestInput(route, { params, query, body });
-      if (isDeepStrictEqual(restInputOfMessage(route, message), { params, query, body: route.body ? body : undefined })) typed = message;
+      const method = Object.values((Ctor as unknown as { service: ServiceDefinition }).service).find((d) => d.path.endsWith(`/${route.rpc}`))!;
+      const decoded = method.requestDeserialize(method.requestSerialize(message)) as Record<string, unknown>;
+      if (isDeepStrictEqual(restInputOfMessage(route, decoded), { params, query, body: route.body ? body : undefined })) typed = message;
     } catch {
       typed = undefined;
     }

@@ -7,7 +7,7 @@ import { client } from '../helpers/http.js';
 import { sentTo, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { findFreePort } from '../../src/launcher/find-free-port.js';
 import { escapeHtml } from '../../src/application/email/escape-html.js';
-import { EMAIL_MAX_ATTEMPTS, emailRetryDelayMs } from '../../src/application/email/email-outbox.js';
+import { EMAIL_MAX_ATTEMPTS, emailRetryDelayMs } from '../../src/persistence/email-outbox.js';
 
 let sink: SmtpSink;
 let svc: TestService;

@@ -5,6 +5,7 @@ import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { schemaExample } from '../../src/contract/schema-example.js';
 import { messageOfRestInput, requestGroups, responseMessageOf, restInputOfMessage, restOfResponseMessage } from '../../src/contract/typed-message.js';
 import { GRPC_SERVICES } from '../../src/grpc/service-registry.js';
+import { protoFieldNameIn, protoShapeOf } from '../../src/contract/proto-shape.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -46,9 +47,18 @@ test('every route takes its input in typed request fields: path, query and body 
     if (r.service === 'GatewayService') continue;
     const groups = requestGroups(r);
     const text = (o: unknown) => Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]));
+    // Path and query text; a query-string integer's input side only says "digits", so it takes its number's example.
+    const urlText = (kind: 'params' | 'query') => {
+      const schema = groups.find((g) => g.kind === kind)?.schema;
+      if (!schema) return {};
+      const input = (example(schema, 'input') ?? {}) as Record<string, unknown>;
+      const output = (example(schema, 'output') ?? {}) as Record<string, unknown>;
+      for (const [k, f] of Object.entries(schema.shape)) if (k in input && protoShapeOf(f as z.ZodType, 'input').kind === 'int64' && output[k] != null) input[k] = output[k];
+      return text(input);
+    };
     const input = {
-      params: text(r.params ? example(r.params, 'input') : {}),
-      query: text(r.query ? example(r.query, 'input') : {}),
+      params: urlText('params'),
+      query: urlText('query'),
       body: r.body ? (r.examples && 'request' in r.examples ? r.examples.request : example(r.body, 'input')) : undefined,
     };
     const m = methodOf(r.service, r.rpc);
@@ -70,4 +80,33 @@ test('a request with no typed field set reads as empty; gateway-form fields are 
   // 0 is a value a caller may mean (and the contract refuses): it is sent, not dropped as a default.
   const zero = m.requestDeserialize(m.requestSerialize({ id: 'res_1', optionId: 'opt_1', ttlSeconds: 0 })) as Record<string, unknown>;
   t.deepEqual(restInputOfMessage(route, zero), { params: { id: 'res_1', optionId: 'opt_1' }, query: {}, body: { ttlSeconds: 0 } });
+});
+
+test('cursor-paged lists carry REST limit, cursor and nextCursor as page_size, page_token and next_page_token; other limits keep their name', (t) => {
+  const route = (rpc: string) => ALL_ROUTES.find((r) => r.rpc === rpc)!;
+  const providers = route('ListProviders');
+  const request = messageOfRestInput(providers, { params: {}, query: { limit: '2', cursor: 'abc' }, body: undefined });
+  t.like(request, { pageSize: 2, pageToken: 'abc' });
+  t.false('limit' in request || 'cursor' in request);
+  const m = methodOf(providers.service, providers.rpc);
+  // The query-string integer is a number in the message and decimal text again in REST.
+  t.deepEqual(restInputOfMessage(providers, m.requestDeserialize(m.requestSerialize({ pageSize: 2, pageToken: 'abc' })) as Record<string, unknown>).query, { limit: '2', cursor: 'abc' });
+  // 0 has presence: it reaches the validator (which refuses it) instead of being dropped as a default.
+  t.deepEqual(restInputOfMessage(providers, m.requestDeserialize(m.requestSerialize({ pageSize: 0 })) as Record<string, unknown>).query, { limit: '0' });
+  // Text that is not a canonical decimal reads as a number that spells differently (the gateway then sends JSON).
+  t.like(messageOfRestInput(providers, { params: {}, query: { limit: '02' }, body: undefined }), { pageSize: 2 });
+  t.true(Number.isNaN(messageOfRestInput(providers, { params: {}, query: { limit: 'ten' }, body: undefined }).pageSize));
+  // The answer: in a named list (ProviderList) and in an anonymous list envelope (ListOrganizations).
+  const page = { data: [], total: 3, hasMore: true, nextCursor: 'next' };
+  t.like(responseMessageOf(providers, page), { providerList: { nextPageToken: 'next', hasMore: true } });
+  const orgs = route('ListOrganizations');
+  const orgsAnswer = responseMessageOf(orgs, { data: [], hasMore: false, nextCursor: null });
+  t.true('nextPageToken' in orgsAnswer && orgsAnswer.nextPageToken === undefined);
+  t.deepEqual(restOfResponseMessage(orgs, { data: [], hasMore: true, nextPageToken: 'tok' }), { data: [], hasMore: true, nextCursor: 'tok' });
+  // Not cursor paging: the v1 page-number envelope and the audit chain verification keep `limit` (and `page`), as numbers too.
+  t.like(messageOfRestInput(route('ListBookingsV1'), { params: {}, query: { page: '2', limit: '10' }, body: undefined }), { page: 2, limit: 10 });
+  t.like(messageOfRestInput(route('VerifyAuditChain'), { params: {}, query: { limit: '100' }, body: undefined }), { limit: 100 });
+  t.like(protoShapeOf(requestGroups(route('ListBookingsV1'))[0]!.schema.shape.page as z.ZodType, 'input'), { kind: 'int64', decimal: true });
+  t.is(protoFieldNameIn(requestGroups(orgs)[0]!.schema, 'limit'), 'page_size');
+  t.is(protoFieldNameIn(requestGroups(route('VerifyAuditChain'))[0]!.schema, 'limit'), 'limit');
 });

@@ -29,6 +29,8 @@ export interface ServiceProcess {
   output(): string;
   /** True once the process exited. */
   exited(): boolean;
+  /** The exit code once the process exited (-1 when a signal ended it), undefined while it runs. */
+  exitCode(): number | null | undefined;
   /** Sends `signal` and waits (bounded, default 15 s) for the process to exit; SIGKILL when it does not. */
   kill(signal?: NodeJS.Signals, waitMs?: number): Promise<void>;
   /** Graceful stop: SIGTERM, SIGKILL after 15 s. Safe to call twice. */
@@ -144,6 +146,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     url, platformKey: opts.platformKey, pid, dataDir: opts.dataDir,
     output: () => out,
     exited: () => exitCode !== undefined,
+    exitCode: () => exitCode,
     kill,
     stop: () => kill('SIGTERM'),
   };

@@ -55,6 +55,8 @@ export async function startTestService(opts: { env?: Record<string, string>; sto
     // ava runs a file's tests at once against one service: a dozen clients on one process, which the default admission
     // limits would shed. Tests of something else run without them; the admission tests set their own.
     MAX_IN_FLIGHT_REQUESTS: '0', MAX_IN_FLIGHT_CALLS: '0', PG_POOL_MAX_WAITERS: '0',
+    // Every REST test also checks the gateway's typed translation of the answers it reads.
+    CHECK_TYPED_ANSWERS: '1',
     ...opts.env,
   });
   const clock = opts.clock ?? createTestClock();

@@ -52,6 +52,15 @@ for (const c of cases) {
   });
 }
 
+test('each instant is set by the event that happens and kept by the later ones', (t) => {
+  const rescheduled = run('pending', [{ type: 'CONFIRM', at: after(T0, 60) }, { type: 'RESCHEDULE', at: after(T0, 120), rescheduledTo: 'bkg_2' }]);
+  t.like(rescheduled.context, { confirmedAt: after(T0, 60), rescheduledAt: after(T0, 120), completedAt: null, updatedAt: after(T0, 120) });
+  const completed = run('pending', [{ type: 'CONFIRM', at: after(T0, 60) }, { type: 'COMPLETE', at: after(END, 5) }]);
+  t.like(completed.context, { confirmedAt: after(T0, 60), rescheduledAt: null, completedAt: END, updatedAt: after(END, 5) });
+  const v2 = run('confirmed', [{ type: 'COMPLETE', at: END }]);
+  t.like(v2.context, { confirmedAt: T0, completedAt: END });
+});
+
 test('rescheduledFrom comes from input', (t) => {
   const actor = createActor(bookingMachine, {
     input: { bookingId: 'bkg_2', organizationId: 'org_1', initialStatus: 'pending', startsAt: START, endsAt: END, at: T0, rescheduledFrom: 'bkg_1' },

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { claimLockKey, claimSlot, endClaimLocked, endLapsedHolds, insertClaim, lockProviderClaims } from '../../src/application/booking/slot-claims.js';
+import { claimLockKey, claimSlot, endClaimLocked, endLapsedHolds, insertClaim, lockProviderClaims } from '../../src/persistence/slot-claims.js';
+import { BULK_HOLD_ENDS } from '../../src/application/booking/hold-state.js';
 import { ServiceError } from '../../src/errors/service-error.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
@@ -27,7 +28,7 @@ test('a lapsed hold in the way is ended with one option.released event; a live o
   const blocked = await t.throwsAsync(() => insertClaim(db, overlapping));
   t.true(blocked instanceof ServiceError && blocked.code === 'SLOT_UNAVAILABLE', 'both holds still block until ended');
 
-  await db.transaction(async (tx) => endLapsedHolds(tx, { providerId, start: overlapping.start, end: overlapping.end, now: overlapping.now }));
+  await db.transaction(async (tx) => endLapsedHolds(tx, BULK_HOLD_ENDS, { providerId, start: overlapping.start, end: overlapping.end, now: overlapping.now }));
   const claims = (await db.query('SELECT ref_id, active, end_reason, ended_at FROM slot_claims WHERE provider_id = $1 ORDER BY ref_id', [providerId])).rows;
   t.deepEqual(claims.map((c) => [c.ref_id, c.active, c.end_reason]), [['hld_lapsed', false, 'expired'], ['hld_live', true, null]]);
   t.is(claims[0].ended_at.toISOString(), '2026-03-02T12:02:00.000Z', 'a lapsed hold ended when it expired');
@@ -37,7 +38,7 @@ test('a lapsed hold in the way is ended with one option.released event; a live o
   t.deepEqual(events[0].data, { resolutionId: 'res_a', optionId: 'opt_a', holdId: 'hld_lapsed', releasedAt: '2026-03-02T12:02:00.000Z', reason: 'expired' });
 
   // Running it again finds nothing more to end.
-  await db.transaction(async (tx) => endLapsedHolds(tx, { providerId, start: overlapping.start, end: overlapping.end, now: overlapping.now }));
+  await db.transaction(async (tx) => endLapsedHolds(tx, BULK_HOLD_ENDS, { providerId, start: overlapping.start, end: overlapping.end, now: overlapping.now }));
   t.is((await db.query(`SELECT count(*)::int AS n FROM events WHERE organization_id = $1 AND type = 'option.released'`, [orgId])).rows[0].n, 1);
 });
 
@@ -48,7 +49,7 @@ test('a consumed hold ends with the booking id, and its time can then be claimed
   const slot = { start: at('2026-03-03T14:00:00Z'), end: at('2026-03-03T15:00:00Z') };
   await insertClaim(db, { organizationId: orgId, platformId, providerId, kind: 'hold', refId: 'hld_1', resolutionId: 'res_1', optionId: 'opt_1', ...slot, expiresAt: at('2026-03-02T12:10:00Z'), now });
   await db.transaction(async (tx) => {
-    await endLapsedHolds(tx, { providerId, ...slot, now, consumedHold: { refId: 'hld_1', bookingId: 'bkg_1' } });
+    await endLapsedHolds(tx, BULK_HOLD_ENDS, { providerId, ...slot, now, consumedHold: { refId: 'hld_1', bookingId: 'bkg_1' } });
     await insertClaim(tx, { organizationId: orgId, platformId, providerId, kind: 'booking', refId: 'bkg_1', resolutionId: 'res_1', optionId: 'opt_1', ...slot, now });
   });
   const rows = (await db.query('SELECT ref_id, active, end_reason, booking_id FROM slot_claims WHERE provider_id = $1 ORDER BY ref_id', [providerId])).rows;
@@ -83,13 +84,13 @@ test('a claim on time a committed claim holds is refused without waiting for the
     // lock timeout turns such a wait into 55P03 instead of a hang.
     const loser = await t.throwsAsync(() => db.transaction(async (tx) => {
       await tx.query(`SET LOCAL lock_timeout = '5s'`);
-      await claimSlot(tx, claimOf(o, 'bkg_loser', '2026-03-03T14:30:00Z', '2026-03-03T15:30:00Z'));
+      await claimSlot(tx, BULK_HOLD_ENDS, claimOf(o, 'bkg_loser', '2026-03-03T14:30:00Z', '2026-03-03T15:30:00Z'));
     }));
     t.true(loser instanceof ServiceError && loser.code === 'SLOT_UNAVAILABLE', String(loser));
     // A claim on free time does ask for the lock (and waits for the holder).
     const waiting = await t.throwsAsync(() => db.transaction(async (tx) => {
       await tx.query(`SET LOCAL lock_timeout = '200ms'`);
-      await claimSlot(tx, claimOf(o, 'bkg_free', '2026-03-03T16:00:00Z', '2026-03-03T17:00:00Z'));
+      await claimSlot(tx, BULK_HOLD_ENDS, claimOf(o, 'bkg_free', '2026-03-03T16:00:00Z', '2026-03-03T17:00:00Z'));
     }));
     // The lock timeout is a store bound: it reaches the caller as 503 SERVICE_UNAVAILABLE with PostgreSQL's 55P03 as cause.
     t.is((waiting as { code?: string }).code, 'SERVICE_UNAVAILABLE', String(waiting));
@@ -107,7 +108,7 @@ test('claimSlot ends the claim it replaces and lapsed holds in the way, then cla
   const now = at('2026-03-02T12:05:00Z');
   await insertClaim(db, claimOf(o, 'bkg_old', '2026-03-03T14:00:00Z', '2026-03-03T15:00:00Z'));
   await insertClaim(db, claimOf(o, 'hld_lapsed', '2026-03-03T15:00:00Z', '2026-03-03T15:30:00Z', { kind: 'hold', resolutionId: 'res_l', optionId: 'opt_l', expiresAt: at('2026-03-02T12:02:00Z') }));
-  await db.transaction((tx) => claimSlot(tx, {
+  await db.transaction((tx) => claimSlot(tx, BULK_HOLD_ENDS, {
     ...claimOf(o, 'bkg_new', '2026-03-03T14:30:00Z', '2026-03-03T15:30:00Z'), now, replaces: { refId: refOf(o, 'bkg_old'), reason: 'rescheduled' },
     audit: { platformId: o.platformId, organizationId: o.orgId, actor: { type: 'system' }, action: 'booking.reschedule', resourceType: 'booking', resourceId: refOf(o, 'bkg_old'), requestId: null, before: null, after: null, timestamp: now },
   }));
@@ -127,7 +128,7 @@ test('a refused claimSlot changes nothing: the claim it replaces and lapsed hold
   const o = await provider();
   await insertClaim(db, claimOf(o, 'bkg_keep', '2026-03-03T09:00:00Z', '2026-03-03T10:00:00Z'));
   await insertClaim(db, claimOf(o, 'bkg_other', '2026-03-03T10:00:00Z', '2026-03-03T11:00:00Z'));
-  const refused = await t.throwsAsync(() => db.transaction((tx) => claimSlot(tx, { ...claimOf(o, 'bkg_moved', '2026-03-03T09:30:00Z', '2026-03-03T10:30:00Z'), replaces: { refId: refOf(o, 'bkg_keep'), reason: 'rescheduled' } })));
+  const refused = await t.throwsAsync(() => db.transaction((tx) => claimSlot(tx, BULK_HOLD_ENDS, { ...claimOf(o, 'bkg_moved', '2026-03-03T09:30:00Z', '2026-03-03T10:30:00Z'), replaces: { refId: refOf(o, 'bkg_keep'), reason: 'rescheduled' } })));
   t.true(refused instanceof ServiceError && refused.code === 'SLOT_UNAVAILABLE');
   const active = (await db.query('SELECT ref_id FROM slot_claims WHERE provider_id = $1 AND active ORDER BY ref_id', [o.providerId])).rows.map((r) => nameOf(r.ref_id));
   t.deepEqual(active, ['bkg_keep', 'bkg_other']);

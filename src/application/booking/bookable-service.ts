@@ -3,6 +3,7 @@ import { slotsForLocalDate, type Slot } from '../../domain/availability/slot-gen
 import type { CalendarConnection, ProviderService } from '../../domain/provider.js';
 import { ServiceError } from '../../errors/service-error.js';
 import type { Queryable } from '../../persistence/database.js';
+import { findLatestCalendarConnectionRow } from '../../persistence/calendar-connection-repository.js';
 import { findProviderRow } from '../../persistence/provider-repository.js';
 import { findServiceRow } from '../../persistence/service-repository.js';
 import type { Caller } from '../caller.js';
@@ -31,13 +32,13 @@ export async function loadBookableService(db: Queryable, caller: Caller, provide
   if (!serviceRow) throw new ServiceError('SERVICE_NOT_FOUND', undefined, { field: fields.service });
   if (serviceRow.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field: fields.service });
   if (serviceRow.provider_id !== providerId) throw new ServiceError('SERVICE_NOT_FOUND', 'The provider does not offer this service.', { field: fields.service });
-  const sched = await db.query('SELECT * FROM calendar_connections WHERE provider_id = $1 ORDER BY id DESC LIMIT 1', [providerId]);
+  const sched = await findLatestCalendarConnectionRow(db, providerId);
   const active = provider.status === 'active';
   return {
     providerId,
     providerName: String(provider.doc?.displayName ?? ''),
     service: toDomainService(serviceRow),
-    schedule: active && sched.rows[0] ? toDomainSchedule(sched.rows[0]) : undefined,
+    schedule: active && sched ? toDomainSchedule(sched) : undefined,
   };
 }
 

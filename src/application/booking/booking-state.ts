@@ -26,16 +26,25 @@ export function bookingInputOf(b: BookingStart): BookingInput {
 
 /** The state the booking machine starts a new booking in: the status its row is inserted with. */
 export function initialBookingStatus(b: BookingStart): BookingStatus {
-  return storedStatus(String(getInitialSnapshot(bookingMachine, bookingInputOf(b)).value));
+  return initialBookingState(b).status;
 }
+
+/** The status and confirmation instant the booking machine starts a new booking with: what its row is inserted with. */
+export function initialBookingState(b: BookingStart): { status: BookingStatus; confirmedAt: Date | null } {
+  const snap = getInitialSnapshot(bookingMachine, bookingInputOf(b));
+  return { status: storedStatus(String(snap.value)), confirmedAt: snap.context.confirmedAt ? new Date(snap.context.confirmedAt) : null };
+}
+
+const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+const date = (s: string | null): Date | null => (s ? new Date(s) : null);
 
 /** The booking machine's context rebuilt from a ledger row. */
 export function bookingContextOf(b: BookingRow): BookingContext {
   return {
     bookingId: b.id, organizationId: b.organization_id, initialStatus: b.source === 'v2' ? 'confirmed' : 'pending',
     startsAt: b.start_at.toISOString(), endsAt: b.end_at.toISOString(), createdAt: b.created_at.toISOString(), updatedAt: b.updated_at.toISOString(),
-    confirmedAt: null, cancelledAt: b.cancelled_at?.toISOString() ?? null, cancellationReason: b.cancel_reason, rescheduledAt: null,
-    rescheduledTo: b.rescheduled_to, rescheduledFrom: b.rescheduled_from, completedAt: null,
+    confirmedAt: iso(b.confirmed_at), cancelledAt: iso(b.cancelled_at), cancellationReason: b.cancel_reason, rescheduledAt: iso(b.rescheduled_at),
+    rescheduledTo: b.rescheduled_to, rescheduledFrom: b.rescheduled_from, completedAt: iso(b.completed_at),
   };
 }
 
@@ -47,7 +56,8 @@ export function bookingStep(b: BookingRow, event: BookingEvent) {
 /**
  * The one writer of a booking's lifecycle: runs `event` through the booking machine from the ledger row (whose lock
  * the caller holds) and, when the machine changed anything, stores the machine's own next state value as the row's
- * status and the context fields the row keeps (updatedAt, cancelledAt, cancellationReason, rescheduledTo). Answers
+ * status and the context fields the row keeps (updatedAt, confirmedAt, cancelledAt, cancellationReason, rescheduledAt,
+ * rescheduledTo, completedAt). Answers
  * the machine's next state, whether it changed, and the row as stored.
  */
 export async function stepBooking(tx: Queryable, row: BookingRow, event: BookingEvent): Promise<{ value: BookingStatus; changed: boolean; row: BookingRow }> {
@@ -56,7 +66,8 @@ export async function stepBooking(tx: Queryable, row: BookingRow, event: Booking
   if (!step.changed) return { value, changed: false, row };
   const c = step.context as unknown as BookingContext;
   const stored = await writeBookingState(tx, row.id, {
-    status: value, updatedAt: new Date(c.updatedAt), cancelledAt: c.cancelledAt ? new Date(c.cancelledAt) : null, cancelReason: c.cancellationReason, rescheduledTo: c.rescheduledTo,
+    status: value, updatedAt: new Date(c.updatedAt), confirmedAt: date(c.confirmedAt), cancelledAt: date(c.cancelledAt), cancelReason: c.cancellationReason,
+    rescheduledAt: date(c.rescheduledAt), rescheduledTo: c.rescheduledTo, completedAt: date(c.completedAt),
   });
   return { value, changed: true, row: stored };
 }

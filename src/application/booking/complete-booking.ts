@@ -3,7 +3,7 @@ import { storeEvent } from '../../persistence/event-outbox.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { stepBooking } from './booking-state.js';
 import { bookingEventData, outboxEvent } from '../event-data.js';
-import { endClaimLocked } from './slot-claims.js';
+import { endClaimLocked } from '../../persistence/slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /**

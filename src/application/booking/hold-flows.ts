@@ -9,30 +9,14 @@ import { stepCause, SYSTEM_CAUSE } from '../step-cause.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
-import { claimError, claimLockKey, claimLockSql, endLapsedHolds, liveOverlapSql, lockProviderClaims, slotUnavailable } from './slot-claims.js';
-import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEntry } from '../../persistence/audit-log.js';
-import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
-import { optionHeldData, optionReleasedData, type OptionReleasedData } from '../event-data.js';
+import { endLapsedHolds, lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { auditInsertParams } from '../../persistence/audit-log.js';
+import { claimHoldStatement, endHold, holdById, latestHold, type HoldClaimOutcome } from '../../persistence/hold-repository.js';
+import { optionHeldData, optionReleasedData } from '../event-data.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
-import { holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
+import { BULK_HOLD_ENDS, holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
 
 const DAY_MS = 86_400_000;
-const HOLD_COLUMNS = 'ref_id, organization_id, platform_id, provider_id, resolution_id, option_id, active, expires_at, ended_at, end_reason, booking_id, mode, created_at';
-
-// Holds are read without a row lock: a change is then made under the provider's claim lock, conditioned on the
-// hold being still active (lock order, slot-claims.ts), and decided again if another request changed it first.
-
-/** The latest hold of an option, or undefined. */
-export async function latestHold(db: Queryable, resolutionId: string, optionId: string): Promise<HoldRow | undefined> {
-  const r = await db.query({ name: 'latest-hold', text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND resolution_id = $1 AND option_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1`, values: [resolutionId, optionId] });
-  return r.rows[0] as HoldRow | undefined;
-}
-
-/** A hold by id, or undefined. */
-export async function holdById(db: Queryable, holdId: string): Promise<HoldRow | undefined> {
-  const r = await db.query({ name: 'hold-by-id', text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND ref_id = $1`, values: [holdId] });
-  return r.rows[0] as HoldRow | undefined;
-}
 
 /** Reads a resolution record for tenancy only (a hold stays readable after its resolution expired). */
 async function recordOfCaller(deps: ResolutionDeps, caller: Caller, id: string): Promise<ResolutionRecord> {
@@ -48,19 +32,6 @@ export async function endHoldOnResolution(deps: ResolutionDeps, resolutionId: st
     causedBy,
     onTransition: (_before, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
   }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
-}
-
-/** What the hold statement found: the claim made, or why not (checked without the claim lock). */
-interface HoldClaimOutcome {
-  claimed: boolean;
-  /** The resolution already has a booking. */
-  confirmed: boolean;
-  /** The resolution has a live active hold. */
-  held: boolean;
-  /** A live claim of the provider overlaps the slot. */
-  taken: boolean;
-  /** A hold past its lifetime (timer not fired yet) is in the way: end it under the claim locks, then claim. */
-  lapsed: boolean;
 }
 
 /** The contract's answer to a hold that was not claimed. */
@@ -89,37 +60,10 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   // One autocommit statement: a booked resolution, a live hold of the resolution or a live overlapping claim answers
   // at once without the claim lock (losers do not queue); otherwise the lock, the claim, its event and its audit entry.
   // A hold past its lifetime in the way (its timer is late) sends the claim to the slow path below (rare).
-  const claimHold = async (db: Queryable): Promise<HoldClaimOutcome> => {
-    let r;
-    try {
-      r = await db.query({
-        name: 'claim-hold',
-        text: `WITH pre AS (SELECT
-           EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6) AS confirmed,
-           EXISTS (SELECT 1 FROM slot_claims WHERE resolution_id = $6 AND active AND kind = 'hold' AND expires_at > $12::timestamptz) AS held,
-           ${liveOverlapSql('$4', '$8', '$9', '$12')} AS taken,
-           EXISTS (SELECT 1 FROM slot_claims WHERE active AND kind = 'hold' AND expires_at <= $12::timestamptz
-             AND ((provider_id = $4 AND during && tstzrange($8::timestamptz, $9::timestamptz)) OR resolution_id = $6)) AS lapsed),
-         lk AS (SELECT ${claimLockSql('$14')} AS locked FROM pre WHERE NOT (confirmed OR held OR taken OR lapsed)),
-         claim AS (
-           INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
-           SELECT $1, $2, $3, $4, 'hold', $5, $6, $7, tstzrange($8::timestamptz, $9::timestamptz), true, $10::timestamptz, $11, $12::timestamptz FROM lk
-           WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6)
-           RETURNING ref_id),
-         ev AS (
-           INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
-           SELECT $13, $3, $2, 'option.held', $15, $11, $16::jsonb, $12::timestamptz FROM claim),
-         au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim)
-         SELECT pre.*, (SELECT count(*) FROM claim)::int = 1 AS claimed FROM pre`,
-        values: [newId('clm', now.getTime()), caller.organizationId, caller.platformId, option.providerId, holdId, resolutionId, optionId, claim.start, claim.end, expiresAt,
-          caller.mode, now, newId('evt', now.getTime()), claimLockKey(option.providerId), EVENT_API_VERSION, JSON.stringify(event), ...audit.params],
-      });
-    } catch (err) {
-      // A live claim committed after the check: the constraints answer (23P01 SLOT_UNAVAILABLE, 23505 HOLD_CONFLICT).
-      throw claimError(err);
-    }
-    return r.rows[0] as HoldClaimOutcome;
-  };
+  const claimHold = (db: Queryable): Promise<HoldClaimOutcome> => claimHoldStatement(db, {
+    holdId, organizationId: caller.organizationId, platformId: caller.platformId, providerId: option.providerId, resolutionId, optionId,
+    start: claim.start, end: claim.end, expiresAt, mode: caller.mode, now, eventData: event, auditParams: audit.params,
+  });
   const first = await claimHold(deps.db);
   if (!first.claimed && (first.confirmed || first.held || first.taken || !first.lapsed)) throw holdRefusal(first);
   if (!first.claimed) {
@@ -127,7 +71,7 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
     // sorted; then the lapsed holds end and the claim is made in the same transaction.
     await deps.db.transaction(async (tx) => {
       await lockProviderClaims(tx, [option.providerId], { resolutionId, now });
-      await endLapsedHolds(tx, claim);
+      await endLapsedHolds(tx, BULK_HOLD_ENDS, claim);
       const again = await claimHold(tx);
       if (!again.claimed) throw holdRefusal(again);
     });
@@ -143,32 +87,6 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
     })(),
   ]);
   return { holdId, status: 'active', expiresAt: expiresAt.toISOString(), resolutionId, optionId };
-}
-
-/**
- * Ends an active hold's claim under its provider's claim lock, with its option.released event and (for a release)
- * its audit entry, in one autocommit statement. Stores the hold machine's next state (`end`, from `holdEndOf` of the
- * machine's step) and the end time its context recorded. Answers the ended row, or undefined when the hold was no
- * longer active (another request or the timer ended it first).
- */
-async function endHold(db: Queryable, hold: HoldRow, p: { end: { state: 'released' | 'expired'; endedAt: Date }; now: Date; event: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: OptionReleasedData }; audit?: AuditEntry }): Promise<HoldRow | undefined> {
-  const audit = p.audit ? auditInsertParams(p.audit) : undefined;
-  const r = await db.query({
-    name: audit ? 'end-hold-audited' : 'end-hold',
-    text: `WITH lk AS (SELECT ${claimLockSql('$4')} AS locked),
-     ended AS (
-       UPDATE slot_claims SET active = false, ended_at = $11::timestamptz, end_reason = $3::text
-       FROM lk WHERE ref_id = $1 AND active
-       RETURNING ${HOLD_COLUMNS.split(', ').map((c) => `slot_claims.${c}`).join(', ')}),
-     ev AS (
-       INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
-       SELECT $5, $6, $7, 'option.released', $8, $9, $10::jsonb, $2::timestamptz FROM ended)${audit ? `,
-     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(12)} FROM ended)` : ''}
-     SELECT * FROM ended`,
-    values: [hold.ref_id, p.now, p.end.state, claimLockKey(hold.provider_id), newId('evt', p.now.getTime()), p.event.platformId, p.event.organizationId, EVENT_API_VERSION,
-      p.event.mode, JSON.stringify(p.event.data), p.end.endedAt, ...(audit?.params ?? [])],
-  });
-  return r.rows[0] as HoldRow | undefined;
 }
 
 /** How often a hold change is decided again when another request changed the hold in between. */

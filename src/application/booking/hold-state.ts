@@ -1,22 +1,9 @@
 import { holdHasLapsed, holdMachine, type HoldContext } from '../../../machines/hold-machine.js';
+import type { HoldRow } from '../../persistence/hold-repository.js';
 import { machineStep } from './machine-step.js';
 
-/** A hold's ledger row (a slot_claims row of kind 'hold'). */
-export interface HoldRow {
-  ref_id: string;
-  organization_id: string;
-  platform_id: string;
-  provider_id: string;
-  resolution_id: string;
-  option_id: string;
-  active: boolean;
-  expires_at: Date;
-  ended_at: Date | null;
-  end_reason: string | null;
-  booking_id: string | null;
-  mode: 'live' | 'test';
-  created_at: Date;
-}
+/** A hold's ledger row (a slot_claims row of kind 'hold'), as the hold repository reads it. */
+export type { HoldRow };
 
 /** The hold machine state of a ledger row at `now` (a lapsed active hold is already expired). */
 export function holdStateOf(h: HoldRow): HoldState {

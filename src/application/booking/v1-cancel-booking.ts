@@ -10,7 +10,7 @@ import { bookingOfCaller } from './booking-of-caller.js';
 import { stepBooking } from './booking-state.js';
 import { bookingCancelledData, outboxEvent } from '../event-data.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
-import { endClaimLocked } from './slot-claims.js';
+import { endClaimLocked } from '../../persistence/slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /**

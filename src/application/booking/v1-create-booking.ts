@@ -10,10 +10,11 @@ import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { claimRangeOf, loadBookableService, slotStartingAt } from './bookable-service.js';
-import { initialBookingStatus } from './booking-state.js';
+import { initialBookingState } from './booking-state.js';
 import { toBookingV1Created } from './booking-views.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
-import { claimSlot } from './slot-claims.js';
+import { claimSlot } from '../../persistence/slot-claims.js';
+import { BULK_HOLD_ENDS } from './hold-state.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /** A fresh confirmation token: 32 random bytes, base64url (the credential of the e-mailed link). */
@@ -44,16 +45,16 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
   // provider's claim lock is held only from the claim statement to COMMIT.
   const start = new Date(match.start);
   const end = new Date(match.end);
-  const status = initialBookingStatus({ id, organization_id: caller.organizationId, source: 'v1', start_at: start, end_at: end, created_at: now, rescheduled_from: null });
+  const { status, confirmedAt } = initialBookingState({ id, organization_id: caller.organizationId, source: 'v1', start_at: start, end_at: end, created_at: now, rescheduled_from: null });
   const row: BookingRow = await deps.db.transaction(async (tx) => {
     const created = await insertBooking(tx, {
       id, platformId: caller.platformId, organizationId: caller.organizationId, providerId: body.providerId, serviceId: body.serviceId, resolutionId: null, optionId: null,
-      source: 'v1', status, start, end, timezone: bookable.schedule!.timezone,
+      source: 'v1', status, confirmedAt, start, end, timezone: bookable.schedule!.timezone,
       customer: { name: body.attendee.name, email: body.attendee.email, timezone: body.attendee.timezone ?? null },
       metadata: null, notes: body.notes ?? null, confirmToken, mode: caller.mode, rescheduledFrom: null, now,
     });
     await queueBookingEmail(tx, { config: deps.config, booking: created, kind: 'booking_confirmation', mode: caller.mode, now });
-    await claimSlot(tx, {
+    await claimSlot(tx, BULK_HOLD_ENDS, {
       organizationId: caller.organizationId, platformId: caller.platformId, providerId: body.providerId, kind: 'booking', refId: id, start: claim.start, end: claim.end, mode: caller.mode, now,
       audit: callerAuditEntry(caller, now, { action: 'booking.create', resourceType: 'booking', resourceId: id, after: { status: created.status, providerId: created.provider_id, serviceId: created.service_id, start: created.start_at.toISOString(), end: created.end_at.toISOString(), source: 'v1' } }),
     });

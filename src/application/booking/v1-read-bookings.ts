@@ -1,6 +1,6 @@
 import { parseInput } from '../../contract/parse-input.js';
 import { ListBookingsV1Query } from '../../contract/schemas/booking.js';
-import { BOOKING_SELECT, type BookingRow } from '../../persistence/booking-repository.js';
+import { listBookingsPage } from '../../persistence/booking-repository.js';
 import type { Caller } from '../caller.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
@@ -11,17 +11,8 @@ export async function listBookingsV1(deps: ResolutionDeps, caller: Caller, query
   const q = parseInput(ListBookingsV1Query, query);
   const page = q.page ?? 1;
   const limit = q.limit ?? 20;
-  const params: unknown[] = [caller.organizationId];
-  let where = 'b.organization_id = $1';
-  if (q.status) {
-    params.push(q.status);
-    where += ` AND b.status = $${params.length}`;
-  }
-  const [rows, count] = await Promise.all([
-    deps.db.query(`${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, limit, (page - 1) * limit]),
-    deps.db.query(`SELECT count(*)::int AS n FROM bookings b WHERE ${where}`, params),
-  ]);
-  return { bookings: (rows.rows as BookingRow[]).map(toBookingV1ListItem), total: count.rows[0]?.n ?? 0, page, limit };
+  const { rows, total } = await listBookingsPage(deps.db, { organizationId: caller.organizationId, status: q.status }, { limit, offset: (page - 1) * limit });
+  return { bookings: rows.map(toBookingV1ListItem), total, page, limit };
 }
 
 /** GET /api/v1/bookings/:id: the v1 detail shape of any booking of the organization. */

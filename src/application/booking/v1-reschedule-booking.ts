@@ -9,12 +9,13 @@ import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
-import { bookingStep, initialBookingStatus, stepBooking } from './booking-state.js';
+import { bookingStep, initialBookingState, stepBooking } from './booking-state.js';
 import { toBookingV1Created } from './booking-views.js';
 import { bookingRescheduledData, outboxEvent } from '../event-data.js';
 import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
-import { claimSlot } from './slot-claims.js';
+import { claimSlot } from '../../persistence/slot-claims.js';
+import { BULK_HOLD_ENDS } from './hold-state.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 import { newConfirmToken } from './v1-create-booking.js';
 
@@ -51,17 +52,17 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
     if (!decided.changed || decided.value !== 'rescheduled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
     const start = new Date(slot.start);
     const end = new Date(slot.end);
-    const status = initialBookingStatus({ id: newBookingId, organization_id: old.organization_id, source: 'v1', start_at: start, end_at: end, created_at: now, rescheduled_from: id });
+    const { status, confirmedAt } = initialBookingState({ id: newBookingId, organization_id: old.organization_id, source: 'v1', start_at: start, end_at: end, created_at: now, rescheduled_from: id });
     const fresh = await insertBooking(tx, {
       id: newBookingId, platformId: old.platform_id, organizationId: old.organization_id, providerId: old.provider_id, serviceId: old.service_id, resolutionId: null, optionId: null,
-      source: 'v1', status, start, end, timezone: bookable.schedule!.timezone, customer: old.customer,
+      source: 'v1', status, confirmedAt, start, end, timezone: bookable.schedule!.timezone, customer: old.customer,
       metadata: old.metadata, notes: body.notes ?? old.notes, confirmToken: newConfirmToken(), mode: caller.mode, rescheduledFrom: id, now,
     });
     const { row: moved } = await stepBooking(tx, old, event);
     await storeEvent(tx, outboxEvent('booking.rescheduled', bookingRescheduledData(moved, fresh), { platformId: old.platform_id, organizationId: old.organization_id, mode: caller.mode, createdAt: now }));
     await queueBookingEmail(tx, { config: deps.config, booking: fresh, kind: 'booking_confirmation', mode: caller.mode, now });
     // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
-    await claimSlot(tx, {
+    await claimSlot(tx, BULK_HOLD_ENDS, {
       organizationId: old.organization_id, platformId: old.platform_id, providerId: old.provider_id, kind: 'booking', refId: newBookingId, start: claim.start, end: claim.end, mode: caller.mode, now,
       replaces: { refId: id, reason: 'rescheduled' },
       audit: callerAuditEntry(caller, now, {

@@ -1,10 +1,9 @@
 import { parseInput } from '../../contract/parse-input.js';
 import { ListSlotsV1Query } from '../../contract/schemas/booking.js';
-import type { Interval } from '../../domain/availability/busy-intervals.js';
 import { addDays } from '../../domain/availability/local-date.js';
 import { slotsForLocalDate } from '../../domain/availability/slot-generation.js';
 import { encodeSlotId } from '../../domain/availability/slot-id.js';
-import type { Queryable } from '../../persistence/database.js';
+import { providerBusy } from '../../persistence/slot-claims.js';
 import type { Caller } from '../caller.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { loadBookableService } from './bookable-service.js';
@@ -13,15 +12,6 @@ import { loadBookableService } from './bookable-service.js';
 export function slotLabel(time: string): string {
   const [h = 0, m = 0] = time.split(':').map(Number);
   return `${h % 12 === 0 ? 12 : h % 12}:${String(m).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
-}
-
-/** Active claims of a provider overlapping `[from, to)`: pending/confirmed bookings and unexpired holds, buffers included. */
-export async function providerBusy(db: Queryable, providerId: string, from: Date, to: Date, now: Date): Promise<Interval[]> {
-  const r = await db.query(
-    `SELECT lower(during) AS s, upper(during) AS e FROM slot_claims
-     WHERE provider_id = $1 AND active AND during && tstzrange($2, $3) AND (expires_at IS NULL OR expires_at > $4)`,
-    [providerId, from, to, now]);
-  return r.rows.map((row) => ({ start: (row.s as Date).getTime(), end: (row.e as Date).getTime() }));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Queryable } from '../../persistence/database.js';
 import { confirmationUrl } from '../booking/booking-views.js';
 import { renderCancellationEmail } from './cancellation-email.js';
 import { renderConfirmationEmail } from './confirmation-email.js';
-import { enqueueEmail } from './email-outbox.js';
+import { enqueueEmail } from '../../persistence/email-outbox.js';
 
 /** Which booking e-mail to send. */
 export type BookingEmailKind = 'booking_confirmation' | 'booking_cancellation';

@@ -12,6 +12,8 @@ import type { Caller } from '../caller.js';
 import { auditActor } from '../caller.js';
 import { readBusyTime, readResolutionContext, insertResolution } from '../../persistence/resolution-repository.js';
 import { upsertManualReview } from '../../persistence/manual-review-repository.js';
+import { continuityProviderIds } from '../../persistence/continuity-repository.js';
+import { findServiceOrganization } from '../../persistence/service-repository.js';
 import { DEFAULT_POLICY } from '../../domain/ranking/ranking-policy.js';
 import type { FeedIncident } from './calendar-feeds.js';
 import { calendarEventData, outboxEvent, resolutionEventData, type EventDataByType, type EventType } from '../event-data.js';
@@ -41,9 +43,9 @@ async function findSessionType(deps: ResolutionDeps, caller: Caller, req: Resolu
   const svc = services.get(req.service);
   if (svc) return svc.slug;
   if (req.acceptSlug && slugs.has(req.service)) return req.service;
-  const r = await deps.db.query('SELECT organization_id FROM services WHERE id = $1', [req.service]);
+  const owner = await findServiceOrganization(deps.db, req.service);
   const field = req.acceptSlug ? 'service' : 'serviceId';
-  if (r.rows[0] && r.rows[0].organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field });
+  if (owner !== undefined && owner !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field });
   throw new ServiceError('SERVICE_NOT_FOUND', undefined, { field });
 }
 
@@ -117,8 +119,8 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   const [{ busy, workload }, continuity] = await Promise.all([
     readBusyTime(deps.db, caller.organizationId, matchedIds, from, to, now),
     req.preferences.clientRef
-      ? deps.db.query('SELECT provider_id FROM continuity_records WHERE organization_id = $1 AND client_ref = $2', [caller.organizationId, req.preferences.clientRef])
-      : Promise.resolve({ rows: [] as { provider_id: string }[] }),
+      ? continuityProviderIds(deps.db, { organizationId: caller.organizationId, clientRef: req.preferences.clientRef })
+      : Promise.resolve([]),
   ]);
   phase('busy');
   const incidents: FeedIncident[] = [];
@@ -140,7 +142,7 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     busyByProvider: busy,
     feedByProvider: feeds,
     workloadByProvider: workload,
-    continuityProviderIds: new Set(continuity.rows.map((r) => r.provider_id)),
+    continuityProviderIds: new Set(continuity),
     allowUnverifiable: context.allowUnverifiable,
   });
 

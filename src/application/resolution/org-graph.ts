@@ -1,5 +1,7 @@
 import type { Queryable } from '../../persistence/database.js';
 import { NULLABLE_PROVIDER_DOC_KEYS, toProviderView, type ProviderView } from '../../persistence/provider-repository.js';
+import { readOrganizationGraphRows } from '../../persistence/organization-graph-rows.js';
+import { readGraphVersion } from '../../persistence/organization-repository.js';
 import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
 import { createWeightedCache } from './weighted-cache.js';
 import { buildEligibilityIndex, providerSetOf, type EligibilityIndex, type ProviderSet } from '../../domain/eligibility/eligibility-index.js';
@@ -54,15 +56,11 @@ export function toDomainSchedule(row: Record<string, any>): CalendarConnection {
 
 /** Loads an organization's whole graph in three queries (never one per provider). */
 export async function loadOrgGraph(db: Queryable, organizationId: string, graphVersion: number, now: number): Promise<OrgGraph> {
-  const [p, s, c] = await Promise.all([
-    db.query('SELECT * FROM providers WHERE organization_id = $1 ORDER BY id', [organizationId]),
-    db.query('SELECT * FROM services WHERE organization_id = $1 ORDER BY id', [organizationId]),
-    db.query('SELECT * FROM calendar_connections WHERE organization_id = $1 ORDER BY id DESC', [organizationId]),
-  ]);
-  const providers = p.rows.map((r) => toDomainProvider(toProviderView(r)));
+  const rows = await readOrganizationGraphRows(db, organizationId);
+  const providers = rows.providers.map((r) => toDomainProvider(toProviderView(r)));
   const serviceById = new Map<string, ProviderService>();
   const servicesBySlug = new Map<string, Map<string, ProviderService>>();
-  for (const row of s.rows) {
+  for (const row of rows.services) {
     const svc = toDomainService(row);
     serviceById.set(svc.id, svc);
     let bySlug = servicesBySlug.get(svc.slug);
@@ -70,7 +68,7 @@ export async function loadOrgGraph(db: Queryable, organizationId: string, graphV
     if (!bySlug.has(svc.providerId)) bySlug.set(svc.providerId, svc);
   }
   const schedulesByProvider = new Map<string, CalendarConnection[]>();
-  for (const row of c.rows) {
+  for (const row of rows.schedules) {
     const sched = toDomainSchedule(row);
     const list = schedulesByProvider.get(sched.providerId) ?? [];
     list.push(sched);
@@ -99,8 +97,7 @@ export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; ma
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
     if (version === undefined) {
-      const r = await deps.db.query<{ graph_version: number }>('SELECT graph_version FROM organizations WHERE id = $1', [organizationId]);
-      version = Number(r.rows[0]?.graph_version ?? 0);
+      version = await readGraphVersion(deps.db, organizationId);
     }
     let cached = cache.get(organizationId);
     while (cached) {

@@ -58,12 +58,20 @@ export interface ListAuditEventsRequest {
   resourceId?:
     | string
     | undefined;
-  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
+   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
+   * query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 export interface ListAuditEventsRequest_ParamsEntry {
@@ -94,8 +102,11 @@ export interface ListAuditEventsResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -128,10 +139,10 @@ export interface VerifyAuditChainRequest {
     | undefined;
   /**
    * How many of the latest chain links (and of the latest events, for unlinked ones) to verify; default 10,000, at
-   * most 50,000. `npm run audit:verify` checks whole chains. Matches `^\d+$`. Optional. REST: `limit` in the query
-   * string.
+   * most 50,000. `npm run audit:verify` checks whole chains. A whole number from 1 to 50000 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
    */
-  limit?: string | undefined;
+  limit?: number | undefined;
 }
 
 export interface VerifyAuditChainRequest_ParamsEntry {
@@ -167,8 +178,8 @@ function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
     action: undefined,
     resourceType: undefined,
     resourceId: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -195,11 +206,11 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     if (message.resourceId !== undefined) {
       writer.uint32(146).string(message.resourceId);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(154).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(168).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(162).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(178).string(message.pageToken);
     }
     return writer;
   },
@@ -279,20 +290,20 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
             message.resourceId = reader.string();
             continue;
           }
-          case 19: {
-            if (tag !== 154) {
+          case 21: {
+            if (tag !== 168) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 20: {
-            if (tag !== 162) {
+          case 22: {
+            if (tag !== 178) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -354,8 +365,16 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
         : isSet(object.resource_id)
         ? globalThis.String(object.resource_id)
         : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -394,11 +413,11 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     if (message.resourceId !== undefined) {
       obj.resourceId = message.resourceId;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -431,8 +450,8 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     message.action = object.action ?? undefined;
     message.resourceType = object.resourceType ?? undefined;
     message.resourceId = object.resourceId ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -608,7 +627,7 @@ export const ListAuditEventsRequest_QueryEntry: MessageFns<ListAuditEventsReques
 };
 
 function createBaseListAuditEventsResponse(): ListAuditEventsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
@@ -627,8 +646,8 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -684,12 +703,12 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -726,10 +745,10 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -749,8 +768,8 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -767,7 +786,7 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => AuditEvent.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },
@@ -792,7 +811,7 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
       writer.uint32(34).string(message.bodyJson);
     }
     if (message.limit !== undefined) {
-      writer.uint32(130).string(message.limit);
+      writer.uint32(128).int64(message.limit);
     }
     return writer;
   },
@@ -849,11 +868,11 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
             continue;
           }
           case 16: {
-            if (tag !== 130) {
+            if (tag !== 128) {
               break;
             }
 
-            message.limit = reader.string();
+            message.limit = longToNumber(reader.int64());
             continue;
           }
         }
@@ -904,7 +923,7 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
     };
   },
 
@@ -935,7 +954,7 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
       obj.bodyJson = message.bodyJson;
     }
     if (message.limit !== undefined) {
-      obj.limit = message.limit;
+      obj.limit = Math.round(message.limit);
     }
     return obj;
   },

@@ -66,12 +66,20 @@ export interface ListBookingsRequest {
   providerId?:
     | string
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 /** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
@@ -186,8 +194,11 @@ export interface ListBookingsResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -406,13 +417,19 @@ export interface ListBookingsV1Request {
   bodyJson?:
     | string
     | undefined;
-  /** Page number, default 1. Matches `^\d+$`. Optional. REST: `page` in the query string. */
+  /**
+   * Page number, default 1. A whole number from 1 to 1000000 (decimal text in REST). Optional. REST: `page` in the
+   * query string.
+   */
   page?:
-    | string
+    | number
     | undefined;
-  /** Page size, default 20, at most 100. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
+  /**
+   * Page size, default 20, at most 100. A whole number from 1 to 100 (decimal text in REST). Optional. REST: `limit`
+   * in the query string.
+   */
   limit?:
-    | string
+    | number
     | undefined;
   /**
    * One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. Optional. REST: `status` in the
@@ -756,8 +773,8 @@ function createBaseListBookingsRequest(): ListBookingsRequest {
     bodyJson: "",
     status: ListBookingsRequest_Status.STATUS_UNSPECIFIED,
     providerId: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -781,11 +798,11 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     if (message.providerId !== undefined) {
       writer.uint32(138).string(message.providerId);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(146).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(160).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(154).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(170).string(message.pageToken);
     }
     return writer;
   },
@@ -857,20 +874,20 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
             message.providerId = reader.string();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 160) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 19: {
-            if (tag !== 154) {
+          case 21: {
+            if (tag !== 170) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -929,8 +946,16 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
         : isSet(object.provider_id)
         ? globalThis.String(object.provider_id)
         : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -966,11 +991,11 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     if (message.providerId !== undefined) {
       obj.providerId = message.providerId;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -1002,8 +1027,8 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListBookingsRequest_Status.STATUS_UNSPECIFIED;
     message.providerId = object.providerId ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -1179,7 +1204,7 @@ export const ListBookingsRequest_QueryEntry: MessageFns<ListBookingsRequest_Quer
 };
 
 function createBaseListBookingsResponse(): ListBookingsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
@@ -1198,8 +1223,8 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -1255,12 +1280,12 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -1297,10 +1322,10 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -1320,8 +1345,8 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -1338,7 +1363,7 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => BookingV2.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },
@@ -3034,10 +3059,10 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
       writer.uint32(34).string(message.bodyJson);
     }
     if (message.page !== undefined) {
-      writer.uint32(130).string(message.page);
+      writer.uint32(128).int64(message.page);
     }
     if (message.limit !== undefined) {
-      writer.uint32(138).string(message.limit);
+      writer.uint32(136).int64(message.limit);
     }
     if (message.status !== undefined && message.status !== ListBookingsV1Request_Status.STATUS_UNSPECIFIED) {
       writer.uint32(144).int32(listBookingsV1Request_StatusToNumber(message.status));
@@ -3097,19 +3122,19 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
             continue;
           }
           case 16: {
-            if (tag !== 130) {
+            if (tag !== 128) {
               break;
             }
 
-            message.page = reader.string();
+            message.page = longToNumber(reader.int64());
             continue;
           }
           case 17: {
-            if (tag !== 138) {
+            if (tag !== 136) {
               break;
             }
 
-            message.limit = reader.string();
+            message.limit = longToNumber(reader.int64());
             continue;
           }
           case 18: {
@@ -3168,8 +3193,8 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      page: isSet(object.page) ? globalThis.String(object.page) : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
+      page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
       status: isSet(object.status)
         ? listBookingsV1Request_StatusFromJSON(object.status)
         : ListBookingsV1Request_Status.STATUS_UNSPECIFIED,
@@ -3203,10 +3228,10 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
       obj.bodyJson = message.bodyJson;
     }
     if (message.page !== undefined) {
-      obj.page = message.page;
+      obj.page = Math.round(message.page);
     }
     if (message.limit !== undefined) {
-      obj.limit = message.limit;
+      obj.limit = Math.round(message.limit);
     }
     if (message.status !== undefined && message.status !== ListBookingsV1Request_Status.STATUS_UNSPECIFIED) {
       obj.status = listBookingsV1Request_StatusToJSON(message.status);

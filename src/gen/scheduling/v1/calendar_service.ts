@@ -127,12 +127,20 @@ export interface ListCalendarConnectionsRequest {
   providerId?:
     | string
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 export interface ListCalendarConnectionsRequest_ParamsEntry {
@@ -944,8 +952,8 @@ function createBaseListCalendarConnectionsRequest(): ListCalendarConnectionsRequ
     body: undefined,
     bodyJson: "",
     providerId: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -966,11 +974,11 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
     if (message.providerId !== undefined) {
       writer.uint32(130).string(message.providerId);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(138).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(152).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(146).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(162).string(message.pageToken);
     }
     return writer;
   },
@@ -1034,20 +1042,20 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
             message.providerId = reader.string();
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 152) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -1103,8 +1111,16 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
         : isSet(object.provider_id)
         ? globalThis.String(object.provider_id)
         : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -1137,11 +1153,11 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
     if (message.providerId !== undefined) {
       obj.providerId = message.providerId;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -1172,8 +1188,8 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -3317,6 +3333,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

@@ -120,12 +120,20 @@ export interface ListContinuityRequest {
   clientRef?:
     | string
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 export interface ListContinuityRequest_ParamsEntry {
@@ -156,8 +164,11 @@ export interface ListContinuityResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -270,12 +281,20 @@ export interface ListWaitlistEntriesRequest {
   status?:
     | ListWaitlistEntriesRequest_Status
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 /** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
@@ -363,8 +382,11 @@ export interface ListWaitlistEntriesResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -448,12 +470,20 @@ export interface ListManualReviewRequest {
   status?:
     | ListManualReviewRequest_Status
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 /** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
@@ -541,8 +571,11 @@ export interface ListManualReviewResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -1124,7 +1157,15 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
 };
 
 function createBaseListContinuityRequest(): ListContinuityRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", clientRef: "", limit: undefined, cursor: undefined };
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    clientRef: "",
+    pageSize: undefined,
+    pageToken: undefined,
+  };
 }
 
 export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
@@ -1144,11 +1185,11 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
     if (message.clientRef !== undefined && message.clientRef !== "") {
       writer.uint32(130).string(message.clientRef);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(138).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(152).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(146).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(162).string(message.pageToken);
     }
     return writer;
   },
@@ -1212,20 +1253,20 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
             message.clientRef = reader.string();
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 152) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -1281,8 +1322,16 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
         : isSet(object.client_ref)
         ? globalThis.String(object.client_ref)
         : "",
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -1315,11 +1364,11 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
     if (message.clientRef !== undefined && message.clientRef !== "") {
       obj.clientRef = message.clientRef;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -1350,8 +1399,8 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.clientRef = object.clientRef ?? "";
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -1527,7 +1576,7 @@ export const ListContinuityRequest_QueryEntry: MessageFns<ListContinuityRequest_
 };
 
 function createBaseListContinuityResponse(): ListContinuityResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
@@ -1546,8 +1595,8 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -1603,12 +1652,12 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -1645,10 +1694,10 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -1668,8 +1717,8 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -1686,7 +1735,7 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => ContinuityRecord.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },
@@ -2350,8 +2399,8 @@ function createBaseListWaitlistEntriesRequest(): ListWaitlistEntriesRequest {
     body: undefined,
     bodyJson: "",
     status: ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -2372,11 +2421,11 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     if (message.status !== undefined && message.status !== ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED) {
       writer.uint32(128).int32(listWaitlistEntriesRequest_StatusToNumber(message.status));
     }
-    if (message.limit !== undefined) {
-      writer.uint32(138).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(152).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(146).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(162).string(message.pageToken);
     }
     return writer;
   },
@@ -2440,20 +2489,20 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
             message.status = listWaitlistEntriesRequest_StatusFromJSON(reader.int32());
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 152) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -2507,8 +2556,16 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
       status: isSet(object.status)
         ? listWaitlistEntriesRequest_StatusFromJSON(object.status)
         : ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -2541,11 +2598,11 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     if (message.status !== undefined && message.status !== ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED) {
       obj.status = listWaitlistEntriesRequest_StatusToJSON(message.status);
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -2576,8 +2633,8 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -2753,7 +2810,7 @@ export const ListWaitlistEntriesRequest_QueryEntry: MessageFns<ListWaitlistEntri
 };
 
 function createBaseListWaitlistEntriesResponse(): ListWaitlistEntriesResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse> = {
@@ -2772,8 +2829,8 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -2829,12 +2886,12 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -2871,10 +2928,10 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -2894,8 +2951,8 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -2912,7 +2969,7 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => WaitlistEntry.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },
@@ -3403,8 +3460,8 @@ function createBaseListManualReviewRequest(): ListManualReviewRequest {
     body: undefined,
     bodyJson: "",
     status: ListManualReviewRequest_Status.STATUS_UNSPECIFIED,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -3425,11 +3482,11 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     if (message.status !== undefined && message.status !== ListManualReviewRequest_Status.STATUS_UNSPECIFIED) {
       writer.uint32(128).int32(listManualReviewRequest_StatusToNumber(message.status));
     }
-    if (message.limit !== undefined) {
-      writer.uint32(138).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(152).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(146).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(162).string(message.pageToken);
     }
     return writer;
   },
@@ -3493,20 +3550,20 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
             message.status = listManualReviewRequest_StatusFromJSON(reader.int32());
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 152) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -3560,8 +3617,16 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
       status: isSet(object.status)
         ? listManualReviewRequest_StatusFromJSON(object.status)
         : ListManualReviewRequest_Status.STATUS_UNSPECIFIED,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -3594,11 +3659,11 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     if (message.status !== undefined && message.status !== ListManualReviewRequest_Status.STATUS_UNSPECIFIED) {
       obj.status = listManualReviewRequest_StatusToJSON(message.status);
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -3629,8 +3694,8 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListManualReviewRequest_Status.STATUS_UNSPECIFIED;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -3806,7 +3871,7 @@ export const ListManualReviewRequest_QueryEntry: MessageFns<ListManualReviewRequ
 };
 
 function createBaseListManualReviewResponse(): ListManualReviewResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
@@ -3825,8 +3890,8 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -3882,12 +3947,12 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -3924,10 +3989,10 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -3947,8 +4012,8 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -3965,7 +4030,7 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => ManualReviewEntry.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },

@@ -154,12 +154,20 @@ export interface ListServicesRequest {
   slug?:
     | string
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 export interface ListServicesRequest_ParamsEntry {
@@ -260,12 +268,20 @@ export interface ListEventTypesRequest {
   providerId?:
     | string
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 export interface ListEventTypesRequest_ParamsEntry {
@@ -953,8 +969,8 @@ function createBaseListServicesRequest(): ListServicesRequest {
     bodyJson: "",
     providerId: undefined,
     slug: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -978,11 +994,11 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
     if (message.slug !== undefined) {
       writer.uint32(138).string(message.slug);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(146).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(160).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(154).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(170).string(message.pageToken);
     }
     return writer;
   },
@@ -1054,20 +1070,20 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
             message.slug = reader.string();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 160) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 19: {
-            if (tag !== 154) {
+          case 21: {
+            if (tag !== 170) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -1124,8 +1140,16 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
         ? globalThis.String(object.provider_id)
         : undefined,
       slug: isSet(object.slug) ? globalThis.String(object.slug) : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -1161,11 +1185,11 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
     if (message.slug !== undefined) {
       obj.slug = message.slug;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -1197,8 +1221,8 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? undefined;
     message.slug = object.slug ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -1965,8 +1989,8 @@ function createBaseListEventTypesRequest(): ListEventTypesRequest {
     body: undefined,
     bodyJson: "",
     providerId: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -1987,11 +2011,11 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
     if (message.providerId !== undefined) {
       writer.uint32(130).string(message.providerId);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(138).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(152).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(146).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(162).string(message.pageToken);
     }
     return writer;
   },
@@ -2055,20 +2079,20 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
             message.providerId = reader.string();
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 152) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -2124,8 +2148,16 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
         : isSet(object.provider_id)
         ? globalThis.String(object.provider_id)
         : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -2158,11 +2190,11 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
     if (message.providerId !== undefined) {
       obj.providerId = message.providerId;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -2193,8 +2225,8 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };

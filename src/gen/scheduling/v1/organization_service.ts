@@ -104,12 +104,20 @@ export interface ListOrganizationsRequest {
   bodyJson?:
     | string
     | undefined;
-  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
+   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
+   * query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 export interface ListOrganizationsRequest_ParamsEntry {
@@ -140,8 +148,11 @@ export interface ListOrganizationsResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -827,7 +838,7 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
 };
 
 function createBaseListOrganizationsRequest(): ListOrganizationsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", limit: undefined, cursor: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
@@ -844,11 +855,11 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(130).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(144).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(138).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(154).string(message.pageToken);
     }
     return writer;
   },
@@ -904,20 +915,20 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 130) {
+          case 18: {
+            if (tag !== 144) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 154) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -968,8 +979,16 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -999,11 +1018,11 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -1033,8 +1052,8 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -1210,7 +1229,7 @@ export const ListOrganizationsRequest_QueryEntry: MessageFns<ListOrganizationsRe
 };
 
 function createBaseListOrganizationsResponse(): ListOrganizationsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = {
@@ -1229,8 +1248,8 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -1286,12 +1305,12 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -1328,10 +1347,10 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -1351,8 +1370,8 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -1369,7 +1388,7 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => Organization.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },

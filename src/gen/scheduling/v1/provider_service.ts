@@ -290,12 +290,20 @@ export interface ListProvidersRequest {
   location?:
     | string
     | undefined;
-  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
+   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
+   * query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 /** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
@@ -762,12 +770,20 @@ export interface ListProfessionalsRequest {
   location?:
     | string
     | undefined;
-  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
+   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
+   * query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 /** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
@@ -868,8 +884,11 @@ export interface ListProfessionalsResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?: string | undefined;
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?: string | undefined;
 }
 
 /** GetProfessionalRequest: the input of GetProfessional (REST GET /api/v1/professionals/:id). */
@@ -1848,8 +1867,8 @@ function createBaseListProvidersRequest(): ListProvidersRequest {
     modalityCodes: undefined,
     modality: undefined,
     location: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -1903,11 +1922,11 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     if (message.location !== undefined) {
       writer.uint32(218).string(message.location);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(226).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(240).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(234).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(250).string(message.pageToken);
     }
     return writer;
   },
@@ -2059,20 +2078,20 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
             message.location = reader.string();
             continue;
           }
-          case 28: {
-            if (tag !== 226) {
+          case 30: {
+            if (tag !== 240) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 29: {
-            if (tag !== 234) {
+          case 31: {
+            if (tag !== 250) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -2157,8 +2176,16 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
         : undefined,
       modality: isSet(object.modality) ? globalThis.String(object.modality) : undefined,
       location: isSet(object.location) ? globalThis.String(object.location) : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -2224,11 +2251,11 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     if (message.location !== undefined) {
       obj.location = message.location;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -2270,8 +2297,8 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     message.modalityCodes = object.modalityCodes ?? undefined;
     message.modality = object.modality ?? undefined;
     message.location = object.location ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -4470,8 +4497,8 @@ function createBaseListProfessionalsRequest(): ListProfessionalsRequest {
     modalityCodes: undefined,
     modality: undefined,
     location: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -4525,11 +4552,11 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     if (message.location !== undefined) {
       writer.uint32(218).string(message.location);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(226).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(240).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(234).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(250).string(message.pageToken);
     }
     return writer;
   },
@@ -4681,20 +4708,20 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
             message.location = reader.string();
             continue;
           }
-          case 28: {
-            if (tag !== 226) {
+          case 30: {
+            if (tag !== 240) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 29: {
-            if (tag !== 234) {
+          case 31: {
+            if (tag !== 250) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -4779,8 +4806,16 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
         : undefined,
       modality: isSet(object.modality) ? globalThis.String(object.modality) : undefined,
       location: isSet(object.location) ? globalThis.String(object.location) : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -4846,11 +4881,11 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     if (message.location !== undefined) {
       obj.location = message.location;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -4892,8 +4927,8 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     message.modalityCodes = object.modalityCodes ?? undefined;
     message.modality = object.modality ?? undefined;
     message.location = object.location ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -5069,7 +5104,7 @@ export const ListProfessionalsRequest_QueryEntry: MessageFns<ListProfessionalsRe
 };
 
 function createBaseListProfessionalsResponse(): ListProfessionalsResponse {
-  return { result: undefined, resultJson: "", data: [], total: 0, hasMore: false, nextCursor: undefined };
+  return { result: undefined, resultJson: "", data: [], total: 0, hasMore: false, nextPageToken: undefined };
 }
 
 export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = {
@@ -5091,8 +5126,8 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(144).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(154).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     return writer;
   },
@@ -5153,12 +5188,12 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
             message.hasMore = reader.bool();
             continue;
           }
-          case 19: {
-            if (tag !== 154) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
         }
@@ -5188,10 +5223,10 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
     };
   },
@@ -5213,8 +5248,8 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -5229,7 +5264,7 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
     message.data = object.data?.map((e) => Professional.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     return message;
   },
 };

@@ -189,12 +189,20 @@ export interface ListRankingPoliciesRequest {
   status?:
     | ListRankingPoliciesRequest_Status
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 /** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
@@ -291,8 +299,11 @@ export interface ListRankingPoliciesResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -571,12 +582,20 @@ export interface ListRankingPolicyVersionsRequest {
   id?:
     | string
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 export interface ListRankingPolicyVersionsRequest_ParamsEntry {
@@ -607,8 +626,11 @@ export interface ListRankingPolicyVersionsResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -1302,8 +1324,8 @@ function createBaseListRankingPoliciesRequest(): ListRankingPoliciesRequest {
     body: undefined,
     bodyJson: "",
     status: ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -1324,11 +1346,11 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     if (message.status !== undefined && message.status !== ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED) {
       writer.uint32(128).int32(listRankingPoliciesRequest_StatusToNumber(message.status));
     }
-    if (message.limit !== undefined) {
-      writer.uint32(138).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(152).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(146).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(162).string(message.pageToken);
     }
     return writer;
   },
@@ -1392,20 +1414,20 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
             message.status = listRankingPoliciesRequest_StatusFromJSON(reader.int32());
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 152) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -1459,8 +1481,16 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
       status: isSet(object.status)
         ? listRankingPoliciesRequest_StatusFromJSON(object.status)
         : ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -1493,11 +1523,11 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     if (message.status !== undefined && message.status !== ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED) {
       obj.status = listRankingPoliciesRequest_StatusToJSON(message.status);
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -1528,8 +1558,8 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -1705,7 +1735,7 @@ export const ListRankingPoliciesRequest_QueryEntry: MessageFns<ListRankingPolici
 };
 
 function createBaseListRankingPoliciesResponse(): ListRankingPoliciesResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse> = {
@@ -1724,8 +1754,8 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -1781,12 +1811,12 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -1823,10 +1853,10 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -1846,8 +1876,8 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -1864,7 +1894,7 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => RankingPolicy.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },
@@ -3404,7 +3434,7 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
 };
 
 function createBaseListRankingPolicyVersionsRequest(): ListRankingPolicyVersionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", limit: undefined, cursor: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersionsRequest> = {
@@ -3424,11 +3454,11 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(138).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(152).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(146).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(162).string(message.pageToken);
     }
     return writer;
   },
@@ -3492,20 +3522,20 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
             message.id = reader.string();
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 152) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -3557,8 +3587,16 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
         ? globalThis.String(object.body_json)
         : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -3591,11 +3629,11 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -3626,8 +3664,8 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -3815,7 +3853,7 @@ export const ListRankingPolicyVersionsRequest_QueryEntry: MessageFns<ListRanking
 };
 
 function createBaseListRankingPolicyVersionsResponse(): ListRankingPolicyVersionsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVersionsResponse> = {
@@ -3834,8 +3872,8 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -3891,12 +3929,12 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -3933,10 +3971,10 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -3956,8 +3994,8 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -3974,7 +4012,7 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => RankingPolicyVersion.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },

@@ -253,12 +253,20 @@ export interface ListResolutionsRequest {
   bodyJson?:
     | string
     | undefined;
-  /** Page size, default 20, at most 100. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 20, at most 100. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 100 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 export interface ListResolutionsRequest_ParamsEntry {
@@ -289,8 +297,11 @@ export interface ListResolutionsResponse {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor` of the answer. */
-  nextCursor?:
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor` of the answer.
+   */
+  nextPageToken?:
     | string
     | undefined;
   /**
@@ -382,12 +393,20 @@ export interface ListCandidatesRequest {
   exclusionCode?:
     | string
     | undefined;
-  /** Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
+   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
+   * query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 /** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
@@ -2223,7 +2242,7 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
 };
 
 function createBaseListResolutionsRequest(): ListResolutionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", limit: undefined, cursor: undefined };
+  return { params: {}, query: {}, body: undefined, bodyJson: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
@@ -2240,11 +2259,11 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(130).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(144).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(138).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(154).string(message.pageToken);
     }
     return writer;
   },
@@ -2300,20 +2319,20 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 130) {
+          case 18: {
+            if (tag !== 144) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 19: {
+            if (tag !== 154) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -2364,8 +2383,16 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -2395,11 +2422,11 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -2429,8 +2456,8 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
     );
     message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -2606,7 +2633,7 @@ export const ListResolutionsRequest_QueryEntry: MessageFns<ListResolutionsReques
 };
 
 function createBaseListResolutionsResponse(): ListResolutionsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextCursor: undefined, total: undefined };
+  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
@@ -2625,8 +2652,8 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(136).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(146).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(162).string(message.nextPageToken);
     }
     if (message.total !== undefined) {
       writer.uint32(152).int64(message.total);
@@ -2682,12 +2709,12 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
           case 19: {
@@ -2724,10 +2751,10 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
       total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
     };
@@ -2747,8 +2774,8 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     if (message.total !== undefined) {
       obj.total = Math.round(message.total);
@@ -2765,7 +2792,7 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
     message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => ResolutionSummary.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     message.total = object.total ?? undefined;
     return message;
   },
@@ -3254,8 +3281,8 @@ function createBaseListCandidatesRequest(): ListCandidatesRequest {
     id: "",
     status: ListCandidatesRequest_Status.STATUS_UNSPECIFIED,
     exclusionCode: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -3282,11 +3309,11 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
     if (message.exclusionCode !== undefined) {
       writer.uint32(146).string(message.exclusionCode);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(154).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(168).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(162).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(178).string(message.pageToken);
     }
     return writer;
   },
@@ -3366,20 +3393,20 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
             message.exclusionCode = reader.string();
             continue;
           }
-          case 19: {
-            if (tag !== 154) {
+          case 21: {
+            if (tag !== 168) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 20: {
-            if (tag !== 162) {
+          case 22: {
+            if (tag !== 178) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -3439,8 +3466,16 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
         : isSet(object.exclusion_code)
         ? globalThis.String(object.exclusion_code)
         : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -3479,11 +3514,11 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
     if (message.exclusionCode !== undefined) {
       obj.exclusionCode = message.exclusionCode;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -3516,8 +3551,8 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
     message.id = object.id ?? "";
     message.status = object.status ?? ListCandidatesRequest_Status.STATUS_UNSPECIFIED;
     message.exclusionCode = object.exclusionCode ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };

@@ -1441,8 +1441,11 @@ export interface CalendarConnectionList {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor`. */
-  nextCursor?: string | undefined;
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor`.
+   */
+  nextPageToken?: string | undefined;
 }
 
 /** CallerIdentity: the REST shape `CallerIdentity` of the contract (openapi.json), field for field. */
@@ -1776,8 +1779,11 @@ export interface CandidatesPage {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor`. */
-  nextCursor?: string | undefined;
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor`.
+   */
+  nextPageToken?: string | undefined;
 }
 
 /** The `summary` object. */
@@ -2345,8 +2351,11 @@ export interface DeliveryList {
   total?:
     | number
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor`. */
-  nextCursor?: string | undefined;
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor`.
+   */
+  nextPageToken?: string | undefined;
 }
 
 /** EventType: the REST shape `EventType` of the contract (openapi.json), field for field. */
@@ -2397,8 +2406,11 @@ export interface EventTypeList {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor`. */
-  nextCursor?: string | undefined;
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor`.
+   */
+  nextPageToken?: string | undefined;
 }
 
 /** ExternalCalendar: the REST shape `ExternalCalendar` of the contract (openapi.json), field for field. */
@@ -3958,8 +3970,11 @@ export interface ProviderList {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor`. */
-  nextCursor?: string | undefined;
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor`.
+   */
+  nextPageToken?: string | undefined;
 }
 
 /** QueuedReplay: the REST shape `QueuedReplay` of the contract (openapi.json), field for field. */
@@ -5007,8 +5022,11 @@ export interface ServiceList {
   hasMore?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `nextCursor`. */
-  nextCursor?: string | undefined;
+  /**
+   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
+   * leaves it out or has null. REST: `nextCursor`.
+   */
+  nextPageToken?: string | undefined;
 }
 
 /**
@@ -9954,7 +9972,7 @@ export const CalendarConnection: MessageFns<CalendarConnection> = {
 };
 
 function createBaseCalendarConnectionList(): CalendarConnectionList {
-  return { data: [], total: 0, hasMore: false, nextCursor: undefined };
+  return { data: [], total: 0, hasMore: false, nextPageToken: undefined };
 }
 
 export const CalendarConnectionList: MessageFns<CalendarConnectionList> = {
@@ -9970,8 +9988,8 @@ export const CalendarConnectionList: MessageFns<CalendarConnectionList> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(24).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(34).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(42).string(message.nextPageToken);
     }
     return writer;
   },
@@ -10016,12 +10034,12 @@ export const CalendarConnectionList: MessageFns<CalendarConnectionList> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
         }
@@ -10045,10 +10063,10 @@ export const CalendarConnectionList: MessageFns<CalendarConnectionList> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
     };
   },
@@ -10064,8 +10082,8 @@ export const CalendarConnectionList: MessageFns<CalendarConnectionList> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -10078,7 +10096,7 @@ export const CalendarConnectionList: MessageFns<CalendarConnectionList> = {
     message.data = object.data?.map((e) => CalendarConnection.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     return message;
   },
 };
@@ -10765,7 +10783,7 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
 };
 
 function createBaseCandidatesPage(): CandidatesPage {
-  return { resolutionId: "", candidates: [], summary: undefined, hasMore: false, nextCursor: undefined };
+  return { resolutionId: "", candidates: [], summary: undefined, hasMore: false, nextPageToken: undefined };
 }
 
 export const CandidatesPage: MessageFns<CandidatesPage> = {
@@ -10784,8 +10802,8 @@ export const CandidatesPage: MessageFns<CandidatesPage> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(32).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(42).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(50).string(message.nextPageToken);
     }
     return writer;
   },
@@ -10838,12 +10856,12 @@ export const CandidatesPage: MessageFns<CandidatesPage> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
         }
@@ -10874,10 +10892,10 @@ export const CandidatesPage: MessageFns<CandidatesPage> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
     };
   },
@@ -10896,8 +10914,8 @@ export const CandidatesPage: MessageFns<CandidatesPage> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -10913,7 +10931,7 @@ export const CandidatesPage: MessageFns<CandidatesPage> = {
       ? CandidatesPage_Summary.fromPartial(object.summary)
       : undefined;
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     return message;
   },
 };
@@ -13074,7 +13092,7 @@ export const DeliveryDetail: MessageFns<DeliveryDetail> = {
 };
 
 function createBaseDeliveryList(): DeliveryList {
-  return { deliveries: [], total: 0, nextCursor: undefined };
+  return { deliveries: [], total: 0, nextPageToken: undefined };
 }
 
 export const DeliveryList: MessageFns<DeliveryList> = {
@@ -13087,8 +13105,8 @@ export const DeliveryList: MessageFns<DeliveryList> = {
     if (message.total !== undefined && message.total !== 0) {
       writer.uint32(16).int64(message.total);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(26).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(34).string(message.nextPageToken);
     }
     return writer;
   },
@@ -13125,12 +13143,12 @@ export const DeliveryList: MessageFns<DeliveryList> = {
             message.total = longToNumber(reader.int64());
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
         }
@@ -13151,10 +13169,10 @@ export const DeliveryList: MessageFns<DeliveryList> = {
         ? object.deliveries.map((e: any) => Delivery.fromJSON(e))
         : [],
       total: isSet(object.total) ? globalThis.Number(object.total) : 0,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
     };
   },
@@ -13167,8 +13185,8 @@ export const DeliveryList: MessageFns<DeliveryList> = {
     if (message.total !== undefined && message.total !== 0) {
       obj.total = Math.round(message.total);
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -13180,7 +13198,7 @@ export const DeliveryList: MessageFns<DeliveryList> = {
     const message = createBaseDeliveryList();
     message.deliveries = object.deliveries?.map((e) => Delivery.fromPartial(e)) || [];
     message.total = object.total ?? 0;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     return message;
   },
 };
@@ -13380,7 +13398,7 @@ export const EventType: MessageFns<EventType> = {
 };
 
 function createBaseEventTypeList(): EventTypeList {
-  return { data: [], total: 0, hasMore: false, nextCursor: undefined };
+  return { data: [], total: 0, hasMore: false, nextPageToken: undefined };
 }
 
 export const EventTypeList: MessageFns<EventTypeList> = {
@@ -13396,8 +13414,8 @@ export const EventTypeList: MessageFns<EventTypeList> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(24).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(34).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(42).string(message.nextPageToken);
     }
     return writer;
   },
@@ -13442,12 +13460,12 @@ export const EventTypeList: MessageFns<EventTypeList> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
         }
@@ -13471,10 +13489,10 @@ export const EventTypeList: MessageFns<EventTypeList> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
     };
   },
@@ -13490,8 +13508,8 @@ export const EventTypeList: MessageFns<EventTypeList> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -13504,7 +13522,7 @@ export const EventTypeList: MessageFns<EventTypeList> = {
     message.data = object.data?.map((e) => EventType.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     return message;
   },
 };
@@ -18141,7 +18159,7 @@ export const ProviderImportAccepted: MessageFns<ProviderImportAccepted> = {
 };
 
 function createBaseProviderList(): ProviderList {
-  return { data: [], total: 0, hasMore: false, nextCursor: undefined };
+  return { data: [], total: 0, hasMore: false, nextPageToken: undefined };
 }
 
 export const ProviderList: MessageFns<ProviderList> = {
@@ -18157,8 +18175,8 @@ export const ProviderList: MessageFns<ProviderList> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(24).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(34).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(42).string(message.nextPageToken);
     }
     return writer;
   },
@@ -18203,12 +18221,12 @@ export const ProviderList: MessageFns<ProviderList> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
         }
@@ -18232,10 +18250,10 @@ export const ProviderList: MessageFns<ProviderList> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
     };
   },
@@ -18251,8 +18269,8 @@ export const ProviderList: MessageFns<ProviderList> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -18265,7 +18283,7 @@ export const ProviderList: MessageFns<ProviderList> = {
     message.data = object.data?.map((e) => Provider.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     return message;
   },
 };
@@ -22836,7 +22854,7 @@ export const Service: MessageFns<Service> = {
 };
 
 function createBaseServiceList(): ServiceList {
-  return { data: [], total: 0, hasMore: false, nextCursor: undefined };
+  return { data: [], total: 0, hasMore: false, nextPageToken: undefined };
 }
 
 export const ServiceList: MessageFns<ServiceList> = {
@@ -22852,8 +22870,8 @@ export const ServiceList: MessageFns<ServiceList> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       writer.uint32(24).bool(message.hasMore);
     }
-    if (message.nextCursor !== undefined) {
-      writer.uint32(34).string(message.nextCursor);
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(42).string(message.nextPageToken);
     }
     return writer;
   },
@@ -22898,12 +22916,12 @@ export const ServiceList: MessageFns<ServiceList> = {
             message.hasMore = reader.bool();
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.nextPageToken = reader.string();
             continue;
           }
         }
@@ -22927,10 +22945,10 @@ export const ServiceList: MessageFns<ServiceList> = {
         : isSet(object.has_more)
         ? globalThis.Boolean(object.has_more)
         : false,
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
         : undefined,
     };
   },
@@ -22946,8 +22964,8 @@ export const ServiceList: MessageFns<ServiceList> = {
     if (message.hasMore !== undefined && message.hasMore !== false) {
       obj.hasMore = message.hasMore;
     }
-    if (message.nextCursor !== undefined) {
-      obj.nextCursor = message.nextCursor;
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -22960,7 +22978,7 @@ export const ServiceList: MessageFns<ServiceList> = {
     message.data = object.data?.map((e) => Service.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.hasMore = object.hasMore ?? false;
-    message.nextCursor = object.nextCursor ?? undefined;
+    message.nextPageToken = object.nextPageToken ?? undefined;
     return message;
   },
 };

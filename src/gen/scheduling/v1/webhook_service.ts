@@ -234,12 +234,20 @@ export interface ListWebhookDeliveriesRequest {
   event?:
     | string
     | undefined;
-  /** Page size, default 50, at most 500. Matches `^\d+$`. Optional. REST: `limit` in the query string. */
-  limit?:
-    | string
+  /**
+   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
+   * Optional. REST: `limit` in the query string.
+   */
+  pageSize?:
+    | number
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `cursor` in the query string. */
-  cursor?: string | undefined;
+  /**
+   * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
+   * query string.
+   */
+  pageToken?: string | undefined;
 }
 
 /** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
@@ -1977,8 +1985,8 @@ function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest 
     bodyJson: "",
     status: ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
     event: undefined,
-    limit: undefined,
-    cursor: undefined,
+    pageSize: undefined,
+    pageToken: undefined,
   };
 }
 
@@ -2002,11 +2010,11 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
     if (message.event !== undefined) {
       writer.uint32(138).string(message.event);
     }
-    if (message.limit !== undefined) {
-      writer.uint32(146).string(message.limit);
+    if (message.pageSize !== undefined) {
+      writer.uint32(160).int64(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      writer.uint32(154).string(message.cursor);
+    if (message.pageToken !== undefined) {
+      writer.uint32(170).string(message.pageToken);
     }
     return writer;
   },
@@ -2078,20 +2086,20 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
             message.event = reader.string();
             continue;
           }
-          case 18: {
-            if (tag !== 146) {
+          case 20: {
+            if (tag !== 160) {
               break;
             }
 
-            message.limit = reader.string();
+            message.pageSize = longToNumber(reader.int64());
             continue;
           }
-          case 19: {
-            if (tag !== 154) {
+          case 21: {
+            if (tag !== 170) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.pageToken = reader.string();
             continue;
           }
         }
@@ -2146,8 +2154,16 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
         ? listWebhookDeliveriesRequest_StatusFromJSON(object.status)
         : ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
       event: isSet(object.event) ? globalThis.String(object.event) : undefined,
-      limit: isSet(object.limit) ? globalThis.String(object.limit) : undefined,
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : undefined,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : undefined,
     };
   },
 
@@ -2183,11 +2199,11 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
     if (message.event !== undefined) {
       obj.event = message.event;
     }
-    if (message.limit !== undefined) {
-      obj.limit = message.limit;
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
     }
-    if (message.cursor !== undefined) {
-      obj.cursor = message.cursor;
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
     }
     return obj;
   },
@@ -2219,8 +2235,8 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED;
     message.event = object.event ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.cursor = object.cursor ?? undefined;
+    message.pageSize = object.pageSize ?? undefined;
+    message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
@@ -4315,6 +4331,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

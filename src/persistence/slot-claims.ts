@@ -1,9 +1,9 @@
-import { ServiceError } from '../../errors/service-error.js';
-import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEntry } from '../../persistence/audit-log.js';
-import type { Queryable } from '../../persistence/database.js';
-import { EVENT_API_VERSION } from '../../persistence/event-outbox.js';
-import { newId } from '../../persistence/new-id.js';
-import { BULK_HOLD_ENDS } from './hold-state.js';
+import type { Interval } from '../domain/availability/busy-intervals.js';
+import { ServiceError } from '../errors/service-error.js';
+import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEntry } from './audit-log.js';
+import type { Queryable } from './database.js';
+import { EVENT_API_VERSION } from './event-outbox.js';
+import { newId } from './new-id.js';
 
 /*
  * LOCK ORDER of every transaction that claims, ends or books (slot_claims and bookings), in this order only:
@@ -40,6 +40,15 @@ import { BULK_HOLD_ENDS } from './hold-state.js';
  * the lock in their last statement before COMMIT.
  */
 
+/**
+ * The hold machine's states for holds the statements end in bulk: `lapsed` (past expiresAt) and `consumed` (by a
+ * confirm). Decided by the machine in the application (BULK_HOLD_ENDS in hold-state.ts) and passed in as parameters.
+ */
+export interface BulkHoldEnds {
+  lapsed: string;
+  consumed: string;
+}
+
 /** A claim on a provider's time; the exclusion constraint on slot_claims keeps active claims from overlapping. */
 export interface ClaimInput {
   organizationId: string;
@@ -74,7 +83,7 @@ export function liveOverlapSql(p: string, s: string, e: string, now: string, exc
 
 /**
  * SQL of a CTE body storing `option.released` for the lapsed holds `from` returned (columns of slot_claims, end_reason
- * the hold machine's lapsed state, `lapsedState` a parameter holding BULK_HOLD_ENDS.lapsed); the data has the shape
+ * the hold machine's lapsed state, `lapsedState` a parameter holding BulkHoldEnds.lapsed); the data has the shape
  * of `OptionReleasedData` (src/application/event-data.ts).
  */
 export function releasedEventsSql(from: string, ids: string, apiVersion: string, now: string, lapsedState: string): string {
@@ -109,11 +118,11 @@ export async function lockProviderClaims(tx: Queryable, providerIds: readonly st
  * Ends holds whose lifetime passed but whose timer has not fired yet, where they would block `[start, end)`
  * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events, in one statement.
  * A late timer then finds nothing to do. `consumedHold` also ends that hold's claim as used by a booking.
- * The states stored are the hold machine's (BULK_HOLD_ENDS, passed as parameters): still one statement, no per-row
+ * The states stored are the hold machine's (`holdEnds`, passed as parameters): still one statement, no per-row
  * round trip; the hold actors mirror on their own timers. The caller holds the claim locks of the providers
  * concerned (lockProviderClaims).
  */
-export async function endLapsedHolds(tx: Queryable, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; consumedHold?: { refId: string; bookingId: string } | undefined }): Promise<void> {
+export async function endLapsedHolds(tx: Queryable, holdEnds: BulkHoldEnds, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; consumedHold?: { refId: string; bookingId: string } | undefined }): Promise<void> {
   await tx.query({
     name: 'end-lapsed-holds',
     text: `WITH lapsed AS (
@@ -125,7 +134,7 @@ export async function endLapsedHolds(tx: Queryable, p: { providerId: string; sta
        WHERE ref_id = $6 AND active AND $6::text IS NOT NULL)
      ${releasedEventsSql('lapsed', '$8', '$9', '$4', '$10')}`,
     values: [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, lapsedEventIds(p.now), EVENT_API_VERSION,
-      BULK_HOLD_ENDS.lapsed, BULK_HOLD_ENDS.consumed],
+      holdEnds.lapsed, holdEnds.consumed],
   });
 }
 
@@ -163,13 +172,14 @@ export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
  * Claims `[start, end)` for a booking in one statement, meant as the last one of its transaction before COMMIT:
  * without any lock, a committed live overlap answers 409 SLOT_UNAVAILABLE at once; otherwise under the provider's
  * claim lock it ends the claim `replaces` names (a rescheduled booking: moving within its own time is allowed) and
- * holds lapsed in the way (with their option.released events), inserts the claim and appends `audit`.
+ * holds lapsed in the way (with their option.released events, ended in `holdEnds.lapsed`), inserts the claim and
+ * appends `audit`.
  */
-export async function claimSlot(tx: Queryable, c: ClaimInput & { replaces?: { refId: string; reason: string }; audit?: AuditEntry }): Promise<void> {
+export async function claimSlot(tx: Queryable, holdEnds: BulkHoldEnds, c: ClaimInput & { replaces?: { refId: string; reason: string }; audit?: AuditEntry }): Promise<void> {
   const audit = c.audit ? auditInsertParams(c.audit) : undefined;
   const values: unknown[] = [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null,
     c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId), c.replaces?.refId ?? null, c.replaces?.reason ?? null,
-    lapsedEventIds(c.now), EVENT_API_VERSION, ...(audit?.params ?? []), BULK_HOLD_ENDS.lapsed];
+    lapsedEventIds(c.now), EVENT_API_VERSION, ...(audit?.params ?? []), holdEnds.lapsed];
   // The hold machine's state for lapsed holds comes after the audit parameters.
   const lapsedParam = values.length;
   let r;
@@ -217,4 +227,13 @@ export async function endClaimLocked(tx: Queryable, p: { providerId: string; ref
     values: [p.refId, p.now, p.reason, claimLockKey(p.providerId), ...(audit?.params ?? [])],
   });
   return r.rows[0].ended > 0;
+}
+
+/** Active claims of a provider overlapping `[from, to)`: pending/confirmed bookings and unexpired holds, buffers included. */
+export async function providerBusy(db: Queryable, providerId: string, from: Date, to: Date, now: Date): Promise<Interval[]> {
+  const r = await db.query(
+    `SELECT lower(during) AS s, upper(during) AS e FROM slot_claims
+     WHERE provider_id = $1 AND active AND during && tstzrange($2, $3) AND (expires_at IS NULL OR expires_at > $4)`,
+    [providerId, from, to, now]);
+  return r.rows.map((row) => ({ start: (row.s as Date).getTime(), end: (row.e as Date).getTime() }));
 }

@@ -1,6 +1,5 @@
-import type { Queryable } from '../../persistence/database.js';
-import { newId } from '../../persistence/new-id.js';
-import type { EmailMessage } from './email-message.js';
+import type { Queryable } from './database.js';
+import { newId } from './new-id.js';
 
 /** A row of the e-mail outbox. */
 export interface OutboxEmailRow {
@@ -30,12 +29,19 @@ export function emailRetryDelayMs(attempts: number): number {
   return Math.min(5_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
 }
 
+/** A rendered message (src/application/email/email-message.ts renders it). */
+export interface OutboxMessage {
+  subject: string;
+  text: string;
+  html: string;
+}
+
 /**
  * Stores a rendered message in the outbox inside the caller's transaction. `deliver` false (test mode, or no
  * SMTP_URL) stores it as `stored`, never sent; true makes it `pending` for the e-mail worker.
  */
 export async function enqueueEmail(tx: Queryable, e: {
-  platformId: string; organizationId: string; bookingId: string | null; kind: string; mode: 'live' | 'test'; to: string; message: EmailMessage; deliver: boolean; now: Date;
+  platformId: string; organizationId: string; bookingId: string | null; kind: string; mode: 'live' | 'test'; to: string; message: OutboxMessage; deliver: boolean; now: Date;
 }): Promise<string> {
   const id = newId('eml', e.now.getTime());
   await tx.query(

@@ -1,0 +1,103 @@
+import { ServiceError } from '../errors/service-error.js';
+import { AUDIT_INSERT_COLUMNS, auditSelectList } from './audit-log.js';
+import type { BookingRow } from './booking-repository.js';
+import type { Queryable } from './database.js';
+import { EVENT_API_VERSION } from './event-outbox.js';
+import { newId } from './new-id.js';
+import { claimError, claimLockKey, claimLockSql, lapsedEventIds, liveOverlapSql, releasedEventsSql, type BulkHoldEnds } from './slot-claims.js';
+
+/** The names a booking row carries, as the audit entry and the answer show them. */
+export interface BookingNames { provider: string | null; service: string | null; duration: number | null }
+
+/** The provider's and service's current names (when the resolution's copy is stale). */
+export async function currentBookingNames(db: Queryable, providerId: string, serviceId: string): Promise<BookingNames> {
+  const r = await db.query({
+    name: 'booking-names',
+    text: `SELECT p.doc->>'displayName' AS provider, s.doc->>'title' AS service, (s.doc->>'duration')::int AS duration FROM providers p, services s WHERE p.id = $1 AND s.id = $2`,
+    values: [providerId, serviceId],
+  });
+  return (r.rows[0] as BookingNames | undefined) ?? { provider: null, service: null, duration: null };
+}
+
+/** What the confirm statement did: the booking, or why not. */
+export interface ConfirmOutcome { confirmed: boolean; taken: boolean; namesCurrent: boolean; row: BookingRow | undefined; usedHoldId: string | undefined }
+
+/**
+ * The whole confirmation in one autocommit statement (lock order in slot-claims.ts). Without the claim lock: a
+ * booking of the resolution, a live overlapping claim (other than the resolution's own hold on this option), a changed
+ * explicit hold or stale names answer at once. Under the lock: the hold used is consumed and lapsed holds in the way
+ * end (their option.released events), then the claim, the booking, the resolution's booking_id, booking.confirmed
+ * and the audit entry. A claim committed after the check fails the claim (23P01) and undoes the whole statement.
+ * `planned` is the row as it will be stored (the booking machine's initial status and confirmedAt included),
+ * `eventData` the booking.confirmed data, `auditParams` the audit entry's (auditInsertParams), `holdEnds` the hold
+ * machine's states for the hold consumed and lapsed holds ended.
+ */
+export async function confirmBookingStatement(db: Queryable, p: {
+  planned: BookingRow; names: BookingNames; holdId: string | null; claimStart: Date; claimEnd: Date; eventData: unknown; auditParams: unknown[]; holdEnds: BulkHoldEnds;
+}): Promise<ConfirmOutcome> {
+  const b = p.planned;
+  const now = b.created_at;
+  const audit = { params: p.auditParams };
+  // The booking machine's initial state and confirmedAt come after the audit parameters, then the hold machine's states for the hold
+  // consumed (a live hold, ended at the confirm) and for lapsed holds in the way (ended at their expiry).
+  const statusParam = 27 + audit.params.length;
+  const confirmedAtParam = statusParam + 1;
+  const consumedParam = statusParam + 2;
+  const lapsedParam = statusParam + 3;
+  let r;
+  try {
+    r = await db.query({
+      name: 'confirm-booking',
+      text: `WITH pre AS (SELECT
+         EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6) AS confirmed,
+         ${liveOverlapSql('$4', '$16', '$17', '$14', `kind = 'hold' AND resolution_id = $6 AND option_id = $7`)} AS taken,
+         ($19::text IS NULL OR EXISTS (SELECT 1 FROM slot_claims WHERE ref_id = $19 AND active AND expires_at > $14::timestamptz)) AS hold_live,
+         EXISTS (SELECT 1 FROM providers pr JOIN services sv ON sv.id = $5 WHERE pr.id = $4 AND pr.doc->>'displayName' IS NOT DISTINCT FROM $20::text
+           AND sv.doc->>'title' IS NOT DISTINCT FROM $21::text AND (sv.doc->>'duration')::int IS NOT DISTINCT FROM $22::int) AS names_current),
+       lk AS (SELECT ${claimLockSql('$18')} AS locked FROM pre WHERE NOT confirmed AND NOT taken AND hold_live AND names_current),
+       ended AS (
+         UPDATE slot_claims c SET active = false,
+           ended_at = CASE WHEN c.expires_at > $14::timestamptz THEN $14::timestamptz ELSE c.expires_at END,
+           end_reason = CASE WHEN c.expires_at > $14::timestamptz THEN $${consumedParam}::text ELSE $${lapsedParam}::text END,
+           booking_id = CASE WHEN c.expires_at > $14::timestamptz THEN $1 ELSE c.booking_id END
+         FROM lk
+         WHERE c.active AND c.kind = 'hold' AND (
+           (c.resolution_id = $6 AND c.option_id = $7 AND c.expires_at > $14::timestamptz AND ($19::text IS NULL OR c.ref_id = $19))
+           OR (c.expires_at <= $14::timestamptz AND c.provider_id = $4 AND c.during && tstzrange($16::timestamptz, $17::timestamptz)))
+         RETURNING c.kind, c.end_reason, c.organization_id, c.platform_id, c.ref_id, c.resolution_id, c.option_id, c.expires_at, c.mode),
+       released AS (${releasedEventsSql('ended', '$23', '$24', '$14', `$${lapsedParam}`)}),
+       -- The aggregate drains "ended" first: the claim must not meet the hold this statement consumes.
+       claim AS (
+         INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
+         SELECT $15, $3, $2, $4, 'booking', $1, $6, $7, tstzrange($16::timestamptz, $17::timestamptz), true, NULL, $13, $14::timestamptz
+         FROM lk, (SELECT count(*) FILTER (WHERE end_reason = $${consumedParam}::text) AS consumed FROM ended) e
+         WHERE $19::text IS NULL OR e.consumed = 1
+         RETURNING ref_id),
+       bk AS (
+         INSERT INTO bookings (id, platform_id, organization_id, provider_id, service_id, resolution_id, option_id, source, status, start_at, end_at, timezone,
+           customer, metadata, notes, confirm_token, mode, rescheduled_from, created_at, updated_at, confirmed_at)
+         SELECT $1, $2, $3, $4, $5, $6, $7, 'v2', $${statusParam}::text, $8::timestamptz, $9::timestamptz, $10, $11::jsonb, $12::jsonb, NULL, NULL, $13, NULL, $14::timestamptz, $14::timestamptz,
+           $${confirmedAtParam}::timestamptz FROM claim
+         RETURNING *),
+       res AS (UPDATE resolutions SET booking_id = bk.id FROM bk WHERE resolutions.id = bk.resolution_id),
+       ev AS (
+         INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
+         SELECT $25, $2, $3, 'booking.confirmed', $24, $13, $26::jsonb, $14::timestamptz FROM bk),
+       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(27)} FROM bk)
+       SELECT pre.confirmed, pre.taken, pre.names_current, (SELECT ref_id FROM ended WHERE end_reason = $${consumedParam}::text) AS used_hold_id,
+         bk.*, pr.doc->>'displayName' AS provider_name, pr.doc->>'username' AS provider_username,
+         sv.doc->>'title' AS service_title, (sv.doc->>'duration')::int AS service_duration
+       FROM pre LEFT JOIN bk ON true LEFT JOIN providers pr ON pr.id = bk.provider_id LEFT JOIN services sv ON sv.id = bk.service_id`,
+      values: [b.id, b.platform_id, b.organization_id, b.provider_id, b.service_id, b.resolution_id, b.option_id, b.start_at, b.end_at, b.timezone,
+        JSON.stringify(b.customer), b.metadata ? JSON.stringify(b.metadata) : null, b.mode, now, newId('clm', now.getTime()), p.claimStart, p.claimEnd,
+        claimLockKey(b.provider_id), p.holdId, p.names.provider, p.names.service, p.names.duration, lapsedEventIds(now), EVENT_API_VERSION,
+        newId('evt', now.getTime()), JSON.stringify(p.eventData), ...audit.params, b.status, b.confirmed_at, p.holdEnds.consumed, p.holdEnds.lapsed],
+    });
+  } catch (err) {
+    const e = err as { code?: string; constraint?: string };
+    if (e.code === '23505' && e.constraint === 'bookings_one_per_resolution') throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
+    throw claimError(err);
+  }
+  const { confirmed, taken, names_current: namesCurrent, used_hold_id: usedHoldId, ...rest } = r.rows[0];
+  return { confirmed, taken, namesCurrent, usedHoldId: usedHoldId ?? undefined, row: rest.id ? rest as BookingRow : undefined };
+}
