@@ -30,12 +30,16 @@ export interface BenchClient {
  */
 export function createHttpTarget(origins: string | readonly string[], connections = 256): HttpTarget {
   const list = typeof origins === 'string' ? [origins] : [...origins];
-  const pools = list.map((o) => new Pool(o, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 }));
+  const pools = list.map(
+    (o) => new Pool(o, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 }),
+  );
   let turn = 0;
   return {
     origins: list,
     next: () => pools[turn++ % pools.length]!,
-    close: async () => { await Promise.all(pools.map((p) => p.close())); },
+    close: async () => {
+      await Promise.all(pools.map((p) => p.close()));
+    },
   };
 }
 
@@ -43,9 +47,17 @@ export function createHttpTarget(origins: string | readonly string[], connection
  * Creates a client over `target` sending `Authorization: Bearer <key>` (when given) and `headers` on every call.
  * The timing covers sending, the answer and reading its whole body; every answer is counted in `tally`.
  */
-export function createBenchClient(target: HttpTarget, o: { key?: string; headers?: Record<string, string>; tally?: ResponseTally } = {}): BenchClient {
+export function createBenchClient(
+  target: HttpTarget,
+  o: { key?: string; headers?: Record<string, string>; tally?: ResponseTally } = {},
+): BenchClient {
   const base: Record<string, string> = { ...(o.key ? { authorization: `Bearer ${o.key}` } : {}), ...o.headers };
-  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<BenchResponse> => {
+  const request = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<BenchResponse> => {
     const h: Record<string, string> = { ...base, ...headers };
     let payload: string | undefined;
     if (body !== undefined) {
@@ -67,7 +79,11 @@ export function createBenchClient(target: HttpTarget, o: { key?: string; headers
     }
     const ms = performance.now() - t0;
     let parsed: any = text;
-    try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
     o.tally?.record(String(status), status >= 500, parsed?.error?.code, parsed);
     return { status, body: parsed, ms };
   };
@@ -80,6 +96,7 @@ export function createBenchClient(target: HttpTarget, o: { key?: string; headers
 
 /** Throws with the answer's body unless the status is one of `ok`. */
 export function expectStatus(res: BenchResponse, what: string, ok: readonly number[] = [200, 201, 202]): BenchResponse {
-  if (!ok.includes(res.status)) throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+  if (!ok.includes(res.status))
+    throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
   return res;
 }

@@ -43,18 +43,34 @@ export function benchServiceEnv(): Record<string, string> {
 }
 
 /** Settings that put the admission limits back to their defaults (an empty setting is the default). */
-export const ADMISSION_DEFAULTS_ENV: Readonly<Record<string, string>> = { MAX_IN_FLIGHT_REQUESTS: '', MAX_IN_FLIGHT_CALLS: '', PG_POOL_MAX_WAITERS: '' };
+export const ADMISSION_DEFAULTS_ENV: Readonly<Record<string, string>> = {
+  MAX_IN_FLIGHT_REQUESTS: '',
+  MAX_IN_FLIGHT_CALLS: '',
+  PG_POOL_MAX_WAITERS: '',
+};
 
 /**
  * Starts the service as its own process with exactly the `npm start` command (test/helpers/service-process.ts)
  * on the bench stores and ephemeral 127.0.0.1 ports; `name` separates the data directories of several processes;
  * `env` overrides the bench's settings.
  */
-export async function startBenchService(stores: BenchStores, platformKey: string, name = 'service', env: Readonly<Record<string, string>> = {}): Promise<BenchService> {
+export async function startBenchService(
+  stores: BenchStores,
+  platformKey: string,
+  name = 'service',
+  env: Readonly<Record<string, string>> = {},
+): Promise<BenchService> {
   const t0 = performance.now();
   const proc = await startServiceProcess({
-    databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, dataDir: join(stores.dir, name),
-    env: { ...benchServiceEnv(), ...env, ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}) },
+    databaseUrl: stores.databaseUrl,
+    redisUrl: stores.redisUrl,
+    platformKey,
+    dataDir: join(stores.dir, name),
+    env: {
+      ...benchServiceEnv(),
+      ...env,
+      ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}),
+    },
     readyTimeoutMs: 180_000,
   });
   const startMs = performance.now() - t0;
@@ -65,5 +81,12 @@ export async function startBenchService(stores: BenchStores, platformKey: string
     throw new Error(`the service printed no gRPC address:\n${out}`);
   }
   const ready = /ready in (\d+) ms/.exec(out)?.[1];
-  return { process: proc, pid: proc.pid, url: proc.url, grpcTarget: grpc, startMs, reportedReadyMs: ready === undefined ? undefined : Number(ready) };
+  return {
+    process: proc,
+    pid: proc.pid,
+    url: proc.url,
+    grpcTarget: grpc,
+    startMs,
+    reportedReadyMs: ready === undefined ? undefined : Number(ready),
+  };
 }

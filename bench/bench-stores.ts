@@ -32,11 +32,12 @@ function postmasterPid(pgDir: string): number {
  * next run), else in a fresh temporary directory removed on stop.
  */
 export async function startBenchStores(o: { keepDir?: string; postgresFlags?: string[] } = {}): Promise<BenchStores> {
-  const dir = o.keepDir ?? await mkdtemp(join(tmpdir(), 'scheduling-bench-'));
+  const dir = o.keepDir ?? (await mkdtemp(join(tmpdir(), 'scheduling-bench-')));
   mkdirSync(dir, { recursive: true });
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
-    for (const s of stops.reverse()) await s().catch((err) => console.error(`bench: stopping a store failed: ${String(err)}`));
+    for (const s of stops.reverse())
+      await s().catch((err) => console.error(`bench: stopping a store failed: ${String(err)}`));
     if (!o.keepDir) await rm(dir, { recursive: true, force: true });
   };
   try {
@@ -45,10 +46,22 @@ export async function startBenchStores(o: { keepDir?: string; postgresFlags?: st
     stops.push(() => redis.stop());
     const redisStartMs = performance.now() - t0;
     t0 = performance.now();
-    const pg = await startEmbeddedPostgres({ dir: join(dir, 'postgres'), ...(o.postgresFlags ? { extraFlags: o.postgresFlags } : {}) });
+    const pg = await startEmbeddedPostgres({
+      dir: join(dir, 'postgres'),
+      ...(o.postgresFlags ? { extraFlags: o.postgresFlags } : {}),
+    });
     stops.push(() => pg.stop());
     const postgresStartMs = performance.now() - t0;
-    return { dir, redisUrl: redis.url, databaseUrl: pg.url, redisPid: redis.child.pid!, postgresPid: postmasterPid(join(dir, 'postgres')), redisStartMs, postgresStartMs, stop };
+    return {
+      dir,
+      redisUrl: redis.url,
+      databaseUrl: pg.url,
+      redisPid: redis.child.pid!,
+      postgresPid: postmasterPid(join(dir, 'postgres')),
+      redisStartMs,
+      postgresStartMs,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -15,7 +15,12 @@ export interface ClosedLoopResult {
  * Runs `task` from `concurrency` clients back to back until `durationMs` passes, a task answers `stop`, or each
  * client ran `perClientLimit` tasks: each client starts its next task only when its previous one answered.
  */
-export async function runClosedLoop(opts: { concurrency: number; durationMs: number; perClientLimit?: number; task: (client: number) => Promise<TaskOutcome> }): Promise<ClosedLoopResult> {
+export async function runClosedLoop(opts: {
+  concurrency: number;
+  durationMs: number;
+  perClientLimit?: number;
+  task: (client: number) => Promise<TaskOutcome>;
+}): Promise<ClosedLoopResult> {
   const latencies: number[] = [];
   let failures = 0;
   let stopped = false;
@@ -25,7 +30,10 @@ export async function runClosedLoop(opts: { concurrency: number; durationMs: num
   const client = async (i: number) => {
     for (let n = 0; n < limit && !stopped && performance.now() < end; n++) {
       const r = await opts.task(i);
-      if (r === 'stop') { stopped = true; break; }
+      if (r === 'stop') {
+        stopped = true;
+        break;
+      }
       if (r === 'fail') failures++;
       else latencies.push(r);
     }
@@ -35,7 +43,11 @@ export async function runClosedLoop(opts: { concurrency: number; durationMs: num
 }
 
 /** Runs `fn` over `items` with at most `concurrency` in flight; resolves when all are done. */
-export async function forEachBounded<T>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function forEachBounded<T>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

@@ -14,7 +14,12 @@ import { buildEligibilityIndex, providerSetOf } from '../src/domain/eligibility/
 import type { CalendarConnection, Provider, ProviderService } from '../src/domain/provider.js';
 import type { RankingPreferences } from '../src/domain/ranking/rank-options.js';
 import { DEFAULT_POLICY } from '../src/domain/ranking/ranking-policy.js';
-import { computeResolution, screenRequest, type FeedState, type ResolutionInput } from '../src/domain/resolution/compute-resolution.js';
+import {
+  computeResolution,
+  screenRequest,
+  type FeedState,
+  type ResolutionInput,
+} from '../src/domain/resolution/compute-resolution.js';
 import { computeResolution as referenceComputeResolution } from '../test/domain/resolution/reference-compute-resolution.js';
 import { generateProviders } from './provider-mix.js';
 import { createSeededRandom } from '../test/helpers/seeded-random.js';
@@ -46,19 +51,57 @@ function buildGraph(distinctHours = false) {
     const row = g.row as Record<string, any>;
     const id = `prv_${String(i).padStart(5, '0')}`;
     providers.push({
-      id, organizationId: 'org_bench', externalId: g.externalId, displayName: row.displayName, email: row.email, status: 'active', searchable: true,
-      professionCode: row.professionCode, specialtyCodes: row.specialtyCodes, languageCodes: row.languageCodes, modalityCodes: row.modalityCodes,
-      serviceRegionCodes: row.serviceRegionCodes, insurancePlanCodes: row.insurancePlanCodes ?? [], ageGroupCodes: row.ageGroupCodes,
-      licenseRecords: row.licenseRecords, acceptsNewClients: row.acceptsNewClients, timezone: row.timezone, location: row.location,
-      panelCapacity: row.panelCapacity, panelCurrentCount: row.panelCurrentCount, profileVersion: 1, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z',
+      id,
+      organizationId: 'org_bench',
+      externalId: g.externalId,
+      displayName: row.displayName,
+      email: row.email,
+      status: 'active',
+      searchable: true,
+      professionCode: row.professionCode,
+      specialtyCodes: row.specialtyCodes,
+      languageCodes: row.languageCodes,
+      modalityCodes: row.modalityCodes,
+      serviceRegionCodes: row.serviceRegionCodes,
+      insurancePlanCodes: row.insurancePlanCodes ?? [],
+      ageGroupCodes: row.ageGroupCodes,
+      licenseRecords: row.licenseRecords,
+      acceptsNewClients: row.acceptsNewClients,
+      timezone: row.timezone,
+      location: row.location,
+      panelCapacity: row.panelCapacity,
+      panelCurrentCount: row.panelCurrentCount,
+      profileVersion: 1,
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-01T00:00:00Z',
     });
-    servicesOfSlug.set(id, { id: `svc_${i}`, organizationId: 'org_bench', providerId: id, title: 'Intake Session', slug: 'intake-session', duration: 50, modality: g.serviceModality });
-    schedulesByProvider.set(id, [{ id: `cal_${i}`, organizationId: 'org_bench', providerId: id, title: 'Office hours', timezone: g.timezone, days: g.days as CalendarConnection['days'], overrides: distinctHours ? [{ date: addDays('2030-01-01', i), slots: [] }] : [], status: 'active' }]);
+    servicesOfSlug.set(id, {
+      id: `svc_${i}`,
+      organizationId: 'org_bench',
+      providerId: id,
+      title: 'Intake Session',
+      slug: 'intake-session',
+      duration: 50,
+      modality: g.serviceModality,
+    });
+    schedulesByProvider.set(id, [
+      {
+        id: `cal_${i}`,
+        organizationId: 'org_bench',
+        providerId: id,
+        title: 'Office hours',
+        timezone: g.timezone,
+        days: g.days as CalendarConnection['days'],
+        overrides: distinctHours ? [{ date: addDays('2030-01-01', i), slots: [] }] : [],
+        status: 'active',
+      },
+    ]);
     // About one provider in ten has a few bookings in the fortnight (on the hour, so some hit slots, some do not).
     if (rnd.chance(0.1)) {
       const busy: Interval[] = [];
       for (let b = rnd.int(1, 4); b > 0; b--) {
-        const start = Date.parse(`${WINDOW.from}T14:00:00Z`) + rnd.int(0, 13) * 86_400_000 + rnd.int(0, 8) * 60 * MINUTE_MS;
+        const start =
+          Date.parse(`${WINDOW.from}T14:00:00Z`) + rnd.int(0, 13) * 86_400_000 + rnd.int(0, 8) * 60 * MINUTE_MS;
         busy.push({ start, end: start + 50 * MINUTE_MS });
       }
       busy.sort((a, b) => a.start - b.start);
@@ -67,16 +110,54 @@ function buildGraph(distinctHours = false) {
     }
   });
   const index = buildEligibilityIndex(providers);
-  const offering = providerSetOf(index, providers.map((_, i) => i));
+  const offering = providerSetOf(
+    index,
+    providers.map((_, i) => i),
+  );
   return { providers, index, offering, servicesOfSlug, schedulesByProvider, busyByProvider, workloadByProvider };
 }
 
 /** Constraint mixes and the share of providers each leaves eligible (printed, measured on the graph). */
 const MIXES: { name: string; constraints: EligibilityRequest }[] = [
-  { name: '~1%', constraints: { serviceSlug: 'intake-session', languageCodes: ['es'], insurancePlanCodes: ['humana'], serviceRegionCodes: ['US-TX'], modalityCodes: ['virtual'] } },
-  { name: '~3%', constraints: { serviceSlug: 'intake-session', languageCodes: ['en'], insurancePlanCodes: ['aetna'], serviceRegionCodes: ['US-FL'], modalityCodes: ['in_person'] } },
-  { name: '~10%', constraints: { serviceSlug: 'intake-session', languageCodes: ['en'], insurancePlanCodes: ['uhc'], serviceRegionCodes: ['US-CA', 'US-NY'], modalityCodes: ['virtual'] } },
-  { name: '~30%', constraints: { serviceSlug: 'intake-session', languageCodes: ['en'], insurancePlanCodes: ['aetna'], modalityCodes: ['virtual'] } },
+  {
+    name: '~1%',
+    constraints: {
+      serviceSlug: 'intake-session',
+      languageCodes: ['es'],
+      insurancePlanCodes: ['humana'],
+      serviceRegionCodes: ['US-TX'],
+      modalityCodes: ['virtual'],
+    },
+  },
+  {
+    name: '~3%',
+    constraints: {
+      serviceSlug: 'intake-session',
+      languageCodes: ['en'],
+      insurancePlanCodes: ['aetna'],
+      serviceRegionCodes: ['US-FL'],
+      modalityCodes: ['in_person'],
+    },
+  },
+  {
+    name: '~10%',
+    constraints: {
+      serviceSlug: 'intake-session',
+      languageCodes: ['en'],
+      insurancePlanCodes: ['uhc'],
+      serviceRegionCodes: ['US-CA', 'US-NY'],
+      modalityCodes: ['virtual'],
+    },
+  },
+  {
+    name: '~30%',
+    constraints: {
+      serviceSlug: 'intake-session',
+      languageCodes: ['en'],
+      insurancePlanCodes: ['aetna'],
+      modalityCodes: ['virtual'],
+    },
+  },
 ];
 
 /** Preference variants: none, a day part that most schedules open with, one they mostly lack, earliest first. */
@@ -91,12 +172,28 @@ let graph = buildGraph();
 const noFeeds = new Map<string, FeedState>();
 const noContinuity = new Set<string>();
 
-function inputOf(constraints: EligibilityRequest, preferences: RankingPreferences, window = WINDOW, now = NOW): ResolutionInput {
+function inputOf(
+  constraints: EligibilityRequest,
+  preferences: RankingPreferences,
+  window = WINDOW,
+  now = NOW,
+): ResolutionInput {
   const base = {
-    index: graph.index, offering: graph.offering, servicesOfSlug: graph.servicesOfSlug, schedulesByProvider: graph.schedulesByProvider,
-    constraints, preferences, window, maxOptionsPerProvider: 3, policy: DEFAULT_POLICY, now,
-    busyByProvider: graph.busyByProvider, feedByProvider: noFeeds, workloadByProvider: graph.workloadByProvider,
-    continuityProviderIds: noContinuity, allowUnverifiable: false,
+    index: graph.index,
+    offering: graph.offering,
+    servicesOfSlug: graph.servicesOfSlug,
+    schedulesByProvider: graph.schedulesByProvider,
+    constraints,
+    preferences,
+    window,
+    maxOptionsPerProvider: 3,
+    policy: DEFAULT_POLICY,
+    now,
+    busyByProvider: graph.busyByProvider,
+    feedByProvider: noFeeds,
+    workloadByProvider: graph.workloadByProvider,
+    continuityProviderIds: noContinuity,
+    allowUnverifiable: false,
   };
   // As the service does: screened first (to read busy time of the matched only), then computed.
   return { ...base, screened: screenRequest(base) };
@@ -139,14 +236,17 @@ function median(xs: number[]): number {
   return sorted[sorted.length >> 1]!;
 }
 
-console.log(`computeResolution CPU (process CPU time, median of ${ROUNDS} alternating batches of >= ${BATCH_CPU_MS} ms), ${PROVIDERS} providers, 14-day window, maxOptionsPerProvider 3, node ${process.version}`);
+console.log(
+  `computeResolution CPU (process CPU time, median of ${ROUNDS} alternating batches of >= ${BATCH_CPU_MS} ms), ${PROVIDERS} providers, 14-day window, maxOptionsPerProvider 3, node ${process.version}`,
+);
 console.log('mix   prefs     eligible  reference µs  top-k µs  ratio  ref µs/eligible  top-k µs/eligible');
 for (const mix of MIXES) {
   for (const pref of PREFERENCES) {
     const input = inputOf(mix.constraints, pref.preferences);
     const eligible = input.screened!.screen.matched.length;
     // Equal answers first: a benchmark of a wrong answer is worthless.
-    if (!isDeepStrictEqual(computeResolution(input), referenceComputeResolution(input))) throw new Error(`outcomes differ for ${mix.name} ${pref.name}`);
+    if (!isDeepStrictEqual(computeResolution(input), referenceComputeResolution(input)))
+      throw new Error(`outcomes differ for ${mix.name} ${pref.name}`);
     const { reference, topK } = measure(input);
     console.log(
       `${mix.name.padEnd(5)} ${pref.name.padEnd(9)} ${String(eligible).padStart(8)}  ${reference.toFixed(0).padStart(12)}  ${topK.toFixed(0).padStart(8)}  ${(reference / topK).toFixed(1).padStart(5)}` +
@@ -159,7 +259,9 @@ for (const mix of MIXES) {
 // profile is computed for that request (later requests of the same window and hours reuse them, as measured above).
 const COLD_WINDOWS = 8;
 graph = buildGraph(true);
-console.log(`\ncold memos: ${PROVIDERS} providers with no two schedules alike, the first request of each of ${COLD_WINDOWS} windows (mean CPU µs of one call)`);
+console.log(
+  `\ncold memos: ${PROVIDERS} providers with no two schedules alike, the first request of each of ${COLD_WINDOWS} windows (mean CPU µs of one call)`,
+);
 console.log('mix   prefs     eligible  reference µs  top-k µs  ratio');
 for (const mix of [MIXES[2]!, MIXES[3]!]) {
   for (const pref of PREFERENCES) {
@@ -169,7 +271,12 @@ for (const mix of [MIXES[2]!, MIXES[3]!]) {
     for (let w = 0; w < COLD_WINDOWS; w++) {
       // A window starting one day later each time (and asked the day before): nothing remembered matches it yet.
       const from = addDays('2026-04-01', w + (PREFERENCES.indexOf(pref) + 4 * MIXES.indexOf(mix)) * COLD_WINDOWS);
-      const input = inputOf(mix.constraints, pref.preferences, { from, to: addDays(from, 14) }, new Date(`${addDays(from, -1)}T15:00:00Z`));
+      const input = inputOf(
+        mix.constraints,
+        pref.preferences,
+        { from, to: addDays(from, 14) },
+        new Date(`${addDays(from, -1)}T15:00:00Z`),
+      );
       eligible = input.screened!.screen.matched.length;
       let t0 = cpuMicros();
       const fresh = computeResolution(input);
@@ -179,6 +286,8 @@ for (const mix of [MIXES[2]!, MIXES[3]!]) {
       reference += cpuMicros() - t0;
       if (!isDeepStrictEqual(fresh, expected)) throw new Error(`outcomes differ for ${mix.name} ${pref.name} (cold)`);
     }
-    console.log(`${mix.name.padEnd(5)} ${pref.name.padEnd(9)} ${String(eligible).padStart(8)}  ${(reference / COLD_WINDOWS).toFixed(0).padStart(12)}  ${(topK / COLD_WINDOWS).toFixed(0).padStart(8)}  ${(reference / topK).toFixed(1).padStart(5)}`);
+    console.log(
+      `${mix.name.padEnd(5)} ${pref.name.padEnd(9)} ${String(eligible).padStart(8)}  ${(reference / COLD_WINDOWS).toFixed(0).padStart(12)}  ${(topK / COLD_WINDOWS).toFixed(0).padStart(8)}  ${(reference / topK).toFixed(1).padStart(5)}`,
+    );
   }
 }

@@ -11,38 +11,81 @@ import { addDays, nthWeekday } from './bench-dates.js';
  * exactly one booking must exist at that slot afterwards (read back through the API). Each contender has its own
  * keep-alive connection, opened before the confirms.
  */
-export async function benchContention(o: { id: string; label: string; api: BenchClient; providerId: string; serviceId: string; firstDate: string; count: number }, ctx: MeasureContext): Promise<ScenarioMeasurement> {
+export async function benchContention(
+  o: {
+    id: string;
+    label: string;
+    api: BenchClient;
+    providerId: string;
+    serviceId: string;
+    firstDate: string;
+    count: number;
+  },
+  ctx: MeasureContext,
+): Promise<ScenarioMeasurement> {
   const date = nthWeekday(o.firstDate, 2);
-  const body = { serviceId: o.serviceId, constraints: { serviceRegionCodes: { anyOf: ['US-AK'] } }, dateRange: { from: date, to: addDays(date, 1) }, maxOptionsPerProvider: 1 };
+  const body = {
+    serviceId: o.serviceId,
+    constraints: { serviceRegionCodes: { anyOf: ['US-AK'] } },
+    dateRange: { from: date, to: addDays(date, 1) },
+    maxOptionsPerProvider: 1,
+  };
   const made: { resolutionId: string; optionId: string; key: string }[] = [];
-  await forEachBounded(Array.from({ length: o.count }, (_, i) => i), 8, async () => {
-    const r = await o.api.post('/api/v2/resolutions', body, { 'idempotency-key': randomUUID() });
-    if (r.status !== 200 || !r.body.options?.[0]) throw new Error(`contention resolution: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
-    const opt = r.body.options[0];
-    made.push({ resolutionId: r.body.resolutionId, optionId: opt.optionId, key: `${opt.provider.id}@${opt.slot.start}` });
-  });
+  await forEachBounded(
+    Array.from({ length: o.count }, (_, i) => i),
+    8,
+    async () => {
+      const r = await o.api.post('/api/v2/resolutions', body, { 'idempotency-key': randomUUID() });
+      if (r.status !== 200 || !r.body.options?.[0])
+        throw new Error(`contention resolution: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      const opt = r.body.options[0];
+      made.push({
+        resolutionId: r.body.resolutionId,
+        optionId: opt.optionId,
+        key: `${opt.provider.id}@${opt.slot.start}`,
+      });
+    },
+  );
   const first = made[0]!.key;
   // One keep-alive connection per contender beforehand, so the timed confirms measure the service, not TCP set-up.
   await Promise.all(made.map(() => o.api.get('/healthz')));
   const customer = { name: 'Contender', email: 'contender@example.org' };
   const results: { status: number; ms: number }[] = [];
-  const m = await measureScenario({
-    id: o.id, label: o.label, concurrency: made.length, durationMs: 600_000, warmupMs: 0, perClientLimit: 1,
-    task: async (client) => {
-      const item = made[client]!;
-      const res = await o.api.post(`/api/v2/resolutions/${item.resolutionId}/confirm`, { optionId: item.optionId, customer }, { 'idempotency-key': randomUUID() });
-      results.push({ status: res.status, ms: res.ms });
-      return res.status === 200 || res.status === 409 ? res.ms : 'fail';
+  const m = await measureScenario(
+    {
+      id: o.id,
+      label: o.label,
+      concurrency: made.length,
+      durationMs: 600_000,
+      warmupMs: 0,
+      perClientLimit: 1,
+      task: async (client) => {
+        const item = made[client]!;
+        const res = await o.api.post(
+          `/api/v2/resolutions/${item.resolutionId}/confirm`,
+          { optionId: item.optionId, customer },
+          { 'idempotency-key': randomUUID() },
+        );
+        results.push({ status: res.status, ms: res.ms });
+        return res.status === 200 || res.status === 409 ? res.ms : 'fail';
+      },
     },
-  }, ctx);
+    ctx,
+  );
   const slotStart = first.split('@')[1]!;
   const list = await o.api.get(`/api/v2/bookings?providerId=${encodeURIComponent(o.providerId)}&limit=500`);
-  const bookingsAtSlot = ((list.body?.data ?? []) as any[]).filter((b) => b.slot?.start === slotStart && (b.status === 'confirmed' || b.status === 'pending')).length;
+  const bookingsAtSlot = ((list.body?.data ?? []) as any[]).filter(
+    (b) => b.slot?.start === slotStart && (b.status === 'confirmed' || b.status === 'pending'),
+  ).length;
   const conflicts = latencyStats(results.filter((r) => r.status === 409).map((r) => r.ms));
   m.notes = {
-    slot: first, sameSlot: made.filter((x) => x.key === first).length, resolutions: made.length,
-    wins: results.filter((r) => r.status === 200).length, conflicts: conflicts.count,
-    conflictP50: conflicts.p50, conflictP99: conflicts.p99,
+    slot: first,
+    sameSlot: made.filter((x) => x.key === first).length,
+    resolutions: made.length,
+    wins: results.filter((r) => r.status === 200).length,
+    conflicts: conflicts.count,
+    conflictP50: conflicts.p50,
+    conflictP99: conflicts.p99,
     winnerMs: results.find((r) => r.status === 200)?.ms ?? Number.NaN,
     bookingsAtSlot,
   };

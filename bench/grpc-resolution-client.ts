@@ -12,10 +12,23 @@ export interface GrpcResolutionClient {
 }
 
 /** gRPC codes that are the service's failure (a gateway would answer them with a 5xx). */
-const SERVER_ERRORS = new Set<number>([GrpcStatus.UNKNOWN, GrpcStatus.INTERNAL, GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED, GrpcStatus.DATA_LOSS, GrpcStatus.UNIMPLEMENTED]);
+const SERVER_ERRORS = new Set<number>([
+  GrpcStatus.UNKNOWN,
+  GrpcStatus.INTERNAL,
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.DATA_LOSS,
+  GrpcStatus.UNIMPLEMENTED,
+]);
 const HTTP_OF: Partial<Record<number, number>> = {
-  [GrpcStatus.INVALID_ARGUMENT]: 400, [GrpcStatus.UNAUTHENTICATED]: 401, [GrpcStatus.PERMISSION_DENIED]: 403, [GrpcStatus.NOT_FOUND]: 404,
-  [GrpcStatus.ABORTED]: 409, [GrpcStatus.FAILED_PRECONDITION]: 422, [GrpcStatus.RESOURCE_EXHAUSTED]: 429, [GrpcStatus.UNAVAILABLE]: 503,
+  [GrpcStatus.INVALID_ARGUMENT]: 400,
+  [GrpcStatus.UNAUTHENTICATED]: 401,
+  [GrpcStatus.PERMISSION_DENIED]: 403,
+  [GrpcStatus.NOT_FOUND]: 404,
+  [GrpcStatus.ABORTED]: 409,
+  [GrpcStatus.FAILED_PRECONDITION]: 422,
+  [GrpcStatus.RESOURCE_EXHAUSTED]: 429,
+  [GrpcStatus.UNAVAILABLE]: 503,
   [GrpcStatus.DEADLINE_EXCEEDED]: 504,
 };
 
@@ -24,8 +37,16 @@ const HTTP_OF: Partial<Record<number, number>> = {
  * `service-organization-id` header in metadata, exactly as the gateway forwards them. One HTTP/2 connection
  * carries all concurrent calls, as the gateway's own client does.
  */
-export function createGrpcResolutionClient(o: { target: string; key: string; organizationId?: string; tally?: ResponseTally; deadlineMs?: number }): GrpcResolutionClient {
-  const client = new ResolutionServiceClient(o.target, credentials.createInsecure(), { 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+export function createGrpcResolutionClient(o: {
+  target: string;
+  key: string;
+  organizationId?: string;
+  tally?: ResponseTally;
+  deadlineMs?: number;
+}): GrpcResolutionClient {
+  const client = new ResolutionServiceClient(o.target, credentials.createInsecure(), {
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  });
   const deadlineMs = o.deadlineMs ?? 30_000;
   return {
     createResolution(body, idempotencyKey) {
@@ -35,17 +56,22 @@ export function createGrpcResolutionClient(o: { target: string; key: string; org
       md.set('idempotency-key', idempotencyKey);
       const t0 = performance.now();
       return new Promise((resolve) => {
-        client.createResolution({ params: {}, query: {}, body: undefined, bodyJson: JSON.stringify(body) }, md, { deadline: Date.now() + deadlineMs }, (err: ServiceError | null, res) => {
-          const ms = performance.now() - t0;
-          if (!err) {
-            o.tally?.record('grpc OK', false);
-            return resolve({ status: 200, body: JSON.parse(res.resultJson ?? "null"), ms });
-          }
-          const code = String(err.metadata?.get('error-code')[0] ?? GrpcStatus[err.code] ?? err.code);
-          const failure = { error: { code, message: err.details } };
-          o.tally?.record(`grpc ${GrpcStatus[err.code] ?? err.code}`, SERVER_ERRORS.has(err.code), code, failure);
-          resolve({ status: HTTP_OF[err.code] ?? 500, body: failure, ms });
-        });
+        client.createResolution(
+          { params: {}, query: {}, body: undefined, bodyJson: JSON.stringify(body) },
+          md,
+          { deadline: Date.now() + deadlineMs },
+          (err: ServiceError | null, res) => {
+            const ms = performance.now() - t0;
+            if (!err) {
+              o.tally?.record('grpc OK', false);
+              return resolve({ status: 200, body: JSON.parse(res.resultJson ?? 'null'), ms });
+            }
+            const code = String(err.metadata?.get('error-code')[0] ?? GrpcStatus[err.code] ?? err.code);
+            const failure = { error: { code, message: err.details } };
+            o.tally?.record(`grpc ${GrpcStatus[err.code] ?? err.code}`, SERVER_ERRORS.has(err.code), code, failure);
+            resolve({ status: HTTP_OF[err.code] ?? 500, body: failure, ms });
+          },
+        );
       });
     },
     close: () => client.close(),

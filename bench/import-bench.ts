@@ -28,12 +28,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Imports the providers in calls of `rowsPerCall` (POST /api/v2/provider-imports with a platform key naming
  * the organization), then polls each job until it is completed; times the whole. `log` hears progress.
  */
-export async function benchImport(platform: BenchClient, providers: readonly GeneratedProvider[], rowsPerCall: number, log?: (line: string) => void): Promise<ImportResult> {
+export async function benchImport(
+  platform: BenchClient,
+  providers: readonly GeneratedProvider[],
+  rowsPerCall: number,
+  log?: (line: string) => void,
+): Promise<ImportResult> {
   const t0 = performance.now();
   const ids: string[] = [];
   for (let i = 0; i < providers.length; i += rowsPerCall) {
     const chunk = providers.slice(i, i + rowsPerCall).map((p) => p.row);
-    const r = expectStatus(await platform.post('/api/v2/provider-imports', { mode: 'upsert', providers: chunk }), 'provider import submission', [202]);
+    const r = expectStatus(
+      await platform.post('/api/v2/provider-imports', { mode: 'upsert', providers: chunk }),
+      'provider import submission',
+      [202],
+    );
     ids.push(r.body.importId as string);
   }
   const submitMs = performance.now() - t0;
@@ -46,7 +55,8 @@ export async function benchImport(platform: BenchClient, providers: readonly Gen
   // Jobs run in submission order, so waiting for each in turn sees the last finish without polling all.
   const every = Math.max(1, Math.ceil(ids.length / 10));
   for (const [n, id] of ids.entries()) {
-    if (log && n > 0 && n % every === 0) log(`  ${n}/${ids.length} import jobs completed (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    if (log && n > 0 && n % every === 0)
+      log(`  ${n}/${ids.length} import jobs completed (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     for (;;) {
       const r = expectStatus(await platform.get(`/api/v2/provider-imports/${id}`), 'provider import read', [200]);
       const job = r.body;
@@ -57,11 +67,22 @@ export async function benchImport(platform: BenchClient, providers: readonly Gen
         previous = done;
         created += job.summary?.created ?? 0;
         invalid += job.summary?.invalid ?? 0;
-        for (const row of job.rows ?? []) if (row.providerId && row.externalId) providerIds.set(row.externalId, row.providerId);
+        for (const row of job.rows ?? [])
+          if (row.providerId && row.externalId) providerIds.set(row.externalId, row.providerId);
         break;
       }
       await sleep(50);
     }
   }
-  return { calls: ids.length, rowsPerCall, submitMs, wallMs: performance.now() - t0, created, invalid, failedJobs, providerIds, jobMs };
+  return {
+    calls: ids.length,
+    rowsPerCall,
+    submitMs,
+    wallMs: performance.now() - t0,
+    created,
+    invalid,
+    failedJobs,
+    providerIds,
+    jobMs,
+  };
 }

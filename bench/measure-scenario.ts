@@ -56,18 +56,41 @@ export interface ScenarioMeasurement {
 export async function measureScenario(spec: ScenarioSpec, ctx: MeasureContext): Promise<ScenarioMeasurement> {
   const before = ctx.tally.take();
   const warmupMs = spec.warmupMs ?? 1000;
-  if (warmupMs > 0) await runClosedLoop({ concurrency: spec.concurrency, durationMs: warmupMs, perClientLimit: spec.perClientLimit, task: (c) => spec.task(c, 'warmup') });
+  if (warmupMs > 0)
+    await runClosedLoop({
+      concurrency: spec.concurrency,
+      durationMs: warmupMs,
+      perClientLimit: spec.perClientLimit,
+      task: (c) => spec.task(c, 'warmup'),
+    });
   const prepStatuses = mergeStatusCounts(before, ctx.tally.take());
   const probe = startResourceProbe(ctx.processes);
-  const r = await runClosedLoop({ concurrency: spec.concurrency, durationMs: spec.durationMs, perClientLimit: spec.perClientLimit, task: (c) => spec.task(c, 'measure') });
+  const r = await runClosedLoop({
+    concurrency: spec.concurrency,
+    durationMs: spec.durationMs,
+    perClientLimit: spec.perClientLimit,
+    task: (c) => spec.task(c, 'measure'),
+  });
   const resources = probe.stop();
   const statuses = ctx.tally.take();
   const per = (ms: number) => (statuses.total > 0 ? ms / statuses.total : Number.NaN);
   return {
-    id: spec.id, label: spec.label, concurrency: spec.concurrency, elapsedMs: r.elapsedMs,
+    id: spec.id,
+    label: spec.label,
+    concurrency: spec.concurrency,
+    elapsedMs: r.elapsedMs,
     perSecond: r.latencies.length / (r.elapsedMs / 1000),
-    latency: latencyStats(r.latencies), failures: r.failures, statuses, prepStatuses, resources,
-    cpuMsPerRequest: { service: per(resources.serviceCpuMs), postgres: per(resources.postgresCpuMs), redis: per(resources.redisCpuMs), generator: per(resources.generatorCpuMs) },
+    latency: latencyStats(r.latencies),
+    failures: r.failures,
+    statuses,
+    prepStatuses,
+    resources,
+    cpuMsPerRequest: {
+      service: per(resources.serviceCpuMs),
+      postgres: per(resources.postgresCpuMs),
+      redis: per(resources.redisCpuMs),
+      generator: per(resources.generatorCpuMs),
+    },
     notes: {},
   };
 }

@@ -30,7 +30,9 @@ const PHASE_MS = Number(process.env.OVERLOAD_SECONDS ?? 10) * 1000;
 const log = (line: string) => console.log(`[overload ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 const machine = machineInfo();
-console.log(`machine: ${machine.cpuCount} x ${machine.cpuModel}; load average ${formatLoad(machine.loadAverage)} (1/5/15 min); node ${machine.node}`);
+console.log(
+  `machine: ${machine.cpuCount} x ${machine.cpuModel}; load average ${formatLoad(machine.loadAverage)} (1/5/15 min); node ${machine.node}`,
+);
 const tally = createResponseTally();
 const raw = await measureRawBaseline({ clients: [1, 2, 4, 8, 16, 32], durationMs: 3000, tally, log });
 const stores = await startBenchStores({ keepDir: DIR });
@@ -40,27 +42,71 @@ stopOnSignal(async () => {
   await stores.stop();
 });
 try {
-  const seed = await keptSeed({ dir: DIR, stores, providerCount: Number(process.env.BENCH_PROVIDERS ?? 10_000), tally, log });
-  const limits = Object.fromEntries(['MAX_IN_FLIGHT_REQUESTS', 'MAX_IN_FLIGHT_CALLS', 'PG_POOL_MAX_WAITERS'].map((k) => [k, process.env[k] ?? '']));
+  const seed = await keptSeed({
+    dir: DIR,
+    stores,
+    providerCount: Number(process.env.BENCH_PROVIDERS ?? 10_000),
+    tally,
+    log,
+  });
+  const limits = Object.fromEntries(
+    ['MAX_IN_FLIGHT_REQUESTS', 'MAX_IN_FLIGHT_CALLS', 'PG_POOL_MAX_WAITERS'].map((k) => [k, process.env[k] ?? '']),
+  );
   // Its resolutions are never read back: a short lifetime keeps the kept Redis from growing by thousands an hour.
   service = await startBenchService(stores, seed.platformKey, 'service', { ...limits, RESOLUTION_TTL_SECONDS: '300' });
   log(`service started (admission settings ${JSON.stringify(limits)}; empty = default)`);
   const target = createHttpTarget(service.url);
-  const call = httpResolutionCaller(createBenchClient(target, { key: seed.platformKey, headers: { 'service-organization-id': seed.organizationId }, tally }));
+  const call = httpResolutionCaller(
+    createBenchClient(target, {
+      key: seed.platformKey,
+      headers: { 'service-organization-id': seed.organizationId },
+      tally,
+    }),
+  );
   const rnd = createSeededRandom(Number(process.env.QUICK_SEED ?? 7));
   const firstDate = firstBenchDate(Date.now());
-  const body = () => resolutionBody(CONSTRAINT_MIXES.mix10, rnd, { serviceIds: seed.serviceIds, from: firstDate, days: 14 });
+  const body = () =>
+    resolutionBody(CONSTRAINT_MIXES.mix10, rnd, { serviceIds: seed.serviceIds, from: firstDate, days: 14 });
   // The first resolution loads the graph; then a few seconds of load warm the process up. Neither is measured.
   await call(body());
-  await runClosedLoop({ concurrency: 4, durationMs: 5000, task: async () => ((await call(body())).status === 200 ? 0 : 'fail') });
+  await runClosedLoop({
+    concurrency: 4,
+    durationMs: 5000,
+    task: async () => ((await call(body())).status === 200 ? 0 : 'fail'),
+  });
   tally.take();
-  const ctx: MeasureContext = { tally, processes: { service: [service.pid], postgres: stores.postgresPid, redis: stores.redisPid } };
-  const r = await benchOverload({ call, mix: CONSTRAINT_MIXES.mix10, rnd, serviceIds: seed.serviceIds, firstDate, serviceUrl: service.url, raw, sweep: SWEEP, sweepMs: SWEEP_MS, phaseMs: PHASE_MS, log }, ctx);
+  const ctx: MeasureContext = {
+    tally,
+    processes: { service: [service.pid], postgres: stores.postgresPid, redis: stores.redisPid },
+  };
+  const r = await benchOverload(
+    {
+      call,
+      mix: CONSTRAINT_MIXES.mix10,
+      rnd,
+      serviceIds: seed.serviceIds,
+      firstDate,
+      serviceUrl: service.url,
+      raw,
+      sweep: SWEEP,
+      sweepMs: SWEEP_MS,
+      phaseMs: PHASE_MS,
+      log,
+    },
+    ctx,
+  );
   console.log('');
-  console.log(renderReport([...[...raw.byClients.values()].map((m) => measurementRow(raw, 'raw baseline', m)), ...overloadRows(raw, r)]));
+  console.log(
+    renderReport([
+      ...[...raw.byClients.values()].map((m) => measurementRow(raw, 'raw baseline', m)),
+      ...overloadRows(raw, r),
+    ]),
+  );
   console.log('');
   for (const t of overloadTargets(r)) console.log(`${t.met ? 'met   ' : 'MISSED'}  ${t.target}: ${t.measured}`);
-  console.log(`machine: ${machine.cpuCount} x ${machine.cpuModel}; load average at start ${formatLoad(machine.loadAverage)}, at end ${formatLoad(machineInfo().loadAverage)} (1/5/15 min)`);
+  console.log(
+    `machine: ${machine.cpuCount} x ${machine.cpuModel}; load average at start ${formatLoad(machine.loadAverage)}, at end ${formatLoad(machineInfo().loadAverage)} (1/5/15 min)`,
+  );
   await target.close();
 } finally {
   await service?.process.stop().catch(() => undefined);

@@ -45,10 +45,13 @@ export function processTreeCpuMs(pid: number): number {
   const parents = parentsOfAll();
   const tree = new Set([pid]);
   // Parents are found before their children in few passes; the tree is shallow (postmaster -> backends).
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false;
     for (const [child, parent] of parents) {
-      if (tree.has(parent) && !tree.has(child)) { tree.add(child); grew = true; }
+      if (tree.has(parent) && !tree.has(child)) {
+        tree.add(child);
+        grew = true;
+      }
     }
   }
   let ticks = 0;

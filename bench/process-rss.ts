@@ -13,7 +13,16 @@ export function rssOf(pid: number): number {
 /** Samples the RSS of the given processes every 100 ms until stopped; `stop` answers each one's peak in bytes. */
 export function sampleRss(pids: readonly number[]): { stop(): number[] } {
   const peaks = pids.map(rssOf);
-  const sample = () => pids.forEach((pid, i) => { peaks[i] = Math.max(peaks[i]!, rssOf(pid)); });
+  const sample = () =>
+    pids.forEach((pid, i) => {
+      peaks[i] = Math.max(peaks[i]!, rssOf(pid));
+    });
   const timer = setInterval(sample, 100);
-  return { stop: () => { clearInterval(timer); sample(); return peaks; } };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      return peaks;
+    },
+  };
 }

@@ -2,21 +2,79 @@ import type { SeededRandom } from '../test/helpers/seeded-random.js';
 
 /** The eight service regions and the timezone of each. */
 export const REGION_TIMEZONES: Readonly<Record<string, string>> = {
-  'US-CA': 'America/Los_Angeles', 'US-WA': 'America/Los_Angeles', 'US-CO': 'America/Denver',
-  'US-TX': 'America/Chicago', 'US-IL': 'America/Chicago',
-  'US-NY': 'America/New_York', 'US-FL': 'America/New_York', 'US-MA': 'America/New_York',
+  'US-CA': 'America/Los_Angeles',
+  'US-WA': 'America/Los_Angeles',
+  'US-CO': 'America/Denver',
+  'US-TX': 'America/Chicago',
+  'US-IL': 'America/Chicago',
+  'US-NY': 'America/New_York',
+  'US-FL': 'America/New_York',
+  'US-MA': 'America/New_York',
 };
 
 /** Region codes of the mix. */
 export const REGIONS = Object.keys(REGION_TIMEZONES);
 /** Language codes of the mix with the share of providers speaking each. */
-export const LANGUAGE_SHARES: readonly (readonly [string, number])[] = [['en', 0.85], ['es', 0.3], ['zh', 0.1], ['vi', 0.08], ['ko', 0.07]];
+export const LANGUAGE_SHARES: readonly (readonly [string, number])[] = [
+  ['en', 0.85],
+  ['es', 0.3],
+  ['zh', 0.1],
+  ['vi', 0.08],
+  ['ko', 0.07],
+];
 /** Insurance plans of the mix with the share of providers accepting each. */
-export const INSURER_SHARES: readonly (readonly [string, number])[] = [['bcbs', 0.55], ['uhc', 0.45], ['cigna', 0.35], ['aetna', 0.35], ['humana', 0.2], ['self_pay', 0.7]];
+export const INSURER_SHARES: readonly (readonly [string, number])[] = [
+  ['bcbs', 0.55],
+  ['uhc', 0.45],
+  ['cigna', 0.35],
+  ['aetna', 0.35],
+  ['humana', 0.2],
+  ['self_pay', 0.7],
+];
 const PROFESSIONS = ['psychologist', 'lcsw', 'lpc', 'lmft', 'psychiatrist'];
-const SPECIALTIES = ['anxiety', 'depression', 'trauma', 'couples', 'adhd', 'substance_use', 'grief', 'eating_disorders'];
-const FIRST = ['Alex', 'Maria', 'Wei', 'Linh', 'Ji-woo', 'Sam', 'Jordan', 'Priya', 'Carlos', 'Ana', 'Grace', 'Omar', 'Noah', 'Emma', 'Lucas'];
-const LAST = ['Garcia', 'Nguyen', 'Chen', 'Kim', 'Smith', 'Johnson', 'Lopez', 'Patel', 'Brown', 'Davis', 'Martinez', 'Lee', 'Wilson', 'Clark'];
+const SPECIALTIES = [
+  'anxiety',
+  'depression',
+  'trauma',
+  'couples',
+  'adhd',
+  'substance_use',
+  'grief',
+  'eating_disorders',
+];
+const FIRST = [
+  'Alex',
+  'Maria',
+  'Wei',
+  'Linh',
+  'Ji-woo',
+  'Sam',
+  'Jordan',
+  'Priya',
+  'Carlos',
+  'Ana',
+  'Grace',
+  'Omar',
+  'Noah',
+  'Emma',
+  'Lucas',
+];
+const LAST = [
+  'Garcia',
+  'Nguyen',
+  'Chen',
+  'Kim',
+  'Smith',
+  'Johnson',
+  'Lopez',
+  'Patel',
+  'Brown',
+  'Davis',
+  'Martinez',
+  'Lee',
+  'Wilson',
+  'Clark',
+];
 const DAY_MS = 86_400_000;
 
 /** A weekly schedule as POST /api/v2/calendar-connections takes it. */
@@ -43,7 +101,10 @@ const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 function weeklyDays(rnd: SeededRandom): WeeklyDays {
   const patterns = [
     [{ start: '09:00', end: '17:00' }],
-    [{ start: '08:00', end: '12:00' }, { start: '13:00', end: '17:00' }],
+    [
+      { start: '08:00', end: '12:00' },
+      { start: '13:00', end: '17:00' },
+    ],
     [{ start: '10:00', end: '18:30' }],
     [{ start: '12:00', end: '20:00' }],
   ];
@@ -71,12 +132,20 @@ export function generateProviders(rnd: SeededRandom, count: number, nowMs: numbe
     const virtual = rnd.chance(0.85);
     const inPerson = !virtual || rnd.chance(0.5);
     const modalities = [...(virtual ? ['virtual'] : []), ...(inPerson ? ['in_person'] : [])];
-    const ageGroups = ['adult', 'adolescent', 'child', 'senior'].filter((a) => rnd.chance(a === 'adult' ? 0.95 : a === 'adolescent' ? 0.35 : a === 'child' ? 0.15 : 0.25));
+    const ageGroups = ['adult', 'adolescent', 'child', 'senior'].filter((a) =>
+      rnd.chance(a === 'adult' ? 0.95 : a === 'adolescent' ? 0.35 : a === 'child' ? 0.15 : 0.25),
+    );
     const licenses = regions.map((regionCode) => {
       const expiring = rnd.chance(0.08);
       const expiresAt = ymd(nowMs + (expiring ? rnd.int(1, 29) : rnd.int(60, 900)) * DAY_MS);
       const verifiedAt = rnd.chance(0.05) ? undefined : new Date(nowMs - rnd.int(5, 330) * DAY_MS).toISOString();
-      return { licenseTypeCode: profession, regionCode, status: 'active', expiresAt, ...(verifiedAt ? { verifiedAt } : {}) };
+      return {
+        licenseTypeCode: profession,
+        regionCode,
+        status: 'active',
+        expiresAt,
+        ...(verifiedAt ? { verifiedAt } : {}),
+      };
     });
     const accepts = rnd.next();
     const row: Record<string, unknown> = {

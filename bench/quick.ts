@@ -40,8 +40,15 @@ if (!MIX) throw new Error('QUICK_MIX must be 10, 3 or 1');
 // Fails early on stores an older bench seeded.
 readKeptSeed(DIR);
 const tally = createResponseTally();
-const raw: RawBaseline = process.env.QUICK_RAW ? await measureRawBaseline({ clients: [1, 8, 32], durationMs: 3000, tally, log }) : { byClients: new Map() };
-const stores = await startBenchStores({ keepDir: DIR, ...(PGSTAT ? { postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] } : {}) });
+const raw: RawBaseline = process.env.QUICK_RAW
+  ? await measureRawBaseline({ clients: [1, 8, 32], durationMs: 3000, tally, log })
+  : { byClients: new Map() };
+const stores = await startBenchStores({
+  keepDir: DIR,
+  ...(PGSTAT
+    ? { postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] }
+    : {}),
+});
 const services: BenchService[] = [];
 stopOnSignal(async () => {
   for (const s of services) await s.process.stop().catch(() => undefined);
@@ -52,10 +59,28 @@ try {
   for (let i = 0; i < PROCS; i++) services.push(await startBenchService(stores, seed.platformKey, `service-${i}`));
   log(`${PROCS} service process(es) started in ${services.map((s) => s.startMs.toFixed(0)).join(', ')} ms`);
   const target = createHttpTarget(services.map((s) => s.url));
-  const platform = createBenchClient(target, { key: seed.platformKey, headers: { 'service-organization-id': seed.organizationId }, tally });
-  const grpc = PATH === 'grpc' ? createGrpcResolutionClient({ target: services[0]!.grpcTarget, key: seed.platformKey, organizationId: seed.organizationId, tally }) : undefined;
-  const call = PATH === 'grpc' ? grpcResolutionCaller(grpc!) : httpResolutionCaller(PATH === 'org' ? createBenchClient(target, { key: seed.orgKey, tally }) : platform);
-  const ctx: MeasureContext = { tally, processes: { service: services.map((s) => s.pid), postgres: stores.postgresPid, redis: stores.redisPid } };
+  const platform = createBenchClient(target, {
+    key: seed.platformKey,
+    headers: { 'service-organization-id': seed.organizationId },
+    tally,
+  });
+  const grpc =
+    PATH === 'grpc'
+      ? createGrpcResolutionClient({
+          target: services[0]!.grpcTarget,
+          key: seed.platformKey,
+          organizationId: seed.organizationId,
+          tally,
+        })
+      : undefined;
+  const call =
+    PATH === 'grpc'
+      ? grpcResolutionCaller(grpc!)
+      : httpResolutionCaller(PATH === 'org' ? createBenchClient(target, { key: seed.orgKey, tally }) : platform);
+  const ctx: MeasureContext = {
+    tally,
+    processes: { service: services.map((s) => s.pid), postgres: stores.postgresPid, redis: stores.redisPid },
+  };
   const statsDb = PGSTAT ? new pg.Client({ connectionString: stores.databaseUrl }) : undefined;
   await statsDb?.connect();
   await statsDb?.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
@@ -67,19 +92,70 @@ try {
   await statsDb?.query('SELECT pg_stat_statements_reset()');
   for (const clients of CLIENTS) {
     log(`resolutions, ${PATH}, ${MIX.label}, ${clients} client(s), ${PHASE_MS / 1000} s`);
-    const m = await benchResolutions({ id: `resolution.${PATH}.${MIX.id}.c${clients}`, label: `POST resolutions, ${PATH}, ${MIX.id}, ${clients} client(s)`, call, mix: MIX, rnd, serviceIds: seed.serviceIds, firstDate, providerCount: seed.providerCount, concurrency: clients, durationMs: PHASE_MS }, ctx);
+    const m = await benchResolutions(
+      {
+        id: `resolution.${PATH}.${MIX.id}.c${clients}`,
+        label: `POST resolutions, ${PATH}, ${MIX.id}, ${clients} client(s)`,
+        call,
+        mix: MIX,
+        rnd,
+        serviceIds: seed.serviceIds,
+        firstDate,
+        providerCount: seed.providerCount,
+        concurrency: clients,
+        durationMs: PHASE_MS,
+      },
+      ctx,
+    );
     rows.push(measurementRow(raw, 'resolution', m, 'resolutions', seed.providerCount));
   }
   if (process.env.QUICK_READS) {
     log('GET /api/v2/resolutions/:id, platform, 32 clients');
-    const m = await benchResolutionReads({ id: 'resolution-read.platform.c32', label: 'GET /api/v2/resolutions/:id, platform, 32 clients', api: platform, create: httpResolutionCaller(platform), bodies: Array.from({ length: 64 }, () => resolutionBody(MIX, rnd, { serviceIds: seed.serviceIds, from: firstDate, days: 14 })), concurrency: 32, durationMs: PHASE_MS }, ctx);
+    const m = await benchResolutionReads(
+      {
+        id: 'resolution-read.platform.c32',
+        label: 'GET /api/v2/resolutions/:id, platform, 32 clients',
+        api: platform,
+        create: httpResolutionCaller(platform),
+        bodies: Array.from({ length: 64 }, () =>
+          resolutionBody(MIX, rnd, { serviceIds: seed.serviceIds, from: firstDate, days: 14 }),
+        ),
+        concurrency: 32,
+        durationMs: PHASE_MS,
+      },
+      ctx,
+    );
     rows.push(measurementRow(raw, 'read', m, 'reads'));
   }
   if (process.env.QUICK_HOLD) {
     log('resolve + hold + confirm, platform, 8 clients');
-    const m = await benchBookingLoop({ id: 'booking-loop.platform.c8', label: `resolve + hold + confirm, platform, ${MIX.id}, 8 clients`, api: platform, mix: MIX, rnd, serviceIds: seed.serviceIds, firstDate, usedProviderIds: new Set(seed.usedProviderIds), concurrency: 8, durationMs: PHASE_MS }, ctx);
+    const m = await benchBookingLoop(
+      {
+        id: 'booking-loop.platform.c8',
+        label: `resolve + hold + confirm, platform, ${MIX.id}, 8 clients`,
+        api: platform,
+        mix: MIX,
+        rnd,
+        serviceIds: seed.serviceIds,
+        firstDate,
+        usedProviderIds: new Set(seed.usedProviderIds),
+        concurrency: 8,
+        durationMs: PHASE_MS,
+      },
+      ctx,
+    );
     rows.push(measurementRow(raw, 'booking', m, 'round trips'));
-    rows.push(['', '  hold + confirm', '', `${Number(m.notes.holdConfirmP50).toFixed(1)} ms / ${Number(m.notes.holdConfirmP99).toFixed(1)} ms`, '', '', '', '', `failures ${m.notes.failureCodes}; no free option ${m.notes.noFreeOption}`]);
+    rows.push([
+      '',
+      '  hold + confirm',
+      '',
+      `${Number(m.notes.holdConfirmP50).toFixed(1)} ms / ${Number(m.notes.holdConfirmP99).toFixed(1)} ms`,
+      '',
+      '',
+      '',
+      '',
+      `failures ${m.notes.failureCodes}; no free option ${m.notes.noFreeOption}`,
+    ]);
   }
   console.log('');
   console.log(renderReport(rows));
@@ -89,13 +165,27 @@ try {
     const means = (metric: string) => {
       const sums = new Map<string, number>();
       const counts = new Map<string, number>();
-      for (const m of text.matchAll(new RegExp(`^${metric}_(sum|count)\\{([^}]*)\\} (\\S+)$`, 'gm'))) (m[1] === 'sum' ? sums : counts).set(m[2]!, Number(m[3]));
-      return [...sums].map(([labels, sum]) => `${labels}: ${((sum / (counts.get(labels) || 1)) * 1000).toFixed(2)} ms x${counts.get(labels)}`);
+      for (const m of text.matchAll(new RegExp(`^${metric}_(sum|count)\\{([^}]*)\\} (\\S+)$`, 'gm')))
+        (m[1] === 'sum' ? sums : counts).set(m[2]!, Number(m[3]));
+      return [...sums].map(
+        ([labels, sum]) =>
+          `${labels}: ${((sum / (counts.get(labels) || 1)) * 1000).toFixed(2)} ms x${counts.get(labels)}`,
+      );
     };
-    console.log(['resolution phases (mean):', ...means('resolution_phase_seconds'), 'pool wait:', ...means('pg_pool_wait_seconds'), 'redis:', ...means('redis_duration_seconds')].join('\n  '));
+    console.log(
+      [
+        'resolution phases (mean):',
+        ...means('resolution_phase_seconds'),
+        'pool wait:',
+        ...means('pg_pool_wait_seconds'),
+        'redis:',
+        ...means('redis_duration_seconds'),
+      ].join('\n  '),
+    );
   }
   if (statsDb) {
-    const { rows: top } = await statsDb.query(`SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+    const { rows: top } =
+      await statsDb.query(`SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
       FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 40`);
     console.table(top);
     await statsDb.end();

@@ -25,7 +25,14 @@ export async function startRawServer(): Promise<{ pid: number; url: string; stop
     });
     child.once('exit', (code) => reject(new Error(`the raw baseline server exited (${code}) before listening`)));
   });
-  return { pid: child.pid!, url: `http://127.0.0.1:${port}`, stop: async () => { child.kill('SIGTERM'); await exited; } };
+  return {
+    pid: child.pid!,
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 /**
@@ -33,7 +40,12 @@ export async function startRawServer(): Promise<{ pid: number; url: string; stop
  * keep-alive, closed loop) at each of `clients`: what this machine serves at most over HTTP, the yardstick
  * every row of the report is compared with.
  */
-export async function measureRawBaseline(o: { clients: readonly number[]; durationMs: number; tally: ResponseTally; log: (line: string) => void }): Promise<RawBaseline> {
+export async function measureRawBaseline(o: {
+  clients: readonly number[];
+  durationMs: number;
+  tally: ResponseTally;
+  log: (line: string) => void;
+}): Promise<RawBaseline> {
   const server = await startRawServer();
   const target = createHttpTarget(server.url);
   const api = createBenchClient(target, { tally: o.tally });
@@ -41,13 +53,22 @@ export async function measureRawBaseline(o: { clients: readonly number[]; durati
   try {
     for (const clients of o.clients) {
       o.log(`raw node:http baseline, ${clients} client(s), ${o.durationMs / 1000} s`);
-      byClients.set(clients, await measureScenario({
-        id: `raw.c${clients}`, label: `raw node:http hello-world, ${clients} client(s)`, concurrency: clients, durationMs: o.durationMs,
-        task: async () => {
-          const r = await api.get('/');
-          return r.status === 200 ? r.ms : 'fail';
-        },
-      }, { tally: o.tally, processes: { service: [server.pid] } }));
+      byClients.set(
+        clients,
+        await measureScenario(
+          {
+            id: `raw.c${clients}`,
+            label: `raw node:http hello-world, ${clients} client(s)`,
+            concurrency: clients,
+            durationMs: o.durationMs,
+            task: async () => {
+              const r = await api.get('/');
+              return r.status === 200 ? r.ms : 'fail';
+            },
+          },
+          { tally: o.tally, processes: { service: [server.pid] } },
+        ),
+      );
     }
   } finally {
     await target.close();
@@ -59,6 +80,13 @@ export async function measureRawBaseline(o: { clients: readonly number[]; durati
 /** The baseline a row at `concurrency` clients is compared with: the same client count, else the nearest measured. */
 export function baselineFor(raw: RawBaseline, concurrency: number): ScenarioMeasurement {
   const counts = [...raw.byClients.keys()];
-  const nearest = counts.reduce((best, c) => (Math.abs(c - concurrency) < Math.abs(best - concurrency) || (Math.abs(c - concurrency) === Math.abs(best - concurrency) && c > best) ? c : best), counts[0]!);
+  const nearest = counts.reduce(
+    (best, c) =>
+      Math.abs(c - concurrency) < Math.abs(best - concurrency) ||
+      (Math.abs(c - concurrency) === Math.abs(best - concurrency) && c > best)
+        ? c
+        : best,
+    counts[0]!,
+  );
   return raw.byClients.get(nearest)!;
 }

@@ -44,32 +44,49 @@ export async function benchResolutions(o: ResolutionLoad, ctx: MeasureContext): 
   let slots = 0;
   let options = 0;
   let zero = 0;
-  const m = await measureScenario({
-    id: o.id, label: o.label, concurrency: o.concurrency, durationMs: o.durationMs, warmupMs: o.warmupMs,
-    task: async (_client, phase) => {
-      const res = await o.call(resolutionBody(o.mix, o.rnd, { serviceIds: o.serviceIds, from: o.firstDate, days: 14 }));
-      if (res.status !== 200) return 'fail';
-      if (phase === 'measure') {
-        const s = res.body.summary;
-        n++;
-        eligible += s.eligibleProviders;
-        slots += s.evaluatedSlots;
-        options += s.optionsReturned;
-        if (res.body.status !== 'resolved') zero++;
-      }
-      return res.ms;
+  const m = await measureScenario(
+    {
+      id: o.id,
+      label: o.label,
+      concurrency: o.concurrency,
+      durationMs: o.durationMs,
+      warmupMs: o.warmupMs,
+      task: async (_client, phase) => {
+        const res = await o.call(
+          resolutionBody(o.mix, o.rnd, { serviceIds: o.serviceIds, from: o.firstDate, days: 14 }),
+        );
+        if (res.status !== 200) return 'fail';
+        if (phase === 'measure') {
+          const s = res.body.summary;
+          n++;
+          eligible += s.eligibleProviders;
+          slots += s.evaluatedSlots;
+          options += s.optionsReturned;
+          if (res.body.status !== 'resolved') zero++;
+        }
+        return res.ms;
+      },
     },
-  }, ctx);
+    ctx,
+  );
   const d = n || 1;
   m.notes = {
-    mix: o.mix.id, meanEligibleProviders: eligible / d, eligibleShare: eligible / d / o.providerCount,
-    meanEvaluatedSlots: slots / d, meanOptionsReturned: options / d, zeroResults: zero,
+    mix: o.mix.id,
+    meanEligibleProviders: eligible / d,
+    eligibleShare: eligible / d / o.providerCount,
+    meanEvaluatedSlots: slots / d,
+    meanOptionsReturned: options / d,
+    zeroResults: zero,
   };
   return m;
 }
 
 /** Times one resolution (e.g. the first after a restart, which loads the organization's graph); throws unless 200. */
-export async function timeOneResolution(call: ResolutionCaller, body: Record<string, unknown>, what: string): Promise<{ ms: number; eligibleProviders: number }> {
+export async function timeOneResolution(
+  call: ResolutionCaller,
+  body: Record<string, unknown>,
+  what: string,
+): Promise<{ ms: number; eligibleProviders: number }> {
   const r = await call(body);
   if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
   return { ms: r.ms, eligibleProviders: r.body.summary.eligibleProviders };

@@ -7,7 +7,18 @@ import type { ResolutionCaller } from './resolution-load.js';
  * GET /api/v2/resolutions/:id from `concurrency` clients over `bodies.length` resolutions created beforehand (in
  * turn, so reads spread over many records as a platform's clients would read theirs back).
  */
-export async function benchResolutionReads(o: { id: string; label: string; api: BenchClient; create: ResolutionCaller; bodies: Record<string, unknown>[]; concurrency: number; durationMs: number }, ctx: MeasureContext): Promise<ScenarioMeasurement> {
+export async function benchResolutionReads(
+  o: {
+    id: string;
+    label: string;
+    api: BenchClient;
+    create: ResolutionCaller;
+    bodies: Record<string, unknown>[];
+    concurrency: number;
+    durationMs: number;
+  },
+  ctx: MeasureContext,
+): Promise<ScenarioMeasurement> {
   const ids: string[] = [];
   await forEachBounded(o.bodies, 8, async (body) => {
     const r = await o.create(body);
@@ -15,11 +26,17 @@ export async function benchResolutionReads(o: { id: string; label: string; api: 
   });
   if (ids.length === 0) throw new Error('resolution reads: no resolution could be created to read back');
   let next = 0;
-  return measureScenario({
-    id: o.id, label: o.label, concurrency: o.concurrency, durationMs: o.durationMs,
-    task: async () => {
-      const r = await o.api.get(`/api/v2/resolutions/${ids[next++ % ids.length]}`);
-      return r.status === 200 ? r.ms : 'fail';
+  return measureScenario(
+    {
+      id: o.id,
+      label: o.label,
+      concurrency: o.concurrency,
+      durationMs: o.durationMs,
+      task: async () => {
+        const r = await o.api.get(`/api/v2/resolutions/${ids[next++ % ids.length]}`);
+        return r.status === 200 ? r.ms : 'fail';
+      },
     },
-  }, ctx);
+    ctx,
+  );
 }

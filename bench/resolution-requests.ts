@@ -30,7 +30,13 @@ const INSURERS = INSURER_SHARES.map(([c]) => c);
 
 /** 1-2 languages, one insurer, one region and one modality: about 2.8% of provider-mix.ts' providers. */
 function narrowConstraints(rnd: SeededRandom): Record<string, unknown> {
-  const languages = [...new Set(rnd.chance(0.3) ? [rnd.pick(REQUESTED_LANGUAGES), rnd.pick(LANGUAGE_SHARES.map(([c]) => c))] : [rnd.pick(REQUESTED_LANGUAGES)])];
+  const languages = [
+    ...new Set(
+      rnd.chance(0.3)
+        ? [rnd.pick(REQUESTED_LANGUAGES), rnd.pick(LANGUAGE_SHARES.map(([c]) => c))]
+        : [rnd.pick(REQUESTED_LANGUAGES)],
+    ),
+  ];
   return {
     languageCodes: { anyOf: languages },
     insurancePlanCodes: { anyOf: [rnd.pick(INSURERS)] },
@@ -45,15 +51,21 @@ function narrowConstraints(rnd: SeededRandom): Record<string, unknown> {
  */
 export const CONSTRAINT_MIXES: Readonly<Record<ConstraintMix['id'], ConstraintMix>> = {
   mix1: {
-    id: 'mix1', label: '~1%: narrow + age group adolescent', designedShare: 0.01,
+    id: 'mix1',
+    label: '~1%: narrow + age group adolescent',
+    designedShare: 0.01,
     constraints: (rnd) => ({ ...narrowConstraints(rnd), ageGroupCodes: { anyOf: ['adolescent'] } }),
   },
   mix3: {
-    id: 'mix3', label: '~3%: 1-2 languages, 1 insurer, 1 region, 1 modality', designedShare: 0.028,
+    id: 'mix3',
+    label: '~3%: 1-2 languages, 1 insurer, 1 region, 1 modality',
+    designedShare: 0.028,
     constraints: narrowConstraints,
   },
   mix10: {
-    id: 'mix10', label: '~10%: 1 language, 1 insurer, 2 regions', designedShare: 0.10,
+    id: 'mix10',
+    label: '~10%: 1 language, 1 insurer, 2 regions',
+    designedShare: 0.1,
     // Clinics ask broad questions: English three times in four, else Spanish; any insurer; two regions.
     constraints: (rnd) => ({
       languageCodes: { anyOf: [rnd.chance(0.75) ? 'en' : 'es'] },
@@ -64,7 +76,11 @@ export const CONSTRAINT_MIXES: Readonly<Record<ConstraintMix['id'], ConstraintMi
 };
 
 /** A POST /api/v2/resolutions body of a mix: its constraints, sometimes a day-part preference, a window. */
-export function resolutionBody(mix: ConstraintMix, rnd: SeededRandom, o: ResolutionRequestOptions): Record<string, unknown> {
+export function resolutionBody(
+  mix: ConstraintMix,
+  rnd: SeededRandom,
+  o: ResolutionRequestOptions,
+): Record<string, unknown> {
   const constraints = mix.constraints(rnd);
   const from = addDays(o.from, o.spreadDays ? rnd.int(0, o.spreadDays) : 0);
   return {

@@ -34,7 +34,8 @@ export function createResponseTally(): ResponseTally {
       if (!serverError) return;
       const key = `${status} ${code ?? ''}`.trim();
       counts.serverErrors[key] = (counts.serverErrors[key] ?? 0) + 1;
-      if (counts.serverErrorSamples.length < SAMPLES) counts.serverErrorSamples.push(`${key}: ${JSON.stringify(body ?? null).slice(0, 300)}`);
+      if (counts.serverErrorSamples.length < SAMPLES)
+        counts.serverErrorSamples.push(`${key}: ${JSON.stringify(body ?? null).slice(0, 300)}`);
     },
     take() {
       const taken = counts;
@@ -63,7 +64,9 @@ export function serverErrorCount(c: StatusCounts): number {
 
 /** `200 x1234, 409 x3`; server errors named with their codes. */
 export function formatStatusCounts(c: StatusCounts): string {
-  const parts = Object.entries(c.byStatus).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k} x${v}`);
+  const parts = Object.entries(c.byStatus)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k} x${v}`);
   const errors = Object.entries(c.serverErrors).map(([k, v]) => `${k} x${v}`);
   return parts.join(', ') + (errors.length ? ` [server errors: ${errors.join(', ')}]` : '');
 }

@@ -51,10 +51,16 @@ export interface SeedOptions {
 const CUSTOMER = { name: 'Bench Client', email: 'bench-client@example.org', timezone: 'America/New_York' };
 
 /** Creates an organization (with a platform key) and an organization_test key for it. */
-export async function createBenchOrganization(platform: BenchClient, name: string): Promise<{ organizationId: string; orgKey: string }> {
+export async function createBenchOrganization(
+  platform: BenchClient,
+  name: string,
+): Promise<{ organizationId: string; orgKey: string }> {
   const externalId = `bench-${randomUUID().slice(0, 8)}`;
   const org = expectStatus(await platform.post('/api/v2/organizations', { externalId, name }), 'create organization');
-  const key = expectStatus(await platform.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.body.id, name: 'bench' }), 'create api key');
+  const key = expectStatus(
+    await platform.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.body.id, name: 'bench' }),
+    'create api key',
+  );
   return { organizationId: org.body.id as string, orgKey: key.body.key as string };
 }
 
@@ -67,20 +73,33 @@ export async function createBenchOrganization(platform: BenchClient, name: strin
 export async function seedOrganization(o: SeedOptions): Promise<SeededOrganization> {
   const platform = createBenchClient(o.target, { key: o.platformKey, tally: o.tally });
   const { organizationId, orgKey } = await createBenchOrganization(platform, 'Bench Clinic Network');
-  const api = createBenchClient(o.target, { key: o.platformKey, headers: { 'service-organization-id': organizationId }, tally: o.tally });
+  const api = createBenchClient(o.target, {
+    key: o.platformKey,
+    headers: { 'service-organization-id': organizationId },
+    tally: o.tally,
+  });
   const generated = generateProviders(o.rnd, o.providerCount, o.nowMs);
 
   o.log(`importing ${generated.length} providers in calls of ${o.rowsPerImport}...`);
   const importResult = await benchImport(api, generated, o.rowsPerImport, o.log);
   const missing = generated.filter((g) => !importResult.providerIds.has(g.externalId)).length;
-  if (missing > 0) throw new Error(`import: ${missing} providers have no id after the import (invalid: ${importResult.invalid})`);
+  if (missing > 0)
+    throw new Error(`import: ${missing} providers have no id after the import (invalid: ${importResult.invalid})`);
 
   o.log(`creating ${generated.length} services...`);
   const serviceIds = new Map<string, string>();
   let t0 = performance.now();
   await forEachBounded(generated, o.concurrency, async (g) => {
     const providerId = importResult.providerIds.get(g.externalId)!;
-    const r = expectStatus(await api.post('/api/v2/services', { providerId, title: 'Intake Session', duration: 50, modality: g.serviceModality }), 'create service');
+    const r = expectStatus(
+      await api.post('/api/v2/services', {
+        providerId,
+        title: 'Intake Session',
+        duration: 50,
+        modality: g.serviceModality,
+      }),
+      'create service',
+    );
     serviceIds.set(g.externalId, r.body.id as string);
   });
   const servicesMs = performance.now() - t0;
@@ -89,42 +108,98 @@ export async function seedOrganization(o: SeedOptions): Promise<SeededOrganizati
   t0 = performance.now();
   await forEachBounded(generated, o.concurrency, async (g) => {
     const providerId = importResult.providerIds.get(g.externalId)!;
-    expectStatus(await api.post('/api/v2/calendar-connections', { providerId, title: 'Office hours', timezone: g.timezone, days: g.days }), 'create calendar connection');
+    expectStatus(
+      await api.post('/api/v2/calendar-connections', {
+        providerId,
+        title: 'Office hours',
+        timezone: g.timezone,
+        days: g.days,
+      }),
+      'create calendar connection',
+    );
   });
   const schedulesMs = performance.now() - t0;
 
-  const lone = expectStatus(await api.post('/api/v2/providers', {
-    externalId: 'bench-contention', displayName: 'Dr. Contention Target', languageCodes: ['en'], serviceRegionCodes: ['US-AK'],
-    modalityCodes: ['virtual'], insurancePlanCodes: ['self_pay'], acceptsNewClients: true, timezone: 'America/Los_Angeles',
-  }), 'create contention provider');
-  const loneService = expectStatus(await api.post('/api/v2/services', { providerId: lone.body.id, title: 'Intake Session', duration: 50, modality: 'virtual' }), 'create contention service');
+  const lone = expectStatus(
+    await api.post('/api/v2/providers', {
+      externalId: 'bench-contention',
+      displayName: 'Dr. Contention Target',
+      languageCodes: ['en'],
+      serviceRegionCodes: ['US-AK'],
+      modalityCodes: ['virtual'],
+      insurancePlanCodes: ['self_pay'],
+      acceptsNewClients: true,
+      timezone: 'America/Los_Angeles',
+    }),
+    'create contention provider',
+  );
+  const loneService = expectStatus(
+    await api.post('/api/v2/services', {
+      providerId: lone.body.id,
+      title: 'Intake Session',
+      duration: 50,
+      modality: 'virtual',
+    }),
+    'create contention service',
+  );
   const weekday = { enabled: true, slots: [{ start: '09:00', end: '17:00' }] };
-  expectStatus(await api.post('/api/v2/calendar-connections', {
-    providerId: lone.body.id, timezone: 'America/Los_Angeles',
-    days: { monday: weekday, tuesday: weekday, wednesday: weekday, thursday: weekday, friday: weekday },
-  }), 'create contention schedule');
+  expectStatus(
+    await api.post('/api/v2/calendar-connections', {
+      providerId: lone.body.id,
+      timezone: 'America/Los_Angeles',
+      days: { monday: weekday, tuesday: weekday, wednesday: weekday, thursday: weekday, friday: weekday },
+    }),
+    'create contention schedule',
+  );
 
-  const providers: BenchProvider[] = generated.map((g) => ({ externalId: g.externalId, providerId: importResult.providerIds.get(g.externalId)!, serviceId: serviceIds.get(g.externalId)!, timezone: g.timezone }));
+  const providers: BenchProvider[] = generated.map((g) => ({
+    externalId: g.externalId,
+    providerId: importResult.providerIds.get(g.externalId)!,
+    serviceId: serviceIds.get(g.externalId)!,
+    timezone: g.timezone,
+  }));
   const allServiceIds = providers.map((p) => p.serviceId);
 
   o.log(`making ${o.existingBookings} existing bookings (resolve + confirm)...`);
   const usedProviderIds = new Set<string>();
   let bookingsMade = 0;
   t0 = performance.now();
-  await forEachBounded(Array.from({ length: o.existingBookings }, (_, i) => i), o.concurrency, async () => {
-    const body = resolutionBody(CONSTRAINT_MIXES.mix3, o.rnd, { serviceIds: allServiceIds, from: o.firstDate, days: 14, maxOptionsPerProvider: 1 });
-    const r = await api.post('/api/v2/resolutions', body, { 'idempotency-key': randomUUID() });
-    if (r.status !== 200) return;
-    const option = (r.body.options as any[]).find((x) => !usedProviderIds.has(x.provider.id));
-    if (!option) return;
-    usedProviderIds.add(option.provider.id);
-    const c = await api.post(`/api/v2/resolutions/${r.body.resolutionId}/confirm`, { optionId: option.optionId, customer: CUSTOMER }, { 'idempotency-key': randomUUID() });
-    if (c.status === 200) bookingsMade++;
-  });
+  await forEachBounded(
+    Array.from({ length: o.existingBookings }, (_, i) => i),
+    o.concurrency,
+    async () => {
+      const body = resolutionBody(CONSTRAINT_MIXES.mix3, o.rnd, {
+        serviceIds: allServiceIds,
+        from: o.firstDate,
+        days: 14,
+        maxOptionsPerProvider: 1,
+      });
+      const r = await api.post('/api/v2/resolutions', body, { 'idempotency-key': randomUUID() });
+      if (r.status !== 200) return;
+      const option = (r.body.options as any[]).find((x) => !usedProviderIds.has(x.provider.id));
+      if (!option) return;
+      usedProviderIds.add(option.provider.id);
+      const c = await api.post(
+        `/api/v2/resolutions/${r.body.resolutionId}/confirm`,
+        { optionId: option.optionId, customer: CUSTOMER },
+        { 'idempotency-key': randomUUID() },
+      );
+      if (c.status === 200) bookingsMade++;
+    },
+  );
   const bookingsMs = performance.now() - t0;
 
   return {
-    organizationId, orgKey, providers, contention: { providerId: lone.body.id, serviceId: loneService.body.id }, usedProviderIds,
-    importResult, servicesMs, schedulesMs, bookingsMs, bookingsMade, bookingsAttempted: o.existingBookings,
+    organizationId,
+    orgKey,
+    providers,
+    contention: { providerId: lone.body.id, serviceId: loneService.body.id },
+    usedProviderIds,
+    importResult,
+    servicesMs,
+    schedulesMs,
+    bookingsMs,
+    bookingsMade,
+    bookingsAttempted: o.existingBookings,
   };
 }

@@ -45,18 +45,39 @@ export async function seedBySql(o: {
         await db.query(
           `INSERT INTO providers (id, platform_id, organization_id, external_id, status, searchable, doc, profile_version, created_at, updated_at)
            SELECT unnest($1::text[]), $2, $3, unnest($4::text[]), unnest($5::text[]), unnest($6::boolean[]), unnest($7::jsonb[]), 1, now(), now()`,
-          [fresh.map((c) => c.providerId), svc.platform_id, o.organizationId, states.map((s) => s.externalId), states.map((s) => s.status), states.map((s) => s.searchable), states.map((s) => JSON.stringify(s.doc))],
+          [
+            fresh.map((c) => c.providerId),
+            svc.platform_id,
+            o.organizationId,
+            states.map((s) => s.externalId),
+            states.map((s) => s.status),
+            states.map((s) => s.searchable),
+            states.map((s) => JSON.stringify(s.doc)),
+          ],
         );
       }
       await db.query(
         `INSERT INTO services (id, platform_id, organization_id, provider_id, slug, doc, created_at, updated_at)
          SELECT unnest($1::text[]), $2, $3, unnest($4::text[]), $5, unnest($6::jsonb[]), now(), now()`,
-        [serviceIds, svc.platform_id, o.organizationId, chunk.map((c) => c.providerId), svc.slug, chunk.map((c) => JSON.stringify({ ...svc.doc, modality: c.g.serviceModality }))],
+        [
+          serviceIds,
+          svc.platform_id,
+          o.organizationId,
+          chunk.map((c) => c.providerId),
+          svc.slug,
+          chunk.map((c) => JSON.stringify({ ...svc.doc, modality: c.g.serviceModality })),
+        ],
       );
       await db.query(
         `INSERT INTO calendar_connections (id, platform_id, organization_id, provider_id, doc, created_at, updated_at)
          SELECT unnest($1::text[]), $2, $3, unnest($4::text[]), unnest($5::jsonb[]), now(), now()`,
-        [chunk.map(() => newId('cal')), cal.platform_id, o.organizationId, chunk.map((c) => c.providerId), chunk.map((c) => JSON.stringify({ ...cal.doc, timezone: c.g.timezone, days: c.g.days }))],
+        [
+          chunk.map(() => newId('cal')),
+          cal.platform_id,
+          o.organizationId,
+          chunk.map((c) => c.providerId),
+          chunk.map((c) => JSON.stringify({ ...cal.doc, timezone: c.g.timezone, days: c.g.days })),
+        ],
       );
       await db.query('COMMIT');
       chunk.forEach((c, k) => out.set(c.g.externalId, { providerId: c.providerId, serviceId: serviceIds[k]! }));

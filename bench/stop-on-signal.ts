@@ -6,6 +6,8 @@
 export function stopOnSignal(stop: () => Promise<void>): void {
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.removeAllListeners(sig);
-    process.once(sig, () => { void stop().finally(() => process.exit(130)); });
+    process.once(sig, () => {
+      void stop().finally(() => process.exit(130));
+    });
   }
 }

@@ -19,7 +19,19 @@ function missingRoute(r: BenchResponse): boolean {
  * v1 direct booking from `concurrency` clients: GET /api/v1/slots for one weekday of a provider nobody else
  * books here, then POST /api/v1/bookings for its first available slot; a pair is one booking created.
  */
-export async function benchV1Create(o: { id: string; label: string; api: BenchClient; providers: readonly BenchProvider[]; usedProviderIds: Set<string>; firstDate: string; concurrency: number; durationMs: number }, ctx: MeasureContext): Promise<V1CreateResult> {
+export async function benchV1Create(
+  o: {
+    id: string;
+    label: string;
+    api: BenchClient;
+    providers: readonly BenchProvider[];
+    usedProviderIds: Set<string>;
+    firstDate: string;
+    concurrency: number;
+    durationMs: number;
+  },
+  ctx: MeasureContext,
+): Promise<V1CreateResult> {
   const free = o.providers.filter((p) => !o.usedProviderIds.has(p.providerId));
   let next = 0;
   const slotsMs: number[] = [];
@@ -40,11 +52,21 @@ export async function benchV1Create(o: { id: string; label: string; api: BenchCl
     o.usedProviderIds.add(p.providerId);
     const date = nthWeekday(o.firstDate, 1 + (k % 7));
     const start = performance.now();
-    const s = await o.api.get(`/api/v1/slots?providerId=${encodeURIComponent(p.providerId)}&eventTypeId=${encodeURIComponent(p.serviceId)}&date=${date}`);
+    const s = await o.api.get(
+      `/api/v1/slots?providerId=${encodeURIComponent(p.providerId)}&eventTypeId=${encodeURIComponent(p.serviceId)}&date=${date}`,
+    );
     if (s.status !== 200) return fail('slots', s);
     const slot = (s.body.slots as { id: string; available: boolean }[]).find((x) => x.available);
-    if (!slot) { noFreeSlot++; return 'fail'; }
-    const c = await o.api.post('/api/v1/bookings', { providerId: p.providerId, serviceId: p.serviceId, slotId: slot.id, attendee: { name: 'V1 Attendee', email: 'v1-attendee@example.org', timezone: p.timezone } });
+    if (!slot) {
+      noFreeSlot++;
+      return 'fail';
+    }
+    const c = await o.api.post('/api/v1/bookings', {
+      providerId: p.providerId,
+      serviceId: p.serviceId,
+      slotId: slot.id,
+      attendee: { name: 'V1 Attendee', email: 'v1-attendee@example.org', timezone: p.timezone },
+    });
     if (c.status !== 200 && c.status !== 201) return fail('create', c);
     if (measure) {
       slotsMs.push(s.ms);
@@ -56,10 +78,26 @@ export async function benchV1Create(o: { id: string; label: string; api: BenchCl
   const probe = await once(false);
   if (skipReason) return { skipped: true, reason: skipReason };
   if (probe === 'fail') return { skipped: true, reason: `the probe booking failed: ${JSON.stringify(failureCodes)}` };
-  const m = await measureScenario({ id: o.id, label: o.label, concurrency: o.concurrency, durationMs: o.durationMs, task: (_c, phase) => once(phase === 'measure') }, ctx);
+  const m = await measureScenario(
+    {
+      id: o.id,
+      label: o.label,
+      concurrency: o.concurrency,
+      durationMs: o.durationMs,
+      task: (_c, phase) => once(phase === 'measure'),
+    },
+    ctx,
+  );
   if (skipReason) return { skipped: true, reason: skipReason };
   const sl = latencyStats(slotsMs);
   const cr = latencyStats(createMs);
-  m.notes = { slotsP50: sl.p50, slotsP99: sl.p99, createP50: cr.p50, createP99: cr.p99, noFreeSlot, failureCodes: JSON.stringify(failureCodes) };
+  m.notes = {
+    slotsP50: sl.p50,
+    slotsP99: sl.p99,
+    createP50: cr.p50,
+    createP99: cr.p99,
+    noFreeSlot,
+    failureCodes: JSON.stringify(failureCodes),
+  };
   return { skipped: false, measurement: m };
 }

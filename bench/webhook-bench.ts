@@ -25,7 +25,16 @@ export interface WebhookBenchResult {
  *    organization B creates providers through the API, 10 per second; B's latency is from sending the create to
  *    the receiver getting the event.
  */
-export async function benchWebhooks(o: { url: string; platformKey: string; databaseUrl: string; raw: RawBaseline; events?: number; readers?: number; fairnessSeconds?: number; log: (line: string) => void }): Promise<WebhookBenchResult> {
+export async function benchWebhooks(o: {
+  url: string;
+  platformKey: string;
+  databaseUrl: string;
+  raw: RawBaseline;
+  events?: number;
+  readers?: number;
+  fairnessSeconds?: number;
+  log: (line: string) => void;
+}): Promise<WebhookBenchResult> {
   const events = o.events ?? 5000;
   const receiver = await startWebhookReceiver();
   const hanging = await startWebhookReceiver();
@@ -34,9 +43,16 @@ export async function benchWebhooks(o: { url: string; platformKey: string; datab
   await db.connect();
   try {
     const platform = client(o.url, o.platformKey);
-    const liveKey = (await platform.post('/api/v2/api-keys', { type: 'platform_live', name: 'webhook bench' })).body.key as string;
+    const liveKey = (await platform.post('/api/v2/api-keys', { type: 'platform_live', name: 'webhook bench' })).body
+      .key as string;
     const newOrg = async (name: string, url: string) => {
-      const org = (await client(o.url, liveKey).post('/api/v2/organizations', { externalId: `${name}-${Date.now()}`, name, settings: { plan: 'launch' } })).body;
+      const org = (
+        await client(o.url, liveKey).post('/api/v2/organizations', {
+          externalId: `${name}-${Date.now()}`,
+          name,
+          settings: { plan: 'launch' },
+        })
+      ).body;
       const c = client(o.url, liveKey, { 'service-organization-id': org.id });
       const put = await c.put('/api/v2/webhooks', { url, events: ['*'] });
       if (put.status !== 200) throw new Error(`PUT /api/v2/webhooks: ${put.status} ${JSON.stringify(put.body)}`);
@@ -45,8 +61,11 @@ export async function benchWebhooks(o: { url: string; platformKey: string; datab
 
     // 1. Throughput.
     const bulk = await newOrg('webhook-throughput', receiver.url);
-    const platformId = (await db.query('SELECT platform_id FROM organizations WHERE id = $1', [bulk.id])).rows[0].platform_id as string;
-    o.log(`webhooks: ${events} events into the outbox, receiver answers 200 at once, ${o.readers ?? 8} clients reading GET /api/v2/webhooks meanwhile`);
+    const platformId = (await db.query('SELECT platform_id FROM organizations WHERE id = $1', [bulk.id])).rows[0]
+      .platform_id as string;
+    o.log(
+      `webhooks: ${events} events into the outbox, receiver answers 200 at once, ${o.readers ?? 8} clients reading GET /api/v2/webhooks meanwhile`,
+    );
     const now = new Date();
     const ids = Array.from({ length: events }, () => newId('evt', now.getTime()));
     const inserted = performance.now();
@@ -57,12 +76,16 @@ export async function benchWebhooks(o: { url: string; platformKey: string; datab
       [ids, platformId, bulk.id, now],
     );
     let drained = false;
-    const reads = runClosedLoop({ concurrency: o.readers ?? 8, durationMs: 120_000, task: async () => {
-      if (drained) return 'stop';
-      const t0 = performance.now();
-      const r = await bulk.c.get('/api/v2/webhooks');
-      return r.status === 200 ? performance.now() - t0 : 'fail';
-    } });
+    const reads = runClosedLoop({
+      concurrency: o.readers ?? 8,
+      durationMs: 120_000,
+      task: async () => {
+        if (drained) return 'stop';
+        const t0 = performance.now();
+        const r = await bulk.c.get('/api/v2/webhooks');
+        return r.status === 200 ? performance.now() - t0 : 'fail';
+      },
+    });
     await receiver.waitFor(events, undefined, 120_000);
     const drainMs = performance.now() - inserted;
     drained = true;
@@ -70,14 +93,22 @@ export async function benchWebhooks(o: { url: string; platformKey: string; datab
     const readStats = latencyStats(readRun.latencies);
     const perSecond = events / (drainMs / 1000);
     const readsPerSecond = readRun.latencies.length / (readRun.elapsedMs / 1000);
-    o.log(`  ${perSec(perSecond)} delivered events/s (${events} in ${ms(drainMs)}); reads meanwhile ${perSec(readsPerSecond)}/s, p99 ${ms(readStats.p99)}`);
+    o.log(
+      `  ${perSec(perSecond)} delivered events/s (${events} in ${ms(drainMs)}); reads meanwhile ${perSec(readsPerSecond)}/s, p99 ${ms(readStats.p99)}`,
+    );
 
     // 2. Fairness: A hangs, B's latency.
     const seconds = o.fairnessSeconds ?? 10;
     const slow = await newOrg('webhook-hanging', hanging.url);
     const fast = await newOrg('webhook-fast', receiver.url);
-    o.log(`webhooks: organization A's receiver never answers (200 events queued), B creates 10 providers/s for ${seconds} s`);
-    await Promise.all(Array.from({ length: 200 }, (_, i) => slow.c.post('/api/v2/providers', { externalId: `hang-${i}`, displayName: `Dr. Hang ${i}` })));
+    o.log(
+      `webhooks: organization A's receiver never answers (200 events queued), B creates 10 providers/s for ${seconds} s`,
+    );
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        slow.c.post('/api/v2/providers', { externalId: `hang-${i}`, displayName: `Dr. Hang ${i}` }),
+      ),
+    );
     await hanging.waitFor(1, undefined, 10_000);
     const sentAt = new Map<string, number>();
     const n = seconds * 10;
@@ -88,14 +119,38 @@ export async function benchWebhooks(o: { url: string; platformKey: string; datab
       await new Promise((res) => setTimeout(res, Math.max(0, t0 + 100 - Date.now())));
     }
     const arrived = await receiver.waitFor(sentAt.size, (r) => r.body?.organizationId === fast.id, 30_000);
-    const latencies = arrived.map((r) => r.receivedAt - sentAt.get(r.body.data.providerId)!).filter((x) => Number.isFinite(x));
+    const latencies = arrived
+      .map((r) => r.receivedAt - sentAt.get(r.body.data.providerId)!)
+      .filter((x) => Number.isFinite(x));
     const f = latencyStats(latencies);
     const hangingInFlight = hanging.requests.length;
-    o.log(`  B: ${latencies.length} events, created -> received p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, max ${ms(f.max)}; A's receiver got ${hangingInFlight} requests`);
+    o.log(
+      `  B: ${latencies.length} events, created -> received p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, max ${ms(f.max)}; A's receiver got ${hangingInFlight} requests`,
+    );
 
     const rows: ReportRow[] = [
-      ['webhooks', `${events} outbox events -> local receiver (200 at once), ${o.readers ?? 8} clients reading meanwhile`, `${perSec(perSecond)} events/s`, '', vsRaw(o.raw, perSecond, 8), '', '', '', `drained in ${ms(drainMs)}; reads meanwhile ${perSec(readsPerSecond)}/s, p50/p99 ${ms(readStats.p50)}/${ms(readStats.p99)}`],
-      ['webhooks', "org B's delivery latency while org A's receiver never answers", `${latencies.length} events`, `${ms(f.p50)} / ${ms(f.p99)}`, '', '', '', '', `created -> received; max ${ms(f.max)}; A's receiver got ${hangingInFlight} requests, none answered (8 in flight per org at most)`],
+      [
+        'webhooks',
+        `${events} outbox events -> local receiver (200 at once), ${o.readers ?? 8} clients reading meanwhile`,
+        `${perSec(perSecond)} events/s`,
+        '',
+        vsRaw(o.raw, perSecond, 8),
+        '',
+        '',
+        '',
+        `drained in ${ms(drainMs)}; reads meanwhile ${perSec(readsPerSecond)}/s, p50/p99 ${ms(readStats.p50)}/${ms(readStats.p99)}`,
+      ],
+      [
+        'webhooks',
+        "org B's delivery latency while org A's receiver never answers",
+        `${latencies.length} events`,
+        `${ms(f.p50)} / ${ms(f.p99)}`,
+        '',
+        '',
+        '',
+        '',
+        `created -> received; max ${ms(f.max)}; A's receiver got ${hangingInFlight} requests, none answered (8 in flight per org at most)`,
+      ],
     ];
     return {
       rows,

@@ -22,12 +22,24 @@ const stop = async () => {
 };
 stopOnSignal(stop);
 try {
-  const r = await benchWebhooks({ url: service.url, platformKey, databaseUrl: stores.databaseUrl, raw, events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000), readers: Number(process.env.BENCH_WEBHOOK_READERS ?? 8), log });
+  const r = await benchWebhooks({
+    url: service.url,
+    platformKey,
+    databaseUrl: stores.databaseUrl,
+    raw,
+    events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000),
+    readers: Number(process.env.BENCH_WEBHOOK_READERS ?? 8),
+    log,
+  });
   console.log('');
   console.log(renderReport(r.rows));
   console.log('');
-  console.log(`${r.throughput.perSecond >= 500 ? 'met   ' : 'MISSED'}  webhook delivery throughput >= 500 events/s: ${r.throughput.perSecond.toFixed(0)}/s`);
-  console.log(`${r.fairness.p99Ms < 1000 ? 'met   ' : 'MISSED'}  another organization's delivery p99 < 1 s while one receiver hangs: ${r.fairness.p99Ms.toFixed(0)} ms`);
+  console.log(
+    `${r.throughput.perSecond >= 500 ? 'met   ' : 'MISSED'}  webhook delivery throughput >= 500 events/s: ${r.throughput.perSecond.toFixed(0)}/s`,
+  );
+  console.log(
+    `${r.fairness.p99Ms < 1000 ? 'met   ' : 'MISSED'}  another organization's delivery p99 < 1 s while one receiver hangs: ${r.fairness.p99Ms.toFixed(0)} ms`,
+  );
 } catch (err) {
   console.error('bench failed:', err);
   process.exitCode = 1;

@@ -42,7 +42,12 @@ export interface InternalClientResult {
 
 /** Calls a unary method with a deadline, retrying UNAVAILABLE (the service restarting) a few times with backoff. */
 async function call<Req, Res>(
-  method: (req: Req, md: Metadata, opts: { deadline: Date }, cb: (err: ServiceError | null, res: Res) => void) => unknown,
+  method: (
+    req: Req,
+    md: Metadata,
+    opts: { deadline: Date },
+    cb: (err: ServiceError | null, res: Res) => void,
+  ) => unknown,
   request: Req,
   metadata: Metadata,
   deadlineMs: number,
@@ -50,7 +55,9 @@ async function call<Req, Res>(
   for (let attempt = 0; ; attempt++) {
     try {
       return await new Promise<Res>((resolve, reject) => {
-        method(request, metadata, { deadline: new Date(Date.now() + deadlineMs) }, (err, res) => (err ? reject(err) : resolve(res)));
+        method(request, metadata, { deadline: new Date(Date.now() + deadlineMs) }, (err, res) =>
+          err ? reject(err) : resolve(res),
+        );
       });
     } catch (err) {
       const e = err as ServiceError;
@@ -64,7 +71,11 @@ async function call<Req, Res>(
 function describe(e: ServiceError): Error {
   const code = e.metadata?.get('error-code')[0];
   const field = e.metadata?.get('error-field')[0];
-  return Object.assign(new Error(`${status[e.code]} ${code ?? ''}${field ? ` (field ${field})` : ''}: ${e.details}`), { grpcCode: e.code, errorCode: code, field });
+  return Object.assign(new Error(`${status[e.code]} ${code ?? ''}${field ? ` (field ${field})` : ''}: ${e.details}`), {
+    grpcCode: e.code,
+    errorCode: code,
+    field,
+  });
 }
 
 /** Runs the walk: provider, service, schedule, resolution, hold, confirmation. */
@@ -87,49 +98,88 @@ export async function runInternalClient(o: InternalClientOptions): Promise<Inter
   };
   try {
     const suffix = randomUUID().slice(0, 8);
-    const provider = await call(providers.createProvider.bind(providers), {
-      externalId: `internal-${suffix}`,
-      displayName: 'Dr. Ada Internal',
-      languageCodes: ['en'],
-      modalityCodes: ['virtual'],
-      acceptsNewClients: true,
-      timezone: 'America/New_York',
-    }, md(), deadlineMs);
+    const provider = await call(
+      providers.createProvider.bind(providers),
+      {
+        externalId: `internal-${suffix}`,
+        displayName: 'Dr. Ada Internal',
+        languageCodes: ['en'],
+        modalityCodes: ['virtual'],
+        acceptsNewClients: true,
+        timezone: 'America/New_York',
+      },
+      md(),
+      deadlineMs,
+    );
     log(`provider ${provider.provider?.id}`);
     const providerId = provider.provider!.id!;
-    const service = await call(catalog.createService.bind(catalog), { providerId, title: 'Intake Session', duration: 50 }, md(), deadlineMs);
+    const service = await call(
+      catalog.createService.bind(catalog),
+      { providerId, title: 'Intake Session', duration: 50 },
+      md(),
+      deadlineMs,
+    );
     const serviceId = service.service!.id!;
     log(`service ${serviceId}`);
     const day = { enabled: true, slots: [{ start: '09:00', end: '17:00' }] };
-    const schedule = await call(calendars.createCalendarConnection.bind(calendars), {
-      providerId,
-      timezone: 'America/New_York',
-      days: { monday: day, tuesday: day, wednesday: day, thursday: day, friday: day },
-    }, md(), deadlineMs);
+    const schedule = await call(
+      calendars.createCalendarConnection.bind(calendars),
+      {
+        providerId,
+        timezone: 'America/New_York',
+        days: { monday: day, tuesday: day, wednesday: day, thursday: day, friday: day },
+      },
+      md(),
+      deadlineMs,
+    );
     log(`schedule ${schedule.calendarConnection?.id}`);
     const to = new Date(Date.parse(`${o.from}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
-    const resolved = await call(resolutions.createResolution.bind(resolutions), {
-      serviceId,
-      constraints: { languageCodes: { anyOf: ['en'] }, modalityCodes: { anyOf: ['virtual'] } },
-      dateRange: { from: o.from, to },
-    }, md(randomUUID()), deadlineMs);
+    const resolved = await call(
+      resolutions.createResolution.bind(resolutions),
+      {
+        serviceId,
+        constraints: { languageCodes: { anyOf: ['en'] }, modalityCodes: { anyOf: ['virtual'] } },
+        dateRange: { from: o.from, to },
+      },
+      md(randomUUID()),
+      deadlineMs,
+    );
     const resolution = resolved.resolution!;
     const option = resolution.options?.[0];
     if (!option) throw new Error(`resolution ${resolution.resolutionId} has no option (${resolution.status})`);
-    log(`resolution ${resolution.resolutionId}: ${resolution.options!.length} options, first at ${option.slot?.start?.toISOString()}`);
-    const held = await call(resolutions.holdOption.bind(resolutions), { id: resolution.resolutionId, optionId: option.optionId, ttlSeconds: 120 }, md(), deadlineMs);
+    log(
+      `resolution ${resolution.resolutionId}: ${resolution.options!.length} options, first at ${option.slot?.start?.toISOString()}`,
+    );
+    const held = await call(
+      resolutions.holdOption.bind(resolutions),
+      { id: resolution.resolutionId, optionId: option.optionId, ttlSeconds: 120 },
+      md(),
+      deadlineMs,
+    );
     log(`hold ${held.hold?.holdId} until ${held.hold?.expiresAt?.toISOString()}`);
-    const confirmed = await call(resolutions.confirmResolution.bind(resolutions), {
-      id: resolution.resolutionId,
-      optionId: option.optionId,
-      holdId: held.hold!.holdId,
-      customer: { name: 'Grace', email: 'grace@example.com' },
-    }, md(randomUUID()), deadlineMs);
+    const confirmed = await call(
+      resolutions.confirmResolution.bind(resolutions),
+      {
+        id: resolution.resolutionId,
+        optionId: option.optionId,
+        holdId: held.hold!.holdId,
+        customer: { name: 'Grace', email: 'grace@example.com' },
+      },
+      md(randomUUID()),
+      deadlineMs,
+    );
     const booking = confirmed.bookingV2!;
     log(`booking ${booking.id} ${booking.status}`);
     // Read back through the booking service, as a later step of the internal workflow would.
     const read = await call(bookings.getBooking.bind(bookings), { id: booking.id }, md(), deadlineMs);
-    return { providerId, serviceId, resolutionId: resolution.resolutionId!, optionId: option.optionId!, holdId: held.hold!.holdId!, booking: read.bookingV2 ?? booking };
+    return {
+      providerId,
+      serviceId,
+      resolutionId: resolution.resolutionId!,
+      optionId: option.optionId!,
+      holdId: held.hold!.holdId!,
+      booking: read.bookingV2 ?? booking,
+    };
   } finally {
     for (const c of [providers, catalog, calendars, resolutions, bookings]) c.close();
   }
@@ -143,7 +193,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.exit(2);
   }
   const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-  runInternalClient({ target, apiKey, organizationId: process.env.ORGANIZATION_ID, from, log: (l) => console.log(l) }).then(
+  runInternalClient({
+    target,
+    apiKey,
+    organizationId: process.env.ORGANIZATION_ID,
+    from,
+    log: (l) => console.log(l),
+  }).then(
     (r) => console.log(`confirmed ${r.booking.id} (${r.booking.status})`),
     (err: Error) => {
       console.error(err.message);

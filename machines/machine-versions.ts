@@ -6,7 +6,11 @@ import { resolutionMachine, RESOLUTION_MACHINE_VERSION } from './resolution-mach
  * The actor kinds the runtime stores: name (part of every Redis key), machine and machine version.
  * They fit the actor store's `ActorKind`; when a version is bumped, add its `migrate(snapshot, fromVersion)` here.
  */
-export const resolutionActorKind = { name: 'resolution', machine: resolutionMachine, version: RESOLUTION_MACHINE_VERSION } as const;
+export const resolutionActorKind = {
+  name: 'resolution',
+  machine: resolutionMachine,
+  version: RESOLUTION_MACHINE_VERSION,
+} as const;
 
 /** The hold actor kind. */
 export const holdActorKind = { name: 'hold', machine: holdMachine, version: HOLD_MACHINE_VERSION } as const;

@@ -106,7 +106,10 @@ export const resolutionMachine = setup({
     },
     resolved: {
       on: {
-        HOLD_STARTED: { guard: and(['hasNoActiveHold', 'isNotConfirmed', 'isBeforeExpiry']), actions: 'recordActiveHold' },
+        HOLD_STARTED: {
+          guard: and(['hasNoActiveHold', 'isNotConfirmed', 'isBeforeExpiry']),
+          actions: 'recordActiveHold',
+        },
         HOLD_ENDED: { guard: 'endsActiveHold', actions: 'endActiveHold' },
         CONFIRMED: { guard: and(['isNotConfirmed', 'isAlive']), actions: 'recordBooking' },
         EXPIRE: { guard: 'isDueForExpiry', target: 'expired', actions: 'recordExpiry' },

@@ -6,7 +6,9 @@ import { execFileSync } from 'node:child_process';
 const git = (...args) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 let ref;
 try {
-  ref = git('status', '--porcelain', '--', 'proto') ? 'HEAD' : (git('rev-parse', '--verify', '--quiet', 'HEAD~1'), 'HEAD~1');
+  ref = git('status', '--porcelain', '--', 'proto')
+    ? 'HEAD'
+    : (git('rev-parse', '--verify', '--quiet', 'HEAD~1'), 'HEAD~1');
 } catch {
   console.log('buf breaking: no previous commit in this clone; nothing to compare with');
   process.exit(0);

@@ -42,5 +42,8 @@ if (over.length > 0) {
   process.exit(1);
 }
 const under = Object.keys(CEILING).filter((k) => counts[k] < CEILING[k]);
-const hint = under.length > 0 ? ` (below the ceiling: lower CEILING in scripts/check-sql-layer.mjs to ${JSON.stringify(counts)})` : '';
+const hint =
+  under.length > 0
+    ? ` (below the ceiling: lower CEILING in scripts/check-sql-layer.mjs to ${JSON.stringify(counts)})`
+    : '';
 console.log(`SQL in src/application: ${counts.queryCalls} .query( calls, ${counts.sqlLiterals} SQL literals${hint}`);

@@ -14,8 +14,17 @@ import { ALL_ROUTES } from '../src/contract/routes/all-routes.js';
 import type { RouteSpec } from '../src/contract/route.js';
 import type { GrpcServiceName } from '../src/contract/grpc-service-name.js';
 import {
-  enumPrefix, enumTypeName, enumValueName, hasPresence, listPagingField, protoFieldName, protoFieldNameIn, protoShapeOf, unwrapSchema,
-  type ProtoShape, type ShapeSide,
+  enumPrefix,
+  enumTypeName,
+  enumValueName,
+  hasPresence,
+  listPagingField,
+  protoFieldName,
+  protoFieldNameIn,
+  protoShapeOf,
+  unwrapSchema,
+  type ProtoShape,
+  type ShapeSide,
 } from '../src/contract/proto-shape.js';
 import { TYPED_FIELD_BASE, UPDATE_MASK_FIELD, requestGroups, resultFieldName } from '../src/contract/typed-message.js';
 import { SCHEMA_MODULES, SCHEMA_NAMES } from '../src/contract/schema-names.js';
@@ -34,25 +43,32 @@ const SERVICE_DOCS: Record<Exclude<GrpcServiceName, 'GatewayService'>, string> =
   CalendarService: 'Weekly availability schedules and external calendar feeds.',
   ImportService: 'Asynchronous bulk provider imports.',
   AuditService: 'The immutable audit log and its hash-chain verification.',
-  ResolutionService: 'Resolutions: eligibility, live availability and ranked options; candidates; holds and confirmation.',
+  ResolutionService:
+    'Resolutions: eligibility, live availability and ranked options; candidates; holds and confirmation.',
   RankingPolicyService: 'Versioned ranking policies.',
   CareService: 'Continuity records, the waitlist and the manual-review queue.',
   BookingService: 'Bookings (v2 reads and the v1 direct path).',
   AnalyticsService: 'Resolution and booking analytics.',
-  WebhookService: 'The organization\'s webhook configuration, its delivery log and replays (CONTRACT part 6).',
+  WebhookService: "The organization's webhook configuration, its delivery log and replays (CONTRACT part 6).",
   InspectorService: 'Read-only views of the state machines and of their actors, for developers.',
 };
 
 /** Errors any authenticated method may answer, beside the method's own. */
-const COMMON_ERRORS = 'UNAUTHENTICATED (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`)';
+const COMMON_ERRORS =
+  'UNAUTHENTICATED (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`)';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Names of messages: every zod object exported by a schema module is a top-level message in resources.proto.
 
 const schemaNames = SCHEMA_NAMES;
 const listed = Object.keys(SCHEMA_MODULES).sort().join(',');
-const onDisk = readdirSync(join(ROOT, 'src/contract/schemas')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort().join(',');
-if (listed !== onDisk) throw new Error(`src/contract/schema-names.ts lists ${listed}; src/contract/schemas holds ${onDisk}`);
+const onDisk = readdirSync(join(ROOT, 'src/contract/schemas'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .sort()
+  .join(',');
+if (listed !== onDisk)
+  throw new Error(`src/contract/schema-names.ts lists ${listed}; src/contract/schemas holds ${onDisk}`);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Field and enum numbers, kept for ever.
@@ -80,7 +96,14 @@ function facts(schema: z.ZodType, side: ShapeSide): Record<string, unknown> {
 }
 
 /** A sentence on what a field holds: its description, what it is for in the typed API (`use`), format, limits and values. */
-function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, side: ShapeSide, where: string, use?: string): string {
+function describeField(
+  restName: string,
+  schema: z.ZodType,
+  shape: ProtoShape,
+  side: ShapeSide,
+  where: string,
+  use?: string,
+): string {
   const u = unwrapSchema(schema, side);
   const f = facts(u.schema, side);
   const meta = (z.globalRegistry.get(schema) ?? z.globalRegistry.get(u.schema)) as { description?: string } | undefined;
@@ -90,13 +113,20 @@ function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, s
   const item = shape.kind === 'repeated' ? shape.item : shape;
   const itemFacts = shape.kind === 'repeated' ? ((f.items as Record<string, unknown>) ?? {}) : f;
   switch (item.kind) {
-    case 'timestamp': parts.push('An instant (RFC 3339 text in REST).'); break;
-    case 'enum': parts.push(`One of ${item.values.map((v) => `\`${v}\``).join(', ')} in REST.`); break;
+    case 'timestamp':
+      parts.push('An instant (RFC 3339 text in REST).');
+      break;
+    case 'enum':
+      parts.push(`One of ${item.values.map((v) => `\`${v}\``).join(', ')} in REST.`);
+      break;
     case 'int64':
     case 'double': {
       const word = item.kind === 'int64' ? 'A whole number' : 'A number';
       // A query-string integer's range is on its output side (the text is piped to a number).
-      if (item.kind === 'int64' && item.decimal) parts.push(`${word}${rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))} (decimal text in REST).`);
+      if (item.kind === 'int64' && item.decimal)
+        parts.push(
+          `${word}${rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))} (decimal text in REST).`,
+        );
       else parts.push(`${word}${rangeText(itemFacts)}.`);
       break;
     }
@@ -104,19 +134,35 @@ function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, s
       if (itemFacts.format === 'date') parts.push('A calendar date, YYYY-MM-DD.');
       else if (itemFacts.format === 'email') parts.push('An e-mail address.');
       else if (itemFacts.format === 'uri') parts.push('A URL.');
-      const len = itemFacts.maxLength !== undefined ? (itemFacts.minLength ? `${itemFacts.minLength} to ${itemFacts.maxLength} characters` : `at most ${itemFacts.maxLength} characters`) : '';
+      const len =
+        itemFacts.maxLength !== undefined
+          ? itemFacts.minLength
+            ? `${itemFacts.minLength} to ${itemFacts.maxLength} characters`
+            : `at most ${itemFacts.maxLength} characters`
+          : '';
       if (len) parts.push(`Text of ${len}.`);
       if (itemFacts.pattern && !itemFacts.format) parts.push(`Matches \`${String(itemFacts.pattern)}\`.`);
-      if (Array.isArray(itemFacts.enum)) parts.push(`One of ${(itemFacts.enum as unknown[]).map((v) => `\`${String(v)}\``).join(', ')}.`);
+      if (Array.isArray(itemFacts.enum))
+        parts.push(`One of ${(itemFacts.enum as unknown[]).map((v) => `\`${String(v)}\``).join(', ')}.`);
       if (!parts.length) parts.push('Text.');
       break;
     }
-    case 'bool': parts.push('True or false.'); break;
-    case 'message': break;
-    case 'map': parts.push('Keyed by name.'); break;
-    case 'struct': parts.push('A free-form JSON object.'); break;
-    case 'value': parts.push('Free-form JSON (the contract allows more than one shape here).'); break;
-    default: break;
+    case 'bool':
+      parts.push('True or false.');
+      break;
+    case 'message':
+      break;
+    case 'map':
+      parts.push('Keyed by name.');
+      break;
+    case 'struct':
+      parts.push('A free-form JSON object.');
+      break;
+    case 'value':
+      parts.push('Free-form JSON (the contract allows more than one shape here).');
+      break;
+    default:
+      break;
   }
   if (shape.kind === 'repeated' && f.maxItems !== undefined) parts.push(`At most ${f.maxItems} items.`);
   if (side === 'input') parts.push(u.optional ? 'Optional.' : shape.kind === 'repeated' ? '' : 'Required.');
@@ -129,7 +175,13 @@ function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, s
 function rangeText(f: Record<string, unknown>): string {
   const min = f.minimum ?? f.exclusiveMinimum;
   const max = f.maximum ?? f.exclusiveMaximum;
-  return min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` of at least ${min}` : max !== undefined ? ` of at most ${max}` : '';
+  return min !== undefined && max !== undefined
+    ? ` from ${min} to ${max}`
+    : min !== undefined
+      ? ` of at least ${min}`
+      : max !== undefined
+        ? ` of at most ${max}`
+        : '';
 }
 
 /** Wraps text into `//` comment lines of at most 118 columns at an indent. */
@@ -157,16 +209,37 @@ const resourceMessages = new Map<string, string[]>();
 const resourceImports: Imports = new Set();
 
 /** The proto type of a field, writing nested messages and enums into `nested` and named ones into resources.proto. */
-function typeOf(shape: ProtoShape, restField: string, scope: string, nested: string[], indent: string, side: ShapeSide, imports: Imports, schema: z.ZodType): string {
+function typeOf(
+  shape: ProtoShape,
+  restField: string,
+  scope: string,
+  nested: string[],
+  indent: string,
+  side: ShapeSide,
+  imports: Imports,
+  schema: z.ZodType,
+): string {
   switch (shape.kind) {
-    case 'string': case 'bool': case 'double': case 'int64': return shape.kind;
-    case 'timestamp': imports.add('google/protobuf/timestamp.proto'); return 'google.protobuf.Timestamp';
-    case 'value': imports.add('google/protobuf/struct.proto'); return 'google.protobuf.Value';
-    case 'struct': imports.add('google/protobuf/struct.proto'); return 'google.protobuf.Struct';
+    case 'string':
+    case 'bool':
+    case 'double':
+    case 'int64':
+      return shape.kind;
+    case 'timestamp':
+      imports.add('google/protobuf/timestamp.proto');
+      return 'google.protobuf.Timestamp';
+    case 'value':
+      imports.add('google/protobuf/struct.proto');
+      return 'google.protobuf.Value';
+    case 'struct':
+      imports.add('google/protobuf/struct.proto');
+      return 'google.protobuf.Struct';
     case 'enum': {
       const name = enumTypeName(restField);
       const full = `${scope}.${name}`;
-      nested.push(...comment(`The values of \`${restField}\`; \`${enumPrefix(name)}_UNSPECIFIED\` means not given.`, indent));
+      nested.push(
+        ...comment(`The values of \`${restField}\`; \`${enumPrefix(name)}_UNSPECIFIED\` means not given.`, indent),
+      );
       nested.push(`${indent}enum ${name} {`);
       nested.push(...comment('Not given.', `${indent}  `));
       nested.push(`${indent}  ${enumPrefix(name)}_UNSPECIFIED = 0;`);
@@ -177,8 +250,10 @@ function typeOf(shape: ProtoShape, restField: string, scope: string, nested: str
       nested.push(`${indent}}`);
       return name;
     }
-    case 'repeated': return `repeated ${typeOf(shape.item, restField, scope, nested, indent, side, imports, itemSchemaOf(schema, side))}`;
-    case 'map': return `map<string, ${typeOf(shape.value, restField, scope, nested, indent, side, imports, valueSchemaOf(schema, side))}>`;
+    case 'repeated':
+      return `repeated ${typeOf(shape.item, restField, scope, nested, indent, side, imports, itemSchemaOf(schema, side))}`;
+    case 'map':
+      return `map<string, ${typeOf(shape.value, restField, scope, nested, indent, side, imports, valueSchemaOf(schema, side))}>`;
     case 'message': {
       const named = schemaNames.get(shape.schema);
       if (named) {
@@ -200,24 +275,49 @@ function itemSchemaOf(schema: z.ZodType, side: ShapeSide): z.ZodType {
 
 /** The value schema of a record schema (wrappers taken off). */
 function valueSchemaOf(schema: z.ZodType, side: ShapeSide): z.ZodType {
-  return (unwrapSchema(schema, side).schema as unknown as { _zod: { def: { valueType: z.ZodType } } })._zod.def.valueType;
+  return (unwrapSchema(schema, side).schema as unknown as { _zod: { def: { valueType: z.ZodType } } })._zod.def
+    .valueType;
 }
 
 /** Writes one field of an object schema (`owner`) into a message: its comment and declaration. */
-function fieldLines(owner: z.ZodObject, restName: string, schema: z.ZodType, side: ShapeSide, scope: string, nested: string[], indent: string, imports: Imports, where: string, floor: number): string[] {
+function fieldLines(
+  owner: z.ZodObject,
+  restName: string,
+  schema: z.ZodType,
+  side: ShapeSide,
+  scope: string,
+  nested: string[],
+  indent: string,
+  imports: Imports,
+  where: string,
+  floor: number,
+): string[] {
   const name = protoFieldNameIn(owner, restName);
-  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`${scope}.${restName}: ${name} is not a lower_snake_case field name`);
+  if (!/^[a-z][a-z0-9_]*$/.test(name))
+    throw new Error(`${scope}.${restName}: ${name} is not a lower_snake_case field name`);
   const shape = protoShapeOf(schema, side);
   const type = typeOf(shape, restName, scope, nested, indent, side, imports, schema);
   const presence = hasPresence(shape, unwrapSchema(schema, side), side) ? 'optional ' : '';
-  return [...comment(describeField(restName, schema, shape, side, where, listPagingField(owner, restName)?.doc), indent), `${indent}${presence}${type} ${name} = ${numberOf(scope, name, floor)};`];
+  return [
+    ...comment(describeField(restName, schema, shape, side, where, listPagingField(owner, restName)?.doc), indent),
+    `${indent}${presence}${type} ${name} = ${numberOf(scope, name, floor)};`,
+  ];
 }
 
 /** A message declaration from an object schema (nested declarations first). */
-function messageBody(name: string, scope: string, schema: z.ZodObject, side: ShapeSide, indent: string, imports: Imports, floor: number): string[] {
+function messageBody(
+  name: string,
+  scope: string,
+  schema: z.ZodObject,
+  side: ShapeSide,
+  indent: string,
+  imports: Imports,
+  floor: number,
+): string[] {
   const nested: string[] = [];
   const fields: string[] = [];
-  for (const [key, value] of Object.entries(schema.shape)) fields.push(...fieldLines(schema, key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, '', floor));
+  for (const [key, value] of Object.entries(schema.shape))
+    fields.push(...fieldLines(schema, key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, '', floor));
   return [`${indent}message ${name} {`, ...nested, ...fields, `${indent}}`];
 }
 
@@ -226,7 +326,10 @@ function writeResource(name: string, schema: z.ZodObject, side: ShapeSide): void
   if (resourceMessages.has(name)) return;
   resourceMessages.set(name, []);
   const doc = (z.globalRegistry.get(schema) as { description?: string } | undefined)?.description;
-  const lines = [...comment(doc ?? `${name}: the REST shape \`${name}\` of the contract (openapi.json), field for field.`, ''), ...messageBody(name, `scheduling.v1.${name}`, schema, side, '', resourceImports, 1)];
+  const lines = [
+    ...comment(doc ?? `${name}: the REST shape \`${name}\` of the contract (openapi.json), field for field.`, ''),
+    ...messageBody(name, `scheduling.v1.${name}`, schema, side, '', resourceImports, 1),
+  ];
   resourceMessages.set(name, lines);
 }
 
@@ -259,22 +362,45 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   const resName = `${route.rpc}Response`;
   const reqScope = `scheduling.v1.${reqName}`;
   const resScope = `scheduling.v1.${resName}`;
-  for (const [i, f] of ['params', 'query', 'body', 'body_json'].entries()) numbers[reqScope] = { ...numbers[reqScope], [f]: i + 1 };
+  for (const [i, f] of ['params', 'query', 'body', 'body_json'].entries())
+    numbers[reqScope] = { ...numbers[reqScope], [f]: i + 1 };
   for (const [i, f] of ['result', 'result_json'].entries()) numbers[resScope] = { ...numbers[resScope], [f]: i + 1 };
   const nested: string[] = [];
   const fields: string[] = [];
   for (const group of requestGroups(route)) {
     for (const [key, value] of Object.entries(group.schema.shape)) {
-      if (['params', 'query', 'body', 'bodyJson'].includes(key)) throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
-      const where = group.kind === 'params' ? ` in the path (\`:${key}\`)` : group.kind === 'query' ? ' in the query string' : ' in the JSON body';
-      fields.push(...fieldLines(group.schema, key, value as z.ZodType, 'input', reqScope, nested, '  ', imports, where, TYPED_FIELD_BASE));
+      if (['params', 'query', 'body', 'bodyJson'].includes(key))
+        throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
+      const where =
+        group.kind === 'params'
+          ? ` in the path (\`:${key}\`)`
+          : group.kind === 'query'
+            ? ' in the query string'
+            : ' in the JSON body';
+      fields.push(
+        ...fieldLines(
+          group.schema,
+          key,
+          value as z.ZodType,
+          'input',
+          reqScope,
+          nested,
+          '  ',
+          imports,
+          where,
+          TYPED_FIELD_BASE,
+        ),
+      );
     }
   }
   if (route.method === 'PATCH') {
     imports.add('google/protobuf/field_mask.proto');
     numbers[reqScope] = { ...numbers[reqScope], update_mask: UPDATE_MASK_FIELD };
     fields.unshift(
-      ...comment('Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.', '  '),
+      ...comment(
+        'Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.',
+        '  ',
+      ),
       `  google.protobuf.FieldMask update_mask = ${UPDATE_MASK_FIELD};`,
     );
   }
@@ -287,13 +413,34 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
     const shape = protoShapeOf(route.response, 'output');
     const named = shape.kind === 'message' ? schemaNames.get(shape.schema) : undefined;
     if (shape.kind === 'message' && !named) {
-      for (const [key, value] of Object.entries(shape.schema.shape)) resFields.push(...fieldLines(shape.schema, key, value as z.ZodType, 'output', resScope, resNested, '  ', imports, ' of the answer', TYPED_FIELD_BASE));
+      for (const [key, value] of Object.entries(shape.schema.shape))
+        resFields.push(
+          ...fieldLines(
+            shape.schema,
+            key,
+            value as z.ZodType,
+            'output',
+            resScope,
+            resNested,
+            '  ',
+            imports,
+            ' of the answer',
+            TYPED_FIELD_BASE,
+          ),
+        );
     } else {
       const field = named ? resultFieldName(named) : 'result_value';
       const type = typeOf(shape, field, resScope, resNested, '  ', 'output', imports, route.response);
       if (named) imports.add('scheduling/v1/resources.proto');
-      resFields.push(...comment(`The answer${named ? `, the REST \`${named}\`` : ''} (typed form). Set when the request came in the typed form.`, '  '));
-      resFields.push(`  ${type} ${protoFieldName(field)} = ${numberOf(resScope, protoFieldName(field), TYPED_FIELD_BASE)};`);
+      resFields.push(
+        ...comment(
+          `The answer${named ? `, the REST \`${named}\`` : ''} (typed form). Set when the request came in the typed form.`,
+          '  ',
+        ),
+      );
+      resFields.push(
+        `  ${type} ${protoFieldName(field)} = ${numberOf(resScope, protoFieldName(field), TYPED_FIELD_BASE)};`,
+      );
     }
   }
   out.push(...comment(`${resName}: the output of ${route.rpc}.`, ''));
@@ -310,11 +457,23 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
   const lines: string[] = ['syntax = "proto3";', '', 'package scheduling.v1;', ''];
   for (const i of [...imports].sort()) lines.push(`import "${i}";`);
   lines.push('');
-  lines.push(...comment(`${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. Set the typed fields of a request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers (\`error-code\`, \`error-field\`, \`error-status\`); every method may answer the common ones: ${COMMON_ERRORS}. This file is generated from the REST route table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).`, ''));
+  lines.push(
+    ...comment(
+      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. Set the typed fields of a request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers (\`error-code\`, \`error-field\`, \`error-status\`); every method may answer the common ones: ${COMMON_ERRORS}. This file is generated from the REST route table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).`,
+      '',
+    ),
+  );
   lines.push(`service ${service} {`);
   for (const r of routes) {
-    const errors = (r.errors ?? []).length ? ` Errors beyond the common ones: ${(r.errors ?? []).map((e) => `\`${e}\``).join(', ')}.` : ' Errors: the common ones.';
-    lines.push(...comment(`${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}.`, '  '));
+    const errors = (r.errors ?? []).length
+      ? ` Errors beyond the common ones: ${(r.errors ?? []).map((e) => `\`${e}\``).join(', ')}.`
+      : ' Errors: the common ones.';
+    lines.push(
+      ...comment(
+        `${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}.`,
+        '  ',
+      ),
+    );
     lines.push(`  rpc ${r.rpc}(${r.rpc}Request) returns (${r.stream ? 'stream ' : ''}${r.rpc}Response);`);
   }
   lines.push('}', '', ...messages);
@@ -338,9 +497,14 @@ for (const r of ALL_ROUTES) {
   byService.set(r.service, list);
 }
 const files = new Map<string, string>();
-for (const [service, routes] of byService) files.set(join(PROTO_DIR, `${protoFieldName(service)}.proto`), serviceFile(service, routes));
+for (const [service, routes] of byService)
+  files.set(join(PROTO_DIR, `${protoFieldName(service)}.proto`), serviceFile(service, routes));
 files.set(join(PROTO_DIR, 'resources.proto'), resourcesFile());
-const sortedNumbers = Object.fromEntries(Object.keys(numbers).sort().map((k) => [k, numbers[k]]));
+const sortedNumbers = Object.fromEntries(
+  Object.keys(numbers)
+    .sort()
+    .map((k) => [k, numbers[k]]),
+);
 files.set(NUMBERS_FILE, `${JSON.stringify(sortedNumbers, null, 1)}\n`);
 
 const stale: string[] = [];

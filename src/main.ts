@@ -19,7 +19,10 @@ async function main() {
       if (signalled) return;
       signalled = signal;
       console.log(`${signal}: stopping`);
-      const limit = setTimeout(() => { console.error(`stop took over ${SHUTDOWN_LIMIT_MS / 1000} s; exiting`); process.exit(1); }, SHUTDOWN_LIMIT_MS);
+      const limit = setTimeout(() => {
+        console.error(`stop took over ${SHUTDOWN_LIMIT_MS / 1000} s; exiting`);
+        process.exit(1);
+      }, SHUTDOWN_LIMIT_MS);
       limit.unref();
       stop?.(signal);
     });
@@ -36,12 +39,24 @@ async function main() {
     throw err;
   }
   const running = service;
-  stop = () => { running.stop().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); }); };
+  stop = () => {
+    running.stop().then(
+      () => process.exit(0),
+      (err) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
   if (signalled) return stop(signalled);
   const lines = [`scheduling service ready in ${Date.now() - started} ms (roles: ${[...config.roles].join(', ')})`];
-  if (service.httpPort !== undefined) lines.push(`  REST gateway: http://${config.host}:${service.httpPort}  (openapi: /openapi.json)`);
-  if (service.grpcPort !== undefined) lines.push(`  gRPC:         ${config.host}:${service.grpcPort}  (reflection and health enabled)`);
-  lines.push(`  data:         ${config.redisUrl ? 'REDIS_URL' : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`);
+  if (service.httpPort !== undefined)
+    lines.push(`  REST gateway: http://${config.host}:${service.httpPort}  (openapi: /openapi.json)`);
+  if (service.grpcPort !== undefined)
+    lines.push(`  gRPC:         ${config.host}:${service.grpcPort}  (reflection and health enabled)`);
+  lines.push(
+    `  data:         ${config.redisUrl ? 'REDIS_URL' : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`,
+  );
   if (service.generatedKey) lines.push(`  platform key (shown once, keep it secret): ${service.generatedKey}`);
   console.log(lines.join('\n'));
 }

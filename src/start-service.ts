@@ -98,7 +98,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     for (const f of onDrain) f();
     for (const c of cleanups.reverse()) await c().catch((err) => log('shutdown step failed', { error: String(err) }));
   };
-  const storeLog = (level: 'warn' | 'info' | 'error', msg: string, extra?: Record<string, unknown>) => logger[level](extra ?? {}, msg);
+  const storeLog = (level: 'warn' | 'info' | 'error', msg: string, extra?: Record<string, unknown>) =>
+    logger[level](extra ?? {}, msg);
   try {
     let privateRedis: SupervisedStore<PrivateRedis> | undefined;
     let privatePg: SupervisedStore<PrivatePostgres> | undefined;
@@ -108,7 +109,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const dir = join(config.dataDir, 'redis');
       const first = await startPrivateRedis({ dir });
       redisUrl = first.url;
-      privateRedis = superviseStore({ name: 'redis-server', first, restart: () => startPrivateRedis({ dir, port: first.port }), log: storeLog, shouldRestart: () => !draining });
+      privateRedis = superviseStore({
+        name: 'redis-server',
+        first,
+        restart: () => startPrivateRedis({ dir, port: first.port }),
+        log: storeLog,
+        shouldRestart: () => !draining,
+      });
       cleanups.push(() => privateRedis!.stop());
     }
     let databaseUrl = config.databaseUrl;
@@ -116,37 +123,68 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const dir = join(config.dataDir, 'postgres');
       const first = await startEmbeddedPostgres({ dir });
       databaseUrl = first.url;
-      privatePg = superviseStore({ name: 'postgres', first, restart: () => startEmbeddedPostgres({ dir, port: first.port }), log: storeLog, shouldRestart: () => !draining });
+      privatePg = superviseStore({
+        name: 'postgres',
+        first,
+        restart: () => startEmbeddedPostgres({ dir, port: first.port }),
+        log: storeLog,
+        shouldRestart: () => !draining,
+      });
       cleanups.push(() => privatePg!.stop());
     }
 
     const st = config.storeTimeouts;
     const db: Database = createDatabase(databaseUrl, {
       onPoolWait: (s) => metrics.poolWait.observe(s),
-      timeouts: { statementMs: st.pgStatementMs, lockMs: st.pgLockMs, poolWaitMs: st.pgPoolWaitMs, transactionMs: st.pgTransactionMs },
+      timeouts: {
+        statementMs: st.pgStatementMs,
+        lockMs: st.pgLockMs,
+        poolWaitMs: st.pgPoolWaitMs,
+        transactionMs: st.pgTransactionMs,
+      },
     });
     cleanups.push(() => db.close());
-    boundPoolWaiters(db.pool, { maxWaiters: config.pgPoolMaxWaiters, onRefused: () => metrics.admissionShed.inc({ gate: 'pg_pool' }) });
+    boundPoolWaiters(db.pool, {
+      maxWaiters: config.pgPoolMaxWaiters,
+      onRefused: () => metrics.admissionShed.inc({ gate: 'pg_pool' }),
+    });
     await runMigrations(db.pool);
     const { generatedKey } = await bootstrapPlatform(db, { bootstrapKey: config.bootstrapPlatformKey, now: clock() });
     const redis: Redis = await createRedis(redisUrl, { commandTimeoutMs: st.redisCommandMs });
-    cleanups.push(async () => { await redis.close().catch(() => redis.destroy()); });
+    cleanups.push(async () => {
+      await redis.close().catch(() => redis.destroy());
+    });
     const probe = createStoreProbe({ databaseUrl, redis, timeoutMs: PROBE_TIMEOUT_MS });
     cleanups.push(() => probe.close());
 
-    const deps = createResolutionDeps({ db, redis, clock, config, metrics, ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}) });
+    const deps = createResolutionDeps({
+      db,
+      redis,
+      clock,
+      config,
+      metrics,
+      ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}),
+    });
     registerQueueGauges(metrics, { db, redis, clock });
     const auditStream = createAuditStream({ redis });
     const audit = createAuditWorkers({ db, stream: auditStream, log });
     // A REST request is counted once, by the gateway's limit: its calls to the gRPC server of this same process carry
     // this token and are not counted there again (README "Admission and overload").
-    const admittedToken = config.roles.has('gateway') && config.roles.has('grpc') && config.grpcTarget === undefined ? randomBytes(16).toString('hex') : undefined;
+    const admittedToken =
+      config.roles.has('gateway') && config.roles.has('grpc') && config.grpcTarget === undefined
+        ? randomBytes(16).toString('hex')
+        : undefined;
     let grpcPort: number | undefined;
     if (config.roles.has('grpc')) {
       const grpc = createGrpcServer({
         operations: createOperations(deps),
         authenticate: createAuthenticator({ credentials: deps.credentials, clock }),
-        rateLimit: createRateLimiter({ redis, limitPerMinute: config.rateLimitPerMinute, clock, onRoundTrip: (s) => metrics.redisDuration.observe({ op: 'ratelimit' }, s) }),
+        rateLimit: createRateLimiter({
+          redis,
+          limitPerMinute: config.rateLimitPerMinute,
+          clock,
+          onRoundTrip: (s) => metrics.redisDuration.observe({ op: 'ratelimit' }, s),
+        }),
         db,
         recordHeaderUse: createHeaderUseRecorder({ stream: auditStream, clock }),
         clock,
@@ -184,10 +222,28 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const clients = createGrpcClients(target);
       cleanups.push(async () => closeGrpcClients(clients));
       const HealthClient = makeGenericClientConstructor(healthService as never, 'Health');
-      const health = new HealthClient(target, credentials.createInsecure()) as unknown as { check(req: { service: string }, opts: { deadline: number }, cb: (err: unknown, res: { status: string | number }) => void): void; close(): void };
+      const health = new HealthClient(target, credentials.createInsecure()) as unknown as {
+        check(
+          req: { service: string },
+          opts: { deadline: number },
+          cb: (err: unknown, res: { status: string | number }) => void,
+        ): void;
+        close(): void;
+      };
       cleanups.push(async () => health.close());
       const openapi = buildOpenApi(ALL_ROUTES, { version: VERSION });
-      const capabilities = buildCapabilities(ALL_ROUTES, { version: VERSION, limits: { providersPerImport: 500, searchWindowDays: 14, optionsReturned: 10, holdTtlMaxSeconds: 600, resolutionTtlSeconds: config.resolutionTtlSeconds, rateLimitPerMinute: config.rateLimitPerMinute, bodyLimitBytes: 1048576 } });
+      const capabilities = buildCapabilities(ALL_ROUTES, {
+        version: VERSION,
+        limits: {
+          providersPerImport: 500,
+          searchWindowDays: 14,
+          optionsReturned: 10,
+          holdTtlMaxSeconds: 600,
+          resolutionTtlSeconds: config.resolutionTtlSeconds,
+          rateLimitPerMinute: config.rateLimitPerMinute,
+          bodyLimitBytes: 1048576,
+        },
+      });
       const app = createGateway({
         routes: ALL_ROUTES,
         clients,
@@ -201,12 +257,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         // Readiness asks the gRPC side (which probes its stores) and checks this process's own stores, all at once and
         // each bounded, so /readyz answers within about a second even when a store hangs.
         ready: async () => {
-          if (draining) throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down.', { retryAfter: 1 });
+          if (draining)
+            throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down.', { retryAfter: 1 });
           const [viaGrpc, stores] = await Promise.all([
-            new Promise<boolean>((resolve) => health.check({ service: '' }, { deadline: Date.now() + PROBE_TIMEOUT_MS }, (err, res) => resolve(!err && (res.status === 'SERVING' || res.status === 1)))),
+            new Promise<boolean>((resolve) =>
+              health.check({ service: '' }, { deadline: Date.now() + PROBE_TIMEOUT_MS }, (err, res) =>
+                resolve(!err && (res.status === 'SERVING' || res.status === 1)),
+              ),
+            ),
             probe.check(),
           ]);
-          const reason = notReadyReason(stores) ?? (viaGrpc ? undefined : 'The internal API reports Redis or PostgreSQL unreachable.');
+          const reason =
+            notReadyReason(stores) ??
+            (viaGrpc ? undefined : 'The internal API reports Redis or PostgreSQL unreachable.');
           if (reason !== undefined) throw new ServiceError('SERVICE_UNAVAILABLE', reason, { retryAfter: 1 });
           return true;
         },
@@ -216,12 +279,26 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       answerClientErrors(server, { logger, metrics });
       const drain = createHttpDrain(server);
       server.keepAliveTimeout = 65_000;
-      await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(config.port, config.host, () => resolve()); });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => resolve());
+      });
       const addr = server.address();
       httpPort = typeof addr === 'object' && addr ? addr.port : config.port;
       cleanups.push(() => drain.close(DRAIN_GRACE_MS));
     }
-    return { httpPort, grpcPort, redisUrl, databaseUrl, generatedKey, deps, audit: { flush: (o) => audit.flush(o) }, logger, metrics, stop: stopAll };
+    return {
+      httpPort,
+      grpcPort,
+      redisUrl,
+      databaseUrl,
+      generatedKey,
+      deps,
+      audit: { flush: (o) => audit.flush(o) },
+      logger,
+      metrics,
+      stop: stopAll,
+    };
   } catch (err) {
     await stopAll();
     throw err;

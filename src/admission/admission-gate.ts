@@ -57,12 +57,14 @@ export function createAdmissionGate(l: AdmissionLimits): AdmissionGate {
   let saturated = false;
   const counted = (delta: number) => {
     inFlight += delta;
-    if (l.limit <= 0 || (inFlight >= l.limit) === atLimit) return;
+    if (l.limit <= 0 || inFlight >= l.limit === atLimit) return;
     atLimit = !atLimit;
     since = now();
   };
   return {
-    get inFlight() { return inFlight; },
+    get inFlight() {
+      return inFlight;
+    },
     tryEnter(cost = 1) {
       if (l.limit <= 0) {
         inFlight += cost;

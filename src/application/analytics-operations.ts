@@ -25,7 +25,12 @@ export function createAnalyticsOperations(deps: AppDeps): OperationTable {
         const from = new Date(to.getTime() - PERIOD_DAYS[period] * DAY_MS);
         const { resolutions: r, bookings } = await readAnalyticsCounts(deps.db, caller.organizationId, from, to);
         return {
-          resolutions: { total: r.total, resolved: r.resolved, zeroResults: r.zeroResults, avgEvaluatedSlots: round(r.avgEvaluatedSlots, 2) },
+          resolutions: {
+            total: r.total,
+            resolved: r.resolved,
+            zeroResults: r.zeroResults,
+            avgEvaluatedSlots: round(r.avgEvaluatedSlots, 2),
+          },
           bookings,
           conversionRate: r.total === 0 ? 0 : round(r.converted / r.total, 4),
           period,

@@ -19,16 +19,36 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
         requirePlatformKey(caller);
         const body = parseInput(CreateApiKeyBody, input.body);
         const isPlatformType = body.type.startsWith('platform_');
-        const orgId = isPlatformType ? await findDefaultOrganizationId(deps.db, caller.platformId) : (body.organizationId ?? caller.organizationId);
+        const orgId = isPlatformType
+          ? await findDefaultOrganizationId(deps.db, caller.platformId)
+          : (body.organizationId ?? caller.organizationId);
         const org = orgId === undefined ? undefined : await findOrganization(deps.db, orgId);
         if (!orgId || !org) throw new ServiceError('ORGANIZATION_NOT_FOUND', undefined, { field: 'organizationId' });
-        if (org.platformId !== caller.platformId) throw new ServiceError('FORBIDDEN', undefined, { field: 'organizationId' });
+        if (org.platformId !== caller.platformId)
+          throw new ServiceError('FORBIDDEN', undefined, { field: 'organizationId' });
         const now = deps.clock();
         const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
-        if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new ServiceError('VALIDATION_ERROR', 'expiresAt must be in the future.', { field: 'expiresAt', details: [{ field: 'expiresAt', code: 'INVALID', message: 'must be in the future' }] });
+        if (expiresAt && expiresAt.getTime() <= now.getTime())
+          throw new ServiceError('VALIDATION_ERROR', 'expiresAt must be in the future.', {
+            field: 'expiresAt',
+            details: [{ field: 'expiresAt', code: 'INVALID', message: 'must be in the future' }],
+          });
         return deps.db.transaction(async (tx) => {
-          const { record, key } = await insertApiKey(tx, { platformId: caller.platformId, organizationId: orgId, type: body.type, name: body.name, expiresAt, now });
-          await recordAudit(tx, caller, now, { action: 'api_key.create', resourceType: 'api_key', resourceId: record.id, after: record, organizationId: orgId });
+          const { record, key } = await insertApiKey(tx, {
+            platformId: caller.platformId,
+            organizationId: orgId,
+            type: body.type,
+            name: body.name,
+            expiresAt,
+            now,
+          });
+          await recordAudit(tx, caller, now, {
+            action: 'api_key.create',
+            resourceType: 'api_key',
+            resourceId: record.id,
+            after: record,
+            organizationId: orgId,
+          });
           return { ...record, key };
         });
       },
@@ -39,7 +59,10 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
         requirePlatformKey(caller);
         const q = parseInput(ListApiKeysQuery, input.query);
         const limit = q.limit ?? 50;
-        const rows = await listApiKeys(deps.db, caller.platformId, { after: decodeCursor(q.cursor) ?? '', limit: limit + 1 });
+        const rows = await listApiKeys(deps.db, caller.platformId, {
+          after: decodeCursor(q.cursor) ?? '',
+          limit: limit + 1,
+        });
         return page(rows, limit, (k) => k.id);
       },
     },
@@ -55,7 +78,14 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
           if (cur.platformId !== caller.platformId) throw new ServiceError('FORBIDDEN');
           if (cur.record.revokedAt) return cur.record;
           const after = await revokeApiKey(tx, id, now);
-          await recordAudit(tx, caller, now, { action: 'api_key.revoke', resourceType: 'api_key', resourceId: id, before: cur.record, after, organizationId: cur.record.organizationId });
+          await recordAudit(tx, caller, now, {
+            action: 'api_key.revoke',
+            resourceType: 'api_key',
+            resourceId: id,
+            before: cur.record,
+            after,
+            organizationId: cur.record.organizationId,
+          });
           return after;
         });
         // This process stops accepting the key at once; the others within the cache's lifetime of a lookup.
@@ -73,9 +103,21 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
           caller.isPlatformKey ? findDefaultOrganizationId(deps.db, caller.platformId) : undefined,
         ]);
         return {
-          keyId: caller.keyId, keyType: caller.keyType, mode: caller.mode, platformId: caller.platformId, organizationId,
+          keyId: caller.keyId,
+          keyType: caller.keyType,
+          mode: caller.mode,
+          platformId: caller.platformId,
+          organizationId,
           defaultOrganizationId: defaultOrganizationId ?? null,
-          organization: org ? { id: org.id, name: org.name, externalId: org.externalId, settings: org.settings, providerGraphVersion: org.providerGraphVersion } : null,
+          organization: org
+            ? {
+                id: org.id,
+                name: org.name,
+                externalId: org.externalId,
+                settings: org.settings,
+                providerGraphVersion: org.providerGraphVersion,
+              }
+            : null,
         };
       },
     },

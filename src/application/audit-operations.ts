@@ -24,8 +24,15 @@ export interface AuditEventView {
 /** Maps an audit_events row to its API shape. */
 export function toAuditEventView(row: Record<string, any>): AuditEventView {
   return {
-    id: row.id, actor: row.actor, action: row.action, resource_type: row.resource_type, resource_id: row.resource_id,
-    request_id: row.request_id, organization_id: row.organization_id, before: row.before ?? null, after: row.after ?? null,
+    id: row.id,
+    actor: row.actor,
+    action: row.action,
+    resource_type: row.resource_type,
+    resource_id: row.resource_id,
+    request_id: row.request_id,
+    organization_id: row.organization_id,
+    before: row.before ?? null,
+    after: row.after ?? null,
     timestamp: (row.timestamp as Date).toISOString(),
   };
 }
@@ -39,9 +46,21 @@ export function createAuditOperations(deps: AppDeps): OperationTable {
         const q = parseInput(ListAuditEventsQuery, input.query);
         const limit = q.limit ?? 50;
         const position = decodeCursor(q.cursor);
-        if (position !== undefined && !/^\d{1,18}$/.test(position)) throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
-        const rows = await listAuditEventRows(deps.db, { organizationId: caller.organizationId, action: q.action, resourceType: q.resource_type, resourceId: q.resource_id },
-          { beforeSeq: position !== undefined ? Number(position) : undefined, limit: limit + 1 });
+        if (position !== undefined && !/^\d{1,18}$/.test(position))
+          throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', {
+            field: 'cursor',
+            details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }],
+          });
+        const rows = await listAuditEventRows(
+          deps.db,
+          {
+            organizationId: caller.organizationId,
+            action: q.action,
+            resourceType: q.resource_type,
+            resourceId: q.resource_id,
+          },
+          { beforeSeq: position !== undefined ? Number(position) : undefined, limit: limit + 1 },
+        );
         const paged = page(rows, limit, (row) => String(row.seq));
         return { data: paged.data.map(toAuditEventView), hasMore: paged.hasMore, nextCursor: paged.nextCursor };
       },
@@ -50,12 +69,18 @@ export function createAuditOperations(deps: AppDeps): OperationTable {
       audit: { action: 'audit_chain.verify', resourceType: 'audit_event', kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(VerifyAuditChainQuery, input.query);
-        const report = await verifyOrganizationAuditChain(deps.db, caller.organizationId, { latest: q.limit ?? 10_000 });
+        const report = await verifyOrganizationAuditChain(deps.db, caller.organizationId, {
+          latest: q.limit ?? 10_000,
+        });
         return {
           status: report.breaks.length === 0 ? 'intact' : 'broken',
-          checked: report.checked, linked: report.linked, pending: report.pending,
+          checked: report.checked,
+          linked: report.linked,
+          pending: report.pending,
           breaks: report.breaks.map((b) => ({ eventId: b.id, reason: b.reason })),
-          fromPosition: report.fromPosition, toPosition: report.toPosition, complete: report.complete,
+          fromPosition: report.fromPosition,
+          toPosition: report.toPosition,
+          complete: report.complete,
           verifiedAt: deps.clock().toISOString(),
         };
       },

@@ -19,22 +19,36 @@ export function createAuthenticator(deps: { credentials: CredentialCache; clock:
    * `onValidKey` runs once the key is known valid, before the organization is resolved: the rate limit counts every
    * call made with a valid key, those then refused for their Service-Organization-Id included (CONTRACT part 1).
    */
-  return async function authenticate(creds: Credentials, onValidKey?: (keyId: string) => Promise<void>): Promise<Caller> {
+  return async function authenticate(
+    creds: Credentials,
+    onValidKey?: (keyId: string) => Promise<void>,
+  ): Promise<Caller> {
     const match = /^Bearer\s+(\S+)$/i.exec(creds.authorization?.trim() ?? '');
     const key = match?.[1];
-    if (!key || !isWellFormedApiKey(key)) throw new ServiceError('UNAUTHENTICATED', 'Authorization must be `Bearer <API key>` with a service_live_ or service_test_ key.');
+    if (!key || !isWellFormedApiKey(key))
+      throw new ServiceError(
+        'UNAUTHENTICATED',
+        'Authorization must be `Bearer <API key>` with a service_live_ or service_test_ key.',
+      );
     const hash = hashApiKey(key);
     const row = await deps.credentials.keyByHash(hash);
-    if (!row || !sameKeyHash(row.key_hash, hash)) throw new ServiceError('UNAUTHENTICATED', 'The API key is not valid.');
+    if (!row || !sameKeyHash(row.key_hash, hash))
+      throw new ServiceError('UNAUTHENTICATED', 'The API key is not valid.');
     if (row.revoked_at) throw new ServiceError('UNAUTHENTICATED', 'The API key was revoked.');
-    if (row.expires_at && row.expires_at.getTime() <= deps.clock().getTime()) throw new ServiceError('UNAUTHENTICATED', 'The API key has expired.');
+    if (row.expires_at && row.expires_at.getTime() <= deps.clock().getTime())
+      throw new ServiceError('UNAUTHENTICATED', 'The API key has expired.');
     await onValidKey?.(row.id);
     const isPlatformKey = row.type.startsWith('platform_');
     const header = creds.organizationHeader?.trim() || undefined;
     let organizationId = row.organization_id;
     if (header !== undefined) {
-      if (!isPlatformKey) throw new ServiceError('UNAUTHENTICATED', 'Service-Organization-Id may only be sent with a platform key.');
-      if ((await deps.credentials.platformOfOrganization(header)) !== row.platform_id) throw new ServiceError('FORBIDDEN', 'The organization in Service-Organization-Id does not belong to this platform.');
+      if (!isPlatformKey)
+        throw new ServiceError('UNAUTHENTICATED', 'Service-Organization-Id may only be sent with a platform key.');
+      if ((await deps.credentials.platformOfOrganization(header)) !== row.platform_id)
+        throw new ServiceError(
+          'FORBIDDEN',
+          'The organization in Service-Organization-Id does not belong to this platform.',
+        );
       organizationId = header;
     }
     return {

@@ -28,20 +28,33 @@ async function listBookingsV2(deps: ResolutionDeps, caller: Caller, query: unkno
   if (q.providerId) {
     const provider = await findProviderRow(deps.db, q.providerId);
     if (!provider) throw new ServiceError('PROVIDER_NOT_FOUND', undefined, { field: 'providerId' });
-    if (provider.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The provider belongs to another organization.', { field: 'providerId' });
+    if (provider.organization_id !== caller.organizationId)
+      throw new ServiceError('FORBIDDEN', 'The provider belongs to another organization.', { field: 'providerId' });
   }
   const after = decodeCursor(q.cursor);
   let before: { createdAt: Date; id: string } | undefined;
   if (after !== undefined) {
     const [ms, id] = after.split('|');
-    if (!ms || !id || !/^\d+$/.test(ms)) throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
+    if (!ms || !id || !/^\d+$/.test(ms))
+      throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', {
+        field: 'cursor',
+        details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }],
+      });
     before = { createdAt: new Date(Number(ms)), id };
   }
-  const rows = await listBookingsBefore(deps.db, { organizationId: caller.organizationId, status: q.status, providerId: q.providerId }, { before, limit: limit + 1 });
+  const rows = await listBookingsBefore(
+    deps.db,
+    { organizationId: caller.organizationId, status: q.status, providerId: q.providerId },
+    { before, limit: limit + 1 },
+  );
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];
-  return { data: pageRows.map(toBookingV2), hasMore, nextCursor: hasMore && last ? encodeCursor(positionOf(last)) : null };
+  return {
+    data: pageRows.map(toBookingV2),
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(positionOf(last)) : null,
+  };
 }
 
 /** BookingService operations: v2 booking reads and the v1 direct booking path (SPEC 4.4, CONTRACT part 5). */

@@ -3,13 +3,26 @@ import { ServiceError, validationError, type ErrorDetail } from '../errors/servi
 import { issuesToDetails, parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import {
-  CalendarConnectionPath, CreateCalendarConnectionBody, ListCalendarConnectionsQuery, UpdateCalendarConnectionBody,
+  CalendarConnectionPath,
+  CreateCalendarConnectionBody,
+  ListCalendarConnectionsQuery,
+  UpdateCalendarConnectionBody,
 } from '../contract/schemas/calendar-connection.js';
 import { validateSchedule } from '../domain/availability/validate-schedule.js';
 import type { Weekday } from '../domain/provider.js';
 import {
-  calendarConnectionDoc, countCalendarConnections, deleteCalendarConnectionRow, findCalendarConnectionRow, fullWeek, insertCalendarConnectionRow,
-  listCalendarConnectionRows, toCalendarConnectionView, updateCalendarConnectionRow, type CalendarConnectionDoc, type CalendarConnectionView, type StoredDay,
+  calendarConnectionDoc,
+  countCalendarConnections,
+  deleteCalendarConnectionRow,
+  findCalendarConnectionRow,
+  fullWeek,
+  insertCalendarConnectionRow,
+  listCalendarConnectionRows,
+  toCalendarConnectionView,
+  updateCalendarConnectionRow,
+  type CalendarConnectionDoc,
+  type CalendarConnectionView,
+  type StoredDay,
 } from '../persistence/calendar-connection-repository.js';
 import type { Queryable } from '../persistence/database.js';
 import { newId } from '../persistence/new-id.js';
@@ -29,12 +42,17 @@ function overlapping(a: string, b: string): boolean {
  * Validates a body with its schema and the schedule it describes with validateSchedule, reporting every problem
  * of both in one 400 (a schedule problem already named by the schema is reported once).
  */
-function parseScheduleBody<S extends z.ZodType>(schema: S, body: unknown, schedule: (raw: unknown) => unknown): z.output<S> {
+function parseScheduleBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  schedule: (raw: unknown) => unknown,
+): z.output<S> {
   const r = schema.safeParse(body, { reportInput: true });
   const details: ErrorDetail[] = r.success ? [] : issuesToDetails(r.error.issues);
   // The raw body, not the parsed one: parsing drops unknown keys such as a misspelt weekday.
   for (const p of validateSchedule(schedule(body))) {
-    if (!details.some((d) => overlapping(d.field, p.field))) details.push({ field: p.field || '(body)', code: 'INVALID', message: p.message });
+    if (!details.some((d) => overlapping(d.field, p.field)))
+      details.push({ field: p.field || '(body)', code: 'INVALID', message: p.message });
   }
   if (details.length > 0 || !r.success) throw validationError(details);
   return r.data;
@@ -47,7 +65,12 @@ function schedulePart(body: unknown) {
 }
 
 /** Reads a connection of the caller's organization: 404 when unknown, 403 when another organization's. */
-async function connectionOfCaller(db: Queryable, caller: Caller, id: string, opts: { forUpdate?: boolean } = {}): Promise<CalendarConnectionView> {
+async function connectionOfCaller(
+  db: Queryable,
+  caller: Caller,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<CalendarConnectionView> {
   const row = await findCalendarConnectionRow(db, id, opts);
   if (!row) throw new ServiceError('CALENDAR_CONNECTION_NOT_FOUND');
   if (row.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN');
@@ -71,10 +94,22 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
           const provider = await providerOfCaller(tx, caller, body.providerId);
-          const row = await insertCalendarConnectionRow(tx, { id: newId('cal', now.getTime()), platformId: caller.platformId, organizationId: caller.organizationId, providerId: provider.id, doc, now });
+          const row = await insertCalendarConnectionRow(tx, {
+            id: newId('cal', now.getTime()),
+            platformId: caller.platformId,
+            organizationId: caller.organizationId,
+            providerId: provider.id,
+            doc,
+            now,
+          });
           const view = toCalendarConnectionView(row);
           await bumpGraphVersion(tx, caller.organizationId);
-          await recordAudit(tx, caller, now, { action: 'calendar_connection.create', resourceType: 'calendar_connection', resourceId: view.id, after: view });
+          await recordAudit(tx, caller, now, {
+            action: 'calendar_connection.create',
+            resourceType: 'calendar_connection',
+            resourceId: view.id,
+            after: view,
+          });
           return view;
         });
       },
@@ -87,7 +122,10 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
         const limit = q.limit ?? 50;
         const filter = { organizationId: caller.organizationId, providerId: q.providerId };
         const total = await countCalendarConnections(deps.db, filter);
-        const rows = await listCalendarConnectionRows(deps.db, filter, { after: decodeCursor(q.cursor), limit: limit + 1 });
+        const rows = await listCalendarConnectionRows(deps.db, filter, {
+          after: decodeCursor(q.cursor),
+          limit: limit + 1,
+        });
         return { ...page(rows.map(toCalendarConnectionView), limit, (c) => c.id), total };
       },
     },
@@ -110,21 +148,39 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
           // The whole schedule after the change is validated, not just the fields sent.
           const merged = (raw: unknown) => {
             const b = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-            const days = b.days === undefined ? cur.days : typeof b.days === 'object' && b.days !== null && !Array.isArray(b.days) ? { ...cur.days, ...b.days } : b.days;
-            return { timezone: b.timezone ?? cur.timezone, days, overrides: b.overrides === undefined ? cur.overrides : (b.overrides ?? []) };
+            const days =
+              b.days === undefined
+                ? cur.days
+                : typeof b.days === 'object' && b.days !== null && !Array.isArray(b.days)
+                  ? { ...cur.days, ...b.days }
+                  : b.days;
+            return {
+              timezone: b.timezone ?? cur.timezone,
+              days,
+              overrides: b.overrides === undefined ? cur.overrides : (b.overrides ?? []),
+            };
           };
           const body = parseScheduleBody(UpdateCalendarConnectionBody, input.body ?? {}, merged);
           const next: CalendarConnectionDoc = {
             title: body.title === undefined ? cur.title : body.title,
             timezone: body.timezone ?? cur.timezone,
-            days: body.days === undefined ? cur.days : fullWeek({ ...cur.days, ...(body.days as Partial<Record<Weekday, StoredDay>>) }),
+            days:
+              body.days === undefined
+                ? cur.days
+                : fullWeek({ ...cur.days, ...(body.days as Partial<Record<Weekday, StoredDay>>) }),
             overrides: body.overrides === undefined ? cur.overrides : (body.overrides ?? []),
             externalCalendar: body.externalCalendar === undefined ? cur.externalCalendar : body.externalCalendar,
           };
           if (JSON.stringify(next) === JSON.stringify(calendarConnectionDoc(cur))) return cur;
           const view = toCalendarConnectionView(await updateCalendarConnectionRow(tx, id, next, now));
           await bumpGraphVersion(tx, caller.organizationId);
-          await recordAudit(tx, caller, now, { action: 'calendar_connection.update', resourceType: 'calendar_connection', resourceId: id, before: cur, after: view });
+          await recordAudit(tx, caller, now, {
+            action: 'calendar_connection.update',
+            resourceType: 'calendar_connection',
+            resourceId: id,
+            before: cur,
+            after: view,
+          });
           return view;
         });
       },
@@ -139,7 +195,13 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
           const cur = await connectionOfCaller(tx, caller, id, { forUpdate: true });
           await deleteCalendarConnectionRow(tx, id);
           await bumpGraphVersion(tx, caller.organizationId);
-          await recordAudit(tx, caller, now, { action: 'calendar_connection.delete', resourceType: 'calendar_connection', resourceId: id, before: cur, after: null });
+          await recordAudit(tx, caller, now, {
+            action: 'calendar_connection.delete',
+            resourceType: 'calendar_connection',
+            resourceId: id,
+            before: cur,
+            after: null,
+          });
           return { ...cur, deleted: true };
         });
       },

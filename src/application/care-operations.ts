@@ -1,18 +1,38 @@
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import {
-  CreateContinuityBody, CreateWaitlistEntryBody, ListContinuityQuery, ListManualReviewQuery, ListWaitlistQuery, ManualReviewPath, WaitlistEntryPath,
+  CreateContinuityBody,
+  CreateWaitlistEntryBody,
+  ListContinuityQuery,
+  ListManualReviewQuery,
+  ListWaitlistQuery,
+  ManualReviewPath,
+  WaitlistEntryPath,
 } from '../contract/schemas/care.js';
 import { ServiceError } from '../errors/service-error.js';
-import { findContinuityRecord, listContinuityRecords, upsertContinuityRecord } from '../persistence/continuity-repository.js';
+import {
+  findContinuityRecord,
+  listContinuityRecords,
+  upsertContinuityRecord,
+} from '../persistence/continuity-repository.js';
 import type { Queryable } from '../persistence/database.js';
-import { findManualReviewEntry, listManualReviewEntries, setManualReviewStatus } from '../persistence/manual-review-repository.js';
+import {
+  findManualReviewEntry,
+  listManualReviewEntries,
+  setManualReviewStatus,
+} from '../persistence/manual-review-repository.js';
 import { findProviderRow } from '../persistence/provider-repository.js';
 import { findResolutionOrganizationId } from '../persistence/resolution-repository.js';
 import { findServiceRow } from '../persistence/service-repository.js';
 import { newId } from '../persistence/new-id.js';
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
-import { findWaitlistEntry, insertWaitlistEntry, listWaitlistEntries, updateWaitlistEntry, type WaitlistDoc } from '../persistence/waitlist-repository.js';
+import {
+  findWaitlistEntry,
+  insertWaitlistEntry,
+  listWaitlistEntries,
+  updateWaitlistEntry,
+  type WaitlistDoc,
+} from '../persistence/waitlist-repository.js';
 import type { AppDeps } from './app-deps.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
@@ -28,7 +48,12 @@ async function waitlistEntryOfCaller(db: Queryable, caller: Caller, id: string, 
 }
 
 /** Checks that an id in a body names a record of the caller's organization (404 when unknown, 403 when foreign). */
-function ensureOwned(organizationId: string | undefined, caller: Caller, notFound: 'SERVICE_NOT_FOUND' | 'RESOLUTION_NOT_FOUND' | 'PROVIDER_NOT_FOUND', field: string) {
+function ensureOwned(
+  organizationId: string | undefined,
+  caller: Caller,
+  notFound: 'SERVICE_NOT_FOUND' | 'RESOLUTION_NOT_FOUND' | 'PROVIDER_NOT_FOUND',
+  field: string,
+) {
   if (organizationId === undefined) throw new ServiceError(notFound, undefined, { field });
   if (organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN', undefined, { field });
 }
@@ -53,11 +78,23 @@ export function createCareOperations(deps: AppDeps): OperationTable {
           });
           const key = { organizationId: caller.organizationId, clientRef: body.clientRef, providerId: body.providerId };
           const prev = await findContinuityRecord(tx, key, { forUpdate: true });
-          const view = await upsertContinuityRecord(tx, { ...key, id: newId('cty', now.getTime()), platformId: caller.platformId, lastSeenAt, now });
+          const view = await upsertContinuityRecord(tx, {
+            ...key,
+            id: newId('cty', now.getTime()),
+            platformId: caller.platformId,
+            lastSeenAt,
+            now,
+          });
           if (prev && prev.lastSeenAt === view.lastSeenAt) return view;
           // Continuity changes the order a resolution gives; a new graph version keeps "same input, same graph version, same order" true.
           await bumpGraphVersion(tx, caller.organizationId);
-          await recordAudit(tx, caller, now, { action: prev ? 'continuity.update' : 'continuity.create', resourceType: 'continuity', resourceId: view.id, before: prev ?? null, after: view });
+          await recordAudit(tx, caller, now, {
+            action: prev ? 'continuity.update' : 'continuity.create',
+            resourceType: 'continuity',
+            resourceId: view.id,
+            before: prev ?? null,
+            after: view,
+          });
           return view;
         });
       },
@@ -67,7 +104,11 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListContinuityQuery, input.query);
         const { limit, after } = pageOf(q);
-        const rows = await listContinuityRecords(deps.db, { organizationId: caller.organizationId, clientRef: q.clientRef }, { after, limit: limit + 1 });
+        const rows = await listContinuityRecords(
+          deps.db,
+          { organizationId: caller.organizationId, clientRef: q.clientRef },
+          { after, limit: limit + 1 },
+        );
         return page(rows, limit, (c) => c.id);
       },
     },
@@ -75,18 +116,44 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       audit: { action: 'waitlist_entry.create', resourceType: 'waitlist_entry', kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateWaitlistEntryBody, input.body);
-        ensureOwned((await findServiceRow(deps.db, body.serviceId))?.organization_id, caller, 'SERVICE_NOT_FOUND', 'serviceId');
+        ensureOwned(
+          (await findServiceRow(deps.db, body.serviceId))?.organization_id,
+          caller,
+          'SERVICE_NOT_FOUND',
+          'serviceId',
+        );
         if (body.resolutionId !== undefined) {
-          ensureOwned(await findResolutionOrganizationId(deps.db, body.resolutionId), caller, 'RESOLUTION_NOT_FOUND', 'resolutionId');
+          ensureOwned(
+            await findResolutionOrganizationId(deps.db, body.resolutionId),
+            caller,
+            'RESOLUTION_NOT_FOUND',
+            'resolutionId',
+          );
         }
         const now = deps.clock();
         const doc: WaitlistDoc = {
-          serviceId: body.serviceId, customer: body.customer, constraints: body.constraints ?? null, preferences: body.preferences ?? null,
-          resolutionId: body.resolutionId ?? null, cancelledAt: null,
+          serviceId: body.serviceId,
+          customer: body.customer,
+          constraints: body.constraints ?? null,
+          preferences: body.preferences ?? null,
+          resolutionId: body.resolutionId ?? null,
+          cancelledAt: null,
         };
         return deps.db.transaction(async (tx) => {
-          const view = await insertWaitlistEntry(tx, { id: newId('wl', now.getTime()), platformId: caller.platformId, organizationId: caller.organizationId, status: 'waiting', doc, now });
-          await recordAudit(tx, caller, now, { action: 'waitlist_entry.create', resourceType: 'waitlist_entry', resourceId: view.id, after: view });
+          const view = await insertWaitlistEntry(tx, {
+            id: newId('wl', now.getTime()),
+            platformId: caller.platformId,
+            organizationId: caller.organizationId,
+            status: 'waiting',
+            doc,
+            now,
+          });
+          await recordAudit(tx, caller, now, {
+            action: 'waitlist_entry.create',
+            resourceType: 'waitlist_entry',
+            resourceId: view.id,
+            after: view,
+          });
           return view;
         });
       },
@@ -96,7 +163,11 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListWaitlistQuery, input.query);
         const { limit, after } = pageOf(q);
-        const rows = await listWaitlistEntries(deps.db, { organizationId: caller.organizationId, status: q.status }, { after, limit: limit + 1 });
+        const rows = await listWaitlistEntries(
+          deps.db,
+          { organizationId: caller.organizationId, status: q.status },
+          { after, limit: limit + 1 },
+        );
         return page(rows, limit, (w) => w.id);
       },
     },
@@ -112,7 +183,13 @@ export function createCareOperations(deps: AppDeps): OperationTable {
           if (cur.status === 'cancelled') return cur;
           const doc: WaitlistDoc = { ...stored.doc, cancelledAt: now.toISOString() };
           const view = await updateWaitlistEntry(tx, id, { status: 'cancelled', doc, now });
-          await recordAudit(tx, caller, now, { action: 'waitlist_entry.cancel', resourceType: 'waitlist_entry', resourceId: id, before: cur, after: view });
+          await recordAudit(tx, caller, now, {
+            action: 'waitlist_entry.cancel',
+            resourceType: 'waitlist_entry',
+            resourceId: id,
+            before: cur,
+            after: view,
+          });
           return view;
         });
       },
@@ -122,7 +199,11 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListManualReviewQuery, input.query);
         const { limit, after } = pageOf(q);
-        const rows = await listManualReviewEntries(deps.db, { organizationId: caller.organizationId, status: q.status ?? 'open' }, { after, limit: limit + 1 });
+        const rows = await listManualReviewEntries(
+          deps.db,
+          { organizationId: caller.organizationId, status: q.status ?? 'open' },
+          { after, limit: limit + 1 },
+        );
         return page(rows, limit, (e) => e.providerId);
       },
     },
@@ -130,7 +211,12 @@ export function createCareOperations(deps: AppDeps): OperationTable {
       audit: { action: 'manual_review.resolve', resourceType: 'manual_review', kind: 'write-if-changed' },
       async handler(caller, input) {
         const { providerId } = parseInput(ManualReviewPath, input.params);
-        ensureOwned((await findProviderRow(deps.db, providerId))?.organization_id, caller, 'PROVIDER_NOT_FOUND', 'providerId');
+        ensureOwned(
+          (await findProviderRow(deps.db, providerId))?.organization_id,
+          caller,
+          'PROVIDER_NOT_FOUND',
+          'providerId',
+        );
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
           const entryKey = { organizationId: caller.organizationId, providerId };
@@ -139,7 +225,13 @@ export function createCareOperations(deps: AppDeps): OperationTable {
           if (cur.status === 'resolved') return cur;
           await setManualReviewStatus(tx, entryKey, { status: 'resolved', resolvedAt: now });
           const view = { ...cur, status: 'resolved' as const, resolvedAt: now.toISOString() };
-          await recordAudit(tx, caller, now, { action: 'manual_review.resolve', resourceType: 'manual_review', resourceId: providerId, before: cur, after: view });
+          await recordAudit(tx, caller, now, {
+            action: 'manual_review.resolve',
+            resourceType: 'manual_review',
+            resourceId: providerId,
+            before: cur,
+            after: view,
+          });
           return view;
         });
       },

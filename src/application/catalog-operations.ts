@@ -5,7 +5,15 @@ import { CreateServiceBody, ListEventTypesQuery, ListServicesQuery, ServicePath 
 import { serviceSlug } from '../domain/service-slug.js';
 import { newId } from '../persistence/new-id.js';
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
-import { countServices, findServiceRow, insertServiceRow, listServiceRows, toServiceView, type ServiceDoc, type ServiceView } from '../persistence/service-repository.js';
+import {
+  countServices,
+  findServiceRow,
+  insertServiceRow,
+  listServiceRows,
+  toServiceView,
+  type ServiceDoc,
+  type ServiceView,
+} from '../persistence/service-repository.js';
 import type { AppDeps } from './app-deps.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
@@ -14,7 +22,16 @@ import { recordAudit } from './record-audit.js';
 
 /** The v1 event-type view of a service (SPEC part 9: `title`, `length`). */
 export function toEventTypeV1(s: ServiceView) {
-  return { id: s.id, providerId: s.providerId, slug: s.slug, title: s.title, length: s.duration, price: s.price, currency: s.currency, modality: s.modality };
+  return {
+    id: s.id,
+    providerId: s.providerId,
+    slug: s.slug,
+    title: s.title,
+    length: s.duration,
+    price: s.price,
+    currency: s.currency,
+    modality: s.modality,
+  };
 }
 
 /** CatalogService operations: services (session types) of providers and their v1 event-type view. */
@@ -44,11 +61,29 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
           const provider = await providerOfCaller(tx, caller, body.providerId);
-          const row = await insertServiceRow(tx, { id: newId('svc', now.getTime()), platformId: caller.platformId, organizationId: caller.organizationId, providerId: provider.id, slug, doc, now });
-          if (!row) throw new ServiceError('DUPLICATE_EXTERNAL_ID', `Provider ${provider.id} already has a service with the slug "${slug}"; the slug comes from the title, so choose a different title.`, { field: 'title' });
+          const row = await insertServiceRow(tx, {
+            id: newId('svc', now.getTime()),
+            platformId: caller.platformId,
+            organizationId: caller.organizationId,
+            providerId: provider.id,
+            slug,
+            doc,
+            now,
+          });
+          if (!row)
+            throw new ServiceError(
+              'DUPLICATE_EXTERNAL_ID',
+              `Provider ${provider.id} already has a service with the slug "${slug}"; the slug comes from the title, so choose a different title.`,
+              { field: 'title' },
+            );
           const view = toServiceView(row);
           await bumpGraphVersion(tx, caller.organizationId);
-          await recordAudit(tx, caller, now, { action: 'service.create', resourceType: 'service', resourceId: view.id, after: view });
+          await recordAudit(tx, caller, now, {
+            action: 'service.create',
+            resourceType: 'service',
+            resourceId: view.id,
+            after: view,
+          });
           return view;
         });
       },
@@ -84,7 +119,14 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
         const filter = { organizationId: caller.organizationId, providerId: q.providerId };
         const total = await countServices(deps.db, filter);
         const rows = await listServiceRows(deps.db, filter, { after: decodeCursor(q.cursor), limit: limit + 1 });
-        return { ...page(rows.map((r) => toEventTypeV1(toServiceView(r))), limit, (e) => e.id), total };
+        return {
+          ...page(
+            rows.map((r) => toEventTypeV1(toServiceView(r))),
+            limit,
+            (e) => e.id,
+          ),
+          total,
+        };
       },
     },
   };

@@ -38,5 +38,10 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     InspectorService: createInspectorOperations(deps),
   };
   // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
-  return Object.fromEntries(Object.entries(tables).map(([name, table]) => [name, name === 'GatewayService' ? table : refuseUnstorableInput(table)]));
+  return Object.fromEntries(
+    Object.entries(tables).map(([name, table]) => [
+      name,
+      name === 'GatewayService' ? table : refuseUnstorableInput(table),
+    ]),
+  );
 }

@@ -49,17 +49,25 @@ export function createCredentialCache(opts: CredentialCacheOptions): CredentialC
   const orgLoads = new Map<string, Promise<Cached<string>>>();
 
   /** Reads through `cache`, sharing one load per key among concurrent callers. */
-  async function readThrough<T>(cache: LRUCache<string, { value: Cached<T>; until: number }>, loads: Map<string, Promise<Cached<T>>>, key: string, ttlOf: (v: Cached<T>) => number, load: () => Promise<T | undefined>): Promise<T | undefined> {
+  async function readThrough<T>(
+    cache: LRUCache<string, { value: Cached<T>; until: number }>,
+    loads: Map<string, Promise<Cached<T>>>,
+    key: string,
+    ttlOf: (v: Cached<T>) => number,
+    load: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     const hit = cache.get(key);
     if (hit && hit.until > now()) return hit.value === MISSING ? undefined : hit.value;
     let pending = loads.get(key);
     if (!pending) {
       const sentAt = now();
-      pending = load().then((v) => {
-        const value: Cached<T> = v === undefined ? MISSING : v;
-        cache.set(key, { value, until: sentAt + ttlOf(value) });
-        return value;
-      }).finally(() => loads.delete(key));
+      pending = load()
+        .then((v) => {
+          const value: Cached<T> = v === undefined ? MISSING : v;
+          cache.set(key, { value, until: sentAt + ttlOf(value) });
+          return value;
+        })
+        .finally(() => loads.delete(key));
       loads.set(key, pending);
     }
     const value = await pending;
@@ -68,14 +76,26 @@ export function createCredentialCache(opts: CredentialCacheOptions): CredentialC
 
   return {
     keyByHash(hash) {
-      return readThrough(keys, keyLoads, hash.toString('hex'), () => ttl, async () => {
-        return findKeyByHash(opts.db, hash);
-      });
+      return readThrough(
+        keys,
+        keyLoads,
+        hash.toString('hex'),
+        () => ttl,
+        async () => {
+          return findKeyByHash(opts.db, hash);
+        },
+      );
     },
     platformOfOrganization(organizationId) {
-      return readThrough(orgs, orgLoads, organizationId, (v) => (v === MISSING ? ttl : Number.POSITIVE_INFINITY), async () => {
-        return findPlatformOfOrganization(opts.db, organizationId);
-      });
+      return readThrough(
+        orgs,
+        orgLoads,
+        organizationId,
+        (v) => (v === MISSING ? ttl : Number.POSITIVE_INFINITY),
+        async () => {
+          return findPlatformOfOrganization(opts.db, organizationId);
+        },
+      );
     },
     forgetKey(keyId) {
       for (const [k, entry] of keys.entries()) if (entry.value !== MISSING && entry.value.id === keyId) keys.delete(k);

@@ -112,7 +112,11 @@ function slotOf(b: BookingRow): EventSlot {
 /** The data of `booking.confirmed` and `booking.completed`, from the booking as it is after the change. */
 export function bookingEventData(b: BookingRow): BookingEventData {
   return {
-    bookingId: b.id, resolutionId: b.resolution_id, providerId: b.provider_id, slot: slotOf(b), status: b.status,
+    bookingId: b.id,
+    resolutionId: b.resolution_id,
+    providerId: b.provider_id,
+    slot: slotOf(b),
+    status: b.status,
     ...(b.rescheduled_from !== null ? { rescheduledFrom: b.rescheduled_from } : {}),
   };
 }
@@ -125,39 +129,86 @@ export function bookingCancelledData(b: BookingRow, cancelledAt: Date, reason: s
 /** The data of `booking.rescheduled`: `bookingId` is the original (now `rescheduled`), `slot` the new booking's. */
 export function bookingRescheduledData(original: BookingRow, fresh: BookingRow): BookingRescheduledData {
   return {
-    bookingId: original.id, resolutionId: original.resolution_id, providerId: fresh.provider_id, slot: slotOf(fresh), status: 'rescheduled',
+    bookingId: original.id,
+    resolutionId: original.resolution_id,
+    providerId: fresh.provider_id,
+    slot: slotOf(fresh),
+    status: 'rescheduled',
     ...(original.rescheduled_from !== null ? { rescheduledFrom: original.rescheduled_from } : {}),
     rescheduledTo: fresh.id,
   };
 }
 
 /** The data of `resolution.*`; `unknownProviders` only for `resolution.partial`. */
-export function resolutionEventData(r: { resolutionId: string; status: string; optionsReturned: number; requestId: string }, unknownProviders?: number): ResolutionEventData {
-  return { resolutionId: r.resolutionId, status: r.status, optionsReturned: r.optionsReturned, requestId: r.requestId, ...(unknownProviders !== undefined ? { unknownProviders } : {}) };
+export function resolutionEventData(
+  r: { resolutionId: string; status: string; optionsReturned: number; requestId: string },
+  unknownProviders?: number,
+): ResolutionEventData {
+  return {
+    resolutionId: r.resolutionId,
+    status: r.status,
+    optionsReturned: r.optionsReturned,
+    requestId: r.requestId,
+    ...(unknownProviders !== undefined ? { unknownProviders } : {}),
+  };
 }
 
 /** The data of `option.held`. */
-export function optionHeldData(h: { resolutionId: string; optionId: string; holdId: string; expiresAt: Date }): OptionHeldData {
-  return { resolutionId: h.resolutionId, optionId: h.optionId, holdId: h.holdId, expiresAt: h.expiresAt.toISOString(), reason: 'held' };
+export function optionHeldData(h: {
+  resolutionId: string;
+  optionId: string;
+  holdId: string;
+  expiresAt: Date;
+}): OptionHeldData {
+  return {
+    resolutionId: h.resolutionId,
+    optionId: h.optionId,
+    holdId: h.holdId,
+    expiresAt: h.expiresAt.toISOString(),
+    reason: 'held',
+  };
 }
 
 /** The data of `option.released`. */
-export function optionReleasedData(h: { resolutionId: string; optionId: string; holdId: string; releasedAt: Date; reason: 'released' | 'expired' }): OptionReleasedData {
-  return { resolutionId: h.resolutionId, optionId: h.optionId, holdId: h.holdId, releasedAt: h.releasedAt.toISOString(), reason: h.reason };
+export function optionReleasedData(h: {
+  resolutionId: string;
+  optionId: string;
+  holdId: string;
+  releasedAt: Date;
+  reason: 'released' | 'expired';
+}): OptionReleasedData {
+  return {
+    resolutionId: h.resolutionId,
+    optionId: h.optionId,
+    holdId: h.holdId,
+    releasedAt: h.releasedAt.toISOString(),
+    reason: h.reason,
+  };
 }
 
 /** The data of `professional.*`. */
-export function professionalEventData(p: { id: string; externalId: string; profileVersion: number }): ProfessionalEventData {
+export function professionalEventData(p: {
+  id: string;
+  externalId: string;
+  profileVersion: number;
+}): ProfessionalEventData {
   return { providerId: p.id, externalId: p.externalId, profileVersion: p.profileVersion };
 }
 
 /** The data of `provider_import.completed`. */
-export function providerImportCompletedData(importId: string, summary: Record<string, number>): ProviderImportCompletedData {
+export function providerImportCompletedData(
+  importId: string,
+  summary: Record<string, number>,
+): ProviderImportCompletedData {
   return { importId, summary: { ...summary } };
 }
 
 /** The data of `calendar.*`. */
-export function calendarEventData(c: { providerId: string; calendarConnectionId: string; reason: string }): CalendarEventData {
+export function calendarEventData(c: {
+  providerId: string;
+  calendarConnectionId: string;
+  reason: string;
+}): CalendarEventData {
   return { providerId: c.providerId, calendarConnectionId: c.calendarConnectionId, reason: c.reason };
 }
 

@@ -29,19 +29,30 @@ export function payloadHash(payload: unknown): string {
  */
 export function createIdempotencyStore(deps: { redis: Redis; waitMs?: number }) {
   const waitMs = deps.waitMs ?? 3000;
-  const keyOf = (organizationId: string, endpoint: string, key: string) => `idem:{${organizationId}}:${endpoint}:${createHash('sha256').update(key).digest('hex')}`;
+  const keyOf = (organizationId: string, endpoint: string, key: string) =>
+    `idem:{${organizationId}}:${endpoint}:${createHash('sha256').update(key).digest('hex')}`;
   return {
     /** Claims a key for a payload, or answers the replay. */
     async claim(organizationId: string, endpoint: string, key: string, hash: string): Promise<IdempotencyClaim> {
       const k = keyOf(organizationId, endpoint, key);
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const ok = await withRedis(() => deps.redis.set(k, JSON.stringify({ state: 'in_progress', hash } satisfies Stored), { NX: true, PX: IN_PROGRESS_TTL_MS }));
+        const ok = await withRedis(() =>
+          deps.redis.set(k, JSON.stringify({ state: 'in_progress', hash } satisfies Stored), {
+            NX: true,
+            PX: IN_PROGRESS_TTL_MS,
+          }),
+        );
         if (ok) return { kind: 'new' };
         const raw = await withRedis(() => deps.redis.get(k));
         if (raw === null) continue;
         const stored = JSON.parse(String(raw)) as Stored;
-        if (stored.hash !== hash) throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different payload.', { field: 'Idempotency-Key' });
+        if (stored.hash !== hash)
+          throw new ServiceError(
+            'IDEMPOTENCY_KEY_REUSED',
+            'This Idempotency-Key was already used with a different payload.',
+            { field: 'Idempotency-Key' },
+          );
         if (stored.state === 'done') return { kind: 'replay', response: stored.response };
         // Real time, not the injected clock: this bounds how long a request waits for its twin.
         if (Date.now() > deadline) throw new ServiceError('IDEMPOTENCY_REQUEST_IN_PROGRESS');
@@ -49,8 +60,20 @@ export function createIdempotencyStore(deps: { redis: Redis; waitMs?: number }) 
       }
     },
     /** Stores the first answer for replays. */
-    async complete(organizationId: string, endpoint: string, key: string, hash: string, response: unknown): Promise<void> {
-      await withRedis(() => deps.redis.set(keyOf(organizationId, endpoint, key), JSON.stringify({ state: 'done', hash, response } satisfies Stored), { PX: IDEMPOTENCY_TTL_MS }));
+    async complete(
+      organizationId: string,
+      endpoint: string,
+      key: string,
+      hash: string,
+      response: unknown,
+    ): Promise<void> {
+      await withRedis(() =>
+        deps.redis.set(
+          keyOf(organizationId, endpoint, key),
+          JSON.stringify({ state: 'done', hash, response } satisfies Stored),
+          { PX: IDEMPOTENCY_TTL_MS },
+        ),
+      );
     },
     /** Frees a key whose request failed, so the client may retry with it. */
     async release(organizationId: string, endpoint: string, key: string): Promise<void> {
@@ -66,6 +89,10 @@ export type IdempotencyStore = ReturnType<typeof createIdempotencyStore>;
 export function requireIdempotencyKey(headers: Record<string, string>): string {
   const key = headers['idempotency-key']?.trim();
   if (!key) throw new ServiceError('IDEMPOTENCY_KEY_REQUIRED', undefined, { field: 'Idempotency-Key' });
-  if (key.length > 255) throw new ServiceError('VALIDATION_ERROR', 'Idempotency-Key must be at most 255 characters.', { field: 'Idempotency-Key', details: [{ field: 'Idempotency-Key', code: 'INVALID', message: 'must be at most 255 characters' }] });
+  if (key.length > 255)
+    throw new ServiceError('VALIDATION_ERROR', 'Idempotency-Key must be at most 255 characters.', {
+      field: 'Idempotency-Key',
+      details: [{ field: 'Idempotency-Key', code: 'INVALID', message: 'must be at most 255 characters' }],
+    });
   return key;
 }

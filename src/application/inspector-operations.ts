@@ -34,8 +34,14 @@ async function actorOfCaller(deps: ResolutionDeps, caller: Caller, params: Recor
   // Actors of every kind live under one key space: the owning row, not the key, says whose the actor is.
   const owner = await actorOwner(deps.db, kind, id);
   if (owner === undefined) throw new ServiceError(NOT_FOUND[kind]);
-  if (owner !== caller.organizationId) throw new ServiceError('FORBIDDEN', `This ${kind} belongs to another organization.`);
-  return { kind, id, gone: () => new ServiceError(NOT_FOUND[kind], `The ${kind} ${id} has no actor in the store (expired or never mirrored).`) };
+  if (owner !== caller.organizationId)
+    throw new ServiceError('FORBIDDEN', `This ${kind} belongs to another organization.`);
+  return {
+    kind,
+    id,
+    gone: () =>
+      new ServiceError(NOT_FOUND[kind], `The ${kind} ${id} has no actor in the store (expired or never mirrored).`),
+  };
 }
 
 /**
@@ -44,7 +50,11 @@ async function actorOfCaller(deps: ResolutionDeps, caller: Caller, params: Recor
  */
 export function createInspectorOperations(deps: ResolutionDeps): OperationTable {
   const watcher = createActorWatcher({ actors: deps.actors, redis: deps.redis });
-  deps.metrics.gaugeOnScrape('inspector_actor_watchers', 'Actors followed live through InspectorService/WatchActor in this process.', () => watcher.active);
+  deps.metrics.gaugeOnScrape(
+    'inspector_actor_watchers',
+    'Actors followed live through InspectorService/WatchActor in this process.',
+    () => watcher.active,
+  );
   return {
     ListMachines: {
       audit: { action: 'inspector.machines.list', resourceType: 'machine', kind: 'read' },

@@ -46,7 +46,12 @@ export interface StreamingOperationSpec {
   audit: OperationAudit;
   /** Marks the spec as streaming (the generated method is declared `returns (stream …)`). */
   streaming: true;
-  stream(caller: Caller, input: OperationInput, send: (result: unknown) => Promise<void>, signal: AbortSignal): Promise<void>;
+  stream(
+    caller: Caller,
+    input: OperationInput,
+    send: (result: unknown) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 /** Operations of one gRPC service, keyed by RPC name (`CreateProvider`). */

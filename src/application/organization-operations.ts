@@ -1,8 +1,18 @@
 import { ServiceError } from '../errors/service-error.js';
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
-import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationPath, UpdateOrganizationBody } from '../contract/schemas/organization.js';
-import { findOrganization, insertOrganization, listOrganizations, updateOrganization } from '../persistence/organization-repository.js';
+import {
+  CreateOrganizationBody,
+  ListOrganizationsQuery,
+  OrganizationPath,
+  UpdateOrganizationBody,
+} from '../contract/schemas/organization.js';
+import {
+  findOrganization,
+  insertOrganization,
+  listOrganizations,
+  updateOrganization,
+} from '../persistence/organization-repository.js';
 import { readOrganizationOverviewCounts } from '../persistence/organization-overview-counts.js';
 import { newId } from '../persistence/new-id.js';
 import type { AppDeps } from './app-deps.js';
@@ -15,7 +25,8 @@ import { recordAudit } from './record-audit.js';
 async function visibleOrganization(deps: AppDeps, caller: Caller, id: string) {
   const org = await findOrganization(deps.db, id);
   if (!org) throw new ServiceError('ORGANIZATION_NOT_FOUND');
-  if (org.platformId !== caller.platformId || (!caller.isPlatformKey && org.id !== caller.organizationId)) throw new ServiceError('FORBIDDEN');
+  if (org.platformId !== caller.platformId || (!caller.isPlatformKey && org.id !== caller.organizationId))
+    throw new ServiceError('FORBIDDEN');
   return org;
 }
 
@@ -29,11 +40,31 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
         const body = parseInput(CreateOrganizationBody, input.body);
         const now = deps.clock();
         const id = newId('org', now.getTime());
-        const settings = { plan: body.settings?.plan ?? 'free', allowUnverifiable: body.settings?.allowUnverifiable ?? false, timezone: body.settings?.timezone ?? null };
+        const settings = {
+          plan: body.settings?.plan ?? 'free',
+          allowUnverifiable: body.settings?.allowUnverifiable ?? false,
+          timezone: body.settings?.timezone ?? null,
+        };
         return deps.db.transaction(async (tx) => {
-          const org = await insertOrganization(tx, { id, platformId: caller.platformId, externalId: body.externalId, name: body.name, settings, now });
-          if (!org) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'An organization with this externalId already exists.', { field: 'externalId' });
-          await recordAudit(tx, caller, now, { action: 'organization.create', resourceType: 'organization', resourceId: id, after: org, organizationId: id });
+          const org = await insertOrganization(tx, {
+            id,
+            platformId: caller.platformId,
+            externalId: body.externalId,
+            name: body.name,
+            settings,
+            now,
+          });
+          if (!org)
+            throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'An organization with this externalId already exists.', {
+              field: 'externalId',
+            });
+          await recordAudit(tx, caller, now, {
+            action: 'organization.create',
+            resourceType: 'organization',
+            resourceId: id,
+            after: org,
+            organizationId: id,
+          });
           return org;
         });
       },
@@ -44,7 +75,11 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
         const q = parseInput(ListOrganizationsQuery, input.query);
         const limit = q.limit ?? 50;
         const after = decodeCursor(q.cursor) ?? '';
-        const rows = await listOrganizations(deps.db, caller.isPlatformKey ? { platformId: caller.platformId } : { organizationId: caller.organizationId }, { after, limit: limit + 1 });
+        const rows = await listOrganizations(
+          deps.db,
+          caller.isPlatformKey ? { platformId: caller.platformId } : { organizationId: caller.organizationId },
+          { after, limit: limit + 1 },
+        );
         return page(rows, limit, (o) => o.id);
       },
     },
@@ -62,13 +97,20 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
         const organization = await visibleOrganization(deps, caller, id);
         const now = deps.clock();
         const c = await readOrganizationOverviewCounts(deps.db, id, now);
-        const byStatus = (counts: Record<string, number>, statuses: readonly string[]) => Object.fromEntries(statuses.map((s) => [s, counts[s] ?? 0]));
+        const byStatus = (counts: Record<string, number>, statuses: readonly string[]) =>
+          Object.fromEntries(statuses.map((s) => [s, counts[s] ?? 0]));
         return {
           organization,
           counts: {
             ...c,
             bookings: byStatus(c.bookings, ['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled']),
-            webhookDeliveries: byStatus(c.webhookDeliveries, ['pending', 'delivered', 'failed', 'dead_lettered', 'suppressed']),
+            webhookDeliveries: byStatus(c.webhookDeliveries, [
+              'pending',
+              'delivered',
+              'failed',
+              'dead_lettered',
+              'suppressed',
+            ]),
           },
           generatedAt: now.toISOString(),
         };
@@ -85,9 +127,19 @@ export function createOrganizationOperations(deps: AppDeps): OperationTable {
         return deps.db.transaction(async (tx) => {
           const cur = await findOrganization(tx, id, { forUpdate: true });
           if (!cur) throw new ServiceError('ORGANIZATION_NOT_FOUND');
-          const settings = { ...cur.settings, ...Object.fromEntries(Object.entries(body.settings ?? {}).filter(([, v]) => v !== undefined)) };
+          const settings = {
+            ...cur.settings,
+            ...Object.fromEntries(Object.entries(body.settings ?? {}).filter(([, v]) => v !== undefined)),
+          };
           const after = await updateOrganization(tx, id, { name: body.name ?? cur.name, settings, now });
-          await recordAudit(tx, caller, now, { action: 'organization.update', resourceType: 'organization', resourceId: id, before, after, organizationId: id });
+          await recordAudit(tx, caller, now, {
+            action: 'organization.update',
+            resourceType: 'organization',
+            resourceId: id,
+            before,
+            after,
+            organizationId: id,
+          });
           return after;
         });
       },

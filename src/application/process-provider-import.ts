@@ -4,7 +4,12 @@ import { appendAudit } from '../persistence/audit-log.js';
 import type { Database, Queryable } from '../persistence/database.js';
 import { storeEvent } from '../persistence/event-outbox.js';
 import { outboxEvent, providerImportCompletedData } from './event-data.js';
-import { emptyImportSummary, finishProviderImport, toProviderImport, writeProviderImportProgress } from '../persistence/provider-import-repository.js';
+import {
+  emptyImportSummary,
+  finishProviderImport,
+  toProviderImport,
+  writeProviderImportProgress,
+} from '../persistence/provider-import-repository.js';
 import { lockOrganizationProviderRows, toProviderView, type ProviderView } from '../persistence/provider-repository.js';
 import { newProviderState, patchProviderState } from './provider-changes.js';
 import { createProviderRecord, updateProviderRecord, type WriteContext } from './provider-writer.js';
@@ -13,7 +18,12 @@ import { providerImportMachine, type ProviderImportStatus } from '../../machines
 import { rowStatusAfter } from '../../machines/row-lifecycle.js';
 
 type RowError = { row: number; externalId: string | null; field: string; code: string; message: string };
-type RowOutcome = { row: number | null; externalId: string | null; providerId: string | null; outcome: 'created' | 'updated' | 'unchanged' | 'invalid' | 'deactivated' };
+type RowOutcome = {
+  row: number | null;
+  externalId: string | null;
+  providerId: string | null;
+  outcome: 'created' | 'updated' | 'unchanged' | 'invalid' | 'deactivated';
+};
 
 /** Rolls back a dry run's transaction while keeping its computed results. */
 class DryRunRollback extends Error {}
@@ -32,13 +42,23 @@ export async function processProviderImport(db: Database, job: Record<string, an
   let summary = emptyImportSummary(payload.length);
   let errors: RowError[] = [];
   let rows: RowOutcome[] = [];
-  const auditCtx = { platformId: job.platform_id as string, organizationId: job.organization_id as string, requestId: job.request_id as string };
+  const auditCtx = {
+    platformId: job.platform_id as string,
+    organizationId: job.organization_id as string,
+    requestId: job.request_id as string,
+  };
   const work = async (tx: Queryable) => {
     // Database.transaction re-runs this after a deadlock: every run starts from an empty outcome.
     summary = emptyImportSummary(payload.length);
     errors = [];
     rows = [];
-    const ctx: WriteContext = { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, now: clock(), deferredGraphChanges: { count: 0 } };
+    const ctx: WriteContext = {
+      platformId: job.platform_id,
+      organizationId: job.organization_id,
+      mode: job.key_mode,
+      now: clock(),
+      deferredGraphChanges: { count: 0 },
+    };
     const existing = new Map<string, ProviderView>();
     for (const row of await lockOrganizationProviderRows(tx, ctx.organizationId)) {
       const v = toProviderView(row);
@@ -48,16 +68,24 @@ export async function processProviderImport(db: Database, job: Record<string, an
     // Audit events are appended after all rows: the organization's audit-chain lock is then held only for the
     // last moments of the job instead of blocking every other write of the organization for its whole length.
     const pendingAudit: { action: string; resourceId: string; before: unknown; after: unknown }[] = [];
-    const audit = async (action: string, resourceId: string, before: unknown, after: unknown) => { pendingAudit.push({ action, resourceId, before, after }); };
+    const audit = async (action: string, resourceId: string, before: unknown, after: unknown) => {
+      pendingAudit.push({ action, resourceId, before, after });
+    };
     for (let i = 0; i < payload.length; i++) {
       const raw = payload[i];
-      const externalId = raw && typeof raw === 'object' && typeof (raw as { externalId?: unknown }).externalId === 'string' ? (raw as { externalId: string }).externalId : null;
+      const externalId =
+        raw && typeof raw === 'object' && typeof (raw as { externalId?: unknown }).externalId === 'string'
+          ? (raw as { externalId: string }).externalId
+          : null;
       const invalid = (field: string, code: string, message: string) => {
         errors.push({ row: i, externalId, field, code, message });
         rows.push({ row: i, externalId, providerId: null, outcome: 'invalid' });
         summary.invalid++;
       };
-      if (externalId !== null && seen.has(externalId)) { invalid('externalId', 'DUPLICATE_EXTERNAL_ID', 'appears earlier in this batch'); continue; }
+      if (externalId !== null && seen.has(externalId)) {
+        invalid('externalId', 'DUPLICATE_EXTERNAL_ID', 'appears earlier in this batch');
+        continue;
+      }
       const cur = externalId !== null ? existing.get(externalId) : undefined;
       const parsed = cur
         ? UpdateProviderBody.required({ externalId: true }).safeParse(raw, { reportInput: true })
@@ -69,18 +97,31 @@ export async function processProviderImport(db: Database, job: Record<string, an
       }
       seen.add(parsed.data.externalId!);
       if (cur) {
-        if (mode === 'create_only') { rows.push({ row: i, externalId, providerId: cur.id, outcome: 'unchanged' }); summary.unchanged++; continue; }
+        if (mode === 'create_only') {
+          rows.push({ row: i, externalId, providerId: cur.id, outcome: 'unchanged' });
+          summary.unchanged++;
+          continue;
+        }
         const { view, changed } = await updateProviderRecord(tx, { ...ctx }, cur, patchProviderState(cur, parsed.data));
-        if (changed) { await audit('provider.import_update', view.id, cur, view); summary.updated++; }
-        else summary.unchanged++;
+        if (changed) {
+          await audit('provider.import_update', view.id, cur, view);
+          summary.updated++;
+        } else summary.unchanged++;
         rows.push({ row: i, externalId, providerId: view.id, outcome: changed ? 'updated' : 'unchanged' });
       } else {
-        if (mode === 'update_only') { rows.push({ row: i, externalId, providerId: null, outcome: 'unchanged' }); summary.unchanged++; continue; }
+        if (mode === 'update_only') {
+          rows.push({ row: i, externalId, providerId: null, outcome: 'unchanged' });
+          summary.unchanged++;
+          continue;
+        }
         const view = await createProviderRecord(tx, ctx, newProviderState(CreateProviderBody.parse(raw)));
-        if (!view) { invalid('externalId', 'DUPLICATE_EXTERNAL_ID', 'already exists'); continue; }
+        if (!view) {
+          invalid('externalId', 'DUPLICATE_EXTERNAL_ID', 'already exists');
+          continue;
+        }
         existing.set(view.externalId, view);
         await audit('provider.import_create', view.id, null, view);
-       
+
         summary.created++;
         rows.push({ row: i, externalId, providerId: view.id, outcome: 'created' });
       }
@@ -89,7 +130,12 @@ export async function processProviderImport(db: Database, job: Record<string, an
     if (job.deactivate_missing) {
       for (const cur of existing.values()) {
         if (seen.has(cur.externalId) || (cur.status === 'inactive' && !cur.searchable)) continue;
-        const { view, changed } = await updateProviderRecord(tx, ctx, cur, { externalId: cur.externalId, status: 'inactive', searchable: false, doc: cur });
+        const { view, changed } = await updateProviderRecord(tx, ctx, cur, {
+          externalId: cur.externalId,
+          status: 'inactive',
+          searchable: false,
+          doc: cur,
+        });
         if (!changed) continue;
         await audit('provider.import_deactivate', view.id, cur, view);
         summary.deactivated++;
@@ -97,19 +143,53 @@ export async function processProviderImport(db: Database, job: Record<string, an
       }
     }
     if (job.dry_run) throw new DryRunRollback();
-    if (ctx.deferredGraphChanges!.count > 0) await bumpGraphVersion(tx, ctx.organizationId, ctx.deferredGraphChanges!.count);
+    if (ctx.deferredGraphChanges!.count > 0)
+      await bumpGraphVersion(tx, ctx.organizationId, ctx.deferredGraphChanges!.count);
     for (const a of pendingAudit) {
-      await appendAudit(tx, { platformId: auditCtx.platformId, organizationId: auditCtx.organizationId, actor: { type: 'system' }, action: a.action, resourceType: 'provider', resourceId: a.resourceId, requestId: auditCtx.requestId, before: a.before, after: a.after, timestamp: ctx.now });
+      await appendAudit(tx, {
+        platformId: auditCtx.platformId,
+        organizationId: auditCtx.organizationId,
+        actor: { type: 'system' },
+        action: a.action,
+        resourceType: 'provider',
+        resourceId: a.resourceId,
+        requestId: auditCtx.requestId,
+        before: a.before,
+        after: a.after,
+        timestamp: ctx.now,
+      });
     }
     await finish(tx);
   };
   const finish = async (tx: Queryable) => {
     const now = clock();
     const finished = await finishProviderImport(tx, job.id, {
-      status: rowStatusAfter<ProviderImportStatus>(providerImportMachine, job.status, { type: 'FINISH' }), summary, errors, rows, processed: payload.length, now,
+      status: rowStatusAfter<ProviderImportStatus>(providerImportMachine, job.status, { type: 'FINISH' }),
+      summary,
+      errors,
+      rows,
+      processed: payload.length,
+      now,
     });
-    await storeEvent(tx, outboxEvent('provider_import.completed', providerImportCompletedData(job.id, summary), { platformId: job.platform_id, organizationId: job.organization_id, mode: job.key_mode, createdAt: now }));
-    await appendAudit(tx, { ...auditCtx, actor: { type: 'system' }, action: 'provider_import.complete', resourceType: 'provider_import', resourceId: job.id, before: null, after: toProviderImport(finished).summary, timestamp: now });
+    await storeEvent(
+      tx,
+      outboxEvent('provider_import.completed', providerImportCompletedData(job.id, summary), {
+        platformId: job.platform_id,
+        organizationId: job.organization_id,
+        mode: job.key_mode,
+        createdAt: now,
+      }),
+    );
+    await appendAudit(tx, {
+      ...auditCtx,
+      actor: { type: 'system' },
+      action: 'provider_import.complete',
+      resourceType: 'provider_import',
+      resourceId: job.id,
+      before: null,
+      after: toProviderImport(finished).summary,
+      timestamp: now,
+    });
   };
   try {
     await db.transaction(work);
@@ -118,4 +198,3 @@ export async function processProviderImport(db: Database, job: Record<string, an
     await db.transaction(finish);
   }
 }
-

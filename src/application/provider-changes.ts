@@ -1,7 +1,13 @@
 import type { z } from 'zod';
 import type { CreateProviderBody, UpdateProviderBody } from '../contract/schemas/provider.js';
 import { canonicalJson } from '../persistence/audit-log.js';
-import { PROVIDER_DOC_KEYS, providerDoc, readProviderDoc, type ProviderDoc, type ProviderView } from '../persistence/provider-repository.js';
+import {
+  PROVIDER_DOC_KEYS,
+  providerDoc,
+  readProviderDoc,
+  type ProviderDoc,
+  type ProviderView,
+} from '../persistence/provider-repository.js';
 
 type CreateInput = z.output<typeof CreateProviderBody>;
 type UpdateInput = z.output<typeof UpdateProviderBody>;
@@ -32,7 +38,8 @@ export function newProviderState(b: CreateInput): ProviderState {
 export function patchProviderState(cur: ProviderView, p: UpdateInput): ProviderState {
   const doc: Record<string, unknown> = {};
   for (const k of PROVIDER_DOC_KEYS) doc[k] = p[k] === undefined ? cur[k] : p[k];
-  const professionCode = p.professionCode !== undefined ? p.professionCode : p.profession !== undefined ? p.profession : cur.professionCode;
+  const professionCode =
+    p.professionCode !== undefined ? p.professionCode : p.profession !== undefined ? p.profession : cur.professionCode;
   return {
     externalId: p.externalId ?? cur.externalId,
     status: p.status ?? cur.status,
@@ -48,6 +55,7 @@ export function patchProviderState(cur: ProviderView, p: UpdateInput): ProviderS
 
 /** Answers whether a new state differs from a provider's current one. */
 export function providerStateChanged(cur: ProviderView, next: ProviderState): boolean {
-  const norm = (s: ProviderState) => canonicalJson({ externalId: s.externalId, status: s.status, searchable: s.searchable, doc: providerDoc(s.doc) });
+  const norm = (s: ProviderState) =>
+    canonicalJson({ externalId: s.externalId, status: s.status, searchable: s.searchable, doc: providerDoc(s.doc) });
   return norm({ externalId: cur.externalId, status: cur.status, searchable: cur.searchable, doc: cur }) !== norm(next);
 }

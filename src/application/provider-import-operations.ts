@@ -1,9 +1,19 @@
 import { ServiceError } from '../errors/service-error.js';
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
-import { CreateProviderImportBody, ListProviderImportsQuery, ProviderImportPath } from '../contract/schemas/provider-import.js';
+import {
+  CreateProviderImportBody,
+  ListProviderImportsQuery,
+  ProviderImportPath,
+} from '../contract/schemas/provider-import.js';
 import { newId } from '../persistence/new-id.js';
-import { emptyImportSummary, findProviderImportRow, insertProviderImport, listProviderImportRows, toProviderImport } from '../persistence/provider-import-repository.js';
+import {
+  emptyImportSummary,
+  findProviderImportRow,
+  insertProviderImport,
+  listProviderImportRows,
+  toProviderImport,
+} from '../persistence/provider-import-repository.js';
 import type { OperationTable } from './operation.js';
 import type { AppDeps } from './app-deps.js';
 import { auditActor, type Caller } from './caller.js';
@@ -31,18 +41,41 @@ export function createProviderImportOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         requirePlatformKey(caller);
         const providers = (input.body as { providers?: unknown } | null)?.providers;
-        if (Array.isArray(providers) && providers.length > 500) throw new ServiceError('TOO_MANY_PROVIDERS', `At most 500 providers per import; got ${providers.length}.`, { field: 'providers' });
+        if (Array.isArray(providers) && providers.length > 500)
+          throw new ServiceError('TOO_MANY_PROVIDERS', `At most 500 providers per import; got ${providers.length}.`, {
+            field: 'providers',
+          });
         const body = parseInput(CreateProviderImportBody, input.body);
         const now = deps.clock();
         const id = newId('imp', now.getTime());
         const mode = body.mode ?? 'upsert';
         await deps.db.transaction(async (tx) => {
           await insertProviderImport(tx, {
-            id, platformId: caller.platformId, organizationId: caller.organizationId, status: IMPORT_INITIAL_STATUS, mode, dryRun: body.dryRun ?? false,
-            deactivateMissing: body.deactivateMissing ?? false, payload: body.providers, summary: emptyImportSummary(body.providers.length), keyMode: caller.mode,
-            actor: auditActor(caller), requestId: caller.requestId, now,
+            id,
+            platformId: caller.platformId,
+            organizationId: caller.organizationId,
+            status: IMPORT_INITIAL_STATUS,
+            mode,
+            dryRun: body.dryRun ?? false,
+            deactivateMissing: body.deactivateMissing ?? false,
+            payload: body.providers,
+            summary: emptyImportSummary(body.providers.length),
+            keyMode: caller.mode,
+            actor: auditActor(caller),
+            requestId: caller.requestId,
+            now,
           });
-          await recordAudit(tx, caller, now, { action: 'provider_import.create', resourceType: 'provider_import', resourceId: id, after: { mode, dryRun: body.dryRun ?? false, deactivateMissing: body.deactivateMissing ?? false, received: body.providers.length } });
+          await recordAudit(tx, caller, now, {
+            action: 'provider_import.create',
+            resourceType: 'provider_import',
+            resourceId: id,
+            after: {
+              mode,
+              dryRun: body.dryRun ?? false,
+              deactivateMissing: body.deactivateMissing ?? false,
+              received: body.providers.length,
+            },
+          });
         });
         return { importId: id, status: IMPORT_INITIAL_STATUS, dryRun: body.dryRun ?? false, mode };
       },

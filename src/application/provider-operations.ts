@@ -1,9 +1,22 @@
 import { ServiceError } from '../errors/service-error.js';
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
-import { CreateProviderBody, ListProvidersQuery, ProviderPath, UpdateProviderBody } from '../contract/schemas/provider.js';
+import {
+  CreateProviderBody,
+  ListProvidersQuery,
+  ProviderPath,
+  UpdateProviderBody,
+} from '../contract/schemas/provider.js';
 import type { Queryable } from '../persistence/database.js';
-import { countProviders, externalIdTaken, findProviderRow, listProviderRows, toProviderView, type ProviderFilter, type ProviderView } from '../persistence/provider-repository.js';
+import {
+  countProviders,
+  externalIdTaken,
+  findProviderRow,
+  listProviderRows,
+  toProviderView,
+  type ProviderFilter,
+  type ProviderView,
+} from '../persistence/provider-repository.js';
 import type { AppDeps } from './app-deps.js';
 import { requirePlatformKey } from './authenticate.js';
 import type { Caller } from './caller.js';
@@ -14,7 +27,12 @@ import { recordAudit } from './record-audit.js';
 import { toProfessionalV1 } from './professional-v1-view.js';
 
 /** Reads a provider of the caller's organization: 404 when unknown, 403 when another organization's. */
-export async function providerOfCaller(db: Queryable, caller: Caller, id: string, opts: { forUpdate?: boolean } = {}): Promise<ProviderView> {
+export async function providerOfCaller(
+  db: Queryable,
+  caller: Caller,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<ProviderView> {
   const row = await findProviderRow(db, id, opts);
   if (!row) throw new ServiceError('PROVIDER_NOT_FOUND');
   if (row.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN');
@@ -24,15 +42,26 @@ export async function providerOfCaller(db: Queryable, caller: Caller, id: string
 /** The repository filter of a validated provider list query (the v1 names are aliases of the v2 ones). */
 function providerFilter(caller: Caller, q: ReturnType<typeof ListProvidersQuery.parse>): ProviderFilter {
   return {
-    organizationId: caller.organizationId, status: q.status, searchable: q.searchable, externalId: q.externalId,
-    specialtyCode: q.specialtyCodes ?? q.specialty, languageCode: q.languageCodes ?? q.language, modalityCode: q.modalityCodes ?? q.modality,
-    professionCode: q.professionCode ?? q.profession, location: q.location,
+    organizationId: caller.organizationId,
+    status: q.status,
+    searchable: q.searchable,
+    externalId: q.externalId,
+    specialtyCode: q.specialtyCodes ?? q.specialty,
+    languageCode: q.languageCodes ?? q.language,
+    modalityCode: q.modalityCodes ?? q.modality,
+    professionCode: q.professionCode ?? q.profession,
+    location: q.location,
   };
 }
 
 /** ProviderService operations: the provider graph (CONTRACT part 3) and its v1 professional views. */
 export function createProviderOperations(deps: AppDeps): OperationTable {
-  const writeContext = (caller: Caller): WriteContext => ({ platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode, now: deps.clock() });
+  const writeContext = (caller: Caller): WriteContext => ({
+    platformId: caller.platformId,
+    organizationId: caller.organizationId,
+    mode: caller.mode,
+    now: deps.clock(),
+  });
 
   const list = async (caller: Caller, query: Record<string, string>) => {
     const q = parseInput(ListProvidersQuery, query);
@@ -52,8 +81,18 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
         const ctx = writeContext(caller);
         return deps.db.transaction(async (tx) => {
           const view = await createProviderRecord(tx, ctx, newProviderState(body));
-          if (!view) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'A provider with this externalId already exists in the organization.', { field: 'externalId' });
-          await recordAudit(tx, caller, ctx.now, { action: 'provider.create', resourceType: 'provider', resourceId: view.id, after: view });
+          if (!view)
+            throw new ServiceError(
+              'DUPLICATE_EXTERNAL_ID',
+              'A provider with this externalId already exists in the organization.',
+              { field: 'externalId' },
+            );
+          await recordAudit(tx, caller, ctx.now, {
+            action: 'provider.create',
+            resourceType: 'provider',
+            resourceId: view.id,
+            after: view,
+          });
           return view;
         });
       },
@@ -80,10 +119,22 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
           const cur = await providerOfCaller(tx, caller, id, { forUpdate: true });
           const next = patchProviderState(cur, body);
           if (next.externalId !== cur.externalId) {
-            if (await externalIdTaken(tx, caller.organizationId, next.externalId)) throw new ServiceError('DUPLICATE_EXTERNAL_ID', 'A provider with this externalId already exists in the organization.', { field: 'externalId' });
+            if (await externalIdTaken(tx, caller.organizationId, next.externalId))
+              throw new ServiceError(
+                'DUPLICATE_EXTERNAL_ID',
+                'A provider with this externalId already exists in the organization.',
+                { field: 'externalId' },
+              );
           }
           const { view, changed } = await updateProviderRecord(tx, ctx, cur, next);
-          if (changed) await recordAudit(tx, caller, ctx.now, { action: 'provider.update', resourceType: 'provider', resourceId: id, before: cur, after: view });
+          if (changed)
+            await recordAudit(tx, caller, ctx.now, {
+              action: 'provider.update',
+              resourceType: 'provider',
+              resourceId: id,
+              before: cur,
+              after: view,
+            });
           return view;
         });
       },
@@ -96,8 +147,20 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
         const ctx = writeContext(caller);
         return deps.db.transaction(async (tx) => {
           const cur = await providerOfCaller(tx, caller, id, { forUpdate: true });
-          const { view, changed } = await updateProviderRecord(tx, ctx, cur, { externalId: cur.externalId, status: 'inactive', searchable: false, doc: cur });
-          if (changed) await recordAudit(tx, caller, ctx.now, { action: 'provider.delete', resourceType: 'provider', resourceId: id, before: cur, after: view });
+          const { view, changed } = await updateProviderRecord(tx, ctx, cur, {
+            externalId: cur.externalId,
+            status: 'inactive',
+            searchable: false,
+            doc: cur,
+          });
+          if (changed)
+            await recordAudit(tx, caller, ctx.now, {
+              action: 'provider.delete',
+              resourceType: 'provider',
+              resourceId: id,
+              before: cur,
+              after: view,
+            });
           return view;
         });
       },

@@ -2,7 +2,12 @@ import type { z } from 'zod';
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import {
-  CreateRankingPolicyBody, ListRankingPoliciesQuery, ListRankingPolicyVersionsQuery, RankingPolicyPath, SimulateRankingPolicyBody, UpdateRankingPolicyBody,
+  CreateRankingPolicyBody,
+  ListRankingPoliciesQuery,
+  ListRankingPolicyVersionsQuery,
+  RankingPolicyPath,
+  SimulateRankingPolicyBody,
+  UpdateRankingPolicyBody,
 } from '../contract/schemas/ranking-policy.js';
 import { DEFAULT_POLICY, withDefaultWeights } from '../domain/ranking/ranking-policy.js';
 import { simulate } from '../domain/ranking/simulate-ranking.js';
@@ -11,8 +16,17 @@ import { ServiceError, validationError, type ErrorDetail } from '../errors/servi
 import type { Queryable } from '../persistence/database.js';
 import { newId } from '../persistence/new-id.js';
 import {
-  findRankingPolicy, insertRankingPolicy, insertRankingPolicyVersion, listRankingPolicies, listRankingPolicyVersions, lockRankingPolicyActivations,
-  nextRankingPolicyVersion, setStatusOfOtherActivePolicies, updateRankingPolicy, writeRankingPolicyActivation, type RankingPolicyRecord,
+  findRankingPolicy,
+  insertRankingPolicy,
+  insertRankingPolicyVersion,
+  listRankingPolicies,
+  listRankingPolicyVersions,
+  lockRankingPolicyActivations,
+  nextRankingPolicyVersion,
+  setStatusOfOtherActivePolicies,
+  updateRankingPolicy,
+  writeRankingPolicyActivation,
+  type RankingPolicyRecord,
 } from '../persistence/ranking-policy-repository.js';
 import type { AppDeps } from './app-deps.js';
 import type { Caller } from './caller.js';
@@ -22,7 +36,12 @@ import { rankingPolicyMachine, type RankingPolicyStatus } from '../../machines/r
 import { rowInitialStatus, rowStatusAfter } from '../../machines/row-lifecycle.js';
 
 /** Reads a policy of the caller's organization: 404 when unknown, 403 when another organization's. */
-async function policyOfCaller(db: Queryable, caller: Caller, id: string, opts: { forUpdate?: boolean } = {}): Promise<RankingPolicyRecord> {
+async function policyOfCaller(
+  db: Queryable,
+  caller: Caller,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<RankingPolicyRecord> {
   const found = await findRankingPolicy(db, id, opts);
   if (!found) throw new ServiceError('POLICY_NOT_FOUND');
   if (found.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
@@ -39,7 +58,11 @@ function parsePolicyBody<S extends z.ZodType>(schema: S, raw: unknown, opts: { c
   if (opts.create && (body.name === undefined || body.name === null) && !problems.some((p) => p.field === '(body)')) {
     problems.unshift({ field: 'name', code: 'VALIDATION_ERROR', message: 'is required' });
   }
-  const details: ErrorDetail[] = problems.map((p) => ({ field: p.field, code: p.message === 'is required' ? 'REQUIRED' : 'INVALID', message: p.message }));
+  const details: ErrorDetail[] = problems.map((p) => ({
+    field: p.field,
+    code: p.message === 'is required' ? 'REQUIRED' : 'INVALID',
+    message: p.message,
+  }));
   if (details.length > 0) throw validationError(details);
   return parseInput(schema, raw);
 }
@@ -56,10 +79,21 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
         const tieBreakers = body.tieBreakers ?? [...DEFAULT_POLICY.tieBreakers];
         return deps.db.transaction(async (tx) => {
           const view = await insertRankingPolicy(tx, {
-            id: newId('pol', now.getTime()), platformId: caller.platformId, organizationId: caller.organizationId, name: body.name,
-            status: rowInitialStatus<RankingPolicyStatus>(rankingPolicyMachine), weights, tieBreakers, now,
+            id: newId('pol', now.getTime()),
+            platformId: caller.platformId,
+            organizationId: caller.organizationId,
+            name: body.name,
+            status: rowInitialStatus<RankingPolicyStatus>(rankingPolicyMachine),
+            weights,
+            tieBreakers,
+            now,
           });
-          await recordAudit(tx, caller, now, { action: 'ranking_policy.create', resourceType: 'ranking_policy', resourceId: view.id, after: view });
+          await recordAudit(tx, caller, now, {
+            action: 'ranking_policy.create',
+            resourceType: 'ranking_policy',
+            resourceId: view.id,
+            after: view,
+          });
           return view;
         });
       },
@@ -69,7 +103,11 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListRankingPoliciesQuery, input.query);
         const limit = q.limit ?? 50;
-        const rows = await listRankingPolicies(deps.db, { organizationId: caller.organizationId, status: q.status }, { after: decodeCursor(q.cursor) ?? '', limit: limit + 1 });
+        const rows = await listRankingPolicies(
+          deps.db,
+          { organizationId: caller.organizationId, status: q.status },
+          { after: decodeCursor(q.cursor) ?? '', limit: limit + 1 },
+        );
         return page(rows, limit, (p) => p.id);
       },
     },
@@ -91,11 +129,23 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
         return deps.db.transaction(async (tx) => {
           const cur = await policyOfCaller(tx, caller, id, { forUpdate: true });
           const name = body.name ?? cur.name;
-          const weights = body.weights === undefined ? cur.weights : { ...cur.weights, ...withoutUndefined(body.weights) };
+          const weights =
+            body.weights === undefined ? cur.weights : { ...cur.weights, ...withoutUndefined(body.weights) };
           const tieBreakers = body.tieBreakers ?? cur.tieBreakers;
-          if (name === cur.name && JSON.stringify(weights) === JSON.stringify(cur.weights) && JSON.stringify(tieBreakers) === JSON.stringify(cur.tieBreakers)) return cur;
+          if (
+            name === cur.name &&
+            JSON.stringify(weights) === JSON.stringify(cur.weights) &&
+            JSON.stringify(tieBreakers) === JSON.stringify(cur.tieBreakers)
+          )
+            return cur;
           const view = await updateRankingPolicy(tx, id, { name, weights, tieBreakers, now });
-          await recordAudit(tx, caller, now, { action: 'ranking_policy.update', resourceType: 'ranking_policy', resourceId: id, before: cur, after: view });
+          await recordAudit(tx, caller, now, {
+            action: 'ranking_policy.update',
+            resourceType: 'ranking_policy',
+            resourceId: id,
+            before: cur,
+            after: view,
+          });
           return view;
         });
       },
@@ -111,17 +161,33 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
           await lockRankingPolicyActivations(tx, caller.organizationId);
           const cur = await policyOfCaller(tx, caller, id, { forUpdate: true });
           const version = await nextRankingPolicyVersion(tx, id);
-          await insertRankingPolicyVersion(tx, { policyId: id, version, organizationId: caller.organizationId, name: cur.name, weights: cur.weights, tieBreakers: cur.tieBreakers, activatedAt: now });
+          await insertRankingPolicyVersion(tx, {
+            policyId: id,
+            version,
+            organizationId: caller.organizationId,
+            name: cur.name,
+            weights: cur.weights,
+            tieBreakers: cur.tieBreakers,
+            activatedAt: now,
+          });
           // The previous active policy goes first: the partial unique index allows one active row per organization.
           // The machine decides both changes: this policy's, and the one the previously active policy makes.
           const to = rowStatusAfter<RankingPolicyStatus>(rankingPolicyMachine, cur.status, { type: 'ACTIVATE' });
           const offTo = rowStatusAfter<RankingPolicyStatus>(rankingPolicyMachine, 'active', { type: 'DEACTIVATE' });
-          if (to !== 'active' || offTo === undefined) throw new Error(`ranking policy machine: no activation from ${cur.status}`);
-          const deactivatedPolicyIds = await setStatusOfOtherActivePolicies(tx, { organizationId: caller.organizationId, exceptId: id, status: offTo, now });
+          if (to !== 'active' || offTo === undefined)
+            throw new Error(`ranking policy machine: no activation from ${cur.status}`);
+          const deactivatedPolicyIds = await setStatusOfOtherActivePolicies(tx, {
+            organizationId: caller.organizationId,
+            exceptId: id,
+            status: offTo,
+            now,
+          });
           await writeRankingPolicyActivation(tx, { id, version, status: to, activatedAt: now });
           const result = { id, status: to, version, activatedAt: now.toISOString() };
           await recordAudit(tx, caller, now, {
-            action: 'ranking_policy.activate', resourceType: 'ranking_policy', resourceId: id,
+            action: 'ranking_policy.activate',
+            resourceType: 'ranking_policy',
+            resourceId: id,
             before: { status: cur.status, activeVersion: cur.activeVersion },
             after: { ...result, weights: cur.weights, tieBreakers: cur.tieBreakers, deactivatedPolicyIds },
           });
@@ -137,8 +203,12 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
         await policyOfCaller(deps.db, caller, id);
         const limit = q.limit ?? 50;
         const position = decodeCursor(q.cursor);
-        if (position !== undefined && !/^\d{1,9}$/.test(position)) throw validationError([{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }]);
-        const rows = await listRankingPolicyVersions(deps.db, id, { afterVersion: Number(position ?? 0), limit: limit + 1 });
+        if (position !== undefined && !/^\d{1,9}$/.test(position))
+          throw validationError([{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }]);
+        const rows = await listRankingPolicyVersions(deps.db, id, {
+          afterVersion: Number(position ?? 0),
+          limit: limit + 1,
+        });
         return page(rows, limit, (x) => String(x.version));
       },
     },
@@ -153,7 +223,9 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
           ({ ranked } = simulate(policy, body.candidates, body.preferences ?? {}));
         } catch (err) {
           if (!(err instanceof RangeError)) throw err;
-          throw validationError([{ field: err.message.split(':')[0] ?? 'candidates', code: 'INVALID', message: err.message }]);
+          throw validationError([
+            { field: err.message.split(':')[0] ?? 'candidates', code: 'INVALID', message: err.message },
+          ]);
         }
         return { policy: { id: policy.id, version: null }, ranked };
       },

@@ -19,16 +19,28 @@ return {c, redis.call('PTTL', KEYS[1])}`;
  * A fixed one-minute window per API key, shared by every process through Redis. `onRoundTrip` is told the duration
  * (seconds) of each Redis round trip: one per authenticated request, so it is the request path's Redis wait.
  */
-export function createRateLimiter(deps: { redis: Redis; limitPerMinute: number; clock: () => Date; onRoundTrip?: (seconds: number) => void }) {
+export function createRateLimiter(deps: {
+  redis: Redis;
+  limitPerMinute: number;
+  clock: () => Date;
+  onRoundTrip?: (seconds: number) => void;
+}) {
   return async function consume(keyId: string): Promise<RateLimitState> {
     const windowMs = 60_000;
     const windowStart = Math.floor(deps.clock().getTime() / windowMs);
     const sent = performance.now();
-    const reply = (await withRedis(() => deps.redis.eval(SCRIPT, { keys: [`ratelimit:{${keyId}}:${windowStart}`], arguments: [String(windowMs)] }))) as [number, number];
+    const reply = (await withRedis(() =>
+      deps.redis.eval(SCRIPT, { keys: [`ratelimit:{${keyId}}:${windowStart}`], arguments: [String(windowMs)] }),
+    )) as [number, number];
     deps.onRoundTrip?.((performance.now() - sent) / 1000);
     const [count, ttlMs] = reply;
     const reset = Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : windowMs) / 1000));
-    return { limit: deps.limitPerMinute, remaining: Math.max(0, deps.limitPerMinute - count), reset, allowed: count <= deps.limitPerMinute };
+    return {
+      limit: deps.limitPerMinute,
+      remaining: Math.max(0, deps.limitPerMinute - count),
+      reset,
+      allowed: count <= deps.limitPerMinute,
+    };
   };
 }
 

@@ -3,7 +3,19 @@ import { appendAudit } from '../persistence/audit-log.js';
 import { auditActor, type Caller } from './caller.js';
 
 /** Appends the audit event of a caller's write inside its transaction. */
-export function recordAudit(tx: Queryable, caller: Caller, now: Date, e: { action: string; resourceType: string; resourceId: string | null; before?: unknown; after?: unknown; organizationId?: string }) {
+export function recordAudit(
+  tx: Queryable,
+  caller: Caller,
+  now: Date,
+  e: {
+    action: string;
+    resourceType: string;
+    resourceId: string | null;
+    before?: unknown;
+    after?: unknown;
+    organizationId?: string;
+  },
+) {
   return appendAudit(tx, {
     platformId: caller.platformId,
     organizationId: e.organizationId ?? caller.organizationId,

@@ -18,8 +18,20 @@ export function refuseUnstorableInput(table: OperationTable): OperationTable {
   const out: OperationTable = {};
   for (const [rpc, spec] of Object.entries(table)) {
     out[rpc] = isStreaming(spec)
-      ? { ...spec, stream: async (caller, input, send, signal) => { check(input); return spec.stream(caller, input, send, signal); } }
-      : { ...spec, handler: async (caller, input) => { check(input); return spec.handler(caller, input); } };
+      ? {
+          ...spec,
+          stream: async (caller, input, send, signal) => {
+            check(input);
+            return spec.stream(caller, input, send, signal);
+          },
+        }
+      : {
+          ...spec,
+          handler: async (caller, input) => {
+            check(input);
+            return spec.handler(caller, input);
+          },
+        };
   }
   return out;
 }

@@ -1,6 +1,11 @@
 import type { z } from 'zod';
 import { parseInput } from '../contract/parse-input.js';
-import { CandidatesQuery, CreateResolutionBody, CreateResolutionV1Body, ResolutionPath } from '../contract/schemas/resolution.js';
+import {
+  CandidatesQuery,
+  CreateResolutionBody,
+  CreateResolutionV1Body,
+  ResolutionPath,
+} from '../contract/schemas/resolution.js';
 import { ConfirmBody, HoldBody, HoldPath } from '../contract/schemas/hold.js';
 import { confirmResolution } from './booking/confirm-resolution.js';
 import { getHold, holdOption, releaseHold } from './booking/hold-flows.js';
@@ -18,22 +23,48 @@ import type { ResolutionDeps } from './resolution/resolution-deps.js';
 function fromV2(b: z.output<typeof CreateResolutionBody>): ResolutionRequest {
   const c = b.constraints ?? {};
   const constraints: EligibilityRequest = {
-    languageCodes: c.languageCodes?.anyOf, modalityCodes: c.modalityCodes?.anyOf, licenseRegionCodes: c.licenseRegionCodes?.anyOf,
-    insurancePlanCodes: c.insurancePlanCodes?.anyOf, ageGroupCodes: c.ageGroupCodes?.anyOf, specialtyCodes: c.specialtyCodes?.anyOf,
-    professionCodes: c.professionCodes?.anyOf, serviceRegionCodes: c.serviceRegionCodes?.anyOf, acceptsNewClients: c.acceptsNewClients,
+    languageCodes: c.languageCodes?.anyOf,
+    modalityCodes: c.modalityCodes?.anyOf,
+    licenseRegionCodes: c.licenseRegionCodes?.anyOf,
+    insurancePlanCodes: c.insurancePlanCodes?.anyOf,
+    ageGroupCodes: c.ageGroupCodes?.anyOf,
+    specialtyCodes: c.specialtyCodes?.anyOf,
+    professionCodes: c.professionCodes?.anyOf,
+    serviceRegionCodes: c.serviceRegionCodes?.anyOf,
+    acceptsNewClients: c.acceptsNewClients,
   };
-  return { service: b.serviceId, acceptSlug: false, constraints, preferences: b.preferences ?? {}, dateRange: b.dateRange, policyId: b.policyId, maxOptionsPerProvider: b.maxOptionsPerProvider ?? 3 };
+  return {
+    service: b.serviceId,
+    acceptSlug: false,
+    constraints,
+    preferences: b.preferences ?? {},
+    dateRange: b.dateRange,
+    policyId: b.policyId,
+    maxOptionsPerProvider: b.maxOptionsPerProvider ?? 3,
+  };
 }
 
 /** Maps a validated v1 body (plain values, v1 or v2 names; license region ignored) onto the resolution request. */
 function fromV1(b: z.output<typeof CreateResolutionV1Body>): ResolutionRequest {
   const c = b.constraints ?? {};
   const constraints: EligibilityRequest = {
-    languageCodes: c.languageCodes ?? c.languages, modalityCodes: c.modalityCodes ?? c.modality, insurancePlanCodes: c.insurancePlanCodes ?? c.insurance,
-    specialtyCodes: c.specialtyCodes ?? c.specialty, professionCodes: c.professionCodes ?? c.profession, ageGroupCodes: c.ageGroupCodes,
-    serviceRegionCodes: c.serviceRegionCodes, acceptsNewClients: c.acceptsNewClients,
+    languageCodes: c.languageCodes ?? c.languages,
+    modalityCodes: c.modalityCodes ?? c.modality,
+    insurancePlanCodes: c.insurancePlanCodes ?? c.insurance,
+    specialtyCodes: c.specialtyCodes ?? c.specialty,
+    professionCodes: c.professionCodes ?? c.profession,
+    ageGroupCodes: c.ageGroupCodes,
+    serviceRegionCodes: c.serviceRegionCodes,
+    acceptsNewClients: c.acceptsNewClients,
   };
-  return { service: b.service, acceptSlug: true, constraints, preferences: b.preferences ?? {}, dateRange: b.dateRange, maxOptionsPerProvider: b.maxOptionsPerProvider ?? 3 };
+  return {
+    service: b.service,
+    acceptSlug: true,
+    constraints,
+    preferences: b.preferences ?? {},
+    dateRange: b.dateRange,
+    maxOptionsPerProvider: b.maxOptionsPerProvider ?? 3,
+  };
 }
 
 /** ResolutionService operations: resolutions, candidates, holds and confirmation. */
@@ -44,7 +75,9 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       async handler(caller, input) {
         const key = requireIdempotencyKey(input.headers);
         const body = parseInput(CreateResolutionBody, input.body);
-        return withIdempotency(deps.idempotency, caller, 'resolutions', key, input.body, () => createResolution(deps, caller, fromV2(body)));
+        return withIdempotency(deps.idempotency, caller, 'resolutions', key, input.body, () =>
+          createResolution(deps, caller, fromV2(body)),
+        );
       },
     },
     CreateResolutionV1: {
@@ -53,7 +86,14 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
         const body = parseInput(CreateResolutionV1Body, input.body);
         const key = input.headers['idempotency-key']?.trim();
         if (!key) return createResolution(deps, caller, fromV1(body));
-        return withIdempotency(deps.idempotency, caller, 'v1-resolutions', requireIdempotencyKey(input.headers), input.body, () => createResolution(deps, caller, fromV1(body)));
+        return withIdempotency(
+          deps.idempotency,
+          caller,
+          'v1-resolutions',
+          requireIdempotencyKey(input.headers),
+          input.body,
+          () => createResolution(deps, caller, fromV1(body)),
+        );
       },
     },
     ListResolutions: {
@@ -105,7 +145,9 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
         const key = requireIdempotencyKey(input.headers);
         const { id } = parseInput(ResolutionPath, input.params);
         const body = parseInput(ConfirmBody, input.body);
-        return withIdempotency(deps.idempotency, caller, `confirm:${id}`, key, input.body, () => confirmResolution(deps, caller, id, body));
+        return withIdempotency(deps.idempotency, caller, `confirm:${id}`, key, input.body, () =>
+          confirmResolution(deps, caller, id, body),
+        );
       },
     },
   };

@@ -4,8 +4,17 @@ import { DeliveryPath, ListDeliveriesQuery, QueuedReplayPath, UpdateWebhookBody 
 import { ServiceError } from '../errors/service-error.js';
 import { findOrganization } from '../persistence/organization-repository.js';
 import {
-  countDeliveries, findDelivery, findWebhook, listAttempts, listDeliveries, lockWebhookSetup, queueReplay, upsertWebhook,
-  type AttemptRow, type DeliveryRow, type WebhookRow,
+  countDeliveries,
+  findDelivery,
+  findWebhook,
+  listAttempts,
+  listDeliveries,
+  lockWebhookSetup,
+  queueReplay,
+  upsertWebhook,
+  type AttemptRow,
+  type DeliveryRow,
+  type WebhookRow,
 } from '../persistence/webhook-repository.js';
 import type { AppDeps } from './app-deps.js';
 import type { Caller } from './caller.js';
@@ -29,9 +38,15 @@ function toWebhookView(w: WebhookRow) {
 /** A delivery record as answered (CONTRACT part 6). */
 function toDeliveryView(d: DeliveryRow) {
   return {
-    id: d.id, eventId: d.eventId, event: d.eventType, status: d.status, attempt: d.attempt,
-    statusCode: d.lastAttemptAt === null ? null : d.statusCode, latencyMs: d.lastAttemptAt === null ? null : d.latencyMs,
-    timestamp: (d.lastAttemptAt ?? d.createdAt).toISOString(), success: d.lastAttemptAt === null ? null : d.success,
+    id: d.id,
+    eventId: d.eventId,
+    event: d.eventType,
+    status: d.status,
+    attempt: d.attempt,
+    statusCode: d.lastAttemptAt === null ? null : d.statusCode,
+    latencyMs: d.lastAttemptAt === null ? null : d.latencyMs,
+    timestamp: (d.lastAttemptAt ?? d.createdAt).toISOString(),
+    success: d.lastAttemptAt === null ? null : d.success,
     nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
   };
 }
@@ -39,7 +54,12 @@ function toDeliveryView(d: DeliveryRow) {
 /** An attempt as answered. */
 function toAttemptView(a: AttemptRow) {
   return {
-    attempt: a.attempt, statusCode: a.statusCode, latencyMs: a.latencyMs, timestamp: a.attemptedAt.toISOString(), success: a.success, manual: a.manual,
+    attempt: a.attempt,
+    statusCode: a.statusCode,
+    latencyMs: a.latencyMs,
+    timestamp: a.attemptedAt.toISOString(),
+    success: a.success,
+    manual: a.manual,
     ...(a.error !== null ? { error: a.error } : {}),
   };
 }
@@ -57,7 +77,8 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
   const deliveryOfCaller = async (caller: Caller, id: string) => {
     const d = await findDelivery(deps.db, id);
     if (!d) throw new ServiceError('DELIVERY_NOT_FOUND', `No webhook delivery ${id}.`);
-    if (d.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'This webhook delivery belongs to another organization.');
+    if (d.organizationId !== caller.organizationId)
+      throw new ServiceError('FORBIDDEN', 'This webhook delivery belongs to another organization.');
     return d;
   };
 
@@ -66,10 +87,18 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
    * `launch` or higher, the delivery (404 / 403) and that it is not `suppressed` (422 DELIVERY_NOT_REPLAYABLE).
    */
   const replayable = async (caller: Caller, id: string) => {
-    if (caller.mode !== 'live') throw new ServiceError('LIVE_KEY_REQUIRED', 'Replays send webhooks, which test keys never do: use a service_live_ key.');
+    if (caller.mode !== 'live')
+      throw new ServiceError(
+        'LIVE_KEY_REQUIRED',
+        'Replays send webhooks, which test keys never do: use a service_live_ key.',
+      );
     const org = await findOrganization(deps.db, caller.organizationId);
     const plan = String(org?.settings.plan ?? 'free');
-    if (!REPLAY_PLANS.has(plan)) throw new ServiceError('PLAN_UPGRADE_REQUIRED', `Webhook replay needs the launch plan or higher; this organization is on "${plan}".`);
+    if (!REPLAY_PLANS.has(plan))
+      throw new ServiceError(
+        'PLAN_UPGRADE_REQUIRED',
+        `Webhook replay needs the launch plan or higher; this organization is on "${plan}".`,
+      );
     const d = await deliveryOfCaller(caller, id);
     if (d.status === 'suppressed') throw new ServiceError('DELIVERY_NOT_REPLAYABLE');
     return d;
@@ -87,7 +116,10 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const body = parseInput(UpdateWebhookBody, input.body);
         // Outside the transaction: resolving the host may take a while and needs no lock.
-        await checkWebhookUrl(body.url, { allowInsecure: deps.config.webhookAllowInsecureUrls, lookup: deps.webhookLookup });
+        await checkWebhookUrl(body.url, {
+          allowInsecure: deps.config.webhookAllowInsecureUrls,
+          lookup: deps.webhookLookup,
+        });
         const events = [...new Set(body.events)];
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
@@ -95,17 +127,31 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
           await lockWebhookSetup(tx, caller.organizationId);
           const before = await findWebhook(tx, caller.organizationId, { forUpdate: true });
           const newSecret = before === undefined || body.rotateSecret === true ? newWebhookSecret() : undefined;
-          const stored = await upsertWebhook(tx, {
-            organizationId: caller.organizationId, platformId: caller.platformId, url: body.url, events, active: body.active ?? true,
-            secret: newSecret ?? before!.secret,
-            previousSecret: before && newSecret ? before.secret : before?.previousSecret ?? null,
-            previousSecretExpiresAt: before && newSecret ? new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS) : before?.previousSecretExpiresAt ?? null,
-          }, now);
+          const stored = await upsertWebhook(
+            tx,
+            {
+              organizationId: caller.organizationId,
+              platformId: caller.platformId,
+              url: body.url,
+              events,
+              active: body.active ?? true,
+              secret: newSecret ?? before!.secret,
+              previousSecret: before && newSecret ? before.secret : (before?.previousSecret ?? null),
+              previousSecretExpiresAt:
+                before && newSecret
+                  ? new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS)
+                  : (before?.previousSecretExpiresAt ?? null),
+            },
+            now,
+          );
           const view = toWebhookView(stored);
           // The secret never enters the audit log: only whether one was made.
           await recordAudit(tx, caller, now, {
-            action: 'webhook.update', resourceType: 'webhook', resourceId: caller.organizationId,
-            before: before ? toWebhookView(before) : null, after: { ...view, secretIssued: newSecret !== undefined },
+            action: 'webhook.update',
+            resourceType: 'webhook',
+            resourceId: caller.organizationId,
+            before: before ? toWebhookView(before) : null,
+            after: { ...view, secretIssued: newSecret !== undefined },
           });
           return newSecret ? { ...view, secret: newSecret } : view;
         });
@@ -114,9 +160,14 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
     TestWebhook: {
       audit: { action: 'webhook.test', resourceType: 'webhook', kind: 'read' },
       async handler(caller) {
-        if (caller.mode !== 'live') throw new ServiceError('LIVE_KEY_REQUIRED', 'Test keys never send webhooks: use a service_live_ key.');
+        if (caller.mode !== 'live')
+          throw new ServiceError('LIVE_KEY_REQUIRED', 'Test keys never send webhooks: use a service_live_ key.');
         const w = await configured(caller);
-        const r = await sendTestEvent(deps, { url: w.url, secrets: signingSecrets(w, deps.clock()), organizationId: caller.organizationId });
+        const r = await sendTestEvent(deps, {
+          url: w.url,
+          secrets: signingSecrets(w, deps.clock()),
+          organizationId: caller.organizationId,
+        });
         return { delivered: r.delivered, statusCode: r.statusCode, latencyMs: r.latencyMs };
       },
     },
@@ -127,10 +178,17 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
         const limit = q.limit ?? 50;
         const afterId = decodeCursor(q.cursor);
         const filter = { organizationId: caller.organizationId, status: q.status, eventType: q.event };
-        const [total, rows] = await Promise.all([countDeliveries(deps.db, filter), listDeliveries(deps.db, filter, { afterId, limit: limit + 1 })]);
+        const [total, rows] = await Promise.all([
+          countDeliveries(deps.db, filter),
+          listDeliveries(deps.db, filter, { afterId, limit: limit + 1 }),
+        ]);
         const pageRows = rows.slice(0, limit);
         const last = pageRows[pageRows.length - 1];
-        return { deliveries: pageRows.map(toDeliveryView), total, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+        return {
+          deliveries: pageRows.map(toDeliveryView),
+          total,
+          nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null,
+        };
       },
     },
     GetWebhookDelivery: {
@@ -150,10 +208,18 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
         const r = await deliverNow(deps, caller.organizationId, id);
         const replayedAt = new Date(r.attemptedAt).toISOString();
         await recordAudit(deps.db, caller, deps.clock(), {
-          action: 'webhook_delivery.replay', resourceType: 'webhook_delivery', resourceId: id,
+          action: 'webhook_delivery.replay',
+          resourceType: 'webhook_delivery',
+          resourceId: id,
           after: { attempt: r.attempt, delivered: r.delivered, statusCode: r.statusCode, queued: false },
         });
-        return { delivered: r.delivered, statusCode: r.statusCode, latencyMs: r.latencyMs, replayedAt, attempt: r.attempt };
+        return {
+          delivered: r.delivered,
+          statusCode: r.statusCode,
+          latencyMs: r.latencyMs,
+          replayedAt,
+          attempt: r.attempt,
+        };
       },
     },
     QueueWebhookDeliveryReplay: {
@@ -164,11 +230,14 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
           const outcome = await queueReplay(tx, caller.organizationId, deliveryId, now);
-          if (outcome.kind === 'not_found') throw new ServiceError('DELIVERY_NOT_FOUND', `No webhook delivery ${deliveryId}.`);
+          if (outcome.kind === 'not_found')
+            throw new ServiceError('DELIVERY_NOT_FOUND', `No webhook delivery ${deliveryId}.`);
           if (outcome.kind === 'suppressed') throw new ServiceError('DELIVERY_NOT_REPLAYABLE');
           if (outcome.kind === 'in_progress') throw new ServiceError('DELIVERY_IN_PROGRESS');
           await recordAudit(tx, caller, now, {
-            action: 'webhook_delivery.replay', resourceType: 'webhook_delivery', resourceId: deliveryId,
+            action: 'webhook_delivery.replay',
+            resourceType: 'webhook_delivery',
+            resourceId: deliveryId,
             after: { attempt: outcome.attempt, queued: true },
           });
           return { deliveryId, status: 'pending' as const, attempt: outcome.attempt };

@@ -6,7 +6,14 @@ import { answer, type OperationAnswer } from './operation.js';
  * Runs a creating operation under an Idempotency-Key: the first request runs and its answer is kept;
  * a replay answers the same body with `Idempotent-Replayed: true`; a failed run frees the key.
  */
-export async function withIdempotency(store: IdempotencyStore, caller: Caller, endpoint: string, key: string, payload: unknown, run: () => Promise<unknown>): Promise<OperationAnswer> {
+export async function withIdempotency(
+  store: IdempotencyStore,
+  caller: Caller,
+  endpoint: string,
+  key: string,
+  payload: unknown,
+  run: () => Promise<unknown>,
+): Promise<OperationAnswer> {
   const hash = payloadHash(payload);
   const claim = await store.claim(caller.organizationId, endpoint, key, hash);
   if (claim.kind === 'replay') return answer(claim.response, { 'idempotent-replayed': 'true' });

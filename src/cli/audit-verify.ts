@@ -11,7 +11,9 @@ async function main(): Promise<number> {
   try {
     opened = await openCliDatabase();
   } catch (err) {
-    console.error(err instanceof CliDatabaseError ? err.message : `cannot open the database: ${(err as Error).message}`);
+    console.error(
+      err instanceof CliDatabaseError ? err.message : `cannot open the database: ${(err as Error).message}`,
+    );
     return 1;
   }
   try {

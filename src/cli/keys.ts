@@ -21,7 +21,11 @@ class UsageError extends Error {}
 const SYSTEM_ACTOR = { type: 'system' } as const;
 
 /** Picks the platform: the one named, or the only one (creating it on an empty database). */
-async function choosePlatform(db: Database, named: string | undefined, now: Date): Promise<{ id: string; defaultOrganizationId: string }> {
+async function choosePlatform(
+  db: Database,
+  named: string | undefined,
+  now: Date,
+): Promise<{ id: string; defaultOrganizationId: string }> {
   if (named !== undefined) {
     const r = await db.query('SELECT id, default_organization_id FROM platforms WHERE id = $1', [named]);
     if (!r.rows[0]) throw new UsageError(`no platform ${named}`);
@@ -31,7 +35,10 @@ async function choosePlatform(db: Database, named: string | undefined, now: Date
     // Same lock as the service's bootstrap, so a CLI and a starting service never both create "the" platform.
     await tx.query('SELECT pg_advisory_xact_lock($1)', [7_245_002]);
     const r = await tx.query('SELECT id, default_organization_id FROM platforms ORDER BY id');
-    if (r.rows.length > 1) throw new UsageError(`several platforms exist (${r.rows.map((p) => p.id).join(', ')}): choose one with --platform <id>`);
+    if (r.rows.length > 1)
+      throw new UsageError(
+        `several platforms exist (${r.rows.map((p) => p.id).join(', ')}): choose one with --platform <id>`,
+      );
     if (r.rows[0]) return { id: r.rows[0].id, defaultOrganizationId: r.rows[0].default_organization_id };
     const created = await insertPlatform(tx, { name: 'Platform', now });
     return { id: created.platformId, defaultOrganizationId: created.organizationId };
@@ -48,7 +55,8 @@ async function createKey(db: Database, values: Record<string, string | undefined
   let expiresAt: Date | null = null;
   if (values['expires-at'] !== undefined) {
     expiresAt = new Date(values['expires-at']);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(values['expires-at']) || Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires-at must be an ISO 8601 time such as 2030-01-01T00:00:00Z');
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(values['expires-at']) || Number.isNaN(expiresAt.getTime()))
+      throw new UsageError('--expires-at must be an ISO 8601 time such as 2030-01-01T00:00:00Z');
     if (expiresAt.getTime() <= now.getTime()) throw new UsageError('--expires-at must be in the future');
   }
   const platform = await choosePlatform(db, values.platform, now);
@@ -57,29 +65,45 @@ async function createKey(db: Database, values: Record<string, string | undefined
     if (values.organization === undefined) throw new UsageError(`--organization <id> is required for ${type}`);
     const org = await db.query('SELECT platform_id FROM organizations WHERE id = $1', [values.organization]);
     if (!org.rows[0]) throw new UsageError(`no organization ${values.organization}`);
-    if (org.rows[0].platform_id !== platform.id) throw new UsageError(`organization ${values.organization} belongs to another platform (${org.rows[0].platform_id}): pass --platform ${org.rows[0].platform_id}`);
+    if (org.rows[0].platform_id !== platform.id)
+      throw new UsageError(
+        `organization ${values.organization} belongs to another platform (${org.rows[0].platform_id}): pass --platform ${org.rows[0].platform_id}`,
+      );
     organizationId = values.organization;
   } else if (values.organization !== undefined) {
-    throw new UsageError('--organization applies to organization_* keys only; platform keys live in the platform’s default organization');
+    throw new UsageError(
+      '--organization applies to organization_* keys only; platform keys live in the platform’s default organization',
+    );
   }
   const { record, key } = await db.transaction(async (tx) => {
     const created = await insertApiKey(tx, { platformId: platform.id, organizationId, type, name, expiresAt, now });
     await appendAudit(tx, {
-      platformId: platform.id, organizationId, actor: SYSTEM_ACTOR, action: 'api_key.create', resourceType: 'api_key',
-      resourceId: created.record.id, requestId: null, before: null, after: created.record, timestamp: now,
+      platformId: platform.id,
+      organizationId,
+      actor: SYSTEM_ACTOR,
+      action: 'api_key.create',
+      resourceType: 'api_key',
+      resourceId: created.record.id,
+      requestId: null,
+      before: null,
+      after: created.record,
+      timestamp: now,
     });
     return created;
   });
-  console.log(`created ${record.type} key ${record.id} (platform ${platform.id}, organization ${record.organizationId}${record.expiresAt ? `, expires ${record.expiresAt}` : ''})`);
+  console.log(
+    `created ${record.type} key ${record.id} (platform ${platform.id}, organization ${record.organizationId}${record.expiresAt ? `, expires ${record.expiresAt}` : ''})`,
+  );
   console.log(`key: ${key}`);
   console.log('This is the only time the key is shown: store it now.');
 }
 
 /** `keys list`: prints every key (never the secret). */
 async function listKeys(db: Database, platform: string | undefined): Promise<void> {
-  const r = platform === undefined
-    ? await db.query('SELECT * FROM api_keys ORDER BY platform_id, id')
-    : await db.query('SELECT * FROM api_keys WHERE platform_id = $1 ORDER BY id', [platform]);
+  const r =
+    platform === undefined
+      ? await db.query('SELECT * FROM api_keys ORDER BY platform_id, id')
+      : await db.query('SELECT * FROM api_keys WHERE platform_id = $1 ORDER BY id', [platform]);
   if (r.rows.length === 0) {
     console.log('no keys');
     return;
@@ -87,7 +111,18 @@ async function listKeys(db: Database, platform: string | undefined): Promise<voi
   for (const row of r.rows) {
     const k = toApiKey(row);
     const state = k.revokedAt ? `revoked ${k.revokedAt}` : k.expiresAt ? `expires ${k.expiresAt}` : 'active';
-    console.log([k.id, k.type, row.platform_id, k.organizationId, k.hint, JSON.stringify(k.name), `created ${k.createdAt}`, state].join('  '));
+    console.log(
+      [
+        k.id,
+        k.type,
+        row.platform_id,
+        k.organizationId,
+        k.hint,
+        JSON.stringify(k.name),
+        `created ${k.createdAt}`,
+        state,
+      ].join('  '),
+    );
   }
 }
 
@@ -102,8 +137,16 @@ async function revokeKey(db: Database, id: string | undefined): Promise<void> {
     if (row.revoked_at) return 'already' as const;
     const r = await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING *', [id, now]);
     await appendAudit(tx, {
-      platformId: row.platform_id, organizationId: row.organization_id, actor: SYSTEM_ACTOR, action: 'api_key.revoke', resourceType: 'api_key',
-      resourceId: id, requestId: null, before: toApiKey(row), after: toApiKey(r.rows[0]), timestamp: now,
+      platformId: row.platform_id,
+      organizationId: row.organization_id,
+      actor: SYSTEM_ACTOR,
+      action: 'api_key.revoke',
+      resourceType: 'api_key',
+      resourceId: id,
+      requestId: null,
+      before: toApiKey(row),
+      after: toApiKey(r.rows[0]),
+      timestamp: now,
     });
     return 'revoked' as const;
   });
@@ -119,8 +162,12 @@ async function main(argv: string[]): Promise<number> {
       args: argv,
       allowPositionals: true,
       options: {
-        type: { type: 'string' }, organization: { type: 'string' }, name: { type: 'string' },
-        'expires-at': { type: 'string' }, platform: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        type: { type: 'string' },
+        organization: { type: 'string' },
+        name: { type: 'string' },
+        'expires-at': { type: 'string' },
+        platform: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
@@ -136,7 +183,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     opened = await openCliDatabase();
   } catch (err) {
-    console.error(err instanceof CliDatabaseError ? err.message : `cannot open the database: ${(err as Error).message}`);
+    console.error(
+      err instanceof CliDatabaseError ? err.message : `cannot open the database: ${(err as Error).message}`,
+    );
     return 1;
   }
   try {

@@ -42,7 +42,9 @@ export async function openCliDatabase(env: NodeJS.ProcessEnv = process.env): Pro
     const dir = join(config.dataDir, 'postgres');
     const running = livePostmaster(join(dir, 'data'));
     if (running) {
-      throw new CliDatabaseError(`The embedded PostgreSQL in ${dir} is in use (pid ${running.pid}, probably \`npm start\`); run this command with DATABASE_URL=postgres://postgres:$(cat ${join(dir, 'password')})@127.0.0.1:${running.port ?? '<port>'}/scheduling`);
+      throw new CliDatabaseError(
+        `The embedded PostgreSQL in ${dir} is in use (pid ${running.pid}, probably \`npm start\`); run this command with DATABASE_URL=postgres://postgres:$(cat ${join(dir, 'password')})@127.0.0.1:${running.port ?? '<port>'}/scheduling`,
+      );
     }
     embedded = await startEmbeddedPostgres({ dir });
     url = embedded.url;

@@ -67,21 +67,27 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): num
 function logLevelSetting(raw: string | undefined): LogLevel {
   if (raw === undefined || raw === '') return 'info';
   const level = raw.trim().toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   return level as LogLevel;
 }
 
 /** Builds the configuration from environment variables. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intSetting(env, 'PORT', 8080);
-  const rolesRaw = (env.SERVICE_ROLES ?? 'gateway,grpc,workers').split(',').map((r) => r.trim()).filter(Boolean);
+  const rolesRaw = (env.SERVICE_ROLES ?? 'gateway,grpc,workers')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   const roles = new Set<Role>();
   for (const r of rolesRaw) {
-    if (r !== 'gateway' && r !== 'grpc' && r !== 'workers') throw new Error(`SERVICE_ROLES: unknown role "${r}" (use gateway, grpc, workers)`);
+    if (r !== 'gateway' && r !== 'grpc' && r !== 'workers')
+      throw new Error(`SERVICE_ROLES: unknown role "${r}" (use gateway, grpc, workers)`);
     roles.add(r);
   }
   const delays = (env.WEBHOOK_RETRY_DELAYS_SECONDS ?? '60,300,1800,7200').split(',').map((s) => Number(s.trim()));
-  if (delays.some((d) => !Number.isFinite(d) || d < 0)) throw new Error('WEBHOOK_RETRY_DELAYS_SECONDS must be a comma-separated list of seconds');
+  if (delays.some((d) => !Number.isFinite(d) || d < 0))
+    throw new Error('WEBHOOK_RETRY_DELAYS_SECONDS must be a comma-separated list of seconds');
   return {
     host: env.HOST ?? '127.0.0.1',
     port,

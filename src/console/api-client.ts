@@ -32,9 +32,17 @@ function withQuery(path: string, query: Query | undefined): string {
 }
 
 async function failure(res: Response): Promise<ApiError> {
-  const body = (await res.json().catch(() => undefined)) as { error?: { code?: string; message?: string; field?: string; requestId?: string } } | undefined;
+  const body = (await res.json().catch(() => undefined)) as
+    | { error?: { code?: string; message?: string; field?: string; requestId?: string } }
+    | undefined;
   const e = body?.error;
-  return new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? res.statusText, e?.field, e?.requestId ?? res.headers.get('x-service-request-id') ?? undefined);
+  return new ApiError(
+    res.status,
+    e?.code ?? `HTTP_${res.status}`,
+    e?.message ?? res.statusText,
+    e?.field,
+    e?.requestId ?? res.headers.get('x-service-request-id') ?? undefined,
+  );
 }
 
 /** Creates the client for a session. Writes carry a fresh Idempotency-Key, so a retried click never acts twice. */
@@ -54,7 +62,11 @@ export function createApiClient(session: Session): ApiClient {
     async send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
       const extra: Record<string, string> = { 'idempotency-key': crypto.randomUUID() };
       if (body !== undefined) extra['content-type'] = 'application/json';
-      const res = await fetch(path, { method, headers: headers(extra), body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(path, {
+        method,
+        headers: headers(extra),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       if (!res.ok) throw await failure(res);
       return (res.status === 204 ? undefined : await res.json()) as T;
     },

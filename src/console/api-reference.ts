@@ -27,9 +27,11 @@ function repairAccessibility(): void {
   for (const select of root.querySelectorAll('tr[data-param-name] select:not([aria-label])')) {
     select.setAttribute('aria-label', `Parameter ${select.closest('tr')!.getAttribute('data-param-name')}`);
   }
-  for (const close of root.querySelectorAll('button.close-modal:not([aria-label])')) close.setAttribute('aria-label', 'Close');
+  for (const close of root.querySelectorAll('button.close-modal:not([aria-label])'))
+    close.setAttribute('aria-label', 'Close');
   // The visible text must be part of the accessible name (WCAG 2.5.3); Swagger names it "Apply credentials" only.
-  for (const apply of root.querySelectorAll('button.modal-btn.authorize[aria-label="Apply credentials"]')) apply.setAttribute('aria-label', 'Authorize: apply credentials');
+  for (const apply of root.querySelectorAll('button.modal-btn.authorize[aria-label="Apply credentials"]'))
+    apply.setAttribute('aria-label', 'Authorize: apply credentials');
   for (const pre of root.querySelectorAll('.highlight-code pre:not([tabindex])')) {
     pre.setAttribute('tabindex', '0');
     pre.setAttribute('aria-label', 'Example');

@@ -15,12 +15,19 @@ function showSignIn(problem?: unknown): void {
   current?.abort();
   const key = h('input', { type: 'password', name: 'key', autocomplete: 'off', spellcheck: 'false', required: true });
   // method=post: even if a script failed and the browser submitted the form itself, the key would not land in a URL.
-  const form = h('form', { class: 'card sign-in', method: 'post', 'aria-labelledby': 'sign-in-title' },
+  const form = h(
+    'form',
+    { class: 'card sign-in', method: 'post', 'aria-labelledby': 'sign-in-title' },
     h('h1', { id: 'sign-in-title' }, 'Sign in'),
-    h('p', {}, 'Paste an API key (a platform key or an organization key). It stays in this tab only and is forgotten when the tab closes.'),
+    h(
+      'p',
+      {},
+      'Paste an API key (a platform key or an organization key). It stays in this tab only and is forgotten when the tab closes.',
+    ),
     problem ? errorNotice(problem) : null,
     formField('API key', key, 'service_live_…, service_test_… or an organization key'),
-    h('button', { type: 'submit' }, 'Sign in'));
+    h('button', { type: 'submit' }, 'Sign in'),
+  );
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const value = key.value.trim();
@@ -35,9 +42,14 @@ function showSignIn(problem?: unknown): void {
 /** Organization picker for platform keys: the chosen id is sent as Service-Organization-Id. */
 async function organizationPicker(api: ApiClient, session: Session): Promise<HTMLElement> {
   const orgs = await api.get<{ data: { id: string; name: string }[] }>('/api/v2/organizations', { limit: 500 });
-  const select = h('select', { name: 'organization' },
+  const select = h(
+    'select',
+    { name: 'organization' },
     h('option', { value: '' }, '— platform (no organization) —'),
-    orgs.data.map((o) => h('option', { value: o.id, selected: o.id === session.organizationId }, `${o.name} (${o.id})`)));
+    orgs.data.map((o) =>
+      h('option', { value: o.id, selected: o.id === session.organizationId }, `${o.name} (${o.id})`),
+    ),
+  );
   select.addEventListener('change', () => {
     saveSession({ key: session.key, ...(select.value ? { organizationId: select.value } : {}) });
     void start();
@@ -47,12 +59,19 @@ async function organizationPicker(api: ApiClient, session: Session): Promise<HTM
 
 function navigation(caller: Caller, path: string): HTMLElement {
   const links = ALL_PAGES.filter((p) => p.nav && (!p.platformOnly || caller.keyType.startsWith('platform')));
-  return h('nav', { class: 'side', 'aria-label': 'Console' },
-    h('ul', {}, links.map((p) => {
-      const active = matchPage([p], path) !== undefined || (p.path !== '/console' && path.startsWith(`${p.path}/`));
-      return h('li', {}, h('a', { href: p.path, 'aria-current': active ? 'page' : undefined }, p.nav!));
-    }),
-    h('li', {}, h('a', { href: '/console/api-reference' }, 'API reference'))));
+  return h(
+    'nav',
+    { class: 'side', 'aria-label': 'Console' },
+    h(
+      'ul',
+      {},
+      links.map((p) => {
+        const active = matchPage([p], path) !== undefined || (p.path !== '/console' && path.startsWith(`${p.path}/`));
+        return h('li', {}, h('a', { href: p.path, 'aria-current': active ? 'page' : undefined }, p.nav!));
+      }),
+      h('li', {}, h('a', { href: '/console/api-reference' }, 'API reference')),
+    ),
+  );
 }
 
 async function renderPage(api: ApiClient, caller: Caller, main: HTMLElement): Promise<void> {
@@ -77,8 +96,15 @@ async function renderPage(api: ApiClient, caller: Caller, main: HTMLElement): Pr
   document.title = `${page?.title ?? 'Not found'} · Console`;
   replaceChildren(main, h('p', { class: 'muted' }, 'Loading…'));
   let content: Node;
-  if (!page) content = h('section', {}, h('h1', { tabindex: -1 }, 'Not found'), h('p', {}, 'No console page has this address.'));
-  else if (page.needsOrganization && !caller.organizationId) content = h('section', {}, h('h1', { tabindex: -1 }, page.title), h('p', {}, 'Choose an organization above: this page shows one organization\'s data.'));
+  if (!page)
+    content = h('section', {}, h('h1', { tabindex: -1 }, 'Not found'), h('p', {}, 'No console page has this address.'));
+  else if (page.needsOrganization && !caller.organizationId)
+    content = h(
+      'section',
+      {},
+      h('h1', { tabindex: -1 }, page.title),
+      h('p', {}, "Choose an organization above: this page shows one organization's data."),
+    );
   else {
     try {
       content = await page.render(ctx);
@@ -127,12 +153,23 @@ async function start(): Promise<void> {
     showSignIn();
   });
   const who = caller.organization ? `${caller.organization.name}` : 'Platform';
-  const header = h('header', { class: 'top' },
+  const header = h(
+    'header',
+    { class: 'top' },
     h('a', { class: 'skip', href: '#content' }, 'Skip to content'),
     h('a', { class: 'brand', href: '/console' }, 'Scheduling console'),
-    h('span', { class: 'who' }, who, ' ', h('span', { class: `badge badge-${caller.mode}` }, caller.mode), ' ', h('span', { class: 'muted small' }, caller.keyType)),
+    h(
+      'span',
+      { class: 'who' },
+      who,
+      ' ',
+      h('span', { class: `badge badge-${caller.mode}` }, caller.mode),
+      ' ',
+      h('span', { class: 'muted small' }, caller.keyType),
+    ),
     caller.keyType.startsWith('platform') ? await organizationPicker(api, session).catch(errorNotice) : null,
-    signOut);
+    signOut,
+  );
   replaceChildren(app, header, h('div', { class: 'layout' }, navigation(caller, location.pathname), main));
   rerender = () => void renderPage(api, caller, main);
   rerender();
@@ -140,9 +177,16 @@ async function start(): Promise<void> {
 
 document.addEventListener('click', (ev) => {
   const a = (ev.target as Element | null)?.closest?.('a');
-  if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey || a.target) return;
+  if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey || a.target)
+    return;
   const href = a.getAttribute('href');
-  if (!href || !href.startsWith('/console') || href.startsWith('/console/api-reference') || href.startsWith('/console/assets')) return;
+  if (
+    !href ||
+    !href.startsWith('/console') ||
+    href.startsWith('/console/api-reference') ||
+    href.startsWith('/console/assets')
+  )
+    return;
   ev.preventDefault();
   navigate(href);
 });

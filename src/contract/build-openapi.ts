@@ -5,7 +5,16 @@ import { ErrorEnvelope } from './schemas/list-envelope.js';
 import { schemaExample } from './schema-example.js';
 import { Capabilities, Health, Readiness } from './schemas/discovery.js';
 
-const COMMON_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const COMMON_ERRORS: ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'INVALID_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 
 /** JSON Schema of a zod schema, as the client sends it (input side). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -24,7 +33,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'calendar-connections': 'Weekly availability schedules, date overrides and external ICS feeds of providers.',
   'provider-imports': 'Asynchronous bulk imports of providers (202, then poll the job).',
   resolutions: 'Resolve a request into at most 10 ranked options, with the candidates and why each was excluded.',
-  holds: 'Short holds on an option\'s slot before confirmation.',
+  holds: "Short holds on an option's slot before confirmation.",
   bookings: 'Confirmed bookings (v2): confirmation from a resolution, reads and lists.',
   'ranking-policies': 'Versioned ranking policies: weights, tie-breakers, activation, rollback and simulation.',
   continuity: 'Continuity-of-care records that keep a client with their provider.',
@@ -44,56 +53,149 @@ function openapiPath(path: string): string {
 
 /** Id prefix of the resource a route's tag names, for the bare `id` fields of its examples. */
 const ID_PREFIX_BY_TAG: Record<string, string> = {
-  organizations: 'org', 'api-keys': 'key', providers: 'prv', services: 'svc', 'calendar-connections': 'cal',
-  'provider-imports': 'imp', resolutions: 'res', holds: 'hld', bookings: 'bkg', v1: 'bkg', 'ranking-policies': 'pol',
-  continuity: 'cty', waitlist: 'wl', 'manual-review': 'prv', webhooks: 'whd', inspector: 'res', audit: 'aud', analytics: 'org',
+  organizations: 'org',
+  'api-keys': 'key',
+  providers: 'prv',
+  services: 'svc',
+  'calendar-connections': 'cal',
+  'provider-imports': 'imp',
+  resolutions: 'res',
+  holds: 'hld',
+  bookings: 'bkg',
+  v1: 'bkg',
+  'ranking-policies': 'pol',
+  continuity: 'cty',
+  waitlist: 'wl',
+  'manual-review': 'prv',
+  webhooks: 'whd',
+  inspector: 'res',
+  audit: 'aud',
+  analytics: 'org',
 };
 
 /** The request and response examples of a route: its own, else generated from the JSON Schemas openapi.json publishes. */
 export function routeExamples(r: RouteSpec): { request?: unknown; response?: unknown } {
   const prefix = ID_PREFIX_BY_TAG[r.tag] ?? 'id';
   return {
-    ...(r.body ? { request: r.examples && 'request' in r.examples ? r.examples.request : schemaExample(jsonSchema(r.body, 'input'), prefix) } : {}),
-    ...(r.response ? { response: r.examples && 'response' in r.examples ? r.examples.response : schemaExample(jsonSchema(r.response, 'output'), prefix) } : {}),
+    ...(r.body
+      ? {
+          request:
+            r.examples && 'request' in r.examples
+              ? r.examples.request
+              : schemaExample(jsonSchema(r.body, 'input'), prefix),
+        }
+      : {}),
+    ...(r.response
+      ? {
+          response:
+            r.examples && 'response' in r.examples
+              ? r.examples.response
+              : schemaExample(jsonSchema(r.response, 'output'), prefix),
+        }
+      : {}),
   };
 }
 
 /** Who may call a route, in a sentence. */
 function accessSentence(r: RouteSpec): string {
-  if (r.auth === 'none') return 'No API key: the request\'s own token is the credential.';
+  if (r.auth === 'none') return "No API key: the request's own token is the credential.";
   if (r.platformKeyOnly) return 'Platform keys only; an organization key is 403 PLATFORM_KEY_REQUIRED.';
-  return r.access ?? 'Any API key, acting in its organization (a platform key: the one named by Service-Organization-Id, else the platform\'s default organization).';
+  return (
+    r.access ??
+    "Any API key, acting in its organization (a platform key: the one named by Service-Organization-Id, else the platform's default organization)."
+  );
 }
 
 /** The operation's description: the route's own, who may call, and the errors it declares beyond the common ones. */
 function operationDescription(r: RouteSpec): string {
   const own = (r.errors ?? []).map((c) => `${ERROR_CATALOGUE[c].status} ${c}`);
-  return [r.description, accessSentence(r), ...(own.length ? [`Errors besides the common ones: ${own.join(', ')}.`] : [])].join('\n\n');
+  return [
+    r.description,
+    accessSentence(r),
+    ...(own.length ? [`Errors besides the common ones: ${own.join(', ')}.`] : []),
+  ].join('\n\n');
 }
 
 /** The paths the gateway serves itself, outside the route table: health, discovery and metrics, all without a key. */
 function gatewayPaths(): Record<string, Record<string, unknown>> {
-  const json = (schema: z.ZodType, example: unknown) => ({ 'application/json': { schema: jsonSchema(schema, 'output'), example } });
-  const op = (operationId: string, tag: string, summary: string, description: string, responses: Record<string, unknown>) => ({
+  const json = (schema: z.ZodType, example: unknown) => ({
+    'application/json': { schema: jsonSchema(schema, 'output'), example },
+  });
+  const op = (
+    operationId: string,
+    tag: string,
+    summary: string,
+    description: string,
+    responses: Record<string, unknown>,
+  ) => ({
     get: { operationId, summary, description, tags: [tag], security: [], responses },
   });
   return {
-    '/healthz': op('getHealth', 'service', 'Liveness: the process answers and its event loop turns.', 'Answers `{"status": "ok"}` from a later turn of the gateway process\'s event loop, without touching Redis or PostgreSQL: it stays 200 while a store is down (the service restarts its private stores itself and recovers without a restart) and while the process drains on SIGTERM. Use /readyz to decide whether to send traffic. No API key.', {
-      200: { description: 'The process is alive.', content: json(Health, { status: 'ok' }) },
-    }),
-    '/readyz': op('getReadiness', 'service', 'Readiness: Redis and PostgreSQL are reachable.', 'Answers `{"status": "ready"}` when Redis answers PING and PostgreSQL `SELECT 1` (each check bounded to 1 s, so a hung store never makes this wait) and the internal API reports the same; otherwise 503 SERVICE_UNAVAILABLE with `Retry-After: 1` and a message naming the store, also while the process drains on SIGTERM. No API key.', {
-      200: { description: 'Ready to serve.', content: json(Readiness, { status: 'ready' }) },
-      503: { description: 'Error codes: SERVICE_UNAVAILABLE', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } }, 'x-error-codes': ['SERVICE_UNAVAILABLE'] },
-    }),
-    '/capabilities.json': op('getCapabilities', 'service', 'What this deployment offers, in brief.', 'Every endpoint with its gRPC method, the error codes, key types, limits and the gRPC package (reflection and health on). No API key.', {
-      200: { description: 'The capabilities.', content: json(Capabilities, schemaExample(jsonSchema(Capabilities, 'output'))) },
-    }),
-    '/openapi.json': op('getOpenApi', 'service', 'This document.', 'The OpenAPI 3.1 description of the REST API, built from the same route table and schemas that validate requests. No API key.', {
-      200: { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } } },
-    }),
-    '/metrics': op('getMetrics', 'service', 'Prometheus metrics.', 'Request and RPC histograms, errors by contract code, resolution phases, pool, Redis and worker-queue gauges and process metrics, in the Prometheus text format. No API key.', {
-      200: { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' }, example: '# HELP http_request_duration_seconds REST request duration\n# TYPE http_request_duration_seconds histogram\n' } } },
-    }),
+    '/healthz': op(
+      'getHealth',
+      'service',
+      'Liveness: the process answers and its event loop turns.',
+      'Answers `{"status": "ok"}` from a later turn of the gateway process\'s event loop, without touching Redis or PostgreSQL: it stays 200 while a store is down (the service restarts its private stores itself and recovers without a restart) and while the process drains on SIGTERM. Use /readyz to decide whether to send traffic. No API key.',
+      {
+        200: { description: 'The process is alive.', content: json(Health, { status: 'ok' }) },
+      },
+    ),
+    '/readyz': op(
+      'getReadiness',
+      'service',
+      'Readiness: Redis and PostgreSQL are reachable.',
+      'Answers `{"status": "ready"}` when Redis answers PING and PostgreSQL `SELECT 1` (each check bounded to 1 s, so a hung store never makes this wait) and the internal API reports the same; otherwise 503 SERVICE_UNAVAILABLE with `Retry-After: 1` and a message naming the store, also while the process drains on SIGTERM. No API key.',
+      {
+        200: { description: 'Ready to serve.', content: json(Readiness, { status: 'ready' }) },
+        503: {
+          description: 'Error codes: SERVICE_UNAVAILABLE',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+          'x-error-codes': ['SERVICE_UNAVAILABLE'],
+        },
+      },
+    ),
+    '/capabilities.json': op(
+      'getCapabilities',
+      'service',
+      'What this deployment offers, in brief.',
+      'Every endpoint with its gRPC method, the error codes, key types, limits and the gRPC package (reflection and health on). No API key.',
+      {
+        200: {
+          description: 'The capabilities.',
+          content: json(Capabilities, schemaExample(jsonSchema(Capabilities, 'output'))),
+        },
+      },
+    ),
+    '/openapi.json': op(
+      'getOpenApi',
+      'service',
+      'This document.',
+      'The OpenAPI 3.1 description of the REST API, built from the same route table and schemas that validate requests. No API key.',
+      {
+        200: {
+          description: 'The OpenAPI document.',
+          content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
+        },
+      },
+    ),
+    '/metrics': op(
+      'getMetrics',
+      'service',
+      'Prometheus metrics.',
+      'Request and RPC histograms, errors by contract code, resolution phases, pool, Redis and worker-queue gauges and process metrics, in the Prometheus text format. No API key.',
+      {
+        200: {
+          description: 'Prometheus text exposition format.',
+          content: {
+            'text/plain': {
+              schema: { type: 'string' },
+              example:
+                '# HELP http_request_duration_seconds REST request duration\n# TYPE http_request_duration_seconds histogram\n',
+            },
+          },
+        },
+      },
+    ),
   };
 }
 
@@ -104,8 +206,20 @@ function gatewayPaths(): Record<string, Record<string, unknown>> {
 function eventStreamResponse(event: string, data: z.ZodType | undefined, example: unknown) {
   return {
     description: `Server-Sent Events: \`event: ${event}\` with one JSON document as \`data\` per message; a \`: keepalive\` comment every 15 s; \`event: error\` with the error envelope ends a stream that fails after it started.`,
-    headers: { 'Cache-Control': { schema: { type: 'string', const: 'no-cache' } }, 'X-Accel-Buffering': { schema: { type: 'string', const: 'no' } } },
-    content: { 'text/event-stream': { schema: { type: 'string' }, example: `event: ${event}\ndata: ${JSON.stringify(example)}\n\n`, 'x-sse-events': { [event]: data ? jsonSchema(data, 'output') : {}, error: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+    headers: {
+      'Cache-Control': { schema: { type: 'string', const: 'no-cache' } },
+      'X-Accel-Buffering': { schema: { type: 'string', const: 'no' } },
+    },
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string' },
+        example: `event: ${event}\ndata: ${JSON.stringify(example)}\n\n`,
+        'x-sse-events': {
+          [event]: data ? jsonSchema(data, 'output') : {},
+          error: { $ref: '#/components/schemas/ErrorEnvelope' },
+        },
+      },
+    },
   };
 }
 
@@ -121,10 +235,25 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
     if (r.query) {
       const js = jsonSchema(r.query, 'input');
       const req = new Set((js.required as string[] | undefined) ?? []);
-      for (const [name, schema] of Object.entries((js.properties ?? {}) as Record<string, unknown>)) parameters.push({ name, in: 'query', required: req.has(name), schema });
+      for (const [name, schema] of Object.entries((js.properties ?? {}) as Record<string, unknown>))
+        parameters.push({ name, in: 'query', required: req.has(name), schema });
     }
-    for (const h of r.headers ?? []) parameters.push({ name: h.name, in: 'header', required: h.required, description: h.description, schema: { type: 'string' } });
-    if (r.path.startsWith('/api/v2/') && r.auth !== 'none') parameters.push({ name: 'Service-Organization-Id', in: 'header', required: false, description: 'Platform keys only: act inside this organization.', schema: { type: 'string' } });
+    for (const h of r.headers ?? [])
+      parameters.push({
+        name: h.name,
+        in: 'header',
+        required: h.required,
+        description: h.description,
+        schema: { type: 'string' },
+      });
+    if (r.path.startsWith('/api/v2/') && r.auth !== 'none')
+      parameters.push({
+        name: 'Service-Organization-Id',
+        in: 'header',
+        required: false,
+        description: 'Platform keys only: act inside this organization.',
+        schema: { type: 'string' },
+      });
     const codes = [...new Set([...(r.errors ?? []), ...COMMON_ERRORS])];
     const byStatus = new Map<number, ErrorCode[]>();
     for (const c of codes) {
@@ -135,10 +264,23 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
     const responses: Record<string, unknown> = {
       [String(r.successStatus ?? 200)]: r.stream
         ? eventStreamResponse(r.stream.event, r.response, examples.response)
-        : { description: 'Success', ...(r.response ? { content: { 'application/json': { schema: jsonSchema(r.response, 'output'), example: examples.response } } } : {}) },
+        : {
+            description: 'Success',
+            ...(r.response
+              ? {
+                  content: {
+                    'application/json': { schema: jsonSchema(r.response, 'output'), example: examples.response },
+                  },
+                }
+              : {}),
+          },
     };
     for (const [st, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-      responses[String(st)] = { description: `Error codes: ${cs.join(', ')}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } }, 'x-error-codes': cs };
+      responses[String(st)] = {
+        description: `Error codes: ${cs.join(', ')}`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        'x-error-codes': cs,
+      };
     }
     const op: Record<string, unknown> = {
       operationId: r.rpc.charAt(0).toLowerCase() + r.rpc.slice(1),
@@ -151,7 +293,11 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
       parameters,
       responses,
     };
-    if (r.body) op.requestBody = { required: !r.bodyOptional, content: { 'application/json': { schema: jsonSchema(r.body, 'input'), example: examples.request } } };
+    if (r.body)
+      op.requestBody = {
+        required: !r.bodyOptional,
+        content: { 'application/json': { schema: jsonSchema(r.body, 'input'), example: examples.request } },
+      };
     if (r.path.startsWith('/api/v1/')) op.deprecated = false;
     paths[openapiPath(r.path)] = { ...(paths[openapiPath(r.path)] ?? {}), [r.method.toLowerCase()]: op };
   }
@@ -163,21 +309,36 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
     tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'service_live_… or service_test_… API key' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'service_live_… or service_test_… API key' },
+      },
       schemas: { ErrorEnvelope: jsonSchema(ErrorEnvelope, 'output') },
     },
-    'x-error-codes': Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([c, e]) => [c, { status: e.status, recoverable: e.recoverable, message: e.message }])),
+    'x-error-codes': Object.fromEntries(
+      Object.entries(ERROR_CATALOGUE).map(([c, e]) => [
+        c,
+        { status: e.status, recoverable: e.recoverable, message: e.message },
+      ]),
+    ),
   };
 }
 
 /** Builds capabilities.json: what this deployment offers, in brief. */
-export function buildCapabilities(routes: RouteSpec[], info: { version: string; limits: Record<string, number> }): z.infer<typeof Capabilities> {
+export function buildCapabilities(
+  routes: RouteSpec[],
+  info: { version: string; limits: Record<string, number> },
+): z.infer<typeof Capabilities> {
   return {
     service: 'provider-resolution-scheduling',
     version: info.version,
     apiVersions: ['v1', 'v2'],
     eventApiVersion: '2026-11-01',
-    endpoints: routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary, grpc: `scheduling.v1.${r.service}/${r.rpc}` })),
+    endpoints: routes.map((r) => ({
+      method: r.method,
+      path: r.path,
+      summary: r.summary,
+      grpc: `scheduling.v1.${r.service}/${r.rpc}`,
+    })),
     errorCodes: Object.keys(ERROR_CATALOGUE),
     keyTypes: ['platform_live', 'platform_test', 'organization_live', 'organization_test'],
     limits: info.limits,

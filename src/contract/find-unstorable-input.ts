@@ -29,7 +29,10 @@ function fieldOf(path: readonly (string | number)[], root: string): string {
  * Its `field` is the string's path, the path of the object holding the key, or the member of the top object holding
  * the too-deep nesting (`root` when the value is an array).
  */
-export function findUnstorableValue(value: unknown, opts: { maxDepth?: number; root?: string } = {}): ErrorDetail | undefined {
+export function findUnstorableValue(
+  value: unknown,
+  opts: { maxDepth?: number; root?: string } = {},
+): ErrorDetail | undefined {
   const maxDepth = opts.maxDepth ?? MAX_INPUT_DEPTH;
   const root = opts.root ?? '(body)';
   const stack: { value: unknown; path: (string | number)[]; depth: number }[] = [{ value, path: [], depth: 0 }];
@@ -41,14 +44,21 @@ export function findUnstorableValue(value: unknown, opts: { maxDepth?: number; r
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
-    if (depth + 1 > maxDepth) return { field: fieldOf(Array.isArray(value) ? [] : path.slice(0, 1), root), code: 'INVALID', message: `must not nest arrays and objects more than ${maxDepth} levels deep` };
+    if (depth + 1 > maxDepth)
+      return {
+        field: fieldOf(Array.isArray(value) ? [] : path.slice(0, 1), root),
+        code: 'INVALID',
+        message: `must not nest arrays and objects more than ${maxDepth} levels deep`,
+      };
     const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
     for (const [k] of entries) {
       const reason = typeof k === 'string' ? unstorableTextReason(k) : undefined;
-      if (reason) return { field: fieldOf(path, root), code: 'INVALID', message: `must not have a key containing ${reason}` };
+      if (reason)
+        return { field: fieldOf(path, root), code: 'INVALID', message: `must not have a key containing ${reason}` };
     }
     // Pushed in reverse so members are checked in document order: the field reported is the first one.
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: [...path, entries[i]![0]], depth: depth + 1 });
+    for (let i = entries.length - 1; i >= 0; i--)
+      stack.push({ value: entries[i]![1], path: [...path, entries[i]![0]], depth: depth + 1 });
   }
   return undefined;
 }
@@ -57,6 +67,14 @@ export function findUnstorableValue(value: unknown, opts: { maxDepth?: number; r
  * The first problem of a request no operation may store, checked before any operation runs: path parameters, then
  * query values, then the body (field: the parameter's name, the query name, or the body's dotted path).
  */
-export function findUnstorableInput(input: { params: Record<string, string>; query: Record<string, string>; body: unknown }): ErrorDetail | undefined {
-  return findUnstorableValue(input.params, { root: '(path)' }) ?? findUnstorableValue(input.query, { root: '(query)' }) ?? findUnstorableValue(input.body);
+export function findUnstorableInput(input: {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+}): ErrorDetail | undefined {
+  return (
+    findUnstorableValue(input.params, { root: '(path)' }) ??
+    findUnstorableValue(input.query, { root: '(query)' }) ??
+    findUnstorableValue(input.body)
+  );
 }

@@ -9,12 +9,20 @@ export function encodeCursor(position: string): string {
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   const s = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[\w:.|-]{1,300}$/.test(s)) throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
+  if (!/^[\w:.|-]{1,300}$/.test(s))
+    throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', {
+      field: 'cursor',
+      details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }],
+    });
   return s;
 }
 
 /** Cuts a page fetched with limit+1 rows into `{data, hasMore, nextCursor}`. */
-export function page<T>(rows: T[], limit: number, positionOf: (row: T) => string): { data: T[]; hasMore: boolean; nextCursor: string | null } {
+export function page<T>(
+  rows: T[],
+  limit: number,
+  positionOf: (row: T) => string,
+): { data: T[]; hasMore: boolean; nextCursor: string | null } {
   const hasMore = rows.length > limit;
   const data = hasMore ? rows.slice(0, limit) : rows;
   const last = data[data.length - 1];

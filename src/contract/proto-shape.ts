@@ -103,7 +103,8 @@ function computeShape(s: z.ZodType, side: ShapeSide): ProtoShape {
     case 'enum': {
       const values = Object.values(def.entries as Record<string, string | number>);
       if (values.length === 2 && values.includes('true') && values.includes('false')) return { kind: 'bool' };
-      if (values.every((v) => typeof v === 'string' && ENUM_VALUE.test(v))) return { kind: 'enum', values: values as string[] };
+      if (values.every((v) => typeof v === 'string' && ENUM_VALUE.test(v)))
+        return { kind: 'enum', values: values as string[] };
       return { kind: 'string' };
     }
     case 'literal': {
@@ -117,17 +118,23 @@ function computeShape(s: z.ZodType, side: ShapeSide): ProtoShape {
     case 'array': {
       const item = protoShapeOf(def.element as z.ZodType, side);
       // Lists of lists and of free-form values have no repeated form in protobuf.
-      return item.kind === 'repeated' || item.kind === 'value' || item.kind === 'map' || item.kind === 'struct' ? { kind: 'value' } : { kind: 'repeated', item };
+      return item.kind === 'repeated' || item.kind === 'value' || item.kind === 'map' || item.kind === 'struct'
+        ? { kind: 'value' }
+        : { kind: 'repeated', item };
     }
     case 'record': {
       const value = protoShapeOf(def.valueType as z.ZodType, side);
-      return value.kind === 'repeated' || value.kind === 'value' || value.kind === 'map' || value.kind === 'struct' || value.kind === 'timestamp'
+      return value.kind === 'repeated' ||
+        value.kind === 'value' ||
+        value.kind === 'map' ||
+        value.kind === 'struct' ||
+        value.kind === 'timestamp'
         ? { kind: 'struct' }
         : { kind: 'map', value };
     }
     case 'union': {
       const options = (def.options as z.ZodType[]).map((o) => protoShapeOf(o, side));
-      return options.every((o) => o.kind === 'string' || (o.kind === 'enum')) ? { kind: 'string' } : { kind: 'value' };
+      return options.every((o) => o.kind === 'string' || o.kind === 'enum') ? { kind: 'string' } : { kind: 'value' };
     }
     default:
       return { kind: 'value' };
@@ -159,13 +166,17 @@ function isInteger(s: z.ZodType): boolean {
  */
 export function hasPresence(shape: ProtoShape, field: Unwrapped, side: ShapeSide): boolean {
   if (shape.kind === 'string') return field.optional || field.nullable;
-  if (shape.kind === 'bool' || shape.kind === 'double' || shape.kind === 'int64') return field.optional || field.nullable || side === 'input';
+  if (shape.kind === 'bool' || shape.kind === 'double' || shape.kind === 'int64')
+    return field.optional || field.nullable || side === 'input';
   return false;
 }
 
 /** The protobuf field name of a REST field (`serviceId` -> `service_id`); ts-proto names it back in camelCase. */
 export function protoFieldName(restName: string): string {
-  return restName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  return restName
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 }
 
 /**
@@ -174,9 +185,18 @@ export function protoFieldName(restName: string): string {
  * names (the contract); the values, limits and errors (which name the REST field) are the same on both doors.
  */
 export const LIST_PAGING_FIELDS: Readonly<Record<string, { proto: string; doc: string }>> = {
-  limit: { proto: 'page_size', doc: 'The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and unset takes its default.' },
-  cursor: { proto: 'page_token', doc: 'The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to get the next page; unset for the first page.' },
-  nextCursor: { proto: 'next_page_token', doc: 'The opaque token to send as `page_token` for the next page; unset on the last page.' },
+  limit: {
+    proto: 'page_size',
+    doc: 'The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and unset takes its default.',
+  },
+  cursor: {
+    proto: 'page_token',
+    doc: 'The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to get the next page; unset for the first page.',
+  },
+  nextCursor: {
+    proto: 'next_page_token',
+    doc: 'The opaque token to send as `page_token` for the next page; unset on the last page.',
+  },
 };
 
 /**
@@ -190,7 +210,9 @@ function isCursorPaged(schema: z.ZodObject): boolean {
 
 /** The paging field a REST field of an object schema is in the typed API, if it is one (see LIST_PAGING_FIELDS). */
 export function listPagingField(schema: z.ZodObject, restName: string): { proto: string; doc: string } | undefined {
-  return Object.hasOwn(LIST_PAGING_FIELDS, restName) && isCursorPaged(schema) ? LIST_PAGING_FIELDS[restName] : undefined;
+  return Object.hasOwn(LIST_PAGING_FIELDS, restName) && isCursorPaged(schema)
+    ? LIST_PAGING_FIELDS[restName]
+    : undefined;
 }
 
 /**

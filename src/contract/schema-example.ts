@@ -5,33 +5,98 @@ const ID_TAIL = '01jv3m8k2q0005t7w9c4x6b8dz';
 
 /** Id prefixes the service gives its resources (`newId(prefix)`), by the field that names them. */
 const ID_PREFIXES: Record<string, string> = {
-  providerId: 'prv', serviceId: 'svc', resolutionId: 'res', holdId: 'hld', bookingId: 'bkg', organizationId: 'org',
-  defaultOrganizationId: 'org', platformId: 'plt', keyId: 'key', policyId: 'pol', importId: 'imp', deliveryId: 'whd',
-  eventId: 'evt', rescheduledFrom: 'bkg', rescheduledTo: 'bkg',
+  providerId: 'prv',
+  serviceId: 'svc',
+  resolutionId: 'res',
+  holdId: 'hld',
+  bookingId: 'bkg',
+  organizationId: 'org',
+  defaultOrganizationId: 'org',
+  platformId: 'plt',
+  keyId: 'key',
+  policyId: 'pol',
+  importId: 'imp',
+  deliveryId: 'whd',
+  eventId: 'evt',
+  rescheduledFrom: 'bkg',
+  rescheduledTo: 'bkg',
 };
 
 /** Realistic values by field name, for strings whose schema alone says too little. */
 const STRINGS: Record<string, string> = {
-  email: 'ada@example.com', timezone: 'America/New_York', name: 'Ada Lovelace', displayName: 'Dr. Ada Lovelace',
-  lastname: 'Lovelace', externalId: 'ext-1042', clientRef: 'client-778', title: 'Initial consultation',
-  slug: 'initial-consultation', currency: 'USD', url: 'https://hooks.example.com/scheduling', username: 'ada',
-  location: 'Boston, MA', bio: 'Licensed clinical social worker.', notes: 'First visit.', reason: 'Schedule changed.',
-  optionId: 'opt_1', requestId: 'req_5f2c9a', cursor: 'eyJpZCI6InBydl8wMSJ9', nextCursor: 'eyJpZCI6InBydl8wMSJ9',
-  hint: 'service_live_…3f9a', key: 'service_live_4q8w2e6r9t1y3u5i7o0p2a4s6d8f', secret: 'whsec_MfKQ9r8GKYqXpLUE2Nc0F0Y4bOLd7fIw1yS0Y9lV6xk=',
-  languageCodes: 'en', language: 'en', languages: 'en', modalityCodes: 'virtual', modality: 'virtual',
-  serviceRegionCodes: 'US-MA', licenseRegionCodes: 'US-MA', regionCode: 'US-MA', insurancePlanCodes: 'aetna', insurance: 'aetna',
-  ageGroupCodes: 'adult', specialtyCodes: 'anxiety', specialty: 'anxiety', professionCode: 'lcsw', professionCodes: 'lcsw',
-  profession: 'lcsw', licenseTypeCode: 'lcsw', event: 'booking.confirmed', action: 'provider.create', resource_type: 'provider',
-  message: 'Example message.', description: 'Example description.', suggestion: 'Widen the date range.',
-  exclusionCode: 'LANGUAGE_MISMATCH', code: 'LANGUAGE_MISMATCH', reasonCode: 'NO_AVAILABILITY', period: 'last_30_days',
-  label: '9:00 AM', serviceSlug: 'initial-consultation',
+  email: 'ada@example.com',
+  timezone: 'America/New_York',
+  name: 'Ada Lovelace',
+  displayName: 'Dr. Ada Lovelace',
+  lastname: 'Lovelace',
+  externalId: 'ext-1042',
+  clientRef: 'client-778',
+  title: 'Initial consultation',
+  slug: 'initial-consultation',
+  currency: 'USD',
+  url: 'https://hooks.example.com/scheduling',
+  username: 'ada',
+  location: 'Boston, MA',
+  bio: 'Licensed clinical social worker.',
+  notes: 'First visit.',
+  reason: 'Schedule changed.',
+  optionId: 'opt_1',
+  requestId: 'req_5f2c9a',
+  cursor: 'eyJpZCI6InBydl8wMSJ9',
+  nextCursor: 'eyJpZCI6InBydl8wMSJ9',
+  hint: 'service_live_…3f9a',
+  key: 'service_live_4q8w2e6r9t1y3u5i7o0p2a4s6d8f',
+  secret: 'whsec_MfKQ9r8GKYqXpLUE2Nc0F0Y4bOLd7fIw1yS0Y9lV6xk=',
+  languageCodes: 'en',
+  language: 'en',
+  languages: 'en',
+  modalityCodes: 'virtual',
+  modality: 'virtual',
+  serviceRegionCodes: 'US-MA',
+  licenseRegionCodes: 'US-MA',
+  regionCode: 'US-MA',
+  insurancePlanCodes: 'aetna',
+  insurance: 'aetna',
+  ageGroupCodes: 'adult',
+  specialtyCodes: 'anxiety',
+  specialty: 'anxiety',
+  professionCode: 'lcsw',
+  professionCodes: 'lcsw',
+  profession: 'lcsw',
+  licenseTypeCode: 'lcsw',
+  event: 'booking.confirmed',
+  action: 'provider.create',
+  resource_type: 'provider',
+  message: 'Example message.',
+  description: 'Example description.',
+  suggestion: 'Widen the date range.',
+  exclusionCode: 'LANGUAGE_MISMATCH',
+  code: 'LANGUAGE_MISMATCH',
+  reasonCode: 'NO_AVAILABILITY',
+  period: 'last_30_days',
+  label: '9:00 AM',
+  serviceSlug: 'initial-consultation',
 };
 
 /** Numbers by field name; others take their minimum, or 1. */
 const NUMBERS: Record<string, number> = {
-  duration: 50, length: 50, durationMinutes: 50, slotIntervalMinutes: 50, price: 12000, statusCode: 200, latencyMs: 84,
-  ttlSeconds: 120, score: 72.5, points: 30, status: 400, maxOptionsPerProvider: 3, panelCapacity: 25, panelCurrentCount: 12,
-  avgEvaluatedSlots: 42.5, conversionRate: 0.25, limit: 20,
+  duration: 50,
+  length: 50,
+  durationMinutes: 50,
+  slotIntervalMinutes: 50,
+  price: 12000,
+  statusCode: 200,
+  latencyMs: 84,
+  ttlSeconds: 120,
+  score: 72.5,
+  points: 30,
+  status: 400,
+  maxOptionsPerProvider: 3,
+  panelCapacity: 25,
+  panelCurrentCount: 12,
+  avgEvaluatedSlots: 42.5,
+  conversionRate: 0.25,
+  limit: 20,
 };
 
 /** The field a value belongs to: the nearest key that is a property name, not a schema word such as `anyOf`. */
@@ -42,7 +107,12 @@ function fieldOf(path: string[]): string {
 
 function stringExample(s: JsonSchema, path: string[], idPrefix: string): string {
   const key = fieldOf(path);
-  if (s.format === 'date-time') return key === 'end' || key === 'end_time' ? '2026-05-04T13:50:00.000Z' : key === 'expiresAt' ? '2026-05-04T13:02:00.000Z' : '2026-05-04T13:00:00.000Z';
+  if (s.format === 'date-time')
+    return key === 'end' || key === 'end_time'
+      ? '2026-05-04T13:50:00.000Z'
+      : key === 'expiresAt'
+        ? '2026-05-04T13:02:00.000Z'
+        : '2026-05-04T13:00:00.000Z';
   if (s.format === 'date') return '2026-05-04';
   if (s.format === 'email') return STRINGS.email!;
   if (typeof s.pattern === 'string' && s.pattern.includes('[0-5]\\d')) return key === 'end' ? '17:00' : '09:00';
@@ -91,12 +161,18 @@ function example(schema: unknown, path: string[], idPrefix: string): unknown {
       }
       return out;
     }
-    case 'array': return [example(s.items, path, idPrefix)];
-    case 'string': return stringExample(s, path, idPrefix);
+    case 'array':
+      return [example(s.items, path, idPrefix)];
+    case 'string':
+      return stringExample(s, path, idPrefix);
     case 'integer':
-    case 'number': return numberExample(s, path);
-    case 'boolean': return true;
-    case 'null': return null;
-    default: return null;
+    case 'number':
+      return numberExample(s, path);
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      return null;
   }
 }

@@ -20,24 +20,24 @@ import * as webhook from './schemas/webhook.js';
 
 /** The schema modules, by file name: their exported zod objects are the named messages of the typed API. */
 export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
-  'analytics': analytics,
+  analytics: analytics,
   'api-key': apiKey,
   'audit-event': auditEvent,
-  'booking': booking,
+  booking: booking,
   'calendar-connection': calendarConnection,
-  'caller': caller,
-  'care': care,
-  'discovery': discovery,
-  'hold': hold,
-  'inspector': inspector,
+  caller: caller,
+  care: care,
+  discovery: discovery,
+  hold: hold,
+  inspector: inspector,
   'list-envelope': listEnvelope,
-  'organization': organization,
+  organization: organization,
   'provider-import': providerImport,
-  'provider': provider,
+  provider: provider,
   'ranking-policy': rankingPolicy,
-  'resolution': resolution,
-  'service': service,
-  'webhook': webhook,
+  resolution: resolution,
+  service: service,
+  webhook: webhook,
 };
 
 /** The name of every exported schema (`Resolution`, `BookingV2`): the message that carries it in the typed API. */

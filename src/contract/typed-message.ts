@@ -2,7 +2,17 @@ import type { z } from 'zod';
 import type { RouteSpec } from './route.js';
 import { SCHEMA_NAMES } from './schema-names.js';
 import {
-  enumPrefix, enumTypeName, enumValueName, hasPresence, protoFieldName, protoFieldNameIn, protoShapeOf, tsPropertyName, unwrapSchema, type ProtoShape, type ShapeSide,
+  enumPrefix,
+  enumTypeName,
+  enumValueName,
+  hasPresence,
+  protoFieldName,
+  protoFieldNameIn,
+  protoShapeOf,
+  tsPropertyName,
+  unwrapSchema,
+  type ProtoShape,
+  type ShapeSide,
 } from './proto-shape.js';
 
 const properties = new WeakMap<z.ZodObject, Map<string, string>>();
@@ -26,7 +36,10 @@ export const UPDATE_MASK_FIELD = 5;
 
 /** A typed request the service cannot read (an unknown field mask path): refused as VALIDATION_ERROR on `field`. */
 export class UnreadableTypedRequest extends Error {
-  constructor(message: string, readonly field: string) {
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
     super(message);
   }
 }
@@ -69,12 +82,20 @@ export function restInputOfMessage(route: RouteSpec, message: Record<string, unk
  * The PATCH body a field mask asks for: exactly the named fields, a named field left unset as null (clear it).
  * Without a mask (or an empty one) the body is the fields that are set.
  */
-function maskedBody(schema: z.ZodObject, json: Record<string, unknown>, mask: string[] | undefined): Record<string, unknown> {
+function maskedBody(
+  schema: z.ZodObject,
+  json: Record<string, unknown>,
+  mask: string[] | undefined,
+): Record<string, unknown> {
   if (!mask || mask.length === 0) return json;
   const body: Record<string, unknown> = {};
   for (const path of mask) {
     const key = Object.keys(schema.shape).find((k) => k === path || protoFieldNameIn(schema, k) === path);
-    if (key === undefined) throw new UnreadableTypedRequest(`updateMask names "${path.slice(0, 100)}", which is not a field of this update`, 'updateMask');
+    if (key === undefined)
+      throw new UnreadableTypedRequest(
+        `updateMask names "${path.slice(0, 100)}", which is not a field of this update`,
+        'updateMask',
+      );
     body[key] = json[key] ?? null;
   }
   return body;
@@ -87,7 +108,11 @@ function queryText(v: unknown): string {
 }
 
 /** REST JSON of an object schema's fields read from a ts-proto object. */
-export function objectToRest(schema: z.ZodObject, side: ShapeSide, message: Record<string, unknown>): Record<string, unknown> {
+export function objectToRest(
+  schema: z.ZodObject,
+  side: ShapeSide,
+  message: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, fieldSchema] of Object.entries(schema.shape)) {
     const shape = protoShapeOf(fieldSchema as z.ZodType, side);
@@ -137,7 +162,10 @@ function valueToRest(shape: ProtoShape, field: string, v: unknown, present: bool
       return items.length === 0 && side === 'input' ? undefined : items;
     }
     case 'map': {
-      const entries = Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, valueToRest(shape.value, field, item, true, side)]);
+      const entries = Object.entries(v as Record<string, unknown>).map(([k, item]) => [
+        k,
+        valueToRest(shape.value, field, item, true, side),
+      ]);
       return entries.length === 0 && side === 'input' ? undefined : Object.fromEntries(entries);
     }
     case 'value':
@@ -147,7 +175,11 @@ function valueToRest(shape: ProtoShape, field: string, v: unknown, present: bool
 }
 
 /** A ts-proto object of an object schema's message from its REST JSON (an answer of the service). */
-export function objectFromRest(schema: z.ZodObject, side: ShapeSide, json: Record<string, unknown>): Record<string, unknown> {
+export function objectFromRest(
+  schema: z.ZodObject,
+  side: ShapeSide,
+  json: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, fieldSchema] of Object.entries(schema.shape)) {
     const shape = protoShapeOf(fieldSchema as z.ZodType, side);
@@ -158,7 +190,13 @@ export function objectFromRest(schema: z.ZodObject, side: ShapeSide, json: Recor
 }
 
 /** A ts-proto value from REST JSON; a missing value without presence takes the protobuf default (encoding needs one). */
-export function valueFromRest(shape: ProtoShape, field: string, v: unknown, present: boolean, side: ShapeSide): unknown {
+export function valueFromRest(
+  shape: ProtoShape,
+  field: string,
+  v: unknown,
+  present: boolean,
+  side: ShapeSide,
+): unknown {
   const missing = v === undefined || v === null;
   switch (shape.kind) {
     case 'string':
@@ -172,14 +210,23 @@ export function valueFromRest(shape: ProtoShape, field: string, v: unknown, pres
       return missing ? undefined : new Date(String(v));
     case 'enum': {
       const name = enumTypeName(field);
-      return !missing && shape.values.includes(String(v)) ? enumValueName(name, String(v)) : `${enumPrefix(name)}_UNSPECIFIED`;
+      return !missing && shape.values.includes(String(v))
+        ? enumValueName(name, String(v))
+        : `${enumPrefix(name)}_UNSPECIFIED`;
     }
     case 'message':
       return missing ? undefined : objectFromRest(shape.schema, side, v as Record<string, unknown>);
     case 'repeated':
       return Array.isArray(v) ? v.map((item) => valueFromRest(shape.item, field, item, false, side)) : [];
     case 'map':
-      return missing ? {} : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, valueFromRest(shape.value, field, item, false, side)]));
+      return missing
+        ? {}
+        : Object.fromEntries(
+            Object.entries(v as Record<string, unknown>).map(([k, item]) => [
+              k,
+              valueFromRest(shape.value, field, item, false, side),
+            ]),
+          );
     case 'value':
       return v === null && side === 'output' ? null : missing ? undefined : v;
     case 'struct':
@@ -212,7 +259,11 @@ export function responseMessageOf(route: RouteSpec, result: unknown): Record<str
  * as text): such a result travels in the JSON form only.
  */
 export function answersInShape(route: RouteSpec, result: unknown): boolean {
-  return !route.response || protoShapeOf(route.response, 'output').kind !== 'message' || (typeof result === 'object' && result !== null && !Array.isArray(result));
+  return (
+    !route.response ||
+    protoShapeOf(route.response, 'output').kind !== 'message' ||
+    (typeof result === 'object' && result !== null && !Array.isArray(result))
+  );
 }
 
 /** The REST result carried by a typed response message (the inverse of `responseMessageOf`). */

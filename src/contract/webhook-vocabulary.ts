@@ -5,11 +5,20 @@
 
 /** Every event type the service emits (SPEC part 6), in the SPEC's order. */
 export const WEBHOOK_EVENT_TYPES = [
-  'professional.created', 'professional.updated', 'provider_import.completed',
-  'resolution.resolved', 'resolution.zero_results', 'resolution.partial',
-  'option.held', 'option.released',
-  'booking.confirmed', 'booking.rescheduled', 'booking.cancelled', 'booking.completed',
-  'calendar.connection_degraded', 'calendar.reconnect_required',
+  'professional.created',
+  'professional.updated',
+  'provider_import.completed',
+  'resolution.resolved',
+  'resolution.zero_results',
+  'resolution.partial',
+  'option.held',
+  'option.released',
+  'booking.confirmed',
+  'booking.rescheduled',
+  'booking.cancelled',
+  'booking.completed',
+  'calendar.connection_degraded',
+  'calendar.reconnect_required',
 ] as const;
 
 /** Delivery statuses (CONTRACT part 6). */

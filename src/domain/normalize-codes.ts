@@ -9,9 +9,7 @@
 export type NormalizeResult = { ok: true; value: string } | { ok: false; message: string };
 
 /** Outcome of normalizing a list: the deduplicated values, or the index of the first invalid element. */
-export type NormalizeListResult =
-  | { ok: true; value: string[] }
-  | { ok: false; index: number; message: string };
+export type NormalizeListResult = { ok: true; value: string[] } | { ok: false; index: number; message: string };
 
 /** A function normalizing one raw value. */
 export type CodeNormalizer = (raw: unknown) => NormalizeResult;
@@ -24,11 +22,13 @@ export const MODALITY_CODES: readonly string[] = ['virtual', 'in_person'];
 
 // ISO 639-1 two-letter language codes.
 const ISO_639_1 = new Set(
-  ('aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv dz ee el en eo ' +
+  (
+    'aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv dz ee el en eo ' +
     'es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka ' +
     'kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng ' +
     'nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su ' +
-    'sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu').split(' '),
+    'sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu'
+  ).split(' '),
 );
 
 // Withdrawn ISO 639-1 codes still sent by older systems (Java locales, for one).
@@ -113,7 +113,11 @@ export function normalizeInsurancePlan(raw: unknown): NormalizeResult {
   const message = 'must be an insurance plan name or code (letters and digits, at most 64 characters as a code)';
   if (typeof raw !== 'string') return invalid(message);
   // Fold accents and apostrophes/dots so "Anthem B.C." and "Anthem BC" slug alike.
-  const folded = raw.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/['’.]/g, '');
+  const folded = raw
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/['’.]/g, '');
   const compact = folded.replace(/[^a-z0-9]/g, '');
   if (compact === '') return invalid(message);
   const canonical = INSURANCE_BY_COMPACT.get(compact);

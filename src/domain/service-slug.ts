@@ -5,11 +5,13 @@
  * has no letter or digit to name the session type by.
  */
 export function serviceSlug(title: string): string {
-  return title
-    .toLowerCase()
-    // NFKD splits accented letters and compatibility forms (`é` -> `e` + mark, `ﬁ` -> `fi`, full-width -> ASCII).
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+  return (
+    title
+      .toLowerCase()
+      // NFKD splits accented letters and compatibility forms (`é` -> `e` + mark, `ﬁ` -> `fi`, full-width -> ASCII).
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+  );
 }

@@ -111,7 +111,8 @@ const REASONS: Partial<Record<ExclusionCode, ReasonText>> = {
   NOT_ACCEPTING_NEW_CLIENTS: {
     reasonCode: 'NOT_ACCEPTING_NEW_CLIENTS',
     description: (n) => `${n} are not accepting new clients or have not said whether they are.`,
-    suggestion: 'If the client is not new, search without the new-client requirement; otherwise add them to the waitlist.',
+    suggestion:
+      'If the client is not new, search without the new-client requirement; otherwise add them to the waitlist.',
   },
 };
 
@@ -170,10 +171,17 @@ export function buildZeroResultReasons(input: ZeroResultInput): ZeroResultReason
     // Only steps without a reason code of their own removed providers (inactive, hidden, license), or there are none.
     const s = input.exclusionSummary;
     const hidden = (s.PROVIDER_INACTIVE ?? 0) + (s.NOT_SEARCHABLE ?? 0);
-    const unlicensed = (s.LICENSE_REGION_MISMATCH ?? 0) + (s.LICENSE_EXPIRED ?? 0) + (s.LICENSE_UNVERIFIED ?? 0) + (s.LICENSE_MISSING ?? 0);
+    const unlicensed =
+      (s.LICENSE_REGION_MISMATCH ?? 0) +
+      (s.LICENSE_EXPIRED ?? 0) +
+      (s.LICENSE_UNVERIFIED ?? 0) +
+      (s.LICENSE_MISSING ?? 0);
     const parts: string[] = [];
     if (hidden > 0) parts.push(`${one(hidden, 'provider is', 'providers are')} inactive or hidden from search`);
-    if (unlicensed > 0) parts.push(`${one(unlicensed, 'provider has', 'providers have')} no valid, verified license for the requested region`);
+    if (unlicensed > 0)
+      parts.push(
+        `${one(unlicensed, 'provider has', 'providers have')} no valid, verified license for the requested region`,
+      );
     reasons.push({
       reasonCode: 'NO_SERVICE_MATCH',
       description:

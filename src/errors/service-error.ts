@@ -15,7 +15,11 @@ export class ServiceError extends Error {
   /** Seconds for a Retry-After header (429, 503). */
   readonly retryAfter: number | undefined;
 
-  constructor(code: ErrorCode, message?: string, opts: { field?: string; details?: ErrorDetail[]; retryAfter?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    opts: { field?: string; details?: ErrorDetail[]; retryAfter?: number; cause?: unknown } = {},
+  ) {
     super(message ?? ERROR_CATALOGUE[code].message, { cause: opts.cause });
     this.name = 'ServiceError';
     this.code = code;
@@ -33,5 +37,8 @@ export class ServiceError extends Error {
 /** Builds a 400 VALIDATION_ERROR from a list of problems (the first names `field`). */
 export function validationError(details: ErrorDetail[]): ServiceError {
   const first = details[0];
-  return new ServiceError('VALIDATION_ERROR', first ? `${first.field}: ${first.message}` : undefined, { field: first?.field, details });
+  return new ServiceError('VALIDATION_ERROR', first ? `${first.field}: ${first.message}` : undefined, {
+    field: first?.field,
+    details,
+  });
 }

@@ -26,7 +26,11 @@ export function createRequestAdmission(o: { limits: AdmissionLimits; metrics: Se
       if (!gate.tryEnter(cost)) {
         shed.inc();
         ctx.state.shed = true;
-        throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is working on as many requests as it admits; retry after Retry-After seconds.', { retryAfter: SHED_RETRY_AFTER_SECONDS });
+        throw new ServiceError(
+          'SERVICE_UNAVAILABLE',
+          'The service is working on as many requests as it admits; retry after Retry-After seconds.',
+          { retryAfter: SHED_RETRY_AFTER_SECONDS },
+        );
       }
       gauge.set(gate.inFlight);
       try {

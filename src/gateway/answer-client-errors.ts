@@ -23,13 +23,36 @@ interface ParserRefusal {
 function refusalOf(err: NodeJS.ErrnoException): ParserRefusal {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, reason: 'Request Header Fields Too Large', code: 'VALIDATION_ERROR', field: '(headers)', message: 'The request line and headers are larger than 16 KB: shorten the path, the query or the headers.' };
+      return {
+        status: 431,
+        reason: 'Request Header Fields Too Large',
+        code: 'VALIDATION_ERROR',
+        field: '(headers)',
+        message: 'The request line and headers are larger than 16 KB: shorten the path, the query or the headers.',
+      };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, reason: 'Payload Too Large', code: 'PAYLOAD_TOO_LARGE', message: 'The chunk extensions of the request body are too large.' };
+      return {
+        status: 413,
+        reason: 'Payload Too Large',
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'The chunk extensions of the request body are too large.',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, reason: 'Request Timeout', code: 'VALIDATION_ERROR', field: '(request)', message: 'The request was not received in time.' };
+      return {
+        status: 408,
+        reason: 'Request Timeout',
+        code: 'VALIDATION_ERROR',
+        field: '(request)',
+        message: 'The request was not received in time.',
+      };
     default:
-      return { status: 400, reason: 'Bad Request', code: 'VALIDATION_ERROR', field: '(request)', message: `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).` };
+      return {
+        status: 400,
+        reason: 'Bad Request',
+        code: 'VALIDATION_ERROR',
+        field: '(request)',
+        message: `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`,
+      };
   }
 }
 
@@ -40,31 +63,42 @@ function refusalOf(err: NodeJS.ErrnoException): ParserRefusal {
  * an `Expect` other than `100-continue` (417) is ignored, as RFC 9110 allows, and the request served; an HTTP/1.1
  * request without `Host` (400) goes on to the gateway, which refuses it in the envelope. Call once on the gateway's server.
  */
-export function answerClientErrors(server: Server, deps: { logger?: ServiceLogger; metrics?: ServiceMetrics } = {}): void {
+export function answerClientErrors(
+  server: Server,
+  deps: { logger?: ServiceLogger; metrics?: ServiceMetrics } = {},
+): void {
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   server.on('checkExpectation', (req, res) => server.emit('request', req, res));
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
-    // As Node's own handler: answer unless a response on this connection has begun (writing another would corrupt it).
-    // A kept-alive connection that answered earlier requests is answered too.
-    if (!socket.writable || socket._httpMessage?.headersSent || err.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const r = refusalOf(err);
-    const requestId = newRequestId();
-    const se = new ServiceError(r.code, r.message, r.field !== undefined ? { field: r.field } : {});
-    const envelope = v2ErrorBody(se, requestId);
-    const body = JSON.stringify({ error: { ...envelope.error, status: r.status } });
-    socket.end([
-      `HTTP/1.1 ${r.status} ${r.reason}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `X-Service-Request-Id: ${requestId}`,
-      'Connection: close',
-      '',
-      body,
-    ].join('\r\n'));
-    deps.metrics?.errors.inc({ code: r.code });
-    deps.logger?.info({ door: 'rest', route: 'unparsed', status: r.status, requestId, errorCode: r.code, parserError: err.code }, 'request refused by the HTTP parser');
-  });
+  server.on(
+    'clientError',
+    (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
+      // As Node's own handler: answer unless a response on this connection has begun (writing another would corrupt it).
+      // A kept-alive connection that answered earlier requests is answered too.
+      if (!socket.writable || socket._httpMessage?.headersSent || err.code === 'ECONNRESET') {
+        socket.destroy();
+        return;
+      }
+      const r = refusalOf(err);
+      const requestId = newRequestId();
+      const se = new ServiceError(r.code, r.message, r.field !== undefined ? { field: r.field } : {});
+      const envelope = v2ErrorBody(se, requestId);
+      const body = JSON.stringify({ error: { ...envelope.error, status: r.status } });
+      socket.end(
+        [
+          `HTTP/1.1 ${r.status} ${r.reason}`,
+          'Content-Type: application/json; charset=utf-8',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          `X-Service-Request-Id: ${requestId}`,
+          'Connection: close',
+          '',
+          body,
+        ].join('\r\n'),
+      );
+      deps.metrics?.errors.inc({ code: r.code });
+      deps.logger?.info(
+        { door: 'rest', route: 'unparsed', status: r.status, requestId, errorCode: r.code, parserError: err.code },
+        'request refused by the HTTP parser',
+      );
+    },
+  );
 }

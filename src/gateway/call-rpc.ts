@@ -12,7 +12,10 @@ export interface RpcOutcome {
 
 /** The outcome of a failed RPC: the decoded contract error and any headers (rate limit) carried in trailers. */
 export class RpcFailure extends Error {
-  constructor(readonly error: ReturnType<typeof decodeServiceError>, readonly headers: Record<string, string>) {
+  constructor(
+    readonly error: ReturnType<typeof decodeServiceError>,
+    readonly headers: Record<string, string>,
+  ) {
     super(error.message);
   }
 }
@@ -31,7 +34,13 @@ export function restHeaders(md: Metadata | undefined): Record<string, string> {
  * Calls a unary RPC by name on a generated client and waits for both the answer and the trailers.
  * `signal` cancels the call when the HTTP client goes away.
  */
-export function callRpc(client: Client, rpc: string, request: unknown, metadata: Metadata, opts: { deadlineMs: number; signal?: AbortSignal }): Promise<RpcOutcome> {
+export function callRpc(
+  client: Client,
+  rpc: string,
+  request: unknown,
+  metadata: Metadata,
+  opts: { deadlineMs: number; signal?: AbortSignal },
+): Promise<RpcOutcome> {
   const method = (client as unknown as Record<string, Function>)[rpc.charAt(0).toLowerCase() + rpc.slice(1)];
   if (!method) return Promise.reject(new Error(`unknown rpc ${rpc}`));
   return new Promise((resolve, reject) => {
@@ -42,11 +51,17 @@ export function callRpc(client: Client, rpc: string, request: unknown, metadata:
       if (failure) return reject(new RpcFailure(decodeServiceError(failure), restHeaders(failure.metadata)));
       if (response !== undefined && status !== undefined) resolve({ response, headers: restHeaders(status.metadata) });
     };
-    const call = method.call(client, request, metadata, { deadline: Date.now() + opts.deadlineMs }, (err: GrpcError | null, res: RpcOutcome['response']) => {
-      if (err) failure = err;
-      else response = res;
-      settle();
-    });
+    const call = method.call(
+      client,
+      request,
+      metadata,
+      { deadline: Date.now() + opts.deadlineMs },
+      (err: GrpcError | null, res: RpcOutcome['response']) => {
+        if (err) failure = err;
+        else response = res;
+        settle();
+      },
+    );
     call.on('status', (s: StatusObject) => {
       status = s;
       settle();

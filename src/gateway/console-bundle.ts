@@ -29,7 +29,11 @@ function typeOf(name: string): string {
 
 function asset(body: Buffer | Uint8Array, name: string): ConsoleAsset {
   const buf = Buffer.from(body);
-  return { body: buf, type: typeOf(name), etag: `"${createHash('sha256').update(buf).digest('base64url').slice(0, 27)}"` };
+  return {
+    body: buf,
+    type: typeOf(name),
+    etag: `"${createHash('sha256').update(buf).digest('base64url').slice(0, 27)}"`,
+  };
 }
 
 /**
@@ -57,6 +61,7 @@ export async function buildConsoleAssets(): Promise<Map<string, ConsoleAsset>> {
   });
   const assets = new Map<string, ConsoleAsset>();
   for (const file of result.outputFiles) assets.set(basename(file.path), asset(file.contents, file.path));
-  for (const [name, spec] of Object.entries(VENDOR)) assets.set(`vendor/${name}`, asset(await readFile(require.resolve(spec)), name));
+  for (const [name, spec] of Object.entries(VENDOR))
+    assets.set(`vendor/${name}`, asset(await readFile(require.resolve(spec)), name));
   return assets;
 }

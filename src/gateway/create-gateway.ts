@@ -65,7 +65,9 @@ function flatQuery(q: Record<string, string | string[] | undefined>): Record<str
 function routeLabel(ctx: Koa.Context): string {
   const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
   if (typeof matched === 'string') return matched;
-  return ['/healthz', '/readyz', '/metrics', '/openapi.json', '/capabilities.json'].includes(ctx.path) ? ctx.path : 'unmatched';
+  return ['/healthz', '/readyz', '/metrics', '/openapi.json', '/capabilities.json'].includes(ctx.path)
+    ? ctx.path
+    : 'unmatched';
 }
 
 /**
@@ -95,20 +97,34 @@ export function createGateway(deps: GatewayDeps): Koa {
     let failure: { code: string; error?: unknown } | undefined;
     try {
       // HTTP/1.1 requires Host (RFC 9110 section 7.2); Node's own check would answer a bare 400 (answer-client-errors.ts).
-      if (ctx.req.httpVersion === '1.1' && !ctx.get('host')) throw new ServiceError('VALIDATION_ERROR', 'An HTTP/1.1 request needs a Host header.', { field: 'Host' });
+      if (ctx.req.httpVersion === '1.1' && !ctx.get('host'))
+        throw new ServiceError('VALIDATION_ERROR', 'An HTTP/1.1 request needs a Host header.', { field: 'Host' });
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ServiceError('ROUTE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
+      if (ctx.status === 404 && ctx.body === undefined)
+        throw new ServiceError('ROUTE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
     } catch (err) {
       let headers = err instanceof RpcFailure ? err.headers : {};
-      let se = err instanceof RpcFailure ? err.error : err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+      let se =
+        err instanceof RpcFailure
+          ? err.error
+          : err instanceof ServiceError
+            ? err
+            : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
       // A refusal of the gateway's own (no route, malformed JSON, body over 1 MB) to an API request with credentials
       // goes through the internal API, which authenticates and counts it like any call and answers the RateLimit state.
       if (err instanceof ServiceError && se.status < 500 && ctx.path.startsWith('/api/') && ctx.get('authorization')) {
         const credentials: Record<string, string> = { authorization: ctx.get('authorization') };
-        if (ctx.get('service-organization-id')) credentials['service-organization-id'] = ctx.get('service-organization-id');
-        ({ error: se, headers } = await refuseThroughApi(deps.clients.GatewayService, se, credentials, { requestId, deadlineMs: deps.rpcDeadlineMs ?? 30_000 }));
+        if (ctx.get('service-organization-id'))
+          credentials['service-organization-id'] = ctx.get('service-organization-id');
+        ({ error: se, headers } = await refuseThroughApi(deps.clients.GatewayService, se, credentials, {
+          requestId,
+          deadlineMs: deps.rpcDeadlineMs ?? 30_000,
+        }));
       }
-      failure = { code: se.code, error: se.status >= 500 ? (err instanceof RpcFailure ? err.error.cause ?? err : err) : undefined };
+      failure = {
+        code: se.code,
+        error: se.status >= 500 ? (err instanceof RpcFailure ? (err.error.cause ?? err) : err) : undefined,
+      };
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       if (se.retryAfter !== undefined) ctx.set('Retry-After', String(se.retryAfter));
       ctx.status = se.status;
@@ -118,7 +134,16 @@ export function createGateway(deps: GatewayDeps): Koa {
     const route = routeLabel(ctx);
     deps.metrics.httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, durationMs / 1000);
     if (failure) deps.metrics.errors.inc({ code: failure.code });
-    const line = { door: 'rest', method: ctx.method, route, status: ctx.status, durationMs: Math.round(durationMs * 10) / 10, requestId, correlationId, errorCode: failure?.code };
+    const line = {
+      door: 'rest',
+      method: ctx.method,
+      route,
+      status: ctx.status,
+      durationMs: Math.round(durationMs * 10) / 10,
+      requestId,
+      correlationId,
+      errorCode: failure?.code,
+    };
     // A shed request is the limit doing its job, not a failure: one warn line, no error per request under overload.
     if (ctx.state.shed === true) deps.logger.warn(line, 'request shed');
     else if (ctx.status >= 500) deps.logger.error({ ...line, err: failure?.error }, 'request failed');
@@ -133,8 +158,12 @@ export function createGateway(deps: GatewayDeps): Koa {
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/readyz') {
-      const ok = await deps.ready().catch((err: unknown) => { if (err instanceof ServiceError) throw err; return false; });
-      if (!ok) throw new ServiceError('SERVICE_UNAVAILABLE', 'Redis or PostgreSQL is not reachable.', { retryAfter: 1 });
+      const ok = await deps.ready().catch((err: unknown) => {
+        if (err instanceof ServiceError) throw err;
+        return false;
+      });
+      if (!ok)
+        throw new ServiceError('SERVICE_UNAVAILABLE', 'Redis or PostgreSQL is not reachable.', { retryAfter: 1 });
       ctx.body = { status: 'ready' };
       return;
     }
@@ -143,8 +172,14 @@ export function createGateway(deps: GatewayDeps): Koa {
       ctx.body = await deps.metrics.render();
       return;
     }
-    if (ctx.method === 'GET' && ctx.path === '/openapi.json') { ctx.body = deps.openapi(); return; }
-    if (ctx.method === 'GET' && ctx.path === '/capabilities.json') { ctx.body = deps.capabilities(); return; }
+    if (ctx.method === 'GET' && ctx.path === '/openapi.json') {
+      ctx.body = deps.openapi();
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/capabilities.json') {
+      ctx.body = deps.capabilities();
+      return;
+    }
     await next();
   });
 
@@ -171,14 +206,22 @@ export function createGateway(deps: GatewayDeps): Koa {
         // The access log line and the request histogram record the time to the first message.
         const abort = new AbortController();
         ctx.res.once('close', () => abort.abort());
-        const opened = await openRpcStream(deps.clients[route.service], route.rpc, { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' }, md, { signal: abort.signal });
+        const opened = await openRpcStream(
+          deps.clients[route.service],
+          route.rpc,
+          { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' },
+          md,
+          { signal: abort.signal },
+        );
         serveEventStream(ctx, opened, { event: route.stream.event, requestId: ctx.state.requestId as string });
         return;
       }
       // The call is cancelled only when the client goes away before its answer is written (the response closes
       // unfinished); the request stream's own 'close' also fires once a body has been read, which is no reason.
       const abort = new AbortController();
-      const onClose = () => { if (!ctx.res.writableFinished) abort.abort(); };
+      const onClose = () => {
+        if (!ctx.res.writableFinished) abort.abort();
+      };
       ctx.res.once('close', onClose);
       // The typed request when it carries the input exactly, else the JSON form (see typed-request-of.ts).
       const typed = typedRequestOf(route, input);
@@ -186,7 +229,10 @@ export function createGateway(deps: GatewayDeps): Koa {
       if (typed && deps.checkTypedAnswers) md.set(ANSWER_JSON_TOO_KEY, '1');
       try {
         const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
-        const out = await callRpc(deps.clients[route.service], route.rpc, request, md, { deadlineMs: deps.rpcDeadlineMs ?? 30_000, signal: abort.signal });
+        const out = await callRpc(deps.clients[route.service], route.rpc, request, md, {
+          deadlineMs: deps.rpcDeadlineMs ?? 30_000,
+          signal: abort.signal,
+        });
         for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
         ctx.status = route.successStatus ?? 200;
         const json = restJsonOf(route, out.response, typed !== undefined && deps.checkTypedAnswers === true);

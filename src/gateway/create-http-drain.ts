@@ -12,7 +12,8 @@ export interface HttpDrain {
   close(graceMs: number): Promise<void>;
 }
 
-const isEventStream = (res: ServerResponse) => String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+const isEventStream = (res: ServerResponse) =>
+  String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
 
 /** Tracks `server`'s requests from now on; call before it listens. */
 export function createHttpDrain(server: Server): HttpDrain {

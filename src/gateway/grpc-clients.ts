@@ -12,7 +12,10 @@ export type GrpcClients = Record<GrpcServiceName, Client>;
  */
 export function createGrpcClients(target: string, options: ChannelOptions = {}): GrpcClients {
   const out = {} as GrpcClients;
-  for (const [name, svc] of Object.entries(GRPC_SERVICES) as [GrpcServiceName, (typeof GRPC_SERVICES)[GrpcServiceName]][]) {
+  for (const [name, svc] of Object.entries(GRPC_SERVICES) as [
+    GrpcServiceName,
+    (typeof GRPC_SERVICES)[GrpcServiceName],
+  ][]) {
     out[name] = new svc.Client(target, credentials.createInsecure(), { ...GRPC_CHANNEL_OPTIONS.client, ...options });
   }
   return out;

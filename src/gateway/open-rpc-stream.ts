@@ -16,12 +16,20 @@ export interface RpcStream {
  * Calls a server-streaming RPC by name and waits for its first message, so a refusal (an error before any message)
  * rejects with RpcFailure exactly as a unary call does. `signal` cancels the call (the HTTP client went away).
  */
-export async function openRpcStream(client: Client, rpc: string, request: unknown, metadata: Metadata, opts: { signal: AbortSignal }): Promise<RpcStream> {
+export async function openRpcStream(
+  client: Client,
+  rpc: string,
+  request: unknown,
+  metadata: Metadata,
+  opts: { signal: AbortSignal },
+): Promise<RpcStream> {
   const method = (client as unknown as Record<string, Function>)[rpc.charAt(0).toLowerCase() + rpc.slice(1)];
   if (!method) throw new Error(`unknown rpc ${rpc}`);
   const call = method.call(client, request, metadata) as ClientReadableStream<{ resultJson?: string }>;
   let headers: Record<string, string> = {};
-  call.once('metadata', (md: Metadata) => { headers = restHeaders(md); });
+  call.once('metadata', (md: Metadata) => {
+    headers = restHeaders(md);
+  });
   const cancel = () => call.cancel();
   if (opts.signal.aborted) cancel();
   else opts.signal.addEventListener('abort', cancel, { once: true });

@@ -35,7 +35,10 @@ export async function readJsonBody(req: IncomingMessage): Promise<JsonBody | und
     if (err instanceof ServiceError) throw err;
     // The stream failed: the client went away mid-body, or its chunked encoding broke (the parser then answers it).
     // Either way it is the request's fault, not the service's: no 500 in the log for it.
-    throw new ServiceError('VALIDATION_ERROR', 'The request body ended before it was whole.', { field: '(body)', cause: err });
+    throw new ServiceError('VALIDATION_ERROR', 'The request body ended before it was whole.', {
+      field: '(body)',
+      cause: err,
+    });
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;

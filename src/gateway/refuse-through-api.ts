@@ -16,15 +16,27 @@ export interface Refusal {
  * unless the key is over its limit (then 429 `RATE_LIMITED`). An invalid key, a refused organization or an API that
  * does not answer leave the refusal as it was.
  */
-export async function refuseThroughApi(client: Client, refusal: ServiceError, credentials: Record<string, string>, opts: { requestId: string; deadlineMs: number }): Promise<Refusal> {
+export async function refuseThroughApi(
+  client: Client,
+  refusal: ServiceError,
+  credentials: Record<string, string>,
+  opts: { requestId: string; deadlineMs: number },
+): Promise<Refusal> {
   const md = new Metadata();
   md.set('x-service-request-id', opts.requestId);
   md.set('x-service-door', 'rest');
   for (const [k, v] of Object.entries(credentials)) setHeaderMetadata(md, k, v);
   try {
-    await callRpc(client, 'Refuse', { params: {}, query: {}, bodyJson: JSON.stringify({ code: refusal.code, message: refusal.message }) }, md, { deadlineMs: opts.deadlineMs });
+    await callRpc(
+      client,
+      'Refuse',
+      { params: {}, query: {}, bodyJson: JSON.stringify({ code: refusal.code, message: refusal.message }) },
+      md,
+      { deadlineMs: opts.deadlineMs },
+    );
   } catch (err) {
-    if (err instanceof RpcFailure) return { error: err.error.code === 'RATE_LIMITED' ? err.error : refusal, headers: err.headers };
+    if (err instanceof RpcFailure)
+      return { error: err.error.code === 'RATE_LIMITED' ? err.error : refusal, headers: err.headers };
   }
   return { error: refusal, headers: {} };
 }

@@ -19,7 +19,9 @@ export function restJsonOf(route: RouteSpec, response: RpcOutcome['response'], c
     const actual: unknown = JSON.parse(json);
     if (!isDeepStrictEqual(actual, expected)) {
       const where = firstDifference(actual, expected, '$');
-      throw new ServiceError('INTERNAL_ERROR', undefined, { cause: new Error(`${route.rpc}: the typed answer differs from its JSON form at ${where}`) });
+      throw new ServiceError('INTERNAL_ERROR', undefined, {
+        cause: new Error(`${route.rpc}: the typed answer differs from its JSON form at ${where}`),
+      });
     }
     return response.resultJson;
   }

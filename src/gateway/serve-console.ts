@@ -37,7 +37,10 @@ ${body}
 
 const CONSOLE_HTML = page(
   'Console · scheduling service',
-  ['<link rel="stylesheet" href="/console/assets/console.css">', '<script type="module" src="/console/assets/main.js"></script>'],
+  [
+    '<link rel="stylesheet" href="/console/assets/console.css">',
+    '<script type="module" src="/console/assets/main.js"></script>',
+  ],
   '<div id="app"><p class="boot">Loading the console…</p></div>\n<noscript>The console needs JavaScript.</noscript>',
 );
 
@@ -77,13 +80,19 @@ export function serveConsole(): Koa.Middleware {
     }
     if (ctx.path !== '/console' && !ctx.path.startsWith('/console/')) return next();
     if (ctx.path.startsWith('/console/assets/')) {
-      assets ??= buildConsoleAssets().catch((err) => { assets = undefined; throw err; });
+      assets ??= buildConsoleAssets().catch((err) => {
+        assets = undefined;
+        throw err;
+      });
       const file = (await assets).get(ctx.path.slice('/console/assets/'.length));
       if (!file) return next();
       setPageHeaders(ctx, CONSOLE_CSP);
       ctx.set('Cache-Control', 'no-cache');
       ctx.set('ETag', file.etag);
-      if (ctx.get('if-none-match') === file.etag) { ctx.status = 304; return; }
+      if (ctx.get('if-none-match') === file.etag) {
+        ctx.status = 304;
+        return;
+      }
       ctx.type = file.type;
       ctx.body = file.body;
       return;

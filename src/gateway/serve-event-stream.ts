@@ -6,7 +6,10 @@ import type { RpcStream } from './open-rpc-stream.js';
 
 /** One Server-Sent Event: `event: <name>` and the data, one `data:` line per line of it. */
 export function sseEvent(name: string, data: string): string {
-  return `event: ${name}\n${data.split(/\r?\n/).map((line) => `data: ${line}`).join('\n')}\n\n`;
+  return `event: ${name}\n${data
+    .split(/\r?\n/)
+    .map((line) => `data: ${line}`)
+    .join('\n')}\n\n`;
 }
 
 /** Options of serveEventStream. */
@@ -35,14 +38,21 @@ export function serveEventStream(ctx: Koa.Context, opened: RpcStream, opts: Even
   ctx.respond = false;
   const res = ctx.res;
   res.writeHead(200);
-  const write = (chunk: string) => { if (!res.destroyed && !res.writableEnded) res.write(chunk); };
+  const write = (chunk: string) => {
+    if (!res.destroyed && !res.writableEnded) res.write(chunk);
+  };
   if (opened.first !== undefined) write(sseEvent(opts.event, opened.first));
   const keepAlive = setInterval(() => write(': keepalive\n\n'), opts.keepAliveMs ?? 15_000);
   void (async () => {
     try {
       for await (const message of opened.rest) write(sseEvent(opts.event, message));
     } catch (err) {
-      const se = err instanceof RpcFailure ? err.error : err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+      const se =
+        err instanceof RpcFailure
+          ? err.error
+          : err instanceof ServiceError
+            ? err
+            : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
       write(sseEvent('error', JSON.stringify(v2ErrorBody(se, opts.requestId))));
     } finally {
       clearInterval(keepAlive);

@@ -12,7 +12,10 @@ function methodOf(route: RouteSpec): MethodDefinition<unknown, unknown> | null {
   let m = methods.get(route);
   if (m === undefined) {
     const def = GRPC_SERVICES[route.service].definition as ServiceDefinition;
-    m = (Object.values(def).find((d) => d.path.endsWith(`/${route.rpc}`)) as MethodDefinition<unknown, unknown> | undefined) ?? null;
+    m =
+      (Object.values(def).find((d) => d.path.endsWith(`/${route.rpc}`)) as
+        | MethodDefinition<unknown, unknown>
+        | undefined) ?? null;
     methods.set(route, m);
   }
   return m;
@@ -40,7 +43,8 @@ export function typedRequestOf(route: RouteSpec, input: RestInput): Record<strin
   if (hasBody ? !isObject(input.body) : input.body !== undefined && input.body !== null) return undefined;
   try {
     const message = messageOfRestInput(route, input);
-    if (route.method === 'PATCH') message.updateMask = Object.keys(input.body as Record<string, unknown>).map(protoFieldName);
+    if (route.method === 'PATCH')
+      message.updateMask = Object.keys(input.body as Record<string, unknown>).map(protoFieldName);
     const decoded = method.requestDeserialize(method.requestSerialize(message)) as Record<string, unknown>;
     const back = restInputOfMessage(route, decoded);
     if (!isDeepStrictEqual(back.params, input.params) || !isDeepStrictEqual(back.query, input.query)) return undefined;

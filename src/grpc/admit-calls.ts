@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { Metadata, ResponderBuilder, ServerInterceptingCall, ServerListenerBuilder, type ServerInterceptor } from '@grpc/grpc-js';
-import { ADMITTED_TOKEN_KEY, createAdmissionGate, SHED_RETRY_AFTER_SECONDS, type AdmissionLimits } from '../admission/admission-gate.js';
+import {
+  Metadata,
+  ResponderBuilder,
+  ServerInterceptingCall,
+  ServerListenerBuilder,
+  type ServerInterceptor,
+} from '@grpc/grpc-js';
+import {
+  ADMITTED_TOKEN_KEY,
+  createAdmissionGate,
+  SHED_RETRY_AFTER_SECONDS,
+  type AdmissionLimits,
+} from '../admission/admission-gate.js';
 import { admissionCost } from '../admission/admission-cost.js';
 import { ServiceError } from '../errors/service-error.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
@@ -35,7 +46,8 @@ export function admitCalls(o: CallAdmission): ServerInterceptor {
   const shed = o.metrics.admissionShed.labels({ gate: 'grpc' });
   gauge.set(0);
   return (method, call) => {
-    if (o.limits.limit <= 0 || NEVER_SHED.some((p) => method.path.startsWith(p))) return new ServerInterceptingCall(call);
+    if (o.limits.limit <= 0 || NEVER_SHED.some((p) => method.path.startsWith(p)))
+      return new ServerInterceptingCall(call);
     const [, service = '', rpc = ''] = method.path.split('/');
     const cost = admissionCost(service.replace(/^scheduling\.v1\./, ''), rpc);
     let admitted = false;
@@ -45,28 +57,52 @@ export function admitCalls(o: CallAdmission): ServerInterceptor {
       gate.leave(cost);
       gauge.set(gate.inFlight);
     };
-    return new ServerInterceptingCall(call, new ResponderBuilder()
-      .withStart((next) => next(new ServerListenerBuilder()
-        .withOnReceiveMetadata((md, nextMd) => {
-          if (o.admittedToken !== undefined && md.get(ADMITTED_TOKEN_KEY)[0] === o.admittedToken) return nextMd(md);
-          if (!gate.tryEnter(cost)) {
-            shed.inc();
-            const trailers = new Metadata();
-            trailers.set('x-service-request-id', String(md.get('x-service-request-id')[0] ?? `req_${randomUUID().replace(/-/g, '')}`));
-            const refusal = new ServiceError('SERVICE_UNAVAILABLE', 'The server is working on as many calls as it admits; retry after the retry-after trailer\'s seconds.', { retryAfter: SHED_RETRY_AFTER_SECONDS });
-            const { code, details, metadata } = encodeServiceError(refusal, trailers);
-            call.sendStatus({ code: code!, details: details!, metadata: metadata! });
-            return;
-          }
-          admitted = true;
-          gauge.set(gate.inFlight);
-          nextMd(md);
+    return new ServerInterceptingCall(
+      call,
+      new ResponderBuilder()
+        .withStart((next) =>
+          next(
+            new ServerListenerBuilder()
+              .withOnReceiveMetadata((md, nextMd) => {
+                if (o.admittedToken !== undefined && md.get(ADMITTED_TOKEN_KEY)[0] === o.admittedToken)
+                  return nextMd(md);
+                if (!gate.tryEnter(cost)) {
+                  shed.inc();
+                  const trailers = new Metadata();
+                  trailers.set(
+                    'x-service-request-id',
+                    String(md.get('x-service-request-id')[0] ?? `req_${randomUUID().replace(/-/g, '')}`),
+                  );
+                  const refusal = new ServiceError(
+                    'SERVICE_UNAVAILABLE',
+                    "The server is working on as many calls as it admits; retry after the retry-after trailer's seconds.",
+                    { retryAfter: SHED_RETRY_AFTER_SECONDS },
+                  );
+                  const { code, details, metadata } = encodeServiceError(refusal, trailers);
+                  call.sendStatus({ code: code!, details: details!, metadata: metadata! });
+                  return;
+                }
+                admitted = true;
+                gauge.set(gate.inFlight);
+                nextMd(md);
+              })
+              .withOnCancel(release)
+              .build(),
+          ),
+        )
+        .withSendMetadata((md, next) => {
+          release();
+          next(md);
         })
-        .withOnCancel(release)
-        .build()))
-      .withSendMetadata((md, next) => { release(); next(md); })
-      .withSendMessage((msg, next) => { release(); next(msg); })
-      .withSendStatus((status, next) => { release(); next(status); })
-      .build());
+        .withSendMessage((msg, next) => {
+          release();
+          next(msg);
+        })
+        .withSendStatus((status, next) => {
+          release();
+          next(status);
+        })
+        .build(),
+    );
   };
 }

@@ -1,7 +1,15 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
-import { Metadata, Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Metadata,
+  Server,
+  ServerCredentials,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import * as protoLoader from '@grpc/proto-loader';
@@ -10,7 +18,14 @@ import { ServiceError } from '../errors/service-error.js';
 import type { Authenticate } from '../application/authenticate.js';
 import type { RateLimiter } from '../application/rate-limiter.js';
 import type { Caller } from '../application/caller.js';
-import { isAnswer, isStreaming, type OperationInput, type OperationSpec, type OperationTable, type StreamingOperationSpec } from '../application/operation.js';
+import {
+  isAnswer,
+  isStreaming,
+  type OperationInput,
+  type OperationSpec,
+  type OperationTable,
+  type StreamingOperationSpec,
+} from '../application/operation.js';
 import type { RecordHeaderUse } from '../application/audit/record-header-use.js';
 import type { Database } from '../persistence/database.js';
 import { encodeServiceError } from './error-metadata.js';
@@ -27,7 +42,13 @@ import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options.js';
 import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
 import { ANSWER_JSON_TOO_KEY } from './answer-forms.js';
-import { answersInShape, responseMessageOf, restInputOfMessage, UnreadableTypedRequest, type RestInput } from '../contract/typed-message.js';
+import {
+  answersInShape,
+  responseMessageOf,
+  restInputOfMessage,
+  UnreadableTypedRequest,
+  type RestInput,
+} from '../contract/typed-message.js';
 
 const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../proto');
 
@@ -77,7 +98,9 @@ function mdString(md: Metadata, key: string): string | undefined {
 
 /** Loads the proto files as a package definition, for server reflection. */
 function loadPackageDefinition() {
-  const files = Object.keys(GRPC_SERVICES).map((n) => `scheduling/v1/${n.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}.proto`);
+  const files = Object.keys(GRPC_SERVICES).map(
+    (n) => `scheduling/v1/${n.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}.proto`,
+  );
   return protoLoader.loadSync(files, { includeDirs: [PROTO_DIR], keepCase: true, defaults: true });
 }
 
@@ -104,13 +127,21 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       if (def.responseStream) {
         if (!isStreaming(spec)) throw new Error(`${name}/${rpc} streams but its operation does not`);
         impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
-          handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) => lastResort(deps, rpc, err, () => call.emit('error', encodeServiceError(new ServiceError('INTERNAL_ERROR')))));
+          handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) =>
+            lastResort(deps, rpc, err, () =>
+              call.emit('error', encodeServiceError(new ServiceError('INTERNAL_ERROR'))),
+            ),
+          );
         };
         continue;
       }
       if (isStreaming(spec)) throw new Error(`${name}/${rpc} is unary but its operation streams`);
       impl[method] = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
-        handleCall(deps, spec, rpc, route, call, callback).catch((err: unknown) => lastResort(deps, rpc, err, () => callback(encodeServiceError(new ServiceError('INTERNAL_ERROR')) as never, null)));
+        handleCall(deps, spec, rpc, route, call, callback).catch((err: unknown) =>
+          lastResort(deps, rpc, err, () =>
+            callback(encodeServiceError(new ServiceError('INTERNAL_ERROR')) as never, null),
+          ),
+        );
       };
     }
     server.addService(definition, impl);
@@ -124,7 +155,9 @@ export function createGrpcServer(deps: GrpcServerDeps) {
     /** Binds and starts on host:port; resolves with the bound port. */
     listen(host: string, port: number): Promise<number> {
       return new Promise((resolve, reject) => {
-        server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+        server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) =>
+          err ? reject(err) : resolve(bound),
+        );
       });
     },
     stop(): Promise<void> {
@@ -145,15 +178,18 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
     if (v !== undefined) headers[h] = v;
   }
   const decoded = decodeRequest(request, route);
-  const undecodable: Undecodable | undefined = 'reason' in decoded ? { reason: decoded.reason, field: decoded.field ?? 'body' } : undefined;
-  const input: OperationInput = 'input' in decoded ? { ...decoded.input, headers } : { params: {}, query: {}, body: undefined, headers };
+  const undecodable: Undecodable | undefined =
+    'reason' in decoded ? { reason: decoded.reason, field: decoded.field ?? 'body' } : undefined;
+  const input: OperationInput =
+    'input' in decoded ? { ...decoded.input, headers } : { params: {}, query: {}, body: undefined, headers };
   const form: RequestForm = 'form' in decoded ? decoded.form : 'json';
   /** The response message of a result, in the form of the request. */
   const answer = (result: unknown) => {
     if (form === 'json' || !route) return { resultJson: JSON.stringify(result ?? null) };
     const typed = responseMessageOf(route, result);
     // An answer that is not of the route's response shape (the v1 confirmation link's HTML page) goes in JSON form too.
-    const jsonToo = form !== 'typed' || mdString(md, ANSWER_JSON_TOO_KEY) !== undefined || !answersInShape(route, result);
+    const jsonToo =
+      form !== 'typed' || mdString(md, ANSWER_JSON_TOO_KEY) !== undefined || !answersInShape(route, result);
     return jsonToo ? { ...typed, resultJson: JSON.stringify(result ?? null) } : typed;
   };
   return { requestId, trailers, input, undecodable, answer };
@@ -164,14 +200,30 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
  * answer after that (a refused organization header included) carries the RateLimit state in its trailers, errors too.
  * Then a request that could not be decoded is refused.
  */
-async function authenticateCall(deps: GrpcServerDeps, md: Metadata, requestId: string, trailers: Metadata, undecodable: Undecodable | undefined): Promise<Caller> {
-  const caller = await deps.authenticate({ authorization: mdString(md, 'authorization'), organizationHeader: mdString(md, 'service-organization-id'), requestId }, async (keyId) => {
-    const rl = await deps.rateLimit(keyId);
-    trailers.set('rest-header-ratelimit-limit', String(rl.limit));
-    trailers.set('rest-header-ratelimit-remaining', String(rl.remaining));
-    trailers.set('rest-header-ratelimit-reset', String(rl.reset));
-    if (!rl.allowed) throw new ServiceError('RATE_LIMITED', `Rate limit of ${rl.limit} requests per minute exceeded.`, { retryAfter: rl.reset });
-  });
+async function authenticateCall(
+  deps: GrpcServerDeps,
+  md: Metadata,
+  requestId: string,
+  trailers: Metadata,
+  undecodable: Undecodable | undefined,
+): Promise<Caller> {
+  const caller = await deps.authenticate(
+    {
+      authorization: mdString(md, 'authorization'),
+      organizationHeader: mdString(md, 'service-organization-id'),
+      requestId,
+    },
+    async (keyId) => {
+      const rl = await deps.rateLimit(keyId);
+      trailers.set('rest-header-ratelimit-limit', String(rl.limit));
+      trailers.set('rest-header-ratelimit-remaining', String(rl.remaining));
+      trailers.set('rest-header-ratelimit-reset', String(rl.reset));
+      if (!rl.allowed)
+        throw new ServiceError('RATE_LIMITED', `Rate limit of ${rl.limit} requests per minute exceeded.`, {
+          retryAfter: rl.reset,
+        });
+    },
+  );
   refuseUndecodable(undecodable);
   return caller;
 }
@@ -186,7 +238,16 @@ interface Undecodable {
 function refuseUndecodable(undecodable: Undecodable | undefined): void {
   if (undecodable === undefined) return;
   const { reason, field } = undecodable;
-  throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, { field, details: [{ field, code: 'UNDECODABLE', message: field === 'body' ? 'could not be decoded as the method\'s request message or as JSON' : reason }] });
+  throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
+    field,
+    details: [
+      {
+        field,
+        code: 'UNDECODABLE',
+        message: field === 'body' ? "could not be decoded as the method's request message or as JSON" : reason,
+      },
+    ],
+  });
 }
 
 async function handleCall(
@@ -204,16 +265,25 @@ async function handleCall(
     if (spec.auth === 'none') refuseUndecodable(undecodable);
     else caller = await authenticateCall(deps, md, requestId, trailers, undecodable);
     const out = await runForCall(call, () => spec.handler(caller ?? anonymousCaller(requestId), input));
-    if (caller?.viaOrganizationHeader) await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: isAnswer(out) && out.headers['idempotent-replayed'] === 'true' });
+    if (caller?.viaOrganizationHeader)
+      await deps.recordHeaderUse(caller, spec.audit, input, {
+        ok: true,
+        replayed: isAnswer(out) && out.headers['idempotent-replayed'] === 'true',
+      });
     const result = isAnswer(out) ? out.result : out;
-    if (isAnswer(out)) for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
+    if (isAnswer(out))
+      for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
     // To the gateway the result travels as JSON text: it passes it through as the REST body without re-encoding it.
     callback(null, answer(result), trailers);
   } catch (err) {
     let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
     if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
     // A failed call made with the header is recorded too (after authentication only: the organization is then known).
-    if (caller?.viaOrganizationHeader) se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(() => se, (e: unknown) => e as ServiceError);
+    if (caller?.viaOrganizationHeader)
+      se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(
+        () => se,
+        (e: unknown) => e as ServiceError,
+      );
     callback(encodeServiceError(se, trailers) as never, null);
   }
 }
@@ -239,7 +309,14 @@ const SHUTDOWN = Symbol('server shutdown');
  * RateLimit state goes out in the response headers with the first message (a REST edge sets them before its body);
  * an error before the first message is answered like a unary call's. A client that cancels aborts the operation.
  */
-async function handleStream(deps: GrpcServerDeps, spec: StreamingOperationSpec, rpc: string, route: RouteSpec | undefined, call: ServerWritableStream<RpcRequest, unknown>, streams: Set<AbortController>) {
+async function handleStream(
+  deps: GrpcServerDeps,
+  spec: StreamingOperationSpec,
+  rpc: string,
+  route: RouteSpec | undefined,
+  call: ServerWritableStream<RpcRequest, unknown>,
+  streams: Set<AbortController>,
+) {
   const md = call.metadata;
   const { requestId, trailers, input, undecodable, answer } = startCall(md, call.request, route);
   const abort = new AbortController();
@@ -251,28 +328,48 @@ async function handleStream(deps: GrpcServerDeps, spec: StreamingOperationSpec, 
   try {
     caller = await authenticateCall(deps, md, requestId, trailers, undecodable);
     const who = caller;
-    await spec.stream(who, input, async (result) => {
-      if (abort.signal.aborted) return;
-      // A key revoked or expired while the stream is open gets nothing more: every later message checks the key
-      // again (the credential cache answers, so this costs no query), without counting it against the rate limit.
-      if (started) await deps.authenticate({ authorization: mdString(md, 'authorization'), organizationHeader: mdString(md, 'service-organization-id'), requestId }, async () => undefined);
-      if (!started) {
-        started = true;
-        if (who.viaOrganizationHeader) await deps.recordHeaderUse(who, spec.audit, input, { ok: true, replayed: false });
-        const head = new Metadata();
-        for (const [k, v] of Object.entries(trailers.getMap())) if (k.startsWith('rest-header-') || k === 'x-service-request-id') head.set(k, String(v));
-        call.sendMetadata(head);
-      }
-      // Backpressure: a slow reader holds the next view back rather than buffering views without bound.
-      if (!call.write(answer(result))) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
-    }, abort.signal);
-    if (abort.signal.reason === SHUTDOWN) throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down: follow again.', { retryAfter: 1 });
+    await spec.stream(
+      who,
+      input,
+      async (result) => {
+        if (abort.signal.aborted) return;
+        // A key revoked or expired while the stream is open gets nothing more: every later message checks the key
+        // again (the credential cache answers, so this costs no query), without counting it against the rate limit.
+        if (started)
+          await deps.authenticate(
+            {
+              authorization: mdString(md, 'authorization'),
+              organizationHeader: mdString(md, 'service-organization-id'),
+              requestId,
+            },
+            async () => undefined,
+          );
+        if (!started) {
+          started = true;
+          if (who.viaOrganizationHeader)
+            await deps.recordHeaderUse(who, spec.audit, input, { ok: true, replayed: false });
+          const head = new Metadata();
+          for (const [k, v] of Object.entries(trailers.getMap()))
+            if (k.startsWith('rest-header-') || k === 'x-service-request-id') head.set(k, String(v));
+          call.sendMetadata(head);
+        }
+        // Backpressure: a slow reader holds the next view back rather than buffering views without bound.
+        if (!call.write(answer(result))) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
+      },
+      abort.signal,
+    );
+    if (abort.signal.reason === SHUTDOWN)
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down: follow again.', { retryAfter: 1 });
     if (!call.cancelled) call.end(trailers);
   } catch (err) {
     if (call.cancelled) return;
     let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
     if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
-    if (caller?.viaOrganizationHeader && !started) se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(() => se, (e: unknown) => e as ServiceError);
+    if (caller?.viaOrganizationHeader && !started)
+      se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(
+        () => se,
+        (e: unknown) => e as ServiceError,
+      );
     call.emit('error', encodeServiceError(se, trailers));
   } finally {
     streams.delete(abort);
@@ -285,9 +382,13 @@ async function handleStream(deps: GrpcServerDeps, spec: StreamingOperationSpec, 
  * decode, or body_json that is not JSON). A request with any gateway-form field set is read in that form; otherwise
  * its typed fields are turned into the REST input the operation validates, so both doors meet the same checks.
  */
-function decodeRequest(request: RpcRequest | UndecodableRequest, route: RouteSpec | undefined): { input: Omit<OperationInput, 'headers'>; form: RequestForm } | { reason: string; field?: string } {
+function decodeRequest(
+  request: RpcRequest | UndecodableRequest,
+  route: RouteSpec | undefined,
+): { input: Omit<OperationInput, 'headers'>; form: RequestForm } | { reason: string; field?: string } {
   if (isUndecodable(request)) return { reason: request.reason };
-  const gatewayForm = !!request.bodyJson || request.body !== undefined || hasEntries(request.params) || hasEntries(request.query);
+  const gatewayForm =
+    !!request.bodyJson || request.body !== undefined || hasEntries(request.params) || hasEntries(request.query);
   if (!gatewayForm && route) {
     let input: RestInput;
     try {
@@ -296,7 +397,10 @@ function decodeRequest(request: RpcRequest | UndecodableRequest, route: RouteSpe
       if (err instanceof UnreadableTypedRequest) return { reason: err.message, field: err.field };
       throw err;
     }
-    const typed = hasEntries(input.params) || hasEntries(input.query) || (input.body !== undefined && hasEntries(input.body as Record<string, unknown>));
+    const typed =
+      hasEntries(input.params) ||
+      hasEntries(input.query) ||
+      (input.body !== undefined && hasEntries(input.body as Record<string, unknown>));
     return { input, form: typed ? 'typed' : 'empty' };
   }
   let body = request.body;
@@ -319,5 +423,14 @@ function hasEntries(o: Record<string, unknown> | undefined): boolean {
 
 /** A placeholder caller for operations whose input is its own credential. */
 function anonymousCaller(requestId: string): Caller {
-  return { requestId, keyId: '', keyType: 'organization_test', mode: 'test', platformId: '', organizationId: '', isPlatformKey: false, viaOrganizationHeader: false };
+  return {
+    requestId,
+    keyId: '',
+    keyType: 'organization_test',
+    mode: 'test',
+    platformId: '',
+    organizationId: '',
+    isPlatformKey: false,
+    viaOrganizationHeader: false,
+  };
 }

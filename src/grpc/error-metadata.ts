@@ -3,9 +3,17 @@ import { ERROR_CATALOGUE, isErrorCode } from '../errors/error-catalogue.js';
 import { ServiceError, type ErrorDetail } from '../errors/service-error.js';
 
 const HTTP_TO_GRPC: Record<number, GrpcStatus> = {
-  400: GrpcStatus.INVALID_ARGUMENT, 401: GrpcStatus.UNAUTHENTICATED, 403: GrpcStatus.PERMISSION_DENIED, 404: GrpcStatus.NOT_FOUND,
-  409: GrpcStatus.ABORTED, 410: GrpcStatus.FAILED_PRECONDITION, 413: GrpcStatus.INVALID_ARGUMENT, 422: GrpcStatus.FAILED_PRECONDITION,
-  429: GrpcStatus.RESOURCE_EXHAUSTED, 500: GrpcStatus.INTERNAL, 503: GrpcStatus.UNAVAILABLE,
+  400: GrpcStatus.INVALID_ARGUMENT,
+  401: GrpcStatus.UNAUTHENTICATED,
+  403: GrpcStatus.PERMISSION_DENIED,
+  404: GrpcStatus.NOT_FOUND,
+  409: GrpcStatus.ABORTED,
+  410: GrpcStatus.FAILED_PRECONDITION,
+  413: GrpcStatus.INVALID_ARGUMENT,
+  422: GrpcStatus.FAILED_PRECONDITION,
+  429: GrpcStatus.RESOURCE_EXHAUSTED,
+  500: GrpcStatus.INTERNAL,
+  503: GrpcStatus.UNAVAILABLE,
 };
 
 /** What gRPC carries as a text metadata value: printable ASCII (grpc-js throws on anything else). */
@@ -36,15 +44,24 @@ export function decodeServiceError(err: GrpcServiceError): ServiceError {
   const code = String(md?.get('error-code')[0] ?? '');
   if (isErrorCode(code)) {
     const detailsRaw = md.get('error-details-bin')[0];
-    const details = detailsRaw ? (JSON.parse(Buffer.from(detailsRaw as Buffer).toString('utf8')) as ErrorDetail[]) : undefined;
+    const details = detailsRaw
+      ? (JSON.parse(Buffer.from(detailsRaw as Buffer).toString('utf8')) as ErrorDetail[])
+      : undefined;
     const field = md.get('error-field')[0] ?? (md.get('error-field-bin')[0] as Buffer | undefined)?.toString('utf8');
     const retryAfter = md.get('retry-after')[0];
     return new ServiceError(code, err.details || ERROR_CATALOGUE[code].message, {
-      field: field === undefined ? undefined : String(field), details, retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
+      field: field === undefined ? undefined : String(field),
+      details,
+      retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
     });
   }
   // No contract code in the trailers: the failure happened in the transport, not in an operation.
-  if (TRANSPORT_FAILURES.has(err.code)) return new ServiceError('SERVICE_UNAVAILABLE', `The internal API did not answer (${GrpcStatus[err.code]}: ${err.details}).`, { retryAfter: 1, cause: err });
+  if (TRANSPORT_FAILURES.has(err.code))
+    return new ServiceError(
+      'SERVICE_UNAVAILABLE',
+      `The internal API did not answer (${GrpcStatus[err.code]}: ${err.details}).`,
+      { retryAfter: 1, cause: err },
+    );
   return new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
 }
 
@@ -53,4 +70,10 @@ export function decodeServiceError(err: GrpcServiceError): ServiceError {
  * unreachable or shutting down, the deadline passed, a limit of the transport was hit, or the stream was cancelled
  * or reset. A retry may well succeed, so they are 503 SERVICE_UNAVAILABLE (recoverable), never 500.
  */
-const TRANSPORT_FAILURES = new Set<number>([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED, GrpcStatus.RESOURCE_EXHAUSTED, GrpcStatus.CANCELLED, GrpcStatus.ABORTED]);
+const TRANSPORT_FAILURES = new Set<number>([
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.RESOURCE_EXHAUSTED,
+  GrpcStatus.CANCELLED,
+  GrpcStatus.ABORTED,
+]);

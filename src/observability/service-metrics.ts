@@ -40,26 +40,88 @@ export function createServiceMetrics(): ServiceMetrics {
   const registers = [registry];
   return {
     registry,
-    httpDuration: new Histogram({ name: 'http_request_duration_seconds', help: 'REST requests by method, route template and status.', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers }),
-    rpcDuration: new Histogram({ name: 'rpc_duration_seconds', help: 'Internal API calls (REST and direct gRPC) by service, method and outcome.', labelNames: ['service', 'method', 'outcome'], buckets: LATENCY_BUCKETS, registers }),
-    errors: new Counter({ name: 'errors_total', help: 'Errors answered, by contract error code.', labelNames: ['code'], registers }),
-    resolutionPhase: new Histogram({ name: 'resolution_phase_seconds', help: 'Time per phase of POST /api/v2/resolutions.', labelNames: ['phase'], buckets: LATENCY_BUCKETS, registers }),
-    poolWait: new Histogram({ name: 'pg_pool_wait_seconds', help: 'Time a transaction waited for a PostgreSQL connection.', buckets: LATENCY_BUCKETS, registers }),
-    redisDuration: new Histogram({ name: 'redis_duration_seconds', help: 'Redis round trips of the instrumented paths, by operation.', labelNames: ['op'], buckets: LATENCY_BUCKETS, registers }),
-    webhookAttempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts by outcome (delivered, failed: non-2xx, error: no answer).', labelNames: ['outcome'], registers }),
-    admissionInFlight: new Gauge({ name: 'admission_in_flight', help: 'Work admitted and not yet answered, in admission units (a plain call 1, a resolution 4): rest (gateway requests), grpc (direct gRPC calls).', labelNames: ['gate'], registers }),
-    gatewayRequestForm: new Counter({ name: 'gateway_request_form_total', help: 'REST requests sent to the internal API by form: typed messages, or json where a typed message cannot carry the input exactly.', labelNames: ['form'], registers }),
-    admissionShed: new Counter({ name: 'admission_shed_total', help: 'Work refused at once with 503 SERVICE_UNAVAILABLE because its admission limit was reached, by gate (rest, grpc, pg_pool).', labelNames: ['gate'], registers }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'REST requests by method, route template and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    rpcDuration: new Histogram({
+      name: 'rpc_duration_seconds',
+      help: 'Internal API calls (REST and direct gRPC) by service, method and outcome.',
+      labelNames: ['service', 'method', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    errors: new Counter({
+      name: 'errors_total',
+      help: 'Errors answered, by contract error code.',
+      labelNames: ['code'],
+      registers,
+    }),
+    resolutionPhase: new Histogram({
+      name: 'resolution_phase_seconds',
+      help: 'Time per phase of POST /api/v2/resolutions.',
+      labelNames: ['phase'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    poolWait: new Histogram({
+      name: 'pg_pool_wait_seconds',
+      help: 'Time a transaction waited for a PostgreSQL connection.',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    redisDuration: new Histogram({
+      name: 'redis_duration_seconds',
+      help: 'Redis round trips of the instrumented paths, by operation.',
+      labelNames: ['op'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (delivered, failed: non-2xx, error: no answer).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    admissionInFlight: new Gauge({
+      name: 'admission_in_flight',
+      help: 'Work admitted and not yet answered, in admission units (a plain call 1, a resolution 4): rest (gateway requests), grpc (direct gRPC calls).',
+      labelNames: ['gate'],
+      registers,
+    }),
+    gatewayRequestForm: new Counter({
+      name: 'gateway_request_form_total',
+      help: 'REST requests sent to the internal API by form: typed messages, or json where a typed message cannot carry the input exactly.',
+      labelNames: ['form'],
+      registers,
+    }),
+    admissionShed: new Counter({
+      name: 'admission_shed_total',
+      help: 'Work refused at once with 503 SERVICE_UNAVAILABLE because its admission limit was reached, by gate (rest, grpc, pg_pool).',
+      labelNames: ['gate'],
+      registers,
+    }),
     gaugeOnScrape(name, help, read) {
       new Gauge({
-        name, help, registers,
+        name,
+        help,
+        registers,
         async collect() {
           // A store that is down must not fail the whole scrape; the gauge then reports -1.
-          try { this.set(await read()); } catch { this.set(-1); }
+          try {
+            this.set(await read());
+          } catch {
+            this.set(-1);
+          }
         },
       });
     },
     render: () => registry.metrics(),
-    get contentType() { return registry.contentType; },
+    get contentType() {
+      return registry.contentType;
+    },
   };
 }

@@ -1,4 +1,12 @@
-import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom } from 'xstate';
+import {
+  createActor,
+  type Actor,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type InputFrom,
+  type SnapshotFrom,
+} from 'xstate';
 import {
   ActorAlreadyExistsError,
   ActorNotFoundError,
@@ -93,7 +101,12 @@ export interface CreateOptions extends TransitionEffects {
 /** Stores XState actors in Redis with optimistic concurrency, bounded history, durable timers and an outbox. */
 export interface ActorStore {
   /** Starts a new actor from `input`; throws ActorAlreadyExistsError if the id is taken. */
-  create<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, input: InputFrom<M>, options?: CreateOptions): Promise<LoadedActor<M>>;
+  create<M extends AnyStateMachine>(
+    kind: ActorKind<M>,
+    id: string,
+    input: InputFrom<M>,
+    options?: CreateOptions,
+  ): Promise<LoadedActor<M>>;
   /** Reads and restores an actor (migrating an old snapshot); undefined when it does not exist. */
   load<M extends AnyStateMachine>(kind: ActorKind<M>, id: string): Promise<LoadedActor<M> | undefined>;
   /** Reads an actor's current snapshot; undefined when it does not exist. */
@@ -101,7 +114,12 @@ export interface ActorStore {
   /** Reads only an actor's revision (one HGET, nothing restored); undefined when it does not exist. */
   revision(kind: ActorKind, id: string): Promise<number | undefined>;
   /** Sends one event and writes the result with compare-and-set, retrying on conflict. */
-  send<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, event: EventFromLogic<M>, options?: SendOptions<M>): Promise<SendResult<M>>;
+  send<M extends AnyStateMachine>(
+    kind: ActorKind<M>,
+    id: string,
+    event: EventFromLogic<M>,
+    options?: SendOptions<M>,
+  ): Promise<SendResult<M>>;
   /** The actor's last transitions, oldest first (at most `historyLimit`). */
   history(kind: ActorKind, id: string): Promise<HistoryEntry[]>;
   /** Ids of actors of `kind` whose outbox may hold rows. */
@@ -110,7 +128,12 @@ export interface ActorStore {
    * Hands up to `limit` outbox rows of one actor to `deliver`, then removes them; answers how many were delivered.
    * At least once: rows stay if `deliver` throws, and concurrent drains of one actor may deliver a row twice.
    */
-  drainOutbox(kind: ActorKind, id: string, deliver: (rows: unknown[]) => Promise<void>, limit?: number): Promise<number>;
+  drainOutbox(
+    kind: ActorKind,
+    id: string,
+    deliver: (rows: unknown[]) => Promise<void>,
+    limit?: number,
+  ): Promise<number>;
   /** Copies the actor's own timers into the global timer index (repair after a crash between the two writes). */
   resyncTimers(kind: ActorKind, id: string): Promise<number>;
 }
@@ -156,14 +179,19 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
     const storedVersion = Number(h.machineVersion ?? 0);
     let persisted = JSON.parse(h.snapshot) as PersistedSnapshot;
     if (storedVersion !== kind.version) {
-      if (storedVersion > kind.version || !kind.migrate) throw new MachineVersionError(kind.name, id, storedVersion, kind.version);
+      if (storedVersion > kind.version || !kind.migrate)
+        throw new MachineVersionError(kind.name, id, storedVersion, kind.version);
       persisted = kind.migrate(persisted, storedVersion);
     }
     return { persisted, revision: Number(h.revision), machineVersion: storedVersion };
   }
 
   /** Starts an actor from input or a persisted snapshot; throws if it starts in status `error`. */
-  function start(kind: ActorKind, id: string, from: { input: unknown } | { snapshot: PersistedSnapshot }): Actor<AnyStateMachine> {
+  function start(
+    kind: ActorKind,
+    id: string,
+    from: { input: unknown } | { snapshot: PersistedSnapshot },
+  ): Actor<AnyStateMachine> {
     const actor = createActor(kind.machine as AnyStateMachine, from as never) as Actor<AnyStateMachine>;
     // Without an error observer XState rethrows machine errors asynchronously; we read them from the snapshot instead.
     actor.subscribe({ error: () => undefined });
@@ -227,10 +255,24 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
       const persisted = JSON.stringify(actor.getPersistedSnapshot());
       actor.stop();
       const now = clock().toISOString();
-      const entry: HistoryEntry = { event: 'create', from: null, to: snapshot.value, at: now, revision: 1, ...(options.causedBy ? { causedBy: options.causedBy } : {}) };
+      const entry: HistoryEntry = {
+        event: 'create',
+        from: null,
+        to: snapshot.value,
+        at: now,
+        revision: 1,
+        ...(options.causedBy ? { causedBy: options.causedBy } : {}),
+      };
       const created = await redis.eval(CREATE_ACTOR, {
         keys: [keys.state, keys.history, keys.timers, keys.outbox],
-        arguments: [persisted, String(kind.version), now, redisExpireAt(options.expireAt), JSON.stringify(entry), ...effectArgs(options)],
+        arguments: [
+          persisted,
+          String(kind.version),
+          now,
+          redisExpireAt(options.expireAt),
+          JSON.stringify(entry),
+          ...effectArgs(options),
+        ],
       });
       if (Number(created) !== 1) throw new ActorAlreadyExistsError(kind.name, id);
       await afterWrite(kind, id, options);
@@ -269,10 +311,20 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
           revision: rec.revision + 1,
           ...(options.causedBy ? { causedBy: options.causedBy } : {}),
         };
-        const result = Number(await redis.eval(COMPARE_AND_SET_ACTOR, {
-          keys: [keys.state, keys.history, keys.timers, keys.outbox],
-          arguments: [String(rec.revision), afterJson, String(kind.version), now, redisExpireAt(options.expireAt), JSON.stringify(entry), ...effectArgs(effects)],
-        }));
+        const result = Number(
+          await redis.eval(COMPARE_AND_SET_ACTOR, {
+            keys: [keys.state, keys.history, keys.timers, keys.outbox],
+            arguments: [
+              String(rec.revision),
+              afterJson,
+              String(kind.version),
+              now,
+              redisExpireAt(options.expireAt),
+              JSON.stringify(entry),
+              ...effectArgs(effects),
+            ],
+          }),
+        );
         if (result === -1) throw new ActorNotFoundError(kind.name, id);
         if (result > 0) {
           await afterWrite(kind, id, effects);

@@ -68,14 +68,29 @@ export async function linkAuditChain(db: Database, opts: { batch?: number } = {}
         LEFT JOIN LATERAL (SELECT position, hash FROM audit_chain WHERE organization_id = o.org ORDER BY position DESC LIMIT 1) h ON true`,
       values: [orgs],
     });
-    const head = new Map<string, { position: number; hash: string }>(heads.rows.map((r) => [r.org, { position: Number(r.position ?? 0), hash: r.hash ?? GENESIS_HASH }]));
-    const cols = { org: [] as string[], position: [] as number[], seq: [] as number[], id: [] as string[], txid: [] as string[], prev: [] as string[], hash: [] as string[] };
+    const head = new Map<string, { position: number; hash: string }>(
+      heads.rows.map((r) => [r.org, { position: Number(r.position ?? 0), hash: r.hash ?? GENESIS_HASH }]),
+    );
+    const cols = {
+      org: [] as string[],
+      position: [] as number[],
+      seq: [] as number[],
+      id: [] as string[],
+      txid: [] as string[],
+      prev: [] as string[],
+      hash: [] as string[],
+    };
     for (const row of ev.rows) {
       const prev = head.get(row.organization_id)!;
       // The hash covers the event exactly as stored and read back, which is what the verifier recomputes.
       const next = { position: prev.position + 1, hash: auditHash(prev.hash, auditEntryOfRow(row)) };
-      cols.org.push(row.organization_id); cols.position.push(next.position); cols.seq.push(Number(row.seq)); cols.id.push(row.id);
-      cols.txid.push(row.txid); cols.prev.push(prev.hash); cols.hash.push(next.hash);
+      cols.org.push(row.organization_id);
+      cols.position.push(next.position);
+      cols.seq.push(Number(row.seq));
+      cols.id.push(row.id);
+      cols.txid.push(row.txid);
+      cols.prev.push(prev.hash);
+      cols.hash.push(next.hash);
       head.set(row.organization_id, next);
     }
     await tx.query({
@@ -92,7 +107,10 @@ export async function linkAuditChain(db: Database, opts: { batch?: number } = {}
  * Runs linking passes until one finds nothing more that is final. While another process holds the sequencer lock
  * (its pass takes milliseconds) it tries again for at most `lockWaitMs`, then leaves the rest to that process.
  */
-export async function catchUpAuditChain(db: Database, opts: { batch?: number; lockWaitMs?: number } = {}): Promise<number> {
+export async function catchUpAuditChain(
+  db: Database,
+  opts: { batch?: number; lockWaitMs?: number } = {},
+): Promise<number> {
   const deadline = Date.now() + (opts.lockWaitMs ?? 2000);
   let linked = 0;
   for (;;) {
@@ -111,7 +129,10 @@ export async function catchUpAuditChain(db: Database, opts: { batch?: number; lo
  * (tests and `audit:verify` use it; nothing on the request path does). A transaction still open anywhere in the
  * cluster holds linking back, so this waits for it too, at most `timeoutMs`.
  */
-export async function waitForAuditLinks(db: Database, opts: { batch?: number; timeoutMs?: number; pollMs?: number } = {}): Promise<void> {
+export async function waitForAuditLinks(
+  db: Database,
+  opts: { batch?: number; timeoutMs?: number; pollMs?: number } = {},
+): Promise<void> {
   // Every transaction that has committed by now has an id below the xmax of a snapshot taken now.
   const target = BigInt((await db.query('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax')).rows[0].xmax);
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
@@ -119,7 +140,10 @@ export async function waitForAuditLinks(db: Database, opts: { batch?: number; ti
     const pass = await linkAuditChain(db, opts);
     if (pass.locked && pass.caughtUp && BigInt(pass.horizon!) >= target) return;
     if (!pass.locked && (await linkedThrough(db, target))) return;
-    if (Date.now() > deadline) throw new Error(`audit events committed before txid ${target} were not linked within ${opts.timeoutMs ?? 30_000} ms: a transaction that old is still open, or no sequencer can take its lock`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `audit events committed before txid ${target} were not linked within ${opts.timeoutMs ?? 30_000} ms: a transaction that old is still open, or no sequencer can take its lock`,
+      );
     if (!pass.locked || pass.caughtUp) await sleep(opts.pollMs ?? 20);
   }
 }

@@ -29,15 +29,27 @@ export function canonicalJson(value: unknown): string {
   if (value instanceof Date) return JSON.stringify(value.toISOString());
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj).filter((k) => obj[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+  return `{${Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
+    .join(',')}}`;
 }
 
 /** The canonical JSON an audit event's hash covers (everything but the chain links). */
 export function auditBody(e: { id: string } & AuditEntry): string {
   return canonicalJson({
-    id: e.id, platformId: e.platformId, organizationId: e.organizationId, actor: e.actor, action: e.action,
-    resourceType: e.resourceType, resourceId: e.resourceId, requestId: e.requestId, before: e.before ?? null,
-    after: e.after ?? null, timestamp: e.timestamp.toISOString(),
+    id: e.id,
+    platformId: e.platformId,
+    organizationId: e.organizationId,
+    actor: e.actor,
+    action: e.action,
+    resourceType: e.resourceType,
+    resourceId: e.resourceId,
+    requestId: e.requestId,
+    before: e.before ?? null,
+    after: e.after ?? null,
+    timestamp: e.timestamp.toISOString(),
   });
 }
 
@@ -49,14 +61,23 @@ export function auditHash(prevHash: string, e: { id: string } & AuditEntry): str
 /** An audit event as read back from audit_events, in the AuditEntry shape the hash covers. */
 export function auditEntryOfRow(row: Record<string, any>): { id: string } & AuditEntry {
   return {
-    id: row.id, platformId: row.platform_id, organizationId: row.organization_id, actor: row.actor, action: row.action,
-    resourceType: row.resource_type, resourceId: row.resource_id, requestId: row.request_id, before: row.before, after: row.after,
+    id: row.id,
+    platformId: row.platform_id,
+    organizationId: row.organization_id,
+    actor: row.actor,
+    action: row.action,
+    resourceType: row.resource_type,
+    resourceId: row.resource_id,
+    requestId: row.request_id,
+    before: row.before,
+    after: row.after,
     timestamp: row.timestamp,
   };
 }
 
 /** Columns of an audit insert; seq and txid come from their defaults, the chain link comes later (audit-sequencer). */
-export const AUDIT_INSERT_COLUMNS = 'id, platform_id, organization_id, actor, action, resource_type, resource_id, request_id, before, after, "timestamp"';
+export const AUDIT_INSERT_COLUMNS =
+  'id, platform_id, organization_id, actor, action, resource_type, resource_id, request_id, before, after, "timestamp"';
 
 const AUDIT_PARAM_CASTS = ['', '', '', '::jsonb', '', '', '', '', '::jsonb', '::jsonb', '::timestamptz'];
 
@@ -71,9 +92,19 @@ export function auditInsertParams(entry: AuditEntry): { id: string; params: unkn
   noteAuditAppend(entry.actor, id);
   return {
     id,
-    params: [id, entry.platformId, entry.organizationId, JSON.stringify(entry.actor), entry.action, entry.resourceType, entry.resourceId,
-      entry.requestId, entry.before === undefined ? null : JSON.stringify(entry.before), entry.after === undefined ? null : JSON.stringify(entry.after),
-      entry.timestamp],
+    params: [
+      id,
+      entry.platformId,
+      entry.organizationId,
+      JSON.stringify(entry.actor),
+      entry.action,
+      entry.resourceType,
+      entry.resourceId,
+      entry.requestId,
+      entry.before === undefined ? null : JSON.stringify(entry.before),
+      entry.after === undefined ? null : JSON.stringify(entry.after),
+      entry.timestamp,
+    ],
   };
 }
 
@@ -84,7 +115,11 @@ export function auditInsertParams(entry: AuditEntry): { id: string; params: unkn
  */
 export async function appendAudit(tx: Queryable, entry: AuditEntry): Promise<string> {
   const { id, params } = auditInsertParams(entry);
-  await tx.query({ name: 'append-audit', text: `INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`, values: params });
+  await tx.query({
+    name: 'append-audit',
+    text: `INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+    values: params,
+  });
   return id;
 }
 
@@ -103,8 +138,17 @@ export interface PreparedAuditEvent {
 export async function insertAuditEvents(db: Queryable, events: readonly PreparedAuditEvent[]): Promise<number> {
   if (events.length === 0) return 0;
   const rows = events.map(({ id, entry: e, unlessEventIds }) => ({
-    id, platform_id: e.platformId, organization_id: e.organizationId, actor: e.actor, action: e.action, resource_type: e.resourceType,
-    resource_id: e.resourceId, request_id: e.requestId, before: e.before ?? null, after: e.after ?? null, timestamp: e.timestamp.toISOString(),
+    id,
+    platform_id: e.platformId,
+    organization_id: e.organizationId,
+    actor: e.actor,
+    action: e.action,
+    resource_type: e.resourceType,
+    resource_id: e.resourceId,
+    request_id: e.requestId,
+    before: e.before ?? null,
+    after: e.after ?? null,
+    timestamp: e.timestamp.toISOString(),
     unless: unlessEventIds ?? [],
   }));
   const r = await db.query({
@@ -129,15 +173,25 @@ export interface AuditEventFilter {
 }
 
 /** Lists an organization's audit events newest first (by seq) below `beforeSeq`, at most `limit` rows. */
-export async function listAuditEventRows(db: Queryable, f: AuditEventFilter, page: { beforeSeq?: number | undefined; limit: number }): Promise<Record<string, any>[]> {
+export async function listAuditEventRows(
+  db: Queryable,
+  f: AuditEventFilter,
+  page: { beforeSeq?: number | undefined; limit: number },
+): Promise<Record<string, any>[]> {
   const where = ['organization_id = $1'];
   const args: unknown[] = [f.organizationId];
-  const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+  const add = (sql: string, v: unknown) => {
+    args.push(v);
+    where.push(sql.replace('?', `$${args.length}`));
+  };
   if (f.action !== undefined) add('action = ?', f.action);
   if (f.resourceType !== undefined) add('resource_type = ?', f.resourceType);
   if (f.resourceId !== undefined) add('resource_id = ?', f.resourceId);
   if (page.beforeSeq !== undefined) add('seq < ?', page.beforeSeq);
   args.push(page.limit);
-  const r = await db.query(`SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${args.length}`, args);
+  const r = await db.query(
+    `SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${args.length}`,
+    args,
+  );
   return r.rows as Record<string, any>[];
 }

@@ -34,13 +34,22 @@ type StreamMessage = { id: string; message: Record<string, string> | null };
 
 /** Encodes an event as the one field of its stream entry. */
 function encode(e: PreparedAuditEvent): string {
-  return JSON.stringify({ id: e.id, entry: { ...e.entry, timestamp: e.entry.timestamp.toISOString() }, unless: e.unlessEventIds ?? [] });
+  return JSON.stringify({
+    id: e.id,
+    entry: { ...e.entry, timestamp: e.entry.timestamp.toISOString() },
+    unless: e.unlessEventIds ?? [],
+  });
 }
 
 /** Decodes a stream entry's field back into an event. */
 function decode(raw: string): PreparedAuditEvent {
-  const v = JSON.parse(raw) as { id: string; entry: Omit<AuditEntry, 'timestamp'> & { timestamp: string }; unless: string[] };
-  if (typeof v.id !== 'string' || typeof v.entry?.organizationId !== 'string' || typeof v.entry.timestamp !== 'string') throw new Error('not an audit event');
+  const v = JSON.parse(raw) as {
+    id: string;
+    entry: Omit<AuditEntry, 'timestamp'> & { timestamp: string };
+    unless: string[];
+  };
+  if (typeof v.id !== 'string' || typeof v.entry?.organizationId !== 'string' || typeof v.entry.timestamp !== 'string')
+    throw new Error('not an audit event');
   return { id: v.id, entry: { ...v.entry, timestamp: new Date(v.entry.timestamp) }, unlessEventIds: v.unless };
 }
 
@@ -73,14 +82,23 @@ export function createAuditStream(deps: { redis: Redis }): AuditStream {
     },
     async read(consumer, count, claimIdleMs) {
       const batch: AuditStreamBatch = { entryIds: [], events: [], malformed: [] };
-      const own = await redis.xReadGroup(group, consumer, { key, id: '0' }, { COUNT: count }) as { messages: StreamMessage[] }[] | null;
+      const own = (await redis.xReadGroup(group, consumer, { key, id: '0' }, { COUNT: count })) as
+        | { messages: StreamMessage[] }[]
+        | null;
       intoBatch(own?.[0]?.messages ?? [], batch);
       if (batch.entryIds.length < count) {
-        const claimed = await redis.xAutoClaim(key, group, consumer, claimIdleMs, '0-0', { COUNT: count - batch.entryIds.length }) as { messages: (StreamMessage | null)[] };
+        const claimed = (await redis.xAutoClaim(key, group, consumer, claimIdleMs, '0-0', {
+          COUNT: count - batch.entryIds.length,
+        })) as { messages: (StreamMessage | null)[] };
         intoBatch(claimed.messages, batch);
       }
       if (batch.entryIds.length < count) {
-        const fresh = await redis.xReadGroup(group, consumer, { key, id: '>' }, { COUNT: count - batch.entryIds.length }) as { messages: StreamMessage[] }[] | null;
+        const fresh = (await redis.xReadGroup(
+          group,
+          consumer,
+          { key, id: '>' },
+          { COUNT: count - batch.entryIds.length },
+        )) as { messages: StreamMessage[] }[] | null;
         intoBatch(fresh?.[0]?.messages ?? [], batch);
       }
       return batch;

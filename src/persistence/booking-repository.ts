@@ -40,7 +40,11 @@ export const BOOKING_SELECT = `SELECT b.*, p.doc->>'displayName' AS provider_nam
   FROM bookings b JOIN providers p ON p.id = b.provider_id JOIN services s ON s.id = b.service_id`;
 
 /** Reads one booking (any organization; callers check tenancy). */
-export async function findBooking(db: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<BookingRow | undefined> {
+export async function findBooking(
+  db: Queryable,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<BookingRow | undefined> {
   const r = await db.query(`${BOOKING_SELECT} WHERE b.id = $1${opts.forUpdate ? ' FOR UPDATE OF b' : ''}`, [id]);
   return r.rows[0] as BookingRow | undefined;
 }
@@ -50,11 +54,31 @@ const NAMES = `p.doc->>'displayName' AS provider_name, p.doc->>'username' AS pro
   s.doc->>'title' AS service_title, (s.doc->>'duration')::int AS service_duration`;
 
 /** Inserts a booking row (in the state and with the confirmedAt the booking machine starts it with) and answers it with its names. */
-export async function insertBooking(tx: Queryable, b: {
-  id: string; platformId: string; organizationId: string; providerId: string; serviceId: string; resolutionId: string | null; optionId: string | null;
-  source: 'v1' | 'v2'; status: BookingRow['status']; confirmedAt: Date | null; start: Date; end: Date; timezone: string; customer: BookingRow['customer'];
-  metadata: Record<string, unknown> | null; notes: string | null; confirmToken: string | null; mode: 'live' | 'test'; rescheduledFrom: string | null; now: Date;
-}): Promise<BookingRow> {
+export async function insertBooking(
+  tx: Queryable,
+  b: {
+    id: string;
+    platformId: string;
+    organizationId: string;
+    providerId: string;
+    serviceId: string;
+    resolutionId: string | null;
+    optionId: string | null;
+    source: 'v1' | 'v2';
+    status: BookingRow['status'];
+    confirmedAt: Date | null;
+    start: Date;
+    end: Date;
+    timezone: string;
+    customer: BookingRow['customer'];
+    metadata: Record<string, unknown> | null;
+    notes: string | null;
+    confirmToken: string | null;
+    mode: 'live' | 'test';
+    rescheduledFrom: string | null;
+    now: Date;
+  },
+): Promise<BookingRow> {
   const r = await tx.query({
     name: 'insert-booking',
     text: `WITH b AS (
@@ -62,8 +86,28 @@ export async function insertBooking(tx: Queryable, b: {
          customer, metadata, notes, confirm_token, mode, rescheduled_from, created_at, updated_at, confirmed_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$19,$20) RETURNING *)
      SELECT b.*, ${NAMES} FROM b JOIN providers p ON p.id = b.provider_id JOIN services s ON s.id = b.service_id`,
-    values: [b.id, b.platformId, b.organizationId, b.providerId, b.serviceId, b.resolutionId, b.optionId, b.source, b.status, b.start, b.end, b.timezone,
-      JSON.stringify(b.customer), b.metadata ? JSON.stringify(b.metadata) : null, b.notes, b.confirmToken, b.mode, b.rescheduledFrom, b.now, b.confirmedAt],
+    values: [
+      b.id,
+      b.platformId,
+      b.organizationId,
+      b.providerId,
+      b.serviceId,
+      b.resolutionId,
+      b.optionId,
+      b.source,
+      b.status,
+      b.start,
+      b.end,
+      b.timezone,
+      JSON.stringify(b.customer),
+      b.metadata ? JSON.stringify(b.metadata) : null,
+      b.notes,
+      b.confirmToken,
+      b.mode,
+      b.rescheduledFrom,
+      b.now,
+      b.confirmedAt,
+    ],
   });
   return r.rows[0] as BookingRow;
 }
@@ -73,10 +117,20 @@ export async function insertBooking(tx: Queryable, b: {
  * state value becomes `status`, and the context fields the row keeps replace their columns. Answers the row with
  * its names. The only statement that changes a stored booking's status.
  */
-export async function writeBookingState(tx: Queryable, id: string, s: {
-  status: BookingRow['status']; updatedAt: Date; confirmedAt: Date | null; cancelledAt: Date | null; cancelReason: string | null;
-  rescheduledAt: Date | null; rescheduledTo: string | null; completedAt: Date | null;
-}): Promise<BookingRow> {
+export async function writeBookingState(
+  tx: Queryable,
+  id: string,
+  s: {
+    status: BookingRow['status'];
+    updatedAt: Date;
+    confirmedAt: Date | null;
+    cancelledAt: Date | null;
+    cancelReason: string | null;
+    rescheduledAt: Date | null;
+    rescheduledTo: string | null;
+    completedAt: Date | null;
+  },
+): Promise<BookingRow> {
   const r = await tx.query({
     name: 'write-booking-state',
     text: `WITH b AS (
@@ -84,7 +138,17 @@ export async function writeBookingState(tx: Queryable, id: string, s: {
          confirmed_at = $7, rescheduled_at = $8, completed_at = $9
        WHERE id = $1 RETURNING *)
      SELECT b.*, ${NAMES} FROM b JOIN providers p ON p.id = b.provider_id JOIN services s ON s.id = b.service_id`,
-    values: [id, s.status, s.updatedAt, s.cancelledAt, s.cancelReason, s.rescheduledTo, s.confirmedAt, s.rescheduledAt, s.completedAt],
+    values: [
+      id,
+      s.status,
+      s.updatedAt,
+      s.cancelledAt,
+      s.cancelReason,
+      s.rescheduledTo,
+      s.confirmedAt,
+      s.rescheduledAt,
+      s.completedAt,
+    ],
   });
   return r.rows[0] as BookingRow;
 }
@@ -112,7 +176,11 @@ function bookingWhere(f: BookingFilter): { where: string; params: unknown[] } {
 }
 
 /** Lists bookings newest first (created_at, id) strictly before the keyset position `before`, at most `limit` rows. */
-export async function listBookingsBefore(db: Queryable, f: BookingFilter, page: { before?: { createdAt: Date; id: string } | undefined; limit: number }): Promise<BookingRow[]> {
+export async function listBookingsBefore(
+  db: Queryable,
+  f: BookingFilter,
+  page: { before?: { createdAt: Date; id: string } | undefined; limit: number },
+): Promise<BookingRow[]> {
   const { where: base, params } = bookingWhere(f);
   let where = base;
   if (page.before) {
@@ -120,15 +188,25 @@ export async function listBookingsBefore(db: Queryable, f: BookingFilter, page: 
     where += ` AND (b.created_at, b.id) < ($${params.length - 1}, $${params.length})`;
   }
   params.push(page.limit);
-  const r = await db.query(`${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length}`, params);
+  const r = await db.query(
+    `${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length}`,
+    params,
+  );
   return r.rows as BookingRow[];
 }
 
 /** Lists one page of bookings newest first by offset, with the number of bookings matching the filter. */
-export async function listBookingsPage(db: Queryable, f: BookingFilter, page: { limit: number; offset: number }): Promise<{ rows: BookingRow[]; total: number }> {
+export async function listBookingsPage(
+  db: Queryable,
+  f: BookingFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: BookingRow[]; total: number }> {
   const { where, params } = bookingWhere(f);
   const [rows, count] = await Promise.all([
-    db.query(`${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, page.limit, page.offset]),
+    db.query(
+      `${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, page.limit, page.offset],
+    ),
     db.query(`SELECT count(*)::int AS n FROM bookings b WHERE ${where}`, params),
   ]);
   return { rows: rows.rows as BookingRow[], total: count.rows[0]?.n ?? 0 };

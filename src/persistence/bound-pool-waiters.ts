@@ -11,7 +11,11 @@ export interface PoolWaiterBound {
 
 /** The error of a caller refused for want of a connection: 503, recoverable, with Retry-After. */
 function poolFull(maxWaiters: number): ServiceError {
-  return new ServiceError('SERVICE_UNAVAILABLE', `Every PostgreSQL connection is in use and ${maxWaiters} callers already wait for one; retry after Retry-After seconds.`, { retryAfter: 1 });
+  return new ServiceError(
+    'SERVICE_UNAVAILABLE',
+    `Every PostgreSQL connection is in use and ${maxWaiters} callers already wait for one; retry after Retry-After seconds.`,
+    { retryAfter: 1 },
+  );
 }
 
 /**
@@ -21,7 +25,9 @@ function poolFull(maxWaiters: number): ServiceError {
  */
 export function boundPoolWaiters(pool: pg.Pool, bound: PoolWaiterBound): void {
   if (bound.maxWaiters <= 0) return;
-  const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void) => Promise<pg.PoolClient> | void;
+  const connect = pool.connect.bind(pool) as (
+    cb?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void,
+  ) => Promise<pg.PoolClient> | void;
   const size = (pool as unknown as { options: { max: number } }).options.max;
   (pool as unknown as { connect: typeof connect }).connect = (cb) => {
     const mustWait = pool.idleCount === 0 && pool.totalCount >= size;

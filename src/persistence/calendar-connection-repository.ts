@@ -33,7 +33,9 @@ export function fullWeek(days: Partial<Record<Weekday, StoredDay>>): Record<Week
   const out = {} as Record<Weekday, StoredDay>;
   for (const d of WEEKDAYS) {
     const day = days[d];
-    out[d] = day ? { enabled: day.enabled, slots: day.slots.map((s) => ({ start: s.start, end: s.end })) } : { enabled: false, slots: [] };
+    out[d] = day
+      ? { enabled: day.enabled, slots: day.slots.map((s) => ({ start: s.start, end: s.end })) }
+      : { enabled: false, slots: [] };
   }
   return out;
 }
@@ -50,7 +52,10 @@ export function toCalendarConnectionView(row: Record<string, any>): CalendarConn
     status: 'active',
     days: fullWeek(d.days ?? {}),
     // jsonb reorders object keys; rebuild them so answers read naturally and compare stably.
-    overrides: (d.overrides ?? []).map((o) => ({ date: o.date, slots: o.slots.map((s) => ({ start: s.start, end: s.end })) })),
+    overrides: (d.overrides ?? []).map((o) => ({
+      date: o.date,
+      slots: o.slots.map((s) => ({ start: s.start, end: s.end })),
+    })),
     externalCalendar: d.externalCalendar ? { type: d.externalCalendar.type, url: d.externalCalendar.url } : null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -59,17 +64,35 @@ export function toCalendarConnectionView(row: Record<string, any>): CalendarConn
 
 /** Splits a view into the stored doc. */
 export function calendarConnectionDoc(v: CalendarConnectionDoc): CalendarConnectionDoc {
-  return { title: v.title, timezone: v.timezone, days: v.days, overrides: v.overrides, externalCalendar: v.externalCalendar };
+  return {
+    title: v.title,
+    timezone: v.timezone,
+    days: v.days,
+    overrides: v.overrides,
+    externalCalendar: v.externalCalendar,
+  };
 }
 
 /** Reads one calendar connection row by id (any organization; callers check tenancy). */
 export async function findCalendarConnectionRow(db: Queryable, id: string, opts: { forUpdate?: boolean } = {}) {
-  const r = await db.query(`SELECT * FROM calendar_connections WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const r = await db.query(`SELECT * FROM calendar_connections WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [
+    id,
+  ]);
   return r.rows[0] as Record<string, any> | undefined;
 }
 
 /** Inserts a calendar connection and returns its row. */
-export async function insertCalendarConnectionRow(tx: Queryable, c: { id: string; platformId: string; organizationId: string; providerId: string; doc: CalendarConnectionDoc; now: Date }) {
+export async function insertCalendarConnectionRow(
+  tx: Queryable,
+  c: {
+    id: string;
+    platformId: string;
+    organizationId: string;
+    providerId: string;
+    doc: CalendarConnectionDoc;
+    now: Date;
+  },
+) {
   const r = await tx.query(
     `INSERT INTO calendar_connections (id, platform_id, organization_id, provider_id, doc, created_at, updated_at)
      VALUES ($1,$2,$3,$4,$5,$6,$6) RETURNING *`,
@@ -80,7 +103,11 @@ export async function insertCalendarConnectionRow(tx: Queryable, c: { id: string
 
 /** Replaces a calendar connection's stored fields and returns the new row. */
 export async function updateCalendarConnectionRow(tx: Queryable, id: string, doc: CalendarConnectionDoc, now: Date) {
-  const r = await tx.query('UPDATE calendar_connections SET doc = $2, updated_at = $3 WHERE id = $1 RETURNING *', [id, JSON.stringify(doc), now]);
+  const r = await tx.query('UPDATE calendar_connections SET doc = $2, updated_at = $3 WHERE id = $1 RETURNING *', [
+    id,
+    JSON.stringify(doc),
+    now,
+  ]);
   return r.rows[0] as Record<string, any>;
 }
 
@@ -98,7 +125,10 @@ export interface CalendarConnectionFilter {
 function filterSql(f: CalendarConnectionFilter) {
   const where = ['organization_id = $1'];
   const args: unknown[] = [f.organizationId];
-  if (f.providerId !== undefined) { args.push(f.providerId); where.push(`provider_id = $${args.length}`); }
+  if (f.providerId !== undefined) {
+    args.push(f.providerId);
+    where.push(`provider_id = $${args.length}`);
+  }
   return { where, args };
 }
 
@@ -110,16 +140,28 @@ export async function countCalendarConnections(db: Queryable, f: CalendarConnect
 }
 
 /** Lists connections matching a filter in id order, after the keyset position `after`, at most `limit` rows. */
-export async function listCalendarConnectionRows(db: Queryable, f: CalendarConnectionFilter, page: { after?: string | undefined; limit: number }) {
+export async function listCalendarConnectionRows(
+  db: Queryable,
+  f: CalendarConnectionFilter,
+  page: { after?: string | undefined; limit: number },
+) {
   const { where, args } = filterSql(f);
-  if (page.after !== undefined) { args.push(page.after); where.push(`id > $${args.length}`); }
+  if (page.after !== undefined) {
+    args.push(page.after);
+    where.push(`id > $${args.length}`);
+  }
   args.push(page.limit);
-  const r = await db.query(`SELECT * FROM calendar_connections WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args);
+  const r = await db.query(
+    `SELECT * FROM calendar_connections WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`,
+    args,
+  );
   return r.rows as Record<string, any>[];
 }
 
 /** Reads a provider's newest calendar connection row (its current schedule), or undefined. */
 export async function findLatestCalendarConnectionRow(db: Queryable, providerId: string) {
-  const r = await db.query('SELECT * FROM calendar_connections WHERE provider_id = $1 ORDER BY id DESC LIMIT 1', [providerId]);
+  const r = await db.query('SELECT * FROM calendar_connections WHERE provider_id = $1 ORDER BY id DESC LIMIT 1', [
+    providerId,
+  ]);
   return r.rows[0] as Record<string, any> | undefined;
 }

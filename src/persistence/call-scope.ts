@@ -23,7 +23,11 @@ export function currentCallScope(): CallScope | undefined {
 
 /** The 503 of work refused because its call is cancelled or (about to be) out of time. */
 export function callOutOfTime(): ServiceError {
-  return new ServiceError('SERVICE_UNAVAILABLE', 'The request ran out of time before it could be carried out; nothing was changed.', { retryAfter: 1 });
+  return new ServiceError(
+    'SERVICE_UNAVAILABLE',
+    'The request ran out of time before it could be carried out; nothing was changed.',
+    { retryAfter: 1 },
+  );
 }
 
 /** Throws 503 SERVICE_UNAVAILABLE when the call was cancelled or its deadline passed: its work must not go on. */

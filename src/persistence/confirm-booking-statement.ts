@@ -4,10 +4,22 @@ import type { BookingRow } from './booking-repository.js';
 import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
 import { newId } from './new-id.js';
-import { claimError, claimLockKey, claimLockSql, lapsedEventIds, liveOverlapSql, releasedEventsSql, type BulkHoldEnds } from './slot-claims.js';
+import {
+  claimError,
+  claimLockKey,
+  claimLockSql,
+  lapsedEventIds,
+  liveOverlapSql,
+  releasedEventsSql,
+  type BulkHoldEnds,
+} from './slot-claims.js';
 
 /** The names a booking row carries, as the audit entry and the answer show them. */
-export interface BookingNames { provider: string | null; service: string | null; duration: number | null }
+export interface BookingNames {
+  provider: string | null;
+  service: string | null;
+  duration: number | null;
+}
 
 /** The provider's and service's current names (when the resolution's copy is stale). */
 export async function currentBookingNames(db: Queryable, providerId: string, serviceId: string): Promise<BookingNames> {
@@ -20,7 +32,13 @@ export async function currentBookingNames(db: Queryable, providerId: string, ser
 }
 
 /** What the confirm statement did: the booking, or why not. */
-export interface ConfirmOutcome { confirmed: boolean; taken: boolean; namesCurrent: boolean; row: BookingRow | undefined; usedHoldId: string | undefined }
+export interface ConfirmOutcome {
+  confirmed: boolean;
+  taken: boolean;
+  namesCurrent: boolean;
+  row: BookingRow | undefined;
+  usedHoldId: string | undefined;
+}
 
 /**
  * The whole confirmation in one autocommit statement (lock order in slot-claims.ts). Without the claim lock: a
@@ -32,9 +50,19 @@ export interface ConfirmOutcome { confirmed: boolean; taken: boolean; namesCurre
  * `eventData` the booking.confirmed data, `auditParams` the audit entry's (auditInsertParams), `holdEnds` the hold
  * machine's states for the hold consumed and lapsed holds ended.
  */
-export async function confirmBookingStatement(db: Queryable, p: {
-  planned: BookingRow; names: BookingNames; holdId: string | null; claimStart: Date; claimEnd: Date; eventData: unknown; auditParams: unknown[]; holdEnds: BulkHoldEnds;
-}): Promise<ConfirmOutcome> {
+export async function confirmBookingStatement(
+  db: Queryable,
+  p: {
+    planned: BookingRow;
+    names: BookingNames;
+    holdId: string | null;
+    claimStart: Date;
+    claimEnd: Date;
+    eventData: unknown;
+    auditParams: unknown[];
+    holdEnds: BulkHoldEnds;
+  },
+): Promise<ConfirmOutcome> {
   const b = p.planned;
   const now = b.created_at;
   const audit = { params: p.auditParams };
@@ -88,16 +116,52 @@ export async function confirmBookingStatement(db: Queryable, p: {
          bk.*, pr.doc->>'displayName' AS provider_name, pr.doc->>'username' AS provider_username,
          sv.doc->>'title' AS service_title, (sv.doc->>'duration')::int AS service_duration
        FROM pre LEFT JOIN bk ON true LEFT JOIN providers pr ON pr.id = bk.provider_id LEFT JOIN services sv ON sv.id = bk.service_id`,
-      values: [b.id, b.platform_id, b.organization_id, b.provider_id, b.service_id, b.resolution_id, b.option_id, b.start_at, b.end_at, b.timezone,
-        JSON.stringify(b.customer), b.metadata ? JSON.stringify(b.metadata) : null, b.mode, now, newId('clm', now.getTime()), p.claimStart, p.claimEnd,
-        claimLockKey(b.provider_id), p.holdId, p.names.provider, p.names.service, p.names.duration, lapsedEventIds(now), EVENT_API_VERSION,
-        newId('evt', now.getTime()), JSON.stringify(p.eventData), ...audit.params, b.status, b.confirmed_at, p.holdEnds.consumed, p.holdEnds.lapsed],
+      values: [
+        b.id,
+        b.platform_id,
+        b.organization_id,
+        b.provider_id,
+        b.service_id,
+        b.resolution_id,
+        b.option_id,
+        b.start_at,
+        b.end_at,
+        b.timezone,
+        JSON.stringify(b.customer),
+        b.metadata ? JSON.stringify(b.metadata) : null,
+        b.mode,
+        now,
+        newId('clm', now.getTime()),
+        p.claimStart,
+        p.claimEnd,
+        claimLockKey(b.provider_id),
+        p.holdId,
+        p.names.provider,
+        p.names.service,
+        p.names.duration,
+        lapsedEventIds(now),
+        EVENT_API_VERSION,
+        newId('evt', now.getTime()),
+        JSON.stringify(p.eventData),
+        ...audit.params,
+        b.status,
+        b.confirmed_at,
+        p.holdEnds.consumed,
+        p.holdEnds.lapsed,
+      ],
     });
   } catch (err) {
     const e = err as { code?: string; constraint?: string };
-    if (e.code === '23505' && e.constraint === 'bookings_one_per_resolution') throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
+    if (e.code === '23505' && e.constraint === 'bookings_one_per_resolution')
+      throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
     throw claimError(err);
   }
   const { confirmed, taken, names_current: namesCurrent, used_hold_id: usedHoldId, ...rest } = r.rows[0];
-  return { confirmed, taken, namesCurrent, usedHoldId: usedHoldId ?? undefined, row: rest.id ? rest as BookingRow : undefined };
+  return {
+    confirmed,
+    taken,
+    namesCurrent,
+    usedHoldId: usedHoldId ?? undefined,
+    row: rest.id ? (rest as BookingRow) : undefined,
+  };
 }

@@ -27,12 +27,19 @@ const CONFLICT_CODES = new Set(['40P01', '40001']);
 /** Answers whether PostgreSQL aborted the work for a deadlock or a serialization failure (safe to run again). */
 export function isTransientConflict(err: unknown): boolean {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
-  return (typeof e?.code === 'string' && CONFLICT_CODES.has(e.code)) || (typeof e?.cause?.code === 'string' && CONFLICT_CODES.has(e.cause.code));
+  return (
+    (typeof e?.code === 'string' && CONFLICT_CODES.has(e.code)) ||
+    (typeof e?.cause?.code === 'string' && CONFLICT_CODES.has(e.cause.code))
+  );
 }
 
 /** The error a client gets when the last attempt still conflicted: 503, recoverable, with Retry-After. */
 function conflictUnavailable(err: unknown): ServiceError {
-  return new ServiceError('SERVICE_UNAVAILABLE', 'PostgreSQL aborted the request for a lock conflict several times; retry it.', { retryAfter: 1, cause: err });
+  return new ServiceError(
+    'SERVICE_UNAVAILABLE',
+    'PostgreSQL aborted the request for a lock conflict several times; retry it.',
+    { retryAfter: 1, cause: err },
+  );
 }
 
 /** Full jitter up to 5, 10, 20 ms after attempts 1, 2, 3: the transactions that collided do not collide again in step. */
@@ -57,7 +64,20 @@ export async function retryOnConflict<T>(run: () => Promise<T>): Promise<T> {
 // bigint columns (graph_version, seq) fit in a JS number for this service's lifetime.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
 // PostgreSQL's own bounds: statement_timeout (57014), lock_timeout (55P03), idle_in_transaction_session_timeout
 // (25P03), transaction_timeout (25P04), idle_session_timeout (57P05). The work was refused; a retry may pass.
 const TIMEOUT_CODES = new Set(['57014', '55P03', '25P03', '25P04', '57P05']);
@@ -71,7 +91,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (e.code && (UNAVAILABLE_CODES.has(e.code) || TIMEOUT_CODES.has(e.code))) return true;
   const m = e.message ?? '';
   // `timeout exceeded when trying to connect` is the pool giving up on a free connection: busy or down, a retry may pass.
-  return READ_TIMEOUT.test(m) || /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(m);
+  return (
+    READ_TIMEOUT.test(m) ||
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(
+      m,
+    )
+  );
 }
 
 /** Answers whether a connection that failed with `err` is unusable (no answer, or gone): it is dropped, not rolled back. */
@@ -85,7 +110,11 @@ export function translateDatabaseError(err: unknown): unknown {
   if (!isDatabaseUnavailable(err)) return err;
   const e = err as { code?: string; message?: string };
   const late = (e.code !== undefined && TIMEOUT_CODES.has(e.code)) || READ_TIMEOUT.test(e.message ?? '');
-  return new ServiceError('SERVICE_UNAVAILABLE', late ? 'PostgreSQL did not answer in time.' : 'PostgreSQL is unavailable.', { retryAfter: 1, cause: err });
+  return new ServiceError(
+    'SERVICE_UNAVAILABLE',
+    late ? 'PostgreSQL did not answer in time.' : 'PostgreSQL is unavailable.',
+    { retryAfter: 1, cause: err },
+  );
 }
 
 /**
@@ -136,8 +165,18 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
   const t = opts.timeouts;
   const readTimeoutMs = t && t.statementMs > 0 ? t.statementMs + READ_MARGIN_MS : undefined;
   const pool = new pg.Pool({
-    connectionString: url, max: opts.max ?? 20, connectionTimeoutMillis: t ? t.poolWaitMs : 3000, idleTimeoutMillis: 30_000,
-    ...(t ? { statement_timeout: t.statementMs, idle_in_transaction_session_timeout: t.statementMs, lock_timeout: t.lockMs, query_timeout: readTimeoutMs } : {}),
+    connectionString: url,
+    max: opts.max ?? 20,
+    connectionTimeoutMillis: t ? t.poolWaitMs : 3000,
+    idleTimeoutMillis: 30_000,
+    ...(t
+      ? {
+          statement_timeout: t.statementMs,
+          idle_in_transaction_session_timeout: t.statementMs,
+          lock_timeout: t.lockMs,
+          query_timeout: readTimeoutMs,
+        }
+      : {}),
   });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -156,7 +195,10 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     const scope = currentCallScope();
     // A call that is gone or out of time starts no transaction.
     assertCallLive(scope);
-    const fenceMs = scope && t && t.transactionMs > 0 ? Math.min(t.transactionMs, Math.floor(scope.deadline - Date.now() - FENCE_MARGIN_MS)) : undefined;
+    const fenceMs =
+      scope && t && t.transactionMs > 0
+        ? Math.min(t.transactionMs, Math.floor(scope.deadline - Date.now() - FENCE_MARGIN_MS))
+        : undefined;
     if (fenceMs !== undefined && fenceMs <= 0) throw callOutOfTime();
     let client: pg.PoolClient;
     const asked = performance.now();
@@ -169,12 +211,16 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     // A connection lost while the transaction does work between statements is reported as an 'error' event of the
     // checked-out client; unheard, it would crash the process. The next statement fails with it instead.
     let broken: Error | undefined;
-    const onError = (err: Error) => { broken = err; };
+    const onError = (err: Error) => {
+      broken = err;
+    };
     client.on('error', onError);
     try {
       let fenceAt: number | undefined;
       if (fenceMs !== undefined && fenceSupported === undefined) {
-        fenceSupported = Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v) >= FENCE_MIN_VERSION;
+        fenceSupported =
+          Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v) >=
+          FENCE_MIN_VERSION;
       }
       if (fenceMs !== undefined && fenceSupported) {
         // The server arms the timer when it runs BEGIN, before this answer arrives: the fence is at most fenceMs from
@@ -189,8 +235,11 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       assertCallLive(scope);
       // A COMMIT without an answer may still be carried out until the fence passes: wait until then, so that a 503
       // given for it means it did not happen (unless PostgreSQL was already inside the commit when it stopped).
-      const commitWait = fenceAt === undefined ? undefined : Math.max(readTimeoutMs ?? 0, fenceAt + FENCE_MARGIN_MS - Date.now());
-      await client.query(commitWait === undefined ? 'COMMIT' : { text: 'COMMIT', query_timeout: commitWait } as pg.QueryConfig);
+      const commitWait =
+        fenceAt === undefined ? undefined : Math.max(readTimeoutMs ?? 0, fenceAt + FENCE_MARGIN_MS - Date.now());
+      await client.query(
+        commitWait === undefined ? 'COMMIT' : ({ text: 'COMMIT', query_timeout: commitWait } as pg.QueryConfig),
+      );
       return result;
     } catch (err) {
       // A connection that did not answer or is gone is dropped (the server rolls back when it sees it closed); a

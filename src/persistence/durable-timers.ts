@@ -44,7 +44,8 @@ export function timerMember(kind: string, id: string, name: string): string {
 /** Decodes a sorted-set member `kind|id|name`. */
 export function parseTimerMember(member: string): TimerRef {
   const [kind, id, name] = member.split('|');
-  if (!kind || !id || !name) throw new Error(`Malformed timer member ${JSON.stringify(member)}: expected "kind|id|name".`);
+  if (!kind || !id || !name)
+    throw new Error(`Malformed timer member ${JSON.stringify(member)}: expected "kind|id|name".`);
   return { kind, id, name };
 }
 
@@ -111,14 +112,22 @@ export function createDurableTimers(deps: { redis: Redis; leaseMs?: number }): D
       return members.map((member) => ({ ...parseTimerMember(member), member, leaseUntil }));
     },
     async ack(timer) {
-      const removed = await redis.eval(ACK, { keys: [TIMER_KEYS.leased], arguments: [timer.member, String(timer.leaseUntil)] });
+      const removed = await redis.eval(ACK, {
+        keys: [TIMER_KEYS.leased],
+        arguments: [timer.member, String(timer.leaseUntil)],
+      });
       return Number(removed) === 1;
     },
     async reclaimExpiredLeases(now) {
-      return Number(await redis.eval(RECLAIM, { keys: [TIMER_KEYS.due, TIMER_KEYS.leased], arguments: [String(now.getTime())] }));
+      return Number(
+        await redis.eval(RECLAIM, { keys: [TIMER_KEYS.due, TIMER_KEYS.leased], arguments: [String(now.getTime())] }),
+      );
     },
     async release(timer, dueAt) {
-      const released = await redis.eval(RELEASE, { keys: [TIMER_KEYS.leased, TIMER_KEYS.due], arguments: [timer.member, String(timer.leaseUntil), String(dueAt.getTime())] });
+      const released = await redis.eval(RELEASE, {
+        keys: [TIMER_KEYS.leased, TIMER_KEYS.due],
+        arguments: [timer.member, String(timer.leaseUntil), String(dueAt.getTime())],
+      });
       return Number(released) === 1;
     },
   };
@@ -164,19 +173,21 @@ export function createTimerWorker(deps: {
     const now = clock();
     await timers.reclaimExpiredLeases(now);
     const claimed = await timers.claimDue(now, batchSize);
-    const results = await Promise.all(claimed.map(async (t) => {
-      const ref = { kind: t.kind, id: t.id, name: t.name };
-      try {
-        await handler(ref);
-        await timers.ack(t);
-        return 1;
-      } catch (err) {
-        onError(err, ref);
-        // If the give-back fails too (Redis away), the lease ends and reclaimExpiredLeases re-delivers it.
-        await timers.release(t, new Date(clock().getTime() + retryMs)).catch(() => false);
-        return 0;
-      }
-    }));
+    const results = await Promise.all(
+      claimed.map(async (t) => {
+        const ref = { kind: t.kind, id: t.id, name: t.name };
+        try {
+          await handler(ref);
+          await timers.ack(t);
+          return 1;
+        } catch (err) {
+          onError(err, ref);
+          // If the give-back fails too (Redis away), the lease ends and reclaimExpiredLeases re-delivers it.
+          await timers.release(t, new Date(clock().getTime() + retryMs)).catch(() => false);
+          return 0;
+        }
+      }),
+    );
     return results.reduce<number>((a, b) => a + b, 0);
   }
 

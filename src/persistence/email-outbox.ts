@@ -40,14 +40,39 @@ export interface OutboxMessage {
  * Stores a rendered message in the outbox inside the caller's transaction. `deliver` false (test mode, or no
  * SMTP_URL) stores it as `stored`, never sent; true makes it `pending` for the e-mail worker.
  */
-export async function enqueueEmail(tx: Queryable, e: {
-  platformId: string; organizationId: string; bookingId: string | null; kind: string; mode: 'live' | 'test'; to: string; message: OutboxMessage; deliver: boolean; now: Date;
-}): Promise<string> {
+export async function enqueueEmail(
+  tx: Queryable,
+  e: {
+    platformId: string;
+    organizationId: string;
+    bookingId: string | null;
+    kind: string;
+    mode: 'live' | 'test';
+    to: string;
+    message: OutboxMessage;
+    deliver: boolean;
+    now: Date;
+  },
+): Promise<string> {
   const id = newId('eml', e.now.getTime());
   await tx.query(
     `INSERT INTO email_outbox (id, platform_id, organization_id, booking_id, kind, mode, to_address, subject, text_body, html_body, status, attempts, next_attempt_at, created_at)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,0,$12,$12)`,
-    [id, e.platformId, e.organizationId, e.bookingId, e.kind, e.mode, e.to, e.message.subject, e.message.text, e.message.html, e.deliver ? 'pending' : 'stored', e.now]);
+    [
+      id,
+      e.platformId,
+      e.organizationId,
+      e.bookingId,
+      e.kind,
+      e.mode,
+      e.to,
+      e.message.subject,
+      e.message.text,
+      e.message.html,
+      e.deliver ? 'pending' : 'stored',
+      e.now,
+    ],
+  );
   return id;
 }
 
@@ -56,24 +81,43 @@ export async function enqueueEmail(tx: Queryable, e: {
  * (next_attempt_at moves `leaseMs` ahead) so other processes skip it (`FOR UPDATE SKIP LOCKED`), and a
  * process dying mid-send leaves it to be retried when the lease runs out.
  */
-export async function claimDueEmails(db: Queryable, now: Date, opts: { limit: number; leaseMs: number }): Promise<OutboxEmailRow[]> {
+export async function claimDueEmails(
+  db: Queryable,
+  now: Date,
+  opts: { limit: number; leaseMs: number },
+): Promise<OutboxEmailRow[]> {
   const r = await db.query(
     `UPDATE email_outbox SET attempts = attempts + 1, next_attempt_at = $2
      WHERE id IN (SELECT id FROM email_outbox WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
      RETURNING *`,
-    [now, new Date(now.getTime() + opts.leaseMs), opts.limit]);
+    [now, new Date(now.getTime() + opts.leaseMs), opts.limit],
+  );
   return r.rows as OutboxEmailRow[];
 }
 
 /** Marks a message sent. */
 export async function markEmailSent(db: Queryable, id: string, now: Date): Promise<void> {
-  await db.query(`UPDATE email_outbox SET status = 'sent', sent_at = $2, last_error = NULL WHERE id = $1 AND status = 'pending'`, [id, now]);
+  await db.query(
+    `UPDATE email_outbox SET status = 'sent', sent_at = $2, last_error = NULL WHERE id = $1 AND status = 'pending'`,
+    [id, now],
+  );
 }
 
 /** Records a failed attempt: schedules the next one with exponential backoff, or gives up after EMAIL_MAX_ATTEMPTS. */
-export async function recordEmailFailure(db: Queryable, row: Pick<OutboxEmailRow, 'id' | 'attempts'>, error: string, now: Date): Promise<void> {
+export async function recordEmailFailure(
+  db: Queryable,
+  row: Pick<OutboxEmailRow, 'id' | 'attempts'>,
+  error: string,
+  now: Date,
+): Promise<void> {
   const failed = row.attempts >= EMAIL_MAX_ATTEMPTS;
   await db.query(
     `UPDATE email_outbox SET status = $2, last_error = $3, next_attempt_at = $4 WHERE id = $1 AND status = 'pending'`,
-    [row.id, failed ? 'failed' : 'pending', error.slice(0, 1000), new Date(now.getTime() + emailRetryDelayMs(row.attempts))]);
+    [
+      row.id,
+      failed ? 'failed' : 'pending',
+      error.slice(0, 1000),
+      new Date(now.getTime() + emailRetryDelayMs(row.attempts)),
+    ],
+  );
 }

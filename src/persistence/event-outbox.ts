@@ -25,6 +25,17 @@ export async function storeEvent(tx: Queryable, e: OutboxEvent): Promise<string>
 }
 
 /** The SPEC part 6 envelope of a stored event. */
-export function eventEnvelope(row: { id: string; type: string; api_version: string; created_at: Date; organization_id: string; data: unknown }, attempt: number) {
-  return { id: row.id, type: row.type, apiVersion: row.api_version, createdAt: row.created_at.toISOString(), organizationId: row.organization_id, attempt, data: row.data };
+export function eventEnvelope(
+  row: { id: string; type: string; api_version: string; created_at: Date; organization_id: string; data: unknown },
+  attempt: number,
+) {
+  return {
+    id: row.id,
+    type: row.type,
+    apiVersion: row.api_version,
+    createdAt: row.created_at.toISOString(),
+    organizationId: row.organization_id,
+    attempt,
+    data: row.data,
+  };
 }

@@ -21,20 +21,29 @@ export interface HoldRow {
   created_at: Date;
 }
 
-const HOLD_COLUMNS = 'ref_id, organization_id, platform_id, provider_id, resolution_id, option_id, active, expires_at, ended_at, end_reason, booking_id, mode, created_at';
+const HOLD_COLUMNS =
+  'ref_id, organization_id, platform_id, provider_id, resolution_id, option_id, active, expires_at, ended_at, end_reason, booking_id, mode, created_at';
 
 // Holds are read without a row lock: a change is then made under the provider's claim lock, conditioned on the
 // hold being still active (lock order, slot-claims.ts), and decided again if another request changed it first.
 
 /** The latest hold of an option, or undefined. */
 export async function latestHold(db: Queryable, resolutionId: string, optionId: string): Promise<HoldRow | undefined> {
-  const r = await db.query({ name: 'latest-hold', text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND resolution_id = $1 AND option_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1`, values: [resolutionId, optionId] });
+  const r = await db.query({
+    name: 'latest-hold',
+    text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND resolution_id = $1 AND option_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    values: [resolutionId, optionId],
+  });
   return r.rows[0] as HoldRow | undefined;
 }
 
 /** A hold by id, or undefined. */
 export async function holdById(db: Queryable, holdId: string): Promise<HoldRow | undefined> {
-  const r = await db.query({ name: 'hold-by-id', text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND ref_id = $1`, values: [holdId] });
+  const r = await db.query({
+    name: 'hold-by-id',
+    text: `SELECT ${HOLD_COLUMNS} FROM slot_claims WHERE kind = 'hold' AND ref_id = $1`,
+    values: [holdId],
+  });
   return r.rows[0] as HoldRow | undefined;
 }
 
@@ -58,10 +67,24 @@ export interface HoldClaimOutcome {
  * auditInsertParams, made once for all attempts). A live claim committed after the check fails on the constraints
  * (23P01 SLOT_UNAVAILABLE, 23505 HOLD_CONFLICT).
  */
-export async function claimHoldStatement(db: Queryable, h: {
-  holdId: string; organizationId: string; platformId: string; providerId: string; resolutionId: string; optionId: string;
-  start: Date; end: Date; expiresAt: Date; mode: 'live' | 'test'; now: Date; eventData: unknown; auditParams: unknown[];
-}): Promise<HoldClaimOutcome> {
+export async function claimHoldStatement(
+  db: Queryable,
+  h: {
+    holdId: string;
+    organizationId: string;
+    platformId: string;
+    providerId: string;
+    resolutionId: string;
+    optionId: string;
+    start: Date;
+    end: Date;
+    expiresAt: Date;
+    mode: 'live' | 'test';
+    now: Date;
+    eventData: unknown;
+    auditParams: unknown[];
+  },
+): Promise<HoldClaimOutcome> {
   let r;
   try {
     r = await db.query({
@@ -83,8 +106,25 @@ export async function claimHoldStatement(db: Queryable, h: {
          SELECT $13, $3, $2, 'option.held', $15, $11, $16::jsonb, $12::timestamptz FROM claim),
        au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim)
        SELECT pre.*, (SELECT count(*) FROM claim)::int = 1 AS claimed FROM pre`,
-      values: [newId('clm', h.now.getTime()), h.organizationId, h.platformId, h.providerId, h.holdId, h.resolutionId, h.optionId, h.start, h.end, h.expiresAt,
-        h.mode, h.now, newId('evt', h.now.getTime()), claimLockKey(h.providerId), EVENT_API_VERSION, JSON.stringify(h.eventData), ...h.auditParams],
+      values: [
+        newId('clm', h.now.getTime()),
+        h.organizationId,
+        h.platformId,
+        h.providerId,
+        h.holdId,
+        h.resolutionId,
+        h.optionId,
+        h.start,
+        h.end,
+        h.expiresAt,
+        h.mode,
+        h.now,
+        newId('evt', h.now.getTime()),
+        claimLockKey(h.providerId),
+        EVENT_API_VERSION,
+        JSON.stringify(h.eventData),
+        ...h.auditParams,
+      ],
     });
   } catch (err) {
     throw claimError(err);
@@ -98,7 +138,16 @@ export async function claimHoldStatement(db: Queryable, h: {
  * context recorded. Answers the ended row, or undefined when the hold was no longer active (another request or the
  * timer ended it first).
  */
-export async function endHold(db: Queryable, hold: HoldRow, p: { end: { state: 'released' | 'expired'; endedAt: Date }; now: Date; event: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: unknown }; audit?: AuditEntry }): Promise<HoldRow | undefined> {
+export async function endHold(
+  db: Queryable,
+  hold: HoldRow,
+  p: {
+    end: { state: 'released' | 'expired'; endedAt: Date };
+    now: Date;
+    event: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: unknown };
+    audit?: AuditEntry;
+  },
+): Promise<HoldRow | undefined> {
   const audit = p.audit ? auditInsertParams(p.audit) : undefined;
   const r = await db.query({
     name: audit ? 'end-hold-audited' : 'end-hold',
@@ -106,14 +155,32 @@ export async function endHold(db: Queryable, hold: HoldRow, p: { end: { state: '
      ended AS (
        UPDATE slot_claims SET active = false, ended_at = $11::timestamptz, end_reason = $3::text
        FROM lk WHERE ref_id = $1 AND active
-       RETURNING ${HOLD_COLUMNS.split(', ').map((c) => `slot_claims.${c}`).join(', ')}),
+       RETURNING ${HOLD_COLUMNS.split(', ')
+         .map((c) => `slot_claims.${c}`)
+         .join(', ')}),
      ev AS (
        INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
-       SELECT $5, $6, $7, 'option.released', $8, $9, $10::jsonb, $2::timestamptz FROM ended)${audit ? `,
-     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(12)} FROM ended)` : ''}
+       SELECT $5, $6, $7, 'option.released', $8, $9, $10::jsonb, $2::timestamptz FROM ended)${
+         audit
+           ? `,
+     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(12)} FROM ended)`
+           : ''
+       }
      SELECT * FROM ended`,
-    values: [hold.ref_id, p.now, p.end.state, claimLockKey(hold.provider_id), newId('evt', p.now.getTime()), p.event.platformId, p.event.organizationId, EVENT_API_VERSION,
-      p.event.mode, JSON.stringify(p.event.data), p.end.endedAt, ...(audit?.params ?? [])],
+    values: [
+      hold.ref_id,
+      p.now,
+      p.end.state,
+      claimLockKey(hold.provider_id),
+      newId('evt', p.now.getTime()),
+      p.event.platformId,
+      p.event.organizationId,
+      EVENT_API_VERSION,
+      p.event.mode,
+      JSON.stringify(p.event.data),
+      p.end.endedAt,
+      ...(audit?.params ?? []),
+    ],
   });
   return r.rows[0] as HoldRow | undefined;
 }

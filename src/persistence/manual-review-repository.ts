@@ -36,7 +36,10 @@ export function reviewUpsertCtes(ph: ReviewUpsertPlaceholders): string {
 const UPSERT_REVIEW_SQL = `WITH ${reviewUpsertCtes({ organizationId: '$1', platformId: '$2', seenAt: '$3', rows: '$4' })} SELECT 1`;
 
 /** Opens or refreshes the manual-review entries of providers seen at `seenAt` (see {@link reviewUpsertCtes}); no rows, no query. */
-export async function upsertManualReview(db: Queryable, p: { organizationId: string; platformId: string; seenAt: Date; rows: readonly ReviewRow[] }): Promise<void> {
+export async function upsertManualReview(
+  db: Queryable,
+  p: { organizationId: string; platformId: string; seenAt: Date; rows: readonly ReviewRow[] },
+): Promise<void> {
   if (p.rows.length === 0) return;
   await db.query(UPSERT_REVIEW_SQL, [p.organizationId, p.platformId, p.seenAt, JSON.stringify(p.rows)]);
 }
@@ -58,8 +61,12 @@ export interface ManualReviewEntryRecord {
 /** Maps a manual_review_entries row joined with its provider's displayName to a ManualReviewEntryRecord. */
 function toManualReviewEntry(row: Record<string, any>): ManualReviewEntryRecord {
   return {
-    providerId: row.provider_id as string, displayName: (row.display_name as string | null) ?? '', reasons: row.reasons as ManualReviewEntryRecord['reasons'],
-    firstSeenAt: (row.first_seen_at as Date).toISOString(), lastSeenAt: (row.last_seen_at as Date).toISOString(), status: row.status as ManualReviewStatus,
+    providerId: row.provider_id as string,
+    displayName: (row.display_name as string | null) ?? '',
+    reasons: row.reasons as ManualReviewEntryRecord['reasons'],
+    firstSeenAt: (row.first_seen_at as Date).toISOString(),
+    lastSeenAt: (row.last_seen_at as Date).toISOString(),
+    status: row.status as ManualReviewStatus,
     resolvedAt: row.resolved_at ? (row.resolved_at as Date).toISOString() : null,
   };
 }
@@ -67,19 +74,39 @@ function toManualReviewEntry(row: Record<string, any>): ManualReviewEntryRecord 
 const REVIEW_SELECT = `SELECT m.*, p.doc->>'displayName' AS display_name FROM manual_review_entries m JOIN providers p ON p.id = m.provider_id`;
 
 /** Lists an organization's manual-review entries of one status in provider order after `after`, at most `limit` rows. */
-export async function listManualReviewEntries(db: Queryable, f: { organizationId: string; status: ManualReviewStatus }, page: { after: string; limit: number }): Promise<ManualReviewEntryRecord[]> {
-  const r = await db.query(`${REVIEW_SELECT} WHERE m.organization_id = $1 AND m.status = $2 AND m.provider_id > $3 ORDER BY m.provider_id LIMIT $4`,
-    [f.organizationId, f.status, page.after, page.limit]);
+export async function listManualReviewEntries(
+  db: Queryable,
+  f: { organizationId: string; status: ManualReviewStatus },
+  page: { after: string; limit: number },
+): Promise<ManualReviewEntryRecord[]> {
+  const r = await db.query(
+    `${REVIEW_SELECT} WHERE m.organization_id = $1 AND m.status = $2 AND m.provider_id > $3 ORDER BY m.provider_id LIMIT $4`,
+    [f.organizationId, f.status, page.after, page.limit],
+  );
   return r.rows.map(toManualReviewEntry);
 }
 
 /** Reads the manual-review entry of a provider in an organization, or undefined; `forUpdate` locks the entry (not the provider). */
-export async function findManualReviewEntry(db: Queryable, k: { organizationId: string; providerId: string }, opts: { forUpdate?: boolean } = {}): Promise<ManualReviewEntryRecord | undefined> {
-  const r = await db.query(`${REVIEW_SELECT} WHERE m.organization_id = $1 AND m.provider_id = $2${opts.forUpdate ? ' FOR UPDATE OF m' : ''}`, [k.organizationId, k.providerId]);
+export async function findManualReviewEntry(
+  db: Queryable,
+  k: { organizationId: string; providerId: string },
+  opts: { forUpdate?: boolean } = {},
+): Promise<ManualReviewEntryRecord | undefined> {
+  const r = await db.query(
+    `${REVIEW_SELECT} WHERE m.organization_id = $1 AND m.provider_id = $2${opts.forUpdate ? ' FOR UPDATE OF m' : ''}`,
+    [k.organizationId, k.providerId],
+  );
   return r.rows[0] ? toManualReviewEntry(r.rows[0]) : undefined;
 }
 
 /** Writes the status of a provider's manual-review entry and when it was resolved. */
-export async function setManualReviewStatus(tx: Queryable, k: { organizationId: string; providerId: string }, v: { status: ManualReviewStatus; resolvedAt: Date | null }): Promise<void> {
-  await tx.query(`UPDATE manual_review_entries SET status = $4, resolved_at = $3 WHERE organization_id = $1 AND provider_id = $2`, [k.organizationId, k.providerId, v.resolvedAt, v.status]);
+export async function setManualReviewStatus(
+  tx: Queryable,
+  k: { organizationId: string; providerId: string },
+  v: { status: ManualReviewStatus; resolvedAt: Date | null },
+): Promise<void> {
+  await tx.query(
+    `UPDATE manual_review_entries SET status = $4, resolved_at = $3 WHERE organization_id = $1 AND provider_id = $2`,
+    [k.organizationId, k.providerId, v.resolvedAt, v.status],
+  );
 }

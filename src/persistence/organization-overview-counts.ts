@@ -20,7 +20,11 @@ export interface OrganizationOverviewCounts {
  * one snapshot). Each count is an index scan on the table's organization index; the audit and delivery counts grow
  * with the organization's history (an index-only scan of its rows).
  */
-export async function readOrganizationOverviewCounts(db: Queryable, organizationId: string, now: Date): Promise<OrganizationOverviewCounts> {
+export async function readOrganizationOverviewCounts(
+  db: Queryable,
+  organizationId: string,
+  now: Date,
+): Promise<OrganizationOverviewCounts> {
   const r = await db.query({
     name: 'organization-overview-counts',
     text: `SELECT

@@ -28,14 +28,21 @@ export function toOrganization(row: Record<string, any>): OrganizationRecord {
 }
 
 /** Reads one organization by id, or undefined. */
-export async function findOrganization(db: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<OrganizationRecord | undefined> {
+export async function findOrganization(
+  db: Queryable,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<OrganizationRecord | undefined> {
   const r = await db.query(`SELECT * FROM organizations WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return r.rows[0] ? toOrganization(r.rows[0]) : undefined;
 }
 
 /** Advances an organization's provider graph version by `changes` (one per change) and returns the new value. */
 export async function bumpGraphVersion(tx: Queryable, organizationId: string, changes = 1): Promise<number> {
-  const r = await tx.query<{ graph_version: number }>('UPDATE organizations SET graph_version = graph_version + $2 WHERE id = $1 RETURNING graph_version', [organizationId, changes]);
+  const r = await tx.query<{ graph_version: number }>(
+    'UPDATE organizations SET graph_version = graph_version + $2 WHERE id = $1 RETURNING graph_version',
+    [organizationId, changes],
+  );
   return Number(r.rows[0]?.graph_version ?? 0);
 }
 
@@ -46,7 +53,17 @@ export async function findDefaultOrganizationId(db: Queryable, platformId: strin
 }
 
 /** Inserts an organization; returns it, or undefined when its platform has one with this externalId already. */
-export async function insertOrganization(tx: Queryable, o: { id: string; platformId: string; externalId: string; name: string; settings: OrganizationRecord['settings']; now: Date }): Promise<OrganizationRecord | undefined> {
+export async function insertOrganization(
+  tx: Queryable,
+  o: {
+    id: string;
+    platformId: string;
+    externalId: string;
+    name: string;
+    settings: OrganizationRecord['settings'];
+    now: Date;
+  },
+): Promise<OrganizationRecord | undefined> {
   const r = await tx.query(
     `INSERT INTO organizations (id, platform_id, external_id, name, settings, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$6)
      ON CONFLICT (platform_id, external_id) DO NOTHING RETURNING *`,
@@ -59,27 +76,53 @@ export async function insertOrganization(tx: Queryable, o: { id: string; platfor
  * Lists organizations in id order after `after`, at most `limit` rows: every one of a platform (`platformId`), or
  * only the one named (`organizationId`).
  */
-export async function listOrganizations(db: Queryable, f: { platformId: string } | { organizationId: string }, page: { after: string; limit: number }): Promise<OrganizationRecord[]> {
-  const r = 'platformId' in f
-    ? await db.query('SELECT * FROM organizations WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [f.platformId, page.after, page.limit])
-    : await db.query('SELECT * FROM organizations WHERE id = $1 AND id > $2 LIMIT $3', [f.organizationId, page.after, page.limit]);
+export async function listOrganizations(
+  db: Queryable,
+  f: { platformId: string } | { organizationId: string },
+  page: { after: string; limit: number },
+): Promise<OrganizationRecord[]> {
+  const r =
+    'platformId' in f
+      ? await db.query('SELECT * FROM organizations WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [
+          f.platformId,
+          page.after,
+          page.limit,
+        ])
+      : await db.query('SELECT * FROM organizations WHERE id = $1 AND id > $2 LIMIT $3', [
+          f.organizationId,
+          page.after,
+          page.limit,
+        ]);
   return r.rows.map(toOrganization);
 }
 
 /** Writes an organization's name and settings; returns it. */
-export async function updateOrganization(tx: Queryable, id: string, v: { name: string; settings: OrganizationRecord['settings']; now: Date }): Promise<OrganizationRecord> {
-  const r = await tx.query('UPDATE organizations SET name = $2, settings = $3, updated_at = $4 WHERE id = $1 RETURNING *', [id, v.name, JSON.stringify(v.settings), v.now]);
+export async function updateOrganization(
+  tx: Queryable,
+  id: string,
+  v: { name: string; settings: OrganizationRecord['settings']; now: Date },
+): Promise<OrganizationRecord> {
+  const r = await tx.query(
+    'UPDATE organizations SET name = $2, settings = $3, updated_at = $4 WHERE id = $1 RETURNING *',
+    [id, v.name, JSON.stringify(v.settings), v.now],
+  );
   return toOrganization(r.rows[0]);
 }
 
 /** Reads an organization's provider graph version (0 for an unknown organization). */
 export async function readGraphVersion(db: Queryable, organizationId: string): Promise<number> {
-  const r = await db.query<{ graph_version: number }>('SELECT graph_version FROM organizations WHERE id = $1', [organizationId]);
+  const r = await db.query<{ graph_version: number }>('SELECT graph_version FROM organizations WHERE id = $1', [
+    organizationId,
+  ]);
   return Number(r.rows[0]?.graph_version ?? 0);
 }
 
 /** The platform an organization belongs to, or undefined when it does not exist. */
 export async function findPlatformOfOrganization(db: Queryable, organizationId: string): Promise<string | undefined> {
-  const r = await db.query<{ platform_id: string }>({ name: 'organization-platform', text: 'SELECT platform_id FROM organizations WHERE id = $1', values: [organizationId] });
+  const r = await db.query<{ platform_id: string }>({
+    name: 'organization-platform',
+    text: 'SELECT platform_id FROM organizations WHERE id = $1',
+    values: [organizationId],
+  });
   return r.rows[0]?.platform_id;
 }

@@ -26,7 +26,10 @@ export function emptyImportSummary(received: number) {
 
 /** What a claimed job is, decided by the import machine (from `validating`, and again from a stale `processing`). */
 const CLAIMED_STATUS = rowStatusAfter<ProviderImportStatus>(providerImportMachine, 'validating', { type: 'CLAIM' });
-if (CLAIMED_STATUS === undefined || rowStatusAfter(providerImportMachine, 'processing', { type: 'CLAIM' }) !== CLAIMED_STATUS) {
+if (
+  CLAIMED_STATUS === undefined ||
+  rowStatusAfter(providerImportMachine, 'processing', { type: 'CLAIM' }) !== CLAIMED_STATUS
+) {
   throw new Error('provider import machine: CLAIM must lead from validating and processing to one state');
 }
 
@@ -57,20 +60,51 @@ export async function findProviderImportRow(db: Queryable, id: string): Promise<
 }
 
 /** Inserts an import job waiting for a worker, in the status given (the import machine's initial state). */
-export async function insertProviderImport(tx: Queryable, j: {
-  id: string; platformId: string; organizationId: string; status: ProviderImportStatus; mode: string; dryRun: boolean; deactivateMissing: boolean;
-  payload: unknown; summary: unknown; keyMode: 'live' | 'test'; actor: unknown; requestId: string | null; now: Date;
-}): Promise<void> {
+export async function insertProviderImport(
+  tx: Queryable,
+  j: {
+    id: string;
+    platformId: string;
+    organizationId: string;
+    status: ProviderImportStatus;
+    mode: string;
+    dryRun: boolean;
+    deactivateMissing: boolean;
+    payload: unknown;
+    summary: unknown;
+    keyMode: 'live' | 'test';
+    actor: unknown;
+    requestId: string | null;
+    now: Date;
+  },
+): Promise<void> {
   await tx.query(
     `INSERT INTO provider_imports (id, platform_id, organization_id, status, mode, dry_run, deactivate_missing, payload, summary, key_mode, actor, request_id, created_at)
      VALUES ($1,$2,$3,$13,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
-    [j.id, j.platformId, j.organizationId, j.mode, j.dryRun, j.deactivateMissing, JSON.stringify(j.payload),
-      JSON.stringify(j.summary), j.keyMode, JSON.stringify(j.actor), j.requestId, j.now, j.status],
+    [
+      j.id,
+      j.platformId,
+      j.organizationId,
+      j.mode,
+      j.dryRun,
+      j.deactivateMissing,
+      JSON.stringify(j.payload),
+      JSON.stringify(j.summary),
+      j.keyMode,
+      JSON.stringify(j.actor),
+      j.requestId,
+      j.now,
+      j.status,
+    ],
   );
 }
 
 /** Lists an organization's import jobs newest first (by id) below `before`, at most `limit` rows. */
-export async function listProviderImportRows(db: Queryable, organizationId: string, page: { before?: string | undefined; limit: number }): Promise<Record<string, any>[]> {
+export async function listProviderImportRows(
+  db: Queryable,
+  organizationId: string,
+  page: { before?: string | undefined; limit: number },
+): Promise<Record<string, any>[]> {
   const r = await db.query(
     `SELECT * FROM provider_imports WHERE organization_id = $1 ${page.before ? 'AND id < $3' : ''} ORDER BY id DESC LIMIT $2`,
     page.before ? [organizationId, page.limit, page.before] : [organizationId, page.limit],
@@ -84,9 +118,18 @@ export async function writeProviderImportProgress(db: Queryable, id: string, pro
 }
 
 /** Stores a finished job's outcome in the status given (the import machine's state after FINISH); answers the row. */
-export async function finishProviderImport(tx: Queryable, id: string, o: {
-  status: ProviderImportStatus | undefined; summary: unknown; errors: unknown; rows: unknown; processed: number; now: Date;
-}): Promise<Record<string, any>> {
+export async function finishProviderImport(
+  tx: Queryable,
+  id: string,
+  o: {
+    status: ProviderImportStatus | undefined;
+    summary: unknown;
+    errors: unknown;
+    rows: unknown;
+    processed: number;
+    now: Date;
+  },
+): Promise<Record<string, any>> {
   const r = await tx.query(
     `UPDATE provider_imports SET status = $7, summary = $2, errors = $3, rows = $4, processed = $5, completed_at = $6 WHERE id = $1 RETURNING *`,
     [id, JSON.stringify(o.summary), JSON.stringify(o.errors), JSON.stringify(o.rows), o.processed, o.now, o.status],

@@ -96,7 +96,13 @@ export function readProviderDoc(raw: RawProviderDoc): ProviderDoc {
 export function toProviderView(row: Record<string, any>): ProviderView {
   // The placeholders fix the answer's key order (displayName and email before status and searchable); the doc fills them.
   const view: Record<string, unknown> = {
-    id: row.id, organizationId: row.organization_id, externalId: row.external_id, displayName: undefined, email: null, status: row.status, searchable: row.searchable,
+    id: row.id,
+    organizationId: row.organization_id,
+    externalId: row.external_id,
+    displayName: undefined,
+    email: null,
+    status: row.status,
+    searchable: row.searchable,
   };
   assignProviderDoc(view, row.doc);
   view.profileVersion = row.profile_version;
@@ -119,7 +125,19 @@ export async function findProviderRow(db: Queryable, id: string, opts: { forUpda
 }
 
 /** Inserts a provider; returns the row, or undefined when the externalId exists in the organization. */
-export async function insertProviderRow(tx: Queryable, p: { id: string; platformId: string; organizationId: string; externalId: string; status: string; searchable: boolean; doc: ProviderDoc; now: Date }) {
+export async function insertProviderRow(
+  tx: Queryable,
+  p: {
+    id: string;
+    platformId: string;
+    organizationId: string;
+    externalId: string;
+    status: string;
+    searchable: boolean;
+    doc: ProviderDoc;
+    now: Date;
+  },
+) {
   const r = await tx.query(
     `INSERT INTO providers (id, platform_id, organization_id, external_id, status, searchable, doc, profile_version, created_at, updated_at)
      VALUES ($1,$2,$3,$4,$5,$6,$7,1,$8,$8) ON CONFLICT (organization_id, external_id) DO NOTHING RETURNING *`,
@@ -129,7 +147,11 @@ export async function insertProviderRow(tx: Queryable, p: { id: string; platform
 }
 
 /** Writes a provider's new state and advances its profileVersion. */
-export async function updateProviderRow(tx: Queryable, id: string, v: { externalId: string; status: string; searchable: boolean; doc: ProviderDoc; now: Date }) {
+export async function updateProviderRow(
+  tx: Queryable,
+  id: string,
+  v: { externalId: string; status: string; searchable: boolean; doc: ProviderDoc; now: Date },
+) {
   const r = await tx.query(
     `UPDATE providers SET external_id = $2, status = $3, searchable = $4, doc = $5, profile_version = profile_version + 1, updated_at = $6 WHERE id = $1 RETURNING *`,
     [id, v.externalId, v.status, v.searchable, JSON.stringify(v.doc), v.now],
@@ -138,7 +160,10 @@ export async function updateProviderRow(tx: Queryable, id: string, v: { external
 }
 
 /** Reads every provider row of an organization, locked `FOR UPDATE` (an import's transaction). */
-export async function lockOrganizationProviderRows(tx: Queryable, organizationId: string): Promise<Record<string, any>[]> {
+export async function lockOrganizationProviderRows(
+  tx: Queryable,
+  organizationId: string,
+): Promise<Record<string, any>[]> {
   return (await tx.query('SELECT * FROM providers WHERE organization_id = $1 FOR UPDATE', [organizationId])).rows;
 }
 
@@ -160,11 +185,16 @@ export interface ProviderFilter {
 function providerWhere(f: ProviderFilter) {
   const where = ['organization_id = $1'];
   const args: unknown[] = [f.organizationId];
-  const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+  const add = (sql: string, v: unknown) => {
+    args.push(v);
+    where.push(sql.replace('?', `$${args.length}`));
+  };
   if (f.status) add('status = ?', f.status);
   if (f.searchable !== undefined) add('searchable = ?', f.searchable);
   if (f.externalId) add('external_id = ?', f.externalId);
-  const contains = (field: string, v: string | undefined) => { if (v) add('doc @> ?::jsonb', JSON.stringify({ [field]: [v] })); };
+  const contains = (field: string, v: string | undefined) => {
+    if (v) add('doc @> ?::jsonb', JSON.stringify({ [field]: [v] }));
+  };
   contains('specialtyCodes', f.specialtyCode);
   contains('languageCodes', f.languageCode);
   contains('modalityCodes', f.modalityCode);
@@ -180,15 +210,27 @@ export async function countProviders(db: Queryable, f: ProviderFilter): Promise<
 }
 
 /** Lists provider rows matching a filter in id order after `after`, at most `limit` rows. */
-export async function listProviderRows(db: Queryable, f: ProviderFilter, page: { after?: string | undefined; limit: number }): Promise<Record<string, any>[]> {
+export async function listProviderRows(
+  db: Queryable,
+  f: ProviderFilter,
+  page: { after?: string | undefined; limit: number },
+): Promise<Record<string, any>[]> {
   const { where, args } = providerWhere(f);
-  if (page.after) { args.push(page.after); where.push(`id > $${args.length}`); }
+  if (page.after) {
+    args.push(page.after);
+    where.push(`id > $${args.length}`);
+  }
   args.push(page.limit);
-  return (await db.query(`SELECT * FROM providers WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)).rows;
+  return (
+    await db.query(`SELECT * FROM providers WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)
+  ).rows;
 }
 
 /** Whether a provider of the organization already has this externalId. */
 export async function externalIdTaken(tx: Queryable, organizationId: string, externalId: string): Promise<boolean> {
-  const clash = await tx.query('SELECT 1 FROM providers WHERE organization_id = $1 AND external_id = $2', [organizationId, externalId]);
+  const clash = await tx.query('SELECT 1 FROM providers WHERE organization_id = $1 AND external_id = $2', [
+    organizationId,
+    externalId,
+  ]);
   return Boolean(clash.rowCount);
 }

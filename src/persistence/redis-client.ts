@@ -53,18 +53,38 @@ interface CommandQueue {
  */
 function boundReplies(client: Redis, ms: number): void {
   const queue = (client as unknown as { _getQueue?: () => CommandQueue })._getQueue?.();
-  if (typeof queue?.addCommand !== 'function') throw new Error('node-redis has no _getQueue().addCommand: update boundReplies in src/persistence/redis-client.ts');
+  if (typeof queue?.addCommand !== 'function')
+    throw new Error('node-redis has no _getQueue().addCommand: update boundReplies in src/persistence/redis-client.ts');
   const add = queue.addCommand.bind(queue);
   queue.addCommand = (...args: unknown[]) => {
     const reply = add(...args);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new RedisReplyTimeoutError(ms)), ms);
-      reply.then((v) => { clearTimeout(timer); resolve(v); }, (err: unknown) => { clearTimeout(timer); reject(err); });
+      reply.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
     });
   };
 }
 
-const UNAVAILABLE_NAMES = new Set(['ClientClosedError', 'ClientOfflineError', 'ConnectionTimeoutError', 'SocketClosedUnexpectedlyError', 'SocketTimeoutError', 'ReconnectStrategyError', 'RedisReplyTimeoutError', 'TimeoutError', 'DisconnectsClientError']);
+const UNAVAILABLE_NAMES = new Set([
+  'ClientClosedError',
+  'ClientOfflineError',
+  'ConnectionTimeoutError',
+  'SocketClosedUnexpectedlyError',
+  'SocketTimeoutError',
+  'ReconnectStrategyError',
+  'RedisReplyTimeoutError',
+  'TimeoutError',
+  'DisconnectsClientError',
+]);
 
 /** Answers whether an error means Redis is unreachable. */
 export function isRedisUnavailable(err: unknown): boolean {
@@ -73,12 +93,19 @@ export function isRedisUnavailable(err: unknown): boolean {
   if (UNAVAILABLE_NAMES.has(e.constructor?.name ?? '') || UNAVAILABLE_NAMES.has(e.name ?? '')) return true;
   if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET') return true;
   // `The queue is full`: MAX_QUEUED_COMMANDS are already waiting on a server that does not answer.
-  return /client is closed|client is offline|socket closed|connection is closed|queue is full|LOADING/i.test(e.message ?? '');
+  return /client is closed|client is offline|socket closed|connection is closed|queue is full|LOADING/i.test(
+    e.message ?? '',
+  );
 }
 
 /** Converts an unreachable-Redis error into 503 SERVICE_UNAVAILABLE; passes others through. */
 export function translateRedisError(err: unknown): unknown {
-  if (isRedisUnavailable(err)) return new ServiceError('SERVICE_UNAVAILABLE', err instanceof RedisReplyTimeoutError ? 'Redis did not answer in time.' : 'Redis is unavailable.', { retryAfter: 1, cause: err });
+  if (isRedisUnavailable(err))
+    return new ServiceError(
+      'SERVICE_UNAVAILABLE',
+      err instanceof RedisReplyTimeoutError ? 'Redis did not answer in time.' : 'Redis is unavailable.',
+      { retryAfter: 1, cause: err },
+    );
   return err;
 }
 

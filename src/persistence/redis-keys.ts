@@ -18,7 +18,9 @@ const FORBIDDEN = /[{}|\s]/;
 /** Throws when a kind or id would break a hash tag or a timer member (`{`, `}`, `|`, whitespace, empty). */
 export function assertKeyPart(label: string, value: string): void {
   if (value.length === 0 || FORBIDDEN.test(value)) {
-    throw new Error(`Invalid actor ${label} ${JSON.stringify(value)}: it must be non-empty and contain no braces, "|" or whitespace.`);
+    throw new Error(
+      `Invalid actor ${label} ${JSON.stringify(value)}: it must be non-empty and contain no braces, "|" or whitespace.`,
+    );
   }
 }
 

@@ -29,7 +29,10 @@ export async function readResolutionContext(db: Queryable, organizationId: strin
   return {
     graphVersion: Number(row?.graph_version ?? 0),
     allowUnverifiable: Boolean(row?.settings?.allowUnverifiable),
-    activePolicy: row?.policy_id && row.version !== null ? { id: row.policy_id, version: row.version, weights: row.weights, tieBreakers: row.tie_breakers } : undefined,
+    activePolicy:
+      row?.policy_id && row.version !== null
+        ? { id: row.policy_id, version: row.version, weights: row.weights, tieBreakers: row.tie_breakers }
+        : undefined,
   };
 }
 
@@ -43,7 +46,14 @@ export interface BusyTime {
  * Reads busy time over [from, to) and the current workload of the given providers only, in one round trip
  * (instants come back as epoch milliseconds: no Date parsing per row).
  */
-export async function readBusyTime(db: Queryable, organizationId: string, providerIds: readonly string[], from: number, to: number, now: Date): Promise<BusyTime> {
+export async function readBusyTime(
+  db: Queryable,
+  organizationId: string,
+  providerIds: readonly string[],
+  from: number,
+  to: number,
+  now: Date,
+): Promise<BusyTime> {
   const busy = new Map<string, Interval[]>();
   const workload = new Map<string, number>();
   if (providerIds.length === 0) return { busy, workload };
@@ -66,7 +76,10 @@ export async function readBusyTime(db: Queryable, organizationId: string, provid
     values: [organizationId, providerIds, new Date(from), new Date(to), now],
   });
   for (const row of r.rows) {
-    if (row.kind === 1) { workload.set(row.provider_id, row.a); continue; }
+    if (row.kind === 1) {
+      workload.set(row.provider_id, row.a);
+      continue;
+    }
     const list = busy.get(row.provider_id);
     const interval = { start: row.a as number, end: row.b as number };
     if (list) list.push(interval);
@@ -103,7 +116,16 @@ export interface ResolutionEvent {
  * Stores a resolution's ledger row, its outbox events, the manual-review upserts and its audit event in one
  * statement (one round trip, one implicit transaction); the review upsert is {@link reviewUpsertCtes}.
  */
-export async function insertResolution(db: Queryable, p: { row: ResolutionRow; mode: 'live' | 'test'; events: readonly ResolutionEvent[]; review: readonly ReviewRow[]; audit: AuditEntry }): Promise<void> {
+export async function insertResolution(
+  db: Queryable,
+  p: {
+    row: ResolutionRow;
+    mode: 'live' | 'test';
+    events: readonly ResolutionEvent[];
+    review: readonly ReviewRow[];
+    audit: AuditEntry;
+  },
+): Promise<void> {
   const { row } = p;
   const events = p.events.map((e) => ({ id: newId('evt', row.createdAt.getTime()), type: e.type, data: e.data }));
   const audit = auditInsertParams(p.audit);
@@ -119,9 +141,27 @@ export async function insertResolution(db: Queryable, p: { row: ResolutionRow; m
      ${reviewUpsertCtes({ organizationId: '$3', platformId: '$2', seenAt: '$13', rows: '$18' })},
      au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES (${auditPlaceholders}))
      SELECT 1`,
-    values: [row.id, row.platformId, row.organizationId, row.status, row.requestId, row.serviceSlug, row.policyId, row.policyVersion, row.graphVersion,
-      row.optionsReturned, row.evaluatedSlots, row.providersScanned, row.createdAt, row.expiresAt,
-      EVENT_API_VERSION, p.mode, JSON.stringify(events), JSON.stringify(p.review), ...audit.params],
+    values: [
+      row.id,
+      row.platformId,
+      row.organizationId,
+      row.status,
+      row.requestId,
+      row.serviceSlug,
+      row.policyId,
+      row.policyVersion,
+      row.graphVersion,
+      row.optionsReturned,
+      row.evaluatedSlots,
+      row.providersScanned,
+      row.createdAt,
+      row.expiresAt,
+      EVENT_API_VERSION,
+      p.mode,
+      JSON.stringify(events),
+      JSON.stringify(p.review),
+      ...audit.params,
+    ],
   });
 }
 
@@ -134,18 +174,34 @@ export interface ListedResolution extends Omit<ResolutionRow, 'platformId' | 'or
  * Reads an organization's resolutions newest first, `limit` of them after the keyset position `before` (the
  * created_at and id of the last row of the previous page), on the (organization_id, created_at) index.
  */
-export async function listResolutions(db: Queryable, organizationId: string, opts: { limit: number; before?: { createdAt: Date; id: string } }): Promise<ListedResolution[]> {
+export async function listResolutions(
+  db: Queryable,
+  organizationId: string,
+  opts: { limit: number; before?: { createdAt: Date; id: string } },
+): Promise<ListedResolution[]> {
   const r = await db.query({
     name: opts.before ? 'list-resolutions-after' : 'list-resolutions',
     text: `SELECT id, status, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, booking_id, created_at, expires_at
       FROM resolutions WHERE organization_id = $1 ${opts.before ? 'AND (created_at, id) < ($3, $4)' : ''}
       ORDER BY created_at DESC, id DESC LIMIT $2`,
-    values: opts.before ? [organizationId, opts.limit, opts.before.createdAt, opts.before.id] : [organizationId, opts.limit],
+    values: opts.before
+      ? [organizationId, opts.limit, opts.before.createdAt, opts.before.id]
+      : [organizationId, opts.limit],
   });
   return r.rows.map((row) => ({
-    id: row.id, status: row.status, requestId: row.request_id, serviceSlug: row.service_slug, policyId: row.policy_id, policyVersion: row.policy_version,
-    graphVersion: Number(row.graph_version), optionsReturned: row.options_returned, evaluatedSlots: row.evaluated_slots, providersScanned: row.providers_scanned,
-    bookingId: row.booking_id, createdAt: row.created_at, expiresAt: row.expires_at,
+    id: row.id,
+    status: row.status,
+    requestId: row.request_id,
+    serviceSlug: row.service_slug,
+    policyId: row.policy_id,
+    policyVersion: row.policy_version,
+    graphVersion: Number(row.graph_version),
+    optionsReturned: row.options_returned,
+    evaluatedSlots: row.evaluated_slots,
+    providersScanned: row.providers_scanned,
+    bookingId: row.booking_id,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
   }));
 }
 

@@ -31,7 +31,14 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 export async function runMigrations(pool: pg.Pool, migrations = readMigrations()): Promise<number[]> {
   const o = pool.options;
   // The pool keeps its password out of enumeration, so it is copied by name.
-  const client = new pg.Client({ ...o, password: o.password, statement_timeout: 0, lock_timeout: 0, idle_in_transaction_session_timeout: 0, query_timeout: 0 });
+  const client = new pg.Client({
+    ...o,
+    password: o.password,
+    statement_timeout: 0,
+    lock_timeout: 0,
+    idle_in_transaction_session_timeout: 0,
+    query_timeout: 0,
+  });
   // A lost connection fails the statement in flight; the event itself must not crash the process.
   client.on('error', () => undefined);
   await client.connect();
@@ -40,7 +47,9 @@ export async function runMigrations(pool: pg.Pool, migrations = readMigrations()
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const done = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+    );
     for (const m of migrations) {
       if (done.has(m.version)) continue;
       await client.query('BEGIN');

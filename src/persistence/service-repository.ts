@@ -53,7 +53,18 @@ export async function findServiceRow(db: Queryable, id: string) {
 }
 
 /** Inserts a service; returns the row, or undefined when the provider already has a service with this slug. */
-export async function insertServiceRow(tx: Queryable, s: { id: string; platformId: string; organizationId: string; providerId: string; slug: string; doc: ServiceDoc; now: Date }) {
+export async function insertServiceRow(
+  tx: Queryable,
+  s: {
+    id: string;
+    platformId: string;
+    organizationId: string;
+    providerId: string;
+    slug: string;
+    doc: ServiceDoc;
+    now: Date;
+  },
+) {
   const r = await tx.query(
     `INSERT INTO services (id, platform_id, organization_id, provider_id, slug, doc, created_at, updated_at)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$7) ON CONFLICT (provider_id, slug) DO NOTHING RETURNING *`,
@@ -72,8 +83,14 @@ export interface ServiceFilter {
 function filterSql(f: ServiceFilter) {
   const where = ['organization_id = $1'];
   const args: unknown[] = [f.organizationId];
-  if (f.providerId !== undefined) { args.push(f.providerId); where.push(`provider_id = $${args.length}`); }
-  if (f.slug !== undefined) { args.push(f.slug); where.push(`slug = $${args.length}`); }
+  if (f.providerId !== undefined) {
+    args.push(f.providerId);
+    where.push(`provider_id = $${args.length}`);
+  }
+  if (f.slug !== undefined) {
+    args.push(f.slug);
+    where.push(`slug = $${args.length}`);
+  }
   return { where, args };
 }
 
@@ -85,11 +102,21 @@ export async function countServices(db: Queryable, f: ServiceFilter): Promise<nu
 }
 
 /** Lists services matching a filter in id order, after the keyset position `after`, at most `limit` rows. */
-export async function listServiceRows(db: Queryable, f: ServiceFilter, page: { after?: string | undefined; limit: number }) {
+export async function listServiceRows(
+  db: Queryable,
+  f: ServiceFilter,
+  page: { after?: string | undefined; limit: number },
+) {
   const { where, args } = filterSql(f);
-  if (page.after !== undefined) { args.push(page.after); where.push(`id > $${args.length}`); }
+  if (page.after !== undefined) {
+    args.push(page.after);
+    where.push(`id > $${args.length}`);
+  }
   args.push(page.limit);
-  const r = await db.query(`SELECT * FROM services WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args);
+  const r = await db.query(
+    `SELECT * FROM services WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`,
+    args,
+  );
   return r.rows as Record<string, any>[];
 }
 

@@ -86,7 +86,13 @@ export function liveOverlapSql(p: string, s: string, e: string, now: string, exc
  * the hold machine's lapsed state, `lapsedState` a parameter holding BulkHoldEnds.lapsed); the data has the shape
  * of `OptionReleasedData` (src/application/event-data.ts).
  */
-export function releasedEventsSql(from: string, ids: string, apiVersion: string, now: string, lapsedState: string): string {
+export function releasedEventsSql(
+  from: string,
+  ids: string,
+  apiVersion: string,
+  now: string,
+  lapsedState: string,
+): string {
   return `INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
      SELECT (${ids}::text[])[row_number() OVER ()], platform_id, organization_id, 'option.released', ${apiVersion}, mode,
        jsonb_build_object('resolutionId', resolution_id, 'optionId', option_id, 'holdId', ref_id,
@@ -102,7 +108,11 @@ export const lapsedEventIds = (now: Date) => Array.from({ length: 32 }, () => ne
  * provider of that resolution's active hold lapsed at `now`, read in the same statement (lapsed is final: the set
  * can only shrink while the statement waits).
  */
-export async function lockProviderClaims(tx: Queryable, providerIds: readonly string[], lapsedHoldOf?: { resolutionId: string; now: Date }): Promise<void> {
+export async function lockProviderClaims(
+  tx: Queryable,
+  providerIds: readonly string[],
+  lapsedHoldOf?: { resolutionId: string; now: Date },
+): Promise<void> {
   await tx.query({
     name: 'lock-provider-claims',
     text: `SELECT count(pg_advisory_xact_lock(k)) FROM (
@@ -122,7 +132,18 @@ export async function lockProviderClaims(tx: Queryable, providerIds: readonly st
  * round trip; the hold actors mirror on their own timers. The caller holds the claim locks of the providers
  * concerned (lockProviderClaims).
  */
-export async function endLapsedHolds(tx: Queryable, holdEnds: BulkHoldEnds, p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date; consumedHold?: { refId: string; bookingId: string } | undefined }): Promise<void> {
+export async function endLapsedHolds(
+  tx: Queryable,
+  holdEnds: BulkHoldEnds,
+  p: {
+    providerId: string;
+    start: Date;
+    end: Date;
+    resolutionId?: string | null;
+    now: Date;
+    consumedHold?: { refId: string; bookingId: string } | undefined;
+  },
+): Promise<void> {
   await tx.query({
     name: 'end-lapsed-holds',
     text: `WITH lapsed AS (
@@ -133,21 +154,34 @@ export async function endLapsedHolds(tx: Queryable, holdEnds: BulkHoldEnds, p: {
        UPDATE slot_claims SET active = false, ended_at = $4, end_reason = $11::text, booking_id = $7
        WHERE ref_id = $6 AND active AND $6::text IS NOT NULL)
      ${releasedEventsSql('lapsed', '$8', '$9', '$4', '$10')}`,
-    values: [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null, p.consumedHold?.refId ?? null, p.consumedHold?.bookingId ?? null, lapsedEventIds(p.now), EVENT_API_VERSION,
-      holdEnds.lapsed, holdEnds.consumed],
+    values: [
+      p.providerId,
+      p.start,
+      p.end,
+      p.now,
+      p.resolutionId ?? null,
+      p.consumedHold?.refId ?? null,
+      p.consumedHold?.bookingId ?? null,
+      lapsedEventIds(p.now),
+      EVENT_API_VERSION,
+      holdEnds.lapsed,
+      holdEnds.consumed,
+    ],
   });
 }
 
 /** Maps a failed claim insert to the contract's error; anything else is passed through. */
 export function claimError(err: unknown): unknown {
   const e = err as { code?: string; constraint?: string };
-  if (e.code === '23P01') return new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
+  if (e.code === '23P01')
+    return new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
   if (e.code === '23505' && e.constraint === 'slot_claims_one_active_hold') return new ServiceError('HOLD_CONFLICT');
   return err;
 }
 
 /** The 409 of a slot another claim holds. */
-export const slotUnavailable = () => new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
+export const slotUnavailable = () =>
+  new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
 
 /**
  * Inserts an active claim under the provider's claim lock (taken first, in the same statement), nothing else.
@@ -161,7 +195,22 @@ export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
       text: `WITH lk AS (SELECT ${claimLockSql('$14')} AS locked)
        INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, tstzrange($9::timestamptz, $10::timestamptz), true, $11::timestamptz, $12, $13::timestamptz FROM lk`,
-      values: [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null, c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId)],
+      values: [
+        newId('clm', c.now.getTime()),
+        c.organizationId,
+        c.platformId,
+        c.providerId,
+        c.kind,
+        c.refId,
+        c.resolutionId ?? null,
+        c.optionId ?? null,
+        c.start,
+        c.end,
+        c.expiresAt ?? null,
+        c.mode ?? 'test',
+        c.now,
+        claimLockKey(c.providerId),
+      ],
     });
   } catch (err) {
     throw claimError(err);
@@ -175,11 +224,34 @@ export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
  * holds lapsed in the way (with their option.released events, ended in `holdEnds.lapsed`), inserts the claim and
  * appends `audit`.
  */
-export async function claimSlot(tx: Queryable, holdEnds: BulkHoldEnds, c: ClaimInput & { replaces?: { refId: string; reason: string }; audit?: AuditEntry }): Promise<void> {
+export async function claimSlot(
+  tx: Queryable,
+  holdEnds: BulkHoldEnds,
+  c: ClaimInput & { replaces?: { refId: string; reason: string }; audit?: AuditEntry },
+): Promise<void> {
   const audit = c.audit ? auditInsertParams(c.audit) : undefined;
-  const values: unknown[] = [newId('clm', c.now.getTime()), c.organizationId, c.platformId, c.providerId, c.kind, c.refId, c.resolutionId ?? null, c.optionId ?? null,
-    c.start, c.end, c.expiresAt ?? null, c.mode ?? 'test', c.now, claimLockKey(c.providerId), c.replaces?.refId ?? null, c.replaces?.reason ?? null,
-    lapsedEventIds(c.now), EVENT_API_VERSION, ...(audit?.params ?? []), holdEnds.lapsed];
+  const values: unknown[] = [
+    newId('clm', c.now.getTime()),
+    c.organizationId,
+    c.platformId,
+    c.providerId,
+    c.kind,
+    c.refId,
+    c.resolutionId ?? null,
+    c.optionId ?? null,
+    c.start,
+    c.end,
+    c.expiresAt ?? null,
+    c.mode ?? 'test',
+    c.now,
+    claimLockKey(c.providerId),
+    c.replaces?.refId ?? null,
+    c.replaces?.reason ?? null,
+    lapsedEventIds(c.now),
+    EVENT_API_VERSION,
+    ...(audit?.params ?? []),
+    holdEnds.lapsed,
+  ];
   // The hold machine's state for lapsed holds comes after the audit parameters.
   const lapsedParam = values.length;
   let r;
@@ -201,8 +273,12 @@ export async function claimSlot(tx: Queryable, holdEnds: BulkHoldEnds, c: ClaimI
          INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, tstzrange($9::timestamptz, $10::timestamptz), true, $11::timestamptz, $12, $13::timestamptz
          FROM lk, (SELECT count(*) FROM ended) e
-         RETURNING ref_id)${audit ? `,
-       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(19)} FROM claim)` : ''}
+         RETURNING ref_id)${
+           audit
+             ? `,
+       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(19)} FROM claim)`
+             : ''
+         }
        SELECT (SELECT taken FROM pre) AS taken, (SELECT count(*) FROM claim)::int AS claimed`,
       values,
     });
@@ -216,13 +292,20 @@ export async function claimSlot(tx: Queryable, holdEnds: BulkHoldEnds, c: ClaimI
  * Ends the active claim of a booking under its provider's claim lock and appends `audit` after it, in one statement
  * (cancel, complete: the booking row is locked first, lock order step 1). Answers whether a claim was active.
  */
-export async function endClaimLocked(tx: Queryable, p: { providerId: string; refId: string; reason: string; now: Date; audit?: AuditEntry }): Promise<boolean> {
+export async function endClaimLocked(
+  tx: Queryable,
+  p: { providerId: string; refId: string; reason: string; now: Date; audit?: AuditEntry },
+): Promise<boolean> {
   const audit = p.audit ? auditInsertParams(p.audit) : undefined;
   const r = await tx.query({
     name: audit ? 'end-claim-locked-audited' : 'end-claim-locked',
     text: `WITH lk AS (SELECT ${claimLockSql('$4')} AS locked),
-     ended AS (UPDATE slot_claims SET active = false, ended_at = $2, end_reason = $3 FROM lk WHERE ref_id = $1 AND active RETURNING 1)${audit ? `,
-     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(5)} FROM lk, (SELECT count(*) FROM ended) e)` : ''}
+     ended AS (UPDATE slot_claims SET active = false, ended_at = $2, end_reason = $3 FROM lk WHERE ref_id = $1 AND active RETURNING 1)${
+       audit
+         ? `,
+     au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(5)} FROM lk, (SELECT count(*) FROM ended) e)`
+         : ''
+     }
      SELECT (SELECT count(*) FROM ended)::int AS ended`,
     values: [p.refId, p.now, p.reason, claimLockKey(p.providerId), ...(audit?.params ?? [])],
   });
@@ -230,10 +313,17 @@ export async function endClaimLocked(tx: Queryable, p: { providerId: string; ref
 }
 
 /** Active claims of a provider overlapping `[from, to)`: pending/confirmed bookings and unexpired holds, buffers included. */
-export async function providerBusy(db: Queryable, providerId: string, from: Date, to: Date, now: Date): Promise<Interval[]> {
+export async function providerBusy(
+  db: Queryable,
+  providerId: string,
+  from: Date,
+  to: Date,
+  now: Date,
+): Promise<Interval[]> {
   const r = await db.query(
     `SELECT lower(during) AS s, upper(during) AS e FROM slot_claims
      WHERE provider_id = $1 AND active AND during && tstzrange($2, $3) AND (expires_at IS NULL OR expires_at > $4)`,
-    [providerId, from, to, now]);
+    [providerId, from, to, now],
+  );
   return r.rows.map((row) => ({ start: (row.s as Date).getTime(), end: (row.e as Date).getTime() }));
 }

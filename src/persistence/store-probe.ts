@@ -18,7 +18,16 @@ export interface StoreProbe {
 function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
-    work.then(() => { clearTimeout(timer); resolve(true); }, () => { clearTimeout(timer); resolve(false); });
+    work.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
   });
 }
 
@@ -43,7 +52,11 @@ export function createStoreProbe(opts: { databaseUrl: string; redis: Redis; time
 
   const queryPostgres = async () => {
     if (!client) {
-      const c = new pg.Client({ connectionString: opts.databaseUrl, connectionTimeoutMillis: timeoutMs, application_name: 'readiness-probe' });
+      const c = new pg.Client({
+        connectionString: opts.databaseUrl,
+        connectionTimeoutMillis: timeoutMs,
+        application_name: 'readiness-probe',
+      });
       // A connection lost between checks must not crash the process; the next check connects again.
       c.on('error', () => discard(c));
       client = c;
@@ -69,7 +82,9 @@ export function createStoreProbe(opts: { databaseUrl: string; redis: Redis; time
 
   return {
     check() {
-      inFlight ??= run().finally(() => { inFlight = undefined; });
+      inFlight ??= run().finally(() => {
+        inFlight = undefined;
+      });
       return inFlight;
     },
     async close() {

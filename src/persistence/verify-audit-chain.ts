@@ -61,7 +61,11 @@ export interface OrganizationAuditChainReport extends AuditChainReport {
  * not linked. Bounded work, for an API call: at most `latest` links and 2 × `latest` events are read, from one
  * statement (one snapshot), on the chain's primary key and the events' organization index.
  */
-export async function verifyOrganizationAuditChain(db: Queryable, organizationId: string, opts: { latest: number }): Promise<OrganizationAuditChainReport> {
+export async function verifyOrganizationAuditChain(
+  db: Queryable,
+  organizationId: string,
+  opts: { latest: number },
+): Promise<OrganizationAuditChainReport> {
   const r = await db.query({
     name: 'verify-organization-audit-chain',
     text: `
@@ -85,7 +89,10 @@ export async function verifyOrganizationAuditChain(db: Queryable, organizationId
     values: [organizationId, opts.latest],
   });
   const first = r.rows[0];
-  const anchor = first?.anchor_position != null ? { position: Number(first.anchor_position), hash: first.anchor_hash as string } : { position: 0, hash: GENESIS_HASH };
+  const anchor =
+    first?.anchor_position != null
+      ? { position: Number(first.anchor_position), hash: first.anchor_hash as string }
+      : { position: 0, hash: GENESIS_HASH };
   const report = checkRows(r.rows, () => anchor);
   const top = Number(first?.top ?? 0);
   const fromPosition = top === 0 ? 0 : Math.max(1, top - opts.latest + 1);
@@ -112,15 +119,20 @@ function checkRows(rows: Record<string, any>[], start: () => { position: number;
       const brk = (reason: string) => breaks.push({ organizationId: row.organization_id, id: row.id, reason });
       if (row.txid === null) brk('event from before the sequencer is not linked');
       else if (BigInt(row.txid) >= BigInt(row.xmax)) brk('event carries the txid of a transaction that has not run');
-      else if (compareTxSeq({ txid: row.txid, seq: Number(row.seq) }, cursor) <= 0) brk('event was passed over by the sequencer: not linked');
+      else if (compareTxSeq({ txid: row.txid, seq: Number(row.seq) }, cursor) <= 0)
+        brk('event was passed over by the sequencer: not linked');
       else pending++;
       continue;
     }
     const orgId = row.link_org as string;
-    if (orgId !== org) { org = orgId; prev = start(); }
+    if (orgId !== org) {
+      org = orgId;
+      prev = start();
+    }
     const eventId = row.link_event_id as string;
     const brk = (reason: string) => breaks.push({ organizationId: orgId, id: eventId, reason });
-    if (Number(row.position) !== prev.position + 1) brk(`link at position ${row.position} follows position ${prev.position}: links are missing`);
+    if (Number(row.position) !== prev.position + 1)
+      brk(`link at position ${row.position} follows position ${prev.position}: links are missing`);
     if (row.prev_hash !== prev.hash) brk('prev_hash does not match the previous link');
     if (seen.has(eventId)) brk('event is linked more than once');
     seen.add(eventId);
@@ -128,7 +140,8 @@ function checkRows(rows: Record<string, any>[], start: () => { position: number;
       brk('link points to an event that does not exist');
     } else {
       linked++;
-      if (row.organization_id !== orgId || Number(row.seq) !== Number(row.link_seq) || row.txid !== row.link_txid) brk('link does not match its event (organization, seq or txid)');
+      if (row.organization_id !== orgId || Number(row.seq) !== Number(row.link_seq) || row.txid !== row.link_txid)
+        brk('link does not match its event (organization, seq or txid)');
       if (auditHash(row.prev_hash, auditEntryOfRow(row)) !== row.hash) brk('hash does not match the content');
     }
     prev = { position: Number(row.position), hash: row.hash };

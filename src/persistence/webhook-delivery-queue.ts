@@ -32,7 +32,13 @@ export interface DispatchResult {
 export async function dispatchEvents(db: Database, now: Date, limit: number): Promise<DispatchResult> {
   return db.transaction(async (tx) => {
     await tx.query(`SELECT ${ASYNC_COMMIT}`);
-    const events = await tx.query<{ id: string; organization_id: string; type: string; mode: string; subscribed: boolean }>(
+    const events = await tx.query<{
+      id: string;
+      organization_id: string;
+      type: string;
+      mode: string;
+      subscribed: boolean;
+    }>(
       `SELECT e.id, e.organization_id, e.type, e.mode,
               (w.organization_id IS NOT NULL AND w.active AND (e.type = ANY(w.events) OR '*' = ANY(w.events))) AS subscribed
          FROM events e LEFT JOIN webhooks w ON w.organization_id = e.organization_id
@@ -52,10 +58,20 @@ export async function dispatchEvents(db: Database, now: Date, limit: number): Pr
          SELECT id, org, event_id, type, status, CASE WHEN status = 'pending' THEN $6::timestamptz END, $6
            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS t(id, org, event_id, type, status)
          ON CONFLICT (event_id) DO NOTHING`,
-        [wanted.map(() => newId('whd', now.getTime())), wanted.map((e) => e.organization_id), wanted.map((e) => e.id), wanted.map((e) => e.type), statuses, now],
+        [
+          wanted.map(() => newId('whd', now.getTime())),
+          wanted.map((e) => e.organization_id),
+          wanted.map((e) => e.id),
+          wanted.map((e) => e.type),
+          statuses,
+          now,
+        ],
       );
     }
-    await tx.query('UPDATE events SET dispatched_at = $1 WHERE id = ANY($2::text[])', [now, events.rows.map((e) => e.id)]);
+    await tx.query('UPDATE events SET dispatched_at = $1 WHERE id = ANY($2::text[])', [
+      now,
+      events.rows.map((e) => e.id),
+    ]);
     return { events: events.rows.length, pending };
   });
 }
@@ -85,9 +101,25 @@ const CLAIM_RETURNING = `d.id, d.organization_id, d.status, d.attempt, d.automat
 /** Maps a row of CLAIM_RETURNING. */
 function toClaimed(r: Record<string, any>): ClaimedDelivery {
   return {
-    id: r.id, organizationId: r.organization_id, status: r.status, attempt: r.attempt + 1, automaticAttempts: r.automatic_attempts, manual: r.manual_pending,
-    leaseToken: r.lease_token, url: r.url, secret: r.secret, previousSecret: r.previous_secret, previousSecretExpiresAt: r.previous_secret_expires_at,
-    event: { id: r.event_id, type: r.event_type, api_version: r.api_version, created_at: r.event_created_at, organization_id: r.organization_id, data: r.data },
+    id: r.id,
+    organizationId: r.organization_id,
+    status: r.status,
+    attempt: r.attempt + 1,
+    automaticAttempts: r.automatic_attempts,
+    manual: r.manual_pending,
+    leaseToken: r.lease_token,
+    url: r.url,
+    secret: r.secret,
+    previousSecret: r.previous_secret,
+    previousSecretExpiresAt: r.previous_secret_expires_at,
+    event: {
+      id: r.event_id,
+      type: r.event_type,
+      api_version: r.api_version,
+      created_at: r.event_created_at,
+      organization_id: r.organization_id,
+      data: r.data,
+    },
   };
 }
 
@@ -111,8 +143,13 @@ export interface ClaimOptions {
 export async function claimDueDeliveries(db: Queryable, now: Date, opts: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   // One round trip: the lock, the claim and the asynchronous commit are in webhook_claim_due (migration 0008).
-  const r = await db.query('SELECT * FROM webhook_claim_due($1, $2, $3, $4, $5)',
-    [now, opts.perOrganization, opts.limit, opts.leaseToken, new Date(now.getTime() + opts.leaseMs)]);
+  const r = await db.query('SELECT * FROM webhook_claim_due($1, $2, $3, $4, $5)', [
+    now,
+    opts.perOrganization,
+    opts.limit,
+    opts.leaseToken,
+    new Date(now.getTime() + opts.leaseMs),
+  ]);
   return r.rows.map(toClaimed);
 }
 
@@ -120,7 +157,13 @@ export async function claimDueDeliveries(db: Queryable, now: Date, opts: ClaimOp
  * Leases one delivery of an organization for a manual attempt made now (a sync replay), whatever its status.
  * Answers `missing` for an unknown id or another organization's delivery, `leased` while a sender holds it.
  */
-export async function leaseDeliveryForReplay(db: Queryable, organizationId: string, deliveryId: string, now: Date, opts: { leaseMs: number; leaseToken: string }): Promise<ClaimedDelivery | 'missing' | 'leased'> {
+export async function leaseDeliveryForReplay(
+  db: Queryable,
+  organizationId: string,
+  deliveryId: string,
+  now: Date,
+  opts: { leaseMs: number; leaseToken: string },
+): Promise<ClaimedDelivery | 'missing' | 'leased'> {
   const r = await db.query(
     `UPDATE webhook_deliveries d SET lease_token = $4, lease_until = $5
        FROM events e, webhooks w
@@ -130,7 +173,10 @@ export async function leaseDeliveryForReplay(db: Queryable, organizationId: stri
     [deliveryId, organizationId, now, opts.leaseToken, new Date(now.getTime() + opts.leaseMs)],
   );
   if (r.rows[0]) return { ...toClaimed(r.rows[0]), manual: true };
-  const exists = await db.query('SELECT lease_until > $3 AS leased FROM webhook_deliveries WHERE id = $1 AND organization_id = $2', [deliveryId, organizationId, now]);
+  const exists = await db.query(
+    'SELECT lease_until > $3 AS leased FROM webhook_deliveries WHERE id = $1 AND organization_id = $2',
+    [deliveryId, organizationId, now],
+  );
   return exists.rows[0]?.leased ? 'leased' : 'missing';
 }
 
@@ -149,14 +195,33 @@ export interface AttemptRecord {
  * `claimed.leaseToken` still holds the lease: a sender whose lease expired and was taken over records nothing. A replay queued while this automatic attempt was in flight stays queued. Answers whether it
  * recorded.
  */
-export async function recordAttempt(db: Queryable, claimed: ClaimedDelivery, outcome: AttemptRecord, after: DeliveryAfter): Promise<boolean> {
-  const r = await db.query('SELECT * FROM webhook_record_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-    [claimed.id, claimed.leaseToken, claimed.attempt, after.automaticAttempts, after.status, after.nextAttemptAt, outcome.statusCode, outcome.latencyMs,
-      outcome.success, outcome.attemptedAt, claimed.manual, outcome.error ?? null]);
+export async function recordAttempt(
+  db: Queryable,
+  claimed: ClaimedDelivery,
+  outcome: AttemptRecord,
+  after: DeliveryAfter,
+): Promise<boolean> {
+  const r = await db.query('SELECT * FROM webhook_record_attempt($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', [
+    claimed.id,
+    claimed.leaseToken,
+    claimed.attempt,
+    after.automaticAttempts,
+    after.status,
+    after.nextAttemptAt,
+    outcome.statusCode,
+    outcome.latencyMs,
+    outcome.success,
+    outcome.attemptedAt,
+    claimed.manual,
+    outcome.error ?? null,
+  ]);
   return (r.rowCount ?? 0) > 0;
 }
 
 /** Gives a lease back without an attempt (a send that could not start). */
 export async function releaseLease(db: Queryable, claimed: Pick<ClaimedDelivery, 'id' | 'leaseToken'>): Promise<void> {
-  await db.query('UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE id = $1 AND lease_token = $2', [claimed.id, claimed.leaseToken]);
+  await db.query(
+    'UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE id = $1 AND lease_token = $2',
+    [claimed.id, claimed.leaseToken],
+  );
 }

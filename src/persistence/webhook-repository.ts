@@ -17,26 +17,54 @@ export interface WebhookRow {
 /** Maps a webhooks row. */
 function toWebhookRow(r: Record<string, any>): WebhookRow {
   return {
-    organizationId: r.organization_id, platformId: r.platform_id, url: r.url, events: r.events, active: r.active, secret: r.secret,
-    previousSecret: r.previous_secret, previousSecretExpiresAt: r.previous_secret_expires_at, createdAt: r.created_at, updatedAt: r.updated_at,
+    organizationId: r.organization_id,
+    platformId: r.platform_id,
+    url: r.url,
+    events: r.events,
+    active: r.active,
+    secret: r.secret,
+    previousSecret: r.previous_secret,
+    previousSecretExpiresAt: r.previous_secret_expires_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
 /** Reads an organization's webhook configuration, or undefined before its first set-up. */
-export async function findWebhook(db: Queryable, organizationId: string, opts: { forUpdate?: boolean } = {}): Promise<WebhookRow | undefined> {
-  const r = await db.query(`SELECT * FROM webhooks WHERE organization_id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [organizationId]);
+export async function findWebhook(
+  db: Queryable,
+  organizationId: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<WebhookRow | undefined> {
+  const r = await db.query(`SELECT * FROM webhooks WHERE organization_id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [
+    organizationId,
+  ]);
   return r.rows[0] ? toWebhookRow(r.rows[0]) : undefined;
 }
 
 /** Inserts or replaces an organization's configuration (created_at kept on replace); answers the stored row. */
-export async function upsertWebhook(tx: Queryable, w: Omit<WebhookRow, 'createdAt' | 'updatedAt'>, now: Date): Promise<WebhookRow> {
+export async function upsertWebhook(
+  tx: Queryable,
+  w: Omit<WebhookRow, 'createdAt' | 'updatedAt'>,
+  now: Date,
+): Promise<WebhookRow> {
   const r = await tx.query(
     `INSERT INTO webhooks (organization_id, platform_id, url, events, active, secret, previous_secret, previous_secret_expires_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
      ON CONFLICT (organization_id) DO UPDATE SET url = EXCLUDED.url, events = EXCLUDED.events, active = EXCLUDED.active, secret = EXCLUDED.secret,
        previous_secret = EXCLUDED.previous_secret, previous_secret_expires_at = EXCLUDED.previous_secret_expires_at, updated_at = EXCLUDED.updated_at
      RETURNING *`,
-    [w.organizationId, w.platformId, w.url, w.events, w.active, w.secret, w.previousSecret, w.previousSecretExpiresAt, now],
+    [
+      w.organizationId,
+      w.platformId,
+      w.url,
+      w.events,
+      w.active,
+      w.secret,
+      w.previousSecret,
+      w.previousSecretExpiresAt,
+      now,
+    ],
   );
   return toWebhookRow(r.rows[0]);
 }
@@ -58,14 +86,25 @@ export interface DeliveryRow {
   createdAt: Date;
 }
 
-const DELIVERY_COLUMNS = 'id, organization_id, event_id, event_type, status, attempt, status_code, latency_ms, success, last_attempt_at, next_attempt_at, lease_until, created_at';
+const DELIVERY_COLUMNS =
+  'id, organization_id, event_id, event_type, status, attempt, status_code, latency_ms, success, last_attempt_at, next_attempt_at, lease_until, created_at';
 
 /** Maps a webhook_deliveries row. */
 function toDeliveryRow(r: Record<string, any>): DeliveryRow {
   return {
-    id: r.id, organizationId: r.organization_id, eventId: r.event_id, eventType: r.event_type, status: r.status, attempt: r.attempt,
-    statusCode: r.status_code, latencyMs: r.latency_ms, success: r.success, lastAttemptAt: r.last_attempt_at, nextAttemptAt: r.next_attempt_at,
-    leaseUntil: r.lease_until, createdAt: r.created_at,
+    id: r.id,
+    organizationId: r.organization_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    status: r.status,
+    attempt: r.attempt,
+    statusCode: r.status_code,
+    latencyMs: r.latency_ms,
+    success: r.success,
+    lastAttemptAt: r.last_attempt_at,
+    nextAttemptAt: r.next_attempt_at,
+    leaseUntil: r.lease_until,
+    createdAt: r.created_at,
   };
 }
 
@@ -80,8 +119,14 @@ export interface DeliveryFilter {
 function deliveryWhere(f: DeliveryFilter): { where: string[]; args: unknown[] } {
   const where = ['organization_id = $1'];
   const args: unknown[] = [f.organizationId];
-  if (f.status !== undefined) { args.push(f.status); where.push(`status = $${args.length}`); }
-  if (f.eventType !== undefined) { args.push(f.eventType); where.push(`event_type = $${args.length}`); }
+  if (f.status !== undefined) {
+    args.push(f.status);
+    where.push(`status = $${args.length}`);
+  }
+  if (f.eventType !== undefined) {
+    args.push(f.eventType);
+    where.push(`event_type = $${args.length}`);
+  }
   return { where, args };
 }
 
@@ -97,14 +142,23 @@ export async function countDeliveries(db: Queryable, f: DeliveryFilter): Promise
  * (the last of the previous page). The position is read from that row itself, so it keeps PostgreSQL's microsecond
  * precision; an id that is not one of the organization's deliveries gives an empty page.
  */
-export async function listDeliveries(db: Queryable, f: DeliveryFilter, page: { afterId?: string; limit: number }): Promise<DeliveryRow[]> {
+export async function listDeliveries(
+  db: Queryable,
+  f: DeliveryFilter,
+  page: { afterId?: string; limit: number },
+): Promise<DeliveryRow[]> {
   const { where, args } = deliveryWhere(f);
   if (page.afterId !== undefined) {
     args.push(page.afterId);
-    where.push(`(created_at, id) < (SELECT p.created_at, p.id FROM webhook_deliveries p WHERE p.id = $${args.length} AND p.organization_id = $1)`);
+    where.push(
+      `(created_at, id) < (SELECT p.created_at, p.id FROM webhook_deliveries p WHERE p.id = $${args.length} AND p.organization_id = $1)`,
+    );
   }
   args.push(page.limit);
-  const r = await db.query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`, args);
+  const r = await db.query(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`,
+    args,
+  );
   return r.rows.map(toDeliveryRow);
 }
 
@@ -136,7 +190,15 @@ export async function listAttempts(db: Queryable, organizationId: string, delive
       WHERE a.delivery_id = $1 AND d.organization_id = $2 ORDER BY a.attempt`,
     [deliveryId, organizationId],
   );
-  return r.rows.map((a: Record<string, any>) => ({ attempt: a.attempt, manual: a.manual, statusCode: a.status_code, latencyMs: a.latency_ms, success: a.success, error: a.error, attemptedAt: a.attempted_at }));
+  return r.rows.map((a: Record<string, any>) => ({
+    attempt: a.attempt,
+    manual: a.manual,
+    statusCode: a.status_code,
+    latencyMs: a.latency_ms,
+    success: a.success,
+    error: a.error,
+    attemptedAt: a.attempted_at,
+  }));
 }
 
 /** What queueing a manual replay did. */
@@ -152,7 +214,12 @@ export type QueueReplayOutcome =
  * holds an unexpired lease on (the row lock of the UPDATE orders it against a sender's claim). Answers the number
  * the queued attempt will carry.
  */
-export async function queueReplay(db: Queryable, organizationId: string, deliveryId: string, now: Date): Promise<QueueReplayOutcome> {
+export async function queueReplay(
+  db: Queryable,
+  organizationId: string,
+  deliveryId: string,
+  now: Date,
+): Promise<QueueReplayOutcome> {
   const r = await db.query(
     `WITH target AS (SELECT id, status, lease_until FROM webhook_deliveries WHERE id = $1 AND organization_id = $2),
      queued AS (

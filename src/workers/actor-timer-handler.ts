@@ -16,7 +16,12 @@ export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
 export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandlers = {}) {
   const handlers: TimerHandlers = {
     'resolution|expire': async (id) => {
-      await deps.actors.send(resolutionActorKind, id, { type: 'EXPIRE', at: deps.clock().toISOString() }, { causedBy: SYSTEM_CAUSE });
+      await deps.actors.send(
+        resolutionActorKind,
+        id,
+        { type: 'EXPIRE', at: deps.clock().toISOString() },
+        { causedBy: SYSTEM_CAUSE },
+      );
     },
     'hold|expire': (id) => expireHold(deps, id),
     'booking|complete': (id) => completeBooking(deps, id),

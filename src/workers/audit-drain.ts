@@ -34,12 +34,16 @@ export function createAuditDrain(deps: {
   let groupReady = false;
   let running: Promise<boolean> = Promise.resolve(false);
   const pass = async (): Promise<boolean> => {
-    if (!groupReady) { await deps.stream.ensureGroup(); groupReady = true; }
+    if (!groupReady) {
+      await deps.stream.ensureGroup();
+      groupReady = true;
+    }
     const read = await deps.stream.read(consumer, batch, deps.claimIdleMs ?? 10_000);
     if (read.entryIds.length === 0) return false;
     await insertAuditEvents(deps.db, read.events);
     // Entries this code did not write cannot become audit events; kept, they would be re-read on every pass.
-    for (const m of read.malformed) deps.log('audit stream entry is not an audit event; dropped', { entryId: m.entryId, raw: JSON.stringify(m.raw) });
+    for (const m of read.malformed)
+      deps.log('audit stream entry is not an audit event; dropped', { entryId: m.entryId, raw: JSON.stringify(m.raw) });
     await deps.stream.ack(read.entryIds);
     return read.entryIds.length === batch;
   };
@@ -51,10 +55,11 @@ export function createAuditDrain(deps: {
   };
   const worker = createPollingWorker({
     pollMs: deps.pollMs ?? 200,
-    step: () => step().catch((err) => {
-      deps.log('audit drain failed', { error: String(err) });
-      throw err;
-    }),
+    step: () =>
+      step().catch((err) => {
+        deps.log('audit drain failed', { error: String(err) });
+        throw err;
+      }),
   });
   return {
     ...worker,
@@ -63,7 +68,10 @@ export function createAuditDrain(deps: {
       if (target === undefined) return;
       const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
       while (await deps.stream.holdsEntriesThrough(target)) {
-        if (Date.now() > deadline) throw new Error(`audit stream entries up to ${target} were not drained within ${opts.timeoutMs ?? 30_000} ms`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `audit stream entries up to ${target} were not drained within ${opts.timeoutMs ?? 30_000} ms`,
+          );
         if (!(await step())) await sleep(20);
       }
     },

@@ -14,7 +14,12 @@ export interface AuditSequencer extends Worker {
  * passes back to back while a backlog lasts (linkAuditChain). Any number of processes may run one: a try-lock
  * lets one pass run at a time and the others skip their turn.
  */
-export function createAuditSequencer(deps: { db: Database; log: (msg: string, extra?: Record<string, unknown>) => void; intervalMs?: number; batch?: number }): AuditSequencer {
+export function createAuditSequencer(deps: {
+  db: Database;
+  log: (msg: string, extra?: Record<string, unknown>) => void;
+  intervalMs?: number;
+  batch?: number;
+}): AuditSequencer {
   const worker = createPollingWorker({
     pollMs: deps.intervalMs ?? 200,
     async step() {
@@ -27,5 +32,8 @@ export function createAuditSequencer(deps: { db: Database; log: (msg: string, ex
       }
     },
   });
-  return { ...worker, flush: (opts = {}) => waitForAuditLinks(deps.db, { batch: deps.batch, timeoutMs: opts.timeoutMs }) };
+  return {
+    ...worker,
+    flush: (opts = {}) => waitForAuditLinks(deps.db, { batch: deps.batch, timeoutMs: opts.timeoutMs }),
+  };
 }

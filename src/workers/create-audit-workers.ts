@@ -16,7 +16,11 @@ export interface AuditWorkers {
 }
 
 /** Builds the drain of the audit stream and the sequencer of the audit chain. */
-export function createAuditWorkers(deps: { db: Database; stream: AuditStream; log: (msg: string, extra?: Record<string, unknown>) => void }): AuditWorkers {
+export function createAuditWorkers(deps: {
+  db: Database;
+  stream: AuditStream;
+  log: (msg: string, extra?: Record<string, unknown>) => void;
+}): AuditWorkers {
   const drain = createAuditDrain({ db: deps.db, stream: deps.stream, log: deps.log });
   const sequencer = createAuditSequencer({ db: deps.db, log: deps.log });
   return {

@@ -12,8 +12,19 @@ import { createWebhookSender } from './webhook-sender.js';
  * Builds the background workers of this process: import jobs, durable timers, the audit drain and sequencer (when
  * given), the webhook dispatcher and sender, and (with SMTP_URL) the e-mail outbox.
  */
-export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, extra?: Record<string, unknown>) => void; timerHandlers?: TimerHandlers; timerIntervalMs?: number; audit?: AuditWorkers }): Worker {
-  const webhookSender = createWebhookSender(deps, { log: opts.log, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) });
+export function createWorkers(
+  deps: ResolutionDeps,
+  opts: {
+    log: (msg: string, extra?: Record<string, unknown>) => void;
+    timerHandlers?: TimerHandlers;
+    timerIntervalMs?: number;
+    audit?: AuditWorkers;
+  },
+): Worker {
+  const webhookSender = createWebhookSender(deps, {
+    log: opts.log,
+    ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
+  });
   const workers: Worker[] = [
     createWebhookDispatcher({ db: deps.db, clock: deps.clock, onPending: () => webhookSender.wake() }),
     webhookSender,
@@ -28,10 +39,19 @@ export function createWorkers(deps: ResolutionDeps, opts: { log: (msg: string, e
     ...(opts.audit?.workers ?? []),
   ];
   if (deps.config.smtpUrl) {
-    workers.push(createEmailWorker({ db: deps.db, clock: deps.clock, send: createSmtpSender(deps.config.smtpUrl, deps.config.publicBaseUrl), log: opts.log }));
+    workers.push(
+      createEmailWorker({
+        db: deps.db,
+        clock: deps.clock,
+        send: createSmtpSender(deps.config.smtpUrl, deps.config.publicBaseUrl),
+        log: opts.log,
+      }),
+    );
   }
   return {
     start: () => workers.forEach((w) => w.start()),
-    stop: async () => { await Promise.all(workers.map((w) => w.stop())); },
+    stop: async () => {
+      await Promise.all(workers.map((w) => w.stop()));
+    },
   };
 }

@@ -20,10 +20,22 @@ function senderAddress(publicBaseUrl: string): string {
 
 /** An SMTP sender over nodemailer with short timeouts, so a dead server fails an attempt quickly instead of hanging it. */
 export function createSmtpSender(smtpUrl: string, publicBaseUrl: string): SendEmail & { close(): void } {
-  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 15_000 });
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    connectionTimeout: 5_000,
+    greetingTimeout: 5_000,
+    socketTimeout: 15_000,
+  });
   const from = senderAddress(publicBaseUrl);
   const send = async (row: OutboxEmailRow) => {
-    await transport.sendMail({ from, to: row.to_address, subject: row.subject, text: row.text_body, html: row.html_body, headers: { 'X-Service-Email-Id': row.id } });
+    await transport.sendMail({
+      from,
+      to: row.to_address,
+      subject: row.subject,
+      text: row.text_body,
+      html: row.html_body,
+      headers: { 'X-Service-Email-Id': row.id },
+    });
   };
   return Object.assign(send, { close: () => transport.close() });
 }
@@ -33,21 +45,32 @@ export function createSmtpSender(smtpUrl: string, publicBaseUrl: string): SendEm
  * share the queue through `FOR UPDATE SKIP LOCKED` and a lease), sends them, and marks each `sent` or schedules
  * a retry with exponential backoff (`failed` after the last attempt). Bookings never wait for it.
  */
-export function createEmailWorker(deps: { db: Database; clock: () => Date; send: SendEmail & { close?(): void }; log: (msg: string, extra?: Record<string, unknown>) => void; pollMs?: number; batchSize?: number }): Worker {
+export function createEmailWorker(deps: {
+  db: Database;
+  clock: () => Date;
+  send: SendEmail & { close?(): void };
+  log: (msg: string, extra?: Record<string, unknown>) => void;
+  pollMs?: number;
+  batchSize?: number;
+}): Worker {
   return createPollingWorker({
     pollMs: deps.pollMs ?? 500,
     async step() {
       const rows = await claimDueEmails(deps.db, deps.clock(), { limit: deps.batchSize ?? 10, leaseMs: 60_000 });
       if (rows.length === 0) return false;
-      await Promise.all(rows.map(async (row) => {
-        try {
-          await deps.send(row);
-          await markEmailSent(deps.db, row.id, deps.clock());
-        } catch (err) {
-          deps.log('e-mail send failed', { emailId: row.id, attempt: row.attempts, error: String(err) });
-          await recordEmailFailure(deps.db, row, String((err as Error)?.message ?? err), deps.clock()).catch(() => undefined);
-        }
-      }));
+      await Promise.all(
+        rows.map(async (row) => {
+          try {
+            await deps.send(row);
+            await markEmailSent(deps.db, row.id, deps.clock());
+          } catch (err) {
+            deps.log('e-mail send failed', { emailId: row.id, attempt: row.attempts, error: String(err) });
+            await recordEmailFailure(deps.db, row, String((err as Error)?.message ?? err), deps.clock()).catch(
+              () => undefined,
+            );
+          }
+        }),
+      );
       return true;
     },
     onStop: () => deps.send.close?.(),

@@ -12,7 +12,12 @@ const MAX_ATTEMPTS = 3;
  * Polls for import jobs and runs them one at a time per process; several processes share the queue
  * through `FOR UPDATE SKIP LOCKED`. A job failing MAX_ATTEMPTS times is marked `failed`.
  */
-export function createImportWorker(deps: { db: Database; clock: () => Date; log: (msg: string, extra?: Record<string, unknown>) => void; pollMs?: number }): Worker {
+export function createImportWorker(deps: {
+  db: Database;
+  clock: () => Date;
+  log: (msg: string, extra?: Record<string, unknown>) => void;
+  pollMs?: number;
+}): Worker {
   return createPollingWorker({
     pollMs: deps.pollMs ?? 250,
     async step() {
@@ -22,8 +27,15 @@ export function createImportWorker(deps: { db: Database; clock: () => Date; log:
         await processProviderImport(deps.db, job, deps.clock);
       } catch (err) {
         deps.log('import failed', { importId: job.id, attempt: job.attempts, error: String(err) });
-        const status = rowStatusAfter<ProviderImportStatus>(providerImportMachine, job.status, { type: job.attempts >= MAX_ATTEMPTS ? 'FAIL' : 'RETRY' });
-        await deps.db.query(`UPDATE provider_imports SET status = $2, completed_at = CASE WHEN $2 = 'failed' THEN now() ELSE NULL END WHERE id = $1`, [job.id, status]).catch(() => undefined);
+        const status = rowStatusAfter<ProviderImportStatus>(providerImportMachine, job.status, {
+          type: job.attempts >= MAX_ATTEMPTS ? 'FAIL' : 'RETRY',
+        });
+        await deps.db
+          .query(
+            `UPDATE provider_imports SET status = $2, completed_at = CASE WHEN $2 = 'failed' THEN now() ELSE NULL END WHERE id = $1`,
+            [job.id, status],
+          )
+          .catch(() => undefined);
       }
       return true;
     },

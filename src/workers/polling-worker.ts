@@ -5,7 +5,11 @@ import type { Worker } from './worker.js';
  * runs at a time per process; a failing step (a store outage) is retried on the next tick. `stop` waits for
  * the step in progress.
  */
-export function createPollingWorker(opts: { pollMs: number; step: () => Promise<boolean>; onStop?: () => void }): Worker {
+export function createPollingWorker(opts: {
+  pollMs: number;
+  step: () => Promise<boolean>;
+  onStop?: () => void;
+}): Worker {
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
@@ -24,7 +28,9 @@ export function createPollingWorker(opts: { pollMs: number; step: () => Promise<
   return {
     start() {
       running = true;
-      timer = setInterval(() => { current = tick(); }, opts.pollMs);
+      timer = setInterval(() => {
+        current = tick();
+      }, opts.pollMs);
       timer.unref();
       current = tick();
     },

@@ -8,7 +8,13 @@ import { createPollingWorker } from './polling-worker.js';
  * batches of `batchSize` (default 500), at once again while batches come back full; tells the sender (`onPending`)
  * when new deliveries are due, so it does not wait for its own poll.
  */
-export function createWebhookDispatcher(deps: { db: Database; clock: () => Date; onPending?: () => void; pollMs?: number; batchSize?: number }): Worker {
+export function createWebhookDispatcher(deps: {
+  db: Database;
+  clock: () => Date;
+  onPending?: () => void;
+  pollMs?: number;
+  batchSize?: number;
+}): Worker {
   const batchSize = deps.batchSize ?? 500;
   return createPollingWorker({
     pollMs: deps.pollMs ?? 200,

@@ -34,7 +34,10 @@ export interface WebhookSender extends Worker {
 export function createWebhookSender(deps: AttemptDeps, opts: WebhookSenderOptions): WebhookSender {
   const perProcess = opts.perProcess ?? 64;
   const perOrganization = opts.perOrganization ?? 8;
-  const poster = createWebhookPoster({ allowInsecure: deps.config.webhookAllowInsecureUrls, ...(opts.lookup ? { lookup: opts.lookup } : {}) });
+  const poster = createWebhookPoster({
+    allowInsecure: deps.config.webhookAllowInsecureUrls,
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+  });
   // A request cut off by stop() is no attempt of the receiver's: throwing keeps it unrecorded.
   const post: typeof poster.post = async (url, body, headers) => {
     const r = await poster.post(url, body, headers);
@@ -51,7 +54,8 @@ export function createWebhookSender(deps: AttemptDeps, opts: WebhookSenderOption
     const p = (async () => {
       try {
         const out = await attemptDelivery(deps, post, d);
-        if (!out.recorded) opts.log('webhook attempt not recorded: lease lost', { deliveryId: d.id, attempt: d.attempt });
+        if (!out.recorded)
+          opts.log('webhook attempt not recorded: lease lost', { deliveryId: d.id, attempt: d.attempt });
       } catch (err) {
         // Recording failed (a store outage): the lease runs out and the attempt is made again.
         if (running) opts.log('webhook attempt failed to record', { deliveryId: d.id, error: String(err) });
@@ -78,7 +82,12 @@ export function createWebhookSender(deps: AttemptDeps, opts: WebhookSenderOption
           again = false;
           const free = perProcess - inFlight.size;
           if (free <= 0) break;
-          const claimed = await claimDueDeliveries(deps.db, deps.clock(), { limit: free, perOrganization, leaseMs: DELIVERY_LEASE_MS, leaseToken: randomHex(12) });
+          const claimed = await claimDueDeliveries(deps.db, deps.clock(), {
+            limit: free,
+            perOrganization,
+            leaseMs: DELIVERY_LEASE_MS,
+            leaseToken: randomHex(12),
+          });
           if (!running) break;
           for (const d of claimed) send(d);
           if (claimed.length === free) again = true;

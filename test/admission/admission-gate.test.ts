@@ -5,11 +5,17 @@ import { createAdmissionGate } from '../../src/admission/admission-gate.js';
 function gateAt(limit: number, burst: number) {
   let t = 0;
   const gate = createAdmissionGate({ limit, burst, now: () => t });
-  return { gate, advance: (ms: number) => { t += ms; } };
+  return {
+    gate,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 /** Enters `n` times; answers how many were admitted. */
-const enter = (gate: ReturnType<typeof createAdmissionGate>, n: number) => Array.from({ length: n }, () => gate.tryEnter()).filter(Boolean).length;
+const enter = (gate: ReturnType<typeof createAdmissionGate>, n: number) =>
+  Array.from({ length: n }, () => gate.tryEnter()).filter(Boolean).length;
 
 test('without a burst the limit is a plain bound: refused at the limit, admitted again once one leaves', (t) => {
   const { gate } = gateAt(2, 2);

@@ -14,9 +14,15 @@ const platformIn = (orgId: string) => client(svc.url, svc.platformKey, { 'servic
 async function newOrg(externalId: string) {
   const p = client(svc.url, svc.platformKey);
   const org = (await p.post('/api/v2/organizations', { externalId, name: externalId })).body;
-  const key = (await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: externalId })).body.key as string;
-  const provider = (await platformIn(org.id).post('/api/v2/providers', { externalId: `${externalId}-prov`, displayName: 'Dr. Metrics' })).body;
-  const service = (await platformIn(org.id).post('/api/v2/services', { providerId: provider.id, title: 'Visit', duration: 30 })).body;
+  const key = (
+    await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: externalId })
+  ).body.key as string;
+  const provider = (
+    await platformIn(org.id).post('/api/v2/providers', { externalId: `${externalId}-prov`, displayName: 'Dr. Metrics' })
+  ).body;
+  const service = (
+    await platformIn(org.id).post('/api/v2/services', { providerId: provider.id, title: 'Visit', duration: 30 })
+  ).body;
   return { org, key, provider, service };
 }
 
@@ -24,12 +30,29 @@ type Org = Awaited<ReturnType<typeof newOrg>>;
 let seq = 0;
 
 /** Inserts a resolutions row as the resolution code does. */
-async function resolution(o: Org, status: 'resolved' | 'zero_results', createdAt: Date, evaluatedSlots: number, bookingId: string | null = null) {
+async function resolution(
+  o: Org,
+  status: 'resolved' | 'zero_results',
+  createdAt: Date,
+  evaluatedSlots: number,
+  bookingId: string | null = null,
+) {
   const id = `res_test${++seq}`;
   await svc.service.deps.db.query(
     `INSERT INTO resolutions (id, platform_id, organization_id, status, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, booking_id, created_at, expires_at)
      VALUES ($1,$2,$3,$4,'req','visit','default',1,1,$5,$6,1,$7,$8,$9)`,
-    [id, o.org.platformId, o.org.id, status, status === 'resolved' ? 1 : 0, evaluatedSlots, bookingId, createdAt, new Date(createdAt.getTime() + 300_000)]);
+    [
+      id,
+      o.org.platformId,
+      o.org.id,
+      status,
+      status === 'resolved' ? 1 : 0,
+      evaluatedSlots,
+      bookingId,
+      createdAt,
+      new Date(createdAt.getTime() + 300_000),
+    ],
+  );
   return id;
 }
 
@@ -40,7 +63,20 @@ async function booking(o: Org, status: string, createdAt: Date, resolutionId: st
   await svc.service.deps.db.query(
     `INSERT INTO bookings (id, platform_id, organization_id, provider_id, service_id, resolution_id, source, status, start_at, end_at, timezone, customer, mode, created_at, updated_at)
      VALUES ($1,$2,$3,$4,$5,$6,'v2',$7,$8,$9,'UTC',$10,'test',$11,$11)`,
-    [id, o.org.platformId, o.org.id, o.provider.id, o.service.id, resolutionId, status, start, new Date(start.getTime() + 1800_000), JSON.stringify({ name: 'C', email: 'c@example.com' }), createdAt]);
+    [
+      id,
+      o.org.platformId,
+      o.org.id,
+      o.provider.id,
+      o.service.id,
+      resolutionId,
+      status,
+      start,
+      new Date(start.getTime() + 1800_000),
+      JSON.stringify({ name: 'C', email: 'c@example.com' }),
+      createdAt,
+    ],
+  );
   return id;
 }
 
@@ -69,24 +105,38 @@ test.before(async () => {
   await booking(main, 'confirmed', daysAgo(60));
   await booking(other, 'cancelled', daysAgo(1));
 });
-test.after.always(async () => { await svc?.stop(); });
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 const expected: [string, string, unknown][] = [
-  ['last_7_days', '?period=last_7_days', {
-    resolutions: { total: 1, resolved: 1, zeroResults: 0, avgEvaluatedSlots: 10 },
-    bookings: { total: 3, confirmed: 2, cancelled: 0, rescheduled: 0 },
-    conversionRate: 1,
-  }],
-  ['last_30_days (default)', '', {
-    resolutions: { total: 3, resolved: 2, zeroResults: 1, avgEvaluatedSlots: 10.33 },
-    bookings: { total: 5, confirmed: 2, cancelled: 1, rescheduled: 1 },
-    conversionRate: 0.6667,
-  }],
-  ['last_90_days', '?period=last_90_days', {
-    resolutions: { total: 4, resolved: 3, zeroResults: 1, avgEvaluatedSlots: 32.75 },
-    bookings: { total: 6, confirmed: 3, cancelled: 1, rescheduled: 1 },
-    conversionRate: 0.5,
-  }],
+  [
+    'last_7_days',
+    '?period=last_7_days',
+    {
+      resolutions: { total: 1, resolved: 1, zeroResults: 0, avgEvaluatedSlots: 10 },
+      bookings: { total: 3, confirmed: 2, cancelled: 0, rescheduled: 0 },
+      conversionRate: 1,
+    },
+  ],
+  [
+    'last_30_days (default)',
+    '',
+    {
+      resolutions: { total: 3, resolved: 2, zeroResults: 1, avgEvaluatedSlots: 10.33 },
+      bookings: { total: 5, confirmed: 2, cancelled: 1, rescheduled: 1 },
+      conversionRate: 0.6667,
+    },
+  ],
+  [
+    'last_90_days',
+    '?period=last_90_days',
+    {
+      resolutions: { total: 4, resolved: 3, zeroResults: 1, avgEvaluatedSlots: 32.75 },
+      bookings: { total: 6, confirmed: 3, cancelled: 1, rescheduled: 1 },
+      conversionRate: 0.5,
+    },
+  ],
 ];
 for (const [title, query, body] of expected) {
   test(`analytics over ${title}`, async (t) => {
@@ -97,14 +147,26 @@ for (const [title, query, body] of expected) {
 }
 
 test('an organization without activity answers zeros, not NaN', async (t) => {
-  const empty = await client(svc.url, svc.platformKey).post('/api/v2/organizations', { externalId: 'an-empty', name: 'Empty' });
+  const empty = await client(svc.url, svc.platformKey).post('/api/v2/organizations', {
+    externalId: 'an-empty',
+    name: 'Empty',
+  });
   const r = await platformIn(empty.body.id).get('/api/v2/analytics?period=last_7_days');
-  t.deepEqual(r.body, { resolutions: { total: 0, resolved: 0, zeroResults: 0, avgEvaluatedSlots: 0 }, bookings: { total: 0, confirmed: 0, cancelled: 0, rescheduled: 0 }, conversionRate: 0, period: 'last_7_days' });
+  t.deepEqual(r.body, {
+    resolutions: { total: 0, resolved: 0, zeroResults: 0, avgEvaluatedSlots: 0 },
+    bookings: { total: 0, confirmed: 0, cancelled: 0, rescheduled: 0 },
+    conversionRate: 0,
+    period: 'last_7_days',
+  });
 });
 
 test('another organization sees only its own rows', async (t) => {
   const r = await client(svc.url, other.key).get('/api/v2/analytics?period=last_7_days');
-  t.like(r.body, { resolutions: { total: 1, avgEvaluatedSlots: 500 }, bookings: { total: 1, cancelled: 1 }, conversionRate: 0 });
+  t.like(r.body, {
+    resolutions: { total: 1, avgEvaluatedSlots: 500 },
+    bookings: { total: 1, cancelled: 1 },
+    conversionRate: 0,
+  });
 });
 
 for (const bad of ['yesterday', 'last_8_days', 'LAST_7_DAYS', '']) {

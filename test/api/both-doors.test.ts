@@ -1,5 +1,12 @@
 import test from 'ava';
-import { credentials, Metadata, status as GrpcStatus, type Client, type ServiceDefinition, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import {
+  credentials,
+  Metadata,
+  status as GrpcStatus,
+  type Client,
+  type ServiceDefinition,
+  type ServiceError as GrpcError,
+} from '@grpc/grpc-js';
 import { AnalyticsServiceClient } from '../../src/gen/scheduling/v1/analytics_service.js';
 import { ApiKeyServiceClient } from '../../src/gen/scheduling/v1/api_key_service.js';
 import { AuditServiceClient } from '../../src/gen/scheduling/v1/audit_service.js';
@@ -37,22 +44,43 @@ const ids: Record<string, string> = {};
 
 test.before(async () => {
   svc = await startTestService();
-  const p = (method: string, path: string, body?: unknown) => request(svc.url, method, path, { key: svc.platformKey, body });
+  const p = (method: string, path: string, body?: unknown) =>
+    request(svc.url, method, path, { key: svc.platformKey, body });
   const org = (await p('POST', '/api/v2/organizations', { externalId: 'doors', name: 'Doors' })).body;
   ids.org = org.id;
   const o = async (method: string, path: string, body?: unknown) => {
-    const r = await request(svc.url, method, path, { key: svc.platformKey, body, headers: { 'service-organization-id': org.id } });
+    const r = await request(svc.url, method, path, {
+      key: svc.platformKey,
+      body,
+      headers: { 'service-organization-id': org.id },
+    });
     if (r.status >= 300) throw new Error(`fixture ${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
     return r;
   };
-  ids.provider = (await o('POST', '/api/v2/providers', { externalId: 'doors-1', displayName: 'Dr. Doors', timezone: 'America/New_York' })).body.id;
-  ids.service = (await o('POST', '/api/v2/services', { providerId: ids.provider, title: 'Intake', duration: 50 })).body.id;
+  ids.provider = (
+    await o('POST', '/api/v2/providers', {
+      externalId: 'doors-1',
+      displayName: 'Dr. Doors',
+      timezone: 'America/New_York',
+    })
+  ).body.id;
+  ids.service = (
+    await o('POST', '/api/v2/services', { providerId: ids.provider, title: 'Intake', duration: 50 })
+  ).body.id;
   const day = { enabled: true, slots: [{ start: '09:00', end: '17:00' }] };
-  ids.calendar = (await o('POST', '/api/v2/calendar-connections', { providerId: ids.provider, timezone: 'America/New_York', days: { monday: day, tuesday: day } })).body.id;
+  ids.calendar = (
+    await o('POST', '/api/v2/calendar-connections', {
+      providerId: ids.provider,
+      timezone: 'America/New_York',
+      days: { monday: day, tuesday: day },
+    })
+  ).body.id;
   ids.policy = (await o('POST', '/api/v2/ranking-policies', { name: 'Doors policy' })).body.id;
   for (const [k, v] of Object.entries(ids)) if (typeof v !== 'string') throw new Error(`fixture ${k} was not created`);
 });
-test.after.always(async () => { await svc?.stop(); });
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 /** A row of the table: the REST request, the key that sends it, and the refusal both doors must give. */
 interface BadInput {
@@ -80,104 +108,391 @@ const TABLE: BadInput[] = [
   { method: 'GET', path: '/api/v2/providers/:id', params: { id: 'prv_nope' }, code: 'PROVIDER_NOT_FOUND' },
   { method: 'GET', path: '/api/v2/providers/:id', params: { id: long(201) }, code: 'VALIDATION_ERROR', field: 'id' },
   { method: 'GET', path: '/api/v2/services/:id', params: { id: 'svc_nope' }, code: 'SERVICE_NOT_FOUND' },
-  { method: 'GET', path: '/api/v2/calendar-connections/:id', params: { id: 'cal_nope' }, code: 'CALENDAR_CONNECTION_NOT_FOUND' },
+  {
+    method: 'GET',
+    path: '/api/v2/calendar-connections/:id',
+    params: { id: 'cal_nope' },
+    code: 'CALENDAR_CONNECTION_NOT_FOUND',
+  },
   { method: 'GET', path: '/api/v2/resolutions/:id', params: { id: 'res_nope' }, code: 'RESOLUTION_NOT_FOUND' },
-  { method: 'POST', path: '/api/v2/resolutions/:id/options/:optionId/hold', params: { id: 'res_nope', optionId: 'opt_nope' }, body: {}, code: 'RESOLUTION_NOT_FOUND' },
+  {
+    method: 'POST',
+    path: '/api/v2/resolutions/:id/options/:optionId/hold',
+    params: { id: 'res_nope', optionId: 'opt_nope' },
+    body: {},
+    code: 'RESOLUTION_NOT_FOUND',
+  },
   { method: 'GET', path: '/api/v2/bookings/:id', params: { id: 'bkg_nope' }, code: 'BOOKING_NOT_FOUND' },
   { method: 'GET', path: '/api/v1/bookings/:id', params: { id: 'bkg_nope' }, code: 'BOOKING_NOT_FOUND' },
   { method: 'GET', path: '/api/v2/ranking-policies/:id', params: { id: 'pol_nope' }, code: 'POLICY_NOT_FOUND' },
   { method: 'GET', path: '/api/v2/webhooks/deliveries/:id', params: { id: 'dlv_nope' }, code: 'DELIVERY_NOT_FOUND' },
   { method: 'DELETE', path: '/api/v2/waitlist/:id', params: { id: 'wl_nope' }, code: 'WAITLIST_ENTRY_NOT_FOUND' },
-  { method: 'GET', path: '/api/v2/organizations/:id', params: { id: 'org_nope' }, as: 'platform', code: 'ORGANIZATION_NOT_FOUND' },
-  { method: 'DELETE', path: '/api/v2/api-keys/:id', params: { id: 'key_nope' }, as: 'platform', code: 'API_KEY_NOT_FOUND' },
+  {
+    method: 'GET',
+    path: '/api/v2/organizations/:id',
+    params: { id: 'org_nope' },
+    as: 'platform',
+    code: 'ORGANIZATION_NOT_FOUND',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v2/api-keys/:id',
+    params: { id: 'key_nope' },
+    as: 'platform',
+    code: 'API_KEY_NOT_FOUND',
+  },
 
   // Query values.
   { method: 'GET', path: '/api/v2/providers', query: { limit: '0' }, code: 'VALIDATION_ERROR', field: 'limit' },
   { method: 'GET', path: '/api/v2/providers', query: { limit: 'abc' }, code: 'VALIDATION_ERROR', field: 'limit' },
   { method: 'GET', path: '/api/v2/providers', query: { status: 'retired' }, code: 'VALIDATION_ERROR', field: 'status' },
-  { method: 'GET', path: '/api/v2/providers', query: { cursor: '!!!not-a-cursor' }, code: 'VALIDATION_ERROR', field: 'cursor' },
+  {
+    method: 'GET',
+    path: '/api/v2/providers',
+    query: { cursor: '!!!not-a-cursor' },
+    code: 'VALIDATION_ERROR',
+    field: 'cursor',
+  },
   { method: 'GET', path: '/api/v2/services', query: { limit: '501' }, code: 'VALIDATION_ERROR', field: 'limit' },
   { method: 'GET', path: '/api/v2/bookings', query: { status: 'lost' }, code: 'VALIDATION_ERROR', field: 'status' },
   { method: 'GET', path: '/api/v1/bookings', query: { page: '0' }, code: 'VALIDATION_ERROR', field: 'page' },
-  { method: 'GET', path: '/api/v1/slots', query: { providerId: id('provider'), eventTypeId: id('service'), date: '2026-02-30' }, code: 'VALIDATION_ERROR', field: 'date' },
-  { method: 'GET', path: '/api/v2/resolutions/:id/candidates', params: { id: 'res_nope' }, query: { status: 'maybe' }, code: 'VALIDATION_ERROR', field: 'status' },
-  { method: 'GET', path: '/api/v2/webhooks/deliveries', query: { event: 'no.such_event' }, code: 'VALIDATION_ERROR', field: 'event' },
+  {
+    method: 'GET',
+    path: '/api/v1/slots',
+    query: { providerId: id('provider'), eventTypeId: id('service'), date: '2026-02-30' },
+    code: 'VALIDATION_ERROR',
+    field: 'date',
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/resolutions/:id/candidates',
+    params: { id: 'res_nope' },
+    query: { status: 'maybe' },
+    code: 'VALIDATION_ERROR',
+    field: 'status',
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/webhooks/deliveries',
+    query: { event: 'no.such_event' },
+    code: 'VALIDATION_ERROR',
+    field: 'event',
+  },
   { method: 'GET', path: '/api/v2/ranking-policies', query: { limit: '-1' }, code: 'VALIDATION_ERROR', field: 'limit' },
   { method: 'GET', path: '/api/v2/waitlist', query: { status: 'sleeping' }, code: 'VALIDATION_ERROR', field: 'status' },
   { method: 'GET', path: '/api/v2/continuity', query: {}, code: 'VALIDATION_ERROR', field: 'clientRef' },
-  { method: 'GET', path: '/api/v2/organizations', query: { cursor: '%%%' }, as: 'platform', code: 'VALIDATION_ERROR', field: 'cursor' },
-  { method: 'GET', path: '/api/v2/api-keys', query: { limit: '1.5' }, as: 'platform', code: 'VALIDATION_ERROR', field: 'limit' },
+  {
+    method: 'GET',
+    path: '/api/v2/organizations',
+    query: { cursor: '%%%' },
+    as: 'platform',
+    code: 'VALIDATION_ERROR',
+    field: 'cursor',
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/api-keys',
+    query: { limit: '1.5' },
+    as: 'platform',
+    code: 'VALIDATION_ERROR',
+    field: 'limit',
+  },
 
   // Bodies.
-  { method: 'POST', path: '/api/v2/providers', body: { displayName: 'No external id' }, code: 'VALIDATION_ERROR', field: 'externalId' },
-  { method: 'POST', path: '/api/v2/providers', body: { externalId: 'bad-type', displayName: 'Dr. X', searchable: 'yes' }, code: 'VALIDATION_ERROR', field: 'searchable' },
-  { method: 'POST', path: '/api/v2/providers', body: { externalId: 'bad-status', displayName: 'Dr. X', status: 'retired' }, code: 'VALIDATION_ERROR', field: 'status' },
-  { method: 'POST', path: '/api/v2/providers', body: { externalId: long(201), displayName: 'Dr. X' }, code: 'VALIDATION_ERROR', field: 'externalId' },
-  { method: 'POST', path: '/api/v2/providers', body: { externalId: 'bad-tz', displayName: 'Dr. X', timezone: 'Mars/Olympus_Mons' }, code: 'VALIDATION_ERROR', field: 'timezone' },
-  { method: 'POST', path: '/api/v2/providers',
-    body: { externalId: 'bad-nest', displayName: 'Dr. X', licenseRecords: [{ licenseTypeCode: 'psy', regionCode: 'US-NY', status: 'active', expiresAt: '2030-13-01' }] },
-    code: 'VALIDATION_ERROR', field: 'licenseRecords.0.expiresAt' },
-  { method: 'PATCH', path: '/api/v2/providers/:id', params: { id: id('provider') }, body: { panelCapacity: -1 }, code: 'VALIDATION_ERROR', field: 'panelCapacity' },
-  { method: 'PATCH', path: '/api/v2/providers/:id', params: { id: id('provider') }, body: { displayName: { first: 'Nested' } }, code: 'VALIDATION_ERROR', field: 'displayName' },
-  { method: 'POST', path: '/api/v2/services', body: { providerId: id('provider'), title: 'Short', duration: 2 }, code: 'VALIDATION_ERROR', field: 'duration' },
-  { method: 'POST', path: '/api/v2/services', body: { providerId: id('provider'), title: 'Priced', duration: 50, price: -5, currency: 'USD' }, code: 'VALIDATION_ERROR', field: 'price' },
-  { method: 'POST', path: '/api/v2/calendar-connections', body: { providerId: id('provider'), timezone: 'Not/AZone', days: {} }, code: 'VALIDATION_ERROR', field: 'timezone' },
-  { method: 'POST', path: '/api/v2/calendar-connections',
-    body: { providerId: id('provider'), timezone: 'UTC', days: { monday: { enabled: true, slots: [{ start: '25:00', end: '26:00' }] } } },
-    code: 'VALIDATION_ERROR', field: 'days.monday.slots.0.start' },
-  { method: 'PATCH', path: '/api/v2/calendar-connections/:id', params: { id: id('calendar') },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: { displayName: 'No external id' },
+    code: 'VALIDATION_ERROR',
+    field: 'externalId',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: { externalId: 'bad-type', displayName: 'Dr. X', searchable: 'yes' },
+    code: 'VALIDATION_ERROR',
+    field: 'searchable',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: { externalId: 'bad-status', displayName: 'Dr. X', status: 'retired' },
+    code: 'VALIDATION_ERROR',
+    field: 'status',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: { externalId: long(201), displayName: 'Dr. X' },
+    code: 'VALIDATION_ERROR',
+    field: 'externalId',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: { externalId: 'bad-tz', displayName: 'Dr. X', timezone: 'Mars/Olympus_Mons' },
+    code: 'VALIDATION_ERROR',
+    field: 'timezone',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: {
+      externalId: 'bad-nest',
+      displayName: 'Dr. X',
+      licenseRecords: [{ licenseTypeCode: 'psy', regionCode: 'US-NY', status: 'active', expiresAt: '2030-13-01' }],
+    },
+    code: 'VALIDATION_ERROR',
+    field: 'licenseRecords.0.expiresAt',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/providers/:id',
+    params: { id: id('provider') },
+    body: { panelCapacity: -1 },
+    code: 'VALIDATION_ERROR',
+    field: 'panelCapacity',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/providers/:id',
+    params: { id: id('provider') },
+    body: { displayName: { first: 'Nested' } },
+    code: 'VALIDATION_ERROR',
+    field: 'displayName',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/services',
+    body: { providerId: id('provider'), title: 'Short', duration: 2 },
+    code: 'VALIDATION_ERROR',
+    field: 'duration',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/services',
+    body: { providerId: id('provider'), title: 'Priced', duration: 50, price: -5, currency: 'USD' },
+    code: 'VALIDATION_ERROR',
+    field: 'price',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/calendar-connections',
+    body: { providerId: id('provider'), timezone: 'Not/AZone', days: {} },
+    code: 'VALIDATION_ERROR',
+    field: 'timezone',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/calendar-connections',
+    body: {
+      providerId: id('provider'),
+      timezone: 'UTC',
+      days: { monday: { enabled: true, slots: [{ start: '25:00', end: '26:00' }] } },
+    },
+    code: 'VALIDATION_ERROR',
+    field: 'days.monday.slots.0.start',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/calendar-connections/:id',
+    params: { id: id('calendar') },
     body: { overrides: [{ date: 'tomorrow', slots: [] }] },
-    code: 'VALIDATION_ERROR', field: 'overrides.0.date' },
-  { method: 'POST', idempotent: true, path: '/api/v2/resolutions', body: { dateRange: range }, code: 'VALIDATION_ERROR', field: 'serviceId' },
-  { method: 'POST', idempotent: true, path: '/api/v2/resolutions',
+    code: 'VALIDATION_ERROR',
+    field: 'overrides.0.date',
+  },
+  {
+    method: 'POST',
+    idempotent: true,
+    path: '/api/v2/resolutions',
+    body: { dateRange: range },
+    code: 'VALIDATION_ERROR',
+    field: 'serviceId',
+  },
+  {
+    method: 'POST',
+    idempotent: true,
+    path: '/api/v2/resolutions',
     body: { serviceId: id('service'), dateRange: range, preferences: { dayParts: ['midnight'] } },
-    code: 'VALIDATION_ERROR', field: 'preferences.dayParts.0' },
-  { method: 'POST', idempotent: true, path: '/api/v2/resolutions',
+    code: 'VALIDATION_ERROR',
+    field: 'preferences.dayParts.0',
+  },
+  {
+    method: 'POST',
+    idempotent: true,
+    path: '/api/v2/resolutions',
     body: { serviceId: id('service'), dateRange: range, maxOptionsPerProvider: 11 },
-    code: 'VALIDATION_ERROR', field: 'maxOptionsPerProvider' },
-  { method: 'POST', idempotent: true, path: '/api/v2/resolutions',
+    code: 'VALIDATION_ERROR',
+    field: 'maxOptionsPerProvider',
+  },
+  {
+    method: 'POST',
+    idempotent: true,
+    path: '/api/v2/resolutions',
     body: { serviceId: id('service'), dateRange: { from: '2026-05-11', to: '2026-05-04' } },
-    code: 'INVALID_DATE_RANGE', field: 'dateRange.to' },
-  { method: 'POST', path: '/api/v2/resolutions/:id/options/:optionId/hold', params: { id: 'res_nope', optionId: 'opt_nope' }, body: { ttlSeconds: 0 }, code: 'VALIDATION_ERROR', field: 'ttlSeconds' },
-  { method: 'POST', idempotent: true, path: '/api/v2/resolutions/:id/confirm', params: { id: 'res_nope' },
+    code: 'INVALID_DATE_RANGE',
+    field: 'dateRange.to',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/resolutions/:id/options/:optionId/hold',
+    params: { id: 'res_nope', optionId: 'opt_nope' },
+    body: { ttlSeconds: 0 },
+    code: 'VALIDATION_ERROR',
+    field: 'ttlSeconds',
+  },
+  {
+    method: 'POST',
+    idempotent: true,
+    path: '/api/v2/resolutions/:id/confirm',
+    params: { id: 'res_nope' },
     body: { customer: { name: 'A', email: 'a@example.com' } },
-    code: 'VALIDATION_ERROR', field: 'optionId' },
-  { method: 'POST', idempotent: true, path: '/api/v2/resolutions/:id/confirm', params: { id: 'res_nope' },
+    code: 'VALIDATION_ERROR',
+    field: 'optionId',
+  },
+  {
+    method: 'POST',
+    idempotent: true,
+    path: '/api/v2/resolutions/:id/confirm',
+    params: { id: 'res_nope' },
     body: { optionId: 'opt_1', customer: { name: 'A', email: 'not-an-email' } },
-    code: 'VALIDATION_ERROR', field: 'customer.email' },
-  { method: 'POST', path: '/api/v1/bookings',
-    body: { providerId: id('provider'), serviceId: id('service'), slotId: 'garbage', attendee: { name: 'A', email: 'a@example.com' } },
-    code: 'VALIDATION_ERROR', field: 'slotId' },
-  { method: 'POST', path: '/api/v1/bookings/:id/cancel', params: { id: 'bkg_nope' }, body: { reason: 42 }, code: 'VALIDATION_ERROR', field: 'reason' },
-  { method: 'PUT', path: '/api/v2/webhooks', body: { url: 'https://hooks.example.com/x', events: ['booking.teleported'] }, code: 'VALIDATION_ERROR', field: 'events.0' },
-  { method: 'PUT', path: '/api/v2/webhooks', body: { url: 'https://hooks.example.com/x', events: [] }, code: 'VALIDATION_ERROR', field: 'events' },
-  { method: 'POST', path: '/api/v2/organizations', as: 'platform', body: { externalId: 'doors-bad', name: 'Bad', settings: { plan: 'galactic' } }, code: 'VALIDATION_ERROR', field: 'settings.plan' },
-  { method: 'PATCH', path: '/api/v2/organizations/:id', params: { id: id('org') }, as: 'platform',
+    code: 'VALIDATION_ERROR',
+    field: 'customer.email',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/bookings',
+    body: {
+      providerId: id('provider'),
+      serviceId: id('service'),
+      slotId: 'garbage',
+      attendee: { name: 'A', email: 'a@example.com' },
+    },
+    code: 'VALIDATION_ERROR',
+    field: 'slotId',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/bookings/:id/cancel',
+    params: { id: 'bkg_nope' },
+    body: { reason: 42 },
+    code: 'VALIDATION_ERROR',
+    field: 'reason',
+  },
+  {
+    method: 'PUT',
+    path: '/api/v2/webhooks',
+    body: { url: 'https://hooks.example.com/x', events: ['booking.teleported'] },
+    code: 'VALIDATION_ERROR',
+    field: 'events.0',
+  },
+  {
+    method: 'PUT',
+    path: '/api/v2/webhooks',
+    body: { url: 'https://hooks.example.com/x', events: [] },
+    code: 'VALIDATION_ERROR',
+    field: 'events',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/organizations',
+    as: 'platform',
+    body: { externalId: 'doors-bad', name: 'Bad', settings: { plan: 'galactic' } },
+    code: 'VALIDATION_ERROR',
+    field: 'settings.plan',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/organizations/:id',
+    params: { id: id('org') },
+    as: 'platform',
     body: { settings: { timezone: 'Atlantis/Capital' } },
-    code: 'VALIDATION_ERROR', field: 'settings.timezone' },
-  { method: 'POST', path: '/api/v2/api-keys', as: 'platform', body: { type: 'superuser', organizationId: id('org'), name: 'x' }, code: 'VALIDATION_ERROR', field: 'type' },
-  { method: 'POST', path: '/api/v2/api-keys', as: 'platform',
+    code: 'VALIDATION_ERROR',
+    field: 'settings.timezone',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/api-keys',
+    as: 'platform',
+    body: { type: 'superuser', organizationId: id('org'), name: 'x' },
+    code: 'VALIDATION_ERROR',
+    field: 'type',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/api-keys',
+    as: 'platform',
     body: { type: 'organization_test', organizationId: id('org'), name: 'x', expiresAt: 'next week' },
-    code: 'VALIDATION_ERROR', field: 'expiresAt' },
-  { method: 'POST', path: '/api/v2/ranking-policies', body: { name: long(201) }, code: 'VALIDATION_ERROR', field: 'name' },
-  { method: 'PATCH', path: '/api/v2/ranking-policies/:id', params: { id: id('policy') }, body: { tieBreakers: ['coin_flip'] }, code: 'VALIDATION_ERROR', field: 'tieBreakers.0' },
-  { method: 'POST', path: '/api/v2/waitlist', body: { serviceId: id('service'), customer: { name: 'A' } }, code: 'VALIDATION_ERROR', field: 'customer.email' },
-  { method: 'POST', path: '/api/v2/continuity', body: { providerId: id('provider'), clientRef: 'c-1', lastSeenAt: '2026-99-01T00:00:00Z' }, code: 'VALIDATION_ERROR', field: 'lastSeenAt' },
-  { method: 'POST', path: '/api/v2/provider-imports', body: { providers: 'all of them' }, code: 'VALIDATION_ERROR', field: 'providers' },
+    code: 'VALIDATION_ERROR',
+    field: 'expiresAt',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/ranking-policies',
+    body: { name: long(201) },
+    code: 'VALIDATION_ERROR',
+    field: 'name',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/ranking-policies/:id',
+    params: { id: id('policy') },
+    body: { tieBreakers: ['coin_flip'] },
+    code: 'VALIDATION_ERROR',
+    field: 'tieBreakers.0',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/waitlist',
+    body: { serviceId: id('service'), customer: { name: 'A' } },
+    code: 'VALIDATION_ERROR',
+    field: 'customer.email',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/continuity',
+    body: { providerId: id('provider'), clientRef: 'c-1', lastSeenAt: '2026-99-01T00:00:00Z' },
+    code: 'VALIDATION_ERROR',
+    field: 'lastSeenAt',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/provider-imports',
+    body: { providers: 'all of them' },
+    code: 'VALIDATION_ERROR',
+    field: 'providers',
+  },
 ];
 
 const CLIENTS = {
-  AnalyticsService: AnalyticsServiceClient, ApiKeyService: ApiKeyServiceClient, AuditService: AuditServiceClient, BookingService: BookingServiceClient,
-  CalendarService: CalendarServiceClient, CareService: CareServiceClient, CatalogService: CatalogServiceClient, ImportService: ImportServiceClient,
-  OrganizationService: OrganizationServiceClient, ProviderService: ProviderServiceClient, RankingPolicyService: RankingPolicyServiceClient,
-  ResolutionService: ResolutionServiceClient, WebhookService: WebhookServiceClient,
+  AnalyticsService: AnalyticsServiceClient,
+  ApiKeyService: ApiKeyServiceClient,
+  AuditService: AuditServiceClient,
+  BookingService: BookingServiceClient,
+  CalendarService: CalendarServiceClient,
+  CareService: CareServiceClient,
+  CatalogService: CatalogServiceClient,
+  ImportService: ImportServiceClient,
+  OrganizationService: OrganizationServiceClient,
+  ProviderService: ProviderServiceClient,
+  RankingPolicyService: RankingPolicyServiceClient,
+  ResolutionService: ResolutionServiceClient,
+  WebhookService: WebhookServiceClient,
 } as const;
 
 /** The gRPC status the catalogue's HTTP status travels as (src/grpc/error-metadata.ts). */
 const GRPC_FOR_HTTP: Record<number, GrpcStatus> = {
-  400: GrpcStatus.INVALID_ARGUMENT, 401: GrpcStatus.UNAUTHENTICATED, 403: GrpcStatus.PERMISSION_DENIED, 404: GrpcStatus.NOT_FOUND,
-  409: GrpcStatus.ABORTED, 410: GrpcStatus.FAILED_PRECONDITION, 413: GrpcStatus.INVALID_ARGUMENT, 422: GrpcStatus.FAILED_PRECONDITION,
-  429: GrpcStatus.RESOURCE_EXHAUSTED, 500: GrpcStatus.INTERNAL, 503: GrpcStatus.UNAVAILABLE,
+  400: GrpcStatus.INVALID_ARGUMENT,
+  401: GrpcStatus.UNAUTHENTICATED,
+  403: GrpcStatus.PERMISSION_DENIED,
+  404: GrpcStatus.NOT_FOUND,
+  409: GrpcStatus.ABORTED,
+  410: GrpcStatus.FAILED_PRECONDITION,
+  413: GrpcStatus.INVALID_ARGUMENT,
+  422: GrpcStatus.FAILED_PRECONDITION,
+  429: GrpcStatus.RESOURCE_EXHAUSTED,
+  500: GrpcStatus.INTERNAL,
+  503: GrpcStatus.UNAVAILABLE,
 };
 
 /** Replaces `@name` with the fixture id of that name. */
@@ -190,14 +505,33 @@ const resolveIds = (v: unknown): unknown => {
 
 /** A fingerprint of every table a refused request could have written (audit and rate-limit bookkeeping aside). */
 async function snapshot(): Promise<string> {
-  const tables = ['organizations', 'api_keys', 'providers', 'services', 'calendar_connections', 'resolutions', 'bookings', 'slot_claims', 'ranking_policies',
-    'ranking_policy_versions', 'waitlist_entries', 'continuity_records', 'webhooks', 'webhook_deliveries', 'provider_imports', 'events', 'email_outbox'];
+  const tables = [
+    'organizations',
+    'api_keys',
+    'providers',
+    'services',
+    'calendar_connections',
+    'resolutions',
+    'bookings',
+    'slot_claims',
+    'ranking_policies',
+    'ranking_policy_versions',
+    'waitlist_entries',
+    'continuity_records',
+    'webhooks',
+    'webhook_deliveries',
+    'provider_imports',
+    'events',
+    'email_outbox',
+  ];
   // Events and deliveries are marked sent by workers in the background: their ids are what a request could add.
   const byId = new Set(['events', 'webhook_deliveries']);
   const parts: string[] = [];
   for (const t of tables) {
     const row = byId.has(t) ? 'x.id::text' : 'x::text';
-    const r = await svc.service.deps.db.query(`SELECT count(*)::int AS n, md5(coalesce(string_agg(${row}, '|' ORDER BY ${row}), '')) AS h FROM ${t} x`);
+    const r = await svc.service.deps.db.query(
+      `SELECT count(*)::int AS n, md5(coalesce(string_agg(${row}, '|' ORDER BY ${row}), '')) AS h FROM ${t} x`,
+    );
     parts.push(`${t}:${r.rows[0].n}:${r.rows[0].h}`);
   }
   return parts.join(' ');
@@ -208,11 +542,14 @@ function callForError(c: Client, rpc: string, req: unknown, md: Metadata): Promi
   const fn = (c as unknown as Record<string, Function>)[rpc.charAt(0).toLowerCase() + rpc.slice(1)];
   if (!fn) return Promise.reject(new Error(`no rpc ${rpc} on the generated client`));
   return new Promise((resolve, reject) => {
-    fn.call(c, req, md, { deadline: Date.now() + 10_000 }, (err: GrpcError | null, res: unknown) => (err ? resolve(err) : reject(new Error(`gRPC accepted: ${JSON.stringify(res)}`))));
+    fn.call(c, req, md, { deadline: Date.now() + 10_000 }, (err: GrpcError | null, res: unknown) =>
+      err ? resolve(err) : reject(new Error(`gRPC accepted: ${JSON.stringify(res)}`)),
+    );
   });
 }
 
-const label = (r: BadInput) => `${r.method} ${r.path}${r.query ? `?${new URLSearchParams(r.query)}` : ''} -> ${r.code}${r.field ? ` (${r.field})` : ''}`;
+const label = (r: BadInput) =>
+  `${r.method} ${r.path}${r.query ? `?${new URLSearchParams(r.query)}` : ''} -> ${r.code}${r.field ? ` (${r.field})` : ''}`;
 
 for (const [i, row] of TABLE.entries()) {
   test.serial(`both doors refuse alike #${i + 1}: ${label(row)}`, async (t) => {
@@ -223,7 +560,9 @@ for (const [i, row] of TABLE.entries()) {
     const body = resolveIds(row.body);
     const headers: Record<string, string> = row.as === 'platform' ? {} : { 'service-organization-id': ids.org! };
     if (row.idempotent) headers['idempotency-key'] = `both-doors-${i}`;
-    const path = row.path.replace(/:(\w+)/g, (_, n: string) => encodeURIComponent(params[n]!)) + (row.query ? `?${new URLSearchParams(query)}` : '');
+    const path =
+      row.path.replace(/:(\w+)/g, (_, n: string) => encodeURIComponent(params[n]!)) +
+      (row.query ? `?${new URLSearchParams(query)}` : '');
     const before = await snapshot();
 
     // REST door.
@@ -238,7 +577,12 @@ for (const [i, row] of TABLE.entries()) {
     for (const [k, v] of Object.entries(headers)) md.set(k, v);
     let grpcErr: GrpcError;
     try {
-      grpcErr = await callForError(grpc, route.rpc, { params, query, body: undefined, bodyJson: body === undefined ? 'null' : JSON.stringify(body) }, md);
+      grpcErr = await callForError(
+        grpc,
+        route.rpc,
+        { params, query, body: undefined, bodyJson: body === undefined ? 'null' : JSON.stringify(body) },
+        md,
+      );
     } finally {
       grpc.close();
     }
@@ -249,9 +593,12 @@ for (const [i, row] of TABLE.entries()) {
       // Carried exactly: encoded and decoded by the method's serializers, it reads back the same (a query-string
       // integer such as `limit=1.5` has no int64 form and is not sent typed).
       const message = messageOfRestInput(route, { params, query, body });
-      const method = Object.values((Ctor as unknown as { service: ServiceDefinition }).service).find((d) => d.path.endsWith(`/${route.rpc}`))!;
+      const method = Object.values((Ctor as unknown as { service: ServiceDefinition }).service).find((d) =>
+        d.path.endsWith(`/${route.rpc}`),
+      )!;
       const decoded = method.requestDeserialize(method.requestSerialize(message)) as Record<string, unknown>;
-      if (isDeepStrictEqual(restInputOfMessage(route, decoded), { params, query, body: route.body ? body : undefined })) typed = message;
+      if (isDeepStrictEqual(restInputOfMessage(route, decoded), { params, query, body: route.body ? body : undefined }))
+        typed = message;
     } catch {
       typed = undefined;
     }
@@ -273,7 +620,8 @@ for (const [i, row] of TABLE.entries()) {
     t.is(restError.code, row.code, seen);
     t.is(decoded.code, row.code, seen);
     // The v1 error body is `{error: {code, message, status}}` (CONTRACT part 1): it has no `field` to compare.
-    if (row.path.startsWith('/api/v1/')) t.deepEqual(Object.keys(restError).sort(), ['code', 'message', 'status'], seen);
+    if (row.path.startsWith('/api/v1/'))
+      t.deepEqual(Object.keys(restError).sort(), ['code', 'message', 'status'], seen);
     else {
       t.is(restError.field, row.field, seen);
       t.deepEqual(restError.details, decoded.details, 'the same details through both doors');
@@ -289,7 +637,9 @@ for (const [i, row] of TABLE.entries()) {
 
 test('the table covers many routes and every kind of bad input', (t) => {
   t.true(TABLE.length >= 30);
-  const services = new Set(TABLE.map((r) => ALL_ROUTES.find((x) => x.method === r.method && x.path === r.path)?.service));
+  const services = new Set(
+    TABLE.map((r) => ALL_ROUTES.find((x) => x.method === r.method && x.path === r.path)?.service),
+  );
   t.true(services.size >= 10, [...services].join(', '));
   // Serial tests run first: by now every row has run, and many went through the typed door too.
   t.true(typedRows.length >= 20, `${typedRows.length} rows in the typed form`);

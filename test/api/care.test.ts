@@ -32,20 +32,27 @@ async function newService(orgId: string, providerId: string) {
 async function newOrg(externalId: string) {
   const p = client(svc.url, svc.platformKey);
   const org = (await p.post('/api/v2/organizations', { externalId, name: externalId })).body;
-  const key = (await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: externalId })).body.key as string;
+  const key = (
+    await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: externalId })
+  ).body.key as string;
   return { org, key };
 }
 
 const db = () => svc.service.deps.db;
-const audits = async (id: string) => (await db().query('SELECT action FROM audit_events WHERE resource_id = $1 ORDER BY seq', [id])).rows.map((r) => r.action);
-const graphVersion = async (orgId: string) => Number((await db().query('SELECT graph_version FROM organizations WHERE id = $1', [orgId])).rows[0].graph_version);
+const audits = async (id: string) =>
+  (await db().query('SELECT action FROM audit_events WHERE resource_id = $1 ORDER BY seq', [id])).rows.map(
+    (r) => r.action,
+  );
+const graphVersion = async (orgId: string) =>
+  Number((await db().query('SELECT graph_version FROM organizations WHERE id = $1', [orgId])).rows[0].graph_version);
 
 /** Inserts or reopens a manual-review entry as the resolution code does. */
 async function upsertReview(orgId: string, platformId: string, providerId: string, at: Date, reasons: unknown[]) {
   await db().query(
     `INSERT INTO manual_review_entries (organization_id, provider_id, platform_id, reasons, status, first_seen_at, last_seen_at) VALUES ($1,$2,$3,$4,'open',$5,$5)
      ON CONFLICT (organization_id, provider_id) DO UPDATE SET reasons = EXCLUDED.reasons, last_seen_at = EXCLUDED.last_seen_at, status = 'open', resolved_at = NULL`,
-    [orgId, providerId, platformId, JSON.stringify(reasons), at]);
+    [orgId, providerId, platformId, JSON.stringify(reasons), at],
+  );
 }
 
 // The clock never moves in this file, so every timestamp written equals svc.clock().
@@ -59,7 +66,9 @@ test.before(async () => {
   serviceA = await newService(orgA.id, providerA.id);
   serviceB = await newService(b.org.id, providerB.id);
 });
-test.after.always(async () => { await svc?.stop(); });
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 test('continuity: create answers the record; a repeat upserts lastSeenAt on the same id; listed by clientRef', async (t) => {
   // An organization of its own: other tests of this file change orgA's graph version concurrently.
@@ -67,13 +76,27 @@ test('continuity: create answers the record; a repeat upserts lastSeenAt on the 
   const provider = await newProvider(own.org.id, 'care-prov-c');
   const c = client(svc.url, own.key);
   const v0 = await graphVersion(own.org.id);
-  const r = await c.post('/api/v2/continuity', { providerId: provider.id, clientRef: 'client-upsert', lastSeenAt: '2026-01-05T10:00:00Z' });
+  const r = await c.post('/api/v2/continuity', {
+    providerId: provider.id,
+    clientRef: 'client-upsert',
+    lastSeenAt: '2026-01-05T10:00:00Z',
+  });
   t.is(r.status, 200);
   t.regex(r.body.id, /^cty_[0-9a-z]{26}$/);
-  t.deepEqual(r.body, { id: r.body.id, providerId: provider.id, clientRef: 'client-upsert', lastSeenAt: '2026-01-05T10:00:00.000Z', createdAt: svc.clock().toISOString() });
-  t.true(await graphVersion(own.org.id) > v0);
+  t.deepEqual(r.body, {
+    id: r.body.id,
+    providerId: provider.id,
+    clientRef: 'client-upsert',
+    lastSeenAt: '2026-01-05T10:00:00.000Z',
+    createdAt: svc.clock().toISOString(),
+  });
+  t.true((await graphVersion(own.org.id)) > v0);
 
-  const again = await c.post('/api/v2/continuity', { providerId: provider.id, clientRef: 'client-upsert', lastSeenAt: '2026-02-01T08:30:00+01:00' });
+  const again = await c.post('/api/v2/continuity', {
+    providerId: provider.id,
+    clientRef: 'client-upsert',
+    lastSeenAt: '2026-02-01T08:30:00+01:00',
+  });
   t.deepEqual(again.body, { ...r.body, lastSeenAt: '2026-02-01T07:30:00.000Z' });
   const v1 = await graphVersion(own.org.id);
   // Without lastSeenAt an existing record keeps its value; nothing changed, so no new graph version and no audit.
@@ -105,7 +128,10 @@ test('continuity validation and tenancy', async (t) => {
     t.is(r.body.error.code, code);
     if (field) t.is(r.body.error.field, field);
   }
-  t.deepEqual((await c.post('/api/v2/continuity', { providerId: providerA.id, clientRef: 'x'.repeat(200) })).status, 200);
+  t.deepEqual(
+    (await c.post('/api/v2/continuity', { providerId: providerA.id, clientRef: 'x'.repeat(200) })).status,
+    200,
+  );
   const noRef = await c.get('/api/v2/continuity');
   t.is(noRef.status, 400);
   t.is(noRef.body.error.field, 'clientRef');
@@ -116,16 +142,31 @@ test('waitlist lifecycle: create waiting, list, cancel (twice answers the same),
   const provider = await newProvider(org.id, 'wl-prov');
   const service = await newService(org.id, provider.id);
   const c = client(svc.url, key);
-  const body = { serviceId: service.id, customer: { name: 'Ana Pérez', email: 'ana@example.com' }, constraints: { languageCodes: { anyOf: ['ES'] } }, preferences: { dayParts: ['morning'] } };
+  const body = {
+    serviceId: service.id,
+    customer: { name: 'Ana Pérez', email: 'ana@example.com' },
+    constraints: { languageCodes: { anyOf: ['ES'] } },
+    preferences: { dayParts: ['morning'] },
+  };
   const r = await c.post('/api/v2/waitlist', body);
   t.is(r.status, 200);
   t.regex(r.body.id, /^wl_[0-9a-z]{26}$/);
   const at = svc.clock().toISOString();
   t.deepEqual(r.body, {
-    id: r.body.id, status: 'waiting', serviceId: service.id, customer: body.customer, constraints: { languageCodes: { anyOf: ['es'] } },
-    preferences: { dayParts: ['morning'] }, resolutionId: null, createdAt: at, updatedAt: at, cancelledAt: null,
+    id: r.body.id,
+    status: 'waiting',
+    serviceId: service.id,
+    customer: body.customer,
+    constraints: { languageCodes: { anyOf: ['es'] } },
+    preferences: { dayParts: ['morning'] },
+    resolutionId: null,
+    createdAt: at,
+    updatedAt: at,
+    cancelledAt: null,
   });
-  const second = (await c.post('/api/v2/waitlist', { serviceId: service.id, customer: { name: 'Bo', email: 'bo@example.com' } })).body;
+  const second = (
+    await c.post('/api/v2/waitlist', { serviceId: service.id, customer: { name: 'Bo', email: 'bo@example.com' } })
+  ).body;
   t.like(second, { constraints: null, preferences: null, status: 'waiting' });
   t.deepEqual((await c.get('/api/v2/waitlist')).body, { data: [r.body, second], hasMore: false, nextCursor: null });
 
@@ -134,12 +175,24 @@ test('waitlist lifecycle: create waiting, list, cancel (twice answers the same),
   t.deepEqual(cancelled.body, { ...r.body, status: 'cancelled', cancelledAt: at });
   t.deepEqual((await c.delete(`/api/v2/waitlist/${r.body.id}`)).body, cancelled.body);
   t.deepEqual(await audits(r.body.id), ['waitlist_entry.create', 'waitlist_entry.cancel']);
-  t.deepEqual((await c.get('/api/v2/waitlist?status=cancelled')).body.data.map((e: any) => e.id), [r.body.id]);
-  t.deepEqual((await c.get('/api/v2/waitlist?status=waiting')).body.data.map((e: any) => e.id), [second.id]);
+  t.deepEqual(
+    (await c.get('/api/v2/waitlist?status=cancelled')).body.data.map((e: any) => e.id),
+    [r.body.id],
+  );
+  t.deepEqual(
+    (await c.get('/api/v2/waitlist?status=waiting')).body.data.map((e: any) => e.id),
+    [second.id],
+  );
   const page1 = await c.get('/api/v2/waitlist?limit=1');
-  t.deepEqual(page1.body.data.map((e: any) => e.id), [r.body.id]);
+  t.deepEqual(
+    page1.body.data.map((e: any) => e.id),
+    [r.body.id],
+  );
   t.true(page1.body.hasMore);
-  t.deepEqual((await c.get(`/api/v2/waitlist?limit=1&cursor=${page1.body.nextCursor}`)).body.data.map((e: any) => e.id), [second.id]);
+  t.deepEqual(
+    (await c.get(`/api/v2/waitlist?limit=1&cursor=${page1.body.nextCursor}`)).body.data.map((e: any) => e.id),
+    [second.id],
+  );
   t.is((await c.get('/api/v2/waitlist?status=done')).status, 400);
 });
 
@@ -148,8 +201,18 @@ test('waitlist validation, unknown ids and tenancy', async (t) => {
   const customer = { name: 'C', email: 'c@example.com' };
   const cases: [unknown, number, string, string][] = [
     [{ customer }, 400, 'VALIDATION_ERROR', 'serviceId'],
-    [{ serviceId: serviceA.id, customer: { name: 'C', email: 'not-an-email' } }, 400, 'VALIDATION_ERROR', 'customer.email'],
-    [{ serviceId: serviceA.id, customer: { name: 'n'.repeat(201), email: 'c@example.com' } }, 400, 'VALIDATION_ERROR', 'customer.name'],
+    [
+      { serviceId: serviceA.id, customer: { name: 'C', email: 'not-an-email' } },
+      400,
+      'VALIDATION_ERROR',
+      'customer.email',
+    ],
+    [
+      { serviceId: serviceA.id, customer: { name: 'n'.repeat(201), email: 'c@example.com' } },
+      400,
+      'VALIDATION_ERROR',
+      'customer.name',
+    ],
     [{ serviceId: serviceA.id }, 400, 'VALIDATION_ERROR', 'customer'],
     [{ serviceId: 'svc_unknown', customer }, 404, 'SERVICE_NOT_FOUND', 'serviceId'],
     [{ serviceId: serviceB.id, customer }, 403, 'FORBIDDEN', 'serviceId'],
@@ -169,7 +232,10 @@ test('waitlist validation, unknown ids and tenancy', async (t) => {
   const missing = await c.delete('/api/v2/waitlist/wl_unknown');
   t.is(missing.status, 404);
   t.is(missing.body.error.code, 'WAITLIST_ENTRY_NOT_FOUND');
-  t.is((await c.get(`/api/v2/waitlist?status=waiting`)).body.data.find((e: any) => e.id === mine.id)?.status, 'waiting');
+  t.is(
+    (await c.get(`/api/v2/waitlist?status=waiting`)).body.data.find((e: any) => e.id === mine.id)?.status,
+    'waiting',
+  );
 });
 
 test('manual review: list open entries with displayName, resolve, reopen when unknown again', async (t) => {
@@ -178,40 +244,87 @@ test('manual review: list open entries with displayName, resolve, reopen when un
   const p2 = await newProvider(org.id, 'mr-2', 'Dr. Unknown Insurance');
   const c = client(svc.url, key);
   const seen = new Date('2026-01-10T12:00:00Z');
-  const licenseReason = { code: 'LICENSE_MISSING', field: 'licenseRegionCodes', detail: 'required ["us-ca"]; provider data missing' };
-  const insuranceReason = { code: 'INSURANCE_NOT_ACCEPTED', field: 'insurancePlanCodes', detail: 'required ["uhc"]; provider data missing' };
+  const licenseReason = {
+    code: 'LICENSE_MISSING',
+    field: 'licenseRegionCodes',
+    detail: 'required ["us-ca"]; provider data missing',
+  };
+  const insuranceReason = {
+    code: 'INSURANCE_NOT_ACCEPTED',
+    field: 'insurancePlanCodes',
+    detail: 'required ["uhc"]; provider data missing',
+  };
   await upsertReview(org.id, org.platformId, p1.id, seen, [licenseReason]);
   await upsertReview(org.id, org.platformId, p2.id, seen, [insuranceReason]);
 
   const list = await c.get('/api/v2/manual-review');
   t.is(list.status, 200);
   const sorted = [p1, p2].sort((a, b) => (a.id < b.id ? -1 : 1));
-  t.deepEqual(list.body.data.map((e: any) => e.providerId), sorted.map((p) => p.id));
-  t.deepEqual(list.body.data.find((e: any) => e.providerId === p1.id), {
-    providerId: p1.id, displayName: 'Dr. Unknown License', reasons: [licenseReason], firstSeenAt: seen.toISOString(), lastSeenAt: seen.toISOString(), status: 'open', resolvedAt: null,
-  });
+  t.deepEqual(
+    list.body.data.map((e: any) => e.providerId),
+    sorted.map((p) => p.id),
+  );
+  t.deepEqual(
+    list.body.data.find((e: any) => e.providerId === p1.id),
+    {
+      providerId: p1.id,
+      displayName: 'Dr. Unknown License',
+      reasons: [licenseReason],
+      firstSeenAt: seen.toISOString(),
+      lastSeenAt: seen.toISOString(),
+      status: 'open',
+      resolvedAt: null,
+    },
+  );
   const page1 = await c.get('/api/v2/manual-review?limit=1');
   t.true(page1.body.hasMore);
-  t.deepEqual((await c.get(`/api/v2/manual-review?limit=1&cursor=${page1.body.nextCursor}`)).body.data.map((e: any) => e.providerId), [sorted[1]!.id]);
+  t.deepEqual(
+    (await c.get(`/api/v2/manual-review?limit=1&cursor=${page1.body.nextCursor}`)).body.data.map(
+      (e: any) => e.providerId,
+    ),
+    [sorted[1]!.id],
+  );
 
   const resolved = await c.post(`/api/v2/manual-review/${p1.id}/resolve`);
   t.is(resolved.status, 200);
-  t.like(resolved.body, { providerId: p1.id, status: 'resolved', resolvedAt: svc.clock().toISOString(), firstSeenAt: seen.toISOString() });
-  t.deepEqual((await c.post(`/api/v2/manual-review/${p1.id}/resolve`)).body, resolved.body, 'resolving again answers the same entry');
-  t.deepEqual(await audits(p1.id).then((a) => a.filter((x) => x.startsWith('manual_review'))), ['manual_review.resolve']);
-  t.deepEqual((await c.get('/api/v2/manual-review')).body.data.map((e: any) => e.providerId), [p2.id]);
-  t.deepEqual((await c.get('/api/v2/manual-review?status=resolved')).body.data.map((e: any) => e.providerId), [p1.id]);
+  t.like(resolved.body, {
+    providerId: p1.id,
+    status: 'resolved',
+    resolvedAt: svc.clock().toISOString(),
+    firstSeenAt: seen.toISOString(),
+  });
+  t.deepEqual(
+    (await c.post(`/api/v2/manual-review/${p1.id}/resolve`)).body,
+    resolved.body,
+    'resolving again answers the same entry',
+  );
+  t.deepEqual(await audits(p1.id).then((a) => a.filter((x) => x.startsWith('manual_review'))), [
+    'manual_review.resolve',
+  ]);
+  t.deepEqual(
+    (await c.get('/api/v2/manual-review')).body.data.map((e: any) => e.providerId),
+    [p2.id],
+  );
+  t.deepEqual(
+    (await c.get('/api/v2/manual-review?status=resolved')).body.data.map((e: any) => e.providerId),
+    [p1.id],
+  );
 
   // A later resolution finds the provider unknown again: the entry reopens, first seen unchanged.
   const later = new Date('2026-01-11T12:00:00Z');
   await upsertReview(org.id, org.platformId, p1.id, later, [licenseReason]);
   const reopened = (await c.get('/api/v2/manual-review')).body.data.find((e: any) => e.providerId === p1.id);
-  t.like(reopened, { status: 'open', resolvedAt: null, firstSeenAt: seen.toISOString(), lastSeenAt: later.toISOString() });
+  t.like(reopened, {
+    status: 'open',
+    resolvedAt: null,
+    firstSeenAt: seen.toISOString(),
+    lastSeenAt: later.toISOString(),
+  });
   t.deepEqual((await c.get('/api/v2/manual-review?status=resolved')).body.data, []);
   t.is((await c.get('/api/v2/manual-review?status=closed')).status, 400);
 });
 
-test('manual review: 404 PROVIDER_NOT_FOUND without an entry or provider, 403 for another organization\'s provider', async (t) => {
+test("manual review: 404 PROVIDER_NOT_FOUND without an entry or provider, 403 for another organization's provider", async (t) => {
   const c = client(svc.url, keyA);
   const noEntry = await c.post(`/api/v2/manual-review/${providerA.id}/resolve`);
   t.is(noEntry.status, 404);
@@ -219,10 +332,20 @@ test('manual review: 404 PROVIDER_NOT_FOUND without an entry or provider, 403 fo
   const unknown = await c.post('/api/v2/manual-review/prv_unknown/resolve');
   t.is(unknown.status, 404);
   t.is(unknown.body.error.code, 'PROVIDER_NOT_FOUND');
-  await upsertReview((await db().query('SELECT organization_id FROM providers WHERE id = $1', [providerB.id])).rows[0].organization_id, orgA.platformId, providerB.id, new Date(), [{ code: 'LICENSE_MISSING', field: 'licenseRegionCodes', detail: 'x' }]);
+  await upsertReview(
+    (await db().query('SELECT organization_id FROM providers WHERE id = $1', [providerB.id])).rows[0].organization_id,
+    orgA.platformId,
+    providerB.id,
+    new Date(),
+    [{ code: 'LICENSE_MISSING', field: 'licenseRegionCodes', detail: 'x' }],
+  );
   const foreign = await c.post(`/api/v2/manual-review/${providerB.id}/resolve`);
   t.is(foreign.status, 403);
   t.is(foreign.body.error.code, 'FORBIDDEN');
   t.false((await c.get('/api/v2/manual-review')).body.data.some((e: any) => e.providerId === providerB.id));
-  t.true((await client(svc.url, keyB).get('/api/v2/manual-review')).body.data.some((e: any) => e.providerId === providerB.id));
+  t.true(
+    (await client(svc.url, keyB).get('/api/v2/manual-review')).body.data.some(
+      (e: any) => e.providerId === providerB.id,
+    ),
+  );
 });

@@ -8,8 +8,12 @@ import { client } from '../helpers/http.js';
 let svc: TestService;
 // Monday 2 March 2026, 07:00 in New York.
 const clock = createTestClock('2026-03-02T12:00:00Z');
-test.before(async () => { svc = await startTestService({ clock }); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService({ clock });
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 type Org = Awaited<ReturnType<typeof newOrganization>>;
 const idem = () => ({ 'idempotency-key': randomUUID() });
@@ -26,35 +30,65 @@ async function orgWithProvider(name: string) {
 
 /** Makes one resolution and answers its id. */
 async function resolve(o: Org, serviceId: string): Promise<string> {
-  const r = await o.api.post('/api/v2/resolutions', { serviceId, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 1 }, idem());
+  const r = await o.api.post(
+    '/api/v2/resolutions',
+    { serviceId, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 1 },
+    idem(),
+  );
   if (r.status !== 200) throw new Error(JSON.stringify(r.body));
   return r.body.resolutionId;
 }
 
-const keyIdOf = async (orgId: string) => (await db().query('SELECT id FROM api_keys WHERE organization_id = $1', [orgId])).rows[0].id as string;
+const keyIdOf = async (orgId: string) =>
+  (await db().query('SELECT id FROM api_keys WHERE organization_id = $1', [orgId])).rows[0].id as string;
 
 test('GET /api/v2/caller: platform key with and without Service-Organization-Id, organization key, and refusals', async (t) => {
   const o = await newOrganization(svc, uniq('caller'));
-  const platformRow = (await db().query(`SELECT k.id, k.platform_id, p.default_organization_id FROM api_keys k JOIN platforms p ON p.id = k.platform_id WHERE k.type LIKE 'platform_%' ORDER BY k.created_at LIMIT 1`)).rows[0];
+  const platformRow = (
+    await db().query(
+      `SELECT k.id, k.platform_id, p.default_organization_id FROM api_keys k JOIN platforms p ON p.id = k.platform_id WHERE k.type LIKE 'platform_%' ORDER BY k.created_at LIMIT 1`,
+    )
+  ).rows[0];
 
   const bare = await platform().get('/api/v2/caller');
   t.is(bare.status, 200, JSON.stringify(bare.body));
   t.deepEqual(bare.body, {
-    keyId: platformRow.id, keyType: 'platform_test', mode: 'test', platformId: platformRow.platform_id,
-    organizationId: null, defaultOrganizationId: platformRow.default_organization_id, organization: null,
+    keyId: platformRow.id,
+    keyType: 'platform_test',
+    mode: 'test',
+    platformId: platformRow.platform_id,
+    organizationId: null,
+    defaultOrganizationId: platformRow.default_organization_id,
+    organization: null,
   });
   t.truthy(bare.headers.get('ratelimit-limit'));
 
   const inOrg = await o.platform.get('/api/v2/caller');
   t.is(inOrg.status, 200);
-  t.like(inOrg.body, { keyId: platformRow.id, keyType: 'platform_test', organizationId: o.org.id, defaultOrganizationId: platformRow.default_organization_id });
-  t.deepEqual(inOrg.body.organization, { id: o.org.id, name: o.org.name, externalId: o.org.externalId, settings: o.org.settings, providerGraphVersion: 0 });
+  t.like(inOrg.body, {
+    keyId: platformRow.id,
+    keyType: 'platform_test',
+    organizationId: o.org.id,
+    defaultOrganizationId: platformRow.default_organization_id,
+  });
+  t.deepEqual(inOrg.body.organization, {
+    id: o.org.id,
+    name: o.org.name,
+    externalId: o.org.externalId,
+    settings: o.org.settings,
+    providerGraphVersion: 0,
+  });
 
   const orgKey = await o.api.get('/api/v2/caller');
   t.is(orgKey.status, 200);
   t.deepEqual(orgKey.body, {
-    keyId: await keyIdOf(o.org.id), keyType: 'organization_live', mode: 'live', platformId: o.org.platformId,
-    organizationId: o.org.id, defaultOrganizationId: null, organization: inOrg.body.organization,
+    keyId: await keyIdOf(o.org.id),
+    keyType: 'organization_live',
+    mode: 'live',
+    platformId: o.org.platformId,
+    organizationId: o.org.id,
+    defaultOrganizationId: null,
+    organization: inOrg.body.organization,
   });
 
   // The usual refusals: no key, an organization key with the header, an organization of no platform of this key.
@@ -69,22 +103,46 @@ test('GET /api/v2/organizations/:id/overview: counts follow what the organizatio
   const o = await newOrganization(svc, uniq('overview'));
   const empty = await o.api.get(`/api/v2/organizations/${o.org.id}/overview`);
   t.is(empty.status, 200, JSON.stringify(empty.body));
-  t.like(empty.body, { organization: { id: o.org.id, name: o.org.name, providerGraphVersion: 0, settings: { plan: 'free' } }, generatedAt: clock().toISOString() });
+  t.like(empty.body, {
+    organization: { id: o.org.id, name: o.org.name, providerGraphVersion: 0, settings: { plan: 'free' } },
+    generatedAt: clock().toISOString(),
+  });
   t.like(empty.body.counts, {
-    providers: { active: 0, total: 0 }, services: 0, resolutionsLast24h: 0, activeHolds: 0, manualReviewOpen: 0,
+    providers: { active: 0, total: 0 },
+    services: 0,
+    resolutionsLast24h: 0,
+    activeHolds: 0,
+    manualReviewOpen: 0,
     bookings: { pending: 0, confirmed: 0, cancelled: 0, completed: 0, rescheduled: 0 },
     webhookDeliveries: { pending: 0, delivered: 0, failed: 0, dead_lettered: 0, suppressed: 0 },
   });
 
   const p = await providerWithService(o, { externalId: 'p1', languageCodes: ['en'] });
   await o.platform.post('/api/v2/providers', { externalId: 'p2', displayName: 'Dr. Two', status: 'inactive' });
-  const res = (await o.api.post('/api/v2/resolutions', { serviceId: p.service.id, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 2 }, idem())).body;
+  const res = (
+    await o.api.post(
+      '/api/v2/resolutions',
+      { serviceId: p.service.id, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 2 },
+      idem(),
+    )
+  ).body;
   await resolve(o, p.service.id);
   const [a] = res.options;
-  const hold = (await o.api.post(`/api/v2/resolutions/${res.resolutionId}/options/${a.optionId}/hold`, { ttlSeconds: 120 })).body;
+  const hold = (
+    await o.api.post(`/api/v2/resolutions/${res.resolutionId}/options/${a.optionId}/hold`, { ttlSeconds: 120 })
+  ).body;
   t.truthy(hold.holdId, JSON.stringify(hold));
-  const slot = (await o.api.get(`/api/v1/slots?providerId=${p.provider.id}&eventTypeId=${p.service.id}&date=2026-03-04`)).body.slots.find((s: any) => s.available);
-  const v1 = (await o.api.post('/api/v1/bookings', { providerId: p.provider.id, serviceId: p.service.id, slotId: slot.id, attendee: { name: 'Pat', email: 'pat@example.com', timezone: 'America/New_York' } })).body;
+  const slot = (
+    await o.api.get(`/api/v1/slots?providerId=${p.provider.id}&eventTypeId=${p.service.id}&date=2026-03-04`)
+  ).body.slots.find((s: any) => s.available);
+  const v1 = (
+    await o.api.post('/api/v1/bookings', {
+      providerId: p.provider.id,
+      serviceId: p.service.id,
+      slotId: slot.id,
+      attendee: { name: 'Pat', email: 'pat@example.com', timezone: 'America/New_York' },
+    })
+  ).body;
   t.truthy(v1.data?.id, JSON.stringify(v1));
 
   const after = (await o.platform.get(`/api/v2/organizations/${o.org.id}/overview`)).body;
@@ -92,12 +150,16 @@ test('GET /api/v2/organizations/:id/overview: counts follow what the organizatio
   t.is(after.organization.providerGraphVersion, graph);
   t.true(graph > 0);
   t.like(after.counts, {
-    providers: { active: 1, total: 2 }, services: 1, resolutionsLast24h: 2, activeHolds: 1,
+    providers: { active: 1, total: 2 },
+    services: 1,
+    resolutionsLast24h: 2,
+    activeHolds: 1,
     bookings: { pending: 1, confirmed: 0, cancelled: 0, completed: 0, rescheduled: 0 },
   });
   // Audit events of this organization only, as the audit log lists them.
   await svc.service.audit.flush();
-  const audit = (await db().query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [o.org.id])).rows[0].n;
+  const audit = (await db().query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [o.org.id]))
+    .rows[0].n;
   t.is((await o.api.get(`/api/v2/organizations/${o.org.id}/overview`)).body.counts.auditEvents, audit);
   t.true(audit > 0);
 
@@ -112,7 +174,7 @@ test('GET /api/v2/organizations/:id/overview: counts follow what the organizatio
   t.is(missing.body.error.code, 'ORGANIZATION_NOT_FOUND');
 });
 
-test.serial('GET /api/v2/resolutions: newest first, paged by cursor, only the caller\'s organization', async (t) => {
+test.serial("GET /api/v2/resolutions: newest first, paged by cursor, only the caller's organization", async (t) => {
   const { o, p } = await orgWithProvider('list');
   const { o: other, p: otherP } = await orgWithProvider('list-other');
   const foreignId = await resolve(other, otherP.service.id);
@@ -142,67 +204,126 @@ test.serial('GET /api/v2/resolutions: newest first, paged by cursor, only the ca
   t.deepEqual(seen.map((r) => r.id).sort(), [...ids].sort());
   t.false(seen.some((r) => r.id === foreignId));
   const times = seen.map((r) => Date.parse(r.createdAt));
-  t.deepEqual(times, [...times].sort((x, y) => y - x), 'newest first');
-  t.deepEqual(seen.slice(-3).map((r) => r.id), [ids[2], ids[1], ids[0]]);
+  t.deepEqual(
+    times,
+    [...times].sort((x, y) => y - x),
+    'newest first',
+  );
+  t.deepEqual(
+    seen.slice(-3).map((r) => r.id),
+    [ids[2], ids[1], ids[0]],
+  );
 
   // The row as the ledger keeps it: the booking appears once the resolution is confirmed.
   const row = seen.find((r) => r.id === ids[0])!;
-  t.deepEqual(Object.keys(row).sort(), ['bookingId', 'createdAt', 'evaluatedSlots', 'expiresAt', 'graphVersion', 'id', 'optionsReturned', 'policyId', 'policyVersion', 'providersScanned', 'requestId', 'serviceSlug', 'status'].sort());
+  t.deepEqual(
+    Object.keys(row).sort(),
+    [
+      'bookingId',
+      'createdAt',
+      'evaluatedSlots',
+      'expiresAt',
+      'graphVersion',
+      'id',
+      'optionsReturned',
+      'policyId',
+      'policyVersion',
+      'providersScanned',
+      'requestId',
+      'serviceSlug',
+      'status',
+    ].sort(),
+  );
   t.like(row, { status: 'resolved', bookingId: null, serviceSlug: 'intake-session', createdAt: start });
   t.true(row.optionsReturned >= 1 && row.providersScanned >= 1 && row.evaluatedSlots >= 1);
   t.is(Date.parse(row.expiresAt) - Date.parse(row.createdAt), 300_000);
 
   // The other organization sees only its own; a platform key with the header sees the named organization's.
-  t.deepEqual((await other.api.get('/api/v2/resolutions')).body.data.map((r: any) => r.id), [foreignId]);
+  t.deepEqual(
+    (await other.api.get('/api/v2/resolutions')).body.data.map((r: any) => r.id),
+    [foreignId],
+  );
   t.is((await o.platform.get('/api/v2/resolutions?limit=100')).body.data.length, 5);
   const defaultList = await o.api.get('/api/v2/resolutions');
   t.is(defaultList.body.data.length, 5, 'default limit 20 holds them all');
   t.false(defaultList.body.hasMore);
 
-  for (const q of ['limit=0', 'limit=101', 'limit=abc', 'cursor=bm9wZQ', `cursor=${Buffer.from('x|y').toString('base64url')}`]) {
+  for (const q of [
+    'limit=0',
+    'limit=101',
+    'limit=abc',
+    'cursor=bm9wZQ',
+    `cursor=${Buffer.from('x|y').toString('base64url')}`,
+  ]) {
     const bad = await o.api.get(`/api/v2/resolutions?${q}`);
     t.is(bad.status, 400, q);
     t.is(bad.body.error.code, 'VALIDATION_ERROR', q);
   }
 });
 
-test.serial('GET /api/v2/audit-events/verification: intact, then broken after an event is edited in SQL; bounded by limit', async (t) => {
-  const o = await newOrganization(svc, uniq('verify'));
-  await o.platform.patch(`/api/v2/organizations/${o.org.id}`, { name: 'Renamed once' });
-  await o.platform.patch(`/api/v2/organizations/${o.org.id}`, { name: 'Renamed twice' });
-  await svc.service.audit.flush();
-  const links = (await db().query('SELECT event_id, position FROM audit_chain WHERE organization_id = $1 ORDER BY position', [o.org.id])).rows;
-  t.true(links.length >= 4, String(links.length));
+test.serial(
+  'GET /api/v2/audit-events/verification: intact, then broken after an event is edited in SQL; bounded by limit',
+  async (t) => {
+    const o = await newOrganization(svc, uniq('verify'));
+    await o.platform.patch(`/api/v2/organizations/${o.org.id}`, { name: 'Renamed once' });
+    await o.platform.patch(`/api/v2/organizations/${o.org.id}`, { name: 'Renamed twice' });
+    await svc.service.audit.flush();
+    const links = (
+      await db().query('SELECT event_id, position FROM audit_chain WHERE organization_id = $1 ORDER BY position', [
+        o.org.id,
+      ])
+    ).rows;
+    t.true(links.length >= 4, String(links.length));
 
-  const ok = await o.api.get('/api/v2/audit-events/verification');
-  t.is(ok.status, 200, JSON.stringify(ok.body));
-  t.deepEqual(ok.body, { status: 'intact', checked: links.length, linked: links.length, pending: 0, breaks: [], fromPosition: 1, toPosition: links.length, complete: true, verifiedAt: clock().toISOString() });
-  const window = (await o.api.get('/api/v2/audit-events/verification?limit=2')).body;
-  t.like(window, { status: 'intact', linked: 2, fromPosition: links.length - 1, toPosition: links.length, complete: false });
-  for (const q of ['limit=0', 'limit=50001', 'limit=x']) t.is((await o.api.get(`/api/v2/audit-events/verification?${q}`)).status, 400, q);
+    const ok = await o.api.get('/api/v2/audit-events/verification');
+    t.is(ok.status, 200, JSON.stringify(ok.body));
+    t.deepEqual(ok.body, {
+      status: 'intact',
+      checked: links.length,
+      linked: links.length,
+      pending: 0,
+      breaks: [],
+      fromPosition: 1,
+      toPosition: links.length,
+      complete: true,
+      verifiedAt: clock().toISOString(),
+    });
+    const window = (await o.api.get('/api/v2/audit-events/verification?limit=2')).body;
+    t.like(window, {
+      status: 'intact',
+      linked: 2,
+      fromPosition: links.length - 1,
+      toPosition: links.length,
+      complete: false,
+    });
+    for (const q of ['limit=0', 'limit=50001', 'limit=x'])
+      t.is((await o.api.get(`/api/v2/audit-events/verification?${q}`)).status, 400, q);
 
-  // Tamper with the second event for real (the API reads on its own connections), then put it back.
-  const target = links[1]!.event_id as string;
-  const original = (await db().query('SELECT action FROM audit_events WHERE id = $1', [target])).rows[0].action as string;
-  const setAction = (action: string) => db().transaction(async (tx) => {
-    await tx.query('ALTER TABLE audit_events DISABLE TRIGGER audit_events_no_update');
-    await tx.query('UPDATE audit_events SET action = $2 WHERE id = $1', [target, action]);
-    await tx.query('ALTER TABLE audit_events ENABLE TRIGGER audit_events_no_update');
-  });
-  await setAction('organization.delete');
-  try {
-    const broken = (await o.api.get('/api/v2/audit-events/verification')).body;
-    t.like(broken, { status: 'broken', linked: links.length });
-    t.deepEqual(broken.breaks, [{ eventId: target, reason: 'hash does not match the content' }]);
-    // A window that leaves the edited event out does not see it; another organization's chain is not affected.
-    t.is((await o.api.get('/api/v2/audit-events/verification?limit=1')).body.status, 'intact');
-    const other = await newOrganization(svc, uniq('verify-other'));
-    t.is((await other.api.get('/api/v2/audit-events/verification')).body.status, 'intact');
-  } finally {
-    await setAction(original);
-  }
-  t.is((await o.api.get('/api/v2/audit-events/verification')).body.status, 'intact');
-});
+    // Tamper with the second event for real (the API reads on its own connections), then put it back.
+    const target = links[1]!.event_id as string;
+    const original = (await db().query('SELECT action FROM audit_events WHERE id = $1', [target])).rows[0]
+      .action as string;
+    const setAction = (action: string) =>
+      db().transaction(async (tx) => {
+        await tx.query('ALTER TABLE audit_events DISABLE TRIGGER audit_events_no_update');
+        await tx.query('UPDATE audit_events SET action = $2 WHERE id = $1', [target, action]);
+        await tx.query('ALTER TABLE audit_events ENABLE TRIGGER audit_events_no_update');
+      });
+    await setAction('organization.delete');
+    try {
+      const broken = (await o.api.get('/api/v2/audit-events/verification')).body;
+      t.like(broken, { status: 'broken', linked: links.length });
+      t.deepEqual(broken.breaks, [{ eventId: target, reason: 'hash does not match the content' }]);
+      // A window that leaves the edited event out does not see it; another organization's chain is not affected.
+      t.is((await o.api.get('/api/v2/audit-events/verification?limit=1')).body.status, 'intact');
+      const other = await newOrganization(svc, uniq('verify-other'));
+      t.is((await other.api.get('/api/v2/audit-events/verification')).body.status, 'intact');
+    } finally {
+      await setAction(original);
+    }
+    t.is((await o.api.get('/api/v2/audit-events/verification')).body.status, 'intact');
+  },
+);
 
 test('the new routes are in openapi.json and capabilities.json', async (t) => {
   const spec = (await client(svc.url).get('/openapi.json')).body;
@@ -216,7 +337,15 @@ test('the new routes are in openapi.json and capabilities.json', async (t) => {
   t.truthy(stream.responses['200'].content['text/event-stream']['x-sse-events'].actor.properties.revision);
   t.truthy(stream.responses['403']);
   const caps = (await client(svc.url).get('/capabilities.json')).body;
-  for (const path of ['/api/v2/caller', '/api/v2/organizations/:id/overview', '/api/v2/audit-events/verification', '/api/v2/inspector/actors/:kind/:id/stream']) {
-    t.truthy(caps.endpoints.find((e: any) => e.path === path), path);
+  for (const path of [
+    '/api/v2/caller',
+    '/api/v2/organizations/:id/overview',
+    '/api/v2/audit-events/verification',
+    '/api/v2/inspector/actors/:kind/:id/stream',
+  ]) {
+    t.truthy(
+      caps.endpoints.find((e: any) => e.path === path),
+      path,
+    );
   }
 });

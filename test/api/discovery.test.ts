@@ -5,8 +5,12 @@ import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { ERROR_CATALOGUE } from '../../src/errors/error-catalogue.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 test('openapi.json is OpenAPI 3.1 and describes every route, its body and its error codes, without a key', async (t) => {
   const r = await request(svc.url, 'GET', '/openapi.json');

@@ -36,11 +36,21 @@ type Check = (v: unknown) => string | undefined;
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const str: Check = (v) => (typeof v === 'string' && v.length > 0 ? undefined : `not a string: ${JSON.stringify(v)}`);
-const id = (prefix: string): Check => (v) => (typeof v === 'string' && v.startsWith(prefix) ? undefined : `not a ${prefix} id: ${JSON.stringify(v)}`);
-const iso: Check = (v) => (typeof v === 'string' && ISO.test(v) ? undefined : `not an ISO instant: ${JSON.stringify(v)}`);
+const id =
+  (prefix: string): Check =>
+  (v) =>
+    typeof v === 'string' && v.startsWith(prefix) ? undefined : `not a ${prefix} id: ${JSON.stringify(v)}`;
+const iso: Check = (v) =>
+  typeof v === 'string' && ISO.test(v) ? undefined : `not an ISO instant: ${JSON.stringify(v)}`;
 const int: Check = (v) => (Number.isInteger(v) && (v as number) >= 0 ? undefined : `not a count: ${JSON.stringify(v)}`);
-const oneOf = (...values: unknown[]): Check => (v) => (values.includes(v) ? undefined : `not one of ${values.join('|')}: ${JSON.stringify(v)}`);
-const nullable = (c: Check): Check => (v) => (v === null ? undefined : c(v));
+const oneOf =
+  (...values: unknown[]): Check =>
+  (v) =>
+    values.includes(v) ? undefined : `not one of ${values.join('|')}: ${JSON.stringify(v)}`;
+const nullable =
+  (c: Check): Check =>
+  (v) =>
+    v === null ? undefined : c(v);
 const slot: Check = (v) => {
   if (typeof v !== 'object' || v === null) return 'slot is not an object';
   const s = v as Record<string, unknown>;
@@ -50,8 +60,11 @@ const slot: Check = (v) => {
 const summary: Check = (v) => {
   if (typeof v !== 'object' || v === null) return 'summary is not an object';
   const s = v as Record<string, unknown>;
-  if (Object.keys(s).sort().join() !== 'created,deactivated,invalid,received,unchanged,updated') return `summary keys ${Object.keys(s)}`;
-  return Object.values(s).map(int).find((e) => e !== undefined);
+  if (Object.keys(s).sort().join() !== 'created,deactivated,invalid,received,unchanged,updated')
+    return `summary keys ${Object.keys(s)}`;
+  return Object.values(s)
+    .map(int)
+    .find((e) => e !== undefined);
 };
 
 /** Per type: the keys every event has, and those present only where they apply (CONTRACT part 6). */
@@ -61,7 +74,14 @@ interface Shape {
 }
 
 const booking = (status: Check, extra: Record<string, Check> = {}, optional: Record<string, Check> = {}): Shape => ({
-  required: { bookingId: id('bkg_'), resolutionId: nullable(id('res_')), providerId: id('prv_'), slot, status, ...extra },
+  required: {
+    bookingId: id('bkg_'),
+    resolutionId: nullable(id('res_')),
+    providerId: id('prv_'),
+    slot,
+    status,
+    ...extra,
+  },
   optional: { rescheduledFrom: id('bkg_'), ...optional },
 });
 const resolution = (status: Check, extra: Record<string, Check> = {}): Shape => ({
@@ -77,8 +97,18 @@ const SHAPES: Record<string, Shape> = {
   'resolution.resolved': resolution(oneOf('resolved')),
   'resolution.zero_results': resolution(oneOf('zero_results')),
   'resolution.partial': resolution(oneOf('resolved', 'zero_results'), { unknownProviders: int }),
-  'option.held': { required: { resolutionId: id('res_'), optionId: str, holdId: id('hld_'), expiresAt: iso, reason: oneOf('held') } },
-  'option.released': { required: { resolutionId: id('res_'), optionId: str, holdId: id('hld_'), releasedAt: iso, reason: oneOf('released', 'expired') } },
+  'option.held': {
+    required: { resolutionId: id('res_'), optionId: str, holdId: id('hld_'), expiresAt: iso, reason: oneOf('held') },
+  },
+  'option.released': {
+    required: {
+      resolutionId: id('res_'),
+      optionId: str,
+      holdId: id('hld_'),
+      releasedAt: iso,
+      reason: oneOf('released', 'expired'),
+    },
+  },
   'booking.confirmed': booking(oneOf('confirmed')),
   'booking.cancelled': booking(oneOf('cancelled'), { cancelledAt: iso, reason: nullable(str) }),
   'booking.rescheduled': booking(oneOf('rescheduled'), { rescheduledTo: id('bkg_') }),
@@ -92,7 +122,9 @@ const customer = { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America
 const attendee = customer;
 
 async function eventsOf(orgId: string) {
-  return (await svc.service.deps.db.query('SELECT type, data FROM events WHERE organization_id = $1 ORDER BY id', [orgId])).rows as { type: string; data: Record<string, unknown> }[];
+  return (
+    await svc.service.deps.db.query('SELECT type, data FROM events WHERE organization_id = $1 ORDER BY id', [orgId])
+  ).rows as { type: string; data: Record<string, unknown> }[];
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
@@ -112,62 +144,102 @@ test.serial('every event type is emitted where SPEC part 6 says, with exactly it
   t.is((await o.api.patch(`/api/v2/providers/${ana.provider.id}`, { bio: 'Bilingual therapist' })).status, 200);
 
   // provider_import.completed.
-  const imp = await o.platform.post('/api/v2/provider-imports', { providers: [{ externalId: 'imp-1', displayName: 'Dr. Imp' }] });
+  const imp = await o.platform.post('/api/v2/provider-imports', {
+    providers: [{ externalId: 'imp-1', displayName: 'Dr. Imp' }],
+  });
   t.is(imp.status, 202, JSON.stringify(imp.body));
-  await until('the import', async () => ((await o.api.get(`/api/v2/provider-imports/${imp.body.importId}`)).body.status === 'completed' ? true : undefined));
+  await until('the import', async () =>
+    (await o.api.get(`/api/v2/provider-imports/${imp.body.importId}`)).body.status === 'completed' ? true : undefined,
+  );
 
   // resolution.resolved with resolution.partial (ben has no languages: unknown), then resolution.zero_results.
   const resolve = (constraints: Record<string, unknown>, serviceId = ana.service.id) =>
-    o.api.post('/api/v2/resolutions', { serviceId, constraints, dateRange: { from: '2026-03-02', to: '2026-03-05' } }, idem());
+    o.api.post(
+      '/api/v2/resolutions',
+      { serviceId, constraints, dateRange: { from: '2026-03-02', to: '2026-03-05' } },
+      idem(),
+    );
   const r = (await resolve({ languageCodes: { anyOf: ['es'] } })).body;
   t.is(r.status, 'resolved', JSON.stringify(r));
-  t.is((await resolve({ languageCodes: { anyOf: ['de'] }, insurancePlanCodes: { anyOf: ['aetna'] } })).body.status, 'zero_results');
+  t.is(
+    (await resolve({ languageCodes: { anyOf: ['de'] }, insurancePlanCodes: { anyOf: ['aetna'] } })).body.status,
+    'zero_results',
+  );
 
   // option.held, option.released (released), booking.confirmed (v2, with its resolution).
   const base = `/api/v2/resolutions/${r.resolutionId}/options`;
   t.is((await o.api.post(`${base}/${r.options[1].optionId}/hold`)).status, 200);
   t.is((await o.api.delete(`${base}/${r.options[1].optionId}/hold`)).status, 200);
-  const confirmed = await o.api.post(`/api/v2/resolutions/${r.resolutionId}/confirm`, { optionId: r.options[0].optionId, customer }, idem());
+  const confirmed = await o.api.post(
+    `/api/v2/resolutions/${r.resolutionId}/confirm`,
+    { optionId: r.options[0].optionId, customer },
+    idem(),
+  );
   t.is(confirmed.status, 200, JSON.stringify(confirmed.body));
 
   // v1: a booking confirmed by its link (no resolution), rescheduled; the new one confirmed and cancelled with a
   // reason; another cancelled without one.
   const slotId = async (date: string, time: string) => {
-    const s = (await o.api.get(`/api/v1/slots?providerId=${ben.provider.id}&eventTypeId=${ben.service.id}&date=${date}`)).body.slots.find((x: any) => x.time === time);
+    const s = (
+      await o.api.get(`/api/v1/slots?providerId=${ben.provider.id}&eventTypeId=${ben.service.id}&date=${date}`)
+    ).body.slots.find((x: any) => x.time === time);
     return s.id as string;
   };
   const createV1 = async (date: string, time: string) => {
-    const made = await o.api.post('/api/v1/bookings', { providerId: ben.provider.id, serviceId: ben.service.id, slotId: await slotId(date, time), attendee });
+    const made = await o.api.post('/api/v1/bookings', {
+      providerId: ben.provider.id,
+      serviceId: ben.service.id,
+      slotId: await slotId(date, time),
+      attendee,
+    });
     t.is(made.status, 200, JSON.stringify(made.body));
     return made.body.data as { id: string; tokenToConfirm: string };
   };
   const confirmLink = async (bookingId: string, token: string) =>
-    t.is((await request(svc.url, 'GET', `/api/v1/bookings/${bookingId}/confirm?token=${encodeURIComponent(token)}`, { headers: { accept: 'application/json' } })).status, 200);
+    t.is(
+      (
+        await request(svc.url, 'GET', `/api/v1/bookings/${bookingId}/confirm?token=${encodeURIComponent(token)}`, {
+          headers: { accept: 'application/json' },
+        })
+      ).status,
+      200,
+    );
   const first = await createV1('2026-03-04', '09:00');
   await confirmLink(first.id, first.tokenToConfirm);
   const moved = await o.api.post(`/api/v1/bookings/${first.id}/reschedule`, { date: '2026-03-04', time: '14:00' });
   t.is(moved.status, 200, JSON.stringify(moved.body));
   const movedId = moved.body.data.id as string;
-  const token = new URL((await o.api.get(`/api/v1/bookings/${movedId}`)).body.confirmationUrl).searchParams.get('token')!;
+  const token = new URL((await o.api.get(`/api/v1/bookings/${movedId}`)).body.confirmationUrl).searchParams.get(
+    'token',
+  )!;
   await confirmLink(movedId, token);
   t.is((await o.api.post(`/api/v1/bookings/${movedId}/cancel`, { reason: 'feeling better' })).status, 200);
   const other = await createV1('2026-03-05', '10:00');
   t.is((await o.api.post(`/api/v1/bookings/${other.id}/cancel`, {})).status, 200);
 
   // calendar.connection_degraded and calendar.reconnect_required, seen by a resolution of their own session type.
-  const feed = (path: string) => ({ title: 'Feed Session', schedule: { externalCalendar: { type: 'ics', url: `${feedBase}${path}` } } });
+  const feed = (path: string) => ({
+    title: 'Feed Session',
+    schedule: { externalCalendar: { type: 'ics', url: `${feedBase}${path}` } },
+  });
   const failing = await providerWithService(o, { externalId: 'feed-fail' }, feed(`/fail-${randomUUID()}.ics`));
   await providerWithService(o, { externalId: 'feed-revoked' }, feed(`/revoked-${randomUUID()}.ics`));
   t.is((await resolve({}, failing.service.id)).status, 200);
 
   // option.released (expired) by the hold's durable timer, then booking.completed by the booking's.
   const r2 = (await resolve({}, ana.service.id)).body;
-  const shortHold = (await o.api.post(`/api/v2/resolutions/${r2.resolutionId}/options/${r2.options[0].optionId}/hold`, { ttlSeconds: 1 })).body;
+  const shortHold = (
+    await o.api.post(`/api/v2/resolutions/${r2.resolutionId}/options/${r2.options[0].optionId}/hold`, { ttlSeconds: 1 })
+  ).body;
   clock.advance(2_000);
   const all = async () => eventsOf(o.org.id);
-  await until('the hold expiry', async () => ((await all()).some((e) => e.type === 'option.released' && e.data.holdId === shortHold.holdId) ? true : undefined));
+  await until('the hold expiry', async () =>
+    (await all()).some((e) => e.type === 'option.released' && e.data.holdId === shortHold.holdId) ? true : undefined,
+  );
   clock.set(new Date(Date.parse(confirmed.body.slot.end) + 1000));
-  await until('the completion', async () => ((await all()).some((e) => e.type === 'booking.completed') ? true : undefined));
+  await until('the completion', async () =>
+    (await all()).some((e) => e.type === 'booking.completed') ? true : undefined,
+  );
 
   const events = await all();
   const byType = new Map<string, Record<string, unknown>[]>();
@@ -191,21 +263,57 @@ test.serial('every event type is emitted where SPEC part 6 says, with exactly it
   t.deepEqual(problems, []);
 
   // Values where they apply (CONTRACT parts 5 and 6).
-  const one = (type: string, pick: (d: Record<string, unknown>) => boolean = () => true) => byType.get(type)?.find(pick);
+  const one = (type: string, pick: (d: Record<string, unknown>) => boolean = () => true) =>
+    byType.get(type)?.find(pick);
   t.like(one('resolution.partial'), { resolutionId: r.resolutionId, status: 'resolved', unknownProviders: 1 });
-  t.like(one('resolution.resolved', (d) => d.resolutionId === r.resolutionId), { optionsReturned: r.options.length, requestId: r.requestId });
-  t.like(one('booking.confirmed', (d) => d.bookingId === confirmed.body.id), { resolutionId: r.resolutionId, providerId: ana.provider.id, status: 'confirmed' });
-  t.like(one('booking.confirmed', (d) => d.bookingId === first.id), { resolutionId: null, providerId: ben.provider.id });
+  t.like(
+    one('resolution.resolved', (d) => d.resolutionId === r.resolutionId),
+    { optionsReturned: r.options.length, requestId: r.requestId },
+  );
+  t.like(
+    one('booking.confirmed', (d) => d.bookingId === confirmed.body.id),
+    { resolutionId: r.resolutionId, providerId: ana.provider.id, status: 'confirmed' },
+  );
+  t.like(
+    one('booking.confirmed', (d) => d.bookingId === first.id),
+    { resolutionId: null, providerId: ben.provider.id },
+  );
   t.false('rescheduledFrom' in one('booking.confirmed', (d) => d.bookingId === first.id)!);
-  t.like(one('booking.confirmed', (d) => d.bookingId === movedId), { rescheduledFrom: first.id });
-  t.like(one('booking.rescheduled'), { bookingId: first.id, rescheduledTo: movedId, status: 'rescheduled', slot: { start: '2026-03-04T19:00:00.000Z', end: '2026-03-04T20:00:00.000Z', timezone: 'America/New_York' } });
-  t.like(one('booking.cancelled', (d) => d.bookingId === movedId), { reason: 'feeling better', rescheduledFrom: first.id, resolutionId: null });
-  t.like(one('booking.cancelled', (d) => d.bookingId === other.id), { reason: null });
-  t.like(one('option.released', (d) => d.holdId === shortHold.holdId), { reason: 'expired', releasedAt: shortHold.expiresAt });
-  t.like(one('option.released', (d) => d.reason === 'released'), { resolutionId: r.resolutionId, optionId: r.options[1].optionId });
+  t.like(
+    one('booking.confirmed', (d) => d.bookingId === movedId),
+    { rescheduledFrom: first.id },
+  );
+  t.like(one('booking.rescheduled'), {
+    bookingId: first.id,
+    rescheduledTo: movedId,
+    status: 'rescheduled',
+    slot: { start: '2026-03-04T19:00:00.000Z', end: '2026-03-04T20:00:00.000Z', timezone: 'America/New_York' },
+  });
+  t.like(
+    one('booking.cancelled', (d) => d.bookingId === movedId),
+    { reason: 'feeling better', rescheduledFrom: first.id, resolutionId: null },
+  );
+  t.like(
+    one('booking.cancelled', (d) => d.bookingId === other.id),
+    { reason: null },
+  );
+  t.like(
+    one('option.released', (d) => d.holdId === shortHold.holdId),
+    { reason: 'expired', releasedAt: shortHold.expiresAt },
+  );
+  t.like(
+    one('option.released', (d) => d.reason === 'released'),
+    { resolutionId: r.resolutionId, optionId: r.options[1].optionId },
+  );
   t.like(one('professional.updated'), { providerId: ana.provider.id, externalId: 'ana', profileVersion: 2 });
-  t.like(one('provider_import.completed'), { importId: imp.body.importId, summary: { received: 1, created: 1, updated: 0, unchanged: 0, invalid: 0, deactivated: 0 } });
-  t.like(one('calendar.connection_degraded'), { providerId: failing.provider.id, calendarConnectionId: failing.schedule.id });
+  t.like(one('provider_import.completed'), {
+    importId: imp.body.importId,
+    summary: { received: 1, created: 1, updated: 0, unchanged: 0, invalid: 0, deactivated: 0 },
+  });
+  t.like(one('calendar.connection_degraded'), {
+    providerId: failing.provider.id,
+    calendarConnectionId: failing.schedule.id,
+  });
   t.is(byType.get('calendar.connection_degraded')?.length, 1);
   t.is(byType.get('calendar.reconnect_required')?.length, 1);
 });

@@ -10,27 +10,42 @@ import { holdActorKind } from '../../machines/machine-versions.js';
 // the hold actor's own state and context.
 let svc: TestService;
 const clock = createTestClock('2026-03-02T12:00:00Z');
-test.before(async () => { svc = await startTestService({ clock }); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService({ clock });
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 const idem = () => ({ 'idempotency-key': randomUUID() });
 const customer = { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' };
 
 /** The ledger row and the actor of one hold, side by side. */
 async function sides(holdId: string) {
-  const r = await svc.service.deps.db.query(`SELECT active, end_reason, ended_at, booking_id, expires_at FROM slot_claims WHERE kind = 'hold' AND ref_id = $1`, [holdId]);
+  const r = await svc.service.deps.db.query(
+    `SELECT active, end_reason, ended_at, booking_id, expires_at FROM slot_claims WHERE kind = 'hold' AND ref_id = $1`,
+    [holdId],
+  );
   const row = r.rows[0];
   const state = row.active ? 'active' : row.end_reason;
   const endedAt = row.ended_at?.toISOString() ?? null;
   const snap = await svc.service.deps.actors.getSnapshot(holdActorKind, holdId);
   return {
     ledger: {
-      state, releasedAt: state === 'released' ? endedAt : null, expiredAt: state === 'expired' ? endedAt : null, consumedAt: state === 'consumed' ? endedAt : null,
-      bookingId: row.booking_id ?? null, expiresAt: row.expires_at.toISOString(),
+      state,
+      releasedAt: state === 'released' ? endedAt : null,
+      expiredAt: state === 'expired' ? endedAt : null,
+      consumedAt: state === 'consumed' ? endedAt : null,
+      bookingId: row.booking_id ?? null,
+      expiresAt: row.expires_at.toISOString(),
     },
     actor: snap && {
-      state: String(snap.value), releasedAt: snap.context.releasedAt, expiredAt: snap.context.expiredAt, consumedAt: snap.context.consumedAt,
-      bookingId: snap.context.bookingId, expiresAt: snap.context.expiresAt,
+      state: String(snap.value),
+      releasedAt: snap.context.releasedAt,
+      expiredAt: snap.context.expiredAt,
+      consumedAt: snap.context.consumedAt,
+      bookingId: snap.context.bookingId,
+      expiresAt: snap.context.expiresAt,
     },
   };
 }
@@ -51,11 +66,15 @@ async function settle(holdId: string, state: string): Promise<void> {
   }
 }
 
-test.serial('after each hold operation a hold\'s stored state and end time are its actor\'s state', async (t) => {
+test.serial("after each hold operation a hold's stored state and end time are its actor's state", async (t) => {
   const o = await newOrganization(svc, `hold-agree-${randomUUID().slice(0, 8)}`);
   const p = await providerWithService(o, { externalId: 'p1', languageCodes: ['en'] });
   const resolve = async () => {
-    const r = await o.api.post('/api/v2/resolutions', { serviceId: p.service.id, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 4 }, idem());
+    const r = await o.api.post(
+      '/api/v2/resolutions',
+      { serviceId: p.service.id, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 4 },
+      idem(),
+    );
     t.is(r.status, 200, JSON.stringify(r.body));
     return r.body as { resolutionId: string; options: { optionId: string }[] };
   };
@@ -68,13 +87,23 @@ test.serial('after each hold operation a hold\'s stored state and end time are i
   const r1 = await resolve();
   const h1 = await hold(r1, r1.options[0]!.optionId);
   t.is(await agree(t, h1, 'hold'), 'active');
-  t.is((await o.api.delete(`/api/v2/resolutions/${r1.resolutionId}/options/${r1.options[0]!.optionId}/hold`)).status, 200);
+  t.is(
+    (await o.api.delete(`/api/v2/resolutions/${r1.resolutionId}/options/${r1.options[0]!.optionId}/hold`)).status,
+    200,
+  );
   t.is(await agree(t, h1, 'release'), 'released');
-  t.is((await o.api.delete(`/api/v2/resolutions/${r1.resolutionId}/options/${r1.options[0]!.optionId}/hold`)).status, 200);
+  t.is(
+    (await o.api.delete(`/api/v2/resolutions/${r1.resolutionId}/options/${r1.options[0]!.optionId}/hold`)).status,
+    200,
+  );
   t.is(await agree(t, h1, 'release again'), 'released');
 
   const h2 = await hold(r1, r1.options[1]!.optionId);
-  const booking = await o.api.post(`/api/v2/resolutions/${r1.resolutionId}/confirm`, { optionId: r1.options[1]!.optionId, holdId: h2, customer }, idem());
+  const booking = await o.api.post(
+    `/api/v2/resolutions/${r1.resolutionId}/confirm`,
+    { optionId: r1.options[1]!.optionId, holdId: h2, customer },
+    idem(),
+  );
   t.is(booking.status, 200, JSON.stringify(booking.body));
   t.is(await agree(t, h2, 'consume by confirm'), 'consumed');
 

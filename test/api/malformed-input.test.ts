@@ -1,7 +1,13 @@
 import test from 'ava';
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status as GrpcStatus, type Client, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import {
+  credentials,
+  Metadata,
+  status as GrpcStatus,
+  type Client,
+  type ServiceError as GrpcError,
+} from '@grpc/grpc-js';
 import { BookingServiceClient } from '../../src/gen/scheduling/v1/booking_service.js';
 import { ImportServiceClient } from '../../src/gen/scheduling/v1/import_service.js';
 import { OrganizationServiceClient } from '../../src/gen/scheduling/v1/organization_service.js';
@@ -29,7 +35,11 @@ const customer = { name: 'Pat Doe', email: 'pat@example.com' };
 
 /** A fresh resolution of the fixture organization (each confirm needs its own). */
 async function newResolution() {
-  const r = await o.api.post('/api/v2/resolutions', { serviceId: ids.service, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 3 }, { 'idempotency-key': randomUUID() });
+  const r = await o.api.post(
+    '/api/v2/resolutions',
+    { serviceId: ids.service, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 3 },
+    { 'idempotency-key': randomUUID() },
+  );
   if (r.status !== 200) throw new Error(`fixture resolution: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body as { resolutionId: string; options: { optionId: string }[] };
 }
@@ -45,7 +55,9 @@ test.before(async () => {
   ids.resolution = r.resolutionId;
   ids.option = r.options[0]!.optionId;
 });
-test.after.always(async () => { await svc?.stop(); });
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 /** `n` arrays nested in one another around `leaf`. */
 const nestedArrays = (n: number, leaf: unknown = 1): unknown => {
@@ -62,24 +74,49 @@ const nestedObjects = (n: number, leaf: unknown = 1): Record<string, unknown> =>
 
 /** A fingerprint of every table a refused request could have written (audit and rate-limit bookkeeping aside). */
 async function snapshot(): Promise<string> {
-  const tables = ['organizations', 'api_keys', 'providers', 'services', 'calendar_connections', 'resolutions', 'bookings', 'slot_claims', 'ranking_policies',
-    'waitlist_entries', 'continuity_records', 'webhooks', 'provider_imports', 'events', 'email_outbox'];
+  const tables = [
+    'organizations',
+    'api_keys',
+    'providers',
+    'services',
+    'calendar_connections',
+    'resolutions',
+    'bookings',
+    'slot_claims',
+    'ranking_policies',
+    'waitlist_entries',
+    'continuity_records',
+    'webhooks',
+    'provider_imports',
+    'events',
+    'email_outbox',
+  ];
   const parts: string[] = [];
   for (const t of tables) {
     const row = t === 'events' ? 'x.id::text' : 'x::text';
-    const r = await svc.service.deps.db.query(`SELECT count(*)::int AS n, md5(coalesce(string_agg(${row}, '|' ORDER BY ${row}), '')) AS h FROM ${t} x`);
+    const r = await svc.service.deps.db.query(
+      `SELECT count(*)::int AS n, md5(coalesce(string_agg(${row}, '|' ORDER BY ${row}), '')) AS h FROM ${t} x`,
+    );
     parts.push(`${t}:${r.rows[0].n}:${r.rows[0].h}`);
   }
   return parts.join(' ');
 }
 
 const CLIENTS = {
-  BookingService: BookingServiceClient, ImportService: ImportServiceClient, OrganizationService: OrganizationServiceClient,
-  ProviderService: ProviderServiceClient, ResolutionService: ResolutionServiceClient, WebhookService: WebhookServiceClient,
+  BookingService: BookingServiceClient,
+  ImportService: ImportServiceClient,
+  OrganizationService: OrganizationServiceClient,
+  ProviderService: ProviderServiceClient,
+  ResolutionService: ResolutionServiceClient,
+  WebhookService: WebhookServiceClient,
 } as const;
 
 /** Calls one unary RPC in the gateway's form, resolving to its error (or failing when it succeeds). */
-function callForError(route: { service: string; rpc: string }, req: unknown, headers: Record<string, string>): Promise<GrpcError> {
+function callForError(
+  route: { service: string; rpc: string },
+  req: unknown,
+  headers: Record<string, string>,
+): Promise<GrpcError> {
   const Ctor = CLIENTS[route.service as keyof typeof CLIENTS];
   if (!Ctor) return Promise.reject(new Error(`no client for ${route.service}`));
   const c = new Ctor(svc.grpcTarget, credentials.createInsecure()) as unknown as Client;
@@ -88,7 +125,9 @@ function callForError(route: { service: string; rpc: string }, req: unknown, hea
   for (const [k, v] of Object.entries(headers)) md.set(k, v);
   const fn = (c as unknown as Record<string, Function>)[route.rpc.charAt(0).toLowerCase() + route.rpc.slice(1)]!;
   return new Promise<GrpcError>((resolve, reject) => {
-    fn.call(c, req, md, { deadline: Date.now() + 10_000 }, (err: GrpcError | null, res: unknown) => (err ? resolve(err) : reject(new Error(`gRPC accepted: ${JSON.stringify(res)}`))));
+    fn.call(c, req, md, { deadline: Date.now() + 10_000 }, (err: GrpcError | null, res: unknown) =>
+      err ? resolve(err) : reject(new Error(`gRPC accepted: ${JSON.stringify(res)}`)),
+    );
   }).finally(() => c.close());
 }
 
@@ -135,19 +174,90 @@ const NUL_ROWS: Row[] = [
   { method: 'DELETE', path: '/api/v2/providers/:id', params: { id: `${NUL}` }, field: 'id' },
   { method: 'GET', path: '/api/v2/providers', query: { externalId: NUL }, field: 'externalId' },
   { method: 'GET', path: '/api/v2/bookings', query: { providerId: `a${NUL}` }, field: 'providerId' },
-  { method: 'POST', path: '/api/v2/organizations', platform: true, body: { externalId: NUL, name: 'Nul' }, field: 'externalId' },
-  { method: 'PATCH', path: '/api/v2/organizations/:id', params: { id: '@org' }, platform: true, body: { name: `Nul${NUL}` }, field: 'name' },
-  { method: 'POST', path: '/api/v2/providers', body: { externalId: 'nul-1', displayName: `Dr. ${NUL}` }, field: 'displayName' },
-  { method: 'POST', path: '/api/v2/providers', body: { externalId: 'nul-2', displayName: 'Dr. Nul', languageCodes: ['en', NUL] }, field: 'languageCodes.1' },
-  { method: 'PATCH', path: '/api/v2/providers/:id', params: { id: '@provider' }, body: { bio: `x${NUL}` }, field: 'bio' },
-  { method: 'POST', path: '/api/v2/resolutions/:id/confirm', params: { id: '@resolution' }, idempotent: true, body: { optionId: '@option', customer: { ...customer, email: `pat${NUL}@example.com` } }, field: 'customer.email' },
-  { method: 'POST', path: '/api/v2/resolutions/:id/confirm', params: { id: '@resolution' }, idempotent: true, body: { optionId: '@option', customer, metadata: { note: `a${NUL}b` } }, field: 'metadata.note' },
-  { method: 'POST', path: '/api/v2/resolutions/:id/confirm', params: { id: '@resolution' }, idempotent: true, body: { optionId: '@option', customer, metadata: { [`k${NUL}`]: 1 } }, field: 'metadata' },
-  { method: 'POST', path: '/api/v2/provider-imports', body: { providers: [{ externalId: 'imp-1', displayName: `Dr. ${NUL}` }] }, field: 'providers.0.displayName' },
-  { method: 'PUT', path: '/api/v2/webhooks', body: { url: `https://hooks.example.com/${NUL}`, events: ['booking.confirmed'] }, field: 'url' },
+  {
+    method: 'POST',
+    path: '/api/v2/organizations',
+    platform: true,
+    body: { externalId: NUL, name: 'Nul' },
+    field: 'externalId',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/organizations/:id',
+    params: { id: '@org' },
+    platform: true,
+    body: { name: `Nul${NUL}` },
+    field: 'name',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: { externalId: 'nul-1', displayName: `Dr. ${NUL}` },
+    field: 'displayName',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: { externalId: 'nul-2', displayName: 'Dr. Nul', languageCodes: ['en', NUL] },
+    field: 'languageCodes.1',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/providers/:id',
+    params: { id: '@provider' },
+    body: { bio: `x${NUL}` },
+    field: 'bio',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/resolutions/:id/confirm',
+    params: { id: '@resolution' },
+    idempotent: true,
+    body: { optionId: '@option', customer: { ...customer, email: `pat${NUL}@example.com` } },
+    field: 'customer.email',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/resolutions/:id/confirm',
+    params: { id: '@resolution' },
+    idempotent: true,
+    body: { optionId: '@option', customer, metadata: { note: `a${NUL}b` } },
+    field: 'metadata.note',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/resolutions/:id/confirm',
+    params: { id: '@resolution' },
+    idempotent: true,
+    body: { optionId: '@option', customer, metadata: { [`k${NUL}`]: 1 } },
+    field: 'metadata',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/provider-imports',
+    body: { providers: [{ externalId: 'imp-1', displayName: `Dr. ${NUL}` }] },
+    field: 'providers.0.displayName',
+  },
+  {
+    method: 'PUT',
+    path: '/api/v2/webhooks',
+    body: { url: `https://hooks.example.com/${NUL}`, events: ['booking.confirmed'] },
+    field: 'url',
+  },
   // An unpaired surrogate (`"\ud800"` in JSON) has no UTF-8 spelling either, and jsonb refuses it.
-  { method: 'POST', path: '/api/v2/providers', body: { externalId: 'lone-1', displayName: 'Dr. \ud800' }, field: 'displayName' },
-  { method: 'POST', path: '/api/v2/organizations', platform: true, body: { externalId: 'lone-\udfff', name: 'Lone' }, field: 'externalId' },
+  {
+    method: 'POST',
+    path: '/api/v2/providers',
+    body: { externalId: 'lone-1', displayName: 'Dr. \ud800' },
+    field: 'displayName',
+  },
+  {
+    method: 'POST',
+    path: '/api/v2/organizations',
+    platform: true,
+    body: { externalId: 'lone-\udfff', name: 'Lone' },
+    field: 'externalId',
+  },
 ];
 
 /** Replaces `@name` with the fixture id of that name. */
@@ -159,20 +269,37 @@ const resolveIds = (v: unknown): unknown => {
 };
 
 for (const [i, row] of NUL_ROWS.entries()) {
-  test.serial(`unstorable text is refused through both doors #${i + 1}: ${row.method} ${row.path} (${row.field})`, async (t) => {
-    const route = ALL_ROUTES.find((r) => r.method === row.method && r.path === row.path);
-    if (!route) return t.fail(`no route ${row.method} ${row.path}`);
-    const params = resolveIds(row.params ?? {}) as Record<string, string>;
-    const query = resolveIds(row.query ?? {}) as Record<string, string>;
-    const body = resolveIds(row.body);
-    const headers: Record<string, string> = row.platform ? {} : { 'service-organization-id': ids.org! };
-    if (row.idempotent) headers['idempotency-key'] = `nul-${i}`;
-    const path = row.path.replace(/:(\w+)/g, (_, n: string) => encodeURIComponent(params[n]!)) + (row.query ? `?${new URLSearchParams(query)}` : '');
-    const before = await snapshot();
-    assertRefusedRest(t, await request(svc.url, row.method, path, { key: svc.platformKey, body, headers }), row.field);
-    assertRefusedGrpc(t, await callForError(route, { params, query, bodyJson: body === undefined ? 'null' : JSON.stringify(body) }, headers), row.field);
-    t.is(await snapshot(), before, 'a refused request changed nothing');
-  });
+  test.serial(
+    `unstorable text is refused through both doors #${i + 1}: ${row.method} ${row.path} (${row.field})`,
+    async (t) => {
+      const route = ALL_ROUTES.find((r) => r.method === row.method && r.path === row.path);
+      if (!route) return t.fail(`no route ${row.method} ${row.path}`);
+      const params = resolveIds(row.params ?? {}) as Record<string, string>;
+      const query = resolveIds(row.query ?? {}) as Record<string, string>;
+      const body = resolveIds(row.body);
+      const headers: Record<string, string> = row.platform ? {} : { 'service-organization-id': ids.org! };
+      if (row.idempotent) headers['idempotency-key'] = `nul-${i}`;
+      const path =
+        row.path.replace(/:(\w+)/g, (_, n: string) => encodeURIComponent(params[n]!)) +
+        (row.query ? `?${new URLSearchParams(query)}` : '');
+      const before = await snapshot();
+      assertRefusedRest(
+        t,
+        await request(svc.url, row.method, path, { key: svc.platformKey, body, headers }),
+        row.field,
+      );
+      assertRefusedGrpc(
+        t,
+        await callForError(
+          route,
+          { params, query, bodyJson: body === undefined ? 'null' : JSON.stringify(body) },
+          headers,
+        ),
+        row.field,
+      );
+      t.is(await snapshot(), before, 'a refused request changed nothing');
+    },
+  );
 }
 
 test.serial('a refused call with U+0000 in its path id is still audited, and the audit drain goes on', async (t) => {
@@ -180,7 +307,9 @@ test.serial('a refused call with U+0000 in its path id is still audited, and the
   t.is(r.status, 400);
   const requestId = r.headers.get('x-service-request-id');
   await svc.service.audit.flush({ timeoutMs: 10_000 });
-  const stored = await svc.service.deps.db.query('SELECT resource_id, after FROM audit_events WHERE request_id = $1', [requestId]);
+  const stored = await svc.service.deps.db.query('SELECT resource_id, after FROM audit_events WHERE request_id = $1', [
+    requestId,
+  ]);
   t.is(stored.rows.length, 1, 'the call made with Service-Organization-Id is recorded');
   t.is(stored.rows[0]?.resource_id, null, 'an id that cannot be stored is recorded as no id');
   t.deepEqual(stored.rows[0]?.after, { error: { code: 'VALIDATION_ERROR' } });
@@ -191,7 +320,9 @@ test.serial('the v1 door refuses U+0000 in its v1 envelope', async (t) => {
   t.is(r.status, 400, JSON.stringify(r.body));
   t.deepEqual(Object.keys(r.body.error).sort(), ['code', 'message', 'status']);
   t.is(r.body.error.code, 'VALIDATION_ERROR');
-  const link = await request(svc.url, 'GET', `/api/v1/bookings/bkg_x/confirm?token=${encodeURIComponent(NUL)}`, { headers: { accept: 'application/json' } });
+  const link = await request(svc.url, 'GET', `/api/v1/bookings/bkg_x/confirm?token=${encodeURIComponent(NUL)}`, {
+    headers: { accept: 'application/json' },
+  });
   t.is(link.status, 400, JSON.stringify(link.body));
   t.is(link.body.error.code, 'VALIDATION_ERROR');
 });
@@ -203,30 +334,81 @@ test.serial('bodies nested past 32 levels are refused through both doors, wherev
 
   // 50 nested arrays as the whole body, through REST and through gRPC's body_json.
   assertRefusedRest(t, await o.platform.post('/api/v2/providers', nestedArrays(50)), '(body)');
-  assertRefusedGrpc(t, await callForError(route('POST', '/api/v2/providers'), { params: {}, query: {}, bodyJson: JSON.stringify(nestedArrays(50)) }, headers), '(body)');
+  assertRefusedGrpc(
+    t,
+    await callForError(
+      route('POST', '/api/v2/providers'),
+      { params: {}, query: {}, bodyJson: JSON.stringify(nestedArrays(50)) },
+      headers,
+    ),
+    '(body)',
+  );
   // Through gRPC's `body` Value field: protobuf's own recursion limit refuses it as undecodable, on `body`.
-  assertRefusedGrpc(t, await callForError(route('POST', '/api/v2/providers'), { params: {}, query: {}, body: nestedArrays(50), bodyJson: '' }, headers), 'body');
+  assertRefusedGrpc(
+    t,
+    await callForError(
+      route('POST', '/api/v2/providers'),
+      { params: {}, query: {}, body: nestedArrays(50), bodyJson: '' },
+      headers,
+    ),
+    'body',
+  );
   // 33 levels is one too many; 32 goes on to the schema (an array is not a provider: 400 on the body, not on depth).
   const at32 = await o.platform.post('/api/v2/providers', nestedArrays(32));
   t.is(at32.status, 400);
   t.notRegex(at32.body.error.message, /levels deep/);
-  t.regex((await o.platform.post('/api/v2/providers', nestedArrays(33))).body.error.message, /more than 32 levels deep/);
+  t.regex(
+    (await o.platform.post('/api/v2/providers', nestedArrays(33))).body.error.message,
+    /more than 32 levels deep/,
+  );
 
   // 200,000 levels (400 KB of brackets): no stack overflow anywhere.
   const huge = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
-  assertRefusedRest(t, await request(svc.url, 'POST', '/api/v2/providers', { key: svc.platformKey, rawBody: huge, headers }), '(body)');
-  assertRefusedGrpc(t, await callForError(route('POST', '/api/v2/providers'), { params: {}, query: {}, bodyJson: huge }, headers), '(body)');
+  assertRefusedRest(
+    t,
+    await request(svc.url, 'POST', '/api/v2/providers', { key: svc.platformKey, rawBody: huge, headers }),
+    '(body)',
+  );
+  assertRefusedGrpc(
+    t,
+    await callForError(route('POST', '/api/v2/providers'), { params: {}, query: {}, bodyJson: huge }, headers),
+    '(body)',
+  );
   // Deep nesting under a member the schema does not know: named by that member, before any canonical JSON of the body.
   const junk = `{"serviceId":"${ids.service}","dateRange":{"from":"2026-03-03","to":"2026-03-04"},"junk":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
-  assertRefusedRest(t, await request(svc.url, 'POST', '/api/v2/resolutions', { key: svc.platformKey, rawBody: junk, headers: { ...headers, 'idempotency-key': randomUUID() } }), 'junk');
-  assertRefusedGrpc(t, await callForError(route('POST', '/api/v2/resolutions'), { params: {}, query: {}, bodyJson: junk }, { ...headers, 'idempotency-key': randomUUID() }), 'junk');
+  assertRefusedRest(
+    t,
+    await request(svc.url, 'POST', '/api/v2/resolutions', {
+      key: svc.platformKey,
+      rawBody: junk,
+      headers: { ...headers, 'idempotency-key': randomUUID() },
+    }),
+    'junk',
+  );
+  assertRefusedGrpc(
+    t,
+    await callForError(
+      route('POST', '/api/v2/resolutions'),
+      { params: {}, query: {}, bodyJson: junk },
+      { ...headers, 'idempotency-key': randomUUID() },
+    ),
+    'junk',
+  );
   const deepRow = `{"providers":[{"externalId":"deep","bio":${'['.repeat(100)}${']'.repeat(100)}}]}`;
-  assertRefusedRest(t, await request(svc.url, 'POST', '/api/v2/provider-imports', { key: svc.platformKey, rawBody: deepRow, headers }), 'providers');
+  assertRefusedRest(
+    t,
+    await request(svc.url, 'POST', '/api/v2/provider-imports', { key: svc.platformKey, rawBody: deepRow, headers }),
+    'providers',
+  );
   t.is(await snapshot(), before, 'no refused request changed anything');
 });
 
 test.serial('a body of the wrong type is named as such, not as missing', async (t) => {
-  const r = await o.platform.post('/api/v2/providers', { externalId: 'typed', displayName: 'Dr. Typed', bio: ['not', 'text'] });
+  const r = await o.platform.post('/api/v2/providers', {
+    externalId: 'typed',
+    displayName: 'Dr. Typed',
+    bio: ['not', 'text'],
+  });
   assertRefusedRest(t, r, 'bio');
   t.is(r.body.error.details[0].code, 'INVALID');
   t.regex(r.body.error.message, /expected string, received array/);
@@ -234,42 +416,57 @@ test.serial('a body of the wrong type is named as such, not as missing', async (
   t.like(missing.body.error.details[0], { field: 'externalId', code: 'REQUIRED', message: 'is required' });
 });
 
-test.serial('booking metadata is bounded: 8 levels deep, 16 KB, 50 keys; what is over is refused and nothing is stored', async (t) => {
-  const confirm = (resolutionId: string, optionId: string, metadata: unknown) =>
-    o.api.post(`/api/v2/resolutions/${resolutionId}/confirm`, { optionId, customer, metadata }, { 'idempotency-key': randomUUID() });
-  const bookings = async () => (await svc.service.deps.db.query('SELECT count(*)::int AS n FROM bookings')).rows[0].n as number;
-  const before = await snapshot();
-  const countBefore = await bookings();
-  const r = await newResolution();
-  const snapBefore = await snapshot();
+test.serial(
+  'booking metadata is bounded: 8 levels deep, 16 KB, 50 keys; what is over is refused and nothing is stored',
+  async (t) => {
+    const confirm = (resolutionId: string, optionId: string, metadata: unknown) =>
+      o.api.post(
+        `/api/v2/resolutions/${resolutionId}/confirm`,
+        { optionId, customer, metadata },
+        { 'idempotency-key': randomUUID() },
+      );
+    const bookings = async () =>
+      (await svc.service.deps.db.query('SELECT count(*)::int AS n FROM bookings')).rows[0].n as number;
+    const before = await snapshot();
+    const countBefore = await bookings();
+    const r = await newResolution();
+    const snapBefore = await snapshot();
 
-  const refusals: [string, unknown][] = [
-    ['30 objects deep', nestedObjects(29)],
-    ['9 levels deep', nestedObjects(9)],
-    ['arrays 9 levels deep', { list: nestedArrays(8) }],
-    ['over 16 KB', { blob: 'x'.repeat(16_384) }],
-    ['over 16 KB in UTF-8 bytes', { blob: 'é'.repeat(8_200) }],
-    ['51 keys', Object.fromEntries(Array.from({ length: 51 }, (_, k) => [`k${k}`, k]))],
-    ['nested 2,000 levels', nestedObjects(2_000)],
-  ];
-  for (const [what, metadata] of refusals) {
-    const res = await confirm(r.resolutionId, r.options[0]!.optionId, metadata);
-    assertRefusedRest(t, res, 'metadata');
-    t.pass(what);
-  }
-  t.is(await snapshot(), snapBefore, 'no refused confirm stored anything');
-  t.is(await bookings(), countBefore);
+    const refusals: [string, unknown][] = [
+      ['30 objects deep', nestedObjects(29)],
+      ['9 levels deep', nestedObjects(9)],
+      ['arrays 9 levels deep', { list: nestedArrays(8) }],
+      ['over 16 KB', { blob: 'x'.repeat(16_384) }],
+      ['over 16 KB in UTF-8 bytes', { blob: 'é'.repeat(8_200) }],
+      ['51 keys', Object.fromEntries(Array.from({ length: 51 }, (_, k) => [`k${k}`, k]))],
+      ['nested 2,000 levels', nestedObjects(2_000)],
+    ];
+    for (const [what, metadata] of refusals) {
+      const res = await confirm(r.resolutionId, r.options[0]!.optionId, metadata);
+      assertRefusedRest(t, res, 'metadata');
+      t.pass(what);
+    }
+    t.is(await snapshot(), snapBefore, 'no refused confirm stored anything');
+    t.is(await bookings(), countBefore);
 
-  // Exactly at the bounds: 8 levels, 50 keys.
-  const ok = await confirm(r.resolutionId, r.options[0]!.optionId, { a: nestedObjects(7, 'leaf'), ...Object.fromEntries(Array.from({ length: 49 }, (_, k) => [`k${k}`, k])) });
-  t.is(ok.status, 200, JSON.stringify(ok.body));
-  t.deepEqual(ok.body.metadata.a, nestedObjects(7, 'leaf'));
-  t.not(await snapshot(), before);
-});
+    // Exactly at the bounds: 8 levels, 50 keys.
+    const ok = await confirm(r.resolutionId, r.options[0]!.optionId, {
+      a: nestedObjects(7, 'leaf'),
+      ...Object.fromEntries(Array.from({ length: 49 }, (_, k) => [`k${k}`, k])),
+    });
+    t.is(ok.status, 200, JSON.stringify(ok.body));
+    t.deepEqual(ok.body.metadata.a, nestedObjects(7, 'leaf'));
+    t.not(await snapshot(), before);
+  },
+);
 
 test.serial('metadata stored before the bound never breaks a list: deeper levels are answered as null', async (t) => {
   const r = await newResolution();
-  const made = await o.api.post(`/api/v2/resolutions/${r.resolutionId}/confirm`, { optionId: r.options[0]!.optionId, customer, metadata: { intake: 'web' } }, { 'idempotency-key': randomUUID() });
+  const made = await o.api.post(
+    `/api/v2/resolutions/${r.resolutionId}/confirm`,
+    { optionId: r.options[0]!.optionId, customer, metadata: { intake: 'web' } },
+    { 'idempotency-key': randomUUID() },
+  );
   t.is(made.status, 200, JSON.stringify(made.body));
   // As an older build stored it: 30 objects deep (the probe's case), and 3,000 (as deep as JSON.stringify had let through).
   for (const depth of [30, 3_000]) {

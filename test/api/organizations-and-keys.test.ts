@@ -3,15 +3,27 @@ import { client, request } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 const platform = () => client(svc.url, svc.platformKey);
 
 test('creates, lists, reads and updates organizations with a platform key', async (t) => {
-  const created = await platform().post('/api/v2/organizations', { externalId: 'clinic-a', name: 'Clinic A', settings: { plan: 'launch', timezone: 'America/New_York' } });
+  const created = await platform().post('/api/v2/organizations', {
+    externalId: 'clinic-a',
+    name: 'Clinic A',
+    settings: { plan: 'launch', timezone: 'America/New_York' },
+  });
   t.is(created.status, 200);
-  t.like(created.body, { externalId: 'clinic-a', name: 'Clinic A', settings: { plan: 'launch', allowUnverifiable: false, timezone: 'America/New_York' } });
+  t.like(created.body, {
+    externalId: 'clinic-a',
+    name: 'Clinic A',
+    settings: { plan: 'launch', allowUnverifiable: false, timezone: 'America/New_York' },
+  });
   t.regex(created.body.id, /^org_/);
   t.regex(created.body.platformId, /^plt_/);
   t.truthy(Date.parse(created.body.createdAt));
@@ -23,7 +35,9 @@ test('creates, lists, reads and updates organizations with a platform key', asyn
   const read = await platform().get(`/api/v2/organizations/${created.body.id}`);
   t.deepEqual(read.body, created.body);
 
-  const patched = await platform().patch(`/api/v2/organizations/${created.body.id}`, { settings: { allowUnverifiable: true } });
+  const patched = await platform().patch(`/api/v2/organizations/${created.body.id}`, {
+    settings: { allowUnverifiable: true },
+  });
   t.is(patched.status, 200);
   t.like(patched.body.settings, { plan: 'launch', allowUnverifiable: true, timezone: 'America/New_York' });
 
@@ -35,9 +49,14 @@ test('creates, lists, reads and updates organizations with a platform key', asyn
 });
 
 test('organization keys act only in their own organization', async (t) => {
-  const org = (await platform().post('/api/v2/organizations', { externalId: 'org-key-test', name: 'Org Key Test' })).body;
+  const org = (await platform().post('/api/v2/organizations', { externalId: 'org-key-test', name: 'Org Key Test' }))
+    .body;
   const other = (await platform().post('/api/v2/organizations', { externalId: 'org-key-other', name: 'Other' })).body;
-  const key = await platform().post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: 'front desk' });
+  const key = await platform().post('/api/v2/api-keys', {
+    type: 'organization_test',
+    organizationId: org.id,
+    name: 'front desk',
+  });
   t.is(key.status, 200);
   t.regex(key.body.key, /^service_test_[A-Za-z0-9_-]{32,}$/);
   const orgClient = client(svc.url, key.body.key);
@@ -47,7 +66,10 @@ test('organization keys act only in their own organization', async (t) => {
   t.is(cross.status, 403);
   t.is(cross.body.error.code, 'FORBIDDEN');
   const list = await orgClient.get('/api/v2/organizations');
-  t.deepEqual(list.body.data.map((o: any) => o.id), [org.id]);
+  t.deepEqual(
+    list.body.data.map((o: any) => o.id),
+    [org.id],
+  );
   const upd = await orgClient.patch(`/api/v2/organizations/${org.id}`, { name: 'x' });
   t.is(upd.body.error.code, 'PLATFORM_KEY_REQUIRED');
   const create = await orgClient.post('/api/v2/organizations', { externalId: 'nope', name: 'Nope' });
@@ -105,7 +127,11 @@ const badBodies: [string, unknown, string][] = [
   ['name too long', { externalId: 'x', name: 'n'.repeat(201) }, 'name'],
   ['unknown plan', { externalId: 'x', name: 'x', settings: { plan: 'gold' } }, 'settings.plan'],
   ['bad timezone', { externalId: 'x', name: 'x', settings: { timezone: 'Mars/Olympus' } }, 'settings.timezone'],
-  ['allowUnverifiable not boolean', { externalId: 'x', name: 'x', settings: { allowUnverifiable: 'yes' } }, 'settings.allowUnverifiable'],
+  [
+    'allowUnverifiable not boolean',
+    { externalId: 'x', name: 'x', settings: { allowUnverifiable: 'yes' } },
+    'settings.allowUnverifiable',
+  ],
   ['body is an array', [], '(body)'],
 ];
 for (const [name, body, field] of badBodies) {
@@ -116,15 +142,24 @@ for (const [name, body, field] of badBodies) {
     t.is(r.body.error.field, field);
     t.true(Array.isArray(r.body.error.details));
     const all = (await platform().get('/api/v2/organizations?limit=500')).body.data;
-    t.false(all.some((o: any) => o.externalId === 'x'), 'nothing was created');
+    t.false(
+      all.some((o: any) => o.externalId === 'x'),
+      'nothing was created',
+    );
   });
 }
 
 test('malformed JSON is 400 INVALID_JSON, a body over 1 MB is 413, an unknown route is 404', async (t) => {
-  const bad = await request(svc.url, 'POST', '/api/v2/organizations', { key: svc.platformKey, rawBody: '{"externalId": ' });
+  const bad = await request(svc.url, 'POST', '/api/v2/organizations', {
+    key: svc.platformKey,
+    rawBody: '{"externalId": ',
+  });
   t.is(bad.status, 400);
   t.is(bad.body.error.code, 'INVALID_JSON');
-  const big = await request(svc.url, 'POST', '/api/v2/organizations', { key: svc.platformKey, rawBody: JSON.stringify({ externalId: 'x', name: 'y', pad: 'p'.repeat(1024 * 1024) }) });
+  const big = await request(svc.url, 'POST', '/api/v2/organizations', {
+    key: svc.platformKey,
+    rawBody: JSON.stringify({ externalId: 'x', name: 'y', pad: 'p'.repeat(1024 * 1024) }),
+  });
   t.is(big.status, 413);
   t.is(big.body.error.code, 'PAYLOAD_TOO_LARGE');
   const none = await request(svc.url, 'GET', '/api/v2/nothing-here', { key: svc.platformKey });

@@ -26,12 +26,19 @@ async function newProvider(orgId: string, externalId: string) {
 async function newOrg(externalId: string) {
   const p = client(svc.url, svc.platformKey);
   const org = (await p.post('/api/v2/organizations', { externalId, name: externalId })).body;
-  const key = (await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: externalId })).body.key as string;
+  const key = (
+    await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: externalId })
+  ).body.key as string;
   return { org, key };
 }
 
-const graphVersion = async (orgId: string) => (await platformIn(orgId).get(`/api/v2/organizations/${orgId}`)).body.providerGraphVersion as number;
-const serviceCount = async (providerId: string) => Number((await svc.service.deps.db.query('SELECT count(*) AS n FROM services WHERE provider_id = $1', [providerId])).rows[0].n);
+const graphVersion = async (orgId: string) =>
+  (await platformIn(orgId).get(`/api/v2/organizations/${orgId}`)).body.providerGraphVersion as number;
+const serviceCount = async (providerId: string) =>
+  Number(
+    (await svc.service.deps.db.query('SELECT count(*) AS n FROM services WHERE provider_id = $1', [providerId])).rows[0]
+      .n,
+  );
 
 test.before(async () => {
   svc = await startTestService();
@@ -39,22 +46,44 @@ test.before(async () => {
   ({ org: orgB, key: keyB } = await newOrg('svc-b'));
   providerA = await newProvider(orgA.id, 'svc-prov-a');
   providerB = await newProvider(orgB.id, 'svc-prov-b');
-  serviceB = (await client(svc.url, keyB).post('/api/v2/services', { providerId: providerB.id, title: 'B Private Session', duration: 30 })).body;
+  serviceB = (
+    await client(svc.url, keyB).post('/api/v2/services', {
+      providerId: providerB.id,
+      title: 'B Private Session',
+      duration: 30,
+    })
+  ).body;
 });
-test.after.always(async () => { await svc?.stop(); });
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 test('create echoes every field plus id and slug, bumps the graph version once and writes one audit event', async (t) => {
   const { org, key } = await newOrg('svc-happy');
   const provider = await newProvider(org.id, 'happy-1');
   const v0 = await graphVersion(org.id);
-  const body = { providerId: provider.id, title: 'Initial Consultation', duration: 50, price: 15000, currency: 'USD', modality: 'virtual', slotIntervalMinutes: 30, minimumNoticeMinutes: 120, bufferBeforeMinutes: 5, bufferAfterMinutes: 10 };
+  const body = {
+    providerId: provider.id,
+    title: 'Initial Consultation',
+    duration: 50,
+    price: 15000,
+    currency: 'USD',
+    modality: 'virtual',
+    slotIntervalMinutes: 30,
+    minimumNoticeMinutes: 120,
+    bufferBeforeMinutes: 5,
+    bufferAfterMinutes: 10,
+  };
   const r = await client(svc.url, key).post('/api/v2/services', body);
   t.is(r.status, 200);
   t.regex(r.body.id, /^svc_[0-9a-z]{26}$/);
   t.like(r.body, { ...body, organizationId: org.id, slug: 'initial-consultation' });
   t.truthy(r.headers.get('x-service-request-id'));
   t.is(await graphVersion(org.id), v0 + 1);
-  const audit = await svc.service.deps.db.query('SELECT action, resource_type, after FROM audit_events WHERE resource_id = $1', [r.body.id]);
+  const audit = await svc.service.deps.db.query(
+    'SELECT action, resource_type, after FROM audit_events WHERE resource_id = $1',
+    [r.body.id],
+  );
   t.is(audit.rowCount, 1);
   t.like(audit.rows[0], { action: 'service.create', resource_type: 'service' });
   t.is(audit.rows[0].after.slug, 'initial-consultation');
@@ -66,10 +95,29 @@ test('create echoes every field plus id and slug, bumps the graph version once a
 });
 
 test('optional fields take their defaults; in_person and lower-case currency are normalized', async (t) => {
-  const minimal = await client(svc.url, keyA).post('/api/v2/services', { providerId: providerA.id, title: 'Defaults Check', duration: 45 });
+  const minimal = await client(svc.url, keyA).post('/api/v2/services', {
+    providerId: providerA.id,
+    title: 'Defaults Check',
+    duration: 45,
+  });
   t.is(minimal.status, 200);
-  t.like(minimal.body, { price: null, currency: null, modality: null, slotIntervalMinutes: 45, minimumNoticeMinutes: 0, bufferBeforeMinutes: 0, bufferAfterMinutes: 0 });
-  const normalized = await client(svc.url, keyA).post('/api/v2/services', { providerId: providerA.id, title: 'Normalize Check', duration: 60, modality: 'in_person', price: 0, currency: 'eur' });
+  t.like(minimal.body, {
+    price: null,
+    currency: null,
+    modality: null,
+    slotIntervalMinutes: 45,
+    minimumNoticeMinutes: 0,
+    bufferBeforeMinutes: 0,
+    bufferAfterMinutes: 0,
+  });
+  const normalized = await client(svc.url, keyA).post('/api/v2/services', {
+    providerId: providerA.id,
+    title: 'Normalize Check',
+    duration: 60,
+    modality: 'in_person',
+    price: 0,
+    currency: 'eur',
+  });
   t.is(normalized.status, 200);
   t.like(normalized.body, { modality: 'in-person', currency: 'EUR', price: 0 });
 });
@@ -99,14 +147,26 @@ test('slug derivation from the title alone', async (t) => {
 test('a slug is unique per provider (409 DUPLICATE_EXTERNAL_ID on title), not per organization', async (t) => {
   const p1 = await newProvider(orgA.id, 'dup-slug-1');
   const p2 = await newProvider(orgA.id, 'dup-slug-2');
-  const first = await client(svc.url, keyA).post('/api/v2/services', { providerId: p1.id, title: 'Intake', duration: 30 });
+  const first = await client(svc.url, keyA).post('/api/v2/services', {
+    providerId: p1.id,
+    title: 'Intake',
+    duration: 30,
+  });
   t.is(first.status, 200);
   const v0 = await graphVersion(orgA.id);
-  const clash = await client(svc.url, keyA).post('/api/v2/services', { providerId: p1.id, title: 'INTAKE!', duration: 60 });
+  const clash = await client(svc.url, keyA).post('/api/v2/services', {
+    providerId: p1.id,
+    title: 'INTAKE!',
+    duration: 60,
+  });
   t.is(clash.status, 409);
   t.like(clash.body.error, { code: 'DUPLICATE_EXTERNAL_ID', field: 'title' });
   t.is(await serviceCount(p1.id), 1);
-  const other = await client(svc.url, keyA).post('/api/v2/services', { providerId: p2.id, title: 'Intake', duration: 30 });
+  const other = await client(svc.url, keyA).post('/api/v2/services', {
+    providerId: p2.id,
+    title: 'Intake',
+    duration: 30,
+  });
   t.is(other.status, 200);
   t.is(other.body.slug, first.body.slug);
   const bySlug = await client(svc.url, keyA).get('/api/v2/services?slug=intake');
@@ -135,10 +195,26 @@ const badBodies: [string, (providerId: string) => unknown, string][] = [
   ['currency with digits', (p) => ({ providerId: p, title: 'X', duration: 30, currency: 'U5D' }), 'currency'],
   ['unknown modality', (p) => ({ providerId: p, title: 'X', duration: 30, modality: 'telepathy' }), 'modality'],
   ['modality as a list', (p) => ({ providerId: p, title: 'X', duration: 30, modality: ['virtual'] }), 'modality'],
-  ['slot interval 0', (p) => ({ providerId: p, title: 'X', duration: 30, slotIntervalMinutes: 0 }), 'slotIntervalMinutes'],
-  ['negative notice', (p) => ({ providerId: p, title: 'X', duration: 30, minimumNoticeMinutes: -5 }), 'minimumNoticeMinutes'],
-  ['buffer a string', (p) => ({ providerId: p, title: 'X', duration: 30, bufferBeforeMinutes: '5' }), 'bufferBeforeMinutes'],
-  ['buffer above a day', (p) => ({ providerId: p, title: 'X', duration: 30, bufferAfterMinutes: 1441 }), 'bufferAfterMinutes'],
+  [
+    'slot interval 0',
+    (p) => ({ providerId: p, title: 'X', duration: 30, slotIntervalMinutes: 0 }),
+    'slotIntervalMinutes',
+  ],
+  [
+    'negative notice',
+    (p) => ({ providerId: p, title: 'X', duration: 30, minimumNoticeMinutes: -5 }),
+    'minimumNoticeMinutes',
+  ],
+  [
+    'buffer a string',
+    (p) => ({ providerId: p, title: 'X', duration: 30, bufferBeforeMinutes: '5' }),
+    'bufferBeforeMinutes',
+  ],
+  [
+    'buffer above a day',
+    (p) => ({ providerId: p, title: 'X', duration: 30, bufferAfterMinutes: 1441 }),
+    'bufferAfterMinutes',
+  ],
   ['body an array', () => [], '(body)'],
 ];
 
@@ -191,7 +267,11 @@ test('tenancy: another organization’s provider and service are 403 FORBIDDEN a
   t.is(create.status, 403);
   t.is(create.body.error.code, 'FORBIDDEN');
   t.is(await serviceCount(providerB.id), 1);
-  for (const path of [`/api/v2/services/${serviceB.id}`, `/api/v2/services?providerId=${providerB.id}`, `/api/v1/event-types?providerId=${providerB.id}`]) {
+  for (const path of [
+    `/api/v2/services/${serviceB.id}`,
+    `/api/v2/services?providerId=${providerB.id}`,
+    `/api/v1/event-types?providerId=${providerB.id}`,
+  ]) {
     const r = await a.get(path);
     t.is(r.status, 403, path);
     t.is(r.body.error.code, 'FORBIDDEN', path);
@@ -208,12 +288,23 @@ test('tenancy: another organization’s provider and service are 403 FORBIDDEN a
 test('list pagination covers every service once; total counts all pages', async (t) => {
   const provider = await newProvider(orgA.id, 'page-1');
   const ids: string[] = [];
-  for (let i = 0; i < 5; i++) ids.push((await client(svc.url, keyA).post('/api/v2/services', { providerId: provider.id, title: `Page ${i}`, duration: 30 })).body.id);
+  for (let i = 0; i < 5; i++)
+    ids.push(
+      (
+        await client(svc.url, keyA).post('/api/v2/services', {
+          providerId: provider.id,
+          title: `Page ${i}`,
+          duration: 30,
+        })
+      ).body.id,
+    );
   const seen: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const r: any = await client(svc.url, keyA).get(`/api/v2/services?providerId=${provider.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    const r: any = await client(svc.url, keyA).get(
+      `/api/v2/services?providerId=${provider.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     t.is(r.status, 200);
     t.is(r.body.total, 5);
     seen.push(...r.body.data.map((s: any) => s.id));
@@ -229,17 +320,38 @@ test('list pagination covers every service once; total counts all pages', async 
 test('v1 event-types pages with limit and cursor through every event type once', async (t) => {
   const provider = await newProvider(orgA.id, 'v1-et-pages');
   const ids: string[] = [];
-  for (let i = 0; i < 5; i++) ids.push((await client(svc.url, keyA).post('/api/v2/services', { providerId: provider.id, title: `Kind ${i}`, duration: 20 + i })).body.id);
+  for (let i = 0; i < 5; i++)
+    ids.push(
+      (
+        await client(svc.url, keyA).post('/api/v2/services', {
+          providerId: provider.id,
+          title: `Kind ${i}`,
+          duration: 20 + i,
+        })
+      ).body.id,
+    );
   const seen: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const r: any = await client(svc.url, keyA).get(`/api/v1/event-types?providerId=${provider.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    const r: any = await client(svc.url, keyA).get(
+      `/api/v1/event-types?providerId=${provider.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     t.is(r.status, 200);
     t.deepEqual(Object.keys(r.body).sort(), ['data', 'hasMore', 'nextCursor', 'total']);
     t.is(r.body.total, 5);
     t.true(r.body.data.length <= 2);
-    for (const e of r.body.data) t.deepEqual(Object.keys(e).sort(), ['currency', 'id', 'length', 'modality', 'price', 'providerId', 'slug', 'title']);
+    for (const e of r.body.data)
+      t.deepEqual(Object.keys(e).sort(), [
+        'currency',
+        'id',
+        'length',
+        'modality',
+        'price',
+        'providerId',
+        'slug',
+        'title',
+      ]);
     seen.push(...r.body.data.map((e: any) => e.id));
     t.is(r.body.hasMore, r.body.nextCursor !== null);
     cursor = r.body.nextCursor;
@@ -251,11 +363,36 @@ test('v1 event-types pages with limit and cursor through every event type once',
 
 test('v1 event-types shows services under v1 names with Deprecation and Link headers; v1 errors use the short envelope', async (t) => {
   const provider = await newProvider(orgA.id, 'v1-et');
-  const s = (await client(svc.url, keyA).post('/api/v2/services', { providerId: provider.id, title: 'Quick Check-in', duration: 15, price: 2500, currency: 'USD', modality: 'both' })).body;
+  const s = (
+    await client(svc.url, keyA).post('/api/v2/services', {
+      providerId: provider.id,
+      title: 'Quick Check-in',
+      duration: 15,
+      price: 2500,
+      currency: 'USD',
+      modality: 'both',
+    })
+  ).body;
   const r = await client(svc.url, keyA).get(`/api/v1/event-types?providerId=${provider.id}`);
   t.is(r.status, 200);
   t.is(r.headers.get('deprecation'), 'false');
-  t.deepEqual(r.body, { data: [{ id: s.id, providerId: provider.id, slug: 'quick-check-in', title: 'Quick Check-in', length: 15, price: 2500, currency: 'USD', modality: 'both' }], total: 1, hasMore: false, nextCursor: null });
+  t.deepEqual(r.body, {
+    data: [
+      {
+        id: s.id,
+        providerId: provider.id,
+        slug: 'quick-check-in',
+        title: 'Quick Check-in',
+        length: 15,
+        price: 2500,
+        currency: 'USD',
+        modality: 'both',
+      },
+    ],
+    total: 1,
+    hasMore: false,
+    nextCursor: null,
+  });
   const err = await client(svc.url, keyA).get(`/api/v1/event-types?providerId=${providerB.id}`);
   t.is(err.status, 403);
   t.deepEqual(Object.keys(err.body.error).sort(), ['code', 'message', 'status']);

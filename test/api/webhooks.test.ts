@@ -21,10 +21,17 @@ let liveKey: string;
 const DNS: Record<string, LookupAddress[]> = {
   'hooks.example.com': [{ address: '93.184.216.34', family: 4 }],
   'loopback.example.com': [{ address: '127.0.0.1', family: 4 }],
-  'mixed.example.com': [{ address: '93.184.216.34', family: 4 }, { address: '10.1.2.3', family: 4 }],
+  'mixed.example.com': [
+    { address: '93.184.216.34', family: 4 },
+    { address: '10.1.2.3', family: 4 },
+  ],
   'metadata.example.com': [{ address: '169.254.169.254', family: 4 }],
 };
-const fakeLookup: WebhookLookup = ((host: string, _opts: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[] | string, f?: number) => void) => {
+const fakeLookup: WebhookLookup = ((
+  host: string,
+  _opts: unknown,
+  cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[] | string, f?: number) => void,
+) => {
   const found = DNS[host];
   if (!found) return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
   cb(null, found);
@@ -44,10 +51,12 @@ test.after.always(async () => {
 });
 
 /** A fresh organization of `svc` (or `service()`) on a plan, with live and test clients acting in it. */
-const newOrg = (plan: Plan = 'launch', service: () => TestService = () => svc) => fixture.newOrg({ plan, service: service() });
+const newOrg = (plan: Plan = 'launch', service: () => TestService = () => svc) =>
+  fixture.newOrg({ plan, service: service() });
 
 /** Requests of one organization the receiver got. */
-const ofOrg = (orgId: string, type?: string) => (r: ReceivedWebhook) => r.body?.organizationId === orgId && (type === undefined || r.body?.type === type);
+const ofOrg = (orgId: string, type?: string) => (r: ReceivedWebhook) =>
+  r.body?.organizationId === orgId && (type === undefined || r.body?.type === type);
 
 /** Polls a delivery list until `n` deliveries match (the dispatcher works in the background). */
 async function waitForDeliveries(c: ReturnType<typeof client>, n: number, query = '', timeoutMs = 15_000) {
@@ -55,7 +64,10 @@ async function waitForDeliveries(c: ReturnType<typeof client>, n: number, query 
   for (;;) {
     const r = await c.get(`/api/v2/webhooks/deliveries?limit=500${query}`);
     if (r.status === 200 && r.body.deliveries.length >= n) return r.body;
-    if (Date.now() > until) throw new Error(`${r.body?.deliveries?.length} of ${n} deliveries within ${timeoutMs} ms: ${JSON.stringify(r.body)}`);
+    if (Date.now() > until)
+      throw new Error(
+        `${r.body?.deliveries?.length} of ${n} deliveries within ${timeoutMs} ms: ${JSON.stringify(r.body)}`,
+      );
     await new Promise((res) => setTimeout(res, 50));
   }
 }
@@ -66,7 +78,8 @@ async function waitForDelivery(c: ReturnType<typeof client>, id: string, ok: (d:
   for (;;) {
     const r = await c.get(`/api/v2/webhooks/deliveries/${id}`);
     if (r.status === 200 && ok(r.body)) return r.body;
-    if (Date.now() > until) throw new Error(`delivery ${id} did not reach the expected state: ${JSON.stringify(r.body)}`);
+    if (Date.now() > until)
+      throw new Error(`delivery ${id} did not reach the expected state: ${JSON.stringify(r.body)}`);
     await new Promise((res) => setTimeout(res, 50));
   }
 }
@@ -80,7 +93,10 @@ test('configuration lifecycle: 404 before set-up, secret only on creation and ro
   t.is(before.body.error.code, 'WEBHOOK_NOT_CONFIGURED');
 
   // Test keys may configure (data is shared between modes).
-  const created = await org.test.put('/api/v2/webhooks', { url: receiver.url, events: ['booking.confirmed', 'professional.created'] });
+  const created = await org.test.put('/api/v2/webhooks', {
+    url: receiver.url,
+    events: ['booking.confirmed', 'professional.created'],
+  });
   t.is(created.status, 200);
   t.like(created.body, { url: receiver.url, events: ['booking.confirmed', 'professional.created'], active: true });
   t.regex(created.body.secret, SECRET);
@@ -88,18 +104,33 @@ test('configuration lifecycle: 404 before set-up, secret only on creation and ro
   t.truthy(Date.parse(created.body.createdAt));
 
   const read = await org.live.get('/api/v2/webhooks');
-  t.deepEqual(read.body, { url: receiver.url, events: ['booking.confirmed', 'professional.created'], active: true, createdAt: created.body.createdAt });
+  t.deepEqual(read.body, {
+    url: receiver.url,
+    events: ['booking.confirmed', 'professional.created'],
+    active: true,
+    createdAt: created.body.createdAt,
+  });
 
   const replaced = await org.live.put('/api/v2/webhooks', { url: `${receiver.url}?v=2`, events: ['*'], active: false });
   t.is(replaced.status, 200);
-  t.deepEqual(replaced.body, { url: `${receiver.url}?v=2`, events: ['*'], active: false, createdAt: created.body.createdAt });
+  t.deepEqual(replaced.body, {
+    url: `${receiver.url}?v=2`,
+    events: ['*'],
+    active: false,
+    createdAt: created.body.createdAt,
+  });
   t.false('secret' in replaced.body);
 
   const rotated = await org.live.put('/api/v2/webhooks', { url: receiver.url, events: ['*'], rotateSecret: true });
   t.regex(rotated.body.secret, SECRET);
   t.not(rotated.body.secret, created.body.secret);
   t.true(rotated.body.active, 'active defaults to true on every PUT');
-  const row = (await svc.service.deps.db.query('SELECT secret, previous_secret, previous_secret_expires_at FROM webhooks WHERE organization_id = $1', [org.id])).rows[0];
+  const row = (
+    await svc.service.deps.db.query(
+      'SELECT secret, previous_secret, previous_secret_expires_at FROM webhooks WHERE organization_id = $1',
+      [org.id],
+    )
+  ).rows[0];
   t.is(row.secret, rotated.body.secret);
   t.is(row.previous_secret, created.body.secret);
   t.is(row.previous_secret_expires_at.getTime(), svc.clock().getTime() + 24 * 3600 * 1000);
@@ -190,11 +221,28 @@ test('bad event lists and bodies are 400 VALIDATION_ERROR naming the field, and 
   }
   const noBody = await org.live.put('/api/v2/webhooks');
   t.is(noBody.status, 400);
-  const badJson = await client(svc.url, liveKey).put('/api/v2/webhooks', undefined, { 'content-type': 'application/json' });
+  const badJson = await client(svc.url, liveKey).put('/api/v2/webhooks', undefined, {
+    'content-type': 'application/json',
+  });
   t.is(badJson.status, 400);
   t.is((await org.live.get('/api/v2/webhooks')).status, 404);
   // Every SPEC part 6 type is accepted, and repeats are kept once.
-  const all = ['professional.created', 'professional.updated', 'provider_import.completed', 'resolution.resolved', 'resolution.zero_results', 'resolution.partial', 'option.held', 'option.released', 'booking.confirmed', 'booking.rescheduled', 'booking.cancelled', 'booking.completed', 'calendar.connection_degraded', 'calendar.reconnect_required'];
+  const all = [
+    'professional.created',
+    'professional.updated',
+    'provider_import.completed',
+    'resolution.resolved',
+    'resolution.zero_results',
+    'resolution.partial',
+    'option.held',
+    'option.released',
+    'booking.confirmed',
+    'booking.rescheduled',
+    'booking.cancelled',
+    'booking.completed',
+    'calendar.connection_degraded',
+    'calendar.reconnect_required',
+  ];
   const ok = await org.live.put('/api/v2/webhooks', { url: receiver.url, events: [...all, 'booking.confirmed'] });
   t.is(ok.status, 200);
   t.deepEqual(ok.body.events, all);
@@ -205,7 +253,8 @@ test('test send: delivered with status and latency to a live receiver; LIVE_KEY_
   const notConfigured = await org.live.post('/api/v2/webhooks/test');
   t.is(notConfigured.status, 404);
   t.is(notConfigured.body.error.code, 'WEBHOOK_NOT_CONFIGURED');
-  const firstSecret = (await org.live.put('/api/v2/webhooks', { url: receiver.url, events: ['booking.confirmed'] })).body.secret;
+  const firstSecret = (await org.live.put('/api/v2/webhooks', { url: receiver.url, events: ['booking.confirmed'] }))
+    .body.secret;
 
   const testKey = await org.test.post('/api/v2/webhooks/test');
   t.is(testKey.status, 403);
@@ -221,14 +270,22 @@ test('test send: delivered with status and latency to a live receiver; LIVE_KEY_
   t.is(got!.headers['webhook-id'], got!.body.id);
   t.deepEqual(new StandardWebhook(firstSecret).verify(got!.rawBody, got!.headers as Record<string, string>), got!.body);
 
-  const secret = (await org.live.put('/api/v2/webhooks', { url: receiver.url, events: ['booking.confirmed'], rotateSecret: true })).body.secret;
+  const secret = (
+    await org.live.put('/api/v2/webhooks', { url: receiver.url, events: ['booking.confirmed'], rotateSecret: true })
+  ).body.secret;
   t.is((await org.live.post('/api/v2/webhooks/test')).body.delivered, true);
   const signed = (await receiver.waitFor(2, ofOrg(org.id)))[1]!;
   // During the rotation overlap the test event is signed with the new secret and the previous one.
   t.is(String(signed.headers['webhook-signature']).split(' ').length, 2);
   t.is(String(signed.headers['x-service-signature']).split(',').length, 2);
-  t.deepEqual(new StandardWebhook(secret).verify(signed.rawBody, signed.headers as Record<string, string>), signed.body);
-  t.deepEqual(new StandardWebhook(firstSecret).verify(signed.rawBody, signed.headers as Record<string, string>), signed.body);
+  t.deepEqual(
+    new StandardWebhook(secret).verify(signed.rawBody, signed.headers as Record<string, string>),
+    signed.body,
+  );
+  t.deepEqual(
+    new StandardWebhook(firstSecret).verify(signed.rawBody, signed.headers as Record<string, string>),
+    signed.body,
+  );
   t.is(signed.body.type, 'webhook.test');
   t.is(signed.body.organizationId, org.id);
 
@@ -243,7 +300,10 @@ test('test send: delivered with status and latency to a live receiver; LIVE_KEY_
 
 test('delivery log: one record per event, filters by status and event, newest first, cursor paging with total; detail has attempts', async (t) => {
   const org = await newOrg();
-  await org.live.put('/api/v2/webhooks', { url: receiver.url, events: ['professional.created', 'professional.updated'] });
+  await org.live.put('/api/v2/webhooks', {
+    url: receiver.url,
+    events: ['professional.created', 'professional.updated'],
+  });
   const empty = await org.live.get('/api/v2/webhooks/deliveries');
   t.deepEqual(empty.body, { deliveries: [], total: 0, nextCursor: null });
 
@@ -259,7 +319,10 @@ test('delivery log: one record per event, filters by status and event, newest fi
   await receiver.waitFor(6, ofOrg(org.id));
   const all = await waitForDeliveries(org.live, 6);
   t.is(all.total, 6);
-  t.deepEqual(all.deliveries.map((d: any) => d.event).sort(), [...Array(5).fill('professional.created'), 'professional.updated'].sort());
+  t.deepEqual(
+    all.deliveries.map((d: any) => d.event).sort(),
+    [...Array(5).fill('professional.created'), 'professional.updated'].sort(),
+  );
   // Newest first: the update came last.
   t.is(all.deliveries[0].event, 'professional.updated');
   for (const d of all.deliveries) {
@@ -267,7 +330,11 @@ test('delivery log: one record per event, filters by status and event, newest fi
     t.truthy(Date.parse(d.timestamp));
   }
   const delivered = await waitForDeliveries(org.live, 6, '&status=delivered');
-  t.true(delivered.deliveries.every((d: any) => d.status === 'delivered' && d.success === true && d.statusCode === 200 && d.attempt === 1));
+  t.true(
+    delivered.deliveries.every(
+      (d: any) => d.status === 'delivered' && d.success === true && d.statusCode === 200 && d.attempt === 1,
+    ),
+  );
 
   // One record per event: the envelope ids the receiver saw are the deliveries' event ids.
   const seen = new Set(receiver.requests.filter(ofOrg(org.id)).map((r) => r.body.id));
@@ -276,14 +343,20 @@ test('delivery log: one record per event, filters by status and event, newest fi
   const updated = await org.live.get('/api/v2/webhooks/deliveries?event=professional.updated');
   t.is(updated.body.total, 1);
   t.is(updated.body.deliveries[0].event, 'professional.updated');
-  t.deepEqual((await org.live.get('/api/v2/webhooks/deliveries?status=dead_lettered')).body, { deliveries: [], total: 0, nextCursor: null });
+  t.deepEqual((await org.live.get('/api/v2/webhooks/deliveries?status=dead_lettered')).body, {
+    deliveries: [],
+    total: 0,
+    nextCursor: null,
+  });
 
   // Cursor paging: pages of 2 walk all six once, newest first, each answer carrying the whole total.
   const walked: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const r: any = await org.live.get(`/api/v2/webhooks/deliveries?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const r: any = await org.live.get(
+      `/api/v2/webhooks/deliveries?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     t.is(r.status, 200);
     t.is(r.body.total, 6);
     t.true(r.body.deliveries.length <= 2);
@@ -291,18 +364,30 @@ test('delivery log: one record per event, filters by status and event, newest fi
     cursor = r.body.nextCursor;
     pages++;
   } while (cursor && pages < 10);
-  t.deepEqual(walked, all.deliveries.map((d: any) => d.id));
+  t.deepEqual(
+    walked,
+    all.deliveries.map((d: any) => d.id),
+  );
   t.is(pages, 3);
   const created = await org.live.get('/api/v2/webhooks/deliveries?event=professional.created&limit=3');
   t.is(created.body.total, 5);
   t.is(created.body.deliveries.length, 3);
-  const rest = await org.live.get(`/api/v2/webhooks/deliveries?event=professional.created&limit=3&cursor=${encodeURIComponent(created.body.nextCursor)}`);
+  const rest = await org.live.get(
+    `/api/v2/webhooks/deliveries?event=professional.created&limit=3&cursor=${encodeURIComponent(created.body.nextCursor)}`,
+  );
   t.is(rest.body.deliveries.length, 2);
   t.is(rest.body.nextCursor, null);
 
   const detail = await org.live.get(`/api/v2/webhooks/deliveries/${all.deliveries[0].id}`);
   t.is(detail.status, 200);
-  t.like(detail.body, { id: all.deliveries[0].id, event: 'professional.updated', status: 'delivered', attempt: 1, statusCode: 200, success: true });
+  t.like(detail.body, {
+    id: all.deliveries[0].id,
+    event: 'professional.updated',
+    status: 'delivered',
+    attempt: 1,
+    statusCode: 200,
+    success: true,
+  });
   t.is(detail.body.attempts.length, 1);
   t.like(detail.body.attempts[0], { attempt: 1, statusCode: 200, success: true, manual: false });
   t.false('error' in detail.body.attempts[0]);
@@ -348,16 +433,32 @@ test('a failing receiver leaves a failed delivery with the attempt recorded; rep
   t.truthy(Date.parse(sync.body.replayedAt));
   const afterSync = (await org.live.get(`/api/v2/webhooks/deliveries/${first.id}`)).body;
   t.like(afterSync, { status: 'delivered', attempt: 2, statusCode: 200, success: true });
-  t.deepEqual(afterSync.attempts.map((a: any) => [a.attempt, a.success, a.manual]), [[1, false, false], [2, true, true]]);
+  t.deepEqual(
+    afterSync.attempts.map((a: any) => [a.attempt, a.success, a.manual]),
+    [
+      [1, false, false],
+      [2, true, true],
+    ],
+  );
 
   const queued = await org.live.post(`/api/v2/webhooks/${first.id}/replay`);
   t.is(queued.status, 200, JSON.stringify(queued.body));
   t.deepEqual(queued.body, { deliveryId: first.id, status: 'pending', attempt: 3 });
   const done = await waitForDelivery(org.live, first.id, (d) => d.attempt === 3 && d.status === 'delivered');
-  t.deepEqual(done.attempts.map((a: any) => [a.attempt, a.manual]), [[1, false], [2, true], [3, true]]);
+  t.deepEqual(
+    done.attempts.map((a: any) => [a.attempt, a.manual]),
+    [
+      [1, false],
+      [2, true],
+      [3, true],
+    ],
+  );
   // Every attempt carried the same envelope id, numbered as recorded.
   const got = receiver.requests.filter(ofOrg(org.id, 'professional.created'));
-  t.deepEqual(got.map((r) => r.body.attempt), [1, 2, 3]);
+  t.deepEqual(
+    got.map((r) => r.body.attempt),
+    [1, 2, 3],
+  );
   t.is(new Set(got.map((r) => r.body.id)).size, 1);
   t.is(got[0]!.headers['webhook-id'], first.eventId);
   // Both replays are audited.
@@ -367,7 +468,8 @@ test('a failing receiver leaves a failed delivery with the attempt recorded; rep
 test('replays: plan gating, live keys only, unknown ids, another organization’s delivery, suppressed test-mode deliveries', async (t) => {
   const launch = await newOrg('launch');
   const free = await newOrg('free');
-  for (const org of [launch, free]) await org.live.put('/api/v2/webhooks', { url: receiver.url, events: ['professional.created'] });
+  for (const org of [launch, free])
+    await org.live.put('/api/v2/webhooks', { url: receiver.url, events: ['professional.created'] });
   await launch.live.post('/api/v2/providers', { externalId: 'gate-live', displayName: 'Dr. Live' });
   await free.live.post('/api/v2/providers', { externalId: 'gate-free', displayName: 'Dr. Free' });
   // An event caused with a test key is recorded as suppressed and never sent.
@@ -402,7 +504,10 @@ test('replays: plan gating, live keys only, unknown ids, another organization’
   // `deliveries` as an id goes to the queued replay, not to another route.
   await expect(launch.live, '/api/v2/webhooks/deliveries/replay', 404, 'DELIVERY_NOT_FOUND');
   // A plan slug the service does not know is not entitled.
-  await svc.service.deps.db.query(`UPDATE organizations SET settings = jsonb_set(settings, '{plan}', '"platinum"') WHERE id = $1`, [free.id]);
+  await svc.service.deps.db.query(
+    `UPDATE organizations SET settings = jsonb_set(settings, '{plan}', '"platinum"') WHERE id = $1`,
+    [free.id],
+  );
   await expect(free.live, `/api/v2/webhooks/${freeOne.id}/replay`, 403, 'PLAN_UPGRADE_REQUIRED');
 
   // None of the refusals sent or queued anything.
@@ -419,14 +524,21 @@ test('a queued replay of a delivery a sender holds a lease on is 409 DELIVERY_IN
   await org.live.post('/api/v2/providers', { externalId: 'lease-1', displayName: 'Dr. Lease' });
   const [d] = (await waitForDeliveries(org.live, 1, '&status=delivered')).deliveries;
   const until = new Date(svc.clock().getTime() + 30_000);
-  await svc.service.deps.db.query('UPDATE webhook_deliveries SET lease_token = $2, lease_until = $3 WHERE id = $1', [d.id, 'test-lease', until]);
+  await svc.service.deps.db.query('UPDATE webhook_deliveries SET lease_token = $2, lease_until = $3 WHERE id = $1', [
+    d.id,
+    'test-lease',
+    until,
+  ]);
   const r = await org.live.post(`/api/v2/webhooks/${d.id}/replay`);
   t.is(r.status, 409);
   t.is(r.body.error.code, 'DELIVERY_IN_PROGRESS');
   t.true(r.body.error.recoverable);
   t.like((await org.live.get(`/api/v2/webhooks/deliveries/${d.id}`)).body, { status: 'delivered', attempt: 1 });
   // Once the lease has expired the replay is queued.
-  await svc.service.deps.db.query('UPDATE webhook_deliveries SET lease_until = $2 WHERE id = $1', [d.id, new Date(svc.clock().getTime() - 1)]);
+  await svc.service.deps.db.query('UPDATE webhook_deliveries SET lease_until = $2 WHERE id = $1', [
+    d.id,
+    new Date(svc.clock().getTime() - 1),
+  ]);
   const ok = await org.live.post(`/api/v2/webhooks/${d.id}/replay`);
   t.deepEqual(ok.body, { deliveryId: d.id, status: 'pending', attempt: 2 });
 });
@@ -440,36 +552,71 @@ test('the gRPC door: WebhookService answers like REST, errors carry the contract
     m.set('service-organization-id', org.id);
     return m;
   };
-  const call = <T>(fn: (cb: (err: ServiceError | null, res: T) => void) => void) => new Promise<T>((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res))));
+  const call = <T>(fn: (cb: (err: ServiceError | null, res: T) => void) => void) =>
+    new Promise<T>((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res))));
   const empty = { params: {}, query: {}, body: undefined, bodyJson: '' };
   try {
-    const missing = (await t.throwsAsync(call((cb) => grpc.getWebhook(empty, md(liveKey), cb)))) as unknown as ServiceError;
+    const missing = (await t.throwsAsync(
+      call((cb) => grpc.getWebhook(empty, md(liveKey), cb)),
+    )) as unknown as ServiceError;
     t.is(missing.code, status.NOT_FOUND);
     t.deepEqual(missing.metadata.get('error-code'), ['WEBHOOK_NOT_CONFIGURED']);
 
-    const put = await call<{ resultJson?: string }>((cb) => grpc.updateWebhook({ ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['professional.created'] }) }, md(liveKey), cb));
-    const created = JSON.parse(put.resultJson ?? "null");
+    const put = await call<{ resultJson?: string }>((cb) =>
+      grpc.updateWebhook(
+        { ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['professional.created'] }) },
+        md(liveKey),
+        cb,
+      ),
+    );
+    const created = JSON.parse(put.resultJson ?? 'null');
     t.regex(created.secret, SECRET);
-    const read = JSON.parse((await call<{ resultJson?: string }>((cb) => grpc.getWebhook(empty, md(liveKey), cb))).resultJson ?? "null");
+    const read = JSON.parse(
+      (await call<{ resultJson?: string }>((cb) => grpc.getWebhook(empty, md(liveKey), cb))).resultJson ?? 'null',
+    );
     t.deepEqual(read, (await org.live.get('/api/v2/webhooks')).body);
 
-    const bad = (await t.throwsAsync(call((cb) => grpc.updateWebhook({ ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['nope'] }) }, md(liveKey), cb)))) as unknown as ServiceError;
+    const bad = (await t.throwsAsync(
+      call((cb) =>
+        grpc.updateWebhook(
+          { ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['nope'] }) },
+          md(liveKey),
+          cb,
+        ),
+      ),
+    )) as unknown as ServiceError;
     t.is(bad.code, status.INVALID_ARGUMENT);
     t.deepEqual(bad.metadata.get('error-field'), ['events.0']);
 
-    const testKey = (await t.throwsAsync(call((cb) => grpc.testWebhook(empty, md(svc.platformKey), cb)))) as unknown as ServiceError;
+    const testKey = (await t.throwsAsync(
+      call((cb) => grpc.testWebhook(empty, md(svc.platformKey), cb)),
+    )) as unknown as ServiceError;
     t.is(testKey.code, status.PERMISSION_DENIED);
     t.deepEqual(testKey.metadata.get('error-code'), ['LIVE_KEY_REQUIRED']);
 
     await org.live.post('/api/v2/providers', { externalId: 'grpc-1', displayName: 'Dr. gRPC' });
     await waitForDeliveries(org.live, 1, '&status=delivered');
-    const list = JSON.parse((await call<{ resultJson?: string }>((cb) => grpc.listWebhookDeliveries({ ...empty, query: { status: 'delivered' } }, md(liveKey), cb))).resultJson ?? "null");
+    const list = JSON.parse(
+      (
+        await call<{ resultJson?: string }>((cb) =>
+          grpc.listWebhookDeliveries({ ...empty, query: { status: 'delivered' } }, md(liveKey), cb),
+        )
+      ).resultJson ?? 'null',
+    );
     t.is(list.total, 1);
     t.deepEqual(list, (await org.live.get('/api/v2/webhooks/deliveries?status=delivered')).body);
     const id = list.deliveries[0].id;
-    const queued = JSON.parse((await call<{ resultJson?: string }>((cb) => grpc.queueWebhookDeliveryReplay({ ...empty, params: { deliveryId: id } }, md(liveKey), cb))).resultJson ?? "null");
+    const queued = JSON.parse(
+      (
+        await call<{ resultJson?: string }>((cb) =>
+          grpc.queueWebhookDeliveryReplay({ ...empty, params: { deliveryId: id } }, md(liveKey), cb),
+        )
+      ).resultJson ?? 'null',
+    );
     t.deepEqual(queued, { deliveryId: id, status: 'pending', attempt: 2 });
-    const notFound = (await t.throwsAsync(call((cb) => grpc.getWebhookDelivery({ ...empty, params: { id: 'whd_nope' } }, md(liveKey), cb)))) as unknown as ServiceError;
+    const notFound = (await t.throwsAsync(
+      call((cb) => grpc.getWebhookDelivery({ ...empty, params: { id: 'whd_nope' } }, md(liveKey), cb)),
+    )) as unknown as ServiceError;
     t.is(notFound.code, status.NOT_FOUND);
     t.deepEqual(notFound.metadata.get('error-code'), ['DELIVERY_NOT_FOUND']);
   } finally {
@@ -493,11 +640,22 @@ test('openapi.json and capabilities.json describe every webhook route', async (t
     const op = openapi.paths[path]?.[method];
     t.truthy(op, `${method} ${path}`);
     t.is(op['x-grpc-method'], `scheduling.v1.WebhookService/${rpc}`);
-    t.true(caps.endpoints.some((e: any) => e.method === method.toUpperCase() && e.path === path.replace(/\{(\w+)\}/g, ':$1') && e.grpc === `scheduling.v1.WebhookService/${rpc}`), `${method} ${path} in capabilities`);
+    t.true(
+      caps.endpoints.some(
+        (e: any) =>
+          e.method === method.toUpperCase() &&
+          e.path === path.replace(/\{(\w+)\}/g, ':$1') &&
+          e.grpc === `scheduling.v1.WebhookService/${rpc}`,
+      ),
+      `${method} ${path} in capabilities`,
+    );
   }
   const replay = openapi.paths['/api/v2/webhooks/deliveries/{id}/replay'].post;
   t.true(replay.responses['403']['x-error-codes'].includes('PLAN_UPGRADE_REQUIRED'));
   t.true(replay.responses['422']['x-error-codes'].includes('DELIVERY_NOT_REPLAYABLE'));
   t.true(replay.responses['409']['x-error-codes'].includes('DELIVERY_IN_PROGRESS'));
-  t.deepEqual(openapi.paths['/api/v2/webhooks'].put.requestBody.content['application/json'].schema.required.sort(), ['events', 'url']);
+  t.deepEqual(openapi.paths['/api/v2/webhooks'].put.requestBody.content['application/json'].schema.required.sort(), [
+    'events',
+    'url',
+  ]);
 });

@@ -7,14 +7,21 @@ import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 /** The service's real database, counting the queries sent through it. */
 function countingDb(): { db: Pick<Database, 'query'>; count: () => number } {
   let n = 0;
   const real = svc.service.deps.db;
-  const query = ((...args: unknown[]) => { n++; return (real.query as (...a: unknown[]) => unknown)(...args); }) as Database['query'];
+  const query = ((...args: unknown[]) => {
+    n++;
+    return (real.query as (...a: unknown[]) => unknown)(...args);
+  }) as Database['query'];
   return { db: { query }, count: () => n };
 }
 
@@ -57,9 +64,12 @@ test('unknown keys are cached briefly too; organizations are cached, unknown one
 test('forgetKey drops a key at once; a revoked key answers 401 on the next request of the revoking process', async (t) => {
   const o = await newOrganization(svc, 'cred-cache-forget');
   const p = client(svc.url, svc.platformKey);
-  const key = (await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: o.org.id, name: 'short-lived' })).body;
+  const key = (
+    await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: o.org.id, name: 'short-lived' })
+  ).body;
   const api = client(svc.url, key.key);
-  for (let i = 0; i < 3; i++) t.is((await api.get(`/api/v2/organizations/${o.org.id}`)).status, 200, 'the key is cached and valid');
+  for (let i = 0; i < 3; i++)
+    t.is((await api.get(`/api/v2/organizations/${o.org.id}`)).status, 200, 'the key is cached and valid');
   t.is((await p.delete(`/api/v2/api-keys/${key.id}`)).status, 200);
   const after = await api.get(`/api/v2/organizations/${o.org.id}`);
   t.is(after.status, 401);

@@ -2,7 +2,8 @@ import test from 'ava';
 import { createWeightedCache } from '../../src/application/resolution/weighted-cache.js';
 
 const sized = (n: number) => ({ items: new Array<number>(n).fill(0) });
-const cacheOf = (maxEntries: number, maxWeight: number) => createWeightedCache<{ items: number[] }>({ maxEntries, maxWeight, weightOf: (v) => v.items.length });
+const cacheOf = (maxEntries: number, maxWeight: number) =>
+  createWeightedCache<{ items: number[] }>({ maxEntries, maxWeight, weightOf: (v) => v.items.length });
 const settle = () => new Promise((r) => setImmediate(r));
 
 test('loaded values count against the weight budget; the least recently used leave first', async (t) => {

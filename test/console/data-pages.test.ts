@@ -1,7 +1,14 @@
 import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, type PageProblems, saveScreenshot, seriousAxeFindings, signIn, watchProblems } from '../helpers/browser.js';
+import {
+  launchBrowser,
+  type PageProblems,
+  saveScreenshot,
+  seriousAxeFindings,
+  signIn,
+  watchProblems,
+} from '../helpers/browser.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -33,11 +40,27 @@ test.before(async () => {
   const ben = await providerWithService(org, { externalId: 'ben', languageCodes: ['en'] });
   // No languages at all: a language constraint is `unknown` for her, which puts her in the manual-review queue.
   const cy = await providerWithService(org, { externalId: 'cy' });
-  const r = await org.api.post('/api/v2/resolutions', { serviceId: ana.service.id, constraints: { languageCodes: { anyOf: ['es'] } }, dateRange: { from: '2026-03-03', to: '2026-03-04' } }, idem());
+  const r = await org.api.post(
+    '/api/v2/resolutions',
+    {
+      serviceId: ana.service.id,
+      constraints: { languageCodes: { anyOf: ['es'] } },
+      dateRange: { from: '2026-03-03', to: '2026-03-04' },
+    },
+    idem(),
+  );
   if (r.status !== 200 || r.body.options.length < 2) throw new Error(`resolution: ${JSON.stringify(r.body)}`);
   const option = r.body.options[0];
-  const hold = (await org.api.post(`/api/v2/resolutions/${r.body.resolutionId}/options/${option.optionId}/hold`, { ttlSeconds: 300 })).body;
-  const booking = await org.api.post(`/api/v2/resolutions/${r.body.resolutionId}/confirm`, { optionId: option.optionId, holdId: hold.holdId, customer: { name: 'Pat Doe', email: 'pat@example.com' } }, idem());
+  const hold = (
+    await org.api.post(`/api/v2/resolutions/${r.body.resolutionId}/options/${option.optionId}/hold`, {
+      ttlSeconds: 300,
+    })
+  ).body;
+  const booking = await org.api.post(
+    `/api/v2/resolutions/${r.body.resolutionId}/confirm`,
+    { optionId: option.optionId, holdId: hold.holdId, customer: { name: 'Pat Doe', email: 'pat@example.com' } },
+    idem(),
+  );
   if (booking.status !== 200) throw new Error(`confirm: ${JSON.stringify(booking.body)}`);
   data = { org, resolution: r.body, excluded: ben.provider, unknown: cy.provider, hold, booking: booking.body };
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -66,13 +89,20 @@ async function viaNavigation(page: Page, link: string, heading: string | RegExp)
  * axe at 1280 px; then the page loaded at a phone's width, where nothing may reach past the viewport (tables and code
  * scroll inside their own box) and, with `axeAtPhone`, axe again; then back to 1280 px.
  */
-async function checkAccessible(t: ExecutionContext, page: Page, heading: string | RegExp, opts: { axeAtPhone?: boolean } = {}): Promise<void> {
+async function checkAccessible(
+  t: ExecutionContext,
+  page: Page,
+  heading: string | RegExp,
+  opts: { axeAtPhone?: boolean } = {},
+): Promise<void> {
   t.deepEqual(await seriousAxeFindings(page), [], `1280 px: ${page.url()}`);
   await page.setViewportSize({ width: 390, height: 844 });
   await page.reload();
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   if (opts.axeAtPhone) t.deepEqual(await seriousAxeFindings(page), [], `390 px: ${page.url()}`);
-  const wide = await page.evaluate(`[...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap, pre')).map((el) => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right)).slice(0, 8)`) as string[];
+  const wide = (await page.evaluate(
+    `[...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap, pre')).map((el) => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right)).slice(0, 8)`,
+  )) as string[];
   t.deepEqual(wide, [], `390 px: nothing reaches past the viewport: ${page.url()}`);
   await page.setViewportSize({ width: 1280, height: 900 });
 }
@@ -83,108 +113,141 @@ function noProblems(t: ExecutionContext, problems: PageProblems): void {
   t.deepEqual(problems.consoleErrors, [], 'no console errors');
 }
 
-test.serial('resolutions: the list, the options with their reasons and the "why not" of an excluded provider, filtered in the URL', async (t) => {
-  const { page, problems } = await openConsole();
-  const r = data.resolution;
-  await viaNavigation(page, 'Resolutions', 'Resolutions');
-  await page.getByRole('link', { name: r.resolutionId }).waitFor();
-  await checkAccessible(t, page, 'Resolutions');
+test.serial(
+  'resolutions: the list, the options with their reasons and the "why not" of an excluded provider, filtered in the URL',
+  async (t) => {
+    const { page, problems } = await openConsole();
+    const r = data.resolution;
+    await viaNavigation(page, 'Resolutions', 'Resolutions');
+    await page.getByRole('link', { name: r.resolutionId }).waitFor();
+    await checkAccessible(t, page, 'Resolutions');
 
-  // Open it by id through the form (Enter submits).
-  await page.getByLabel('Resolution id').fill(r.resolutionId);
-  await page.getByLabel('Resolution id').press('Enter');
-  await page.getByRole('heading', { level: 1, name: `Resolution ${r.resolutionId}` }).waitFor();
-  t.is(new URL(page.url()).pathname, `/console/resolutions/${r.resolutionId}`);
-  for (const option of r.options) {
-    const card = page.getByRole('article', { name: `#${option.rank} ${option.provider.displayName}` });
-    await card.waitFor();
-    t.true((await card.innerText()).includes(option.reason), `option ${option.rank} shows its reason`);
-    t.true((await card.innerText()).includes('LANGUAGE_MATCH'));
-  }
-  t.is(await page.getByRole('link', { name: 'Open its actor in the inspector' }).getAttribute('href'), `/console/inspector/resolution/${r.resolutionId}`);
+    // Open it by id through the form (Enter submits).
+    await page.getByLabel('Resolution id').fill(r.resolutionId);
+    await page.getByLabel('Resolution id').press('Enter');
+    await page.getByRole('heading', { level: 1, name: `Resolution ${r.resolutionId}` }).waitFor();
+    t.is(new URL(page.url()).pathname, `/console/resolutions/${r.resolutionId}`);
+    for (const option of r.options) {
+      const card = page.getByRole('article', { name: `#${option.rank} ${option.provider.displayName}` });
+      await card.waitFor();
+      t.true((await card.innerText()).includes(option.reason), `option ${option.rank} shows its reason`);
+      t.true((await card.innerText()).includes('LANGUAGE_MATCH'));
+    }
+    t.is(
+      await page.getByRole('link', { name: 'Open its actor in the inspector' }).getAttribute('href'),
+      `/console/inspector/resolution/${r.resolutionId}`,
+    );
 
-  // The "why not": the excluded provider's row names the code and what was expected against what it has, from the API.
-  const candidates = await data.org.api.get(`/api/v2/resolutions/${r.resolutionId}/candidates?status=excluded`);
-  const exclusion = candidates.body.candidates.find((c: any) => c.providerId === data.excluded.id).exclusions[0];
-  t.like(exclusion, { code: 'LANGUAGE_MISMATCH', field: 'languageCodes', required: ['es'], actual: ['en'] });
-  const whyNot = page.getByRole('table', { name: 'Candidates of this resolution with their exclusions' });
-  const benRow = whyNot.getByRole('row').filter({ hasText: data.excluded.id });
-  await benRow.waitFor();
-  const benText = await benRow.innerText();
-  t.true(benText.includes(exclusion.code) && benText.includes('excluded'), benText);
-  t.true(benText.includes(`${exclusion.field}: expected ${exclusion.required.join(', ')}; provider has ${exclusion.actual.join(', ')}`), benText);
-  t.true(benText.includes(exclusion.status), benText);
-  await saveScreenshot(page, 'resolution-why-not', { fullPage: true });
-  const cyRow = whyNot.getByRole('row').filter({ hasText: data.unknown.id });
-  t.true((await cyRow.innerText()).includes('unknown'));
+    // The "why not": the excluded provider's row names the code and what was expected against what it has, from the API.
+    const candidates = await data.org.api.get(`/api/v2/resolutions/${r.resolutionId}/candidates?status=excluded`);
+    const exclusion = candidates.body.candidates.find((c: any) => c.providerId === data.excluded.id).exclusions[0];
+    t.like(exclusion, { code: 'LANGUAGE_MISMATCH', field: 'languageCodes', required: ['es'], actual: ['en'] });
+    const whyNot = page.getByRole('table', { name: 'Candidates of this resolution with their exclusions' });
+    const benRow = whyNot.getByRole('row').filter({ hasText: data.excluded.id });
+    await benRow.waitFor();
+    const benText = await benRow.innerText();
+    t.true(benText.includes(exclusion.code) && benText.includes('excluded'), benText);
+    t.true(
+      benText.includes(
+        `${exclusion.field}: expected ${exclusion.required.join(', ')}; provider has ${exclusion.actual.join(', ')}`,
+      ),
+      benText,
+    );
+    t.true(benText.includes(exclusion.status), benText);
+    await saveScreenshot(page, 'resolution-why-not', { fullPage: true });
+    const cyRow = whyNot.getByRole('row').filter({ hasText: data.unknown.id });
+    t.true((await cyRow.innerText()).includes('unknown'));
 
-  // Filter by status: the URL keeps it, only the excluded provider is left, and a reload keeps the filter.
-  await page.getByLabel('Status', { exact: true }).selectOption('excluded');
-  await page.getByRole('button', { name: 'Apply filters' }).click();
-  await whyNot.getByRole('row').filter({ hasText: data.unknown.id }).waitFor({ state: 'detached' });
-  t.is(new URL(page.url()).searchParams.get('status'), 'excluded');
-  t.is(await whyNot.getByRole('row').count(), 2, 'the header row and the one excluded provider');
-  await checkAccessible(t, page, /^Resolution /, { axeAtPhone: true });
-  t.is(await page.getByLabel('Status', { exact: true }).inputValue(), 'excluded');
-  t.is(await whyNot.getByRole('row').count(), 2);
-  noProblems(t, problems);
-});
+    // Filter by status: the URL keeps it, only the excluded provider is left, and a reload keeps the filter.
+    await page.getByLabel('Status', { exact: true }).selectOption('excluded');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await whyNot.getByRole('row').filter({ hasText: data.unknown.id }).waitFor({ state: 'detached' });
+    t.is(new URL(page.url()).searchParams.get('status'), 'excluded');
+    t.is(await whyNot.getByRole('row').count(), 2, 'the header row and the one excluded provider');
+    await checkAccessible(t, page, /^Resolution /, { axeAtPhone: true });
+    t.is(await page.getByLabel('Status', { exact: true }).inputValue(), 'excluded');
+    t.is(await whyNot.getByRole('row').count(), 2);
+    noProblems(t, problems);
+  },
+);
 
-test.serial('bookings: the list shows the booking, the detail links into the inspector, to its hold and its resolution', async (t) => {
-  const { page, problems } = await openConsole();
-  const b = data.booking;
-  await viaNavigation(page, 'Bookings', 'Bookings');
-  const row = page.getByRole('row').filter({ hasText: b.id });
-  await row.waitFor();
-  const rowText = await row.innerText();
-  t.true(rowText.includes('confirmed') && rowText.includes(b.provider.displayName) && rowText.includes('Pat Doe'), rowText);
-  await checkAccessible(t, page, 'Bookings');
+test.serial(
+  'bookings: the list shows the booking, the detail links into the inspector, to its hold and its resolution',
+  async (t) => {
+    const { page, problems } = await openConsole();
+    const b = data.booking;
+    await viaNavigation(page, 'Bookings', 'Bookings');
+    const row = page.getByRole('row').filter({ hasText: b.id });
+    await row.waitFor();
+    const rowText = await row.innerText();
+    t.true(
+      rowText.includes('confirmed') && rowText.includes(b.provider.displayName) && rowText.includes('Pat Doe'),
+      rowText,
+    );
+    await checkAccessible(t, page, 'Bookings');
 
-  // A status filter that excludes it, in the URL; then back to "confirmed".
-  await page.getByLabel('Provider id').fill(b.provider.id);
-  await page.getByLabel('Status', { exact: true }).selectOption('cancelled');
-  await page.getByLabel('Provider id').press('Enter');
-  await page.getByText('No booking matches these filters.').waitFor();
-  t.is(new URL(page.url()).searchParams.get('status'), 'cancelled');
-  await page.getByLabel('Status', { exact: true }).selectOption('confirmed');
-  await page.getByRole('button', { name: 'Apply filters' }).click();
-  await page.getByRole('link', { name: b.id }).click();
+    // A status filter that excludes it, in the URL; then back to "confirmed".
+    await page.getByLabel('Provider id').fill(b.provider.id);
+    await page.getByLabel('Status', { exact: true }).selectOption('cancelled');
+    await page.getByLabel('Provider id').press('Enter');
+    await page.getByText('No booking matches these filters.').waitFor();
+    t.is(new URL(page.url()).searchParams.get('status'), 'cancelled');
+    await page.getByLabel('Status', { exact: true }).selectOption('confirmed');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('link', { name: b.id }).click();
 
-  await page.getByRole('heading', { level: 1, name: `Booking ${b.id}` }).waitFor();
-  t.is(await page.getByRole('link', { name: 'Open this booking in the inspector' }).getAttribute('href'), `/console/inspector/booking/${b.id}`);
-  t.is(await page.getByRole('link', { name: 'The hold it was confirmed from, in the inspector' }).getAttribute('href'), `/console/inspector/hold/${data.hold.holdId}`);
-  t.is(await page.getByRole('link', { name: 'The resolution it came from' }).getAttribute('href'), `/console/resolutions/${b.resolutionId}`);
-  await checkAccessible(t, page, `Booking ${b.id}`);
-  noProblems(t, problems);
-});
+    await page.getByRole('heading', { level: 1, name: `Booking ${b.id}` }).waitFor();
+    t.is(
+      await page.getByRole('link', { name: 'Open this booking in the inspector' }).getAttribute('href'),
+      `/console/inspector/booking/${b.id}`,
+    );
+    t.is(
+      await page.getByRole('link', { name: 'The hold it was confirmed from, in the inspector' }).getAttribute('href'),
+      `/console/inspector/hold/${data.hold.holdId}`,
+    );
+    t.is(
+      await page.getByRole('link', { name: 'The resolution it came from' }).getAttribute('href'),
+      `/console/resolutions/${b.resolutionId}`,
+    );
+    await checkAccessible(t, page, `Booking ${b.id}`);
+    noProblems(t, problems);
+  },
+);
 
-test.serial('audit log: events with filters in the URL, and the chain shown intact; "Verify again" checks again', async (t) => {
-  const { page, problems } = await openConsole();
-  await viaNavigation(page, 'Audit log', 'Audit log');
-  const chain = page.getByRole('region', { name: 'Chain verification' });
-  await chain.getByText('intact', { exact: true }).waitFor();
-  const events = page.getByRole('table', { name: 'Audit events, newest first' });
-  await events.getByRole('row').filter({ hasText: 'booking.create' }).waitFor();
-  await checkAccessible(t, page, 'Audit log');
+test.serial(
+  'audit log: events with filters in the URL, and the chain shown intact; "Verify again" checks again',
+  async (t) => {
+    const { page, problems } = await openConsole();
+    await viaNavigation(page, 'Audit log', 'Audit log');
+    const chain = page.getByRole('region', { name: 'Chain verification' });
+    await chain.getByText('intact', { exact: true }).waitFor();
+    const events = page.getByRole('table', { name: 'Audit events, newest first' });
+    await events.getByRole('row').filter({ hasText: 'booking.create' }).waitFor();
+    await checkAccessible(t, page, 'Audit log');
 
-  await page.getByLabel('Resource id').fill(data.booking.id);
-  await page.getByLabel('Resource id').press('Enter');
-  await events.locator('tbody tr').filter({ hasNotText: data.booking.id }).first().waitFor({ state: 'detached' });
-  t.is(new URL(page.url()).searchParams.get('resource_id'), data.booking.id);
-  const actions = await events.locator('tbody tr td:nth-child(2)').allInnerTexts();
-  t.true(actions.length > 0 && actions.includes('booking.create'), actions.join(' '));
-  const api = await data.org.platform.get(`/api/v2/audit-events?resource_id=${data.booking.id}`);
-  t.deepEqual(actions, api.body.data.map((e: any) => e.action), 'the rows are the API\'s events, in its order');
+    await page.getByLabel('Resource id').fill(data.booking.id);
+    await page.getByLabel('Resource id').press('Enter');
+    await events.locator('tbody tr').filter({ hasNotText: data.booking.id }).first().waitFor({ state: 'detached' });
+    t.is(new URL(page.url()).searchParams.get('resource_id'), data.booking.id);
+    const actions = await events.locator('tbody tr td:nth-child(2)').allInnerTexts();
+    t.true(actions.length > 0 && actions.includes('booking.create'), actions.join(' '));
+    const api = await data.org.platform.get(`/api/v2/audit-events?resource_id=${data.booking.id}`);
+    t.deepEqual(
+      actions,
+      api.body.data.map((e: any) => e.action),
+      "the rows are the API's events, in its order",
+    );
 
-  const [again] = await Promise.all([
-    page.waitForResponse((res) => new URL(res.url()).pathname === '/api/v2/audit-events/verification'),
-    chain.getByRole('button', { name: 'Verify again' }).click(),
-  ]);
-  t.is(again.status(), 200);
-  await chain.getByRole('button', { name: 'Verify again' }).and(page.locator(':enabled')).waitFor();
-  t.is(await chain.locator('.badge').innerText(), 'intact');
-  noProblems(t, problems);
-});
+    const [again] = await Promise.all([
+      page.waitForResponse((res) => new URL(res.url()).pathname === '/api/v2/audit-events/verification'),
+      chain.getByRole('button', { name: 'Verify again' }).click(),
+    ]);
+    t.is(again.status(), 200);
+    await chain.getByRole('button', { name: 'Verify again' }).and(page.locator(':enabled')).waitFor();
+    t.is(await chain.locator('.badge').innerText(), 'intact');
+    noProblems(t, problems);
+  },
+);
 
 test.serial('analytics: the figures and three charts drawn on canvases, each with a data table', async (t) => {
   const { page, problems } = await openConsole();
@@ -197,8 +260,19 @@ test.serial('analytics: the figures and three charts drawn on canvases, each wit
   t.regex((await canvases.nth(0).getAttribute('aria-label')) ?? '', /Resolved 1, Zero results 0/);
   // Drawn: every canvas has painted pixels (Chart.js has run), not just an empty element.
   // (A function, not a string: the console's CSP forbids the eval a string predicate needs; no DOM types in test/.)
-  await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('figure.chart-figure canvas')]
-    .every((c: any) => c.width > 0 && c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v: number) => v !== 0)), undefined, { timeout: 5000 });
+  await page.waitForFunction(
+    () =>
+      [...(globalThis as any).document.querySelectorAll('figure.chart-figure canvas')].every(
+        (c: any) =>
+          c.width > 0 &&
+          c
+            .getContext('2d')
+            .getImageData(0, 0, c.width, c.height)
+            .data.some((v: number) => v !== 0),
+      ),
+    undefined,
+    { timeout: 5000 },
+  );
   t.is(await page.locator('figure.chart-figure details table').count(), 3);
   t.is(await page.getByRole('term').filter({ hasText: 'Conversion rate' }).count(), 1);
   await checkAccessible(t, page, 'Analytics');
@@ -209,41 +283,47 @@ test.serial('analytics: the figures and three charts drawn on canvases, each wit
   noProblems(t, problems);
 });
 
-test.serial('manual review: the unknown provider is queued; resolving it in the page resolves it in the API', async (t) => {
-  const { page, problems } = await openConsole();
-  const cy = data.unknown;
-  t.deepEqual((await data.org.platform.get('/api/v2/manual-review')).body.data.map((e: any) => e.providerId), [cy.id]);
-  await viaNavigation(page, 'Manual review', 'Manual review');
-  const row = page.getByRole('row').filter({ hasText: cy.id });
-  await row.waitFor();
-  t.true((await row.innerText()).includes('languageCodes'));
-  await checkAccessible(t, page, 'Manual review');
+test.serial(
+  'manual review: the unknown provider is queued; resolving it in the page resolves it in the API',
+  async (t) => {
+    const { page, problems } = await openConsole();
+    const cy = data.unknown;
+    t.deepEqual(
+      (await data.org.platform.get('/api/v2/manual-review')).body.data.map((e: any) => e.providerId),
+      [cy.id],
+    );
+    await viaNavigation(page, 'Manual review', 'Manual review');
+    const row = page.getByRole('row').filter({ hasText: cy.id });
+    await row.waitFor();
+    t.true((await row.innerText()).includes('languageCodes'));
+    await checkAccessible(t, page, 'Manual review');
 
-  await page.getByRole('button', { name: `Resolve the review of ${cy.displayName}` }).click();
-  const dialog = page.getByRole('dialog', { name: `Resolve the review of ${cy.displayName}?` });
-  await dialog.waitFor();
-  t.deepEqual(await seriousAxeFindings(page), [], 'the confirmation dialog');
-  // Cancel first: nothing changes.
-  await dialog.getByRole('button', { name: 'Cancel' }).click();
-  await dialog.waitFor({ state: 'detached' });
-  t.is((await data.org.platform.get('/api/v2/manual-review')).body.data[0]?.status, 'open');
+    await page.getByRole('button', { name: `Resolve the review of ${cy.displayName}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Resolve the review of ${cy.displayName}?` });
+    await dialog.waitFor();
+    t.deepEqual(await seriousAxeFindings(page), [], 'the confirmation dialog');
+    // Cancel first: nothing changes.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    t.is((await data.org.platform.get('/api/v2/manual-review')).body.data[0]?.status, 'open');
 
-  await page.getByRole('button', { name: `Resolve the review of ${cy.displayName}` }).click();
-  await dialog.getByRole('button', { name: 'Mark resolved' }).click();
-  await page.getByText(`The review of ${cy.displayName} is resolved.`).waitFor();
-  await page.getByText('No entry with this status.').waitFor();
-  t.deepEqual((await data.org.platform.get('/api/v2/manual-review')).body.data, []);
-  const resolved = (await data.org.platform.get('/api/v2/manual-review?status=resolved')).body.data;
-  t.like(resolved[0], { providerId: cy.id, status: 'resolved' });
+    await page.getByRole('button', { name: `Resolve the review of ${cy.displayName}` }).click();
+    await dialog.getByRole('button', { name: 'Mark resolved' }).click();
+    await page.getByText(`The review of ${cy.displayName} is resolved.`).waitFor();
+    await page.getByText('No entry with this status.').waitFor();
+    t.deepEqual((await data.org.platform.get('/api/v2/manual-review')).body.data, []);
+    const resolved = (await data.org.platform.get('/api/v2/manual-review?status=resolved')).body.data;
+    t.like(resolved[0], { providerId: cy.id, status: 'resolved' });
 
-  await page.getByLabel('Status', { exact: true }).selectOption('resolved');
-  await page.getByRole('button', { name: 'Apply filters' }).click();
-  await page.getByRole('row').filter({ hasText: cy.id }).waitFor();
-  t.is(new URL(page.url()).searchParams.get('status'), 'resolved');
-  noProblems(t, problems);
-});
+    await page.getByLabel('Status', { exact: true }).selectOption('resolved');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('row').filter({ hasText: cy.id }).waitFor();
+    t.is(new URL(page.url()).searchParams.get('status'), 'resolved');
+    noProblems(t, problems);
+  },
+);
 
-test.serial('overview: the organization\'s plan, graph version and counts, as the API counts them', async (t) => {
+test.serial("overview: the organization's plan, graph version and counts, as the API counts them", async (t) => {
   const { page, problems } = await openConsole();
   await viaNavigation(page, 'Overview', data.org.org.name);
   const overview = (await data.org.platform.get(`/api/v2/organizations/${data.org.org.id}/overview`)).body;
@@ -251,10 +331,14 @@ test.serial('overview: the organization\'s plan, graph version and counts, as th
   t.is(overview.counts.providers.total, 3);
   const facts = page.locator('dl.facts');
   t.true((await facts.innerText()).includes(String(overview.organization.providerGraphVersion)));
-  const group = (title: string) => page.locator('.count-group').filter({ has: page.getByRole('heading', { level: 3, name: title }) });
+  const group = (title: string) =>
+    page.locator('.count-group').filter({ has: page.getByRole('heading', { level: 3, name: title }) });
   t.regex(await group('Bookings').innerText(), /confirmed\s+1\b/);
   t.regex(await group('Providers').innerText(), /total\s+3\b/);
-  t.regex(await group('Activity').innerText(), new RegExp(`resolutions \\(24 h\\)\\s+${overview.counts.resolutionsLast24h}\\b`));
+  t.regex(
+    await group('Activity').innerText(),
+    new RegExp(`resolutions \\(24 h\\)\\s+${overview.counts.resolutionsLast24h}\\b`),
+  );
   await checkAccessible(t, page, data.org.org.name, { axeAtPhone: true });
   noProblems(t, problems);
 });

@@ -5,7 +5,9 @@ import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 
 /** openapi.json exactly as GET /openapi.json serves it (the JSON text, parsed back). */
 const doc = JSON.parse(JSON.stringify(buildOpenApi(ALL_ROUTES, { version: '0.0.0-test' })));
-const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ path, method, op })),
+);
 
 /** Every node of a JSON value with its JSON pointer. */
 function* walk(value: unknown, pointer = ''): Generator<[string, Record<string, unknown>]> {
@@ -21,7 +23,10 @@ test('openapi.json passes the OpenAPI 3.1 schema validator', async (t) => {
 
 test('every operation has a description beyond its summary', (t) => {
   for (const { path, method, op } of operations) {
-    t.true(typeof op.description === 'string' && op.description.length > 20 && op.description !== op.summary, `${method.toUpperCase()} ${path}`);
+    t.true(
+      typeof op.description === 'string' && op.description.length > 20 && op.description !== op.summary,
+      `${method.toUpperCase()} ${path}`,
+    );
   }
 });
 
@@ -62,12 +67,22 @@ test('schemas are tight: no integer may be negative unless it says so, instants 
     }
     const props = node.properties as Record<string, Record<string, unknown>> | undefined;
     for (const [name, prop] of Object.entries(props ?? {})) {
-      if (!/^(createdAt|updatedAt|cancelledAt|revokedAt|completedAt|activatedAt|generatedAt|replayedAt|nextAttemptAt|dueAt)$/.test(name)) continue;
+      if (
+        !/^(createdAt|updatedAt|cancelledAt|revokedAt|completedAt|activatedAt|generatedAt|replayedAt|nextAttemptAt|dueAt)$/.test(
+          name,
+        )
+      )
+        continue;
       const branches = (prop.anyOf as Record<string, unknown>[] | undefined) ?? [prop];
-      t.true(branches.some((b) => b.format === 'date-time'), `${pointer}/properties/${name} is not date-time`);
+      t.true(
+        branches.some((b) => b.format === 'date-time'),
+        `${pointer}/properties/${name} is not date-time`,
+      );
     }
   }
-  const rows = doc.paths['/api/v2/provider-imports'].post.requestBody.content['application/json'].schema.properties.providers.items;
+  const rows =
+    doc.paths['/api/v2/provider-imports'].post.requestBody.content['application/json'].schema.properties.providers
+      .items;
   t.truthy(rows.properties?.displayName, 'import rows are described as providers');
   t.deepEqual(rows.required, ['externalId']);
 });
@@ -75,7 +90,9 @@ test('schemas are tight: no integer may be negative unless it says so, instants 
 test('every tag an operation uses is described, and a body the operation may go without is not required', (t) => {
   const described = new Map((doc.tags as { name: string; description: string }[]).map((x) => [x.name, x.description]));
   const used = new Set<string>();
-  for (const ops of Object.values(doc.paths as Record<string, Record<string, { tags: string[]; requestBody?: { required: boolean } }>>)) {
+  for (const ops of Object.values(
+    doc.paths as Record<string, Record<string, { tags: string[]; requestBody?: { required: boolean } }>>,
+  )) {
     for (const op of Object.values(ops)) for (const tag of op.tags) used.add(tag);
   }
   for (const tag of used) t.true((described.get(tag) ?? '').length > 20, `tag ${tag}`);

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { schemaExample } from '../../src/contract/schema-example.js';
-import { messageOfRestInput, requestGroups, responseMessageOf, restInputOfMessage, restOfResponseMessage } from '../../src/contract/typed-message.js';
+import {
+  messageOfRestInput,
+  requestGroups,
+  responseMessageOf,
+  restInputOfMessage,
+  restOfResponseMessage,
+} from '../../src/contract/typed-message.js';
 import { GRPC_SERVICES } from '../../src/grpc/service-registry.js';
 import { protoFieldNameIn, protoShapeOf } from '../../src/contract/proto-shape.js';
 
@@ -13,7 +19,11 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$
 function normalized(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalized);
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null && x !== undefined).map(([k, x]) => [k, normalized(x)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null && x !== undefined)
+        .map(([k, x]) => [k, normalized(x)]),
+    );
   }
   return typeof v === 'string' && ISO.test(v) ? new Date(v).toISOString() : v;
 }
@@ -26,7 +36,8 @@ function methodOf(service: keyof typeof GRPC_SERVICES, rpc: string) {
   return m;
 }
 
-const example = (schema: z.ZodType, io: 'input' | 'output') => schemaExample(z.toJSONSchema(schema, { io, unrepresentable: 'any' }));
+const example = (schema: z.ZodType, io: 'input' | 'output') =>
+  schemaExample(z.toJSONSchema(schema, { io, unrepresentable: 'any' }));
 
 test('every route answers in its typed response message: the REST example survives encoding and decoding field for field', (t) => {
   let checked = 0;
@@ -46,27 +57,40 @@ test('every route takes its input in typed request fields: path, query and body 
   for (const r of ALL_ROUTES) {
     if (r.service === 'GatewayService') continue;
     const groups = requestGroups(r);
-    const text = (o: unknown) => Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]));
+    const text = (o: unknown) =>
+      Object.fromEntries(
+        Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [
+          k,
+          Array.isArray(v) ? v.join(',') : String(v),
+        ]),
+      );
     // Path and query text; a query-string integer's input side only says "digits", so it takes its number's example.
     const urlText = (kind: 'params' | 'query') => {
       const schema = groups.find((g) => g.kind === kind)?.schema;
       if (!schema) return {};
       const input = (example(schema, 'input') ?? {}) as Record<string, unknown>;
       const output = (example(schema, 'output') ?? {}) as Record<string, unknown>;
-      for (const [k, f] of Object.entries(schema.shape)) if (k in input && protoShapeOf(f as z.ZodType, 'input').kind === 'int64' && output[k] != null) input[k] = output[k];
+      for (const [k, f] of Object.entries(schema.shape))
+        if (k in input && protoShapeOf(f as z.ZodType, 'input').kind === 'int64' && output[k] != null)
+          input[k] = output[k];
       return text(input);
     };
     const input = {
       params: urlText('params'),
       query: urlText('query'),
-      body: r.body ? (r.examples && 'request' in r.examples ? r.examples.request : example(r.body, 'input')) : undefined,
+      body: r.body
+        ? r.examples && 'request' in r.examples
+          ? r.examples.request
+          : example(r.body, 'input')
+        : undefined,
     };
     const m = methodOf(r.service, r.rpc);
     const decoded = m.requestDeserialize(m.requestSerialize(messageOfRestInput(r, input))) as Record<string, unknown>;
     const back = restInputOfMessage(r, decoded);
     t.deepEqual(back.params, input.params, `${r.method} ${r.path} params`);
     t.deepEqual(back.query, input.query, `${r.method} ${r.path} query`);
-    if (groups.some((g) => g.kind === 'body')) t.deepEqual(normalized(back.body), normalized(input.body), `${r.method} ${r.path} body`);
+    if (groups.some((g) => g.kind === 'body'))
+      t.deepEqual(normalized(back.body), normalized(input.body), `${r.method} ${r.path} body`);
     checked++;
   }
   t.true(checked >= 70, `${checked} routes`);
@@ -78,8 +102,15 @@ test('a request with no typed field set reads as empty; gateway-form fields are 
   const decoded = m.requestDeserialize(m.requestSerialize({})) as Record<string, unknown>;
   t.deepEqual(restInputOfMessage(route, decoded), { params: {}, query: {}, body: {} });
   // 0 is a value a caller may mean (and the contract refuses): it is sent, not dropped as a default.
-  const zero = m.requestDeserialize(m.requestSerialize({ id: 'res_1', optionId: 'opt_1', ttlSeconds: 0 })) as Record<string, unknown>;
-  t.deepEqual(restInputOfMessage(route, zero), { params: { id: 'res_1', optionId: 'opt_1' }, query: {}, body: { ttlSeconds: 0 } });
+  const zero = m.requestDeserialize(m.requestSerialize({ id: 'res_1', optionId: 'opt_1', ttlSeconds: 0 })) as Record<
+    string,
+    unknown
+  >;
+  t.deepEqual(restInputOfMessage(route, zero), {
+    params: { id: 'res_1', optionId: 'opt_1' },
+    query: {},
+    body: { ttlSeconds: 0 },
+  });
 });
 
 test('cursor-paged lists carry REST limit, cursor and nextCursor as page_size, page_token and next_page_token; other limits keep their name', (t) => {
@@ -90,23 +121,47 @@ test('cursor-paged lists carry REST limit, cursor and nextCursor as page_size, p
   t.false('limit' in request || 'cursor' in request);
   const m = methodOf(providers.service, providers.rpc);
   // The query-string integer is a number in the message and decimal text again in REST.
-  t.deepEqual(restInputOfMessage(providers, m.requestDeserialize(m.requestSerialize({ pageSize: 2, pageToken: 'abc' })) as Record<string, unknown>).query, { limit: '2', cursor: 'abc' });
+  t.deepEqual(
+    restInputOfMessage(
+      providers,
+      m.requestDeserialize(m.requestSerialize({ pageSize: 2, pageToken: 'abc' })) as Record<string, unknown>,
+    ).query,
+    { limit: '2', cursor: 'abc' },
+  );
   // 0 has presence: it reaches the validator (which refuses it) instead of being dropped as a default.
-  t.deepEqual(restInputOfMessage(providers, m.requestDeserialize(m.requestSerialize({ pageSize: 0 })) as Record<string, unknown>).query, { limit: '0' });
+  t.deepEqual(
+    restInputOfMessage(providers, m.requestDeserialize(m.requestSerialize({ pageSize: 0 })) as Record<string, unknown>)
+      .query,
+    { limit: '0' },
+  );
   // Text that is not a canonical decimal reads as a number that spells differently (the gateway then sends JSON).
   t.like(messageOfRestInput(providers, { params: {}, query: { limit: '02' }, body: undefined }), { pageSize: 2 });
-  t.true(Number.isNaN(messageOfRestInput(providers, { params: {}, query: { limit: 'ten' }, body: undefined }).pageSize));
+  t.true(
+    Number.isNaN(messageOfRestInput(providers, { params: {}, query: { limit: 'ten' }, body: undefined }).pageSize),
+  );
   // The answer: in a named list (ProviderList) and in an anonymous list envelope (ListOrganizations).
   const page = { data: [], total: 3, hasMore: true, nextCursor: 'next' };
   t.like(responseMessageOf(providers, page), { providerList: { nextPageToken: 'next', hasMore: true } });
   const orgs = route('ListOrganizations');
   const orgsAnswer = responseMessageOf(orgs, { data: [], hasMore: false, nextCursor: null });
   t.true('nextPageToken' in orgsAnswer && orgsAnswer.nextPageToken === undefined);
-  t.deepEqual(restOfResponseMessage(orgs, { data: [], hasMore: true, nextPageToken: 'tok' }), { data: [], hasMore: true, nextCursor: 'tok' });
+  t.deepEqual(restOfResponseMessage(orgs, { data: [], hasMore: true, nextPageToken: 'tok' }), {
+    data: [],
+    hasMore: true,
+    nextCursor: 'tok',
+  });
   // Not cursor paging: the v1 page-number envelope and the audit chain verification keep `limit` (and `page`), as numbers too.
-  t.like(messageOfRestInput(route('ListBookingsV1'), { params: {}, query: { page: '2', limit: '10' }, body: undefined }), { page: 2, limit: 10 });
-  t.like(messageOfRestInput(route('VerifyAuditChain'), { params: {}, query: { limit: '100' }, body: undefined }), { limit: 100 });
-  t.like(protoShapeOf(requestGroups(route('ListBookingsV1'))[0]!.schema.shape.page as z.ZodType, 'input'), { kind: 'int64', decimal: true });
+  t.like(
+    messageOfRestInput(route('ListBookingsV1'), { params: {}, query: { page: '2', limit: '10' }, body: undefined }),
+    { page: 2, limit: 10 },
+  );
+  t.like(messageOfRestInput(route('VerifyAuditChain'), { params: {}, query: { limit: '100' }, body: undefined }), {
+    limit: 100,
+  });
+  t.like(protoShapeOf(requestGroups(route('ListBookingsV1'))[0]!.schema.shape.page as z.ZodType, 'input'), {
+    kind: 'int64',
+    decimal: true,
+  });
   t.is(protoFieldNameIn(requestGroups(orgs)[0]!.schema, 'limit'), 'page_size');
   t.is(protoFieldNameIn(requestGroups(route('VerifyAuditChain'))[0]!.schema, 'limit'), 'limit');
 });

@@ -6,7 +6,11 @@ import {
   summarizeEligibility,
   type EligibilityRequest,
 } from '../../src/domain/eligibility.js';
-import { buildEligibilityIndex, providerSetOf, screenEligibility } from '../../src/domain/eligibility/eligibility-index.js';
+import {
+  buildEligibilityIndex,
+  providerSetOf,
+  screenEligibility,
+} from '../../src/domain/eligibility/eligibility-index.js';
 import type { LicenseRecord, Provider } from '../../src/domain/provider.js';
 import { createSeededRandom } from '../helpers/seeded-random.js';
 
@@ -31,7 +35,9 @@ function randomLicense(r: ReturnType<typeof random>): LicenseRecord {
     licenseTypeCode: 'psy',
     regionCode: r.pick(REGIONS.filter((x) => x.length > 2)),
     status: r.pick(['active', 'active', 'active', 'expired', 'pending', 'revoked'] as const),
-    expiresAt: r.chance(0.1) ? undefined : new Date(NOW.getTime() + (r.next() * 400 - 60) * DAY).toISOString().slice(0, 10),
+    expiresAt: r.chance(0.1)
+      ? undefined
+      : new Date(NOW.getTime() + (r.next() * 400 - 60) * DAY).toISOString().slice(0, 10),
     verifiedAt: r.chance(0.2) ? undefined : new Date(NOW.getTime() - r.next() * 500 * DAY).toISOString(),
   };
 }
@@ -39,15 +45,26 @@ function randomLicense(r: ReturnType<typeof random>): LicenseRecord {
 function randomProvider(r: ReturnType<typeof random>, i: number): Provider {
   const capacity = r.chance(0.3) ? Math.floor(r.next() * 5) : undefined;
   return {
-    id: `prv_${String(i).padStart(4, '0')}`, organizationId: 'org_1', externalId: `e${i}`, displayName: `P ${i}`,
-    status: r.chance(0.05) ? 'inactive' : 'active', searchable: !r.chance(0.05),
+    id: `prv_${String(i).padStart(4, '0')}`,
+    organizationId: 'org_1',
+    externalId: `e${i}`,
+    displayName: `P ${i}`,
+    status: r.chance(0.05) ? 'inactive' : 'active',
+    searchable: !r.chance(0.05),
     professionCode: r.chance(0.1) ? undefined : r.pick(PROFESSIONS),
-    specialtyCodes: r.some(SPECIALTIES), languageCodes: r.some(LANGS), modalityCodes: r.some(['virtual', 'in_person'], 2),
-    serviceRegionCodes: r.some(REGIONS), insurancePlanCodes: r.some(INSURERS), ageGroupCodes: r.some(AGES),
+    specialtyCodes: r.some(SPECIALTIES),
+    languageCodes: r.some(LANGS),
+    modalityCodes: r.some(['virtual', 'in_person'], 2),
+    serviceRegionCodes: r.some(REGIONS),
+    insurancePlanCodes: r.some(INSURERS),
+    ageGroupCodes: r.some(AGES),
     licenseRecords: Array.from({ length: Math.floor(r.next() * 3) }, () => randomLicense(r)),
     acceptsNewClients: r.chance(0.15) ? undefined : !r.chance(0.1),
-    panelCapacity: capacity, panelCurrentCount: capacity === undefined ? undefined : Math.floor(r.next() * 6),
-    profileVersion: 1, createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z',
+    panelCapacity: capacity,
+    panelCurrentCount: capacity === undefined ? undefined : Math.floor(r.next() * 6),
+    profileVersion: 1,
+    createdAt: '2025-01-01T00:00:00Z',
+    updatedAt: '2025-01-01T00:00:00Z',
   };
 }
 
@@ -60,7 +77,12 @@ function randomRequest(r: ReturnType<typeof random>): EligibilityRequest {
     ageGroupCodes: maybe(r.some(AGES, 2)),
     modalityCodes: maybe(r.some(['virtual', 'in_person'], 1)),
     serviceRegionCodes: maybe(r.some(REGIONS, 2)),
-    licenseRegionCodes: maybe(r.some(REGIONS.filter((x) => x.length > 2), 2)),
+    licenseRegionCodes: maybe(
+      r.some(
+        REGIONS.filter((x) => x.length > 2),
+        2,
+      ),
+    ),
     insurancePlanCodes: maybe(r.some(INSURERS, 2)),
     languageCodes: maybe(r.some(LANGS, 2)),
     acceptsNewClients: r.chance(0.5) ? true : undefined,
@@ -77,14 +99,29 @@ test('screening on bitsets gives the same verdicts, counts and 422 rule as evalu
       const offeringIds = new Set(providers.filter(() => !r.chance(0.1)).map((p) => p.id));
       const compiled = compileEligibilityRequest(request, { now: NOW });
       const expected = evaluateProviders(providers, compiled, (p) => offeringIds.has(p.id));
-      const offering = providerSetOf(index, providers.flatMap((p, i) => (offeringIds.has(p.id) ? [i] : [])));
+      const offering = providerSetOf(
+        index,
+        providers.flatMap((p, i) => (offeringIds.has(p.id) ? [i] : [])),
+      );
       const screen = screenEligibility(index, compiled, offering);
       const where = `seed ${seed}, request ${q}: ${JSON.stringify(request)}`;
-      t.deepEqual(screen.matched, expected.flatMap((e, i) => (e.status === 'matched' ? [i] : [])), `matched, ${where}`);
-      t.deepEqual(screen.unknown, expected.flatMap((e, i) => (e.status === 'unknown' ? [i] : [])), `unknown, ${where}`);
+      t.deepEqual(
+        screen.matched,
+        expected.flatMap((e, i) => (e.status === 'matched' ? [i] : [])),
+        `matched, ${where}`,
+      );
+      t.deepEqual(
+        screen.unknown,
+        expected.flatMap((e, i) => (e.status === 'unknown' ? [i] : [])),
+        `unknown, ${where}`,
+      );
       const summary = summarizeEligibility(expected);
       t.is(screen.excludedCount, summary.excludedProviders, `excluded, ${where}`);
-      t.deepEqual(Object.entries(screen.exclusionSummary), Object.entries(summary.exclusionSummary), `exclusionSummary, ${where}`);
+      t.deepEqual(
+        Object.entries(screen.exclusionSummary),
+        Object.entries(summary.exclusionSummary),
+        `exclusionSummary, ${where}`,
+      );
       t.is(screen.licenseRegionRejected, isLicenseRegionRejection(compiled, expected), `422 rule, ${where}`);
     }
   }
@@ -92,7 +129,11 @@ test('screening on bitsets gives the same verdicts, counts and 422 rule as evalu
 
 test('screening an organization without providers matches nobody', (t) => {
   const index = buildEligibilityIndex([]);
-  const screen = screenEligibility(index, compileEligibilityRequest({ languageCodes: ['en'] }, { now: NOW }), providerSetOf(index, []));
+  const screen = screenEligibility(
+    index,
+    compileEligibilityRequest({ languageCodes: ['en'] }, { now: NOW }),
+    providerSetOf(index, []),
+  );
   t.deepEqual(screen.matched, []);
   t.deepEqual(screen.unknown, []);
   t.deepEqual(screen.exclusionSummary, {});

@@ -97,8 +97,14 @@ for (const [normalize, name, input, expected] of rows) {
 }
 
 test('normalizeCodeList dedupes after normalization and keeps first-seen order', (t) => {
-  t.deepEqual(normalizeCodeList(['es-MX', 'EN', 'es', 'fr'], normalizeLanguageCode), { ok: true, value: ['es', 'en', 'fr'] });
-  t.deepEqual(normalizeCodeList(['cash', 'BCBS', 'self pay'], normalizeInsurancePlan), { ok: true, value: ['self_pay', 'bcbs'] });
+  t.deepEqual(normalizeCodeList(['es-MX', 'EN', 'es', 'fr'], normalizeLanguageCode), {
+    ok: true,
+    value: ['es', 'en', 'fr'],
+  });
+  t.deepEqual(normalizeCodeList(['cash', 'BCBS', 'self pay'], normalizeInsurancePlan), {
+    ok: true,
+    value: ['self_pay', 'bcbs'],
+  });
   t.deepEqual(normalizeCodeList([], normalizeCode), { ok: true, value: [] });
 });
 

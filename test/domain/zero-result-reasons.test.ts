@@ -39,18 +39,31 @@ test('reasons come in pipeline order and name the requested values', (t) => {
     exclusionSummary: { LANGUAGE_MISMATCH: 2, PROVIDER_INACTIVE: 1, INSURANCE_NOT_ACCEPTED: 1, MODALITY_MISMATCH: 6 },
     request: { languageCodes: ['es', 'fr'], insurancePlanCodes: ['uhc'] },
   });
-  t.deepEqual(reasons.map((r) => [r.reasonCode, r.affectedProviders]), [
-    ['NO_MODALITY_MATCH', 6],
-    ['NO_INSURANCE_MATCH', 1],
-    ['NO_LANGUAGE_MATCH', 2],
-  ]);
-  t.is(reasons[1]!.description, "1 provider was left out because they do not accept the client's insurance (uhc) or have no accepted plans on file.");
+  t.deepEqual(
+    reasons.map((r) => [r.reasonCode, r.affectedProviders]),
+    [
+      ['NO_MODALITY_MATCH', 6],
+      ['NO_INSURANCE_MATCH', 1],
+      ['NO_LANGUAGE_MATCH', 2],
+    ],
+  );
+  t.is(
+    reasons[1]!.description,
+    "1 provider was left out because they do not accept the client's insurance (uhc) or have no accepted plans on file.",
+  );
   t.regex(reasons[2]!.description, /\(es or fr\)/);
 });
 
 test('eligible providers without free time give NO_AVAILABILITY_IN_RANGE', (t) => {
-  const reasons = buildZeroResultReasons({ ...base, eligibleProviders: 3, exclusionSummary: { LANGUAGE_MISMATCH: 7, NO_VERIFIED_AVAILABILITY: 3 } });
-  t.deepEqual(reasons.map((r) => r.reasonCode), ['NO_LANGUAGE_MATCH', 'NO_AVAILABILITY_IN_RANGE']);
+  const reasons = buildZeroResultReasons({
+    ...base,
+    eligibleProviders: 3,
+    exclusionSummary: { LANGUAGE_MISMATCH: 7, NO_VERIFIED_AVAILABILITY: 3 },
+  });
+  t.deepEqual(
+    reasons.map((r) => r.reasonCode),
+    ['NO_LANGUAGE_MATCH', 'NO_AVAILABILITY_IN_RANGE'],
+  );
   t.like(reasons[1], { affectedProviders: 3 });
   t.regex(reasons[1]!.description, /2025-06-16 and 2025-06-23/);
 });
@@ -75,12 +88,23 @@ for (const [from, to, narrow] of windows) {
 }
 
 test('a narrow window is not blamed when nobody is eligible', (t) => {
-  const reasons = buildZeroResultReasons({ ...base, exclusionSummary: { LANGUAGE_MISMATCH: 10 }, dateRange: { from: '2025-06-16', to: '2025-06-17' } });
-  t.deepEqual(reasons.map((r) => r.reasonCode), ['NO_LANGUAGE_MATCH']);
+  const reasons = buildZeroResultReasons({
+    ...base,
+    exclusionSummary: { LANGUAGE_MISMATCH: 10 },
+    dateRange: { from: '2025-06-16', to: '2025-06-17' },
+  });
+  t.deepEqual(
+    reasons.map((r) => r.reasonCode),
+    ['NO_LANGUAGE_MATCH'],
+  );
 });
 
 test('when only steps without a reason code removed providers, NO_SERVICE_MATCH explains it', (t) => {
-  const reasons = buildZeroResultReasons({ ...base, totalProviders: 3, exclusionSummary: { PROVIDER_INACTIVE: 2, LICENSE_MISSING: 1 } });
+  const reasons = buildZeroResultReasons({
+    ...base,
+    totalProviders: 3,
+    exclusionSummary: { PROVIDER_INACTIVE: 2, LICENSE_MISSING: 1 },
+  });
   t.is(reasons.length, 1);
   t.like(reasons[0], { reasonCode: 'NO_SERVICE_MATCH', affectedProviders: 3 });
   t.regex(reasons[0]!.description, /2 providers are inactive.*1 provider has no valid, verified license/);
@@ -88,5 +112,9 @@ test('when only steps without a reason code removed providers, NO_SERVICE_MATCH 
 
 test('an organization without providers is told so', (t) => {
   const reasons = buildZeroResultReasons({ ...base, totalProviders: 0 });
-  t.like(reasons[0], { reasonCode: 'NO_SERVICE_MATCH', affectedProviders: 0, description: 'The organization has no providers yet.' });
+  t.like(reasons[0], {
+    reasonCode: 'NO_SERVICE_MATCH',
+    affectedProviders: 0,
+    description: 'The organization has no providers yet.',
+  });
 });

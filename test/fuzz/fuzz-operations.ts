@@ -26,10 +26,21 @@ export interface FuzzOperation {
 
 /** Fixture names of path parameters, by the segment before them. */
 const PATH_KINDS: Record<string, string> = {
-  'organizations/{id}': 'org', 'api-keys/{id}': 'apiKey', 'providers/{id}': 'provider', 'professionals/{id}': 'provider', 'services/{id}': 'service',
-  'calendar-connections/{id}': 'calendar', 'provider-imports/{importId}': 'import', 'resolutions/{id}': 'resolution', 'options/{optionId}': 'heldOption',
-  'bookings/{id}': 'bookingV2', 'ranking-policies/{id}': 'policy', 'waitlist/{id}': 'waitlist', 'manual-review/{providerId}': 'reviewProvider',
-  'deliveries/{id}': 'delivery', 'webhooks/{deliveryId}': 'delivery',
+  'organizations/{id}': 'org',
+  'api-keys/{id}': 'apiKey',
+  'providers/{id}': 'provider',
+  'professionals/{id}': 'provider',
+  'services/{id}': 'service',
+  'calendar-connections/{id}': 'calendar',
+  'provider-imports/{importId}': 'import',
+  'resolutions/{id}': 'resolution',
+  'options/{optionId}': 'heldOption',
+  'bookings/{id}': 'bookingV2',
+  'ranking-policies/{id}': 'policy',
+  'waitlist/{id}': 'waitlist',
+  'manual-review/{providerId}': 'reviewProvider',
+  'deliveries/{id}': 'delivery',
+  'webhooks/{deliveryId}': 'delivery',
 };
 
 /**
@@ -56,15 +67,26 @@ const OWN_RESOURCES: Record<string, Record<string, string>> = {
 };
 
 /** Routes that need a live key (they send webhooks): their valid calls use the platform's live key. */
-const LIVE_ONLY = new Set(['POST /api/v2/webhooks/test', 'POST /api/v2/webhooks/deliveries/{id}/replay', 'POST /api/v2/webhooks/{deliveryId}/replay']);
+const LIVE_ONLY = new Set([
+  'POST /api/v2/webhooks/test',
+  'POST /api/v2/webhooks/deliveries/{id}/replay',
+  'POST /api/v2/webhooks/{deliveryId}/replay',
+]);
 
 /** Fixtures a valid call needs to exist without naming them (a hold to release). */
 const NEEDS: Record<string, string[]> = { 'DELETE /api/v2/resolutions/{id}/options/{optionId}/hold': ['fresh.hold'] };
 
 /** Fixture names of body fields, by field name, then per operation. */
 const BODY_REFS: Record<string, string> = {
-  providerId: 'provider', serviceId: 'service', policyId: 'policy', resolutionId: 'resolution', organizationId: 'org', optionId: 'fresh.option',
-  holdId: 'fresh.hold', slotId: 'fresh.slot', externalId: 'fresh.externalId',
+  providerId: 'provider',
+  serviceId: 'service',
+  policyId: 'policy',
+  resolutionId: 'resolution',
+  organizationId: 'org',
+  optionId: 'fresh.option',
+  holdId: 'fresh.hold',
+  slotId: 'fresh.slot',
+  externalId: 'fresh.externalId',
 };
 const BODY_REFS_BY_OPERATION: Record<string, Record<string, string>> = {
   // One schedule per provider: a new schedule is for a new provider.
@@ -83,15 +105,38 @@ const BODY_VALUES: Record<string, Record<string, unknown>> = {
 
 /** Valid query values by parameter name (enums come from the schema). */
 const QUERY_VALUES: Record<string, unknown[]> = {
-  limit: ['1', '2', '20', '100'], page: ['1', '2'], providerId: [{ $ref: 'provider' }], eventTypeId: [{ $ref: 'service' }], importId: [{ $ref: 'import' }],
-  date: ['2026-05-04', '2026-05-05', '2026-05-09'], clientRef: ['client-778'], externalId: [{ $ref: 'providerExternalId' }], resource_id: [{ $ref: 'provider' }],
-  token: [{ $ref: 'fresh.token' }], action: ['provider.create', 'resolution.create'], resource_type: ['provider', 'booking'], exclusionCode: ['LANGUAGE_MISMATCH'],
-  location: ['Boston, MA'], slug: ['initial-consultation'], specialtyCodes: ['anxiety'], specialty: ['anxiety'], languageCodes: ['en'], language: ['en'],
-  professionCode: ['lcsw'], profession: ['lcsw'], modalityCodes: ['virtual'], modality: ['virtual'],
+  limit: ['1', '2', '20', '100'],
+  page: ['1', '2'],
+  providerId: [{ $ref: 'provider' }],
+  eventTypeId: [{ $ref: 'service' }],
+  importId: [{ $ref: 'import' }],
+  date: ['2026-05-04', '2026-05-05', '2026-05-09'],
+  clientRef: ['client-778'],
+  externalId: [{ $ref: 'providerExternalId' }],
+  resource_id: [{ $ref: 'provider' }],
+  token: [{ $ref: 'fresh.token' }],
+  action: ['provider.create', 'resolution.create'],
+  resource_type: ['provider', 'booking'],
+  exclusionCode: ['LANGUAGE_MISMATCH'],
+  location: ['Boston, MA'],
+  slug: ['initial-consultation'],
+  specialtyCodes: ['anxiety'],
+  specialty: ['anxiety'],
+  languageCodes: ['en'],
+  language: ['en'],
+  professionCode: ['lcsw'],
+  profession: ['lcsw'],
+  modalityCodes: ['virtual'],
+  modality: ['virtual'],
 };
 
 /** Actors the inspector can show: kind and fixture. */
-const ACTORS: [string, string][] = [['resolution', 'resolution'], ['hold', 'hold'], ['booking', 'bookingV2'], ['booking', 'bookingV1']];
+const ACTORS: [string, string][] = [
+  ['resolution', 'resolution'],
+  ['hold', 'hold'],
+  ['booking', 'bookingV2'],
+  ['booking', 'bookingV1'],
+];
 
 /** Replaces the example's ids and unique names with fixture markers. */
 function withFixtures(key: string, v: unknown): unknown {
@@ -120,7 +165,9 @@ export function operationsOf(doc: { paths: Record<string, Record<string, any>> }
       const key = `${method} ${route}`;
       const example = op.requestBody?.content?.['application/json']?.example;
       ops.push({
-        key, method, route,
+        key,
+        method,
+        route,
         params: (op.parameters ?? []) as FuzzParam[],
         ...(example !== undefined ? { body: withFixtures(key, example) } : {}),
         platformOnly: op['x-platform-key-required'] === true,
@@ -136,15 +183,20 @@ export function operationsOf(doc: { paths: Record<string, Record<string, any>> }
 function validPath(op: FuzzOperation): fc.Arbitrary<Record<string, WireValue>> {
   const names = op.params.filter((p) => p.in === 'path').map((p) => p.name);
   if (names.includes('kind') && names.includes('id')) {
-    return fc.constantFrom(...ACTORS).map(([kind, ref]) => ({ kind: { value: kind, encoding: 'uri' }, id: { value: { $ref: ref }, encoding: 'uri' } }));
+    return fc.constantFrom(...ACTORS).map(([kind, ref]) => ({
+      kind: { value: kind, encoding: 'uri' },
+      id: { value: { $ref: ref }, encoding: 'uri' },
+    }));
   }
   const segments = op.route.split('/');
   const entries = names.map((name): fc.Arbitrary<[string, WireValue]> => {
     const param = op.params.find((p) => p.in === 'path' && p.name === name)!;
-    if (param.schema.enum) return fc.constantFrom(...param.schema.enum).map((value) => [name, { value, encoding: 'uri' }]);
+    if (param.schema.enum)
+      return fc.constantFrom(...param.schema.enum).map((value) => [name, { value, encoding: 'uri' }]);
     const own = OWN_RESOURCES[op.key]?.[name];
     const at = segments.indexOf(`{${name}}`);
-    const kind = own ?? (op.v1 && segments[at - 1] === 'bookings' ? 'bookingV1' : PATH_KINDS[`${segments[at - 1]}/{${name}}`]);
+    const kind =
+      own ?? (op.v1 && segments[at - 1] === 'bookings' ? 'bookingV1' : PATH_KINDS[`${segments[at - 1]}/{${name}}`]);
     if (!kind) throw new Error(`fuzz: no fixture for path parameter ${name} of ${op.key}`);
     return fc.constant([name, { value: { $ref: kind }, encoding: 'uri' }]);
   });
@@ -155,28 +207,47 @@ function validPath(op: FuzzOperation): fc.Arbitrary<Record<string, WireValue>> {
 function validQuery(op: FuzzOperation): fc.Arbitrary<[string, WireValue][]> {
   const params = op.params.filter((p) => p.in === 'query' && p.name !== 'cursor');
   const value = (p: FuzzParam) => fc.constantFrom<unknown>(...(p.schema.enum ?? QUERY_VALUES[p.name] ?? ['x']));
-  return fc.tuple(...params.map((p) => fc.tuple(fc.constant(p), p.required ? fc.constant(true) : fc.boolean(), value(p))))
-    .map((xs) => xs.filter(([, on]) => on).map(([p, , v]): [string, WireValue] => [p.name, { value: v, encoding: 'uri' }]));
+  return fc
+    .tuple(...params.map((p) => fc.tuple(fc.constant(p), p.required ? fc.constant(true) : fc.boolean(), value(p))))
+    .map((xs) =>
+      xs.filter(([, on]) => on).map(([p, , v]): [string, WireValue] => [p.name, { value: v, encoding: 'uri' }]),
+    );
 }
 
 /** Headers of a valid call: a key that may call the route, acting in organization F. */
 function validHeaders(op: FuzzOperation): fc.Arbitrary<[string, unknown][]> {
   const idem = op.params.some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
-  const platform: [string, unknown][] = [['authorization', ['Bearer ', { $ref: LIVE_ONLY.has(op.key) ? 'key.platformLive' : 'key.platform' }]], ['service-organization-id', { $ref: 'org' }]];
-  const org: [string, unknown][] = [['authorization', ['Bearer ', { $ref: LIVE_ONLY.has(op.key) ? 'key.orgLive' : 'key.orgTest' }]]];
+  const platform: [string, unknown][] = [
+    ['authorization', ['Bearer ', { $ref: LIVE_ONLY.has(op.key) ? 'key.platformLive' : 'key.platform' }]],
+    ['service-organization-id', { $ref: 'org' }],
+  ];
+  const org: [string, unknown][] = [
+    ['authorization', ['Bearer ', { $ref: LIVE_ONLY.has(op.key) ? 'key.orgLive' : 'key.orgTest' }]],
+  ];
   const who: [string, unknown][][] = op.authNone ? [[]] : op.platformOnly ? [platform] : [platform, org];
-  return fc.constantFrom(...who).map((h) => [
-    ...h,
-    ...(idem ? [['idempotency-key', { $ref: 'fresh.uuid' }] as [string, unknown]] : []),
-    ...(op.body !== undefined ? [['content-type', 'application/json'] as [string, unknown]] : []),
-  ]);
+  return fc
+    .constantFrom(...who)
+    .map((h) => [
+      ...h,
+      ...(idem ? [['idempotency-key', { $ref: 'fresh.uuid' }] as [string, unknown]] : []),
+      ...(op.body !== undefined ? [['content-type', 'application/json'] as [string, unknown]] : []),
+    ]);
 }
 
 /** A valid call of an operation, built from its openapi example with real ids of organization F. */
 export function validRequest(op: FuzzOperation): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(validPath(op), validQuery(op), validHeaders(op)).map(([path, query, headers]): FuzzRequest => ({
-    kind: 'valid', operation: op.key, method: op.method, route: op.route, path, query, headers,
-    ...(op.body !== undefined ? { body: { json: op.body } } : {}),
-    changes: [], ...(NEEDS[op.key] ? { needs: NEEDS[op.key] } : {}),
-  }));
+  return fc.tuple(validPath(op), validQuery(op), validHeaders(op)).map(
+    ([path, query, headers]): FuzzRequest => ({
+      kind: 'valid',
+      operation: op.key,
+      method: op.method,
+      route: op.route,
+      path,
+      query,
+      headers,
+      ...(op.body !== undefined ? { body: { json: op.body } } : {}),
+      changes: [],
+      ...(NEEDS[op.key] ? { needs: NEEDS[op.key] } : {}),
+    }),
+  );
 }

@@ -77,7 +77,13 @@ export async function resolveRefs(v: unknown, lookup: (name: string) => Promise<
   }
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: await resolveRefs(x, lookup), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(out, k, {
+        value: await resolveRefs(x, lookup),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   return v;
@@ -88,14 +94,20 @@ export function jsonText(v: unknown): string {
   const m = markerOf(v);
   if (m) {
     if ('$raw' in m) return m.$raw;
-    if ('$deep' in m) return m.kind === 'array' ? `${'['.repeat(m.$deep)}1${']'.repeat(m.$deep)}` : `${'{"a":'.repeat(m.$deep)}1${'}'.repeat(m.$deep)}`;
+    if ('$deep' in m)
+      return m.kind === 'array'
+        ? `${'['.repeat(m.$deep)}1${']'.repeat(m.$deep)}`
+        : `${'{"a":'.repeat(m.$deep)}1${'}'.repeat(m.$deep)}`;
     if ('$repeat' in m) return JSON.stringify(m.$repeat.repeat(m.times));
     if ('$items' in m) return `[${Array.from({ length: m.times }, () => jsonText(m.$items)).join(',')}]`;
     // Only a request shown in a report still has its references: `"@name"`.
     if ('$ref' in m) return JSON.stringify(`@${m.$ref}`);
   }
   if (Array.isArray(v)) return `[${v.map(jsonText).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x)}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x)}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -115,9 +127,21 @@ export function percentEncode(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && text.charCodeAt(i + 1) >= 0xdc00 && text.charCodeAt(i + 1) <= 0xdfff;
-    if (pair) { out += encodeURIComponent(text.slice(i, i + 2)); i++; continue; }
-    if (c >= 0xd800 && c <= 0xdfff) { out += `%${(0xe0 | (c >> 12)).toString(16).toUpperCase()}%${(0x80 | ((c >> 6) & 0x3f)).toString(16).toUpperCase()}%${(0x80 | (c & 0x3f)).toString(16).toUpperCase()}`; continue; }
+    const pair =
+      c >= 0xd800 &&
+      c <= 0xdbff &&
+      i + 1 < text.length &&
+      text.charCodeAt(i + 1) >= 0xdc00 &&
+      text.charCodeAt(i + 1) <= 0xdfff;
+    if (pair) {
+      out += encodeURIComponent(text.slice(i, i + 2));
+      i++;
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      out += `%${(0xe0 | (c >> 12)).toString(16).toUpperCase()}%${(0x80 | ((c >> 6) & 0x3f)).toString(16).toUpperCase()}%${(0x80 | (c & 0x3f)).toString(16).toUpperCase()}`;
+      continue;
+    }
     out += encodeURIComponent(text[i]!);
   }
   return out;
@@ -126,11 +150,34 @@ export function percentEncode(text: string): string {
 /** One line describing a request, short enough for a report (long values cut). */
 export function describeRequest(r: FuzzRequest): string {
   const cut = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n)}…(${s.length} chars)` : s);
-  const show = (v: unknown) => cut(typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v), 120);
-  const path = Object.entries(r.path).map(([k, v]) => `${k}=${show(v.value)}${v.encoding === 'raw' ? '(raw)' : ''}`).join(' ');
-  const query = r.query.map(([k, v]) => `${JSON.stringify(k)}=${show(v.value)}${v.encoding === 'raw' ? '(raw)' : ''}`).join('&');
+  const show = (v: unknown) => cut(typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v)), 120);
+  const path = Object.entries(r.path)
+    .map(([k, v]) => `${k}=${show(v.value)}${v.encoding === 'raw' ? '(raw)' : ''}`)
+    .join(' ');
+  const query = r.query
+    .map(([k, v]) => `${JSON.stringify(k)}=${show(v.value)}${v.encoding === 'raw' ? '(raw)' : ''}`)
+    .join('&');
   const headers = r.headers.map(([k, v]) => `${k}: ${show(v)}`).join('; ');
-  const body = r.body === undefined ? '' : 'json' in r.body ? cut(jsonText(r.body.json), 300) : 'bytes' in r.body ? `bytes ${show(r.body.bytes)}` : `${r.body.huge} bytes`;
-  return cut([`[${r.kind}] ${r.method} ${r.route}`, path && `path ${path}`, query && `query ${query}`, headers && `headers ${headers}`, body && `body ${body}`,
-    r.changes.length ? `changes: ${r.changes.join(', ')}` : '', r.raw ? `raw ${show(r.raw)}` : ''].filter(Boolean).join(' | '), 1200);
+  const body =
+    r.body === undefined
+      ? ''
+      : 'json' in r.body
+        ? cut(jsonText(r.body.json), 300)
+        : 'bytes' in r.body
+          ? `bytes ${show(r.body.bytes)}`
+          : `${r.body.huge} bytes`;
+  return cut(
+    [
+      `[${r.kind}] ${r.method} ${r.route}`,
+      path && `path ${path}`,
+      query && `query ${query}`,
+      headers && `headers ${headers}`,
+      body && `body ${body}`,
+      r.changes.length ? `changes: ${r.changes.join(', ')}` : '',
+      r.raw ? `raw ${show(r.raw)}` : '',
+    ]
+      .filter(Boolean)
+      .join(' | '),
+    1200,
+  );
 }

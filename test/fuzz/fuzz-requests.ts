@@ -21,7 +21,23 @@ type Mutation =
   | { kind: 'route'; suffix: string };
 
 /** Fixtures of organization F a path may name on a read (a write only ever names other organizations' ids or junk). */
-const READ_REFS = ['org', 'apiKey', 'provider', 'service', 'calendar', 'import', 'resolution', 'heldOption', 'hold', 'bookingV2', 'bookingV1', 'policy', 'waitlist', 'delivery', 'reviewProvider'];
+const READ_REFS = [
+  'org',
+  'apiKey',
+  'provider',
+  'service',
+  'calendar',
+  'import',
+  'resolution',
+  'heldOption',
+  'hold',
+  'bookingV2',
+  'bookingV1',
+  'policy',
+  'waitlist',
+  'delivery',
+  'reviewProvider',
+];
 const FOREIGN_REFS = ['foreign.org', 'foreign.provider', 'foreign.service', 'foreign.platformOrg'];
 
 /** A path value for `method`: junk, or an id of the wrong kind or of another organization. */
@@ -35,11 +51,39 @@ function pathValue(method: string): fc.Arbitrary<WireValue> {
 
 /** Authorization values: every kind of key, spelled right and wrong, and junk. */
 const authValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('platform', 'orgTest', 'orgLive', 'platformLive', 'revoked').map((k) => ['Bearer ', { $ref: `key.${k}` }]) },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>(['bearer ', { $ref: 'key.platform' }], ['Bearer  ', { $ref: 'key.platform' }], [{ $ref: 'key.platform' }], ['Bearer ', { $ref: 'key.platform' }, ' extra'],
-    ['Bearer ', { $ref: 'key.platform' }, '\xff'], ['Bearer ', { $ref: 'key.orgTest' }, 'x'], ['Basic ', { $ref: 'key.platform' }]) },
-  { weight: 2, arbitrary: fc.constantFrom('Basic dXNlcjpwYXNz', `Bearer service_test_${'a'.repeat(31)}`, `Bearer service_live_${'A'.repeat(40)}`, `Bearer service_test_${'a'.repeat(40)}`,
-    'Bearer ', 'Bearer', 'Digest x', `Bearer service_test_${'\xff'.repeat(40)}`, 'Bearer \xc3\x28', `Bearer service_test_${'a'.repeat(5000)}`) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom('platform', 'orgTest', 'orgLive', 'platformLive', 'revoked')
+      .map((k) => ['Bearer ', { $ref: `key.${k}` }]),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<unknown>(
+      ['bearer ', { $ref: 'key.platform' }],
+      ['Bearer  ', { $ref: 'key.platform' }],
+      [{ $ref: 'key.platform' }],
+      ['Bearer ', { $ref: 'key.platform' }, ' extra'],
+      ['Bearer ', { $ref: 'key.platform' }, '\xff'],
+      ['Bearer ', { $ref: 'key.orgTest' }, 'x'],
+      ['Basic ', { $ref: 'key.platform' }],
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'Basic dXNlcjpwYXNz',
+      `Bearer service_test_${'a'.repeat(31)}`,
+      `Bearer service_live_${'A'.repeat(40)}`,
+      `Bearer service_test_${'a'.repeat(40)}`,
+      'Bearer ',
+      'Bearer',
+      'Digest x',
+      `Bearer service_test_${'\xff'.repeat(40)}`,
+      'Bearer \xc3\x28',
+      `Bearer service_test_${'a'.repeat(5000)}`,
+    ),
+  },
   { weight: 2, arbitrary: fuzzHeaderText },
 );
 
@@ -51,7 +95,10 @@ const orgValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Idempotency-Key values: fresh, reused, empty, at and over 255 characters, junk. */
 const idempotencyValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom<unknown>({ $ref: 'fresh.uuid' }, 'fuzz-fixed-key', '', 'k'.repeat(255), 'k'.repeat(256), { $repeat: 'k', times: 10_000 }),
+  fc.constantFrom<unknown>({ $ref: 'fresh.uuid' }, 'fuzz-fixed-key', '', 'k'.repeat(255), 'k'.repeat(256), {
+    $repeat: 'k',
+    times: 10_000,
+  }),
   fuzzHeaderText,
 );
 
@@ -60,11 +107,49 @@ const headerChange: fc.Arbitrary<{ name: string; value: unknown }> = fc.oneof(
   { weight: 3, arbitrary: authValue.map((value) => ({ name: 'authorization', value })) },
   { weight: 2, arbitrary: orgValue.map((value) => ({ name: 'service-organization-id', value })) },
   { weight: 2, arbitrary: idempotencyValue.map((value) => ({ name: 'idempotency-key', value })) },
-  { weight: 2, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
-    'application/xml', '', '*/*', 'application/json; charset=latin1', 'application/merge-patch+json', '\xff/\xff').map((value) => ({ name: 'content-type', value })) },
-  { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/html', '*/*', 'text/event-stream', 'application/xml', '\xff', '').map((value) => ({ name: 'accept', value })) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('x-request-id', 'content-encoding', 'expect', 'x-http-method-override', 'cookie', 'origin', 'x-forwarded-for', 'content-language', 'range'), fuzzHeaderText)
-    .map(([name, value]) => ({ name, value })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        '',
+        '*/*',
+        'application/json; charset=latin1',
+        'application/merge-patch+json',
+        '\xff/\xff',
+      )
+      .map((value) => ({ name: 'content-type', value })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('application/json', 'text/html', '*/*', 'text/event-stream', 'application/xml', '\xff', '')
+      .map((value) => ({ name: 'accept', value })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom(
+          'x-request-id',
+          'content-encoding',
+          'expect',
+          'x-http-method-override',
+          'cookie',
+          'origin',
+          'x-forwarded-for',
+          'content-language',
+          'range',
+        ),
+        fuzzHeaderText,
+      )
+      .map(([name, value]) => ({ name, value })),
+  },
 );
 
 /** The mutations of a request of `op` (methods other than the route's own, for `method`). */
@@ -73,26 +158,61 @@ function mutation(op: FuzzOperation, otherMethods: string[]): fc.Arbitrary<Mutat
   const queryNames = op.params.filter((p) => p.in === 'query').length;
   const body = op.body !== undefined;
   const options: fc.WeightedArbitrary<Mutation>[] = [
-    { weight: body ? 12 : 0, arbitrary: fc.record({ kind: fc.constant('body.set' as const), at: fc.nat(), value: fuzzValue }) },
+    {
+      weight: body ? 12 : 0,
+      arbitrary: fc.record({ kind: fc.constant('body.set' as const), at: fc.nat(), value: fuzzValue }),
+    },
     { weight: body ? 4 : 0, arbitrary: fc.record({ kind: fc.constant('body.delete' as const), at: fc.nat() }) },
-    { weight: body ? 4 : 0, arbitrary: fc.record({ kind: fc.constant('body.add' as const), key: fuzzKey, value: fuzzValue }) },
+    {
+      weight: body ? 4 : 0,
+      arbitrary: fc.record({ kind: fc.constant('body.add' as const), key: fuzzKey, value: fuzzValue }),
+    },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('body.root' as const), value: fuzzValue }) },
     { weight: 4, arbitrary: fc.record({ kind: fc.constant('body.bytes' as const), bytes: fuzzBodyBytes }) },
-    { weight: body ? 1 : 0, arbitrary: fc.record({ kind: fc.constant('body.huge' as const), size: fc.constantFrom(1024 * 1024 + 1, 2 * 1024 * 1024) }) },
+    {
+      weight: body ? 1 : 0,
+      arbitrary: fc.record({
+        kind: fc.constant('body.huge' as const),
+        size: fc.constantFrom(1024 * 1024 + 1, 2 * 1024 * 1024),
+      }),
+    },
     { weight: body ? 2 : 0, arbitrary: fc.constant({ kind: 'body.drop' as const }) },
-    { weight: pathNames ? 8 : 0, arbitrary: fc.record({ kind: fc.constant('path' as const), at: fc.nat(), value: pathValue(op.method) }) },
-    { weight: queryNames ? 6 : 0, arbitrary: fc.record({ kind: fc.constant('query.known' as const), at: fc.nat(), value: fuzzWireText }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('query.add' as const), name: fuzzKey, value: fuzzWireText }) },
+    {
+      weight: pathNames ? 8 : 0,
+      arbitrary: fc.record({ kind: fc.constant('path' as const), at: fc.nat(), value: pathValue(op.method) }),
+    },
+    {
+      weight: queryNames ? 6 : 0,
+      arbitrary: fc.record({ kind: fc.constant('query.known' as const), at: fc.nat(), value: fuzzWireText }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({ kind: fc.constant('query.add' as const), name: fuzzKey, value: fuzzWireText }),
+    },
     { weight: 10, arbitrary: headerChange.map(({ name, value }): Mutation => ({ kind: 'header', name, value })) },
-    { weight: 2, arbitrary: fc.constantFrom('authorization', 'service-organization-id', 'idempotency-key', 'content-type').map((name): Mutation => ({ kind: 'header.drop', name })) },
-    { weight: otherMethods.length ? 2 : 0, arbitrary: fc.record({ kind: fc.constant('method' as const), at: fc.nat() }) },
-    { weight: 1, arbitrary: fc.constantFrom('/', '//', '/x', '/..', '%2F', '.json', '/%00', '?', '#frag').map((suffix): Mutation => ({ kind: 'route', suffix })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom('authorization', 'service-organization-id', 'idempotency-key', 'content-type')
+        .map((name): Mutation => ({ kind: 'header.drop', name })),
+    },
+    {
+      weight: otherMethods.length ? 2 : 0,
+      arbitrary: fc.record({ kind: fc.constant('method' as const), at: fc.nat() }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('/', '//', '/x', '/..', '%2F', '.json', '/%00', '?', '#frag')
+        .map((suffix): Mutation => ({ kind: 'route', suffix })),
+    },
   ];
   return fc.oneof(...options.filter((o) => o.weight > 0));
 }
 
 /** Whether a value is a marker, which mutations treat as one leaf. */
-const isMarker = (v: unknown) => Boolean(v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v)[0]?.startsWith('$'));
+const isMarker = (v: unknown) =>
+  Boolean(v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v)[0]?.startsWith('$'));
 
 /** Paths of every value inside a body (the root excluded). */
 function paths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
@@ -120,7 +240,8 @@ function edit(root: unknown, path: (string | number)[], value: unknown): unknown
     return copy;
   }
   const copy: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(root as Record<string, unknown>)) if (!(k === head && rest.length === 0 && value === REMOVE)) define(copy, k, k === head ? edit(x, rest, value) : x);
+  for (const [k, x] of Object.entries(root as Record<string, unknown>))
+    if (!(k === head && rest.length === 0 && value === REMOVE)) define(copy, k, k === head ? edit(x, rest, value) : x);
   return copy;
 }
 
@@ -135,7 +256,8 @@ function apply(op: FuzzOperation, otherMethods: string[], r: FuzzRequest, m: Mut
   const json = r.body && 'json' in r.body ? r.body.json : undefined;
   const at = <T>(xs: T[], n: number) => xs[n % xs.length];
   switch (m.kind) {
-    case 'body.set': case 'body.delete': {
+    case 'body.set':
+    case 'body.delete': {
       const p = at(paths(json), m.at);
       if (!p) return apply(op, otherMethods, r, { kind: 'body.root', value: m.kind === 'body.set' ? m.value : {} });
       out.body = { json: edit(json, p, m.kind === 'body.set' ? m.value : REMOVE) };
@@ -151,10 +273,22 @@ function apply(op: FuzzOperation, otherMethods: string[], r: FuzzRequest, m: Mut
       out.changes.push(`body.${label(m.key)} added=${label(m.value)}`);
       break;
     }
-    case 'body.root': out.body = { json: m.value }; out.changes.push(`body=${label(m.value)}`); break;
-    case 'body.bytes': out.body = { bytes: m.bytes }; out.changes.push(`body bytes ${label(m.bytes)}`); break;
-    case 'body.huge': out.body = { huge: m.size }; out.changes.push(`body of ${m.size} bytes`); break;
-    case 'body.drop': delete out.body; out.changes.push('no body'); break;
+    case 'body.root':
+      out.body = { json: m.value };
+      out.changes.push(`body=${label(m.value)}`);
+      break;
+    case 'body.bytes':
+      out.body = { bytes: m.bytes };
+      out.changes.push(`body bytes ${label(m.bytes)}`);
+      break;
+    case 'body.huge':
+      out.body = { huge: m.size };
+      out.changes.push(`body of ${m.size} bytes`);
+      break;
+    case 'body.drop':
+      delete out.body;
+      out.changes.push('no body');
+      break;
     case 'path': {
       const names = Object.keys(r.path);
       const name = at(names, m.at)!;
@@ -162,17 +296,30 @@ function apply(op: FuzzOperation, otherMethods: string[], r: FuzzRequest, m: Mut
       out.changes.push(`path ${name}=${label(m.value.value)}`);
       break;
     }
-    case 'query.known': case 'query.add': {
+    case 'query.known':
+    case 'query.add': {
       const known = op.params.filter((p) => p.in === 'query').map((p) => p.name);
       const name = m.kind === 'query.known' ? at(known, m.at)! : m.name;
       out.query = [...r.query.filter(([k]) => k !== name || m.kind === 'query.add'), [name, m.value]];
       out.changes.push(`query ${label(name)}=${label(m.value.value)}`);
       break;
     }
-    case 'header': out.headers = [...r.headers.filter(([k]) => k !== m.name), [m.name, m.value]]; out.changes.push(`${m.name}: ${label(m.value)}`); break;
-    case 'header.drop': out.headers = r.headers.filter(([k]) => k !== m.name); out.changes.push(`no ${m.name}`); break;
-    case 'method': out.method = at(otherMethods, m.at)!; out.changes.push(`method ${out.method}`); break;
-    case 'route': out.route = `${r.route}${m.suffix}`; out.changes.push(`path + ${m.suffix}`); break;
+    case 'header':
+      out.headers = [...r.headers.filter(([k]) => k !== m.name), [m.name, m.value]];
+      out.changes.push(`${m.name}: ${label(m.value)}`);
+      break;
+    case 'header.drop':
+      out.headers = r.headers.filter(([k]) => k !== m.name);
+      out.changes.push(`no ${m.name}`);
+      break;
+    case 'method':
+      out.method = at(otherMethods, m.at)!;
+      out.changes.push(`method ${out.method}`);
+      break;
+    case 'route':
+      out.route = `${r.route}${m.suffix}`;
+      out.changes.push(`path + ${m.suffix}`);
+      break;
   }
   return out;
 }
@@ -186,7 +333,8 @@ function otherMethodsOf(op: FuzzOperation, ops: FuzzOperation[]): string[] {
 /** A valid request of `op` changed by one to three mutations. */
 export function mutatedRequest(op: FuzzOperation, ops: FuzzOperation[]): fc.Arbitrary<FuzzRequest> {
   const others = otherMethodsOf(op, ops);
-  return fc.tuple(validRequest(op), fc.array(mutation(op, others), { minLength: 1, maxLength: 3 }))
+  return fc
+    .tuple(validRequest(op), fc.array(mutation(op, others), { minLength: 1, maxLength: 3 }))
     .map(([r, ms]) => ms.reduce((acc, m) => apply(op, others, acc, m), r));
 }
 
@@ -200,25 +348,39 @@ function randomRequest(op: FuzzOperation): fc.Arbitrary<FuzzRequest> {
     fc.jsonValue({ maxDepth: 4 }).map((json): FuzzBody => ({ json })),
     fuzzBodyBytes.map((bytes): FuzzBody => ({ bytes })),
   );
-  return fc.record({
-    path: fc.tuple(...names.map(() => pathValue(op.method))).map((vs) => Object.fromEntries(names.map((n, i) => [n, vs[i]!]))),
-    query: fc.array(fc.tuple(queryNames.length ? fc.oneof(fc.constantFrom(...queryNames), fuzzKey) : fuzzKey, fuzzWireText), { maxLength: 4 }),
-    auth: fc.option(authValue, { nil: undefined }),
-    org: fc.option(orgValue, { nil: undefined }),
-    idem: fc.option(idempotencyValue, { nil: undefined }),
-    extra: fc.array(headerChange, { maxLength: 2 }),
-    body,
-  }).map(({ path, query, auth, org, idem, extra, body: b }): FuzzRequest => ({
-    kind: 'random', operation: op.key, method: op.method, route: op.route, path, query,
-    headers: [
-      ...(auth !== undefined ? [['authorization', auth] as [string, unknown]] : []),
-      ...(org !== undefined ? [['service-organization-id', org] as [string, unknown]] : []),
-      ...(idem !== undefined ? [['idempotency-key', idem] as [string, unknown]] : []),
-      ...extra.map((h): [string, unknown] => [h.name, h.value]),
-    ],
-    ...(b !== undefined ? { body: b } : {}),
-    changes: [],
-  }));
+  return fc
+    .record({
+      path: fc
+        .tuple(...names.map(() => pathValue(op.method)))
+        .map((vs) => Object.fromEntries(names.map((n, i) => [n, vs[i]!]))),
+      query: fc.array(
+        fc.tuple(queryNames.length ? fc.oneof(fc.constantFrom(...queryNames), fuzzKey) : fuzzKey, fuzzWireText),
+        { maxLength: 4 },
+      ),
+      auth: fc.option(authValue, { nil: undefined }),
+      org: fc.option(orgValue, { nil: undefined }),
+      idem: fc.option(idempotencyValue, { nil: undefined }),
+      extra: fc.array(headerChange, { maxLength: 2 }),
+      body,
+    })
+    .map(
+      ({ path, query, auth, org, idem, extra, body: b }): FuzzRequest => ({
+        kind: 'random',
+        operation: op.key,
+        method: op.method,
+        route: op.route,
+        path,
+        query,
+        headers: [
+          ...(auth !== undefined ? [['authorization', auth] as [string, unknown]] : []),
+          ...(org !== undefined ? [['service-organization-id', org] as [string, unknown]] : []),
+          ...(idem !== undefined ? [['idempotency-key', idem] as [string, unknown]] : []),
+          ...extra.map((h): [string, unknown] => [h.name, h.value]),
+        ],
+        ...(b !== undefined ? { body: b } : {}),
+        changes: [],
+      }),
+    );
 }
 
 /**
@@ -253,7 +415,9 @@ const RAW_TEMPLATES = [
 
 /** A raw request of `op`: one of the templates around a valid path of it. */
 function rawRequest(op: FuzzOperation): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(validRequest(op), fc.constantFrom(...RAW_TEMPLATES)).map(([r, raw]) => ({ ...r, kind: 'raw' as const, raw, headers: [], changes: [] }));
+  return fc
+    .tuple(validRequest(op), fc.constantFrom(...RAW_TEMPLATES))
+    .map(([r, raw]) => ({ ...r, kind: 'raw' as const, raw, headers: [], changes: [] }));
 }
 
 /** Requests of every kind over all operations: 20% valid, 55% mutated, 20% random, 5% raw bytes. */
@@ -271,4 +435,3 @@ export function fuzzRequest(ops: FuzzOperation[]): fc.Arbitrary<FuzzRequest> {
 export function sweepRequests(ops: FuzzOperation[]): fc.Arbitrary<FuzzRequest[]> {
   return fc.tuple(...ops.map((o) => fc.tuple(validRequest(o), mutatedRequest(o, ops)))).map((pairs) => pairs.flat());
 }
-

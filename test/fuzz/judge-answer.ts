@@ -8,7 +8,16 @@ export interface Verdict {
 }
 
 const REQUEST_ID = /^req_[0-9a-f]{32}$/;
-const V2_KEYS = new Set(['code', 'message', 'status', 'requestId', 'field', 'recoverable', 'suggestedAction', 'details']);
+const V2_KEYS = new Set([
+  'code',
+  'message',
+  'status',
+  'requestId',
+  'field',
+  'recoverable',
+  'suggestedAction',
+  'details',
+]);
 const V1_KEYS = ['code', 'message', 'status'];
 /**
  * Refusals of Node's HTTP parser (src/gateway/answer-client-errors.ts): made before any route is known, so always in
@@ -31,14 +40,26 @@ export function judgeAnswer(w: WireRequest, a: FuzzAnswer): Verdict[] {
   if (!requestId || !REQUEST_ID.test(requestId)) envelope(`X-Service-Request-Id is ${JSON.stringify(requestId)}`);
   if (a.status < 400) {
     if (a.status >= 200 && !a.stream && (a.headers['content-type'] ?? '').startsWith('application/json')) {
-      try { JSON.parse(a.body.toString('utf8')); } catch { envelope('a success whose JSON body does not parse'); }
+      try {
+        JSON.parse(a.body.toString('utf8'));
+      } catch {
+        envelope('a success whose JSON body does not parse');
+      }
     }
     return out;
   }
   let body: any;
-  try { body = JSON.parse(a.body.toString('utf8')); } catch { envelope(`the error body is not JSON: ${JSON.stringify(a.body.toString('utf8').slice(0, 120))}`); return out; }
+  try {
+    body = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    envelope(`the error body is not JSON: ${JSON.stringify(a.body.toString('utf8').slice(0, 120))}`);
+    return out;
+  }
   const error = body?.error;
-  if (!error || typeof error !== 'object' || Object.keys(body).length !== 1) { envelope(`the error body is not {error: {...}}: ${JSON.stringify(body).slice(0, 160)}`); return out; }
+  if (!error || typeof error !== 'object' || Object.keys(body).length !== 1) {
+    envelope(`the error body is not {error: {...}}: ${JSON.stringify(body).slice(0, 160)}`);
+    return out;
+  }
   const keys = Object.keys(error);
   const v1 = w.target.startsWith('/api/v1/') && !PARSER_FIELDS.has(error.field);
   const parserRefusal = PARSER_FIELDS.has(error.field) && (a.status === 431 || a.status === 408 || a.status === 400);
@@ -47,19 +68,29 @@ export function judgeAnswer(w: WireRequest, a: FuzzAnswer): Verdict[] {
   } else {
     const extra = keys.filter((k) => !V2_KEYS.has(k));
     if (extra.length) envelope(`v2 error with keys outside the envelope: ${extra.join(',')}`);
-    if (error.requestId !== requestId) envelope(`requestId ${JSON.stringify(error.requestId)} is not the header's ${JSON.stringify(requestId)}`);
+    if (error.requestId !== requestId)
+      envelope(`requestId ${JSON.stringify(error.requestId)} is not the header's ${JSON.stringify(requestId)}`);
     if (typeof error.recoverable !== 'boolean') envelope('recoverable is not a boolean');
     if (error.field !== undefined && typeof error.field !== 'string') envelope('field is not a string');
-    if (error.suggestedAction !== undefined && typeof error.suggestedAction !== 'string') envelope('suggestedAction is not a string');
-    if (error.details !== undefined && (!Array.isArray(error.details) || error.details.some((d: any) => typeof d?.field !== 'string' || typeof d?.code !== 'string' || typeof d?.message !== 'string'))) {
+    if (error.suggestedAction !== undefined && typeof error.suggestedAction !== 'string')
+      envelope('suggestedAction is not a string');
+    if (
+      error.details !== undefined &&
+      (!Array.isArray(error.details) ||
+        error.details.some(
+          (d: any) => typeof d?.field !== 'string' || typeof d?.code !== 'string' || typeof d?.message !== 'string',
+        ))
+    ) {
       envelope(`details are not [{field, code, message}]: ${JSON.stringify(error.details).slice(0, 160)}`);
     }
   }
   const entry = ERROR_CATALOGUE[error.code as ErrorCode];
   if (!entry) envelope(`code ${JSON.stringify(error.code)} is not in the catalogue`);
-  else if (entry.status !== a.status && !parserRefusal) envelope(`code ${error.code} is ${entry.status} in the catalogue, answered ${a.status}`);
+  else if (entry.status !== a.status && !parserRefusal)
+    envelope(`code ${error.code} is ${entry.status} in the catalogue, answered ${a.status}`);
   if (error.status !== a.status) envelope(`status ${error.status} in the body, ${a.status} on the wire`);
   if (typeof error.message !== 'string' || error.message.length === 0) envelope('message is not a non-empty string');
-  else if (/\bat .+\.(ts|js):\d+|node_modules|Error: /.test(error.message)) envelope(`the message shows internals: ${error.message.slice(0, 160)}`);
+  else if (/\bat .+\.(ts|js):\d+|node_modules|Error: /.test(error.message))
+    envelope(`the message shows internals: ${error.message.slice(0, 160)}`);
   return out;
 }

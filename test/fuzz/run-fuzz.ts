@@ -60,10 +60,15 @@ function errorCodeOf(a: FuzzAnswer): string | undefined {
 async function pendingWork(svc: TestService): Promise<number> {
   const { db, redis } = svc.service.deps;
   const now = svc.clock();
-  const busy = (await db.query(`SELECT (SELECT count(*) FROM events WHERE dispatched_at IS NULL)
+  const busy = (
+    await db.query(
+      `SELECT (SELECT count(*) FROM events WHERE dispatched_at IS NULL)
     + (SELECT count(*) FROM provider_imports WHERE status IN ('validating', 'processing'))
     + (SELECT count(*) FROM webhook_deliveries d JOIN webhooks w USING (organization_id) WHERE w.active AND d.status IN ('pending', 'failed')
-         AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)) AS n`, [now])).rows[0].n;
+         AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)) AS n`,
+      [now],
+    )
+  ).rows[0].n;
   return Number(busy) + Number(await redis.zCount('{timers}:due', '-inf', now.getTime()));
 }
 
@@ -98,17 +103,38 @@ function answerText(a: FuzzAnswer): string {
  * fast-check sample), one at a time, and judges each answer; a refused request (4xx, or no answer) must leave the stores
  * as they were: their fingerprint is taken after every request, and after a success once background work has settled.
  */
-export async function runFuzz(svc: TestService, opts: { count: number; seed: number; progress?: (done: number, report: FuzzReport) => void }): Promise<FuzzReport> {
+export async function runFuzz(
+  svc: TestService,
+  opts: { count: number; seed: number; progress?: (done: number, report: FuzzReport) => void },
+): Promise<FuzzReport> {
   const started = Date.now();
-  const doc = await (await fetch(`${svc.url}/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const ops = operationsOf(doc);
   const fixtures = await createFuzzFixtures(svc);
   const fixturesMs = Date.now() - started;
   const sweep = fc.sample(sweepRequests(ops), { seed: opts.seed, numRuns: 1 })[0]!;
-  const requests: FuzzRequest[] = [...sweep, ...fc.sample(fuzzRequest(ops), { seed: opts.seed + 1, numRuns: Math.max(0, opts.count - sweep.length) })].slice(0, opts.count);
+  const requests: FuzzRequest[] = [
+    ...sweep,
+    ...fc.sample(fuzzRequest(ops), { seed: opts.seed + 1, numRuns: Math.max(0, opts.count - sweep.length) }),
+  ].slice(0, opts.count);
   const report: FuzzReport = {
-    seed: opts.seed, requests: 0, byKind: {}, byStatus: {}, byRoute: {}, succeeded: [], neverSucceeded: [], validRefusals: {}, operations: ops.length,
-    counts: { '5xx': 0, envelope: 0, 'no answer': 0, changed: 0, internalErrors: 0 }, findings: [], setupCalls: 0, quietWaits: 0, fixturesMs, durationMs: 0,
+    seed: opts.seed,
+    requests: 0,
+    byKind: {},
+    byStatus: {},
+    byRoute: {},
+    succeeded: [],
+    neverSucceeded: [],
+    validRefusals: {},
+    operations: ops.length,
+    counts: { '5xx': 0, envelope: 0, 'no answer': 0, changed: 0, internalErrors: 0 },
+    findings: [],
+    setupCalls: 0,
+    quietWaits: 0,
+    fixturesMs,
+    durationMs: 0,
   };
   const succeeded = new Set<string>();
   const base = new URL(svc.url);
@@ -122,7 +148,11 @@ export async function runFuzz(svc: TestService, opts: { count: number; seed: num
       const setupBefore = fixtures.setupCalls();
       const w = await materialize(r, (name) => fixtures.lookup(name, fresh));
       if (fixtures.setupCalls() !== setupBefore) dirty = true;
-      if (dirty) { baseline = await quiet(svc); report.quietWaits++; dirty = false; }
+      if (dirty) {
+        baseline = await quiet(svc);
+        report.quietWaits++;
+        dirty = false;
+      }
       const a = await sendWire(base, agent, w);
       report.requests++;
       report.byKind[r.kind] = (report.byKind[r.kind] ?? 0) + 1;
@@ -135,12 +165,14 @@ export async function runFuzz(svc: TestService, opts: { count: number; seed: num
         report.findings.push({ kind, problem, request: describeRequest(r), answer: answerText(a) });
       };
       for (const v of judgeAnswer(w, a)) found(v.kind, v.problem);
-      if (r.kind === 'valid' && !(a.status >= 200 && a.status < 400)) report.validRefusals[r.operation] ??= answerText(a).slice(0, 200);
+      if (r.kind === 'valid' && !(a.status >= 200 && a.status < 400))
+        report.validRefusals[r.operation] ??= answerText(a).slice(0, 200);
       if (a.status >= 200 && a.status < 400) {
         if (r.kind === 'valid') succeeded.add(r.operation);
         // A write may start work that writes later: the next request starts from settled stores. A read changes nothing
         // (the v1 confirmation link, read by GET, confirms).
-        if (w.method === 'GET' && !r.operation.endsWith('/confirm')) baseline = await storeFingerprint(svc.service.deps);
+        if (w.method === 'GET' && !r.operation.endsWith('/confirm'))
+          baseline = await storeFingerprint(svc.service.deps);
         else dirty = true;
       } else {
         const after = await storeFingerprint(svc.service.deps);
@@ -159,7 +191,10 @@ export async function runFuzz(svc: TestService, opts: { count: number; seed: num
   }
   report.counts.internalErrors = (await internalErrors(svc)) - errorsBefore;
   report.succeeded = [...succeeded].sort();
-  report.neverSucceeded = ops.map((o) => o.key).filter((k) => !succeeded.has(k)).sort();
+  report.neverSucceeded = ops
+    .map((o) => o.key)
+    .filter((k) => !succeeded.has(k))
+    .sort();
   report.setupCalls = fixtures.setupCalls();
   report.durationMs = Date.now() - started;
   return report;
@@ -168,17 +203,33 @@ export async function runFuzz(svc: TestService, opts: { count: number; seed: num
 /** The report as text: totals, statuses, per route, and every finding (at most `maxFindings`). */
 export function formatFuzzReport(r: FuzzReport, maxFindings = 50): string {
   const lines = [
-    `fuzz: ${r.requests} requests (seed ${r.seed}) in ${(r.durationMs / 1000).toFixed(1)} s (fixtures ${(r.fixturesMs / 1000).toFixed(1)} s); ${Object.entries(r.byKind).map(([k, n]) => `${k} ${n}`).join(', ')}`,
-    `by status: ${Object.entries(r.byStatus).sort().map(([s, n]) => `${s}: ${n}`).join(', ')}`,
+    `fuzz: ${r.requests} requests (seed ${r.seed}) in ${(r.durationMs / 1000).toFixed(1)} s (fixtures ${(r.fixturesMs / 1000).toFixed(1)} s); ${Object.entries(
+      r.byKind,
+    )
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+    `by status: ${Object.entries(r.byStatus)
+      .sort()
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')}`,
     `5xx: ${r.counts['5xx']}, envelope failures: ${r.counts.envelope}, no answer: ${r.counts['no answer']}, refused requests that changed data: ${r.counts.changed}, INTERNAL_ERROR counted by the service: ${r.counts.internalErrors}`,
     `valid requests succeeded on ${r.succeeded.length} of ${r.operations} operations (not on: ${r.neverSucceeded.join(', ') || 'none'}); ${r.setupCalls} setup calls, ${r.quietWaits} waits for settled stores`,
     ...r.neverSucceeded.map((op) => `  ${op}: ${r.validRefusals[op] ?? 'no valid request drawn'}`),
     'by route:',
-    ...Object.entries(r.byRoute).sort().map(([route, s]) => `  ${route}: ${Object.entries(s).sort().map(([k, n]) => `${k}×${n}`).join(' ')}`),
+    ...Object.entries(r.byRoute)
+      .sort()
+      .map(
+        ([route, s]) =>
+          `  ${route}: ${Object.entries(s)
+            .sort()
+            .map(([k, n]) => `${k}×${n}`)
+            .join(' ')}`,
+      ),
   ];
   if (r.findings.length) {
     lines.push(`findings (${r.findings.length}${r.findings.length > maxFindings ? `, first ${maxFindings}` : ''}):`);
-    for (const f of r.findings.slice(0, maxFindings)) lines.push(`  [${f.kind}] ${f.problem}\n    request: ${f.request}\n    answer: ${f.answer}`);
+    for (const f of r.findings.slice(0, maxFindings))
+      lines.push(`  [${f.kind}] ${f.problem}\n    request: ${f.request}\n    answer: ${f.answer}`);
   }
   return lines.join('\n');
 }

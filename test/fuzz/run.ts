@@ -24,7 +24,8 @@ try {
   const svc = await startFuzzService();
   try {
     const report = await runFuzz(svc, {
-      count, seed,
+      count,
+      seed,
       progress: (done, r) => process.stderr.write(`fuzz: ${done}/${count} requests, ${r.findings.length} findings\n`),
     });
     console.log(formatFuzzReport(report, 200));

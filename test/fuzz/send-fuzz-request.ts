@@ -32,7 +32,9 @@ const MAX_BODY = 4 * 1024 * 1024;
 function wire(v: WireValue, resolved: unknown): string {
   const text = plainText(resolved);
   if (v.encoding === 'uri') return percentEncode(text);
-  return [...text].map((c) => (c.charCodeAt(0) >= 0x21 && c.charCodeAt(0) <= 0xff && c.length === 1 ? c : percentEncode(c))).join('');
+  return [...text]
+    .map((c) => (c.charCodeAt(0) >= 0x21 && c.charCodeAt(0) <= 0xff && c.length === 1 ? c : percentEncode(c)))
+    .join('');
 }
 
 /** Header text Node will send: a character it refuses (outside tab, 0x20-0x7e, 0x80-0xff) becomes `?`. */
@@ -45,12 +47,17 @@ function headerText(v: unknown): string {
 export async function materialize(r: FuzzRequest, lookup: (name: string) => Promise<unknown>): Promise<WireRequest> {
   for (const need of r.needs ?? []) await lookup(need);
   let path = r.route;
-  for (const [name, v] of Object.entries(r.path)) path = path.replace(`{${name}}`, wire(v, await resolveRefs(v.value, lookup)));
+  for (const [name, v] of Object.entries(r.path))
+    path = path.replace(`{${name}}`, wire(v, await resolveRefs(v.value, lookup)));
   const query: string[] = [];
   for (const [k, v] of r.query) query.push(`${percentEncode(k)}=${wire(v, await resolveRefs(v.value, lookup))}`);
   const target = query.length ? `${path}?${query.join('&')}` : path;
   if (r.raw !== undefined) {
-    const filled = r.raw.replace('{target}', target).replace('{auth}', String(await lookup('key.platform'))).replace('{org}', String(await lookup('org'))).replace('{long}', 'x'.repeat(20_000));
+    const filled = r.raw
+      .replace('{target}', target)
+      .replace('{auth}', String(await lookup('key.platform')))
+      .replace('{org}', String(await lookup('org')))
+      .replace('{long}', 'x'.repeat(20_000));
     return { method: r.method, target, headers: [], raw: Buffer.from(filled, 'latin1') };
   }
   const headers: [string, string][] = [];
@@ -70,38 +77,77 @@ const HEAD_LIMIT = 16 * 1024;
 
 /** The bytes of a request on a connection of its own. */
 function rawBytes(base: URL, w: WireRequest): Buffer {
-  const head = [`${w.method} ${w.target} HTTP/1.1`, `Host: ${base.host}`, ...w.headers.map(([k, v]) => `${k}: ${v}`), ...(w.body ? [`Content-Length: ${w.body.length}`] : []), 'Connection: close', '', ''].join('\r\n');
+  const head = [
+    `${w.method} ${w.target} HTTP/1.1`,
+    `Host: ${base.host}`,
+    ...w.headers.map(([k, v]) => `${k}: ${v}`),
+    ...(w.body ? [`Content-Length: ${w.body.length}`] : []),
+    'Connection: close',
+    '',
+    '',
+  ].join('\r\n');
   return Buffer.concat([Buffer.from(head, 'latin1'), w.body ?? Buffer.alloc(0)]);
 }
 
 /** Sends a request through Node's HTTP client on `agent` (raw requests and over-long heads on a socket of their own). */
 export function sendWire(base: URL, agent: http.Agent, w: WireRequest): Promise<FuzzAnswer> {
   if (w.raw) return sendRaw(base, w.raw);
-  if (w.target.length + w.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0) > HEAD_LIMIT) return sendRaw(base, rawBytes(base, w));
+  if (w.target.length + w.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0) > HEAD_LIMIT)
+    return sendRaw(base, rawBytes(base, w));
   return new Promise((resolve) => {
     let settled = false;
-    const done = (a: FuzzAnswer) => { if (!settled) { settled = true; resolve(a); } };
+    const done = (a: FuzzAnswer) => {
+      if (!settled) {
+        settled = true;
+        resolve(a);
+      }
+    };
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of w.headers) headers[k] = k in headers ? [...[headers[k]!].flat(), v] : v;
     if (w.body && !('transfer-encoding' in headers)) headers['content-length'] = String(w.body.length);
     let req: http.ClientRequest;
     try {
-      req = http.request({ host: base.hostname, port: base.port, method: w.method, path: w.target, headers, agent, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-        const out: FuzzAnswer = { status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: Buffer.alloc(0) };
-        if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
-          res.destroy();
-          return done({ ...out, stream: true });
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => { size += c.length; if (size <= MAX_BODY) chunks.push(c); });
-        res.on('end', () => done({ ...out, body: Buffer.concat(chunks) }));
-        res.on('error', (err) => done({ ...out, body: Buffer.concat(chunks), failure: `response: ${err.message}` }));
-      });
+      req = http.request(
+        {
+          host: base.hostname,
+          port: base.port,
+          method: w.method,
+          path: w.target,
+          headers,
+          agent,
+          timeout: REQUEST_TIMEOUT_MS,
+        },
+        (res) => {
+          const out: FuzzAnswer = {
+            status: res.statusCode ?? 0,
+            headers: flatHeaders(res.headers),
+            body: Buffer.alloc(0),
+          };
+          if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+            res.destroy();
+            return done({ ...out, stream: true });
+          }
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size <= MAX_BODY) chunks.push(c);
+          });
+          res.on('end', () => done({ ...out, body: Buffer.concat(chunks) }));
+          res.on('error', (err) => done({ ...out, body: Buffer.concat(chunks), failure: `response: ${err.message}` }));
+        },
+      );
     } catch (err) {
-      return done({ status: 0, headers: {}, body: Buffer.alloc(0), failure: `the client refused to send it: ${(err as Error).message}` });
+      return done({
+        status: 0,
+        headers: {},
+        body: Buffer.alloc(0),
+        failure: `the client refused to send it: ${(err as Error).message}`,
+      });
     }
-    req.on('timeout', () => { req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)); });
+    req.on('timeout', () => {
+      req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`));
+    });
     req.on('error', (err) => done({ status: 0, headers: {}, body: Buffer.alloc(0), failure: err.message }));
     if (w.body) req.end(w.body);
     else req.end();
@@ -127,7 +173,14 @@ function sendRaw(base: URL, bytes: Buffer): Promise<FuzzAnswer> {
       clearTimeout(timer);
       socket.destroy();
       const parsed = parseAnswer(Buffer.concat(chunks));
-      resolve(parsed ?? { status: 0, headers: {}, body: Buffer.alloc(0), failure: failure ?? 'the connection closed without an answer' });
+      resolve(
+        parsed ?? {
+          status: 0,
+          headers: {},
+          body: Buffer.alloc(0),
+          failure: failure ?? 'the connection closed without an answer',
+        },
+      );
     };
     const timer = setTimeout(() => finish(`no answer within ${RAW_TIMEOUT_MS} ms`), RAW_TIMEOUT_MS);
     socket.on('data', (c: Buffer) => {
@@ -166,7 +219,10 @@ function parseAnswer(buf: Buffer): (FuzzAnswer & { complete: boolean }) | undefi
       if (nl < 0) break;
       const size = parseInt(body.subarray(at, nl).toString('latin1'), 16);
       if (!Number.isFinite(size)) break;
-      if (size === 0) { complete = true; break; }
+      if (size === 0) {
+        complete = true;
+        break;
+      }
       parts.push(body.subarray(nl + 2, nl + 2 + size));
       at = nl + 2 + size + 2;
     }

@@ -6,8 +6,12 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 
 // A gateway admitting two requests at once, no burst beyond (the burst rule: test/admission/admission-gate.test.ts).
 let svc: TestService;
-test.before(async () => { svc = await startTestService({ env: { MAX_IN_FLIGHT_REQUESTS: '2', MAX_IN_FLIGHT_BURST: '2' } }); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService({ env: { MAX_IN_FLIGHT_REQUESTS: '2', MAX_IN_FLIGHT_BURST: '2' } });
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 /** A request held open: its headers and the first byte of its body are sent, the rest waits for `finish`. */
 interface HeldRequest {
@@ -21,15 +25,22 @@ interface HeldRequest {
 function holdCreateOrganization(base: string, key: string, externalId: string): HeldRequest {
   const body = JSON.stringify({ externalId, name: `Held ${externalId}` });
   const req = httpRequest(`${base}/api/v2/organizations`, {
-    method: 'POST', agent: false,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    method: 'POST',
+    agent: false,
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    },
   });
   let answered = false;
   const done = new Promise<{ status: number; body: any }>((resolve, reject) => {
     req.on('response', (res) => {
       answered = true;
       let text = '';
-      res.on('data', (d: Buffer) => { text += d.toString(); });
+      res.on('data', (d: Buffer) => {
+        text += d.toString();
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
     req.on('error', reject);
@@ -49,7 +60,10 @@ test('beyond its limit the gateway answers 503 with Retry-After at once, never s
   t.is((await api.get('/api/v2/organizations')).status, 200);
   const shedBefore = (await metric('admission_shed_total{gate="rest"}')) ?? 0;
 
-  const held = [holdCreateOrganization(svc.url, svc.platformKey, 'held-a'), holdCreateOrganization(svc.url, svc.platformKey, 'held-b')];
+  const held = [
+    holdCreateOrganization(svc.url, svc.platformKey, 'held-a'),
+    holdCreateOrganization(svc.url, svc.platformKey, 'held-b'),
+  ];
   await untilMetric('admission_in_flight{gate="rest"}', 2);
 
   // The third request is answered while the two admitted ones are still waiting for their bodies.
@@ -73,13 +87,16 @@ test('beyond its limit the gateway answers 503 with Retry-After at once, never s
   t.is((await request(svc.url, 'GET', '/readyz')).status, 200);
   t.is((await request(svc.url, 'GET', '/openapi.json')).status, 200);
   t.is((await fetch(`${svc.url}/console`)).status, 200);
-  t.is((await metric('admission_shed_total{gate="rest"}')), shedBefore + 2);
+  t.is(await metric('admission_shed_total{gate="rest"}'), shedBefore + 2);
   t.false(held.some((h) => h.isAnswered()));
 
   // The held requests finish with their own answers; then the gateway admits again.
   for (const h of held) h.finish();
   const answers = await Promise.all(held.map((h) => h.answered));
-  t.deepEqual(answers.map((a) => a.status), [200, 200]);
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200],
+  );
   await untilMetric('admission_in_flight{gate="rest"}', 0);
   const after = await api.get('/api/v2/organizations');
   t.is(after.status, 200);

@@ -2,10 +2,15 @@ import test from 'ava';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
-const get = (path: string, headers: Record<string, string> = {}) => fetch(`${svc.url}${path}`, { headers, redirect: 'manual' });
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${svc.url}${path}`, { headers, redirect: 'manual' });
 
 test('GET / leads a person to the console', async (t) => {
   const res = await get('/');
@@ -50,7 +55,11 @@ test('console assets are served from this service with an ETag, and 304 when unc
 });
 
 test('an unknown asset or a write to a console path is a 404 in the contract envelope', async (t) => {
-  for (const [method, path] of [['GET', '/console/assets/nope.js'], ['GET', '/console/assets/../../package.json'], ['POST', '/console']] as const) {
+  for (const [method, path] of [
+    ['GET', '/console/assets/nope.js'],
+    ['GET', '/console/assets/../../package.json'],
+    ['POST', '/console'],
+  ] as const) {
     const res = await fetch(`${svc.url}${path}`, { method, redirect: 'manual' });
     t.is(res.status, 404, `${method} ${path}`);
     const body = (await res.json()) as { error: { code: string; requestId: string } };

@@ -16,28 +16,48 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 /** A logger writing its JSON lines into memory. */
 function memoryLogger() {
   const lines: Record<string, any>[] = [];
-  const destination = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l)); done(); } });
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
+      done();
+    },
+  });
   return { logger: createLogger({ level: 'info', destination }), lines };
 }
 
 const mem = memoryLogger();
 let svc: TestService;
-test.before(async () => { svc = await startTestService({ logger: mem.logger }); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService({ logger: mem.logger });
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 /** Starts a gateway of its own in front of `clients` (e.g. an unreachable or strict gRPC target). */
 async function gatewayOn(clients: GrpcClients, opts: { rpcDeadlineMs?: number } = {}) {
   const m = memoryLogger();
   const app = createGateway({
-    routes: ALL_ROUTES, clients, ready: async () => true, logger: m.logger, metrics: createServiceMetrics(), ...opts,
-    openapi: () => buildOpenApi(ALL_ROUTES, { version: 't' }), capabilities: () => buildCapabilities(ALL_ROUTES, { version: 't', limits: {} as never }),
+    routes: ALL_ROUTES,
+    clients,
+    ready: async () => true,
+    logger: m.logger,
+    metrics: createServiceMetrics(),
+    ...opts,
+    openapi: () => buildOpenApi(ALL_ROUTES, { version: 't' }),
+    capabilities: () => buildCapabilities(ALL_ROUTES, { version: 't', limits: {} as never }),
   });
   const server: Server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     lines: m.lines,
-    close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); closeGrpcClients(clients); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+        closeGrpcClients(clients);
+      }),
   };
 }
 
@@ -47,7 +67,9 @@ test('every request leaves one access-log line: method, route template, status, 
   const ok = await o.api.get(`/api/v2/organizations/${o.org.id}`, { 'x-request-id': 'trace-abc-123' });
   const missing = await o.api.get('/api/v2/no-such-route');
   const invalid = await o.api.get('/api/v2/providers?limit=abc');
-  const anonymous = await request(svc.url, 'GET', `/api/v2/organizations/${o.org.id}`, { headers: { 'x-request-id': 'has space' } });
+  const anonymous = await request(svc.url, 'GET', `/api/v2/organizations/${o.org.id}`, {
+    headers: { 'x-request-id': 'has space' },
+  });
   t.is(ok.status, 200);
   t.is(ok.headers.get('x-request-id'), 'trace-abc-123', 'the correlation id is echoed');
   t.is(anonymous.headers.get('x-request-id'), null, 'an unusable X-Request-Id is ignored');
@@ -55,7 +77,14 @@ test('every request leaves one access-log line: method, route template, status, 
   const lines = mem.lines.slice(before).filter((l) => l.door === 'rest' && ids.includes(l.requestId));
   t.is(lines.length, 4, 'exactly one line per request');
   const byId = (r: { headers: Headers }) => lines.find((l) => l.requestId === r.headers.get('x-service-request-id'));
-  t.like(byId(ok), { level: 'info', msg: 'request', method: 'GET', route: '/api/v2/organizations/:id', status: 200, correlationId: 'trace-abc-123' });
+  t.like(byId(ok), {
+    level: 'info',
+    msg: 'request',
+    method: 'GET',
+    route: '/api/v2/organizations/:id',
+    status: 200,
+    correlationId: 'trace-abc-123',
+  });
   t.is(typeof byId(ok)!.durationMs, 'number');
   t.is(byId(ok)!.errorCode, undefined);
   t.like(byId(missing), { route: 'unmatched', status: 404, errorCode: 'ROUTE_NOT_FOUND' });
@@ -72,10 +101,25 @@ test('GET /metrics answers Prometheus text: request histogram by route template 
   t.is(res.status, 200);
   t.regex(res.headers.get('content-type') ?? '', /text\/plain/);
   const text = await res.text();
-  t.regex(text, /http_request_duration_seconds_count\{method="GET",route="\/api\/v2\/organizations\/:id",status="200"\} [1-9]/);
+  t.regex(
+    text,
+    /http_request_duration_seconds_count\{method="GET",route="\/api\/v2\/organizations\/:id",status="200"\} [1-9]/,
+  );
   t.regex(text, /errors_total\{code="VALIDATION_ERROR"\} [1-9]/);
   t.regex(text, /process_cpu_seconds_total/);
-  for (const gauge of ['pg_pool_connections', 'pg_pool_idle', 'pg_pool_waiting', 'timers_due', 'timers_leased', 'audit_stream_pending', 'import_jobs_pending', 'email_outbox_pending', 'pg_pool_wait_seconds_count', 'redis_duration_seconds_count\\{op="ratelimit"\\}']) t.regex(text, new RegExp(`^${gauge} \\d+`, 'm'), gauge);
+  for (const gauge of [
+    'pg_pool_connections',
+    'pg_pool_idle',
+    'pg_pool_waiting',
+    'timers_due',
+    'timers_leased',
+    'audit_stream_pending',
+    'import_jobs_pending',
+    'email_outbox_pending',
+    'pg_pool_wait_seconds_count',
+    'redis_duration_seconds_count\\{op="ratelimit"\\}',
+  ])
+    t.regex(text, new RegExp(`^${gauge} \\d+`, 'm'), gauge);
   t.false(text.includes(o.org.id), 'no organization id in any label');
 });
 
@@ -116,8 +160,13 @@ test('a resolution records the time of each of its phases', async (t) => {
   const { service } = await providerWithService(o, { externalId: 'phased', languageCodes: ['en'] });
   const from = new Date(svc.clock().getTime() + 86_400_000).toISOString().slice(0, 10);
   const to = new Date(Date.parse(from) + 7 * 86_400_000).toISOString().slice(0, 10);
-  const r = await o.api.post('/api/v2/resolutions', { serviceId: service.id, dateRange: { from, to } }, { 'idempotency-key': `obs-${Date.now()}` });
+  const r = await o.api.post(
+    '/api/v2/resolutions',
+    { serviceId: service.id, dateRange: { from, to } },
+    { 'idempotency-key': `obs-${Date.now()}` },
+  );
   t.is(r.status, 200, JSON.stringify(r.body));
   const text = await (await fetch(`${svc.url}/metrics`)).text();
-  for (const phase of ['context', 'graph', 'screen', 'busy', 'feeds', 'compute', 'store']) t.regex(text, new RegExp(`resolution_phase_seconds_count\\{phase="${phase}"\\} [1-9]`), phase);
+  for (const phase of ['context', 'graph', 'screen', 'busy', 'feeds', 'compute', 'store'])
+    t.regex(text, new RegExp(`resolution_phase_seconds_count\\{phase="${phase}"\\} [1-9]`), phase);
 });

@@ -17,25 +17,37 @@ async function serve(messages: string[], opts: { failWith?: ServiceError; keepAl
   const app = new Koa();
   app.use(async (ctx) => {
     const closed = new Promise<void>((resolve) => ctx.res.once('close', () => resolve()));
-    serveEventStream(ctx, {
-      headers: { 'ratelimit-limit': '10' },
-      first: messages[0],
-      rest: {
-        async *[Symbol.asyncIterator]() {
-          try {
-            for (const m of messages.slice(1)) yield m;
-            if (opts.failWith) throw new RpcFailure(opts.failWith, {});
-            await closed;
-          } finally {
-            ended = true;
-          }
+    serveEventStream(
+      ctx,
+      {
+        headers: { 'ratelimit-limit': '10' },
+        first: messages[0],
+        rest: {
+          async *[Symbol.asyncIterator]() {
+            try {
+              for (const m of messages.slice(1)) yield m;
+              if (opts.failWith) throw new RpcFailure(opts.failWith, {});
+              await closed;
+            } finally {
+              ended = true;
+            }
+          },
         },
       },
-    }, { event: 'actor', requestId: 'req_test', keepAliveMs: opts.keepAliveMs });
+      { event: 'actor', requestId: 'req_test', keepAliveMs: opts.keepAliveMs },
+    );
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, ended: () => ended, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    ended: () => ended,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 /** Reads the response text until `done(text)` holds or `withinMs` pass. */
@@ -44,7 +56,12 @@ async function readUntil(res: Response, done: (text: string) => boolean, withinM
   const deadline = Date.now() + withinMs;
   let text = '';
   while (!done(text) && Date.now() < deadline) {
-    const next = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()))]);
+    const next = await Promise.race([
+      reader.read(),
+      new Promise<{ done: true; value: undefined }>((r) =>
+        setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()),
+      ),
+    ]);
     if (next.done) break;
     text += next.value;
   }
@@ -81,7 +98,11 @@ test('a failure after the stream started is one error event with the v2 envelope
     const [first, second, ...rest] = text.split('\n\n');
     t.is(first, 'event: actor\ndata: {"n":1}');
     t.true(second!.startsWith('event: error\ndata: '));
-    t.like(JSON.parse(second!.slice('event: error\ndata: '.length)).error, { code: 'BOOKING_NOT_FOUND', status: 404, requestId: 'req_test' });
+    t.like(JSON.parse(second!.slice('event: error\ndata: '.length)).error, {
+      code: 'BOOKING_NOT_FOUND',
+      status: 404,
+      requestId: 'req_test',
+    });
     t.deepEqual(rest, ['']);
   } finally {
     await s.close();

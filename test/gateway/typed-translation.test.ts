@@ -10,19 +10,30 @@ import { metricSample } from '../helpers/metric-sample.js';
 const route = (rpc: string) => ALL_ROUTES.find((r) => r.rpc === rpc)!;
 const resolutionBody = { serviceId: 'svc_1', dateRange: { from: '2026-03-02', to: '2026-03-03' } };
 
-test('a REST input the message carries exactly becomes the typed request; path and query text take their fields\' types', (t) => {
+test("a REST input the message carries exactly becomes the typed request; path and query text take their fields' types", (t) => {
   const create = typedRequestOf(route('CreateResolution'), { params: {}, query: {}, body: resolutionBody });
   t.like(create, { serviceId: 'svc_1', dateRange: { from: '2026-03-02', to: '2026-03-03' } });
   t.is(create!.bodyJson, undefined);
-  const list = typedRequestOf(route('ListProviders'), { params: {}, query: { limit: '2', status: 'active' }, body: undefined });
-  t.like(list, { pageSize: 2 }, 'a list query with a page size and a closed-set filter fits; the page size as a number');
+  const list = typedRequestOf(route('ListProviders'), {
+    params: {},
+    query: { limit: '2', status: 'active' },
+    body: undefined,
+  });
+  t.like(
+    list,
+    { pageSize: 2 },
+    'a list query with a page size and a closed-set filter fits; the page size as a number',
+  );
   // A route whose body may be left out reads a missing body as {}: it still goes typed.
-  t.truthy(typedRequestOf(route('HoldOption'), { params: { id: 'res_1', optionId: 'opt_1' }, query: {}, body: undefined }));
+  t.truthy(
+    typedRequestOf(route('HoldOption'), { params: { id: 'res_1', optionId: 'opt_1' }, query: {}, body: undefined }),
+  );
 });
 
 test('input the message cannot carry exactly stays in the JSON form, for the one validator to answer', (t) => {
   const create = route('CreateResolution');
-  const none = (body: unknown, query: Record<string, string> = {}) => typedRequestOf(create, { params: {}, query, body });
+  const none = (body: unknown, query: Record<string, string> = {}) =>
+    typedRequestOf(create, { params: {}, query, body });
   t.is(none({ ...resolutionBody, serviceId: 5 }), undefined, 'a number where a string goes');
   t.is(none({ ...resolutionBody, extra: true }), undefined, 'an unknown member');
   t.is(none({ ...resolutionBody, serviceId: null }), undefined, 'a null');
@@ -30,16 +41,36 @@ test('input the message cannot carry exactly stays in the JSON form, for the one
   t.is(none([resolutionBody]), undefined, 'a body that is not an object');
   t.is(none(undefined), undefined, 'a missing body on a route that needs one');
   const list = route('ListProviders');
-  t.is(typedRequestOf(list, { params: {}, query: { status: 'asleep' }, body: undefined }), undefined, 'a value out of the enum');
+  t.is(
+    typedRequestOf(list, { params: {}, query: { status: 'asleep' }, body: undefined }),
+    undefined,
+    'a value out of the enum',
+  );
   // A query-string integer is a number in the message: text that is not its canonical decimal does not read back.
-  t.is(typedRequestOf(list, { params: {}, query: { limit: '02' }, body: undefined }), undefined, 'a page size with a leading zero');
-  t.is(typedRequestOf(list, { params: {}, query: { limit: 'ten' }, body: undefined }), undefined, 'a page size that is not a number');
-  t.is(typedRequestOf(list, { params: {}, query: { limit: '1e3' }, body: undefined }), undefined, 'a page size in exponent form');
+  t.is(
+    typedRequestOf(list, { params: {}, query: { limit: '02' }, body: undefined }),
+    undefined,
+    'a page size with a leading zero',
+  );
+  t.is(
+    typedRequestOf(list, { params: {}, query: { limit: 'ten' }, body: undefined }),
+    undefined,
+    'a page size that is not a number',
+  );
+  t.is(
+    typedRequestOf(list, { params: {}, query: { limit: '1e3' }, body: undefined }),
+    undefined,
+    'a page size in exponent form',
+  );
   t.is(typedRequestOf(list, { params: {}, query: { limit: '' }, body: undefined }), undefined, 'an empty page size');
-  t.is(typedRequestOf(list, { params: {}, query: { searchable: 'yes' }, body: undefined }), undefined, 'a boolean other than true or false');
+  t.is(
+    typedRequestOf(list, { params: {}, query: { searchable: 'yes' }, body: undefined }),
+    undefined,
+    'a boolean other than true or false',
+  );
 });
 
-test('a PATCH body\'s keys become the update mask, a null among them clears that field', (t) => {
+test("a PATCH body's keys become the update mask, a null among them clears that field", (t) => {
   const update = route('UpdateProvider');
   const m = typedRequestOf(update, { params: { id: 'prv_1' }, query: {}, body: { displayName: 'Dr. B', bio: null } });
   t.truthy(m);

@@ -16,14 +16,25 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 
 // A gRPC server admitting two direct calls at once, no burst beyond; its own gateway's requests count at the gateway only.
 let svc: TestService;
-test.before(async () => { svc = await startTestService({ env: { MAX_IN_FLIGHT_CALLS: '2', MAX_IN_FLIGHT_BURST: '2' } }); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService({ env: { MAX_IN_FLIGHT_CALLS: '2', MAX_IN_FLIGHT_BURST: '2' } });
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 /** A ListOrganizations call whose request message is held back: the server has admitted it and waits for it. */
-function holdCall(session: ClientHttp2Session): { stream: ClientHttp2Stream; status: Promise<string | undefined>; finish(): void } {
+function holdCall(session: ClientHttp2Session): {
+  stream: ClientHttp2Stream;
+  status: Promise<string | undefined>;
+  finish(): void;
+} {
   const stream = session.request({
-    [constants.HTTP2_HEADER_METHOD]: 'POST', [constants.HTTP2_HEADER_PATH]: '/scheduling.v1.OrganizationService/ListOrganizations',
-    'content-type': 'application/grpc', te: 'trailers', authorization: `Bearer ${svc.platformKey}`,
+    [constants.HTTP2_HEADER_METHOD]: 'POST',
+    [constants.HTTP2_HEADER_PATH]: '/scheduling.v1.OrganizationService/ListOrganizations',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    authorization: `Bearer ${svc.platformKey}`,
   });
   stream.resume();
   const status = once(stream, 'trailers').then(([trailers]) => (trailers as Record<string, string>)['grpc-status']);
@@ -45,12 +56,24 @@ const bearer = () => {
 
 /** ListOrganizations through a grpc-js client: the error, or null. */
 function listOrganizations(orgs: OrganizationServiceClient): Promise<ServiceError | null> {
-  return new Promise((resolve) => orgs.listOrganizations({ params: {}, query: {}, bodyJson: '' }, bearer(), { deadline: Date.now() + 10_000 }, (err) => resolve(err)));
+  return new Promise((resolve) =>
+    orgs.listOrganizations(
+      { params: {}, query: {}, bodyJson: '' },
+      bearer(),
+      { deadline: Date.now() + 10_000 },
+      (err) => resolve(err),
+    ),
+  );
 }
 
 /** grpc.health.v1.Health/Check over a raw session: the gRPC status it ends with. */
 async function healthCheck(session: ClientHttp2Session): Promise<string | undefined> {
-  const stream = session.request({ [constants.HTTP2_HEADER_METHOD]: 'POST', [constants.HTTP2_HEADER_PATH]: '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+  const stream = session.request({
+    [constants.HTTP2_HEADER_METHOD]: 'POST',
+    [constants.HTTP2_HEADER_PATH]: '/grpc.health.v1.Health/Check',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
   stream.end(Buffer.from([0, 0, 0, 0, 0]));
   stream.resume();
   const [trailers] = (await once(stream, 'trailers')) as [Record<string, string>];
@@ -64,7 +87,9 @@ test('beyond its limit the gRPC server answers UNAVAILABLE with the error traile
     t.is(await listOrganizations(orgs), null);
     const held = [holdCall(session), holdCall(session)];
     let answered = false;
-    void Promise.all(held.map((h) => h.status)).then(() => { answered = true; });
+    void Promise.all(held.map((h) => h.status)).then(() => {
+      answered = true;
+    });
     await untilMetric('admission_in_flight{gate="grpc"}', 2);
 
     const shed = await listOrganizations(orgs);
@@ -81,11 +106,21 @@ test('beyond its limit the gRPC server answers UNAVAILABLE with the error traile
 
     // A gateway in another process is one caller among others: its call is shed, and its client gets 503 + Retry-After.
     const clients = createGrpcClients(svc.grpcTarget);
-    const app = createGateway({ routes: ALL_ROUTES, clients, ready: async () => true, logger: createLogger({ level: 'silent' }), metrics: createServiceMetrics(), openapi: () => ({}), capabilities: () => ({}) });
+    const app = createGateway({
+      routes: ALL_ROUTES,
+      clients,
+      ready: async () => true,
+      logger: createLogger({ level: 'silent' }),
+      metrics: createServiceMetrics(),
+      openapi: () => ({}),
+      capabilities: () => ({}),
+    });
     const server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
-      const remote = await client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, svc.platformKey).get('/api/v2/organizations');
+      const remote = await client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, svc.platformKey).get(
+        '/api/v2/organizations',
+      );
       t.is(remote.status, 503);
       t.is(remote.headers.get('retry-after'), '1');
       t.is(remote.body.error.code, 'SERVICE_UNAVAILABLE');

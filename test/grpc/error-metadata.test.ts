@@ -10,8 +10,14 @@ test('an error naming a field that is not printable ASCII, or a message with a l
     t.notThrows(() => encodeURI(encoded.details), 'grpc-js percent-encodes the message');
     const decoded = decodeServiceError({ ...encoded, message: encoded.details, name: 'Error' } as never);
     t.is(decoded.code, 'VALIDATION_ERROR');
-    t.is(decoded.field, field === '\ud800x' ? '\ufffdx' : field, 'a lone surrogate has no UTF-8 form: it comes back as U+FFFD');
+    t.is(
+      decoded.field,
+      field === '\ud800x' ? '\ufffdx' : field,
+      'a lone surrogate has no UTF-8 form: it comes back as U+FFFD',
+    );
   }
-  const ascii = encodeServiceError(new ServiceError('VALIDATION_ERROR', 'bad', { field: 'customer.email' })) as { metadata: Metadata };
+  const ascii = encodeServiceError(new ServiceError('VALIDATION_ERROR', 'bad', { field: 'customer.email' })) as {
+    metadata: Metadata;
+  };
   t.is(ascii.metadata.get('error-field')[0], 'customer.email', 'a printable field stays in error-field');
 });

@@ -3,7 +3,16 @@ import { Metadata } from '@grpc/grpc-js';
 import { headerFromMetadata, setHeaderMetadata } from '../../src/grpc/header-metadata.js';
 
 /** Header values as Node reads them (latin1 text), some of which gRPC text metadata refuses (found by the fuzz, issue 15). */
-const VALUES = ['Bearer service_test_abc', '', 'a\tb', '\xff\xfe', 'Bearer service_test_x\xff', 'é', '\x80abc', ' padded '];
+const VALUES = [
+  'Bearer service_test_abc',
+  '',
+  'a\tb',
+  '\xff\xfe',
+  'Bearer service_test_x\xff',
+  'é',
+  '\x80abc',
+  ' padded ',
+];
 
 for (const value of VALUES) {
   test(`a header value travels as the REST door read it: ${JSON.stringify(value)}`, (t) => {

@@ -7,10 +7,19 @@ import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const lines: Record<string, any>[] = [];
-const destination = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l)); done(); } });
+const destination = new Writable({
+  write(chunk, _enc, done) {
+    for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
+    done();
+  },
+});
 let svc: TestService;
-test.before(async () => { svc = await startTestService({ logger: createLogger({ level: 'info', destination }) }); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService({ logger: createLogger({ level: 'info', destination }) });
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 const metadata = (entries: Record<string, string>) => {
   const md = new Metadata();
@@ -21,39 +30,97 @@ const metadata = (entries: Record<string, string>) => {
 test('a direct gRPC call leaves one log line (door grpc) and a sample in rpc_duration_seconds; a REST call leaves no rpc line', async (t) => {
   const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
   try {
-    await new Promise<void>((resolve, reject) => orgs.listOrganizations({ params: {}, query: {}, body: undefined, bodyJson: '' }, metadata({ authorization: `Bearer ${svc.platformKey}`, 'x-service-request-id': 'req_direct_observed', 'x-request-id': 'corr-1' }), (err) => (err ? reject(err) : resolve())));
-    const failed = await new Promise<ServiceError>((resolve) => orgs.listOrganizations({ params: {}, query: {}, body: undefined, bodyJson: '' }, metadata({ authorization: 'Bearer nope', 'x-service-request-id': 'req_direct_refused' }), (err) => resolve(err!)));
+    await new Promise<void>((resolve, reject) =>
+      orgs.listOrganizations(
+        { params: {}, query: {}, body: undefined, bodyJson: '' },
+        metadata({
+          authorization: `Bearer ${svc.platformKey}`,
+          'x-service-request-id': 'req_direct_observed',
+          'x-request-id': 'corr-1',
+        }),
+        (err) => (err ? reject(err) : resolve()),
+      ),
+    );
+    const failed = await new Promise<ServiceError>((resolve) =>
+      orgs.listOrganizations(
+        { params: {}, query: {}, body: undefined, bodyJson: '' },
+        metadata({ authorization: 'Bearer nope', 'x-service-request-id': 'req_direct_refused' }),
+        (err) => resolve(err!),
+      ),
+    );
     t.is(failed.code, status.UNAUTHENTICATED);
   } finally {
     orgs.close();
   }
   const rest = await client(svc.url, svc.platformKey).get('/api/v2/organizations');
-  t.like(lines.find((l) => l.requestId === 'req_direct_observed'), { level: 'info', msg: 'rpc', door: 'grpc', rpc: 'scheduling.v1.OrganizationService/ListOrganizations', code: 'OK', correlationId: 'corr-1' });
-  t.like(lines.find((l) => l.requestId === 'req_direct_refused'), { msg: 'rpc', door: 'grpc', code: 'UNAUTHENTICATED', errorCode: 'UNAUTHENTICATED' });
+  t.like(
+    lines.find((l) => l.requestId === 'req_direct_observed'),
+    {
+      level: 'info',
+      msg: 'rpc',
+      door: 'grpc',
+      rpc: 'scheduling.v1.OrganizationService/ListOrganizations',
+      code: 'OK',
+      correlationId: 'corr-1',
+    },
+  );
+  t.like(
+    lines.find((l) => l.requestId === 'req_direct_refused'),
+    { msg: 'rpc', door: 'grpc', code: 'UNAUTHENTICATED', errorCode: 'UNAUTHENTICATED' },
+  );
   const restId = rest.headers.get('x-service-request-id');
-  t.deepEqual(lines.filter((l) => l.requestId === restId).map((l) => l.msg), ['request'], 'the gateway logs the REST call; the server adds no line of its own');
+  t.deepEqual(
+    lines.filter((l) => l.requestId === restId).map((l) => l.msg),
+    ['request'],
+    'the gateway logs the REST call; the server adds no line of its own',
+  );
   const text = await (await fetch(`${svc.url}/metrics`)).text();
-  t.regex(text, /rpc_duration_seconds_count\{service="OrganizationService",method="ListOrganizations",outcome="OK"\} [1-9]/);
-  t.regex(text, /rpc_duration_seconds_count\{service="OrganizationService",method="ListOrganizations",outcome="UNAUTHENTICATED"\} [1-9]/);
+  t.regex(
+    text,
+    /rpc_duration_seconds_count\{service="OrganizationService",method="ListOrganizations",outcome="OK"\} [1-9]/,
+  );
+  t.regex(
+    text,
+    /rpc_duration_seconds_count\{service="OrganizationService",method="ListOrganizations",outcome="UNAUTHENTICATED"\} [1-9]/,
+  );
 });
 
 test('a request message the server cannot decode is 400 VALIDATION_ERROR on field body, not a bare INTERNAL; it is logged', async (t) => {
   // A client that sends bytes which are not a valid request message of the method.
-  const Raw = makeGenericClientConstructor({
-    ListOrganizations: {
-      path: '/scheduling.v1.OrganizationService/ListOrganizations', requestStream: false, responseStream: false,
-      requestSerialize: () => Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), requestDeserialize: (b: Buffer) => b,
-      responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b,
+  const Raw = makeGenericClientConstructor(
+    {
+      ListOrganizations: {
+        path: '/scheduling.v1.OrganizationService/ListOrganizations',
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: () => Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]),
+        requestDeserialize: (b: Buffer) => b,
+        responseSerialize: (b: Buffer) => b,
+        responseDeserialize: (b: Buffer) => b,
+      },
     },
-  }, 'Raw');
-  const raw = new Raw(svc.grpcTarget, credentials.createInsecure()) as unknown as { ListOrganizations(req: unknown, md: Metadata, cb: (err: ServiceError | null) => void): void; close(): void };
+    'Raw',
+  );
+  const raw = new Raw(svc.grpcTarget, credentials.createInsecure()) as unknown as {
+    ListOrganizations(req: unknown, md: Metadata, cb: (err: ServiceError | null) => void): void;
+    close(): void;
+  };
   try {
-    const err = await new Promise<ServiceError>((resolve) => raw.ListOrganizations({}, metadata({ authorization: `Bearer ${svc.platformKey}`, 'x-service-request-id': 'req_garbled' }), (e) => resolve(e!)));
+    const err = await new Promise<ServiceError>((resolve) =>
+      raw.ListOrganizations(
+        {},
+        metadata({ authorization: `Bearer ${svc.platformKey}`, 'x-service-request-id': 'req_garbled' }),
+        (e) => resolve(e!),
+      ),
+    );
     t.is(err.code, status.INVALID_ARGUMENT);
     t.is(String(err.metadata.get('error-code')[0]), 'VALIDATION_ERROR');
     t.is(String(err.metadata.get('error-field')[0]), 'body');
   } finally {
     raw.close();
   }
-  t.like(lines.find((l) => l.requestId === 'req_garbled'), { msg: 'rpc', door: 'grpc', code: 'INVALID_ARGUMENT', errorCode: 'VALIDATION_ERROR' });
+  t.like(
+    lines.find((l) => l.requestId === 'req_garbled'),
+    { msg: 'rpc', door: 'grpc', code: 'INVALID_ARGUMENT', errorCode: 'VALIDATION_ERROR' },
+  );
 });

@@ -9,8 +9,12 @@ import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 const MAX_REQUEST = GRPC_CHANNEL_OPTIONS.server['grpc.max_receive_message_length'];
 
@@ -22,7 +26,14 @@ const bearer = (key: string) => {
 
 /** Calls CreateOrganization with `bodyJson` and answers the error (or null when it succeeded). */
 function createOrganization(orgs: OrganizationServiceClient, bodyJson: string): Promise<ServiceError | null> {
-  return new Promise((resolve) => orgs.createOrganization({ params: {}, query: {}, body: undefined, bodyJson }, bearer(svc.platformKey), { deadline: Date.now() + 10_000 }, (err) => resolve(err)));
+  return new Promise((resolve) =>
+    orgs.createOrganization(
+      { params: {}, query: {}, body: undefined, bodyJson },
+      bearer(svc.platformKey),
+      { deadline: Date.now() + 10_000 },
+      (err) => resolve(err),
+    ),
+  );
 }
 
 /** A JSON body of exactly `bytes` bytes. */
@@ -53,10 +64,13 @@ test('a request message over 4 MB is refused RESOURCE_EXHAUSTED by the transport
   t.is((await client(svc.url, svc.platformKey).get('/api/v2/organizations')).status, 200);
 });
 
-test('the gateway\'s clients refuse to send what the server would refuse, before sending it', async (t) => {
+test("the gateway's clients refuse to send what the server would refuse, before sending it", async (t) => {
   const clients = createGrpcClients(svc.grpcTarget);
   try {
-    const err = await createOrganization(clients.OrganizationService as unknown as OrganizationServiceClient, bodyOf(MAX_REQUEST + 1));
+    const err = await createOrganization(
+      clients.OrganizationService as unknown as OrganizationServiceClient,
+      bodyOf(MAX_REQUEST + 1),
+    );
     t.is(err?.code, status.RESOURCE_EXHAUSTED);
     t.regex(err?.details ?? '', new RegExp(`send message with a size larger than ${MAX_REQUEST}`));
   } finally {
@@ -67,8 +81,10 @@ test('the gateway\'s clients refuse to send what the server would refuse, before
 /** A grpc.health.v1.Health/Check over a raw HTTP/2 session: the gRPC status it ends with. */
 async function healthCheck(session: ClientHttp2Session): Promise<string | undefined> {
   const stream = session.request({
-    [constants.HTTP2_HEADER_METHOD]: 'POST', [constants.HTTP2_HEADER_PATH]: '/grpc.health.v1.Health/Check',
-    'content-type': 'application/grpc', te: 'trailers',
+    [constants.HTTP2_HEADER_METHOD]: 'POST',
+    [constants.HTTP2_HEADER_PATH]: '/grpc.health.v1.Health/Check',
+    'content-type': 'application/grpc',
+    te: 'trailers',
   });
   // One length-prefixed message: an empty HealthCheckRequest (service "", the whole server).
   stream.end(Buffer.from([0, 0, 0, 0, 0]));
@@ -85,7 +101,10 @@ test('a client that pings far more often than every 10 s, with and without calls
   try {
     await once(session, 'remoteSettings');
     t.is(session.remoteSettings.maxConcurrentStreams, GRPC_CHANNEL_OPTIONS.server['grpc.max_concurrent_streams']);
-    const ping = () => new Promise<void>((resolve, reject) => { session.ping((err) => (err ? reject(err) : resolve())); });
+    const ping = () =>
+      new Promise<void>((resolve, reject) => {
+        session.ping((err) => (err ? reject(err) : resolve()));
+      });
     // No call open: a C-core or Go server with default enforcement would answer GOAWAY too_many_pings after two.
     for (let i = 0; i < 20; i++) await ping();
     t.is(await healthCheck(session), '0');

@@ -11,8 +11,12 @@ import { newOrganization, providerWithService } from '../helpers/graph-fixtures.
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 /** Promisifies a grpc-js unary call made with a callback. */
 function unary<T>(fn: (cb: (err: ServiceError | null, res: T) => void) => void): Promise<T> {
@@ -29,15 +33,22 @@ const bearer = (key: string, extra: Record<string, string> = {}) => {
 const tomorrow = () => new Date(svc.clock().getTime() + 86_400_000).toISOString().slice(0, 10);
 
 /** The descriptor of a message as server reflection serves it (the file and its dependencies, decoded). */
-async function reflectMessage(symbol: string): Promise<{ field: { name: string; type: string; typeName: string; label: string; oneofIndex?: number }[] }> {
+async function reflectMessage(
+  symbol: string,
+): Promise<{ field: { name: string; type: string; typeName: string; label: string; oneofIndex?: number }[] }> {
   const require = createRequire(import.meta.url);
   const protoRoot = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto');
-  const pkg = loadPackageDefinition(protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [protoRoot], keepCase: true })) as any;
+  const pkg = loadPackageDefinition(
+    protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [protoRoot], keepCase: true }),
+  ) as any;
   const reflection = new pkg.grpc.reflection.v1.ServerReflection(svc.grpcTarget, credentials.createInsecure());
   try {
     const answer = await new Promise<any>((resolve, reject) => {
       const call = reflection.ServerReflectionInfo();
-      call.on('data', (msg: unknown) => { resolve(msg); call.end(); });
+      call.on('data', (msg: unknown) => {
+        resolve(msg);
+        call.end();
+      });
       call.on('error', reject);
       call.write({ file_containing_symbol: symbol });
     });
@@ -47,7 +58,13 @@ async function reflectMessage(symbol: string): Promise<{ field: { name: string; 
     for (const f of files) {
       const b = Buffer.from(f);
       const len: number[] = [];
-      for (let n = b.length; ; n >>>= 7) { if (n < 0x80) { len.push(n); break; } len.push((n & 0x7f) | 0x80); }
+      for (let n = b.length; ; n >>>= 7) {
+        if (n < 0x80) {
+          len.push(n);
+          break;
+        }
+        len.push((n & 0x7f) | 0x80);
+      }
       parts.push(Buffer.from([0x0a, ...len]), b);
     }
     const def = protoLoader.loadFileDescriptorSetFromBuffer(Buffer.concat(parts), { keepCase: true }) as any;
@@ -66,7 +83,10 @@ test('reflection describes CreateResolutionRequest with typed fields: ids as str
   t.like(fields.date_range, { type: 'TYPE_MESSAGE', typeName: 'DateRangeInput' });
   // Presence: the served descriptors (built by protobufjs) carry proto3 `optional` as its synthetic oneof.
   const oneofs = (type as unknown as { oneofDecl: { name: string }[] }).oneofDecl.map((o) => o.name);
-  t.like(fields.max_options_per_provider, { type: 'TYPE_INT64', oneofIndex: oneofs.indexOf('_max_options_per_provider') });
+  t.like(fields.max_options_per_provider, {
+    type: 'TYPE_INT64',
+    oneofIndex: oneofs.indexOf('_max_options_per_provider'),
+  });
   t.like(fields.policy_id, { type: 'TYPE_STRING', oneofIndex: oneofs.indexOf('_policy_id') });
   t.true(oneofs.includes('_max_options_per_provider') && oneofs.includes('_policy_id'), oneofs.join(', '));
   const answer = await reflectMessage('scheduling.v1.Resolution');
@@ -81,7 +101,13 @@ test('the example internal client creates a provider, a service and a schedule, 
   // A platform key acting in one organization, as platform customers call.
   const o = await newOrganization(svc, 'typed-client');
   const lines: string[] = [];
-  const r = await runInternalClient({ target: svc.grpcTarget, apiKey: svc.platformKey, organizationId: o.org.id, from: tomorrow(), log: (l) => lines.push(l) });
+  const r = await runInternalClient({
+    target: svc.grpcTarget,
+    apiKey: svc.platformKey,
+    organizationId: o.org.id,
+    from: tomorrow(),
+    log: (l) => lines.push(l),
+  });
   t.is(r.booking.status, BookingV2_Status.STATUS_CONFIRMED);
   t.is(r.booking.resolutionId, r.resolutionId);
   t.is(r.booking.organizationId, o.org.id);
@@ -92,7 +118,10 @@ test('the example internal client creates a provider, a service and a schedule, 
   t.is(rest.provider.id, r.providerId);
   t.is(new Date(rest.slot.start).getTime(), r.booking.slot!.start!.getTime());
   t.is(rest.service.durationMinutes, r.booking.service?.durationMinutes);
-  t.is((await o.api.get(`/api/v2/resolutions/${r.resolutionId}/options/${r.optionId}/hold`)).body.bookingId, r.booking.id);
+  t.is(
+    (await o.api.get(`/api/v2/resolutions/${r.resolutionId}/options/${r.optionId}/hold`)).body.bookingId,
+    r.booking.id,
+  );
   t.true(lines.length >= 6, lines.join('\n'));
 });
 
@@ -103,26 +132,68 @@ test('bad typed input is refused behind the gRPC door with the code and field RE
   const providers = new ProviderServiceClient(svc.grpcTarget, credentials.createInsecure());
   try {
     const to = new Date(Date.parse(`${tomorrow()}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
-    const created = await unary<any>((cb) => resolutions.createResolution({ serviceId: service.id, dateRange: { from: tomorrow(), to } }, bearer(o.key, { 'idempotency-key': `k-${Date.now()}` }), cb));
+    const created = await unary<any>((cb) =>
+      resolutions.createResolution(
+        { serviceId: service.id, dateRange: { from: tomorrow(), to } },
+        bearer(o.key, { 'idempotency-key': `k-${Date.now()}` }),
+        cb,
+      ),
+    );
     const resolution = created.resolution;
     t.is(resolution.status, 'STATUS_RESOLVED');
-    const cases: { name: string; grpc: () => Promise<unknown>; rest: () => Promise<{ status: number; body: any }> }[] = [
-      {
-        name: 'ttlSeconds out of range',
-        grpc: () => unary((cb) => resolutions.holdOption({ id: resolution.resolutionId, optionId: resolution.options[0].optionId, ttlSeconds: 0 }, bearer(o.key), cb)),
-        rest: () => o.api.post(`/api/v2/resolutions/${resolution.resolutionId}/options/${resolution.options[0].optionId}/hold`, { ttlSeconds: 0 }),
-      },
-      {
-        name: 'unknown language code',
-        grpc: () => unary((cb) => providers.createProvider({ externalId: 'typed-bad-2', displayName: 'X', languageCodes: ['not a language'] }, bearer(svc.platformKey, { 'service-organization-id': o.org.id }), cb)),
-        rest: () => o.platform.post('/api/v2/providers', { externalId: 'typed-bad-2', displayName: 'X', languageCodes: ['not a language'] }),
-      },
-      {
-        name: 'missing required field',
-        grpc: () => unary((cb) => resolutions.confirmResolution({ id: resolution.resolutionId, optionId: resolution.options[0].optionId }, bearer(o.key, { 'idempotency-key': `c-${Date.now()}` }), cb)),
-        rest: () => o.api.post(`/api/v2/resolutions/${resolution.resolutionId}/confirm`, { optionId: resolution.options[0].optionId }, { 'idempotency-key': `r-${Date.now()}` }),
-      },
-    ];
+    const cases: { name: string; grpc: () => Promise<unknown>; rest: () => Promise<{ status: number; body: any }> }[] =
+      [
+        {
+          name: 'ttlSeconds out of range',
+          grpc: () =>
+            unary((cb) =>
+              resolutions.holdOption(
+                { id: resolution.resolutionId, optionId: resolution.options[0].optionId, ttlSeconds: 0 },
+                bearer(o.key),
+                cb,
+              ),
+            ),
+          rest: () =>
+            o.api.post(
+              `/api/v2/resolutions/${resolution.resolutionId}/options/${resolution.options[0].optionId}/hold`,
+              { ttlSeconds: 0 },
+            ),
+        },
+        {
+          name: 'unknown language code',
+          grpc: () =>
+            unary((cb) =>
+              providers.createProvider(
+                { externalId: 'typed-bad-2', displayName: 'X', languageCodes: ['not a language'] },
+                bearer(svc.platformKey, { 'service-organization-id': o.org.id }),
+                cb,
+              ),
+            ),
+          rest: () =>
+            o.platform.post('/api/v2/providers', {
+              externalId: 'typed-bad-2',
+              displayName: 'X',
+              languageCodes: ['not a language'],
+            }),
+        },
+        {
+          name: 'missing required field',
+          grpc: () =>
+            unary((cb) =>
+              resolutions.confirmResolution(
+                { id: resolution.resolutionId, optionId: resolution.options[0].optionId },
+                bearer(o.key, { 'idempotency-key': `c-${Date.now()}` }),
+                cb,
+              ),
+            ),
+          rest: () =>
+            o.api.post(
+              `/api/v2/resolutions/${resolution.resolutionId}/confirm`,
+              { optionId: resolution.options[0].optionId },
+              { 'idempotency-key': `r-${Date.now()}` },
+            ),
+        },
+      ];
     for (const c of cases) {
       const err = (await t.throwsAsync(c.grpc(), undefined, c.name)) as unknown as ServiceError;
       const rest = await c.rest();
@@ -144,17 +215,35 @@ test('an update with a field mask changes exactly the named fields, clearing a n
   const providers = new ProviderServiceClient(svc.grpcTarget, credentials.createInsecure());
   const md = () => bearer(svc.platformKey, { 'service-organization-id': o.org.id });
   try {
-    const created = await unary<any>((cb) => providers.createProvider({ externalId: 'mask-1', displayName: 'Dr. Mask', bio: 'Twenty years of practice', location: 'Boston' }, md(), cb));
+    const created = await unary<any>((cb) =>
+      providers.createProvider(
+        { externalId: 'mask-1', displayName: 'Dr. Mask', bio: 'Twenty years of practice', location: 'Boston' },
+        md(),
+        cb,
+      ),
+    );
     const id = created.provider.id;
     // No mask: only the fields that are set change.
     await unary((cb) => providers.updateProvider({ id, displayName: 'Dr. Mask Jr.' }, md(), cb));
-    t.like((await o.api.get(`/api/v2/providers/${id}`)).body, { displayName: 'Dr. Mask Jr.', bio: 'Twenty years of practice', location: 'Boston' });
+    t.like((await o.api.get(`/api/v2/providers/${id}`)).body, {
+      displayName: 'Dr. Mask Jr.',
+      bio: 'Twenty years of practice',
+      location: 'Boston',
+    });
     // A mask naming `bio` (unset) and `location` (set): bio is cleared, location changed, the rest kept.
-    const updated = await unary<any>((cb) => providers.updateProvider({ id, location: 'Cambridge', updateMask: ['bio', 'location'] }, md(), cb));
+    const updated = await unary<any>((cb) =>
+      providers.updateProvider({ id, location: 'Cambridge', updateMask: ['bio', 'location'] }, md(), cb),
+    );
     t.is(updated.provider.bio, undefined);
-    t.like((await o.api.get(`/api/v2/providers/${id}`)).body, { displayName: 'Dr. Mask Jr.', bio: null, location: 'Cambridge' });
+    t.like((await o.api.get(`/api/v2/providers/${id}`)).body, {
+      displayName: 'Dr. Mask Jr.',
+      bio: null,
+      location: 'Cambridge',
+    });
     // An unknown path is refused on updateMask and changes nothing.
-    const err = (await t.throwsAsync(unary((cb) => providers.updateProvider({ id, location: 'Nowhere', updateMask: ['no_such_field'] }, md(), cb)))) as unknown as ServiceError;
+    const err = (await t.throwsAsync(
+      unary((cb) => providers.updateProvider({ id, location: 'Nowhere', updateMask: ['no_such_field'] }, md(), cb)),
+    )) as unknown as ServiceError;
     t.is(err.code, status.INVALID_ARGUMENT);
     t.is(err.metadata.get('error-field')[0], 'updateMask');
     t.is((await o.api.get(`/api/v2/providers/${id}`)).body.location, 'Cambridge');
@@ -173,18 +262,26 @@ test('lists take page_size and page_token and answer next_page_token (REST limit
   t.like(request.page_token, { type: 'TYPE_STRING' });
   t.is(request.limit, undefined);
   t.is(request.cursor, undefined);
-  const response = Object.fromEntries((await reflectMessage('scheduling.v1.ListProvidersResponse')).field.map((f) => [f.name, f]));
+  const response = Object.fromEntries(
+    (await reflectMessage('scheduling.v1.ListProvidersResponse')).field.map((f) => [f.name, f]),
+  );
   t.like(response.provider_list, { type: 'TYPE_MESSAGE', typeName: 'ProviderList' });
   const list = Object.fromEntries((await reflectMessage('scheduling.v1.ProviderList')).field.map((f) => [f.name, f]));
   t.like(list.next_page_token, { type: 'TYPE_STRING' });
   t.is(list.next_cursor, undefined);
-  const orgs = Object.fromEntries((await reflectMessage('scheduling.v1.ListOrganizationsResponse')).field.map((f) => [f.name, f]));
+  const orgs = Object.fromEntries(
+    (await reflectMessage('scheduling.v1.ListOrganizationsResponse')).field.map((f) => [f.name, f]),
+  );
   t.like(orgs.next_page_token, { type: 'TYPE_STRING' });
 
   // Paging with page_size 2 and each answer's next_page_token walks every provider exactly once.
   const o = await newOrganization(svc, 'typed-paging');
   const created: string[] = [];
-  for (let i = 1; i <= 5; i++) created.push((await o.platform.post('/api/v2/providers', { externalId: `paging-${i}`, displayName: `Dr. Paging ${i}` })).body.id);
+  for (let i = 1; i <= 5; i++)
+    created.push(
+      (await o.platform.post('/api/v2/providers', { externalId: `paging-${i}`, displayName: `Dr. Paging ${i}` })).body
+        .id,
+    );
   const providers = new ProviderServiceClient(svc.grpcTarget, credentials.createInsecure());
   try {
     const seen: string[] = [];
@@ -204,7 +301,9 @@ test('lists take page_size and page_token and answer next_page_token (REST limit
     t.is(new Set(seen).size, seen.length);
     t.deepEqual([...seen].sort(), [...created].sort());
     // The same limits as REST, refused on the REST field's name.
-    const err = (await t.throwsAsync(unary((cb) => providers.listProviders({ pageSize: 501 }, bearer(o.key), cb)))) as unknown as ServiceError;
+    const err = (await t.throwsAsync(
+      unary((cb) => providers.listProviders({ pageSize: 501 }, bearer(o.key), cb)),
+    )) as unknown as ServiceError;
     t.is(err.code, status.INVALID_ARGUMENT);
     t.is(err.metadata.get('error-field')[0], 'limit');
   } finally {

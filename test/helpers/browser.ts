@@ -14,10 +14,20 @@ export async function launchBrowser(): Promise<Browser> {
     return await chromium.launch({
       executablePath: CHROMIUM_PATH,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+        '--disable-quic',
+      ],
     });
   } catch (err) {
-    throw new Error(`Chromium could not start from ${CHROMIUM_PATH} (install Debian's chromium: apt-get install chromium): ${(err as Error).message}`);
+    throw new Error(
+      `Chromium could not start from ${CHROMIUM_PATH} (install Debian's chromium: apt-get install chromium): ${(err as Error).message}`,
+    );
   }
 }
 
@@ -31,11 +41,18 @@ export interface PageProblems {
 /** Records a page's CSP violations (from the securitypolicyviolation event), uncaught errors and console errors. */
 export async function watchProblems(page: Page): Promise<PageProblems> {
   const problems: PageProblems = { cspViolations: [], pageErrors: [], consoleErrors: [] };
-  await page.exposeBinding('__reportCsp', (_source, text: string) => { problems.cspViolations.push(text); });
+  await page.exposeBinding('__reportCsp', (_source, text: string) => {
+    problems.cspViolations.push(text);
+  });
   // Browser-side code as text: the test programs are type-checked without the DOM library.
-  await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => window.__reportCsp(e.violatedDirective + ' ' + e.blockedURI));" });
+  await page.addInitScript({
+    content:
+      "document.addEventListener('securitypolicyviolation', (e) => window.__reportCsp(e.violatedDirective + ' ' + e.blockedURI));",
+  });
   page.on('pageerror', (err) => problems.pageErrors.push(err.message));
-  page.on('console', (msg) => { if (msg.type() === 'error') problems.consoleErrors.push(msg.text()); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.consoleErrors.push(msg.text());
+  });
   return problems;
 }
 
@@ -86,5 +103,10 @@ export const SCREENSHOT_DIR = new URL('../../docs/screenshots/', import.meta.url
 
 /** Saves a screenshot of the page as it is now as `docs/screenshots/<name>.png` (the viewport unless `fullPage`). */
 export async function saveScreenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname, animations: 'disabled', caret: 'hide', fullPage: opts.fullPage ?? false });
+  await page.screenshot({
+    path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname,
+    animations: 'disabled',
+    caret: 'hide',
+    fullPage: opts.fullPage ?? false,
+  });
 }

@@ -9,7 +9,8 @@ export async function metricSample(baseUrl: string, sample: string): Promise<num
 export async function untilMetricSample(baseUrl: string, sample: string, value: number): Promise<void> {
   const deadline = Date.now() + 10_000;
   while ((await metricSample(baseUrl, sample)) !== value) {
-    if (Date.now() > deadline) throw new Error(`${sample} never read ${value} (last ${await metricSample(baseUrl, sample)})`);
+    if (Date.now() > deadline)
+      throw new Error(`${sample} never read ${value} (last ${await metricSample(baseUrl, sample)})`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -44,7 +44,10 @@ export interface ServiceProcess {
  */
 export function serviceCommand(): string[] {
   const start = String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start);
-  const [node, ...args] = start.split(/\s+/).filter(Boolean).filter((word, i) => !(i === 0 && word === 'exec'));
+  const [node, ...args] = start
+    .split(/\s+/)
+    .filter(Boolean)
+    .filter((word, i) => !(i === 0 && word === 'exec'));
   if (node !== 'node') throw new Error(`package.json start script must begin with node: ${start}`);
   return [process.execPath, ...args];
 }
@@ -94,13 +97,20 @@ function gatewayUrlOf(output: string): string | undefined {
  * Waits until a starting service has printed its REST address (it binds port 0) and answers GET /readyz with 200;
  * returns that address. Throws with the service's output when it exits first or `timeoutMs` passes.
  */
-export async function waitForGateway(p: { output: () => string; exited: () => boolean; timeoutMs: number }): Promise<string> {
+export async function waitForGateway(p: {
+  output: () => string;
+  exited: () => boolean;
+  timeoutMs: number;
+}): Promise<string> {
   const deadline = Date.now() + p.timeoutMs;
   for (;;) {
     if (p.exited()) throw new Error(`service exited during start-up:\n${p.output()}`);
     const url = gatewayUrlOf(p.output());
-    if (url !== undefined && await ready(url)) return url;
-    if (Date.now() > deadline) throw new Error(`service ${url ? 'did not become ready' : 'printed no REST address'} within ${p.timeoutMs} ms:\n${p.output()}`);
+    if (url !== undefined && (await ready(url))) return url;
+    if (Date.now() > deadline)
+      throw new Error(
+        `service ${url ? 'did not become ready' : 'printed no REST address'} within ${p.timeoutMs} ms:\n${p.output()}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -113,37 +123,66 @@ export async function waitForGateway(p: { output: () => string; exited: () => bo
 export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Nothing of the test runner's own store settings leaks into the child: it gets exactly these.
-  for (const k of ['REDIS_URL', 'DATABASE_URL', 'PORT', 'GRPC_PORT', 'GRPC_TARGET', 'SERVICE_ROLES', 'TEST_REDIS_URL']) delete env[k];
+  for (const k of ['REDIS_URL', 'DATABASE_URL', 'PORT', 'GRPC_PORT', 'GRPC_TARGET', 'SERVICE_ROLES', 'TEST_REDIS_URL'])
+    delete env[k];
   Object.assign(env, {
-    PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    DATABASE_URL: opts.databaseUrl, SERVICE_BOOTSTRAP_PLATFORM_KEY: opts.platformKey, DATA_DIR: opts.dataDir,
+    PORT: '0',
+    GRPC_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: opts.databaseUrl,
+    SERVICE_BOOTSTRAP_PLATFORM_KEY: opts.platformKey,
+    DATA_DIR: opts.dataDir,
     ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl } : {}),
     ...opts.env,
   });
   // SERVICE_NODE_ARGS adds Node flags that NODE_OPTIONS refuses (e.g. --cpu-prof for bench profiles).
   const extra = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const [command, ...args] = serviceCommand();
-  const child: ChildProcess = spawn(command!, [...extra, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(command!, [...extra, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  const keep = (d: Buffer) => { out = (out + d.toString()).slice(-OUTPUT_LIMIT); };
+  const keep = (d: Buffer) => {
+    out = (out + d.toString()).slice(-OUTPUT_LIMIT);
+  };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exitCode: number | null | undefined;
-  const exit = new Promise<void>((res) => child.once('exit', (code, signal) => { exitCode = code ?? (signal ? -1 : null); res(); }));
+  const exit = new Promise<void>((res) =>
+    child.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? -1 : null);
+      res();
+    }),
+  );
   const pid = child.pid!;
   const kill = async (signal: NodeJS.Signals = 'SIGKILL', waitMs = 15_000) => {
     if (exitCode !== undefined) return;
     child.kill(signal);
-    const done = await Promise.race([exit.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), waitMs).unref())]);
+    const done = await Promise.race([
+      exit.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), waitMs).unref()),
+    ]);
     if (!done && exitCode === undefined) {
       child.kill('SIGKILL');
       await exit;
     }
   };
-  const url = await waitForGateway({ output: () => out, exited: () => exitCode !== undefined, timeoutMs: opts.readyTimeoutMs ?? 60_000 })
-    .catch(async (err) => { await kill('SIGKILL'); throw err; });
+  const url = await waitForGateway({
+    output: () => out,
+    exited: () => exitCode !== undefined,
+    timeoutMs: opts.readyTimeoutMs ?? 60_000,
+  }).catch(async (err) => {
+    await kill('SIGKILL');
+    throw err;
+  });
   return {
-    url, platformKey: opts.platformKey, pid, dataDir: opts.dataDir,
+    url,
+    platformKey: opts.platformKey,
+    pid,
+    dataDir: opts.dataDir,
     output: () => out,
     exited: () => exitCode !== undefined,
     exitCode: () => exitCode,
@@ -156,13 +195,24 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
  * Starts `count` service processes on shared stores with one platform key, one after the other (the first bootstraps
  * the platform, the next ones find it), each with a data directory of its own under TEST_DATA_DIR named after `name`.
  */
-export async function startServiceProcesses(count: number, opts: { databaseUrl: string; redisUrl: string; platformKey: string; name: string; env?: Record<string, string> }): Promise<ServiceProcess[]> {
+export async function startServiceProcesses(
+  count: number,
+  opts: { databaseUrl: string; redisUrl: string; platformKey: string; name: string; env?: Record<string, string> },
+): Promise<ServiceProcess[]> {
   const started: ServiceProcess[] = [];
   try {
     for (let i = 0; i < count; i++) {
       const dataDir = join(process.env.TEST_DATA_DIR ?? '/tmp', `${opts.name}-${i}-${randomBytes(4).toString('hex')}`);
       mkdirSync(dataDir, { recursive: true });
-      started.push(await startServiceProcess({ databaseUrl: opts.databaseUrl, redisUrl: opts.redisUrl, platformKey: opts.platformKey, dataDir, env: opts.env }));
+      started.push(
+        await startServiceProcess({
+          databaseUrl: opts.databaseUrl,
+          redisUrl: opts.redisUrl,
+          platformKey: opts.platformKey,
+          dataDir,
+          env: opts.env,
+        }),
+      );
     }
     return started;
   } catch (err) {

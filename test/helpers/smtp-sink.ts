@@ -27,7 +27,13 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onData(stream, _session, callback) {
-      simpleParser(stream).then((m) => { messages.push(m); callback(); }, (err: Error) => callback(err));
+      simpleParser(stream).then(
+        (m) => {
+          messages.push(m);
+          callback();
+        },
+        (err: Error) => callback(err),
+      );
     },
   });
   await new Promise<void>((resolve, reject) => {
@@ -45,7 +51,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       for (;;) {
         const found = messages.find(match);
         if (found) return found;
-        if (Date.now() > until) throw new Error(`no matching e-mail arrived within ${timeoutMs} ms (${messages.length} received)`);
+        if (Date.now() > until)
+          throw new Error(`no matching e-mail arrived within ${timeoutMs} ms (${messages.length} received)`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -38,8 +38,12 @@ const TABLES = new WeakMap<Database, Promise<string[]>>();
 function tablesOf(db: Database): Promise<string[]> {
   let tables = TABLES.get(db);
   if (!tables) {
-    tables = db.query(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-      AND table_name NOT LIKE 'audit%' AND table_name <> 'schema_migrations' ORDER BY 1`).then((r) => r.rows.map((x) => x.t as string));
+    tables = db
+      .query(
+        `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+      AND table_name NOT LIKE 'audit%' AND table_name <> 'schema_migrations' ORDER BY 1`,
+      )
+      .then((r) => r.rows.map((x) => x.t as string));
     TABLES.set(db, tables);
   }
   return tables;
@@ -51,20 +55,29 @@ function tablesOf(db: Database): Promise<string[]> {
  * otherwise each table gives its row count and the sum of its rows' `xmin` (every insert, update or delete moves one
  * of the two), cheap enough to take after every request of a fuzz run.
  */
-export async function storeFingerprint(stores: { db: Database; redis: Redis }, opts: { exact?: boolean } = {}): Promise<StoreFingerprint> {
+export async function storeFingerprint(
+  stores: { db: Database; redis: Redis },
+  opts: { exact?: boolean } = {},
+): Promise<StoreFingerprint> {
   const tables = await tablesOf(stores.db);
   const measure = opts.exact
     ? `md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))`
     : `coalesce(sum(x.xmin::text::bigint), 0)::text`;
-  const sql = tables.map((t) => `SELECT '${t}' AS t, count(*)::int AS n, ${measure} AS h FROM "${t}" x`).join(' UNION ALL ');
+  const sql = tables
+    .map((t) => `SELECT '${t}' AS t, count(*)::int AS n, ${measure} AS h FROM "${t}" x`)
+    .join(' UNION ALL ');
   const out: StoreFingerprint = {};
   for (const r of (await stores.db.query(sql)).rows) out[r.t as string] = `${r.n}:${r.h}`;
-  out['redis actors'] = String(await stores.redis.sendCommand(['EVAL', ACTORS_SCRIPT, '0', opts.exact ? 'exact' : 'cheap']));
+  out['redis actors'] = String(
+    await stores.redis.sendCommand(['EVAL', ACTORS_SCRIPT, '0', opts.exact ? 'exact' : 'cheap']),
+  );
   return out;
 }
 
 /** The parts of two fingerprints that differ (`table: before -> after`); empty when nothing changed. */
 export function fingerprintChanges(before: StoreFingerprint, after: StoreFingerprint): string[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return keys.filter((k) => before[k] !== after[k]).map((k) => `${k}: ${before[k] ?? '(none)'} -> ${after[k] ?? '(none)'}`);
+  return keys
+    .filter((k) => before[k] !== after[k])
+    .map((k) => `${k}: ${before[k] ?? '(none)'} -> ${after[k] ?? '(none)'}`);
 }

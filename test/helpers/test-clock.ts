@@ -9,7 +9,11 @@ export interface TestClock {
 export function createTestClock(start: Date | string = new Date()): TestClock {
   let now = new Date(start).getTime();
   const clock = (() => new Date(now)) as TestClock;
-  clock.set = (at) => { now = new Date(at).getTime(); };
-  clock.advance = (ms) => { now += ms; };
+  clock.set = (at) => {
+    now = new Date(at).getTime();
+  };
+  clock.advance = (ms) => {
+    now += ms;
+  };
   return clock;
 }

@@ -4,7 +4,10 @@ import pg from 'pg';
 /** The admin URL of the PostgreSQL the test run started (scripts/run-tests.mjs) or was given. */
 export function adminDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
-  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test` (scripts/run-tests.mjs starts PostgreSQL)');
+  if (!url)
+    throw new Error(
+      'TEST_DATABASE_URL is not set: run the tests with `npm test` (scripts/run-tests.mjs starts PostgreSQL)',
+    );
   return url;
 }
 

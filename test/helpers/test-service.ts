@@ -45,22 +45,43 @@ export interface TestService {
 }
 
 /** Starts a whole service (all roles, ephemeral ports) on private stores, with a test clock. */
-export async function startTestService(opts: { env?: Record<string, string>; stores?: TestStores; clock?: TestClock; platformKey?: string; logger?: ServiceLogger; webhookLookup?: WebhookLookup } = {}): Promise<TestService> {
+export async function startTestService(
+  opts: {
+    env?: Record<string, string>;
+    stores?: TestStores;
+    clock?: TestClock;
+    platformKey?: string;
+    logger?: ServiceLogger;
+    webhookLookup?: WebhookLookup;
+  } = {},
+): Promise<TestService> {
   const stores = opts.stores ?? (await startTestStores());
   const platformKey = opts.platformKey ?? `service_test_${randomBytes(24).toString('base64url')}`;
   const config = loadConfig({
-    PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    REDIS_URL: stores.redisUrl, DATABASE_URL: stores.databaseUrl, SERVICE_BOOTSTRAP_PLATFORM_KEY: platformKey,
+    PORT: '0',
+    GRPC_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    REDIS_URL: stores.redisUrl,
+    DATABASE_URL: stores.databaseUrl,
+    SERVICE_BOOTSTRAP_PLATFORM_KEY: platformKey,
     DATA_DIR: process.env.TEST_DATA_DIR ?? '/tmp',
     // ava runs a file's tests at once against one service: a dozen clients on one process, which the default admission
     // limits would shed. Tests of something else run without them; the admission tests set their own.
-    MAX_IN_FLIGHT_REQUESTS: '0', MAX_IN_FLIGHT_CALLS: '0', PG_POOL_MAX_WAITERS: '0',
+    MAX_IN_FLIGHT_REQUESTS: '0',
+    MAX_IN_FLIGHT_CALLS: '0',
+    PG_POOL_MAX_WAITERS: '0',
     // Every REST test also checks the gateway's typed translation of the answers it reads.
     CHECK_TYPED_ANSWERS: '1',
     ...opts.env,
   });
   const clock = opts.clock ?? createTestClock();
-  const service = await startService(config, { clock, log: () => undefined, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}) });
+  const service = await startService(config, {
+    clock,
+    log: () => undefined,
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}),
+  });
   return {
     url: `http://127.0.0.1:${service.httpPort}`,
     grpcTarget: `127.0.0.1:${service.grpcPort}`,

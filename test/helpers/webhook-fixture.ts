@@ -31,7 +31,10 @@ export interface WebhookFixture {
 }
 
 /** Starts the fixture; `env` is added to `svc`'s environment. */
-export async function startWebhookFixture(opts: { lookup: WebhookLookup; env?: Record<string, string> }): Promise<WebhookFixture> {
+export async function startWebhookFixture(opts: {
+  lookup: WebhookLookup;
+  env?: Record<string, string>;
+}): Promise<WebhookFixture> {
   const receiver = await startWebhookReceiver();
   const answers = new Map<string, number | 'hang'>();
   receiver.answer((r) => {
@@ -43,14 +46,27 @@ export async function startWebhookFixture(opts: { lookup: WebhookLookup; env?: R
     startTestService({ webhookLookup: opts.lookup }),
   ]);
   const keys = new Map<TestService, string>();
-  for (const s of [svc, strict]) keys.set(s, (await client(s.url, s.platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })).body.key);
+  for (const s of [svc, strict])
+    keys.set(
+      s,
+      (await client(s.url, s.platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })).body.key,
+    );
   let orgCount = 0;
   return {
-    svc, strict, receiver, answers,
+    svc,
+    strict,
+    receiver,
+    answers,
     liveKey: (s) => keys.get(s)!,
     async newOrg({ plan = 'launch', service = svc } = {}) {
       const key = keys.get(service)!;
-      const org = (await client(service.url, key).post('/api/v2/organizations', { externalId: `wh-${++orgCount}`, name: `Webhooks ${orgCount}`, settings: { plan } })).body;
+      const org = (
+        await client(service.url, key).post('/api/v2/organizations', {
+          externalId: `wh-${++orgCount}`,
+          name: `Webhooks ${orgCount}`,
+          settings: { plan },
+        })
+      ).body;
       return {
         id: org.id as string,
         live: client(service.url, key, { 'service-organization-id': org.id }),

@@ -40,19 +40,33 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
       let body: unknown;
-      try { body = JSON.parse(rawBody); } catch { body = undefined; }
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        body = undefined;
+      }
       const received: ReceivedWebhook = { headers: req.headers, rawBody, body, receivedAt: Date.now() };
       requests.push(received);
       const a = decide(received);
-      if (a === 'hang') { hanging.add(res); return; }
-      const send = () => { received.answeredAt = Date.now(); res.statusCode = a.status ?? 200; res.end('ok'); };
-      if (a.delayMs) setTimeout(send, a.delayMs); else send();
+      if (a === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      const send = () => {
+        received.answeredAt = Date.now();
+        res.statusCode = a.status ?? 200;
+        res.end('ok');
+      };
+      if (a.delayMs) setTimeout(send, a.delayMs);
+      else send();
     });
   });
   // Node's default keep-alive (5 s): a client agent keeps a socket only if the server's `Keep-Alive: timeout=N`
   // leaves more than a second, so a shorter one would make every delivery open a new connection.
   let connections = 0;
-  server.on('connection', () => { connections++; });
+  server.on('connection', () => {
+    connections++;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -60,13 +74,18 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     port,
     requests,
     connections: () => connections,
-    answer(fn) { decide = fn; },
+    answer(fn) {
+      decide = fn;
+    },
     async waitFor(n, match = () => true, timeoutMs = 15_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
         const found = requests.filter(match);
         if (found.length >= n) return found;
-        if (Date.now() > until) throw new Error(`${found.length} of ${n} webhook requests arrived within ${timeoutMs} ms (${requests.length} in all)`);
+        if (Date.now() > until)
+          throw new Error(
+            `${found.length} of ${n} webhook requests arrived within ${timeoutMs} ms (${requests.length} in all)`,
+          );
         await new Promise((r) => setTimeout(r, 25));
       }
     },

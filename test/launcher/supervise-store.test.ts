@@ -4,8 +4,19 @@ import { superviseStore, type StoreChild } from '../../src/launcher/supervise-st
 /** A stand-in store child: `die()` ends it as a crash would, `stop()` as a clean shutdown. */
 function fakeChild(id: number) {
   let end!: () => void;
-  const exited = new Promise<void>((r) => { end = r; });
-  const child = { id, stopped: false, exited, die: () => end(), stop: async () => { child.stopped = true; end(); } };
+  const exited = new Promise<void>((r) => {
+    end = r;
+  });
+  const child = {
+    id,
+    stopped: false,
+    exited,
+    die: () => end(),
+    stop: async () => {
+      child.stopped = true;
+      end();
+    },
+  };
   return child;
 }
 type Fake = ReturnType<typeof fakeChild> & StoreChild;
@@ -41,7 +52,11 @@ test('a child that dies is started again, and again after a failed attempt; stop
   children[0]!.die();
   await until(() => store.current()?.id === 1);
   t.is(attempts, 2);
-  t.deepEqual(lines, ['warn fake exited unexpectedly; restarting it on the same data', 'error fake restart failed; retrying', 'info fake restarted']);
+  t.deepEqual(lines, [
+    'warn fake exited unexpectedly; restarting it on the same data',
+    'error fake restart failed; retrying',
+    'info fake restarted',
+  ]);
 
   children[1]!.die();
   await until(() => store.current()?.id === 2);
@@ -56,7 +71,17 @@ test('no restart once the service is stopping, and stop during the backoff waits
   const first = fakeChild(0) as Fake;
   let stopping = false;
   let restarts = 0;
-  const store = superviseStore<Fake>({ name: 'fake', first, initialDelayMs: 1, restart: async () => { restarts++; return fakeChild(1) as Fake; }, log: () => undefined, shouldRestart: () => !stopping });
+  const store = superviseStore<Fake>({
+    name: 'fake',
+    first,
+    initialDelayMs: 1,
+    restart: async () => {
+      restarts++;
+      return fakeChild(1) as Fake;
+    },
+    log: () => undefined,
+    shouldRestart: () => !stopping,
+  });
   stopping = true;
   first.die();
   await new Promise((r) => setTimeout(r, 20));
@@ -64,7 +89,16 @@ test('no restart once the service is stopping, and stop during the backoff waits
   await store.stop();
 
   const second = fakeChild(0) as Fake;
-  const slow = superviseStore<Fake>({ name: 'fake', first: second, initialDelayMs: 60_000, restart: async () => { restarts++; return fakeChild(1) as Fake; }, log: () => undefined });
+  const slow = superviseStore<Fake>({
+    name: 'fake',
+    first: second,
+    initialDelayMs: 60_000,
+    restart: async () => {
+      restarts++;
+      return fakeChild(1) as Fake;
+    },
+    log: () => undefined,
+  });
   second.die();
   await new Promise((r) => setTimeout(r, 5));
   await slow.stop();

@@ -4,7 +4,8 @@ import { providerImportMachine } from '../../machines/provider-import-machine.js
 import type { AnyStateMachine } from 'xstate';
 import { rowInitialStatus, rowStatusAfter } from '../../machines/row-lifecycle.js';
 
-const after = (machine: AnyStateMachine, status: string, event: { type: string }) => rowStatusAfter<string>(machine, status, event);
+const after = (machine: AnyStateMachine, status: string, event: { type: string }) =>
+  rowStatusAfter<string>(machine, status, event);
 
 test('ranking policy: created draft; activate from draft, active (rollback) and inactive; only an active policy is deactivated', (t) => {
   t.is(rowInitialStatus(rankingPolicyMachine), 'draft');
@@ -25,6 +26,7 @@ test('provider import: validating, claimed into processing (again when stale), t
   t.is(after(providerImportMachine, 'processing', { type: 'FAIL' }), 'failed');
   t.is(after(providerImportMachine, 'validating', { type: 'FINISH' }), undefined);
   for (const end of ['completed', 'failed']) {
-    for (const type of ['CLAIM', 'FINISH', 'RETRY', 'FAIL']) t.is(after(providerImportMachine, end, { type }), undefined, `${end} + ${type}`);
+    for (const type of ['CLAIM', 'FINISH', 'RETRY', 'FAIL'])
+      t.is(after(providerImportMachine, end, { type }), undefined, `${end} + ${type}`);
   }
 });

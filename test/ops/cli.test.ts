@@ -9,18 +9,35 @@ import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
-interface CliRun { code: number; stdout: string; stderr: string }
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs a CLI entry point as a child process, the way `npm run` would. */
-function runCli(script: 'keys' | 'audit-verify', args: string[], env: Record<string, string | undefined> = { DATABASE_URL: svc.stores.databaseUrl }): Promise<CliRun> {
+function runCli(
+  script: 'keys' | 'audit-verify',
+  args: string[],
+  env: Record<string, string | undefined> = { DATABASE_URL: svc.stores.databaseUrl },
+): Promise<CliRun> {
   const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...env };
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', `src/cli/${script}.ts`, ...args], { env: childEnv, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', `src/cli/${script}.ts`, ...args],
+      { env: childEnv, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -41,7 +58,12 @@ test.serial('keys create makes a platform key that authenticates, shown once, wi
   t.like(listed, { type: 'platform_test', name: 'ops-cli', revokedAt: null });
   const events = await platform().get(`/api/v2/audit-events?resource_id=${id}`);
   t.is(events.body.data.length, 1);
-  t.like(events.body.data[0], { action: 'api_key.create', resource_type: 'api_key', actor: { type: 'system' }, request_id: null });
+  t.like(events.body.data[0], {
+    action: 'api_key.create',
+    resource_type: 'api_key',
+    actor: { type: 'system' },
+    request_id: null,
+  });
   t.is(events.body.data[0].after.key, undefined);
 
   const list = await runCli('keys', ['list']);
@@ -52,14 +74,30 @@ test.serial('keys create makes a platform key that authenticates, shown once, wi
 
 test.serial('keys create makes an organization key scoped to its organization', async (t) => {
   const org = (await platform().post('/api/v2/organizations', { externalId: 'cli-org', name: 'CLI Org' })).body;
-  const run = await runCli('keys', ['create', '--type', 'organization_live', '--organization', org.id, '--name', 'front desk', '--expires-at', '2099-01-01T00:00:00Z']);
+  const run = await runCli('keys', [
+    'create',
+    '--type',
+    'organization_live',
+    '--organization',
+    org.id,
+    '--name',
+    'front desk',
+    '--expires-at',
+    '2099-01-01T00:00:00Z',
+  ]);
   t.is(run.code, 0, run.stderr);
   const key = keyOf(run.stdout)!;
   t.regex(key, /^service_live_[A-Za-z0-9_-]{32,}$/);
   const orgs = await client(svc.url, key).get('/api/v2/organizations');
-  t.deepEqual(orgs.body.data.map((o: any) => o.id), [org.id]);
+  t.deepEqual(
+    orgs.body.data.map((o: any) => o.id),
+    [org.id],
+  );
   const events = await client(svc.url, key).get('/api/v2/audit-events?action=api_key.create');
-  t.deepEqual(events.body.data.map((e: any) => e.actor), [{ type: 'system' }]);
+  t.deepEqual(
+    events.body.data.map((e: any) => e.actor),
+    [{ type: 'system' }],
+  );
 });
 
 test.serial('keys revoke revokes a key and records it', async (t) => {
@@ -89,7 +127,10 @@ test.serial('keys rejects bad command lines with exit code 2', async (t) => {
     { args: ['create'], message: /--type must be one of/ },
     { args: ['create', '--type', 'superuser'], message: /--type must be one of/ },
     { args: ['create', '--type', 'organization_test'], message: /--organization <id> is required/ },
-    { args: ['create', '--type', 'organization_test', '--organization', 'org_missing'], message: /no organization org_missing/ },
+    {
+      args: ['create', '--type', 'organization_test', '--organization', 'org_missing'],
+      message: /no organization org_missing/,
+    },
     { args: ['create', '--type', 'platform_test', '--expires-at', '2001-01-01T00:00:00Z'], message: /in the future/ },
     { args: ['create', '--type', 'platform_test', '--expires-at', 'tomorrow'], message: /ISO 8601/ },
     { args: ['revoke'], message: /needs a key id/ },
@@ -107,7 +148,13 @@ test.serial('audit:verify passes after a burst of writes and reads and reports a
   // A burst: concurrent writes and header reads of one organization, nothing flushed before the command runs.
   const org = (await platform().post('/api/v2/organizations', { externalId: 'cli-audit-burst', name: 'Burst' })).body;
   const viaHeader = client(svc.url, svc.platformKey, { 'service-organization-id': org.id });
-  const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? viaHeader.get(`/api/v2/organizations/${org.id}`) : viaHeader.post('/api/v2/ranking-policies', { name: `Burst ${i}` }))));
+  const burst = await Promise.all(
+    Array.from({ length: 60 }, (_, i) =>
+      i % 2
+        ? viaHeader.get(`/api/v2/organizations/${org.id}`)
+        : viaHeader.post('/api/v2/ranking-policies', { name: `Burst ${i}` }),
+    ),
+  );
   t.true(burst.every((r) => r.status === 200));
   await svc.service.audit.flush();
   const ok = await runCli('audit-verify', []);
@@ -116,7 +163,11 @@ test.serial('audit:verify passes after a burst of writes and reads and reports a
   t.true(count > 60);
   t.is(ok.stdout.trim(), `audit chain OK: ${count} events, ${count} linked, 0 not linked yet`);
 
-  const target = (await db.query('SELECT e.id, e.action FROM audit_events e JOIN audit_chain c ON c.event_id = e.id ORDER BY e.seq LIMIT 1')).rows[0];
+  const target = (
+    await db.query(
+      'SELECT e.id, e.action FROM audit_events e JOIN audit_chain c ON c.event_id = e.id ORDER BY e.seq LIMIT 1',
+    )
+  ).rows[0];
   const edit = async (action: string) => {
     const tx = await db.pool.connect();
     try {
@@ -143,11 +194,15 @@ test.serial('audit:verify passes after a burst of writes and reads and reports a
 
 test.serial('audit:verify links what the sequencer has not reached yet, and then finds nothing pending', async (t) => {
   const db = svc.service.deps.db;
-  const org = (await platform().post('/api/v2/organizations', { externalId: 'cli-audit-unlinked', name: 'Unlinked' })).body;
+  const org = (await platform().post('/api/v2/organizations', { externalId: 'cli-audit-unlinked', name: 'Unlinked' }))
+    .body;
   const run = await runCli('audit-verify', []);
   t.is(run.code, 0, run.stdout + run.stderr);
   t.regex(run.stdout, /, 0 not linked yet$/m);
-  const linked = await db.query('SELECT count(*)::int AS n FROM audit_events e JOIN audit_chain c ON c.event_id = e.id WHERE e.organization_id = $1', [org.id]);
+  const linked = await db.query(
+    'SELECT count(*)::int AS n FROM audit_events e JOIN audit_chain c ON c.event_id = e.id WHERE e.organization_id = $1',
+    [org.id],
+  );
   t.is(linked.rows[0].n, 1);
 });
 
@@ -161,7 +216,10 @@ test.serial('keys create with several platforms needs --platform', async (t) => 
   t.regex(chosen.stdout, new RegExp(`platform ${other.platformId}, organization ${other.organizationId}`));
   // The key acts in the second platform: it sees its default organization only.
   const orgs = await client(svc.url, keyOf(chosen.stdout)).get('/api/v2/organizations');
-  t.deepEqual(orgs.body.data.map((o: any) => o.id), [other.organizationId]);
+  t.deepEqual(
+    orgs.body.data.map((o: any) => o.id),
+    [other.organizationId],
+  );
 });
 
 test('without DATABASE_URL the CLIs use the embedded PostgreSQL of DATA_DIR, and refuse one in use', async (t) => {
@@ -184,7 +242,10 @@ test('without DATABASE_URL the CLIs use the embedded PostgreSQL of DATA_DIR, and
     writeFileSync(join(busyDir, 'postgres', 'data', 'postmaster.pid'), `${standIn.pid}\n${busyDir}\n0\n54321\n`);
     const refused = await runCli('keys', ['list'], { DATA_DIR: busyDir });
     t.is(refused.code, 1);
-    t.regex(refused.stderr, /is in use \(pid \d+.*DATABASE_URL=postgres:\/\/postgres:.*@127\.0\.0\.1:54321\/scheduling/);
+    t.regex(
+      refused.stderr,
+      /is in use \(pid \d+.*DATABASE_URL=postgres:\/\/postgres:.*@127\.0\.0\.1:54321\/scheduling/,
+    );
     t.is(refused.stderr.trim().split('\n').length, 1, 'one line');
     t.is(standIn.exitCode, null, 'the running server was not stopped');
     t.notThrows(() => process.kill(standIn.pid!, 0));

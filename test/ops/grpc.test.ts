@@ -1,7 +1,14 @@
 import test from 'ava';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import { credentials, loadPackageDefinition, makeGenericClientConstructor, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  loadPackageDefinition,
+  makeGenericClientConstructor,
+  Metadata,
+  status,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
 import { OrganizationServiceClient } from '../../src/gen/scheduling/v1/organization_service.js';
@@ -10,8 +17,12 @@ import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 const bearer = (key: string) => {
   const md = new Metadata();
@@ -46,12 +57,16 @@ test('server reflection lists the services and serves their descriptors', async 
   const pkg = loadPackageDefinition(def) as any;
   const reflection = new pkg.grpc.reflection.v1.ServerReflection(svc.grpcTarget, credentials.createInsecure());
   try {
-    const ask = (req: object) => new Promise<any>((resolve, reject) => {
-      const call = reflection.ServerReflectionInfo();
-      call.on('data', (msg: unknown) => { resolve(msg); call.end(); });
-      call.on('error', reject);
-      call.write(req);
-    });
+    const ask = (req: object) =>
+      new Promise<any>((resolve, reject) => {
+        const call = reflection.ServerReflectionInfo();
+        call.on('data', (msg: unknown) => {
+          resolve(msg);
+          call.end();
+        });
+        call.on('error', reject);
+        call.write(req);
+      });
     const listed = await ask({ list_services: '' });
     const names = (listed.list_services_response.service as { name: string }[]).map((s) => s.name);
     t.true(names.includes('scheduling.v1.OrganizationService'), names.join(', '));
@@ -68,26 +83,71 @@ test('server reflection lists the services and serves their descriptors', async 
 test('an internal service calls the gRPC API directly with a key in metadata; bodies as JSON text or as a Value, results as JSON text', async (t) => {
   const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
   const audit = new AuditServiceClient(svc.grpcTarget, credentials.createInsecure());
-  const json = (res: { resultJson?: string }) => JSON.parse(res.resultJson ?? "null");
+  const json = (res: { resultJson?: string }) => JSON.parse(res.resultJson ?? 'null');
   try {
-    const created = json(await unary<{ resultJson?: string }>((cb) => orgs.createOrganization({ params: {}, query: {}, body: undefined, bodyJson: JSON.stringify({ externalId: 'grpc-direct', name: 'Via gRPC' }) }, bearer(svc.platformKey), cb)));
+    const created = json(
+      await unary<{ resultJson?: string }>((cb) =>
+        orgs.createOrganization(
+          {
+            params: {},
+            query: {},
+            body: undefined,
+            bodyJson: JSON.stringify({ externalId: 'grpc-direct', name: 'Via gRPC' }),
+          },
+          bearer(svc.platformKey),
+          cb,
+        ),
+      ),
+    );
     t.like(created, { externalId: 'grpc-direct', name: 'Via gRPC' });
-    const read = json(await unary<{ resultJson?: string }>((cb) => orgs.getOrganization({ params: { id: created.id }, query: {}, body: undefined, bodyJson: '' }, bearer(svc.platformKey), cb)));
+    const read = json(
+      await unary<{ resultJson?: string }>((cb) =>
+        orgs.getOrganization(
+          { params: { id: created.id }, query: {}, body: undefined, bodyJson: '' },
+          bearer(svc.platformKey),
+          cb,
+        ),
+      ),
+    );
     t.deepEqual(read, created);
     // The same data through the REST door.
     t.deepEqual((await client(svc.url, svc.platformKey).get(`/api/v2/organizations/${created.id}`)).body, created);
     // The write made through gRPC is audited like any other.
     const md = bearer(svc.platformKey);
     md.set('service-organization-id', created.id);
-    const events = json(await unary<{ resultJson?: string }>((cb) => audit.listAuditEvents({ params: {}, query: { action: 'organization.create' }, body: undefined, bodyJson: '' }, md, cb)));
+    const events = json(
+      await unary<{ resultJson?: string }>((cb) =>
+        audit.listAuditEvents(
+          { params: {}, query: { action: 'organization.create' }, body: undefined, bodyJson: '' },
+          md,
+          cb,
+        ),
+      ),
+    );
     t.is(events.data.length, 1);
     t.is(events.data[0].resource_id, created.id);
 
     // A body given as a protobuf Value is read as well (when body_json is empty).
-    const dup = await t.throwsAsync(unary((cb) => orgs.createOrganization({ params: {}, query: {}, body: { externalId: 'grpc-direct', name: 'Again' }, bodyJson: '' }, bearer(svc.platformKey), cb)));
+    const dup = await t.throwsAsync(
+      unary((cb) =>
+        orgs.createOrganization(
+          { params: {}, query: {}, body: { externalId: 'grpc-direct', name: 'Again' }, bodyJson: '' },
+          bearer(svc.platformKey),
+          cb,
+        ),
+      ),
+    );
     t.is((dup as unknown as ServiceError).code, status.ABORTED);
     t.deepEqual((dup as unknown as ServiceError).metadata.get('error-code'), ['DUPLICATE_EXTERNAL_ID']);
-    const garbled = await t.throwsAsync(unary((cb) => orgs.createOrganization({ params: {}, query: {}, body: undefined, bodyJson: '{"externalId":' }, bearer(svc.platformKey), cb)));
+    const garbled = await t.throwsAsync(
+      unary((cb) =>
+        orgs.createOrganization(
+          { params: {}, query: {}, body: undefined, bodyJson: '{"externalId":' },
+          bearer(svc.platformKey),
+          cb,
+        ),
+      ),
+    );
     t.is((garbled as unknown as ServiceError).code, status.INVALID_ARGUMENT);
     t.deepEqual((garbled as unknown as ServiceError).metadata.get('error-code'), ['VALIDATION_ERROR']);
   } finally {
@@ -105,7 +165,11 @@ test('a gRPC call without a valid key is UNAUTHENTICATED with the error code in 
       { name: 'unknown key', md: bearer(`service_test_${'x'.repeat(40)}`) },
     ];
     for (const c of cases) {
-      const err = (await t.throwsAsync(unary((cb) => orgs.listOrganizations({ params: {}, query: {}, body: undefined, bodyJson: '' }, c.md, cb)), undefined, c.name)) as unknown as ServiceError;
+      const err = (await t.throwsAsync(
+        unary((cb) => orgs.listOrganizations({ params: {}, query: {}, body: undefined, bodyJson: '' }, c.md, cb)),
+        undefined,
+        c.name,
+      )) as unknown as ServiceError;
       t.is(err.code, status.UNAUTHENTICATED, c.name);
       t.deepEqual(err.metadata.get('error-code'), ['UNAUTHENTICATED'], c.name);
     }

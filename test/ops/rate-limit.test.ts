@@ -28,12 +28,20 @@ test.after.always(async () => {
 async function freshKey(): Promise<string> {
   const db = a.service.deps.db;
   const p = (await db.query('SELECT id, default_organization_id FROM platforms LIMIT 1')).rows[0];
-  const { key } = await insertApiKey(db, { platformId: p.id, organizationId: p.default_organization_id, type: 'platform_test', name: 'rate limit test', now: clock() });
+  const { key } = await insertApiKey(db, {
+    platformId: p.id,
+    organizationId: p.default_organization_id,
+    type: 'platform_test',
+    name: 'rate limit test',
+    now: clock(),
+  });
   return key;
 }
 
 const limitHeaders = (r: JsonResponse) => ({
-  limit: r.headers.get('ratelimit-limit'), remaining: r.headers.get('ratelimit-remaining'), reset: r.headers.get('ratelimit-reset'),
+  limit: r.headers.get('ratelimit-limit'),
+  remaining: r.headers.get('ratelimit-remaining'),
+  reset: r.headers.get('ratelimit-reset'),
 });
 
 test.serial('the request after the limit is 429 RATE_LIMITED with Retry-After and RateLimit headers', async (t) => {

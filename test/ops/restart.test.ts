@@ -14,8 +14,19 @@ test('a restarted service keeps its data and keys', async (t) => {
     let org: any;
     let orgKey: string;
     try {
-      org = (await client(first.url, platformKey).post('/api/v2/organizations', { externalId: 'survives-restart', name: 'Survivor' })).body;
-      orgKey = (await client(first.url, platformKey).post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: 'kept' })).body.key;
+      org = (
+        await client(first.url, platformKey).post('/api/v2/organizations', {
+          externalId: 'survives-restart',
+          name: 'Survivor',
+        })
+      ).body;
+      orgKey = (
+        await client(first.url, platformKey).post('/api/v2/api-keys', {
+          type: 'organization_test',
+          organizationId: org.id,
+          name: 'kept',
+        })
+      ).body.key;
     } finally {
       await first.stop();
     }
@@ -26,11 +37,17 @@ test('a restarted service keeps its data and keys', async (t) => {
       t.deepEqual(read.body, org);
       const byOrgKey = await client(second.url, orgKey).get('/api/v2/organizations');
       t.is(byOrgKey.status, 200);
-      t.deepEqual(byOrgKey.body.data.map((o: any) => o.id), [org.id]);
+      t.deepEqual(
+        byOrgKey.body.data.map((o: any) => o.id),
+        [org.id],
+      );
       // The bootstrap on restart found the existing platform: still exactly one.
       const platforms = await second.service.deps.db.query('SELECT count(*)::int AS n FROM platforms');
       t.is(platforms.rows[0].n, 1);
-      const dup = await client(second.url, platformKey).post('/api/v2/organizations', { externalId: 'survives-restart', name: 'Again' });
+      const dup = await client(second.url, platformKey).post('/api/v2/organizations', {
+        externalId: 'survives-restart',
+        name: 'Again',
+      });
       t.is(dup.status, 409);
     } finally {
       await second.stop();
@@ -49,7 +66,10 @@ test('migrations on an existing database apply nothing', async (t) => {
     t.deepEqual(await runMigrations(db.pool), all);
     t.deepEqual(await runMigrations(db.pool), []);
     const rows = await db.query('SELECT version FROM schema_migrations ORDER BY version');
-    t.deepEqual(rows.rows.map((r) => r.version), all);
+    t.deepEqual(
+      rows.rows.map((r) => r.version),
+      all,
+    );
   } finally {
     await db.close();
     await database.drop();
@@ -62,9 +82,15 @@ test('concurrent migrations from three processes apply each migration once', asy
   try {
     const results = await Promise.all(dbs.map((db) => runMigrations(db.pool)));
     const all = readMigrations().map((m) => m.version);
-    t.deepEqual(results.flat().sort((a, b) => a - b), all);
+    t.deepEqual(
+      results.flat().sort((a, b) => a - b),
+      all,
+    );
     const rows = await dbs[0]!.query('SELECT version FROM schema_migrations ORDER BY version');
-    t.deepEqual(rows.rows.map((r) => r.version), all);
+    t.deepEqual(
+      rows.rows.map((r) => r.version),
+      all,
+    );
   } finally {
     for (const db of dbs) await db.close();
     await database.drop();

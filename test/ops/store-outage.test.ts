@@ -14,7 +14,11 @@ const base = () => process.env.TEST_DATA_DIR ?? tmpdir();
 const unique = (name: string) => join(base(), `${name}-${randomBytes(4).toString('hex')}`);
 
 /** Repeats a request until `done` holds or `ms` pass; returns the last answer. */
-async function pollUntil(send: () => Promise<JsonResponse>, done: (r: JsonResponse) => boolean, ms = 10_000): Promise<JsonResponse> {
+async function pollUntil(
+  send: () => Promise<JsonResponse>,
+  done: (r: JsonResponse) => boolean,
+  ms = 10_000,
+): Promise<JsonResponse> {
   const deadline = Date.now() + ms;
   let last = await send();
   while (!done(last) && Date.now() < deadline) {
@@ -36,24 +40,45 @@ test('a Redis outage answers 503 and the service recovers when Redis returns', a
   const dir = unique('redis-outage');
   let redis: PrivateRedis = await startPrivateRedis({ dir });
   const database = await createTestDatabase();
-  const svc = await startTestService({ stores: { databaseUrl: database.url, redisUrl: redis.url, redis, stop: async () => undefined } });
+  const svc = await startTestService({
+    stores: { databaseUrl: database.url, redisUrl: redis.url, redis, stop: async () => undefined },
+  });
   try {
     const api = client(svc.url, svc.platformKey);
     const org = await api.post('/api/v2/organizations', { externalId: 'redis-outage', name: 'Before outage' });
     t.is(org.status, 200);
 
     await redis.stop();
-    const down = await pollUntil(() => api.get(`/api/v2/organizations/${org.body.id}`), (r) => r.status !== 200, 5000);
+    const down = await pollUntil(
+      () => api.get(`/api/v2/organizations/${org.body.id}`),
+      (r) => r.status !== 200,
+      5000,
+    );
     assertUnavailable(t, down, 'read during the outage');
-    assertUnavailable(t, await api.post('/api/v2/organizations', { externalId: 'during-outage', name: 'X' }), 'write during the outage');
+    assertUnavailable(
+      t,
+      await api.post('/api/v2/organizations', { externalId: 'during-outage', name: 'X' }),
+      'write during the outage',
+    );
     assertUnavailable(t, await client(svc.url).get('/readyz'), '/readyz during the outage');
     t.is((await client(svc.url).get('/healthz')).status, 200, 'the process itself is up');
 
     redis = await startPrivateRedis({ dir, port: redis.port });
-    const back = await pollUntil(() => api.get(`/api/v2/organizations/${org.body.id}`), (r) => r.status === 200);
+    const back = await pollUntil(
+      () => api.get(`/api/v2/organizations/${org.body.id}`),
+      (r) => r.status === 200,
+    );
     t.is(back.status, 200);
     t.is(back.body.name, 'Before outage');
-    t.is((await pollUntil(() => client(svc.url).get('/readyz'), (r) => r.status === 200)).status, 200);
+    t.is(
+      (
+        await pollUntil(
+          () => client(svc.url).get('/readyz'),
+          (r) => r.status === 200,
+        )
+      ).status,
+      200,
+    );
   } finally {
     await svc.stop();
     await redis.stop();
@@ -69,25 +94,46 @@ test('a PostgreSQL outage answers 503 and the service recovers when PostgreSQL r
   const port = await findFreePort();
   let pg = await startEmbeddedPostgres({ dir: pgDir, port });
   const redis = await startPrivateRedis({ dir: redisDir });
-  const svc = await startTestService({ stores: { databaseUrl: pg.url, redisUrl: redis.url, redis, stop: async () => undefined } });
+  const svc = await startTestService({
+    stores: { databaseUrl: pg.url, redisUrl: redis.url, redis, stop: async () => undefined },
+  });
   try {
     const api = client(svc.url, svc.platformKey);
     const org = await api.post('/api/v2/organizations', { externalId: 'pg-outage', name: 'Before outage' });
     t.is(org.status, 200);
 
     await pg.stop();
-    const down = await pollUntil(() => api.get(`/api/v2/organizations/${org.body.id}`), (r) => r.status !== 200, 5000);
+    const down = await pollUntil(
+      () => api.get(`/api/v2/organizations/${org.body.id}`),
+      (r) => r.status !== 200,
+      5000,
+    );
     assertUnavailable(t, down, 'read during the outage');
-    assertUnavailable(t, await api.post('/api/v2/organizations', { externalId: 'during-outage', name: 'X' }), 'write during the outage');
+    assertUnavailable(
+      t,
+      await api.post('/api/v2/organizations', { externalId: 'during-outage', name: 'X' }),
+      'write during the outage',
+    );
     assertUnavailable(t, await client(svc.url).get('/readyz'), '/readyz during the outage');
 
     pg = await startEmbeddedPostgres({ dir: pgDir, port });
-    const back = await pollUntil(() => api.get(`/api/v2/organizations/${org.body.id}`), (r) => r.status === 200);
+    const back = await pollUntil(
+      () => api.get(`/api/v2/organizations/${org.body.id}`),
+      (r) => r.status === 200,
+    );
     t.is(back.status, 200);
     t.is(back.body.name, 'Before outage');
     const write = await api.post('/api/v2/organizations', { externalId: 'after-outage', name: 'After' });
     t.is(write.status, 200);
-    t.is((await pollUntil(() => client(svc.url).get('/readyz'), (r) => r.status === 200)).status, 200);
+    t.is(
+      (
+        await pollUntil(
+          () => client(svc.url).get('/readyz'),
+          (r) => r.status === 200,
+        )
+      ).status,
+      200,
+    );
   } finally {
     await svc.stop();
     await pg.stop();

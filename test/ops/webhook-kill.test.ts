@@ -26,13 +26,27 @@ test('kill -9 of one of two processes mid-burst loses no event and never sends o
   receiver.answer(() => ({ status: 200, delayMs: 15 }));
   const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
   processes = await startServiceProcesses(2, {
-    databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey, name: 'webhook-kill',
+    databaseUrl: stores.databaseUrl,
+    redisUrl: stores.redisUrl,
+    platformKey,
+    name: 'webhook-kill',
     env: { WEBHOOK_ALLOW_INSECURE_URLS: '1', RATE_LIMIT_PER_MINUTE: '100000' },
   });
   const [survivor, victim] = processes as [ServiceProcess, ServiceProcess];
-  const liveKey = (await client(survivor.url, platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })).body.key;
-  const org = (await client(survivor.url, liveKey).post('/api/v2/organizations', { externalId: 'kill-org', name: 'Kill', settings: { plan: 'launch' } })).body;
-  const put = await client(survivor.url, liveKey, { 'service-organization-id': org.id }).put('/api/v2/webhooks', { url: receiver.url, events: ['professional.created'] });
+  const liveKey = (
+    await client(survivor.url, platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })
+  ).body.key;
+  const org = (
+    await client(survivor.url, liveKey).post('/api/v2/organizations', {
+      externalId: 'kill-org',
+      name: 'Kill',
+      settings: { plan: 'launch' },
+    })
+  ).body;
+  const put = await client(survivor.url, liveKey, { 'service-organization-id': org.id }).put('/api/v2/webhooks', {
+    url: receiver.url,
+    events: ['professional.created'],
+  });
   t.is(put.status, 200, JSON.stringify(put.body));
 
   // 200 creates over both processes, 8 at a time; the victim is killed after about 80 of them.
@@ -58,7 +72,9 @@ test('kill -9 of one of two processes mid-burst loses no event and never sends o
 
   const db = createDatabase(stores.databaseUrl);
   try {
-    const events = (await db.query(`SELECT id FROM events WHERE organization_id = $1 AND type = 'professional.created'`, [org.id])).rows.map((r) => r.id as string);
+    const events = (
+      await db.query(`SELECT id FROM events WHERE organization_id = $1 AND type = 'professional.created'`, [org.id])
+    ).rows.map((r) => r.id as string);
     t.true(events.length >= 150, `${events.length} events committed`);
     // Deliveries the victim held are sent again once its 30 s leases run out.
     const until = Date.now() + 100_000;
@@ -69,7 +85,12 @@ test('kill -9 of one of two processes mid-burst loses no event and never sends o
       if (missing.length > 0) await new Promise((r) => setTimeout(r, 250));
     }
     t.deepEqual(missing, [], 'every committed event reached the receiver');
-    const statuses = (await db.query(`SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 GROUP BY status`, [org.id])).rows;
+    const statuses = (
+      await db.query(
+        `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 GROUP BY status`,
+        [org.id],
+      )
+    ).rows;
     t.log('deliveries by status', statuses, 'requests', receiver.requests.length, 'events', events.length);
 
     // No two sends of one delivery overlapped: per webhook-id, each request began after the previous one was answered.

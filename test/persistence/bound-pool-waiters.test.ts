@@ -6,14 +6,32 @@ import { ServiceError } from '../../src/errors/service-error.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
-test.before(async () => { database = await createTestDatabase(); });
-test.after.always(async () => { await database?.drop(); });
+test.before(async () => {
+  database = await createTestDatabase();
+});
+test.after.always(async () => {
+  await database?.drop();
+});
 
 /** Settles `p` into what it became, without throwing: 'pending' until it has. */
 function track<T>(p: Promise<T>) {
-  let state: { status: 'pending' } | { status: 'fulfilled'; value: T } | { status: 'rejected'; reason: unknown } = { status: 'pending' };
-  const settled = p.then((value) => { state = { status: 'fulfilled', value }; }, (reason: unknown) => { state = { status: 'rejected', reason }; });
-  return { get state() { return state; }, settled };
+  let state: { status: 'pending' } | { status: 'fulfilled'; value: T } | { status: 'rejected'; reason: unknown } = {
+    status: 'pending',
+  };
+  const settled = p.then(
+    (value) => {
+      state = { status: 'fulfilled', value };
+    },
+    (reason: unknown) => {
+      state = { status: 'rejected', reason };
+    },
+  );
+  return {
+    get state() {
+      return state;
+    },
+    settled,
+  };
 }
 
 /** Waits (bounded) until the pool has `n` waiters. */
@@ -34,7 +52,11 @@ test('with every connection in use and the waiters at their bound, a query or tr
     const waiter = track(db.query('SELECT 1 AS one'));
     await untilWaiting(db.pool, 1);
 
-    for (const attempt of [() => db.query('SELECT 2'), () => db.transaction(async (tx) => tx.query('SELECT 3')), () => db.pool.connect()]) {
+    for (const attempt of [
+      () => db.query('SELECT 2'),
+      () => db.transaction(async (tx) => tx.query('SELECT 3')),
+      () => db.pool.connect(),
+    ]) {
       const err = await t.throwsAsync(attempt());
       t.true(err instanceof ServiceError, String(err));
       t.is((err as ServiceError).code, 'SERVICE_UNAVAILABLE');
@@ -60,7 +82,10 @@ test('a free connection or room to open one is never refused, whatever the waite
   try {
     // Two at once open both connections; no one waits.
     const rows = await Promise.all([db.query('SELECT 1 AS n'), db.query('SELECT 2 AS n')]);
-    t.deepEqual(rows.map((r) => r.rows[0].n), [1, 2]);
+    t.deepEqual(
+      rows.map((r) => r.rows[0].n),
+      [1, 2],
+    );
     // One waiter is within the bound.
     const both = await Promise.all([db.pool.connect(), db.pool.connect()]);
     const third = track(db.query('SELECT 3 AS n'));

@@ -26,8 +26,12 @@ test('two transactions that deadlock each other both commit: the victim is re-ru
   let bTries = 0;
   let aHolds!: () => void;
   let bHolds!: () => void;
-  const aHas1 = new Promise<void>((r) => { aHolds = r; });
-  const bHas2 = new Promise<void>((r) => { bHolds = r; });
+  const aHas1 = new Promise<void>((r) => {
+    aHolds = r;
+  });
+  const bHas2 = new Promise<void>((r) => {
+    bHolds = r;
+  });
   // A locks 1 then 2, B locks 2 then 1: PostgreSQL aborts one of them with 40P01 (after deadlock_timeout).
   const a = db.transaction(async (tx) => {
     aTries++;
@@ -47,15 +51,20 @@ test('two transactions that deadlock each other both commit: the victim is re-ru
   });
   await Promise.all([a, b]);
   t.is(aTries + bTries, 3, `one of them ran twice (a ${aTries}, b ${bTries})`);
-  t.deepEqual((await db.query('SELECT name FROM marks ORDER BY name')).rows.map((r) => r.name), ['a', 'b']);
+  t.deepEqual(
+    (await db.query('SELECT name FROM marks ORDER BY name')).rows.map((r) => r.name),
+    ['a', 'b'],
+  );
 });
 
 test('a conflict that persists answers 503 SERVICE_UNAVAILABLE with Retry-After after a bounded number of runs', async (t) => {
   let tries = 0;
-  const err = await t.throwsAsync(() => db.transaction(async (tx) => {
-    tries++;
-    await tx.query(raise('40001'));
-  }));
+  const err = await t.throwsAsync(() =>
+    db.transaction(async (tx) => {
+      tries++;
+      await tx.query(raise('40001'));
+    }),
+  );
   t.true(err instanceof ServiceError, String(err));
   t.is((err as ServiceError).code, 'SERVICE_UNAVAILABLE');
   t.is((err as ServiceError).status, 503);
@@ -66,13 +75,17 @@ test('a conflict that persists answers 503 SERVICE_UNAVAILABLE with Retry-After 
 });
 
 test('an autocommit statement aborted by a deadlock is re-run; other errors are not', async (t) => {
-  await db.query(`DO $$ BEGIN IF nextval('tries') = 1 THEN RAISE EXCEPTION 'provoked' USING ERRCODE = '40P01'; END IF; END $$`);
+  await db.query(
+    `DO $$ BEGIN IF nextval('tries') = 1 THEN RAISE EXCEPTION 'provoked' USING ERRCODE = '40P01'; END IF; END $$`,
+  );
   t.is((await db.query(`SELECT last_value::int AS n FROM tries`)).rows[0].n, 2, 'failed once, then ran again');
   let tries = 0;
-  const err = await t.throwsAsync(() => db.transaction(async (tx) => {
-    tries++;
-    await tx.query(raise('23505'));
-  }));
+  const err = await t.throwsAsync(() =>
+    db.transaction(async (tx) => {
+      tries++;
+      await tx.query(raise('23505'));
+    }),
+  );
   t.is((err as { code?: string }).code, '23505');
   t.is(tries, 1);
 });
@@ -80,9 +93,13 @@ test('an autocommit statement aborted by a deadlock is re-run; other errors are 
 test('a connection lost while a transaction works between statements fails that transaction with 503, and the pool carries on', async (t) => {
   let pid = 0;
   let release!: () => void;
-  const paused = new Promise<void>((r) => { release = r; });
+  const paused = new Promise<void>((r) => {
+    release = r;
+  });
   let inside!: () => void;
-  const started = new Promise<void>((r) => { inside = r; });
+  const started = new Promise<void>((r) => {
+    inside = r;
+  });
   const work = db.transaction(async (tx) => {
     pid = (await tx.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     inside();

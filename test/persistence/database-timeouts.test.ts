@@ -83,82 +83,122 @@ function assertUnavailable(t: ExecutionContext, error: unknown, what: string): v
 }
 
 const marked = async (name: string) => (await db.query('SELECT 1 FROM marks WHERE name = $1', [name])).rowCount === 1;
-const scope = (deadlineInMs = 30_000, signal = new AbortController().signal): CallScope => ({ deadline: Date.now() + deadlineInMs, signal });
-
-test.serial('a statement on a hung server fails 503 once the client stops waiting, and the connection is dropped', async (t) => {
-  const r = await whileHung(() => outcome(db.query('SELECT 1')));
-  assertUnavailable(t, r.error, 'autocommit statement');
-  t.log(`503 after ${r.ms} ms (statement_timeout ${TIMEOUTS.statementMs} ms + 1 s)`);
-  // The pool works again at once: the connection that hung was not handed out again.
-  t.is((await db.query('SELECT 1 AS one')).rows[0].one, 1);
+const scope = (deadlineInMs = 30_000, signal = new AbortController().signal): CallScope => ({
+  deadline: Date.now() + deadlineInMs,
+  signal,
 });
 
-test.serial('a transaction whose statement hangs fails 503 and leaves nothing behind after the server resumes', async (t) => {
-  const r = await whileHung(() => outcome(runInCallScope(scope(), () => db.transaction(async (tx) => {
-    await tx.query("INSERT INTO marks VALUES ('statement-hung')");
-  }))));
-  assertUnavailable(t, r.error, 'transaction');
-  t.false(await marked('statement-hung'), 'the insert the server ran after resuming was rolled back');
-});
+test.serial(
+  'a statement on a hung server fails 503 once the client stops waiting, and the connection is dropped',
+  async (t) => {
+    const r = await whileHung(() => outcome(db.query('SELECT 1')));
+    assertUnavailable(t, r.error, 'autocommit statement');
+    t.log(`503 after ${r.ms} ms (statement_timeout ${TIMEOUTS.statementMs} ms + 1 s)`);
+    // The pool works again at once: the connection that hung was not handed out again.
+    t.is((await db.query('SELECT 1 AS one')).rows[0].one, 1);
+  },
+);
 
-test.serial('a COMMIT that reaches a hung server is refused when it resumes (fence, idle-in-transaction timeout): the 503 given meanwhile stays true', async (t) => {
-  // The insert is answered; then the server stops and the COMMIT waits in its socket. Without the fence the server
-  // would commit it on resuming, after the client was told 503.
-  const r = await outcome(runInCallScope(scope(), () => db.transaction(async (tx) => {
-    await tx.query("INSERT INTO marks VALUES ('commit-hung')");
-    for (const pid of clusterPids()) signal(pid, 'SIGSTOP');
-  })));
-  // The client waited for the fence to pass before answering: from here on the server can only refuse it.
-  for (const pid of clusterPids()) signal(pid, 'SIGCONT');
-  assertUnavailable(t, r.error, 'commit');
-  t.true(r.ms >= TIMEOUTS.transactionMs, `the 503 came after the fence (${r.ms} ms)`);
-  t.false(await marked('commit-hung'), 'the COMMIT PostgreSQL read after resuming did not commit');
-});
+test.serial(
+  'a transaction whose statement hangs fails 503 and leaves nothing behind after the server resumes',
+  async (t) => {
+    const r = await whileHung(() =>
+      outcome(
+        runInCallScope(scope(), () =>
+          db.transaction(async (tx) => {
+            await tx.query("INSERT INTO marks VALUES ('statement-hung')");
+          }),
+        ),
+      ),
+    );
+    assertUnavailable(t, r.error, 'transaction');
+    t.false(await marked('statement-hung'), 'the insert the server ran after resuming was rolled back');
+  },
+);
 
-test.serial('a transaction outside a call (a worker) is bounded by the statement timeouts but not fenced', async (t) => {
-  await db.transaction(async (tx) => {
-    await tx.query("INSERT INTO marks VALUES ('worker')");
-    // Longer than the call fence, shorter than idle_in_transaction_session_timeout (= the statement timeout).
-    await new Promise((r) => setTimeout(r, 400));
-    await tx.query('SELECT 1');
-    await new Promise((r) => setTimeout(r, 400));
-    await tx.query('SELECT 1');
-    await new Promise((r) => setTimeout(r, 400));
-  });
-  t.true(await marked('worker'));
-});
+test.serial(
+  'a COMMIT that reaches a hung server is refused when it resumes (fence, idle-in-transaction timeout): the 503 given meanwhile stays true',
+  async (t) => {
+    // The insert is answered; then the server stops and the COMMIT waits in its socket. Without the fence the server
+    // would commit it on resuming, after the client was told 503.
+    const r = await outcome(
+      runInCallScope(scope(), () =>
+        db.transaction(async (tx) => {
+          await tx.query("INSERT INTO marks VALUES ('commit-hung')");
+          for (const pid of clusterPids()) signal(pid, 'SIGSTOP');
+        }),
+      ),
+    );
+    // The client waited for the fence to pass before answering: from here on the server can only refuse it.
+    for (const pid of clusterPids()) signal(pid, 'SIGCONT');
+    assertUnavailable(t, r.error, 'commit');
+    t.true(r.ms >= TIMEOUTS.transactionMs, `the 503 came after the fence (${r.ms} ms)`);
+    t.false(await marked('commit-hung'), 'the COMMIT PostgreSQL read after resuming did not commit');
+  },
+);
+
+test.serial(
+  'a transaction outside a call (a worker) is bounded by the statement timeouts but not fenced',
+  async (t) => {
+    await db.transaction(async (tx) => {
+      await tx.query("INSERT INTO marks VALUES ('worker')");
+      // Longer than the call fence, shorter than idle_in_transaction_session_timeout (= the statement timeout).
+      await new Promise((r) => setTimeout(r, 400));
+      await tx.query('SELECT 1');
+      await new Promise((r) => setTimeout(r, 400));
+      await tx.query('SELECT 1');
+      await new Promise((r) => setTimeout(r, 400));
+    });
+    t.true(await marked('worker'));
+  },
+);
 
 test.serial('a call transaction that outlives its fence cannot commit', async (t) => {
-  const r = await outcome(runInCallScope(scope(), () => db.transaction(async (tx) => {
-    await tx.query("INSERT INTO marks VALUES ('past-fence')");
-    for (let i = 0; i < 4; i++) {
-      await new Promise((res) => setTimeout(res, 350));
-      await tx.query('SELECT 1');
-    }
-  })));
+  const r = await outcome(
+    runInCallScope(scope(), () =>
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO marks VALUES ('past-fence')");
+        for (let i = 0; i < 4; i++) {
+          await new Promise((res) => setTimeout(res, 350));
+          await tx.query('SELECT 1');
+        }
+      }),
+    ),
+  );
   assertUnavailable(t, r.error, 'fenced transaction');
   t.false(await marked('past-fence'));
 });
 
-test.serial('a call with little time left gets a nearer fence: its transaction cannot commit past the deadline', async (t) => {
-  // Deadline in 1.1 s: the fence is 600 ms away (the deadline less the 500 ms margin), nearer than the 1 s default.
-  const r = await outcome(runInCallScope(scope(1100), () => db.transaction(async (tx) => {
-    await tx.query("INSERT INTO marks VALUES ('deadline-near')");
-    for (let i = 0; i < 3; i++) {
-      await new Promise((res) => setTimeout(res, 250));
-      await tx.query('SELECT 1');
-    }
-  })));
-  assertUnavailable(t, r.error, 'deadline');
-  t.false(await marked('deadline-near'));
-});
+test.serial(
+  'a call with little time left gets a nearer fence: its transaction cannot commit past the deadline',
+  async (t) => {
+    // Deadline in 1.1 s: the fence is 600 ms away (the deadline less the 500 ms margin), nearer than the 1 s default.
+    const r = await outcome(
+      runInCallScope(scope(1100), () =>
+        db.transaction(async (tx) => {
+          await tx.query("INSERT INTO marks VALUES ('deadline-near')");
+          for (let i = 0; i < 3; i++) {
+            await new Promise((res) => setTimeout(res, 250));
+            await tx.query('SELECT 1');
+          }
+        }),
+      ),
+    );
+    assertUnavailable(t, r.error, 'deadline');
+    t.false(await marked('deadline-near'));
+  },
+);
 
 test.serial('a call cancelled while its transaction works rolls back instead of committing', async (t) => {
   const abort = new AbortController();
-  const r = await outcome(runInCallScope(scope(30_000, abort.signal), () => db.transaction(async (tx) => {
-    await tx.query("INSERT INTO marks VALUES ('cancelled')");
-    abort.abort();
-  })));
+  const r = await outcome(
+    runInCallScope(scope(30_000, abort.signal), () =>
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO marks VALUES ('cancelled')");
+        abort.abort();
+      }),
+    ),
+  );
   assertUnavailable(t, r.error, 'cancelled');
   t.false(await marked('cancelled'));
 });
@@ -167,23 +207,41 @@ test.serial('a cancelled call starts no statement and no transaction', async (t)
   const abort = new AbortController();
   abort.abort();
   let ran = false;
-  const tx = await outcome(runInCallScope(scope(30_000, abort.signal), () => db.transaction(async () => { ran = true; })));
+  const tx = await outcome(
+    runInCallScope(scope(30_000, abort.signal), () =>
+      db.transaction(async () => {
+        ran = true;
+      }),
+    ),
+  );
   assertUnavailable(t, tx.error, 'transaction of a cancelled call');
   t.false(ran);
-  assertUnavailable(t, (await outcome(runInCallScope(scope(30_000, abort.signal), () => db.query('SELECT 1')))).error, 'statement of a cancelled call');
+  assertUnavailable(
+    t,
+    (await outcome(runInCallScope(scope(30_000, abort.signal), () => db.query('SELECT 1')))).error,
+    'statement of a cancelled call',
+  );
 });
 
 test.serial('a lock wait past lock_timeout is 503, and the holder is unaffected', async (t) => {
   let release!: () => void;
   let held!: () => void;
-  const holding = new Promise<void>((r) => { held = r; });
+  const holding = new Promise<void>((r) => {
+    held = r;
+  });
   const holder = db.transaction(async (tx) => {
     await tx.query("INSERT INTO marks VALUES ('locked')");
     held();
-    await new Promise<void>((r) => { release = r; });
+    await new Promise<void>((r) => {
+      release = r;
+    });
   });
   await holding;
-  const waiter = await outcome(db.transaction(async (tx) => { await tx.query("INSERT INTO marks VALUES ('locked') ON CONFLICT DO NOTHING"); }));
+  const waiter = await outcome(
+    db.transaction(async (tx) => {
+      await tx.query("INSERT INTO marks VALUES ('locked') ON CONFLICT DO NOTHING");
+    }),
+  );
   release();
   await holder;
   assertUnavailable(t, waiter.error, 'lock wait');
@@ -201,6 +259,8 @@ test.serial('waiting for a connection on a hung server is bounded by the pool wa
   });
   assertUnavailable(t, queued.error, 'waiting for a busy pool');
   assertUnavailable(t, fresh.error, 'opening a connection');
-  t.log(`503 after ${queued.ms} ms waiting for a busy pool, ${fresh.ms} ms opening a connection (pool wait ${TIMEOUTS.poolWaitMs} ms)`);
+  t.log(
+    `503 after ${queued.ms} ms waiting for a busy pool, ${fresh.ms} ms opening a connection (pool wait ${TIMEOUTS.poolWaitMs} ms)`,
+  );
   t.is((await db.query('SELECT 1 AS one')).rows[0].one, 1);
 });

@@ -1,13 +1,25 @@
 import test from 'ava';
-import { createDurableTimers, createTimerWorker, parseTimerMember, timerMember, type TimerRef } from '../../src/persistence/durable-timers.js';
+import {
+  createDurableTimers,
+  createTimerWorker,
+  parseTimerMember,
+  timerMember,
+  type TimerRef,
+} from '../../src/persistence/durable-timers.js';
 import { startTestRedis, type TestRedis } from '../helpers/private-redis.js';
 import { createTestClock } from '../helpers/test-clock.js';
 
 // The timer sets are global keys, so these tests run one at a time on an emptied server.
 let redis: TestRedis;
-test.before(async () => { redis = await startTestRedis(); });
-test.beforeEach(async () => { await redis.client.flushAll(); });
-test.after.always(async () => { await redis?.stop(); });
+test.before(async () => {
+  redis = await startTestRedis();
+});
+test.beforeEach(async () => {
+  await redis.client.flushAll();
+});
+test.after.always(async () => {
+  await redis?.stop();
+});
 
 const T0 = new Date('2026-03-02T10:00:00.000Z');
 const plus = (ms: number) => new Date(T0.getTime() + ms);
@@ -24,7 +36,10 @@ test.serial('a timer is claimed once, only when due', async (t) => {
   await timers.schedule('hold', 'h1', 'expire', plus(1000));
   t.deepEqual(await timers.claimDue(plus(999), 10), []);
   const claimed = await timers.claimDue(plus(1000), 10);
-  t.deepEqual(claimed.map((c) => [c.kind, c.id, c.name]), [['hold', 'h1', 'expire']]);
+  t.deepEqual(
+    claimed.map((c) => [c.kind, c.id, c.name]),
+    [['hold', 'h1', 'expire']],
+  );
   t.deepEqual(await timers.claimDue(plus(5000), 10), []);
   t.true(await timers.ack(claimed[0]!));
   t.deepEqual(await timers.claimDue(plus(60_000_000), 10), [], 'an acknowledged timer never comes back');
@@ -43,7 +58,9 @@ test.serial('rescheduling moves a timer; cancel removes it', async (t) => {
 test.serial('concurrent claimers on separate connections never share a timer', async (t) => {
   const timers = createDurableTimers({ redis: redis.client });
   for (let i = 0; i < 60; i++) await timers.schedule('booking', `b${i}`, 'complete', plus(i));
-  const workers = await Promise.all(Array.from({ length: 6 }, async () => createDurableTimers({ redis: await redis.connect() })));
+  const workers = await Promise.all(
+    Array.from({ length: 6 }, async () => createDurableTimers({ redis: await redis.connect() })),
+  );
   const batches = await Promise.all(workers.flatMap((w) => [w.claimDue(plus(100), 7), w.claimDue(plus(100), 7)]));
   const rest = await timers.claimDue(plus(100), 100);
   const all = [...batches.flat(), ...rest].map((c) => c.member);
@@ -73,8 +90,18 @@ test.serial('a deadline that passed while no worker ran fires on the next worker
   await timers.schedule('hold', 'h2', 'expire', plus(120_000));
   const fired: TimerRef[] = [];
   let resolveFired!: () => void;
-  const firedOnce = new Promise<void>((r) => { resolveFired = r; });
-  const worker = createTimerWorker({ timers, clock, intervalMs: 10_000, handler: async (ref) => { fired.push(ref); resolveFired(); } });
+  const firedOnce = new Promise<void>((r) => {
+    resolveFired = r;
+  });
+  const worker = createTimerWorker({
+    timers,
+    clock,
+    intervalMs: 10_000,
+    handler: async (ref) => {
+      fired.push(ref);
+      resolveFired();
+    },
+  });
   worker.start();
   await firedOnce;
   await worker.stop();
@@ -82,39 +109,51 @@ test.serial('a deadline that passed while no worker ran fires on the next worker
   t.truthy(await timers.dueAt('hold', 'h2', 'expire'), 'a future timer waits');
 });
 
-test.serial('a handler that fails gets the timer again after retryMs, not after the whole lease; a repeated delivery is harmless', async (t) => {
-  const clock = createTestClock(plus(0));
-  const timers = createDurableTimers({ redis: redis.client, leaseMs: 5_000 });
-  await timers.schedule('hold', 'h1', 'expire', plus(0));
-  const state = { expired: 0, calls: 0 };
-  const errors: unknown[] = [];
-  const worker = createTimerWorker({
-    timers, clock, onError: (e) => errors.push(e),
-    handler: async () => {
-      state.calls++;
-      if (state.calls === 1) throw new Error('crash before the work');
-      // Idempotent: the work happens once however often the timer comes.
-      state.expired = 1;
-    },
-  });
-  t.is(await worker.tick(), 0);
-  t.is(errors.length, 1);
-  t.deepEqual(await timers.dueAt('hold', 'h1', 'expire'), plus(2_000), 'given back, due again after retryMs');
-  clock.advance(1_999);
-  t.is(await worker.tick(), 0, 'not due yet');
-  clock.advance(1);
-  t.is(await worker.tick(), 1, 'retried 2 s after the failure, well before the 5 s lease would end');
-  await timers.schedule('hold', 'h1', 'expire', plus(0));
-  t.is(await worker.tick(), 1);
-  t.is(state.calls, 3);
-  t.is(state.expired, 1);
-});
+test.serial(
+  'a handler that fails gets the timer again after retryMs, not after the whole lease; a repeated delivery is harmless',
+  async (t) => {
+    const clock = createTestClock(plus(0));
+    const timers = createDurableTimers({ redis: redis.client, leaseMs: 5_000 });
+    await timers.schedule('hold', 'h1', 'expire', plus(0));
+    const state = { expired: 0, calls: 0 };
+    const errors: unknown[] = [];
+    const worker = createTimerWorker({
+      timers,
+      clock,
+      onError: (e) => errors.push(e),
+      handler: async () => {
+        state.calls++;
+        if (state.calls === 1) throw new Error('crash before the work');
+        // Idempotent: the work happens once however often the timer comes.
+        state.expired = 1;
+      },
+    });
+    t.is(await worker.tick(), 0);
+    t.is(errors.length, 1);
+    t.deepEqual(await timers.dueAt('hold', 'h1', 'expire'), plus(2_000), 'given back, due again after retryMs');
+    clock.advance(1_999);
+    t.is(await worker.tick(), 0, 'not due yet');
+    clock.advance(1);
+    t.is(await worker.tick(), 1, 'retried 2 s after the failure, well before the 5 s lease would end');
+    await timers.schedule('hold', 'h1', 'expire', plus(0));
+    t.is(await worker.tick(), 1);
+    t.is(state.calls, 3);
+    t.is(state.expired, 1);
+  },
+);
 
 test.serial('stop ends the polling loop', async (t) => {
   const clock = createTestClock(plus(0));
   const timers = createDurableTimers({ redis: redis.client });
   let calls = 0;
-  const worker = createTimerWorker({ timers, clock, intervalMs: 5, handler: async () => { calls++; } });
+  const worker = createTimerWorker({
+    timers,
+    clock,
+    intervalMs: 5,
+    handler: async () => {
+      calls++;
+    },
+  });
   worker.start();
   await new Promise((r) => setTimeout(r, 30));
   await worker.stop();

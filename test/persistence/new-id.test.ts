@@ -5,7 +5,10 @@ test('ids are unique and sort in creation order, within one millisecond and acro
   const ids = Array.from({ length: 20_000 }, () => newId('x', 1_700_000_000_000));
   t.is(new Set(ids).size, ids.length);
   t.deepEqual([...ids].sort(), ids);
-  t.true(ids.every((id) => /^x_[0-9a-hjkmnp-tv-z]{26}$/.test(id)), ids[0]);
+  t.true(
+    ids.every((id) => /^x_[0-9a-hjkmnp-tv-z]{26}$/.test(id)),
+    ids[0],
+  );
   // The random tails differ too (the sequence alone does not make them unique).
   t.is(new Set(ids.map((id) => id.slice(-12))).size, ids.length);
 });

@@ -5,14 +5,21 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 
 let svc: TestService;
-test.before(async () => { svc = await startTestService(); });
-test.after.always(async () => { await svc?.stop(); });
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
 
 /** An organization with `n` providers; returns its id and a way to add one more (a new graph version). */
 async function organizationWith(n: number) {
   const o = await newOrganization(svc, `graph-${randomUUID().slice(0, 8)}`);
   for (let i = 0; i < n; i++) await providerWithService(o, { externalId: `p${i}` });
-  return { id: o.org.id as string, addProvider: () => providerWithService(o, { externalId: `extra-${randomUUID().slice(0, 6)}` }) };
+  return {
+    id: o.org.id as string,
+    addProvider: () => providerWithService(o, { externalId: `extra-${randomUUID().slice(0, 6)}` }),
+  };
 }
 
 test('the graph cache holds at most maxProviders providers, dropping the least recently used graph first', async (t) => {
@@ -32,7 +39,10 @@ test('the graph cache holds at most maxProviders providers, dropping the least r
   t.is(await cache(c.id), c1, 'the graph just loaded stays');
   const b2 = await cache(b.id);
   t.not(b2, b1, 'b (least recently used) was dropped to stay within 5 providers, so it is loaded again');
-  t.deepEqual(b2.providers.map((p) => p.id), b1.providers.map((p) => p.id));
+  t.deepEqual(
+    b2.providers.map((p) => p.id),
+    b1.providers.map((p) => p.id),
+  );
 });
 
 test('one graph larger than the budget is still served, and a new graph version reloads it once', async (t) => {
@@ -43,7 +53,9 @@ test('one graph larger than the budget is still served, and a new graph version 
   t.is(g1.providers.length, 3);
   t.is(await cache(big.id), g1, 'the only graph is kept even above the budget');
   await big.addProvider();
-  const version = Number((await db.query('SELECT graph_version FROM organizations WHERE id = $1', [big.id])).rows[0].graph_version);
+  const version = Number(
+    (await db.query('SELECT graph_version FROM organizations WHERE id = $1', [big.id])).rows[0].graph_version,
+  );
   // Both readers find the stale graph before either starts the new load (the version is known: no query between).
   const [g2, twin] = await Promise.all([cache(big.id, version), cache(big.id, version)]);
   t.true(g2.graphVersion > g1.graphVersion);

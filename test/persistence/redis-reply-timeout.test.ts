@@ -25,24 +25,34 @@ test.after.always(async () => {
 });
 
 /** Settles `p` into its error (undefined when it fulfilled). */
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
-test.serial('commands to a hung server fail within the reply bound as 503, then the same client works again', async (t) => {
-  server.child.kill('SIGSTOP');
-  stopped = true;
-  const [get, script, multi, wrapped] = await Promise.all([
-    failure(redis.get('k')),
-    failure(redis.eval('return 1', { keys: [], arguments: [] })),
-    failure(redis.multi().set('k', 'v').get('k').exec()),
-    failure(withRedis(() => redis.set('k', 'v'))),
-  ]);
-  server.child.kill('SIGCONT');
-  stopped = false;
-  t.true(get instanceof RedisReplyTimeoutError, String(get));
-  t.true(script instanceof RedisReplyTimeoutError, String(script));
-  t.true(multi instanceof RedisReplyTimeoutError, String(multi));
-  t.true(wrapped instanceof ServiceError && wrapped.code === 'SERVICE_UNAVAILABLE' && wrapped.retryAfter === 1, String(wrapped));
-  // The late replies were read and dropped: the connection is in step, the next answer is the next command's.
-  await redis.set('after', 'resumed');
-  t.is(await redis.get('after'), 'resumed');
-});
+test.serial(
+  'commands to a hung server fail within the reply bound as 503, then the same client works again',
+  async (t) => {
+    server.child.kill('SIGSTOP');
+    stopped = true;
+    const [get, script, multi, wrapped] = await Promise.all([
+      failure(redis.get('k')),
+      failure(redis.eval('return 1', { keys: [], arguments: [] })),
+      failure(redis.multi().set('k', 'v').get('k').exec()),
+      failure(withRedis(() => redis.set('k', 'v'))),
+    ]);
+    server.child.kill('SIGCONT');
+    stopped = false;
+    t.true(get instanceof RedisReplyTimeoutError, String(get));
+    t.true(script instanceof RedisReplyTimeoutError, String(script));
+    t.true(multi instanceof RedisReplyTimeoutError, String(multi));
+    t.true(
+      wrapped instanceof ServiceError && wrapped.code === 'SERVICE_UNAVAILABLE' && wrapped.retryAfter === 1,
+      String(wrapped),
+    );
+    // The late replies were read and dropped: the connection is in step, the next answer is the next command's.
+    await redis.set('after', 'resumed');
+    t.is(await redis.get('after'), 'resumed');
+  },
+);

@@ -15,7 +15,12 @@ export type HeaderUseOutcome = { ok: true; replayed: boolean } | { ok: false; er
  * Records a call made with Service-Organization-Id (CONTRACT part 7) before its answer leaves; throws 503
  * SERVICE_UNAVAILABLE when the record cannot be made durable, so no answer leaves unrecorded.
  */
-export type RecordHeaderUse = (caller: Caller, audit: OperationAudit, input: OperationInput, outcome: HeaderUseOutcome) => Promise<void>;
+export type RecordHeaderUse = (
+  caller: Caller,
+  audit: OperationAudit,
+  input: OperationInput,
+  outcome: HeaderUseOutcome,
+) => Promise<void>;
 
 /**
  * The resource a call names by path: its `id`, else its only other path parameter (`:deliveryId`); null when it could
@@ -49,18 +54,36 @@ export function createHeaderUseRecorder(deps: { stream: AuditStream; clock: () =
       unlessEventIds = own;
     }
     const timestamp = deps.clock();
-    const after = !outcome.ok ? { error: { code: outcome.errorCode } } : outcome.replayed ? { idempotentReplay: true } : null;
+    const after = !outcome.ok
+      ? { error: { code: outcome.errorCode } }
+      : outcome.replayed
+        ? { idempotentReplay: true }
+        : null;
     try {
       await deps.stream.append({
         id: newId('aud', timestamp.getTime()),
         entry: {
-          platformId: caller.platformId, organizationId: caller.organizationId, actor: auditActor(caller), action: audit.action,
-          resourceType: audit.resourceType, resourceId: resourceIdOf(input.params), requestId: caller.requestId, before: null, after, timestamp,
+          platformId: caller.platformId,
+          organizationId: caller.organizationId,
+          actor: auditActor(caller),
+          action: audit.action,
+          resourceType: audit.resourceType,
+          resourceId: resourceIdOf(input.params),
+          requestId: caller.requestId,
+          before: null,
+          after,
+          timestamp,
         },
         unlessEventIds,
       });
     } catch (err) {
-      throw new ServiceError('SERVICE_UNAVAILABLE', isRedisUnavailable(err) ? 'Redis is unavailable: the request could not be audited.' : 'The request could not be audited.', { retryAfter: 1, cause: err });
+      throw new ServiceError(
+        'SERVICE_UNAVAILABLE',
+        isRedisUnavailable(err)
+          ? 'Redis is unavailable: the request could not be audited.'
+          : 'The request could not be audited.',
+        { retryAfter: 1, cause: err },
+      );
     }
   };
 }

@@ -24,14 +24,23 @@ export interface BookableService {
  * Loads a provider and one of its services for the caller (404 PROVIDER_NOT_FOUND / SERVICE_NOT_FOUND,
  * 403 FORBIDDEN for another organization's, each naming the input field), with the provider's schedule.
  */
-export async function loadBookableService(db: Queryable, caller: Caller, providerId: string, serviceId: string, fields: { provider: string; service: string }): Promise<BookableService> {
+export async function loadBookableService(
+  db: Queryable,
+  caller: Caller,
+  providerId: string,
+  serviceId: string,
+  fields: { provider: string; service: string },
+): Promise<BookableService> {
   const provider = await findProviderRow(db, providerId);
   if (!provider) throw new ServiceError('PROVIDER_NOT_FOUND', undefined, { field: fields.provider });
-  if (provider.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The provider belongs to another organization.', { field: fields.provider });
+  if (provider.organization_id !== caller.organizationId)
+    throw new ServiceError('FORBIDDEN', 'The provider belongs to another organization.', { field: fields.provider });
   const serviceRow = await findServiceRow(db, serviceId);
   if (!serviceRow) throw new ServiceError('SERVICE_NOT_FOUND', undefined, { field: fields.service });
-  if (serviceRow.organization_id !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field: fields.service });
-  if (serviceRow.provider_id !== providerId) throw new ServiceError('SERVICE_NOT_FOUND', 'The provider does not offer this service.', { field: fields.service });
+  if (serviceRow.organization_id !== caller.organizationId)
+    throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field: fields.service });
+  if (serviceRow.provider_id !== providerId)
+    throw new ServiceError('SERVICE_NOT_FOUND', 'The provider does not offer this service.', { field: fields.service });
   const sched = await findLatestCalendarConnectionRow(db, providerId);
   const active = provider.status === 'active';
   return {
@@ -47,13 +56,17 @@ export function slotStartingAt(b: BookableService, start: number, now: Date): Sl
   if (!b.schedule) return undefined;
   const date = DateTime.fromMillis(start, { zone: b.schedule.timezone }).toISODate();
   if (!date) return undefined;
-  return slotsForLocalDate({ schedule: b.schedule, service: b.service, date, now, busy: [] }).find((s) => s.start === start);
+  return slotsForLocalDate({ schedule: b.schedule, service: b.service, date, now, busy: [] }).find(
+    (s) => s.start === start,
+  );
 }
 
 /** The slot of the availability at local `date` and wall-clock `time` (HH:MM) in the schedule's timezone, or undefined. */
 export function slotAtLocalTime(b: BookableService, date: string, time: string, now: Date): Slot | undefined {
   if (!b.schedule) return undefined;
-  return slotsForLocalDate({ schedule: b.schedule, service: b.service, date, now, busy: [] }).find((s) => s.localTime === time);
+  return slotsForLocalDate({ schedule: b.schedule, service: b.service, date, now, busy: [] }).find(
+    (s) => s.localTime === time,
+  );
 }
 
 /** The time a booking of `[start, end)` claims: widened by the service's buffers (the exclusion constraint compares these). */

@@ -1,10 +1,22 @@
 import { getInitialSnapshot } from 'xstate';
-import { bookingMachine, type BookingContext, type BookingEvent, type BookingInput, type BookingStatus } from '../../../machines/booking-machine.js';
+import {
+  bookingMachine,
+  type BookingContext,
+  type BookingEvent,
+  type BookingInput,
+  type BookingStatus,
+} from '../../../machines/booking-machine.js';
 import type { Queryable } from '../../persistence/database.js';
 import { writeBookingState, type BookingRow } from '../../persistence/booking-repository.js';
 import { machineStep } from './machine-step.js';
 
-const STORED_STATES: readonly string[] = ['pending', 'confirmed', 'cancelled', 'rescheduled', 'completed'] satisfies BookingStatus[];
+const STORED_STATES: readonly string[] = [
+  'pending',
+  'confirmed',
+  'cancelled',
+  'rescheduled',
+  'completed',
+] satisfies BookingStatus[];
 
 /** A state value of the booking machine as a stored status (the transient `created` is never stored). */
 function storedStatus(value: string): BookingStatus {
@@ -13,13 +25,20 @@ function storedStatus(value: string): BookingStatus {
 }
 
 /** The fields of a booking row the machine's input is made of. */
-type BookingStart = Pick<BookingRow, 'id' | 'organization_id' | 'source' | 'start_at' | 'end_at' | 'created_at' | 'rescheduled_from'>;
+type BookingStart = Pick<
+  BookingRow,
+  'id' | 'organization_id' | 'source' | 'start_at' | 'end_at' | 'created_at' | 'rescheduled_from'
+>;
 
 /** The booking machine's input for a booking: v1 bookings start `pending`, v2 (confirmed from a resolution) `confirmed`. */
 export function bookingInputOf(b: BookingStart): BookingInput {
   return {
-    bookingId: b.id, organizationId: b.organization_id, initialStatus: b.source === 'v2' ? 'confirmed' : 'pending',
-    startsAt: b.start_at.toISOString(), endsAt: b.end_at.toISOString(), at: b.created_at.toISOString(),
+    bookingId: b.id,
+    organizationId: b.organization_id,
+    initialStatus: b.source === 'v2' ? 'confirmed' : 'pending',
+    startsAt: b.start_at.toISOString(),
+    endsAt: b.end_at.toISOString(),
+    at: b.created_at.toISOString(),
     ...(b.rescheduled_from ? { rescheduledFrom: b.rescheduled_from } : {}),
   };
 }
@@ -32,7 +51,10 @@ export function initialBookingStatus(b: BookingStart): BookingStatus {
 /** The status and confirmation instant the booking machine starts a new booking with: what its row is inserted with. */
 export function initialBookingState(b: BookingStart): { status: BookingStatus; confirmedAt: Date | null } {
   const snap = getInitialSnapshot(bookingMachine, bookingInputOf(b));
-  return { status: storedStatus(String(snap.value)), confirmedAt: snap.context.confirmedAt ? new Date(snap.context.confirmedAt) : null };
+  return {
+    status: storedStatus(String(snap.value)),
+    confirmedAt: snap.context.confirmedAt ? new Date(snap.context.confirmedAt) : null,
+  };
 }
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
@@ -41,10 +63,20 @@ const date = (s: string | null): Date | null => (s ? new Date(s) : null);
 /** The booking machine's context rebuilt from a ledger row. */
 export function bookingContextOf(b: BookingRow): BookingContext {
   return {
-    bookingId: b.id, organizationId: b.organization_id, initialStatus: b.source === 'v2' ? 'confirmed' : 'pending',
-    startsAt: b.start_at.toISOString(), endsAt: b.end_at.toISOString(), createdAt: b.created_at.toISOString(), updatedAt: b.updated_at.toISOString(),
-    confirmedAt: iso(b.confirmed_at), cancelledAt: iso(b.cancelled_at), cancellationReason: b.cancel_reason, rescheduledAt: iso(b.rescheduled_at),
-    rescheduledTo: b.rescheduled_to, rescheduledFrom: b.rescheduled_from, completedAt: iso(b.completed_at),
+    bookingId: b.id,
+    organizationId: b.organization_id,
+    initialStatus: b.source === 'v2' ? 'confirmed' : 'pending',
+    startsAt: b.start_at.toISOString(),
+    endsAt: b.end_at.toISOString(),
+    createdAt: b.created_at.toISOString(),
+    updatedAt: b.updated_at.toISOString(),
+    confirmedAt: iso(b.confirmed_at),
+    cancelledAt: iso(b.cancelled_at),
+    cancellationReason: b.cancel_reason,
+    rescheduledAt: iso(b.rescheduled_at),
+    rescheduledTo: b.rescheduled_to,
+    rescheduledFrom: b.rescheduled_from,
+    completedAt: iso(b.completed_at),
   };
 }
 
@@ -60,14 +92,24 @@ export function bookingStep(b: BookingRow, event: BookingEvent) {
  * rescheduledTo, completedAt). Answers
  * the machine's next state, whether it changed, and the row as stored.
  */
-export async function stepBooking(tx: Queryable, row: BookingRow, event: BookingEvent): Promise<{ value: BookingStatus; changed: boolean; row: BookingRow }> {
+export async function stepBooking(
+  tx: Queryable,
+  row: BookingRow,
+  event: BookingEvent,
+): Promise<{ value: BookingStatus; changed: boolean; row: BookingRow }> {
   const step = bookingStep(row, event);
   const value = storedStatus(step.value);
   if (!step.changed) return { value, changed: false, row };
   const c = step.context as unknown as BookingContext;
   const stored = await writeBookingState(tx, row.id, {
-    status: value, updatedAt: new Date(c.updatedAt), confirmedAt: date(c.confirmedAt), cancelledAt: date(c.cancelledAt), cancelReason: c.cancellationReason,
-    rescheduledAt: date(c.rescheduledAt), rescheduledTo: c.rescheduledTo, completedAt: date(c.completedAt),
+    status: value,
+    updatedAt: new Date(c.updatedAt),
+    confirmedAt: date(c.confirmedAt),
+    cancelledAt: date(c.cancelledAt),
+    cancelReason: c.cancellationReason,
+    rescheduledAt: date(c.rescheduledAt),
+    rescheduledTo: c.rescheduledTo,
+    completedAt: date(c.completedAt),
   });
   return { value, changed: true, row: stored };
 }

@@ -11,7 +11,12 @@ export function toBookingV2(b: BookingRow) {
     status: b.status,
     provider: { id: b.provider_id, displayName: b.provider_name },
     service: { id: b.service_id, displayName: b.service_title, durationMinutes: b.service_duration },
-    customer: { name: b.customer.name, email: b.customer.email, timezone: b.customer.timezone ?? null, ...(b.customer.lastname ? { lastname: b.customer.lastname } : {}) },
+    customer: {
+      name: b.customer.name,
+      email: b.customer.email,
+      timezone: b.customer.timezone ?? null,
+      ...(b.customer.lastname ? { lastname: b.customer.lastname } : {}),
+    },
     slot: { start: b.start_at.toISOString(), end: b.end_at.toISOString(), timezone: b.timezone },
     metadata: (boundedFreeForm(b.metadata ?? {}) ?? {}) as Record<string, unknown>,
     source: b.source,
@@ -35,12 +40,27 @@ export function confirmationUrl(publicBaseUrl: string, b: Pick<BookingRow, 'id' 
 
 /** The v1 create/reschedule shape `{data: {id, status, title, date, end_time, ...}}` (dates are ISO 8601 UTC). */
 export function toBookingV1Created(b: BookingRow, extra: Record<string, unknown> = {}) {
-  return { data: { id: b.id, status: b.status, title: bookingTitle(b), date: b.start_at.toISOString(), end_time: b.end_at.toISOString(), ...extra } };
+  return {
+    data: {
+      id: b.id,
+      status: b.status,
+      title: bookingTitle(b),
+      date: b.start_at.toISOString(),
+      end_time: b.end_at.toISOString(),
+      ...extra,
+    },
+  };
 }
 
 /** A v1 list item. */
 export function toBookingV1ListItem(b: BookingRow) {
-  return { bookingId: b.id, status: b.status, provider: { name: b.provider_name }, start: b.start_at.toISOString(), end: b.end_at.toISOString() };
+  return {
+    bookingId: b.id,
+    status: b.status,
+    provider: { name: b.provider_name },
+    start: b.start_at.toISOString(),
+    end: b.end_at.toISOString(),
+  };
 }
 
 /** The v1 detail shape. */

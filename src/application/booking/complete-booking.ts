@@ -22,12 +22,31 @@ export async function completeBooking(deps: ResolutionDeps, bookingId: string): 
     const step = await stepBooking(tx, row, event);
     if (!step.changed || step.value !== 'completed') return undefined;
     const after = step.row;
-    await storeEvent(tx, outboxEvent('booking.completed', bookingEventData(after), { platformId: row.platform_id, organizationId: row.organization_id, mode: row.mode, createdAt: now }));
+    await storeEvent(
+      tx,
+      outboxEvent('booking.completed', bookingEventData(after), {
+        platformId: row.platform_id,
+        organizationId: row.organization_id,
+        mode: row.mode,
+        createdAt: now,
+      }),
+    );
     await endClaimLocked(tx, {
-      providerId: row.provider_id, refId: bookingId, reason: 'completed', now,
+      providerId: row.provider_id,
+      refId: bookingId,
+      reason: 'completed',
+      now,
       audit: {
-        platformId: row.platform_id, organizationId: row.organization_id, actor: { type: 'system' }, action: 'booking.complete', resourceType: 'booking', resourceId: bookingId,
-        requestId: null, before: { status: row.status }, after: { status: after.status }, timestamp: now,
+        platformId: row.platform_id,
+        organizationId: row.organization_id,
+        actor: { type: 'system' },
+        action: 'booking.complete',
+        resourceType: 'booking',
+        resourceId: bookingId,
+        requestId: null,
+        before: { status: row.status },
+        after: { status: after.status },
+        timestamp: now,
       },
     });
     return after;

@@ -3,7 +3,12 @@ import { holdActorKind, resolutionActorKind } from '../../../machines/machine-ve
 import { ActorNotFoundError } from '../../persistence/actor-store-errors.js';
 import type { BookingRow } from '../../persistence/booking-repository.js';
 import { auditInsertParams } from '../../persistence/audit-log.js';
-import { confirmBookingStatement, currentBookingNames, type BookingNames, type ConfirmOutcome } from '../../persistence/confirm-booking-statement.js';
+import {
+  confirmBookingStatement,
+  currentBookingNames,
+  type BookingNames,
+  type ConfirmOutcome,
+} from '../../persistence/confirm-booking-statement.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
 import { stepCause } from '../step-cause.js';
@@ -27,16 +32,28 @@ export interface ConfirmInput {
 }
 
 /** Checks a hold against the option being confirmed (CONTRACT part 5) with the hold machine. */
-function checkHold(hold: HoldRow | undefined, organizationId: string, resolutionId: string, optionId: string, bookingId: string, at: string, explicit: boolean): HoldRow | undefined {
+function checkHold(
+  hold: HoldRow | undefined,
+  organizationId: string,
+  resolutionId: string,
+  optionId: string,
+  bookingId: string,
+  at: string,
+  explicit: boolean,
+): HoldRow | undefined {
   // Another organization's hold is 403 like every foreign id in a body (CONTRACT part 2), not "not found".
-  if (hold && hold.organization_id !== organizationId) throw new ServiceError('FORBIDDEN', 'This hold belongs to another organization.', { field: 'holdId' });
+  if (hold && hold.organization_id !== organizationId)
+    throw new ServiceError('FORBIDDEN', 'This hold belongs to another organization.', { field: 'holdId' });
   if (!hold || hold.resolution_id !== resolutionId) {
     if (explicit) throw new ServiceError('HOLD_NOT_FOUND', undefined, { field: 'holdId' });
     return undefined;
   }
   if (hold.option_id !== optionId) throw new ServiceError('HOLD_MISMATCH', undefined, { field: 'holdId' });
   const step = holdStep(hold, { type: 'CONFIRM', bookingId, at });
-  if (step.value === 'expired') throw new ServiceError('HOLD_EXPIRED', `The hold expired at ${hold.expires_at.toISOString()}.`, { field: 'holdId' });
+  if (step.value === 'expired')
+    throw new ServiceError('HOLD_EXPIRED', `The hold expired at ${hold.expires_at.toISOString()}.`, {
+      field: 'holdId',
+    });
   if (step.value === 'released') throw new ServiceError('HOLD_RELEASED', undefined, { field: 'holdId' });
   if (step.value === 'consumed' && !step.changed) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
   return hold;
@@ -51,7 +68,12 @@ const CONFIRM_ATTEMPTS = 3;
  * unique index (409 RESOLUTION_ALREADY_CONFIRMED), and the hold used, if any, is consumed. The booking,
  * hold and resolution actors mirror the result afterwards.
  */
-export async function confirmResolution(deps: ResolutionDeps, caller: Caller, resolutionId: string, input: ConfirmInput) {
+export async function confirmResolution(
+  deps: ResolutionDeps,
+  caller: Caller,
+  resolutionId: string,
+  input: ConfirmInput,
+) {
   const { record, bookingId: already } = await accessResolution(deps, caller, resolutionId);
   if (already) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
   const option = record.options.find((o) => o.optionId === input.optionId);
@@ -61,37 +83,120 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
   const bookingId = newId('bkg', now.getTime());
   // An explicit hold is checked first (its errors come before any slot question); the statement consumes it only
   // while it is still active. Without a holdId, the resolution's own live hold on this option is used, if any.
-  const checkExplicit = async () => { if (input.holdId) checkHold(await holdById(deps.db, input.holdId), caller.organizationId, resolutionId, input.optionId, bookingId, at, true); };
+  const checkExplicit = async () => {
+    if (input.holdId)
+      checkHold(
+        await holdById(deps.db, input.holdId),
+        caller.organizationId,
+        resolutionId,
+        input.optionId,
+        bookingId,
+        at,
+        true,
+      );
+  };
   await checkExplicit();
-  const shown = (record.response.options as { optionId: string; provider?: { displayName?: string }; service?: { displayName?: string; durationMinutes?: number } }[] | undefined)
-    ?.find((o) => o.optionId === input.optionId);
-  let names: BookingNames = { provider: shown?.provider?.displayName ?? null, service: shown?.service?.displayName ?? null, duration: shown?.service?.durationMinutes ?? null };
-  const customer = { name: input.customer.name, email: input.customer.email, timezone: input.customer.timezone ?? null, lastname: input.customer.lastname ?? null };
+  const shown = (
+    record.response.options as
+      | {
+          optionId: string;
+          provider?: { displayName?: string };
+          service?: { displayName?: string; durationMinutes?: number };
+        }[]
+      | undefined
+  )?.find((o) => o.optionId === input.optionId);
+  let names: BookingNames = {
+    provider: shown?.provider?.displayName ?? null,
+    service: shown?.service?.displayName ?? null,
+    duration: shown?.service?.durationMinutes ?? null,
+  };
+  const customer = {
+    name: input.customer.name,
+    email: input.customer.email,
+    timezone: input.customer.timezone ?? null,
+    lastname: input.customer.lastname ?? null,
+  };
   const start = new Date(option.start);
   const end = new Date(option.end);
-  const { status, confirmedAt } = initialBookingState({ id: bookingId, organization_id: caller.organizationId, source: 'v2', start_at: start, end_at: end, created_at: now, rescheduled_from: null });
+  const { status, confirmedAt } = initialBookingState({
+    id: bookingId,
+    organization_id: caller.organizationId,
+    source: 'v2',
+    start_at: start,
+    end_at: end,
+    created_at: now,
+    rescheduled_from: null,
+  });
   for (let attempt = 1; ; attempt++) {
-    if (attempt > CONFIRM_ATTEMPTS) throw new ServiceError('SERVICE_UNAVAILABLE', 'The hold or the provider kept changing while the option was being confirmed; retry.', { retryAfter: 1 });
+    if (attempt > CONFIRM_ATTEMPTS)
+      throw new ServiceError(
+        'SERVICE_UNAVAILABLE',
+        'The hold or the provider kept changing while the option was being confirmed; retry.',
+        { retryAfter: 1 },
+      );
     // The row as it will be stored: its event and audit entry are written by the same statement.
     const planned: BookingRow = {
-      id: bookingId, platform_id: caller.platformId, organization_id: caller.organizationId, provider_id: option.providerId, service_id: option.serviceId,
-      resolution_id: resolutionId, option_id: option.optionId, source: 'v2', status, start_at: start, end_at: end,
-      timezone: option.timezone, customer, metadata: input.metadata ?? null, notes: null, confirm_token: null, mode: caller.mode, rescheduled_from: null,
-      rescheduled_to: null, cancelled_at: null, cancel_reason: null, confirmed_at: confirmedAt, rescheduled_at: null, completed_at: null, created_at: now, updated_at: now,
-      provider_name: names.provider ?? '', provider_username: null, service_title: names.service ?? '', service_duration: names.duration ?? 0,
+      id: bookingId,
+      platform_id: caller.platformId,
+      organization_id: caller.organizationId,
+      provider_id: option.providerId,
+      service_id: option.serviceId,
+      resolution_id: resolutionId,
+      option_id: option.optionId,
+      source: 'v2',
+      status,
+      start_at: start,
+      end_at: end,
+      timezone: option.timezone,
+      customer,
+      metadata: input.metadata ?? null,
+      notes: null,
+      confirm_token: null,
+      mode: caller.mode,
+      rescheduled_from: null,
+      rescheduled_to: null,
+      cancelled_at: null,
+      cancel_reason: null,
+      confirmed_at: confirmedAt,
+      rescheduled_at: null,
+      completed_at: null,
+      created_at: now,
+      updated_at: now,
+      provider_name: names.provider ?? '',
+      provider_username: null,
+      service_title: names.service ?? '',
+      service_duration: names.duration ?? 0,
     };
-    const outcome = await confirmStatement(deps.db, { caller, planned, names, holdId: input.holdId ?? null, claimStart: new Date(option.claimStart), claimEnd: new Date(option.claimEnd) });
+    const outcome = await confirmStatement(deps.db, {
+      caller,
+      planned,
+      names,
+      holdId: input.holdId ?? null,
+      claimStart: new Date(option.claimStart),
+      claimEnd: new Date(option.claimEnd),
+    });
     if (outcome.confirmed) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
     if (outcome.taken) throw slotUnavailable();
     if (outcome.row) {
       const { row, usedHoldId } = outcome;
       await Promise.all([
         syncBookingActor(deps, row, undefined, { causedBy: stepCause(caller) }),
-        usedHoldId ? deps.actors.send(holdActorKind, usedHoldId, { type: 'CONFIRM', bookingId, at }, { causedBy: stepCause(caller) }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; }) : undefined,
-        deps.actors.send(resolutionActorKind, resolutionId, { type: 'CONFIRMED', bookingId, ...(usedHoldId ? { holdId: usedHoldId } : {}), at }, {
-          causedBy: stepCause(caller),
-          onTransition: (_b, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
-        }),
+        usedHoldId
+          ? deps.actors
+              .send(holdActorKind, usedHoldId, { type: 'CONFIRM', bookingId, at }, { causedBy: stepCause(caller) })
+              .catch((err) => {
+                if (!(err instanceof ActorNotFoundError)) throw err;
+              })
+          : undefined,
+        deps.actors.send(
+          resolutionActorKind,
+          resolutionId,
+          { type: 'CONFIRMED', bookingId, ...(usedHoldId ? { holdId: usedHoldId } : {}), at },
+          {
+            causedBy: stepCause(caller),
+            onTransition: (_b, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
+          },
+        ),
       ]);
       return toBookingV2(row);
     }
@@ -102,8 +207,30 @@ export async function confirmResolution(deps: ResolutionDeps, caller: Caller, re
 }
 
 /** The confirm statement for a planned booking, with its booking.confirmed data and audit entry (made per attempt). */
-function confirmStatement(db: ResolutionDeps['db'], p: { caller: Caller; planned: BookingRow; names: BookingNames; holdId: string | null; claimStart: Date; claimEnd: Date }): Promise<ConfirmOutcome> {
+function confirmStatement(
+  db: ResolutionDeps['db'],
+  p: {
+    caller: Caller;
+    planned: BookingRow;
+    names: BookingNames;
+    holdId: string | null;
+    claimStart: Date;
+    claimEnd: Date;
+  },
+): Promise<ConfirmOutcome> {
   const b = p.planned;
-  const audit = auditInsertParams(callerAuditEntry(p.caller, b.created_at, { action: 'booking.create', resourceType: 'booking', resourceId: b.id, after: toBookingV2(b) }));
-  return confirmBookingStatement(db, { ...p, eventData: bookingEventData(b), auditParams: audit.params, holdEnds: BULK_HOLD_ENDS });
+  const audit = auditInsertParams(
+    callerAuditEntry(p.caller, b.created_at, {
+      action: 'booking.create',
+      resourceType: 'booking',
+      resourceId: b.id,
+      after: toBookingV2(b),
+    }),
+  );
+  return confirmBookingStatement(db, {
+    ...p,
+    eventData: bookingEventData(b),
+    auditParams: audit.params,
+    holdEnds: BULK_HOLD_ENDS,
+  });
 }

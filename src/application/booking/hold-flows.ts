@@ -11,7 +11,13 @@ import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
 import { endLapsedHolds, lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
 import { auditInsertParams } from '../../persistence/audit-log.js';
-import { claimHoldStatement, endHold, holdById, latestHold, type HoldClaimOutcome } from '../../persistence/hold-repository.js';
+import {
+  claimHoldStatement,
+  endHold,
+  holdById,
+  latestHold,
+  type HoldClaimOutcome,
+} from '../../persistence/hold-repository.js';
 import { optionHeldData, optionReleasedData } from '../event-data.js';
 import { callerAuditEntry } from './caller-audit-entry.js';
 import { BULK_HOLD_ENDS, holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
@@ -27,11 +33,25 @@ async function recordOfCaller(deps: ResolutionDeps, caller: Caller, id: string):
 }
 
 /** Mirrors "the hold ended" into the resolution actor and re-arms its expiry at the (possibly later) deadline. */
-export async function endHoldOnResolution(deps: ResolutionDeps, resolutionId: string, holdId: string, causedBy: StepCause = SYSTEM_CAUSE): Promise<void> {
-  await deps.actors.send(resolutionActorKind, resolutionId, { type: 'HOLD_ENDED', holdId, at: deps.clock().toISOString() }, {
-    causedBy,
-    onTransition: (_before, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
-  }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
+export async function endHoldOnResolution(
+  deps: ResolutionDeps,
+  resolutionId: string,
+  holdId: string,
+  causedBy: StepCause = SYSTEM_CAUSE,
+): Promise<void> {
+  await deps.actors
+    .send(
+      resolutionActorKind,
+      resolutionId,
+      { type: 'HOLD_ENDED', holdId, at: deps.clock().toISOString() },
+      {
+        causedBy,
+        onTransition: (_before, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
+      },
+    )
+    .catch((err) => {
+      if (!(err instanceof ActorNotFoundError)) throw err;
+    });
 }
 
 /** The contract's answer to a hold that was not claimed. */
@@ -46,7 +66,13 @@ function holdRefusal(o: HoldClaimOutcome): ServiceError {
  * makes the slot unavailable to every other resolution and booking and a unique index allows one active hold
  * per resolution; then the hold actor and the resolution actor mirror it, with a durable expiry timer.
  */
-export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutionId: string, optionId: string, ttlSeconds: number) {
+export async function holdOption(
+  deps: ResolutionDeps,
+  caller: Caller,
+  resolutionId: string,
+  optionId: string,
+  ttlSeconds: number,
+) {
   const { record, bookingId, activeHoldId } = await accessResolution(deps, caller, resolutionId);
   const option = record.options.find((o) => o.optionId === optionId);
   if (!option) throw new ServiceError('OPTION_NOT_FOUND');
@@ -54,16 +80,41 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
   const now = deps.clock();
   const holdId = newId('hld', now.getTime());
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
-  const claim = { providerId: option.providerId, start: new Date(option.claimStart), end: new Date(option.claimEnd), resolutionId, now };
-  const audit = auditInsertParams(callerAuditEntry(caller, now, { action: 'hold.create', resourceType: 'hold', resourceId: holdId, after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() } }));
+  const claim = {
+    providerId: option.providerId,
+    start: new Date(option.claimStart),
+    end: new Date(option.claimEnd),
+    resolutionId,
+    now,
+  };
+  const audit = auditInsertParams(
+    callerAuditEntry(caller, now, {
+      action: 'hold.create',
+      resourceType: 'hold',
+      resourceId: holdId,
+      after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() },
+    }),
+  );
   const event = optionHeldData({ resolutionId, optionId, holdId, expiresAt });
   // One autocommit statement: a booked resolution, a live hold of the resolution or a live overlapping claim answers
   // at once without the claim lock (losers do not queue); otherwise the lock, the claim, its event and its audit entry.
   // A hold past its lifetime in the way (its timer is late) sends the claim to the slow path below (rare).
-  const claimHold = (db: Queryable): Promise<HoldClaimOutcome> => claimHoldStatement(db, {
-    holdId, organizationId: caller.organizationId, platformId: caller.platformId, providerId: option.providerId, resolutionId, optionId,
-    start: claim.start, end: claim.end, expiresAt, mode: caller.mode, now, eventData: event, auditParams: audit.params,
-  });
+  const claimHold = (db: Queryable): Promise<HoldClaimOutcome> =>
+    claimHoldStatement(db, {
+      holdId,
+      organizationId: caller.organizationId,
+      platformId: caller.platformId,
+      providerId: option.providerId,
+      resolutionId,
+      optionId,
+      start: claim.start,
+      end: claim.end,
+      expiresAt,
+      mode: caller.mode,
+      now,
+      eventData: event,
+      auditParams: audit.params,
+    });
   const first = await claimHold(deps.db);
   if (!first.claimed && (first.confirmed || first.held || first.taken || !first.lapsed)) throw holdRefusal(first);
   if (!first.claimed) {
@@ -77,13 +128,25 @@ export async function holdOption(deps: ResolutionDeps, caller: Caller, resolutio
     });
   }
   await Promise.all([
-    deps.actors.create(holdActorKind, holdId, { holdId, resolutionId, optionId, at: now.toISOString(), expiresAt: expiresAt.toISOString() }, {
-      timers: [{ name: 'expire', dueAt: expiresAt }], expireAt: new Date(now.getTime() + DAY_MS), causedBy: stepCause(caller),
-    }),
+    deps.actors.create(
+      holdActorKind,
+      holdId,
+      { holdId, resolutionId, optionId, at: now.toISOString(), expiresAt: expiresAt.toISOString() },
+      {
+        timers: [{ name: 'expire', dueAt: expiresAt }],
+        expireAt: new Date(now.getTime() + DAY_MS),
+        causedBy: stepCause(caller),
+      },
+    ),
     (async () => {
       // A previous hold that lapsed ends on the resolution too, so the new one can start there.
       if (activeHoldId) await endHoldOnResolution(deps, resolutionId, activeHoldId, stepCause(caller));
-      await deps.actors.send(resolutionActorKind, resolutionId, { type: 'HOLD_STARTED', holdId, at: now.toISOString() }, { causedBy: stepCause(caller) });
+      await deps.actors.send(
+        resolutionActorKind,
+        resolutionId,
+        { type: 'HOLD_STARTED', holdId, at: now.toISOString() },
+        { causedBy: stepCause(caller) },
+      );
     })(),
   ]);
   return { holdId, status: 'active', expiresAt: expiresAt.toISOString(), resolutionId, optionId };
@@ -110,7 +173,10 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
   // only while the hold is still active, else (another request ended it meanwhile) decided again on the new row.
   let outcome: { value: string; changed: boolean; hold: HoldRow } | undefined;
   for (let attempt = 1; !outcome; attempt++) {
-    if (attempt > HOLD_CHANGE_ATTEMPTS) throw new ServiceError('SERVICE_UNAVAILABLE', 'The hold kept changing while it was being released; retry.', { retryAfter: 1 });
+    if (attempt > HOLD_CHANGE_ATTEMPTS)
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'The hold kept changing while it was being released; retry.', {
+        retryAfter: 1,
+      });
     const hold = await latestHold(deps.db, resolutionId, optionId);
     if (!hold) throw new ServiceError('HOLD_NOT_FOUND');
     const step = holdStep(hold, { type: 'RELEASE', at: now.toISOString() });
@@ -118,23 +184,64 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
     const event = { platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode };
     if (step.value === 'released' && step.changed && end?.state === 'released') {
       const ended = await endHold(deps.db, hold, {
-        end, now, event: { ...event, data: optionReleasedData({ resolutionId, optionId, holdId: hold.ref_id, releasedAt: now, reason: 'released' }) },
-        audit: callerAuditEntry(caller, now, { action: 'hold.release', resourceType: 'hold', resourceId: hold.ref_id, before: { status: 'active' }, after: { status: 'released' } }),
+        end,
+        now,
+        event: {
+          ...event,
+          data: optionReleasedData({
+            resolutionId,
+            optionId,
+            holdId: hold.ref_id,
+            releasedAt: now,
+            reason: 'released',
+          }),
+        },
+        audit: callerAuditEntry(caller, now, {
+          action: 'hold.release',
+          resourceType: 'hold',
+          resourceId: hold.ref_id,
+          before: { status: 'active' },
+          after: { status: 'released' },
+        }),
       });
       if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
     } else if (step.value === 'expired' && hold.active && end?.state === 'expired') {
-      const ended = await endHold(deps.db, hold, { end, now, event: { ...event, data: optionReleasedData({ resolutionId, optionId, holdId: hold.ref_id, releasedAt: hold.expires_at, reason: 'expired' }) } });
+      const ended = await endHold(deps.db, hold, {
+        end,
+        now,
+        event: {
+          ...event,
+          data: optionReleasedData({
+            resolutionId,
+            optionId,
+            holdId: hold.ref_id,
+            releasedAt: hold.expires_at,
+            reason: 'expired',
+          }),
+        },
+      });
       if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
     } else {
       outcome = { value: step.value, changed: step.changed, hold };
     }
   }
   if (outcome.changed) {
-    await deps.actors.send(holdActorKind, outcome.hold.ref_id, { type: 'RELEASE', at: now.toISOString() }, { causedBy: stepCause(caller) }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
+    await deps.actors
+      .send(
+        holdActorKind,
+        outcome.hold.ref_id,
+        { type: 'RELEASE', at: now.toISOString() },
+        { causedBy: stepCause(caller) },
+      )
+      .catch((err) => {
+        if (!(err instanceof ActorNotFoundError)) throw err;
+      });
     await endHoldOnResolution(deps, resolutionId, outcome.hold.ref_id, stepCause(caller));
   }
-  if (outcome.value === 'expired') throw new ServiceError('HOLD_EXPIRED', `The hold expired at ${outcome.hold.expires_at.toISOString()}.`);
-  if (outcome.value === 'consumed') throw new ServiceError('HOLD_RELEASED', 'The hold was used to confirm a booking and can no longer be released.');
+  if (outcome.value === 'expired')
+    throw new ServiceError('HOLD_EXPIRED', `The hold expired at ${outcome.hold.expires_at.toISOString()}.`);
+  if (outcome.value === 'consumed')
+    throw new ServiceError('HOLD_RELEASED', 'The hold was used to confirm a booking and can no longer be released.');
   return toHoldView(outcome.hold, now);
 }
 
@@ -147,14 +254,31 @@ export async function expireHold(deps: ResolutionDeps, holdId: string): Promise<
   // made under the claim lock only while the hold is still active.
   const step = holdStep(current, { type: 'EXPIRE', at: now.toISOString() });
   const end = holdEndOf(step);
-  const ended = current.active && step.changed && end?.state === 'expired'
-    ? await endHold(deps.db, current, {
-      end, now,
-      event: { platformId: current.platform_id, organizationId: current.organization_id, mode: current.mode, data: optionReleasedData({ resolutionId: current.resolution_id, optionId: current.option_id, holdId, releasedAt: current.expires_at, reason: 'expired' }) },
-    })
-    : undefined;
+  const ended =
+    current.active && step.changed && end?.state === 'expired'
+      ? await endHold(deps.db, current, {
+          end,
+          now,
+          event: {
+            platformId: current.platform_id,
+            organizationId: current.organization_id,
+            mode: current.mode,
+            data: optionReleasedData({
+              resolutionId: current.resolution_id,
+              optionId: current.option_id,
+              holdId,
+              releasedAt: current.expires_at,
+              reason: 'expired',
+            }),
+          },
+        })
+      : undefined;
   const hold = ended ?? (current.active ? await holdById(deps.db, holdId) : current);
   if (!hold) return;
-  await deps.actors.send(holdActorKind, holdId, { type: 'EXPIRE', at: now.toISOString() }, { causedBy: SYSTEM_CAUSE }).catch((err) => { if (!(err instanceof ActorNotFoundError)) throw err; });
+  await deps.actors
+    .send(holdActorKind, holdId, { type: 'EXPIRE', at: now.toISOString() }, { causedBy: SYSTEM_CAUSE })
+    .catch((err) => {
+      if (!(err instanceof ActorNotFoundError)) throw err;
+    });
   if (!hold.active || ended) await endHoldOnResolution(deps, hold.resolution_id, holdId);
 }

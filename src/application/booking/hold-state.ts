@@ -14,11 +14,23 @@ export function holdStateOf(h: HoldRow): HoldState {
 }
 
 /** Decides a hold event with the hold machine, from the ledger row. */
-export function holdStep(h: HoldRow, event: { type: 'RELEASE'; at: string } | { type: 'CONFIRM'; bookingId: string; at: string } | { type: 'EXPIRE'; at: string }) {
+export function holdStep(
+  h: HoldRow,
+  event:
+    | { type: 'RELEASE'; at: string }
+    | { type: 'CONFIRM'; bookingId: string; at: string }
+    | { type: 'EXPIRE'; at: string },
+) {
   const context = {
-    holdId: h.ref_id, resolutionId: h.resolution_id, optionId: h.option_id, createdAt: h.created_at.toISOString(), expiresAt: h.expires_at.toISOString(),
-    releasedAt: h.end_reason === 'released' ? h.ended_at?.toISOString() ?? null : null, expiredAt: h.end_reason === 'expired' ? h.expires_at.toISOString() : null,
-    consumedAt: h.end_reason === 'consumed' ? h.ended_at?.toISOString() ?? null : null, bookingId: h.booking_id,
+    holdId: h.ref_id,
+    resolutionId: h.resolution_id,
+    optionId: h.option_id,
+    createdAt: h.created_at.toISOString(),
+    expiresAt: h.expires_at.toISOString(),
+    releasedAt: h.end_reason === 'released' ? (h.ended_at?.toISOString() ?? null) : null,
+    expiredAt: h.end_reason === 'expired' ? h.expires_at.toISOString() : null,
+    consumedAt: h.end_reason === 'consumed' ? (h.ended_at?.toISOString() ?? null) : null,
+    bookingId: h.booking_id,
   };
   return machineStep(holdMachine, holdStateOf(h), context, event);
 }
@@ -27,7 +39,10 @@ export function holdStep(h: HoldRow, event: { type: 'RELEASE'; at: string } | { 
 export type HoldState = 'active' | 'released' | 'expired' | 'consumed';
 
 /** How a hold ended: the hold machine's final state and the time its context recorded. */
-export type HoldEnd = { [S in Exclude<HoldState, 'active'>]: { state: S; endedAt: Date } }[Exclude<HoldState, 'active'>];
+export type HoldEnd = { [S in Exclude<HoldState, 'active'>]: { state: S; endedAt: Date } }[Exclude<
+  HoldState,
+  'active'
+>];
 
 /**
  * The hold machine's next state for a step that ends a hold, and the end time its context recorded (releasedAt,
@@ -35,8 +50,15 @@ export type HoldEnd = { [S in Exclude<HoldState, 'active'>]: { state: S; endedAt
  */
 export function holdEndOf(step: { value: string; context: Record<string, unknown> }): HoldEnd | undefined {
   const c = step.context as unknown as HoldContext;
-  const at = step.value === 'released' ? c.releasedAt : step.value === 'expired' ? c.expiredAt : step.value === 'consumed' ? c.consumedAt : null;
-  return at ? { state: step.value, endedAt: new Date(at) } as HoldEnd : undefined;
+  const at =
+    step.value === 'released'
+      ? c.releasedAt
+      : step.value === 'expired'
+        ? c.expiredAt
+        : step.value === 'consumed'
+          ? c.consumedAt
+          : null;
+  return at ? ({ state: step.value, endedAt: new Date(at) } as HoldEnd) : undefined;
 }
 
 /**
@@ -48,17 +70,33 @@ export function holdEndOf(step: { value: string; context: Record<string, unknown
 function bulkHoldEnds(): { lapsed: 'expired'; consumed: 'consumed' } {
   const expiresAt = new Date('2000-01-01T00:10:00.000Z');
   const row: HoldRow = {
-    ref_id: 'hld_sample', organization_id: 'org', platform_id: 'plt', provider_id: 'prv', resolution_id: 'res', option_id: 'opt', active: true,
-    expires_at: expiresAt, ended_at: null, end_reason: null, booking_id: null, mode: 'test', created_at: new Date('2000-01-01T00:00:00.000Z'),
+    ref_id: 'hld_sample',
+    organization_id: 'org',
+    platform_id: 'plt',
+    provider_id: 'prv',
+    resolution_id: 'res',
+    option_id: 'opt',
+    active: true,
+    expires_at: expiresAt,
+    ended_at: null,
+    end_reason: null,
+    booking_id: null,
+    mode: 'test',
+    created_at: new Date('2000-01-01T00:00:00.000Z'),
   };
   const lapsedAt = new Date(expiresAt.getTime() + 1000).toISOString();
   const liveAt = new Date(expiresAt.getTime() - 1000).toISOString();
-  const ends = [holdEndOf(holdStep(row, { type: 'EXPIRE', at: lapsedAt })), holdEndOf(holdStep(row, { type: 'CONFIRM', bookingId: 'bkg_sample', at: lapsedAt }))];
+  const ends = [
+    holdEndOf(holdStep(row, { type: 'EXPIRE', at: lapsedAt })),
+    holdEndOf(holdStep(row, { type: 'CONFIRM', bookingId: 'bkg_sample', at: lapsedAt })),
+  ];
   const consumed = holdEndOf(holdStep(row, { type: 'CONFIRM', bookingId: 'bkg_sample', at: liveAt }));
   for (const e of ends) {
-    if (e?.state !== 'expired' || e.endedAt.getTime() !== expiresAt.getTime()) throw new Error('hold machine: a lapsed hold no longer ends expired at its expiry');
+    if (e?.state !== 'expired' || e.endedAt.getTime() !== expiresAt.getTime())
+      throw new Error('hold machine: a lapsed hold no longer ends expired at its expiry');
   }
-  if (consumed?.state !== 'consumed' || consumed.endedAt.toISOString() !== liveAt) throw new Error('hold machine: a confirmed live hold no longer ends consumed at the confirm');
+  if (consumed?.state !== 'consumed' || consumed.endedAt.toISOString() !== liveAt)
+    throw new Error('hold machine: a confirmed live hold no longer ends consumed at the confirm');
   return { lapsed: ends[0]!.state as 'expired', consumed: consumed.state as 'consumed' };
 }
 

@@ -5,10 +5,19 @@ import { transition, type AnyStateMachine, type EventFromLogic, type SnapshotFro
  * without I/O. Answers the next state value and context, and whether anything changed. Every status change
  * of holds and bookings is decided here, by their machine.
  */
-export function machineStep<M extends AnyStateMachine>(machine: M, value: string, context: Record<string, unknown>, event: EventFromLogic<M>) {
+export function machineStep<M extends AnyStateMachine>(
+  machine: M,
+  value: string,
+  context: Record<string, unknown>,
+  event: EventFromLogic<M>,
+) {
   const snapshot = machine.resolveState({ value, context } as never) as SnapshotFrom<M>;
   const [next] = transition(machine, snapshot, event);
   const nextValue = String((next as { value: unknown }).value);
   const nextContext = (next as { context: Record<string, unknown> }).context;
-  return { value: nextValue, context: nextContext, changed: nextValue !== value || JSON.stringify(nextContext) !== JSON.stringify(context) };
+  return {
+    value: nextValue,
+    context: nextContext,
+    changed: nextValue !== value || JSON.stringify(nextContext) !== JSON.stringify(context),
+  };
 }

@@ -15,7 +15,12 @@ const DAY_MS = 86_400_000;
  * for confirmed bookings. Mirroring never fails the request; a later change or read repairs it. `causedBy` (default
  * `system`) is recorded in the actor's history.
  */
-export async function syncBookingActor(deps: ResolutionDeps, row: BookingRow, event: BookingEvent | undefined, opts: { causedBy?: StepCause; log?: (msg: string, extra?: Record<string, unknown>) => void } = {}): Promise<void> {
+export async function syncBookingActor(
+  deps: ResolutionDeps,
+  row: BookingRow,
+  event: BookingEvent | undefined,
+  opts: { causedBy?: StepCause; log?: (msg: string, extra?: Record<string, unknown>) => void } = {},
+): Promise<void> {
   const causedBy = opts.causedBy ?? SYSTEM_CAUSE;
   const log = opts.log ?? (() => undefined);
   const now = deps.clock();
@@ -29,8 +34,21 @@ export async function syncBookingActor(deps: ResolutionDeps, row: BookingRow, ev
       if (!(err instanceof ActorNotFoundError)) throw err;
       const input = bookingInputOf(row);
       const initialStatus = initialBookingStatus(row);
-      await deps.actors.create(bookingActorKind, row.id, input, { expireAt, causedBy, timers: initialStatus === 'confirmed' ? [{ name: 'complete', dueAt: row.end_at }] : [] }).catch((e) => { if (e?.name !== 'ActorAlreadyExistsError') throw e; });
-      if (event && row.status !== initialStatus) await deps.actors.send(bookingActorKind, row.id, event, { expireAt, causedBy, onTransition: () => ({ timers }) });
+      await deps.actors
+        .create(bookingActorKind, row.id, input, {
+          expireAt,
+          causedBy,
+          timers: initialStatus === 'confirmed' ? [{ name: 'complete', dueAt: row.end_at }] : [],
+        })
+        .catch((e) => {
+          if (e?.name !== 'ActorAlreadyExistsError') throw e;
+        });
+      if (event && row.status !== initialStatus)
+        await deps.actors.send(bookingActorKind, row.id, event, {
+          expireAt,
+          causedBy,
+          onTransition: () => ({ timers }),
+        });
     }
   } catch (err) {
     log('booking actor mirror failed', { bookingId: row.id, error: String(err) });

@@ -28,13 +28,42 @@ export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: 
     const before = await bookingOfCaller(tx, caller, id, { forUpdate: true });
     const step = await stepBooking(tx, before, event);
     // Nothing was written unless the machine moved the booking (and the throw rolls back whatever it did).
-    if (!step.changed || step.value !== 'cancelled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${before.status} booking cannot be cancelled.`);
+    if (!step.changed || step.value !== 'cancelled')
+      throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${before.status} booking cannot be cancelled.`);
     const after = step.row;
-    await storeEvent(tx, outboxEvent('booking.cancelled', bookingCancelledData(after, now, reason), { platformId: after.platform_id, organizationId: after.organization_id, mode: caller.mode, createdAt: now }));
-    await queueBookingEmail(tx, { config: deps.config, booking: after, kind: 'booking_cancellation', mode: caller.mode, now, reason });
+    await storeEvent(
+      tx,
+      outboxEvent('booking.cancelled', bookingCancelledData(after, now, reason), {
+        platformId: after.platform_id,
+        organizationId: after.organization_id,
+        mode: caller.mode,
+        createdAt: now,
+      }),
+    );
+    await queueBookingEmail(tx, {
+      config: deps.config,
+      booking: after,
+      kind: 'booking_cancellation',
+      mode: caller.mode,
+      now,
+      reason,
+    });
     await endClaimLocked(tx, {
-      providerId: before.provider_id, refId: id, reason: 'cancelled', now,
-      audit: callerAuditEntry(caller, now, { action: 'booking.cancel', resourceType: 'booking', resourceId: id, before: { status: before.status }, after: { status: after.status, cancelledAt: after.cancelled_at?.toISOString() ?? null, reason: after.cancel_reason } }),
+      providerId: before.provider_id,
+      refId: id,
+      reason: 'cancelled',
+      now,
+      audit: callerAuditEntry(caller, now, {
+        action: 'booking.cancel',
+        resourceType: 'booking',
+        resourceId: id,
+        before: { status: before.status },
+        after: {
+          status: after.status,
+          cancelledAt: after.cancelled_at?.toISOString() ?? null,
+          reason: after.cancel_reason,
+        },
+      }),
     });
     return after;
   });

@@ -29,11 +29,14 @@ export function tokenMatches(presented: string, stored: string | null): boolean 
 function confirmationPage(b: BookingRow): string {
   const title = bookingTitle(b);
   const heading = b.status === 'completed' ? 'This booking has taken place' : 'Your booking is confirmed';
-  return htmlLayout(heading, [
-    `<h1 style="font-size:1.4rem">${escapeHtml(heading)}</h1>`,
-    `<p><strong>${escapeHtml(title)}</strong><br>${escapeHtml(formatBookingTime(b.start_at, b.end_at, b.customer.timezone ?? b.timezone))}</p>`,
-    `<p style="font-size:.9em;color:#52606d">Booking reference: ${escapeHtml(b.id)}</p>`,
-  ].join('\n'));
+  return htmlLayout(
+    heading,
+    [
+      `<h1 style="font-size:1.4rem">${escapeHtml(heading)}</h1>`,
+      `<p><strong>${escapeHtml(title)}</strong><br>${escapeHtml(formatBookingTime(b.start_at, b.end_at, b.customer.timezone ?? b.timezone))}</p>`,
+      `<p style="font-size:.9em;color:#52606d">Booking reference: ${escapeHtml(b.id)}</p>`,
+    ].join('\n'),
+  );
 }
 
 /**
@@ -57,10 +60,26 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
     const step = await stepBooking(tx, row, event);
     if (!step.changed) return { row, changed: false };
     const updated = step.row;
-    await storeEvent(tx, outboxEvent('booking.confirmed', bookingEventData(updated), { platformId: row.platform_id, organizationId: row.organization_id, mode: row.mode, createdAt: now }));
+    await storeEvent(
+      tx,
+      outboxEvent('booking.confirmed', bookingEventData(updated), {
+        platformId: row.platform_id,
+        organizationId: row.organization_id,
+        mode: row.mode,
+        createdAt: now,
+      }),
+    );
     await appendAudit(tx, {
-      platformId: row.platform_id, organizationId: row.organization_id, actor: { type: 'system' }, action: 'booking.confirm', resourceType: 'booking', resourceId: id,
-      requestId: caller.requestId, before: { status: row.status }, after: { status: updated.status, via: 'confirmation_link' }, timestamp: now,
+      platformId: row.platform_id,
+      organizationId: row.organization_id,
+      actor: { type: 'system' },
+      action: 'booking.confirm',
+      resourceType: 'booking',
+      resourceId: id,
+      requestId: caller.requestId,
+      before: { status: row.status },
+      after: { status: updated.status, via: 'confirmation_link' },
+      timestamp: now,
     });
     return { row: updated, changed: true };
   });

@@ -30,14 +30,29 @@ export function newConfirmToken(): string {
 export async function createBookingV1(deps: ResolutionDeps, caller: Caller, input: unknown) {
   const body = parseInput(CreateBookingV1Body, input);
   const slot = decodeSlotId(body.slotId);
-  if (!slot) throw new ServiceError('VALIDATION_ERROR', 'slotId: is not a slot id issued by GET /api/v1/slots', { field: 'slotId', details: [{ field: 'slotId', code: 'INVALID', message: 'is not a slot id issued by GET /api/v1/slots' }] });
+  if (!slot)
+    throw new ServiceError('VALIDATION_ERROR', 'slotId: is not a slot id issued by GET /api/v1/slots', {
+      field: 'slotId',
+      details: [{ field: 'slotId', code: 'INVALID', message: 'is not a slot id issued by GET /api/v1/slots' }],
+    });
   if (slot.providerId !== body.providerId || slot.serviceId !== body.serviceId) {
-    throw new ServiceError('VALIDATION_ERROR', 'slotId: names a slot of another provider or service.', { field: 'slotId', details: [{ field: 'slotId', code: 'INVALID', message: 'names a slot of another provider or service' }] });
+    throw new ServiceError('VALIDATION_ERROR', 'slotId: names a slot of another provider or service.', {
+      field: 'slotId',
+      details: [{ field: 'slotId', code: 'INVALID', message: 'names a slot of another provider or service' }],
+    });
   }
-  const bookable = await loadBookableService(deps.db, caller, body.providerId, body.serviceId, { provider: 'providerId', service: 'serviceId' });
+  const bookable = await loadBookableService(deps.db, caller, body.providerId, body.serviceId, {
+    provider: 'providerId',
+    service: 'serviceId',
+  });
   const now = deps.clock();
   const match = slotStartingAt(bookable, slot.start, now);
-  if (!match) throw new ServiceError('SLOT_OUTSIDE_AVAILABILITY', 'The slot is not (or no longer) in the provider\'s availability.', { field: 'slotId' });
+  if (!match)
+    throw new ServiceError(
+      'SLOT_OUTSIDE_AVAILABILITY',
+      "The slot is not (or no longer) in the provider's availability.",
+      { field: 'slotId' },
+    );
   const id = newId('bkg', now.getTime());
   const confirmToken = newConfirmToken();
   const claim = claimRangeOf(bookable.service, match.start, match.end);
@@ -45,18 +60,68 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
   // provider's claim lock is held only from the claim statement to COMMIT.
   const start = new Date(match.start);
   const end = new Date(match.end);
-  const { status, confirmedAt } = initialBookingState({ id, organization_id: caller.organizationId, source: 'v1', start_at: start, end_at: end, created_at: now, rescheduled_from: null });
+  const { status, confirmedAt } = initialBookingState({
+    id,
+    organization_id: caller.organizationId,
+    source: 'v1',
+    start_at: start,
+    end_at: end,
+    created_at: now,
+    rescheduled_from: null,
+  });
   const row: BookingRow = await deps.db.transaction(async (tx) => {
     const created = await insertBooking(tx, {
-      id, platformId: caller.platformId, organizationId: caller.organizationId, providerId: body.providerId, serviceId: body.serviceId, resolutionId: null, optionId: null,
-      source: 'v1', status, confirmedAt, start, end, timezone: bookable.schedule!.timezone,
+      id,
+      platformId: caller.platformId,
+      organizationId: caller.organizationId,
+      providerId: body.providerId,
+      serviceId: body.serviceId,
+      resolutionId: null,
+      optionId: null,
+      source: 'v1',
+      status,
+      confirmedAt,
+      start,
+      end,
+      timezone: bookable.schedule!.timezone,
       customer: { name: body.attendee.name, email: body.attendee.email, timezone: body.attendee.timezone ?? null },
-      metadata: null, notes: body.notes ?? null, confirmToken, mode: caller.mode, rescheduledFrom: null, now,
+      metadata: null,
+      notes: body.notes ?? null,
+      confirmToken,
+      mode: caller.mode,
+      rescheduledFrom: null,
+      now,
     });
-    await queueBookingEmail(tx, { config: deps.config, booking: created, kind: 'booking_confirmation', mode: caller.mode, now });
+    await queueBookingEmail(tx, {
+      config: deps.config,
+      booking: created,
+      kind: 'booking_confirmation',
+      mode: caller.mode,
+      now,
+    });
     await claimSlot(tx, BULK_HOLD_ENDS, {
-      organizationId: caller.organizationId, platformId: caller.platformId, providerId: body.providerId, kind: 'booking', refId: id, start: claim.start, end: claim.end, mode: caller.mode, now,
-      audit: callerAuditEntry(caller, now, { action: 'booking.create', resourceType: 'booking', resourceId: id, after: { status: created.status, providerId: created.provider_id, serviceId: created.service_id, start: created.start_at.toISOString(), end: created.end_at.toISOString(), source: 'v1' } }),
+      organizationId: caller.organizationId,
+      platformId: caller.platformId,
+      providerId: body.providerId,
+      kind: 'booking',
+      refId: id,
+      start: claim.start,
+      end: claim.end,
+      mode: caller.mode,
+      now,
+      audit: callerAuditEntry(caller, now, {
+        action: 'booking.create',
+        resourceType: 'booking',
+        resourceId: id,
+        after: {
+          status: created.status,
+          providerId: created.provider_id,
+          serviceId: created.service_id,
+          start: created.start_at.toISOString(),
+          end: created.end_at.toISOString(),
+          source: 'v1',
+        },
+      }),
     });
     return created;
   });

@@ -11,7 +11,11 @@ export async function listBookingsV1(deps: ResolutionDeps, caller: Caller, query
   const q = parseInput(ListBookingsV1Query, query);
   const page = q.page ?? 1;
   const limit = q.limit ?? 20;
-  const { rows, total } = await listBookingsPage(deps.db, { organizationId: caller.organizationId, status: q.status }, { limit, offset: (page - 1) * limit });
+  const { rows, total } = await listBookingsPage(
+    deps.db,
+    { organizationId: caller.organizationId, status: q.status },
+    { limit, offset: (page - 1) * limit },
+  );
   return { bookings: rows.map(toBookingV1ListItem), total, page, limit };
 }
 

@@ -31,7 +31,11 @@ const COMBINED_FIELDS = ['datetime', 'start'];
 export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, id: string, input: unknown) {
   if (typeof input === 'object' && input !== null && COMBINED_FIELDS.some((f) => Object.hasOwn(input, f))) {
     const field = COMBINED_FIELDS.find((f) => Object.hasOwn(input, f))!;
-    throw new ServiceError('COMBINED_DATETIME_NOT_ACCEPTED', `Send separate \`date\` (YYYY-MM-DD) and \`time\` (HH:MM) fields instead of \`${field}\`.`, { field });
+    throw new ServiceError(
+      'COMBINED_DATETIME_NOT_ACCEPTED',
+      `Send separate \`date\` (YYYY-MM-DD) and \`time\` (HH:MM) fields instead of \`${field}\`.`,
+      { field },
+    );
   }
   const body = parseInput(RescheduleBookingV1Body, input ?? {});
   const now = deps.clock();
@@ -39,36 +43,100 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
   const event = { type: 'RESCHEDULE' as const, at: now.toISOString(), rescheduledTo: newBookingId };
   const original = await bookingOfCaller(deps.db, caller, id);
   // A final booking is a state conflict whatever the requested time; the transaction checks again under the lock.
-  if (!bookingStep(original, event).changed) throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${original.status} booking cannot be rescheduled.`);
-  const bookable = await loadBookableService(deps.db, caller, original.provider_id, original.service_id, { provider: 'providerId', service: 'serviceId' });
+  if (!bookingStep(original, event).changed)
+    throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${original.status} booking cannot be rescheduled.`);
+  const bookable = await loadBookableService(deps.db, caller, original.provider_id, original.service_id, {
+    provider: 'providerId',
+    service: 'serviceId',
+  });
   const slot = slotAtLocalTime(bookable, body.date, body.time, now);
-  if (!slot) throw new ServiceError('SLOT_OUTSIDE_AVAILABILITY', `${body.date} ${body.time} is not a slot of the provider's availability (timezone ${bookable.schedule?.timezone ?? 'none'}).`, { field: 'time' });
+  if (!slot)
+    throw new ServiceError(
+      'SLOT_OUTSIDE_AVAILABILITY',
+      `${body.date} ${body.time} is not a slot of the provider's availability (timezone ${bookable.schedule?.timezone ?? 'none'}).`,
+      { field: 'time' },
+    );
   const claim = claimRangeOf(bookable.service, slot.start, slot.end);
   // Lock order (slot-claims.ts): the original's row first, then writes that need no claim lock, then one statement
   // that takes the provider's claim lock, frees the original's slot, claims the new one and appends the audit entry.
   const { before, created } = await deps.db.transaction(async (tx) => {
     const old = await bookingOfCaller(tx, caller, id, { forUpdate: true });
     const decided = bookingStep(old, event);
-    if (!decided.changed || decided.value !== 'rescheduled') throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
+    if (!decided.changed || decided.value !== 'rescheduled')
+      throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
     const start = new Date(slot.start);
     const end = new Date(slot.end);
-    const { status, confirmedAt } = initialBookingState({ id: newBookingId, organization_id: old.organization_id, source: 'v1', start_at: start, end_at: end, created_at: now, rescheduled_from: id });
+    const { status, confirmedAt } = initialBookingState({
+      id: newBookingId,
+      organization_id: old.organization_id,
+      source: 'v1',
+      start_at: start,
+      end_at: end,
+      created_at: now,
+      rescheduled_from: id,
+    });
     const fresh = await insertBooking(tx, {
-      id: newBookingId, platformId: old.platform_id, organizationId: old.organization_id, providerId: old.provider_id, serviceId: old.service_id, resolutionId: null, optionId: null,
-      source: 'v1', status, confirmedAt, start, end, timezone: bookable.schedule!.timezone, customer: old.customer,
-      metadata: old.metadata, notes: body.notes ?? old.notes, confirmToken: newConfirmToken(), mode: caller.mode, rescheduledFrom: id, now,
+      id: newBookingId,
+      platformId: old.platform_id,
+      organizationId: old.organization_id,
+      providerId: old.provider_id,
+      serviceId: old.service_id,
+      resolutionId: null,
+      optionId: null,
+      source: 'v1',
+      status,
+      confirmedAt,
+      start,
+      end,
+      timezone: bookable.schedule!.timezone,
+      customer: old.customer,
+      metadata: old.metadata,
+      notes: body.notes ?? old.notes,
+      confirmToken: newConfirmToken(),
+      mode: caller.mode,
+      rescheduledFrom: id,
+      now,
     });
     const { row: moved } = await stepBooking(tx, old, event);
-    await storeEvent(tx, outboxEvent('booking.rescheduled', bookingRescheduledData(moved, fresh), { platformId: old.platform_id, organizationId: old.organization_id, mode: caller.mode, createdAt: now }));
-    await queueBookingEmail(tx, { config: deps.config, booking: fresh, kind: 'booking_confirmation', mode: caller.mode, now });
+    await storeEvent(
+      tx,
+      outboxEvent('booking.rescheduled', bookingRescheduledData(moved, fresh), {
+        platformId: old.platform_id,
+        organizationId: old.organization_id,
+        mode: caller.mode,
+        createdAt: now,
+      }),
+    );
+    await queueBookingEmail(tx, {
+      config: deps.config,
+      booking: fresh,
+      kind: 'booking_confirmation',
+      mode: caller.mode,
+      now,
+    });
     // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
     await claimSlot(tx, BULK_HOLD_ENDS, {
-      organizationId: old.organization_id, platformId: old.platform_id, providerId: old.provider_id, kind: 'booking', refId: newBookingId, start: claim.start, end: claim.end, mode: caller.mode, now,
+      organizationId: old.organization_id,
+      platformId: old.platform_id,
+      providerId: old.provider_id,
+      kind: 'booking',
+      refId: newBookingId,
+      start: claim.start,
+      end: claim.end,
+      mode: caller.mode,
+      now,
       replaces: { refId: id, reason: 'rescheduled' },
       audit: callerAuditEntry(caller, now, {
-        action: 'booking.reschedule', resourceType: 'booking', resourceId: id,
+        action: 'booking.reschedule',
+        resourceType: 'booking',
+        resourceId: id,
         before: { status: old.status, start: old.start_at.toISOString(), end: old.end_at.toISOString() },
-        after: { status: moved.status, rescheduledTo: moved.rescheduled_to, start: fresh.start_at.toISOString(), end: fresh.end_at.toISOString() },
+        after: {
+          status: moved.status,
+          rescheduledTo: moved.rescheduled_to,
+          start: fresh.start_at.toISOString(),
+          end: fresh.end_at.toISOString(),
+        },
       }),
     });
     return { before: moved, created: fresh };

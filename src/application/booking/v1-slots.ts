@@ -21,14 +21,23 @@ export function slotLabel(time: string): string {
  */
 export async function listSlotsV1(deps: ResolutionDeps, caller: Caller, query: unknown) {
   const q = parseInput(ListSlotsV1Query, query);
-  const bookable = await loadBookableService(deps.db, caller, q.providerId, q.eventTypeId, { provider: 'providerId', service: 'eventTypeId' });
+  const bookable = await loadBookableService(deps.db, caller, q.providerId, q.eventTypeId, {
+    provider: 'providerId',
+    service: 'eventTypeId',
+  });
   if (!bookable.schedule) return { slots: [], total: 0 };
   const now = deps.clock();
   // A local date lies within one day either side of the same date read as UTC, for every offset.
   const from = new Date(`${addDays(q.date, -1)}T00:00:00Z`);
   const to = new Date(`${addDays(q.date, 2)}T00:00:00Z`);
   const busy = await providerBusy(deps.db, bookable.providerId, from, to, now);
-  const slots = slotsForLocalDate({ schedule: bookable.schedule, service: bookable.service, date: q.date, now, busy }).map((s) => ({
+  const slots = slotsForLocalDate({
+    schedule: bookable.schedule,
+    service: bookable.service,
+    date: q.date,
+    now,
+    busy,
+  }).map((s) => ({
     id: encodeSlotId({ providerId: bookable.providerId, serviceId: bookable.service.id, start: s.start }),
     date: s.localDate,
     time: s.localTime,

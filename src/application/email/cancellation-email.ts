@@ -18,11 +18,14 @@ export function renderCancellationEmail(b: BookingRow, reason: string | null): E
     '',
     `Booking reference: ${b.id}`,
   ].join('\n');
-  const html = htmlLayout(subject, [
-    `<p>Hello ${escapeHtml(b.customer.name)},</p>`,
-    `<p>Your booking <strong>${escapeHtml(title)}</strong> on ${escapeHtml(when)} has been cancelled.</p>`,
-    ...(reason ? [`<p>Reason: ${escapeHtml(reason)}</p>`] : []),
-    `<p style="font-size:.9em;color:#52606d">Booking reference: ${escapeHtml(b.id)}</p>`,
-  ].join('\n'));
+  const html = htmlLayout(
+    subject,
+    [
+      `<p>Hello ${escapeHtml(b.customer.name)},</p>`,
+      `<p>Your booking <strong>${escapeHtml(title)}</strong> on ${escapeHtml(when)} has been cancelled.</p>`,
+      ...(reason ? [`<p>Reason: ${escapeHtml(reason)}</p>`] : []),
+      `<p style="font-size:.9em;color:#52606d">Booking reference: ${escapeHtml(b.id)}</p>`,
+    ].join('\n'),
+  );
   return { subject, text, html };
 }

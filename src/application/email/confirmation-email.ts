@@ -22,12 +22,15 @@ export function renderConfirmationEmail(b: BookingRow, confirmationUrl: string):
     'If you did not request this booking, ignore this e-mail; it stays unconfirmed.',
     `Booking reference: ${b.id}`,
   ].join('\n');
-  const html = htmlLayout(subject, [
-    `<p>Hello ${escapeHtml(b.customer.name)},</p>`,
-    `<p>You requested a booking: <strong>${escapeHtml(title)}</strong>.<br>When: ${escapeHtml(when)}</p>`,
-    `<p><a href="${escapeHtml(confirmationUrl)}" style="display:inline-block;padding:.6rem 1.2rem;background:#2563eb;color:#fff;text-decoration:none;border-radius:4px">Confirm booking</a></p>`,
-    `<p style="font-size:.9em">Or open this link: <a href="${escapeHtml(confirmationUrl)}">${escapeHtml(confirmationUrl)}</a></p>`,
-    `<p style="font-size:.9em;color:#52606d">If you did not request this booking, ignore this e-mail; it stays unconfirmed. Booking reference: ${escapeHtml(b.id)}</p>`,
-  ].join('\n'));
+  const html = htmlLayout(
+    subject,
+    [
+      `<p>Hello ${escapeHtml(b.customer.name)},</p>`,
+      `<p>You requested a booking: <strong>${escapeHtml(title)}</strong>.<br>When: ${escapeHtml(when)}</p>`,
+      `<p><a href="${escapeHtml(confirmationUrl)}" style="display:inline-block;padding:.6rem 1.2rem;background:#2563eb;color:#fff;text-decoration:none;border-radius:4px">Confirm booking</a></p>`,
+      `<p style="font-size:.9em">Or open this link: <a href="${escapeHtml(confirmationUrl)}">${escapeHtml(confirmationUrl)}</a></p>`,
+      `<p style="font-size:.9em;color:#52606d">If you did not request this booking, ignore this e-mail; it stays unconfirmed. Booking reference: ${escapeHtml(b.id)}</p>`,
+    ].join('\n'),
+  );
   return { subject, text, html };
 }

@@ -31,11 +31,20 @@ export async function readActorView(deps: ActorViewDeps, kind: ActorKind<AnyStat
     deps.actors.history(kind, id),
     deps.redis.zRangeWithScores(actorKeys(kind.name, id).timers, 0, -1),
   ]);
-  const timers = await Promise.all(timerRows.map(async (row) => {
-    const member = timerMember(kind.name, id, String(row.value));
-    const [due, leased] = await Promise.all([deps.redis.zScore(TIMER_KEYS.due, member), deps.redis.zScore(TIMER_KEYS.leased, member)]);
-    return { event: String(row.value), dueAt: new Date(Number(row.score)).toISOString(), pending: due !== null || leased !== null };
-  }));
+  const timers = await Promise.all(
+    timerRows.map(async (row) => {
+      const member = timerMember(kind.name, id, String(row.value));
+      const [due, leased] = await Promise.all([
+        deps.redis.zScore(TIMER_KEYS.due, member),
+        deps.redis.zScore(TIMER_KEYS.leased, member),
+      ]);
+      return {
+        event: String(row.value),
+        dueAt: new Date(Number(row.score)).toISOString(),
+        pending: due !== null || leased !== null,
+      };
+    }),
+  );
   const snapshot = loaded.snapshot as { value: unknown; status: string; context: Record<string, unknown> };
   const steps = history.filter((e) => e.from !== null && e.from !== undefined);
   return {
@@ -50,6 +59,11 @@ export async function readActorView(deps: ActorViewDeps, kind: ActorKind<AnyStat
     snapshot: snapshot.context,
     history: history.map(toHistoryView),
     timers,
-    transitionsTaken: steps.map((e, i) => ({ n: i + 1, from: idsOf(machineId, e.from), event: e.event, to: idsOf(machineId, e.to) })),
+    transitionsTaken: steps.map((e, i) => ({
+      n: i + 1,
+      from: idsOf(machineId, e.from),
+      event: e.event,
+      to: idsOf(machineId, e.to),
+    })),
   };
 }

@@ -12,7 +12,13 @@ export interface ActorWatcher {
    * Sends the actor's view at once, then again each time its revision changes, until `signal` aborts. Polls the
    * revision (one HGET) every `pollMs`; throws what `gone()` makes when the actor disappears from the store.
    */
-  follow(kind: ActorKind<AnyStateMachine>, id: string, send: (view: ActorViewResult) => Promise<void>, signal: AbortSignal, gone: () => Error): Promise<void>;
+  follow(
+    kind: ActorKind<AnyStateMachine>,
+    id: string,
+    send: (view: ActorViewResult) => Promise<void>,
+    signal: AbortSignal,
+    gone: () => Error,
+  ): Promise<void>;
   /** Actors being followed in this process now (every follow that has not returned). */
   readonly active: number;
 }
@@ -26,7 +32,9 @@ export function createActorWatcher(deps: ActorViewDeps & { pollMs?: number }): A
   const pollMs = deps.pollMs ?? 250;
   let active = 0;
   return {
-    get active() { return active; },
+    get active() {
+      return active;
+    },
     async follow(kind, id, send, signal, gone) {
       active++;
       try {

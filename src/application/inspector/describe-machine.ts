@@ -60,7 +60,13 @@ function initialKey(node: AnyStateNode): string | null {
 }
 
 function describeState(node: AnyStateNode): StateDescription {
-  return { id: node.id, key: node.key, type: node.type, initial: initialKey(node), states: childNodes(node).map(describeState) };
+  return {
+    id: node.id,
+    key: node.key,
+    type: node.type,
+    initial: initialKey(node),
+    states: childNodes(node).map(describeState),
+  };
 }
 
 function nodeTransitions(node: AnyStateNode): TransitionDescription[] {

@@ -35,7 +35,9 @@ function stateLines(s: StateDescription, indent: string, active: ReadonlySet<str
   return [
     `${indent}subgraph ${quote(`cluster_${s.id}`)} {`,
     `${indent}  label=${label};`,
-    ...(on ? [`${indent}  style="rounded,filled,bold"; fillcolor=${quote(ACTIVE_FILL)}; penwidth=2; class="active";`] : []),
+    ...(on
+      ? [`${indent}  style="rounded,filled,bold"; fillcolor=${quote(ACTIVE_FILL)}; penwidth=2; class="active";`]
+      : []),
     ...s.states.flatMap((c) => stateLines(c, `${indent}  `, active)),
     `${indent}}`,
   ];
@@ -47,7 +49,12 @@ const within = (id: string, ancestor: string): boolean => id === ancestor || id.
 /** The numbers of the steps that took transition `t` (same event, from its source, into its target). */
 function stepsThrough(t: TransitionDescription, target: string, taken: readonly TakenTransition[]): number[] {
   return taken
-    .filter((s) => s.event === t.event && s.from.split(',').some((f) => within(f, t.source)) && s.to.split(',').some((x) => within(x, target)))
+    .filter(
+      (s) =>
+        s.event === t.event &&
+        s.from.split(',').some((f) => within(f, t.source)) &&
+        s.to.split(',').some((x) => within(x, target)),
+    )
     .map((s) => s.n);
 }
 
@@ -86,7 +93,8 @@ export function machineDot(m: MachineDescription, highlight: DotHighlight = {}):
   // Steps no catalogue transition explains (a machine changed under a stored actor): drawn, dashed, never dropped.
   for (const s of taken.filter((x) => !drawn.has(x.n))) {
     for (const from of s.from.split(',')) {
-      for (const to of s.to.split(',')) lines.push(`  ${quote(from)} -> ${quote(to)} [${takenAttrs([s.n], `${s.event} (not in the machine)`, true)}];`);
+      for (const to of s.to.split(','))
+        lines.push(`  ${quote(from)} -> ${quote(to)} [${takenAttrs([s.n], `${s.event} (not in the machine)`, true)}];`);
     }
   }
   lines.push('}');

@@ -28,14 +28,24 @@ const DAY_MS = 86_400_000;
  * `refreshMs`; a failed refresh keeps serving the last good copy for up to 15 minutes, after which the state
  * is `stale`; a feed never fetched successfully is `unverifiable`. Calendar errors are never free time.
  */
-export function createCalendarFeeds(deps: { clock: () => Date; fetchTimeoutMs?: number; refreshMs?: number; staleAfterMs?: number; horizonDays?: number }) {
+export function createCalendarFeeds(deps: {
+  clock: () => Date;
+  fetchTimeoutMs?: number;
+  refreshMs?: number;
+  staleAfterMs?: number;
+  horizonDays?: number;
+}) {
   const timeoutMs = deps.fetchTimeoutMs ?? 3000;
   const refreshMs = deps.refreshMs ?? 5 * 60_000;
   const staleAfterMs = deps.staleAfterMs ?? 15 * 60_000;
   const horizon = deps.horizonDays ?? 60;
   const cache = new Map<string, CacheEntry>();
 
-  async function fetchFeed(url: string, entry: CacheEntry, onIncident: (kind: 'degraded' | 'reconnect', reason: string) => void) {
+  async function fetchFeed(
+    url: string,
+    entry: CacheEntry,
+    onIncident: (kind: 'degraded' | 'reconnect', reason: string) => void,
+  ) {
     const now = deps.clock().getTime();
     entry.attemptedAt = now;
     try {
@@ -63,28 +73,49 @@ export function createCalendarFeeds(deps: { clock: () => Date; fetchTimeoutMs?: 
      * Feed states of the connections that have an ICS feed, keyed by provider id; `incidents` collects the
      * health changes this call observed (to store as events).
      */
-    async states(connections: readonly CalendarConnection[], incidents: FeedIncident[]): Promise<Map<string, FeedState>> {
+    async states(
+      connections: readonly CalendarConnection[],
+      incidents: FeedIncident[],
+    ): Promise<Map<string, FeedState>> {
       const out = new Map<string, FeedState>();
-      await Promise.all(connections.map(async (c) => {
-        const url = c.externalCalendar?.url;
-        if (!url) return;
-        let entry = cache.get(`${c.id}|${url}`);
-        if (!entry) cache.set(`${c.id}|${url}`, (entry = { fetchedAt: undefined, busy: [], attemptedAt: 0, failure: undefined, refreshing: undefined }));
-        const now = deps.clock().getTime();
-        const due = entry.fetchedAt === undefined || now - entry.attemptedAt >= (entry.failure !== undefined ? Math.min(refreshMs, 30_000) : refreshMs);
-        if (due) {
-          entry.refreshing ??= fetchFeed(url, entry, (kind, reason) => incidents.push({ connection: c, type: kind === 'degraded' ? 'calendar.connection_degraded' : 'calendar.reconnect_required', reason }))
-            .finally(() => { entry!.refreshing = undefined; });
-          await entry.refreshing;
-        }
-        if (entry.fetchedAt === undefined) {
-          out.set(c.providerId, { state: 'unverifiable', reason: 'the calendar feed could not be fetched' });
-        } else if (entry.failure !== undefined && now - entry.fetchedAt > staleAfterMs) {
-          out.set(c.providerId, { state: 'stale', reason: 'the cached calendar feed is older than 15 minutes and a refresh failed' });
-        } else {
-          out.set(c.providerId, { state: 'ok', busy: entry.busy });
-        }
-      }));
+      await Promise.all(
+        connections.map(async (c) => {
+          const url = c.externalCalendar?.url;
+          if (!url) return;
+          let entry = cache.get(`${c.id}|${url}`);
+          if (!entry)
+            cache.set(
+              `${c.id}|${url}`,
+              (entry = { fetchedAt: undefined, busy: [], attemptedAt: 0, failure: undefined, refreshing: undefined }),
+            );
+          const now = deps.clock().getTime();
+          const due =
+            entry.fetchedAt === undefined ||
+            now - entry.attemptedAt >= (entry.failure !== undefined ? Math.min(refreshMs, 30_000) : refreshMs);
+          if (due) {
+            entry.refreshing ??= fetchFeed(url, entry, (kind, reason) =>
+              incidents.push({
+                connection: c,
+                type: kind === 'degraded' ? 'calendar.connection_degraded' : 'calendar.reconnect_required',
+                reason,
+              }),
+            ).finally(() => {
+              entry!.refreshing = undefined;
+            });
+            await entry.refreshing;
+          }
+          if (entry.fetchedAt === undefined) {
+            out.set(c.providerId, { state: 'unverifiable', reason: 'the calendar feed could not be fetched' });
+          } else if (entry.failure !== undefined && now - entry.fetchedAt > staleAfterMs) {
+            out.set(c.providerId, {
+              state: 'stale',
+              reason: 'the cached calendar feed is older than 15 minutes and a refresh failed',
+            });
+          } else {
+            out.set(c.providerId, { state: 'ok', busy: entry.busy });
+          }
+        }),
+      );
       return out;
     },
   };

@@ -16,8 +16,15 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     timers,
     actors: createActorStore({ redis: base.redis, clock: base.clock, timers }),
     idempotency: createIdempotencyStore({ redis: base.redis }),
-    orgGraphs: createOrgGraphCache({ db: base.db, clock: base.clock, maxProviders: base.config.graphCacheMaxProviders }),
-    records: createResolutionRecords({ redis: base.redis, maxSnapshotProviders: Math.ceil(base.config.graphCacheMaxProviders / 2) }),
+    orgGraphs: createOrgGraphCache({
+      db: base.db,
+      clock: base.clock,
+      maxProviders: base.config.graphCacheMaxProviders,
+    }),
+    records: createResolutionRecords({
+      redis: base.redis,
+      maxSnapshotProviders: Math.ceil(base.config.graphCacheMaxProviders / 2),
+    }),
     feeds: createCalendarFeeds({ clock: base.clock }),
     credentials: createCredentialCache({ db: base.db }),
   };

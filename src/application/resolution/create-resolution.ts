@@ -1,7 +1,11 @@
 import { ServiceError } from '../../errors/service-error.js';
 import { parseDateRange } from '../../domain/availability/date-window.js';
 import type { EligibilityRequest } from '../../domain/eligibility.js';
-import { computeResolution, screenRequest, type ResolutionOutcome } from '../../domain/resolution/compute-resolution.js';
+import {
+  computeResolution,
+  screenRequest,
+  type ResolutionOutcome,
+} from '../../domain/resolution/compute-resolution.js';
 import { optionReason } from '../../domain/ranking/option-reason.js';
 import type { RankingPreferences } from '../../domain/ranking/rank-options.js';
 import type { ProviderService } from '../../domain/provider.js';
@@ -16,7 +20,13 @@ import { continuityProviderIds } from '../../persistence/continuity-repository.j
 import { findServiceOrganization } from '../../persistence/service-repository.js';
 import { DEFAULT_POLICY } from '../../domain/ranking/ranking-policy.js';
 import type { FeedIncident } from './calendar-feeds.js';
-import { calendarEventData, outboxEvent, resolutionEventData, type EventDataByType, type EventType } from '../event-data.js';
+import {
+  calendarEventData,
+  outboxEvent,
+  resolutionEventData,
+  type EventDataByType,
+  type EventType,
+} from '../event-data.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRecord } from './resolution-record.js';
 import { resolvePolicy } from './resolve-policy.js';
@@ -39,25 +49,49 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const MINUTE_MS = 60_000;
 
 /** Finds the session type a request names: a service of this organization (or, for v1, a slug). */
-async function findSessionType(deps: ResolutionDeps, caller: Caller, req: ResolutionRequest, services: Map<string, ProviderService>, slugs: Set<string>): Promise<string> {
+async function findSessionType(
+  deps: ResolutionDeps,
+  caller: Caller,
+  req: ResolutionRequest,
+  services: Map<string, ProviderService>,
+  slugs: Set<string>,
+): Promise<string> {
   const svc = services.get(req.service);
   if (svc) return svc.slug;
   if (req.acceptSlug && slugs.has(req.service)) return req.service;
   const owner = await findServiceOrganization(deps.db, req.service);
   const field = req.acceptSlug ? 'service' : 'serviceId';
-  if (owner !== undefined && owner !== caller.organizationId) throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field });
+  if (owner !== undefined && owner !== caller.organizationId)
+    throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field });
   throw new ServiceError('SERVICE_NOT_FOUND', undefined, { field });
 }
 
 /** Builds the REST answer of a resolution from its outcome. */
-function shapeResponse(p: { id: string; caller: Caller; now: Date; expiresAt: Date; graphVersion: number; policy: { id: string; version: number }; outcome: ResolutionOutcome; preferences: RankingPreferences }) {
+function shapeResponse(p: {
+  id: string;
+  caller: Caller;
+  now: Date;
+  expiresAt: Date;
+  graphVersion: number;
+  policy: { id: string; version: number };
+  outcome: ResolutionOutcome;
+  preferences: RankingPreferences;
+}) {
   const { outcome, now } = p;
   const optionWarnings = new Map<string, { code: string; message: string; providerId: string; field: string }[]>();
   const warnings: { code: string; message: string; providerId?: string; field?: string }[] = [];
   const options = outcome.options.map((o) => {
-    const w: { code: string; message: string; providerId: string; field: string }[] = o.eligibility.warnings.map((x) => ({ code: x.code, message: x.message, providerId: x.providerId, field: x.field }));
+    const w: { code: string; message: string; providerId: string; field: string }[] = o.eligibility.warnings.map(
+      (x) => ({ code: x.code, message: x.message, providerId: x.providerId, field: x.field }),
+    );
     optionWarnings.set(o.providerId, w);
-    if (o.availabilityStatus === 'unverifiable') w.push({ code: 'AVAILABILITY_UNVERIFIABLE', message: 'The provider’s calendar could not be checked; confirm the time with the provider.', providerId: o.providerId, field: 'availabilityStatus' });
+    if (o.availabilityStatus === 'unverifiable')
+      w.push({
+        code: 'AVAILABILITY_UNVERIFIABLE',
+        message: 'The provider’s calendar could not be checked; confirm the time with the provider.',
+        providerId: o.providerId,
+        field: 'availabilityStatus',
+      });
     return {
       optionId: `opt_${randomHex(8)}`,
       rank: o.rank,
@@ -67,17 +101,33 @@ function shapeResponse(p: { id: string; caller: Caller; now: Date; expiresAt: Da
       availabilityStatus: o.availabilityStatus,
       availabilityCheckedAt: now.toISOString(),
       score: o.score,
-      matchedConstraints: o.eligibility.matchedConstraints.map((m) => ({ code: m.code, field: m.field, status: m.status, required: [...m.required], actual: [...m.actual], sourceStatus: m.sourceStatus })),
+      matchedConstraints: o.eligibility.matchedConstraints.map((m) => ({
+        code: m.code,
+        field: m.field,
+        status: m.status,
+        required: [...m.required],
+        actual: [...m.actual],
+        sourceStatus: m.sourceStatus,
+      })),
       rankingFactors: o.rankingFactors.map((f) => ({ code: f.code, points: f.points })),
-      reason: optionReason(o, { ...o.provider, timezone: o.provider.timezone ?? o.slot.timezone }, o.eligibility.matchedConstraints, p.preferences),
+      reason: optionReason(
+        o,
+        { ...o.provider, timezone: o.provider.timezone ?? o.slot.timezone },
+        o.eligibility.matchedConstraints,
+        p.preferences,
+      ),
       warnings: w,
     };
   });
   const seen = new Set<string>();
-  for (const list of optionWarnings.values()) for (const w of list) {
-    const k = `${w.code}|${w.providerId}`;
-    if (!seen.has(k)) { seen.add(k); warnings.push(w); }
-  }
+  for (const list of optionWarnings.values())
+    for (const w of list) {
+      const k = `${w.code}|${w.providerId}`;
+      if (!seen.has(k)) {
+        seen.add(k);
+        warnings.push(w);
+      }
+    }
   const resolved = options.length > 0;
   return {
     resolutionId: p.id,
@@ -92,12 +142,22 @@ function shapeResponse(p: { id: string; caller: Caller; now: Date; expiresAt: Da
     options,
     exclusionSummary: outcome.exclusionSummary,
     warnings,
-    ...(resolved ? {} : { totalProviders: outcome.summary.providersScanned, evaluatedSlots: outcome.summary.evaluatedSlots, zeroResultReasons: outcome.zeroResultReasons }),
+    ...(resolved
+      ? {}
+      : {
+          totalProviders: outcome.summary.providersScanned,
+          evaluatedSlots: outcome.summary.evaluatedSlots,
+          zeroResultReasons: outcome.zeroResultReasons,
+        }),
   };
 }
 
 /** Runs a resolution end to end (CONTRACT part 4) and stores it; returns its REST answer. */
-export async function createResolution(deps: ResolutionDeps, caller: Caller, req: ResolutionRequest): Promise<Record<string, any>> {
+export async function createResolution(
+  deps: ResolutionDeps,
+  caller: Caller,
+  req: ResolutionRequest,
+): Promise<Record<string, any>> {
   const range = parseDateRange(req.dateRange);
   if (!range.ok) throw new ServiceError('INVALID_DATE_RANGE', range.problem.message, { field: range.problem.field });
   const now = deps.clock();
@@ -107,7 +167,10 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
   const graph = await deps.orgGraphs(caller.organizationId, context.graphVersion);
   phase('graph');
   const slug = await findSessionType(deps, caller, req, graph.serviceById, new Set(graph.servicesBySlug.keys()));
-  const policy = req.policyId === undefined ? context.activePolicy ?? DEFAULT_POLICY : await resolvePolicy(deps.db, caller.organizationId, req.policyId);
+  const policy =
+    req.policyId === undefined
+      ? (context.activePolicy ?? DEFAULT_POLICY)
+      : await resolvePolicy(deps.db, caller.organizationId, req.policyId);
   const servicesOfSlug = graph.servicesBySlug.get(slug) ?? new Map<string, ProviderService>();
   const offering = graph.offeringOf(slug);
   const screened = screenRequest({ index: graph.eligibilityIndex, offering, constraints: req.constraints, now });
@@ -148,23 +211,61 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
 
   phase('compute');
   const unknown = outcome.unknownEligibility;
-  const reviewRows = unknown.map((e) => ({ provider_id: e.providerId, reasons: e.exclusions.filter((x) => x.status === 'unknown').map((x) => ({ code: x.code, field: x.field, detail: `required ${JSON.stringify(x.required)}; provider data ${x.sourceStatus}` })) }));
+  const reviewRows = unknown.map((e) => ({
+    provider_id: e.providerId,
+    reasons: e.exclusions
+      .filter((x) => x.status === 'unknown')
+      .map((x) => ({
+        code: x.code,
+        field: x.field,
+        detail: `required ${JSON.stringify(x.required)}; provider data ${x.sourceStatus}`,
+      })),
+  }));
   const writeReview = (tx: Pick<typeof deps.db, 'query'>) =>
-    upsertManualReview(tx, { organizationId: caller.organizationId, platformId: caller.platformId, seenAt: now, rows: reviewRows });
+    upsertManualReview(tx, {
+      organizationId: caller.organizationId,
+      platformId: caller.platformId,
+      seenAt: now,
+      rows: reviewRows,
+    });
   const storeIncidents = async (tx: Pick<typeof deps.db, 'query'>) => {
     for (const i of incidents) {
-      await storeEvent(tx, outboxEvent(i.type, incidentData(i), { platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode, createdAt: now }));
+      await storeEvent(
+        tx,
+        outboxEvent(i.type, incidentData(i), {
+          platformId: caller.platformId,
+          organizationId: caller.organizationId,
+          mode: caller.mode,
+          createdAt: now,
+        }),
+      );
     }
   };
   if (outcome.licenseRegionRejected) {
-    await deps.db.transaction(async (tx) => { await writeReview(tx); await storeIncidents(tx); });
-    throw new ServiceError('LICENSE_REGION_MISMATCH', 'No provider holds an active, unexpired, verified license in the requested regions.', { field: 'constraints.licenseRegionCodes' });
+    await deps.db.transaction(async (tx) => {
+      await writeReview(tx);
+      await storeIncidents(tx);
+    });
+    throw new ServiceError(
+      'LICENSE_REGION_MISMATCH',
+      'No provider holds an active, unexpired, verified license in the requested regions.',
+      { field: 'constraints.licenseRegionCodes' },
+    );
   }
 
   const id = newId('res', now.getTime());
   const expiresAt = new Date(now.getTime() + deps.config.resolutionTtlSeconds * 1000);
   const policyRef = { id: policy.id, version: policy.version ?? 1 };
-  const response = shapeResponse({ id, caller, now, expiresAt, graphVersion: graph.graphVersion, policy: policyRef, outcome, preferences: req.preferences });
+  const response = shapeResponse({
+    id,
+    caller,
+    now,
+    expiresAt,
+    graphVersion: graph.graphVersion,
+    policy: policyRef,
+    outcome,
+    preferences: req.preferences,
+  });
   const rankedProviderIds = [...new Set(outcome.options.map((o) => o.providerId))];
   const record: ResolutionRecord = {
     organizationId: caller.organizationId,
@@ -173,40 +274,103 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
     options: outcome.options.map((o, i) => {
       const before = (o.service.bufferBeforeMinutes ?? 0) * MINUTE_MS;
       const after = (o.service.bufferAfterMinutes ?? 0) * MINUTE_MS;
-      return { optionId: response.options[i]!.optionId, providerId: o.providerId, serviceId: o.service.id, start: iso(o.slot.start), end: iso(o.slot.end), timezone: o.slot.timezone, claimStart: iso(o.slot.start - before), claimEnd: iso(o.slot.end + after) };
+      return {
+        optionId: response.options[i]!.optionId,
+        providerId: o.providerId,
+        serviceId: o.service.id,
+        start: iso(o.slot.start),
+        end: iso(o.slot.end),
+        timezone: o.slot.timezone,
+        claimStart: iso(o.slot.start - before),
+        claimEnd: iso(o.slot.end + after),
+      };
     }),
-    candidates: { graphVersion: graph.graphVersion, serviceSlug: slug, constraints: req.constraints, evaluatedAt: now.toISOString(), noAvailability: outcome.noAvailabilityProviderIds.map((pid) => ({ providerId: pid, status: outcome.availability.get(pid)?.status ?? 'not_checked' })), rankedProviderIds },
+    candidates: {
+      graphVersion: graph.graphVersion,
+      serviceSlug: slug,
+      constraints: req.constraints,
+      evaluatedAt: now.toISOString(),
+      noAvailability: outcome.noAvailabilityProviderIds.map((pid) => ({
+        providerId: pid,
+        status: outcome.availability.get(pid)?.status ?? 'not_checked',
+      })),
+      rankedProviderIds,
+    },
   };
-  const base = { resolutionId: id, status: response.status, optionsReturned: outcome.options.length, requestId: caller.requestId };
+  const base = {
+    resolutionId: id,
+    status: response.status,
+    optionsReturned: outcome.options.length,
+    requestId: caller.requestId,
+  };
   // resolution.partial accompanies the outcome's own event rather than replacing it: a subscriber to
   // resolution.resolved or resolution.zero_results sees every resolution, and one to resolution.partial every
   // resolution where unknown provider data kept providers out (CONTRACT part 4).
   const events: { type: EventType; data: EventDataByType[EventType] }[] = [
-    { type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results', data: resolutionEventData(base) },
-    ...(unknown.length > 0 ? [{ type: 'resolution.partial' as const, data: resolutionEventData(base, unknown.length) }] : []),
+    {
+      type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results',
+      data: resolutionEventData(base),
+    },
+    ...(unknown.length > 0
+      ? [{ type: 'resolution.partial' as const, data: resolutionEventData(base, unknown.length) }]
+      : []),
     ...incidents.map((i) => ({ type: i.type, data: incidentData(i) })),
   ];
   // The ledger (one statement) and the Redis record and actor are written at once; a failure answers an error and
   // leaves at most an orphan that expires with its TTL (the idempotency key is not stored, so a retry starts over).
   await Promise.all([
     deps.records.ensureSnapshot(graph).then(() => deps.records.save(id, record)),
-    deps.actors.create(resolutionActorKind, id, { resolutionId: id, organizationId: caller.organizationId, outcome: response.status as 'resolved' | 'zero_results', expiresAt: expiresAt.toISOString() }, {
-      timers: [{ name: 'expire', dueAt: expiresAt }],
-      expireAt: new Date(now.getTime() + 24 * 3600 * 1000),
-      causedBy: stepCause(caller),
-    }),
+    deps.actors.create(
+      resolutionActorKind,
+      id,
+      {
+        resolutionId: id,
+        organizationId: caller.organizationId,
+        outcome: response.status as 'resolved' | 'zero_results',
+        expiresAt: expiresAt.toISOString(),
+      },
+      {
+        timers: [{ name: 'expire', dueAt: expiresAt }],
+        expireAt: new Date(now.getTime() + 24 * 3600 * 1000),
+        causedBy: stepCause(caller),
+      },
+    ),
     insertResolution(deps.db, {
       row: {
-        id, platformId: caller.platformId, organizationId: caller.organizationId, status: response.status, requestId: caller.requestId, serviceSlug: slug,
-        policyId: policyRef.id, policyVersion: policyRef.version, graphVersion: graph.graphVersion, optionsReturned: outcome.options.length,
-        evaluatedSlots: outcome.summary.evaluatedSlots, providersScanned: outcome.summary.providersScanned, createdAt: now, expiresAt,
+        id,
+        platformId: caller.platformId,
+        organizationId: caller.organizationId,
+        status: response.status,
+        requestId: caller.requestId,
+        serviceSlug: slug,
+        policyId: policyRef.id,
+        policyVersion: policyRef.version,
+        graphVersion: graph.graphVersion,
+        optionsReturned: outcome.options.length,
+        evaluatedSlots: outcome.summary.evaluatedSlots,
+        providersScanned: outcome.summary.providersScanned,
+        createdAt: now,
+        expiresAt,
       },
       mode: caller.mode,
       events,
       review: reviewRows,
       audit: {
-        platformId: caller.platformId, organizationId: caller.organizationId, actor: auditActor(caller), action: 'resolution.create', resourceType: 'resolution', resourceId: id,
-        requestId: caller.requestId, before: null, after: { status: response.status, optionsReturned: outcome.options.length, policy: policyRef, providerGraphVersion: graph.graphVersion }, timestamp: now,
+        platformId: caller.platformId,
+        organizationId: caller.organizationId,
+        actor: auditActor(caller),
+        action: 'resolution.create',
+        resourceType: 'resolution',
+        resourceId: id,
+        requestId: caller.requestId,
+        before: null,
+        after: {
+          status: response.status,
+          optionsReturned: outcome.options.length,
+          policy: policyRef,
+          providerGraphVersion: graph.graphVersion,
+        },
+        timestamp: now,
       },
     }),
   ]);
@@ -216,5 +380,9 @@ export async function createResolution(deps: ResolutionDeps, caller: Caller, req
 
 /** The data of a calendar feed incident's event. */
 function incidentData(i: FeedIncident) {
-  return calendarEventData({ providerId: i.connection.providerId, calendarConnectionId: i.connection.id, reason: i.reason });
+  return calendarEventData({
+    providerId: i.connection.providerId,
+    calendarConnectionId: i.connection.id,
+    reason: i.reason,
+  });
 }

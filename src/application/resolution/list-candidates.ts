@@ -9,8 +9,22 @@ export interface CandidateView {
   providerId: string;
   displayName: string;
   eligibilityStatus: 'matched' | 'excluded' | 'unknown';
-  exclusions: { code: string; field: string; required: unknown[]; actual: unknown[]; sourceStatus: string; status: string }[];
-  matchedConstraints: { code: string; field: string; status: string; required: unknown[]; actual: unknown[]; sourceStatus: string }[];
+  exclusions: {
+    code: string;
+    field: string;
+    required: unknown[];
+    actual: unknown[];
+    sourceStatus: string;
+    status: string;
+  }[];
+  matchedConstraints: {
+    code: string;
+    field: string;
+    status: string;
+    required: unknown[];
+    actual: unknown[];
+    sourceStatus: string;
+  }[];
   rank: number | null;
 }
 
@@ -24,30 +38,58 @@ export async function buildCandidates(deps: ResolutionDeps, record: ResolutionRe
   let snapshot = await deps.records.loadSnapshot(record.organizationId, c.graphVersion);
   if (!snapshot) {
     const graph = await deps.orgGraphs(record.organizationId);
-    if (graph.graphVersion !== c.graphVersion) throw new ServiceError('SERVICE_UNAVAILABLE', 'The graph snapshot of this resolution is no longer available.', { retryAfter: 1 });
+    if (graph.graphVersion !== c.graphVersion)
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'The graph snapshot of this resolution is no longer available.', {
+        retryAfter: 1,
+      });
     await deps.records.ensureSnapshot(graph);
-    snapshot = { providers: graph.providers, offering: Object.fromEntries([...graph.servicesBySlug].map(([s, m]) => [s, [...m.keys()]])) };
+    snapshot = {
+      providers: graph.providers,
+      offering: Object.fromEntries([...graph.servicesBySlug].map(([s, m]) => [s, [...m.keys()]])),
+    };
   }
   const compiled = compileEligibilityRequest(c.constraints, { now: new Date(c.evaluatedAt) });
   const offering = new Set(snapshot.offering[c.serviceSlug] ?? []);
   const noAvail = new Map(c.noAvailability.map((n) => [n.providerId, n.status]));
   const rankOf = new Map<string, number>();
-  for (const o of record.response.options as { provider: { id: string }; rank: number }[]) if (!rankOf.has(o.provider.id)) rankOf.set(o.provider.id, o.rank);
+  for (const o of record.response.options as { provider: { id: string }; rank: number }[])
+    if (!rankOf.has(o.provider.id)) rankOf.set(o.provider.id, o.rank);
   const views: CandidateView[] = snapshot.providers.map((p) => {
     const e: ProviderEligibility = evaluateProvider(p, compiled, offering.has(p.id));
-    const exclusions = e.exclusions.map((x) => ({ code: x.code as string, field: x.field, required: [...x.required], actual: [...x.actual], sourceStatus: x.sourceStatus, status: x.status as string }));
+    const exclusions = e.exclusions.map((x) => ({
+      code: x.code as string,
+      field: x.field,
+      required: [...x.required],
+      actual: [...x.actual],
+      sourceStatus: x.sourceStatus,
+      status: x.status as string,
+    }));
     let status = e.status;
     const availability = noAvail.get(p.id);
     if (status === 'matched' && availability !== undefined) {
       status = 'excluded';
-      exclusions.push({ code: 'NO_VERIFIED_AVAILABILITY', field: 'availability', required: ['verified_available'], actual: [availability], sourceStatus: availability === 'calendar_disconnected' ? 'missing' : 'verified', status: 'failed' });
+      exclusions.push({
+        code: 'NO_VERIFIED_AVAILABILITY',
+        field: 'availability',
+        required: ['verified_available'],
+        actual: [availability],
+        sourceStatus: availability === 'calendar_disconnected' ? 'missing' : 'verified',
+        status: 'failed',
+      });
     }
     return {
       providerId: p.id,
       displayName: p.displayName,
       eligibilityStatus: status,
       exclusions,
-      matchedConstraints: e.matchedConstraints.map((m) => ({ code: m.code as string, field: m.field, status: m.status as string, required: [...m.required], actual: [...m.actual], sourceStatus: m.sourceStatus as string })),
+      matchedConstraints: e.matchedConstraints.map((m) => ({
+        code: m.code as string,
+        field: m.field,
+        status: m.status as string,
+        required: [...m.required],
+        actual: [...m.actual],
+        sourceStatus: m.sourceStatus as string,
+      })),
       rank: rankOf.get(p.id) ?? null,
     };
   });
@@ -65,12 +107,28 @@ export async function buildCandidates(deps: ResolutionDeps, record: ResolutionRe
 }
 
 /** Filters and pages candidate records (offset cursor over a deterministic order). */
-export function pageCandidates(all: CandidateView[], q: { status?: string | undefined; exclusionCode?: string | undefined; limit?: number | undefined; cursor?: string | undefined }) {
+export function pageCandidates(
+  all: CandidateView[],
+  q: {
+    status?: string | undefined;
+    exclusionCode?: string | undefined;
+    limit?: number | undefined;
+    cursor?: string | undefined;
+  },
+) {
   const want = q.status === 'eligible' ? 'matched' : q.status;
-  const filtered = all.filter((v) => (want === undefined || v.eligibilityStatus === want) && (q.exclusionCode === undefined || v.exclusions.some((x) => x.code === q.exclusionCode)));
+  const filtered = all.filter(
+    (v) =>
+      (want === undefined || v.eligibilityStatus === want) &&
+      (q.exclusionCode === undefined || v.exclusions.some((x) => x.code === q.exclusionCode)),
+  );
   const pos = decodeCursor(q.cursor);
   const offset = pos === undefined ? 0 : Number(pos.replace(/^o:/, ''));
-  if (!Number.isInteger(offset) || offset < 0) throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
+  if (!Number.isInteger(offset) || offset < 0)
+    throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', {
+      field: 'cursor',
+      details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }],
+    });
   const limit = q.limit ?? 50;
   const pageItems = filtered.slice(offset, offset + limit);
   const hasMore = offset + limit < filtered.length;

@@ -6,7 +6,11 @@ import type { Database } from '../../persistence/database.js';
 import { listResolutions as readResolutions } from '../../persistence/resolution-repository.js';
 import type { Caller } from '../caller.js';
 
-const BAD_CURSOR = () => new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', { field: 'cursor', details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }] });
+const BAD_CURSOR = () =>
+  new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', {
+    field: 'cursor',
+    details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }],
+  });
 
 /** Reads a position `<ISO created_at>|<id>` made by the page before. */
 function positionOf(cursor: string | undefined): { createdAt: Date; id: string } | undefined {
@@ -23,7 +27,13 @@ export async function listResolutions(deps: { db: Database }, caller: Caller, qu
   const q = parseInput(ListResolutionsQuery, query);
   const limit = q.limit ?? 20;
   const before = positionOf(q.cursor);
-  const rows = await readResolutions(deps.db, caller.organizationId, { limit: limit + 1, ...(before ? { before } : {}) });
+  const rows = await readResolutions(deps.db, caller.organizationId, {
+    limit: limit + 1,
+    ...(before ? { before } : {}),
+  });
   const paged = page(rows, limit, (r) => `${r.createdAt.toISOString()}|${r.id}`);
-  return { ...paged, data: paged.data.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), expiresAt: r.expiresAt.toISOString() })) };
+  return {
+    ...paged,
+    data: paged.data.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), expiresAt: r.expiresAt.toISOString() })),
+  };
 }

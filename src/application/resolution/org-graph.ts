@@ -1,10 +1,19 @@
 import type { Queryable } from '../../persistence/database.js';
-import { NULLABLE_PROVIDER_DOC_KEYS, toProviderView, type ProviderView } from '../../persistence/provider-repository.js';
+import {
+  NULLABLE_PROVIDER_DOC_KEYS,
+  toProviderView,
+  type ProviderView,
+} from '../../persistence/provider-repository.js';
 import { readOrganizationGraphRows } from '../../persistence/organization-graph-rows.js';
 import { readGraphVersion } from '../../persistence/organization-repository.js';
 import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
 import { createWeightedCache } from './weighted-cache.js';
-import { buildEligibilityIndex, providerSetOf, type EligibilityIndex, type ProviderSet } from '../../domain/eligibility/eligibility-index.js';
+import {
+  buildEligibilityIndex,
+  providerSetOf,
+  type EligibilityIndex,
+  type ProviderSet,
+} from '../../domain/eligibility/eligibility-index.js';
 
 /** An organization's provider graph at one version, indexed for resolution. */
 export interface OrgGraph {
@@ -31,17 +40,30 @@ export interface OrgGraph {
 export function toDomainProvider(v: ProviderView): Provider {
   const p: Record<string, unknown> = { ...v };
   for (const k of NULLABLE_PROVIDER_DOC_KEYS) p[k] ??= undefined;
-  return p as { [K in keyof ProviderView]: null extends ProviderView[K] ? Exclude<ProviderView[K], null> | undefined : ProviderView[K] };
+  return p as {
+    [K in keyof ProviderView]: null extends ProviderView[K]
+      ? Exclude<ProviderView[K], null> | undefined
+      : ProviderView[K];
+  };
 }
 
 /** Maps a services row to the domain type. */
 export function toDomainService(row: Record<string, any>): ProviderService {
   const d = row.doc ?? {};
   return {
-    id: row.id, organizationId: row.organization_id, providerId: row.provider_id, slug: row.slug, title: d.title, duration: Number(d.duration),
-    price: d.price ?? undefined, currency: d.currency ?? undefined, modality: d.modality ?? undefined,
-    slotIntervalMinutes: d.slotIntervalMinutes ?? undefined, minimumNoticeMinutes: d.minimumNoticeMinutes ?? undefined,
-    bufferBeforeMinutes: d.bufferBeforeMinutes ?? undefined, bufferAfterMinutes: d.bufferAfterMinutes ?? undefined,
+    id: row.id,
+    organizationId: row.organization_id,
+    providerId: row.provider_id,
+    slug: row.slug,
+    title: d.title,
+    duration: Number(d.duration),
+    price: d.price ?? undefined,
+    currency: d.currency ?? undefined,
+    modality: d.modality ?? undefined,
+    slotIntervalMinutes: d.slotIntervalMinutes ?? undefined,
+    minimumNoticeMinutes: d.minimumNoticeMinutes ?? undefined,
+    bufferBeforeMinutes: d.bufferBeforeMinutes ?? undefined,
+    bufferAfterMinutes: d.bufferAfterMinutes ?? undefined,
   };
 }
 
@@ -49,13 +71,25 @@ export function toDomainService(row: Record<string, any>): ProviderService {
 export function toDomainSchedule(row: Record<string, any>): CalendarConnection {
   const d = row.doc ?? {};
   return {
-    id: row.id, organizationId: row.organization_id, providerId: row.provider_id, title: d.title ?? undefined, timezone: d.timezone,
-    days: d.days ?? {}, overrides: d.overrides ?? [], externalCalendar: d.externalCalendar ?? undefined, status: 'active',
+    id: row.id,
+    organizationId: row.organization_id,
+    providerId: row.provider_id,
+    title: d.title ?? undefined,
+    timezone: d.timezone,
+    days: d.days ?? {},
+    overrides: d.overrides ?? [],
+    externalCalendar: d.externalCalendar ?? undefined,
+    status: 'active',
   };
 }
 
 /** Loads an organization's whole graph in three queries (never one per provider). */
-export async function loadOrgGraph(db: Queryable, organizationId: string, graphVersion: number, now: number): Promise<OrgGraph> {
+export async function loadOrgGraph(
+  db: Queryable,
+  organizationId: string,
+  graphVersion: number,
+  now: number,
+): Promise<OrgGraph> {
   const rows = await readOrganizationGraphRows(db, organizationId);
   const providers = rows.providers.map((r) => toDomainProvider(toProviderView(r)));
   const serviceById = new Map<string, ProviderService>();
@@ -74,16 +108,39 @@ export async function loadOrgGraph(db: Queryable, organizationId: string, graphV
     list.push(sched);
     schedulesByProvider.set(sched.providerId, list);
   }
-  const feedSchedules = [...schedulesByProvider.values()].map((list) => list[0]!).filter((c) => c.externalCalendar !== undefined);
+  const feedSchedules = [...schedulesByProvider.values()]
+    .map((list) => list[0]!)
+    .filter((c) => c.externalCalendar !== undefined);
   const eligibilityIndex = buildEligibilityIndex(providers);
   const positionById = new Map(providers.map((x, i) => [x.id, i]));
   const offering = new Map<string, ProviderSet>();
   const offeringOf = (slug: string) => {
     let set = offering.get(slug);
-    if (!set) offering.set(slug, (set = providerSetOf(eligibilityIndex, [...(servicesBySlug.get(slug)?.keys() ?? [])].map((id) => positionById.get(id)!).filter((i) => i !== undefined))));
+    if (!set)
+      offering.set(
+        slug,
+        (set = providerSetOf(
+          eligibilityIndex,
+          [...(servicesBySlug.get(slug)?.keys() ?? [])]
+            .map((id) => positionById.get(id)!)
+            .filter((i) => i !== undefined),
+        )),
+      );
     return set;
   };
-  return { organizationId, graphVersion, providers, providerById: new Map(providers.map((x) => [x.id, x])), serviceById, servicesBySlug, schedulesByProvider, feedSchedules, eligibilityIndex, offeringOf, loadedAt: now };
+  return {
+    organizationId,
+    graphVersion,
+    providers,
+    providerById: new Map(providers.map((x) => [x.id, x])),
+    serviceById,
+    servicesBySlug,
+    schedulesByProvider,
+    feedSchedules,
+    eligibilityIndex,
+    offeringOf,
+    loadedAt: now,
+  };
 }
 
 /**
@@ -92,8 +149,17 @@ export async function loadOrgGraph(db: Queryable, organizationId: string, graphV
  * the graph (concurrent loads shared). The cache is bounded by organizations and by providers held in total
  * (a 10,000-provider graph takes ~36 MB of heap): the least recently used graphs go first, never the one just read.
  */
-export function createOrgGraphCache(deps: { db: Queryable; clock: () => Date; maxOrganizations?: number; maxProviders?: number }) {
-  const cache = createWeightedCache<OrgGraph>({ maxEntries: deps.maxOrganizations ?? 200, maxWeight: deps.maxProviders ?? 50_000, weightOf: (g) => g.providers.length });
+export function createOrgGraphCache(deps: {
+  db: Queryable;
+  clock: () => Date;
+  maxOrganizations?: number;
+  maxProviders?: number;
+}) {
+  const cache = createWeightedCache<OrgGraph>({
+    maxEntries: deps.maxOrganizations ?? 200,
+    maxWeight: deps.maxProviders ?? 50_000,
+    weightOf: (g) => g.providers.length,
+  });
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
     if (version === undefined) {

@@ -8,7 +8,11 @@ import type { ResolutionRecord } from './resolution-record.js';
  * Loads a resolution the caller may access: 404 when unknown, 403 when another organization's, 410 when
  * expired — judged from the deadline itself, so a late expiry timer never makes a dead resolution usable.
  */
-export async function accessResolution(deps: ResolutionDeps, caller: Caller, id: string): Promise<{ record: ResolutionRecord; activeHoldId: string | null; bookingId: string | null; expiresAt: string }> {
+export async function accessResolution(
+  deps: ResolutionDeps,
+  caller: Caller,
+  id: string,
+): Promise<{ record: ResolutionRecord; activeHoldId: string | null; bookingId: string | null; expiresAt: string }> {
   // Both reads at once (one Redis round trip); tenancy is judged on the record before anything is answered.
   const [record, snap] = await Promise.all([deps.records.load(id), deps.actors.getSnapshot(resolutionActorKind, id)]);
   if (!record) throw new ServiceError('RESOLUTION_NOT_FOUND');

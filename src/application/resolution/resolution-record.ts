@@ -15,7 +15,16 @@ export interface ResolutionRecord {
   platformId: string;
   response: Record<string, any>;
   /** The options with their internal data for holds and confirmation. */
-  options: { optionId: string; providerId: string; serviceId: string; start: string; end: string; timezone: string; claimStart: string; claimEnd: string }[];
+  options: {
+    optionId: string;
+    providerId: string;
+    serviceId: string;
+    start: string;
+    end: string;
+    timezone: string;
+    claimStart: string;
+    claimEnd: string;
+  }[];
   candidates: {
     graphVersion: number;
     serviceSlug: string;
@@ -50,7 +59,11 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotProvide
   const written = new Map<string, Promise<void>>();
   const refreshedAt = new Map<string, number>();
   // Snapshots read back for candidates are whole provider lists: bounded by providers held, like the graph cache.
-  const snapshots = createWeightedCache<GraphSnapshot>({ maxEntries: 20, maxWeight: deps.maxSnapshotProviders ?? 25_000, weightOf: (s) => s.providers.length });
+  const snapshots = createWeightedCache<GraphSnapshot>({
+    maxEntries: 20,
+    maxWeight: deps.maxSnapshotProviders ?? 25_000,
+    weightOf: (s) => s.providers.length,
+  });
   return {
     async save(id: string, record: ResolutionRecord): Promise<void> {
       await withRedis(() => deps.redis.set(recordKey(id), JSON.stringify(record), { EX: RECORD_TTL_S }));
@@ -67,7 +80,9 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotProvide
         p = (async () => {
           const offering: Record<string, string[]> = {};
           for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
-          const body = await gz(Buffer.from(JSON.stringify({ providers: graph.providers, offering } satisfies GraphSnapshot)));
+          const body = await gz(
+            Buffer.from(JSON.stringify({ providers: graph.providers, offering } satisfies GraphSnapshot)),
+          );
           await withRedis(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
           snapshots.set(key, Promise.resolve({ providers: graph.providers, offering }));
         })();

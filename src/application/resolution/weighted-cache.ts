@@ -14,7 +14,11 @@ export interface WeightedCache<V> {
  * proxy for heap). The entry just set is never evicted for its own weight, so one value above the budget is
  * still served (and dropped once another is loaded).
  */
-export function createWeightedCache<V>(opts: { maxEntries: number; maxWeight: number; weightOf: (value: V) => number }): WeightedCache<V> {
+export function createWeightedCache<V>(opts: {
+  maxEntries: number;
+  maxWeight: number;
+  weightOf: (value: V) => number;
+}): WeightedCache<V> {
   const entries = new Map<string, Promise<V>>();
   const weights = new Map<string, number>();
   let total = 0;
@@ -49,10 +53,16 @@ export function createWeightedCache<V>(opts: { maxEntries: number; maxWeight: nu
           total += w;
           evict(key);
         },
-        () => { if (entries.get(key) === value) drop(key); },
+        () => {
+          if (entries.get(key) === value) drop(key);
+        },
       );
     },
-    get weight() { return total; },
-    get size() { return entries.size; },
+    get weight() {
+      return total;
+    },
+    get size() {
+      return entries.size;
+    },
   };
 }

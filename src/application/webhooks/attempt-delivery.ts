@@ -1,7 +1,12 @@
 import { ServiceError } from '../../errors/service-error.js';
 import { EVENT_API_VERSION, eventEnvelope } from '../../persistence/event-outbox.js';
 import { newId, randomHex } from '../../persistence/new-id.js';
-import { leaseDeliveryForReplay, recordAttempt, releaseLease, type ClaimedDelivery } from '../../persistence/webhook-delivery-queue.js';
+import {
+  leaseDeliveryForReplay,
+  recordAttempt,
+  releaseLease,
+  type ClaimedDelivery,
+} from '../../persistence/webhook-delivery-queue.js';
 import type { AppDeps } from '../app-deps.js';
 import { afterAttempt, type DeliveryAfter } from '../../domain/webhooks/delivery-schedule.js';
 import { createWebhookPoster, type PostResult, type PostWebhook } from './post-webhook.js';
@@ -12,7 +17,9 @@ import type { WebhookLookup } from './webhook-target.js';
 export const DELIVERY_LEASE_MS = 30_000;
 
 /** What attemptDelivery needs. */
-export type AttemptDeps = Pick<AppDeps, 'db' | 'clock' | 'config'> & { metrics?: Pick<AppDeps['metrics'], 'webhookAttempts'> };
+export type AttemptDeps = Pick<AppDeps, 'db' | 'clock' | 'config'> & {
+  metrics?: Pick<AppDeps['metrics'], 'webhookAttempts'>;
+};
 
 /** The outcome of one attempt. */
 export interface AttemptOutcome {
@@ -25,7 +32,14 @@ export interface AttemptOutcome {
 }
 
 /** Signs and posts a body; the envelope id is the webhook-id. */
-async function signedPost(post: PostWebhook, url: string, id: string, body: string, secrets: string[], now: Date): Promise<PostResult> {
+async function signedPost(
+  post: PostWebhook,
+  url: string,
+  id: string,
+  body: string,
+  secrets: string[],
+  now: Date,
+): Promise<PostResult> {
   const headers = signatureHeaders({ id, timestamp: Math.floor(now.getTime() / 1000), rawBody: body, secrets });
   return post(url, body, headers);
 }
@@ -35,14 +49,29 @@ async function signedPost(post: PostWebhook, url: string, id: string, body: stri
  * secrets, posted through the guard; then records it and moves the delivery on its schedule (only while the lease
  * still holds).
  */
-export async function attemptDelivery(deps: AttemptDeps, post: PostWebhook, d: ClaimedDelivery): Promise<AttemptOutcome> {
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  post: PostWebhook,
+  d: ClaimedDelivery,
+): Promise<AttemptOutcome> {
   const attemptedAt = deps.clock();
   const body = JSON.stringify(eventEnvelope(d.event, d.attempt));
   const result = await signedPost(post, d.url, d.event.id, body, signingSecrets(d, attemptedAt), attemptedAt);
   const success = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-  deps.metrics?.webhookAttempts.inc({ outcome: success ? 'delivered' : result.statusCode === null ? 'error' : 'failed' });
-  const after = afterAttempt({ status: d.status, automaticAttempts: d.automaticAttempts }, { success, manual: d.manual, at: deps.clock() }, deps.config.webhookRetryDelaysSeconds);
-  const recorded = await recordAttempt(deps.db, d, { statusCode: result.statusCode, latencyMs: result.latencyMs, success, error: result.error, attemptedAt }, after);
+  deps.metrics?.webhookAttempts.inc({
+    outcome: success ? 'delivered' : result.statusCode === null ? 'error' : 'failed',
+  });
+  const after = afterAttempt(
+    { status: d.status, automaticAttempts: d.automaticAttempts },
+    { success, manual: d.manual, at: deps.clock() },
+    deps.config.webhookRetryDelaysSeconds,
+  );
+  const recorded = await recordAttempt(
+    deps.db,
+    d,
+    { statusCode: result.statusCode, latencyMs: result.latencyMs, success, error: result.error, attemptedAt },
+    after,
+  );
   return { result, success, attemptedAt, after, recorded };
 }
 
@@ -52,15 +81,36 @@ export async function attemptDelivery(deps: AttemptDeps, post: PostWebhook, d: C
  * attempts are spent, else `failed` on its automatic schedule. Throws DELIVERY_NOT_FOUND (unknown id or another
  * organization's) and DELIVERY_IN_PROGRESS while a sender is attempting it.
  */
-export async function deliverNow(deps: AppDeps & { webhookLookup?: WebhookLookup }, organizationId: string, deliveryId: string): Promise<{ delivered: boolean; statusCode: number | null; latencyMs: number; attempt: number; attemptedAt: Date }> {
+export async function deliverNow(
+  deps: AppDeps & { webhookLookup?: WebhookLookup },
+  organizationId: string,
+  deliveryId: string,
+): Promise<{ delivered: boolean; statusCode: number | null; latencyMs: number; attempt: number; attemptedAt: Date }> {
   const leaseToken = randomHex(12);
-  const claimed = await leaseDeliveryForReplay(deps.db, organizationId, deliveryId, deps.clock(), { leaseMs: DELIVERY_LEASE_MS, leaseToken });
-  if (claimed === 'missing') throw new ServiceError('DELIVERY_NOT_FOUND', `No webhook delivery ${deliveryId} in this organization.`);
-  if (claimed === 'leased') throw new ServiceError('DELIVERY_IN_PROGRESS', `Delivery ${deliveryId} is being sent right now; retry the replay in a few seconds.`);
-  const poster = createWebhookPoster({ allowInsecure: deps.config.webhookAllowInsecureUrls, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) });
+  const claimed = await leaseDeliveryForReplay(deps.db, organizationId, deliveryId, deps.clock(), {
+    leaseMs: DELIVERY_LEASE_MS,
+    leaseToken,
+  });
+  if (claimed === 'missing')
+    throw new ServiceError('DELIVERY_NOT_FOUND', `No webhook delivery ${deliveryId} in this organization.`);
+  if (claimed === 'leased')
+    throw new ServiceError(
+      'DELIVERY_IN_PROGRESS',
+      `Delivery ${deliveryId} is being sent right now; retry the replay in a few seconds.`,
+    );
+  const poster = createWebhookPoster({
+    allowInsecure: deps.config.webhookAllowInsecureUrls,
+    ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
+  });
   try {
     const out = await attemptDelivery(deps, poster.post, claimed);
-    return { delivered: out.success, statusCode: out.result.statusCode, latencyMs: out.result.latencyMs, attempt: claimed.attempt, attemptedAt: out.attemptedAt };
+    return {
+      delivered: out.success,
+      statusCode: out.result.statusCode,
+      latencyMs: out.result.latencyMs,
+      attempt: claimed.attempt,
+      attemptedAt: out.attemptedAt,
+    };
   } catch (err) {
     await releaseLease(deps.db, claimed).catch(() => undefined);
     throw err;
@@ -73,14 +123,32 @@ export async function deliverNow(deps: AppDeps & { webhookLookup?: WebhookLookup
  * POST /webhooks/test: sends a signed `webhook.test` envelope (a fresh `evt_` id, data `{message}`) to `target.url`
  * through the same guard; nothing is recorded.
  */
-export async function sendTestEvent(deps: AppDeps & { webhookLookup?: WebhookLookup }, target: { url: string; secrets: string[]; organizationId: string }): Promise<{ delivered: boolean; statusCode: number | null; latencyMs: number }> {
+export async function sendTestEvent(
+  deps: AppDeps & { webhookLookup?: WebhookLookup },
+  target: { url: string; secrets: string[]; organizationId: string },
+): Promise<{ delivered: boolean; statusCode: number | null; latencyMs: number }> {
   const now = deps.clock();
   const id = newId('evt', now.getTime());
-  const body = JSON.stringify({ id, type: 'webhook.test', apiVersion: EVENT_API_VERSION, createdAt: now.toISOString(), organizationId: target.organizationId, attempt: 1, data: { message: 'Test delivery' } });
-  const poster = createWebhookPoster({ allowInsecure: deps.config.webhookAllowInsecureUrls, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) });
+  const body = JSON.stringify({
+    id,
+    type: 'webhook.test',
+    apiVersion: EVENT_API_VERSION,
+    createdAt: now.toISOString(),
+    organizationId: target.organizationId,
+    attempt: 1,
+    data: { message: 'Test delivery' },
+  });
+  const poster = createWebhookPoster({
+    allowInsecure: deps.config.webhookAllowInsecureUrls,
+    ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
+  });
   try {
     const r = await signedPost(poster.post, target.url, id, body, target.secrets, now);
-    return { delivered: r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300, statusCode: r.statusCode, latencyMs: r.latencyMs };
+    return {
+      delivered: r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300,
+      statusCode: r.statusCode,
+      latencyMs: r.latencyMs,
+    };
   } finally {
     poster.close();
   }

@@ -9,7 +9,9 @@ import { bareHost, forbiddenAddressReason, lookupAll, type WebhookLookup } from 
 /** The whole time one webhook POST may take (connect, send, answer), after which the attempt fails. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
-const PACKAGE_VERSION = String((JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version);
+const PACKAGE_VERSION = String(
+  (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
+);
 
 /** The User-Agent of every outbound webhook request. */
 export const WEBHOOK_USER_AGENT = `scheduling-resolution-service-webhooks/${PACKAGE_VERSION}`;
@@ -52,9 +54,20 @@ function guardedLookup(inner: WebhookLookup): LookupFunction {
     lookupAll(inner, hostname).then(
       (addresses) => {
         const bad = addresses.map((a) => forbiddenAddressReason(a.address)).find((r) => r !== undefined);
-        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
-        if (bad) return callback(Object.assign(new Error(`refused to connect: ${hostname} resolves to ${bad}`), { code: 'EFORBIDDENADDRESS' }), '', 0);
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
+        if (bad)
+          return callback(
+            Object.assign(new Error(`refused to connect: ${hostname} resolves to ${bad}`), {
+              code: 'EFORBIDDENADDRESS',
+            }),
+            '',
+            0,
+          );
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((a) => a.family === options.family)
+            : addresses;
         const list = wanted.length > 0 ? wanted : addresses;
         if (options.all) return callback(null, list);
         callback(null, list[0]!.address, list[0]!.family);
@@ -90,24 +103,40 @@ export function createWebhookPoster(opts: WebhookPosterOptions): WebhookPoster {
         clearTimeout(timer);
         resolve(r);
       };
-      const req = request(target, {
-        method: 'POST',
-        agent: target.protocol === 'https:' ? httpsAgent : httpAgent,
-        ...(lookup ? { lookup } : {}),
-        headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'User-Agent': WEBHOOK_USER_AGENT },
-      }, (res) => {
-        const status = res.statusCode ?? null;
-        res.resume();
-        const done = () => {
-          const ok = status !== null && status >= 200 && status < 300;
-          const error = ok ? undefined : status !== null && status >= 300 && status < 400 ? `receiver answered ${status}; redirects are not followed` : `receiver answered ${status}`;
-          finish({ statusCode: status, latencyMs: elapsed(), ...(error ? { error } : {}) });
-        };
-        res.once('end', done);
-        res.once('error', done);
-        res.once('close', done);
-      });
-      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), Math.max(0, deadline - performance.now()));
+      const req = request(
+        target,
+        {
+          method: 'POST',
+          agent: target.protocol === 'https:' ? httpsAgent : httpAgent,
+          ...(lookup ? { lookup } : {}),
+          headers: {
+            ...headers,
+            'Content-Type': 'application/json',
+            'Content-Length': String(Buffer.byteLength(body)),
+            'User-Agent': WEBHOOK_USER_AGENT,
+          },
+        },
+        (res) => {
+          const status = res.statusCode ?? null;
+          res.resume();
+          const done = () => {
+            const ok = status !== null && status >= 200 && status < 300;
+            const error = ok
+              ? undefined
+              : status !== null && status >= 300 && status < 400
+                ? `receiver answered ${status}; redirects are not followed`
+                : `receiver answered ${status}`;
+            finish({ statusCode: status, latencyMs: elapsed(), ...(error ? { error } : {}) });
+          };
+          res.once('end', done);
+          res.once('error', done);
+          res.once('close', done);
+        },
+      );
+      const timer = setTimeout(
+        () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+        Math.max(0, deadline - performance.now()),
+      );
       req.once('error', (err: NodeJS.ErrnoException) => {
         // A pooled socket the receiver closed while idle fails at once without reaching it: one fresh try is safe.
         const retryable = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');

@@ -22,7 +22,10 @@ export interface StoredSecrets {
 
 /** The secrets that sign at `now`, newest first: the secret, then the previous one until it expires (24 h). */
 export function signingSecrets(w: StoredSecrets, now: Date): string[] {
-  const previous = w.previousSecret !== null && w.previousSecretExpiresAt !== null && w.previousSecretExpiresAt > now ? [w.previousSecret] : [];
+  const previous =
+    w.previousSecret !== null && w.previousSecretExpiresAt !== null && w.previousSecretExpiresAt > now
+      ? [w.previousSecret]
+      : [];
   return [w.secret, ...previous];
 }
 
@@ -48,7 +51,9 @@ export function signatureHeaders(input: SignatureInput): Record<string, string> 
   const ts = String(input.timestamp);
   const keys = input.secrets.map(secretKey);
   const service = keys.map((k) => `sha256=${createHmac('sha256', k).update(`${ts}.${input.rawBody}`).digest('hex')}`);
-  const standard = keys.map((k) => `v1,${createHmac('sha256', k).update(`${input.id}.${ts}.${input.rawBody}`).digest('base64')}`);
+  const standard = keys.map(
+    (k) => `v1,${createHmac('sha256', k).update(`${input.id}.${ts}.${input.rawBody}`).digest('base64')}`,
+  );
   return {
     'X-Service-Timestamp': ts,
     'X-Service-Signature': service.join(','),

@@ -7,7 +7,15 @@ export type WebhookLookup = LookupFunction;
 
 /** What kind of address an IP is; only `public` may receive webhooks unless insecure URLs are allowed. */
 export type AddressClass =
-  | 'public' | 'loopback' | 'private' | 'link_local' | 'unique_local' | 'shared_cgnat' | 'unspecified' | 'multicast' | 'reserved';
+  | 'public'
+  | 'loopback'
+  | 'private'
+  | 'link_local'
+  | 'unique_local'
+  | 'shared_cgnat'
+  | 'unspecified'
+  | 'multicast'
+  | 'reserved';
 
 /** How long resolving a webhook host may take before the URL is refused. */
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -74,7 +82,8 @@ function classifyV6(address: string): AddressClass {
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 1) return 'loopback';
   // ::ffff:a.b.c.d (IPv4-mapped) and 64:ff9b::a.b.c.d (NAT64) reach the IPv4 address they carry.
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) return classifyV4(embeddedV4(g6, g7));
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return classifyV4(embeddedV4(g6, g7));
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
+    return classifyV4(embeddedV4(g6, g7));
   // 6to4 (2002::/16) carries an IPv4 address in its next 32 bits.
   if (g0 === 0x2002) return classifyV4(embeddedV4(g1, g2));
   if ((g0 & 0xfe00) === 0xfc00) return 'unique_local';
@@ -99,7 +108,10 @@ export function classifyAddress(address: string): AddressClass {
 /** Resolves every address of `host` through `lookup` (bounded in time). */
 export function lookupAll(lookup: WebhookLookup, host: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`resolving ${host} took longer than ${LOOKUP_TIMEOUT_MS} ms`)), LOOKUP_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`resolving ${host} took longer than ${LOOKUP_TIMEOUT_MS} ms`)),
+      LOOKUP_TIMEOUT_MS,
+    );
     timer.unref();
     lookup(host, { all: true, verbatim: true }, (err, address, family) => {
       clearTimeout(timer);
@@ -122,7 +134,10 @@ export function forbiddenAddressReason(address: string): string | undefined {
 
 /** A 400 VALIDATION_ERROR on `url`. */
 function urlError(code: string, message: string): ServiceError {
-  return new ServiceError('VALIDATION_ERROR', `url: ${message}`, { field: 'url', details: [{ field: 'url', code, message }] });
+  return new ServiceError('VALIDATION_ERROR', `url: ${message}`, {
+    field: 'url',
+    details: [{ field: 'url', code, message }],
+  });
 }
 
 /**
@@ -130,7 +145,10 @@ function urlError(code: string, message: string): ServiceError {
  * and (unless `allowInsecure`) a host that is a public IP or a name whose every address is public. Throws a
  * VALIDATION_ERROR on `url` saying what is wrong. The same check runs again at every connection (post-webhook.ts).
  */
-export async function checkWebhookUrl(url: string, opts: { allowInsecure: boolean; lookup?: WebhookLookup }): Promise<void> {
+export async function checkWebhookUrl(
+  url: string,
+  opts: { allowInsecure: boolean; lookup?: WebhookLookup },
+): Promise<void> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -140,7 +158,8 @@ export async function checkWebhookUrl(url: string, opts: { allowInsecure: boolea
   if (parsed.protocol !== 'https:' && !(opts.allowInsecure && parsed.protocol === 'http:')) {
     throw urlError('HTTPS_REQUIRED', opts.allowInsecure ? 'must use https or http' : 'must use https');
   }
-  if (parsed.username || parsed.password) throw urlError('CREDENTIALS_IN_URL', 'must not carry a user name or password');
+  if (parsed.username || parsed.password)
+    throw urlError('CREDENTIALS_IN_URL', 'must not carry a user name or password');
   if (opts.allowInsecure) return;
   const host = bareHost(parsed);
   if (isIP(host)) {
@@ -152,7 +171,10 @@ export async function checkWebhookUrl(url: string, opts: { allowInsecure: boolea
   try {
     addresses = await lookupAll(opts.lookup ?? dnsLookup, host);
   } catch (err) {
-    throw urlError('UNRESOLVABLE_HOST', `host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw urlError(
+      'UNRESOLVABLE_HOST',
+      `host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
   if (addresses.length === 0) throw urlError('UNRESOLVABLE_HOST', `host ${host} does not resolve`);
   for (const a of addresses) {

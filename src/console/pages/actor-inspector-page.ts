@@ -17,7 +17,13 @@ const stateText = (value: unknown): string => (typeof value === 'string' ? value
 function causeCell(e: HistoryEntry): HTMLElement | string {
   if (!e.causedBy) return h('span', { class: 'muted' }, 'not recorded');
   if (e.causedBy.type === 'system') return 'system';
-  return h('span', {}, h('code', {}, e.causedBy.keyId ?? 'key'), ' ', h('span', { class: 'muted small' }, e.causedBy.keyType ?? ''));
+  return h(
+    'span',
+    {},
+    h('code', {}, e.causedBy.keyId ?? 'key'),
+    ' ',
+    h('span', { class: 'muted small' }, e.causedBy.keyType ?? ''),
+  );
 }
 
 /** The drawing's marks and its spoken label: live, or as after the history entry `seq`. */
@@ -25,7 +31,12 @@ function highlightOf(view: ActorViewBody, seq: number | undefined): DotHighlight
   const name = `State diagram of the ${view.machine} machine for ${view.kind} ${view.id}`;
   const index = seq === undefined ? -1 : view.history.findIndex((e) => e.seq === seq);
   const entry = view.history[index];
-  if (!entry) return { active: view.activeStates, taken: view.transitionsTaken, label: `${name}: current state ${stateText(view.state)}, ${view.transitionsTaken.length} transitions taken.` };
+  if (!entry)
+    return {
+      active: view.activeStates,
+      taken: view.transitionsTaken,
+      label: `${name}: current state ${stateText(view.state)}, ${view.transitionsTaken.length} transitions taken.`,
+    };
   // transitionsTaken numbers the history's steps that had a `from`, in order: step k's prefix is what came before it.
   const steps = view.history.slice(0, index + 1).filter((e) => e.from !== null && e.from !== undefined).length;
   return {
@@ -37,11 +48,16 @@ function highlightOf(view: ActorViewBody, seq: number | undefined): DotHighlight
 
 function liveText(state: LiveState): string {
   switch (state.mode) {
-    case 'connecting': return 'Connecting…';
-    case 'live': return 'Live: following changes as they happen';
-    case 'polling': return 'Live: reading the actor every second';
-    case 'reconnecting': return `Connection lost; reconnecting in ${Math.ceil(state.inMs / 1000)} s`;
-    case 'stopped': return 'Not following';
+    case 'connecting':
+      return 'Connecting…';
+    case 'live':
+      return 'Live: following changes as they happen';
+    case 'polling':
+      return 'Live: reading the actor every second';
+    case 'reconnecting':
+      return `Connection lost; reconnecting in ${Math.ceil(state.inMs / 1000)} s`;
+    case 'stopped':
+      return 'Not following';
   }
 }
 
@@ -59,7 +75,11 @@ export const actorInspectorPage: Page = {
     const id = params.id ?? '';
     const [machine, first] = await Promise.all([
       api.get<MachineBody>(`/api/v2/inspector/machines/${encodeURIComponent(kind)}`, undefined, signal),
-      api.get<ActorViewBody>(`/api/v2/inspector/actors/${encodeURIComponent(kind)}/${encodeURIComponent(id)}`, undefined, signal),
+      api.get<ActorViewBody>(
+        `/api/v2/inspector/actors/${encodeURIComponent(kind)}/${encodeURIComponent(id)}`,
+        undefined,
+        signal,
+      ),
     ]);
     /** The latest view received. */
     let live = first;
@@ -85,12 +105,14 @@ export const actorInspectorPage: Page = {
     const snapshotSlot = h('div', {});
 
     function drawFacts(): void {
-      replaceChildren(facts,
+      replaceChildren(
+        facts,
         h('div', {}, h('dt', {}, 'State'), h('dd', { 'data-fact': 'state' }, statusBadge(stateText(shown.state)))),
         h('div', {}, h('dt', {}, 'Status'), h('dd', {}, shown.status)),
         h('div', {}, h('dt', {}, 'Machine version'), h('dd', {}, String(shown.machineVersion))),
         h('div', {}, h('dt', {}, 'Revision'), h('dd', { 'data-fact': 'revision' }, String(shown.revision))),
-        h('div', {}, h('dt', {}, 'Last step'), h('dd', {}, timeCell(shown.history.at(-1)?.at))));
+        h('div', {}, h('dt', {}, 'Last step'), h('dd', {}, timeCell(shown.history.at(-1)?.at))),
+      );
     }
 
     function drawViewing(): void {
@@ -102,7 +124,10 @@ export const actorInspectorPage: Page = {
         newSteps.textContent = '';
         return;
       }
-      viewing.replaceChildren(h('strong', {}, `Viewing step ${entry.seq}`), ` of ${live.revision}: the machine as after ${entry.event}, in ${stateText(entry.to)}.`);
+      viewing.replaceChildren(
+        h('strong', {}, `Viewing step ${entry.seq}`),
+        ` of ${live.revision}: the machine as after ${entry.event}, in ${stateText(entry.to)}.`,
+      );
       const arrived = live.revision - shown.revision;
       newSteps.textContent = arrived > 0 ? `${arrived} new step${arrived === 1 ? '' : 's'} arrived.` : '';
     }
@@ -128,15 +153,35 @@ export const actorInspectorPage: Page = {
 
     function drawHistory(): void {
       const focusedSeq = (document.activeElement as HTMLElement | null)?.dataset?.seq;
-      const table = dataTable<HistoryEntry>(`History of ${kind} ${id}, oldest first; choose a step to see the machine as after it`, [
-        { header: 'Step', numeric: true, cell: (e) => h('button', { type: 'button', class: 'link-button', 'data-seq': String(e.seq), 'aria-pressed': String(pinned === e.seq), onclick: () => pin(e.seq) }, `Show step ${e.seq}`) },
-        { header: 'Event', cell: (e) => h('code', {}, e.event) },
-        { header: 'From', cell: (e) => (e.from === null || e.from === undefined ? '—' : stateText(e.from)) },
-        { header: 'To', cell: (e) => stateText(e.to) },
-        { header: 'Time', cell: (e) => timeCell(e.at) },
-        { header: 'Caused by', cell: causeCell },
-        { header: 'Request id', cell: (e) => (e.causedBy?.requestId ? h('code', {}, e.causedBy.requestId) : '—') },
-      ], live.history, 'No steps recorded.');
+      const table = dataTable<HistoryEntry>(
+        `History of ${kind} ${id}, oldest first; choose a step to see the machine as after it`,
+        [
+          {
+            header: 'Step',
+            numeric: true,
+            cell: (e) =>
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'link-button',
+                  'data-seq': String(e.seq),
+                  'aria-pressed': String(pinned === e.seq),
+                  onclick: () => pin(e.seq),
+                },
+                `Show step ${e.seq}`,
+              ),
+          },
+          { header: 'Event', cell: (e) => h('code', {}, e.event) },
+          { header: 'From', cell: (e) => (e.from === null || e.from === undefined ? '—' : stateText(e.from)) },
+          { header: 'To', cell: (e) => stateText(e.to) },
+          { header: 'Time', cell: (e) => timeCell(e.at) },
+          { header: 'Caused by', cell: causeCell },
+          { header: 'Request id', cell: (e) => (e.causedBy?.requestId ? h('code', {}, e.causedBy.requestId) : '—') },
+        ],
+        live.history,
+        'No steps recorded.',
+      );
       for (const button of table.querySelectorAll<HTMLButtonElement>('button[data-seq]')) {
         if (Number(button.dataset.seq) === pinned) button.closest('tr')?.classList.add('selected');
       }
@@ -146,14 +191,24 @@ export const actorInspectorPage: Page = {
     }
 
     function drawDetails(): void {
-      replaceChildren(timersSlot, dataTable<Timer>(`Durable timers of ${kind} ${id}`, [
-        { header: 'Timer', cell: (x) => h('code', {}, x.event) },
-        { header: 'Due', cell: (x) => timeCell(x.dueAt) },
-        { header: 'State', cell: (x) => statusBadge(x.pending ? 'pending' : 'fired') },
-      ], shown.timers, 'No durable timers.'));
-      replaceChildren(snapshotSlot,
+      replaceChildren(
+        timersSlot,
+        dataTable<Timer>(
+          `Durable timers of ${kind} ${id}`,
+          [
+            { header: 'Timer', cell: (x) => h('code', {}, x.event) },
+            { header: 'Due', cell: (x) => timeCell(x.dueAt) },
+            { header: 'State', cell: (x) => statusBadge(x.pending ? 'pending' : 'fired') },
+          ],
+          shown.timers,
+          'No durable timers.',
+        ),
+      );
+      replaceChildren(
+        snapshotSlot,
         h('p', {}, `Revision ${shown.revision}, written by machine version ${shown.machineVersion}.`),
-        jsonBlock(shown.snapshot, `Persisted snapshot context of ${kind} ${id}`));
+        jsonBlock(shown.snapshot, `Persisted snapshot context of ${kind} ${id}`),
+      );
     }
 
     function drawAll(): void {
@@ -195,7 +250,10 @@ export const actorInspectorPage: Page = {
         liveDot.className = `live-dot live-${state.mode}`;
         liveLabel.textContent = liveText(state);
       }
-      replaceChildren(liveProblem, state.mode === 'stopped' || state.mode === 'reconnecting' ? errorNotice(state.problem) : null);
+      replaceChildren(
+        liveProblem,
+        state.mode === 'stopped' || state.mode === 'reconnecting' ? errorNotice(state.problem) : null,
+      );
     }
 
     drawFacts();
@@ -205,7 +263,9 @@ export const actorInspectorPage: Page = {
     await drawDiagram();
     void followActor({ api, kind, id, signal, onView, onState });
 
-    return h('section', {},
+    return h(
+      'section',
+      {},
       h('h1', { tabindex: -1 }, `${kind} `, h('code', {}, id)),
       h('p', { class: 'live-state', role: 'status' }, liveDot, liveLabel),
       liveProblem,
@@ -214,9 +274,13 @@ export const actorInspectorPage: Page = {
       figure,
       h('h2', {}, 'History'),
       historySlot,
-      h('div', { class: 'split' },
+      h(
+        'div',
+        { class: 'split' },
         h('div', {}, h('h2', {}, 'Durable timers'), timersSlot),
-        h('div', {}, h('h2', {}, 'Persisted snapshot'), snapshotSlot)),
-      h('p', {}, h('a', { href: '/console/inspector' }, 'All machines')));
+        h('div', {}, h('h2', {}, 'Persisted snapshot'), snapshotSlot),
+      ),
+      h('p', {}, h('a', { href: '/console/inspector' }, 'All machines')),
+    );
   },
 };

@@ -9,7 +9,11 @@ import { formField, selectOf } from '../ui/form-field.js';
 type Analytics = z.infer<typeof AnalyticsSchema>;
 
 /** The API's periods and how the page names them. */
-const PERIODS: [value: string, label: string][] = [['last_7_days', 'Last 7 days'], ['last_30_days', 'Last 30 days'], ['last_90_days', 'Last 90 days']];
+const PERIODS: [value: string, label: string][] = [
+  ['last_7_days', 'Last 7 days'],
+  ['last_30_days', 'Last 30 days'],
+  ['last_90_days', 'Last 90 days'],
+];
 const DEFAULT_PERIOD = 'last_30_days';
 
 const percent = (rate: number) => `${(rate * 100).toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
@@ -31,23 +35,56 @@ export const analyticsPage: Page = {
     const all = await Promise.all(PERIODS.map(([v]) => api.get<Analytics>('/api/v2/analytics', { period: v }, signal)));
     const a = all[PERIODS.findIndex(([v]) => v === period)]!;
     const label = PERIODS.find(([v]) => v === period)![1];
-    const otherBookings = Math.max(0, a.bookings.total - a.bookings.confirmed - a.bookings.cancelled - a.bookings.rescheduled);
+    const otherBookings = Math.max(
+      0,
+      a.bookings.total - a.bookings.confirmed - a.bookings.cancelled - a.bookings.rescheduled,
+    );
     const form = filterForm('Analytics period', [formField('Period', selectOf('period', PERIODS, period))], (q) => {
       ctx.navigate(`/console/analytics${q.toString() ? `?${q}` : ''}`);
     });
     const charts = await Promise.all([
-      chartFigure({ title: `Resolutions by outcome, ${label.toLowerCase()}`, type: 'doughnut', labels: ['Resolved', 'Zero results'], series: [{ label: 'Resolutions', values: [a.resolutions.resolved, a.resolutions.zeroResults] }], labelHeader: 'Outcome', signal }),
-      chartFigure({ title: `Bookings by status, ${label.toLowerCase()}`, type: 'bar', labels: ['Confirmed or completed', 'Cancelled', 'Rescheduled', 'Other (pending)'], series: [{ label: 'Bookings', values: [a.bookings.confirmed, a.bookings.cancelled, a.bookings.rescheduled, otherBookings] }], labelHeader: 'Status', signal }),
-      chartFigure({ title: 'Resolutions and bookings by period', type: 'bar', labels: PERIODS.map(([, l]) => l), series: [
-        { label: 'Resolutions', values: all.map((x) => x.resolutions.total) },
-        { label: 'Bookings', values: all.map((x) => x.bookings.total) },
-      ], labelHeader: 'Period', signal }),
+      chartFigure({
+        title: `Resolutions by outcome, ${label.toLowerCase()}`,
+        type: 'doughnut',
+        labels: ['Resolved', 'Zero results'],
+        series: [{ label: 'Resolutions', values: [a.resolutions.resolved, a.resolutions.zeroResults] }],
+        labelHeader: 'Outcome',
+        signal,
+      }),
+      chartFigure({
+        title: `Bookings by status, ${label.toLowerCase()}`,
+        type: 'bar',
+        labels: ['Confirmed or completed', 'Cancelled', 'Rescheduled', 'Other (pending)'],
+        series: [
+          {
+            label: 'Bookings',
+            values: [a.bookings.confirmed, a.bookings.cancelled, a.bookings.rescheduled, otherBookings],
+          },
+        ],
+        labelHeader: 'Status',
+        signal,
+      }),
+      chartFigure({
+        title: 'Resolutions and bookings by period',
+        type: 'bar',
+        labels: PERIODS.map(([, l]) => l),
+        series: [
+          { label: 'Resolutions', values: all.map((x) => x.resolutions.total) },
+          { label: 'Bookings', values: all.map((x) => x.bookings.total) },
+        ],
+        labelHeader: 'Period',
+        signal,
+      }),
     ]);
-    return h('section', {},
+    return h(
+      'section',
+      {},
       h('h1', { tabindex: -1 }, 'Analytics'),
       form,
       h('h2', {}, label),
-      h('dl', { class: 'counts' },
+      h(
+        'dl',
+        { class: 'counts' },
         fact('Resolutions', a.resolutions.total.toLocaleString()),
         fact('Resolved', a.resolutions.resolved.toLocaleString()),
         fact('Zero results', a.resolutions.zeroResults.toLocaleString()),
@@ -56,9 +93,16 @@ export const analyticsPage: Page = {
         fact('Confirmed or completed', a.bookings.confirmed.toLocaleString()),
         fact('Cancelled', a.bookings.cancelled.toLocaleString()),
         fact('Rescheduled', a.bookings.rescheduled.toLocaleString()),
-        fact('Conversion rate', percent(a.conversionRate))),
-      h('p', { class: 'muted small' }, 'Conversion rate: resolutions of the period that led to a booking, of all its resolutions. By period: ',
-        all.map((x, i) => `${PERIODS[i]![1]} ${percent(x.conversionRate)}`).join(' · '), '.'),
-      h('div', { class: 'charts' }, charts));
+        fact('Conversion rate', percent(a.conversionRate)),
+      ),
+      h(
+        'p',
+        { class: 'muted small' },
+        'Conversion rate: resolutions of the period that led to a booking, of all its resolutions. By period: ',
+        all.map((x, i) => `${PERIODS[i]![1]} ${percent(x.conversionRate)}`).join(' · '),
+        '.',
+      ),
+      h('div', { class: 'charts' }, charts),
+    );
   },
 };

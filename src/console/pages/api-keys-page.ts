@@ -51,9 +51,20 @@ export const apiKeysPage: Page = {
       const cell = h('div', { class: 'row-actions' });
       const ask = h('button', { type: 'button', class: 'secondary', 'aria-label': `Revoke ${k.name}` }, 'Revoke');
       ask.addEventListener('click', () => {
-        const confirm = h('button', { type: 'button', class: 'danger', 'aria-label': `Confirm revoke ${k.name}` }, 'Confirm revoke');
-        const cancel = h('button', { type: 'button', class: 'secondary', 'aria-label': `Cancel revoking ${k.name}` }, 'Cancel');
-        cancel.addEventListener('click', () => { replaceChildren(cell, ask); ask.focus(); });
+        const confirm = h(
+          'button',
+          { type: 'button', class: 'danger', 'aria-label': `Confirm revoke ${k.name}` },
+          'Confirm revoke',
+        );
+        const cancel = h(
+          'button',
+          { type: 'button', class: 'secondary', 'aria-label': `Cancel revoking ${k.name}` },
+          'Cancel',
+        );
+        cancel.addEventListener('click', () => {
+          replaceChildren(cell, ask);
+          ask.focus();
+        });
         confirm.addEventListener('click', async () => {
           confirm.disabled = true;
           cancel.disabled = true;
@@ -62,7 +73,10 @@ export const apiKeysPage: Page = {
             const at = rows.findIndex((r) => r.id === k.id);
             if (at >= 0) rows[at] = revoked;
             draw();
-            replaceChildren(message, h('div', { class: 'notice ok' }, `Key ${k.name} (${k.id}) is revoked: the API refuses it from now on.`));
+            replaceChildren(
+              message,
+              h('div', { class: 'notice ok' }, `Key ${k.name} (${k.id}) is revoked: the API refuses it from now on.`),
+            );
           } catch (err) {
             replaceChildren(message, errorNotice(err));
             confirm.disabled = false;
@@ -78,21 +92,46 @@ export const apiKeysPage: Page = {
       return cell;
     };
 
-    const draw = () => replaceChildren(tableSlot, dataTable<ApiKey>('API keys of the platform', [
-      { header: 'Name', cell: (k) => [k.name, k.id === caller.keyId ? h('span', { class: 'muted small' }, ' (this session)') : null] },
-      { header: 'Key', cell: (k) => [h('code', {}, k.hint), h('div', { class: 'muted small mono' }, k.id)] },
-      { header: 'Type', cell: (k) => k.type },
-      { header: 'Organization', cell: (k) => [orgName.get(k.organizationId) ?? '', h('div', { class: 'muted small mono' }, k.organizationId)] },
-      { header: 'Created', cell: (k) => timeCell(k.createdAt) },
-      { header: 'Expires', cell: (k) => timeCell(k.expiresAt) },
-      { header: 'Status', cell: (k) => statusBadge(keyStatus(k)) },
-      { header: 'Actions', cell: revokeCell },
-    ], rows, 'No keys yet.'));
+    const draw = () =>
+      replaceChildren(
+        tableSlot,
+        dataTable<ApiKey>(
+          'API keys of the platform',
+          [
+            {
+              header: 'Name',
+              cell: (k) => [
+                k.name,
+                k.id === caller.keyId ? h('span', { class: 'muted small' }, ' (this session)') : null,
+              ],
+            },
+            { header: 'Key', cell: (k) => [h('code', {}, k.hint), h('div', { class: 'muted small mono' }, k.id)] },
+            { header: 'Type', cell: (k) => k.type },
+            {
+              header: 'Organization',
+              cell: (k) => [
+                orgName.get(k.organizationId) ?? '',
+                h('div', { class: 'muted small mono' }, k.organizationId),
+              ],
+            },
+            { header: 'Created', cell: (k) => timeCell(k.createdAt) },
+            { header: 'Expires', cell: (k) => timeCell(k.expiresAt) },
+            { header: 'Status', cell: (k) => statusBadge(keyStatus(k)) },
+            { header: 'Actions', cell: revokeCell },
+          ],
+          rows,
+          'No keys yet.',
+        ),
+      );
     draw();
 
     // The creation form: the organization applies to organization_* types only.
     const type = selectOf('type', KEY_TYPES);
-    const organization = selectOf('organizationId', orgs.data.map((o) => [o.id, `${o.name} (${o.id})`]), caller.organizationId ?? undefined);
+    const organization = selectOf(
+      'organizationId',
+      orgs.data.map((o) => [o.id, `${o.name} (${o.id})`]),
+      caller.organizationId ?? undefined,
+    );
     const orgField = formField('Organization of the key', organization, 'Where an organization_* key acts.');
     const name = h('input', { name: 'name', required: true, maxlength: 200, autocomplete: 'off' });
     const expires = h('input', { name: 'expiresAt', type: 'datetime-local' });
@@ -105,14 +144,17 @@ export const apiKeysPage: Page = {
     syncType();
     const submit = h('button', { type: 'submit' }, 'Create key');
     const formError = h('div', {});
-    const form = h('form', { class: 'card', 'aria-labelledby': 'create-key-title' },
+    const form = h(
+      'form',
+      { class: 'card', 'aria-labelledby': 'create-key-title' },
       h('h2', { id: 'create-key-title' }, 'Create a key'),
       formField('Type', type),
       orgField,
       formField('Name', name, 'For people: where the key is used.'),
       formField('Expires (optional)', expires, 'In your time zone; leave empty for a key that does not expire.'),
       formError,
-      submit);
+      submit,
+    );
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       replaceChildren(formError);
@@ -138,17 +180,28 @@ export const apiKeysPage: Page = {
       }
     });
 
-    return h('section', {},
+    return h(
+      'section',
+      {},
       h('h1', { tabindex: -1 }, 'API keys'),
-      h('p', { class: 'muted' }, 'Keys of this platform. A key\'s secret is shown once, when it is created; the API stores only its hash.'),
+      h(
+        'p',
+        { class: 'muted' },
+        "Keys of this platform. A key's secret is shown once, when it is created; the API stores only its hash.",
+      ),
       secretSlot,
       form,
       h('h2', {}, 'Keys'),
       message,
       tableSlot,
-      loadMore(first, (cursor) => api.get<KeyPage>('/api/v2/api-keys', { limit: 50, cursor }, signal), (more) => {
-        for (const k of more) if (!rows.some((r) => r.id === k.id)) rows.push(k);
-        draw();
-      }));
+      loadMore(
+        first,
+        (cursor) => api.get<KeyPage>('/api/v2/api-keys', { limit: 50, cursor }, signal),
+        (more) => {
+          for (const k of more) if (!rows.some((r) => r.id === k.id)) rows.push(k);
+          draw();
+        },
+      ),
+    );
   },
 };

@@ -17,9 +17,12 @@ const INSPECTED = new Set(['resolution', 'hold', 'booking']);
 
 function resourceCell(e: AuditEvent): Node | string {
   if (!e.resource_id) return '—';
-  if (e.resource_type === 'booking') return idLink(e.resource_id, `/console/bookings/${encodeURIComponent(e.resource_id)}`);
-  if (e.resource_type === 'resolution') return idLink(e.resource_id, `/console/resolutions/${encodeURIComponent(e.resource_id)}`);
-  if (INSPECTED.has(e.resource_type)) return idLink(e.resource_id, `/console/inspector/${e.resource_type}/${encodeURIComponent(e.resource_id)}`);
+  if (e.resource_type === 'booking')
+    return idLink(e.resource_id, `/console/bookings/${encodeURIComponent(e.resource_id)}`);
+  if (e.resource_type === 'resolution')
+    return idLink(e.resource_id, `/console/resolutions/${encodeURIComponent(e.resource_id)}`);
+  if (INSPECTED.has(e.resource_type))
+    return idLink(e.resource_id, `/console/inspector/${e.resource_type}/${encodeURIComponent(e.resource_id)}`);
   return idLink(e.resource_id);
 }
 
@@ -30,8 +33,13 @@ function changeCell(e: AuditEvent): Node | string {
   details.addEventListener('toggle', () => {
     if (!details.open || details.childElementCount > 1) return;
     details.append(
-      e.before != null ? jsonBlock(e.before, `State before ${e.action}`) : h('p', { class: 'muted small' }, 'Nothing before.'),
-      e.after != null ? jsonBlock(e.after, `State after ${e.action}`) : h('p', { class: 'muted small' }, 'Nothing after.'));
+      e.before != null
+        ? jsonBlock(e.before, `State before ${e.action}`)
+        : h('p', { class: 'muted small' }, 'Nothing before.'),
+      e.after != null
+        ? jsonBlock(e.after, `State after ${e.action}`)
+        : h('p', { class: 'muted small' }, 'Nothing after.'),
+    );
   });
   return details;
 }
@@ -46,35 +54,61 @@ export const auditPage: Page = {
     const { api, signal } = ctx;
     let query = ctx.query;
     const current = queryValues(query, FILTERS);
-    const text = (name: string, value: string | undefined) => h('input', { type: 'text', name, value: value ?? '', autocomplete: 'off', spellcheck: 'false' });
+    const text = (name: string, value: string | undefined) =>
+      h('input', { type: 'text', name, value: value ?? '', autocomplete: 'off', spellcheck: 'false' });
     const table = pagedTable<AuditEvent>({
       caption: 'Audit events, newest first',
       empty: 'No audit event matches these filters.',
-      load: (cursor) => api.get<ListPage<AuditEvent>>('/api/v2/audit-events', { ...queryValues(query, FILTERS), limit: 50, cursor }, signal),
+      load: (cursor) =>
+        api.get<ListPage<AuditEvent>>(
+          '/api/v2/audit-events',
+          { ...queryValues(query, FILTERS), limit: 50, cursor },
+          signal,
+        ),
       columns: [
         { header: 'Time', cell: (e) => timeCell(e.timestamp) },
         { header: 'Action', cell: (e) => h('code', {}, e.action) },
-        { header: 'Resource', cell: (e) => [h('span', { class: 'muted small' }, e.resource_type), ' ', resourceCell(e)] },
-        { header: 'Actor', cell: (e) => ('keyId' in e.actor ? [h('code', { class: 'small' }, e.actor.keyId), ' ', h('span', { class: 'muted small' }, e.actor.keyType)] : 'system') },
+        {
+          header: 'Resource',
+          cell: (e) => [h('span', { class: 'muted small' }, e.resource_type), ' ', resourceCell(e)],
+        },
+        {
+          header: 'Actor',
+          cell: (e) =>
+            'keyId' in e.actor
+              ? [
+                  h('code', { class: 'small' }, e.actor.keyId),
+                  ' ',
+                  h('span', { class: 'muted small' }, e.actor.keyType),
+                ]
+              : 'system',
+        },
         { header: 'Request', cell: (e) => (e.request_id ? h('code', { class: 'small' }, e.request_id) : '—') },
         { header: 'Change', cell: changeCell },
       ],
     });
-    const form = filterForm('Audit filters', [
-      formField('Action', text('action', current.action), 'e.g. provider.create'),
-      formField('Resource type', text('resource_type', current.resource_type), 'e.g. booking'),
-      formField('Resource id', text('resource_id', current.resource_id)),
-    ], (q) => {
-      ctx.setQuery(q);
-      query = q;
-      void table.reload();
-    });
+    const form = filterForm(
+      'Audit filters',
+      [
+        formField('Action', text('action', current.action), 'e.g. provider.create'),
+        formField('Resource type', text('resource_type', current.resource_type), 'e.g. booking'),
+        formField('Resource id', text('resource_id', current.resource_id)),
+      ],
+      (q) => {
+        ctx.setQuery(q);
+        query = q;
+        void table.reload();
+      },
+    );
     const [verification] = await Promise.all([auditVerification(api, signal), table.reload()]);
-    return h('section', {},
+    return h(
+      'section',
+      {},
       h('h1', { tabindex: -1 }, 'Audit log'),
       verification,
       h('h2', {}, 'Events'),
       form,
-      table.element);
+      table.element,
+    );
   },
 };

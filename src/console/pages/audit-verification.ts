@@ -14,20 +14,44 @@ function fact(label: string, value: Node | string | number): HTMLElement {
 
 function show(v: Verification): (HTMLElement | null)[] {
   return [
-    h('p', { class: `chain-status chain-${v.status}` },
-      h('span', { class: 'chain-word' }, 'Hash chain '), statusBadge(v.status),
-      h('span', { class: 'muted small' }, ' verified ', timeCell(v.verifiedAt))),
-    h('dl', { class: 'counts' },
+    h(
+      'p',
+      { class: `chain-status chain-${v.status}` },
+      h('span', { class: 'chain-word' }, 'Hash chain '),
+      statusBadge(v.status),
+      h('span', { class: 'muted small' }, ' verified ', timeCell(v.verifiedAt)),
+    ),
+    h(
+      'dl',
+      { class: 'counts' },
       fact('Events checked', v.checked.toLocaleString()),
       fact('Linked', v.linked.toLocaleString()),
       fact('Waiting to be linked', v.pending.toLocaleString()),
       fact('Breaks', v.breaks.length.toLocaleString()),
-      fact('Positions', v.toPosition === 0 ? 'empty chain' : `${v.fromPosition}–${v.toPosition}${v.complete ? ' (whole chain)' : ' (latest links)'}`)),
-    v.pending > 0 ? h('p', { class: 'muted small' }, 'Events waiting to be linked were written moments ago; the sequencer links them shortly. They are not breaks.') : null,
-    v.breaks.length ? dataTable('Breaks in the hash chain', [
-      { header: 'Event', cell: (b) => h('code', {}, b.eventId) },
-      { header: 'Reason', cell: (b) => b.reason },
-    ], v.breaks) : null,
+      fact(
+        'Positions',
+        v.toPosition === 0
+          ? 'empty chain'
+          : `${v.fromPosition}–${v.toPosition}${v.complete ? ' (whole chain)' : ' (latest links)'}`,
+      ),
+    ),
+    v.pending > 0
+      ? h(
+          'p',
+          { class: 'muted small' },
+          'Events waiting to be linked were written moments ago; the sequencer links them shortly. They are not breaks.',
+        )
+      : null,
+    v.breaks.length
+      ? dataTable(
+          'Breaks in the hash chain',
+          [
+            { header: 'Event', cell: (b) => h('code', {}, b.eventId) },
+            { header: 'Reason', cell: (b) => b.reason },
+          ],
+          v.breaks,
+        )
+      : null,
   ];
 }
 
@@ -50,8 +74,11 @@ export async function auditVerification(api: ApiClient, signal: AbortSignal): Pr
   };
   button.addEventListener('click', () => void run());
   await run();
-  return h('section', { class: 'card verification', 'aria-labelledby': 'chain-title' },
+  return h(
+    'section',
+    { class: 'card verification', 'aria-labelledby': 'chain-title' },
     h('h2', { id: 'chain-title' }, 'Chain verification'),
     body,
-    button);
+    button,
+  );
 }

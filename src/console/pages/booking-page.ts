@@ -16,7 +16,11 @@ function fact(label: string, value: Node | string | number | (Node | string)[]):
 async function holdOf(ctx: PageContext, b: Booking): Promise<z.infer<typeof Hold> | undefined> {
   if (!b.resolutionId || !b.optionId) return undefined;
   try {
-    const hold = await ctx.api.get<z.infer<typeof Hold>>(`/api/v2/resolutions/${encodeURIComponent(b.resolutionId)}/options/${encodeURIComponent(b.optionId)}/hold`, undefined, ctx.signal);
+    const hold = await ctx.api.get<z.infer<typeof Hold>>(
+      `/api/v2/resolutions/${encodeURIComponent(b.resolutionId)}/options/${encodeURIComponent(b.optionId)}/hold`,
+      undefined,
+      ctx.signal,
+    );
     return hold.bookingId === b.id ? hold : undefined;
   } catch {
     return undefined;
@@ -29,30 +33,90 @@ export const bookingPage: Page = {
   title: 'Booking',
   needsOrganization: true,
   async render(ctx) {
-    const b = await ctx.api.get<Booking>(`/api/v2/bookings/${encodeURIComponent(ctx.params.id!)}`, undefined, ctx.signal);
+    const b = await ctx.api.get<Booking>(
+      `/api/v2/bookings/${encodeURIComponent(ctx.params.id!)}`,
+      undefined,
+      ctx.signal,
+    );
     const hold = await holdOf(ctx, b);
-    const links = h('ul', { class: 'plain links' },
-      h('li', {}, h('a', { href: `/console/inspector/booking/${encodeURIComponent(b.id)}` }, 'Open this booking in the inspector')),
-      hold ? h('li', {}, h('a', { href: `/console/inspector/hold/${encodeURIComponent(hold.holdId)}` }, 'The hold it was confirmed from, in the inspector'), ' ', h('code', { class: 'small' }, hold.holdId)) : null,
-      b.resolutionId ? h('li', {}, h('a', { href: `/console/resolutions/${encodeURIComponent(b.resolutionId)}` }, 'The resolution it came from'), ' ', h('code', { class: 'small' }, b.resolutionId)) : null);
-    return h('section', {},
+    const links = h(
+      'ul',
+      { class: 'plain links' },
+      h(
+        'li',
+        {},
+        h(
+          'a',
+          { href: `/console/inspector/booking/${encodeURIComponent(b.id)}` },
+          'Open this booking in the inspector',
+        ),
+      ),
+      hold
+        ? h(
+            'li',
+            {},
+            h(
+              'a',
+              { href: `/console/inspector/hold/${encodeURIComponent(hold.holdId)}` },
+              'The hold it was confirmed from, in the inspector',
+            ),
+            ' ',
+            h('code', { class: 'small' }, hold.holdId),
+          )
+        : null,
+      b.resolutionId
+        ? h(
+            'li',
+            {},
+            h(
+              'a',
+              { href: `/console/resolutions/${encodeURIComponent(b.resolutionId)}` },
+              'The resolution it came from',
+            ),
+            ' ',
+            h('code', { class: 'small' }, b.resolutionId),
+          )
+        : null,
+    );
+    return h(
+      'section',
+      {},
       h('h1', { tabindex: -1 }, 'Booking ', h('code', {}, b.id)),
       links,
-      h('dl', { class: 'facts' },
+      h(
+        'dl',
+        { class: 'facts' },
         fact('Status', statusBadge(b.status)),
         fact('Slot', slotText(b.slot)),
         fact('Provider', [b.provider.displayName, ' ', h('code', { class: 'small' }, b.provider.id)]),
         fact('Service', `${b.service.displayName} (${b.service.durationMinutes} min)`),
-        fact('Customer', [b.customer.name, b.customer.lastname ? ` ${b.customer.lastname}` : '', ' · ', b.customer.email]),
+        fact('Customer', [
+          b.customer.name,
+          b.customer.lastname ? ` ${b.customer.lastname}` : '',
+          ' · ',
+          b.customer.email,
+        ]),
         fact('Customer time zone', b.customer.timezone ?? '—'),
         fact('Source', b.source),
         fact('Option', b.optionId ? h('code', { class: 'small' }, b.optionId) : '—'),
         fact('Created', timeCell(b.createdAt)),
         fact('Updated', timeCell(b.updatedAt)),
         fact('Cancelled', timeCell(b.cancelledAt)),
-        fact('Rescheduled from', b.rescheduledFrom ? idLink(b.rescheduledFrom, `/console/bookings/${encodeURIComponent(b.rescheduledFrom)}`) : '—'),
-        fact('Rescheduled to', b.rescheduledTo ? idLink(b.rescheduledTo, `/console/bookings/${encodeURIComponent(b.rescheduledTo)}`) : '—')),
+        fact(
+          'Rescheduled from',
+          b.rescheduledFrom
+            ? idLink(b.rescheduledFrom, `/console/bookings/${encodeURIComponent(b.rescheduledFrom)}`)
+            : '—',
+        ),
+        fact(
+          'Rescheduled to',
+          b.rescheduledTo ? idLink(b.rescheduledTo, `/console/bookings/${encodeURIComponent(b.rescheduledTo)}`) : '—',
+        ),
+      ),
       h('h2', {}, 'Metadata'),
-      Object.keys(b.metadata).length ? jsonBlock(b.metadata, 'Booking metadata') : h('p', { class: 'empty' }, 'No metadata.'));
+      Object.keys(b.metadata).length
+        ? jsonBlock(b.metadata, 'Booking metadata')
+        : h('p', { class: 'empty' }, 'No metadata.'),
+    );
   },
 };

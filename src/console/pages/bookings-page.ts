@@ -25,7 +25,8 @@ export const bookingsPage: Page = {
     const table = pagedTable<Booking>({
       caption: 'Bookings, newest first',
       empty: 'No booking matches these filters.',
-      load: (cursor) => api.get<ListPage<Booking>>('/api/v2/bookings', { ...queryValues(query, FILTERS), limit: 50, cursor }, signal),
+      load: (cursor) =>
+        api.get<ListPage<Booking>>('/api/v2/bookings', { ...queryValues(query, FILTERS), limit: 50, cursor }, signal),
       columns: [
         { header: 'Booking', cell: (b) => idLink(b.id, `/console/bookings/${encodeURIComponent(b.id)}`) },
         { header: 'Status', cell: (b) => statusBadge(b.status) },
@@ -37,15 +38,36 @@ export const bookingsPage: Page = {
         { header: 'Created', cell: (b) => timeCell(b.createdAt) },
       ],
     });
-    const providerId = h('input', { type: 'text', name: 'providerId', value: current.providerId ?? '', autocomplete: 'off', spellcheck: 'false', class: 'mono' });
-    const form = filterForm('Booking filters', [
-      formField('Status', selectOf('status', [['', 'Any'], ...['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled'].map((s): [string, string] => [s, s])], current.status)),
-      formField('Provider id', providerId),
-    ], (q) => {
-      ctx.setQuery(q);
-      query = q;
-      void table.reload();
+    const providerId = h('input', {
+      type: 'text',
+      name: 'providerId',
+      value: current.providerId ?? '',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      class: 'mono',
     });
+    const form = filterForm(
+      'Booking filters',
+      [
+        formField(
+          'Status',
+          selectOf(
+            'status',
+            [
+              ['', 'Any'],
+              ...['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled'].map((s): [string, string] => [s, s]),
+            ],
+            current.status,
+          ),
+        ),
+        formField('Provider id', providerId),
+      ],
+      (q) => {
+        ctx.setQuery(q);
+        query = q;
+        void table.reload();
+      },
+    );
     await table.reload();
     return h('section', {}, h('h1', { tabindex: -1 }, 'Bookings'), form, table.element);
   },

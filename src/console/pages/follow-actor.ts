@@ -48,11 +48,22 @@ function streamError(data: string): ApiError {
   const body = JSON.parse(data) as { error?: { code?: string; message?: string; field?: string; requestId?: string } };
   const e = body.error ?? {};
   const code = e.code ?? 'STREAM_ERROR';
-  return new ApiError(code.endsWith('_NOT_FOUND') ? 404 : 500, code, e.message ?? 'The stream ended with an error.', e.field, e.requestId);
+  return new ApiError(
+    code.endsWith('_NOT_FOUND') ? 404 : 500,
+    code,
+    e.message ?? 'The stream ended with an error.',
+    e.field,
+    e.requestId,
+  );
 }
 
 /** Refusals that a retry cannot fix: a refused key, another organization's actor, an actor gone from the store. */
-const isFinal = (err: unknown): boolean => err instanceof ApiError && (err.status === 400 || err.status === 401 || err.status === 403 || (err.status === 404 && err.code !== 'ROUTE_NOT_FOUND'));
+const isFinal = (err: unknown): boolean =>
+  err instanceof ApiError &&
+  (err.status === 400 ||
+    err.status === 401 ||
+    err.status === 403 ||
+    (err.status === 404 && err.code !== 'ROUTE_NOT_FOUND'));
 
 async function poll(opts: FollowActorOptions, path: string): Promise<void> {
   opts.onState({ mode: 'polling' });
@@ -86,13 +97,17 @@ export async function followActor(opts: FollowActorOptions): Promise<void> {
     let problem: unknown = new Error('The live stream closed.');
     try {
       let ended: ApiError | undefined;
-      await opts.api.stream(`${path}/stream`, (event, data) => {
-        if (event === 'actor') {
-          wait = FIRST_RETRY_MS;
-          opts.onState({ mode: 'live' });
-          opts.onView(JSON.parse(data) as ActorViewBody);
-        } else if (event === 'error') ended = streamError(data);
-      }, opts.signal);
+      await opts.api.stream(
+        `${path}/stream`,
+        (event, data) => {
+          if (event === 'actor') {
+            wait = FIRST_RETRY_MS;
+            opts.onState({ mode: 'live' });
+            opts.onView(JSON.parse(data) as ActorViewBody);
+          } else if (event === 'error') ended = streamError(data);
+        },
+        opts.signal,
+      );
       if (ended) throw ended;
     } catch (err) {
       if (opts.signal.aborted) return;

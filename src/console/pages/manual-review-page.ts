@@ -15,15 +15,28 @@ type ManualReviewEntry = z.infer<typeof ManualReviewEntrySchema>;
  * Asks before resolving an entry, in a modal dialog; on "Mark resolved" posts the resolve and calls `done` with the
  * answered entry. A refusal is shown in the dialog with the API's code and message.
  */
-function confirmResolve(api: ApiClient, signal: AbortSignal, entry: ManualReviewEntry, trigger: HTMLElement, done: (resolved: ManualReviewEntry) => void): void {
+function confirmResolve(
+  api: ApiClient,
+  signal: AbortSignal,
+  entry: ManualReviewEntry,
+  trigger: HTMLElement,
+  done: (resolved: ManualReviewEntry) => void,
+): void {
   const problem = h('div', {});
   const yes = h('button', { type: 'button' }, 'Mark resolved');
   const no = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
-  const dialog = h('dialog', { class: 'card confirm', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-text' },
+  const dialog = h(
+    'dialog',
+    { class: 'card confirm', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-text' },
     h('h2', { id: 'confirm-title' }, `Resolve the review of ${entry.displayName}?`),
-    h('p', { id: 'confirm-text' }, 'The entry leaves the open queue. It reopens if a later resolution finds this provider\'s required data unknown again.'),
+    h(
+      'p',
+      { id: 'confirm-text' },
+      "The entry leaves the open queue. It reopens if a later resolution finds this provider's required data unknown again.",
+    ),
     problem,
-    h('div', { class: 'actions' }, yes, no));
+    h('div', { class: 'actions' }, yes, no),
+  );
   const close = () => {
     dialog.close();
     dialog.remove();
@@ -32,11 +45,19 @@ function confirmResolve(api: ApiClient, signal: AbortSignal, entry: ManualReview
     close();
     trigger.focus();
   });
-  dialog.addEventListener('cancel', () => queueMicrotask(() => { dialog.remove(); trigger.focus(); }));
+  dialog.addEventListener('cancel', () =>
+    queueMicrotask(() => {
+      dialog.remove();
+      trigger.focus();
+    }),
+  );
   yes.addEventListener('click', async () => {
     yes.disabled = true;
     try {
-      const resolved = await api.send<ManualReviewEntry>('POST', `/api/v2/manual-review/${encodeURIComponent(entry.providerId)}/resolve`);
+      const resolved = await api.send<ManualReviewEntry>(
+        'POST',
+        `/api/v2/manual-review/${encodeURIComponent(entry.providerId)}/resolve`,
+      );
       close();
       done(resolved);
     } catch (err) {
@@ -64,40 +85,86 @@ export const manualReviewPage: Page = {
     const table = pagedTable<ManualReviewEntry>({
       caption: 'Manual-review entries',
       empty: 'No entry with this status.',
-      load: (cursor) => api.get<ListPage<ManualReviewEntry>>('/api/v2/manual-review', { ...queryValues(query, ['status']), limit: 50, cursor }, signal),
+      load: (cursor) =>
+        api.get<ListPage<ManualReviewEntry>>(
+          '/api/v2/manual-review',
+          { ...queryValues(query, ['status']), limit: 50, cursor },
+          signal,
+        ),
       columns: [
         { header: 'Provider', cell: (e) => [h('div', {}, e.displayName), h('code', { class: 'small' }, e.providerId)] },
-        { header: 'Unknown data', cell: (e) => h('ul', { class: 'exclusions' }, e.reasons.map((r) => h('li', {}, h('strong', {}, r.code), ` ${r.field}: ${r.detail}`))) },
+        {
+          header: 'Unknown data',
+          cell: (e) =>
+            h(
+              'ul',
+              { class: 'exclusions' },
+              e.reasons.map((r) => h('li', {}, h('strong', {}, r.code), ` ${r.field}: ${r.detail}`)),
+            ),
+        },
         { header: 'First seen', cell: (e) => timeCell(e.firstSeenAt) },
         { header: 'Last seen', cell: (e) => timeCell(e.lastSeenAt) },
-        { header: 'Status', cell: (e) => [statusBadge(e.status), e.resolvedAt ? [' ', timeCell(e.resolvedAt)] : null].flat() },
+        {
+          header: 'Status',
+          cell: (e) => [statusBadge(e.status), e.resolvedAt ? [' ', timeCell(e.resolvedAt)] : null].flat(),
+        },
         {
           header: 'Action',
           cell: (e) => {
             if (e.status !== 'open') return '—';
-            const button = h('button', { type: 'button', class: 'secondary', 'aria-label': `Resolve the review of ${e.displayName}` }, 'Resolve');
-            button.addEventListener('click', () => confirmResolve(api, signal, e, button, (resolved) => {
-              replaceChildren(notice, h('p', { class: 'notice ok' }, `The review of ${resolved.displayName} is ${resolved.status}.`));
-              void table.reload().then(() => heading.focus());
-            }));
+            const button = h(
+              'button',
+              { type: 'button', class: 'secondary', 'aria-label': `Resolve the review of ${e.displayName}` },
+              'Resolve',
+            );
+            button.addEventListener('click', () =>
+              confirmResolve(api, signal, e, button, (resolved) => {
+                replaceChildren(
+                  notice,
+                  h('p', { class: 'notice ok' }, `The review of ${resolved.displayName} is ${resolved.status}.`),
+                );
+                void table.reload().then(() => heading.focus());
+              }),
+            );
             return button;
           },
         },
       ],
     });
-    const form = filterForm('Manual-review filters', [
-      formField('Status', selectOf('status', [['', 'Open'], ['resolved', 'Resolved']], query.get('status') ?? '')),
-    ], (q) => {
-      ctx.setQuery(q);
-      query = q;
-      void table.reload();
-    });
+    const form = filterForm(
+      'Manual-review filters',
+      [
+        formField(
+          'Status',
+          selectOf(
+            'status',
+            [
+              ['', 'Open'],
+              ['resolved', 'Resolved'],
+            ],
+            query.get('status') ?? '',
+          ),
+        ),
+      ],
+      (q) => {
+        ctx.setQuery(q);
+        query = q;
+        void table.reload();
+      },
+    );
     await table.reload();
-    return h('section', {},
+    return h(
+      'section',
+      {},
       heading,
-      h('p', {}, 'Providers left out of resolutions because a requested constraint met empty or missing data. Fix the provider\'s data, then mark the entry resolved.'),
+      h(
+        'p',
+        {},
+        "Providers left out of resolutions because a requested constraint met empty or missing data. Fix the provider's data, then mark the entry resolved.",
+      ),
       form,
       notice,
-      table.element);
+      table.element,
+    );
   },
 };

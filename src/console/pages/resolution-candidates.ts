@@ -1,5 +1,8 @@
 import type { z } from 'zod';
-import type { Candidate as CandidateSchema, CandidatesPage as CandidatesPageSchema } from '../../contract/schemas/resolution.js';
+import type {
+  Candidate as CandidateSchema,
+  CandidatesPage as CandidatesPageSchema,
+} from '../../contract/schemas/resolution.js';
 import type { PageContext } from '../page.js';
 import { h } from '../ui/dom.js';
 import { filterForm, queryValues } from '../ui/filter-form.js';
@@ -12,18 +15,44 @@ type CandidatesPage = z.infer<typeof CandidatesPageSchema>;
 
 /** Exclusion codes in the contract's pipeline order (CONTRACT part 4), offered as a filter. */
 const EXCLUSION_CODES = [
-  'PROVIDER_INACTIVE', 'NOT_SEARCHABLE', 'SERVICE_NOT_OFFERED', 'PROFESSION_MISMATCH', 'SPECIALTY_MISMATCH', 'AGE_GROUP_MISMATCH',
-  'MODALITY_MISMATCH', 'SERVICE_REGION_MISMATCH', 'LICENSE_REGION_MISMATCH', 'LICENSE_EXPIRED', 'LICENSE_UNVERIFIED', 'LICENSE_MISSING',
-  'INSURANCE_NOT_ACCEPTED', 'PANEL_FULL', 'LANGUAGE_MISMATCH', 'NOT_ACCEPTING_NEW_CLIENTS', 'NO_VERIFIED_AVAILABILITY',
+  'PROVIDER_INACTIVE',
+  'NOT_SEARCHABLE',
+  'SERVICE_NOT_OFFERED',
+  'PROFESSION_MISMATCH',
+  'SPECIALTY_MISMATCH',
+  'AGE_GROUP_MISMATCH',
+  'MODALITY_MISMATCH',
+  'SERVICE_REGION_MISMATCH',
+  'LICENSE_REGION_MISMATCH',
+  'LICENSE_EXPIRED',
+  'LICENSE_UNVERIFIED',
+  'LICENSE_MISSING',
+  'INSURANCE_NOT_ACCEPTED',
+  'PANEL_FULL',
+  'LANGUAGE_MISMATCH',
+  'NOT_ACCEPTING_NEW_CLIENTS',
+  'NO_VERIFIED_AVAILABILITY',
 ];
 
 /** Why a candidate was not offered: each exclusion with its constraint, status, code and expected vs actual values. */
 function exclusionList(c: Candidate): HTMLElement | string {
   if (c.exclusions.length === 0) return c.eligibilityStatus === 'matched' ? 'Passed every constraint' : '—';
-  return h('ul', { class: 'exclusions' }, c.exclusions.map((x) => h('li', {},
-    h('strong', {}, x.code), ' ', statusBadge(x.status), ' ',
-    h('span', {}, `${x.field}: expected ${valuesText(x.required)}; provider has ${valuesText(x.actual)}`),
-    x.sourceStatus ? h('span', { class: 'muted small' }, ` (data ${x.sourceStatus})`) : null)));
+  return h(
+    'ul',
+    { class: 'exclusions' },
+    c.exclusions.map((x) =>
+      h(
+        'li',
+        {},
+        h('strong', {}, x.code),
+        ' ',
+        statusBadge(x.status),
+        ' ',
+        h('span', {}, `${x.field}: expected ${valuesText(x.required)}; provider has ${valuesText(x.actual)}`),
+        x.sourceStatus ? h('span', { class: 'muted small' }, ` (data ${x.sourceStatus})`) : null,
+      ),
+    ),
+  );
 }
 
 /**
@@ -42,7 +71,11 @@ export async function resolutionCandidates(ctx: PageContext, resolutionId: strin
     empty: 'No candidate matches these filters.',
     async load(cursor) {
       const filters = queryValues(query, ['status', 'exclusionCode']);
-      const page = await api.get<CandidatesPage>(`/api/v2/resolutions/${encodeURIComponent(resolutionId)}/candidates`, { ...filters, limit: 100, cursor }, signal);
+      const page = await api.get<CandidatesPage>(
+        `/api/v2/resolutions/${encodeURIComponent(resolutionId)}/candidates`,
+        { ...filters, limit: 100, cursor },
+        signal,
+      );
       const s = page.summary;
       summary.textContent = `${s.total} considered: ${s.matched} matched, ${s.excluded} excluded, ${s.unknown} with unknown data.`;
       return { data: page.candidates, hasMore: page.hasMore, nextCursor: page.nextCursor };
@@ -52,22 +85,52 @@ export async function resolutionCandidates(ctx: PageContext, resolutionId: strin
       { header: 'Status', cell: (c) => statusBadge(c.eligibilityStatus) },
       { header: 'Option rank', numeric: true, cell: (c) => c.rank ?? '—' },
       { header: 'Why not offered', cell: exclusionList },
-      { header: 'Matched constraints', cell: (c) => (c.matchedConstraints.length ? c.matchedConstraints.map((m) => m.code).join(', ') : '—') },
+      {
+        header: 'Matched constraints',
+        cell: (c) => (c.matchedConstraints.length ? c.matchedConstraints.map((m) => m.code).join(', ') : '—'),
+      },
     ],
   });
-  const form = filterForm('Candidate filters', [
-    formField('Status', selectOf('status', [['', 'Any'], ['matched', 'matched'], ['eligible', 'eligible'], ['excluded', 'excluded'], ['unknown', 'unknown']], current.status)),
-    formField('Exclusion code', selectOf('exclusionCode', [['', 'Any'], ...codes.map((c): [string, string] => [c, c])], current.exclusionCode)),
-  ], (q) => {
-    ctx.setQuery(q);
-    query = q;
-    void table.reload();
-  });
+  const form = filterForm(
+    'Candidate filters',
+    [
+      formField(
+        'Status',
+        selectOf(
+          'status',
+          [
+            ['', 'Any'],
+            ['matched', 'matched'],
+            ['eligible', 'eligible'],
+            ['excluded', 'excluded'],
+            ['unknown', 'unknown'],
+          ],
+          current.status,
+        ),
+      ),
+      formField(
+        'Exclusion code',
+        selectOf('exclusionCode', [['', 'Any'], ...codes.map((c): [string, string] => [c, c])], current.exclusionCode),
+      ),
+    ],
+    (q) => {
+      ctx.setQuery(q);
+      query = q;
+      void table.reload();
+    },
+  );
   await table.reload();
-  return h('section', { 'aria-labelledby': 'why-not' },
+  return h(
+    'section',
+    { 'aria-labelledby': 'why-not' },
     h('h2', { id: 'why-not' }, 'Why not: every provider considered'),
-    h('p', {}, 'Each candidate with the constraints that kept it out of the options: what the request expected and what the provider has.'),
+    h(
+      'p',
+      {},
+      'Each candidate with the constraints that kept it out of the options: what the request expected and what the provider has.',
+    ),
     form,
     summary,
-    table.element);
+    table.element,
+  );
 }

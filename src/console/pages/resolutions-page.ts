@@ -16,10 +16,20 @@ export const resolutionsPage: Page = {
   nav: 'Resolutions',
   needsOrganization: true,
   async render({ api, signal, navigate }) {
-    const id = h('input', { type: 'text', name: 'id', required: true, autocomplete: 'off', spellcheck: 'false', class: 'mono' });
-    const open = h('form', { class: 'filters', 'aria-label': 'Open a resolution' },
+    const id = h('input', {
+      type: 'text',
+      name: 'id',
+      required: true,
+      autocomplete: 'off',
+      spellcheck: 'false',
+      class: 'mono',
+    });
+    const open = h(
+      'form',
+      { class: 'filters', 'aria-label': 'Open a resolution' },
       formField('Resolution id', id, 'res_…'),
-      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Open')));
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Open')),
+    );
     open.addEventListener('submit', (ev) => {
       ev.preventDefault();
       const value = id.value.trim();
@@ -36,16 +46,23 @@ export const resolutionsPage: Page = {
         { header: 'Options', numeric: true, cell: (r) => r.optionsReturned },
         { header: 'Slots evaluated', numeric: true, cell: (r) => r.evaluatedSlots },
         { header: 'Providers', numeric: true, cell: (r) => r.providersScanned },
-        { header: 'Booking', cell: (r) => (r.bookingId ? idLink(r.bookingId, `/console/bookings/${encodeURIComponent(r.bookingId)}`) : '—') },
+        {
+          header: 'Booking',
+          cell: (r) =>
+            r.bookingId ? idLink(r.bookingId, `/console/bookings/${encodeURIComponent(r.bookingId)}`) : '—',
+        },
         { header: 'Created', cell: (r) => timeCell(r.createdAt) },
         { header: 'Expires', cell: (r) => timeCell(r.expiresAt) },
       ],
     });
     await table.reload();
-    return h('section', {},
+    return h(
+      'section',
+      {},
       h('h1', { tabindex: -1 }, 'Resolutions'),
       open,
       h('h2', {}, 'Recent resolutions'),
-      table.element);
+      table.element,
+    );
   },
 };

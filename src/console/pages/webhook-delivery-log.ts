@@ -24,12 +24,26 @@ function known(value: string | null, allowed: readonly string[]): string {
  */
 export async function deliveryLog(ctx: PageContext): Promise<HTMLElement> {
   const { api, signal } = ctx;
-  const status = selectOf('status', [['', 'Any status'], ...DELIVERY_STATUSES.map((s): [string, string] => [s, s])], known(ctx.query.get('status'), DELIVERY_STATUSES));
-  const event = selectOf('event', [['', 'Any event'], ...WEBHOOK_EVENT_TYPES.map((e): [string, string] => [e, e])], known(ctx.query.get('event'), WEBHOOK_EVENT_TYPES));
+  const status = selectOf(
+    'status',
+    [['', 'Any status'], ...DELIVERY_STATUSES.map((s): [string, string] => [s, s])],
+    known(ctx.query.get('status'), DELIVERY_STATUSES),
+  );
+  const event = selectOf(
+    'event',
+    [['', 'Any event'], ...WEBHOOK_EVENT_TYPES.map((e): [string, string] => [e, e])],
+    known(ctx.query.get('event'), WEBHOOK_EVENT_TYPES),
+  );
   const results = h('div', { 'aria-live': 'polite' });
   const refresh = h('button', { type: 'button', class: 'secondary' }, 'Refresh');
-  const filters = h('form', { class: 'filters', 'aria-label': 'Delivery filters' },
-    formField('Status', status), formField('Event', event), h('button', { type: 'submit' }, 'Apply'), refresh);
+  const filters = h(
+    'form',
+    { class: 'filters', 'aria-label': 'Delivery filters' },
+    formField('Status', status),
+    formField('Event', event),
+    h('button', { type: 'submit' }, 'Apply'),
+    refresh,
+  );
 
   const load = async () => {
     const query = { status: status.value, event: event.value, limit: 50 };
@@ -37,26 +51,50 @@ export async function deliveryLog(ctx: PageContext): Promise<HTMLElement> {
       const first = await api.get<DeliveryList>('/api/v2/webhooks/deliveries', query, signal);
       const rows = [...first.deliveries];
       const tableSlot = h('div', {});
-      const draw = () => replaceChildren(tableSlot, dataTable<Delivery>('Webhook deliveries, newest first', [
-        { header: 'Delivery', cell: (d) => idLink(d.id, `/console/webhooks/deliveries/${encodeURIComponent(d.id)}`) },
-        { header: 'Event', cell: (d) => d.event },
-        { header: 'Status', cell: (d) => statusBadge(d.status) },
-        { header: 'Attempt', cell: (d) => String(d.attempt), numeric: true },
-        { header: 'Response', cell: (d) => (d.statusCode === null ? '—' : String(d.statusCode)), numeric: true },
-        { header: 'Latency', cell: (d) => (d.latencyMs === null ? '—' : `${d.latencyMs} ms`), numeric: true },
-        { header: 'Time', cell: (d) => timeCell(d.timestamp) },
-        { header: 'Next attempt', cell: (d) => timeCell(d.nextAttemptAt) },
-      ], rows, 'No deliveries match.'));
+      const draw = () =>
+        replaceChildren(
+          tableSlot,
+          dataTable<Delivery>(
+            'Webhook deliveries, newest first',
+            [
+              {
+                header: 'Delivery',
+                cell: (d) => idLink(d.id, `/console/webhooks/deliveries/${encodeURIComponent(d.id)}`),
+              },
+              { header: 'Event', cell: (d) => d.event },
+              { header: 'Status', cell: (d) => statusBadge(d.status) },
+              { header: 'Attempt', cell: (d) => String(d.attempt), numeric: true },
+              { header: 'Response', cell: (d) => (d.statusCode === null ? '—' : String(d.statusCode)), numeric: true },
+              { header: 'Latency', cell: (d) => (d.latencyMs === null ? '—' : `${d.latencyMs} ms`), numeric: true },
+              { header: 'Time', cell: (d) => timeCell(d.timestamp) },
+              { header: 'Next attempt', cell: (d) => timeCell(d.nextAttemptAt) },
+            ],
+            rows,
+            'No deliveries match.',
+          ),
+        );
       draw();
-      const more = loadMore({ hasMore: first.nextCursor !== null, nextCursor: first.nextCursor },
+      const more = loadMore(
+        { hasMore: first.nextCursor !== null, nextCursor: first.nextCursor },
         async (cursor) => {
           const next = await api.get<DeliveryList>('/api/v2/webhooks/deliveries', { ...query, cursor }, signal);
           return { data: next.deliveries, hasMore: next.nextCursor !== null, nextCursor: next.nextCursor };
         },
-        (page) => { rows.push(...page); draw(); });
-      replaceChildren(results,
-        h('p', { class: 'total' }, `${first.total.toLocaleString()} ${first.total === 1 ? 'delivery' : 'deliveries'} match.`),
-        tableSlot, more);
+        (page) => {
+          rows.push(...page);
+          draw();
+        },
+      );
+      replaceChildren(
+        results,
+        h(
+          'p',
+          { class: 'total' },
+          `${first.total.toLocaleString()} ${first.total === 1 ? 'delivery' : 'deliveries'} match.`,
+        ),
+        tableSlot,
+        more,
+      );
     } catch (err) {
       if (!signal.aborted) replaceChildren(results, errorNotice(err));
     }
@@ -65,7 +103,10 @@ export async function deliveryLog(ctx: PageContext): Promise<HTMLElement> {
   filters.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const q = new URLSearchParams(location.search);
-    for (const [name, value] of [['status', status.value], ['event', event.value]] as const) {
+    for (const [name, value] of [
+      ['status', status.value],
+      ['event', event.value],
+    ] as const) {
       if (value) q.set(name, value);
       else q.delete(name);
     }
@@ -74,8 +115,11 @@ export async function deliveryLog(ctx: PageContext): Promise<HTMLElement> {
   });
   refresh.addEventListener('click', () => void load());
   await load();
-  return h('section', { 'aria-labelledby': 'delivery-log-title' },
+  return h(
+    'section',
+    { 'aria-labelledby': 'delivery-log-title' },
     h('h2', { id: 'delivery-log-title' }, 'Delivery log'),
     filters,
-    results);
+    results,
+  );
 }

@@ -16,18 +16,29 @@ type TestResult = z.infer<typeof WebhookTestResult>;
 
 function configurationFacts(cfg: Webhook | null): HTMLElement {
   if (!cfg) return h('p', { class: 'empty' }, 'No webhook is configured yet: events are not sent anywhere.');
-  return h('dl', { class: 'facts' },
+  return h(
+    'dl',
+    { class: 'facts' },
     h('div', { class: 'wide' }, h('dt', {}, 'URL'), h('dd', { class: 'mono' }, cfg.url)),
     h('div', {}, h('dt', {}, 'State'), h('dd', {}, statusBadge(cfg.active ? 'active' : 'inactive'))),
     h('div', {}, h('dt', {}, 'Configured'), h('dd', {}, timeCell(cfg.createdAt))),
-    h('div', { class: 'wide' }, h('dt', {}, 'Events'), h('dd', {}, cfg.events.includes('*') ? 'Every event type (*)' : cfg.events.join(', '))));
+    h(
+      'div',
+      { class: 'wide' },
+      h('dt', {}, 'Events'),
+      h('dd', {}, cfg.events.includes('*') ? 'Every event type (*)' : cfg.events.join(', ')),
+    ),
+  );
 }
 
 function testOutcome(r: TestResult): HTMLElement {
   const answer = r.statusCode === null ? 'gave no answer' : `answered ${r.statusCode}`;
-  return h('div', { class: `notice ${r.delivered ? 'ok' : 'error'}`, 'data-test-result': '' },
+  return h(
+    'div',
+    { class: `notice ${r.delivered ? 'ok' : 'error'}`, 'data-test-result': '' },
     h('strong', {}, r.delivered ? 'Test delivered.' : 'Test not delivered.'),
-    ` The receiver ${answer} in ${r.latencyMs} ms. A test event is signed like any other but is not recorded in the delivery log.`);
+    ` The receiver ${answer} in ${r.latencyMs} ms. A test event is signed like any other but is not recorded in the delivery log.`,
+  );
 }
 
 /** The organization's webhook: its configuration, the form to change it, secret rotation, a test send and the delivery log. */
@@ -50,29 +61,75 @@ export const webhooksPage: Page = {
     const outcome = h('div', { role: 'status', tabindex: -1 });
 
     // The configuration form; `*` (every event type) stands alone, so it disables the single types while checked.
-    const url = h('input', { name: 'url', type: 'url', required: true, maxlength: 1000, autocomplete: 'off', placeholder: 'https://example.com/hooks', value: cfg?.url ?? '' });
-    const all = h('input', { type: 'checkbox', name: 'events', value: '*', id: 'event-all', checked: cfg?.events.includes('*') ?? false });
-    const boxes = WEBHOOK_EVENT_TYPES.map((e) => h('input', { type: 'checkbox', name: 'events', value: e, id: `event-${e.replace(/\W/g, '-')}`, checked: cfg?.events.includes(e) ?? false }));
-    const syncAll = () => { for (const b of boxes) b.disabled = all.checked; };
+    const url = h('input', {
+      name: 'url',
+      type: 'url',
+      required: true,
+      maxlength: 1000,
+      autocomplete: 'off',
+      placeholder: 'https://example.com/hooks',
+      value: cfg?.url ?? '',
+    });
+    const all = h('input', {
+      type: 'checkbox',
+      name: 'events',
+      value: '*',
+      id: 'event-all',
+      checked: cfg?.events.includes('*') ?? false,
+    });
+    const boxes = WEBHOOK_EVENT_TYPES.map((e) =>
+      h('input', {
+        type: 'checkbox',
+        name: 'events',
+        value: e,
+        id: `event-${e.replace(/\W/g, '-')}`,
+        checked: cfg?.events.includes(e) ?? false,
+      }),
+    );
+    const syncAll = () => {
+      for (const b of boxes) b.disabled = all.checked;
+    };
     all.addEventListener('change', syncAll);
     syncAll();
     const active = h('input', { type: 'checkbox', name: 'active', id: 'webhook-active', checked: cfg?.active ?? true });
     const save = h('button', { type: 'submit' }, cfg ? 'Save webhook' : 'Set up webhook');
     const formError = h('div', {});
-    const form = h('form', { class: 'card', 'aria-labelledby': 'configure-title' },
+    const form = h(
+      'form',
+      { class: 'card', 'aria-labelledby': 'configure-title' },
       h('h2', { id: 'configure-title' }, 'Configure'),
-      formField('Receiver URL', url, 'Events are POSTed here, signed with the webhook secret (Standard Webhooks headers).'),
-      h('fieldset', { class: 'checks' },
+      formField(
+        'Receiver URL',
+        url,
+        'Events are POSTed here, signed with the webhook secret (Standard Webhooks headers).',
+      ),
+      h(
+        'fieldset',
+        { class: 'checks' },
         h('legend', {}, 'Events'),
         h('div', { class: 'check' }, all, h('label', { for: all.id }, 'Every event type (*)')),
-        h('div', { class: 'check-grid' }, boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id }, b.value))))),
-      h('div', { class: 'check' }, active, h('label', { for: active.id }, 'Active (an inactive webhook records no deliveries)')),
+        h(
+          'div',
+          { class: 'check-grid' },
+          boxes.map((b) => h('div', { class: 'check' }, b, h('label', { for: b.id }, b.value))),
+        ),
+      ),
+      h(
+        'div',
+        { class: 'check' },
+        active,
+        h('label', { for: active.id }, 'Active (an inactive webhook records no deliveries)'),
+      ),
       formError,
-      save);
+      save,
+    );
 
     const rotate = h('button', { type: 'button', class: 'secondary' }, 'Rotate secret');
     const sendTest = h('button', { type: 'button', class: 'secondary' }, 'Send a test');
-    const syncButtons = () => { rotate.disabled = !cfg; sendTest.disabled = !cfg; };
+    const syncButtons = () => {
+      rotate.disabled = !cfg;
+      sendTest.disabled = !cfg;
+    };
     syncButtons();
 
     /** PUTs the configuration; shows the secret when the answer carries one (first set-up, rotation). */
@@ -96,7 +153,10 @@ export const webhooksPage: Page = {
       replaceChildren(formError);
       const events = all.checked ? ['*'] : boxes.filter((b) => b.checked).map((b) => b.value);
       if (events.length === 0) {
-        replaceChildren(formError, h('div', { class: 'notice error', role: 'alert' }, 'Choose at least one event type.'));
+        replaceChildren(
+          formError,
+          h('div', { class: 'notice error', role: 'alert' }, 'Choose at least one event type.'),
+        );
         return;
       }
       save.disabled = true;
@@ -113,8 +173,18 @@ export const webhooksPage: Page = {
       if (!cfg) return;
       rotate.disabled = true;
       try {
-        await put({ url: cfg.url, events: cfg.events, active: cfg.active, rotateSecret: true }, 'New webhook signing secret');
-        replaceChildren(outcome, h('div', { class: 'notice ok' }, 'Secret rotated: the previous secret keeps signing beside the new one for 24 hours.'));
+        await put(
+          { url: cfg.url, events: cfg.events, active: cfg.active, rotateSecret: true },
+          'New webhook signing secret',
+        );
+        replaceChildren(
+          outcome,
+          h(
+            'div',
+            { class: 'notice ok' },
+            'Secret rotated: the previous secret keeps signing beside the new one for 24 hours.',
+          ),
+        );
       } catch (err) {
         replaceChildren(outcome, errorNotice(err));
       } finally {
@@ -133,15 +203,21 @@ export const webhooksPage: Page = {
       }
     });
 
-    return h('section', {},
+    return h(
+      'section',
+      {},
       h('h1', { tabindex: -1 }, 'Webhooks'),
-      h('section', { 'aria-labelledby': 'current-title' },
+      h(
+        'section',
+        { 'aria-labelledby': 'current-title' },
         h('h2', { id: 'current-title' }, 'Current configuration'),
         facts,
         h('div', { class: 'actions' }, sendTest, rotate),
-        outcome),
+        outcome,
+      ),
       secretSlot,
       form,
-      await deliveryLog(ctx));
+      await deliveryLog(ctx),
+    );
   },
 };

@@ -7,7 +7,11 @@ type Attrs = Record<string, string | number | boolean | null | undefined | ((ev:
  * Creates an element: `on<event>` attributes become listeners, booleans toggle attributes, text children are text
  * nodes. The console builds every page with it, so nothing an API returns is ever parsed as markup.
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;

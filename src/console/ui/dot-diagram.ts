@@ -4,10 +4,12 @@ let viz: Promise<Viz> | undefined;
 
 /** Graphviz compiled to WebAssembly, loaded (a separate chunk) and compiled once per tab, on the first drawing. */
 function graphviz(): Promise<Viz> {
-  viz ??= import('@viz-js/viz').then((m) => m.instance()).catch((err: unknown) => {
-    viz = undefined;
-    throw err;
-  });
+  viz ??= import('@viz-js/viz')
+    .then((m) => m.instance())
+    .catch((err: unknown) => {
+      viz = undefined;
+      throw err;
+    });
   return viz;
 }
 

@@ -4,12 +4,22 @@ import { h } from './dom.js';
  * A filter form: its controls' `name`s are the query keys. Submitting (the button or Enter) hands the non-empty
  * values to `apply`, which puts them in the URL (so a reload keeps them) and reloads the list; "Clear" empties them.
  */
-export function filterForm(label: string, fields: HTMLElement[], apply: (query: URLSearchParams) => void): HTMLFormElement {
-  const form = h('form', { class: 'filters', role: 'search', 'aria-label': label },
+export function filterForm(
+  label: string,
+  fields: HTMLElement[],
+  apply: (query: URLSearchParams) => void,
+): HTMLFormElement {
+  const form = h(
+    'form',
+    { class: 'filters', role: 'search', 'aria-label': label },
     fields,
-    h('div', { class: 'actions' },
+    h(
+      'div',
+      { class: 'actions' },
       h('button', { type: 'submit' }, 'Apply filters'),
-      h('button', { type: 'reset', class: 'secondary' }, 'Clear')));
+      h('button', { type: 'reset', class: 'secondary' }, 'Clear'),
+    ),
+  );
   const submit = () => {
     const query = new URLSearchParams();
     for (const [k, v] of new FormData(form)) if (typeof v === 'string' && v.trim() !== '') query.set(k, v.trim());

@@ -5,7 +5,11 @@ export function timeCell(iso: string | null | undefined): HTMLElement | string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return h('time', { datetime: iso, title: iso }, d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }));
+  return h(
+    'time',
+    { datetime: iso, title: iso },
+    d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }),
+  );
 }
 
 /** A status word as a coloured badge (colour is never the only signal: the word is the badge). */
@@ -31,7 +35,11 @@ export function valuesText(values: readonly unknown[]): string {
 /** A slot `{start, end, timezone}` as local date and times in its own time zone, with the zone named. */
 export function slotText(slot: { start: string; end: string; timezone: string }): string {
   try {
-    const day = new Intl.DateTimeFormat(undefined, { timeZone: slot.timezone, dateStyle: 'medium', timeStyle: 'short' });
+    const day = new Intl.DateTimeFormat(undefined, {
+      timeZone: slot.timezone,
+      dateStyle: 'medium',
+      timeStyle: 'short',
+    });
     const time = new Intl.DateTimeFormat(undefined, { timeZone: slot.timezone, timeStyle: 'short' });
     return `${day.format(new Date(slot.start))} – ${time.format(new Date(slot.end))} (${slot.timezone})`;
   } catch {

@@ -21,7 +21,12 @@ export interface PagedTable {
  * A table of a cursor list with "Load more": `load(cursor)` reads one page (no cursor: the first). A failure is shown
  * in place with the API's code and message; "Load more" can then be tried again.
  */
-export function pagedTable<T>(opts: { caption: string; columns: Column<T>[]; empty: string; load(cursor?: string): Promise<ListPage<T>> }): PagedTable {
+export function pagedTable<T>(opts: {
+  caption: string;
+  columns: Column<T>[];
+  empty: string;
+  load(cursor?: string): Promise<ListPage<T>>;
+}): PagedTable {
   const element = h('div', { class: 'paged' });
   const problem = h('div', {});
   const count = h('p', { class: 'muted small', role: 'status' });
@@ -47,19 +52,23 @@ export function pagedTable<T>(opts: { caption: string; columns: Column<T>[]; emp
     if (mine !== generation) return;
     rows = [...first.data];
     draw();
-    const more = loadMore<T>(first, async (cursor) => {
-      try {
-        replaceChildren(problem);
-        return await opts.load(cursor);
-      } catch (err) {
-        replaceChildren(problem, errorNotice(err));
-        return { data: [], hasMore: true, nextCursor: cursor };
-      }
-    }, (page) => {
-      if (mine !== generation) return;
-      rows.push(...page);
-      draw();
-    });
+    const more = loadMore<T>(
+      first,
+      async (cursor) => {
+        try {
+          replaceChildren(problem);
+          return await opts.load(cursor);
+        } catch (err) {
+          replaceChildren(problem, errorNotice(err));
+          return { data: [], hasMore: true, nextCursor: cursor };
+        }
+      },
+      (page) => {
+        if (mine !== generation) return;
+        rows.push(...page);
+        draw();
+      },
+    );
     replaceChildren(element, count, tableSlot, problem, more);
   }
   return { element, reload };

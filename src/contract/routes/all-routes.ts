@@ -14,4 +14,18 @@ import { webhookRoutes } from './webhook-routes.js';
 import { inspectorRoutes } from './inspector-routes.js';
 
 /** Every REST route of the service, in documentation order. */
-export const ALL_ROUTES: RouteSpec[] = [...organizationRoutes, ...providerRoutes, ...catalogRoutes, ...calendarRoutes, ...providerImportRoutes, ...resolutionRoutes, ...bookingRoutes, ...rankingPolicyRoutes, ...careRoutes, ...analyticsRoutes, ...webhookRoutes, ...inspectorRoutes, ...auditRoutes];
+export const ALL_ROUTES: RouteSpec[] = [
+  ...organizationRoutes,
+  ...providerRoutes,
+  ...catalogRoutes,
+  ...calendarRoutes,
+  ...providerImportRoutes,
+  ...resolutionRoutes,
+  ...bookingRoutes,
+  ...rankingPolicyRoutes,
+  ...careRoutes,
+  ...analyticsRoutes,
+  ...webhookRoutes,
+  ...inspectorRoutes,
+  ...auditRoutes,
+];

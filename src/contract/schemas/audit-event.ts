@@ -14,7 +14,10 @@ export const AuditEvent = z.object({
   action: z.string().meta({ description: '`<resource>.<verb>`, e.g. `provider.create`.' }),
   resource_type: z.string(),
   resource_id: z.string().nullable(),
-  request_id: z.string().nullable().meta({ description: 'The X-Service-Request-Id of the request that caused the event.' }),
+  request_id: z
+    .string()
+    .nullable()
+    .meta({ description: 'The X-Service-Request-Id of the request that caused the event.' }),
   organization_id: z.string(),
   before: z.unknown().nullable(),
   after: z.unknown().nullable(),
@@ -32,7 +35,10 @@ export const ListAuditEventsQuery = z.object({
 
 /** Query of GET /api/v2/audit-events/verification. */
 export const VerifyAuditChainQuery = z.object({
-  limit: queryInt(1, 50_000).optional().meta({ description: 'How many of the latest chain links (and of the latest events, for unlinked ones) to verify; default 10,000, at most 50,000. `npm run audit:verify` checks whole chains.' }),
+  limit: queryInt(1, 50_000).optional().meta({
+    description:
+      'How many of the latest chain links (and of the latest events, for unlinked ones) to verify; default 10,000, at most 50,000. `npm run audit:verify` checks whole chains.',
+  }),
 });
 
 /** Answer of GET /api/v2/audit-events/verification. */
@@ -40,10 +46,14 @@ export const AuditChainVerification = z.object({
   status: z.enum(['intact', 'broken']),
   checked: nonNegativeInt().meta({ description: 'Events read, linked or not.' }),
   linked: nonNegativeInt(),
-  pending: nonNegativeInt().meta({ description: 'Events the sequencer has not linked yet (shortly after they are written): not a break.' }),
+  pending: nonNegativeInt().meta({
+    description: 'Events the sequencer has not linked yet (shortly after they are written): not a break.',
+  }),
   breaks: z.array(z.object({ eventId: z.string(), reason: z.string() })),
   fromPosition: nonNegativeInt().meta({ description: 'First chain position verified (0 when the chain is empty).' }),
-  toPosition: nonNegativeInt().meta({ description: 'Last chain position verified: the chain\'s head.' }),
-  complete: z.boolean().meta({ description: 'true when the whole chain from position 1 was verified (it had at most `limit` links).' }),
+  toPosition: nonNegativeInt().meta({ description: "Last chain position verified: the chain's head." }),
+  complete: z
+    .boolean()
+    .meta({ description: 'true when the whole chain from position 1 was verified (it had at most `limit` links).' }),
   verifiedAt: instant(),
 });

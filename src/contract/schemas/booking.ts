@@ -27,9 +27,17 @@ export const BookingV2 = z.object({
   status: BookingStatus,
   provider: z.object({ id: z.string(), displayName: z.string() }),
   service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: nonNegativeInt() }),
-  customer: z.object({ name: z.string(), email: z.string(), timezone: z.string().nullable(), lastname: z.string().optional() }),
+  customer: z.object({
+    name: z.string(),
+    email: z.string(),
+    timezone: z.string().nullable(),
+    lastname: z.string().optional(),
+  }),
   slot: SlotV2,
-  metadata: z.record(z.string(), z.unknown()).meta({ description: 'The `metadata` sent with the confirmation (`{}` when none). A booking stored before metadata was bounded to 8 levels answers what is nested deeper as null.' }),
+  metadata: z.record(z.string(), z.unknown()).meta({
+    description:
+      'The `metadata` sent with the confirmation (`{}` when none). A booking stored before metadata was bounded to 8 levels answers what is nested deeper as null.',
+  }),
   source: z.enum(['v1', 'v2']),
   rescheduledFrom: z.string().nullable(),
   rescheduledTo: z.string().nullable(),
@@ -42,7 +50,7 @@ export const BookingV2 = z.object({
 export const ListSlotsV1Query = z.object({
   providerId: text(200, 1),
   eventTypeId: text(200, 1).meta({ description: 'The service (event type) id.' }),
-  date: isoDate().meta({ description: 'Local date in the provider\'s schedule timezone, YYYY-MM-DD.' }),
+  date: isoDate().meta({ description: "Local date in the provider's schedule timezone, YYYY-MM-DD." }),
 });
 
 /** A v1 slot (SPEC part 2). */
@@ -58,8 +66,20 @@ export const SlotV1 = z.object({
 export const SlotsV1Page = z.object({ slots: z.array(SlotV1), total: nonNegativeInt() });
 
 /** A slot id issued by GET /api/v1/slots. */
-const slotId = () => z.string().max(1024).refine((s) => decodeSlotId(s) !== null, { message: 'is not a slot id issued by GET /api/v1/slots' })
-  .meta({ examples: [encodeSlotId({ providerId: 'prv_01jv3m8k2q0005t7w9c4x6b8dz', serviceId: 'svc_01jv3m8k2q0005t7w9c4x6b8dz', start: Date.parse('2026-05-04T13:00:00Z') })] });
+const slotId = () =>
+  z
+    .string()
+    .max(1024)
+    .refine((s) => decodeSlotId(s) !== null, { message: 'is not a slot id issued by GET /api/v1/slots' })
+    .meta({
+      examples: [
+        encodeSlotId({
+          providerId: 'prv_01jv3m8k2q0005t7w9c4x6b8dz',
+          serviceId: 'svc_01jv3m8k2q0005t7w9c4x6b8dz',
+          start: Date.parse('2026-05-04T13:00:00Z'),
+        }),
+      ],
+    });
 
 /** Body of POST /api/v1/bookings. */
 export const CreateBookingV1Body = z.object({
@@ -95,10 +115,21 @@ export const ListBookingsV1Query = z.object({
 });
 
 /** A v1 list item. */
-export const BookingV1ListItem = z.object({ bookingId: z.string(), status: BookingStatus, provider: z.object({ name: z.string() }), start: instant(), end: instant() });
+export const BookingV1ListItem = z.object({
+  bookingId: z.string(),
+  status: BookingStatus,
+  provider: z.object({ name: z.string() }),
+  start: instant(),
+  end: instant(),
+});
 
 /** Answer of GET /api/v1/bookings. */
-export const BookingsV1Page = z.object({ bookings: z.array(BookingV1ListItem), total: nonNegativeInt(), page: nonNegativeInt(), limit: nonNegativeInt() });
+export const BookingsV1Page = z.object({
+  bookings: z.array(BookingV1ListItem),
+  total: nonNegativeInt(),
+  page: nonNegativeInt(),
+  limit: nonNegativeInt(),
+});
 
 /** The v1 detail shape. */
 export const BookingV1Detail = z.object({
@@ -117,7 +148,10 @@ export const BookingV1Detail = z.object({
 /** Body of POST /api/v1/bookings/:id/reschedule: separate local date and time (a combined `datetime`/`start` is 422). */
 export const RescheduleBookingV1Body = z.object({
   date: isoDate(),
-  time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a HH:MM wall-clock time').meta({ description: 'HH:MM in the provider\'s schedule timezone.' }),
+  time: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a HH:MM wall-clock time')
+    .meta({ description: "HH:MM in the provider's schedule timezone." }),
   notes: text(5000).optional(),
 });
 
@@ -130,7 +164,11 @@ export const BookingV1Rescheduled = z.object({
 export const CancelBookingV1Body = z.object({ reason: text(1000).optional() });
 
 /** Answer of POST /api/v1/bookings/:id/cancel (bare, CONTRACT part 5). */
-export const BookingV1Cancelled = z.object({ bookingId: z.string(), status: z.literal('cancelled'), cancelledAt: instant() });
+export const BookingV1Cancelled = z.object({
+  bookingId: z.string(),
+  status: z.literal('cancelled'),
+  cancelledAt: instant(),
+});
 
 /** Query of the e-mailed confirmation link. */
 export const ConfirmBookingV1Query = z.object({ token: text(200, 1) });

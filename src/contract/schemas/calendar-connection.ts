@@ -4,7 +4,14 @@ import { cursor, ianaTimezone, instant, isoDate, list, nonNegativeInt, queryInt,
 /** The weekday keys of a schedule, Monday first. */
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 
-const wallClock = (end: boolean) => z.string().max(5).regex(end ? /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/ : /^([01]\d|2[0-3]):[0-5]\d$/, end ? 'must be HH:MM between 00:01 and 24:00' : 'must be HH:MM between 00:00 and 23:59');
+const wallClock = (end: boolean) =>
+  z
+    .string()
+    .max(5)
+    .regex(
+      end ? /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/ : /^([01]\d|2[0-3]):[0-5]\d$/,
+      end ? 'must be HH:MM between 00:01 and 24:00' : 'must be HH:MM between 00:00 and 23:59',
+    );
 
 /** One availability window `{start, end}` of wall-clock times in the schedule's timezone; `end` may be `24:00`. */
 export const TimeWindowInput = z.object({ start: wallClock(false), end: wallClock(true) });
@@ -13,7 +20,12 @@ export const TimeWindowInput = z.object({ start: wallClock(false), end: wallCloc
 export const DayInput = z.object({ enabled: z.boolean(), slots: list(TimeWindowInput, 48) });
 
 /** The weekly pattern, keyed `monday`..`sunday`; a day left out is closed. */
-export const DaysInput = z.object(Object.fromEntries(WEEKDAYS.map((d) => [d, DayInput.optional()])) as Record<(typeof WEEKDAYS)[number], z.ZodOptional<typeof DayInput>>);
+export const DaysInput = z.object(
+  Object.fromEntries(WEEKDAYS.map((d) => [d, DayInput.optional()])) as Record<
+    (typeof WEEKDAYS)[number],
+    z.ZodOptional<typeof DayInput>
+  >,
+);
 
 /** A date-specific override: its windows replace that date's weekday windows; empty `slots` is a day off. */
 export const OverrideInput = z.object({ date: isoDate(), slots: list(TimeWindowInput, 48) });
@@ -21,14 +33,17 @@ export const OverrideInput = z.object({ date: isoDate(), slots: list(TimeWindowI
 /** An iCalendar feed whose events count as busy time. */
 export const ExternalCalendarInput = z.object({
   type: z.literal('ics'),
-  url: text(1000, 1).refine((u) => {
-    try {
-      const p = new URL(u).protocol;
-      return p === 'http:' || p === 'https:';
-    } catch {
-      return false;
-    }
-  }, { message: 'must be an http or https URL' }),
+  url: text(1000, 1).refine(
+    (u) => {
+      try {
+        const p = new URL(u).protocol;
+        return p === 'http:' || p === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an http or https URL' },
+  ),
 });
 
 /** Body of POST /api/v2/calendar-connections. */
@@ -68,7 +83,9 @@ export const TimeWindow = z.object({ start: z.string(), end: z.string() });
 export const Day = z.object({ enabled: z.boolean(), slots: z.array(TimeWindow) });
 
 /** The seven weekdays of a schedule as answered. */
-export const WeekDays = z.object(Object.fromEntries(WEEKDAYS.map((d) => [d, Day])) as Record<(typeof WEEKDAYS)[number], typeof Day>);
+export const WeekDays = z.object(
+  Object.fromEntries(WEEKDAYS.map((d) => [d, Day])) as Record<(typeof WEEKDAYS)[number], typeof Day>,
+);
 
 /** A dated exception to the weekly schedule as answered: its windows replace the weekday's. */
 export const DateOverride = z.object({ date: z.string(), slots: z.array(TimeWindow) });
@@ -95,4 +112,9 @@ export const CalendarConnection = z.object({
 export const DeletedCalendarConnection = CalendarConnection.extend({ deleted: z.literal(true) });
 
 /** The calendar connections list envelope. */
-export const CalendarConnectionList = z.object({ data: z.array(CalendarConnection), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const CalendarConnectionList = z.object({
+  data: z.array(CalendarConnection),
+  total: nonNegativeInt(),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});

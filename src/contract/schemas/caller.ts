@@ -5,10 +5,25 @@ import { Organization } from './organization.js';
 export const CallerIdentity = z.object({
   keyId: z.string(),
   keyType: z.enum(['platform_live', 'platform_test', 'organization_live', 'organization_test']),
-  mode: z.enum(['test', 'live']).meta({ description: 'The key\'s mode, which decides side effects (e-mail, webhooks).' }),
+  mode: z
+    .enum(['test', 'live'])
+    .meta({ description: "The key's mode, which decides side effects (e-mail, webhooks)." }),
   platformId: z.string(),
-  organizationId: z.string().nullable().meta({ description: 'The organization named by Service-Organization-Id (platform key) or the key\'s own (organization key); null for a platform key sent without the header.' }),
-  defaultOrganizationId: z.string().nullable().meta({ description: 'Platform keys: the platform\'s default organization, where organization-scoped calls act when the header is left out. null for organization keys.' }),
-  organization: Organization.pick({ id: true, name: true, externalId: true, settings: true, providerGraphVersion: true }).nullable()
+  organizationId: z.string().nullable().meta({
+    description:
+      "The organization named by Service-Organization-Id (platform key) or the key's own (organization key); null for a platform key sent without the header.",
+  }),
+  defaultOrganizationId: z.string().nullable().meta({
+    description:
+      "Platform keys: the platform's default organization, where organization-scoped calls act when the header is left out. null for organization keys.",
+  }),
+  organization: Organization.pick({
+    id: true,
+    name: true,
+    externalId: true,
+    settings: true,
+    providerGraphVersion: true,
+  })
+    .nullable()
     .meta({ description: 'The organization of `organizationId`; null when `organizationId` is.' }),
 });

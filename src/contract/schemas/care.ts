@@ -7,15 +7,26 @@ const limit = () => queryInt(1, 500).optional().meta({ description: 'Page size, 
 /** Body of POST /api/v2/continuity: records (or refreshes) a client-provider relationship used as a ranking boost. */
 export const CreateContinuityBody = z.object({
   providerId: text(200, 1),
-  clientRef: text(200, 1).meta({ description: 'Your opaque reference of the client (no personal data needed); matches `preferences.clientRef` of a resolution.' }),
-  lastSeenAt: isoTimestamp().optional().meta({ description: 'When the client last saw the provider. Left out: null on a new record, unchanged on an existing one.' }),
+  clientRef: text(200, 1).meta({
+    description:
+      'Your opaque reference of the client (no personal data needed); matches `preferences.clientRef` of a resolution.',
+  }),
+  lastSeenAt: isoTimestamp().optional().meta({
+    description: 'When the client last saw the provider. Left out: null on a new record, unchanged on an existing one.',
+  }),
 });
 
 /** Query of GET /api/v2/continuity. */
 export const ListContinuityQuery = z.object({ clientRef: text(200, 1), limit: limit(), cursor: cursor().optional() });
 
 /** A continuity record; one per (organization, clientRef, providerId). */
-export const ContinuityRecord = z.object({ id: z.string(), providerId: z.string(), clientRef: z.string(), lastSeenAt: instant().nullable(), createdAt: instant() });
+export const ContinuityRecord = z.object({
+  id: z.string(),
+  providerId: z.string(),
+  clientRef: z.string(),
+  lastSeenAt: instant().nullable(),
+  createdAt: instant(),
+});
 
 /** Waitlist statuses. */
 export const WaitlistStatus = z.enum(['waiting', 'cancelled']);
@@ -26,14 +37,20 @@ export const CreateWaitlistEntryBody = z.object({
   customer: z.object({ name: name200(), email: z.email().max(1000) }),
   constraints: ResolutionConstraints.optional(),
   preferences: ResolutionPreferences.optional(),
-  resolutionId: text(200, 1).optional().meta({ description: 'The (typically zero-result) resolution that led here; must be of this organization.' }),
+  resolutionId: text(200, 1)
+    .optional()
+    .meta({ description: 'The (typically zero-result) resolution that led here; must be of this organization.' }),
 });
 
 /** Path of /api/v2/waitlist/:id. */
 export const WaitlistEntryPath = z.object({ id: text(200, 1) });
 
 /** Query of GET /api/v2/waitlist. */
-export const ListWaitlistQuery = z.object({ status: WaitlistStatus.optional(), limit: limit(), cursor: cursor().optional() });
+export const ListWaitlistQuery = z.object({
+  status: WaitlistStatus.optional(),
+  limit: limit(),
+  cursor: cursor().optional(),
+});
 
 /** A waitlist entry. */
 export const WaitlistEntry = z.object({
@@ -53,7 +70,11 @@ export const WaitlistEntry = z.object({
 export const ManualReviewStatus = z.enum(['open', 'resolved']);
 
 /** Query of GET /api/v2/manual-review. */
-export const ListManualReviewQuery = z.object({ status: ManualReviewStatus.optional().meta({ description: 'Default `open`.' }), limit: limit(), cursor: cursor().optional() });
+export const ListManualReviewQuery = z.object({
+  status: ManualReviewStatus.optional().meta({ description: 'Default `open`.' }),
+  limit: limit(),
+  cursor: cursor().optional(),
+});
 
 /** Path of /api/v2/manual-review/:providerId/resolve. */
 export const ManualReviewPath = z.object({ providerId: text(200, 1) });

@@ -5,7 +5,15 @@ import { freeFormObject, ianaTimezone, instant, name200, text } from '../fields.
 export const HoldPath = z.object({ id: text(200, 1), optionId: text(200, 1) });
 
 /** Body of POST .../hold (may be absent). */
-export const HoldBody = z.object({ ttlSeconds: z.number().int().min(1).max(600).optional().meta({ description: 'Hold lifetime in seconds (default 120).' }) });
+export const HoldBody = z.object({
+  ttlSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(600)
+    .optional()
+    .meta({ description: 'Hold lifetime in seconds (default 120).' }),
+});
 
 /** A hold as answered. */
 export const Hold = z.object({

@@ -15,20 +15,30 @@ export const ActorPath = z.object({ kind: MachineName, id: text(200, 1) });
 
 /** A state of a machine. */
 export const MachineState = z.object({
-  id: z.string().meta({ description: 'State node id (`hold.active`), as used by `transitions`, `activeStates` and the DOT drawing.' }),
+  id: z.string().meta({
+    description: 'State node id (`hold.active`), as used by `transitions`, `activeStates` and the DOT drawing.',
+  }),
   key: z.string(),
   type: z.enum(['atomic', 'compound', 'parallel', 'final', 'history']),
   initial: z.string().nullable().meta({ description: 'Key of the initial child state of a compound state.' }),
   // Kept one level deep in the schema: a recursive schema would need $refs that openapi.json does not carry.
-  states: z.array(z.any()).meta({ description: 'Child states, each of this same shape (empty for the three machines today).' }),
+  states: z
+    .array(z.any())
+    .meta({ description: 'Child states, each of this same shape (empty for the three machines today).' }),
 });
 
 /** A transition of a machine. */
 export const MachineTransition = z.object({
   source: z.string().meta({ description: 'State node id the transition leaves.' }),
   event: z.string().meta({ description: 'Event type, or `always` for an eventless transition.' }),
-  target: z.string().nullable().meta({ description: 'State node id it enters; null when it stays in `source` and only changes context.' }),
-  guard: z.string().nullable().meta({ description: 'Guard name as written in the machine (`and(a, b)` for a combination); null when unguarded. Transitions of one source and event are tried in order.' }),
+  target: z
+    .string()
+    .nullable()
+    .meta({ description: 'State node id it enters; null when it stays in `source` and only changes context.' }),
+  guard: z.string().nullable().meta({
+    description:
+      'Guard name as written in the machine (`and(a, b)` for a combination); null when unguarded. Transitions of one source and event are tried in order.',
+  }),
   actions: z.array(z.string()),
 });
 
@@ -40,7 +50,9 @@ export const Machine = z.object({
   states: z.array(MachineState),
   events: z.array(z.string()),
   transitions: z.array(MachineTransition),
-  dot: z.string().meta({ description: 'The machine as Graphviz DOT, drawn from the same definition (render it with any Graphviz).' }),
+  dot: z.string().meta({
+    description: 'The machine as Graphviz DOT, drawn from the same definition (render it with any Graphviz).',
+  }),
 });
 
 /** Answer of GET /api/v2/inspector/machines. */
@@ -48,7 +60,10 @@ export const MachineCatalogue = z.object({ machines: z.array(Machine) });
 
 /** Who caused a step of an actor. */
 export const StepCause = z.object({
-  type: z.enum(['key', 'system']).meta({ description: '`key`: an API call; `system`: the service itself (a timer, a repair); unknown for steps recorded before causes were.' }),
+  type: z.enum(['key', 'system']).meta({
+    description:
+      '`key`: an API call; `system`: the service itself (a timer, a repair); unknown for steps recorded before causes were.',
+  }),
   keyId: z.string().optional(),
   keyType: z.string().optional(),
   requestId: z.string().optional(),
@@ -56,7 +71,9 @@ export const StepCause = z.object({
 
 /** One step of an actor's history. */
 export const ActorHistoryEntry = z.object({
-  seq: nonNegativeInt().meta({ description: 'The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed.' }),
+  seq: nonNegativeInt().meta({
+    description: 'The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed.',
+  }),
   event: z.string().meta({ description: 'Event type, or `create`.' }),
   from: z.unknown().meta({ description: 'State value before (null for `create`).' }),
   to: z.unknown().meta({ description: 'State value after.' }),
@@ -66,7 +83,9 @@ export const ActorHistoryEntry = z.object({
 
 /** A durable timer of an actor. */
 export const ActorTimer = z.object({
-  event: z.string().meta({ description: 'Timer name; when due, the service sends the matching event (`expire` → EXPIRE).' }),
+  event: z
+    .string()
+    .meta({ description: 'Timer name; when due, the service sends the matching event (`expire` → EXPIRE).' }),
   dueAt: instant(),
   pending: z.boolean().meta({ description: 'true while the timer is scheduled and has not fired.' }),
 });
@@ -78,12 +97,17 @@ export const ActorView = z.object({
   machine: z.string(),
   machineVersion: nonNegativeInt().meta({ description: 'Version of the machine that wrote the stored snapshot.' }),
   state: z.unknown().meta({ description: 'Current state value.' }),
-  activeStates: z.array(z.string()).meta({ description: 'State node ids of the current state (to highlight in the catalogue drawing).' }),
+  activeStates: z
+    .array(z.string())
+    .meta({ description: 'State node ids of the current state (to highlight in the catalogue drawing).' }),
   status: z.string().meta({ description: 'XState status: `active`, `done` (a final state) or `error`.' }),
   revision: nonNegativeInt(),
-  snapshot: z.record(z.string(), z.unknown()).meta({ description: 'The persisted snapshot\'s context.' }),
+  snapshot: z.record(z.string(), z.unknown()).meta({ description: "The persisted snapshot's context." }),
   history: z.array(ActorHistoryEntry).meta({ description: 'Oldest first; the store keeps the latest 50 steps.' }),
   timers: z.array(ActorTimer),
-  transitionsTaken: z.array(z.object({ n: nonNegativeInt(), from: z.string(), event: z.string(), to: z.string() }))
-    .meta({ description: 'The history\'s transitions numbered from 1 in order, as state node ids (comma-joined for several).' }),
+  transitionsTaken: z
+    .array(z.object({ n: nonNegativeInt(), from: z.string(), event: z.string(), to: z.string() }))
+    .meta({
+      description: "The history's transitions numbered from 1 in order, as state node ids (comma-joined for several).",
+    }),
 });

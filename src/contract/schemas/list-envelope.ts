@@ -3,7 +3,12 @@ import { nonNegativeInt } from '../fields.js';
 
 /** The default list envelope `{data, hasMore, nextCursor}` (CONTRACT part 1). */
 export function listOf<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), hasMore: z.boolean(), nextCursor: z.string().nullable(), total: nonNegativeInt().optional() });
+  return z.object({
+    data: z.array(item),
+    hasMore: z.boolean(),
+    nextCursor: z.string().nullable(),
+    total: nonNegativeInt().optional(),
+  });
 }
 
 /** The v2 error envelope. */

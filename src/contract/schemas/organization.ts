@@ -25,7 +25,11 @@ export const UpdateOrganizationBody = z.object({
 });
 
 /** An organization's settings as answered: every setting with its value. */
-export const OrganizationSettingsView = z.object({ plan: z.enum(PLANS), allowUnverifiable: z.boolean(), timezone: z.string().nullable() });
+export const OrganizationSettingsView = z.object({
+  plan: z.enum(PLANS),
+  allowUnverifiable: z.boolean(),
+  timezone: z.string().nullable(),
+});
 
 /** An organization as answered. */
 export const Organization = z.object({
@@ -46,19 +50,26 @@ export const ListOrganizationsQuery = z.object({ limit: queryInt(1, 500).optiona
 export const OrganizationPath = z.object({ id: text(200, 1) });
 
 /** Counts by status; every status of the resource is present (0 when none). */
-const countsBy = <T extends readonly [string, ...string[]]>(statuses: T) => z.object(Object.fromEntries(statuses.map((s) => [s, nonNegativeInt()])) as Record<T[number], z.ZodNumber>);
+const countsBy = <T extends readonly [string, ...string[]]>(statuses: T) =>
+  z.object(Object.fromEntries(statuses.map((s) => [s, nonNegativeInt()])) as Record<T[number], z.ZodNumber>);
 
 /** Answer of GET /api/v2/organizations/:id/overview: the organization and counts of what it holds. */
 export const OrganizationOverview = z.object({
   organization: Organization,
   counts: z.object({
-    providers: z.object({ active: nonNegativeInt(), total: nonNegativeInt() }).meta({ description: '`active`: providers with status `active`.' }),
+    providers: z
+      .object({ active: nonNegativeInt(), total: nonNegativeInt() })
+      .meta({ description: '`active`: providers with status `active`.' }),
     services: nonNegativeInt(),
     bookings: countsBy(['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled'] as const),
-    resolutionsLast24h: nonNegativeInt().meta({ description: 'Resolutions created in the 24 hours before `generatedAt`.' }),
+    resolutionsLast24h: nonNegativeInt().meta({
+      description: 'Resolutions created in the 24 hours before `generatedAt`.',
+    }),
     activeHolds: nonNegativeInt().meta({ description: 'Holds whose slot is still claimed and not yet expired.' }),
     manualReviewOpen: nonNegativeInt(),
-    webhookDeliveries: countsBy(['pending', 'delivered', 'failed', 'dead_lettered', 'suppressed'] as const).meta({ description: 'Deliveries by status (`failed`: a retry is scheduled; `suppressed`: test mode, never sent).' }),
+    webhookDeliveries: countsBy(['pending', 'delivered', 'failed', 'dead_lettered', 'suppressed'] as const).meta({
+      description: 'Deliveries by status (`failed`: a retry is scheduled; `suppressed`: test mode, never sent).',
+    }),
     auditEvents: nonNegativeInt(),
   }),
   generatedAt: instant(),

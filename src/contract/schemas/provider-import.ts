@@ -7,13 +7,18 @@ export const ImportMode = z.enum(['upsert', 'create_only', 'update_only']);
 
 // The published shape of a row is the provider create body's; the request itself only checks that rows are values,
 // since a bad row is reported in the job's `errors` rather than failing the whole import.
-const { $schema: _, ...providerRowJsonSchema } = z.toJSONSchema(CreateProviderBody, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+const { $schema: _, ...providerRowJsonSchema } = z.toJSONSchema(CreateProviderBody, {
+  io: 'input',
+  unrepresentable: 'any',
+  target: 'draft-2020-12',
+});
 
 /** One row of an import, documented as the body of POST /api/v2/providers; validated when the job runs. */
 export const ProviderImportRow = z.unknown().meta({
   ...providerRowJsonSchema,
   required: ['externalId'],
-  description: 'A provider as in POST /api/v2/providers; a row whose externalId already exists needs only externalId and is applied like PATCH /api/v2/providers/:id. Rows are validated one by one when the job runs: a bad row is listed in the job\'s `errors` (outcome `invalid`) and the other rows are still imported.',
+  description:
+    "A provider as in POST /api/v2/providers; a row whose externalId already exists needs only externalId and is applied like PATCH /api/v2/providers/:id. Rows are validated one by one when the job runs: a bad row is listed in the job's `errors` (outcome `invalid`) and the other rows are still imported.",
 });
 
 /** Body of POST /api/v2/provider-imports; rows are validated one by one when the job runs. */
@@ -25,13 +30,31 @@ export const CreateProviderImportBody = z.object({
 });
 
 /** Per-row error of an import. */
-export const ImportRowError = z.object({ row: nonNegativeInt(), externalId: z.string().nullable(), field: z.string(), code: z.string(), message: z.string() });
+export const ImportRowError = z.object({
+  row: nonNegativeInt(),
+  externalId: z.string().nullable(),
+  field: z.string(),
+  code: z.string(),
+  message: z.string(),
+});
 
 /** Per-row outcome of an import. */
-export const ImportRowOutcome = z.object({ row: nonNegativeInt().nullable(), externalId: z.string().nullable(), providerId: z.string().nullable(), outcome: z.enum(['created', 'updated', 'unchanged', 'invalid', 'deactivated']) });
+export const ImportRowOutcome = z.object({
+  row: nonNegativeInt().nullable(),
+  externalId: z.string().nullable(),
+  providerId: z.string().nullable(),
+  outcome: z.enum(['created', 'updated', 'unchanged', 'invalid', 'deactivated']),
+});
 
 /** Import summary counters. */
-export const ImportSummary = z.object({ received: nonNegativeInt(), created: nonNegativeInt(), updated: nonNegativeInt(), unchanged: nonNegativeInt(), invalid: nonNegativeInt(), deactivated: nonNegativeInt() });
+export const ImportSummary = z.object({
+  received: nonNegativeInt(),
+  created: nonNegativeInt(),
+  updated: nonNegativeInt(),
+  unchanged: nonNegativeInt(),
+  invalid: nonNegativeInt(),
+  deactivated: nonNegativeInt(),
+});
 
 /** An import job as answered. */
 export const ProviderImport = z.object({
@@ -49,10 +72,19 @@ export const ProviderImport = z.object({
 });
 
 /** The 202 answer of an import submission. */
-export const ProviderImportAccepted = z.object({ importId: z.string(), status: z.literal('validating'), dryRun: z.boolean(), mode: ImportMode });
+export const ProviderImportAccepted = z.object({
+  importId: z.string(),
+  status: z.literal('validating'),
+  dryRun: z.boolean(),
+  mode: ImportMode,
+});
 
 /** Path of /api/v2/provider-imports/:importId. */
 export const ProviderImportPath = z.object({ importId: text(200, 1) });
 
 /** Query of GET /api/v2/provider-imports. */
-export const ListProviderImportsQuery = z.object({ importId: text(200, 1).optional(), limit: queryInt(1, 500).optional(), cursor: cursor().optional() });
+export const ListProviderImportsQuery = z.object({
+  importId: text(200, 1).optional(),
+  limit: queryInt(1, 500).optional(),
+  cursor: cursor().optional(),
+});

@@ -1,7 +1,24 @@
 import { z } from 'zod';
-import { cursor, ianaTimezone, instant, isoDate, isoTimestamp, list, name200, nonNegativeInt, queryBool, queryInt, text } from '../fields.js';
 import {
-  normalizeCode, normalizeAgeGroupCode, normalizeInsurancePlan, normalizeLanguageCode, normalizeModalityCode, normalizeRegionCode,
+  cursor,
+  ianaTimezone,
+  instant,
+  isoDate,
+  isoTimestamp,
+  list,
+  name200,
+  nonNegativeInt,
+  queryBool,
+  queryInt,
+  text,
+} from '../fields.js';
+import {
+  normalizeCode,
+  normalizeAgeGroupCode,
+  normalizeInsurancePlan,
+  normalizeLanguageCode,
+  normalizeModalityCode,
+  normalizeRegionCode,
 } from '../../domain/normalize-codes.js';
 import { normalizedCode } from '../normalized-code.js';
 
@@ -85,7 +102,15 @@ export const Provider = z.object({
   serviceRegionCodes: z.array(z.string()),
   insurancePlanCodes: z.array(z.string()),
   ageGroupCodes: z.array(z.string()),
-  licenseRecords: z.array(z.object({ licenseTypeCode: z.string(), regionCode: z.string(), status: z.string(), expiresAt: z.string().optional(), verifiedAt: z.string().optional() })),
+  licenseRecords: z.array(
+    z.object({
+      licenseTypeCode: z.string(),
+      regionCode: z.string(),
+      status: z.string(),
+      expiresAt: z.string().optional(),
+      verifiedAt: z.string().optional(),
+    }),
+  ),
   acceptsNewClients: z.boolean().nullable(),
   timezone: z.string().nullable(),
   bio: z.string().nullable(),
@@ -120,12 +145,32 @@ export const ListProvidersQuery = z.object({
 export const ProviderPath = z.object({ id: text(200, 1) });
 
 /** The providers list envelope `{data, total, hasMore, nextCursor}`. */
-export const ProviderList = z.object({ data: z.array(Provider), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ProviderList = z.object({
+  data: z.array(Provider),
+  total: nonNegativeInt(),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
 
 /** A provider in the v1 professional view (GET /api/v1/professionals). */
 export const Professional = z.object({
-  id: z.string(), externalId: z.string(), name: z.string(), email: z.string().nullable(), username: z.string().nullable(), status: z.string(),
-  searchable: z.boolean(), profession: z.string().nullable(), specialty: z.array(z.string()), languages: z.array(z.string()), modality: z.array(z.string()),
-  insurance: z.array(z.string()), serviceRegions: z.array(z.string()), ageGroups: z.array(z.string()), acceptsNewClients: z.boolean().nullable(),
-  timezone: z.string().nullable(), bio: z.string().nullable(), location: z.string().nullable(), profileVersion: nonNegativeInt(),
+  id: z.string(),
+  externalId: z.string(),
+  name: z.string(),
+  email: z.string().nullable(),
+  username: z.string().nullable(),
+  status: z.string(),
+  searchable: z.boolean(),
+  profession: z.string().nullable(),
+  specialty: z.array(z.string()),
+  languages: z.array(z.string()),
+  modality: z.array(z.string()),
+  insurance: z.array(z.string()),
+  serviceRegions: z.array(z.string()),
+  ageGroups: z.array(z.string()),
+  acceptsNewClients: z.boolean().nullable(),
+  timezone: z.string().nullable(),
+  bio: z.string().nullable(),
+  location: z.string().nullable(),
+  profileVersion: nonNegativeInt(),
 });

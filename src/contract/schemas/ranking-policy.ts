@@ -7,15 +7,29 @@ import { WEIGHT_MAX } from '../../domain/ranking/validate-policy-input.js';
 import { RANKING_FACTOR_CODES } from '../../domain/ranking/ranking-factor.js';
 import { ResolutionPreferences } from './resolution.js';
 
-const weight = (key: WeightKey) => z.number().min(0).max(WEIGHT_MAX).meta({ description: `Points of this preference; default ${DEFAULT_POLICY.weights[key]}.` });
+const weight = (key: WeightKey) =>
+  z
+    .number()
+    .min(0)
+    .max(WEIGHT_MAX)
+    .meta({ description: `Points of this preference; default ${DEFAULT_POLICY.weights[key]}.` });
 
 /** Preference weights: the six SPEC keys only; a hard-constraint key such as `languageCodes` is 400 with field `weights.<key>`. */
-export const WeightsInput = z.strictObject(Object.fromEntries(WEIGHT_KEYS.map((k) => [k, weight(k).optional()])) as Record<WeightKey, z.ZodOptional<z.ZodNumber>>)
-  .meta({ description: `Non-negative numbers (at most ${WEIGHT_MAX}) keyed ${WEIGHT_KEYS.join(', ')}. Keys left out take the default policy's weights. Hard constraints are never weights.` });
+export const WeightsInput = z
+  .strictObject(
+    Object.fromEntries(WEIGHT_KEYS.map((k) => [k, weight(k).optional()])) as Record<
+      WeightKey,
+      z.ZodOptional<z.ZodNumber>
+    >,
+  )
+  .meta({
+    description: `Non-negative numbers (at most ${WEIGHT_MAX}) keyed ${WEIGHT_KEYS.join(', ')}. Keys left out take the default policy's weights. Hard constraints are never weights.`,
+  });
 
 /** Tie-breakers applied in order after score and availability density; each at most once. */
-export const TieBreakersInput = list(z.enum(TIE_BREAKERS), TIE_BREAKERS.length)
-  .meta({ description: `Order of ${TIE_BREAKERS.join(', ')}, each at most once; default ${DEFAULT_POLICY.tieBreakers.join(', ')}.` });
+export const TieBreakersInput = list(z.enum(TIE_BREAKERS), TIE_BREAKERS.length).meta({
+  description: `Order of ${TIE_BREAKERS.join(', ')}, each at most once; default ${DEFAULT_POLICY.tieBreakers.join(', ')}.`,
+});
 
 /** Body of POST /api/v2/ranking-policies. */
 export const CreateRankingPolicyBody = z.object({
@@ -50,7 +64,9 @@ export const ListRankingPolicyVersionsQuery = z.object({
   cursor: cursor().optional(),
 });
 
-const Weights = z.object(Object.fromEntries(WEIGHT_KEYS.map((k) => [k, z.number().min(0)])) as Record<WeightKey, z.ZodNumber>);
+const Weights = z.object(
+  Object.fromEntries(WEIGHT_KEYS.map((k) => [k, z.number().min(0)])) as Record<WeightKey, z.ZodNumber>,
+);
 
 /** A ranking policy's working copy; `activeVersion` is the version resolutions use while it is `active` (null before the first activation). */
 export const RankingPolicy = z.object({
@@ -65,34 +81,55 @@ export const RankingPolicy = z.object({
 });
 
 /** The answer of activate. */
-export const ActivatedRankingPolicy = z.object({ id: z.string(), status: z.literal('active'), version: nonNegativeInt(), activatedAt: instant() });
+export const ActivatedRankingPolicy = z.object({
+  id: z.string(),
+  status: z.literal('active'),
+  version: nonNegativeInt(),
+  activatedAt: instant(),
+});
 
 /** An immutable version snapshot made by activate. */
-export const RankingPolicyVersion = z.object({ version: nonNegativeInt(), name: z.string(), weights: Weights, tieBreakers: z.array(z.enum(TIE_BREAKERS)), activatedAt: instant() });
+export const RankingPolicyVersion = z.object({
+  version: nonNegativeInt(),
+  name: z.string(),
+  weights: Weights,
+  tieBreakers: z.array(z.enum(TIE_BREAKERS)),
+  activatedAt: instant(),
+});
 
 /** One hypothetical candidate of a simulation: a provider and one slot start. */
 export const SimulationCandidateInput = z.object({
   providerId: text(200, 1),
   displayName: text(200),
   languageCodes: list(normalizedCode(normalizeLanguageCode, 'language code')).default([]),
-  slotStart: isoTimestamp().meta({ description: 'ISO 8601 timestamp; its offset decides day parts unless preferences.timezone is given (none means UTC).' }),
+  slotStart: isoTimestamp().meta({
+    description:
+      'ISO 8601 timestamp; its offset decides day parts unless preferences.timezone is given (none means UTC).',
+  }),
 });
 
 /** Body of POST /api/v2/ranking-policies/:id/simulate. */
 export const SimulateRankingPolicyBody = z.object({
   candidates: list(SimulationCandidateInput),
-  preferences: ResolutionPreferences.pick({ languageCodes: true, dayParts: true, earliestAvailable: true, timezone: true }).optional(),
+  preferences: ResolutionPreferences.pick({
+    languageCodes: true,
+    dayParts: true,
+    earliestAvailable: true,
+    timezone: true,
+  }).optional(),
 });
 
 /** The answer of simulate: the working copy's ranking of the candidates. */
 export const SimulationResult = z.object({
   policy: z.object({ id: z.string(), version: z.null() }),
-  ranked: z.array(z.object({
-    rank: nonNegativeInt(),
-    providerId: z.string(),
-    displayName: z.string(),
-    slotStart: z.string(),
-    score: z.number(),
-    rankingFactors: z.array(z.object({ code: z.enum(RANKING_FACTOR_CODES), points: z.number() })),
-  })),
+  ranked: z.array(
+    z.object({
+      rank: nonNegativeInt(),
+      providerId: z.string(),
+      displayName: z.string(),
+      slotStart: z.string(),
+      score: z.number(),
+      rankingFactors: z.array(z.object({ code: z.enum(RANKING_FACTOR_CODES), points: z.number() })),
+    }),
+  ),
 });

@@ -2,10 +2,17 @@ import { z } from 'zod';
 import { cursor, ianaTimezone, instant, list, nonNegativeInt, queryInt, text } from '../fields.js';
 import { normalizedCode } from '../normalized-code.js';
 import {
-  normalizeAgeGroupCode, normalizeCode, normalizeInsurancePlan, normalizeLanguageCode, normalizeModalityCode, normalizeRegionCode, type CodeNormalizer,
+  normalizeAgeGroupCode,
+  normalizeCode,
+  normalizeInsurancePlan,
+  normalizeLanguageCode,
+  normalizeModalityCode,
+  normalizeRegionCode,
+  type CodeNormalizer,
 } from '../../domain/normalize-codes.js';
 
-const anyOf = (fn: CodeNormalizer, what: string) => z.object({ anyOf: list(normalizedCode(fn, what)).transform((xs) => [...new Set(xs)]) });
+const anyOf = (fn: CodeNormalizer, what: string) =>
+  z.object({ anyOf: list(normalizedCode(fn, what)).transform((xs) => [...new Set(xs)]) });
 
 /** v2 hard constraints: each list is `{anyOf: [...]}` (SPEC 4.1). */
 export const ResolutionConstraints = z.object({
@@ -32,7 +39,10 @@ export const ResolutionPreferences = z.object({
 });
 
 /** A dateRange as sent; its dates are checked by the domain (INVALID_DATE_RANGE). */
-export const DateRangeInput = z.object({ from: z.unknown(), to: z.unknown() }).meta({ description: 'Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days.', examples: [{ from: '2026-05-04', to: '2026-05-11' }] });
+export const DateRangeInput = z.object({ from: z.unknown(), to: z.unknown() }).meta({
+  description: 'Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days.',
+  examples: [{ from: '2026-05-04', to: '2026-05-11' }],
+});
 
 /** Body of POST /api/v2/resolutions. */
 export const CreateResolutionBody = z.object({
@@ -44,27 +54,30 @@ export const CreateResolutionBody = z.object({
   maxOptionsPerProvider: z.number().int().min(1).max(10).optional(),
 });
 
-const plain = (fn: CodeNormalizer, what: string) => z.union([normalizedCode(fn, what).transform((v) => [v]), list(normalizedCode(fn, what))]);
+const plain = (fn: CodeNormalizer, what: string) =>
+  z.union([normalizedCode(fn, what).transform((v) => [v]), list(normalizedCode(fn, what))]);
 
 /** Body of POST /api/v1/resolutions: `service` (id or slug) and plain-value constraints under v1 or v2 names. */
 export const CreateResolutionV1Body = z.object({
   service: text(200, 1),
-  constraints: z.object({
-    languages: plain(normalizeLanguageCode, 'language code').optional(),
-    languageCodes: plain(normalizeLanguageCode, 'language code').optional(),
-    modality: plain(normalizeModalityCode, 'modality').optional(),
-    modalityCodes: plain(normalizeModalityCode, 'modality').optional(),
-    insurance: plain(normalizeInsurancePlan, 'insurance plan').optional(),
-    insurancePlanCodes: plain(normalizeInsurancePlan, 'insurance plan').optional(),
-    specialty: plain(normalizeCode, 'specialty code').optional(),
-    specialtyCodes: plain(normalizeCode, 'specialty code').optional(),
-    profession: plain(normalizeCode, 'profession code').optional(),
-    professionCodes: plain(normalizeCode, 'profession code').optional(),
-    ageGroupCodes: plain(normalizeAgeGroupCode, 'age group').optional(),
-    serviceRegionCodes: plain(normalizeRegionCode, 'region code').optional(),
-    licenseRegionCodes: z.unknown().optional(),
-    acceptsNewClients: z.boolean().optional(),
-  }).optional(),
+  constraints: z
+    .object({
+      languages: plain(normalizeLanguageCode, 'language code').optional(),
+      languageCodes: plain(normalizeLanguageCode, 'language code').optional(),
+      modality: plain(normalizeModalityCode, 'modality').optional(),
+      modalityCodes: plain(normalizeModalityCode, 'modality').optional(),
+      insurance: plain(normalizeInsurancePlan, 'insurance plan').optional(),
+      insurancePlanCodes: plain(normalizeInsurancePlan, 'insurance plan').optional(),
+      specialty: plain(normalizeCode, 'specialty code').optional(),
+      specialtyCodes: plain(normalizeCode, 'specialty code').optional(),
+      profession: plain(normalizeCode, 'profession code').optional(),
+      professionCodes: plain(normalizeCode, 'profession code').optional(),
+      ageGroupCodes: plain(normalizeAgeGroupCode, 'age group').optional(),
+      serviceRegionCodes: plain(normalizeRegionCode, 'region code').optional(),
+      licenseRegionCodes: z.unknown().optional(),
+      acceptsNewClients: z.boolean().optional(),
+    })
+    .optional(),
   preferences: ResolutionPreferences.optional(),
   dateRange: DateRangeInput,
   maxOptionsPerProvider: z.number().int().min(1).max(10).optional(),
@@ -76,13 +89,23 @@ export const ResolutionPath = z.object({ id: text(200, 1) });
 /** Query of GET /api/v2/resolutions/:id/candidates. */
 export const CandidatesQuery = z.object({
   status: z.enum(['matched', 'eligible', 'excluded', 'unknown']).optional(),
-  exclusionCode: z.string().regex(/^[A-Z_]{1,64}$/, 'must be an exclusion code such as LANGUAGE_MISMATCH').optional(),
+  exclusionCode: z
+    .string()
+    .regex(/^[A-Z_]{1,64}$/, 'must be an exclusion code such as LANGUAGE_MISMATCH')
+    .optional(),
   limit: queryInt(1, 500).optional(),
   cursor: cursor().optional(),
 });
 
 /** One hard constraint as evaluated for a provider: required and actual values, status and source. */
-export const ConstraintRecord = z.object({ code: z.string(), field: z.string(), status: z.string(), required: z.array(z.unknown()), actual: z.array(z.unknown()), sourceStatus: z.string() });
+export const ConstraintRecord = z.object({
+  code: z.string(),
+  field: z.string(),
+  status: z.string(),
+  required: z.array(z.unknown()),
+  actual: z.array(z.unknown()),
+  sourceStatus: z.string(),
+});
 
 /** One option of a resolution (SPEC part 2). */
 export const ResolutionOption = z.object({
@@ -97,7 +120,14 @@ export const ResolutionOption = z.object({
   matchedConstraints: z.array(ConstraintRecord),
   rankingFactors: z.array(z.object({ code: z.string(), points: z.number() })),
   reason: z.string(),
-  warnings: z.array(z.object({ code: z.string(), message: z.string(), providerId: z.string().optional(), field: z.string().optional() })),
+  warnings: z.array(
+    z.object({
+      code: z.string(),
+      message: z.string(),
+      providerId: z.string().optional(),
+      field: z.string().optional(),
+    }),
+  ),
 });
 
 /** A resolution (resolved or zero_results; SPEC part 2 and CONTRACT part 4). */
@@ -110,13 +140,35 @@ export const Resolution = z.object({
   providerGraphVersion: nonNegativeInt(),
   createdAt: instant(),
   expiresAt: instant(),
-  summary: z.object({ providersScanned: nonNegativeInt(), eligibleProviders: nonNegativeInt(), providersWithVerifiedAvailability: nonNegativeInt(), optionsReturned: nonNegativeInt(), evaluatedSlots: nonNegativeInt() }),
+  summary: z.object({
+    providersScanned: nonNegativeInt(),
+    eligibleProviders: nonNegativeInt(),
+    providersWithVerifiedAvailability: nonNegativeInt(),
+    optionsReturned: nonNegativeInt(),
+    evaluatedSlots: nonNegativeInt(),
+  }),
   options: z.array(ResolutionOption),
   exclusionSummary: z.record(z.string(), nonNegativeInt()),
-  warnings: z.array(z.object({ code: z.string(), message: z.string(), providerId: z.string().optional(), field: z.string().optional() })),
+  warnings: z.array(
+    z.object({
+      code: z.string(),
+      message: z.string(),
+      providerId: z.string().optional(),
+      field: z.string().optional(),
+    }),
+  ),
   totalProviders: nonNegativeInt().optional(),
   evaluatedSlots: nonNegativeInt().optional(),
-  zeroResultReasons: z.array(z.object({ reasonCode: z.string(), description: z.string(), affectedProviders: nonNegativeInt(), suggestion: z.string() })).optional(),
+  zeroResultReasons: z
+    .array(
+      z.object({
+        reasonCode: z.string(),
+        description: z.string(),
+        affectedProviders: nonNegativeInt(),
+        suggestion: z.string(),
+      }),
+    )
+    .optional(),
 });
 
 /** One candidate (per-provider eligibility record). */
@@ -124,7 +176,16 @@ export const Candidate = z.object({
   providerId: z.string(),
   displayName: z.string(),
   eligibilityStatus: z.enum(['matched', 'excluded', 'unknown']),
-  exclusions: z.array(z.object({ code: z.string(), field: z.string(), required: z.array(z.unknown()), actual: z.array(z.unknown()), sourceStatus: z.string(), status: z.string() })),
+  exclusions: z.array(
+    z.object({
+      code: z.string(),
+      field: z.string(),
+      required: z.array(z.unknown()),
+      actual: z.array(z.unknown()),
+      sourceStatus: z.string(),
+      status: z.string(),
+    }),
+  ),
   matchedConstraints: z.array(ConstraintRecord),
   rank: nonNegativeInt().nullable(),
 });
@@ -133,7 +194,12 @@ export const Candidate = z.object({
 export const CandidatesPage = z.object({
   resolutionId: z.string(),
   candidates: z.array(Candidate),
-  summary: z.object({ total: nonNegativeInt(), matched: nonNegativeInt(), excluded: nonNegativeInt(), unknown: nonNegativeInt() }),
+  summary: z.object({
+    total: nonNegativeInt(),
+    matched: nonNegativeInt(),
+    excluded: nonNegativeInt(),
+    unknown: nonNegativeInt(),
+  }),
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
 });
@@ -147,7 +213,10 @@ export const ListResolutionsQuery = z.object({
 /** A resolution as the ledger keeps it (GET /api/v2/resolutions); the options themselves are read with GET /api/v2/resolutions/:id. */
 export const ResolutionSummary = z.object({
   id: z.string(),
-  status: z.enum(['resolved', 'zero_results']).meta({ description: 'The outcome when the resolution was made; written once and never updated: expiry shows in `expiresAt`, confirmation in `bookingId`, the live state in GET /api/v2/resolutions/:id or the inspector.' }),
+  status: z.enum(['resolved', 'zero_results']).meta({
+    description:
+      'The outcome when the resolution was made; written once and never updated: expiry shows in `expiresAt`, confirmation in `bookingId`, the live state in GET /api/v2/resolutions/:id or the inspector.',
+  }),
   requestId: z.string(),
   serviceSlug: z.string(),
   policyId: z.string(),

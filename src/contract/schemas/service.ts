@@ -5,28 +5,50 @@ import { serviceSlug } from '../../domain/service-slug.js';
 /** How a session is held; `in_person` is accepted and stored as `in-person` (SPEC part 2 spells it hyphenated). */
 export const ServiceModality = z.enum(['virtual', 'in-person', 'both']);
 
-const modalityInput = () => z.enum(['virtual', 'in-person', 'in_person', 'both'])
-  .transform((m) => (m === 'in_person' ? 'in-person' : m))
-  .meta({ description: '`virtual`, `in-person` (or `in_person`) or `both`.' });
+const modalityInput = () =>
+  z
+    .enum(['virtual', 'in-person', 'in_person', 'both'])
+    .transform((m) => (m === 'in_person' ? 'in-person' : m))
+    .meta({ description: '`virtual`, `in-person` (or `in_person`) or `both`.' });
 
-const minutes = (min: number, max: number, description: string) => z.number().int().min(min).max(max).meta({ description });
+const minutes = (min: number, max: number, description: string) =>
+  z.number().int().min(min).max(max).meta({ description });
 
 /** Body of POST /api/v2/services. */
-export const CreateServiceBody = z.object({
-  providerId: text(200, 1),
-  title: name200().refine((t) => serviceSlug(t) !== '', { message: 'must contain at least one letter or digit (the slug is derived from it)' }),
-  duration: minutes(5, 1440, 'Session length in minutes (5..1440).'),
-  price: z.number().int().min(0).max(100_000_000_000).optional().meta({ description: 'In the smallest currency unit (cents); needs `currency`.' }),
-  currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD').transform((c) => c.toUpperCase()).optional()
-    .meta({ description: 'ISO 4217 code; stored upper-case.' }),
-  modality: modalityInput().optional(),
-  slotIntervalMinutes: minutes(5, 1440, 'Distance between slot starts; defaults to `duration`.').optional(),
-  minimumNoticeMinutes: minutes(0, 525_600, 'Slots starting sooner than this are never offered; default 0.').optional(),
-  bufferBeforeMinutes: minutes(0, 1440, 'Free time kept before a session; default 0.').optional(),
-  bufferAfterMinutes: minutes(0, 1440, 'Free time kept after a session; default 0.').optional(),
-}).superRefine((b, ctx) => {
-  if (b.price !== undefined && b.currency === undefined) ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is required when price is set' });
-});
+export const CreateServiceBody = z
+  .object({
+    providerId: text(200, 1),
+    title: name200().refine((t) => serviceSlug(t) !== '', {
+      message: 'must contain at least one letter or digit (the slug is derived from it)',
+    }),
+    duration: minutes(5, 1440, 'Session length in minutes (5..1440).'),
+    price: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000_000_000)
+      .optional()
+      .meta({ description: 'In the smallest currency unit (cents); needs `currency`.' }),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
+      .transform((c) => c.toUpperCase())
+      .optional()
+      .meta({ description: 'ISO 4217 code; stored upper-case.' }),
+    modality: modalityInput().optional(),
+    slotIntervalMinutes: minutes(5, 1440, 'Distance between slot starts; defaults to `duration`.').optional(),
+    minimumNoticeMinutes: minutes(
+      0,
+      525_600,
+      'Slots starting sooner than this are never offered; default 0.',
+    ).optional(),
+    bufferBeforeMinutes: minutes(0, 1440, 'Free time kept before a session; default 0.').optional(),
+    bufferAfterMinutes: minutes(0, 1440, 'Free time kept after a session; default 0.').optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.price !== undefined && b.currency === undefined)
+      ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is required when price is set' });
+  });
 
 /** Path of /api/v2/services/:id. */
 export const ServicePath = z.object({ id: text(200, 1) });
@@ -59,7 +81,12 @@ export const Service = z.object({
 });
 
 /** The services list envelope. */
-export const ServiceList = z.object({ data: z.array(Service), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const ServiceList = z.object({
+  data: z.array(Service),
+  total: nonNegativeInt(),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
 
 /** Query of GET /api/v1/event-types. */
 export const ListEventTypesQuery = z.object({
@@ -81,4 +108,9 @@ export const EventType = z.object({
 });
 
 /** The v1 event-types list envelope `{data, total, hasMore, nextCursor}` (CONTRACT parts 1 and 3). */
-export const EventTypeList = z.object({ data: z.array(EventType), total: nonNegativeInt(), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+export const EventTypeList = z.object({
+  data: z.array(EventType),
+  total: nonNegativeInt(),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});

@@ -10,12 +10,24 @@ export const DeliveryStatus = z.enum(DELIVERY_STATUSES);
 
 /** Body of PUT /api/v2/webhooks. */
 export const UpdateWebhookBody = z.object({
-  url: text(1000, 1).meta({ description: 'Where events are POSTed: `https://` only, and never a loopback, private, link-local or unique-local address (checked here and again at every connection). `WEBHOOK_ALLOW_INSECURE_URLS=1` (development) also allows `http://` and such targets.' }),
-  events: z.array(z.union([z.literal('*'), WebhookEventType])).min(1).max(100)
+  url: text(1000, 1).meta({
+    description:
+      'Where events are POSTed: `https://` only, and never a loopback, private, link-local or unique-local address (checked here and again at every connection). `WEBHOOK_ALLOW_INSECURE_URLS=1` (development) also allows `http://` and such targets.',
+  }),
+  events: z
+    .array(z.union([z.literal('*'), WebhookEventType]))
+    .min(1)
+    .max(100)
     .refine((e) => !e.includes('*') || e.length === 1, { message: '`*` (every event type) must stand alone' })
-    .meta({ description: 'Event types to deliver, or `["*"]` for all of them. An unknown type is 400 VALIDATION_ERROR on `events.<index>`.' }),
+    .meta({
+      description:
+        'Event types to deliver, or `["*"]` for all of them. An unknown type is 400 VALIDATION_ERROR on `events.<index>`.',
+    }),
   active: z.boolean().optional().meta({ description: 'Default true. An inactive webhook records no deliveries.' }),
-  rotateSecret: z.boolean().optional().meta({ description: 'true: make a new secret and return it once; the previous secret keeps signing alongside it for 24 hours.' }),
+  rotateSecret: z.boolean().optional().meta({
+    description:
+      'true: make a new secret and return it once; the previous secret keeps signing alongside it for 24 hours.',
+  }),
 });
 
 /** The webhook configuration as answered (never its secret). */
@@ -28,13 +40,19 @@ export const Webhook = z.object({
 
 /** Answer of PUT /api/v2/webhooks: the configuration, plus the secret when one was just made. */
 export const UpdatedWebhook = Webhook.extend({
-  secret: z.string().optional().meta({ description: '`whsec_<base64 of 32 random bytes>`; the HMAC key is the decoded bytes. Present only on the first set-up and on rotation: store it then, it is never shown again.' }),
+  secret: z.string().optional().meta({
+    description:
+      '`whsec_<base64 of 32 random bytes>`; the HMAC key is the decoded bytes. Present only on the first set-up and on rotation: store it then, it is never shown again.',
+  }),
 });
 
 /** Answer of POST /api/v2/webhooks/test. */
 export const WebhookTestResult = z.object({
   delivered: z.boolean().meta({ description: 'true when the receiver answered 2xx within 10 s.' }),
-  statusCode: nonNegativeInt().nullable().meta({ description: 'The receiver\'s HTTP status; null when it gave no answer (timeout, refused connection, blocked target).' }),
+  statusCode: nonNegativeInt().nullable().meta({
+    description:
+      "The receiver's HTTP status; null when it gave no answer (timeout, refused connection, blocked target).",
+  }),
   latencyMs: nonNegativeInt(),
 });
 
@@ -55,15 +73,30 @@ export const QueuedReplayPath = z.object({ deliveryId: text(200, 1) });
 /** One delivery record: one per event and webhook, updated by every attempt (CONTRACT part 6). */
 export const Delivery = z.object({
   id: z.string(),
-  eventId: z.string().meta({ description: 'The event id: the envelope `id` and the `webhook-id` header, stable across retries and replays.' }),
+  eventId: z.string().meta({
+    description: 'The event id: the envelope `id` and the `webhook-id` header, stable across retries and replays.',
+  }),
   event: z.string().meta({ description: 'The event type.' }),
   status: DeliveryStatus,
-  attempt: nonNegativeInt().meta({ description: 'Number of the latest attempt (0 before the first); manual replays go on numbering after 5.' }),
-  statusCode: nonNegativeInt().nullable().meta({ description: 'HTTP status of the latest attempt; null before any attempt and when the receiver gave no answer.' }),
-  latencyMs: nonNegativeInt().nullable().meta({ description: 'Duration of the latest attempt; null before any attempt.' }),
-  timestamp: instant().meta({ description: 'Time of the latest attempt, or when the delivery was recorded if none was made yet.' }),
-  success: z.boolean().nullable().meta({ description: 'Whether the latest attempt got a 2xx; null before any attempt.' }),
-  nextAttemptAt: instant().nullable().meta({ description: 'When the next attempt is due (status `pending` or `failed`); null otherwise.' }),
+  attempt: nonNegativeInt().meta({
+    description: 'Number of the latest attempt (0 before the first); manual replays go on numbering after 5.',
+  }),
+  statusCode: nonNegativeInt().nullable().meta({
+    description: 'HTTP status of the latest attempt; null before any attempt and when the receiver gave no answer.',
+  }),
+  latencyMs: nonNegativeInt()
+    .nullable()
+    .meta({ description: 'Duration of the latest attempt; null before any attempt.' }),
+  timestamp: instant().meta({
+    description: 'Time of the latest attempt, or when the delivery was recorded if none was made yet.',
+  }),
+  success: z
+    .boolean()
+    .nullable()
+    .meta({ description: 'Whether the latest attempt got a 2xx; null before any attempt.' }),
+  nextAttemptAt: instant()
+    .nullable()
+    .meta({ description: 'When the next attempt is due (status `pending` or `failed`); null otherwise.' }),
 });
 
 /** Answer of GET /api/v2/webhooks/deliveries. */
@@ -81,7 +114,10 @@ export const DeliveryAttempt = z.object({
   timestamp: instant(),
   success: z.boolean(),
   manual: z.boolean().meta({ description: 'true for a replay asked for through the API.' }),
-  error: z.string().optional().meta({ description: 'Why the attempt failed, when it did (timeout, connection error, non-2xx, blocked target).' }),
+  error: z
+    .string()
+    .optional()
+    .meta({ description: 'Why the attempt failed, when it did (timeout, connection error, non-2xx, blocked target).' }),
 });
 
 /** Answer of GET /api/v2/webhooks/deliveries/:id. */

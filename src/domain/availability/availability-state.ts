@@ -13,7 +13,10 @@ export type AvailabilityState =
 export const FEED_STALE_AFTER_MS = 15 * 60_000;
 
 /** What is known of a provider's external calendar feed: none configured, the last fetch succeeded, or it failed. */
-export type FeedStatus = undefined | { ok: true; fetchedAt: Date } | { ok: false; lastGoodFetchedAt?: Date | undefined };
+export type FeedStatus =
+  | undefined
+  | { ok: true; fetchedAt: Date }
+  | { ok: false; lastGoodFetchedAt?: Date | undefined };
 
 /** Whether a provider's calendar can be checked, and if not, the state that says why. */
 export type CalendarCheck = 'checked' | 'calendar_disconnected' | 'unverifiable' | 'stale';

@@ -23,8 +23,12 @@ export function parseDateRange(
   range: unknown,
   field = 'dateRange',
 ): { ok: true; window: DateWindow } | { ok: false; problem: DateRangeProblem } {
-  const fail = (at: string, message: string) => ({ ok: false as const, problem: { field: at, code: 'INVALID_DATE_RANGE' as const, message } });
-  if (typeof range !== 'object' || range === null) return fail(field, `${field} must be {from, to} with YYYY-MM-DD dates.`);
+  const fail = (at: string, message: string) => ({
+    ok: false as const,
+    problem: { field: at, code: 'INVALID_DATE_RANGE' as const, message },
+  });
+  if (typeof range !== 'object' || range === null)
+    return fail(field, `${field} must be {from, to} with YYYY-MM-DD dates.`);
   const { from, to } = range as { from?: unknown; to?: unknown };
   const fromDay = typeof from === 'string' ? dayNumberOf(from) : undefined;
   if (fromDay === undefined) return fail(`${field}.from`, `${field}.from must be a real date written YYYY-MM-DD.`);

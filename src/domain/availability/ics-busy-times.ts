@@ -45,13 +45,18 @@ const MS_PER_SECOND = 1000;
  * floating times use the same zone. Throws IcsParseError when the text is not iCalendar, names a time zone it
  * does not define, or needs too many expansions (a feed error is never free time).
  */
-export function parseIcsBusyTimes(icsText: string, windowStart: Date, windowEnd: Date, options: IcsBusyOptions = {}): Interval[] {
+export function parseIcsBusyTimes(
+  icsText: string,
+  windowStart: Date,
+  windowEnd: Date,
+  options: IcsBusyOptions = {},
+): Interval[] {
   const root = parseCalendar(icsText);
   const fromMs = windowStart.getTime();
   const toMs = windowEnd.getTime();
   const calendarZone = root.getFirstPropertyValue('x-wr-timezone');
   const floatingZone =
-    typeof calendarZone === 'string' && isValidTimezone(calendarZone) ? calendarZone : options.defaultZone ?? 'UTC';
+    typeof calendarZone === 'string' && isValidTimezone(calendarZone) ? calendarZone : (options.defaultZone ?? 'UTC');
   if (!isValidTimezone(floatingZone)) throw new RangeError(`defaultZone is not an IANA zone: ${floatingZone}`);
   const limit = options.maxOccurrencesPerEvent ?? 50_000;
   const converter = new InstantConverter(floatingZone);
@@ -91,7 +96,9 @@ export function parseIcsBusyTimes(icsText: string, windowStart: Date, windowEnd:
     }
   } catch (error) {
     if (error instanceof IcsParseError) throw error;
-    throw new IcsParseError('ICS_UNPARSEABLE', `The iCalendar feed has an invalid event: ${messageOf(error)}`, { cause: error });
+    throw new IcsParseError('ICS_UNPARSEABLE', `The iCalendar feed has an invalid event: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
   return [...normalizeBusy(busy)];
 }
@@ -101,10 +108,17 @@ function parseCalendar(icsText: string): IcalComponent {
   try {
     jcal = ICAL.parse(icsText);
   } catch (error) {
-    throw new IcsParseError('ICS_UNPARSEABLE', `The feed is not valid iCalendar: ${messageOf(error)}`, { cause: error });
+    throw new IcsParseError('ICS_UNPARSEABLE', `The feed is not valid iCalendar: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
   // ICAL.parse answers an array of components when the text holds several (or none).
-  const single = Array.isArray(jcal) && typeof jcal[0] === 'string' ? jcal : Array.isArray(jcal) && jcal.length === 1 ? jcal[0] : undefined;
+  const single =
+    Array.isArray(jcal) && typeof jcal[0] === 'string'
+      ? jcal
+      : Array.isArray(jcal) && jcal.length === 1
+        ? jcal[0]
+        : undefined;
   if (!Array.isArray(single) || single[0] !== 'vcalendar') {
     throw new IcsParseError('ICS_UNPARSEABLE', 'The feed must hold exactly one VCALENDAR.');
   }
@@ -138,7 +152,10 @@ function expandMaster(
   const iterator = event.iterator();
   for (let count = 0; ; count += 1) {
     if (count >= limit) {
-      throw new IcsParseError('ICS_TOO_COMPLEX', `A recurring event needs more than ${limit} expansions to reach the window.`);
+      throw new IcsParseError(
+        'ICS_TOO_COMPLEX',
+        `A recurring event needs more than ${limit} expansions to reach the window.`,
+      );
     }
     const occurrence = iterator.next();
     if (!occurrence) return;

@@ -20,7 +20,8 @@ export function dayNumberOf(date: string): number | undefined {
   const ms = Date.UTC(year, month - 1, day);
   const check = new Date(ms);
   // Date.UTC rolls 02-30 over into March; a round trip catches that.
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+    return undefined;
   const dayNumber = ms / DAY_MS;
   // Bounded memo: requests parse the same few dates for every provider.
   if (dayNumberCache.size > 20_000) dayNumberCache.clear();

@@ -110,7 +110,13 @@ export function generateSlots(input: GenerateSlotsInput): Slot[] {
  * Receives each slot of scanSlots: epoch ms bounds, local date, wall-clock minute of the start, availability.
  * Returning `false` stops the scan.
  */
-export type SlotVisitor = (start: number, end: number, localDate: string, minute: number, available: boolean) => boolean | void;
+export type SlotVisitor = (
+  start: number,
+  end: number,
+  localDate: string,
+  minute: number,
+  available: boolean,
+) => boolean | void;
 
 /**
  * Visits the slots generateSlots would list, in the same order, without allocating per slot: the hot path of
@@ -123,7 +129,8 @@ export function scanSlots(input: GenerateSlotsInput, visit: SlotVisitor): void {
   const { service } = input;
   const durationMs = service.duration * MINUTE_MS;
   const stepMinutes = service.slotIntervalMinutes ?? service.duration;
-  if (!(service.duration > 0) || !(stepMinutes > 0)) throw new RangeError('duration and slotIntervalMinutes must be positive.');
+  if (!(service.duration > 0) || !(stepMinutes > 0))
+    throw new RangeError('duration and slotIntervalMinutes must be positive.');
   const beforeMs = (service.bufferBeforeMinutes ?? 0) * MINUTE_MS;
   const afterMs = (service.bufferAfterMinutes ?? 0) * MINUTE_MS;
   const cutoff = input.now.getTime() + (service.minimumNoticeMinutes ?? 0) * MINUTE_MS;
@@ -179,7 +186,12 @@ export function countSlots(input: Omit<GenerateSlotsInput, 'busy'>): number {
  * window and service: the answer changes only when the cut-off passes a slot start, so resolutions asking about
  * the same window minutes apart, and providers with the same hours, share one count instead of walking the window.
  */
-export function slotCount(schedule: GenerateSlotsInput['schedule'], service: SlotRules, window: { from: string; to: string }, now: Date): SlotCount {
+export function slotCount(
+  schedule: GenerateSlotsInput['schedule'],
+  service: SlotRules,
+  window: { from: string; to: string },
+  now: Date,
+): SlotCount {
   const shape = shapeOf(schedule);
   const { from, to } = window;
   const duration = service.duration;
@@ -187,9 +199,26 @@ export function slotCount(schedule: GenerateSlotsInput['schedule'], service: Slo
   const cutoff = now.getTime() + (service.minimumNoticeMinutes ?? 0) * MINUTE_MS;
   const memos = shape.counts;
   for (const m of memos) {
-    if (m.after < cutoff && cutoff <= m.firstStart && m.from === from && m.to === to && m.duration === duration && m.step === step) return m;
+    if (
+      m.after < cutoff &&
+      cutoff <= m.firstStart &&
+      m.from === from &&
+      m.to === to &&
+      m.duration === duration &&
+      m.step === step
+    )
+      return m;
   }
-  const memo: CountMemo = { from, to, duration, step, after: -Infinity, firstStart: Infinity, count: 0, inStartOrder: shape.ordered };
+  const memo: CountMemo = {
+    from,
+    to,
+    duration,
+    step,
+    after: -Infinity,
+    firstStart: Infinity,
+    count: 0,
+    inStartOrder: shape.ordered,
+  };
   memo.count = countFrom({ schedule, service, from, to, now }, shape, memo);
   if (memos.length >= COUNTS_PER_SHAPE) memos.shift();
   memos.push(memo);
@@ -198,7 +227,11 @@ export function slotCount(schedule: GenerateSlotsInput['schedule'], service: Slo
 
 // The count is #{starts >= cutoff}; with `bounds`, also the largest start before the cut-off and the smallest at or
 // after it, between which any other cut-off gives the same count.
-function countFrom(input: Omit<GenerateSlotsInput, 'busy'>, compiled: CompiledSchedule, bounds: CountMemo | undefined): number {
+function countFrom(
+  input: Omit<GenerateSlotsInput, 'busy'>,
+  compiled: CompiledSchedule,
+  bounds: CountMemo | undefined,
+): number {
   const fromDay = dayNumberOf(input.from);
   const toDay = dayNumberOf(input.to);
   if (fromDay === undefined || toDay === undefined) throw new RangeError('from and to must be YYYY-MM-DD dates.');
@@ -288,7 +321,13 @@ function compileSchedule(schedule: GenerateSlotsInput['schedule']): CompiledSche
 
 function shapeOf(schedule: GenerateSlotsInput['schedule']): ScheduleShape {
   const hit = compiledCache.get(schedule);
-  if (hit !== undefined && hit.days === schedule.days && hit.list === schedule.overrides && hit.zone === schedule.timezone) return hit.shape;
+  if (
+    hit !== undefined &&
+    hit.days === schedule.days &&
+    hit.list === schedule.overrides &&
+    hit.zone === schedule.timezone
+  )
+    return hit.shape;
   const compiled = compileScheduleWindows(schedule);
   const zone = schedule.timezone;
   const key = `${zone}\u0000${compiled.weekly.map((w) => w.join(',')).join('|')}\u0000${[...compiled.overrides].map(([date, w]) => `${date}=${w.join(',')}`).join('|')}`;

@@ -44,7 +44,14 @@ export function decodeSlotId(id: unknown): SlotIdParts | null {
   }
   if (!Array.isArray(value) || value.length !== 4) return null;
   const [version, providerId, serviceId, start] = value as unknown[];
-  if (version !== VERSION || typeof providerId !== 'string' || typeof serviceId !== 'string' || providerId === '' || serviceId === '') return null;
+  if (
+    version !== VERSION ||
+    typeof providerId !== 'string' ||
+    typeof serviceId !== 'string' ||
+    providerId === '' ||
+    serviceId === ''
+  )
+    return null;
   if (typeof start !== 'number' || !Number.isSafeInteger(start)) return null;
   const parts = { providerId, serviceId, start };
   // Base64 decoding is lenient; only the canonical spelling is accepted so one slot has one id.

@@ -63,7 +63,8 @@ export function validateSchedule(input: unknown): ScheduleProblem[] {
           return;
         }
         if (!isValidDate(override.date)) report(`${field}.date`, 'date must be a real calendar date YYYY-MM-DD.');
-        else if (seen.has(override.date)) report(`${field}.date`, `Only one override per date; ${override.date} repeats.`);
+        else if (seen.has(override.date))
+          report(`${field}.date`, `Only one override per date; ${override.date} repeats.`);
         else seen.add(override.date);
         validateWindows(override.slots, `${field}.slots`, report);
       });

@@ -18,8 +18,9 @@ export function parseWallClock(value: unknown, allowEndOfDay = false): number | 
   return hours < 24 ? hours * 60 + minutes : undefined;
 }
 
-const WALL_CLOCK_LABELS: readonly string[] = Array.from({ length: 1441 }, (_, m) =>
-  `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`,
+const WALL_CLOCK_LABELS: readonly string[] = Array.from(
+  { length: 1441 },
+  (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`,
 );
 
 /** `HH:MM` of minutes since midnight (0..1440); precomputed because slot generation formats millions of them. */

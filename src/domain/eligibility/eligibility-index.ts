@@ -12,7 +12,14 @@ interface AttributeIndex {
   empty: ProviderSet;
 }
 
-type ListField = 'professionCodes' | 'specialtyCodes' | 'ageGroupCodes' | 'modalityCodes' | 'serviceRegionCodes' | 'insurancePlanCodes' | 'languageCodes';
+type ListField =
+  | 'professionCodes'
+  | 'specialtyCodes'
+  | 'ageGroupCodes'
+  | 'modalityCodes'
+  | 'serviceRegionCodes'
+  | 'insurancePlanCodes'
+  | 'languageCodes';
 
 /**
  * Bitsets over an organization's providers (built once per provider graph version), so that a resolution
@@ -34,7 +41,9 @@ export interface EligibilityIndex {
 }
 
 const newSet = (words: number): ProviderSet => new Uint32Array(words);
-const add = (s: ProviderSet, i: number) => { s[i >>> 5]! |= 1 << (i & 31); };
+const add = (s: ProviderSet, i: number) => {
+  s[i >>> 5]! |= 1 << (i & 31);
+};
 const has = (s: ProviderSet, i: number) => (s[i >>> 5]! & (1 << (i & 31))) !== 0;
 
 function attributeIndex(words: number): AttributeIndex {
@@ -51,12 +60,22 @@ function addValue(index: AttributeIndex, words: number, value: string, i: number
 export function buildEligibilityIndex(providers: readonly Provider[]): EligibilityIndex {
   const words = Math.ceil(providers.length / 32) || 1;
   const fields = {
-    professionCodes: attributeIndex(words), specialtyCodes: attributeIndex(words), ageGroupCodes: attributeIndex(words), modalityCodes: attributeIndex(words),
-    serviceRegionCodes: attributeIndex(words), insurancePlanCodes: attributeIndex(words), languageCodes: attributeIndex(words),
+    professionCodes: attributeIndex(words),
+    specialtyCodes: attributeIndex(words),
+    ageGroupCodes: attributeIndex(words),
+    modalityCodes: attributeIndex(words),
+    serviceRegionCodes: attributeIndex(words),
+    insurancePlanCodes: attributeIndex(words),
+    languageCodes: attributeIndex(words),
   } satisfies Record<ListField, AttributeIndex>;
   const x = {
-    all: newSet(words), inactive: newSet(words), notSearchable: newSet(words), panelFull: newSet(words),
-    acceptsYes: newSet(words), acceptsNo: newSet(words), withLicenses: newSet(words),
+    all: newSet(words),
+    inactive: newSet(words),
+    notSearchable: newSet(words),
+    panelFull: newSet(words),
+    acceptsYes: newSet(words),
+    acceptsNo: newSet(words),
+    withLicenses: newSet(words),
   };
   const subdivisionsOfCountry = new Map<string, ProviderSet>();
   providers.forEach((p, i) => {
@@ -69,8 +88,12 @@ export function buildEligibilityIndex(providers: readonly Provider[]): Eligibili
     if (p.licenseRecords.length > 0) add(x.withLicenses, i);
     const lists: [ListField, readonly string[]][] = [
       ['professionCodes', p.professionCode === undefined || p.professionCode === '' ? [] : [p.professionCode]],
-      ['specialtyCodes', p.specialtyCodes], ['ageGroupCodes', p.ageGroupCodes], ['modalityCodes', p.modalityCodes],
-      ['serviceRegionCodes', p.serviceRegionCodes], ['insurancePlanCodes', p.insurancePlanCodes], ['languageCodes', p.languageCodes],
+      ['specialtyCodes', p.specialtyCodes],
+      ['ageGroupCodes', p.ageGroupCodes],
+      ['modalityCodes', p.modalityCodes],
+      ['serviceRegionCodes', p.serviceRegionCodes],
+      ['insurancePlanCodes', p.insurancePlanCodes],
+      ['languageCodes', p.languageCodes],
     ];
     for (const [field, values] of lists) {
       const index = fields[field];
@@ -122,7 +145,12 @@ function union(words: number, sets: readonly (ProviderSet | undefined)[]): Provi
 }
 
 /** Failed = has a value but none matches; unknown = has no value. */
-function anyOfStep(index: EligibilityIndex, field: ListField, c: AnyOfConstraint | undefined, extra: readonly (ProviderSet | undefined)[] = []): Step | undefined {
+function anyOfStep(
+  index: EligibilityIndex,
+  field: ListField,
+  c: AnyOfConstraint | undefined,
+  extra: readonly (ProviderSet | undefined)[] = [],
+): Step | undefined {
   if (c === undefined) return undefined;
   const attr = index.fields[field];
   const matched = union(index.words, [...c.values.map((v) => attr.byValue.get(v)), ...extra]);
@@ -155,7 +183,11 @@ function positions(set: ProviderSet): number[] {
  * `evaluateProvider` on each (steps 2-12 in pipeline order), but on bitsets; `offering` holds the providers with a
  * service of the requested slug. Only the license step looks at providers one by one (those still in the running).
  */
-export function screenEligibility(index: EligibilityIndex, c: CompiledEligibilityRequest, offering: ProviderSet): EligibilityScreen {
+export function screenEligibility(
+  index: EligibilityIndex,
+  c: CompiledEligibilityRequest,
+  offering: ProviderSet,
+): EligibilityScreen {
   const { words } = index;
   const notOffering = newSet(words);
   for (let w = 0; w < words; w++) notOffering[w] = index.all[w]! & ~offering[w]!;
@@ -180,7 +212,13 @@ export function screenEligibility(index: EligibilityIndex, c: CompiledEligibilit
     anyOfStep(index, 'insurancePlanCodes', c.insurancePlanCodes),
     { code: 'PANEL_FULL', failed: index.panelFull, unknown: undefined },
     anyOfStep(index, 'languageCodes', c.languageCodes),
-    c.acceptsNewClients ? { code: 'NOT_ACCEPTING_NEW_CLIENTS', failed: index.acceptsNo, unknown: union(words, [index.all]).map((v, w) => v & ~index.acceptsYes[w]! & ~index.acceptsNo[w]!) } : undefined,
+    c.acceptsNewClients
+      ? {
+          code: 'NOT_ACCEPTING_NEW_CLIENTS',
+          failed: index.acceptsNo,
+          unknown: union(words, [index.all]).map((v, w) => v & ~index.acceptsYes[w]! & ~index.acceptsNo[w]!),
+        }
+      : undefined,
   ];
   const counts = new Array<number>(EXCLUSION_CODES.length).fill(0);
   const failedAny = newSet(words);
@@ -242,7 +280,10 @@ export function screenEligibility(index: EligibilityIndex, c: CompiledEligibilit
         }
       }
     }
-    for (let w = 0; w < words; w++) { failedAny[w]! |= failed[w]!; unknownAny[w]! |= unknown[w]!; }
+    for (let w = 0; w < words; w++) {
+      failedAny[w]! |= failed[w]!;
+      unknownAny[w]! |= unknown[w]!;
+    }
     licenseRegionRejected = reachedAny && !reachedMatched;
   }
   for (const step of after) apply(step);
@@ -256,6 +297,14 @@ export function screenEligibility(index: EligibilityIndex, c: CompiledEligibilit
     excludedCount += popcount(failedAny[w]!);
   }
   const exclusionSummary: Partial<Record<ExclusionCode, number>> = {};
-  EXCLUSION_CODES.forEach((code, i) => { if (counts[i]! > 0) exclusionSummary[code] = counts[i]!; });
-  return { matched: positions(matchedSet), unknown: positions(unknownSet), excludedCount, exclusionSummary, licenseRegionRejected };
+  EXCLUSION_CODES.forEach((code, i) => {
+    if (counts[i]! > 0) exclusionSummary[code] = counts[i]!;
+  });
+  return {
+    matched: positions(matchedSet),
+    unknown: positions(unknownSet),
+    excludedCount,
+    exclusionSummary,
+    licenseRegionRejected,
+  };
 }

@@ -78,7 +78,14 @@ function anyOf(
   // An empty anyOf list asks for nothing: it is treated as not requested.
   if (values === undefined || values.length === 0) return undefined;
   const required = Object.freeze([...new Set(values)]);
-  const unknown: ConstraintExclusion = Object.freeze({ code: failCode, field, required, actual: Object.freeze([]), sourceStatus: 'missing', status: 'unknown' });
+  const unknown: ConstraintExclusion = Object.freeze({
+    code: failCode,
+    field,
+    required,
+    actual: Object.freeze([]),
+    sourceStatus: 'missing',
+    status: 'unknown',
+  });
   return { field, values: required, set: new Set(required), failCode, matchCode, unknown };
 }
 
@@ -89,12 +96,20 @@ function addDays(date: string, days: number): string {
 }
 
 /** Compiles a request and the clock it is judged at, once per resolution. */
-export function compileEligibilityRequest(request: EligibilityRequest, clock: EligibilityClock): CompiledEligibilityRequest {
+export function compileEligibilityRequest(
+  request: EligibilityRequest,
+  clock: EligibilityClock,
+): CompiledEligibilityRequest {
   const nowMs = clock.now.getTime();
   if (Number.isNaN(nowMs)) throw new RangeError('now must be a valid Date');
   const today = clock.today ?? clock.now.toISOString().slice(0, 10);
   const verifiedSinceMs = nowMs - LICENSE_VERIFICATION_MAX_AGE_DAYS * DAY_MS;
-  const serviceRegionCodes = anyOf(request.serviceRegionCodes, 'serviceRegionCodes', 'SERVICE_REGION_MISMATCH', 'SERVICE_REGION_MATCH');
+  const serviceRegionCodes = anyOf(
+    request.serviceRegionCodes,
+    'serviceRegionCodes',
+    'SERVICE_REGION_MISMATCH',
+    'SERVICE_REGION_MATCH',
+  );
   const countries = new Set<string>();
   for (const code of serviceRegionCodes?.values ?? []) countries.add(code.slice(0, 2));
   return {
@@ -105,8 +120,18 @@ export function compileEligibilityRequest(request: EligibilityRequest, clock: El
     modalityCodes: anyOf(request.modalityCodes, 'modalityCodes', 'MODALITY_MISMATCH', 'MODALITY_MATCH'),
     serviceRegionCodes,
     serviceRegionCountries: countries,
-    licenseRegionCodes: anyOf(request.licenseRegionCodes, 'licenseRegionCodes', 'LICENSE_MISSING', 'LICENSE_REGION_MATCH'),
-    insurancePlanCodes: anyOf(request.insurancePlanCodes, 'insurancePlanCodes', 'INSURANCE_NOT_ACCEPTED', 'INSURANCE_MATCH'),
+    licenseRegionCodes: anyOf(
+      request.licenseRegionCodes,
+      'licenseRegionCodes',
+      'LICENSE_MISSING',
+      'LICENSE_REGION_MATCH',
+    ),
+    insurancePlanCodes: anyOf(
+      request.insurancePlanCodes,
+      'insurancePlanCodes',
+      'INSURANCE_NOT_ACCEPTED',
+      'INSURANCE_MATCH',
+    ),
     languageCodes: anyOf(request.languageCodes, 'languageCodes', 'LANGUAGE_MISMATCH', 'LANGUAGE_MATCH'),
     acceptsNewClients: request.acceptsNewClients === true,
     today,

@@ -46,7 +46,12 @@ export function licenseSourceStatus(record: LicenseRecord, c: CompiledEligibilit
 // Per-region verdicts, in CONTRACT order; for a provider with no match the lowest-ranked code is reported, which is
 // also the earliest in pipeline order.
 const MATCHED = -1;
-const CODES: readonly LicenseExclusionCode[] = ['LICENSE_REGION_MISMATCH', 'LICENSE_EXPIRED', 'LICENSE_UNVERIFIED', 'LICENSE_MISSING'];
+const CODES: readonly LicenseExclusionCode[] = [
+  'LICENSE_REGION_MISMATCH',
+  'LICENSE_EXPIRED',
+  'LICENSE_UNVERIFIED',
+  'LICENSE_MISSING',
+];
 const REGION_MISMATCH = 0;
 const EXPIRED = 1;
 const UNVERIFIED = 2;
@@ -75,7 +80,8 @@ function judgeRegion(records: readonly LicenseRecord[], region: string, c: Compi
       const source = licenseSourceStatus(r, c);
       if (source === 'verified') {
         matched = true;
-        if (latestExpiry !== undefined && (r.expiresAt === undefined || r.expiresAt > latestExpiry)) latestExpiry = r.expiresAt;
+        if (latestExpiry !== undefined && (r.expiresAt === undefined || r.expiresAt > latestExpiry))
+          latestExpiry = r.expiresAt;
       } else {
         unverifiedSource = better(unverifiedSource ?? 'missing', source);
       }
@@ -138,7 +144,9 @@ export function evaluateLicenseRegion(
   }
   if (firstMatched !== undefined) {
     const expiringSoon =
-      latestExpiry !== undefined && latestExpiry <= c.expiringSoonThrough ? { regionCode: latestRegion, expiresAt: latestExpiry } : undefined;
+      latestExpiry !== undefined && latestExpiry <= c.expiringSoonThrough
+        ? { regionCode: latestRegion, expiresAt: latestExpiry }
+        : undefined;
     return { status: 'matched', regions: matchedRegions ?? [firstMatched], expiringSoon };
   }
   if (unknown <= MISSING) return { status: 'unknown', code: CODES[unknown]!, sourceStatus: unknownSource };

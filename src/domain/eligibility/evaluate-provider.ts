@@ -2,23 +2,50 @@ import type { Provider } from '../provider.js';
 import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
 import { evaluateLicenseRegion } from './evaluate-license-region.js';
 import type { ExclusionCode } from './exclusion-codes.js';
-import type { ConstraintExclusion, ConstraintValue, EligibilityWarning, MatchedConstraint, ProviderEligibility } from './provider-eligibility.js';
+import type {
+  ConstraintExclusion,
+  ConstraintValue,
+  EligibilityWarning,
+  MatchedConstraint,
+  ProviderEligibility,
+} from './provider-eligibility.js';
 
 const NONE: readonly never[] = Object.freeze([]);
 const TRUE: readonly boolean[] = Object.freeze([true]);
 const FALSE: readonly boolean[] = Object.freeze([false]);
 const ACTIVE: readonly string[] = Object.freeze(['active']);
 const NOT_SEARCHABLE: ConstraintExclusion = Object.freeze({
-  code: 'NOT_SEARCHABLE', field: 'searchable', required: TRUE, actual: FALSE, sourceStatus: 'self_reported', status: 'failed',
+  code: 'NOT_SEARCHABLE',
+  field: 'searchable',
+  required: TRUE,
+  actual: FALSE,
+  sourceStatus: 'self_reported',
+  status: 'failed',
 });
 const NEW_CLIENTS_MATCH: MatchedConstraint = Object.freeze({
-  code: 'ACCEPTS_NEW_CLIENTS_MATCH', field: 'acceptsNewClients', status: 'matched', required: TRUE, actual: TRUE, sourceStatus: 'self_reported', met: TRUE,
+  code: 'ACCEPTS_NEW_CLIENTS_MATCH',
+  field: 'acceptsNewClients',
+  status: 'matched',
+  required: TRUE,
+  actual: TRUE,
+  sourceStatus: 'self_reported',
+  met: TRUE,
 });
 const NEW_CLIENTS_FAILED: ConstraintExclusion = Object.freeze({
-  code: 'NOT_ACCEPTING_NEW_CLIENTS', field: 'acceptsNewClients', required: TRUE, actual: FALSE, sourceStatus: 'self_reported', status: 'failed',
+  code: 'NOT_ACCEPTING_NEW_CLIENTS',
+  field: 'acceptsNewClients',
+  required: TRUE,
+  actual: FALSE,
+  sourceStatus: 'self_reported',
+  status: 'failed',
 });
 const NEW_CLIENTS_UNKNOWN: ConstraintExclusion = Object.freeze({
-  code: 'NOT_ACCEPTING_NEW_CLIENTS', field: 'acceptsNewClients', required: TRUE, actual: NONE, sourceStatus: 'missing', status: 'unknown',
+  code: 'NOT_ACCEPTING_NEW_CLIENTS',
+  field: 'acceptsNewClients',
+  required: TRUE,
+  actual: NONE,
+  sourceStatus: 'missing',
+  status: 'unknown',
 });
 
 /** The verdict under construction; arrays start as the shared empty array and are replaced on first write. */
@@ -40,12 +67,21 @@ function match(d: Draft, matched: MatchedConstraint): void {
   else d.matchedConstraints.push(matched);
 }
 
-function failed(code: ExclusionCode, field: string, required: readonly ConstraintValue[], actual: readonly ConstraintValue[]): ConstraintExclusion {
+function failed(
+  code: ExclusionCode,
+  field: string,
+  required: readonly ConstraintValue[],
+  actual: readonly ConstraintValue[],
+): ConstraintExclusion {
   return { code, field, required, actual, sourceStatus: 'self_reported', status: 'failed' };
 }
 
 /** A whole country served covers its subdivisions, and a requested country is met by any region in it. */
-function coversRegion(requested: ReadonlySet<string>, requestedCountries: ReadonlySet<string>, served: string): boolean {
+function coversRegion(
+  requested: ReadonlySet<string>,
+  requestedCountries: ReadonlySet<string>,
+  served: string,
+): boolean {
   return served.length === 2 ? requestedCountries.has(served) : requested.has(served.slice(0, 2));
 }
 
@@ -53,7 +89,12 @@ function coversRegion(requested: ReadonlySet<string>, requestedCountries: Readon
  * An anyOf constraint over a provider list attribute: an empty attribute is unknown (never failed); a match or a
  * failure reports all the provider's own values for the field (CONTRACT part 4), the request's in `required`.
  */
-function checkAnyOf(d: Draft, constraint: AnyOfConstraint | undefined, actual: readonly string[], countries?: ReadonlySet<string>): void {
+function checkAnyOf(
+  d: Draft,
+  constraint: AnyOfConstraint | undefined,
+  actual: readonly string[],
+  countries?: ReadonlySet<string>,
+): void {
   if (constraint === undefined) return;
   if (actual.length === 0) return exclude(d, constraint.unknown);
   const set = constraint.set;
@@ -67,7 +108,15 @@ function checkAnyOf(d: Draft, constraint: AnyOfConstraint | undefined, actual: r
   }
   if (first === undefined) return exclude(d, failed(constraint.failCode, constraint.field, constraint.values, actual));
   const met = all ?? (actual.length === 1 ? actual : [first]);
-  match(d, { code: constraint.matchCode, field: constraint.field, status: 'matched', required: constraint.values, actual, sourceStatus: 'self_reported', met });
+  match(d, {
+    code: constraint.matchCode,
+    field: constraint.field,
+    status: 'matched',
+    required: constraint.values,
+    actual,
+    sourceStatus: 'self_reported',
+    met,
+  });
 }
 
 /**
@@ -75,16 +124,26 @@ function checkAnyOf(d: Draft, constraint: AnyOfConstraint | undefined, actual: r
  * exclusions are collected. `offersService` says whether the provider has a service with the requested slug.
  * The returned arrays and the objects in them may be shared between providers: treat them as read-only.
  */
-export function evaluateProvider(provider: Provider, c: CompiledEligibilityRequest, offersService = true): ProviderEligibility {
+export function evaluateProvider(
+  provider: Provider,
+  c: CompiledEligibilityRequest,
+  offersService = true,
+): ProviderEligibility {
   // NONE is frozen: the casts only let the first write swap it for a fresh array.
-  const d: Draft = { exclusions: NONE as never[], matchedConstraints: NONE as never[], warnings: NONE as never[], failed: false };
+  const d: Draft = {
+    exclusions: NONE as never[],
+    matchedConstraints: NONE as never[],
+    warnings: NONE as never[],
+    failed: false,
+  };
 
   // 2. Active and searchable are always applied.
   if (provider.status !== 'active') exclude(d, failed('PROVIDER_INACTIVE', 'status', ACTIVE, [provider.status]));
   if (!provider.searchable) exclude(d, NOT_SEARCHABLE);
 
   // 3. Service support.
-  if (!offersService) exclude(d, failed('SERVICE_NOT_OFFERED', 'serviceId', c.serviceSlug === undefined ? NONE : [c.serviceSlug], NONE));
+  if (!offersService)
+    exclude(d, failed('SERVICE_NOT_OFFERED', 'serviceId', c.serviceSlug === undefined ? NONE : [c.serviceSlug], NONE));
 
   // 4. Profession and specialty.
   const profession = provider.professionCode;
@@ -104,19 +163,34 @@ export function evaluateProvider(provider: Provider, c: CompiledEligibilityReque
     } else {
       const outcome = evaluateLicenseRegion(provider.licenseRecords, licenses, c);
       if (outcome.status === 'matched') {
-        match(d, { code: 'LICENSE_REGION_MATCH', field: licenses.field, status: 'matched', required: licenses.values, actual: licenseRegions(provider), sourceStatus: 'verified', met: outcome.regions });
+        match(d, {
+          code: 'LICENSE_REGION_MATCH',
+          field: licenses.field,
+          status: 'matched',
+          required: licenses.values,
+          actual: licenseRegions(provider),
+          sourceStatus: 'verified',
+          met: outcome.regions,
+        });
         if (outcome.expiringSoon !== undefined) {
           const { regionCode, expiresAt } = outcome.expiringSoon;
-          d.warnings = [{
-            code: 'LICENSE_EXPIRING_SOON',
-            message: `The license for ${regionCode} expires on ${expiresAt}, within 30 days; renew and re-verify it.`,
-            providerId: provider.id,
-            field: licenses.field,
-          }];
+          d.warnings = [
+            {
+              code: 'LICENSE_EXPIRING_SOON',
+              message: `The license for ${regionCode} expires on ${expiresAt}, within 30 days; renew and re-verify it.`,
+              providerId: provider.id,
+              field: licenses.field,
+            },
+          ];
         }
       } else {
         exclude(d, {
-          code: outcome.code, field: licenses.field, required: licenses.values, actual: licenseRegions(provider), sourceStatus: outcome.sourceStatus, status: outcome.status,
+          code: outcome.code,
+          field: licenses.field,
+          required: licenses.values,
+          actual: licenseRegions(provider),
+          sourceStatus: outcome.sourceStatus,
+          status: outcome.status,
         });
       }
     }

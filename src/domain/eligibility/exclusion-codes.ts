@@ -24,7 +24,11 @@ export const EXCLUSION_CODES = [
 export type ExclusionCode = (typeof EXCLUSION_CODES)[number];
 
 /** Codes the license-region step can give. */
-export type LicenseExclusionCode = 'LICENSE_REGION_MISMATCH' | 'LICENSE_EXPIRED' | 'LICENSE_UNVERIFIED' | 'LICENSE_MISSING';
+export type LicenseExclusionCode =
+  | 'LICENSE_REGION_MISMATCH'
+  | 'LICENSE_EXPIRED'
+  | 'LICENSE_UNVERIFIED'
+  | 'LICENSE_MISSING';
 
 /** Codes of constraints a provider met (CONTRACT part 4). */
 export type MatchedConstraintCode =

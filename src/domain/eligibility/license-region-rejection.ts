@@ -18,7 +18,10 @@ export function reachedLicenseStep(result: ProviderEligibility): boolean {
  * at least one provider reached the license step, and none of those matched on it. When no provider reached the step,
  * an earlier constraint explains the empty answer, so it is a zero-result instead.
  */
-export function isLicenseRegionRejection(c: CompiledEligibilityRequest, results: readonly ProviderEligibility[]): boolean {
+export function isLicenseRegionRejection(
+  c: CompiledEligibilityRequest,
+  results: readonly ProviderEligibility[],
+): boolean {
   if (c.licenseRegionCodes === undefined) return false;
   let reached = false;
   for (const r of results) {

@@ -29,5 +29,11 @@ export function summarizeEligibility(results: readonly ProviderEligibility[]): E
   EXCLUSION_CODES.forEach((code, i) => {
     if (counts[i]! > 0) exclusionSummary[code] = counts[i]!;
   });
-  return { providersScanned: results.length, eligibleProviders: eligible, excludedProviders: excluded, unknownProviders: unknown, exclusionSummary };
+  return {
+    providersScanned: results.length,
+    eligibleProviders: eligible,
+    excludedProviders: excluded,
+    unknownProviders: unknown,
+    exclusionSummary,
+  };
 }

@@ -4,11 +4,12 @@
 export type DayPart = 'morning' | 'afternoon' | 'evening';
 
 /** Each day part as a half-open range of local minutes of day `[start, end)`. */
-export const DAY_PART_RANGES: Readonly<Record<DayPart, { readonly start: number; readonly end: number }>> = Object.freeze({
-  morning: { start: 5 * 60, end: 12 * 60 },
-  afternoon: { start: 12 * 60, end: 17 * 60 },
-  evening: { start: 17 * 60, end: 22 * 60 },
-});
+export const DAY_PART_RANGES: Readonly<Record<DayPart, { readonly start: number; readonly end: number }>> =
+  Object.freeze({
+    morning: { start: 5 * 60, end: 12 * 60 },
+    afternoon: { start: 12 * 60, end: 17 * 60 },
+    evening: { start: 17 * 60, end: 22 * 60 },
+  });
 
 /** The day parts in order of the day. */
 export const DAY_PARTS: readonly DayPart[] = ['morning', 'afternoon', 'evening'];

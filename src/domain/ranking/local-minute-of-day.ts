@@ -24,7 +24,9 @@ export type MinuteOfDayReader = (epochMs: number, timeZone: string) => number | 
  * 15-minute bucket), so ranking thousands of slots costs few Intl calls. The caches are bounded: past `maxZones`
  * zones or `maxBucketsPerZone` buckets in one zone, that cache starts over.
  */
-export function createMinuteOfDayReader(limits: { maxZones?: number; maxBucketsPerZone?: number } = {}): MinuteOfDayReader {
+export function createMinuteOfDayReader(
+  limits: { maxZones?: number; maxBucketsPerZone?: number } = {},
+): MinuteOfDayReader {
   const maxZones = limits.maxZones ?? 1000;
   const maxBuckets = limits.maxBucketsPerZone ?? 100_000;
   // One shape for every zone keeps the hot path monomorphic; `formatter: null` with `fixed: undefined` marks an invalid name.
@@ -42,7 +44,12 @@ export function createMinuteOfDayReader(limits: { maxZones?: number; maxBucketsP
       let formatter: Intl.DateTimeFormat | null = null;
       if (fixed === undefined) {
         try {
-          formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', hour: '2-digit', minute: '2-digit' });
+          formatter = new Intl.DateTimeFormat('en-US', {
+            timeZone,
+            hourCycle: 'h23',
+            hour: '2-digit',
+            minute: '2-digit',
+          });
         } catch {
           formatter = null;
         }

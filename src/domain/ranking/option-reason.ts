@@ -18,7 +18,12 @@ export interface ReasonConstraint {
 /** Attribute clauses a sentence holds at most before the opening, so it stays short enough to say. */
 export const MAX_REASON_CLAUSES = 4;
 
-const AGE_GROUPS: Readonly<Record<string, string>> = { adult: 'adults', adolescent: 'adolescents', child: 'children', senior: 'seniors' };
+const AGE_GROUPS: Readonly<Record<string, string>> = {
+  adult: 'adults',
+  adolescent: 'adolescents',
+  child: 'children',
+  senior: 'seniors',
+};
 const MODALITIES: Readonly<Record<string, string>> = { virtual: 'virtual', in_person: 'in-person' };
 
 /**
@@ -43,11 +48,15 @@ export function optionReason(
     if (values && values.length > 0) clauses.push(render(values));
   };
 
-  const languages = matched('LANGUAGE_MATCH') ?? (hasFactor('PREFERRED_LANGUAGE') ? intersect(provider.languageCodes, preferences.languageCodes) : undefined);
+  const languages =
+    matched('LANGUAGE_MATCH') ??
+    (hasFactor('PREFERRED_LANGUAGE') ? intersect(provider.languageCodes, preferences.languageCodes) : undefined);
   add(languages, (vs) => `speaks ${joinAnd(vs.map(languageName))}`);
   add(matched('INSURANCE_MATCH'), (vs) => `accepts ${joinAnd(vs.map(insurerName))}`);
   if (hasFactor('PROVIDER_CONTINUITY')) clauses.push('has seen this client before');
-  const specialties = matched('SPECIALTY_MATCH') ?? (hasFactor('PREFERRED_SPECIALTY') ? intersect(provider.specialtyCodes, preferences.specialtyCodes) : undefined);
+  const specialties =
+    matched('SPECIALTY_MATCH') ??
+    (hasFactor('PREFERRED_SPECIALTY') ? intersect(provider.specialtyCodes, preferences.specialtyCodes) : undefined);
   add(specialties, (vs) => `specializes in ${joinAnd(vs.map(words))}`);
   if (hasFactor('PREFERRED_LOCATION') && provider.location) clauses.push(`is located in ${provider.location}`);
   add(matched('MODALITY_MATCH'), (vs) => `offers ${joinAnd(vs.map((v) => MODALITIES[v] ?? words(v)))} visits`);
@@ -60,7 +69,11 @@ export function optionReason(
   let opening: string;
   if (option.isEarliestOpening) opening = `has the earliest opening on ${when}`;
   else if (hasFactor('PREFERRED_DAY_PART')) {
-    const minute = readDayPartMinute(option.slot.start, [preferences.timezone, option.slot.timezone, provider.timezone]);
+    const minute = readDayPartMinute(option.slot.start, [
+      preferences.timezone,
+      option.slot.timezone,
+      provider.timezone,
+    ]);
     const part = minute === undefined ? undefined : dayPartOfMinute(minute);
     opening = part ? `has ${article(part)} ${part} opening on ${when}` : `has an opening on ${when}`;
   } else opening = `has an opening on ${when}`;

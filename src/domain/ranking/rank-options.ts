@@ -3,7 +3,13 @@ import { createRankingContext, workloadOf, type ScoredSlot } from './ranking-con
 import type { RankingPolicy } from './ranking-policy.js';
 import type { RankedOption, RankingCandidate, RankingPreferences } from './ranking-records.js';
 
-export type { RankedOption, RankingCandidate, RankingPreferences, RankingProvider, RankingSlot } from './ranking-records.js';
+export type {
+  RankedOption,
+  RankingCandidate,
+  RankingPreferences,
+  RankingProvider,
+  RankingSlot,
+} from './ranking-records.js';
 
 /** Input of rankOptions. */
 export interface RankOptionsInput {
@@ -31,7 +37,12 @@ export const OPTIONS_LIMIT = 10;
  */
 export function rankOptions(input: RankOptionsInput): RankedOption[] {
   const { candidates } = input;
-  const perProvider = clampInt(input.maxOptionsPerProvider, MAX_OPTIONS_PER_PROVIDER.default, MAX_OPTIONS_PER_PROVIDER.min, MAX_OPTIONS_PER_PROVIDER.max);
+  const perProvider = clampInt(
+    input.maxOptionsPerProvider,
+    MAX_OPTIONS_PER_PROVIDER.default,
+    MAX_OPTIONS_PER_PROVIDER.min,
+    MAX_OPTIONS_PER_PROVIDER.max,
+  );
   const limit = clampInt(input.limit, OPTIONS_LIMIT, 1, Number.MAX_SAFE_INTEGER);
 
   let earliest = Infinity;
@@ -46,7 +57,16 @@ export function rankOptions(input: RankOptionsInput): RankedOption[] {
   }
   if (earliest === Infinity) return [];
 
-  const context = createRankingContext({ preferences: input.preferences, policy: input.policy, perProvider, limit, earliest, minWorkload, maxWorkload, windowEnd: input.windowEnd });
+  const context = createRankingContext({
+    preferences: input.preferences,
+    policy: input.policy,
+    perProvider,
+    limit,
+    earliest,
+    minWorkload,
+    maxWorkload,
+    windowEnd: input.windowEnd,
+  });
   const top: ScoredSlot[] = [];
   for (const c of candidates) {
     if (c.slots.length === 0) continue;

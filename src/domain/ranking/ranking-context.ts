@@ -2,7 +2,13 @@
 import { dayPartOfMinute, type DayPart } from './day-part.js';
 import { insertBounded } from './insert-bounded.js';
 import { sharedMinuteOfDayReader } from './local-minute-of-day.js';
-import type { RankedOption, RankingCandidate, RankingPreferences, RankingProvider, RankingSlot } from './ranking-records.js';
+import type {
+  RankedOption,
+  RankingCandidate,
+  RankingPreferences,
+  RankingProvider,
+  RankingSlot,
+} from './ranking-records.js';
 import type { RankingFactor } from './ranking-factor.js';
 import { PREFERRED_SPECIALTY_POINTS, WEIGHT_KEYS, type RankingPolicy, type TieBreaker } from './ranking-policy.js';
 
@@ -57,7 +63,11 @@ export interface RankingContext {
   /** The full order of options: score desc, density desc, the policy's tie-breakers, start, provider id, end. */
   compare(a: ScoredSlot, b: ScoredSlot): number;
   /** Points of a provider's own factors; `workload` as workloadOf gives it. */
-  providerPoints(provider: Pick<RankingProvider, 'languageCodes' | 'specialtyCodes' | 'location'>, workload: number, continuity: boolean): ProviderPoints;
+  providerPoints(
+    provider: Pick<RankingProvider, 'languageCodes' | 'specialtyCodes' | 'location'>,
+    workload: number,
+    continuity: boolean,
+  ): ProviderPoints;
   /**
    * Scores a candidate's slots, keeps its best `perProvider` and merges them into `top` (best first, at most
    * `limit`). The result of merging every candidate does not depend on the order they come in.
@@ -109,14 +119,35 @@ export function createRankingContext(input: RankingContextInput): RankingContext
   // Bounds add the same finite points as scores; a non-finite weight would make scores incomparable.
   const boundsHold = WEIGHT_KEYS.every((k) => Number.isFinite(weights[k]));
 
-  const providerPoints = (p: Pick<RankingProvider, 'languageCodes' | 'specialtyCodes' | 'location'>, w: number, hasContinuity: boolean): ProviderPoints => {
-    const language = wantedLanguages.size > 0 && p.languageCodes.some((l) => wantedLanguages.has(l.toLowerCase())) ? weights.preferredLanguage : 0;
+  const providerPoints = (
+    p: Pick<RankingProvider, 'languageCodes' | 'specialtyCodes' | 'location'>,
+    w: number,
+    hasContinuity: boolean,
+  ): ProviderPoints => {
+    const language =
+      wantedLanguages.size > 0 && p.languageCodes.some((l) => wantedLanguages.has(l.toLowerCase()))
+        ? weights.preferredLanguage
+        : 0;
     const continuity = hasContinuity ? weights.providerContinuity : 0;
     // All providers equally loaded (an idle network included): none is favoured over another, each gets the full weight.
-    const workload = maxWorkload === minWorkload ? weights.workloadBalance : round2(weights.workloadBalance * (1 - w / maxWorkload));
-    const location = wantedLocation !== '' && (p.location ?? '').toLowerCase().includes(wantedLocation) ? weights.preferredLocation : 0;
-    const specialty = wantedSpecialties.size > 0 && p.specialtyCodes.some((s) => wantedSpecialties.has(s.toLowerCase())) ? PREFERRED_SPECIALTY_POINTS : 0;
-    return { language, continuity, workload, location, specialty, total: language + continuity + workload + location + specialty };
+    const workload =
+      maxWorkload === minWorkload ? weights.workloadBalance : round2(weights.workloadBalance * (1 - w / maxWorkload));
+    const location =
+      wantedLocation !== '' && (p.location ?? '').toLowerCase().includes(wantedLocation)
+        ? weights.preferredLocation
+        : 0;
+    const specialty =
+      wantedSpecialties.size > 0 && p.specialtyCodes.some((s) => wantedSpecialties.has(s.toLowerCase()))
+        ? PREFERRED_SPECIALTY_POINTS
+        : 0;
+    return {
+      language,
+      continuity,
+      workload,
+      location,
+      specialty,
+      total: language + continuity + workload + location + specialty,
+    };
   };
 
   const dayPartPointsOf = (slot: RankingSlot, provider: RankingProvider): number => {
@@ -143,7 +174,8 @@ export function createRankingContext(input: RankingContextInput): RankingContext
   };
 
   // Rounding and float addition are monotone, so a sum of larger parts never scores less.
-  const scoreOf = (points: ProviderPoints, dayPartPoints: number, earliestPoints: number): number => round2(points.total + dayPartPoints + earliestPoints);
+  const scoreOf = (points: ProviderPoints, dayPartPoints: number, earliestPoints: number): number =>
+    round2(points.total + dayPartPoints + earliestPoints);
 
   const compare = makeComparator(policy.tieBreakers);
   const best: ScoredSlot[] = [];
@@ -162,8 +194,25 @@ export function createRankingContext(input: RankingContextInput): RankingContext
         const score = scoreOf(pts, dayPartPoints, earliestPoints);
         // Within one provider the full order reduces to score desc, then start, then end: skip losers before allocating.
         const worst = best.length >= perProvider ? best[best.length - 1] : undefined;
-        if (worst && (score < worst.score || (score === worst.score && (slot.start > worst.start || (slot.start === worst.start && slot.end >= worst.end))))) continue;
-        const scored: ScoredSlot = { providerId: c.provider.id, start: slot.start, end: slot.end, slot, score, density, workload, dayPartPoints, earliestPoints, points: pts };
+        if (
+          worst &&
+          (score < worst.score ||
+            (score === worst.score &&
+              (slot.start > worst.start || (slot.start === worst.start && slot.end >= worst.end))))
+        )
+          continue;
+        const scored: ScoredSlot = {
+          providerId: c.provider.id,
+          start: slot.start,
+          end: slot.end,
+          slot,
+          score,
+          density,
+          workload,
+          dayPartPoints,
+          earliestPoints,
+          points: pts,
+        };
         insertBounded(best, scored, perProvider, compare);
       }
       for (const s of best) insertBounded(top, s, limit, compare);
@@ -215,7 +264,18 @@ function boundTuple(
   scoreOf: (points: ProviderPoints, dayPartPoints: number, earliestPoints: number) => number,
 ): ScoredSlot {
   const score = scoreOf(b.points, dayPartPoints, earliestPoints);
-  return { providerId: b.providerId, start, end: start, slot: NO_SLOT, score, density, workload: b.workload, dayPartPoints, earliestPoints, points: b.points };
+  return {
+    providerId: b.providerId,
+    start,
+    end: start,
+    slot: NO_SLOT,
+    score,
+    density,
+    workload: b.workload,
+    dayPartPoints,
+    earliestPoints,
+    points: b.points,
+  };
 }
 
 function makeComparator(tieBreakers: readonly TieBreaker[]): (a: ScoredSlot, b: ScoredSlot) => number {
@@ -223,7 +283,12 @@ function makeComparator(tieBreakers: readonly TieBreaker[]): (a: ScoredSlot, b: 
     if (a.score !== b.score) return b.score - a.score;
     if (a.density !== b.density) return b.density - a.density;
     for (const tb of tieBreakers) {
-      const d = tb === 'earliest_start' ? a.start - b.start : tb === 'lowest_workload' ? a.workload - b.workload : compareIds(a.providerId, b.providerId);
+      const d =
+        tb === 'earliest_start'
+          ? a.start - b.start
+          : tb === 'lowest_workload'
+            ? a.workload - b.workload
+            : compareIds(a.providerId, b.providerId);
       if (d !== 0) return d;
     }
     if (a.start !== b.start) return a.start - b.start;
@@ -242,7 +307,12 @@ function compareIds(a: string, b: string): number {
  * The day part PREFERRED_DAY_PART judges a slot by: its local time in the preferences' timezone, else in the slot's,
  * else in the provider's, else in UTC (the first of them that is a valid zone).
  */
-export function judgedDayPart(start: number, slotTimezone: string, providerTimezone: string | undefined, preferencesTimezone: string | undefined): DayPart | undefined {
+export function judgedDayPart(
+  start: number,
+  slotTimezone: string,
+  providerTimezone: string | undefined,
+  preferencesTimezone: string | undefined,
+): DayPart | undefined {
   const readMinute = sharedMinuteOfDayReader;
   const minute =
     (preferencesTimezone !== undefined ? readMinute(start, preferencesTimezone) : undefined) ??

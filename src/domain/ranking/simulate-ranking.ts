@@ -48,7 +48,10 @@ export function simulate(
   candidates: readonly SimulationCandidate[],
   preferences: SimulationPreferences,
 ): { ranked: SimulatedRank[] } {
-  const byProvider = new Map<string, { candidate: RankingCandidate & { slots: RankingCandidate['slots'][number][] }; languages: Set<string> }>();
+  const byProvider = new Map<
+    string,
+    { candidate: RankingCandidate & { slots: RankingCandidate['slots'][number][] }; languages: Set<string> }
+  >();
   const rows = new Map<string, SimulationCandidate>();
   candidates.forEach((row, i) => {
     const { epochMs, timezone } = parseSlotStart(row.slotStart, i);
@@ -95,7 +98,14 @@ export function simulate(
   return {
     ranked: options.map((o) => {
       const row = rows.get(rowKey(o.providerId, o.slot.start)) as SimulationCandidate;
-      return { rank: o.rank, providerId: o.providerId, displayName: row.displayName, slotStart: row.slotStart, score: o.score, rankingFactors: o.rankingFactors };
+      return {
+        rank: o.rank,
+        providerId: o.providerId,
+        displayName: row.displayName,
+        slotStart: row.slotStart,
+        score: o.score,
+        rankingFactors: o.rankingFactors,
+      };
     }),
   };
 }
@@ -111,7 +121,8 @@ function parseSlotStart(value: string | number, index: number): { epochMs: numbe
     const offset = OFFSET_AT_END.exec(value)?.[1];
     // A timestamp without an offset would be read in the machine's own timezone; read it as UTC instead.
     const epochMs = Date.parse(offset === undefined && value.includes('T') ? `${value}Z` : value);
-    if (Number.isFinite(epochMs)) return { epochMs, timezone: offset === undefined || offset.toUpperCase() === 'Z' ? 'UTC' : offset };
+    if (Number.isFinite(epochMs))
+      return { epochMs, timezone: offset === undefined || offset.toUpperCase() === 'Z' ? 'UTC' : offset };
   }
   throw new RangeError(`candidates.${index}.slotStart: ${JSON.stringify(value)} is not an ISO 8601 timestamp`);
 }

@@ -66,7 +66,10 @@ export function validatePolicyInput(input: unknown, opts: { partial?: boolean } 
     for (const [key, value] of Object.entries(weights)) {
       const field = `weights.${key}`;
       if (HARD_CONSTRAINT_KEYS.has(key)) {
-        problem(field, `${key} is a hard constraint, and hard constraints are never weights; put it in the resolution's constraints. Weight keys: ${WEIGHT_KEYS.join(', ')}`);
+        problem(
+          field,
+          `${key} is a hard constraint, and hard constraints are never weights; put it in the resolution's constraints. Weight keys: ${WEIGHT_KEYS.join(', ')}`,
+        );
       } else if (!(WEIGHT_KEYS as readonly string[]).includes(key)) {
         problem(field, `is not a weight key; use one of ${WEIGHT_KEYS.join(', ')}`);
       } else if (typeof value !== 'number' || !Number.isFinite(value)) {

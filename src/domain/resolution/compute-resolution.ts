@@ -1,24 +1,62 @@
 import type { CalendarConnection, Provider, ProviderService } from '../provider.js';
-import { compileEligibilityRequest, evaluateProvider, type CompiledEligibilityRequest, type EligibilityRequest, type ProviderEligibility } from '../eligibility.js';
-import { screenEligibility, type EligibilityIndex, type EligibilityScreen, type ProviderSet } from '../eligibility/eligibility-index.js';
+import {
+  compileEligibilityRequest,
+  evaluateProvider,
+  type CompiledEligibilityRequest,
+  type EligibilityRequest,
+  type ProviderEligibility,
+} from '../eligibility.js';
+import {
+  screenEligibility,
+  type EligibilityIndex,
+  type EligibilityScreen,
+  type ProviderSet,
+} from '../eligibility/eligibility-index.js';
 import type { ExclusionCode } from '../eligibility/exclusion-codes.js';
 import { firstFreeSlotStart, slotCount, type SlotCount } from '../availability/slot-generation.js';
 import type { Interval } from '../availability/busy-intervals.js';
 import { zoneDay } from '../availability/zone-day.js';
-import { clampInt, MAX_OPTIONS_PER_PROVIDER, OPTIONS_LIMIT, type RankedOption, type RankingCandidate, type RankingPreferences, type RankingSlot } from '../ranking/rank-options.js';
-import { createRankingContext, workloadOf, type ProviderPoints, type RankingContext, type ScoredSlot } from '../ranking/ranking-context.js';
+import {
+  clampInt,
+  MAX_OPTIONS_PER_PROVIDER,
+  OPTIONS_LIMIT,
+  type RankedOption,
+  type RankingCandidate,
+  type RankingPreferences,
+  type RankingSlot,
+} from '../ranking/rank-options.js';
+import {
+  createRankingContext,
+  workloadOf,
+  type ProviderPoints,
+  type RankingContext,
+  type ScoredSlot,
+} from '../ranking/ranking-context.js';
 import type { RankingPolicy } from '../ranking/ranking-policy.js';
 import type { DayPart } from '../ranking/day-part.js';
 import { buildZeroResultReasons, type ZeroResultReason } from '../zero-result-reasons.js';
-import { dayPartProfile, rememberedDayPartProfile, type DayPartProfile, type DayPartQuestion } from './day-part-profile.js';
+import {
+  dayPartProfile,
+  rememberedDayPartProfile,
+  type DayPartProfile,
+  type DayPartQuestion,
+} from './day-part-profile.js';
 import { keepFreeSlots } from './keep-free-slots.js';
 import { heapify, popMin, pushHeap } from './min-heap.js';
 
 /** Availability states of SPEC part 3. */
-export type AvailabilityStatus = 'verified_available' | 'unavailable' | 'unverifiable' | 'stale' | 'calendar_disconnected' | 'not_checked';
+export type AvailabilityStatus =
+  | 'verified_available'
+  | 'unavailable'
+  | 'unverifiable'
+  | 'stale'
+  | 'calendar_disconnected'
+  | 'not_checked';
 
 /** What the external calendar feed of a provider said (fetched by the caller). */
-export type FeedState = { state: 'ok'; busy: readonly Interval[] } | { state: 'unverifiable' | 'stale' | 'calendar_disconnected'; reason: string };
+export type FeedState =
+  | { state: 'ok'; busy: readonly Interval[] }
+  | { state: 'unverifiable' | 'stale' | 'calendar_disconnected'; reason: string };
 
 /** Everything one resolution is computed from; the caller gathers it (no I/O here). */
 export interface ResolutionInput {
@@ -52,7 +90,9 @@ export interface ScreenedRequest {
 }
 
 /** Runs the eligibility screen alone: the caller reads live availability of the matched providers only. */
-export function screenRequest(input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now'>): ScreenedRequest {
+export function screenRequest(
+  input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now'>,
+): ScreenedRequest {
   const compiled = compileEligibilityRequest(input.constraints, { now: input.now });
   return { compiled, screen: screenEligibility(input.index, compiled, input.offering) };
 }
@@ -80,7 +120,13 @@ export interface ResolutionOutcome {
   /** Providers eligible on steps 1-12 but without an offerable slot (NO_VERIFIED_AVAILABILITY). */
   noAvailabilityProviderIds: string[];
   options: ComputedOption[];
-  summary: { providersScanned: number; eligibleProviders: number; providersWithVerifiedAvailability: number; optionsReturned: number; evaluatedSlots: number };
+  summary: {
+    providersScanned: number;
+    eligibleProviders: number;
+    providersWithVerifiedAvailability: number;
+    optionsReturned: number;
+    evaluatedSlots: number;
+  };
   exclusionSummary: Partial<Record<ExclusionCode, number>>;
   unknownProviderIds: string[];
   licenseRegionRejected: boolean;
@@ -156,7 +202,9 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       noAvailability.push(provider.id);
       continue;
     }
-    const feed = schedule.externalCalendar ? input.feedByProvider.get(provider.id) ?? { state: 'unverifiable' as const, reason: 'feed not fetched' } : undefined;
+    const feed = schedule.externalCalendar
+      ? (input.feedByProvider.get(provider.id) ?? { state: 'unverifiable' as const, reason: 'feed not fetched' })
+      : undefined;
     const feedOk = feed === undefined || feed.state === 'ok';
     const canOffer = feedOk || (input.allowUnverifiable && feed?.state === 'unverifiable');
     const zone = schedule.timezone;
@@ -174,24 +222,43 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     }
     // Busy time is a set: the bookings and the feed's events need one list only when both have some.
     let busy = input.busyByProvider.get(provider.id) ?? NO_BUSY;
-    if (feed !== undefined && feed.state === 'ok' && feed.busy.length > 0) busy = busy.length > 0 ? [...busy, ...feed.busy] : feed.busy;
+    if (feed !== undefined && feed.state === 'ok' && feed.busy.length > 0)
+      busy = busy.length > 0 ? [...busy, ...feed.busy] : feed.busy;
     let slots: RankingSlot[] | undefined;
     let lowestStart: number;
     let hasFree: boolean;
     if (count.inStartOrder) {
       // With no busy time the first slot is free: the slot count knows where it starts.
-      lowestStart = busy.length === 0 ? (count.firstStart === Infinity ? Number.NaN : count.firstStart) : firstFreeSlotStart({ schedule, service, from: window.from, to: window.to, now, busy });
+      lowestStart =
+        busy.length === 0
+          ? count.firstStart === Infinity
+            ? Number.NaN
+            : count.firstStart
+          : firstFreeSlotStart({ schedule, service, from: window.from, to: window.to, now, busy });
       hasFree = lowestStart === lowestStart;
     } else {
       // Overlapping windows (a schedule stored without validation): the scan is not in start order, so the first
       // free slot says nothing of the others; keep this provider's slots now, as ranking every provider would.
-      const kept = keepFreeSlots({ schedule, service, window, now, busy, keep, preferredParts, partZone: input.preferences.timezone });
+      const kept = keepFreeSlots({
+        schedule,
+        service,
+        window,
+        now,
+        busy,
+        keep,
+        preferredParts,
+        partZone: input.preferences.timezone,
+      });
       slots = kept.slots;
       hasFree = kept.free > 0;
       lowestStart = Infinity;
       for (const s of slots) if (s.start < lowestStart) lowestStart = s.start;
     }
-    const status: AvailabilityStatus = !feedOk ? feed!.state as AvailabilityStatus : hasFree ? 'verified_available' : 'unavailable';
+    const status: AvailabilityStatus = !feedOk
+      ? (feed!.state as AvailabilityStatus)
+      : hasFree
+        ? 'verified_available'
+        : 'unavailable';
     availability.set(provider.id, { status, evaluatedSlots: evaluated });
     if (hasFree && feedOk) withVerified++;
     if (!hasFree) {
@@ -203,7 +270,21 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     if (lowestStart < earliest) earliest = lowestStart;
     if (workload > maxWorkload) maxWorkload = workload;
     if (workload < minWorkload) minWorkload = workload;
-    offerable.push({ position: i, provider, service, schedule, busy, count, evaluated, lowestStart, slots, workload, points: undefined, bound: undefined, refined: false });
+    offerable.push({
+      position: i,
+      provider,
+      service,
+      schedule,
+      busy,
+      count,
+      evaluated,
+      lowestStart,
+      slots,
+      workload,
+      points: undefined,
+      bound: undefined,
+      refined: false,
+    });
   }
 
   let options: ComputedOption[] = [];
@@ -212,7 +293,12 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     const context = createRankingContext({
       preferences: input.preferences,
       policy: input.policy,
-      perProvider: clampInt(keep, MAX_OPTIONS_PER_PROVIDER.default, MAX_OPTIONS_PER_PROVIDER.min, MAX_OPTIONS_PER_PROVIDER.max),
+      perProvider: clampInt(
+        keep,
+        MAX_OPTIONS_PER_PROVIDER.default,
+        MAX_OPTIONS_PER_PROVIDER.min,
+        MAX_OPTIONS_PER_PROVIDER.max,
+      ),
       limit: OPTIONS_LIMIT,
       earliest,
       minWorkload,
@@ -225,12 +311,20 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       const entry = byId.get(o.providerId)!;
       const idx = entry.position;
       if (!verdicts.has(idx)) verdicts.set(idx, verdictOf(idx));
-      return { ...o, provider: providers[idx]!, service: entry.service, availabilityStatus: availability.get(o.providerId)?.status ?? 'verified_available', eligibility: verdicts.get(idx)! };
+      return {
+        ...o,
+        provider: providers[idx]!,
+        service: entry.service,
+        availabilityStatus: availability.get(o.providerId)?.status ?? 'verified_available',
+        eligibility: verdicts.get(idx)!,
+      };
     });
   }
 
   const exclusionSummary: Partial<Record<ExclusionCode, number>> = { ...screen.exclusionSummary };
-  if (noAvailability.length > 0) exclusionSummary.NO_VERIFIED_AVAILABILITY = (exclusionSummary.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
+  if (noAvailability.length > 0)
+    exclusionSummary.NO_VERIFIED_AVAILABILITY =
+      (exclusionSummary.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
   const summary = {
     providersScanned: providers.length,
     eligibleProviders: screen.matched.length,
@@ -238,9 +332,17 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     optionsReturned: options.length,
     evaluatedSlots,
   };
-  const zeroResultReasons = options.length === 0
-    ? buildZeroResultReasons({ exclusionSummary, totalProviders: providers.length, eligibleProviders: screen.matched.length, providersWithVerifiedAvailability: withVerified, dateRange: input.window, request: input.constraints })
-    : [];
+  const zeroResultReasons =
+    options.length === 0
+      ? buildZeroResultReasons({
+          exclusionSummary,
+          totalProviders: providers.length,
+          eligibleProviders: screen.matched.length,
+          providersWithVerifiedAvailability: withVerified,
+          dateRange: input.window,
+          request: input.constraints,
+        })
+      : [];
   return {
     unknownEligibility: screen.unknown.map(verdictOf),
     availability,
@@ -283,9 +385,22 @@ function rankBestFirst(
   // get their points and both buckets fill, and only providers that bound survives are walked, so a cold request
   // walks few windows.
   const boundWith = (e: Offerable, profile: DayPartProfile | undefined) => {
-    const maxKept = profile === undefined ? (dayParts ? 2 * perBucket : perBucket) : Math.min(perBucket, profile.inBucket) + Math.min(perBucket, profile.outBucket);
+    const maxKept =
+      profile === undefined
+        ? dayParts
+          ? 2 * perBucket
+          : perBucket
+        : Math.min(perBucket, profile.inBucket) + Math.min(perBucket, profile.outBucket);
     const preferredFrom = profile === undefined ? -Infinity : profile.preferredFrom;
-    e.bound = context.boundOf({ providerId: e.provider.id, points: e.points!, workload: e.workload, lowestStart: e.lowestStart, preferredFrom, maxKept, evaluated: e.evaluated });
+    e.bound = context.boundOf({
+      providerId: e.provider.id,
+      points: e.points!,
+      workload: e.workload,
+      lowestStart: e.lowestStart,
+      preferredFrom,
+      maxKept,
+      evaluated: e.evaluated,
+    });
     e.refined = !dayParts || profile !== undefined;
   };
   let bounded = true;
@@ -320,11 +435,34 @@ function rankBestFirst(
 }
 
 // The ranking candidate of a provider, with its kept free slots (scanned now unless the first pass kept them).
-function candidateOf(input: ResolutionInput, e: Offerable, keep: number, preferredParts: ReadonlySet<DayPart>): RankingCandidate {
+function candidateOf(
+  input: ResolutionInput,
+  e: Offerable,
+  keep: number,
+  preferredParts: ReadonlySet<DayPart>,
+): RankingCandidate {
   const { provider, schedule } = e;
-  const slots = e.slots ?? keepFreeSlots({ schedule, service: e.service, window: input.window, now: input.now, busy: e.busy, keep, preferredParts, partZone: input.preferences.timezone }).slots;
+  const slots =
+    e.slots ??
+    keepFreeSlots({
+      schedule,
+      service: e.service,
+      window: input.window,
+      now: input.now,
+      busy: e.busy,
+      keep,
+      preferredParts,
+      partZone: input.preferences.timezone,
+    }).slots;
   return {
-    provider: { id: provider.id, displayName: provider.displayName, languageCodes: provider.languageCodes, specialtyCodes: provider.specialtyCodes, location: provider.location, timezone: provider.timezone ?? schedule.timezone },
+    provider: {
+      id: provider.id,
+      displayName: provider.displayName,
+      languageCodes: provider.languageCodes,
+      specialtyCodes: provider.specialtyCodes,
+      location: provider.location,
+      timezone: provider.timezone ?? schedule.timezone,
+    },
     slots,
     workload: input.workloadByProvider.get(provider.id) ?? 0,
     continuity: input.continuityProviderIds.has(provider.id),

@@ -44,7 +44,12 @@ export function rememberedDayPartProfile(count: SlotCount, question: DayPartQues
  * rules): it walks them once per slot count (which schedules of the same shape, and cut-offs between the same two
  * slots, share) and preferences. Busy time is left out, so the profile holds for the free slots of any provider.
  */
-export function dayPartProfile(count: SlotCount, schedule: CalendarConnection, service: ProviderService, question: DayPartQuestion): DayPartProfile {
+export function dayPartProfile(
+  count: SlotCount,
+  schedule: CalendarConnection,
+  service: ProviderService,
+  question: DayPartQuestion,
+): DayPartProfile {
   let byKey = profiles.get(count);
   if (byKey === undefined) profiles.set(count, (byKey = new Map()));
   const known = byKey.get(question.key);
@@ -56,14 +61,17 @@ export function dayPartProfile(count: SlotCount, schedule: CalendarConnection, s
   // that produced slots always can; should it not, the profile claims nothing about day-part points.
   const readable = sharedMinuteOfDayReader(now.getTime(), zone) !== undefined;
   if (!readable) profile.preferredFrom = -Infinity;
-  scanSlots({ schedule, service, from: window.from, to: window.to, now, busy: NO_BUSY }, (start, _end, _date, minute) => {
-    if (inPreferredBucket(start, minute, zone, partZone, preferredParts)) profile.inBucket++;
-    else profile.outBucket++;
-    if (readable && start < profile.preferredFrom) {
-      const part = judgedDayPart(start, zone, undefined, partZone);
-      if (part !== undefined && preferredParts.has(part)) profile.preferredFrom = start;
-    }
-  });
+  scanSlots(
+    { schedule, service, from: window.from, to: window.to, now, busy: NO_BUSY },
+    (start, _end, _date, minute) => {
+      if (inPreferredBucket(start, minute, zone, partZone, preferredParts)) profile.inBucket++;
+      else profile.outBucket++;
+      if (readable && start < profile.preferredFrom) {
+        const part = judgedDayPart(start, zone, undefined, partZone);
+        if (part !== undefined && preferredParts.has(part)) profile.preferredFrom = start;
+      }
+    },
+  );
   if (byKey.size >= PROFILES_PER_COUNT) byKey.clear();
   byKey.set(question.key, profile);
   return profile;

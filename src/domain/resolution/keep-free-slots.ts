@@ -39,13 +39,23 @@ export function keepFreeSlots(input: KeepFreeSlotsInput): KeptFreeSlots {
   const outPart: RankingSlot[] = [];
   let free = 0;
   const wantOut = preferredParts.size > 0;
-  scanSlots({ schedule, service: input.service, from: input.window.from, to: input.window.to, now: input.now, busy: input.busy }, (start, slotEnd, _date, minute, available) => {
-    if (!available) return true;
-    free++;
-    const bucket = !wantOut || inPreferredBucket(start, minute, zone, partZone, preferredParts) ? inPart : outPart;
-    if (bucket.length < keep) bucket.push({ start, end: slotEnd, timezone: zone });
-    return inPart.length < keep || (wantOut && outPart.length < keep);
-  });
+  scanSlots(
+    {
+      schedule,
+      service: input.service,
+      from: input.window.from,
+      to: input.window.to,
+      now: input.now,
+      busy: input.busy,
+    },
+    (start, slotEnd, _date, minute, available) => {
+      if (!available) return true;
+      free++;
+      const bucket = !wantOut || inPreferredBucket(start, minute, zone, partZone, preferredParts) ? inPart : outPart;
+      if (bucket.length < keep) bucket.push({ start, end: slotEnd, timezone: zone });
+      return inPart.length < keep || (wantOut && outPart.length < keep);
+    },
+  );
   return { slots: inPart.concat(outPart), free };
 }
 
@@ -53,8 +63,14 @@ export function keepFreeSlots(input: KeepFreeSlotsInput): KeptFreeSlots {
  * Whether a slot goes to the preferred bucket: its day part, read in `partZone` when that is another zone (else its
  * wall-clock `minute` in the schedule's zone), is one of the preferred ones.
  */
-export function inPreferredBucket(start: number, minute: number, zone: string, partZone: string | undefined, preferredParts: ReadonlySet<DayPart>): boolean {
-  const m = partZone && partZone !== zone ? sharedMinuteOfDayReader(start, partZone) ?? minute : minute;
+export function inPreferredBucket(
+  start: number,
+  minute: number,
+  zone: string,
+  partZone: string | undefined,
+  preferredParts: ReadonlySet<DayPart>,
+): boolean {
+  const m = partZone && partZone !== zone ? (sharedMinuteOfDayReader(start, partZone) ?? minute) : minute;
   const part = dayPartOfMinute(m);
   return part !== undefined && preferredParts.has(part);
 }

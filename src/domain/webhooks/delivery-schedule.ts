@@ -24,11 +24,16 @@ export interface DeliveryAfter {
  * automatic attempt one delay from now; a delivered or suppressed delivery keeps its status. A 410 Gone counts as any
  * other failure.
  */
-export function afterAttempt(before: DeliveryBefore, outcome: { success: boolean; manual: boolean; at: Date }, delaysSeconds: readonly number[]): DeliveryAfter {
+export function afterAttempt(
+  before: DeliveryBefore,
+  outcome: { success: boolean; manual: boolean; at: Date },
+  delaysSeconds: readonly number[],
+): DeliveryAfter {
   const maxAutomatic = delaysSeconds.length + 1;
   const automaticAttempts = before.automaticAttempts + (outcome.manual ? 0 : 1);
   if (outcome.success) return { status: 'delivered', automaticAttempts, nextAttemptAt: null };
-  if (outcome.manual && (before.status === 'delivered' || before.status === 'suppressed')) return { status: before.status, automaticAttempts, nextAttemptAt: null };
+  if (outcome.manual && (before.status === 'delivered' || before.status === 'suppressed'))
+    return { status: before.status, automaticAttempts, nextAttemptAt: null };
   if (automaticAttempts >= maxAutomatic) return { status: 'dead_lettered', automaticAttempts, nextAttemptAt: null };
   // Before automatic attempt n+1 comes delay n (delaysSeconds[n-1]); a replay before any automatic attempt leaves the first due now.
   const delay = automaticAttempts === 0 ? 0 : delaysSeconds[automaticAttempts - 1]!;

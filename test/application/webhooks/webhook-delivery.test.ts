@@ -16,8 +16,13 @@ let receiver: WebhookReceiver;
 
 /** What the strict service's injected DNS answers for rebind.example.test (changed by the SSRF test). */
 let rebindAddress = '93.184.216.34';
-const steeredLookup = ((host: string, _opts: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
-  if (host !== 'rebind.example.test') return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
+const steeredLookup = ((
+  host: string,
+  _opts: unknown,
+  cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void,
+) => {
+  if (host !== 'rebind.example.test')
+    return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
   cb(null, [{ address: rebindAddress, family: 4 }]);
 }) as unknown as WebhookLookup;
 
@@ -46,8 +51,12 @@ async function configure(org: Awaited<ReturnType<typeof newOrg>>, body: Record<s
 let providerCount = 0;
 /** Creates a provider (one professional.created event) with a client. */
 async function addProvider(c: ReturnType<typeof client>): Promise<string> {
-  const r = await c.post('/api/v2/providers', { externalId: `whd-p-${++providerCount}`, displayName: `Dr. Hook ${providerCount}` });
-  if (r.status !== 201 && r.status !== 200) throw new Error(`POST /api/v2/providers: ${r.status} ${JSON.stringify(r.body)}`);
+  const r = await c.post('/api/v2/providers', {
+    externalId: `whd-p-${++providerCount}`,
+    displayName: `Dr. Hook ${providerCount}`,
+  });
+  if (r.status !== 201 && r.status !== 200)
+    throw new Error(`POST /api/v2/providers: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.id;
 }
 
@@ -55,7 +64,13 @@ const ofOrg = (orgId: string) => (r: ReceivedWebhook) => r.body?.organizationId 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls a query until `ok` holds of its rows (bounded). */
-async function waitForRows(s: TestService, sql: string, params: unknown[], ok: (rows: any[]) => boolean, timeoutMs = 10_000): Promise<any[]> {
+async function waitForRows(
+  s: TestService,
+  sql: string,
+  params: unknown[],
+  ok: (rows: any[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<any[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const rows = (await s.service.deps.db.query(sql, params)).rows;
@@ -67,7 +82,10 @@ async function waitForRows(s: TestService, sql: string, params: unknown[], ok: (
 
 /** The headers of a received request as a plain string map (what a receiver hands standardwebhooks). */
 const headersOf = (r: ReceivedWebhook) => Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, String(v)]));
-const hmacHex = (secret: string, text: string) => createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(text).digest('hex');
+const hmacHex = (secret: string, text: string) =>
+  createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    .update(text)
+    .digest('hex');
 
 test.serial('a live event arrives signed in both forms, with the contract headers and envelope', async (t) => {
   const org = await newOrg();
@@ -77,7 +95,13 @@ test.serial('a live event arrives signed in both forms, with the contract header
   const h = got!.headers;
   t.regex(String(h['user-agent']), /^scheduling-resolution-service-webhooks\/\d+\.\d+\.\d+$/);
   t.is(h['content-type'], 'application/json');
-  t.like(got!.body, { type: 'professional.created', apiVersion: '2026-11-01', organizationId: org.id, attempt: 1, data: { providerId } });
+  t.like(got!.body, {
+    type: 'professional.created',
+    apiVersion: '2026-11-01',
+    organizationId: org.id,
+    attempt: 1,
+    data: { providerId },
+  });
   t.regex(got!.body.id, /^evt_/);
   t.is(h['webhook-id'], got!.body.id);
   t.is(h['webhook-timestamp'], h['x-service-timestamp']);
@@ -87,60 +111,122 @@ test.serial('a live event arrives signed in both forms, with the contract header
   // The authoritative form, recomputed as a receiver would.
   t.is(h['x-service-signature'], `sha256=${hmacHex(secret, `${h['x-service-timestamp']}.${got!.rawBody}`)}`);
 
-  const [row] = await waitForRows(svc, 'SELECT * FROM webhook_deliveries WHERE organization_id = $1', [org.id], (rows) => rows[0]?.status === 'delivered');
-  t.like(row, { event_id: got!.body.id, event_type: 'professional.created', attempt: 1, status_code: 200, success: true, next_attempt_at: null, lease_token: null });
+  const [row] = await waitForRows(
+    svc,
+    'SELECT * FROM webhook_deliveries WHERE organization_id = $1',
+    [org.id],
+    (rows) => rows[0]?.status === 'delivered',
+  );
+  t.like(row, {
+    event_id: got!.body.id,
+    event_type: 'professional.created',
+    attempt: 1,
+    status_code: 200,
+    success: true,
+    next_attempt_at: null,
+    lease_token: null,
+  });
   t.regex(row.id, /^whd_/);
-  const attempts = (await svc.service.deps.db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1', [row.id])).rows;
+  const attempts = (await svc.service.deps.db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1', [row.id]))
+    .rows;
   t.is(attempts.length, 1);
   t.like(attempts[0], { attempt: 1, manual: false, status_code: 200, success: true, error: null });
 });
 
-test.serial('failed attempts retry on the configured delays (injected clock), then dead-letter after the fifth', async (t) => {
-  const org = await newOrg();
-  answers.set(org.id, 500);
-  await configure(org, {});
-  await addProvider(org.live);
-  await receiver.waitFor(1, ofOrg(org.id));
-  const delays = svc.config.webhookRetryDelaysSeconds;
-  t.deepEqual(delays, [60, 300, 1800, 7200]);
-  for (const [i, delay] of delays.entries()) {
-    // Each failure is recorded before the next is due; nothing is sent a second before the delay has passed.
-    await waitForRows(svc, 'SELECT status, attempt FROM webhook_deliveries WHERE organization_id = $1', [org.id], (rows) => rows[0]?.attempt === i + 1 && rows[0]?.status === 'failed');
-    svc.clock.advance((delay - 1) * 1000);
-    await pause(600);
-    t.is(receiver.requests.filter(ofOrg(org.id)).length, i + 1, `attempt ${i + 2} waits ${delay} s`);
-    svc.clock.advance(1000);
-    await receiver.waitFor(i + 2, ofOrg(org.id));
-  }
-  const [row] = await waitForRows(svc, 'SELECT * FROM webhook_deliveries WHERE organization_id = $1', [org.id], (rows) => rows[0]?.status === 'dead_lettered');
-  t.like(row, { attempt: 5, automatic_attempts: 5, status_code: 500, success: false, next_attempt_at: null, lease_token: null });
-  const got = receiver.requests.filter(ofOrg(org.id));
-  t.deepEqual(got.map((r) => r.body.attempt), [1, 2, 3, 4, 5]);
-  t.is(new Set(got.map((r) => r.body.id)).size, 1, 'the envelope id is stable across retries');
-  t.true(got.every((r) => r.headers['webhook-id'] === r.body.id));
-  const attempts = (await svc.service.deps.db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [row.id])).rows;
-  t.deepEqual(attempts.map((a) => [a.attempt, a.manual, a.status_code, a.success]), [1, 2, 3, 4, 5].map((n) => [n, false, 500, false]));
-  t.true(attempts.every((a) => a.latency_ms >= 0 && /500/.test(a.error)));
-  // Attempts were made at 0, 60, 360, 2160 and 9360 s of the injected clock.
-  const t0 = attempts[0].attempted_at.getTime();
-  t.deepEqual(attempts.map((a) => (a.attempted_at.getTime() - t0) / 1000), [0, 60, 360, 2160, 9360]);
-  svc.clock.advance(86_400_000);
-  await pause(500);
-  t.is(receiver.requests.filter(ofOrg(org.id)).length, 5, 'nothing after the dead letter');
-  answers.delete(org.id);
-});
+test.serial(
+  'failed attempts retry on the configured delays (injected clock), then dead-letter after the fifth',
+  async (t) => {
+    const org = await newOrg();
+    answers.set(org.id, 500);
+    await configure(org, {});
+    await addProvider(org.live);
+    await receiver.waitFor(1, ofOrg(org.id));
+    const delays = svc.config.webhookRetryDelaysSeconds;
+    t.deepEqual(delays, [60, 300, 1800, 7200]);
+    for (const [i, delay] of delays.entries()) {
+      // Each failure is recorded before the next is due; nothing is sent a second before the delay has passed.
+      await waitForRows(
+        svc,
+        'SELECT status, attempt FROM webhook_deliveries WHERE organization_id = $1',
+        [org.id],
+        (rows) => rows[0]?.attempt === i + 1 && rows[0]?.status === 'failed',
+      );
+      svc.clock.advance((delay - 1) * 1000);
+      await pause(600);
+      t.is(receiver.requests.filter(ofOrg(org.id)).length, i + 1, `attempt ${i + 2} waits ${delay} s`);
+      svc.clock.advance(1000);
+      await receiver.waitFor(i + 2, ofOrg(org.id));
+    }
+    const [row] = await waitForRows(
+      svc,
+      'SELECT * FROM webhook_deliveries WHERE organization_id = $1',
+      [org.id],
+      (rows) => rows[0]?.status === 'dead_lettered',
+    );
+    t.like(row, {
+      attempt: 5,
+      automatic_attempts: 5,
+      status_code: 500,
+      success: false,
+      next_attempt_at: null,
+      lease_token: null,
+    });
+    const got = receiver.requests.filter(ofOrg(org.id));
+    t.deepEqual(
+      got.map((r) => r.body.attempt),
+      [1, 2, 3, 4, 5],
+    );
+    t.is(new Set(got.map((r) => r.body.id)).size, 1, 'the envelope id is stable across retries');
+    t.true(got.every((r) => r.headers['webhook-id'] === r.body.id));
+    const attempts = (
+      await svc.service.deps.db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [
+        row.id,
+      ])
+    ).rows;
+    t.deepEqual(
+      attempts.map((a) => [a.attempt, a.manual, a.status_code, a.success]),
+      [1, 2, 3, 4, 5].map((n) => [n, false, 500, false]),
+    );
+    t.true(attempts.every((a) => a.latency_ms >= 0 && /500/.test(a.error)));
+    // Attempts were made at 0, 60, 360, 2160 and 9360 s of the injected clock.
+    const t0 = attempts[0].attempted_at.getTime();
+    t.deepEqual(
+      attempts.map((a) => (a.attempted_at.getTime() - t0) / 1000),
+      [0, 60, 360, 2160, 9360],
+    );
+    svc.clock.advance(86_400_000);
+    await pause(500);
+    t.is(receiver.requests.filter(ofOrg(org.id)).length, 5, 'nothing after the dead letter');
+    answers.delete(org.id);
+  },
+);
 
 test.serial('test-mode events are recorded suppressed and never sent', async (t) => {
   const org = await newOrg();
   await configure(org, {});
   await addProvider(org.test);
-  const [row] = await waitForRows(svc, 'SELECT * FROM webhook_deliveries WHERE organization_id = $1', [org.id], (rows) => rows.length === 1);
+  const [row] = await waitForRows(
+    svc,
+    'SELECT * FROM webhook_deliveries WHERE organization_id = $1',
+    [org.id],
+    (rows) => rows.length === 1,
+  );
   t.like(row, { status: 'suppressed', next_attempt_at: null, attempt: 0 });
   // A live event after it arrives; the test one never does.
   await addProvider(org.live);
   await receiver.waitFor(1, ofOrg(org.id));
   await pause(400);
-  t.deepEqual(receiver.requests.filter(ofOrg(org.id)).map((r) => r.body.id), [(await svc.service.deps.db.query(`SELECT event_id FROM webhook_deliveries WHERE organization_id = $1 AND status <> 'suppressed'`, [org.id])).rows[0].event_id]);
+  t.deepEqual(
+    receiver.requests.filter(ofOrg(org.id)).map((r) => r.body.id),
+    [
+      (
+        await svc.service.deps.db.query(
+          `SELECT event_id FROM webhook_deliveries WHERE organization_id = $1 AND status <> 'suppressed'`,
+          [org.id],
+        )
+      ).rows[0].event_id,
+    ],
+  );
 });
 
 test.serial('an inactive webhook and an unsubscribed type record no delivery', async (t) => {
@@ -151,11 +237,26 @@ test.serial('an inactive webhook and an unsubscribed type record no delivery', a
   await addProvider(inactive.live);
   await addProvider(unsubscribed.live);
   // Wait until the dispatcher has passed both events.
-  await waitForRows(svc, 'SELECT dispatched_at FROM events WHERE organization_id = ANY($1)', [[inactive.id, unsubscribed.id]], (rows) => rows.length === 2 && rows.every((r) => r.dispatched_at !== null));
-  const n = (await svc.service.deps.db.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = ANY($1)', [[inactive.id, unsubscribed.id]])).rows[0].n;
+  await waitForRows(
+    svc,
+    'SELECT dispatched_at FROM events WHERE organization_id = ANY($1)',
+    [[inactive.id, unsubscribed.id]],
+    (rows) => rows.length === 2 && rows.every((r) => r.dispatched_at !== null),
+  );
+  const n = (
+    await svc.service.deps.db.query(
+      'SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = ANY($1)',
+      [[inactive.id, unsubscribed.id]],
+    )
+  ).rows[0].n;
   t.is(n, 0);
   await pause(300);
-  t.is(receiver.requests.filter((r) => r.body?.organizationId === inactive.id || r.body?.organizationId === unsubscribed.id).length, 0);
+  t.is(
+    receiver.requests.filter(
+      (r) => r.body?.organizationId === inactive.id || r.body?.organizationId === unsubscribed.id,
+    ).length,
+    0,
+  );
 });
 
 test.serial('after a rotation both secrets verify for 24 hours, then only the new one', async (t) => {
@@ -172,35 +273,61 @@ test.serial('after a rotation both secrets verify for 24 hours, then only the ne
   await addProvider(org.live);
   const [during] = await receiver.waitFor(1, ofOrg(org.id));
   t.truthy(new Webhook(newSecret).verify(during!.rawBody, headersOf(during!)));
-  t.truthy(new Webhook(oldSecret).verify(during!.rawBody, headersOf(during!)), 'the previous secret still verifies during the overlap');
+  t.truthy(
+    new Webhook(oldSecret).verify(during!.rawBody, headersOf(during!)),
+    'the previous secret still verifies during the overlap',
+  );
   t.is(String(during!.headers['webhook-signature']).split(' ').length, 2);
   const ts = during!.headers['x-service-timestamp'];
-  t.is(during!.headers['x-service-signature'], `sha256=${hmacHex(newSecret, `${ts}.${during!.rawBody}`)},sha256=${hmacHex(oldSecret, `${ts}.${during!.rawBody}`)}`);
+  t.is(
+    during!.headers['x-service-signature'],
+    `sha256=${hmacHex(newSecret, `${ts}.${during!.rawBody}`)},sha256=${hmacHex(oldSecret, `${ts}.${during!.rawBody}`)}`,
+  );
 
   svc.clock.set(new Date(realNow + 120_000));
   await addProvider(org.live);
   const after = (await receiver.waitFor(2, ofOrg(org.id)))[1]!;
   t.truthy(new Webhook(newSecret).verify(after.rawBody, headersOf(after)));
-  t.throws(() => new Webhook(oldSecret).verify(after.rawBody, headersOf(after)), undefined, 'the previous secret no longer signs after 24 h');
-  t.is(after.headers['x-service-signature'], `sha256=${hmacHex(newSecret, `${after.headers['x-service-timestamp']}.${after.rawBody}`)}`);
+  t.throws(
+    () => new Webhook(oldSecret).verify(after.rawBody, headersOf(after)),
+    undefined,
+    'the previous secret no longer signs after 24 h',
+  );
+  t.is(
+    after.headers['x-service-signature'],
+    `sha256=${hmacHex(newSecret, `${after.headers['x-service-timestamp']}.${after.rawBody}`)}`,
+  );
   svc.clock.set(new Date());
 });
 
-test.serial('a name that resolved to a public address at configuration and to 127.0.0.1 at send is refused without connecting', async (t) => {
-  const org = await newOrg(strict);
-  rebindAddress = '93.184.216.34';
-  const put = await org.live.put('/api/v2/webhooks', { url: `https://rebind.example.test:${receiver.port}/hook`, events: ['*'] });
-  t.is(put.status, 200, JSON.stringify(put.body));
-  rebindAddress = '127.0.0.1';
-  const connectionsBefore = receiver.connections();
-  await addProvider(org.live);
-  const [row] = await waitForRows(strict, 'SELECT * FROM webhook_deliveries WHERE organization_id = $1', [org.id], (rows) => rows[0]?.attempt === 1);
-  t.like(row, { status: 'failed', status_code: null, success: false });
-  const [attempt] = (await strict.service.deps.db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1', [row.id])).rows;
-  t.regex(attempt.error, /refused to connect: rebind\.example\.test resolves to 127\.0\.0\.1 is a loopback address/);
-  t.is(receiver.connections(), connectionsBefore, 'no TCP connection reached the loopback receiver');
-  t.is(receiver.requests.filter(ofOrg(org.id)).length, 0);
-});
+test.serial(
+  'a name that resolved to a public address at configuration and to 127.0.0.1 at send is refused without connecting',
+  async (t) => {
+    const org = await newOrg(strict);
+    rebindAddress = '93.184.216.34';
+    const put = await org.live.put('/api/v2/webhooks', {
+      url: `https://rebind.example.test:${receiver.port}/hook`,
+      events: ['*'],
+    });
+    t.is(put.status, 200, JSON.stringify(put.body));
+    rebindAddress = '127.0.0.1';
+    const connectionsBefore = receiver.connections();
+    await addProvider(org.live);
+    const [row] = await waitForRows(
+      strict,
+      'SELECT * FROM webhook_deliveries WHERE organization_id = $1',
+      [org.id],
+      (rows) => rows[0]?.attempt === 1,
+    );
+    t.like(row, { status: 'failed', status_code: null, success: false });
+    const [attempt] = (
+      await strict.service.deps.db.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1', [row.id])
+    ).rows;
+    t.regex(attempt.error, /refused to connect: rebind\.example\.test resolves to 127\.0\.0\.1 is a loopback address/);
+    t.is(receiver.connections(), connectionsBefore, 'no TCP connection reached the loopback receiver');
+    t.is(receiver.requests.filter(ofOrg(org.id)).length, 0);
+  },
+);
 
 test.serial("one organization's hanging receiver does not delay another's deliveries", async (t) => {
   const slow = await newOrg();

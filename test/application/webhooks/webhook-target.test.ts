@@ -2,8 +2,17 @@ import test from 'ava';
 import type { LookupAddress } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
 import { ServiceError } from '../../../src/errors/service-error.js';
-import { classifyAddress, checkWebhookUrl, type AddressClass, type WebhookLookup } from '../../../src/application/webhooks/webhook-target.js';
-import { createWebhookPoster, WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../../src/application/webhooks/post-webhook.js';
+import {
+  classifyAddress,
+  checkWebhookUrl,
+  type AddressClass,
+  type WebhookLookup,
+} from '../../../src/application/webhooks/webhook-target.js';
+import {
+  createWebhookPoster,
+  WEBHOOK_TIMEOUT_MS,
+  WEBHOOK_USER_AGENT,
+} from '../../../src/application/webhooks/post-webhook.js';
 import { newWebhookSecret, signatureHeaders } from '../../../src/application/webhooks/webhook-signature.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 
@@ -11,33 +20,71 @@ let receiver: WebhookReceiver;
 test.before(async () => {
   receiver = await startWebhookReceiver();
   // Tests run concurrently: each picks its answer with an x-case header.
-  receiver.answer((r) => (r.headers['x-case'] === 'hang' ? 'hang' : { status: r.headers['x-case'] === 'redirect' ? 302 : 200 }));
+  receiver.answer((r) =>
+    r.headers['x-case'] === 'hang' ? 'hang' : { status: r.headers['x-case'] === 'redirect' ? 302 : 200 },
+  );
 });
-test.after.always(async () => { await receiver?.stop(); });
+test.after.always(async () => {
+  await receiver?.stop();
+});
 
 /** A lookup answering from a table; unknown names fail like getaddrinfo. */
 function tableLookup(table: Record<string, string[]>): WebhookLookup {
   return ((host: string, _opts: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
     const found = table[host];
     if (!found) return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
-    cb(null, found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    cb(
+      null,
+      found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   }) as unknown as WebhookLookup;
 }
 
 const ADDRESSES: [string, AddressClass][] = [
-  ['93.184.216.34', 'public'], ['8.8.8.8', 'public'], ['2606:4700:4700::1111', 'public'],
-  ['127.0.0.1', 'loopback'], ['127.255.255.254', 'loopback'], ['::1', 'loopback'], ['0:0:0:0:0:0:0:1', 'loopback'],
-  ['10.0.0.1', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'],
-  ['172.32.0.1', 'public'], ['172.15.255.255', 'public'],
-  ['169.254.169.254', 'link_local'], ['169.254.0.1', 'link_local'], ['fe80::1', 'link_local'], ['fe80::1%eth0', 'link_local'], ['febf::1', 'link_local'],
-  ['fc00::1', 'unique_local'], ['fd12:3456::1', 'unique_local'],
-  ['100.64.0.1', 'shared_cgnat'], ['100.127.255.255', 'shared_cgnat'], ['100.128.0.1', 'public'],
-  ['0.0.0.0', 'unspecified'], ['0.1.2.3', 'unspecified'], ['::', 'unspecified'],
-  ['224.0.0.1', 'multicast'], ['239.255.255.250', 'multicast'], ['ff02::1', 'multicast'],
-  ['240.0.0.1', 'reserved'], ['255.255.255.255', 'reserved'], ['192.0.2.1', 'reserved'], ['198.18.0.1', 'reserved'], ['2001:db8::1', 'reserved'], ['fec0::1', 'reserved'],
+  ['93.184.216.34', 'public'],
+  ['8.8.8.8', 'public'],
+  ['2606:4700:4700::1111', 'public'],
+  ['127.0.0.1', 'loopback'],
+  ['127.255.255.254', 'loopback'],
+  ['::1', 'loopback'],
+  ['0:0:0:0:0:0:0:1', 'loopback'],
+  ['10.0.0.1', 'private'],
+  ['172.16.0.1', 'private'],
+  ['172.31.255.255', 'private'],
+  ['192.168.1.1', 'private'],
+  ['172.32.0.1', 'public'],
+  ['172.15.255.255', 'public'],
+  ['169.254.169.254', 'link_local'],
+  ['169.254.0.1', 'link_local'],
+  ['fe80::1', 'link_local'],
+  ['fe80::1%eth0', 'link_local'],
+  ['febf::1', 'link_local'],
+  ['fc00::1', 'unique_local'],
+  ['fd12:3456::1', 'unique_local'],
+  ['100.64.0.1', 'shared_cgnat'],
+  ['100.127.255.255', 'shared_cgnat'],
+  ['100.128.0.1', 'public'],
+  ['0.0.0.0', 'unspecified'],
+  ['0.1.2.3', 'unspecified'],
+  ['::', 'unspecified'],
+  ['224.0.0.1', 'multicast'],
+  ['239.255.255.250', 'multicast'],
+  ['ff02::1', 'multicast'],
+  ['240.0.0.1', 'reserved'],
+  ['255.255.255.255', 'reserved'],
+  ['192.0.2.1', 'reserved'],
+  ['198.18.0.1', 'reserved'],
+  ['2001:db8::1', 'reserved'],
+  ['fec0::1', 'reserved'],
   // IPv4-mapped and -embedding IPv6 forms are judged by the IPv4 address they carry.
-  ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'], ['::ffff:10.0.0.1', 'private'], ['::ffff:a9fe:a9fe', 'link_local'],
-  ['::ffff:93.184.216.34', 'public'], ['64:ff9b::127.0.0.1', 'loopback'], ['2002:7f00:1::', 'loopback'], ['2002:5db8:d822::1', 'public'],
+  ['::ffff:127.0.0.1', 'loopback'],
+  ['::ffff:7f00:1', 'loopback'],
+  ['::ffff:10.0.0.1', 'private'],
+  ['::ffff:a9fe:a9fe', 'link_local'],
+  ['::ffff:93.184.216.34', 'public'],
+  ['64:ff9b::127.0.0.1', 'loopback'],
+  ['2002:7f00:1::', 'loopback'],
+  ['2002:5db8:d822::1', 'public'],
   ['::127.0.0.1', 'reserved'],
 ];
 
@@ -48,8 +95,18 @@ for (const [address, cls] of ADDRESSES) {
 }
 
 /** Asserts checkWebhookUrl refuses with a VALIDATION_ERROR on url whose detail code is `code`. */
-async function refused(t: import('ava').ExecutionContext, url: string, code: string, opts: { allowInsecure?: boolean; lookup?: WebhookLookup } = {}) {
-  const err = await t.throwsAsync(checkWebhookUrl(url, { allowInsecure: opts.allowInsecure ?? false, ...(opts.lookup ? { lookup: opts.lookup } : {}) }));
+async function refused(
+  t: import('ava').ExecutionContext,
+  url: string,
+  code: string,
+  opts: { allowInsecure?: boolean; lookup?: WebhookLookup } = {},
+) {
+  const err = await t.throwsAsync(
+    checkWebhookUrl(url, {
+      allowInsecure: opts.allowInsecure ?? false,
+      ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    }),
+  );
   t.true(err instanceof ServiceError, String(err));
   const e = err as ServiceError;
   t.is(e.code, 'VALIDATION_ERROR');
@@ -95,11 +152,15 @@ const REFUSED: [string, string, string][] = [
   ['https://nowhere.example.com/x', 'UNRESOLVABLE_HOST', 'name that does not resolve'],
 ];
 for (const [url, code, why] of REFUSED) {
-  test(`checkWebhookUrl refuses ${url} (${why})`, async (t) => { await refused(t, url, code, { lookup: dns }); });
+  test(`checkWebhookUrl refuses ${url} (${why})`, async (t) => {
+    await refused(t, url, code, { lookup: dns });
+  });
 }
 
 test('checkWebhookUrl accepts public https targets, and http/loopback only with allowInsecure', async (t) => {
-  await t.notThrowsAsync(checkWebhookUrl('https://hooks.example.com/webhooks?x=1', { allowInsecure: false, lookup: dns }));
+  await t.notThrowsAsync(
+    checkWebhookUrl('https://hooks.example.com/webhooks?x=1', { allowInsecure: false, lookup: dns }),
+  );
   await t.notThrowsAsync(checkWebhookUrl('https://dual.example.com:8443/w', { allowInsecure: false, lookup: dns }));
   await t.notThrowsAsync(checkWebhookUrl('https://93.184.216.34/w', { allowInsecure: false, lookup: dns }));
   await t.notThrowsAsync(checkWebhookUrl('http://127.0.0.1:9999/hook', { allowInsecure: true }));
@@ -120,7 +181,10 @@ test('signature headers verify with standardwebhooks for every secret given, and
   t.truthy(new Webhook(previous).verify(rawBody, h));
   t.throws(() => new Webhook(newWebhookSecret()).verify(rawBody, h));
   t.throws(() => new Webhook(current).verify(`${rawBody} `, h), undefined, 'a changed body fails');
-  t.is(h['webhook-signature'], `${new Webhook(current).sign('evt_1', new Date(timestamp * 1000), rawBody)} ${new Webhook(previous).sign('evt_1', new Date(timestamp * 1000), rawBody)}`);
+  t.is(
+    h['webhook-signature'],
+    `${new Webhook(current).sign('evt_1', new Date(timestamp * 1000), rawBody)} ${new Webhook(previous).sign('evt_1', new Date(timestamp * 1000), rawBody)}`,
+  );
   t.regex(h['X-Service-Signature']!, /^sha256=[0-9a-f]{64},sha256=[0-9a-f]{64}$/);
   const single = signatureHeaders({ id: 'evt_1', timestamp, rawBody, secrets: [current] });
   t.regex(single['X-Service-Signature']!, /^sha256=[0-9a-f]{64}$/);
@@ -128,7 +192,10 @@ test('signature headers verify with standardwebhooks for every secret given, and
 });
 
 test('the guarded POST refuses a name that resolves to loopback without connecting, and IP literals before any lookup', async (t) => {
-  const poster = createWebhookPoster({ allowInsecure: false, lookup: tableLookup({ 'rebind.example.com': ['127.0.0.1'], 'mapped.example.com': ['::ffff:7f00:1'] }) });
+  const poster = createWebhookPoster({
+    allowInsecure: false,
+    lookup: tableLookup({ 'rebind.example.com': ['127.0.0.1'], 'mapped.example.com': ['::ffff:7f00:1'] }),
+  });
   const before = receiver.connections();
   const byName = await poster.post(`https://rebind.example.com:${receiver.port}/hook`, '{}', {});
   t.is(byName.statusCode, null);

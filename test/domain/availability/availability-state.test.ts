@@ -1,5 +1,10 @@
 import test from 'ava';
-import { availabilityStateOf, decideCalendarCheck, type CalendarCheck, type FeedStatus } from '../../../src/domain/availability/availability-state.js';
+import {
+  availabilityStateOf,
+  decideCalendarCheck,
+  type CalendarCheck,
+  type FeedStatus,
+} from '../../../src/domain/availability/availability-state.js';
 
 const now = new Date('2026-03-09T12:00:00Z');
 const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);

@@ -3,14 +3,25 @@ import { normalizeBusy, overlapsBusy, type Interval } from '../../../src/domain/
 
 test('normalizeBusy sorts, merges overlapping and touching intervals, drops empty ones', (t) => {
   const input: Interval[] = [
-    { start: 50, end: 60 }, { start: 10, end: 20 }, { start: 15, end: 30 }, { start: 30, end: 35 }, { start: 40, end: 40 }, { start: 70, end: 65 },
+    { start: 50, end: 60 },
+    { start: 10, end: 20 },
+    { start: 15, end: 30 },
+    { start: 30, end: 35 },
+    { start: 40, end: 40 },
+    { start: 70, end: 65 },
   ];
-  t.deepEqual(normalizeBusy(input), [{ start: 10, end: 35 }, { start: 50, end: 60 }]);
+  t.deepEqual(normalizeBusy(input), [
+    { start: 10, end: 35 },
+    { start: 50, end: 60 },
+  ]);
   t.deepEqual(input[1], { start: 10, end: 20 }, 'input is not mutated');
 });
 
 test('normalizeBusy returns an already normalized list as is', (t) => {
-  const input = [{ start: 1, end: 2 }, { start: 3, end: 4 }];
+  const input = [
+    { start: 1, end: 2 },
+    { start: 3, end: 4 },
+  ];
   t.is(normalizeBusy(input), input);
 });
 
@@ -25,7 +36,11 @@ const overlapCases: [string, number, number, boolean][] = [
   ['covers several', 0, 100, true],
   ['after everything', 60, 70, false],
 ];
-const busy = [{ start: 10, end: 20 }, { start: 30, end: 40 }, { start: 45, end: 50 }];
+const busy = [
+  { start: 10, end: 20 },
+  { start: 30, end: 40 },
+  { start: 45, end: 50 },
+];
 for (const [title, start, end, expected] of overlapCases) {
   test(`overlapsBusy: ${title}`, (t) => {
     t.is(overlapsBusy(busy, start, end), expected);

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { IcsParseError, parseIcsBusyTimes, type IcsErrorCode } from '../../../src/domain/availability/ics-busy-times.js';
+import {
+  IcsParseError,
+  parseIcsBusyTimes,
+  type IcsErrorCode,
+} from '../../../src/domain/availability/ics-busy-times.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/ics/${name}`, import.meta.url), 'utf8');
 const span = (intervals: { start: number; end: number }[]) =>
@@ -38,7 +42,9 @@ test('TZID events: IANA zone with an ambiguous start, a VTIMEZONE-defined zone, 
 });
 
 test('all-day events cover whole local days of X-WR-TIMEZONE (a 25-hour day on the Sydney change)', (t) => {
-  const busy = parseIcsBusyTimes(fixture('all-day.ics'), d('2026-04-01T00:00:00Z'), d('2026-04-30T00:00:00Z'), { defaultZone: 'America/New_York' });
+  const busy = parseIcsBusyTimes(fixture('all-day.ics'), d('2026-04-01T00:00:00Z'), d('2026-04-30T00:00:00Z'), {
+    defaultZone: 'America/New_York',
+  });
   t.deepEqual(span(busy), [
     '2026-04-04T13:00:00.000Z 2026-04-05T14:00:00.000Z', // 5 April 00:00 AEDT to 6 April 00:00 AEST
     '2026-04-07T14:00:00.000Z 2026-04-09T14:00:00.000Z', // 8-9 April
@@ -48,9 +54,21 @@ test('all-day events cover whole local days of X-WR-TIMEZONE (a 25-hour day on t
 
 test('all-day and floating times use defaultZone when the feed names no zone', (t) => {
   const ics = [
-    'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//t//t//EN',
-    'BEGIN:VEVENT', 'UID:a', 'DTSTAMP:20260101T000000Z', 'DTSTART;VALUE=DATE:20260310', 'DTEND;VALUE=DATE:20260311', 'END:VEVENT',
-    'BEGIN:VEVENT', 'UID:b', 'DTSTAMP:20260101T000000Z', 'DTSTART:20260312T090000', 'DTEND:20260312T100000', 'END:VEVENT',
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//t//t//EN',
+    'BEGIN:VEVENT',
+    'UID:a',
+    'DTSTAMP:20260101T000000Z',
+    'DTSTART;VALUE=DATE:20260310',
+    'DTEND;VALUE=DATE:20260311',
+    'END:VEVENT',
+    'BEGIN:VEVENT',
+    'UID:b',
+    'DTSTAMP:20260101T000000Z',
+    'DTSTART:20260312T090000',
+    'DTEND:20260312T100000',
+    'END:VEVENT',
     'END:VCALENDAR',
   ].join('\r\n');
   const window = [d('2026-03-01T00:00:00Z'), d('2026-03-31T00:00:00Z')] as const;
@@ -66,9 +84,17 @@ test('all-day and floating times use defaultZone when the feed names no zone', (
 
 test('an open-ended daily rule far in the past is expanded up to the window only', (t) => {
   const ics = [
-    'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//t//t//EN',
-    'BEGIN:VEVENT', 'UID:daily', 'DTSTAMP:20200101T000000Z', 'DTSTART;TZID=America/New_York:20200101T120000',
-    'DTEND;TZID=America/New_York:20200101T123000', 'RRULE:FREQ=DAILY', 'END:VEVENT', 'END:VCALENDAR',
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//t//t//EN',
+    'BEGIN:VEVENT',
+    'UID:daily',
+    'DTSTAMP:20200101T000000Z',
+    'DTSTART;TZID=America/New_York:20200101T120000',
+    'DTEND;TZID=America/New_York:20200101T123000',
+    'RRULE:FREQ=DAILY',
+    'END:VEVENT',
+    'END:VCALENDAR',
   ].join('\r\n');
   const busy = parseIcsBusyTimes(ics, d('2026-03-07T00:00:00Z'), d('2026-03-10T00:00:00Z'));
   t.deepEqual(span(busy), [
@@ -76,7 +102,10 @@ test('an open-ended daily rule far in the past is expanded up to the window only
     '2026-03-08T16:00:00.000Z 2026-03-08T16:30:00.000Z',
     '2026-03-09T16:00:00.000Z 2026-03-09T16:30:00.000Z',
   ]);
-  const error = t.throws(() => parseIcsBusyTimes(ics, d('2026-03-07T00:00:00Z'), d('2026-03-10T00:00:00Z'), { maxOccurrencesPerEvent: 100 }), { instanceOf: IcsParseError });
+  const error = t.throws(
+    () => parseIcsBusyTimes(ics, d('2026-03-07T00:00:00Z'), d('2026-03-10T00:00:00Z'), { maxOccurrencesPerEvent: 100 }),
+    { instanceOf: IcsParseError },
+  );
   t.is(error?.code, 'ICS_TOO_COMPLEX');
 });
 
@@ -84,12 +113,22 @@ const broken: [string, string, IcsErrorCode][] = [
   ['empty text', '', 'ICS_UNPARSEABLE'],
   ['not iCalendar', 'hello world', 'ICS_UNPARSEABLE'],
   ['no VCALENDAR', 'BEGIN:VEVENT\r\nEND:VEVENT', 'ICS_UNPARSEABLE'],
-  ['bad date-time', 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:2026XX01T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR', 'ICS_UNPARSEABLE'],
-  ['undefined TZID', 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;TZID=Nowhere/City:20260101T100000\r\nDTEND;TZID=Nowhere/City:20260101T110000\r\nEND:VEVENT\r\nEND:VCALENDAR', 'ICS_UNKNOWN_TIMEZONE'],
+  [
+    'bad date-time',
+    'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:2026XX01T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR',
+    'ICS_UNPARSEABLE',
+  ],
+  [
+    'undefined TZID',
+    'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;TZID=Nowhere/City:20260101T100000\r\nDTEND;TZID=Nowhere/City:20260101T110000\r\nEND:VEVENT\r\nEND:VCALENDAR',
+    'ICS_UNKNOWN_TIMEZONE',
+  ],
 ];
 for (const [title, text, code] of broken) {
   test(`throws IcsParseError on ${title}`, (t) => {
-    const error = t.throws(() => parseIcsBusyTimes(text, d('2020-01-01T00:00:00Z'), d('2030-01-01T00:00:00Z')), { instanceOf: IcsParseError });
+    const error = t.throws(() => parseIcsBusyTimes(text, d('2020-01-01T00:00:00Z'), d('2030-01-01T00:00:00Z')), {
+      instanceOf: IcsParseError,
+    });
     t.is(error?.code, code);
   });
 }

@@ -34,7 +34,9 @@ test('slot ids are the base64url of the UTF-8 JSON tuple, so ids issued earlier 
     { providerId: 'p😀', serviceId: 's/+?', start: -1 },
     { providerId: 'pp', serviceId: 'ss', start: Number.MAX_SAFE_INTEGER },
   ]) {
-    const id = Buffer.from(JSON.stringify(['s1', parts.providerId, parts.serviceId, parts.start]), 'utf8').toString('base64url');
+    const id = Buffer.from(JSON.stringify(['s1', parts.providerId, parts.serviceId, parts.start]), 'utf8').toString(
+      'base64url',
+    );
     t.is(encodeSlotId(parts), id);
     t.deepEqual(decodeSlotId(id), parts);
   }

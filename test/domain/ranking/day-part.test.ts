@@ -28,10 +28,30 @@ test('isDayPart accepts only the three names', (t) => {
 
 const readerCases: { title: string; epochMs: number; tz: string; expected: number | undefined }[] = [
   { title: 'UTC', epochMs: Date.UTC(2026, 2, 3, 9, 30), tz: 'UTC', expected: 9 * 60 + 30 },
-  { title: 'New York before DST (UTC-5)', epochMs: Date.UTC(2026, 2, 3, 14, 7), tz: 'America/New_York', expected: 9 * 60 + 7 },
-  { title: 'New York after DST (UTC-4)', epochMs: Date.UTC(2026, 2, 9, 14, 7), tz: 'America/New_York', expected: 10 * 60 + 7 },
-  { title: 'just before the DST jump (01:59 EST)', epochMs: Date.UTC(2026, 2, 8, 6, 59), tz: 'America/New_York', expected: 60 + 59 },
-  { title: 'at the DST jump (03:00 EDT)', epochMs: Date.UTC(2026, 2, 8, 7, 0), tz: 'America/New_York', expected: 3 * 60 },
+  {
+    title: 'New York before DST (UTC-5)',
+    epochMs: Date.UTC(2026, 2, 3, 14, 7),
+    tz: 'America/New_York',
+    expected: 9 * 60 + 7,
+  },
+  {
+    title: 'New York after DST (UTC-4)',
+    epochMs: Date.UTC(2026, 2, 9, 14, 7),
+    tz: 'America/New_York',
+    expected: 10 * 60 + 7,
+  },
+  {
+    title: 'just before the DST jump (01:59 EST)',
+    epochMs: Date.UTC(2026, 2, 8, 6, 59),
+    tz: 'America/New_York',
+    expected: 60 + 59,
+  },
+  {
+    title: 'at the DST jump (03:00 EDT)',
+    epochMs: Date.UTC(2026, 2, 8, 7, 0),
+    tz: 'America/New_York',
+    expected: 3 * 60,
+  },
   { title: 'half-hour zone', epochMs: Date.UTC(2026, 2, 3, 0, 0), tz: 'Asia/Kolkata', expected: 5 * 60 + 30 },
   { title: 'wraps past midnight', epochMs: Date.UTC(2026, 2, 3, 23, 50), tz: 'Europe/Berlin', expected: 50 },
   { title: 'fixed negative offset', epochMs: Date.UTC(2026, 2, 3, 2, 0), tz: '-05:00', expected: 21 * 60 },

@@ -6,7 +6,11 @@ import { buildEligibilityIndex, providerSetOf } from '../../../src/domain/eligib
 import type { CalendarConnection, Provider, ProviderService } from '../../../src/domain/provider.js';
 import { DEFAULT_POLICY, type RankingPolicy } from '../../../src/domain/ranking/ranking-policy.js';
 import type { RankingPreferences } from '../../../src/domain/ranking/rank-options.js';
-import { computeResolution, type ResolutionInput, type ResolutionOutcome } from '../../../src/domain/resolution/compute-resolution.js';
+import {
+  computeResolution,
+  type ResolutionInput,
+  type ResolutionOutcome,
+} from '../../../src/domain/resolution/compute-resolution.js';
 import { computeResolution as referenceComputeResolution } from './reference-compute-resolution.js';
 import { buildScenario, scenarioKnobs } from './resolution-scenario.js';
 
@@ -21,10 +25,12 @@ function outcomesOf(input: ResolutionInput) {
 
 test('top-k resolution returns exactly the outcome of ranking every provider, on random graphs, policies and busy time', (t) => {
   const result = fc.check(
-    fc.property(scenarioKnobs, (knobs) => buildScenario(knobs).every((input) => {
-      const { topK, reference } = outcomesOf(input);
-      return isDeepStrictEqual(topK, reference);
-    })),
+    fc.property(scenarioKnobs, (knobs) =>
+      buildScenario(knobs).every((input) => {
+        const { topK, reference } = outcomesOf(input);
+        return isDeepStrictEqual(topK, reference);
+      }),
+    ),
     { numRuns: 300 },
   );
   if (result.failed && result.counterexample) {
@@ -50,7 +56,8 @@ test('the random scenarios reach the cases that matter: options, zero results, p
       const offered = outcome.summary.eligibleProviders - outcome.noAvailabilityProviderIds.length;
       if (offered > 12) manyOffered++;
       const [ninth, tenth] = [outcome.options[8], outcome.options[9]];
-      if (ninth && tenth && ninth.score === tenth.score && ninth.availabilityDensity === tenth.availabilityDensity) tiedTenth++;
+      if (ninth && tenth && ninth.score === tenth.score && ninth.availabilityDensity === tenth.availabilityDensity)
+        tiedTenth++;
     }),
     { numRuns: 400 },
   );
@@ -80,34 +87,90 @@ const weekdays = (start: string, end: string): CalendarConnection['days'] => {
 };
 
 /** A graph where every provider is eligible and offers a 60-minute session. */
-function focusedInput(list: FocusedProvider[], over: { preferences?: RankingPreferences; policy?: RankingPolicy; maxOptionsPerProvider?: number } = {}): ResolutionInput {
+function focusedInput(
+  list: FocusedProvider[],
+  over: { preferences?: RankingPreferences; policy?: RankingPolicy; maxOptionsPerProvider?: number } = {},
+): ResolutionInput {
   const providers: Provider[] = list.map((p, i) => ({
-    id: p.id, organizationId: 'org_1', externalId: `e${i}`, displayName: p.id, status: 'active', searchable: true,
-    specialtyCodes: [], languageCodes: p.languageCodes ?? ['en'], modalityCodes: ['virtual'], serviceRegionCodes: ['US-NY'], insurancePlanCodes: ['uhc'],
-    ageGroupCodes: ['adult'], licenseRecords: [], acceptsNewClients: true, profileVersion: 1, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z',
+    id: p.id,
+    organizationId: 'org_1',
+    externalId: `e${i}`,
+    displayName: p.id,
+    status: 'active',
+    searchable: true,
+    specialtyCodes: [],
+    languageCodes: p.languageCodes ?? ['en'],
+    modalityCodes: ['virtual'],
+    serviceRegionCodes: ['US-NY'],
+    insurancePlanCodes: ['uhc'],
+    ageGroupCodes: ['adult'],
+    licenseRecords: [],
+    acceptsNewClients: true,
+    profileVersion: 1,
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
   }));
-  const servicesOfSlug = new Map<string, ProviderService>(list.map((p, i) => [p.id, { id: `svc_${i}`, organizationId: 'org_1', providerId: p.id, title: 'Intake', slug: 'intake', duration: 60 }]));
-  const schedulesByProvider = new Map<string, CalendarConnection[]>(list.map((p, i) => [p.id, [{
-    id: `cal_${i}`, organizationId: 'org_1', providerId: p.id, timezone: p.zone ?? 'America/New_York', days: p.days ?? weekdays('09:00', '17:00'), overrides: [], status: 'active',
-  }]]));
+  const servicesOfSlug = new Map<string, ProviderService>(
+    list.map((p, i) => [
+      p.id,
+      { id: `svc_${i}`, organizationId: 'org_1', providerId: p.id, title: 'Intake', slug: 'intake', duration: 60 },
+    ]),
+  );
+  const schedulesByProvider = new Map<string, CalendarConnection[]>(
+    list.map((p, i) => [
+      p.id,
+      [
+        {
+          id: `cal_${i}`,
+          organizationId: 'org_1',
+          providerId: p.id,
+          timezone: p.zone ?? 'America/New_York',
+          days: p.days ?? weekdays('09:00', '17:00'),
+          overrides: [],
+          status: 'active',
+        },
+      ],
+    ]),
+  );
   const index = buildEligibilityIndex(providers);
   return {
-    index, offering: providerSetOf(index, providers.map((_, i) => i)), servicesOfSlug, schedulesByProvider,
-    constraints: { serviceSlug: 'intake', languageCodes: ['en'] }, preferences: over.preferences ?? {}, window: WINDOW,
-    maxOptionsPerProvider: over.maxOptionsPerProvider ?? 3, policy: over.policy ?? DEFAULT_POLICY, now: NOW,
-    busyByProvider: new Map(list.filter((p) => p.busy).map((p) => [p.id, p.busy!])), feedByProvider: new Map(),
-    workloadByProvider: new Map(list.map((p) => [p.id, p.workload ?? 0])), continuityProviderIds: new Set(), allowUnverifiable: false,
+    index,
+    offering: providerSetOf(
+      index,
+      providers.map((_, i) => i),
+    ),
+    servicesOfSlug,
+    schedulesByProvider,
+    constraints: { serviceSlug: 'intake', languageCodes: ['en'] },
+    preferences: over.preferences ?? {},
+    window: WINDOW,
+    maxOptionsPerProvider: over.maxOptionsPerProvider ?? 3,
+    policy: over.policy ?? DEFAULT_POLICY,
+    now: NOW,
+    busyByProvider: new Map(list.filter((p) => p.busy).map((p) => [p.id, p.busy!])),
+    feedByProvider: new Map(),
+    workloadByProvider: new Map(list.map((p) => [p.id, p.workload ?? 0])),
+    continuityProviderIds: new Set(),
+    allowUnverifiable: false,
   };
 }
 
-const ids = (n: number, prefix = 'prv_') => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
+const ids = (n: number, prefix = 'prv_') =>
+  Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
 
 test('all providers tied on score and density: the ten options are the earliest slots, ties broken by provider id', (t) => {
-  const input = focusedInput(ids(200).reverse().map((id) => ({ id })));
+  const input = focusedInput(
+    ids(200)
+      .reverse()
+      .map((id) => ({ id })),
+  );
   const { topK, reference } = outcomesOf(input);
   t.deepEqual(topK, reference);
   // Everyone opens 09:00 New York on Tuesday 3 March: each first slot ties, so the ten smallest ids win.
-  t.deepEqual(topK.options.map((o) => o.providerId), ids(10));
+  t.deepEqual(
+    topK.options.map((o) => o.providerId),
+    ids(10),
+  );
   t.true(topK.options.every((o) => o.slot.start === Date.parse('2026-03-03T14:00:00Z') && o.isEarliestOpening));
   t.is(topK.summary.providersWithVerifiedAvailability, 200);
   t.is(topK.summary.evaluatedSlots, 200 * 5 * 8);
@@ -118,51 +181,103 @@ test('density breaks a score tie before the start: the provider with fewer slots
   const input = focusedInput([...ids(30).map((id) => ({ id })), { id: 'prv_short', days: weekdays('13:00', '15:00') }]);
   const { topK, reference } = outcomesOf(input);
   t.deepEqual(topK, reference);
-  t.deepEqual(topK.options.slice(0, 3).map((o) => [o.providerId, o.availabilityDensity]), [['prv_short', 0.3], ['prv_short', 0.3], ['prv_short', 0.3]]);
+  t.deepEqual(
+    topK.options.slice(0, 3).map((o) => [o.providerId, o.availabilityDensity]),
+    [
+      ['prv_short', 0.3],
+      ['prv_short', 0.3],
+      ['prv_short', 0.3],
+    ],
+  );
   t.is(topK.options[3]?.providerId, 'prv_000');
 });
 
 test('the 10th option ties with a provider never scanned except for the provider id, and the smaller id keeps the place', (t) => {
   // Eleven identical providers, one slot each: options 1-10 tie on score, density and start; prv_010 differs by id only.
-  const input = focusedInput(ids(11).map((id) => ({ id })), { maxOptionsPerProvider: 1 });
+  const input = focusedInput(
+    ids(11).map((id) => ({ id })),
+    { maxOptionsPerProvider: 1 },
+  );
   const { topK, reference } = outcomesOf(input);
   t.deepEqual(topK, reference);
-  t.deepEqual(topK.options.map((o) => o.providerId), ids(10));
+  t.deepEqual(
+    topK.options.map((o) => o.providerId),
+    ids(10),
+  );
   // With the id tie-breaker first, the order is the same; without any tie-breaker the fixed start/id/end order decides.
   for (const tieBreakers of [['provider_id'], [], ['lowest_workload', 'earliest_start']] as const) {
-    const again = outcomesOf(focusedInput(ids(11).map((id) => ({ id })), { maxOptionsPerProvider: 1, policy: { ...DEFAULT_POLICY, tieBreakers } }));
+    const again = outcomesOf(
+      focusedInput(
+        ids(11).map((id) => ({ id })),
+        { maxOptionsPerProvider: 1, policy: { ...DEFAULT_POLICY, tieBreakers } },
+      ),
+    );
     t.deepEqual(again.topK, again.reference);
-    t.deepEqual(again.topK.options.map((o) => o.providerId), ids(10));
+    t.deepEqual(
+      again.topK.options.map((o) => o.providerId),
+      ids(10),
+    );
   }
 });
 
 test('a provider whose first slot starts exactly with the 10th option, with a smaller id, still takes its place', (t) => {
   // Five providers open at 09:00 and give two slots each; prv_a opens at 10:00 with as many slots checked, so its
   // first slot ties the 10:00 slots of the others on everything but the id.
-  const list: FocusedProvider[] = [...ids(5, 'prv_b').map((id) => ({ id })), { id: 'prv_a', days: weekdays('10:00', '18:00') }];
+  const list: FocusedProvider[] = [
+    ...ids(5, 'prv_b').map((id) => ({ id })),
+    { id: 'prv_a', days: weekdays('10:00', '18:00') },
+  ];
   const { topK, reference } = outcomesOf(focusedInput(list, { maxOptionsPerProvider: 2 }));
   t.deepEqual(topK, reference);
-  t.deepEqual(topK.options.map((o) => o.providerId), [...ids(5, 'prv_b'), 'prv_a', ...ids(4, 'prv_b')]);
+  t.deepEqual(
+    topK.options.map((o) => o.providerId),
+    [...ids(5, 'prv_b'), 'prv_a', ...ids(4, 'prv_b')],
+  );
 });
 
 test('a provider whose first preferred-day-part slot starts exactly with the 10th option, with a smaller id, takes its place', (t) => {
   // Evening wanted, two options each. Five providers work 12:00-20:00 (evening from 17:00); prv_a works 09:00-13:00 and
   // 18:00-22:00: as many slots checked, first free at 09:00, first evening slot at 18:00, tying the 10th option but for the id.
-  const split: CalendarConnection['days'] = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday'].map((d) => [d, { enabled: true, slots: [{ start: '09:00', end: '13:00' }, { start: '18:00', end: '22:00' }] }]));
-  const list: FocusedProvider[] = [...ids(5, 'prv_b').map((id) => ({ id, days: weekdays('12:00', '20:00') })), { id: 'prv_a', days: split }];
-  const { topK, reference } = outcomesOf(focusedInput(list, { maxOptionsPerProvider: 2, preferences: { dayParts: ['evening'] } }));
+  const split: CalendarConnection['days'] = Object.fromEntries(
+    ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'].map((d) => [
+      d,
+      {
+        enabled: true,
+        slots: [
+          { start: '09:00', end: '13:00' },
+          { start: '18:00', end: '22:00' },
+        ],
+      },
+    ]),
+  );
+  const list: FocusedProvider[] = [
+    ...ids(5, 'prv_b').map((id) => ({ id, days: weekdays('12:00', '20:00') })),
+    { id: 'prv_a', days: split },
+  ];
+  const { topK, reference } = outcomesOf(
+    focusedInput(list, { maxOptionsPerProvider: 2, preferences: { dayParts: ['evening'] } }),
+  );
   t.deepEqual(topK, reference);
-  t.deepEqual(topK.options.map((o) => o.providerId), [...ids(5, 'prv_b'), 'prv_a', ...ids(4, 'prv_b')]);
+  t.deepEqual(
+    topK.options.map((o) => o.providerId),
+    [...ids(5, 'prv_b'), 'prv_a', ...ids(4, 'prv_b')],
+  );
   t.is(topK.options[5]?.slot.start, Date.parse('2026-03-03T23:00:00Z'));
 });
 
 test('a busy first slot moves a provider behind those free at opening time, as ranking everyone would', (t) => {
   const opening = Date.parse('2026-03-03T14:00:00Z');
-  const input = focusedInput(ids(12).map((id, i) => ({ id, busy: i < 6 ? [{ start: opening, end: opening + 3_600_000 }] : undefined })), { maxOptionsPerProvider: 1 });
+  const input = focusedInput(
+    ids(12).map((id, i) => ({ id, busy: i < 6 ? [{ start: opening, end: opening + 3_600_000 }] : undefined })),
+    { maxOptionsPerProvider: 1 },
+  );
   const { topK, reference } = outcomesOf(input);
   t.deepEqual(topK, reference);
   // prv_006..prv_011 are free at 09:00; prv_000..prv_003 follow at 10:00 (by id), prv_004 and prv_005 do not fit.
-  t.deepEqual(topK.options.map((o) => o.providerId), [...ids(12).slice(6), ...ids(4)]);
+  t.deepEqual(
+    topK.options.map((o) => o.providerId),
+    [...ids(12).slice(6), ...ids(4)],
+  );
 });
 
 test('an evening preference finds the few providers open in the evening among many denser ones that are not', (t) => {
@@ -173,27 +288,47 @@ test('an evening preference finds the few providers open in the evening among ma
   ];
   const { topK, reference } = outcomesOf(focusedInput(list, { preferences: { dayParts: ['evening'] } }));
   t.deepEqual(topK, reference);
-  t.deepEqual(topK.options.slice(0, 5).map((o) => o.providerId), ids(5, 'prv_e'));
+  t.deepEqual(
+    topK.options.slice(0, 5).map((o) => o.providerId),
+    ids(5, 'prv_e'),
+  );
   t.true(topK.options.slice(0, 5).every((o) => o.rankingFactors.some((f) => f.code === 'PREFERRED_DAY_PART')));
 });
 
 test('overlapping windows of a schedule stored without validation rank as ranking everyone would', (t) => {
   // Scanned window by window, these slots are not in start order: with 08:30-09:10 busy, the first free slot met is
   // 10:00 (second window) while the third window's 09:15 is free, earlier, and among the ten kept.
-  const overlapping: CalendarConnection['days'] = { tuesday: { enabled: true, slots: [{ start: '09:00', end: '17:00' }, { start: '08:30', end: '10:00' }, { start: '09:15', end: '11:00' }] } };
+  const overlapping: CalendarConnection['days'] = {
+    tuesday: {
+      enabled: true,
+      slots: [
+        { start: '09:00', end: '17:00' },
+        { start: '08:30', end: '10:00' },
+        { start: '09:15', end: '11:00' },
+      ],
+    },
+  };
   const busy = [{ start: Date.parse('2026-03-03T13:30:00Z'), end: Date.parse('2026-03-03T14:10:00Z') }];
-  const list = [...ids(8).map((id) => ({ id, days: overlapping, busy })), ...ids(8, 'prv_x').map((id) => ({ id, days: weekdays('11:00', '17:00') }))];
+  const list = [
+    ...ids(8).map((id) => ({ id, days: overlapping, busy })),
+    ...ids(8, 'prv_x').map((id) => ({ id, days: weekdays('11:00', '17:00') })),
+  ];
   for (const preferences of [{}, { dayParts: ['morning' as const] }, { earliestAvailable: true }]) {
     const { topK, reference } = outcomesOf(focusedInput(list, { preferences, maxOptionsPerProvider: 10 }));
     t.deepEqual(topK, reference);
   }
-  const { topK } = outcomesOf(focusedInput(list, { preferences: { earliestAvailable: true }, maxOptionsPerProvider: 10 }));
+  const { topK } = outcomesOf(
+    focusedInput(list, { preferences: { earliestAvailable: true }, maxOptionsPerProvider: 10 }),
+  );
   t.is(topK.options[0]?.slot.start, Date.parse('2026-03-03T14:15:00Z'));
   t.true(topK.options[0]?.isEarliestOpening);
 });
 
 test('a policy weight that is not a finite number ranks every provider, in screening order, as before', (t) => {
-  const policy: RankingPolicy = { ...DEFAULT_POLICY, weights: { ...DEFAULT_POLICY.weights, workloadBalance: Number.NaN } };
+  const policy: RankingPolicy = {
+    ...DEFAULT_POLICY,
+    weights: { ...DEFAULT_POLICY.weights, workloadBalance: Number.NaN },
+  };
   const list = ids(15).map((id, i) => ({ id, workload: i % 3 }));
   const { topK, reference } = outcomesOf(focusedInput(list, { policy, preferences: { earliestAvailable: true } }));
   t.deepEqual(topK, reference);

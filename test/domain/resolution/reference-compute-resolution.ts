@@ -3,23 +3,48 @@
 // ranks every kept slot; the property test asserts the top-k implementation returns exactly the same outcome.
 // Do not "fix" or optimize this file: it is the reference the new code is checked against.
 import type { CalendarConnection, Provider, ProviderService } from '../../../src/domain/provider.js';
-import { compileEligibilityRequest, evaluateProvider, type CompiledEligibilityRequest, type EligibilityRequest, type ProviderEligibility } from '../../../src/domain/eligibility.js';
-import { screenEligibility, type EligibilityIndex, type EligibilityScreen, type ProviderSet } from '../../../src/domain/eligibility/eligibility-index.js';
+import {
+  compileEligibilityRequest,
+  evaluateProvider,
+  type CompiledEligibilityRequest,
+  type EligibilityRequest,
+  type ProviderEligibility,
+} from '../../../src/domain/eligibility.js';
+import {
+  screenEligibility,
+  type EligibilityIndex,
+  type EligibilityScreen,
+  type ProviderSet,
+} from '../../../src/domain/eligibility/eligibility-index.js';
 import type { ExclusionCode } from '../../../src/domain/eligibility/exclusion-codes.js';
 import { countSlots, scanSlots } from '../../../src/domain/availability/slot-generation.js';
 import type { Interval } from '../../../src/domain/availability/busy-intervals.js';
 import { zoneDay } from '../../../src/domain/availability/zone-day.js';
-import { rankOptions, type RankedOption, type RankingCandidate, type RankingPreferences, type RankingSlot } from './reference-rank-options.js';
+import {
+  rankOptions,
+  type RankedOption,
+  type RankingCandidate,
+  type RankingPreferences,
+  type RankingSlot,
+} from './reference-rank-options.js';
 import type { RankingPolicy } from '../../../src/domain/ranking/ranking-policy.js';
 import { dayPartOfMinute } from '../../../src/domain/ranking/day-part.js';
 import { sharedMinuteOfDayReader } from '../../../src/domain/ranking/local-minute-of-day.js';
 import { buildZeroResultReasons, type ZeroResultReason } from '../../../src/domain/zero-result-reasons.js';
 
 /** Availability states of SPEC part 3. */
-export type AvailabilityStatus = 'verified_available' | 'unavailable' | 'unverifiable' | 'stale' | 'calendar_disconnected' | 'not_checked';
+export type AvailabilityStatus =
+  | 'verified_available'
+  | 'unavailable'
+  | 'unverifiable'
+  | 'stale'
+  | 'calendar_disconnected'
+  | 'not_checked';
 
 /** What the external calendar feed of a provider said (fetched by the caller). */
-export type FeedState = { state: 'ok'; busy: readonly Interval[] } | { state: 'unverifiable' | 'stale' | 'calendar_disconnected'; reason: string };
+export type FeedState =
+  | { state: 'ok'; busy: readonly Interval[] }
+  | { state: 'unverifiable' | 'stale' | 'calendar_disconnected'; reason: string };
 
 /** Everything one resolution is computed from; the caller gathers it (no I/O here). */
 export interface ResolutionInput {
@@ -53,7 +78,9 @@ export interface ScreenedRequest {
 }
 
 /** Runs the eligibility screen alone: the caller reads live availability of the matched providers only. */
-export function screenRequest(input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now'>): ScreenedRequest {
+export function screenRequest(
+  input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now'>,
+): ScreenedRequest {
   const compiled = compileEligibilityRequest(input.constraints, { now: input.now });
   return { compiled, screen: screenEligibility(input.index, compiled, input.offering) };
 }
@@ -81,7 +108,13 @@ export interface ResolutionOutcome {
   /** Providers eligible on steps 1-12 but without an offerable slot (NO_VERIFIED_AVAILABILITY). */
   noAvailabilityProviderIds: string[];
   options: ComputedOption[];
-  summary: { providersScanned: number; eligibleProviders: number; providersWithVerifiedAvailability: number; optionsReturned: number; evaluatedSlots: number };
+  summary: {
+    providersScanned: number;
+    eligibleProviders: number;
+    providersWithVerifiedAvailability: number;
+    optionsReturned: number;
+    evaluatedSlots: number;
+  };
   exclusionSummary: Partial<Record<ExclusionCode, number>>;
   unknownProviderIds: string[];
   licenseRegionRejected: boolean;
@@ -127,10 +160,15 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       noAvailability.push(provider.id);
       continue;
     }
-    const feed = schedule.externalCalendar ? input.feedByProvider.get(provider.id) ?? { state: 'unverifiable' as const, reason: 'feed not fetched' } : undefined;
+    const feed = schedule.externalCalendar
+      ? (input.feedByProvider.get(provider.id) ?? { state: 'unverifiable' as const, reason: 'feed not fetched' })
+      : undefined;
     const feedOk = feed === undefined || feed.state === 'ok';
     const offerable = feedOk || (input.allowUnverifiable && feed?.state === 'unverifiable');
-    const busy = feed && feed.state === 'ok' ? [...(input.busyByProvider.get(provider.id) ?? []), ...feed.busy] : input.busyByProvider.get(provider.id) ?? [];
+    const busy =
+      feed && feed.state === 'ok'
+        ? [...(input.busyByProvider.get(provider.id) ?? []), ...feed.busy]
+        : (input.busyByProvider.get(provider.id) ?? []);
     const zone = schedule.timezone;
     const end = windowStartIn(zone, input.window.to);
     if (end > windowEnd) windowEnd = end;
@@ -142,22 +180,29 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     let free = 0;
     const partZone = input.preferences.timezone;
     const wantOut = preferredParts.size > 0;
-    scanSlots({ schedule, service, from: input.window.from, to: input.window.to, now: input.now, busy }, (start, slotEnd, _date, minute, available) => {
-      if (!available) return true;
-      free++;
-      let preferred = true;
-      if (wantOut) {
-        const m = partZone && partZone !== zone ? minuteReader(start, partZone) ?? minute : minute;
-        const part = dayPartOfMinute(m);
-        preferred = part !== undefined && preferredParts.has(part);
-      }
-      const bucket = preferred ? inPart : outPart;
-      if (bucket.length < keep) bucket.push({ start, end: slotEnd, timezone: zone });
-      return inPart.length < keep || (wantOut && outPart.length < keep);
-    });
+    scanSlots(
+      { schedule, service, from: input.window.from, to: input.window.to, now: input.now, busy },
+      (start, slotEnd, _date, minute, available) => {
+        if (!available) return true;
+        free++;
+        let preferred = true;
+        if (wantOut) {
+          const m = partZone && partZone !== zone ? (minuteReader(start, partZone) ?? minute) : minute;
+          const part = dayPartOfMinute(m);
+          preferred = part !== undefined && preferredParts.has(part);
+        }
+        const bucket = preferred ? inPart : outPart;
+        if (bucket.length < keep) bucket.push({ start, end: slotEnd, timezone: zone });
+        return inPart.length < keep || (wantOut && outPart.length < keep);
+      },
+    );
     const evaluated = countSlots({ schedule, service, from: input.window.from, to: input.window.to, now: input.now });
     evaluatedSlots += evaluated;
-    const status: AvailabilityStatus = !feedOk ? feed!.state as AvailabilityStatus : free > 0 ? 'verified_available' : 'unavailable';
+    const status: AvailabilityStatus = !feedOk
+      ? (feed!.state as AvailabilityStatus)
+      : free > 0
+        ? 'verified_available'
+        : 'unavailable';
     availability.set(provider.id, { status, evaluatedSlots: evaluated });
     statusByProvider.set(provider.id, status);
     if (free > 0 && feedOk) withVerified++;
@@ -166,7 +211,14 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       continue;
     }
     candidates.push({
-      provider: { id: provider.id, displayName: provider.displayName, languageCodes: provider.languageCodes, specialtyCodes: provider.specialtyCodes, location: provider.location, timezone: provider.timezone ?? zone },
+      provider: {
+        id: provider.id,
+        displayName: provider.displayName,
+        languageCodes: provider.languageCodes,
+        specialtyCodes: provider.specialtyCodes,
+        location: provider.location,
+        timezone: provider.timezone ?? zone,
+      },
       slots: inPart.concat(outPart),
       workload: input.workloadByProvider.get(provider.id) ?? 0,
       continuity: input.continuityProviderIds.has(provider.id),
@@ -174,18 +226,33 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     });
   }
 
-  const ranked = candidates.length > 0
-    ? rankOptions({ candidates, preferences: input.preferences, policy: input.policy, maxOptionsPerProvider: keep, windowEnd: windowEnd || input.now.getTime() })
-    : [];
+  const ranked =
+    candidates.length > 0
+      ? rankOptions({
+          candidates,
+          preferences: input.preferences,
+          policy: input.policy,
+          maxOptionsPerProvider: keep,
+          windowEnd: windowEnd || input.now.getTime(),
+        })
+      : [];
   const verdicts = new Map<number, ProviderEligibility>();
   const options: ComputedOption[] = ranked.map((o) => {
     const idx = positionById.get(o.providerId)!;
     if (!verdicts.has(idx)) verdicts.set(idx, verdictOf(idx));
-    return { ...o, provider: providers[idx]!, service: input.servicesOfSlug.get(o.providerId)!, availabilityStatus: statusByProvider.get(o.providerId) ?? 'verified_available', eligibility: verdicts.get(idx)! };
+    return {
+      ...o,
+      provider: providers[idx]!,
+      service: input.servicesOfSlug.get(o.providerId)!,
+      availabilityStatus: statusByProvider.get(o.providerId) ?? 'verified_available',
+      eligibility: verdicts.get(idx)!,
+    };
   });
 
   const exclusionSummary: Partial<Record<ExclusionCode, number>> = { ...screen.exclusionSummary };
-  if (noAvailability.length > 0) exclusionSummary.NO_VERIFIED_AVAILABILITY = (exclusionSummary.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
+  if (noAvailability.length > 0)
+    exclusionSummary.NO_VERIFIED_AVAILABILITY =
+      (exclusionSummary.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
   const summary = {
     providersScanned: providers.length,
     eligibleProviders: screen.matched.length,
@@ -193,9 +260,17 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     optionsReturned: options.length,
     evaluatedSlots,
   };
-  const zeroResultReasons = options.length === 0
-    ? buildZeroResultReasons({ exclusionSummary, totalProviders: providers.length, eligibleProviders: screen.matched.length, providersWithVerifiedAvailability: withVerified, dateRange: input.window, request: input.constraints })
-    : [];
+  const zeroResultReasons =
+    options.length === 0
+      ? buildZeroResultReasons({
+          exclusionSummary,
+          totalProviders: providers.length,
+          eligibleProviders: screen.matched.length,
+          providersWithVerifiedAvailability: withVerified,
+          dateRange: input.window,
+          request: input.constraints,
+        })
+      : [];
   return {
     unknownEligibility: screen.unknown.map(verdictOf),
     availability,
@@ -208,4 +283,3 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     zeroResultReasons,
   };
 }
-

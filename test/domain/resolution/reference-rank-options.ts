@@ -5,7 +5,11 @@ import { dayPartOfMinute, type DayPart } from '../../../src/domain/ranking/day-p
 import { insertBounded } from '../../../src/domain/ranking/insert-bounded.js';
 import { sharedMinuteOfDayReader } from '../../../src/domain/ranking/local-minute-of-day.js';
 import type { RankingFactor } from '../../../src/domain/ranking/ranking-factor.js';
-import { PREFERRED_SPECIALTY_POINTS, type RankingPolicy, type TieBreaker } from '../../../src/domain/ranking/ranking-policy.js';
+import {
+  PREFERRED_SPECIALTY_POINTS,
+  type RankingPolicy,
+  type TieBreaker,
+} from '../../../src/domain/ranking/ranking-policy.js';
 
 /** The provider data ranking looks at. */
 export interface RankingProvider {
@@ -121,7 +125,12 @@ interface ProviderPoints {
 export function rankOptions(input: RankOptionsInput): RankedOption[] {
   const { candidates, preferences, policy } = input;
   const weights = policy.weights;
-  const perProvider = clampInt(input.maxOptionsPerProvider, MAX_OPTIONS_PER_PROVIDER.default, MAX_OPTIONS_PER_PROVIDER.min, MAX_OPTIONS_PER_PROVIDER.max);
+  const perProvider = clampInt(
+    input.maxOptionsPerProvider,
+    MAX_OPTIONS_PER_PROVIDER.default,
+    MAX_OPTIONS_PER_PROVIDER.min,
+    MAX_OPTIONS_PER_PROVIDER.max,
+  );
   const limit = clampInt(input.limit, OPTIONS_LIMIT, 1, Number.MAX_SAFE_INTEGER);
 
   let earliest = Infinity;
@@ -147,14 +156,31 @@ export function rankOptions(input: RankOptionsInput): RankedOption[] {
 
   const pointsOf = (c: RankingCandidate): ProviderPoints => {
     const p = c.provider;
-    const language = wantedLanguages.size > 0 && p.languageCodes.some((l) => wantedLanguages.has(l.toLowerCase())) ? weights.preferredLanguage : 0;
+    const language =
+      wantedLanguages.size > 0 && p.languageCodes.some((l) => wantedLanguages.has(l.toLowerCase()))
+        ? weights.preferredLanguage
+        : 0;
     const continuity = c.continuity ? weights.providerContinuity : 0;
     const w = workloadOf(c);
     // All providers equally loaded (an idle network included): none is favoured over another, each gets the full weight.
-    const workload = maxWorkload === minWorkload ? weights.workloadBalance : round2(weights.workloadBalance * (1 - w / maxWorkload));
-    const location = wantedLocation !== '' && (p.location ?? '').toLowerCase().includes(wantedLocation) ? weights.preferredLocation : 0;
-    const specialty = wantedSpecialties.size > 0 && p.specialtyCodes.some((s) => wantedSpecialties.has(s.toLowerCase())) ? PREFERRED_SPECIALTY_POINTS : 0;
-    return { language, continuity, workload, location, specialty, total: language + continuity + workload + location + specialty };
+    const workload =
+      maxWorkload === minWorkload ? weights.workloadBalance : round2(weights.workloadBalance * (1 - w / maxWorkload));
+    const location =
+      wantedLocation !== '' && (p.location ?? '').toLowerCase().includes(wantedLocation)
+        ? weights.preferredLocation
+        : 0;
+    const specialty =
+      wantedSpecialties.size > 0 && p.specialtyCodes.some((s) => wantedSpecialties.has(s.toLowerCase()))
+        ? PREFERRED_SPECIALTY_POINTS
+        : 0;
+    return {
+      language,
+      continuity,
+      workload,
+      location,
+      specialty,
+      total: language + continuity + workload + location + specialty,
+    };
   };
 
   const dayPartPointsOf = (slot: RankingSlot, provider: RankingProvider): number => {
@@ -194,8 +220,25 @@ export function rankOptions(input: RankOptionsInput): RankedOption[] {
       const score = round2(pts.total + dayPartPoints + earliestPoints);
       // Within one provider the full order reduces to score desc, then start, then end: skip losers before allocating.
       const worst = best.length >= perProvider ? best[best.length - 1] : undefined;
-      if (worst && (score < worst.score || (score === worst.score && (slot.start > worst.start || (slot.start === worst.start && slot.end >= worst.end))))) continue;
-      const scored: Scored = { providerId: c.provider.id, start: slot.start, end: slot.end, slot, score, density, workload, dayPartPoints, earliestPoints, providerIndex };
+      if (
+        worst &&
+        (score < worst.score ||
+          (score === worst.score &&
+            (slot.start > worst.start || (slot.start === worst.start && slot.end >= worst.end))))
+      )
+        continue;
+      const scored: Scored = {
+        providerId: c.provider.id,
+        start: slot.start,
+        end: slot.end,
+        slot,
+        score,
+        density,
+        workload,
+        dayPartPoints,
+        earliestPoints,
+        providerIndex,
+      };
       insertBounded(best, scored, perProvider, compare);
     }
     for (const s of best) insertBounded(top, s, limit, compare);
@@ -229,7 +272,12 @@ function makeComparator(tieBreakers: readonly TieBreaker[]): (a: Scored, b: Scor
     if (a.score !== b.score) return b.score - a.score;
     if (a.density !== b.density) return b.density - a.density;
     for (const tb of tieBreakers) {
-      const d = tb === 'earliest_start' ? a.start - b.start : tb === 'lowest_workload' ? a.workload - b.workload : compareIds(a.providerId, b.providerId);
+      const d =
+        tb === 'earliest_start'
+          ? a.start - b.start
+          : tb === 'lowest_workload'
+            ? a.workload - b.workload
+            : compareIds(a.providerId, b.providerId);
       if (d !== 0) return d;
     }
     if (a.start !== b.start) return a.start - b.start;

@@ -2,7 +2,13 @@
 import test from 'ava';
 import fc from 'fast-check';
 import type { Interval } from '../../../src/domain/availability/busy-intervals.js';
-import { countSlots, firstFreeSlotStart, scanSlots, slotCount, type SlotRules } from '../../../src/domain/availability/slot-generation.js';
+import {
+  countSlots,
+  firstFreeSlotStart,
+  scanSlots,
+  slotCount,
+  type SlotRules,
+} from '../../../src/domain/availability/slot-generation.js';
 import type { CalendarConnection, TimeWindow, Weekday } from '../../../src/domain/provider.js';
 
 const MINUTE = 60_000;
@@ -22,7 +28,10 @@ interface ScheduleDraft {
 const scheduleArb: fc.Arbitrary<ScheduleDraft> = fc.record({
   timezone: fc.constantFrom('America/New_York', 'Europe/London', 'Australia/Sydney', 'Asia/Kolkata', 'UTC'),
   windows: fc.array(windowArb, { minLength: 1, maxLength: 3 }),
-  overrides: fc.array(fc.record({ day: fc.integer({ min: 0, max: 9 }), windows: fc.array(windowArb, { maxLength: 2 }) }), { maxLength: 2 }),
+  overrides: fc.array(
+    fc.record({ day: fc.integer({ min: 0, max: 9 }), windows: fc.array(windowArb, { maxLength: 2 }) }),
+    { maxLength: 2 },
+  ),
 });
 
 const rulesArb: fc.Arbitrary<SlotRules> = fc.record({
@@ -38,7 +47,10 @@ const FROM_MS = Date.parse(`${FROM}T00:00:00Z`);
 function scheduleOf(s: ScheduleDraft): CalendarConnection {
   const days: CalendarConnection['days'] = {};
   for (const d of WEEKDAYS) days[d] = { enabled: true, slots: s.windows };
-  const overrides = s.overrides.map((o) => ({ date: new Date(FROM_MS + o.day * 86_400_000).toISOString().slice(0, 10), slots: o.windows }));
+  const overrides = s.overrides.map((o) => ({
+    date: new Date(FROM_MS + o.day * 86_400_000).toISOString().slice(0, 10),
+    slots: o.windows,
+  }));
   return { id: 'cal', organizationId: 'org', providerId: 'p', timezone: s.timezone, days, overrides, status: 'active' };
 }
 
@@ -50,27 +62,42 @@ function scanned(schedule: CalendarConnection, service: SlotRules, now: Date, bu
     starts.push(start);
     if (available && Number.isNaN(firstFree)) firstFree = start;
   });
-  return { count: starts.length, earliest: Math.min(Infinity, ...starts), firstFree, increasing: starts.every((s, i) => i === 0 || s > starts[i - 1]!) };
+  return {
+    count: starts.length,
+    earliest: Math.min(Infinity, ...starts),
+    firstFree,
+    increasing: starts.every((s, i) => i === 0 || s > starts[i - 1]!),
+  };
 }
 
 test('slotCount answers countSlots and the earliest start for any cut-off, remembered or not, and knows when scans run in start order', (t) => {
   fc.assert(
-    fc.property(scheduleArb, rulesArb, fc.array(fc.integer({ min: -2 * 1440, max: 8 * 1440 }), { minLength: 1, maxLength: 12 }), fc.boolean(), (s, service, minutes, exact) => {
-      const schedule = scheduleOf(s);
-      // The same schedule asked again and again with cut-offs moving both ways: exactly on slot starts (whole
-      // minutes, as slots start on minutes), and a millisecond off them.
-      for (const m of minutes) {
-        for (const offset of exact ? [0, -1, 1] : [0]) {
-          const now = new Date(FROM_MS + m * MINUTE + offset);
-          const answer = slotCount(schedule, service, { from: FROM, to: TO }, now);
-          const scan = scanned(schedule, service, now, []);
-          if (answer.count !== countSlots({ schedule, service, from: FROM, to: TO, now }) || answer.count !== scan.count) return false;
-          if (answer.firstStart !== scan.earliest) return false;
-          if (answer.inStartOrder && !scan.increasing) return false;
+    fc.property(
+      scheduleArb,
+      rulesArb,
+      fc.array(fc.integer({ min: -2 * 1440, max: 8 * 1440 }), { minLength: 1, maxLength: 12 }),
+      fc.boolean(),
+      (s, service, minutes, exact) => {
+        const schedule = scheduleOf(s);
+        // The same schedule asked again and again with cut-offs moving both ways: exactly on slot starts (whole
+        // minutes, as slots start on minutes), and a millisecond off them.
+        for (const m of minutes) {
+          for (const offset of exact ? [0, -1, 1] : [0]) {
+            const now = new Date(FROM_MS + m * MINUTE + offset);
+            const answer = slotCount(schedule, service, { from: FROM, to: TO }, now);
+            const scan = scanned(schedule, service, now, []);
+            if (
+              answer.count !== countSlots({ schedule, service, from: FROM, to: TO, now }) ||
+              answer.count !== scan.count
+            )
+              return false;
+            if (answer.firstStart !== scan.earliest) return false;
+            if (answer.inStartOrder && !scan.increasing) return false;
+          }
         }
-      }
-      return true;
-    }),
+        return true;
+      },
+    ),
     { numRuns: 200 },
   );
   t.pass();
@@ -78,8 +105,21 @@ test('slotCount answers countSlots and the earliest start for any cut-off, remem
 
 test('schedules with the same zone and windows share their counts; a different zone does not', (t) => {
   const days = { monday: { enabled: true, slots: [{ start: '09:00', end: '12:00' }] } };
-  const a: CalendarConnection = { id: 'a', organizationId: 'o', providerId: 'a', timezone: 'America/New_York', days, overrides: [], status: 'active' };
-  const b: CalendarConnection = { ...a, id: 'b', providerId: 'b', days: { monday: { enabled: true, slots: [{ start: '09:00', end: '12:00' }] } } };
+  const a: CalendarConnection = {
+    id: 'a',
+    organizationId: 'o',
+    providerId: 'a',
+    timezone: 'America/New_York',
+    days,
+    overrides: [],
+    status: 'active',
+  };
+  const b: CalendarConnection = {
+    ...a,
+    id: 'b',
+    providerId: 'b',
+    days: { monday: { enabled: true, slots: [{ start: '09:00', end: '12:00' }] } },
+  };
   const c: CalendarConnection = { ...a, id: 'c', timezone: 'America/Chicago' };
   const now = new Date('2026-03-01T00:00:00Z');
   const window = { from: '2026-03-02', to: '2026-03-09' };
@@ -95,7 +135,10 @@ test('schedules with the same zone and windows share their counts; a different z
 });
 
 test('firstFreeSlotStart is the first available slot scanSlots visits, NaN when none is', (t) => {
-  const busyArb = fc.array(fc.record({ start: fc.integer({ min: -1440, max: 8 * 1440 }), length: fc.integer({ min: 1, max: 600 }) }), { maxLength: 40 })
+  const busyArb = fc
+    .array(fc.record({ start: fc.integer({ min: -1440, max: 8 * 1440 }), length: fc.integer({ min: 1, max: 600 }) }), {
+      maxLength: 40,
+    })
     .map((xs) => xs.map((x) => ({ start: FROM_MS + x.start * MINUTE, end: FROM_MS + (x.start + x.length) * MINUTE })));
   fc.assert(
     fc.property(scheduleArb, rulesArb, busyArb, fc.integer({ min: -1440, max: 8 * 1440 }), (s, service, busy, m) => {
