@@ -253,7 +253,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         metrics,
         admission: { limit: config.maxInFlightRequests, burst: config.maxInFlightBurst },
         admittedToken,
-        checkTypedAnswers: config.checkTypedAnswers,
+        answers: config.gatewayAnswers,
         // Readiness asks the gRPC side (which probes its stores) and checks this process's own stores, all at once and
         // each bounded, so /readyz answers within about a second even when a store hangs.
         ready: async () => {

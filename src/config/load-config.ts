@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../observability/create-logger.js';
+import type { GatewayAnswers } from '../grpc/answer-forms.js';
 
 /** Which parts of the service a process runs. */
 export type Role = 'gateway' | 'grpc' | 'workers';
@@ -36,8 +37,8 @@ export interface Config {
   pgPoolMaxWaiters: number;
   /** How long the service waits on PostgreSQL and Redis (README "Hung stores and deadlines"). */
   storeTimeouts: StoreTimeouts;
-  /** The gateway checks every typed answer against its JSON form (CHECK_TYPED_ANSWERS=1; tests set it). */
-  checkTypedAnswers: boolean;
+  /** How the gateway takes answers to typed calls (GATEWAY_ANSWERS: json, typed or check; see create-gateway.ts). */
+  gatewayAnswers: GatewayAnswers;
 }
 
 /** Bounds on waiting for the stores, in milliseconds (0 = no bound). */
@@ -105,7 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
     smtpUrl: env.SMTP_URL || undefined,
     webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
-    checkTypedAnswers: env.CHECK_TYPED_ANSWERS === '1',
+    gatewayAnswers: gatewayAnswersSetting(env.GATEWAY_ANSWERS),
     logLevel: logLevelSetting(env.LOG_LEVEL),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', 16),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', 16),
@@ -119,4 +120,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisCommandMs: intSetting(env, 'REDIS_COMMAND_TIMEOUT_MS', 2000),
     },
   };
+}
+
+/** GATEWAY_ANSWERS: `json` (default), `typed` or `check`. */
+function gatewayAnswersSetting(value: string | undefined): GatewayAnswers {
+  if (value === undefined || value === '') return 'json';
+  if (value === 'json' || value === 'typed' || value === 'check') return value;
+  throw new Error(`GATEWAY_ANSWERS must be json, typed or check (got ${JSON.stringify(value.slice(0, 20))})`);
 }

@@ -107,6 +107,41 @@ function queryText(v: unknown): string {
   return typeof v === 'string' ? v : String(v);
 }
 
+/** What the translation needs of one field of an object schema on one side, worked out once per schema. */
+interface FieldPlan {
+  key: string;
+  property: string;
+  shape: ProtoShape;
+  optional: boolean;
+  nullable: boolean;
+  /** The field has presence in its message (see hasPresence). */
+  present: boolean;
+}
+
+const plans = { input: new WeakMap<z.ZodObject, FieldPlan[]>(), output: new WeakMap<z.ZodObject, FieldPlan[]>() };
+
+/** The fields of an object schema on one side, in order (cached: answers are translated field by field on every call). */
+function planOf(schema: z.ZodObject, side: ShapeSide): FieldPlan[] {
+  let plan = plans[side].get(schema);
+  if (plan === undefined) {
+    plan = Object.entries(schema.shape).map(([key, fieldSchema]) => {
+      const shape = protoShapeOf(fieldSchema as z.ZodType, side);
+      const field = unwrapSchema(fieldSchema as z.ZodType, side);
+      const present = hasPresence(shape, field, side);
+      return {
+        key,
+        property: propertyOf(schema, key),
+        shape,
+        optional: field.optional,
+        nullable: field.nullable,
+        present,
+      };
+    });
+    plans[side].set(schema, plan);
+  }
+  return plan;
+}
+
 /** REST JSON of an object schema's fields read from a ts-proto object. */
 export function objectToRest(
   schema: z.ZodObject,
@@ -114,19 +149,42 @@ export function objectToRest(
   message: Record<string, unknown>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, fieldSchema] of Object.entries(schema.shape)) {
-    const shape = protoShapeOf(fieldSchema as z.ZodType, side);
-    const field = unwrapSchema(fieldSchema as z.ZodType, side);
+  for (const f of planOf(schema, side)) {
     // An answer's field without presence is one the service always sets: its protobuf default is its value ('', 0,
     // false). An answer's nullable field the message leaves unset was null, or left out where the field is optional too.
-    const present = side === 'output' || hasPresence(shape, field, side);
-    const v = valueToRest(shape, key, message[propertyOf(schema, key)], present, side);
+    const v = valueToRest(f.shape, f.key, message[f.property], side === 'output' || f.present, side);
     // A list or map has no presence in protobuf: an answer's optional one that is empty was left out.
-    if (side === 'output' && field.optional && !field.nullable && isEmptyCollection(shape, v)) continue;
-    if (v !== undefined) out[key] = v;
-    else if (side === 'output' && field.nullable && !field.optional) out[key] = null;
+    if (side === 'output' && f.optional && !f.nullable && isEmptyCollection(f.shape, v)) continue;
+    if (v !== undefined) out[f.key] = v;
+    else if (side === 'output' && f.nullable && !f.optional) out[f.key] = null;
   }
   return out;
+}
+
+/** An enum's values both ways: protobuf name -> REST value, REST value -> protobuf name, and its 0 value. */
+interface EnumTable {
+  toRest: Map<unknown, string>;
+  fromRest: Map<string, string>;
+  unspecified: string;
+}
+
+const enumTables = new WeakMap<ProtoShape, Map<string, EnumTable>>();
+
+/** The enum table of an enum shape under a field's name (the field names the enum type), cached. */
+function enumTableOf(shape: { kind: 'enum'; values: string[] }, field: string): EnumTable {
+  let byField = enumTables.get(shape);
+  if (byField === undefined) enumTables.set(shape, (byField = new Map()));
+  let table = byField.get(field);
+  if (table === undefined) {
+    const name = enumTypeName(field);
+    table = { toRest: new Map(), fromRest: new Map(), unspecified: `${enumPrefix(name)}_UNSPECIFIED` };
+    for (const value of shape.values) {
+      table.toRest.set(enumValueName(name, value), value);
+      table.fromRest.set(value, enumValueName(name, value));
+    }
+    byField.set(field, table);
+  }
+  return table;
 }
 
 /** True for an empty list of a repeated field or an empty object of a map field. */
@@ -151,10 +209,8 @@ function valueToRest(shape: ProtoShape, field: string, v: unknown, present: bool
       return !present && v === 0 ? undefined : v;
     case 'timestamp':
       return v instanceof Date ? v.toISOString() : v;
-    case 'enum': {
-      const name = enumTypeName(field);
-      return shape.values.find((value) => enumValueName(name, value) === v);
-    }
+    case 'enum':
+      return enumTableOf(shape, field).toRest.get(v);
     case 'message':
       return objectToRest(shape.schema, side, v as Record<string, unknown>);
     case 'repeated': {
@@ -181,11 +237,7 @@ export function objectFromRest(
   json: Record<string, unknown>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, fieldSchema] of Object.entries(schema.shape)) {
-    const shape = protoShapeOf(fieldSchema as z.ZodType, side);
-    const present = hasPresence(shape, unwrapSchema(fieldSchema as z.ZodType, side), side);
-    out[propertyOf(schema, key)] = valueFromRest(shape, key, json?.[key], present, side);
-  }
+  for (const f of planOf(schema, side)) out[f.property] = valueFromRest(f.shape, f.key, json?.[f.key], f.present, side);
   return out;
 }
 
@@ -209,10 +261,8 @@ export function valueFromRest(
     case 'timestamp':
       return missing ? undefined : new Date(String(v));
     case 'enum': {
-      const name = enumTypeName(field);
-      return !missing && shape.values.includes(String(v))
-        ? enumValueName(name, String(v))
-        : `${enumPrefix(name)}_UNSPECIFIED`;
+      const table = enumTableOf(shape, field);
+      return (missing ? undefined : table.fromRest.get(String(v))) ?? table.unspecified;
     }
     case 'message':
       return missing ? undefined : objectFromRest(shape.schema, side, v as Record<string, unknown>);
@@ -283,12 +333,10 @@ export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<s
   const message: Record<string, unknown> = {};
   for (const group of requestGroups(route)) {
     const source = (group.kind === 'body' ? input.body : input[group.kind]) as Record<string, unknown> | undefined;
-    for (const [key, fieldSchema] of Object.entries(group.schema.shape)) {
-      const shape = protoShapeOf(fieldSchema as z.ZodType, 'input');
-      const present = hasPresence(shape, unwrapSchema(fieldSchema as z.ZodType, 'input'), 'input');
-      let v = source?.[key];
-      if (group.kind !== 'body' && typeof v === 'string') v = textToJson(shape, v);
-      message[propertyOf(group.schema, key)] = valueFromRest(shape, key, v, present, 'input');
+    for (const f of planOf(group.schema, 'input')) {
+      let v = source?.[f.key];
+      if (group.kind !== 'body' && typeof v === 'string') v = textToJson(f.shape, v);
+      message[f.property] = valueFromRest(f.shape, f.key, v, f.present, 'input');
     }
   }
   return message;

@@ -20,7 +20,7 @@ import { serveConsole } from './serve-console.js';
 import { createRequestAdmission } from './admit-requests.js';
 import { typedRequestOf } from './typed-request-of.js';
 import { restJsonOf } from './rest-json-of.js';
-import { ANSWER_JSON_TOO_KEY } from '../grpc/answer-forms.js';
+import { ANSWER_FORM_KEY, type GatewayAnswers } from '../grpc/answer-forms.js';
 import { ADMITTED_TOKEN_KEY, type AdmissionLimits } from '../admission/admission-gate.js';
 import { admissionCost } from '../admission/admission-cost.js';
 
@@ -43,10 +43,11 @@ export interface GatewayDeps {
    */
   admittedToken?: string;
   /**
-   * Tests set this: each typed call also asks for the JSON form of its answer, and an answer whose typed form does
-   * not read back as the same REST JSON fails with 500 (so the whole REST suite checks the typed translation).
+   * How typed calls are answered (default `json`): `json` asks for the REST JSON text (`result_json`), passed through
+   * as it is; `typed` takes the typed response message and renders it with the route's response schema; `check` (tests)
+   * asks for both, renders the typed one, and fails the request with 500 when it does not read as the JSON form.
    */
-  checkTypedAnswers?: boolean;
+  answers?: GatewayAnswers;
 }
 
 const PASSED_HEADERS = ['authorization', 'service-organization-id', 'idempotency-key', 'accept'];
@@ -226,7 +227,8 @@ export function createGateway(deps: GatewayDeps): Koa {
       // The typed request when it carries the input exactly, else the JSON form (see typed-request-of.ts).
       const typed = typedRequestOf(route, input);
       deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
-      if (typed && deps.checkTypedAnswers) md.set(ANSWER_JSON_TOO_KEY, '1');
+      const answers = deps.answers ?? 'json';
+      if (typed && answers !== 'typed') md.set(ANSWER_FORM_KEY, answers === 'check' ? 'both' : 'json');
       try {
         const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
         const out = await callRpc(deps.clients[route.service], route.rpc, request, md, {
@@ -235,7 +237,7 @@ export function createGateway(deps: GatewayDeps): Koa {
         });
         for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
         ctx.status = route.successStatus ?? 200;
-        const json = restJsonOf(route, out.response, typed !== undefined && deps.checkTypedAnswers === true);
+        const json = restJsonOf(route, out.response, typed !== undefined && answers === 'check');
         if (out.headers['content-type']?.startsWith('text/html')) {
           ctx.body = String(JSON.parse(json));
         } else {

@@ -6,8 +6,9 @@ import type { RpcOutcome } from './call-rpc.js';
 
 /**
  * The REST JSON text of an RPC's answer: the JSON form's text as it came, or the typed response message turned into
- * the contract's JSON by the route's shapes (typed-message.ts). With `check`, an answer carrying both forms must read
- * the same in both, else the call fails with INTERNAL_ERROR naming the first difference (tests run this way).
+ * the contract's JSON by the route's shapes (typed-message.ts). With `check`, an answer carrying both forms is rendered
+ * from its typed form, which must read the same as the JSON form, else the call fails with INTERNAL_ERROR naming the
+ * first difference (tests run this way, so their REST bodies are the typed rendering).
  */
 export function restJsonOf(route: RouteSpec, response: RpcOutcome['response'], check: boolean): string {
   if (response.resultJson && !check) return response.resultJson;
@@ -23,7 +24,6 @@ export function restJsonOf(route: RouteSpec, response: RpcOutcome['response'], c
         cause: new Error(`${route.rpc}: the typed answer differs from its JSON form at ${where}`),
       });
     }
-    return response.resultJson;
   }
   return json;
 }

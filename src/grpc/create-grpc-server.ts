@@ -41,7 +41,7 @@ import { GRPC_SERVICES, qualifiedServiceName } from './service-registry.js';
 import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options.js';
 import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
-import { ANSWER_JSON_TOO_KEY } from './answer-forms.js';
+import { ANSWER_FORM_KEY } from './answer-forms.js';
 import {
   answersInShape,
   responseMessageOf,
@@ -184,14 +184,17 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
     'input' in decoded ? { ...decoded.input, headers } : { params: {}, query: {}, body: undefined, headers };
   const form: RequestForm = 'form' in decoded ? decoded.form : 'json';
   /** The response message of a result, in the form of the request. */
+  const asked = mdString(md, ANSWER_FORM_KEY);
   const answer = (result: unknown) => {
-    if (form === 'json' || !route) return { resultJson: JSON.stringify(result ?? null) };
+    if (form === 'json' || !route || (form === 'typed' && asked === 'json')) {
+      return { resultJson: JSON.stringify(result ?? null) };
+    }
     const typed = responseMessageOf(route, result);
     // An answer that is not of the route's response shape (the v1 confirmation link's HTML page) goes in JSON form too.
-    const jsonToo =
-      form !== 'typed' || mdString(md, ANSWER_JSON_TOO_KEY) !== undefined || !answersInShape(route, result);
+    const jsonToo = form !== 'typed' || asked === 'both' || !answersInShape(route, result);
     return jsonToo ? { ...typed, resultJson: JSON.stringify(result ?? null) } : typed;
   };
+
   return { requestId, trailers, input, undecodable, answer };
 }
 

@@ -97,22 +97,52 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-test('through the gateway: a plain request goes typed, a malformed one in JSON form, and both answer as the contract says', async (t) => {
-  const platform = client(svc.url, svc.platformKey);
-  const form = async (f: string) => (await metricSample(svc.url, `gateway_request_form_total{form="${f}"}`)) ?? 0;
-  const typed0 = await form('typed');
-  const json0 = await form('json');
-  const org = await platform.post('/api/v2/organizations', { externalId: 'typed-1', name: 'Typed' });
-  t.is(org.status, 200);
-  const read = await platform.get(`/api/v2/organizations/${org.body.id}`);
-  t.is(read.status, 200);
-  t.is(read.body.name, 'Typed');
-  t.is(await form('typed'), typed0 + 2);
-  t.is(await form('json'), json0);
-  // A number where the contract wants text: only the JSON form can carry it, and the validator names the field.
-  const bad = await platform.post('/api/v2/organizations', { externalId: 7, name: 'Typed' });
-  t.is(bad.status, 400);
-  t.is(bad.body.error.code, 'VALIDATION_ERROR');
-  t.is(bad.body.error.field, 'externalId');
-  t.is(await form('json'), json0 + 1);
-});
+test.serial(
+  'through the gateway: a plain request goes typed, a malformed one in JSON form, and both answer as the contract says',
+  async (t) => {
+    const platform = client(svc.url, svc.platformKey);
+    const form = async (f: string) => (await metricSample(svc.url, `gateway_request_form_total{form="${f}"}`)) ?? 0;
+    const typed0 = await form('typed');
+    const json0 = await form('json');
+    const org = await platform.post('/api/v2/organizations', { externalId: 'typed-1', name: 'Typed' });
+    t.is(org.status, 200);
+    const read = await platform.get(`/api/v2/organizations/${org.body.id}`);
+    t.is(read.status, 200);
+    t.is(read.body.name, 'Typed');
+    t.is(await form('typed'), typed0 + 2);
+    t.is(await form('json'), json0);
+    // A number where the contract wants text: only the JSON form can carry it, and the validator names the field.
+    const bad = await platform.post('/api/v2/organizations', { externalId: 7, name: 'Typed' });
+    t.is(bad.status, 400);
+    t.is(bad.body.error.code, 'VALIDATION_ERROR');
+    t.is(bad.body.error.field, 'externalId');
+    t.is(await form('json'), json0 + 1);
+  },
+);
+
+test.serial(
+  'every answer mode gives the same REST body: JSON text passed through, typed rendering, and the checked one',
+  async (t) => {
+    const platform = client(svc.url, svc.platformKey);
+    const org = (await platform.post('/api/v2/organizations', { externalId: 'modes-1', name: 'Modes' })).body;
+    const inOrg = client(svc.url, svc.platformKey, { 'service-organization-id': org.id });
+    const provider = (
+      await inOrg.post('/api/v2/providers', { externalId: 'm1', displayName: 'Dr. M', languageCodes: ['en'] })
+    ).body;
+    const paths = [`/api/v2/organizations/${org.id}`, `/api/v2/providers/${provider.id}`, '/api/v2/providers?limit=5'];
+    const checked = await Promise.all(paths.map(async (p) => (await inOrg.get(p)).body));
+    for (const answers of ['json', 'typed'] as const) {
+      const other = await startTestService({
+        env: { GATEWAY_ANSWERS: answers },
+        stores: svc.stores,
+        platformKey: svc.platformKey,
+      });
+      try {
+        const via = client(other.url, svc.platformKey, { 'service-organization-id': org.id });
+        for (const [i, p] of paths.entries()) t.deepEqual((await via.get(p)).body, checked[i], `${answers}: GET ${p}`);
+      } finally {
+        await other.stop();
+      }
+    }
+  },
+);

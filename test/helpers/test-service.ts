@@ -71,8 +71,8 @@ export async function startTestService(
     MAX_IN_FLIGHT_REQUESTS: '0',
     MAX_IN_FLIGHT_CALLS: '0',
     PG_POOL_MAX_WAITERS: '0',
-    // Every REST test also checks the gateway's typed translation of the answers it reads.
-    CHECK_TYPED_ANSWERS: '1',
+    // Every REST test reads answers rendered from the typed response message, each checked against its JSON form.
+    GATEWAY_ANSWERS: 'check',
     ...opts.env,
   });
   const clock = opts.clock ?? createTestClock();
