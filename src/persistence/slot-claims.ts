@@ -183,6 +183,26 @@ export function claimError(err: unknown): unknown {
 export const slotUnavailable = () =>
   new ServiceError('SLOT_UNAVAILABLE', 'The slot overlaps a booking or an active hold of this provider.');
 
+/** Parameters $1..$14 of a claim insert: the claim row's columns, then the provider's claim lock key. */
+function claimParams(c: ClaimInput): unknown[] {
+  return [
+    newId('clm', c.now.getTime()),
+    c.organizationId,
+    c.platformId,
+    c.providerId,
+    c.kind,
+    c.refId,
+    c.resolutionId ?? null,
+    c.optionId ?? null,
+    c.start,
+    c.end,
+    c.expiresAt ?? null,
+    c.mode ?? 'test',
+    c.now,
+    claimLockKey(c.providerId),
+  ];
+}
+
 /**
  * Inserts an active claim under the provider's claim lock (taken first, in the same statement), nothing else.
  * Overlap with another active claim of the provider is 409 SLOT_UNAVAILABLE (exclusion constraint); a second active
@@ -195,22 +215,7 @@ export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
       text: `WITH lk AS (SELECT ${claimLockSql('$14')} AS locked)
        INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, tstzrange($9::timestamptz, $10::timestamptz), true, $11::timestamptz, $12, $13::timestamptz FROM lk`,
-      values: [
-        newId('clm', c.now.getTime()),
-        c.organizationId,
-        c.platformId,
-        c.providerId,
-        c.kind,
-        c.refId,
-        c.resolutionId ?? null,
-        c.optionId ?? null,
-        c.start,
-        c.end,
-        c.expiresAt ?? null,
-        c.mode ?? 'test',
-        c.now,
-        claimLockKey(c.providerId),
-      ],
+      values: claimParams(c),
     });
   } catch (err) {
     throw claimError(err);
@@ -231,20 +236,7 @@ export async function claimSlot(
 ): Promise<void> {
   const audit = c.audit ? auditInsertParams(c.audit) : undefined;
   const values: unknown[] = [
-    newId('clm', c.now.getTime()),
-    c.organizationId,
-    c.platformId,
-    c.providerId,
-    c.kind,
-    c.refId,
-    c.resolutionId ?? null,
-    c.optionId ?? null,
-    c.start,
-    c.end,
-    c.expiresAt ?? null,
-    c.mode ?? 'test',
-    c.now,
-    claimLockKey(c.providerId),
+    ...claimParams(c),
     c.replaces?.refId ?? null,
     c.replaces?.reason ?? null,
     lapsedEventIds(c.now),
