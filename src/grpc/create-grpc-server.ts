@@ -186,7 +186,7 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
   /** The response message of a result, in the form of the request. */
   const asked = mdString(md, ANSWER_FORM_KEY);
   const answer = (result: unknown) => {
-    if (form === 'json' || !route || (form === 'typed' && asked === 'json')) {
+    if (form === 'json' || !route || asked === 'json') {
       return { resultJson: JSON.stringify(result ?? null) };
     }
     const typed = responseMessageOf(route, result);

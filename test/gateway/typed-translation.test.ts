@@ -129,7 +129,12 @@ test.serial(
     const provider = (
       await inOrg.post('/api/v2/providers', { externalId: 'm1', displayName: 'Dr. M', languageCodes: ['en'] })
     ).body;
-    const paths = [`/api/v2/organizations/${org.id}`, `/api/v2/providers/${provider.id}`, '/api/v2/providers?limit=5'];
+    const paths = [
+      `/api/v2/organizations/${org.id}`,
+      `/api/v2/providers/${provider.id}`,
+      '/api/v2/providers?limit=5',
+      '/api/v2/providers',
+    ];
     const checked = await Promise.all(paths.map(async (p) => (await inOrg.get(p)).body));
     for (const answers of ['json', 'typed'] as const) {
       const other = await startTestService({
