@@ -10,6 +10,7 @@ const CONSOLE_SHARED_MODULES = [
   '^src/application/inspector/describe-machine[.]ts$',
   '^src/application/inspector/machine-dot[.]ts$',
   '^src/contract/webhook-vocabulary[.]ts$',
+  '^src/domain/eligibility/exclusion-codes[.]ts$',
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

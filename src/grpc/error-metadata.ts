@@ -2,7 +2,8 @@ import { Metadata, status as GrpcStatus, type ServiceError as GrpcServiceError }
 import { ERROR_CATALOGUE, isErrorCode } from '../errors/error-catalogue.js';
 import { ServiceError, type ErrorDetail } from '../errors/service-error.js';
 
-const HTTP_TO_GRPC: Record<number, GrpcStatus> = {
+/** The gRPC status each HTTP status of the error catalogue travels as. */
+export const HTTP_TO_GRPC: Readonly<Record<number, GrpcStatus>> = {
   400: GrpcStatus.INVALID_ARGUMENT,
   401: GrpcStatus.UNAUTHENTICATED,
   403: GrpcStatus.PERMISSION_DENIED,

@@ -27,6 +27,7 @@ import { messageOfRestInput, restInputOfMessage } from '../../src/contract/typed
 import { isDeepStrictEqual } from 'node:util';
 import { request } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { HTTP_TO_GRPC } from '../../src/grpc/error-metadata.js';
 
 /**
  * One table of bad inputs, each sent through both doors: REST through the gateway, and the same RPC straight over
@@ -480,21 +481,6 @@ const CLIENTS = {
   WebhookService: WebhookServiceClient,
 } as const;
 
-/** The gRPC status the catalogue's HTTP status travels as (src/grpc/error-metadata.ts). */
-const GRPC_FOR_HTTP: Record<number, GrpcStatus> = {
-  400: GrpcStatus.INVALID_ARGUMENT,
-  401: GrpcStatus.UNAUTHENTICATED,
-  403: GrpcStatus.PERMISSION_DENIED,
-  404: GrpcStatus.NOT_FOUND,
-  409: GrpcStatus.ABORTED,
-  410: GrpcStatus.FAILED_PRECONDITION,
-  413: GrpcStatus.INVALID_ARGUMENT,
-  422: GrpcStatus.FAILED_PRECONDITION,
-  429: GrpcStatus.RESOURCE_EXHAUSTED,
-  500: GrpcStatus.INTERNAL,
-  503: GrpcStatus.UNAVAILABLE,
-};
-
 /** Replaces `@name` with the fixture id of that name. */
 const resolveIds = (v: unknown): unknown => {
   if (typeof v === 'string') return v.startsWith('@') ? ids[v.slice(1)] : v;
@@ -628,7 +614,7 @@ for (const [i, row] of TABLE.entries()) {
     }
     t.is(decoded.field, row.field, seen);
     t.is(rest.status, ERROR_CATALOGUE[row.code].status, seen);
-    const grpcStatus = GRPC_FOR_HTTP[ERROR_CATALOGUE[row.code].status];
+    const grpcStatus = HTTP_TO_GRPC[ERROR_CATALOGUE[row.code].status];
     t.not(grpcStatus, undefined, `no gRPC status for HTTP ${ERROR_CATALOGUE[row.code].status}`);
     t.is(grpcErr.code, grpcStatus!, seen);
     t.is(await snapshot(), before, 'a refused request changed nothing');

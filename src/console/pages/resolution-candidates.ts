@@ -9,30 +9,10 @@ import { filterForm, queryValues } from '../ui/filter-form.js';
 import { formField, selectOf } from '../ui/form-field.js';
 import { statusBadge, valuesText } from '../ui/format.js';
 import { pagedTable } from '../ui/paged-table.js';
+import { EXCLUSION_CODES } from '../../domain/eligibility/exclusion-codes.js';
 
 type Candidate = z.infer<typeof CandidateSchema>;
 type CandidatesPage = z.infer<typeof CandidatesPageSchema>;
-
-/** Exclusion codes in the contract's pipeline order (CONTRACT part 4), offered as a filter. */
-const EXCLUSION_CODES = [
-  'PROVIDER_INACTIVE',
-  'NOT_SEARCHABLE',
-  'SERVICE_NOT_OFFERED',
-  'PROFESSION_MISMATCH',
-  'SPECIALTY_MISMATCH',
-  'AGE_GROUP_MISMATCH',
-  'MODALITY_MISMATCH',
-  'SERVICE_REGION_MISMATCH',
-  'LICENSE_REGION_MISMATCH',
-  'LICENSE_EXPIRED',
-  'LICENSE_UNVERIFIED',
-  'LICENSE_MISSING',
-  'INSURANCE_NOT_ACCEPTED',
-  'PANEL_FULL',
-  'LANGUAGE_MISMATCH',
-  'NOT_ACCEPTING_NEW_CLIENTS',
-  'NO_VERIFIED_AVAILABILITY',
-];
 
 /** Why a candidate was not offered: each exclusion with its constraint, status, code and expected vs actual values. */
 function exclusionList(c: Candidate): HTMLElement | string {
@@ -64,7 +44,7 @@ export async function resolutionCandidates(ctx: PageContext, resolutionId: strin
   let query = ctx.query;
   const summary = h('p', { class: 'muted' });
   const current = queryValues(query, ['status', 'exclusionCode']);
-  const codes = [...EXCLUSION_CODES];
+  const codes: string[] = [...EXCLUSION_CODES];
   if (current.exclusionCode && !codes.includes(current.exclusionCode)) codes.push(current.exclusionCode);
   const table = pagedTable<Candidate>({
     caption: 'Candidates of this resolution with their exclusions',
