@@ -1,6 +1,7 @@
 import type { Queryable } from '../persistence/database.js';
 import { appendAudit } from '../persistence/audit-log.js';
-import { auditActor, type Caller } from './caller.js';
+import type { Caller } from './caller.js';
+import { callerAuditEntry } from './caller-audit-entry.js';
 
 /** Appends the audit event of a caller's write inside its transaction. */
 export function recordAudit(
@@ -16,16 +17,6 @@ export function recordAudit(
     organizationId?: string;
   },
 ) {
-  return appendAudit(tx, {
-    platformId: caller.platformId,
-    organizationId: e.organizationId ?? caller.organizationId,
-    actor: auditActor(caller),
-    action: e.action,
-    resourceType: e.resourceType,
-    resourceId: e.resourceId,
-    requestId: caller.requestId,
-    before: e.before ?? null,
-    after: e.after ?? null,
-    timestamp: now,
-  });
+  const entry = callerAuditEntry(caller, now, e);
+  return appendAudit(tx, { ...entry, organizationId: e.organizationId ?? entry.organizationId });
 }

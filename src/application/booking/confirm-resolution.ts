@@ -17,7 +17,7 @@ import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { initialBookingState } from './booking-state.js';
 import { toBookingV2 } from './booking-views.js';
 import { bookingEventData } from '../event-data.js';
-import { callerAuditEntry } from './caller-audit-entry.js';
+import { callerAuditEntry } from '../caller-audit-entry.js';
 import { holdById } from '../../persistence/hold-repository.js';
 import { BULK_HOLD_ENDS, holdStep, type HoldRow } from './hold-state.js';
 import { slotUnavailable } from '../../persistence/slot-claims.js';

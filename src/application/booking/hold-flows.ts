@@ -19,7 +19,7 @@ import {
   type HoldClaimOutcome,
 } from '../../persistence/hold-repository.js';
 import { optionHeldData, optionReleasedData } from '../event-data.js';
-import { callerAuditEntry } from './caller-audit-entry.js';
+import { callerAuditEntry } from '../caller-audit-entry.js';
 import { BULK_HOLD_ENDS, holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
 
 const DAY_MS = 86_400_000;

@@ -9,7 +9,7 @@ import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
 import { stepBooking } from './booking-state.js';
 import { bookingCancelledData, outboxEvent } from '../event-data.js';
-import { callerAuditEntry } from './caller-audit-entry.js';
+import { callerAuditEntry } from '../caller-audit-entry.js';
 import { endClaimLocked } from '../../persistence/slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 

@@ -12,7 +12,7 @@ import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { claimRangeOf, loadBookableService, slotStartingAt } from './bookable-service.js';
 import { initialBookingState } from './booking-state.js';
 import { toBookingV1Created } from './booking-views.js';
-import { callerAuditEntry } from './caller-audit-entry.js';
+import { callerAuditEntry } from '../caller-audit-entry.js';
 import { claimSlot } from '../../persistence/slot-claims.js';
 import { BULK_HOLD_ENDS } from './hold-state.js';
 import { syncBookingActor } from './sync-booking-actor.js';

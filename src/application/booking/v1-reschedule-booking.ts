@@ -13,7 +13,7 @@ import { bookingStep, initialBookingState, stepBooking } from './booking-state.j
 import { toBookingV1Created } from './booking-views.js';
 import { bookingRescheduledData, outboxEvent } from '../event-data.js';
 import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
-import { callerAuditEntry } from './caller-audit-entry.js';
+import { callerAuditEntry } from '../caller-audit-entry.js';
 import { claimSlot } from '../../persistence/slot-claims.js';
 import { BULK_HOLD_ENDS } from './hold-state.js';
 import { syncBookingActor } from './sync-booking-actor.js';

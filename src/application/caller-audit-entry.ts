@@ -1,5 +1,5 @@
-import type { AuditEntry } from '../../persistence/audit-log.js';
-import { auditActor, type Caller } from '../caller.js';
+import type { AuditEntry } from '../persistence/audit-log.js';
+import { auditActor, type Caller } from './caller.js';
 
 /** The audit entry of a caller's write, for statements that append it themselves (as recordAudit would). */
 export function callerAuditEntry(
