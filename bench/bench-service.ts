@@ -23,11 +23,21 @@ export function newPlatformKey(): string {
   return `service_test_${randomBytes(24).toString('base64url')}`;
 }
 
+/** The METRICS_TOKEN the bench's services run with (new each run), so the bench reads their full /metrics. */
+export const BENCH_METRICS_TOKEN = randomBytes(24).toString('hex');
+
+/** The full /metrics exposition of a service the bench started. */
+export async function benchMetrics(url: string): Promise<string> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` } });
+  if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}: ${await res.text()}`);
+  return res.text();
+}
+
 /**
  * The settings the bench runs the service with: the rate limit out of the way of the load, resolutions living
  * an hour (those made before a timed phase must not expire in it), logs silent unless BENCH_SERVICE_LOG_LEVEL says,
- * and no admission limits, so that a row at N clients measures N requests' worth of work (the overload scenario
- * runs with the defaults: ADMISSION_DEFAULTS_ENV).
+ * /metrics in full behind BENCH_METRICS_TOKEN, and no admission limits, so that a row at N clients measures N
+ * requests' worth of work (the overload scenario runs with the defaults: ADMISSION_DEFAULTS_ENV).
  */
 export function benchServiceEnv(): Record<string, string> {
   return {
@@ -39,6 +49,7 @@ export function benchServiceEnv(): Record<string, string> {
     // The webhook scenarios deliver to receivers on 127.0.0.1.
     WEBHOOK_ALLOW_INSECURE_URLS: '1',
     LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'silent',
+    METRICS_TOKEN: BENCH_METRICS_TOKEN,
   };
 }
 

@@ -6,6 +6,7 @@ import { ms, percent, perSec } from './report-table.js';
 import type { ResolutionCaller } from './resolution-load.js';
 import { resolutionBody, type ConstraintMix } from './resolution-requests.js';
 import { formatStatusCounts } from './response-tally.js';
+import { benchMetrics } from './bench-service.js';
 import type { SeededRandom } from '../test/helpers/seeded-random.js';
 
 /** What the overload scenario needs: a resolution caller on the platform path and the seeded organization. */
@@ -39,7 +40,7 @@ export interface OverloadPhase {
   other: number;
   /** shed / (admitted + shed). */
   shedShare: number;
-  /** Increase of the service's admission_shed_total over the phase, by gate. */
+  /** Increase of the service's scheduling_admission_shed_total over the phase, by gate. */
   shedByGate: Record<string, number>;
 }
 
@@ -61,11 +62,12 @@ export interface OverloadResult {
   internalErrors: number;
 }
 
-/** The service's admission_shed_total by gate, read from its /metrics. */
+/** The service's scheduling_admission_shed_total by gate, read from its /metrics. */
 async function shedCounters(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await benchMetrics(url);
   const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^admission_shed_total\{gate="([^"]+)"\} (\S+)$/gm)) out[m[1]!] = Number(m[2]);
+  for (const m of text.matchAll(/^scheduling_admission_shed_total\{gate="([^"]+)"\} (\S+)$/gm))
+    out[m[1]!] = Number(m[2]);
   return out;
 }
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { measurementRow, renderReport, type ReportRow } from './bench-report.js';
 import { createBenchClient, createHttpTarget } from './bench-client.js';
 import { firstBenchDate } from './bench-dates.js';
-import { startBenchService, type BenchService } from './bench-service.js';
+import { benchMetrics, startBenchService, type BenchService } from './bench-service.js';
 import { startBenchStores } from './bench-stores.js';
 import { benchBookingLoop } from './booking-loop-bench.js';
 import { createGrpcResolutionClient } from './grpc-resolution-client.js';
@@ -161,7 +161,7 @@ try {
   console.log(renderReport(rows));
   if (process.env.QUICK_METRICS) {
     // Mean time per resolution phase and per RPC, from the service's own /metrics (first process).
-    const text = await (await fetch(`${services[0]!.url}/metrics`)).text();
+    const text = await benchMetrics(services[0]!.url);
     const means = (metric: string) => {
       const sums = new Map<string, number>();
       const counts = new Map<string, number>();
@@ -175,11 +175,11 @@ try {
     console.log(
       [
         'resolution phases (mean):',
-        ...means('resolution_phase_seconds'),
+        ...means('scheduling_resolution_phase_seconds'),
         'pool wait:',
-        ...means('pg_pool_wait_seconds'),
+        ...means('scheduling_pg_pool_wait_seconds'),
         'redis:',
-        ...means('redis_duration_seconds'),
+        ...means('scheduling_redis_duration_seconds'),
       ].join('\n  '),
     );
   }

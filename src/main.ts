@@ -54,6 +54,15 @@ async function main() {
     lines.push(`  REST gateway: http://${config.host}:${service.httpPort}  (openapi: /openapi.json)`);
   if (service.grpcPort !== undefined)
     lines.push(`  gRPC:         ${config.host}:${service.grpcPort}  (reflection and health enabled)`);
+  const bearer = config.metricsToken !== undefined ? 'Authorization: Bearer $METRICS_TOKEN' : undefined;
+  if (service.metricsPort !== undefined)
+    lines.push(
+      `  metrics:      http://${config.host}:${service.metricsPort}/metrics  (all metrics${bearer ? `; ${bearer}` : ''})`,
+    );
+  else if (service.httpPort !== undefined)
+    lines.push(
+      `  metrics:      /metrics  (${bearer ?? 'anonymous: process, admission and store health only; set METRICS_TOKEN or METRICS_PORT for all'})`,
+    );
   lines.push(
     `  data:         ${config.redisUrl ? 'REDIS_URL' : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`,
   );

@@ -31,7 +31,8 @@ import { createHeaderUseRecorder } from './application/audit/record-header-use.j
 import { createAuditWorkers, type AuditWorkers } from './workers/create-audit-workers.js';
 import { createLogger, type ServiceLogger } from './observability/create-logger.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
-import { registerQueueGauges } from './observability/queue-gauges.js';
+import { createQueueGauges, type QueueGauges } from './observability/queue-gauges.js';
+import { createMetricsApp } from './gateway/create-metrics-app.js';
 import type { WebhookLookup } from './application/webhooks/webhook-target.js';
 import { ServiceError } from './errors/service-error.js';
 import { answerClientErrors } from './gateway/answer-client-errors.js';
@@ -54,6 +55,8 @@ function notReadyReason(h: StoreHealth): string | undefined {
 export interface RunningService {
   httpPort: number | undefined;
   grpcPort: number | undefined;
+  /** Port of the METRICS_PORT listener, when configured. */
+  metricsPort: number | undefined;
   redisUrl: string;
   databaseUrl: string;
   generatedKey: string | undefined;
@@ -62,6 +65,8 @@ export interface RunningService {
   audit: Pick<AuditWorkers, 'flush'>;
   logger: ServiceLogger;
   metrics: ServiceMetrics;
+  /** The queue gauges' sampler; `refresh` takes a sample now instead of at the next interval (tests, tools). */
+  queueGauges: Pick<QueueGauges, 'refresh'>;
   /**
    * Graceful stop: readiness turns 503, the gateway stops accepting and lets in-flight requests finish (at most 10 s),
    * then the gRPC server, workers finish their current item, clients close, and private stores shut down cleanly.
@@ -165,7 +170,28 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       metrics,
       ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}),
     });
-    registerQueueGauges(metrics, { db, redis, clock });
+    // Every process samples the queues (one statement and one Redis batch per interval, whatever the scrapers do), so
+    // whichever process Prometheus scrapes reports them.
+    const queueGauges = createQueueGauges(metrics, { db, redis, clock });
+    queueGauges.start();
+    cleanups.push(() => queueGauges.stop());
+    let metricsPort: number | undefined;
+    if (config.metricsPort !== undefined) {
+      const metricsServer = createServer(createMetricsApp({ metrics, metricsToken: config.metricsToken }).callback());
+      await new Promise<void>((resolve, reject) => {
+        metricsServer.once('error', reject);
+        metricsServer.listen(config.metricsPort, config.host, () => resolve());
+      });
+      const addr = metricsServer.address();
+      metricsPort = typeof addr === 'object' && addr ? addr.port : config.metricsPort;
+      cleanups.push(
+        () =>
+          new Promise<void>((resolve) => {
+            metricsServer.close(() => resolve());
+            metricsServer.closeAllConnections();
+          }),
+      );
+    }
     const auditStream = createAuditStream({ redis });
     const audit = createAuditWorkers({ db, stream: auditStream, log });
     // A REST request is counted once, by the gateway's limit: its calls to the gRPC server of this same process carry
@@ -254,6 +280,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         admission: { limit: config.maxInFlightRequests, burst: config.maxInFlightBurst },
         admittedToken,
         answers: config.gatewayAnswers,
+        ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
         // Readiness asks the gRPC side (which probes its stores) and checks this process's own stores, all at once and
         // each bounded, so /readyz answers within about a second even when a store hangs.
         ready: async () => {
@@ -290,6 +317,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     return {
       httpPort,
       grpcPort,
+      metricsPort,
       redisUrl,
       databaseUrl,
       generatedKey,
@@ -297,6 +325,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       audit: { flush: (o) => audit.flush(o) },
       logger,
       metrics,
+      queueGauges: { refresh: () => queueGauges.refresh() },
       stop: stopAll,
     };
   } catch (err) {

@@ -46,12 +46,12 @@ async function actorOfCaller(deps: ResolutionDeps, caller: Caller, params: Recor
 
 /**
  * InspectorService operations: the machine catalogue, read-only views of the caller's organization's actors, and a
- * live follow of one actor. The number of actors followed is the `inspector_actor_watchers` gauge.
+ * live follow of one actor. The number of actors followed is the `scheduling_inspector_actor_watchers` gauge.
  */
 export function createInspectorOperations(deps: ResolutionDeps): OperationTable {
   const watcher = createActorWatcher({ actors: deps.actors, redis: deps.redis });
   deps.metrics.gaugeOnScrape(
-    'inspector_actor_watchers',
+    'scheduling_inspector_actor_watchers',
     'Actors followed live through InspectorService/WatchActor in this process.',
     () => watcher.active,
   );

@@ -39,6 +39,10 @@ export interface Config {
   storeTimeouts: StoreTimeouts;
   /** How the gateway takes answers to typed calls (GATEWAY_ANSWERS: json, typed or check; see create-gateway.ts). */
   gatewayAnswers: GatewayAnswers;
+  /** Bearer token GET /metrics requires for the full exposition (METRICS_TOKEN); unset: anonymous, reduced on PORT. */
+  metricsToken: string | undefined;
+  /** Port of a listener of its own serving GET /metrics in full, bound to HOST (METRICS_PORT; unset: none; 0: any). */
+  metricsPort: number | undefined;
 }
 
 /** Bounds on waiting for the stores, in milliseconds (0 = no bound). */
@@ -71,6 +75,19 @@ function logLevelSetting(raw: string | undefined): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(level))
     throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   return level as LogLevel;
+}
+
+/** Shortest METRICS_TOKEN accepted: a guessable token would open the full exposition to anyone. */
+const METRICS_TOKEN_MIN_LENGTH = 16;
+
+/** Reads METRICS_TOKEN: unset or empty means none; a short one fails start-up with a message that says why. */
+function metricsTokenSetting(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(raw))
+    throw new Error(
+      `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces (e.g. openssl rand -hex 32)`,
+    );
+  return raw;
 }
 
 /** Builds the configuration from environment variables. */
@@ -107,6 +124,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
     gatewayAnswers: gatewayAnswersSetting(env.GATEWAY_ANSWERS),
+    metricsToken: metricsTokenSetting(env.METRICS_TOKEN),
+    metricsPort:
+      env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : intSetting(env, 'METRICS_PORT', 0),
     logLevel: logLevelSetting(env.LOG_LEVEL),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', 16),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', 16),

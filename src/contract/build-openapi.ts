@@ -182,7 +182,7 @@ function gatewayPaths(): Record<string, Record<string, unknown>> {
       'getMetrics',
       'service',
       'Prometheus metrics.',
-      'Request and RPC histograms, errors by contract code, resolution phases, pool, Redis and worker-queue gauges and process metrics, in the Prometheus text format. No API key.',
+      "Request and RPC histograms, errors by contract code, resolution phases, pool, Redis and worker-queue gauges and process metrics, in the Prometheus text format, read from memory (a scrape does no store round trip). No API key: with `METRICS_TOKEN` set it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 UNAUTHENTICATED); without it, anonymous callers read only the process metrics and the service's admission, pool and Redis health (no errors by code, nothing about callers' requests). `METRICS_PORT` serves the full exposition on a listener of its own.",
       {
         200: {
           description: 'Prometheus text exposition format.',
@@ -190,9 +190,14 @@ function gatewayPaths(): Record<string, Record<string, unknown>> {
             'text/plain': {
               schema: { type: 'string' },
               example:
-                '# HELP http_request_duration_seconds REST request duration\n# TYPE http_request_duration_seconds histogram\n',
+                '# HELP scheduling_http_request_duration_seconds REST request duration\n# TYPE scheduling_http_request_duration_seconds histogram\n',
             },
           },
+        },
+        401: {
+          description: 'Error codes: UNAUTHENTICATED (METRICS_TOKEN is set and the request does not carry it)',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+          'x-error-codes': ['UNAUTHENTICATED'],
         },
       },
     ),

@@ -17,6 +17,7 @@ import { refuseThroughApi } from './refuse-through-api.js';
 import { openRpcStream } from './open-rpc-stream.js';
 import { serveEventStream } from './serve-event-stream.js';
 import { serveConsole } from './serve-console.js';
+import { serveMetrics } from './serve-metrics.js';
 import { createRequestAdmission } from './admit-requests.js';
 import { typedRequestOf } from './typed-request-of.js';
 import { restJsonOf } from './rest-json-of.js';
@@ -48,6 +49,11 @@ export interface GatewayDeps {
    * asks for both, renders the typed one, and fails the request with 500 when it does not read as the JSON form.
    */
   answers?: GatewayAnswers;
+  /**
+   * METRICS_TOKEN: set, GET /metrics needs `Authorization: Bearer <token>` and serves the full exposition; unset, it
+   * serves anonymous callers the reduced one (no errors by code, nothing about callers' requests: serve-metrics.ts).
+   */
+  metricsToken?: string;
 }
 
 const PASSED_HEADERS = ['authorization', 'service-organization-id', 'idempotency-key', 'accept'];
@@ -168,11 +174,6 @@ export function createGateway(deps: GatewayDeps): Koa {
       ctx.body = { status: 'ready' };
       return;
     }
-    if (ctx.method === 'GET' && ctx.path === '/metrics') {
-      ctx.type = deps.metrics.contentType;
-      ctx.body = await deps.metrics.render();
-      return;
-    }
     if (ctx.method === 'GET' && ctx.path === '/openapi.json') {
       ctx.body = deps.openapi();
       return;
@@ -183,6 +184,8 @@ export function createGateway(deps: GatewayDeps): Koa {
     }
     await next();
   });
+
+  app.use(serveMetrics(deps.metrics, { token: deps.metricsToken, withoutToken: 'anonymous' }));
 
   // Only the API's routes are admitted: probes, scrapes, openapi.json and the console's pages and assets answer from
   // memory and are never shed (they must answer most of all when the service is busy).

@@ -19,9 +19,9 @@ function first(md: Metadata | null | undefined, key: string): string | undefined
 /**
  * createCallObserver returns a server interceptor that sees every RPC whichever way it ends, the failures grpc-js
  * produces before or after the handler (a request it cannot decode, an answer it cannot encode) included:
- * it times each call into `rpc_duration_seconds` by service, method and outcome (the contract error code, or the
- * gRPC status), writes one log line per call that did not come through the REST gateway (which logs its own), and
- * logs at error level every failure that carries no contract code — those are never the operation's doing.
+ * it times each call into `scheduling_rpc_duration_seconds` by service, method and outcome (the contract error code,
+ * or the gRPC status), writes one log line per call that did not come through the REST gateway (which logs its own),
+ * and logs at error level every failure that carries no contract code — those are never the operation's doing.
  */
 export function createCallObserver(deps: { logger: ServiceLogger; metrics: ServiceMetrics }): ServerInterceptor {
   return (method, call) => {

@@ -26,100 +26,123 @@ export interface ServiceMetrics {
   admissionInFlight: Gauge<'gate'>;
   /** Work refused at once with 503 SERVICE_UNAVAILABLE because its gate was full: `rest`, `grpc`, `pg_pool` (pool waiters). */
   admissionShed: Counter<'gate'>;
-  /** Registers a gauge whose value is read when /metrics is scraped (e.g. a worker queue's length). */
-  gaugeOnScrape(name: string, help: string, read: () => Promise<number> | number): void;
-  /** The text exposition for GET /metrics. */
-  render(): Promise<string>;
+  /**
+   * Registers a gauge read when /metrics is scraped. `read` must answer from memory (a pool's counters, a sampler's last
+   * values): a scrape does no store round trip, so scrapers cannot take connections from the API.
+   */
+  gaugeOnScrape(name: string, help: string, read: () => number, opts?: { anonymous?: boolean }): void;
+  /** Registers a gauge its owner sets (e.g. the queue sampler after each pass); in the full exposition only. */
+  gauge(name: string, help: string): Gauge;
+  /**
+   * The text exposition: `full` for a caller holding METRICS_TOKEN (or on METRICS_PORT), `anonymous` for anyone else:
+   * Node's process metrics and the service's own load and store health (admission, pool, Redis), never what tells
+   * about callers' requests (routes, statuses, error codes, RPC outcomes, resolution phases, webhooks, queues).
+   */
+  render(scope: MetricsScope): Promise<string>;
   readonly contentType: string;
 }
+
+/** Which exposition a caller of /metrics gets (see ServiceMetrics.render). */
+export type MetricsScope = 'full' | 'anonymous';
+
+/** The prefix of the service's own metric names; Node's process_* and nodejs_* metrics keep their standard names. */
+export const METRIC_PREFIX = 'scheduling_';
+
+/** First line of the anonymous exposition: a comment (ignored by Prometheus) that says how to get the rest. */
+const ANONYMOUS_NOTE =
+  '# Reduced exposition for anonymous callers: send Authorization: Bearer <METRICS_TOKEN>, or scrape METRICS_PORT, for all metrics.\n';
 
 /** Creates the metrics of a service process, with Node's default process metrics (CPU, memory, event loop, GC). */
 export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // The anonymous exposition is a second registry holding a subset of the same metric objects.
+  const anonymous = new Registry();
+  for (const { name } of registry.getMetricsAsArray()) anonymous.registerMetric(registry.getSingleMetric(name)!);
   const registers = [registry];
+  const everywhere = [registry, anonymous];
+  const prefixed = (name: string) => {
+    if (!name.startsWith(METRIC_PREFIX)) throw new Error(`metric ${name} must start with ${METRIC_PREFIX}`);
+    return name;
+  };
   return {
     registry,
     httpDuration: new Histogram({
-      name: 'http_request_duration_seconds',
+      name: 'scheduling_http_request_duration_seconds',
       help: 'REST requests by method, route template and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: LATENCY_BUCKETS,
       registers,
     }),
     rpcDuration: new Histogram({
-      name: 'rpc_duration_seconds',
+      name: 'scheduling_rpc_duration_seconds',
       help: 'Internal API calls (REST and direct gRPC) by service, method and outcome.',
       labelNames: ['service', 'method', 'outcome'],
       buckets: LATENCY_BUCKETS,
       registers,
     }),
     errors: new Counter({
-      name: 'errors_total',
+      name: 'scheduling_errors_total',
       help: 'Errors answered, by contract error code.',
       labelNames: ['code'],
       registers,
     }),
     resolutionPhase: new Histogram({
-      name: 'resolution_phase_seconds',
+      name: 'scheduling_resolution_phase_seconds',
       help: 'Time per phase of POST /api/v2/resolutions.',
       labelNames: ['phase'],
       buckets: LATENCY_BUCKETS,
       registers,
     }),
     poolWait: new Histogram({
-      name: 'pg_pool_wait_seconds',
+      name: 'scheduling_pg_pool_wait_seconds',
       help: 'Time a transaction waited for a PostgreSQL connection.',
       buckets: LATENCY_BUCKETS,
-      registers,
+      registers: everywhere,
     }),
     redisDuration: new Histogram({
-      name: 'redis_duration_seconds',
+      name: 'scheduling_redis_duration_seconds',
       help: 'Redis round trips of the instrumented paths, by operation.',
       labelNames: ['op'],
       buckets: LATENCY_BUCKETS,
-      registers,
+      registers: everywhere,
     }),
     webhookAttempts: new Counter({
-      name: 'webhook_attempts_total',
+      name: 'scheduling_webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome (delivered, failed: non-2xx, error: no answer).',
       labelNames: ['outcome'],
       registers,
     }),
     admissionInFlight: new Gauge({
-      name: 'admission_in_flight',
+      name: 'scheduling_admission_in_flight',
       help: 'Work admitted and not yet answered, in admission units (a plain call 1, a resolution 4): rest (gateway requests), grpc (direct gRPC calls).',
       labelNames: ['gate'],
-      registers,
+      registers: everywhere,
     }),
     gatewayRequestForm: new Counter({
-      name: 'gateway_request_form_total',
+      name: 'scheduling_gateway_request_form_total',
       help: 'REST requests sent to the internal API by form: typed messages, or json where a typed message cannot carry the input exactly.',
       labelNames: ['form'],
       registers,
     }),
     admissionShed: new Counter({
-      name: 'admission_shed_total',
+      name: 'scheduling_admission_shed_total',
       help: 'Work refused at once with 503 SERVICE_UNAVAILABLE because its admission limit was reached, by gate (rest, grpc, pg_pool).',
       labelNames: ['gate'],
-      registers,
+      registers: everywhere,
     }),
-    gaugeOnScrape(name, help, read) {
+    gaugeOnScrape(name, help, read, opts = {}) {
       new Gauge({
-        name,
+        name: prefixed(name),
         help,
-        registers,
-        async collect() {
-          // A store that is down must not fail the whole scrape; the gauge then reports -1.
-          try {
-            this.set(await read());
-          } catch {
-            this.set(-1);
-          }
+        registers: opts.anonymous === true ? everywhere : registers,
+        collect() {
+          this.set(read());
         },
       });
     },
-    render: () => registry.metrics(),
+    gauge: (name, help) => new Gauge({ name: prefixed(name), help, registers }),
+    render: async (scope) => (scope === 'full' ? registry.metrics() : ANONYMOUS_NOTE + (await anonymous.metrics())),
     get contentType() {
       return registry.contentType;
     },

@@ -7,12 +7,13 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { client, request } from '../helpers/http.js';
+import { scrapeMetrics, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
 
 let svc: TestService;
 // Monday 2 March 2026, 07:00 in New York.
 const clock = createTestClock('2026-03-02T12:00:00Z');
 test.before(async () => {
-  svc = await startTestService({ clock });
+  svc = await startTestService({ clock, env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -42,8 +43,8 @@ async function pendingBooking(name: string, time = '10:00') {
 
 /** Actors followed right now, as GET /metrics reports them. */
 async function watchers(): Promise<number> {
-  const text = (await request(svc.url, 'GET', '/metrics')).body as string;
-  return Number(/^inspector_actor_watchers (\d+)$/m.exec(text)?.[1]);
+  const text = await scrapeMetrics(svc.url, TEST_METRICS_TOKEN);
+  return Number(/^scheduling_inspector_actor_watchers (\d+)$/m.exec(text)?.[1]);
 }
 
 /** Waits until `read` answers `want` or `withinMs` pass (a deadline, not a sleep). */

@@ -58,13 +58,13 @@ const untilMetric = (sample: string, value: number) => untilMetricSample(svc.url
 test('beyond its limit the gateway answers 503 with Retry-After at once, never sheds /healthz, /readyz or /metrics, and admits again once the load drains', async (t) => {
   const api = client(svc.url, svc.platformKey);
   t.is((await api.get('/api/v2/organizations')).status, 200);
-  const shedBefore = (await metric('admission_shed_total{gate="rest"}')) ?? 0;
+  const shedBefore = (await metric('scheduling_admission_shed_total{gate="rest"}')) ?? 0;
 
   const held = [
     holdCreateOrganization(svc.url, svc.platformKey, 'held-a'),
     holdCreateOrganization(svc.url, svc.platformKey, 'held-b'),
   ];
-  await untilMetric('admission_in_flight{gate="rest"}', 2);
+  await untilMetric('scheduling_admission_in_flight{gate="rest"}', 2);
 
   // The third request is answered while the two admitted ones are still waiting for their bodies.
   const shed = await api.get('/api/v2/organizations');
@@ -87,7 +87,7 @@ test('beyond its limit the gateway answers 503 with Retry-After at once, never s
   t.is((await request(svc.url, 'GET', '/readyz')).status, 200);
   t.is((await request(svc.url, 'GET', '/openapi.json')).status, 200);
   t.is((await fetch(`${svc.url}/console`)).status, 200);
-  t.is(await metric('admission_shed_total{gate="rest"}'), shedBefore + 2);
+  t.is(await metric('scheduling_admission_shed_total{gate="rest"}'), shedBefore + 2);
   t.false(held.some((h) => h.isAnswered()));
 
   // The held requests finish with their own answers; then the gateway admits again.
@@ -97,7 +97,7 @@ test('beyond its limit the gateway answers 503 with Retry-After at once, never s
     answers.map((a) => a.status),
     [200, 200],
   );
-  await untilMetric('admission_in_flight{gate="rest"}', 0);
+  await untilMetric('scheduling_admission_in_flight{gate="rest"}', 0);
   const after = await api.get('/api/v2/organizations');
   t.is(after.status, 200);
   t.true(after.body.data.some((o: { externalId: string }) => o.externalId === 'held-a'));

@@ -76,7 +76,7 @@ test('malformed HTTP gets 400 in the envelope; a well-formed request is untouche
   const ok = await raw('GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
   t.is(ok.status, 200);
   t.deepEqual(ok.body, { ok: true });
-  t.regex(await metrics.render(), /errors_total\{code="VALIDATION_ERROR"\} [1-9]/);
+  t.regex(await metrics.render('full'), /scheduling_errors_total\{code="VALIDATION_ERROR"\} [1-9]/);
 });
 
 test('a malformed request on a kept-alive connection that answered before gets the envelope too', async (t) => {

@@ -12,6 +12,7 @@ import { findFreePort } from '../../src/launcher/find-free-port.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { client, request } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { scrapeMetrics, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
 
 /** A logger writing its JSON lines into memory. */
 function memoryLogger() {
@@ -28,7 +29,7 @@ function memoryLogger() {
 const mem = memoryLogger();
 let svc: TestService;
 test.before(async () => {
-  svc = await startTestService({ logger: mem.logger });
+  svc = await startTestService({ logger: mem.logger, env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -97,27 +98,30 @@ test('GET /metrics answers Prometheus text: request histogram by route template 
   const o = await newOrganization(svc, 'obs-metrics');
   await o.api.get(`/api/v2/organizations/${o.org.id}`);
   await o.api.get('/api/v2/providers?limit=abc');
-  const res = await fetch(`${svc.url}/metrics`);
+  const res = await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` } });
   t.is(res.status, 200);
   t.regex(res.headers.get('content-type') ?? '', /text\/plain/);
   const text = await res.text();
   t.regex(
     text,
-    /http_request_duration_seconds_count\{method="GET",route="\/api\/v2\/organizations\/:id",status="200"\} [1-9]/,
+    /scheduling_http_request_duration_seconds_count\{method="GET",route="\/api\/v2\/organizations\/:id",status="200"\} [1-9]/,
   );
-  t.regex(text, /errors_total\{code="VALIDATION_ERROR"\} [1-9]/);
+  t.regex(text, /scheduling_errors_total\{code="VALIDATION_ERROR"\} [1-9]/);
   t.regex(text, /process_cpu_seconds_total/);
   for (const gauge of [
-    'pg_pool_connections',
-    'pg_pool_idle',
-    'pg_pool_waiting',
-    'timers_due',
-    'timers_leased',
-    'audit_stream_pending',
-    'import_jobs_pending',
-    'email_outbox_pending',
-    'pg_pool_wait_seconds_count',
-    'redis_duration_seconds_count\\{op="ratelimit"\\}',
+    'scheduling_pg_pool_connections',
+    'scheduling_pg_pool_idle',
+    'scheduling_pg_pool_waiting',
+    'scheduling_timers_due',
+    'scheduling_timers_leased',
+    'scheduling_audit_stream_pending',
+    'scheduling_import_jobs_pending',
+    'scheduling_email_outbox_pending',
+    'scheduling_webhook_events_undispatched',
+    'scheduling_webhook_deliveries_due',
+    'scheduling_webhook_deliveries_leased',
+    'scheduling_pg_pool_wait_seconds_count',
+    'scheduling_redis_duration_seconds_count\\{op="ratelimit"\\}',
   ])
     t.regex(text, new RegExp(`^${gauge} \\d+`, 'm'), gauge);
   t.false(text.includes(o.org.id), 'no organization id in any label');
@@ -166,7 +170,7 @@ test('a resolution records the time of each of its phases', async (t) => {
     { 'idempotency-key': `obs-${Date.now()}` },
   );
   t.is(r.status, 200, JSON.stringify(r.body));
-  const text = await (await fetch(`${svc.url}/metrics`)).text();
+  const text = await scrapeMetrics(svc.url, TEST_METRICS_TOKEN);
   for (const phase of ['context', 'graph', 'screen', 'busy', 'feeds', 'compute', 'store'])
-    t.regex(text, new RegExp(`resolution_phase_seconds_count\\{phase="${phase}"\\} [1-9]`), phase);
+    t.regex(text, new RegExp(`scheduling_resolution_phase_seconds_count\\{phase="${phase}"\\} [1-9]`), phase);
 });

@@ -5,7 +5,7 @@ import { restJsonOf } from '../../src/gateway/rest-json-of.js';
 import { ServiceError } from '../../src/errors/service-error.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { client } from '../helpers/http.js';
-import { metricSample } from '../helpers/metric-sample.js';
+import { metricSample, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
 
 const route = (rpc: string) => ALL_ROUTES.find((r) => r.rpc === rpc)!;
 const resolutionBody = { serviceId: 'svc_1', dateRange: { from: '2026-03-02', to: '2026-03-03' } };
@@ -91,7 +91,7 @@ test('the check of typed answers fails a call whose typed answer does not read a
 
 let svc: TestService;
 test.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -101,7 +101,8 @@ test.serial(
   'through the gateway: a plain request goes typed, a malformed one in JSON form, and both answer as the contract says',
   async (t) => {
     const platform = client(svc.url, svc.platformKey);
-    const form = async (f: string) => (await metricSample(svc.url, `gateway_request_form_total{form="${f}"}`)) ?? 0;
+    const form = async (f: string) =>
+      (await metricSample(svc.url, `scheduling_gateway_request_form_total{form="${f}"}`, TEST_METRICS_TOKEN)) ?? 0;
     const typed0 = await form('typed');
     const json0 = await form('json');
     const org = await platform.post('/api/v2/organizations', { externalId: 'typed-1', name: 'Typed' });

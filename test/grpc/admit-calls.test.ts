@@ -90,7 +90,7 @@ test('beyond its limit the gRPC server answers UNAVAILABLE with the error traile
     void Promise.all(held.map((h) => h.status)).then(() => {
       answered = true;
     });
-    await untilMetric('admission_in_flight{gate="grpc"}', 2);
+    await untilMetric('scheduling_admission_in_flight{gate="grpc"}', 2);
 
     const shed = await listOrganizations(orgs);
     t.false(answered);
@@ -98,7 +98,7 @@ test('beyond its limit the gRPC server answers UNAVAILABLE with the error traile
     t.deepEqual(shed?.metadata.get('error-code'), ['SERVICE_UNAVAILABLE']);
     t.deepEqual(shed?.metadata.get('retry-after'), ['1']);
     t.regex(String(shed?.metadata.get('x-service-request-id')[0]), /^req_/);
-    t.is(await metric('admission_shed_total{gate="grpc"}'), 1);
+    t.is(await metric('scheduling_admission_shed_total{gate="grpc"}'), 1);
 
     // Health checks are never shed, and this process's gateway is counted by its own limit only.
     t.is(await healthCheck(session), '0');
@@ -134,7 +134,7 @@ test('beyond its limit the gRPC server answers UNAVAILABLE with the error traile
     // Once the held calls have their messages they are answered, and new calls are admitted again.
     for (const h of held) h.finish();
     t.deepEqual(await Promise.all(held.map((h) => h.status)), ['0', '0']);
-    await untilMetric('admission_in_flight{gate="grpc"}', 0);
+    await untilMetric('scheduling_admission_in_flight{gate="grpc"}', 0);
     t.is(await listOrganizations(orgs), null);
   } finally {
     orgs.close();

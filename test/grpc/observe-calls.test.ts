@@ -5,6 +5,7 @@ import { OrganizationServiceClient } from '../../src/gen/scheduling/v1/organizat
 import { createLogger } from '../../src/observability/create-logger.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { scrapeMetrics, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
 
 const lines: Record<string, any>[] = [];
 const destination = new Writable({
@@ -15,7 +16,10 @@ const destination = new Writable({
 });
 let svc: TestService;
 test.before(async () => {
-  svc = await startTestService({ logger: createLogger({ level: 'info', destination }) });
+  svc = await startTestService({
+    logger: createLogger({ level: 'info', destination }),
+    env: { METRICS_TOKEN: TEST_METRICS_TOKEN },
+  });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -27,7 +31,7 @@ const metadata = (entries: Record<string, string>) => {
   return md;
 };
 
-test('a direct gRPC call leaves one log line (door grpc) and a sample in rpc_duration_seconds; a REST call leaves no rpc line', async (t) => {
+test('a direct gRPC call leaves one log line (door grpc) and a sample in scheduling_rpc_duration_seconds; a REST call leaves no rpc line', async (t) => {
   const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
   try {
     await new Promise<void>((resolve, reject) =>
@@ -74,14 +78,14 @@ test('a direct gRPC call leaves one log line (door grpc) and a sample in rpc_dur
     ['request'],
     'the gateway logs the REST call; the server adds no line of its own',
   );
-  const text = await (await fetch(`${svc.url}/metrics`)).text();
+  const text = await scrapeMetrics(svc.url, TEST_METRICS_TOKEN);
   t.regex(
     text,
-    /rpc_duration_seconds_count\{service="OrganizationService",method="ListOrganizations",outcome="OK"\} [1-9]/,
+    /scheduling_rpc_duration_seconds_count\{service="OrganizationService",method="ListOrganizations",outcome="OK"\} [1-9]/,
   );
   t.regex(
     text,
-    /rpc_duration_seconds_count\{service="OrganizationService",method="ListOrganizations",outcome="UNAUTHENTICATED"\} [1-9]/,
+    /scheduling_rpc_duration_seconds_count\{service="OrganizationService",method="ListOrganizations",outcome="UNAUTHENTICATED"\} [1-9]/,
   );
 });
 
