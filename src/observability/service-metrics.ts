@@ -24,8 +24,15 @@ export interface ServiceMetrics {
   gatewayRequestForm: Counter<'form'>;
   /** Work admitted and not yet answered, in admission units, by gate: `rest` (gateway requests), `grpc` (direct calls). */
   admissionInFlight: Gauge<'gate'>;
-  /** Work refused at once with 503 SERVICE_UNAVAILABLE because its gate was full: `rest`, `grpc`, `pg_pool` (pool waiters). */
-  admissionShed: Counter<'gate'>;
+  /** Requests waiting in a gate's queue to start, by gate. */
+  admissionWaiting: Gauge<'gate'>;
+  /** How long admitted work waited in its gate's queue before it started, by gate. */
+  admissionWait: Histogram<'gate'>;
+  /**
+   * Work refused with 503 SERVICE_UNAVAILABLE by gate (`rest`, `grpc`, `pg_pool`: pool waiters) and reason
+   * (`queue_full`, `wait_budget`, `overloaded`, `cancelled`; `pool_full` for the pool).
+   */
+  admissionShed: Counter<'gate' | 'reason'>;
   /** Registers a gauge whose value is read when /metrics is scraped (e.g. a worker queue's length). */
   gaugeOnScrape(name: string, help: string, read: () => Promise<number> | number): void;
   /** The text exposition for GET /metrics. */
@@ -88,7 +95,7 @@ export function createServiceMetrics(): ServiceMetrics {
     }),
     admissionInFlight: new Gauge({
       name: 'admission_in_flight',
-      help: 'Work admitted and not yet answered, in admission units (a plain call 1, a resolution 4): rest (gateway requests), grpc (direct gRPC calls).',
+      help: 'Work admitted and not yet answered, in admission units (the cheapest kind of call 1, others by their learned service time): rest (gateway requests), grpc (direct gRPC calls).',
       labelNames: ['gate'],
       registers,
     }),
@@ -98,10 +105,23 @@ export function createServiceMetrics(): ServiceMetrics {
       labelNames: ['form'],
       registers,
     }),
+    admissionWaiting: new Gauge({
+      name: 'admission_waiting',
+      help: 'Requests waiting in an admission queue to start, by gate (rest, grpc).',
+      labelNames: ['gate'],
+      registers,
+    }),
+    admissionWait: new Histogram({
+      name: 'admission_wait_seconds',
+      help: 'Time admitted work waited in its admission queue before it started, by gate (rest, grpc).',
+      labelNames: ['gate'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
     admissionShed: new Counter({
       name: 'admission_shed_total',
-      help: 'Work refused at once with 503 SERVICE_UNAVAILABLE because its admission limit was reached, by gate (rest, grpc, pg_pool).',
-      labelNames: ['gate'],
+      help: 'Work refused with 503 SERVICE_UNAVAILABLE by admission, by gate (rest, grpc, pg_pool) and reason (queue_full, wait_budget, overloaded, cancelled, pool_full).',
+      labelNames: ['gate', 'reason'],
       registers,
     }),
     gaugeOnScrape(name, help, read) {
