@@ -36,14 +36,10 @@ export async function benchMetrics(url: string): Promise<string> {
 /**
  * The settings the bench runs the service with: the rate limit out of the way of the load, resolutions living
  * an hour (those made before a timed phase must not expire in it), logs silent unless BENCH_SERVICE_LOG_LEVEL says,
- * /metrics in full behind BENCH_METRICS_TOKEN, and no admission limits, so that a row at N clients measures N
- * requests' worth of work (the overload scenario runs with the defaults: ADMISSION_DEFAULTS_ENV).
+ * /metrics in full behind BENCH_METRICS_TOKEN. Admission runs with its production defaults in every row.
  */
 export function benchServiceEnv(): Record<string, string> {
   return {
-    MAX_IN_FLIGHT_REQUESTS: '0',
-    MAX_IN_FLIGHT_CALLS: '0',
-    PG_POOL_MAX_WAITERS: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
     RESOLUTION_TTL_SECONDS: '3600',
     // The webhook scenarios deliver to receivers on 127.0.0.1.
@@ -53,12 +49,8 @@ export function benchServiceEnv(): Record<string, string> {
   };
 }
 
-/** Settings that put the admission limits back to their defaults (an empty setting is the default). */
-export const ADMISSION_DEFAULTS_ENV: Readonly<Record<string, string>> = {
-  MAX_IN_FLIGHT_REQUESTS: '',
-  MAX_IN_FLIGHT_CALLS: '',
-  PG_POOL_MAX_WAITERS: '',
-};
+/** Settings that put the admission limits back to their defaults (every row runs with them now). */
+export const ADMISSION_DEFAULTS_ENV: Readonly<Record<string, string>> = {};
 
 /**
  * Starts the service as its own process with exactly the `npm start` command (test/helpers/service-process.ts)

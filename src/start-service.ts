@@ -151,7 +151,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     cleanups.push(() => db.close());
     boundPoolWaiters(db.pool, {
       maxWaiters: config.pgPoolMaxWaiters,
-      onRefused: () => metrics.admissionShed.inc({ gate: 'pg_pool' }),
+      onRefused: () => metrics.admissionShed.inc({ gate: 'pg_pool', reason: 'pool_full' }),
     });
     await runMigrations(db.pool);
     const { generatedKey } = await bootstrapPlatform(db, { bootstrapKey: config.bootstrapPlatformKey, now: clock() });
@@ -216,7 +216,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         clock,
         logger,
         metrics,
-        admission: { limits: { limit: config.maxInFlightCalls, burst: config.maxInFlightBurst }, admittedToken },
+        admission: {
+          limits: {
+            limit: config.maxInFlightCalls,
+            maxQueue: config.admissionQueueLength,
+            maxWaitMs: config.admissionMaxWaitMs,
+          },
+          admittedToken,
+        },
       });
       grpcPort = await grpc.listen(config.host, config.grpcPort);
       // tryShutdown waits for every call; one stuck on a hung store is cut off after the grace period.
@@ -277,7 +284,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         capabilities: () => capabilities,
         logger,
         metrics,
-        admission: { limit: config.maxInFlightRequests, burst: config.maxInFlightBurst },
+        admission: {
+          limit: config.maxInFlightRequests,
+          maxQueue: config.admissionQueueLength,
+          maxWaitMs: config.admissionMaxWaitMs,
+        },
         admittedToken,
         answers: config.gatewayAnswers,
         ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../observability/create-logger.js';
 import type { GatewayAnswers } from '../grpc/answer-forms.js';
+import { DEFAULT_MAX_QUEUE, DEFAULT_MAX_WAIT_MS } from '../admission/admission-queue.js';
 
 /** Which parts of the service a process runs. */
 export type Role = 'gateway' | 'grpc' | 'workers';
@@ -27,12 +28,14 @@ export interface Config {
   webhookAllowInsecureUrls: boolean;
   /** pino level of the service's JSON log lines (LOG_LEVEL, default `info`). */
   logLevel: LogLevel;
-  /** Admission units of REST requests worked on at once under sustained load (MAX_IN_FLIGHT_REQUESTS; 0 = no limit). */
+  /** Admission units of REST requests run at once; the rest wait in a queue (MAX_IN_FLIGHT_REQUESTS; 0 = no limit). */
   maxInFlightRequests: number;
-  /** Admission units of direct gRPC calls worked on at once under sustained load (MAX_IN_FLIGHT_CALLS; 0 = no limit). */
+  /** Admission units of direct gRPC calls run at once; the rest wait in a queue (MAX_IN_FLIGHT_CALLS; 0 = no limit). */
   maxInFlightCalls: number;
-  /** Units both doors admit in a burst while the process is not saturated (MAX_IN_FLIGHT_BURST). */
-  maxInFlightBurst: number;
+  /** Requests or calls each door's admission queue holds (ADMISSION_QUEUE_LENGTH); beyond, 503 at once. */
+  admissionQueueLength: number;
+  /** The longest a request or call waits in an admission queue to start (ADMISSION_MAX_WAIT_MS). */
+  admissionMaxWaitMs: number;
   /** Callers that may wait for a PostgreSQL connection; beyond, 503 at once (PG_POOL_MAX_WAITERS; 0 = no limit). */
   pgPoolMaxWaiters: number;
   /** How long the service waits on PostgreSQL and Redis (README "Hung stores and deadlines"). */
@@ -130,8 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevelSetting(env.LOG_LEVEL),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', 16),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', 16),
-    maxInFlightBurst: intSetting(env, 'MAX_IN_FLIGHT_BURST', 64),
-    pgPoolMaxWaiters: intSetting(env, 'PG_POOL_MAX_WAITERS', 32),
+    admissionQueueLength: intSetting(env, 'ADMISSION_QUEUE_LENGTH', DEFAULT_MAX_QUEUE),
+    admissionMaxWaitMs: intSetting(env, 'ADMISSION_MAX_WAIT_MS', DEFAULT_MAX_WAIT_MS),
+    pgPoolMaxWaiters: intSetting(env, 'PG_POOL_MAX_WAITERS', 128),
     storeTimeouts: {
       pgStatementMs: intSetting(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
       pgLockMs: intSetting(env, 'PG_LOCK_TIMEOUT_MS', 2000),

@@ -1,44 +1,74 @@
 import type Koa from 'koa';
-import { createAdmissionGate, SHED_RETRY_AFTER_SECONDS, type AdmissionLimits } from '../admission/admission-gate.js';
+import {
+  createAdmissionQueue,
+  SHED_RETRY_AFTER_SECONDS,
+  type AdmissionQueueOptions,
+  type AdmissionTicket,
+} from '../admission/admission-queue.js';
 import { ServiceError } from '../errors/service-error.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 
-/** The admission of a gateway's API requests: one gate, and middleware for routes of each cost. */
+/** The admission of a gateway's API requests: one queue for every route. */
 export interface RequestAdmission {
-  /** Middleware admitting a request of `cost` units (admission-cost.ts) before its route's handler. */
-  admit(cost: number): Koa.Middleware;
+  /**
+   * Admits the request of `kind` (its route) or throws 503 SERVICE_UNAVAILABLE with Retry-After; `budgetMs` is its
+   * remaining deadline. Call the ticket's `leave` once the request's work is done.
+   */
+  admit(ctx: Koa.Context, kind: string, budgetMs: number): Promise<AdmissionTicket>;
 }
 
 /**
- * createRequestAdmission bounds the work the gateway's routes do at once (see admission-gate.ts). A request beyond the
- * bound is answered at once 503 `SERVICE_UNAVAILABLE` with `Retry-After` instead of waiting behind the others: on one
- * event loop, every request admitted past the point where the loop is busy only adds to every other one's latency.
- * A request holds its units until its handler returns (an event stream: until it is open); a refused one sets
- * `ctx.state.shed`, so the access log can tell shedding from a store outage.
+ * createRequestAdmission bounds the work the gateway's routes do at once and queues the rest (admission-queue.ts). A
+ * request that cannot start in time is answered 503 `SERVICE_UNAVAILABLE` with `Retry-After`; it sets
+ * `ctx.state.shed`, so the access log can tell shedding from a store outage. A request whose client goes away while
+ * it waits leaves the queue.
  */
-export function createRequestAdmission(o: { limits: AdmissionLimits; metrics: ServiceMetrics }): RequestAdmission {
-  const gate = createAdmissionGate(o.limits);
-  const gauge = o.metrics.admissionInFlight.labels({ gate: 'rest' });
-  const shed = o.metrics.admissionShed.labels({ gate: 'rest' });
-  gauge.set(0);
+export function createRequestAdmission(o: {
+  limits: AdmissionQueueOptions;
+  metrics: ServiceMetrics;
+}): RequestAdmission {
+  const queue = createAdmissionQueue(o.limits);
+  const inFlight = o.metrics.admissionInFlight.labels({ gate: 'rest' });
+  const waiting = o.metrics.admissionWaiting.labels({ gate: 'rest' });
+  const waited = o.metrics.admissionWait.labels({ gate: 'rest' });
+  inFlight.set(0);
+  waiting.set(0);
+  const show = () => {
+    inFlight.set(queue.inFlight);
+    waiting.set(queue.waiting);
+  };
   return {
-    admit: (cost) => async (ctx, next) => {
-      if (!gate.tryEnter(cost)) {
-        shed.inc();
+    async admit(ctx, kind, budgetMs) {
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      ctx.res.once('close', onClose);
+      const pending = queue.enter(kind, { budgetMs, signal: gone.signal });
+      show();
+      const a = await pending;
+      ctx.res.off('close', onClose);
+      if (!a.admitted) {
+        show();
+        o.metrics.admissionShed.inc({ gate: 'rest', reason: a.reason });
         ctx.state.shed = true;
         throw new ServiceError(
           'SERVICE_UNAVAILABLE',
-          'The service is working on as many requests as it admits; retry after Retry-After seconds.',
+          a.reason === 'cancelled'
+            ? 'The client went away before its request could start.'
+            : 'The service could not start this request in time; retry after Retry-After seconds.',
           { retryAfter: SHED_RETRY_AFTER_SECONDS },
         );
       }
-      gauge.set(gate.inFlight);
-      try {
-        await next();
-      } finally {
-        gate.leave(cost);
-        gauge.set(gate.inFlight);
-      }
+      waited.observe(a.ticket.waitedMs / 1000);
+      show();
+      const ticket = a.ticket;
+      return {
+        cost: ticket.cost,
+        waitedMs: ticket.waitedMs,
+        leave() {
+          ticket.leave();
+          show();
+        },
+      };
     },
   };
 }

@@ -11,7 +11,7 @@ import { callRpc, RpcFailure } from './call-rpc.js';
 import { correlationIdOf } from './correlation-id.js';
 import { v1ErrorBody, v2ErrorBody } from './error-envelope.js';
 import type { GrpcClients } from './grpc-clients.js';
-import { readJsonBody } from './read-json-body.js';
+import { readJsonBody, type JsonBody } from './read-json-body.js';
 import { newRequestId } from './new-request-id.js';
 import { refuseThroughApi } from './refuse-through-api.js';
 import { openRpcStream } from './open-rpc-stream.js';
@@ -22,8 +22,7 @@ import { createRequestAdmission } from './admit-requests.js';
 import { typedRequestOf } from './typed-request-of.js';
 import { restJsonOf } from './rest-json-of.js';
 import { ANSWER_FORM_KEY, type GatewayAnswers } from '../grpc/answer-forms.js';
-import { ADMITTED_TOKEN_KEY, type AdmissionLimits } from '../admission/admission-gate.js';
-import { admissionCost } from '../admission/admission-cost.js';
+import { ADMITTED_TOKEN_KEY, type AdmissionQueueOptions } from '../admission/admission-queue.js';
 
 /** Dependencies of the REST gateway. */
 export interface GatewayDeps {
@@ -36,8 +35,8 @@ export interface GatewayDeps {
   logger: ServiceLogger;
   metrics: ServiceMetrics;
   rpcDeadlineMs?: number;
-  /** Requests worked on at once; beyond, 503 at once (see admission-gate.ts). Unset: no limit. */
-  admission?: AdmissionLimits;
+  /** Work run at once and the queue beyond it (see admission-queue.ts). Unset: no limit. */
+  admission?: AdmissionQueueOptions;
   /**
    * Sent as ADMITTED_TOKEN_KEY on the calls to the gRPC server of this same process, which shares it: the request was
    * admitted and counted here, so that server does not count it against its own limit again.
@@ -90,6 +89,7 @@ export function createGateway(deps: GatewayDeps): Koa {
   // Request id, correlation id, v1 headers, the error envelope and the access log apply to every response.
   app.use(async (ctx, next) => {
     const started = performance.now();
+    ctx.state.startedAt = started;
     const requestId = newRequestId();
     const correlationId = correlationIdOf(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
@@ -188,69 +188,82 @@ export function createGateway(deps: GatewayDeps): Koa {
   app.use(serveMetrics(deps.metrics, { token: deps.metricsToken, withoutToken: 'anonymous' }));
 
   // Only the API's routes are admitted: probes, scrapes, openapi.json and the console's pages and assets answer from
-  // memory and are never shed (they must answer most of all when the service is busy).
-  const admission = createRequestAdmission({ limits: deps.admission ?? { limit: 0, burst: 0 }, metrics: deps.metrics });
+  // memory and are never shed (they must answer most of all when the service is busy). A request is admitted once its
+  // body has arrived, so a slow sender holds no share of the work the process runs at once.
+  const admission = createRequestAdmission({ limits: deps.admission ?? { limit: 0 }, metrics: deps.metrics });
+  const deadlineMs = deps.rpcDeadlineMs ?? 30_000;
   for (const route of deps.routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](route.path, admission.admit(admissionCost(route.service, route.rpc)), async (ctx) => {
+    const kind = `${route.service}/${route.rpc}`;
+    router[method](route.path, async (ctx) => {
       const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(ctx.req);
-      const input = { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body?.value };
-      const md = new Metadata();
-      md.set('x-service-request-id', ctx.state.requestId as string);
-      md.set('x-service-door', 'rest');
-      if (deps.admittedToken !== undefined) md.set(ADMITTED_TOKEN_KEY, deps.admittedToken);
-      if (ctx.state.correlationId !== undefined) md.set('x-request-id', ctx.state.correlationId as string);
-      for (const h of PASSED_HEADERS) {
-        const v = ctx.get(h);
-        if (v) setHeaderMetadata(md, h, v);
-      }
-      if (route.stream) {
-        // A streaming call lives as long as the response: it is cancelled when the response closes, whoever closed it.
-        // It waits for the first message, so a refusal is thrown here and rendered as the usual error envelope.
-        // The access log line and the request histogram record the time to the first message.
-        const abort = new AbortController();
-        ctx.res.once('close', () => abort.abort());
-        const opened = await openRpcStream(
-          deps.clients[route.service],
-          route.rpc,
-          { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' },
-          md,
-          { signal: abort.signal },
-        );
-        serveEventStream(ctx, opened, { event: route.stream.event, requestId: ctx.state.requestId as string });
-        return;
-      }
-      // The call is cancelled only when the client goes away before its answer is written (the response closes
-      // unfinished); the request stream's own 'close' also fires once a body has been read, which is no reason.
-      const abort = new AbortController();
-      const onClose = () => {
-        if (!ctx.res.writableFinished) abort.abort();
-      };
-      ctx.res.once('close', onClose);
-      // The typed request when it carries the input exactly, else the JSON form (see typed-request-of.ts).
-      const typed = typedRequestOf(route, input);
-      deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
-      const answers = deps.answers ?? 'json';
-      if (typed && answers !== 'typed') md.set(ANSWER_FORM_KEY, answers === 'check' ? 'both' : 'json');
+      const ticket = await admission.admit(ctx, kind, deadlineMs - (performance.now() - ctx.state.startedAt));
       try {
-        const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
-        const out = await callRpc(deps.clients[route.service], route.rpc, request, md, {
-          deadlineMs: deps.rpcDeadlineMs ?? 30_000,
-          signal: abort.signal,
-        });
-        for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
-        ctx.status = route.successStatus ?? 200;
-        const json = restJsonOf(route, out.response, typed !== undefined && answers === 'check');
-        if (out.headers['content-type']?.startsWith('text/html')) {
-          ctx.body = String(JSON.parse(json));
-        } else {
-          ctx.type = 'application/json';
-          ctx.body = json;
-        }
+        await answerRoute(ctx, route, body);
       } finally {
-        ctx.res.off('close', onClose);
+        ticket.leave();
       }
     });
+  }
+
+  /** Calls the route's RPC with the request and writes its answer (an event stream: opens it). */
+  async function answerRoute(ctx: Koa.Context, route: RouteSpec, body: JsonBody | undefined) {
+    const input = { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body?.value };
+    const md = new Metadata();
+    md.set('x-service-request-id', ctx.state.requestId as string);
+    md.set('x-service-door', 'rest');
+    if (deps.admittedToken !== undefined) md.set(ADMITTED_TOKEN_KEY, deps.admittedToken);
+    if (ctx.state.correlationId !== undefined) md.set('x-request-id', ctx.state.correlationId as string);
+    for (const h of PASSED_HEADERS) {
+      const v = ctx.get(h);
+      if (v) setHeaderMetadata(md, h, v);
+    }
+    if (route.stream) {
+      // A streaming call lives as long as the response: it is cancelled when the response closes, whoever closed it.
+      // It waits for the first message, so a refusal is thrown here and rendered as the usual error envelope.
+      // The access log line and the request histogram record the time to the first message.
+      const abort = new AbortController();
+      ctx.res.once('close', () => abort.abort());
+      const opened = await openRpcStream(
+        deps.clients[route.service],
+        route.rpc,
+        { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' },
+        md,
+        { signal: abort.signal },
+      );
+      serveEventStream(ctx, opened, { event: route.stream.event, requestId: ctx.state.requestId as string });
+      return;
+    }
+    // The call is cancelled only when the client goes away before its answer is written (the response closes
+    // unfinished); the request stream's own 'close' also fires once a body has been read, which is no reason.
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableFinished) abort.abort();
+    };
+    ctx.res.once('close', onClose);
+    // The typed request when it carries the input exactly, else the JSON form (see typed-request-of.ts).
+    const typed = typedRequestOf(route, input);
+    deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
+    const answers = deps.answers ?? 'json';
+    if (typed && answers !== 'typed') md.set(ANSWER_FORM_KEY, answers === 'check' ? 'both' : 'json');
+    try {
+      const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
+      const out = await callRpc(deps.clients[route.service], route.rpc, request, md, {
+        deadlineMs: deadlineMs - (performance.now() - ctx.state.startedAt),
+        signal: abort.signal,
+      });
+      for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
+      ctx.status = route.successStatus ?? 200;
+      const json = restJsonOf(route, out.response, typed !== undefined && answers === 'check');
+      if (out.headers['content-type']?.startsWith('text/html')) {
+        ctx.body = String(JSON.parse(json));
+      } else {
+        ctx.type = 'application/json';
+        ctx.body = json;
+      }
+    } finally {
+      ctx.res.off('close', onClose);
+    }
   }
   app.use(serveConsole());
   app.use(router.routes());

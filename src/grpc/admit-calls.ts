@@ -8,11 +8,11 @@ import {
 } from '@grpc/grpc-js';
 import {
   ADMITTED_TOKEN_KEY,
-  createAdmissionGate,
+  createAdmissionQueue,
   SHED_RETRY_AFTER_SECONDS,
-  type AdmissionLimits,
-} from '../admission/admission-gate.js';
-import { admissionCost } from '../admission/admission-cost.js';
+  type AdmissionQueueOptions,
+  type AdmissionTicket,
+} from '../admission/admission-queue.js';
 import { ServiceError } from '../errors/service-error.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 import { encodeServiceError } from './error-metadata.js';
@@ -22,8 +22,8 @@ const NEVER_SHED = ['/grpc.health.v1.Health/', '/grpc.reflection.'];
 
 /** Options of admitCalls. */
 export interface CallAdmission {
-  /** Calls worked on at once (see admission-gate.ts). */
-  limits: AdmissionLimits;
+  /** Work run at once and the queue beyond it (see admission-queue.ts). */
+  limits: AdmissionQueueOptions;
   /**
    * The token of this process's own gateway (unset when none runs here): its calls were admitted, and counted, by the
    * gateway's limit, so they are not counted again here. Any other caller, a gateway in another process included,
@@ -33,29 +33,43 @@ export interface CallAdmission {
   metrics: ServiceMetrics;
 }
 
+/** The milliseconds left before a call's deadline (Infinity when it has none). */
+function remainingMs(deadline: Date | number): number {
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(at) ? at - Date.now() : Infinity;
+}
+
 /**
- * admitCalls returns a server interceptor that bounds the work of the calls in flight (see admission-gate.ts, in the
- * units of admission-cost.ts); a call beyond the bound is answered at once, before its message is read, `UNAVAILABLE`
- * with the usual error trailers (`error-code: SERVICE_UNAVAILABLE`, `retry-after`). A call holds its units until it
- * starts answering (its first message or headers, or its status) or is cancelled, so an open server stream does not
- * keep them. Health checks and reflection are never counted.
+ * admitCalls returns a server interceptor that bounds the work of the calls in flight and queues the rest (see
+ * admission-queue.ts: a call waits its turn within the wait budget and its own deadline). A call that cannot start in
+ * time is answered, before its message is read, `UNAVAILABLE` with the usual error trailers (`error-code:
+ * SERVICE_UNAVAILABLE`, `retry-after`). A call holds its units until it starts answering (its first message or
+ * headers, or its status) or is cancelled, so an open server stream does not keep them. Health checks and reflection
+ * are never counted.
  */
 export function admitCalls(o: CallAdmission): ServerInterceptor {
-  const gate = createAdmissionGate(o.limits);
-  const gauge = o.metrics.admissionInFlight.labels({ gate: 'grpc' });
-  const shed = o.metrics.admissionShed.labels({ gate: 'grpc' });
-  gauge.set(0);
+  const queue = createAdmissionQueue(o.limits);
+  const inFlight = o.metrics.admissionInFlight.labels({ gate: 'grpc' });
+  const waiting = o.metrics.admissionWaiting.labels({ gate: 'grpc' });
+  const waited = o.metrics.admissionWait.labels({ gate: 'grpc' });
+  inFlight.set(0);
+  waiting.set(0);
+  const show = () => {
+    inFlight.set(queue.inFlight);
+    waiting.set(queue.waiting);
+  };
   return (method, call) => {
     if (o.limits.limit <= 0 || NEVER_SHED.some((p) => method.path.startsWith(p)))
       return new ServerInterceptingCall(call);
     const [, service = '', rpc = ''] = method.path.split('/');
-    const cost = admissionCost(service.replace(/^scheduling\.v1\./, ''), rpc);
-    let admitted = false;
+    const kind = `${service.replace(/^scheduling\.v1\./, '')}/${rpc}`;
+    let ticket: AdmissionTicket | undefined;
+    const cancelled = new AbortController();
     const release = () => {
-      if (!admitted) return;
-      admitted = false;
-      gate.leave(cost);
-      gauge.set(gate.inFlight);
+      if (!ticket) return;
+      ticket.leave();
+      ticket = undefined;
+      show();
     };
     return new ServerInterceptingCall(
       call,
@@ -66,8 +80,22 @@ export function admitCalls(o: CallAdmission): ServerInterceptor {
               .withOnReceiveMetadata((md, nextMd) => {
                 if (o.admittedToken !== undefined && md.get(ADMITTED_TOKEN_KEY)[0] === o.admittedToken)
                   return nextMd(md);
-                if (!gate.tryEnter(cost)) {
-                  shed.inc();
+                const pending = queue.enter(kind, {
+                  budgetMs: remainingMs(call.getDeadline()),
+                  signal: cancelled.signal,
+                });
+                show();
+                void pending.then((a) => {
+                  show();
+                  if (a.admitted) {
+                    waited.observe(a.ticket.waitedMs / 1000);
+                    ticket = a.ticket;
+                    // Cancelled while the admission was being answered: give the units back at once.
+                    if (cancelled.signal.aborted) return release();
+                    return nextMd(md);
+                  }
+                  o.metrics.admissionShed.inc({ gate: 'grpc', reason: a.reason });
+                  if (a.reason === 'cancelled') return;
                   const trailers = new Metadata();
                   trailers.set(
                     'x-service-request-id',
@@ -75,18 +103,17 @@ export function admitCalls(o: CallAdmission): ServerInterceptor {
                   );
                   const refusal = new ServiceError(
                     'SERVICE_UNAVAILABLE',
-                    "The server is working on as many calls as it admits; retry after the retry-after trailer's seconds.",
+                    "The server could not start this call in time; retry after the retry-after trailer's seconds.",
                     { retryAfter: SHED_RETRY_AFTER_SECONDS },
                   );
                   const { code, details, metadata } = encodeServiceError(refusal, trailers);
                   call.sendStatus({ code: code!, details: details!, metadata: metadata! });
-                  return;
-                }
-                admitted = true;
-                gauge.set(gate.inFlight);
-                nextMd(md);
+                });
               })
-              .withOnCancel(release)
+              .withOnCancel(() => {
+                cancelled.abort();
+                release();
+              })
               .build(),
           ),
         )

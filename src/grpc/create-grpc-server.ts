@@ -111,7 +111,7 @@ function loadPackageDefinition() {
  */
 export function createGrpcServer(deps: GrpcServerDeps) {
   // Admission is the outer interceptor: a shed call's status still passes the observer (metrics, log line).
-  const admission = admitCalls({ limits: { limit: 0, burst: 0 }, ...deps.admission, metrics: deps.metrics });
+  const admission = admitCalls({ limits: { limit: 0 }, ...deps.admission, metrics: deps.metrics });
   const server = new Server({ ...GRPC_CHANNEL_OPTIONS.server, interceptors: [createCallObserver(deps), admission] });
   // Open server streams: stop() ends them, since a graceful shutdown waits for every call and a stream never ends alone.
   const streams = new Set<AbortController>();

@@ -24,8 +24,15 @@ export interface ServiceMetrics {
   gatewayRequestForm: Counter<'form'>;
   /** Work admitted and not yet answered, in admission units, by gate: `rest` (gateway requests), `grpc` (direct calls). */
   admissionInFlight: Gauge<'gate'>;
-  /** Work refused at once with 503 SERVICE_UNAVAILABLE because its gate was full: `rest`, `grpc`, `pg_pool` (pool waiters). */
-  admissionShed: Counter<'gate'>;
+  /** Requests waiting in a gate's queue to start, by gate. */
+  admissionWaiting: Gauge<'gate'>;
+  /** How long admitted work waited in its gate's queue before it started, by gate. */
+  admissionWait: Histogram<'gate'>;
+  /**
+   * Work refused with 503 SERVICE_UNAVAILABLE by gate (`rest`, `grpc`, `pg_pool`: pool waiters) and reason
+   * (`queue_full`, `wait_budget`, `overloaded`, `cancelled`; `pool_full` for the pool).
+   */
+  admissionShed: Counter<'gate' | 'reason'>;
   /**
    * Registers a gauge read when /metrics is scraped. `read` must answer from memory (a pool's counters, a sampler's last
    * values): a scrape does no store round trip, so scrapers cannot take connections from the API.
@@ -115,7 +122,7 @@ export function createServiceMetrics(): ServiceMetrics {
     }),
     admissionInFlight: new Gauge({
       name: 'scheduling_admission_in_flight',
-      help: 'Work admitted and not yet answered, in admission units (a plain call 1, a resolution 4): rest (gateway requests), grpc (direct gRPC calls).',
+      help: 'Work admitted and not yet answered, in admission units (the cheapest kind of call 1, others by their learned service time): rest (gateway requests), grpc (direct gRPC calls).',
       labelNames: ['gate'],
       registers: everywhere,
     }),
@@ -125,10 +132,23 @@ export function createServiceMetrics(): ServiceMetrics {
       labelNames: ['form'],
       registers,
     }),
+    admissionWaiting: new Gauge({
+      name: 'scheduling_admission_waiting',
+      help: 'Requests waiting in an admission queue to start, by gate (rest, grpc).',
+      labelNames: ['gate'],
+      registers: everywhere,
+    }),
+    admissionWait: new Histogram({
+      name: 'scheduling_admission_wait_seconds',
+      help: 'Time admitted work waited in its admission queue before it started, by gate (rest, grpc).',
+      labelNames: ['gate'],
+      buckets: LATENCY_BUCKETS,
+      registers: everywhere,
+    }),
     admissionShed: new Counter({
       name: 'scheduling_admission_shed_total',
-      help: 'Work refused at once with 503 SERVICE_UNAVAILABLE because its admission limit was reached, by gate (rest, grpc, pg_pool).',
-      labelNames: ['gate'],
+      help: 'Work refused with 503 SERVICE_UNAVAILABLE by admission, by gate (rest, grpc, pg_pool) and reason (queue_full, wait_budget, overloaded, cancelled, pool_full).',
+      labelNames: ['gate', 'reason'],
       registers: everywhere,
     }),
     gaugeOnScrape(name, help, read, opts = {}) {

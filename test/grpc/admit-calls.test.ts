@@ -14,10 +14,11 @@ import { createServiceMetrics } from '../../src/observability/service-metrics.js
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
-// A gRPC server admitting two direct calls at once, no burst beyond; its own gateway's requests count at the gateway only.
+// A gRPC server running two direct calls at once, the rest queued with a short wait budget; its own gateway's requests
+// count at the gateway only.
 let svc: TestService;
 test.before(async () => {
-  svc = await startTestService({ env: { MAX_IN_FLIGHT_CALLS: '2', MAX_IN_FLIGHT_BURST: '2' } });
+  svc = await startTestService({ env: { MAX_IN_FLIGHT_CALLS: '2', ADMISSION_MAX_WAIT_MS: '400' } });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -80,7 +81,7 @@ async function healthCheck(session: ClientHttp2Session): Promise<string | undefi
   return trailers['grpc-status'];
 }
 
-test('beyond its limit the gRPC server answers UNAVAILABLE with the error trailers at once; health, its own gateway and drained load are served', async (t) => {
+test('beyond its limit a call waits its turn; past the wait budget it is answered UNAVAILABLE with the error trailers; health and its own gateway are served', async (t) => {
   const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
   const session = connect(`http://${svc.grpcTarget}`);
   try {
@@ -92,13 +93,26 @@ test('beyond its limit the gRPC server answers UNAVAILABLE with the error traile
     });
     await untilMetric('scheduling_admission_in_flight{gate="grpc"}', 2);
 
+    // A third call waits in the queue, and starts as soon as a held call is answered.
+    const third = holdCall(session);
+    third.finish();
+    await untilMetric('scheduling_admission_waiting{gate="grpc"}', 1);
+    held[0]!.finish();
+    t.is(await held[0]!.status, '0');
+    t.is(await third.status, '0', 'the queued call was served, not refused');
+
+    // With two held again, a call that cannot start within the budget is refused once the budget has passed.
+    held[0] = holdCall(session);
+    await untilMetric('scheduling_admission_in_flight{gate="grpc"}', 2);
+    const started = Date.now();
     const shed = await listOrganizations(orgs);
+    t.true(Date.now() - started >= 350, 'it waited its budget');
     t.false(answered);
     t.is(shed?.code, status.UNAVAILABLE);
     t.deepEqual(shed?.metadata.get('error-code'), ['SERVICE_UNAVAILABLE']);
     t.deepEqual(shed?.metadata.get('retry-after'), ['1']);
     t.regex(String(shed?.metadata.get('x-service-request-id')[0]), /^req_/);
-    t.is(await metric('scheduling_admission_shed_total{gate="grpc"}'), 1);
+    t.is(await metric('scheduling_admission_shed_total{gate="grpc",reason="wait_budget"}'), 1);
 
     // Health checks are never shed, and this process's gateway is counted by its own limit only.
     t.is(await healthCheck(session), '0');

@@ -66,11 +66,6 @@ export async function startTestService(
     DATABASE_URL: stores.databaseUrl,
     SERVICE_BOOTSTRAP_PLATFORM_KEY: platformKey,
     DATA_DIR: process.env.TEST_DATA_DIR ?? '/tmp',
-    // ava runs a file's tests at once against one service: a dozen clients on one process, which the default admission
-    // limits would shed. Tests of something else run without them; the admission tests set their own.
-    MAX_IN_FLIGHT_REQUESTS: '0',
-    MAX_IN_FLIGHT_CALLS: '0',
-    PG_POOL_MAX_WAITERS: '0',
     // A new connection to the test cluster can take over the 2 s default while a dozen test files start at once (seen
     // once as a before hook's 503); the bound itself is tested with its defaults in test/ops and test/persistence.
     PG_POOL_WAIT_MS: '10000',

@@ -9,8 +9,6 @@ import { startTestStores, type TestService, type TestStores } from '../helpers/t
 
 // More work per process than the default admission limits, on purpose (this test is about correctness under
 // concurrency, not shedding: test/gateway/admit-requests.test.ts): the limits are off.
-const UNLIMITED = { MAX_IN_FLIGHT_REQUESTS: '0', MAX_IN_FLIGHT_CALLS: '0', PG_POOL_MAX_WAITERS: '0' };
-
 // Soak: many clients hold, confirm (with and without a hold), release, create v1 bookings, follow confirmation links,
 // cancel and reschedule on three providers with partly overlapping claims (three durations, buffers, 15-minute
 // steps), through two service processes on one Redis and one PostgreSQL, for a bounded time. Every claim races
@@ -32,7 +30,7 @@ test.before(async () => {
       redisUrl: stores.redisUrl,
       platformKey,
       name: 'soak',
-      env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', ...UNLIMITED },
+      env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error' },
     })),
   );
 });

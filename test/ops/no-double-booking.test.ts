@@ -8,8 +8,6 @@ import { startTestStores, type TestService, type TestStores } from '../helpers/t
 
 // More work per process than the default admission limits, on purpose (this test is about correctness under
 // concurrency, not shedding: test/gateway/admit-requests.test.ts): the limits are off.
-const UNLIMITED = { MAX_IN_FLIGHT_REQUESTS: '0', MAX_IN_FLIGHT_CALLS: '0', PG_POOL_MAX_WAITERS: '0' };
-
 // Two service processes (children, real clock) share one Redis and one PostgreSQL: every claim races across them.
 let stores: TestStores;
 let db: Database;
@@ -27,7 +25,7 @@ test.before(async () => {
       redisUrl: stores.redisUrl,
       platformKey,
       name: 'ndb',
-      env: { RATE_LIMIT_PER_MINUTE: '100000', ...UNLIMITED },
+      env: { RATE_LIMIT_PER_MINUTE: '100000' },
     })),
   );
   [a, b] = started as [ServiceProcess, ServiceProcess];

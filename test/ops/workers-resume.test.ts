@@ -147,9 +147,6 @@ test('kill -9 of redis-server and PostgreSQL with work queued: webhook, e-mail, 
     WEBHOOK_ALLOW_INSECURE_URLS: '1',
     WEBHOOK_RETRY_DELAYS_SECONDS: '20,60',
     RATE_LIMIT_PER_MINUTE: '100000',
-    MAX_IN_FLIGHT_REQUESTS: '0',
-    MAX_IN_FLIGHT_CALLS: '0',
-    PG_POOL_MAX_WAITERS: '0',
   });
   const failures: string[] = [];
   svc = await startService(config, { clock, log: (msg) => failures.push(msg) });
