@@ -33,7 +33,7 @@ import { createLogger, type ServiceLogger } from './observability/create-logger.
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
 import { createQueueGauges, type QueueGauges } from './observability/queue-gauges.js';
 import { createMetricsApp } from './gateway/create-metrics-app.js';
-import type { WebhookLookup } from './application/webhooks/webhook-target.js';
+import type { OutboundLookup } from './application/outbound/guarded-lookup.js';
 import { ServiceError } from './errors/service-error.js';
 import { answerClientErrors } from './gateway/answer-client-errors.js';
 
@@ -81,8 +81,8 @@ export interface StartOptions {
   log?: (msg: string, extra?: Record<string, unknown>) => void;
   /** The structured logger (default: pino at the configured LOG_LEVEL, on stdout). */
   logger?: ServiceLogger;
-  /** DNS resolution of webhook hosts (default dns.lookup); every connection's addresses are still checked. */
-  webhookLookup?: WebhookLookup;
+  /** DNS resolution of outbound hosts (webhooks, calendar feeds; default dns.lookup); every answer is still checked. */
+  outboundLookup?: OutboundLookup;
 }
 
 /**
@@ -168,7 +168,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       clock,
       config,
       metrics,
-      ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}),
+      ...(opts.outboundLookup ? { outboundLookup: opts.outboundLookup } : {}),
     });
     // Every process samples the queues (one statement and one Redis batch per interval, whatever the scrapers do), so
     // whichever process Prometheus scrapes reports them.

@@ -2,7 +2,7 @@ import type { Config } from '../config/load-config.js';
 import type { Database } from '../persistence/database.js';
 import type { Redis } from '../persistence/redis-client.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
-import type { WebhookLookup } from './webhooks/webhook-target.js';
+import type { OutboundLookup } from './outbound/guarded-lookup.js';
 
 /** Explicit dependencies of the application services. */
 export interface AppDeps {
@@ -11,6 +11,6 @@ export interface AppDeps {
   clock: () => Date;
   config: Config;
   metrics: ServiceMetrics;
-  /** DNS resolution of webhook hosts (default dns.lookup); tests inject one to steer names to addresses. */
-  webhookLookup?: WebhookLookup;
+  /** DNS resolution of outbound hosts (webhooks, calendar feeds; default dns.lookup); tests inject one to steer names. */
+  outboundLookup?: OutboundLookup;
 }

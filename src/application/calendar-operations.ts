@@ -32,6 +32,7 @@ import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import { providerOfCaller } from './provider-operations.js';
 import { recordAudit } from './record-audit.js';
+import { checkFeedUrl } from './resolution/feed-client.js';
 
 /** Answers whether two dotted field paths name the same field or one contains the other. */
 function overlapping(a: string, b: string): boolean {
@@ -79,11 +80,21 @@ async function connectionOfCaller(
 
 /** CalendarService operations: weekly availability schedules with date overrides and optional iCalendar feeds. */
 export function createCalendarOperations(deps: AppDeps): OperationTable {
+  /** Refuses a feed URL the guarded feed client would not fetch (400 on `externalCalendar.url`). */
+  const checkFeed = (externalCalendar: { url: string } | null | undefined) =>
+    externalCalendar
+      ? checkFeedUrl(externalCalendar.url, {
+          allowInsecure: deps.config.outboundAllowInsecureUrls,
+          lookup: deps.outboundLookup,
+        })
+      : Promise.resolve();
   return {
     CreateCalendarConnection: {
       audit: { action: 'calendar_connection.create', resourceType: 'calendar_connection', kind: 'write' },
       async handler(caller, input) {
         const body = parseScheduleBody(CreateCalendarConnectionBody, input.body, schedulePart);
+        // Outside the transaction: resolving the feed's host may take a while and needs no lock.
+        await checkFeed(body.externalCalendar);
         const doc: CalendarConnectionDoc = {
           title: body.title ?? null,
           timezone: body.timezone,
@@ -142,6 +153,10 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
         const { id } = parseInput(CalendarConnectionPath, input.params);
         // Tenancy and existence come before body validation, so a foreign id is 403 whatever the body says.
         await connectionOfCaller(deps.db, caller, id);
+        // A feed URL is checked outside the transaction (DNS needs no lock); a body the schema refuses is reported by
+        // the parse below.
+        const early = UpdateCalendarConnectionBody.safeParse(input.body ?? {});
+        if (early.success) await checkFeed(early.data.externalCalendar);
         const now = deps.clock();
         return deps.db.transaction(async (tx) => {
           const cur = await connectionOfCaller(tx, caller, id, { forUpdate: true });

@@ -22,7 +22,7 @@ import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
 import { deliverNow, sendTestEvent } from './webhooks/attempt-delivery.js';
 import { newWebhookSecret, signingSecrets } from './webhooks/webhook-signature.js';
-import { checkWebhookUrl } from './webhooks/webhook-target.js';
+import { checkOutboundUrl } from './outbound/check-outbound-url.js';
 
 /** How long a rotated-out secret keeps signing alongside the new one. */
 const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
@@ -116,9 +116,10 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const body = parseInput(UpdateWebhookBody, input.body);
         // Outside the transaction: resolving the host may take a while and needs no lock.
-        await checkWebhookUrl(body.url, {
-          allowInsecure: deps.config.webhookAllowInsecureUrls,
-          lookup: deps.webhookLookup,
+        await checkOutboundUrl(body.url, {
+          field: 'url',
+          allowInsecure: deps.config.outboundAllowInsecureUrls,
+          lookup: deps.outboundLookup,
         });
         const events = [...new Set(body.events)];
         const now = deps.clock();

@@ -25,7 +25,12 @@ export interface Config {
   rateLimitPerMinute: number;
   publicBaseUrl: string;
   smtpUrl: string | undefined;
-  webhookAllowInsecureUrls: boolean;
+  /**
+   * OUTBOUND_ALLOW_INSECURE_URLS=1 (or its older name WEBHOOK_ALLOW_INSECURE_URLS=1; development and tests only): every
+   * outbound call (webhooks, calendar feeds) may use http and reach loopback, private and other non-public addresses.
+   * Unset: webhooks need https, feeds https or http, and both reach public addresses only.
+   */
+  outboundAllowInsecureUrls: boolean;
   /** pino level of the service's JSON log lines (LOG_LEVEL, default `info`). */
   logLevel: LogLevel;
   /** Admission units of REST requests run at once; the rest wait in a queue (MAX_IN_FLIGHT_REQUESTS; 0 = no limit). */
@@ -125,7 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: intSetting(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
     smtpUrl: env.SMTP_URL || undefined,
-    webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
+    outboundAllowInsecureUrls: env.OUTBOUND_ALLOW_INSECURE_URLS === '1' || env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
     gatewayAnswers: gatewayAnswersSetting(env.GATEWAY_ANSWERS),
     metricsToken: metricsTokenSetting(env.METRICS_TOKEN),
     metricsPort:

@@ -23,7 +23,7 @@ export function createWorkers(
 ): Worker {
   const webhookSender = createWebhookSender(deps, {
     log: opts.log,
-    ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
+    ...(deps.outboundLookup ? { lookup: deps.outboundLookup } : {}),
   });
   const workers: Worker[] = [
     createWebhookDispatcher({ db: deps.db, clock: deps.clock, onPending: () => webhookSender.wake() }),

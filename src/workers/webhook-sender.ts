@@ -1,6 +1,6 @@
 import { attemptDelivery, DELIVERY_LEASE_MS, type AttemptDeps } from '../application/webhooks/attempt-delivery.js';
 import { createWebhookPoster } from '../application/webhooks/post-webhook.js';
-import type { WebhookLookup } from '../application/webhooks/webhook-target.js';
+import type { OutboundLookup } from '../application/outbound/guarded-lookup.js';
 import { randomHex } from '../persistence/new-id.js';
 import { claimDueDeliveries, type ClaimedDelivery } from '../persistence/webhook-delivery-queue.js';
 import type { Worker } from './worker.js';
@@ -8,7 +8,7 @@ import type { Worker } from './worker.js';
 /** Options of createWebhookSender. */
 export interface WebhookSenderOptions {
   log: (msg: string, extra?: Record<string, unknown>) => void;
-  lookup?: WebhookLookup;
+  lookup?: OutboundLookup;
   /** How often to look for due deliveries when nothing woke the sender. @default 200 */
   pollMs?: number;
   /** Deliveries this process sends at once. @default 64 */
@@ -35,7 +35,7 @@ export function createWebhookSender(deps: AttemptDeps, opts: WebhookSenderOption
   const perProcess = opts.perProcess ?? 64;
   const perOrganization = opts.perOrganization ?? 8;
   const poster = createWebhookPoster({
-    allowInsecure: deps.config.webhookAllowInsecureUrls,
+    allowInsecure: deps.config.outboundAllowInsecureUrls,
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
   // A request cut off by stop() is no attempt of the receiver's: throwing keeps it unrecorded.

@@ -28,7 +28,8 @@ test.before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const addr = server.address();
   base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  svc = await startTestService({ clock });
+  // The feeds are served from 127.0.0.1, which only OUTBOUND_ALLOW_INSECURE_URLS lets the service reach.
+  svc = await startTestService({ clock, env: { OUTBOUND_ALLOW_INSECURE_URLS: '1' } });
 });
 test.after.always(async () => {
   await svc?.stop();

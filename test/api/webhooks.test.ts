@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { WebhookServiceClient } from '../../src/gen/scheduling/v1/webhook_service.js';
-import type { WebhookLookup } from '../../src/application/webhooks/webhook-target.js';
+import type { OutboundLookup } from '../../src/application/outbound/guarded-lookup.js';
 import { client } from '../helpers/http.js';
 import type { TestService } from '../helpers/test-service.js';
 import { startWebhookFixture, type Plan, type WebhookFixture } from '../helpers/webhook-fixture.js';
@@ -27,7 +27,7 @@ const DNS: Record<string, LookupAddress[]> = {
   ],
   'metadata.example.com': [{ address: '169.254.169.254', family: 4 }],
 };
-const fakeLookup: WebhookLookup = ((
+const fakeLookup: OutboundLookup = ((
   host: string,
   _opts: unknown,
   cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[] | string, f?: number) => void,
@@ -35,7 +35,7 @@ const fakeLookup: WebhookLookup = ((
   const found = DNS[host];
   if (!found) return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
   cb(null, found);
-}) as unknown as WebhookLookup;
+}) as unknown as OutboundLookup;
 
 let fixture: WebhookFixture;
 /** Status answered per organization (default 200), so tests sharing the receiver do not disturb each other. */
@@ -152,6 +152,7 @@ test('bad URLs are 400 VALIDATION_ERROR on `url` and change nothing (production 
     ['ftp', 'ftp://hooks.example.com/x'],
     ['http without WEBHOOK_ALLOW_INSECURE_URLS', 'http://hooks.example.com/hook'],
     ['credentials', 'https://user:pass@hooks.example.com/hook'],
+    ['empty credentials', 'https://:@hooks.example.com/hook'],
     ['IPv4 loopback', 'https://127.0.0.1/hook'],
     ['IPv4 loopback elsewhere in 127/8', 'https://127.8.9.10/hook'],
     ['private 10/8', 'https://10.0.0.1/hook'],

@@ -3,7 +3,7 @@ import { createTestClock } from '../helpers/test-clock.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { FUZZ_CLOCK_START } from './fuzz-fixtures.js';
 
-/** Name resolution for webhook URLs that resolves nothing: no fuzzed URL ever leads to a connection off this machine. */
+/** Name resolution for outbound URLs (webhooks, feeds) that resolves nothing: no fuzzed URL ever leads to a connection off this machine. */
 const noDns: LookupFunction = (hostname, _options, callback) => {
   callback(Object.assign(new Error(`fuzz: no DNS for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
 };
@@ -16,6 +16,6 @@ export function startFuzzService(): Promise<TestService> {
   return startTestService({
     clock: createTestClock(FUZZ_CLOCK_START),
     env: { RATE_LIMIT_PER_MINUTE: '10000000', WEBHOOK_ALLOW_INSECURE_URLS: '1' },
-    webhookLookup: noDns,
+    outboundLookup: noDns,
   });
 }

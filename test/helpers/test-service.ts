@@ -6,7 +6,7 @@ import { startService, type RunningService } from '../../src/start-service.js';
 import { createTestClock, type TestClock } from './test-clock.js';
 import { createTestDatabase } from './test-database.js';
 import type { ServiceLogger } from '../../src/observability/create-logger.js';
-import type { WebhookLookup } from '../../src/application/webhooks/webhook-target.js';
+import type { OutboundLookup } from '../../src/application/outbound/guarded-lookup.js';
 
 /** Private stores for one test file: a fresh database and a private redis-server (or TEST_REDIS_URL). */
 export interface TestStores {
@@ -52,7 +52,7 @@ export async function startTestService(
     clock?: TestClock;
     platformKey?: string;
     logger?: ServiceLogger;
-    webhookLookup?: WebhookLookup;
+    outboundLookup?: OutboundLookup;
   } = {},
 ): Promise<TestService> {
   const stores = opts.stores ?? (await startTestStores());
@@ -78,7 +78,7 @@ export async function startTestService(
     clock,
     log: () => undefined,
     ...(opts.logger ? { logger: opts.logger } : {}),
-    ...(opts.webhookLookup ? { webhookLookup: opts.webhookLookup } : {}),
+    ...(opts.outboundLookup ? { outboundLookup: opts.outboundLookup } : {}),
   });
   return {
     url: `http://127.0.0.1:${service.httpPort}`,

@@ -1,4 +1,4 @@
-import type { WebhookLookup } from '../../src/application/webhooks/webhook-target.js';
+import type { OutboundLookup } from '../../src/application/outbound/guarded-lookup.js';
 import { client } from './http.js';
 import { startTestService, type TestService } from './test-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
@@ -32,7 +32,7 @@ export interface WebhookFixture {
 
 /** Starts the fixture; `env` is added to `svc`'s environment. */
 export async function startWebhookFixture(opts: {
-  lookup: WebhookLookup;
+  lookup: OutboundLookup;
   env?: Record<string, string>;
 }): Promise<WebhookFixture> {
   const receiver = await startWebhookReceiver();
@@ -43,7 +43,7 @@ export async function startWebhookFixture(opts: {
   });
   const [svc, strict] = await Promise.all([
     startTestService({ env: { WEBHOOK_ALLOW_INSECURE_URLS: '1', ...opts.env } }),
-    startTestService({ webhookLookup: opts.lookup }),
+    startTestService({ outboundLookup: opts.lookup }),
   ]);
   const keys = new Map<TestService, string>();
   for (const s of [svc, strict])

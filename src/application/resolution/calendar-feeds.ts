@@ -2,12 +2,22 @@ import type { CalendarConnection } from '../../domain/provider.js';
 import { parseIcsBusyTimes } from '../../domain/availability/ics-busy-times.js';
 import type { Interval } from '../../domain/availability/busy-intervals.js';
 import type { FeedState } from '../../domain/resolution/compute-resolution.js';
+import type { OutboundClient } from '../outbound/outbound-client.js';
+import { FEED_CONTENT_TYPES, FEED_MAX_BYTES, FEED_MAX_REDIRECTS } from './feed-client.js';
+import {
+  reasonOfFailure,
+  reasonOfParseError,
+  reasonOfStatus,
+  FEED_REASONS,
+  type FeedReason,
+} from './feed-failure-reason.js';
 
 /** A change of a feed's health worth an event (CONTRACT part 3). */
 export interface FeedIncident {
   connection: CalendarConnection;
   type: 'calendar.connection_degraded' | 'calendar.reconnect_required';
-  reason: string;
+  /** One of FEED_REASONS: never text the feed answered. */
+  reason: FeedReason;
 }
 
 interface CacheEntry {
@@ -24,12 +34,15 @@ interface CacheEntry {
 const DAY_MS = 86_400_000;
 
 /**
- * Fetches and caches providers' iCalendar feeds (busy time). A fetch has a timeout; a success is reused for
- * `refreshMs`; a failed refresh keeps serving the last good copy for up to 15 minutes, after which the state
- * is `stale`; a feed never fetched successfully is `unverifiable`. Calendar errors are never free time.
+ * Fetches and caches providers' iCalendar feeds (busy time) through the guarded outbound client (createFeedClient:
+ * public addresses only, every redirect hop checked, at most FEED_MAX_BYTES of an iCalendar media type). A fetch has
+ * a timeout; a success is reused for `refreshMs`; a failed refresh keeps serving the last good copy for up to 15
+ * minutes, after which the state is `stale`; a feed never fetched successfully is `unverifiable`. Calendar errors are
+ * never free time, and the reasons reported are FEED_REASONS only.
  */
 export function createCalendarFeeds(deps: {
   clock: () => Date;
+  client: OutboundClient;
   fetchTimeoutMs?: number;
   refreshMs?: number;
   staleAfterMs?: number;
@@ -44,28 +57,42 @@ export function createCalendarFeeds(deps: {
   async function fetchFeed(
     url: string,
     entry: CacheEntry,
-    onIncident: (kind: 'degraded' | 'reconnect', reason: string) => void,
+    onIncident: (kind: 'degraded' | 'reconnect', reason: FeedReason) => void,
   ) {
     const now = deps.clock().getTime();
     entry.attemptedAt = now;
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
-      if (res.status === 401 || res.status === 403 || res.status === 404 || res.status === 410) {
-        // Access expired or was revoked: reported even when the feed was already failing otherwise.
-        if (entry.failure !== 'reconnect') onIncident('reconnect', `feed answered HTTP ${res.status}`);
-        entry.failure = 'reconnect';
-        return;
-      }
-      if (!res.ok) throw new Error(`feed answered HTTP ${res.status}`);
-      const text = await res.text();
-      entry.busy = parseIcsBusyTimes(text, new Date(now - DAY_MS), new Date(now + horizon * DAY_MS));
-      entry.fetchedAt = now;
-      entry.failure = undefined;
-    } catch (err) {
+    const degraded = (reason: FeedReason) => {
       // Only the transition is an event: a connection that begins failing (not every failed refresh).
-      if (entry.failure === undefined) onIncident('degraded', (err as Error).message);
+      if (entry.failure === undefined) onIncident('degraded', reason);
       entry.failure ??= 'degraded';
+    };
+    const res = await deps.client.request(url, {
+      method: 'GET',
+      headers: { Accept: FEED_CONTENT_TYPES.join(', ') },
+      timeoutMs,
+      maxRedirects: FEED_MAX_REDIRECTS,
+      maxBytes: FEED_MAX_BYTES,
+      contentTypes: FEED_CONTENT_TYPES,
+    });
+    if (res.kind === 'failure') return degraded(reasonOfFailure(res.failure, res.redirects));
+    if (res.status === 401 || res.status === 403 || res.status === 404 || res.status === 410) {
+      // Access expired or was revoked: reported even when the feed was already failing otherwise.
+      if (entry.failure !== 'reconnect') onIncident('reconnect', FEED_REASONS.accessRevoked);
+      entry.failure = 'reconnect';
+      return;
     }
+    if (res.status < 200 || res.status >= 300 || res.body === undefined) return degraded(reasonOfStatus(res.status));
+    try {
+      entry.busy = parseIcsBusyTimes(
+        res.body.toString('utf8'),
+        new Date(now - DAY_MS),
+        new Date(now + horizon * DAY_MS),
+      );
+    } catch (err) {
+      return degraded(reasonOfParseError(err));
+    }
+    entry.fetchedAt = now;
+    entry.failure = undefined;
   }
 
   return {

@@ -5,6 +5,7 @@ import { createIdempotencyStore } from '../idempotency.js';
 import { createOrgGraphCache } from './org-graph.js';
 import { createResolutionRecords } from './resolution-record.js';
 import { createCalendarFeeds } from './calendar-feeds.js';
+import { createFeedClient } from './feed-client.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import { createCredentialCache } from '../credential-cache.js';
 
@@ -25,7 +26,10 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
       redis: base.redis,
       maxSnapshotProviders: Math.ceil(base.config.graphCacheMaxProviders / 2),
     }),
-    feeds: createCalendarFeeds({ clock: base.clock }),
+    feeds: createCalendarFeeds({
+      clock: base.clock,
+      client: createFeedClient({ allowInsecure: base.config.outboundAllowInsecureUrls, lookup: base.outboundLookup }),
+    }),
     credentials: createCredentialCache({ db: base.db }),
   };
 }

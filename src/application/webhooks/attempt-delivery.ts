@@ -11,7 +11,7 @@ import type { AppDeps } from '../app-deps.js';
 import { afterAttempt, type DeliveryAfter } from '../../domain/webhooks/delivery-schedule.js';
 import { createWebhookPoster, type PostResult, type PostWebhook } from './post-webhook.js';
 import { signatureHeaders, signingSecrets } from './webhook-signature.js';
-import type { WebhookLookup } from './webhook-target.js';
+import type { OutboundLookup } from '../outbound/guarded-lookup.js';
 
 /** How long a sender holds a delivery: longer than the 10 s request timeout plus recording. */
 export const DELIVERY_LEASE_MS = 30_000;
@@ -82,7 +82,7 @@ export async function attemptDelivery(
  * organization's) and DELIVERY_IN_PROGRESS while a sender is attempting it.
  */
 export async function deliverNow(
-  deps: AppDeps & { webhookLookup?: WebhookLookup },
+  deps: AppDeps & { outboundLookup?: OutboundLookup },
   organizationId: string,
   deliveryId: string,
 ): Promise<{ delivered: boolean; statusCode: number | null; latencyMs: number; attempt: number; attemptedAt: Date }> {
@@ -99,8 +99,8 @@ export async function deliverNow(
       `Delivery ${deliveryId} is being sent right now; retry the replay in a few seconds.`,
     );
   const poster = createWebhookPoster({
-    allowInsecure: deps.config.webhookAllowInsecureUrls,
-    ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
+    allowInsecure: deps.config.outboundAllowInsecureUrls,
+    ...(deps.outboundLookup ? { lookup: deps.outboundLookup } : {}),
   });
   try {
     const out = await attemptDelivery(deps, poster.post, claimed);
@@ -124,7 +124,7 @@ export async function deliverNow(
  * through the same guard; nothing is recorded.
  */
 export async function sendTestEvent(
-  deps: AppDeps & { webhookLookup?: WebhookLookup },
+  deps: AppDeps & { outboundLookup?: OutboundLookup },
   target: { url: string; secrets: string[]; organizationId: string },
 ): Promise<{ delivered: boolean; statusCode: number | null; latencyMs: number }> {
   const now = deps.clock();
@@ -139,8 +139,8 @@ export async function sendTestEvent(
     data: { message: 'Test delivery' },
   });
   const poster = createWebhookPoster({
-    allowInsecure: deps.config.webhookAllowInsecureUrls,
-    ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
+    allowInsecure: deps.config.outboundAllowInsecureUrls,
+    ...(deps.outboundLookup ? { lookup: deps.outboundLookup } : {}),
   });
   try {
     const r = await signedPost(poster.post, target.url, id, body, target.secrets, now);

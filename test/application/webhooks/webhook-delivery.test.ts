@@ -2,7 +2,7 @@ import test from 'ava';
 import { createHmac } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
-import type { WebhookLookup } from '../../../src/application/webhooks/webhook-target.js';
+import type { OutboundLookup } from '../../../src/application/outbound/guarded-lookup.js';
 import { client } from '../../helpers/http.js';
 import type { TestService } from '../../helpers/test-service.js';
 import { startWebhookFixture, type WebhookFixture } from '../../helpers/webhook-fixture.js';
@@ -24,7 +24,7 @@ const steeredLookup = ((
   if (host !== 'rebind.example.test')
     return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
   cb(null, [{ address: rebindAddress, family: 4 }]);
-}) as unknown as WebhookLookup;
+}) as unknown as OutboundLookup;
 
 let fixture: WebhookFixture;
 /** Receiver answers per organization: a status (default 200) or 'hang'. */

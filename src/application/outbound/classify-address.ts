@@ -1,11 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
-import { ServiceError } from '../../errors/service-error.js';
+import { isIP } from 'node:net';
 
-/** A `dns.lookup`-compatible function (node's LookupFunction); tests inject one to steer names to addresses. */
-export type WebhookLookup = LookupFunction;
-
-/** What kind of address an IP is; only `public` may receive webhooks unless insecure URLs are allowed. */
+/** What kind of address an IP is; only `public` addresses are reached by outbound calls unless insecure URLs are allowed. */
 export type AddressClass =
   | 'public'
   | 'loopback'
@@ -17,10 +12,7 @@ export type AddressClass =
   | 'multicast'
   | 'reserved';
 
-/** How long resolving a webhook host may take before the URL is refused. */
-const LOOKUP_TIMEOUT_MS = 5_000;
-
-/** IPv4 blocks that never receive webhooks: [first address as uint32, prefix length, class]. */
+/** IPv4 blocks that outbound calls never reach: [first address as uint32, prefix length, class]. */
 const IPV4_BLOCKS: [number, number, AddressClass][] = [
   [v4('0.0.0.0'), 8, 'unspecified'],
   [v4('10.0.0.0'), 8, 'private'],
@@ -105,80 +97,14 @@ export function classifyAddress(address: string): AddressClass {
   throw new Error(`not an IP address: ${address}`);
 }
 
-/** Resolves every address of `host` through `lookup` (bounded in time). */
-export function lookupAll(lookup: WebhookLookup, host: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`resolving ${host} took longer than ${LOOKUP_TIMEOUT_MS} ms`)),
-      LOOKUP_TIMEOUT_MS,
-    );
-    timer.unref();
-    lookup(host, { all: true, verbatim: true }, (err, address, family) => {
-      clearTimeout(timer);
-      if (err) return reject(err);
-      resolve(Array.isArray(address) ? address : [{ address, family: family ?? isIP(address) }]);
-    });
-  });
-}
+/** Classifies an address; the guard takes one so that a test can stand one loopback address in for a public host. */
+export type ClassifyAddress = (address: string) => AddressClass;
 
-/** The host of a URL without IPv6 brackets. */
-export function bareHost(url: URL): string {
-  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-}
-
-/** Why an address may not receive webhooks, or undefined when it may. */
-export function forbiddenAddressReason(address: string): string | undefined {
-  const cls = classifyAddress(address);
+/** Why an address may not be reached by an outbound call (`classify` judging it), or undefined when it may. */
+export function forbiddenAddressReason(
+  address: string,
+  classify: ClassifyAddress = classifyAddress,
+): string | undefined {
+  const cls = classify(address);
   return cls === 'public' ? undefined : `${address} is a ${cls.replace('_', '-')} address`;
-}
-
-/** A 400 VALIDATION_ERROR on `url`. */
-function urlError(code: string, message: string): ServiceError {
-  return new ServiceError('VALIDATION_ERROR', `url: ${message}`, {
-    field: 'url',
-    details: [{ field: 'url', code, message }],
-  });
-}
-
-/**
- * Checks a webhook URL where it is configured: an absolute https URL (http too with `allowInsecure`), no credentials,
- * and (unless `allowInsecure`) a host that is a public IP or a name whose every address is public. Throws a
- * VALIDATION_ERROR on `url` saying what is wrong. The same check runs again at every connection (post-webhook.ts).
- */
-export async function checkWebhookUrl(
-  url: string,
-  opts: { allowInsecure: boolean; lookup?: WebhookLookup },
-): Promise<void> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw urlError('INVALID_URL', 'must be an absolute URL such as https://example.com/webhooks');
-  }
-  if (parsed.protocol !== 'https:' && !(opts.allowInsecure && parsed.protocol === 'http:')) {
-    throw urlError('HTTPS_REQUIRED', opts.allowInsecure ? 'must use https or http' : 'must use https');
-  }
-  if (parsed.username || parsed.password)
-    throw urlError('CREDENTIALS_IN_URL', 'must not carry a user name or password');
-  if (opts.allowInsecure) return;
-  const host = bareHost(parsed);
-  if (isIP(host)) {
-    const reason = forbiddenAddressReason(host);
-    if (reason) throw urlError('FORBIDDEN_ADDRESS', `must reach a public address (${reason})`);
-    return;
-  }
-  let addresses: LookupAddress[];
-  try {
-    addresses = await lookupAll(opts.lookup ?? dnsLookup, host);
-  } catch (err) {
-    throw urlError(
-      'UNRESOLVABLE_HOST',
-      `host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-    );
-  }
-  if (addresses.length === 0) throw urlError('UNRESOLVABLE_HOST', `host ${host} does not resolve`);
-  for (const a of addresses) {
-    const reason = forbiddenAddressReason(a.address);
-    if (reason) throw urlError('FORBIDDEN_ADDRESS', `must reach a public address (${host} resolves to ${reason})`);
-  }
 }
