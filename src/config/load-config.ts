@@ -39,7 +39,25 @@ export interface Config {
   storeTimeouts: StoreTimeouts;
   /** How the gateway takes answers to typed calls (GATEWAY_ANSWERS: json, typed or check; see create-gateway.ts). */
   gatewayAnswers: GatewayAnswers;
+  /** Bounds on long-lived server streams (inspector follows; README "Long-lived streams"). */
+  streamLimits: StreamLimits;
 }
+
+/** Bounds on server streams open at once: beyond a key's or an organization's, 429; beyond the process's, 503. */
+export interface StreamLimits {
+  /** Streams one API key may hold open over the whole cluster (MAX_STREAMS_PER_KEY, default 10). */
+  perKey: number;
+  /** Streams open in one organization over the whole cluster, all keys together (MAX_STREAMS_PER_ORGANIZATION, 50). */
+  perOrganization: number;
+  /** Streams one process serves at once, both doors together (MAX_STREAMS_PER_PROCESS, default 256). */
+  perProcess: number;
+}
+
+/**
+ * The most streams a process may be set to serve: below the 1,000 concurrent calls of one gRPC connection
+ * (grpc-channel-options.ts), so the gateway's stream connection always has room for the refusals beyond the limit.
+ */
+export const MAX_STREAMS_PER_PROCESS_CEILING = 900;
 
 /** Bounds on waiting for the stores, in milliseconds (0 = no bound). */
 export interface StoreTimeouts {
@@ -107,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
     gatewayAnswers: gatewayAnswersSetting(env.GATEWAY_ANSWERS),
+    streamLimits: streamLimitsSetting(env),
     logLevel: logLevelSetting(env.LOG_LEVEL),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', 16),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', 16),
@@ -120,6 +139,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisCommandMs: intSetting(env, 'REDIS_COMMAND_TIMEOUT_MS', 2000),
     },
   };
+}
+
+/** MAX_STREAMS_PER_KEY, _ORGANIZATION and _PROCESS: each at least 1 (a stream limit of 0 would refuse every stream). */
+function streamLimitsSetting(env: NodeJS.ProcessEnv): StreamLimits {
+  const limits = {
+    perKey: intSetting(env, 'MAX_STREAMS_PER_KEY', 10),
+    perOrganization: intSetting(env, 'MAX_STREAMS_PER_ORGANIZATION', 50),
+    perProcess: intSetting(env, 'MAX_STREAMS_PER_PROCESS', 256),
+  };
+  for (const [name, n] of [
+    ['MAX_STREAMS_PER_KEY', limits.perKey],
+    ['MAX_STREAMS_PER_ORGANIZATION', limits.perOrganization],
+    ['MAX_STREAMS_PER_PROCESS', limits.perProcess],
+  ] as const)
+    if (n < 1) throw new Error(`${name} must be at least 1, got ${n}`);
+  if (limits.perProcess > MAX_STREAMS_PER_PROCESS_CEILING)
+    throw new Error(
+      `MAX_STREAMS_PER_PROCESS must be at most ${MAX_STREAMS_PER_PROCESS_CEILING} (one gRPC connection carries 1,000 calls), got ${limits.perProcess}`,
+    );
+  return limits;
 }
 
 /** GATEWAY_ANSWERS: `json` (default), `typed` or `check`. */

@@ -109,6 +109,7 @@ test('beyond its limit the gRPC server answers UNAVAILABLE with the error traile
     const app = createGateway({
       routes: ALL_ROUTES,
       clients,
+      streamClients: clients,
       ready: async () => true,
       logger: createLogger({ level: 'silent' }),
       metrics: createServiceMetrics(),
