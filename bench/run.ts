@@ -23,6 +23,7 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
 import { seedOrganization } from './seed-organization.js';
 import { benchV1Create } from './v1-create-bench.js';
 import { benchWebhooks } from './webhook-bench.js';
+import { benchStreamFlood } from './stream-flood-bench.js';
 import { ms, sec } from './report-table.js';
 import { runClosedLoop } from './closed-loop.js';
 
@@ -311,6 +312,8 @@ async function main() {
   );
   note('other', tally.take());
   const webhooks = await benchWebhooks({ url: seeded.url, platformKey, databaseUrl: stores.databaseUrl, raw, log });
+  const streams = await benchStreamFlood({ url: seeded.url, platformKey, raw, log });
+  note('streams', tally.take());
   const rssPeak10k = Math.max(...scenarios.flatMap((s) => s.resources.serviceRssPeakMb));
 
   // Every row above runs without admission limits (bench-service.ts); this one restarts the service with the defaults.
@@ -546,6 +549,7 @@ async function main() {
       `winner ${ms(Number(cn.winnerMs))}; ${cn.sameSlot}/${cn.resolutions} resolutions offered ${cn.slot}; bookings at that slot read back: ${cn.bookingsAtSlot}`,
     ],
     ...webhooks.rows,
+    ...streams.rows,
     ...overloadRows(raw, overload),
     ...largeRows,
   );
@@ -582,6 +586,9 @@ async function main() {
   );
   console.log(
     `${webhooks.fairness.p99Ms < 1000 ? 'met   ' : 'MISSED'}  another organization's webhook latency p99 < 1 s while one receiver hangs: ${webhooks.fairness.p99Ms.toFixed(0)} ms`,
+  );
+  console.log(
+    `${streams.p99Ratio <= 1.5 ? 'met   ' : 'MISSED'}  readers' p99 while one key floods inspector streams within 1.5x of without: ${streams.flooded.latency.p99.toFixed(1)} ms vs ${streams.quiet.latency.p99.toFixed(1)} ms (${streams.p99Ratio.toFixed(2)}x)`,
   );
   // The overload phases answer 503 by design (shed requests) and are kept out of the zero-5xx target: their own targets.
   for (const t of overloadTargets(overload)) console.log(`${t.met ? 'met   ' : 'MISSED'}  ${t.target}: ${t.measured}`);
@@ -626,6 +633,7 @@ async function main() {
       scenarios,
       v1: v1.skipped ? v1 : { skipped: false },
       webhooks: { throughput: webhooks.throughput, fairness: webhooks.fairness },
+      streams: { ...streams, rows: undefined },
       overload,
       large,
       targets,

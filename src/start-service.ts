@@ -2,8 +2,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
+import { getClientChannel } from '@grpc/grpc-js';
 import type { Config } from './config/load-config.js';
 import { startPrivateRedis, type PrivateRedis } from './launcher/private-redis.js';
 import { startEmbeddedPostgres, type PrivatePostgres } from './launcher/embedded-postgres.js';
@@ -16,13 +15,16 @@ import { runMigrations } from './persistence/run-migrations.js';
 import { bootstrapPlatform } from './application/bootstrap-platform.js';
 import { createAuthenticator } from './application/authenticate.js';
 import { createRateLimiter } from './application/rate-limiter.js';
+import { createOpenStreams } from './application/open-streams.js';
+import { createStreamLeases } from './persistence/stream-leases.js';
 import { createResolutionDeps } from './application/resolution/create-resolution-deps.js';
 import type { ResolutionDeps } from './application/resolution/resolution-deps.js';
 import { createOperations } from './application/create-operations.js';
 import { createGrpcServer } from './grpc/create-grpc-server.js';
 import { createGateway } from './gateway/create-gateway.js';
 import { createHttpDrain } from './gateway/create-http-drain.js';
-import { closeGrpcClients, createGrpcClients } from './gateway/grpc-clients.js';
+import { closeGrpcClients, createGrpcClients, createStreamClients } from './gateway/grpc-clients.js';
+import { probeInternalApi } from './gateway/probe-internal-api.js';
 import { ALL_ROUTES } from './contract/routes/all-routes.js';
 import { buildCapabilities, buildOpenApi } from './contract/build-openapi.js';
 import { createWorkers } from './workers/create-workers.js';
@@ -192,6 +194,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           }),
       );
     }
+    cleanups.push(() => deps.actorChanges.close());
     const auditStream = createAuditStream({ redis });
     const audit = createAuditWorkers({ db, stream: auditStream, log });
     // A REST request is counted once, by the gateway's limit: its calls to the gRPC server of this same process carry
@@ -202,7 +205,21 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         : undefined;
     let grpcPort: number | undefined;
     if (config.roles.has('grpc')) {
+      const streams = createOpenStreams({
+        leases: createStreamLeases({ redis }),
+        db,
+        clock,
+        limits: config.streamLimits,
+        onError: (what, err) => logger.warn({ err }, `${what} failed`),
+      });
+      cleanups.push(async () => streams.stop());
+      metrics.gaugeOnScrape(
+        'server_streams_open',
+        'Server streams (inspector follows) this process serves, both doors together; at most MAX_STREAMS_PER_PROCESS.',
+        () => streams.active,
+      );
       const grpc = createGrpcServer({
+        streams,
         operations: createOperations(deps),
         authenticate: createAuthenticator({ credentials: deps.credentials, clock }),
         rateLimit: createRateLimiter({
@@ -253,17 +270,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (config.roles.has('gateway')) {
       const target = config.grpcTarget ?? `${config.host}:${grpcPort ?? config.grpcPort}`;
       const clients = createGrpcClients(target);
-      cleanups.push(async () => closeGrpcClients(clients));
-      const HealthClient = makeGenericClientConstructor(healthService as never, 'Health');
-      const health = new HealthClient(target, credentials.createInsecure()) as unknown as {
-        check(
-          req: { service: string },
-          opts: { deadline: number },
-          cb: (err: unknown, res: { status: string | number }) => void,
-        ): void;
-        close(): void;
-      };
-      cleanups.push(async () => health.close());
+      const streamClients = createStreamClients(target);
+      cleanups.push(async () => {
+        closeGrpcClients(clients);
+        closeGrpcClients(streamClients);
+      });
+      const internalApi = probeInternalApi(getClientChannel(clients.GatewayService), PROBE_TIMEOUT_MS);
       const openapi = buildOpenApi(ALL_ROUTES, { version: VERSION });
       const capabilities = buildCapabilities(ALL_ROUTES, {
         version: VERSION,
@@ -280,6 +292,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const app = createGateway({
         routes: ALL_ROUTES,
         clients,
+        streamClients,
         openapi: () => openapi,
         capabilities: () => capabilities,
         logger,
@@ -292,22 +305,20 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         admittedToken,
         answers: config.gatewayAnswers,
         ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
-        // Readiness asks the gRPC side (which probes its stores) and checks this process's own stores, all at once and
-        // each bounded, so /readyz answers within about a second even when a store hangs.
+        // Readiness asks the gRPC side (which probes its stores) on the connection the API's unary calls use, and checks
+        // this process's own stores, all at once and each bounded, so /readyz answers within about a second even when a
+        // store hangs, and says not ready when API calls could not get through.
         ready: async () => {
           if (draining)
             throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down.', { retryAfter: 1 });
-          const [viaGrpc, stores] = await Promise.all([
-            new Promise<boolean>((resolve) =>
-              health.check({ service: '' }, { deadline: Date.now() + PROBE_TIMEOUT_MS }, (err, res) =>
-                resolve(!err && (res.status === 'SERVING' || res.status === 1)),
-              ),
-            ),
-            probe.check(),
-          ]);
+          const [api, stores] = await Promise.all([internalApi(), probe.check()]);
           const reason =
             notReadyReason(stores) ??
-            (viaGrpc ? undefined : 'The internal API reports Redis or PostgreSQL unreachable.');
+            (api === 'serving'
+              ? undefined
+              : api === 'not-serving'
+                ? 'The internal API reports Redis or PostgreSQL unreachable.'
+                : `The internal API did not answer a health check within ${PROBE_TIMEOUT_MS} ms on the connection API calls use.`);
           if (reason !== undefined) throw new ServiceError('SERVICE_UNAVAILABLE', reason, { retryAfter: 1 });
           return true;
         },

@@ -49,7 +49,7 @@ async function actorOfCaller(deps: ResolutionDeps, caller: Caller, params: Recor
  * live follow of one actor. The number of actors followed is the `scheduling_inspector_actor_watchers` gauge.
  */
 export function createInspectorOperations(deps: ResolutionDeps): OperationTable {
-  const watcher = createActorWatcher({ actors: deps.actors, redis: deps.redis });
+  const watcher = createActorWatcher({ actors: deps.actors, redis: deps.redis, changes: deps.actorChanges });
   deps.metrics.gaugeOnScrape(
     'scheduling_inspector_actor_watchers',
     'Actors followed live through InspectorService/WatchActor in this process.',

@@ -51,7 +51,25 @@ export interface Config {
   metricsToken: string | undefined;
   /** Port of a listener of its own serving GET /metrics in full, bound to HOST (METRICS_PORT; unset: none; 0: any). */
   metricsPort: number | undefined;
+  /** Bounds on long-lived server streams (inspector follows; README "Long-lived streams"). */
+  streamLimits: StreamLimits;
 }
+
+/** Bounds on server streams open at once: beyond a key's or an organization's, 429; beyond the process's, 503. */
+export interface StreamLimits {
+  /** Streams one API key may hold open over the whole cluster (MAX_STREAMS_PER_KEY, default 10). */
+  perKey: number;
+  /** Streams open in one organization over the whole cluster, all keys together (MAX_STREAMS_PER_ORGANIZATION, 50). */
+  perOrganization: number;
+  /** Streams one process serves at once, both doors together (MAX_STREAMS_PER_PROCESS, default 256). */
+  perProcess: number;
+}
+
+/**
+ * The most streams a process may be set to serve: below the 1,000 concurrent calls of one gRPC connection
+ * (grpc-channel-options.ts), so the gateway's stream connection always has room for the refusals beyond the limit.
+ */
+export const MAX_STREAMS_PER_PROCESS_CEILING = 900;
 
 /** Bounds on waiting for the stores, in milliseconds (0 = no bound). */
 export interface StoreTimeouts {
@@ -135,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: metricsTokenSetting(env.METRICS_TOKEN),
     metricsPort:
       env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : intSetting(env, 'METRICS_PORT', 0),
+    streamLimits: streamLimitsSetting(env),
     logLevel: logLevelSetting(env.LOG_LEVEL),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', 16),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', 16),
@@ -149,6 +168,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisCommandMs: intSetting(env, 'REDIS_COMMAND_TIMEOUT_MS', 2000),
     },
   };
+}
+
+/** MAX_STREAMS_PER_KEY, _ORGANIZATION and _PROCESS: each at least 1 (a stream limit of 0 would refuse every stream). */
+function streamLimitsSetting(env: NodeJS.ProcessEnv): StreamLimits {
+  const limits = {
+    perKey: intSetting(env, 'MAX_STREAMS_PER_KEY', 10),
+    perOrganization: intSetting(env, 'MAX_STREAMS_PER_ORGANIZATION', 50),
+    perProcess: intSetting(env, 'MAX_STREAMS_PER_PROCESS', 256),
+  };
+  for (const [name, n] of [
+    ['MAX_STREAMS_PER_KEY', limits.perKey],
+    ['MAX_STREAMS_PER_ORGANIZATION', limits.perOrganization],
+    ['MAX_STREAMS_PER_PROCESS', limits.perProcess],
+  ] as const)
+    if (n < 1) throw new Error(`${name} must be at least 1, got ${n}`);
+  if (limits.perProcess > MAX_STREAMS_PER_PROCESS_CEILING)
+    throw new Error(
+      `MAX_STREAMS_PER_PROCESS must be at most ${MAX_STREAMS_PER_PROCESS_CEILING} (one gRPC connection carries 1,000 calls), got ${limits.perProcess}`,
+    );
+  return limits;
 }
 
 /** GATEWAY_ANSWERS: `json` (default), `typed` or `check`. */

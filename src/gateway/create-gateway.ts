@@ -27,7 +27,13 @@ import { ADMITTED_TOKEN_KEY, type AdmissionQueueOptions } from '../admission/adm
 /** Dependencies of the REST gateway. */
 export interface GatewayDeps {
   routes: RouteSpec[];
+  /** Clients of unary calls (createGrpcClients). */
   clients: GrpcClients;
+  /**
+   * Clients of event streams, on a connection of their own (createStreamClients): long-lived streams never hold the
+   * concurrent-call places unary calls need.
+   */
+  streamClients: GrpcClients;
   /** Answers whether the internal API reports Redis and PostgreSQL reachable; may throw a ServiceError saying why not. */
   ready(): Promise<boolean>;
   openapi(): unknown;
@@ -225,7 +231,7 @@ export function createGateway(deps: GatewayDeps): Koa {
       const abort = new AbortController();
       ctx.res.once('close', () => abort.abort());
       const opened = await openRpcStream(
-        deps.clients[route.service],
+        deps.streamClients[route.service],
         route.rpc,
         { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' },
         md,

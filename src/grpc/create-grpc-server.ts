@@ -27,6 +27,7 @@ import {
   type StreamingOperationSpec,
 } from '../application/operation.js';
 import type { RecordHeaderUse } from '../application/audit/record-header-use.js';
+import type { OpenStream, OpenStreams } from '../application/open-streams.js';
 import type { Database } from '../persistence/database.js';
 import { encodeServiceError } from './error-metadata.js';
 import { headerFromMetadata } from './header-metadata.js';
@@ -89,6 +90,8 @@ export interface GrpcServerDeps {
   metrics: ServiceMetrics;
   /** The limit on calls worked on at once (see admit-calls.ts); unset: no limit. */
   admission?: Omit<CallAdmission, 'metrics'>;
+  /** Admits server streams within the per-key, per-organization and per-process limits, and ends revoked keys' streams. */
+  streams: OpenStreams;
 }
 
 /** Reads the first value of a metadata key as text (a header sent as `<key>-bin` too: see header-metadata.ts). */
@@ -308,9 +311,11 @@ function lastResort(deps: GrpcServerDeps, rpc: string, err: unknown, answer: () 
 const SHUTDOWN = Symbol('server shutdown');
 
 /**
- * Runs a server-streaming call: authenticates it like a unary call, then lets the operation send messages. The
- * RateLimit state goes out in the response headers with the first message (a REST edge sets them before its body);
- * an error before the first message is answered like a unary call's. A client that cancels aborts the operation.
+ * Runs a server-streaming call: authenticates it like a unary call, admits it within the stream limits (open-streams.ts:
+ * per key and per organization over the cluster, per process), then lets the operation send messages. The RateLimit
+ * state goes out in the response headers with the first message (a REST edge sets them before its body); an error
+ * before the first message is answered like a unary call's. A client that cancels aborts the operation; so does the
+ * revocation or expiry of the call's key, which ends the stream with UNAUTHENTICATED.
  */
 async function handleStream(
   deps: GrpcServerDeps,
@@ -327,9 +332,13 @@ async function handleStream(
   const onCancelled = () => abort.abort();
   call.once('cancelled', onCancelled);
   let caller: Caller | undefined;
+  let admitted: OpenStream | undefined;
+  const onEnded = () => abort.abort(admitted?.signal.reason);
   let started = false;
   try {
     caller = await authenticateCall(deps, md, requestId, trailers, undecodable);
+    admitted = await deps.streams.open(caller);
+    admitted.signal.addEventListener('abort', onEnded, { once: true });
     const who = caller;
     await spec.stream(
       who,
@@ -338,6 +347,7 @@ async function handleStream(
         if (abort.signal.aborted) return;
         // A key revoked or expired while the stream is open gets nothing more: every later message checks the key
         // again (the credential cache answers, so this costs no query), without counting it against the rate limit.
+        // Between messages, open-streams.ts reads the keys of open streams four times a second.
         if (started)
           await deps.authenticate(
             {
@@ -361,8 +371,10 @@ async function handleStream(
       },
       abort.signal,
     );
-    if (abort.signal.reason === SHUTDOWN)
+    const reason: unknown = abort.signal.reason;
+    if (reason === SHUTDOWN)
       throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down: follow again.', { retryAfter: 1 });
+    if (reason instanceof ServiceError) throw reason;
     if (!call.cancelled) call.end(trailers);
   } catch (err) {
     if (call.cancelled) return;
@@ -375,6 +387,8 @@ async function handleStream(
       );
     call.emit('error', encodeServiceError(se, trailers));
   } finally {
+    admitted?.signal.removeEventListener('abort', onEnded);
+    admitted?.close();
     streams.delete(abort);
     call.off('cancelled', onCancelled);
   }

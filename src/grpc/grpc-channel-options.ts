@@ -21,8 +21,10 @@ export const GRPC_CHANNEL_OPTIONS = {
     // Answers are pages, single resources and reports: far smaller. The bound only stops a runaway answer (it then
     // fails RESOURCE_EXHAUSTED, logged as a transport failure); the gateway's receive limit is the same.
     'grpc.max_send_message_length': MAX_ANSWER_BYTES,
-    // Per connection. The gateway multiplexes every REST request and every followed actor (SSE) on one connection,
-    // so the bound sits far above its peak; calls over it wait in the client for a free stream, they do not fail.
+    // Per connection. The gateway multiplexes its unary calls on one connection and its event streams (followed actors)
+    // on another (grpc-clients.ts), so streams never take unary calls' places; the bound sits far above the admission
+    // limit of the one and MAX_STREAMS_PER_PROCESS (at most 900) of the other. Calls over it wait in the client for a
+    // free stream, they do not fail.
     'grpc.max_concurrent_streams': 1000,
     // The server pings each connection every minute and drops it when no answer comes within 20 s, so the streams of
     // a client host that vanished without closing its TCP connection (a followed actor, a long call) end.

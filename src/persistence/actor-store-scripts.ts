@@ -1,6 +1,8 @@
 /**
  * Lua scripts of the actor store. Every key they touch is an actor key under one hash tag `{kind:id}`
  * (KEYS: state hash, history list, timers zset, outbox list), so each script is one atomic step even on a cluster.
+ * Each write announces the new revision on the actor's shard channel (`actorChangesChannel`: the state key plus
+ * `:changed`, same slot) for live followers; with no subscriber, SPUBLISH costs a lookup and sends nothing.
  */
 
 // Shared tail. ARGV from index `first`: historyEntry, historyLimit, timerCount, timer (name, dueMs) pairs, outbox payloads.
@@ -37,6 +39,7 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'expireAt', ARGV[4])
 end
 ${APPEND_EFFECTS(5)}
+redis.call('SPUBLISH', KEYS[1] .. ':changed', '1')
 return 1`;
 
 /**
@@ -58,4 +61,5 @@ if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'expireAt', ARGV[5])
 end
 ${APPEND_EFFECTS(6)}
+redis.call('SPUBLISH', KEYS[1] .. ':changed', tostring(rev))
 return rev`;

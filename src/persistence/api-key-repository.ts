@@ -140,6 +140,19 @@ export async function findKeyByHash(db: Queryable, hash: Buffer): Promise<KeyRow
   return r.rows[0];
 }
 
+/** Whether each of these keys may still be used: its revocation and expiry (a key not found has no row). */
+export async function findKeyValidity(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Pick<KeyRow, 'id' | 'revoked_at' | 'expires_at'>[]> {
+  const r = await db.query<Pick<KeyRow, 'id' | 'revoked_at' | 'expires_at'>>({
+    name: 'api-key-validity',
+    text: 'SELECT id, revoked_at, expires_at FROM api_keys WHERE id = ANY($1::text[])',
+    values: [ids],
+  });
+  return r.rows;
+}
+
 /** The platform that holds the key stored with this hash, or undefined. */
 export async function findPlatformOfKeyHash(tx: Queryable, hash: Buffer): Promise<string | undefined> {
   const existing = await tx.query('SELECT platform_id FROM api_keys WHERE key_hash = $1', [hash]);

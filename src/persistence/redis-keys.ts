@@ -45,3 +45,19 @@ export function outboxIndexKey(kind: string): string {
 
 /** The global timer sets: due timers scored by due time, leased ones scored by lease end. */
 export const TIMER_KEYS = { due: '{timers}:due', leased: '{timers}:leased' } as const;
+
+/**
+ * The shard channel on which the actor store announces each committed step of an actor (its new revision). It shares
+ * the actor's hash tag, so the write script can publish it (SPUBLISH) in the actor's own cluster slot.
+ */
+export function actorChangesChannel(kind: string, id: string): string {
+  return `${actorKeys(kind, id).state}:changed`;
+}
+
+/**
+ * The lease sets of open server streams, one per API key and one per organization, scored by lease end. All are tagged
+ * `{streams}`, so one script counts and adds to a key's and an organization's set together, also on a cluster.
+ */
+export function streamLeaseKeys(keyId: string, organizationId: string): { key: string; organization: string } {
+  return { key: `{streams}:key:${keyId}`, organization: `{streams}:org:${organizationId}` };
+}

@@ -228,7 +228,8 @@ test.serial('SSE: an actor that leaves the store while followed ends the stream 
   try {
     t.is((await stream.next(1000)).event, 'actor');
     await svc.service.deps.redis.del(actorKeys('booking', id).state);
-    const end = await stream.next(1000);
+    // No step announces a deletion or an expiry: the follow's fallback read (every 5 s without a step) finds it.
+    const end = await stream.next(7000);
     t.is(end.event, 'error');
     t.like(JSON.parse(end.data).error, { code: 'BOOKING_NOT_FOUND', status: 404 });
     t.is(await until(async () => stream.ended, true, 1000), true, 'the server ends the response');

@@ -41,6 +41,7 @@ async function gatewayOn(clients: GrpcClients, opts: { rpcDeadlineMs?: number } 
   const app = createGateway({
     routes: ALL_ROUTES,
     clients,
+    streamClients: clients,
     ready: async () => true,
     logger: m.logger,
     metrics: createServiceMetrics(),

@@ -123,6 +123,7 @@ test('beyond its limit a call waits its turn; past the wait budget it is answere
     const app = createGateway({
       routes: ALL_ROUTES,
       clients,
+      streamClients: clients,
       ready: async () => true,
       logger: createLogger({ level: 'silent' }),
       metrics: createServiceMetrics(),

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../app-deps.js';
+import { createActorChanges } from '../../persistence/actor-changes.js';
 import { createActorStore } from '../../persistence/actor-store.js';
 import { createDurableTimers } from '../../persistence/durable-timers.js';
 import { createIdempotencyStore } from '../idempotency.js';
@@ -16,6 +17,7 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     ...base,
     timers,
     actors: createActorStore({ redis: base.redis, clock: base.clock, timers }),
+    actorChanges: createActorChanges({ redis: base.redis }),
     idempotency: createIdempotencyStore({ redis: base.redis }),
     orgGraphs: createOrgGraphCache({
       db: base.db,

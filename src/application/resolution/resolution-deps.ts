@@ -1,5 +1,6 @@
 import type { AppDeps } from '../app-deps.js';
 import type { IdempotencyStore } from '../idempotency.js';
+import type { ActorChanges } from '../../persistence/actor-changes.js';
 import type { ActorStore } from '../../persistence/actor-store.js';
 import type { DurableTimers } from '../../persistence/durable-timers.js';
 import type { OrgGraphCache } from './org-graph.js';
@@ -10,6 +11,8 @@ import type { CredentialCache } from '../credential-cache.js';
 /** What resolutions, holds and bookings need beyond the base dependencies. */
 export interface ResolutionDeps extends AppDeps {
   actors: ActorStore;
+  /** Announcements of actor steps, for live follows (one subscriber connection, opened on first use). */
+  actorChanges: ActorChanges;
   timers: DurableTimers;
   idempotency: IdempotencyStore;
   orgGraphs: OrgGraphCache;
