@@ -214,9 +214,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       });
       cleanups.push(async () => streams.stop());
       metrics.gaugeOnScrape(
-        'server_streams_open',
+        'scheduling_server_streams_open',
         'Server streams (inspector follows) this process serves, both doors together; at most MAX_STREAMS_PER_PROCESS.',
         () => streams.active,
+        { anonymous: true },
       );
       const grpc = createGrpcServer({
         streams,

@@ -16,13 +16,12 @@ export const DEFAULT_MAX_WAIT_MS = 1000;
 export const DEFAULT_MAX_QUEUE = 1024;
 
 /**
- * How long waits must stay above the target, with requests still arriving, before the door counts as overloaded. A
- * burst at a quiet door sends no more requests while it drains, so it is never cut by this; it only has to start
- * within the wait budget.
+ * How long waits must stay above the target before the door counts as overloaded: a whole wait budget, so a burst at
+ * a quiet door that drains within the budget is never cut, while a load that keeps waits long for longer is.
  */
-const OVERLOAD_INTERVAL_MS = 100;
+const OVERLOAD_INTERVAL_MS = 1000;
 /** Within this long after an overload ended, waits above the target make the door overloaded again at once. */
-const RECENT_OVERLOAD_MS = 1000;
+const RECENT_OVERLOAD_MS = 2000;
 /** The shortest target wait: below it, timer resolution and one slow turn of the event loop would decide. */
 const MIN_TARGET_MS = 5;
 /** The target wait is this many times the average service time of one piece of work. */
@@ -114,10 +113,10 @@ interface Waiter {
  *
  * Under sustained overload a FIFO queue only turns throughput into latency, so the door adapts (CoDel, as in Nichols
  * and Jacobson's queue management and Facebook's adaptive queueing): when waits have stayed above a target (twice
- * the average service time, at least 5 ms) for 100 ms while requests kept arriving (or for a whole budget without
- * arrivals: a burst too large to drain in time), the door is overloaded: arrivals that would wait past the target are
- * refused at once (a cheap answer), and so are waiters that have already waited past it. It stops being overloaded as
- * soon as work starts after waiting less than the target, so no state outlives the load.
+ * the average service time, at least 5 ms) for a whole second, longer than any burst the budget lets drain, the door
+ * is overloaded: arrivals that would wait past the target are refused at once (a cheap answer), and so are waiters
+ * that have already waited past it. It stops being overloaded as soon as work starts after waiting less than the
+ * target (and becomes so again at once if waits rise within 2 s), so no state outlives the load.
  */
 export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   const t = o.timers ?? REAL_TIMERS;
@@ -130,9 +129,8 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   let inFlight = 0;
   let queuedUnits = 0;
   let waiting = 0;
-  // CoDel state: since when waits have been above the target, whether requests arrived meanwhile, the overload.
+  // CoDel state: since when waits have been above the target, and the overload.
   let aboveSince: number | undefined;
-  let arrivedWhileAbove = false;
   let overloaded = false;
   let overloadEndedAt = -Infinity;
 
@@ -145,7 +143,6 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     const target = targetMs();
     if (waitedMs < target) {
       aboveSince = undefined;
-      arrivedWhileAbove = false;
       if (overloaded) {
         overloaded = false;
         overloadEndedAt = now;
@@ -156,9 +153,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     const above = now - aboveSince;
     if (
       !overloaded &&
-      (now - overloadEndedAt < RECENT_OVERLOAD_MS ||
-        (arrivedWhileAbove && above >= OVERLOAD_INTERVAL_MS) ||
-        above >= maxWaitMs)
+      (now - overloadEndedAt < RECENT_OVERLOAD_MS || above >= Math.min(maxWaitMs, OVERLOAD_INTERVAL_MS))
     )
       overloaded = true;
   };
@@ -244,7 +239,6 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
         observeWait(0, now);
         return Promise.resolve({ admitted: true, ticket: start(kind, cost, 0) });
       }
-      if (aboveSince !== undefined) arrivedWhileAbove = true;
       if (waiting >= maxQueue) return Promise.resolve({ admitted: false, reason: 'queue_full' });
       const budget = Math.min(maxWaitMs, opts.budgetMs ?? Infinity);
       const predicted = predictedWaitMs(queuedUnits + cost);

@@ -58,6 +58,8 @@ async function resolve(): Promise<{ status: number; retryAfter: string | null; c
 test.serial('a burst of 100 resolutions at an idle service is served whole: no 503', async (t) => {
   const answers = await Promise.all(Array.from({ length: 100 }, () => resolve()));
   const byStatus = answers.reduce<Record<number, number>>((m, a) => ({ ...m, [a.status]: (m[a.status] ?? 0) + 1 }), {});
+  const m = await (await fetch(`${svc.url}/metrics`)).text();
+  t.log(m.split('\n').filter((l) => l.startsWith('scheduling_admission_shed_total')));
   t.deepEqual(byStatus, { 200: 100 });
 });
 

@@ -93,7 +93,7 @@ function keepCalling(key: string) {
 /** Closes event streams and waits until the service serves none. */
 async function closeAll(streams: { close(): void }[], base = svc.url): Promise<void> {
   for (const s of streams) s.close();
-  await untilMetricSample(base, 'server_streams_open', 0);
+  await untilMetricSample(base, 'scheduling_server_streams_open', 0);
 }
 
 const refusalOf = (s: WatchStart) => ('error' in s ? s.error : undefined);
@@ -205,7 +205,7 @@ test.serial(
         256,
         JSON.stringify(streams.filter((s) => s.status !== 200).map((s) => s.body)),
       );
-      t.is(await metricSample(svc.url, 'server_streams_open'), 256);
+      t.is(await metricSample(svc.url, 'scheduling_server_streams_open'), 256);
 
       const last = orgs[5]!;
       const beyond = await openEventStream(svc.url, last.path, bearer(keysOf[5]![4]!.key));
@@ -231,7 +231,7 @@ test.serial(
       );
       t.true(slowestMs < 2000, `slowest GET /api/v2/caller of another organization: ${Math.round(slowestMs)} ms`);
       await closeAll(streams);
-      await untilMetricSample(other.url, 'server_streams_open', 0);
+      await untilMetricSample(other.url, 'scheduling_server_streams_open', 0);
     }
   },
 );
@@ -260,7 +260,7 @@ test.serial(
       t.is(error.code, status.UNAUTHENTICATED);
       t.deepEqual(error.metadata.get('error-code'), ['UNAUTHENTICATED']);
       t.true(at - revokedAt <= 1000, `gRPC stream ended ${at - revokedAt} ms after the revocation answered`);
-      await untilMetricSample(svc.url, 'server_streams_open', 0);
+      await untilMetricSample(svc.url, 'scheduling_server_streams_open', 0);
     } finally {
       sse.close();
       direct.cancel();
