@@ -15,7 +15,7 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     ...base,
     timers,
     actors: createActorStore({ redis: base.redis, clock: base.clock, timers }),
-    idempotency: createIdempotencyStore({ redis: base.redis }),
+    idempotency: createIdempotencyStore({ redis: base.redis, db: base.db, clock: base.clock }),
     orgGraphs: createOrgGraphCache({
       db: base.db,
       clock: base.clock,
