@@ -5,6 +5,8 @@ import { ServiceError } from '../errors/service-error.js';
 import { listBookingsBefore, type BookingRow } from '../persistence/booking-repository.js';
 import { findProviderRow } from '../persistence/provider-repository.js';
 import type { Caller } from './caller.js';
+import { optionalIdempotencyKey } from './idempotency.js';
+import { withIdempotency } from './with-idempotency.js';
 import type { OperationTable } from './operation.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking/booking-of-caller.js';
@@ -75,7 +77,19 @@ export function createBookingOperations(deps: ResolutionDeps): OperationTable {
     },
     CreateBookingV1: {
       audit: { action: 'booking.create', resourceType: 'booking', kind: 'write' },
-      handler: (caller, input) => createBookingV1(deps, caller, input.body),
+      async handler(caller, input) {
+        const key = optionalIdempotencyKey(input.headers);
+        if (!key) return createBookingV1(deps, caller, input.body);
+        return withIdempotency(
+          deps.idempotency,
+          caller,
+          'v1-bookings',
+          key,
+          input.body,
+          (record) => createBookingV1(deps, caller, input.body, record),
+          { durable: true },
+        );
+      },
     },
     ListBookingsV1: {
       audit: { action: 'booking.list', resourceType: 'booking', kind: 'read' },
@@ -87,7 +101,20 @@ export function createBookingOperations(deps: ResolutionDeps): OperationTable {
     },
     RescheduleBookingV1: {
       audit: { action: 'booking.reschedule', resourceType: 'booking', kind: 'write' },
-      handler: (caller, input) => rescheduleBookingV1(deps, caller, pathId(input.params), input.body),
+      async handler(caller, input) {
+        const id = pathId(input.params);
+        const key = optionalIdempotencyKey(input.headers);
+        if (!key) return rescheduleBookingV1(deps, caller, id, input.body);
+        return withIdempotency(
+          deps.idempotency,
+          caller,
+          `v1-reschedule:${id}`,
+          key,
+          input.body ?? {},
+          (record) => rescheduleBookingV1(deps, caller, id, input.body, record),
+          { durable: true },
+        );
+      },
     },
     CancelBookingV1: {
       audit: { action: 'booking.cancel', resourceType: 'booking', kind: 'write' },

@@ -11,7 +11,7 @@ import { confirmResolution } from './booking/confirm-resolution.js';
 import { getHold, holdOption, releaseHold } from './booking/hold-flows.js';
 import type { EligibilityRequest } from '../domain/eligibility.js';
 import type { OperationTable } from './operation.js';
-import { requireIdempotencyKey } from './idempotency.js';
+import { optionalIdempotencyKey, requireIdempotencyKey } from './idempotency.js';
 import { withIdempotency } from './with-idempotency.js';
 import { createResolution, type ResolutionRequest } from './resolution/create-resolution.js';
 import { accessResolution } from './resolution/read-resolution.js';
@@ -122,7 +122,17 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         const body = parseInput(HoldBody, input.body ?? {});
-        return holdOption(deps, caller, id, optionId, body.ttlSeconds ?? 120);
+        const key = optionalIdempotencyKey(input.headers);
+        if (!key) return holdOption(deps, caller, id, optionId, body.ttlSeconds ?? 120);
+        return withIdempotency(
+          deps.idempotency,
+          caller,
+          `hold:${id}:${optionId}`,
+          key,
+          input.body ?? {},
+          (record) => holdOption(deps, caller, id, optionId, body.ttlSeconds ?? 120, record),
+          { durable: true },
+        );
       },
     },
     GetHold: {
@@ -145,8 +155,14 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
         const key = requireIdempotencyKey(input.headers);
         const { id } = parseInput(ResolutionPath, input.params);
         const body = parseInput(ConfirmBody, input.body);
-        return withIdempotency(deps.idempotency, caller, `confirm:${id}`, key, input.body, () =>
-          confirmResolution(deps, caller, id, body),
+        return withIdempotency(
+          deps.idempotency,
+          caller,
+          `confirm:${id}`,
+          key,
+          input.body,
+          (record) => confirmResolution(deps, caller, id, body, record),
+          { durable: true },
         );
       },
     },

@@ -3,6 +3,7 @@ import { AUDIT_INSERT_COLUMNS, auditSelectList } from './audit-log.js';
 import type { BookingRow } from './booking-repository.js';
 import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
+import { answerConflict, answerInsertSql } from './idempotency-answers.js';
 import { newId } from './new-id.js';
 import {
   claimError,
@@ -47,8 +48,10 @@ export interface ConfirmOutcome {
  * end (their option.released events), then the claim, the booking, the resolution's booking_id, booking.confirmed
  * and the audit entry. A claim committed after the check fails the claim (23P01) and undoes the whole statement.
  * `planned` is the row as it will be stored (the booking machine's initial status and confirmedAt included),
- * `eventData` the booking.confirmed data, `auditParams` the audit entry's (auditInsertParams), `holdEnds` the hold
- * machine's states for the hold consumed and lapsed holds ended.
+ * `eventData` the booking.confirmed data, `auditParams` the audit entry's (auditInsertParams), `answerParams` the
+ * idempotent answer's (answerInsertParams: stored with the booking when a record is given; a second answer for the
+ * same key is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS), `holdEnds` the hold machine's states for the hold consumed and
+ * lapsed holds ended.
  */
 export async function confirmBookingStatement(
   db: Queryable,
@@ -60,6 +63,7 @@ export async function confirmBookingStatement(
     claimEnd: Date;
     eventData: unknown;
     auditParams: unknown[];
+    answerParams: unknown[];
     holdEnds: BulkHoldEnds;
   },
 ): Promise<ConfirmOutcome> {
@@ -72,6 +76,7 @@ export async function confirmBookingStatement(
   const confirmedAtParam = statusParam + 1;
   const consumedParam = statusParam + 2;
   const lapsedParam = statusParam + 3;
+  const answerParam = statusParam + 4;
   let r;
   try {
     r = await db.query({
@@ -111,7 +116,8 @@ export async function confirmBookingStatement(
        ev AS (
          INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
          SELECT $25, $2, $3, 'booking.confirmed', $24, $13, $26::jsonb, $14::timestamptz FROM bk),
-       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(27)} FROM bk)
+       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(27)} FROM bk),
+       idem AS (${answerInsertSql('bk', answerParam)})
        SELECT pre.confirmed, pre.taken, pre.names_current, (SELECT ref_id FROM ended WHERE end_reason = $${consumedParam}::text) AS used_hold_id,
          bk.*, pr.doc->>'displayName' AS provider_name, pr.doc->>'username' AS provider_username,
          sv.doc->>'title' AS service_title, (sv.doc->>'duration')::int AS service_duration
@@ -148,13 +154,14 @@ export async function confirmBookingStatement(
         b.confirmed_at,
         p.holdEnds.consumed,
         p.holdEnds.lapsed,
+        ...p.answerParams,
       ],
     });
   } catch (err) {
     const e = err as { code?: string; constraint?: string };
     if (e.code === '23505' && e.constraint === 'bookings_one_per_resolution')
       throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
-    throw claimError(err);
+    throw answerConflict(claimError(err));
   }
   const { confirmed, taken, names_current: namesCurrent, used_hold_id: usedHoldId, ...rest } = r.rows[0];
   return {

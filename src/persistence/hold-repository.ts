@@ -1,6 +1,7 @@
 import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEntry } from './audit-log.js';
 import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
+import { answerConflict, answerInsertSql } from './idempotency-answers.js';
 import { newId } from './new-id.js';
 import { claimError, claimLockKey, claimLockSql, liveOverlapSql } from './slot-claims.js';
 
@@ -63,9 +64,10 @@ export interface HoldClaimOutcome {
 /**
  * Claims a hold in one statement (lock order in slot-claims.ts): a booked resolution, a live hold of the resolution,
  * a live overlapping claim or a lapsed hold in the way answers at once without the claim lock (losers do not queue);
- * otherwise the lock, the claim, its option.held event (`eventData`) and its audit entry (`auditParams`, from
- * auditInsertParams, made once for all attempts). A live claim committed after the check fails on the constraints
- * (23P01 SLOT_UNAVAILABLE, 23505 HOLD_CONFLICT).
+ * otherwise the lock, the claim, its option.held event (`eventData`), its audit entry (`auditParams`, from
+ * auditInsertParams, made once for all attempts) and its idempotent answer (`answerParams`, from answerInsertParams:
+ * stored only with a record). A live claim committed after the check fails on the constraints (23P01
+ * SLOT_UNAVAILABLE, 23505 HOLD_CONFLICT; a second answer for one key: IDEMPOTENCY_REQUEST_IN_PROGRESS).
  */
 export async function claimHoldStatement(
   db: Queryable,
@@ -83,8 +85,10 @@ export async function claimHoldStatement(
     now: Date;
     eventData: unknown;
     auditParams: unknown[];
+    answerParams: unknown[];
   },
 ): Promise<HoldClaimOutcome> {
+  const answerParam = 17 + h.auditParams.length;
   let r;
   try {
     r = await db.query({
@@ -104,7 +108,8 @@ export async function claimHoldStatement(
        ev AS (
          INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
          SELECT $13, $3, $2, 'option.held', $15, $11, $16::jsonb, $12::timestamptz FROM claim),
-       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim)
+       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim),
+       idem AS (${answerInsertSql('claim', answerParam)})
        SELECT pre.*, (SELECT count(*) FROM claim)::int = 1 AS claimed FROM pre`,
       values: [
         newId('clm', h.now.getTime()),
@@ -124,10 +129,11 @@ export async function claimHoldStatement(
         EVENT_API_VERSION,
         JSON.stringify(h.eventData),
         ...h.auditParams,
+        ...h.answerParams,
       ],
     });
   } catch (err) {
-    throw claimError(err);
+    throw answerConflict(claimError(err));
   }
   return r.rows[0] as HoldClaimOutcome;
 }

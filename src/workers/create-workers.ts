@@ -1,6 +1,7 @@
 import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
 import { createTimerWorker } from '../persistence/durable-timers.js';
 import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handler.js';
+import { createIdempotencyAnswerSweeper } from './idempotency-answer-sweeper.js';
 import { createImportWorker } from './import-worker.js';
 import { createEmailWorker, createSmtpSender } from './email-worker.js';
 import type { AuditWorkers } from './create-audit-workers.js';
@@ -10,7 +11,8 @@ import { createWebhookSender } from './webhook-sender.js';
 
 /**
  * Builds the background workers of this process: import jobs, durable timers, the audit drain and sequencer (when
- * given), the webhook dispatcher and sender, and (with SMTP_URL) the e-mail outbox.
+ * given), the webhook dispatcher and sender, the sweeper of day-old idempotent answers, and (with SMTP_URL) the
+ * e-mail outbox.
  */
 export function createWorkers(
   deps: ResolutionDeps,
@@ -29,6 +31,7 @@ export function createWorkers(
     createWebhookDispatcher({ db: deps.db, clock: deps.clock, onPending: () => webhookSender.wake() }),
     webhookSender,
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
+    createIdempotencyAnswerSweeper({ db: deps.db, clock: deps.clock }),
     createTimerWorker({
       timers: deps.timers,
       handler: createActorTimerHandler(deps, opts.timerHandlers),

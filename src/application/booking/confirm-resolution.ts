@@ -2,6 +2,7 @@ import { ServiceError } from '../../errors/service-error.js';
 import { holdActorKind, resolutionActorKind } from '../../../machines/machine-versions.js';
 import { ActorNotFoundError } from '../../persistence/actor-store-errors.js';
 import type { BookingRow } from '../../persistence/booking-repository.js';
+import { answerInsertParams, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 import { auditInsertParams } from '../../persistence/audit-log.js';
 import {
   confirmBookingStatement,
@@ -66,13 +67,15 @@ const CONFIRM_ATTEMPTS = 3;
  * Confirms an option into a booking (SPEC 4.1 confirm). The ledger statement is the arbiter: the booking's
  * claim goes through the exclusion constraint (409 SLOT_UNAVAILABLE), one booking per resolution through a
  * unique index (409 RESOLUTION_ALREADY_CONFIRMED), and the hold used, if any, is consumed. The booking,
- * hold and resolution actors mirror the result afterwards.
+ * hold and resolution actors mirror the result afterwards. With `idempotency`, the answer is committed with the
+ * booking for that key's replays; it is built from the row as planned, and that same body is returned.
  */
 export async function confirmResolution(
   deps: ResolutionDeps,
   caller: Caller,
   resolutionId: string,
   input: ConfirmInput,
+  idempotency?: IdempotencyRecord,
 ) {
   const { record, bookingId: already } = await accessResolution(deps, caller, resolutionId);
   if (already) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
@@ -167,9 +170,12 @@ export async function confirmResolution(
       service_title: names.service ?? '',
       service_duration: names.duration ?? 0,
     };
+    const view = toBookingV2(planned);
     const outcome = await confirmStatement(deps.db, {
       caller,
       planned,
+      view,
+      idempotency,
       names,
       holdId: input.holdId ?? null,
       claimStart: new Date(option.claimStart),
@@ -198,7 +204,7 @@ export async function confirmResolution(
           },
         ),
       ]);
-      return toBookingV2(row);
+      return view;
     }
     // Nothing written: the resolution's copy of the names is stale, or the explicit hold changed meanwhile.
     if (!outcome.namesCurrent) names = await currentBookingNames(deps.db, option.providerId, option.serviceId);
@@ -206,12 +212,17 @@ export async function confirmResolution(
   }
 }
 
-/** The confirm statement for a planned booking, with its booking.confirmed data and audit entry (made per attempt). */
+/**
+ * The confirm statement for a planned booking, with its booking.confirmed data, its audit entry and, with a record,
+ * its idempotent answer (made per attempt). `view` is the planned row's v2 shape: the audit entry's `after` and the answer.
+ */
 function confirmStatement(
   db: ResolutionDeps['db'],
   p: {
     caller: Caller;
     planned: BookingRow;
+    view: ReturnType<typeof toBookingV2>;
+    idempotency: IdempotencyRecord | undefined;
     names: BookingNames;
     holdId: string | null;
     claimStart: Date;
@@ -224,13 +235,14 @@ function confirmStatement(
       action: 'booking.create',
       resourceType: 'booking',
       resourceId: b.id,
-      after: toBookingV2(b),
+      after: p.view,
     }),
   );
   return confirmBookingStatement(db, {
     ...p,
     eventData: bookingEventData(b),
     auditParams: audit.params,
+    answerParams: answerInsertParams(p.idempotency, p.view, b.created_at),
     holdEnds: BULK_HOLD_ENDS,
   });
 }

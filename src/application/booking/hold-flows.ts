@@ -11,6 +11,7 @@ import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
 import { endLapsedHolds, lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
 import { auditInsertParams } from '../../persistence/audit-log.js';
+import { answerInsertParams, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 import {
   claimHoldStatement,
   endHold,
@@ -64,7 +65,8 @@ function holdRefusal(o: HoldClaimOutcome): ServiceError {
 /**
  * Holds an option (CONTRACT part 5): the claim is written to the ledger first, where the exclusion constraint
  * makes the slot unavailable to every other resolution and booking and a unique index allows one active hold
- * per resolution; then the hold actor and the resolution actor mirror it, with a durable expiry timer.
+ * per resolution; then the hold actor and the resolution actor mirror it, with a durable expiry timer. With
+ * `idempotency`, the answer is committed with the claim for that key's replays.
  */
 export async function holdOption(
   deps: ResolutionDeps,
@@ -72,6 +74,7 @@ export async function holdOption(
   resolutionId: string,
   optionId: string,
   ttlSeconds: number,
+  idempotency?: IdempotencyRecord,
 ) {
   const { record, bookingId, activeHoldId } = await accessResolution(deps, caller, resolutionId);
   const option = record.options.find((o) => o.optionId === optionId);
@@ -96,6 +99,7 @@ export async function holdOption(
     }),
   );
   const event = optionHeldData({ resolutionId, optionId, holdId, expiresAt });
+  const view = { holdId, status: 'active', expiresAt: expiresAt.toISOString(), resolutionId, optionId };
   // One autocommit statement: a booked resolution, a live hold of the resolution or a live overlapping claim answers
   // at once without the claim lock (losers do not queue); otherwise the lock, the claim, its event and its audit entry.
   // A hold past its lifetime in the way (its timer is late) sends the claim to the slow path below (rare).
@@ -114,6 +118,7 @@ export async function holdOption(
       now,
       eventData: event,
       auditParams: audit.params,
+      answerParams: answerInsertParams(idempotency, view, now),
     });
   const first = await claimHold(deps.db);
   if (!first.claimed && (first.confirmed || first.held || first.taken || !first.lapsed)) throw holdRefusal(first);
@@ -149,7 +154,7 @@ export async function holdOption(
       );
     })(),
   ]);
-  return { holdId, status: 'active', expiresAt: expiresAt.toISOString(), resolutionId, optionId };
+  return view;
 }
 
 /** How often a hold change is decided again when another request changed the hold in between. */

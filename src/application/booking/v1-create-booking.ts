@@ -3,7 +3,8 @@ import { parseInput } from '../../contract/parse-input.js';
 import { CreateBookingV1Body } from '../../contract/schemas/booking.js';
 import { decodeSlotId } from '../../domain/availability/slot-id.js';
 import { ServiceError } from '../../errors/service-error.js';
-import { insertBooking, type BookingRow } from '../../persistence/booking-repository.js';
+import { insertBooking } from '../../persistence/booking-repository.js';
+import { insertIdempotencyAnswer, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
 import { stepCause } from '../step-cause.js';
@@ -25,9 +26,15 @@ export function newConfirmToken(): string {
 /**
  * POST /api/v1/bookings: books a slot directly as a `pending` booking. One transaction writes the booking,
  * its slot claim (the exclusion constraint turns a race for the slot into 409 SLOT_UNAVAILABLE for every
- * loser, across processes), the audit event and the confirmation e-mail; the actor mirrors it afterwards.
+ * loser, across processes), the audit event and the confirmation e-mail; the actor mirrors it afterwards. With
+ * `idempotency`, the answer is committed in that transaction too, for that key's replays.
  */
-export async function createBookingV1(deps: ResolutionDeps, caller: Caller, input: unknown) {
+export async function createBookingV1(
+  deps: ResolutionDeps,
+  caller: Caller,
+  input: unknown,
+  idempotency?: IdempotencyRecord,
+) {
   const body = parseInput(CreateBookingV1Body, input);
   const slot = decodeSlotId(body.slotId);
   if (!slot)
@@ -69,7 +76,7 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
     created_at: now,
     rescheduled_from: null,
   });
-  const row: BookingRow = await deps.db.transaction(async (tx) => {
+  const { row, answer } = await deps.db.transaction(async (tx) => {
     const created = await insertBooking(tx, {
       id,
       platformId: caller.platformId,
@@ -99,6 +106,8 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
       mode: caller.mode,
       now,
     });
+    const view = toBookingV1Created(created, { tokenToConfirm: confirmToken, resolutionId: null });
+    if (idempotency) await insertIdempotencyAnswer(tx, idempotency, view, now);
     await claimSlot(tx, BULK_HOLD_ENDS, {
       organizationId: caller.organizationId,
       platformId: caller.platformId,
@@ -123,8 +132,8 @@ export async function createBookingV1(deps: ResolutionDeps, caller: Caller, inpu
         },
       }),
     });
-    return created;
+    return { row: created, answer: view };
   });
   await syncBookingActor(deps, row, undefined, { causedBy: stepCause(caller) });
-  return toBookingV1Created(row, { tokenToConfirm: confirmToken, resolutionId: null });
+  return answer;
 }

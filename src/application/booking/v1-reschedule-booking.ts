@@ -2,6 +2,7 @@ import { parseInput } from '../../contract/parse-input.js';
 import { RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
 import { insertBooking } from '../../persistence/booking-repository.js';
+import { insertIdempotencyAnswer, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
@@ -26,9 +27,16 @@ const COMBINED_FIELDS = ['datetime', 'start'];
  * POST /api/v1/bookings/:id/reschedule: moves a pending or confirmed booking to the local `date` and `time` in
  * the provider's schedule timezone. One transaction: the original becomes `rescheduled` (its slot freed, it
  * points to the new booking), a new `pending` booking (same provider, service, attendee) claims the new slot
- * (409 SLOT_UNAVAILABLE on overlap, which undoes everything), booking.rescheduled and a confirmation e-mail.
+ * (409 SLOT_UNAVAILABLE on overlap, which undoes everything), booking.rescheduled and a confirmation e-mail. With
+ * `idempotency`, the answer is committed in that transaction too, for that key's replays.
  */
-export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, id: string, input: unknown) {
+export async function rescheduleBookingV1(
+  deps: ResolutionDeps,
+  caller: Caller,
+  id: string,
+  input: unknown,
+  idempotency?: IdempotencyRecord,
+) {
   if (typeof input === 'object' && input !== null && COMBINED_FIELDS.some((f) => Object.hasOwn(input, f))) {
     const field = COMBINED_FIELDS.find((f) => Object.hasOwn(input, f))!;
     throw new ServiceError(
@@ -59,7 +67,7 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
   const claim = claimRangeOf(bookable.service, slot.start, slot.end);
   // Lock order (slot-claims.ts): the original's row first, then writes that need no claim lock, then one statement
   // that takes the provider's claim lock, frees the original's slot, claims the new one and appends the audit entry.
-  const { before, created } = await deps.db.transaction(async (tx) => {
+  const { before, created, answer } = await deps.db.transaction(async (tx) => {
     const old = await bookingOfCaller(tx, caller, id, { forUpdate: true });
     const decided = bookingStep(old, event);
     if (!decided.changed || decided.value !== 'rescheduled')
@@ -114,6 +122,11 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
       mode: caller.mode,
       now,
     });
+    const { data } = toBookingV1Created(fresh);
+    const view = {
+      data: { id: data.id, status: data.status, title: data.title, date: data.date, end_time: data.end_time },
+    };
+    if (idempotency) await insertIdempotencyAnswer(tx, idempotency, view, now);
     // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
     await claimSlot(tx, BULK_HOLD_ENDS, {
       organizationId: old.organization_id,
@@ -139,10 +152,9 @@ export async function rescheduleBookingV1(deps: ResolutionDeps, caller: Caller, 
         },
       }),
     });
-    return { before: moved, created: fresh };
+    return { before: moved, created: fresh, answer: view };
   });
   await syncBookingActor(deps, before, event, { causedBy: stepCause(caller) });
   await syncBookingActor(deps, created, undefined, { causedBy: stepCause(caller) });
-  const { data } = toBookingV1Created(created);
-  return { data: { id: data.id, status: data.status, title: data.title, date: data.date, end_time: data.end_time } };
+  return answer;
 }

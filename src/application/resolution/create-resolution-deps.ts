@@ -18,7 +18,7 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     timers,
     actors: createActorStore({ redis: base.redis, clock: base.clock, timers }),
     actorChanges: createActorChanges({ redis: base.redis }),
-    idempotency: createIdempotencyStore({ redis: base.redis }),
+    idempotency: createIdempotencyStore({ redis: base.redis, db: base.db, clock: base.clock }),
     orgGraphs: createOrgGraphCache({
       db: base.db,
       clock: base.clock,

@@ -18,6 +18,7 @@ import {
   SlotsV1Page,
 } from '../schemas/booking.js';
 import type { RouteSpec } from '../route.js';
+import { idempotencyHeader } from './idempotency-header.js';
 
 /** Booking routes: v2 reads and the v1 direct path (SPEC 4.4, CONTRACT part 5). */
 export const bookingRoutes: RouteSpec[] = [
@@ -68,10 +69,18 @@ export const bookingRoutes: RouteSpec[] = [
     summary:
       'Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot succeeds.',
     description:
-      'Creates a pending booking on a slot id from GET /api/v1/slots and answers its confirmation token; the slot must be free and inside availability.',
+      'Creates a pending booking on a slot id from GET /api/v1/slots and answers its confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the same key and body answers the first booking (kept with the booking).',
+    headers: [idempotencyHeader(false)],
     body: CreateBookingV1Body,
     response: BookingV1Created,
-    errors: ['PROVIDER_NOT_FOUND', 'SERVICE_NOT_FOUND', 'SLOT_OUTSIDE_AVAILABILITY', 'SLOT_UNAVAILABLE'],
+    errors: [
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_REQUEST_IN_PROGRESS',
+      'PROVIDER_NOT_FOUND',
+      'SERVICE_NOT_FOUND',
+      'SLOT_OUTSIDE_AVAILABILITY',
+      'SLOT_UNAVAILABLE',
+    ],
   },
   {
     method: 'GET',
@@ -121,11 +130,15 @@ export const bookingRoutes: RouteSpec[] = [
     tag: 'v1',
     summary:
       "Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined `datetime`/`start` is 422.",
-    description: 'Moves a booking to a new local date and time; answers the new pending booking.',
+    description:
+      'Moves a booking to a new local date and time; answers the new pending booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with it).',
+    headers: [idempotencyHeader(false)],
     params: BookingPath,
     body: RescheduleBookingV1Body,
     response: BookingV1Rescheduled,
     errors: [
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_REQUEST_IN_PROGRESS',
       'BOOKING_NOT_FOUND',
       'BOOKING_STATE_CONFLICT',
       'COMBINED_DATETIME_NOT_ACCEPTED',

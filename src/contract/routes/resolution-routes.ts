@@ -12,12 +12,7 @@ import { listOf } from '../schemas/list-envelope.js';
 import { BookingV2 } from '../schemas/booking.js';
 import { ConfirmBody, Hold, HoldBody, HoldPath } from '../schemas/hold.js';
 import type { RouteSpec } from '../route.js';
-
-const idempotencyHeader = (required: boolean) => ({
-  name: 'Idempotency-Key',
-  required,
-  description: 'Unique key; a replay with the same payload answers the first response with Idempotent-Replayed: true.',
-});
+import { idempotencyHeader } from './idempotency-header.js';
 
 /** Resolution routes (SPEC 4.1, CONTRACT part 4). */
 export const resolutionRoutes: RouteSpec[] = [
@@ -104,11 +99,14 @@ export const resolutionRoutes: RouteSpec[] = [
     bodyOptional: true,
     summary: 'Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution.',
     description:
-      "Claims the option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a slot taken meanwhile SLOT_UNAVAILABLE.",
+      "Claims the option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT.",
+    headers: [idempotencyHeader(false)],
     params: HoldPath,
     body: HoldBody,
     response: Hold,
     errors: [
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_REQUEST_IN_PROGRESS',
       'RESOLUTION_NOT_FOUND',
       'RESOLUTION_EXPIRED',
       'OPTION_NOT_FOUND',

@@ -5606,9 +5606,10 @@ export const BookingServiceService = {
    * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
    * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Errors beyond the common ones:
-   * `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
+   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones:
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`,
+   * `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings.
    */
   createBookingV1: {
     path: "/scheduling.v1.BookingService/CreateBookingV1" as const,
@@ -5674,9 +5675,10 @@ export const BookingServiceService = {
    * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`,
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings/:id/reschedule.
+   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
+   * it). Errors beyond the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`, `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`,
+   * `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings/:id/reschedule.
    */
   rescheduleBookingV1: {
     path: "/scheduling.v1.BookingService/RescheduleBookingV1" as const,
@@ -5732,9 +5734,10 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
    * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Errors beyond the common ones:
-   * `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
+   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones:
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`,
+   * `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings.
    */
   createBookingV1: handleUnaryCall<CreateBookingV1Request, CreateBookingV1Response>;
   /**
@@ -5761,9 +5764,10 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`,
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings/:id/reschedule.
+   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
+   * it). Errors beyond the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`, `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`,
+   * `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings/:id/reschedule.
    */
   rescheduleBookingV1: handleUnaryCall<RescheduleBookingV1Request, RescheduleBookingV1Response>;
   /**
@@ -5841,9 +5845,10 @@ export interface BookingServiceClient extends Client {
    * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
    * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Errors beyond the common ones:
-   * `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
+   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones:
+   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`,
+   * `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings.
    */
   createBookingV1(
     request: CreateBookingV1Request,
@@ -5926,9 +5931,10 @@ export interface BookingServiceClient extends Client {
    * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`,
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings/:id/reschedule.
+   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
+   * it). Errors beyond the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`, `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`,
+   * `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings/:id/reschedule.
    */
   rescheduleBookingV1(
     request: RescheduleBookingV1Request,

@@ -6113,7 +6113,9 @@ export const ResolutionServiceService = {
   /**
    * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
    * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
-   * slot taken meanwhile SLOT_UNAVAILABLE. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
+   * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
+   * the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`,
    * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
    * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
    */
@@ -6213,7 +6215,9 @@ export interface ResolutionServiceServer extends UntypedServiceImplementation {
   /**
    * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
    * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
-   * slot taken meanwhile SLOT_UNAVAILABLE. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
+   * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
+   * the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`,
    * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
    * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
    */
@@ -6349,7 +6353,9 @@ export interface ResolutionServiceClient extends Client {
   /**
    * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
    * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
-   * slot taken meanwhile SLOT_UNAVAILABLE. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
+   * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
+   * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
+   * the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`,
    * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
    * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
    */
