@@ -417,7 +417,10 @@ test('50 concurrent v1 creates for one slot: exactly one 200, the rest 409 SLOT_
   t.is(ok.length, 1, JSON.stringify(results.filter((r) => r.status !== 200 && r.status !== 409).map((r) => r.body)));
   const losers = results.filter((r) => r.status !== 200);
   t.is(losers.length, 49);
-  t.true(losers.every((r) => r.status === 409 && r.body.error.code === 'SLOT_UNAVAILABLE'));
+  t.true(
+    losers.every((r) => r.status === 409 && r.body.error.code === 'SLOT_UNAVAILABLE'),
+    JSON.stringify(losers.filter((r) => r.status !== 409).map((r) => [r.status, r.body.error?.message])),
+  );
   t.is(await bookingCount(o.org.id), 1);
   t.deepEqual(
     (await activeClaims(p.provider.id)).map((c) => c.ref_id),
