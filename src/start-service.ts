@@ -16,6 +16,7 @@ import { runMigrations } from './persistence/run-migrations.js';
 import { bootstrapPlatform } from './application/bootstrap-platform.js';
 import { createAuthenticator } from './application/authenticate.js';
 import { createRateLimiter } from './application/rate-limiter.js';
+import { createFailedAuthLimit } from './application/failed-auth-limit.js';
 import { createResolutionDeps } from './application/resolution/create-resolution-deps.js';
 import type { ResolutionDeps } from './application/resolution/resolution-deps.js';
 import { createOperations } from './application/create-operations.js';
@@ -178,7 +179,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (config.roles.has('grpc')) {
       const grpc = createGrpcServer({
         operations: createOperations(deps),
-        authenticate: createAuthenticator({ credentials: deps.credentials, clock }),
+        authenticate: createAuthenticator({
+          credentials: deps.credentials,
+          clock,
+          failedAuth: createFailedAuthLimit({
+            redis,
+            limitPerMinute: config.failedAuthLimitPerMinute,
+            clock,
+            onRoundTrip: (s) => metrics.redisDuration.observe({ op: 'failed_auth' }, s),
+          }),
+        }),
         rateLimit: createRateLimiter({
           redis,
           limitPerMinute: config.rateLimitPerMinute,

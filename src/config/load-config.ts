@@ -22,6 +22,8 @@ export interface Config {
   graphCacheMaxProviders: number;
   webhookRetryDelaysSeconds: number[];
   rateLimitPerMinute: number;
+  /** Failed authentications per client address and minute; beyond, 429 (FAILED_AUTH_LIMIT_PER_MINUTE; 0 = none). */
+  failedAuthLimitPerMinute: number;
   publicBaseUrl: string;
   smtpUrl: string | undefined;
   webhookAllowInsecureUrls: boolean;
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphCacheMaxProviders: intSetting(env, 'GRAPH_CACHE_MAX_PROVIDERS', 50_000),
     webhookRetryDelaysSeconds: delays,
     rateLimitPerMinute: intSetting(env, 'RATE_LIMIT_PER_MINUTE', 1200),
+    failedAuthLimitPerMinute: intSetting(env, 'FAILED_AUTH_LIMIT_PER_MINUTE', 300),
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
     smtpUrl: env.SMTP_URL || undefined,
     webhookAllowInsecureUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === '1',

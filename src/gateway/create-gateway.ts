@@ -18,6 +18,7 @@ import { openRpcStream } from './open-rpc-stream.js';
 import { serveEventStream } from './serve-event-stream.js';
 import { serveConsole } from './serve-console.js';
 import { createRequestAdmission } from './admit-requests.js';
+import { createCredentialsCheck } from './create-credentials-check.js';
 import { typedRequestOf } from './typed-request-of.js';
 import { restJsonOf } from './rest-json-of.js';
 import { ANSWER_FORM_KEY, type GatewayAnswers } from '../grpc/answer-forms.js';
@@ -115,6 +116,7 @@ export function createGateway(deps: GatewayDeps): Koa {
       // goes through the internal API, which authenticates and counts it like any call and answers the RateLimit state.
       if (err instanceof ServiceError && se.status < 500 && ctx.path.startsWith('/api/') && ctx.get('authorization')) {
         const credentials: Record<string, string> = { authorization: ctx.get('authorization') };
+        if (ctx.req.socket.remoteAddress) credentials['x-service-client-address'] = ctx.req.socket.remoteAddress;
         if (ctx.get('service-organization-id'))
           credentials['service-organization-id'] = ctx.get('service-organization-id');
         ({ error: se, headers } = await refuseThroughApi(deps.clients.GatewayService, se, credentials, {
@@ -187,14 +189,34 @@ export function createGateway(deps: GatewayDeps): Koa {
   // Only the API's routes are admitted: probes, scrapes, openapi.json and the console's pages and assets answer from
   // memory and are never shed (they must answer most of all when the service is busy).
   const admission = createRequestAdmission({ limits: deps.admission ?? { limit: 0, burst: 0 }, metrics: deps.metrics });
+  const checkCredentials = createCredentialsCheck({
+    client: deps.clients.GatewayService,
+    deadlineMs: deps.rpcDeadlineMs ?? 30_000,
+    admittedToken: deps.admittedToken,
+  });
   for (const route of deps.routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
     router[method](route.path, admission.admit(admissionCost(route.service, route.rpc)), async (ctx) => {
-      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(ctx.req);
+      const clientAddress = ctx.req.socket.remoteAddress;
+      // The key is checked before the body is read: a request without a valid one costs no read and no parse.
+      if (hasBody && route.auth !== 'none') {
+        await checkCredentials({
+          authorization: ctx.get('authorization') || undefined,
+          clientAddress,
+          requestId: ctx.state.requestId as string,
+        }).catch((err: unknown) => {
+          // Its body stays unread: the connection closes after the answer rather than read it (Node then discards it).
+          ctx.set('Connection', 'close');
+          throw err;
+        });
+      }
+      const body = hasBody ? await readJsonBody(ctx.req) : undefined;
       const input = { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body?.value };
       const md = new Metadata();
       md.set('x-service-request-id', ctx.state.requestId as string);
       md.set('x-service-door', 'rest');
+      if (clientAddress !== undefined) md.set('x-service-client-address', clientAddress);
       if (deps.admittedToken !== undefined) md.set(ADMITTED_TOKEN_KEY, deps.admittedToken);
       if (ctx.state.correlationId !== undefined) md.set('x-request-id', ctx.state.correlationId as string);
       for (const h of PASSED_HEADERS) {
