@@ -46,7 +46,8 @@ const pg = await startEmbeddedPostgres({
     ? { extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] }
     : {}),
 });
-const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+// Live: it creates the organization's live key, which only a live key may (CONTRACT part 2).
+const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
 const config = loadConfig({
   PORT: '0',
   GRPC_PORT: '0',

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { newId } from '../src/persistence/new-id.js';
 import { client } from '../test/helpers/http.js';
+import { createLivePlatformKey } from '../test/helpers/live-platform-key.js';
 import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
 import { vsRaw, type ReportRow } from './bench-report.js';
 import { runClosedLoop } from './closed-loop.js';
@@ -42,9 +43,8 @@ export async function benchWebhooks(o: {
   const db = new pg.Client({ connectionString: o.databaseUrl });
   await db.connect();
   try {
-    const platform = client(o.url, o.platformKey);
-    const liveKey = (await platform.post('/api/v2/api-keys', { type: 'platform_live', name: 'webhook bench' })).body
-      .key as string;
+    // Webhooks are configured with a live key, which the API makes only for live keys: stored as the operator CLI does.
+    const liveKey = await createLivePlatformKey({ databaseUrl: o.databaseUrl }, o.platformKey);
     const newOrg = async (name: string, url: string) => {
       const org = (
         await client(o.url, liveKey).post('/api/v2/organizations', {

@@ -17,6 +17,7 @@ import { createAuthenticator } from './application/authenticate.js';
 import { createRateLimiter } from './application/rate-limiter.js';
 import { createOpenStreams } from './application/open-streams.js';
 import { createStreamLeases } from './persistence/stream-leases.js';
+import { createFailedAuthLimit } from './application/failed-auth-limit.js';
 import { createResolutionDeps } from './application/resolution/create-resolution-deps.js';
 import type { ResolutionDeps } from './application/resolution/resolution-deps.js';
 import { createOperations } from './application/create-operations.js';
@@ -222,7 +223,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const grpc = createGrpcServer({
         streams,
         operations: createOperations(deps),
-        authenticate: createAuthenticator({ credentials: deps.credentials, clock }),
+        authenticate: createAuthenticator({
+          credentials: deps.credentials,
+          clock,
+          failedAuth: createFailedAuthLimit({
+            redis,
+            limitPerMinute: config.failedAuthLimitPerMinute,
+            clock,
+            onRoundTrip: (s) => metrics.redisDuration.observe({ op: 'failed_auth' }, s),
+          }),
+        }),
         rateLimit: createRateLimiter({
           redis,
           limitPerMinute: config.rateLimitPerMinute,

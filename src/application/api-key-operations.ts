@@ -10,7 +10,10 @@ import { requirePlatformKey } from './authenticate.js';
 import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
 
-/** ApiKeyService operations: create, list and revoke keys of the caller's platform (platform key only), and who a key is. */
+/**
+ * ApiKeyService operations: create (a test key only test keys), list and revoke keys of the caller's platform (platform
+ * key only), and who a key is.
+ */
 export function createApiKeyOperations(deps: AppDeps & { credentials: CredentialCache }): OperationTable {
   return {
     CreateApiKey: {
@@ -18,6 +21,15 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
       async handler(caller, input) {
         requirePlatformKey(caller);
         const body = parseInput(CreateApiKeyBody, input.body);
+        // A test key may create only test keys (CONTRACT part 2): it must not be a way to a live key.
+        if (body.type.endsWith('_live') && caller.mode !== 'live')
+          throw new ServiceError(
+            'LIVE_KEY_REQUIRED',
+            'A test key may create only test keys: use a service_live_ key.',
+            {
+              field: 'type',
+            },
+          );
         const isPlatformType = body.type.startsWith('platform_');
         const orgId = isPlatformType
           ? await findDefaultOrganizationId(deps.db, caller.platformId)

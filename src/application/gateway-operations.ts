@@ -3,8 +3,11 @@ import { ServiceError } from '../errors/service-error.js';
 import { parseInput } from '../contract/parse-input.js';
 import type { OperationTable } from './operation.js';
 
-/** Refusals the REST gateway makes before any operation (CONTRACT part 1). */
-export const GATEWAY_REFUSALS = ['ROUTE_NOT_FOUND', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE'] as const;
+/**
+ * Refusals the REST gateway makes before any operation (CONTRACT part 1); VALIDATION_ERROR for what it refuses of a
+ * request it cannot read (a body nested past the parser's bound, a body cut short, no Host).
+ */
+export const GATEWAY_REFUSALS = ['ROUTE_NOT_FOUND', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'VALIDATION_ERROR'] as const;
 
 /** Body of GatewayService/Refuse: the refusal and its message as the gateway phrased it. */
 const RefuseBody = z.object({ code: z.enum(GATEWAY_REFUSALS), message: z.string().max(1000).optional() });
@@ -13,10 +16,18 @@ const RefuseBody = z.object({ code: z.enum(GATEWAY_REFUSALS), message: z.string(
  * GatewayService operations. `Refuse` runs after the server authenticated the caller and counted the request against
  * its key, like any call, and then fails with the gateway's refusal: so a refused request with a valid key is
  * counted and answered with the RateLimit state, and one made with Service-Organization-Id is audited, with no
- * rule of either kind in the gateway.
+ * rule of either kind in the gateway. `CheckCredentials` succeeds once the server authenticated the key (uncounted):
+ * the gateway reads a request's body only then.
  */
 export function createGatewayOperations(): OperationTable {
   return {
+    CheckCredentials: {
+      uncounted: true,
+      audit: { action: 'credentials.check', resourceType: 'api_key', kind: 'read' },
+      async handler() {
+        return {};
+      },
+    },
     Refuse: {
       audit: { action: 'request.refuse', resourceType: 'request', kind: 'read' },
       async handler(_caller, input) {

@@ -32,6 +32,11 @@ export interface OperationAudit {
 export interface OperationSpec {
   /** `key`: needs an API key (the default); `none`: the input itself is the credential (e.g. a confirmation token). */
   auth?: 'key' | 'none';
+  /**
+   * Set on a call that only checks the key ahead of the request's own call (GatewayService/CheckCredentials): that
+   * call counts the request against the key's rate limit, so this one is not counted.
+   */
+  uncounted?: boolean;
   audit: OperationAudit;
   handler(caller: Caller, input: OperationInput): Promise<unknown>;
 }

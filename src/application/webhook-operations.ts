@@ -115,6 +115,12 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
       audit: { action: 'webhook.update', resourceType: 'webhook', kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(UpdateWebhookBody, input.body);
+        // Test keys may read the configuration but not change it (CONTRACT part 2): it is the live one too.
+        if (caller.mode !== 'live')
+          throw new ServiceError(
+            'LIVE_KEY_REQUIRED',
+            'Test keys may read the webhook configuration but not change it: use a service_live_ key.',
+          );
         // Outside the transaction: resolving the host may take a while and needs no lock.
         await checkOutboundUrl(body.url, {
           field: 'url',

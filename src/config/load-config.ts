@@ -23,6 +23,8 @@ export interface Config {
   graphCacheMaxProviders: number;
   webhookRetryDelaysSeconds: number[];
   rateLimitPerMinute: number;
+  /** Failed authentications per client address and minute; beyond, 429 (FAILED_AUTH_LIMIT_PER_MINUTE; 0 = none). */
+  failedAuthLimitPerMinute: number;
   publicBaseUrl: string;
   smtpUrl: string | undefined;
   /**
@@ -146,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphCacheMaxProviders: intSetting(env, 'GRAPH_CACHE_MAX_PROVIDERS', 50_000),
     webhookRetryDelaysSeconds: delays,
     rateLimitPerMinute: intSetting(env, 'RATE_LIMIT_PER_MINUTE', 1200),
+    failedAuthLimitPerMinute: intSetting(env, 'FAILED_AUTH_LIMIT_PER_MINUTE', 300),
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
     smtpUrl: env.SMTP_URL || undefined,
     outboundAllowInsecureUrls: env.OUTBOUND_ALLOW_INSECURE_URLS === '1' || env.WEBHOOK_ALLOW_INSECURE_URLS === '1',

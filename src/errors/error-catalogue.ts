@@ -198,6 +198,12 @@ export const ERROR_CATALOGUE = {
     message: 'The hold has expired.',
     suggestedAction: 'Resolve again to get a new slot.',
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    recoverable: true,
+    message: 'The request was not received in time.',
+    suggestedAction: 'Send the whole request (headers and body) without pausing, then retry.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     recoverable: false,

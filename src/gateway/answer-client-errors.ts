@@ -18,7 +18,8 @@ interface ParserRefusal {
 
 /**
  * The answer to a request Node's parser refused before any middleware saw it. The catalogue has no code for an
- * over-long request head or a timeout, so those answer VALIDATION_ERROR with their own HTTP status (431, 408).
+ * over-long request head, so it answers VALIDATION_ERROR with its own HTTP status (431); a request that came too slowly
+ * is 408 REQUEST_TIMEOUT (CONTRACT part 1).
  */
 function refusalOf(err: NodeJS.ErrnoException): ParserRefusal {
   switch (err.code) {
@@ -41,9 +42,9 @@ function refusalOf(err: NodeJS.ErrnoException): ParserRefusal {
       return {
         status: 408,
         reason: 'Request Timeout',
-        code: 'VALIDATION_ERROR',
+        code: 'REQUEST_TIMEOUT',
         field: '(request)',
-        message: 'The request was not received in time.',
+        message: 'The request was not received in time: its head or body came too slowly.',
       };
     default:
       return {

@@ -19,6 +19,7 @@ import { serveEventStream } from './serve-event-stream.js';
 import { serveConsole } from './serve-console.js';
 import { serveMetrics } from './serve-metrics.js';
 import { createRequestAdmission } from './admit-requests.js';
+import { createCredentialsCheck } from './create-credentials-check.js';
 import { typedRequestOf } from './typed-request-of.js';
 import { restJsonOf } from './rest-json-of.js';
 import { ANSWER_FORM_KEY, type GatewayAnswers } from '../grpc/answer-forms.js';
@@ -127,6 +128,7 @@ export function createGateway(deps: GatewayDeps): Koa {
       // goes through the internal API, which authenticates and counts it like any call and answers the RateLimit state.
       if (err instanceof ServiceError && se.status < 500 && ctx.path.startsWith('/api/') && ctx.get('authorization')) {
         const credentials: Record<string, string> = { authorization: ctx.get('authorization') };
+        if (ctx.req.socket.remoteAddress) credentials['x-service-client-address'] = ctx.req.socket.remoteAddress;
         if (ctx.get('service-organization-id'))
           credentials['service-organization-id'] = ctx.get('service-organization-id');
         ({ error: se, headers } = await refuseThroughApi(deps.clients.GatewayService, se, credentials, {
@@ -198,11 +200,29 @@ export function createGateway(deps: GatewayDeps): Koa {
   // body has arrived, so a slow sender holds no share of the work the process runs at once.
   const admission = createRequestAdmission({ limits: deps.admission ?? { limit: 0 }, metrics: deps.metrics });
   const deadlineMs = deps.rpcDeadlineMs ?? 30_000;
+  const checkCredentials = createCredentialsCheck({
+    client: deps.clients.GatewayService,
+    deadlineMs,
+    admittedToken: deps.admittedToken,
+  });
   for (const route of deps.routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const kind = `${route.service}/${route.rpc}`;
+    const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
     router[method](route.path, async (ctx) => {
-      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : await readJsonBody(ctx.req);
+      // The key is checked before the body is read: a request without a valid one costs no read and no parse.
+      if (hasBody && route.auth !== 'none') {
+        await checkCredentials({
+          authorization: ctx.get('authorization') || undefined,
+          clientAddress: ctx.req.socket.remoteAddress,
+          requestId: ctx.state.requestId as string,
+        }).catch((err: unknown) => {
+          // Its body stays unread: the connection closes after the answer rather than read it (Node then discards it).
+          ctx.set('Connection', 'close');
+          throw err;
+        });
+      }
+      const body = hasBody ? await readJsonBody(ctx.req) : undefined;
       const ticket = await admission.admit(ctx, kind, deadlineMs - (performance.now() - ctx.state.startedAt));
       try {
         await answerRoute(ctx, route, body);
@@ -218,6 +238,8 @@ export function createGateway(deps: GatewayDeps): Koa {
     const md = new Metadata();
     md.set('x-service-request-id', ctx.state.requestId as string);
     md.set('x-service-door', 'rest');
+    const clientAddress = ctx.req.socket.remoteAddress;
+    if (clientAddress !== undefined) md.set('x-service-client-address', clientAddress);
     if (deps.admittedToken !== undefined) md.set(ADMITTED_TOKEN_KEY, deps.admittedToken);
     if (ctx.state.correlationId !== undefined) md.set('x-request-id', ctx.state.correlationId as string);
     for (const h of PASSED_HEADERS) {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { ServiceError } from '../errors/service-error.js';
+import { ServiceError, validationError } from '../errors/service-error.js';
+import { findTooDeepJson } from '../contract/json-depth.js';
 
 /** The body size limit (CONTRACT part 1). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -12,7 +13,8 @@ export interface JsonBody {
 
 /**
  * Reads a JSON request body and checks that it parses: its text and value, or undefined when empty; 413 over 1 MB,
- * 400 INVALID_JSON when malformed.
+ * 400 INVALID_JSON when malformed; nested more than MAX_JSON_DEPTH levels, 400 VALIDATION_ERROR on the member holding
+ * the nesting, found before parsing (as operations refuse more than 32 levels once parsed).
  */
 export async function readJsonBody(req: IncomingMessage): Promise<JsonBody | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -42,6 +44,9 @@ export async function readJsonBody(req: IncomingMessage): Promise<JsonBody | und
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
+  // Counted before parsing, not after: a megabyte of brackets takes JSON.parse over a second of the event loop.
+  const tooDeep = findTooDeepJson(text);
+  if (tooDeep) throw validationError([tooDeep]);
   try {
     return { text, value: JSON.parse(text) as unknown };
   } catch (err) {

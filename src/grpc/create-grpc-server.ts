@@ -14,7 +14,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import * as protoLoader from '@grpc/proto-loader';
 import { randomUUID } from 'node:crypto';
-import { ServiceError } from '../errors/service-error.js';
+import { ServiceError, validationError } from '../errors/service-error.js';
 import type { Authenticate } from '../application/authenticate.js';
 import type { RateLimiter } from '../application/rate-limiter.js';
 import type { Caller } from '../application/caller.js';
@@ -43,6 +43,8 @@ import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options.js';
 import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
 import { ANSWER_FORM_KEY } from './answer-forms.js';
+import { findTooDeepJson } from '../contract/json-depth.js';
+import { addressOfPeer } from '../application/failed-auth-limit.js';
 import {
   answersInShape,
   responseMessageOf,
@@ -170,7 +172,11 @@ export function createGrpcServer(deps: GrpcServerDeps) {
   };
 }
 
-/** What every call starts from: its request id, the trailers it will answer, and its operation input. */
+/**
+ * What every call starts from: its request id, the trailers it will answer, the input of a request that is not read
+ * yet, and `read`, which reads the request message into the operation input. A call reads it only once its key is
+ * known valid: an unknown key never costs the server a parse of its body.
+ */
 function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route: RouteSpec | undefined) {
   const requestId = mdString(md, 'x-service-request-id') ?? `req_${randomUUID().replace(/-/g, '')}`;
   const trailers = new Metadata();
@@ -180,46 +186,62 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
     const v = mdString(md, h);
     if (v !== undefined) headers[h] = v;
   }
-  const decoded = decodeRequest(request, route);
-  const undecodable: Undecodable | undefined =
-    'reason' in decoded ? { reason: decoded.reason, field: decoded.field ?? 'body' } : undefined;
-  const input: OperationInput =
-    'input' in decoded ? { ...decoded.input, headers } : { params: {}, query: {}, body: undefined, headers };
-  const form: RequestForm = 'form' in decoded ? decoded.form : 'json';
-  /** The response message of a result, in the form of the request. */
+  const unread: OperationInput = { params: {}, query: {}, body: undefined, headers };
   const asked = mdString(md, ANSWER_FORM_KEY);
-  const answer = (result: unknown) => {
-    if (form === 'json' || !route || asked === 'json') {
-      return { resultJson: JSON.stringify(result ?? null) };
-    }
-    const typed = responseMessageOf(route, result);
-    // An answer that is not of the route's response shape (the v1 confirmation link's HTML page) goes in JSON form too.
-    const jsonToo = form !== 'typed' || asked === 'both' || !answersInShape(route, result);
-    return jsonToo ? { ...typed, resultJson: JSON.stringify(result ?? null) } : typed;
+  const read = () => {
+    const decoded = decodeRequest(request, route);
+    const undecodable: Undecodable | undefined =
+      'reason' in decoded
+        ? { reason: decoded.reason, field: decoded.field ?? 'body', refusal: decoded.refusal }
+        : undefined;
+    const input: OperationInput = 'input' in decoded ? { ...decoded.input, headers } : unread;
+    const form: RequestForm = 'form' in decoded ? decoded.form : 'json';
+    /** The response message of a result, in the form of the request. */
+    const answer = (result: unknown) => {
+      if (form === 'json' || !route || asked === 'json') {
+        return { resultJson: JSON.stringify(result ?? null) };
+      }
+      const typed = responseMessageOf(route, result);
+      // An answer that is not of the route's response shape (the v1 confirmation link's HTML page) goes in JSON form
+      // too.
+      const jsonToo = form !== 'typed' || asked === 'both' || !answersInShape(route, result);
+      return jsonToo ? { ...typed, resultJson: JSON.stringify(result ?? null) } : typed;
+    };
+    return { input, undecodable, answer };
   };
 
-  return { requestId, trailers, input, undecodable, answer };
+  return { requestId, trailers, unread, read };
 }
 
 /**
- * Authenticates a call and counts it against the rate limit. The key is counted as soon as it is known valid, so every
- * answer after that (a refused organization header included) carries the RateLimit state in its trailers, errors too.
- * Then a request that could not be decoded is refused.
+ * The address failed authentications of a call are counted against: the client's, which a caller relaying for
+ * clients names in `x-service-client-address` (the REST gateway does), else the peer's.
+ */
+function clientAddressOf(md: Metadata, peer: string): string {
+  return mdString(md, 'x-service-client-address') ?? addressOfPeer(peer);
+}
+
+/**
+ * Authenticates a call and counts it against the rate limit (unless `counted` is false). The key is counted as soon as
+ * it is known valid, so every answer after that (a refused organization header included) carries the RateLimit state
+ * in its trailers, errors too.
  */
 async function authenticateCall(
   deps: GrpcServerDeps,
   md: Metadata,
   requestId: string,
   trailers: Metadata,
-  undecodable: Undecodable | undefined,
+  opts: { peer: string; counted: boolean },
 ): Promise<Caller> {
-  const caller = await deps.authenticate(
+  return deps.authenticate(
     {
       authorization: mdString(md, 'authorization'),
       organizationHeader: mdString(md, 'service-organization-id'),
       requestId,
+      clientAddress: clientAddressOf(md, opts.peer),
     },
     async (keyId) => {
+      if (!opts.counted) return;
       const rl = await deps.rateLimit(keyId);
       trailers.set('rest-header-ratelimit-limit', String(rl.limit));
       trailers.set('rest-header-ratelimit-remaining', String(rl.remaining));
@@ -230,19 +252,23 @@ async function authenticateCall(
         });
     },
   );
-  refuseUndecodable(undecodable);
-  return caller;
 }
 
 /** Why a request cannot be read, and the field to name. */
 interface Undecodable {
   reason: string;
   field: string;
+  /** The refusal to answer instead, when the request was judged without being decoded (body_json nested too deep). */
+  refusal?: ServiceError;
 }
 
-/** Refuses a request grpc-js could not decode (or whose body_json is not JSON) as 400 VALIDATION_ERROR on `body`. */
+/**
+ * Refuses a request grpc-js could not decode (or whose body_json is not JSON) as 400 VALIDATION_ERROR on `body`, or
+ * with the refusal it was judged to deserve unread.
+ */
 function refuseUndecodable(undecodable: Undecodable | undefined): void {
   if (undecodable === undefined) return;
+  if (undecodable.refusal) throw undecodable.refusal;
   const { reason, field } = undecodable;
   throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
     field,
@@ -265,11 +291,18 @@ async function handleCall(
   callback: sendUnaryData<unknown>,
 ) {
   const md = call.metadata;
-  const { requestId, trailers, input, undecodable, answer } = startCall(md, call.request, route);
+  const { requestId, trailers, unread, read } = startCall(md, call.request, route);
   let caller: Caller | undefined;
+  let input = unread;
   try {
-    if (spec.auth === 'none') refuseUndecodable(undecodable);
-    else caller = await authenticateCall(deps, md, requestId, trailers, undecodable);
+    if (spec.auth !== 'none')
+      caller = await authenticateCall(deps, md, requestId, trailers, {
+        peer: call.getPeer(),
+        counted: spec.uncounted !== true,
+      });
+    const request = read();
+    refuseUndecodable(request.undecodable);
+    input = request.input;
     const out = await runForCall(call, () => spec.handler(caller ?? anonymousCaller(requestId), input));
     if (caller?.viaOrganizationHeader)
       await deps.recordHeaderUse(caller, spec.audit, input, {
@@ -280,7 +313,7 @@ async function handleCall(
     if (isAnswer(out))
       for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
     // To the gateway the result travels as JSON text: it passes it through as the REST body without re-encoding it.
-    callback(null, answer(result), trailers);
+    callback(null, request.answer(result), trailers);
   } catch (err) {
     let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
     if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
@@ -326,7 +359,8 @@ async function handleStream(
   streams: Set<AbortController>,
 ) {
   const md = call.metadata;
-  const { requestId, trailers, input, undecodable, answer } = startCall(md, call.request, route);
+  const { requestId, trailers, unread, read } = startCall(md, call.request, route);
+  let input = unread;
   const abort = new AbortController();
   streams.add(abort);
   const onCancelled = () => abort.abort();
@@ -336,7 +370,11 @@ async function handleStream(
   const onEnded = () => abort.abort(admitted?.signal.reason);
   let started = false;
   try {
-    caller = await authenticateCall(deps, md, requestId, trailers, undecodable);
+    caller = await authenticateCall(deps, md, requestId, trailers, { peer: call.getPeer(), counted: true });
+    const request = read();
+    refuseUndecodable(request.undecodable);
+    input = request.input;
+    const { answer } = request;
     admitted = await deps.streams.open(caller);
     admitted.signal.addEventListener('abort', onEnded, { once: true });
     const who = caller;
@@ -354,6 +392,7 @@ async function handleStream(
               authorization: mdString(md, 'authorization'),
               organizationHeader: mdString(md, 'service-organization-id'),
               requestId,
+              clientAddress: clientAddressOf(md, call.getPeer()),
             },
             async () => undefined,
           );
@@ -402,7 +441,9 @@ async function handleStream(
 function decodeRequest(
   request: RpcRequest | UndecodableRequest,
   route: RouteSpec | undefined,
-): { input: Omit<OperationInput, 'headers'>; form: RequestForm } | { reason: string; field?: string } {
+):
+  | { input: Omit<OperationInput, 'headers'>; form: RequestForm }
+  | { reason: string; field?: string; refusal?: ServiceError } {
   if (isUndecodable(request)) return { reason: request.reason };
   const gatewayForm =
     !!request.bodyJson || request.body !== undefined || hasEntries(request.params) || hasEntries(request.query);
@@ -422,6 +463,10 @@ function decodeRequest(
   }
   let body = request.body;
   if (request.bodyJson) {
+    // Counted before parsing: a megabyte of brackets takes JSON.parse over a second of the event loop. (A Value or
+    // Struct is bounded by the decoder: at most 100 nested messages.)
+    const tooDeep = findTooDeepJson(request.bodyJson);
+    if (tooDeep) return { reason: tooDeep.message, refusal: validationError([tooDeep]) };
     try {
       body = JSON.parse(request.bodyJson);
     } catch (err) {

@@ -8,6 +8,7 @@ export const HTTP_TO_GRPC: Readonly<Record<number, GrpcStatus>> = {
   401: GrpcStatus.UNAUTHENTICATED,
   403: GrpcStatus.PERMISSION_DENIED,
   404: GrpcStatus.NOT_FOUND,
+  408: GrpcStatus.DEADLINE_EXCEEDED,
   409: GrpcStatus.ABORTED,
   410: GrpcStatus.FAILED_PRECONDITION,
   413: GrpcStatus.INVALID_ARGUMENT,

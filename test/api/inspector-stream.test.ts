@@ -8,6 +8,7 @@ import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { client, request } from '../helpers/http.js';
 import { scrapeMetrics, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
+import { livePlatformKey } from '../helpers/live-platform-key.js';
 
 let svc: TestService;
 // Monday 2 March 2026, 07:00 in New York.
@@ -244,7 +245,11 @@ test.serial(
   async (t) => {
     const { o, id, token } = await pendingBooking('sse-revoked', '13:00');
     const desk = (
-      await o.platform.post('/api/v2/api-keys', { type: 'organization_live', organizationId: o.org.id, name: 'desk' })
+      await client(svc.url, await livePlatformKey(svc)).post('/api/v2/api-keys', {
+        type: 'organization_live',
+        organizationId: o.org.id,
+        name: 'desk',
+      })
     ).body;
     const stream = await openSse(`/api/v2/inspector/actors/booking/${id}/stream`, {
       authorization: `Bearer ${desk.key}`,

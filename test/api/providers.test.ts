@@ -1,6 +1,7 @@
 import test from 'ava';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { livePlatformKey } from '../helpers/live-platform-key.js';
 
 let svc: TestService;
 let orgA: any;
@@ -13,7 +14,13 @@ test.before(async () => {
   orgA = (await p.post('/api/v2/organizations', { externalId: 'prov-a', name: 'Prov A' })).body;
   orgB = (await p.post('/api/v2/organizations', { externalId: 'prov-b', name: 'Prov B' })).body;
   keyA = (await p.post('/api/v2/api-keys', { type: 'organization_test', organizationId: orgA.id, name: 'a' })).body.key;
-  keyB = (await p.post('/api/v2/api-keys', { type: 'organization_live', organizationId: orgB.id, name: 'b' })).body.key;
+  keyB = (
+    await client(svc.url, await livePlatformKey(svc)).post('/api/v2/api-keys', {
+      type: 'organization_live',
+      organizationId: orgB.id,
+      name: 'b',
+    })
+  ).body.key;
 });
 test.after.always(async () => {
   await svc?.stop();

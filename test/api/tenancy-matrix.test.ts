@@ -20,6 +20,7 @@ import { weekdays } from '../helpers/graph-fixtures.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { storeFingerprint } from '../helpers/store-fingerprint.js';
+import { livePlatformKey } from '../helpers/live-platform-key.js';
 
 /**
  * The tenancy matrix (issue 15; CONTRACT part 2: "A resource of another organization answers 403 `FORBIDDEN`, on
@@ -522,9 +523,9 @@ test.before(async () => {
     if (r.status >= 300) throw new Error(`fixture ${what}: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  keys.platformLive = (
-    await ok('platform live key', platform.post('/api/v2/api-keys', { type: 'platform_live', name: 'matrix live' }))
-  ).key;
+  // Live keys come from the platform's live key: a test key may create only test keys.
+  keys.platformLive = await livePlatformKey(svc);
+  const platformLive = client(svc.url, keys.platformLive);
 
   const org = async (owner: 'A' | 'B', name: string) => {
     const o = await ok(
@@ -577,7 +578,7 @@ test.before(async () => {
   keys.orgA = (
     await ok(
       'A key',
-      platform.post('/api/v2/api-keys', {
+      platformLive.post('/api/v2/api-keys', {
         type: 'organization_live',
         organizationId: ids['A.org'],
         name: 'alpha desk',
@@ -606,7 +607,15 @@ test.before(async () => {
       }),
     )
   ).id;
-  await ok('B webhook', b.put('/api/v2/webhooks', { url: 'http://127.0.0.1:9/bravo-hook', events: ['*'] }));
+  // Its webhook is configured with the live key (test keys may only read it); B's test-mode events are still
+  // suppressed.
+  await ok(
+    'B webhook',
+    client(svc.url, keys.platformLive, { 'service-organization-id': ids['B.org']! }).put('/api/v2/webhooks', {
+      url: 'http://127.0.0.1:9/bravo-hook',
+      events: ['*'],
+    }),
+  );
   const bg = await graph(
     'B',
     b,

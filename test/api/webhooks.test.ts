@@ -92,8 +92,8 @@ test('configuration lifecycle: 404 before set-up, secret only on creation and ro
   t.is(before.status, 404);
   t.is(before.body.error.code, 'WEBHOOK_NOT_CONFIGURED');
 
-  // Test keys may configure (data is shared between modes).
-  const created = await org.test.put('/api/v2/webhooks', {
+  // A live key configures it (a test key may only read it: test/security/test-key-limits.test.ts).
+  const created = await org.live.put('/api/v2/webhooks', {
     url: receiver.url,
     events: ['booking.confirmed', 'professional.created'],
   });

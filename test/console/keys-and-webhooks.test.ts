@@ -12,12 +12,16 @@ import {
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { livePlatformKey } from '../helpers/live-platform-key.js';
 
 // One service that allows http://127.0.0.1 webhook URLs (the local receiver), one receiver, one browser.
 let svc: TestService;
 let receiver: WebhookReceiver;
 let browser: Browser;
-/** A platform_live key (the test service's own platform key is a test key; test sends and replays need live). */
+/**
+ * A platform_live key (the test service's own platform key is a test key; configuring webhooks, test sends, replays
+ * and creating live keys need live).
+ */
 let liveKey: string;
 
 test.before(async () => {
@@ -26,9 +30,7 @@ test.before(async () => {
     startWebhookReceiver(),
     launchBrowser(),
   ]);
-  liveKey = (
-    await client(svc.url, svc.platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'Console operator' })
-  ).body.key;
+  liveKey = await livePlatformKey(svc);
 });
 test.after.always(async () => {
   await browser?.close();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { bootstrapPlatform } from '../../src/application/bootstrap-platform.js';
 import { client } from '../helpers/http.js';
 import type { TestService } from '../helpers/test-service.js';
+import { livePlatformKey } from '../helpers/live-platform-key.js';
 
 /** The webhook URL the fuzz configures (WEBHOOK_ALLOW_INSECURE_URLS=1): nothing listens there, so a send fails at once. */
 export const FUZZ_HOOK_URL = 'http://127.0.0.1:9/fuzz-hook';
@@ -92,16 +93,16 @@ export async function createFuzzFixtures(svc: TestService): Promise<FuzzFixtures
       platform.post('/api/v2/api-keys', { type: 'organization_test', organizationId: org.id, name: 'fuzz test' }),
     )
   ).key;
+  // Live keys come from the platform's live key: a test key may create only test keys.
+  keys.platformLive = await livePlatformKey(svc);
   keys.orgLive = (
     await ok(
       'F live key',
-      platform.post('/api/v2/api-keys', { type: 'organization_live', organizationId: org.id, name: 'fuzz live' }),
-    )
-  ).key;
-  keys.platformLive = (
-    await ok(
-      'platform live key',
-      platform.post('/api/v2/api-keys', { type: 'platform_live', name: 'fuzz platform live' }),
+      client(svc.url, keys.platformLive).post('/api/v2/api-keys', {
+        type: 'organization_live',
+        organizationId: org.id,
+        name: 'fuzz live',
+      }),
     )
   ).key;
   const revoked = await ok(
@@ -243,7 +244,8 @@ export async function createFuzzFixtures(svc: TestService): Promise<FuzzFixtures
     )
   ).id;
   await ok('continuity', f.post('/api/v2/continuity', { providerId: ids.provider, clientRef: 'client-778' }));
-  await ok('webhook', f.put('/api/v2/webhooks', { url: FUZZ_HOOK_URL, events: ['*'] }));
+  const live = client(svc.url, keys.platformLive, { 'service-organization-id': org.id });
+  await ok('webhook', live.put('/api/v2/webhooks', { url: FUZZ_HOOK_URL, events: ['*'] }));
   // A provider speaking no language: a resolution asking for one puts it in manual review.
   const silent = await ok(
     'review provider',
@@ -280,7 +282,6 @@ export async function createFuzzFixtures(svc: TestService): Promise<FuzzFixtures
     return Boolean(d?.[0]);
   });
   // A live-mode change: its delivery is attempted (and fails at once: nothing listens), so it can be replayed.
-  const live = client(svc.url, keys.platformLive, { 'service-organization-id': org.id });
   await ok('live provider', live.post('/api/v2/providers', providerBody('fuzz-live')));
   await until('F has a failed live delivery', async () => {
     const d = (await live.get('/api/v2/webhooks/deliveries?status=failed')).body.deliveries;

@@ -66,8 +66,12 @@ const OWN_RESOURCES: Record<string, Record<string, string>> = {
   'POST /api/v2/webhooks/{deliveryId}/replay': { deliveryId: 'liveDelivery' },
 };
 
-/** Routes that need a live key (they send webhooks): their valid calls use the platform's live key. */
+/**
+ * Routes that need a live key (they send webhooks, or change the webhook configuration): their valid calls use the
+ * platform's live key.
+ */
 const LIVE_ONLY = new Set([
+  'PUT /api/v2/webhooks',
   'POST /api/v2/webhooks/test',
   'POST /api/v2/webhooks/deliveries/{id}/replay',
   'POST /api/v2/webhooks/{deliveryId}/replay',

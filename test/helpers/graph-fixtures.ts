@@ -1,4 +1,5 @@
 import { client } from './http.js';
+import { livePlatformKey } from './live-platform-key.js';
 import type { TestService } from './test-service.js';
 
 /** A weekday schedule `start`-`end` Monday to Friday. */
@@ -7,12 +8,20 @@ export function weekdays(start = '09:00', end = '17:00') {
   return { monday: day, tuesday: day, wednesday: day, thursday: day, friday: day };
 }
 
-/** Creates an organization with an organization key and a platform client acting in it. */
+/**
+ * Creates an organization with an organization_live key and a platform client (the service's platform key) acting in
+ * it. The live key is made with the platform's live key: a test key may create only test keys.
+ */
 export async function newOrganization(svc: TestService, externalId: string, settings: Record<string, unknown> = {}) {
   const p = client(svc.url, svc.platformKey);
   const org = (await p.post('/api/v2/organizations', { externalId, name: externalId, settings })).body;
-  const key = (await p.post('/api/v2/api-keys', { type: 'organization_live', organizationId: org.id, name: 'test' }))
-    .body.key as string;
+  const key = (
+    await client(svc.url, await livePlatformKey(svc)).post('/api/v2/api-keys', {
+      type: 'organization_live',
+      organizationId: org.id,
+      name: 'test',
+    })
+  ).body.key as string;
   return {
     org,
     key,

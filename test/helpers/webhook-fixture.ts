@@ -2,6 +2,7 @@ import type { OutboundLookup } from '../../src/application/outbound/guarded-look
 import { client } from './http.js';
 import { startTestService, type TestService } from './test-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { livePlatformKey } from './live-platform-key.js';
 
 /** A plan of CONTRACT part 2. */
 export type Plan = 'free' | 'launch' | 'scale' | 'enterprise';
@@ -46,11 +47,7 @@ export async function startWebhookFixture(opts: {
     startTestService({ outboundLookup: opts.lookup }),
   ]);
   const keys = new Map<TestService, string>();
-  for (const s of [svc, strict])
-    keys.set(
-      s,
-      (await client(s.url, s.platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })).body.key,
-    );
+  for (const s of [svc, strict]) keys.set(s, await livePlatformKey(s));
   let orgCount = 0;
   return {
     svc,

@@ -19,7 +19,7 @@ const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 16);
 let stores: TestStores;
 let db: Database;
 const procs: ServiceProcess[] = [];
-const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
 
 test.before(async () => {
   stores = await startTestStores();

@@ -160,7 +160,7 @@ test.serial(
     cleanups.push(() => stores.stop());
     const db = createDatabase(stores.databaseUrl, { max: 4 });
     cleanups.push(() => db.close());
-    const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+    const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
     const common = {
       databaseUrl: stores.databaseUrl,
       redisUrl: stores.redisUrl,
@@ -306,7 +306,7 @@ for (const stopWith of ['SIGTERM', 'SIGKILL'] as const) {
       cleanups.push(() => database.drop());
       const db = createDatabase(database.url, { max: 2 });
       cleanups.push(() => db.close());
-      const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+      const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
       // No REDIS_URL: the service starts its own redis-server (AOF on) under DATA_DIR/redis.
       const common = {
         databaseUrl: database.url,

@@ -14,7 +14,7 @@ let db: Database;
 let a: ServiceProcess;
 let b: ServiceProcess;
 const started: ServiceProcess[] = [];
-const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
 
 test.before(async () => {
   stores = await startTestStores();

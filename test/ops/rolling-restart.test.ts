@@ -250,7 +250,7 @@ test('SIGTERM of one of two processes under a burst of bookings, then its restar
   t.timeout(150_000);
   const wall = Date.now();
   stores = await startTestStores();
-  const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+  const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
   const env = { RATE_LIMIT_PER_MINUTE: '100000' };
   const start = async (name: string) => {
     const dataDir = join(process.env.TEST_DATA_DIR ?? '/tmp', `rolling-${name}-${randomBytes(4).toString('hex')}`);

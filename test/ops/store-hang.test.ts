@@ -255,7 +255,7 @@ async function madeFor(answers: Answer[]): Promise<{ id: string; email: string; 
 }
 
 async function startService(): Promise<{ url: string; o: Org }> {
-  const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+  const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
   svc ??= await startServiceProcess({
     databaseUrl: pg!.url,
     redisUrl: redis!.url,

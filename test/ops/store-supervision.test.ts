@@ -339,7 +339,7 @@ test.serial(
   'kill -9 of the private redis-server, then of the embedded PostgreSQL, during bookings: 503 at once, 200 again without a restart',
   async (t) => {
     t.timeout(240_000);
-    const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+    const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
     // No store URLs: the service starts both private stores under its DATA_DIR, as `npm start` does.
     const svc = await startServiceProcess({
       databaseUrl: '',
@@ -371,7 +371,7 @@ test.serial(
   async (t) => {
     t.timeout(180_000);
     const dataDir = newDataDir('npm-start');
-    const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+    const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const k of ['REDIS_URL', 'DATABASE_URL', 'GRPC_TARGET', 'SERVICE_ROLES', 'TEST_REDIS_URL']) delete env[k];
     Object.assign(env, {

@@ -5,6 +5,7 @@ import { client } from '../helpers/http.js';
 import { startServiceProcesses, type ServiceProcess } from '../helpers/service-process.js';
 import { startTestStores, type TestStores } from '../helpers/test-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { createLivePlatformKey } from '../helpers/live-platform-key.js';
 
 // Two service processes (all roles) on shared PostgreSQL and Redis send one organization's webhooks to a real local
 // receiver; one process is killed with SIGKILL in the middle of a burst of events.
@@ -33,9 +34,7 @@ test('kill -9 of one of two processes mid-burst loses no event and never sends o
     env: { WEBHOOK_ALLOW_INSECURE_URLS: '1', RATE_LIMIT_PER_MINUTE: '100000' },
   });
   const [survivor, victim] = processes as [ServiceProcess, ServiceProcess];
-  const liveKey = (
-    await client(survivor.url, platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' })
-  ).body.key;
+  const liveKey = await createLivePlatformKey({ databaseUrl: stores.databaseUrl }, platformKey);
   const org = (
     await client(survivor.url, liveKey).post('/api/v2/organizations', {
       externalId: 'kill-org',

@@ -12,6 +12,7 @@ import { startService, type RunningService } from '../../src/start-service.js';
 import { client } from '../helpers/http.js';
 import { privateRedisPid, processAlive, waitForExit } from '../helpers/service-process.js';
 import { createTestClock } from '../helpers/test-clock.js';
+import { createLivePlatformKey } from '../helpers/live-platform-key.js';
 
 // One service (all roles, in this process, with a test clock) on its own supervised private stores, as `npm start`
 // runs them, with a webhook receiver and an SMTP server on loopback. Work is left queued (a webhook delivery and a
@@ -154,8 +155,7 @@ test('kill -9 of redis-server and PostgreSQL with work queued: webhook, e-mail, 
   const db = svc.deps.db;
 
   // A live organization (e-mail goes out by SMTP for live keys) with a webhook on booking.confirmed.
-  const liveKey = (await client(url, platformKey).post('/api/v2/api-keys', { type: 'platform_live', name: 'live' }))
-    .body.key as string;
+  const liveKey = await createLivePlatformKey({ db }, platformKey, clock());
   const org = (
     await client(url, liveKey).post('/api/v2/organizations', {
       externalId: 'resume',

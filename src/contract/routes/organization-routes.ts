@@ -101,13 +101,13 @@ export const organizationRoutes: RouteSpec[] = [
     service: 'ApiKeyService',
     rpc: 'CreateApiKey',
     tag: 'api-keys',
-    summary: 'Create an API key; the secret is shown once.',
+    summary: 'Create an API key; the secret is shown once. A test key creates only test keys.',
     description:
-      "Creates a key of the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the platform's default organization; an organization key to `organizationId` (default: the organization the call acts in).",
+      "Creates a key of the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the platform's default organization; an organization key to `organizationId` (default: the organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).",
     platformKeyOnly: true,
     body: CreateApiKeyBody,
     response: CreatedApiKey,
-    errors: ['PLATFORM_KEY_REQUIRED', 'ORGANIZATION_NOT_FOUND'],
+    errors: ['PLATFORM_KEY_REQUIRED', 'LIVE_KEY_REQUIRED', 'ORGANIZATION_NOT_FOUND'],
   },
   {
     method: 'GET',

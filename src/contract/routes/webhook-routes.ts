@@ -25,7 +25,7 @@ export const webhookRoutes: RouteSpec[] = [
     service: 'WebhookService',
     rpc: 'GetWebhook',
     tag: 'webhooks',
-    summary: 'Read the organization’s webhook configuration (never its secret).',
+    summary: 'Read the organization’s webhook configuration (never its secret; test or live key).',
     description:
       'Answers the URL, event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT.',
     response: Webhook,
@@ -38,10 +38,12 @@ export const webhookRoutes: RouteSpec[] = [
     rpc: 'UpdateWebhook',
     tag: 'webhooks',
     summary:
-      'Set up or replace the organization’s webhook (test or live key). The answer carries `secret` on the first set-up and when `rotateSecret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours. `url` must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise; `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is `["*"]`.',
-    description: 'Configures where events are delivered, signed with the Standard Webhooks scheme.',
+      'Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change it, 403 LIVE_KEY_REQUIRED). The answer carries `secret` on the first set-up and when `rotateSecret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours. `url` must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise; `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is `["*"]`.',
+    description:
+      'Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration serves live and test mode, so only a live key changes it.',
     body: UpdateWebhookBody,
     response: UpdatedWebhook,
+    errors: ['LIVE_KEY_REQUIRED'],
   },
   {
     method: 'POST',

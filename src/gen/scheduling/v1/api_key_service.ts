@@ -2409,11 +2409,12 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): GetCallerResponse => GetCallerResponse.decode(value),
   },
   /**
-   * CreateApiKey: Create an API key; the secret is shown once. Creates a key of the caller's platform and answers it
-   * once with its secret (`key`); only a hash is stored. A platform key type belongs to the platform's default
-   * organization; an organization key to `organizationId` (default: the organization the call acts in). Platform keys
-   * only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `ORGANIZATION_NOT_FOUND`. REST: POST
-   * /api/v2/api-keys.
+   * CreateApiKey: Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of
+   * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
+   * belongs to the platform's default organization; an organization key to `organizationId` (default: the
+   * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
+   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `LIVE_KEY_REQUIRED`,
+   * `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
    */
   createApiKey: {
     path: "/scheduling.v1.ApiKeyService/CreateApiKey" as const,
@@ -2465,11 +2466,12 @@ export interface ApiKeyServiceServer extends UntypedServiceImplementation {
    */
   getCaller: handleUnaryCall<GetCallerRequest, GetCallerResponse>;
   /**
-   * CreateApiKey: Create an API key; the secret is shown once. Creates a key of the caller's platform and answers it
-   * once with its secret (`key`); only a hash is stored. A platform key type belongs to the platform's default
-   * organization; an organization key to `organizationId` (default: the organization the call acts in). Platform keys
-   * only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `ORGANIZATION_NOT_FOUND`. REST: POST
-   * /api/v2/api-keys.
+   * CreateApiKey: Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of
+   * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
+   * belongs to the platform's default organization; an organization key to `organizationId` (default: the
+   * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
+   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `LIVE_KEY_REQUIRED`,
+   * `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
    */
   createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
   /**
@@ -2509,11 +2511,12 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetCallerResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CreateApiKey: Create an API key; the secret is shown once. Creates a key of the caller's platform and answers it
-   * once with its secret (`key`); only a hash is stored. A platform key type belongs to the platform's default
-   * organization; an organization key to `organizationId` (default: the organization the call acts in). Platform keys
-   * only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `ORGANIZATION_NOT_FOUND`. REST: POST
-   * /api/v2/api-keys.
+   * CreateApiKey: Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of
+   * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
+   * belongs to the platform's default organization; an organization key to `organizationId` (default: the
+   * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
+   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `LIVE_KEY_REQUIRED`,
+   * `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
    */
   createApiKey(
     request: CreateApiKeyRequest,

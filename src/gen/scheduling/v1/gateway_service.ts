@@ -65,6 +65,14 @@ export interface RefuseResponse {
   resultJson?: string | undefined;
 }
 
+/** CheckCredentialsRequest is the input of CheckCredentials: the credentials travel in metadata. */
+export interface CheckCredentialsRequest {
+}
+
+/** CheckCredentialsResponse is the output of CheckCredentials: the key is valid. */
+export interface CheckCredentialsResponse {
+}
+
 function createBaseRefuseRequest(): RefuseRequest {
   return { params: {}, query: {}, body: undefined, bodyJson: "" };
 }
@@ -505,10 +513,116 @@ export const RefuseResponse: MessageFns<RefuseResponse> = {
   },
 };
 
+function createBaseCheckCredentialsRequest(): CheckCredentialsRequest {
+  return {};
+}
+
+export const CheckCredentialsRequest: MessageFns<CheckCredentialsRequest> = {
+  encode(_: CheckCredentialsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckCredentialsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckCredentialsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckCredentialsRequest {
+    return {};
+  },
+
+  toJSON(_: CheckCredentialsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<CheckCredentialsRequest>): CheckCredentialsRequest {
+    return CheckCredentialsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<CheckCredentialsRequest>): CheckCredentialsRequest {
+    const message = createBaseCheckCredentialsRequest();
+    return message;
+  },
+};
+
+function createBaseCheckCredentialsResponse(): CheckCredentialsResponse {
+  return {};
+}
+
+export const CheckCredentialsResponse: MessageFns<CheckCredentialsResponse> = {
+  encode(_: CheckCredentialsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckCredentialsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckCredentialsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckCredentialsResponse {
+    return {};
+  },
+
+  toJSON(_: CheckCredentialsResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<CheckCredentialsResponse>): CheckCredentialsResponse {
+    return CheckCredentialsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<CheckCredentialsResponse>): CheckCredentialsResponse {
+    const message = createBaseCheckCredentialsResponse();
+    return message;
+  },
+};
+
 /**
- * GatewayService: requests the REST gateway refuses before any operation (no route, malformed JSON, body over
- * 1 MB). Such a request still counts against the caller's rate limit when it carries a valid API key, and its
- * answer carries the RateLimit state (CONTRACT part 1): the gateway sends the refusal here instead of deciding it.
+ * GatewayService: what the REST gateway asks of the internal API outside any operation. It checks the key of a
+ * request before reading its body (an unknown key never makes the service read or parse one), and sends here the
+ * requests it refuses before any operation (no route, malformed JSON, body over 1 MB, a body nested past the
+ * parser's bound): such a request still counts against the caller's rate limit when it carries a valid API key, and
+ * its answer carries the RateLimit state (CONTRACT part 1). The gateway asks instead of deciding.
  *
  * Every request carries the caller's credentials in metadata (`authorization`,
  * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
@@ -518,8 +632,9 @@ export type GatewayServiceService = typeof GatewayServiceService;
 export const GatewayServiceService = {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON` or `PAYLOAD_TOO_LARGE`),
-   * or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state travels in the trailers.
+   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
+   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
+   * travels in the trailers.
    */
   refuse: {
     path: "/scheduling.v1.GatewayService/Refuse" as const,
@@ -530,22 +645,50 @@ export const GatewayServiceService = {
     responseSerialize: (value: RefuseResponse): Buffer => Buffer.from(RefuseResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RefuseResponse => RefuseResponse.decode(value),
   },
+  /**
+   * CheckCredentials authenticates the API key in `authorization` (only: `service-organization-id` is left to the
+   * call that follows) and answers an empty message, or fails with `UNAUTHENTICATED` (missing, malformed, unknown,
+   * revoked or expired key) or `RATE_LIMITED` (too many failed authentications from the client's address in the
+   * last minute; the address is `x-service-client-address` when the caller relays for a client, else the peer's).
+   * It is not counted against the key's rate limit: it runs ahead of the request's own call, which is.
+   */
+  checkCredentials: {
+    path: "/scheduling.v1.GatewayService/CheckCredentials" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckCredentialsRequest): Buffer =>
+      Buffer.from(CheckCredentialsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckCredentialsRequest => CheckCredentialsRequest.decode(value),
+    responseSerialize: (value: CheckCredentialsResponse): Buffer =>
+      Buffer.from(CheckCredentialsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckCredentialsResponse => CheckCredentialsResponse.decode(value),
+  },
 } as const;
 
 export interface GatewayServiceServer extends UntypedServiceImplementation {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON` or `PAYLOAD_TOO_LARGE`),
-   * or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state travels in the trailers.
+   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
+   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
+   * travels in the trailers.
    */
   refuse: handleUnaryCall<RefuseRequest, RefuseResponse>;
+  /**
+   * CheckCredentials authenticates the API key in `authorization` (only: `service-organization-id` is left to the
+   * call that follows) and answers an empty message, or fails with `UNAUTHENTICATED` (missing, malformed, unknown,
+   * revoked or expired key) or `RATE_LIMITED` (too many failed authentications from the client's address in the
+   * last minute; the address is `x-service-client-address` when the caller relays for a client, else the peer's).
+   * It is not counted against the key's rate limit: it runs ahead of the request's own call, which is.
+   */
+  checkCredentials: handleUnaryCall<CheckCredentialsRequest, CheckCredentialsResponse>;
 }
 
 export interface GatewayServiceClient extends Client {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON` or `PAYLOAD_TOO_LARGE`),
-   * or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state travels in the trailers.
+   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
+   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
+   * travels in the trailers.
    */
   refuse(
     request: RefuseRequest,
@@ -561,6 +704,28 @@ export interface GatewayServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RefuseResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CheckCredentials authenticates the API key in `authorization` (only: `service-organization-id` is left to the
+   * call that follows) and answers an empty message, or fails with `UNAUTHENTICATED` (missing, malformed, unknown,
+   * revoked or expired key) or `RATE_LIMITED` (too many failed authentications from the client's address in the
+   * last minute; the address is `x-service-client-address` when the caller relays for a client, else the peer's).
+   * It is not counted against the key's rate limit: it runs ahead of the request's own call, which is.
+   */
+  checkCredentials(
+    request: CheckCredentialsRequest,
+    callback: (error: ServiceError | null, response: CheckCredentialsResponse) => void,
+  ): ClientUnaryCall;
+  checkCredentials(
+    request: CheckCredentialsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckCredentialsResponse) => void,
+  ): ClientUnaryCall;
+  checkCredentials(
+    request: CheckCredentialsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckCredentialsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -3989,9 +3989,9 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
   /**
-   * GetWebhook: Read the organization’s webhook configuration (never its secret). Answers the URL, event types and
-   * whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the common ones:
-   * `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
+   * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
+   * common ones: `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook: {
     path: "/scheduling.v1.WebhookService/GetWebhook" as const,
@@ -4003,12 +4003,14 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookResponse => GetWebhookResponse.decode(value),
   },
   /**
-   * UpdateWebhook: Set up or replace the organization’s webhook (test or live key). The answer carries `secret` on
-   * the first set-up and when `rotateSecret` is true; after a rotation the previous secret keeps signing beside the
-   * new one for 24 hours. `url` must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * UpdateWebhook: Set up or replace the organization’s webhook (live key only: a test key may read the configuration
+   * but not change it, 403 LIVE_KEY_REQUIRED). The answer carries `secret` on the first set-up and when
+   * `rotateSecret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours. `url`
+   * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme. Errors: the common
-   * ones. REST: PUT /api/v2/webhooks.
+   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
+   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: `LIVE_KEY_REQUIRED`.
+   * REST: PUT /api/v2/webhooks.
    */
   updateWebhook: {
     path: "/scheduling.v1.WebhookService/UpdateWebhook" as const,
@@ -4110,18 +4112,20 @@ export const WebhookServiceService = {
 
 export interface WebhookServiceServer extends UntypedServiceImplementation {
   /**
-   * GetWebhook: Read the organization’s webhook configuration (never its secret). Answers the URL, event types and
-   * whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the common ones:
-   * `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
+   * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
+   * common ones: `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook: handleUnaryCall<GetWebhookRequest, GetWebhookResponse>;
   /**
-   * UpdateWebhook: Set up or replace the organization’s webhook (test or live key). The answer carries `secret` on
-   * the first set-up and when `rotateSecret` is true; after a rotation the previous secret keeps signing beside the
-   * new one for 24 hours. `url` must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * UpdateWebhook: Set up or replace the organization’s webhook (live key only: a test key may read the configuration
+   * but not change it, 403 LIVE_KEY_REQUIRED). The answer carries `secret` on the first set-up and when
+   * `rotateSecret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours. `url`
+   * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme. Errors: the common
-   * ones. REST: PUT /api/v2/webhooks.
+   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
+   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: `LIVE_KEY_REQUIRED`.
+   * REST: PUT /api/v2/webhooks.
    */
   updateWebhook: handleUnaryCall<UpdateWebhookRequest, UpdateWebhookResponse>;
   /**
@@ -4164,9 +4168,9 @@ export interface WebhookServiceServer extends UntypedServiceImplementation {
 
 export interface WebhookServiceClient extends Client {
   /**
-   * GetWebhook: Read the organization’s webhook configuration (never its secret). Answers the URL, event types and
-   * whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the common ones:
-   * `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
+   * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
+   * common ones: `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook(
     request: GetWebhookRequest,
@@ -4184,12 +4188,14 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateWebhook: Set up or replace the organization’s webhook (test or live key). The answer carries `secret` on
-   * the first set-up and when `rotateSecret` is true; after a rotation the previous secret keeps signing beside the
-   * new one for 24 hours. `url` must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * UpdateWebhook: Set up or replace the organization’s webhook (live key only: a test key may read the configuration
+   * but not change it, 403 LIVE_KEY_REQUIRED). The answer carries `secret` on the first set-up and when
+   * `rotateSecret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours. `url`
+   * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme. Errors: the common
-   * ones. REST: PUT /api/v2/webhooks.
+   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
+   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: `LIVE_KEY_REQUIRED`.
+   * REST: PUT /api/v2/webhooks.
    */
   updateWebhook(
     request: UpdateWebhookRequest,
