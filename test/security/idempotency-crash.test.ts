@@ -32,7 +32,7 @@ test.before(async () => {
   cleanups.push(() => stores.stop());
   db = createDatabase(stores.databaseUrl, { max: 4 });
   cleanups.push(() => db.close());
-  const platformKey = `service_test_${randomBytes(24).toString('base64url')}`;
+  const platformKey = `service_live_${randomBytes(24).toString('base64url')}`;
   const common = { databaseUrl: stores.databaseUrl, redisUrl: stores.redisUrl, platformKey };
   // The first process bootstraps the platform; the victims start next to each other.
   survivor = await spawnService({ ...common, dataDir: newDataDir('survivor') });
