@@ -2,6 +2,7 @@ import type { ResolutionDeps } from '../application/resolution/resolution-deps.j
 import { createTimerWorker } from '../persistence/durable-timers.js';
 import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handler.js';
 import { createImportWorker } from './import-worker.js';
+import { createReviewRecorder } from './review-recorder.js';
 import { createEmailWorker, createSmtpSender } from './email-worker.js';
 import type { AuditWorkers } from './create-audit-workers.js';
 import type { Worker } from './worker.js';
@@ -9,8 +10,8 @@ import { createWebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookSender } from './webhook-sender.js';
 
 /**
- * Builds the background workers of this process: import jobs, durable timers, the audit drain and sequencer (when
- * given), the webhook dispatcher and sender, and (with SMTP_URL) the e-mail outbox.
+ * Builds the background workers of this process: import jobs, durable timers, the manual-review recorder, the audit
+ * drain and sequencer (when given), the webhook dispatcher and sender, and (with SMTP_URL) the e-mail outbox.
  */
 export function createWorkers(
   deps: ResolutionDeps,
@@ -29,6 +30,7 @@ export function createWorkers(
     createWebhookDispatcher({ db: deps.db, clock: deps.clock, onPending: () => webhookSender.wake() }),
     webhookSender,
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
+    createReviewRecorder({ db: deps.db, queue: deps.reviewQueue, log: opts.log }),
     createTimerWorker({
       timers: deps.timers,
       handler: createActorTimerHandler(deps, opts.timerHandlers),

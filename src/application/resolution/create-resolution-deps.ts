@@ -7,10 +7,16 @@ import { createResolutionRecords } from './resolution-record.js';
 import { createCalendarFeeds } from './calendar-feeds.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import { createCredentialCache } from '../credential-cache.js';
+import { createReviewQueue } from '../../persistence/review-queue.js';
+import { createReviewHandOff } from './review-hand-off.js';
 
-/** Builds the actor runtime, timers, idempotency store, graph cache and feeds on top of the base dependencies. */
+/**
+ * Builds the actor runtime, timers, idempotency store, graph cache, feeds and the manual-review hand-off on top of the
+ * base dependencies.
+ */
 export function createResolutionDeps(base: AppDeps): ResolutionDeps {
   const timers = createDurableTimers({ redis: base.redis });
+  const reviewQueue = createReviewQueue({ redis: base.redis });
   return {
     ...base,
     timers,
@@ -27,5 +33,7 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     }),
     feeds: createCalendarFeeds({ clock: base.clock }),
     credentials: createCredentialCache({ db: base.db }),
+    reviewQueue,
+    reviewHandOff: createReviewHandOff({ queue: reviewQueue }),
   };
 }
