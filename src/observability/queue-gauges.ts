@@ -2,13 +2,15 @@ import type { Database } from '../persistence/database.js';
 import type { Redis } from '../persistence/redis-client.js';
 import { TIMER_KEYS } from '../persistence/redis-keys.js';
 import { AUDIT_STREAM } from '../persistence/audit-stream.js';
+import { REVIEW_STREAM } from '../persistence/review-queue.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 /**
  * Registers the worker queues and the PostgreSQL pool as gauges read at scrape time: pool connections (all, idle,
- * waiters), durable timers due and leased, header-use audit records waiting in the Redis stream, import jobs not
- * finished, e-mail waiting to be sent, webhook events not dispatched and deliveries due or being sent. Each read is one indexed count or
- * one Redis command; a store that is down reports -1 instead of failing the scrape.
+ * waiters), durable timers due and leased, header-use audit records and manual-review sightings waiting in their Redis
+ * streams, import jobs not finished, e-mail waiting to be sent, webhook events not dispatched and deliveries due or
+ * being sent. Each read is one indexed count or one Redis command; a store that is down reports -1 instead of failing
+ * the scrape.
  */
 export function registerQueueGauges(
   metrics: ServiceMetrics,
@@ -39,6 +41,11 @@ export function registerQueueGauges(
     'audit_stream_pending',
     'Audit records of calls made with Service-Organization-Id waiting in Redis to be written to PostgreSQL.',
     () => deps.redis.xLen(AUDIT_STREAM.key),
+  );
+  metrics.gaugeOnScrape(
+    'review_stream_pending',
+    'Manual-review sightings of resolutions waiting in Redis to be recorded in PostgreSQL.',
+    () => deps.redis.xLen(REVIEW_STREAM.key),
   );
   metrics.gaugeOnScrape('import_jobs_pending', 'Provider import jobs validating or processing.', () =>
     count(`SELECT count(*)::int AS n FROM provider_imports WHERE status IN ('validating', 'processing')`),

@@ -114,6 +114,7 @@ test('GET /metrics answers Prometheus text: request histogram by route template 
     'timers_due',
     'timers_leased',
     'audit_stream_pending',
+    'review_stream_pending',
     'import_jobs_pending',
     'email_outbox_pending',
     'pg_pool_wait_seconds_count',
