@@ -309,8 +309,9 @@ export async function createResolution(
       : []),
     ...incidents.map((i) => ({ type: i.type, data: incidentData(i) })),
   ];
-  // The ledger (one statement) and the Redis record and actor are written at once; a failure answers an error and
-  // leaves at most an orphan that expires with its TTL (the idempotency key is not stored, so a retry starts over).
+  // The ledger (one statement), the Redis record and actor and the review hand-off are written at once; a failure
+  // answers an error and leaves at most an orphan that expires with its TTL (the idempotency key is not stored, so a
+  // retry starts over), or review entries of providers that were indeed unknown.
   await Promise.all([
     handOffReview(),
     deps.records.ensureSnapshot(graph).then(() => deps.records.save(id, record)),
