@@ -10,7 +10,7 @@ import type { MeasureContext } from './measure-scenario.js';
 import { measureRawBaseline, type RawBaseline } from './raw-baseline.js';
 import { benchResolutions, grpcResolutionCaller, httpResolutionCaller } from './resolution-load.js';
 import { benchResolutionReads } from './resolution-read-load.js';
-import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
+import { CLINIC_MIX, CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
 import { createResponseTally } from './response-tally.js';
 import { createSeededRandom } from '../test/helpers/seeded-random.js';
 import { keptSeed, readKeptSeed } from './kept-seed.js';
@@ -20,7 +20,7 @@ import { stopOnSignal } from './stop-on-signal.js';
  * Developer loop (`npm run bench:quick`): seeds a 10,000-provider organization once into BENCH_DIR (default
  * /tmp/scheduling-bench-quick; delete it to start over) and on every run loads the service process(es) with the
  * pieces of `npm run bench`. By default: resolutions on the platform path with the ~10% mix at 1 and 8 clients.
- *   QUICK_PATH=platform|org|grpc   QUICK_MIX=10|3|1   QUICK_CLIENTS=1,8   QUICK_SECONDS=5   QUICK_PROCS=1
+ *   QUICK_PATH=platform|org|grpc   QUICK_MIX=10|3|1|clinic   QUICK_CLIENTS=1,8   QUICK_SECONDS=5   QUICK_PROCS=1
  *   QUICK_READS=1 (GET resolution, 32 clients)   QUICK_HOLD=1 (resolve + hold + confirm, 8 clients; the stores grow)
  *   QUICK_RAW=1 (raw node:http baseline first, for the `vs raw` column)   QUICK_PGSTAT=1 (top statements by time)
  *   QUICK_METRICS=1 (mean time per resolution phase, pool wait and Redis round trip, from the service's /metrics)
@@ -29,14 +29,17 @@ import { stopOnSignal } from './stop-on-signal.js';
 const DIR = process.env.BENCH_DIR ?? '/tmp/scheduling-bench-quick';
 const PROVIDERS = Number(process.env.BENCH_PROVIDERS ?? 10_000);
 const PATH = (process.env.QUICK_PATH ?? 'platform') as 'platform' | 'org' | 'grpc';
-const MIX = CONSTRAINT_MIXES[`mix${process.env.QUICK_MIX ?? '10'}` as keyof typeof CONSTRAINT_MIXES];
+const MIX =
+  process.env.QUICK_MIX === 'clinic'
+    ? CLINIC_MIX
+    : CONSTRAINT_MIXES[`mix${process.env.QUICK_MIX ?? '10'}` as keyof typeof CONSTRAINT_MIXES];
 const CLIENTS = (process.env.QUICK_CLIENTS ?? '1,8').split(',').map(Number);
 const PHASE_MS = Number(process.env.QUICK_SECONDS ?? 5) * 1000;
 const PROCS = Number(process.env.QUICK_PROCS ?? 1);
 const PGSTAT = Boolean(process.env.QUICK_PGSTAT);
 const log = (line: string) => console.log(`[quick ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-if (!MIX) throw new Error('QUICK_MIX must be 10, 3 or 1');
+if (!MIX) throw new Error('QUICK_MIX must be 10, 3, 1 or clinic');
 // Fails early on stores an older bench seeded.
 readKeptSeed(DIR);
 const tally = createResponseTally();

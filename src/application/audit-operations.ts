@@ -1,7 +1,7 @@
 import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { ListAuditEventsQuery, VerifyAuditChainQuery } from '../contract/schemas/audit-event.js';
-import { listAuditEventRows } from '../persistence/audit-log.js';
+import { listAuditEventRows, type AuditListPosition } from '../persistence/audit-log.js';
 import { verifyOrganizationAuditChain } from '../persistence/verify-audit-chain.js';
 import { ServiceError } from '../errors/service-error.js';
 import type { AppDeps } from './app-deps.js';
@@ -37,7 +37,27 @@ export function toAuditEventView(row: Record<string, any>): AuditEventView {
   };
 }
 
-/** AuditService operations: the caller's organization's audit log, newest first (keyset by seq), and its chain's verification. */
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})\|([\w.:-]{1,200})$/;
+
+/**
+ * The list position a cursor names: `<timestamp>|<id>` of the last event of a page; a cursor of digits alone is the
+ * seq of that event, as cursors were before the list was ordered by time (a client paging across the upgrade goes on).
+ */
+function auditListPosition(position: string | undefined): AuditListPosition | undefined {
+  if (position === undefined) return undefined;
+  const m = CURSOR.exec(position);
+  if (m) return { timestamp: m[1]!, id: m[2]! };
+  if (/^\d{1,15}$/.test(position)) return { seq: Number(position) };
+  throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', {
+    field: 'cursor',
+    details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }],
+  });
+}
+
+/**
+ * AuditService operations: the caller's organization's audit log, newest first by request time (keyset on
+ * ("timestamp", id), CONTRACT part 7), and its chain's verification.
+ */
 export function createAuditOperations(deps: AppDeps): OperationTable {
   return {
     ListAuditEvents: {
@@ -45,12 +65,6 @@ export function createAuditOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(ListAuditEventsQuery, input.query);
         const limit = q.limit ?? 50;
-        const position = decodeCursor(q.cursor);
-        if (position !== undefined && !/^\d{1,18}$/.test(position))
-          throw new ServiceError('VALIDATION_ERROR', 'cursor is not one this service issued.', {
-            field: 'cursor',
-            details: [{ field: 'cursor', code: 'INVALID', message: 'is not a cursor this service issued' }],
-          });
         const rows = await listAuditEventRows(
           deps.db,
           {
@@ -59,9 +73,9 @@ export function createAuditOperations(deps: AppDeps): OperationTable {
             resourceType: q.resource_type,
             resourceId: q.resource_id,
           },
-          { beforeSeq: position !== undefined ? Number(position) : undefined, limit: limit + 1 },
+          { after: auditListPosition(decodeCursor(q.cursor)), limit: limit + 1 },
         );
-        const paged = page(rows, limit, (row) => String(row.seq));
+        const paged = page(rows, limit, (row) => `${row.position.timestamp}|${row.position.id}`);
         return { data: paged.data.map(toAuditEventView), hasMore: paged.hasMore, nextCursor: paged.nextCursor };
       },
     },

@@ -34,6 +34,8 @@ import {
   type WaitlistDoc,
 } from '../persistence/waitlist-repository.js';
 import type { AppDeps } from './app-deps.js';
+import type { ReviewQueue } from '../persistence/review-queue.js';
+import { REVIEW_SIGHTING_WINDOW_MS } from './resolution/review-hand-off.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import { providerOfCaller } from './provider-operations.js';
@@ -64,7 +66,7 @@ function pageOf(q: { limit?: number | undefined; cursor?: string | undefined }) 
 }
 
 /** CareService operations: continuity records, the waitlist and the manual-review queue (SPEC 4.7, CONTRACT part 7). */
-export function createCareOperations(deps: AppDeps): OperationTable {
+export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue }): OperationTable {
   return {
     CreateContinuity: {
       audit: { action: 'continuity.create', resourceType: 'continuity', kind: 'write-if-changed' },
@@ -218,22 +220,30 @@ export function createCareOperations(deps: AppDeps): OperationTable {
           'providerId',
         );
         const now = deps.clock();
-        return deps.db.transaction(async (tx) => {
+        const { view, changed } = await deps.db.transaction(async (tx) => {
           const entryKey = { organizationId: caller.organizationId, providerId };
           const cur = await findManualReviewEntry(tx, entryKey, { forUpdate: true });
           if (!cur) throw new ServiceError('PROVIDER_NOT_FOUND', 'This provider has no manual-review entry.');
-          if (cur.status === 'resolved') return cur;
+          if (cur.status === 'resolved') return { view: cur, changed: false };
           await setManualReviewStatus(tx, entryKey, { status: 'resolved', resolvedAt: now });
-          const view = { ...cur, status: 'resolved' as const, resolvedAt: now.toISOString() };
+          const resolved = { ...cur, status: 'resolved' as const, resolvedAt: now.toISOString() };
           await recordAudit(tx, caller, now, {
             action: 'manual_review.resolve',
             resourceType: 'manual_review',
             resourceId: providerId,
             before: cur,
-            after: view,
+            after: resolved,
           });
-          return view;
+          return { view: resolved, changed: true };
         });
+        // Resolutions hand the same unknown set off once a minute; after a resolve the next sighting must go through,
+        // so that the entry reopens at once if the provider is unknown again (CONTRACT part 4). The resolve has
+        // committed: a Redis failure here only delays that reopening by at most the window, it undoes nothing.
+        if (changed)
+          await deps.reviewQueue
+            .noteResolved(caller.organizationId, now, REVIEW_SIGHTING_WINDOW_MS)
+            .catch(() => undefined);
+        return view;
       },
     },
   };

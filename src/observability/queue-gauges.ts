@@ -47,6 +47,10 @@ const REDIS_GAUGES: Record<keyof RedisQueueDepths, [string, string]> = {
     'scheduling_audit_stream_pending',
     'Audit records of calls made with Service-Organization-Id waiting in Redis to be written to PostgreSQL.',
   ],
+  reviewStreamPending: [
+    'scheduling_review_stream_pending',
+    'Manual-review sightings of resolutions waiting in Redis to be recorded in PostgreSQL.',
+  ],
 };
 
 /**

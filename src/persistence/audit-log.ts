@@ -172,26 +172,48 @@ export interface AuditEventFilter {
   resourceId?: string | undefined;
 }
 
-/** Lists an organization's audit events newest first (by seq) below `beforeSeq`, at most `limit` rows. */
+/**
+ * A place in an audit list: the ("timestamp", id) of the last event of a page (the timestamp as UTC text with
+ * microseconds, exactly as stored), or the seq of that event in a cursor issued before the list was ordered by time.
+ */
+export type AuditListPosition = { timestamp: string; id: string } | { seq: number };
+
+/** An audit_events row as listed, with its place in the list. */
+export type ListedAuditRow = Record<string, any> & { position: { timestamp: string; id: string } };
+
+/**
+ * Lists an organization's audit events newest first by ("timestamp", id) (CONTRACT part 7: request time, ties by id)
+ * after `after`, at most `limit` rows, on the (organization_id, "timestamp", id) index.
+ */
 export async function listAuditEventRows(
   db: Queryable,
   f: AuditEventFilter,
-  page: { beforeSeq?: number | undefined; limit: number },
-): Promise<Record<string, any>[]> {
-  const where = ['organization_id = $1'];
+  page: { after?: AuditListPosition | undefined; limit: number },
+): Promise<ListedAuditRow[]> {
   const args: unknown[] = [f.organizationId];
-  const add = (sql: string, v: unknown) => {
+  const param = (v: unknown) => {
     args.push(v);
-    where.push(sql.replace('?', `$${args.length}`));
+    return `$${args.length}`;
   };
-  if (f.action !== undefined) add('action = ?', f.action);
-  if (f.resourceType !== undefined) add('resource_type = ?', f.resourceType);
-  if (f.resourceId !== undefined) add('resource_id = ?', f.resourceId);
-  if (page.beforeSeq !== undefined) add('seq < ?', page.beforeSeq);
+  const where = ['organization_id = $1'];
+  if (f.action !== undefined) where.push(`action = ${param(f.action)}`);
+  if (f.resourceType !== undefined) where.push(`resource_type = ${param(f.resourceType)}`);
+  if (f.resourceId !== undefined) where.push(`resource_id = ${param(f.resourceId)}`);
+  const after = page.after;
+  if (after !== undefined && 'seq' in after)
+    where.push(
+      `("timestamp", id) < (SELECT a."timestamp", a.id FROM audit_events a WHERE a.organization_id = $1 AND a.seq = ${param(after.seq)})`,
+    );
+  else if (after !== undefined)
+    where.push(`("timestamp", id) < (${param(after.timestamp)}::timestamp AT TIME ZONE 'UTC', ${param(after.id)})`);
   args.push(page.limit);
   const r = await db.query(
-    `SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${args.length}`,
+    `SELECT *, to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position_timestamp
+      FROM audit_events WHERE ${where.join(' AND ')} ORDER BY "timestamp" DESC, id DESC LIMIT $${args.length}`,
     args,
   );
-  return r.rows as Record<string, any>[];
+  return r.rows.map((row) => {
+    const { position_timestamp: timestamp, ...rest } = row as Record<string, any>;
+    return { ...rest, position: { timestamp: timestamp as string, id: rest.id as string } };
+  });
 }

@@ -1,5 +1,6 @@
 import type { AuditEntry, PreparedAuditEvent } from './audit-log.js';
 import type { Redis } from './redis-client.js';
+import { createStreamGroup } from './redis-stream-group.js';
 
 /** The Redis stream of audit events waiting to be written to PostgreSQL, and its consumer group (one hash tag). */
 export const AUDIT_STREAM = { key: '{audit}:pending', group: 'audit-drain' } as const;
@@ -30,8 +31,6 @@ export interface AuditStream {
   holdsEntriesThrough(entryId: string): Promise<boolean>;
 }
 
-type StreamMessage = { id: string; message: Record<string, string> | null };
-
 /** Encodes an event as the one field of its stream entry. */
 function encode(e: PreparedAuditEvent): string {
   return JSON.stringify({
@@ -57,64 +56,26 @@ function decode(raw: string): PreparedAuditEvent {
 export function createAuditStream(deps: { redis: Redis }): AuditStream {
   const { redis } = deps;
   const { key, group } = AUDIT_STREAM;
-  const intoBatch = (messages: (StreamMessage | null)[], batch: AuditStreamBatch) => {
-    for (const m of messages) {
-      // XAUTOCLAIM reports entries deleted while pending; they were acknowledged already.
-      if (!m || !m.message || batch.entryIds.includes(m.id)) continue;
-      batch.entryIds.push(m.id);
-      try {
-        batch.events.push(decode(m.message.e ?? ''));
-      } catch {
-        batch.malformed.push({ entryId: m.id, raw: m.message });
-      }
-    }
-  };
+  const consumers = createStreamGroup({ redis, key, group });
   return {
     async append(event) {
       await redis.xAdd(key, '*', { e: encode(event) });
     },
-    async ensureGroup() {
-      try {
-        await redis.xGroupCreate(key, group, '0', { MKSTREAM: true });
-      } catch (err) {
-        if (!/BUSYGROUP/.test((err as Error).message)) throw err;
-      }
-    },
+    ensureGroup: () => consumers.ensureGroup(),
     async read(consumer, count, claimIdleMs) {
       const batch: AuditStreamBatch = { entryIds: [], events: [], malformed: [] };
-      const own = (await redis.xReadGroup(group, consumer, { key, id: '0' }, { COUNT: count })) as
-        | { messages: StreamMessage[] }[]
-        | null;
-      intoBatch(own?.[0]?.messages ?? [], batch);
-      if (batch.entryIds.length < count) {
-        const claimed = (await redis.xAutoClaim(key, group, consumer, claimIdleMs, '0-0', {
-          COUNT: count - batch.entryIds.length,
-        })) as { messages: (StreamMessage | null)[] };
-        intoBatch(claimed.messages, batch);
-      }
-      if (batch.entryIds.length < count) {
-        const fresh = (await redis.xReadGroup(
-          group,
-          consumer,
-          { key, id: '>' },
-          { COUNT: count - batch.entryIds.length },
-        )) as { messages: StreamMessage[] }[] | null;
-        intoBatch(fresh?.[0]?.messages ?? [], batch);
+      for (const m of await consumers.read(consumer, count, claimIdleMs)) {
+        batch.entryIds.push(m.id);
+        try {
+          batch.events.push(decode(m.message?.e ?? ''));
+        } catch {
+          batch.malformed.push({ entryId: m.id, raw: m.message });
+        }
       }
       return batch;
     },
-    async ack(entryIds) {
-      if (entryIds.length === 0) return;
-      const ids = [...entryIds];
-      // Deleting acknowledged entries keeps the stream as long as the backlog only.
-      await redis.multi().xAck(key, group, ids).xDel(key, ids).exec();
-    },
-    async newestEntryId() {
-      const last = await redis.xRevRange(key, '+', '-', { COUNT: 1 });
-      return last?.[0]?.id;
-    },
-    async holdsEntriesThrough(entryId) {
-      return ((await redis.xRange(key, '-', entryId, { COUNT: 1 }))?.length ?? 0) > 0;
-    },
+    ack: (entryIds) => consumers.ack(entryIds),
+    newestEntryId: () => consumers.newestEntryId(),
+    holdsEntriesThrough: (entryId) => consumers.holdsEntriesThrough(entryId),
   };
 }

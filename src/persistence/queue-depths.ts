@@ -2,6 +2,7 @@ import type { Queryable } from './database.js';
 import type { Redis } from './redis-client.js';
 import { TIMER_KEYS } from './redis-keys.js';
 import { AUDIT_STREAM } from './audit-stream.js';
+import { REVIEW_STREAM } from './review-queue.js';
 
 /** Work waiting in the PostgreSQL queues of the workers, over all organizations. */
 export interface PostgresQueueDepths {
@@ -25,6 +26,8 @@ export interface RedisQueueDepths {
   timersLeased: number;
   /** Header-use audit records waiting in the stream to be written to PostgreSQL. */
   auditStreamPending: number;
+  /** Manual-review sightings waiting in their stream to be recorded in PostgreSQL. */
+  reviewStreamPending: number;
 }
 
 /** Counts the PostgreSQL queues in one statement (one round trip, one pool checkout), as of `now`. */
@@ -49,12 +52,13 @@ export async function countPostgresQueues(db: Queryable, now: Date): Promise<Pos
   };
 }
 
-/** Counts the Redis queues: three commands sent together (node-redis writes them in one batch), as of `now`. */
+/** Counts the Redis queues: four commands sent together (node-redis writes them in one batch), as of `now`. */
 export async function countRedisQueues(redis: Redis, now: Date): Promise<RedisQueueDepths> {
-  const [timersDue, timersLeased, auditStreamPending] = await Promise.all([
+  const [timersDue, timersLeased, auditStreamPending, reviewStreamPending] = await Promise.all([
     redis.zCount(TIMER_KEYS.due, '-inf', now.getTime()),
     redis.zCard(TIMER_KEYS.leased),
     redis.xLen(AUDIT_STREAM.key),
+    redis.xLen(REVIEW_STREAM.key),
   ]);
-  return { timersDue, timersLeased, auditStreamPending };
+  return { timersDue, timersLeased, auditStreamPending, reviewStreamPending };
 }

@@ -3,7 +3,6 @@ import type { RankingPolicy } from '../domain/ranking/ranking-policy.js';
 import { AUDIT_INSERT_COLUMNS, auditInsertParams, type AuditEntry } from './audit-log.js';
 import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
-import { reviewUpsertCtes, type ReviewRow } from './manual-review-repository.js';
 import { newId } from './new-id.js';
 
 /** What a resolution needs to know about its organization, read in one query. */
@@ -113,8 +112,8 @@ export interface ResolutionEvent {
 }
 
 /**
- * Stores a resolution's ledger row, its outbox events, the manual-review upserts and its audit event in one
- * statement (one round trip, one implicit transaction); the review upsert is {@link reviewUpsertCtes}.
+ * Stores a resolution's ledger row, its outbox events and its audit event in one statement (one round trip, one
+ * implicit transaction). Manual review is recorded by a worker (review-queue.ts).
  */
 export async function insertResolution(
   db: Queryable,
@@ -122,14 +121,13 @@ export async function insertResolution(
     row: ResolutionRow;
     mode: 'live' | 'test';
     events: readonly ResolutionEvent[];
-    review: readonly ReviewRow[];
     audit: AuditEntry;
   },
 ): Promise<void> {
   const { row } = p;
   const events = p.events.map((e) => ({ id: newId('evt', row.createdAt.getTime()), type: e.type, data: e.data }));
   const audit = auditInsertParams(p.audit);
-  const auditPlaceholders = audit.params.map((_, i) => `$${i + 19}`).join(',');
+  const auditPlaceholders = audit.params.map((_, i) => `$${i + 18}`).join(',');
   await db.query({
     name: 'insert-resolution',
     text: `WITH res AS (
@@ -138,7 +136,6 @@ export async function insertResolution(
      ev AS (
        INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
        SELECT x.id, $2, $3, x.type, $15, $16, x.data, $13 FROM jsonb_to_recordset($17::jsonb) AS x(id text, type text, data jsonb)),
-     ${reviewUpsertCtes({ organizationId: '$3', platformId: '$2', seenAt: '$13', rows: '$18' })},
      au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES (${auditPlaceholders}))
      SELECT 1`,
     values: [
@@ -159,7 +156,6 @@ export async function insertResolution(
       EVENT_API_VERSION,
       p.mode,
       JSON.stringify(events),
-      JSON.stringify(p.review),
       ...audit.params,
     ],
   });

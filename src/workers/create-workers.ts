@@ -3,6 +3,7 @@ import { createTimerWorker } from '../persistence/durable-timers.js';
 import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handler.js';
 import { createIdempotencyAnswerSweeper } from './idempotency-answer-sweeper.js';
 import { createImportWorker } from './import-worker.js';
+import { createReviewRecorder } from './review-recorder.js';
 import { createEmailWorker, createSmtpSender } from './email-worker.js';
 import type { AuditWorkers } from './create-audit-workers.js';
 import type { Worker } from './worker.js';
@@ -10,9 +11,9 @@ import { createWebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookSender } from './webhook-sender.js';
 
 /**
- * Builds the background workers of this process: import jobs, durable timers, the audit drain and sequencer (when
- * given), the webhook dispatcher and sender, the sweeper of day-old idempotent answers, and (with SMTP_URL) the
- * e-mail outbox.
+ * Builds the background workers of this process: import jobs, durable timers, the manual-review recorder, the audit
+ * drain and sequencer (when given), the webhook dispatcher and sender, the sweeper of day-old idempotent answers, and
+ * (with SMTP_URL) the e-mail outbox.
  */
 export function createWorkers(
   deps: ResolutionDeps,
@@ -32,6 +33,7 @@ export function createWorkers(
     webhookSender,
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
     createIdempotencyAnswerSweeper({ db: deps.db, clock: deps.clock }),
+    createReviewRecorder({ db: deps.db, queue: deps.reviewQueue, log: opts.log }),
     createTimerWorker({
       timers: deps.timers,
       handler: createActorTimerHandler(deps, opts.timerHandlers),

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { recordHandedOffReview } from '../helpers/review-recording.js';
 
 let svc: TestService;
 // Monday 2 March 2026, 07:00 in New York.
@@ -272,6 +273,7 @@ test('zero results explain themselves; unknown license data routes to manual rev
   t.is(lic.status, 422);
   t.is(lic.body.error.code, 'LICENSE_REGION_MISMATCH');
   t.is(lic.body.error.field, 'constraints.licenseRegionCodes');
+  await recordHandedOffReview(svc);
   const review = await svc.service.deps.db.query(
     'SELECT provider_id, status, reasons FROM manual_review_entries WHERE organization_id = $1',
     [o.org.id],

@@ -21,6 +21,7 @@ import { createTestClock } from '../helpers/test-clock.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { storeFingerprint } from '../helpers/store-fingerprint.js';
 import { livePlatformKey } from '../helpers/live-platform-key.js';
+import { REVIEW_STREAM } from '../../src/persistence/review-queue.js';
 
 /**
  * The tenancy matrix (issue 15; CONTRACT part 2: "A resource of another organization answers 403 `FORBIDDEN`, on
@@ -645,9 +646,12 @@ test.before(async () => {
       b.post(`/api/v2/resolutions/${r1.resolutionId}/options/${r1.options[0].optionId}/hold`, { ttlSeconds: 600 }),
     )
   ).holdId;
-  const review = await ok('B manual review', b.get('/api/v2/manual-review'));
-  if (!review.data.some((e: any) => e.providerId === ids['B.reviewProvider']))
-    throw new Error(`fixture B manual review: ${JSON.stringify(review)}`);
+  // Manual review is recorded by a worker, moments after the resolution (CONTRACT part 7).
+  await until('B manual review lists the provider', async () =>
+    (await ok('B manual review', b.get('/api/v2/manual-review'))).data.some(
+      (e: any) => e.providerId === ids['B.reviewProvider'],
+    ),
+  );
   const r2 = await ok(
     'B second resolution',
     b.post('/api/v2/resolutions', { serviceId: bg.service, dateRange: range }, idem()),
@@ -727,7 +731,8 @@ test.before(async () => {
       await svc.service.deps.db.query('SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL')
     ).rows[0].n;
     const now = await snapshot();
-    const quiet = undispatched === 0 && now === last;
+    const unrecorded = Number(await svc.service.deps.redis.xLen(REVIEW_STREAM.key));
+    const quiet = undispatched === 0 && unrecorded === 0 && now === last;
     last = now;
     return quiet;
   });

@@ -12,6 +12,7 @@ import {
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { recordHandedOffReview } from '../helpers/review-recording.js';
 
 // Monday 2 March 2026, 07:00 in New York: the resolution below looks at the next day.
 const clock = createTestClock('2026-03-02T12:00:00Z');
@@ -62,6 +63,7 @@ test.before(async () => {
     idem(),
   );
   if (booking.status !== 200) throw new Error(`confirm: ${JSON.stringify(booking.body)}`);
+  await recordHandedOffReview(svc);
   data = { org, resolution: r.body, excluded: ben.provider, unknown: cy.provider, hold, booking: booking.body };
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   problems = await watchProblems(page);

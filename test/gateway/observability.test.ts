@@ -116,6 +116,7 @@ test('GET /metrics answers Prometheus text: request histogram by route template 
     'scheduling_timers_due',
     'scheduling_timers_leased',
     'scheduling_audit_stream_pending',
+    'scheduling_review_stream_pending',
     'scheduling_import_jobs_pending',
     'scheduling_email_outbox_pending',
     'scheduling_webhook_events_undispatched',

@@ -9,10 +9,16 @@ import { createCalendarFeeds } from './calendar-feeds.js';
 import { createFeedClient } from './feed-client.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import { createCredentialCache } from '../credential-cache.js';
+import { createReviewQueue } from '../../persistence/review-queue.js';
+import { createReviewHandOff } from './review-hand-off.js';
 
-/** Builds the actor runtime, timers, idempotency store, graph cache and feeds on top of the base dependencies. */
+/**
+ * Builds the actor runtime, timers, idempotency store, graph cache, feeds and the manual-review hand-off on top of the
+ * base dependencies.
+ */
 export function createResolutionDeps(base: AppDeps): ResolutionDeps {
   const timers = createDurableTimers({ redis: base.redis });
+  const reviewQueue = createReviewQueue({ redis: base.redis });
   return {
     ...base,
     timers,
@@ -33,5 +39,7 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
       client: createFeedClient({ allowInsecure: base.config.outboundAllowInsecureUrls, lookup: base.outboundLookup }),
     }),
     credentials: createCredentialCache({ db: base.db }),
+    reviewQueue,
+    reviewHandOff: createReviewHandOff({ queue: reviewQueue }),
   };
 }

@@ -15,7 +15,6 @@ import { resolutionActorKind } from '../../../machines/machine-versions.js';
 import type { Caller } from '../caller.js';
 import { auditActor } from '../caller.js';
 import { readBusyTime, readResolutionContext, insertResolution } from '../../persistence/resolution-repository.js';
-import { upsertManualReview } from '../../persistence/manual-review-repository.js';
 import { continuityProviderIds } from '../../persistence/continuity-repository.js';
 import { findServiceOrganization } from '../../persistence/service-repository.js';
 import { DEFAULT_POLICY } from '../../domain/ranking/ranking-policy.js';
@@ -210,24 +209,18 @@ export async function createResolution(
   });
 
   phase('compute');
-  const unknown = outcome.unknownEligibility;
-  const reviewRows = unknown.map((e) => ({
-    provider_id: e.providerId,
-    reasons: e.exclusions
-      .filter((x) => x.status === 'unknown')
-      .map((x) => ({
-        code: x.code,
-        field: x.field,
-        detail: `required ${JSON.stringify(x.required)}; provider data ${x.sourceStatus}`,
-      })),
-  }));
-  const writeReview = (tx: Pick<typeof deps.db, 'query'>) =>
-    upsertManualReview(tx, {
+  // Manual review is recorded by a worker (CONTRACT part 7): the request hands its unknown providers off, grouped
+  // by reasons as screening found them, and writes no review row itself.
+  const handOffReview = () =>
+    deps.reviewHandOff({
       organizationId: caller.organizationId,
       platformId: caller.platformId,
+      graphVersion: graph.graphVersion,
       seenAt: now,
-      rows: reviewRows,
+      providers: graph.providers,
+      groups: outcome.reviewGroups,
     });
+  const unknownCount = outcome.unknownProviderIds.length;
   const storeIncidents = async (tx: Pick<typeof deps.db, 'query'>) => {
     for (const i of incidents) {
       await storeEvent(
@@ -242,10 +235,10 @@ export async function createResolution(
     }
   };
   if (outcome.licenseRegionRejected) {
-    await deps.db.transaction(async (tx) => {
-      await writeReview(tx);
-      await storeIncidents(tx);
-    });
+    await Promise.all([
+      handOffReview(),
+      incidents.length > 0 ? deps.db.transaction(storeIncidents) : Promise.resolve(),
+    ]);
     throw new ServiceError(
       'LICENSE_REGION_MISMATCH',
       'No provider holds an active, unexpired, verified license in the requested regions.',
@@ -311,14 +304,16 @@ export async function createResolution(
       type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results',
       data: resolutionEventData(base),
     },
-    ...(unknown.length > 0
-      ? [{ type: 'resolution.partial' as const, data: resolutionEventData(base, unknown.length) }]
+    ...(unknownCount > 0
+      ? [{ type: 'resolution.partial' as const, data: resolutionEventData(base, unknownCount) }]
       : []),
     ...incidents.map((i) => ({ type: i.type, data: incidentData(i) })),
   ];
-  // The ledger (one statement) and the Redis record and actor are written at once; a failure answers an error and
-  // leaves at most an orphan that expires with its TTL (the idempotency key is not stored, so a retry starts over).
+  // The ledger (one statement), the Redis record and actor and the review hand-off are written at once; a failure
+  // answers an error and leaves at most an orphan that expires with its TTL (the idempotency key is not stored, so a
+  // retry starts over), or review entries of providers that were indeed unknown.
   await Promise.all([
+    handOffReview(),
     deps.records.ensureSnapshot(graph).then(() => deps.records.save(id, record)),
     deps.actors.create(
       resolutionActorKind,
@@ -354,7 +349,6 @@ export async function createResolution(
       },
       mode: caller.mode,
       events,
-      review: reviewRows,
       audit: {
         platformId: caller.platformId,
         organizationId: caller.organizationId,

@@ -7,6 +7,8 @@ import type { OrgGraphCache } from './org-graph.js';
 import type { ResolutionRecords } from './resolution-record.js';
 import type { CalendarFeeds } from './calendar-feeds.js';
 import type { CredentialCache } from '../credential-cache.js';
+import type { ReviewQueue } from '../../persistence/review-queue.js';
+import type { ReviewHandOff } from './review-hand-off.js';
 
 /** What resolutions, holds and bookings need beyond the base dependencies. */
 export interface ResolutionDeps extends AppDeps {
@@ -20,4 +22,8 @@ export interface ResolutionDeps extends AppDeps {
   feeds: CalendarFeeds;
   /** Cached key and organization lookups of authentication. */
   credentials: CredentialCache;
+  /** The stream manual review is handed off on, drained by the review-recorder worker. */
+  reviewQueue: ReviewQueue;
+  /** Hands a resolution's unknown providers to manual review (once per set and window). */
+  reviewHandOff: ReviewHandOff;
 }

@@ -17,7 +17,7 @@ export const auditRoutes: RouteSpec[] = [
     tag: 'audit',
     summary: 'List the organization’s audit events, newest first.',
     description:
-      "Lists the organization's audit events, filtered by action, resource type or resource id; cursor pagination.",
+      "Lists the organization's audit events newest first by `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id; cursor pagination. A write's event is listed once the write is answered; a read's event (a call made with Service-Organization-Id) up to 2 s after its answer, in its place by time.",
     query: ListAuditEventsQuery,
     response: listOf(AuditEvent),
   },

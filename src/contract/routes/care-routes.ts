@@ -83,7 +83,7 @@ export const careRoutes: RouteSpec[] = [
     tag: 'manual-review',
     summary: 'Providers whose required data was unknown to a resolution, by provider id; default status `open`.',
     description:
-      'Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their records.',
+      'Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their records. Entries are recorded off the request path: one appears within a few seconds of the resolution that found the provider unknown (the 422 LICENSE_REGION_MISMATCH answer included); `lastSeenAt` may lag by up to 60 s.',
     query: ListManualReviewQuery,
     response: listOf(ManualReviewEntry),
   },

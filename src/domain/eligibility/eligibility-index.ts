@@ -1,10 +1,12 @@
 import type { Provider } from '../provider.js';
 import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
-import { evaluateLicenseRegion } from './evaluate-license-region.js';
+import { NEW_CLIENTS_UNKNOWN } from './evaluate-provider.js';
 import { EXCLUSION_CODES, exclusionCodeOrder, type ExclusionCode } from './exclusion-codes.js';
+import { buildLicenseIndex, screenLicenses, type LicenseIndex } from './license-index.js';
+import { add, newSet, popcount, positions, union, type ProviderSet } from './provider-set.js';
+import { reviewReasonOf, type ReviewGroup, type ReviewReason } from './review-reason.js';
 
-/** A set of provider positions as a bitset (bit i = the provider at position i). */
-export type ProviderSet = Uint32Array;
+export type { ProviderSet } from './provider-set.js';
 
 /** The per-value index of one list attribute: who has each value, and who has none. */
 interface AttributeIndex {
@@ -34,17 +36,12 @@ export interface EligibilityIndex {
   panelFull: ProviderSet;
   acceptsYes: ProviderSet;
   acceptsNo: ProviderSet;
-  withLicenses: ProviderSet;
+  /** License records by region; the license step is judged on them at each request's clock. */
+  licenses: LicenseIndex;
   fields: Record<ListField, AttributeIndex>;
   /** Service regions: providers serving a subdivision of each country (`US` -> those serving `US-CA`...). */
   subdivisionsOfCountry: Map<string, ProviderSet>;
 }
-
-const newSet = (words: number): ProviderSet => new Uint32Array(words);
-const add = (s: ProviderSet, i: number) => {
-  s[i >>> 5]! |= 1 << (i & 31);
-};
-const has = (s: ProviderSet, i: number) => (s[i >>> 5]! & (1 << (i & 31))) !== 0;
 
 function attributeIndex(words: number): AttributeIndex {
   return { byValue: new Map(), empty: newSet(words) };
@@ -75,7 +72,6 @@ export function buildEligibilityIndex(providers: readonly Provider[]): Eligibili
     panelFull: newSet(words),
     acceptsYes: newSet(words),
     acceptsNo: newSet(words),
-    withLicenses: newSet(words),
   };
   const subdivisionsOfCountry = new Map<string, ProviderSet>();
   providers.forEach((p, i) => {
@@ -85,7 +81,6 @@ export function buildEligibilityIndex(providers: readonly Provider[]): Eligibili
     if (p.panelCapacity !== undefined && (p.panelCurrentCount ?? 0) >= p.panelCapacity) add(x.panelFull, i);
     if (p.acceptsNewClients === true) add(x.acceptsYes, i);
     else if (p.acceptsNewClients === false) add(x.acceptsNo, i);
-    if (p.licenseRecords.length > 0) add(x.withLicenses, i);
     const lists: [ListField, readonly string[]][] = [
       ['professionCodes', p.professionCode === undefined || p.professionCode === '' ? [] : [p.professionCode]],
       ['specialtyCodes', p.specialtyCodes],
@@ -108,7 +103,7 @@ export function buildEligibilityIndex(providers: readonly Provider[]): Eligibili
       add(set, i);
     }
   });
-  return { providers, words, ...x, fields, subdivisionsOfCountry };
+  return { providers, words, ...x, licenses: buildLicenseIndex(providers), fields, subdivisionsOfCountry };
 }
 
 /** The bitset of the providers at the given positions (e.g. those offering the requested service). */
@@ -124,6 +119,11 @@ export interface EligibilityScreen {
   matched: number[];
   /** Positions of providers with missing data and no failed constraint, ascending. */
   unknown: number[];
+  /**
+   * The unknown providers grouped by their manual-review reasons (the unknown exclusions `evaluateProvider` would list,
+   * in pipeline order), so that manual review needs no verdict per provider.
+   */
+  reviewGroups: ReviewGroup[];
   excludedCount: number;
   /** Each excluded or unknown provider counted once under its first code in pipeline order; keys in pipeline order. */
   exclusionSummary: Partial<Record<ExclusionCode, number>>;
@@ -131,17 +131,15 @@ export interface EligibilityScreen {
   licenseRegionRejected: boolean;
 }
 
-/** One pipeline step: providers that failed it and providers it could not judge (missing data). */
+/**
+ * One pipeline step: providers that failed it and providers it could not judge (missing data), with the review reason
+ * of the latter.
+ */
 interface Step {
   code: ExclusionCode;
   failed: ProviderSet | undefined;
   unknown: ProviderSet | undefined;
-}
-
-function union(words: number, sets: readonly (ProviderSet | undefined)[]): ProviderSet {
-  const out = newSet(words);
-  for (const s of sets) if (s) for (let w = 0; w < words; w++) out[w]! |= s[w]!;
-  return out;
+  reason?: ReviewReason | undefined;
 }
 
 /** Failed = has a value but none matches; unknown = has no value. */
@@ -156,32 +154,70 @@ function anyOfStep(
   const matched = union(index.words, [...c.values.map((v) => attr.byValue.get(v)), ...extra]);
   const failed = newSet(index.words);
   for (let w = 0; w < index.words; w++) failed[w] = index.all[w]! & ~matched[w]! & ~attr.empty[w]!;
-  return { code: c.failCode, failed, unknown: attr.empty };
+  return { code: c.failCode, failed, unknown: attr.empty, reason: reviewReasonOf(c.unknown) };
 }
 
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+/**
+ * The license step as steps of one code each, in pipeline order (each provider is in at most one), and the providers
+ * it matched.
+ */
+function licenseSteps(
+  index: EligibilityIndex,
+  c: CompiledEligibilityRequest,
+  licenses: AnyOfConstraint,
+): { steps: Step[]; matched: ProviderSet } {
+  const l = screenLicenses(index.licenses, index.all, licenses, c);
+  const words = index.words;
+  const selfReported = newSet(words);
+  for (let w = 0; w < words; w++) selfReported[w] = l.unverified[w]! & ~l.unverifiedStale[w]!;
+  const unverified = (sourceStatus: 'stale' | 'self_reported') =>
+    reviewReasonOf({ code: 'LICENSE_UNVERIFIED', field: licenses.field, required: licenses.values, sourceStatus });
+  const steps: Step[] = [
+    { code: 'LICENSE_REGION_MISMATCH', failed: l.regionMismatch, unknown: undefined },
+    { code: 'LICENSE_EXPIRED', failed: l.expired, unknown: undefined },
+    // Both halves count under LICENSE_UNVERIFIED; they differ only in the provider data their review reason names.
+    { code: 'LICENSE_UNVERIFIED', failed: undefined, unknown: l.unverifiedStale, reason: unverified('stale') },
+    { code: 'LICENSE_UNVERIFIED', failed: undefined, unknown: selfReported, reason: unverified('self_reported') },
+    { code: 'LICENSE_MISSING', failed: undefined, unknown: l.missing, reason: reviewReasonOf(licenses.unknown) },
+  ];
+  return { steps, matched: l.matched };
 }
 
-function positions(set: ProviderSet): number[] {
-  const out: number[] = [];
-  for (let w = 0; w < set.length; w++) {
-    let bits = set[w]!;
-    while (bits !== 0) {
-      const low = bits & -bits;
-      out.push(w * 32 + 31 - Math.clz32(low));
-      bits ^= low;
+/**
+ * Splits the unknown providers into groups with the same review reasons: each step that left some of a group unknown
+ * splits it into those it names (the reason appended) and the others. Groups hold their reasons in pipeline order.
+ */
+function groupByReasons(words: number, unknown: ProviderSet, steps: readonly Step[]): ReviewGroup[] {
+  let groups: ReviewGroup[] = [{ reasons: [], providers: unknown }];
+  for (const step of steps) {
+    if (step.unknown === undefined || step.reason === undefined) continue;
+    const next: ReviewGroup[] = [];
+    for (const g of groups) {
+      const inside = newSet(words);
+      const outside = newSet(words);
+      let anyIn = false;
+      let anyOut = false;
+      for (let w = 0; w < words; w++) {
+        const i = g.providers[w]! & step.unknown[w]!;
+        const o = g.providers[w]! & ~step.unknown[w]!;
+        inside[w] = i;
+        outside[w] = o;
+        if (i !== 0) anyIn = true;
+        if (o !== 0) anyOut = true;
+      }
+      if (anyIn) next.push({ reasons: [...g.reasons, step.reason], providers: anyOut ? inside : g.providers });
+      if (anyOut) next.push(anyIn ? { reasons: g.reasons, providers: outside } : g);
     }
+    groups = next;
   }
-  return out;
+  return groups;
 }
 
 /**
  * Screens every provider of the index against a compiled request with the same verdicts as running
  * `evaluateProvider` on each (steps 2-12 in pipeline order), but on bitsets; `offering` holds the providers with a
- * service of the requested slug. Only the license step looks at providers one by one (those still in the running).
+ * service of the requested slug. No step looks at providers one by one: the license step judges the records of the
+ * requested regions (license-index.ts).
  */
 export function screenEligibility(
   index: EligibilityIndex,
@@ -208,6 +244,7 @@ export function screenEligibility(
     anyOfStep(index, 'modalityCodes', c.modalityCodes),
     anyOfStep(index, 'serviceRegionCodes', region, regionExtra),
   ];
+  const licenses = c.licenseRegionCodes === undefined ? undefined : licenseSteps(index, c, c.licenseRegionCodes);
   const after: (Step | undefined)[] = [
     anyOfStep(index, 'insurancePlanCodes', c.insurancePlanCodes),
     { code: 'PANEL_FULL', failed: index.panelFull, unknown: undefined },
@@ -217,6 +254,7 @@ export function screenEligibility(
           code: 'NOT_ACCEPTING_NEW_CLIENTS',
           failed: index.acceptsNo,
           unknown: union(words, [index.all]).map((v, w) => v & ~index.acceptsYes[w]! & ~index.acceptsNo[w]!),
+          reason: reviewReasonOf(NEW_CLIENTS_UNKNOWN),
         }
       : undefined,
   ];
@@ -240,51 +278,15 @@ export function screenEligibility(
     }
   };
   for (const step of before) apply(step);
-
-  let licenseRegionRejected = false;
-  const licenses = c.licenseRegionCodes;
+  // The 422 rule looks at the providers still in the running when the license step starts.
+  let reachedAny = false;
+  let reachedMatched = false;
   if (licenses !== undefined) {
-    // Providers already failed cannot change status; the rest need their license verdict (status and first code).
-    const reached = remaining.slice();
-    let reachedAny = false;
-    let reachedMatched = false;
-    const failed = newSet(words);
-    const unknown = newSet(words);
     for (let w = 0; w < words; w++) {
-      if (reached[w] !== 0) reachedAny = true;
-      let bits = index.all[w]! & ~failedAny[w]!;
-      while (bits !== 0) {
-        const low = bits & -bits;
-        const i = w * 32 + 31 - Math.clz32(low);
-        bits ^= low;
-        const p = index.providers[i]!;
-        let code: ExclusionCode | undefined;
-        let isUnknown = false;
-        if (p.licenseRecords.length === 0) {
-          code = licenses.unknown.code;
-          isUnknown = true;
-        } else {
-          const outcome = evaluateLicenseRegion(p.licenseRecords, licenses, c);
-          if (outcome.status === 'matched') {
-            if (has(reached, i)) reachedMatched = true;
-          } else {
-            code = outcome.code;
-            isUnknown = outcome.status === 'unknown';
-          }
-        }
-        if (code === undefined) continue;
-        add(isUnknown ? unknown : failed, i);
-        if (has(remaining, i)) {
-          counts[exclusionCodeOrder(code)]!++;
-          remaining[w]! &= ~low;
-        }
-      }
+      if (remaining[w] !== 0) reachedAny = true;
+      if ((remaining[w]! & licenses.matched[w]!) !== 0) reachedMatched = true;
     }
-    for (let w = 0; w < words; w++) {
-      failedAny[w]! |= failed[w]!;
-      unknownAny[w]! |= unknown[w]!;
-    }
-    licenseRegionRejected = reachedAny && !reachedMatched;
+    for (const step of licenses.steps) apply(step);
   }
   for (const step of after) apply(step);
 
@@ -300,11 +302,21 @@ export function screenEligibility(
   EXCLUSION_CODES.forEach((code, i) => {
     if (counts[i]! > 0) exclusionSummary[code] = counts[i]!;
   });
+  const unknown = positions(unknownSet);
   return {
     matched: positions(matchedSet),
-    unknown: positions(unknownSet),
+    unknown,
+    reviewGroups:
+      unknown.length === 0
+        ? []
+        : groupByReasons(words, unknownSet, [...before, ...(licenses?.steps ?? []), ...after].filter(isStep)),
     excludedCount,
     exclusionSummary,
-    licenseRegionRejected,
+    licenseRegionRejected: reachedAny && !reachedMatched,
   };
+}
+
+/** Narrows away the steps a request did not ask for. */
+function isStep(s: Step | undefined): s is Step {
+  return s !== undefined;
 }

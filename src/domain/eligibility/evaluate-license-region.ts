@@ -28,7 +28,10 @@ const DOT = 46;
  * How fresh a record's verification is: `verified` within 365 days of now, `stale` before that, `self_reported` when
  * never verified (or the timestamp is unreadable).
  */
-export function licenseSourceStatus(record: LicenseRecord, c: CompiledEligibilityRequest): SourceStatus {
+export function licenseSourceStatus(
+  record: LicenseRecord,
+  c: CompiledEligibilityRequest,
+): Exclude<SourceStatus, 'missing'> {
   const at = record.verifiedAt;
   if (at === undefined) return 'self_reported';
   // Canonical UTC forms compare as strings, sparing a Date.parse per record on the hot path.
@@ -41,6 +44,19 @@ export function licenseSourceStatus(record: LicenseRecord, c: CompiledEligibilit
   const ms = Date.parse(at);
   if (Number.isNaN(ms)) return 'self_reported';
   return ms >= c.verifiedSinceMs ? 'verified' : 'stale';
+}
+
+/**
+ * Where one license record stands at the request's clock (CONTRACT part 4): not `active`; `active` but expired; or
+ * active and unexpired, then by how fresh its verification is (`verified` matches the region, the others are unverified).
+ */
+export type LicenseStanding = 'inactive' | 'expired' | 'verified' | 'stale' | 'self_reported';
+
+/** Judges where one license record stands at the request's clock (the region rule's per-record part). */
+export function licenseRecordStanding(record: LicenseRecord, c: CompiledEligibilityRequest): LicenseStanding {
+  if (record.status !== 'active') return 'inactive';
+  if (record.expiresAt !== undefined && record.expiresAt < c.today) return 'expired';
+  return licenseSourceStatus(record, c);
 }
 
 // Per-region verdicts, in CONTRACT order; for a provider with no match the lowest-ranked code is reported, which is
@@ -72,19 +88,17 @@ function judgeRegion(records: readonly LicenseRecord[], region: string, c: Compi
   for (const r of records) {
     if (r.regionCode !== region) continue;
     found = true;
-    if (r.status !== 'active') {
+    const standing = licenseRecordStanding(r, c);
+    if (standing === 'inactive') {
       inactiveSource = better(inactiveSource, licenseSourceStatus(r, c));
-    } else if (r.expiresAt !== undefined && r.expiresAt < c.today) {
+    } else if (standing === 'expired') {
       expiredSource = better(expiredSource ?? 'missing', licenseSourceStatus(r, c));
+    } else if (standing === 'verified') {
+      matched = true;
+      if (latestExpiry !== undefined && (r.expiresAt === undefined || r.expiresAt > latestExpiry))
+        latestExpiry = r.expiresAt;
     } else {
-      const source = licenseSourceStatus(r, c);
-      if (source === 'verified') {
-        matched = true;
-        if (latestExpiry !== undefined && (r.expiresAt === undefined || r.expiresAt > latestExpiry))
-          latestExpiry = r.expiresAt;
-      } else {
-        unverifiedSource = better(unverifiedSource ?? 'missing', source);
-      }
+      unverifiedSource = better(unverifiedSource ?? 'missing', standing);
     }
   }
   if (matched) {

@@ -39,7 +39,8 @@ const NEW_CLIENTS_FAILED: ConstraintExclusion = Object.freeze({
   sourceStatus: 'self_reported',
   status: 'failed',
 });
-const NEW_CLIENTS_UNKNOWN: ConstraintExclusion = Object.freeze({
+/** The unknown verdict of a requested acceptsNewClients for a provider that has not stated it. */
+export const NEW_CLIENTS_UNKNOWN: ConstraintExclusion = Object.freeze({
   code: 'NOT_ACCEPTING_NEW_CLIENTS',
   field: 'acceptsNewClients',
   required: TRUE,

@@ -13,6 +13,7 @@ import {
   type ProviderSet,
 } from '../eligibility/eligibility-index.js';
 import type { ExclusionCode } from '../eligibility/exclusion-codes.js';
+import type { ReviewGroup } from '../eligibility/review-reason.js';
 import { firstFreeSlotStart, slotCount, type SlotCount } from '../availability/slot-generation.js';
 import type { Interval } from '../availability/busy-intervals.js';
 import { zoneDay } from '../availability/zone-day.js';
@@ -114,8 +115,11 @@ export interface ComputedOption extends RankedOption {
 
 /** The outcome of a resolution before it is shaped into the REST answer. */
 export interface ResolutionOutcome {
-  /** Verdicts of the providers with missing data and nothing failed (manual review). */
-  unknownEligibility: ProviderEligibility[];
+  /**
+   * The providers with missing data and nothing failed (manual review), grouped by their review reasons; positions
+   * are the index's.
+   */
+  reviewGroups: ReviewGroup[];
   availability: Map<string, ProviderAvailability>;
   /** Providers eligible on steps 1-12 but without an offerable slot (NO_VERIFIED_AVAILABILITY). */
   noAvailabilityProviderIds: string[];
@@ -176,8 +180,8 @@ const NO_BUSY: readonly Interval[] = [];
 export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const { compiled, screen } = input.screened ?? screenRequest(input);
   const providers = input.index.providers;
-  // Full verdicts (matched constraints, warnings, exclusions) only for those the answer describes: the providers
-  // of the options and those routed to manual review, not every matched provider.
+  // Full verdicts (matched constraints, warnings, exclusions) only for those the answer describes: the providers of
+  // the options. Manual review takes its reasons from the screening's sets, without a verdict per provider.
   const verdictOf = (i: number) => evaluateProvider(providers[i]!, compiled, true);
   const availability = new Map<string, ProviderAvailability>();
   const noAvailability: string[] = [];
@@ -344,7 +348,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
         })
       : [];
   return {
-    unknownEligibility: screen.unknown.map(verdictOf),
+    reviewGroups: screen.reviewGroups,
     availability,
     noAvailabilityProviderIds: noAvailability,
     options,

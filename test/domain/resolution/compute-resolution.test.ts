@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import type { Interval } from '../../../src/domain/availability/busy-intervals.js';
 import { buildEligibilityIndex, providerSetOf } from '../../../src/domain/eligibility/eligibility-index.js';
+import { positions } from '../../../src/domain/eligibility/provider-set.js';
+import { reviewReasonOf, type ReviewReason } from '../../../src/domain/eligibility/review-reason.js';
 import type { CalendarConnection, Provider, ProviderService } from '../../../src/domain/provider.js';
 import { DEFAULT_POLICY, type RankingPolicy } from '../../../src/domain/ranking/ranking-policy.js';
 import type { RankingPreferences } from '../../../src/domain/ranking/rank-options.js';
@@ -15,12 +17,28 @@ import { computeResolution as referenceComputeResolution } from './reference-com
 import { buildScenario, scenarioKnobs } from './resolution-scenario.js';
 
 // Maps compare as sets in deep equality; their order is part of the outcome too (the candidates record follows it).
-function comparable(outcome: ResolutionOutcome) {
-  return { ...outcome, availability: [...outcome.availability] };
+// Manual review compares as the rows it records: each unknown provider with its reasons, in provider order; the
+// reference takes them from a verdict per provider, the resolution from the screening's groups.
+function comparable(
+  outcome: Omit<ResolutionOutcome, 'reviewGroups'>,
+  review: { providerId: string; reasons: readonly ReviewReason[] }[],
+) {
+  return { ...outcome, availability: [...outcome.availability], review };
 }
 
 function outcomesOf(input: ResolutionInput) {
-  return { topK: comparable(computeResolution(input)), reference: comparable(referenceComputeResolution(input)) };
+  const { reviewGroups, ...topK } = computeResolution(input);
+  const { unknownEligibility, ...reference } = referenceComputeResolution(input);
+  const providers = input.index.providers;
+  const grouped = reviewGroups
+    .flatMap((g) => positions(g.providers).map((i) => ({ i, reasons: g.reasons })))
+    .sort((a, b) => a.i - b.i)
+    .map(({ i, reasons }) => ({ providerId: providers[i]!.id, reasons }));
+  const verdicts = unknownEligibility.map((e) => ({
+    providerId: e.providerId,
+    reasons: e.exclusions.filter((x) => x.status === 'unknown').map((x) => reviewReasonOf(x)),
+  }));
+  return { topK: comparable(topK, grouped), reference: comparable(reference, verdicts) };
 }
 
 test('top-k resolution returns exactly the outcome of ranking every provider, on random graphs, policies and busy time', (t) => {

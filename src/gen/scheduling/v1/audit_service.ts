@@ -1285,8 +1285,10 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
 export type AuditServiceService = typeof AuditServiceService;
 export const AuditServiceService = {
   /**
-   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events,
-   * filtered by action, resource type or resource id; cursor pagination. Errors: the common ones. REST: GET
+   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events newest
+   * first by `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id;
+   * cursor pagination. A write's event is listed once the write is answered; a read's event (a call made with
+   * Service-Organization-Id) up to 2 s after its answer, in its place by time. Errors: the common ones. REST: GET
    * /api/v2/audit-events.
    */
   listAuditEvents: {
@@ -1321,8 +1323,10 @@ export const AuditServiceService = {
 
 export interface AuditServiceServer extends UntypedServiceImplementation {
   /**
-   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events,
-   * filtered by action, resource type or resource id; cursor pagination. Errors: the common ones. REST: GET
+   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events newest
+   * first by `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id;
+   * cursor pagination. A write's event is listed once the write is answered; a read's event (a call made with
+   * Service-Organization-Id) up to 2 s after its answer, in its place by time. Errors: the common ones. REST: GET
    * /api/v2/audit-events.
    */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
@@ -1337,8 +1341,10 @@ export interface AuditServiceServer extends UntypedServiceImplementation {
 
 export interface AuditServiceClient extends Client {
   /**
-   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events,
-   * filtered by action, resource type or resource id; cursor pagination. Errors: the common ones. REST: GET
+   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events newest
+   * first by `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id;
+   * cursor pagination. A write's event is listed once the write is answered; a read's event (a call made with
+   * Service-Organization-Id) up to 2 s after its answer, in its place by time. Errors: the common ones. REST: GET
    * /api/v2/audit-events.
    */
   listAuditEvents(

@@ -4614,7 +4614,9 @@ export const CareServiceService = {
   /**
    * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
    * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
-   * records. Errors: the common ones. REST: GET /api/v2/manual-review.
+   * records. Entries are recorded off the request path: one appears within a few seconds of the resolution that found
+   * the provider unknown (the 422 LICENSE_REGION_MISMATCH answer included); `lastSeenAt` may lag by up to 60 s.
+   * Errors: the common ones. REST: GET /api/v2/manual-review.
    */
   listManualReview: {
     path: "/scheduling.v1.CareService/ListManualReview" as const,
@@ -4680,7 +4682,9 @@ export interface CareServiceServer extends UntypedServiceImplementation {
   /**
    * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
    * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
-   * records. Errors: the common ones. REST: GET /api/v2/manual-review.
+   * records. Entries are recorded off the request path: one appears within a few seconds of the resolution that found
+   * the provider unknown (the 422 LICENSE_REGION_MISMATCH answer included); `lastSeenAt` may lag by up to 60 s.
+   * Errors: the common ones. REST: GET /api/v2/manual-review.
    */
   listManualReview: handleUnaryCall<ListManualReviewRequest, ListManualReviewResponse>;
   /**
@@ -4796,7 +4800,9 @@ export interface CareServiceClient extends Client {
   /**
    * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
    * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
-   * records. Errors: the common ones. REST: GET /api/v2/manual-review.
+   * records. Entries are recorded off the request path: one appears within a few seconds of the resolution that found
+   * the provider unknown (the 422 LICENSE_REGION_MISMATCH answer included); `lastSeenAt` may lag by up to 60 s.
+   * Errors: the common ones. REST: GET /api/v2/manual-review.
    */
   listManualReview(
     request: ListManualReviewRequest,
