@@ -9,6 +9,8 @@ import { createCalendarFeeds } from './calendar-feeds.js';
 import { createFeedClient } from './feed-client.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import { createCredentialCache } from '../credential-cache.js';
+import { createOrganizationCache } from '../organization-cache.js';
+import { createOrganizationChanges } from '../../persistence/organization-changes.js';
 
 /** Builds the actor runtime, timers, idempotency store, graph cache and feeds on top of the base dependencies. */
 export function createResolutionDeps(base: AppDeps): ResolutionDeps {
@@ -33,5 +35,9 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
       client: createFeedClient({ allowInsecure: base.config.outboundAllowInsecureUrls, lookup: base.outboundLookup }),
     }),
     credentials: createCredentialCache({ db: base.db }),
+    organizations: createOrganizationCache({
+      db: base.db,
+      changes: createOrganizationChanges({ redis: base.redis }),
+    }),
   };
 }

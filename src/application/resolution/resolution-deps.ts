@@ -6,6 +6,7 @@ import type { DurableTimers } from '../../persistence/durable-timers.js';
 import type { OrgGraphCache } from './org-graph.js';
 import type { ResolutionRecords } from './resolution-record.js';
 import type { CalendarFeeds } from './calendar-feeds.js';
+import type { OrganizationCache } from '../organization-cache.js';
 import type { CredentialCache } from '../credential-cache.js';
 
 /** What resolutions, holds and bookings need beyond the base dependencies. */
@@ -20,4 +21,6 @@ export interface ResolutionDeps extends AppDeps {
   feeds: CalendarFeeds;
   /** Cached key and organization lookups of authentication. */
   credentials: CredentialCache;
+  /** Organization rows, dropped when any process commits a change to one. */
+  organizations: OrganizationCache;
 }
