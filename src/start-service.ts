@@ -105,6 +105,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     draining = true;
     for (const f of onDrain) f();
     for (const c of cleanups.reverse()) await c().catch((err) => log('shutdown step failed', { error: String(err) }));
+    // The access log is written asynchronously: its last lines go out before the process ends.
+    logger.flush();
   };
   const storeLog = (level: 'warn' | 'info' | 'error', msg: string, extra?: Record<string, unknown>) =>
     logger[level](extra ?? {}, msg);
@@ -196,6 +198,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       );
     }
     cleanups.push(() => deps.actorChanges.close());
+    cleanups.push(() => deps.organizations.close());
     const auditStream = createAuditStream({ redis });
     const audit = createAuditWorkers({ db, stream: auditStream, log });
     // A REST request is counted once, by the gateway's limit: its calls to the gRPC server of this same process carry

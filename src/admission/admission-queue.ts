@@ -16,12 +16,14 @@ export const DEFAULT_MAX_WAIT_MS = 1000;
 export const DEFAULT_MAX_QUEUE = 1024;
 
 /**
- * How long waits must stay above the target before the door counts as overloaded: a whole wait budget, so a burst at
- * a quiet door that drains within the budget is never cut, while a load that keeps waits long for longer is.
+ * How often a door whose work keeps waiting past the target looks at whether its queue drains. A burst at a quiet
+ * door drains (its clients send nothing more while it does); a standing load does not.
  */
-const OVERLOAD_INTERVAL_MS = 1000;
+const OVERLOAD_INTERVAL_MS = 500;
+/** A queue still holding this share of what it held an interval ago is standing, not draining. */
+const STANDING_SHARE = 0.8;
 /** Within this long after an overload ended, waits above the target make the door overloaded again at once. */
-const RECENT_OVERLOAD_MS = 2000;
+const RECENT_OVERLOAD_MS = 1000;
 /** The shortest target wait: below it, timer resolution and one slow turn of the event loop would decide. */
 const MIN_TARGET_MS = 5;
 /** The target wait is this many times the average service time of one piece of work. */
@@ -113,10 +115,11 @@ interface Waiter {
  *
  * Under sustained overload a FIFO queue only turns throughput into latency, so the door adapts (CoDel, as in Nichols
  * and Jacobson's queue management and Facebook's adaptive queueing): when waits have stayed above a target (twice
- * the average service time, at least 5 ms) for a whole second, longer than any burst the budget lets drain, the door
- * is overloaded: arrivals that would wait past the target are refused at once (a cheap answer), and so are waiters
- * that have already waited past it. It stops being overloaded as soon as work starts after waiting less than the
- * target (and becomes so again at once if waits rise within 2 s), so no state outlives the load.
+ * the average service time, at least 5 ms) for half a second and the queue has not drained meanwhile (a burst drains:
+ * its clients send nothing more while it does), the door is overloaded: arrivals that would wait past the target are
+ * refused at once (a cheap answer), and so are waiters that have already waited past it. It stops being overloaded as
+ * soon as work starts after waiting less than the target (and becomes so again at once if waits rise within 1 s), so
+ * no state outlives the load.
  */
 export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   const t = o.timers ?? REAL_TIMERS;
@@ -129,8 +132,9 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   let inFlight = 0;
   let queuedUnits = 0;
   let waiting = 0;
-  // CoDel state: since when waits have been above the target, and the overload.
+  // CoDel state: since when waits have been above the target and how many waited then, and the overload.
   let aboveSince: number | undefined;
+  let waitingAtMark = 0;
   let overloaded = false;
   let overloadEndedAt = -Infinity;
 
@@ -149,13 +153,22 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       }
       return;
     }
-    aboveSince ??= now - waitedMs + target;
-    const above = now - aboveSince;
-    if (
-      !overloaded &&
-      (now - overloadEndedAt < RECENT_OVERLOAD_MS || above >= Math.min(maxWaitMs, OVERLOAD_INTERVAL_MS))
-    )
+    if (overloaded) return;
+    if (now - overloadEndedAt < RECENT_OVERLOAD_MS) {
       overloaded = true;
+      return;
+    }
+    if (aboveSince === undefined) {
+      aboveSince = now;
+      waitingAtMark = waiting;
+      return;
+    }
+    if (now - aboveSince < OVERLOAD_INTERVAL_MS) return;
+    // An interval of long waits: a queue that still holds most of what it held is a standing load (overloaded); one
+    // that drained is a burst, watched again over the next interval.
+    if (waiting > 0 && waiting >= waitingAtMark * STANDING_SHARE) overloaded = true;
+    aboveSince = now;
+    waitingAtMark = waiting;
   };
 
   const start = (kind: string, cost: number, waitedMs: number): AdmissionTicket => {

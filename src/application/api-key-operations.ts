@@ -3,7 +3,8 @@ import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import { ApiKeyPath, CreateApiKeyBody, ListApiKeysQuery } from '../contract/schemas/api-key.js';
 import { findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../persistence/api-key-repository.js';
-import { findDefaultOrganizationId, findOrganization } from '../persistence/organization-repository.js';
+import { findDefaultOrganizationId } from '../persistence/organization-repository.js';
+import type { OrganizationCache } from './organization-cache.js';
 import type { AppDeps } from './app-deps.js';
 import type { CredentialCache } from './credential-cache.js';
 import { requirePlatformKey } from './authenticate.js';
@@ -14,7 +15,9 @@ import { recordAudit } from './record-audit.js';
  * ApiKeyService operations: create (a test key only test keys), list and revoke keys of the caller's platform (platform
  * key only), and who a key is.
  */
-export function createApiKeyOperations(deps: AppDeps & { credentials: CredentialCache }): OperationTable {
+export function createApiKeyOperations(
+  deps: AppDeps & { credentials: CredentialCache; organizations: OrganizationCache },
+): OperationTable {
   return {
     CreateApiKey: {
       audit: { action: 'api_key.create', resourceType: 'api_key', kind: 'write' },
@@ -34,7 +37,7 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
         const orgId = isPlatformType
           ? await findDefaultOrganizationId(deps.db, caller.platformId)
           : (body.organizationId ?? caller.organizationId);
-        const org = orgId === undefined ? undefined : await findOrganization(deps.db, orgId);
+        const org = orgId === undefined ? undefined : await deps.organizations.find(orgId);
         if (!orgId || !org) throw new ServiceError('ORGANIZATION_NOT_FOUND', undefined, { field: 'organizationId' });
         if (org.platformId !== caller.platformId)
           throw new ServiceError('FORBIDDEN', undefined, { field: 'organizationId' });
@@ -111,7 +114,7 @@ export function createApiKeyOperations(deps: AppDeps & { credentials: Credential
         // A platform key without the header acts in its platform's default organization, but names none.
         const organizationId = caller.isPlatformKey && !caller.viaOrganizationHeader ? null : caller.organizationId;
         const [org, defaultOrganizationId] = await Promise.all([
-          organizationId === null ? undefined : findOrganization(deps.db, organizationId),
+          organizationId === null ? undefined : deps.organizations.find(organizationId),
           caller.isPlatformKey ? findDefaultOrganizationId(deps.db, caller.platformId) : undefined,
         ]);
         return {

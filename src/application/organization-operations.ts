@@ -16,14 +16,15 @@ import {
 import { readOrganizationOverviewCounts } from '../persistence/organization-overview-counts.js';
 import { newId } from '../persistence/new-id.js';
 import type { AppDeps } from './app-deps.js';
+import type { OrganizationCache } from './organization-cache.js';
 import { requirePlatformKey } from './authenticate.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
 
 /** Reads an organization the caller may see: its platform's (platform key) or its own (organization key). */
-async function visibleOrganization(deps: AppDeps, caller: Caller, id: string) {
-  const org = await findOrganization(deps.db, id);
+async function visibleOrganization(deps: OrganizationDeps, caller: Caller, id: string) {
+  const org = await deps.organizations.find(id);
   if (!org) throw new ServiceError('ORGANIZATION_NOT_FOUND');
   if (org.platformId !== caller.platformId || (!caller.isPlatformKey && org.id !== caller.organizationId))
     throw new ServiceError('FORBIDDEN');
@@ -31,7 +32,10 @@ async function visibleOrganization(deps: AppDeps, caller: Caller, id: string) {
 }
 
 /** OrganizationService operations (CONTRACT part 2). */
-export function createOrganizationOperations(deps: AppDeps): OperationTable {
+/** What the organization operations use. */
+type OrganizationDeps = AppDeps & { organizations: OrganizationCache };
+
+export function createOrganizationOperations(deps: OrganizationDeps): OperationTable {
   return {
     CreateOrganization: {
       audit: { action: 'organization.create', resourceType: 'organization', kind: 'write' },

@@ -2,7 +2,7 @@ import { parseInput } from '../contract/parse-input.js';
 import { decodeCursor, encodeCursor } from '../contract/pagination.js';
 import { DeliveryPath, ListDeliveriesQuery, QueuedReplayPath, UpdateWebhookBody } from '../contract/schemas/webhook.js';
 import { ServiceError } from '../errors/service-error.js';
-import { findOrganization } from '../persistence/organization-repository.js';
+import type { OrganizationCache } from './organization-cache.js';
 import {
   countDeliveries,
   findDelivery,
@@ -65,7 +65,7 @@ function toAttemptView(a: AttemptRow) {
 }
 
 /** WebhookService operations: the organization's webhook configuration, test sends, the delivery log and replays. */
-export function createWebhookOperations(deps: AppDeps): OperationTable {
+export function createWebhookOperations(deps: AppDeps & { organizations: OrganizationCache }): OperationTable {
   /** The configuration of the caller's organization, or 404 WEBHOOK_NOT_CONFIGURED. */
   const configured = async (caller: Caller) => {
     const w = await findWebhook(deps.db, caller.organizationId);
@@ -92,7 +92,7 @@ export function createWebhookOperations(deps: AppDeps): OperationTable {
         'LIVE_KEY_REQUIRED',
         'Replays send webhooks, which test keys never do: use a service_live_ key.',
       );
-    const org = await findOrganization(deps.db, caller.organizationId);
+    const org = await deps.organizations.find(caller.organizationId);
     const plan = String(org?.settings.plan ?? 'free');
     if (!REPLAY_PLANS.has(plan))
       throw new ServiceError(

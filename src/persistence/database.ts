@@ -17,7 +17,24 @@ export interface Database {
    * transaction (no Redis writes, no e-mail, no changes to outer state it does not reset).
    */
   transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * Calls `listener` with the change tags (tagChange) of each transaction once it has committed; never for one that
+   * rolled back. Returns the function that removes the listener.
+   */
+  onCommit(listener: (tags: readonly string[]) => void): () => void;
   close(): Promise<void>;
+}
+
+/** The change tags of each open transaction, by its connection. */
+const openTransactionTags = new WeakMap<object, Set<string>>();
+
+/**
+ * Marks that the transaction running on `tx` changes what `tag` names (such as `organization:<id>`): the database's
+ * commit listeners hear it once the transaction commits (caches drop what it changed). Outside a transaction (`tx` is
+ * the pool) it does nothing: every writer of a cached row writes inside one.
+ */
+export function tagChange(tx: Queryable, tag: string): void {
+  openTransactionTags.get(tx)?.add(tag);
 }
 
 /** How often a statement or transaction aborted by a deadlock or serialization failure runs before the error surfaces. */
@@ -191,6 +208,7 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       throw translateDatabaseError(err);
     }
   }) as pg.Pool['query'];
+  const commitListeners = new Set<(tags: readonly string[]) => void>();
   const once = async <T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
     const scope = currentCallScope();
     // A call that is gone or out of time starts no transaction.
@@ -215,6 +233,8 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       broken = err;
     };
     client.on('error', onError);
+    const tags = new Set<string>();
+    openTransactionTags.set(client, tags);
     try {
       let fenceAt: number | undefined;
       if (fenceMs !== undefined && fenceSupported === undefined) {
@@ -240,6 +260,10 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       await client.query(
         commitWait === undefined ? 'COMMIT' : ({ text: 'COMMIT', query_timeout: commitWait } as pg.QueryConfig),
       );
+      if (tags.size > 0) {
+        const committed = [...tags];
+        for (const listener of commitListeners) listener(committed);
+      }
       return result;
     } catch (err) {
       // A connection that did not answer or is gone is dropped (the server rolls back when it sees it closed); a
@@ -248,6 +272,7 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       else broken ??= err as Error;
       throw translateDatabaseError(err);
     } finally {
+      openTransactionTags.delete(client);
       client.off('error', onError);
       // A broken connection is destroyed rather than handed to the next transaction.
       client.release(broken);
@@ -257,6 +282,10 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     pool,
     query,
     transaction: (fn) => retryOnConflict(() => once(fn)),
+    onCommit(listener) {
+      commitListeners.add(listener);
+      return () => commitListeners.delete(listener);
+    },
     close: () => pool.end(),
   };
 }

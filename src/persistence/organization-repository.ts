@@ -1,4 +1,4 @@
-import type { Queryable } from './database.js';
+import { tagChange, type Queryable } from './database.js';
 
 /** An organization row mapped to its answer shape. */
 export interface OrganizationRecord {
@@ -27,6 +27,11 @@ export function toOrganization(row: Record<string, any>): OrganizationRecord {
   };
 }
 
+/** The change tag (database.ts tagChange) of a write to an organization's row. */
+export function organizationChangeTag(organizationId: string): string {
+  return `organization:${organizationId}`;
+}
+
 /** Reads one organization by id, or undefined. */
 export async function findOrganization(
   db: Queryable,
@@ -39,6 +44,7 @@ export async function findOrganization(
 
 /** Advances an organization's provider graph version by `changes` (one per change) and returns the new value. */
 export async function bumpGraphVersion(tx: Queryable, organizationId: string, changes = 1): Promise<number> {
+  tagChange(tx, organizationChangeTag(organizationId));
   const r = await tx.query<{ graph_version: number }>(
     'UPDATE organizations SET graph_version = graph_version + $2 WHERE id = $1 RETURNING graph_version',
     [organizationId, changes],
@@ -102,6 +108,7 @@ export async function updateOrganization(
   id: string,
   v: { name: string; settings: OrganizationRecord['settings']; now: Date },
 ): Promise<OrganizationRecord> {
+  tagChange(tx, organizationChangeTag(id));
   const r = await tx.query(
     'UPDATE organizations SET name = $2, settings = $3, updated_at = $4 WHERE id = $1 RETURNING *',
     [id, v.name, JSON.stringify(v.settings), v.now],

@@ -61,3 +61,6 @@ export function actorChangesChannel(kind: string, id: string): string {
 export function streamLeaseKeys(keyId: string, organizationId: string): { key: string; organization: string } {
   return { key: `{streams}:key:${keyId}`, organization: `{streams}:org:${organizationId}` };
 }
+
+/** The pub/sub channel on which every process announces the organizations whose rows its transactions changed. */
+export const ORGANIZATION_CHANGES_CHANNEL = 'organizations:changed';

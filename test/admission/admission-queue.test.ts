@@ -166,6 +166,28 @@ test('a burst of 100 at an idle door is admitted whole when it drains within the
   t.false(q.queue.overloaded);
 });
 
+test('a burst too slow to drain within half a second is still not cut while it drains: no overload, nothing refused', async (t) => {
+  const q = queueOf({ limit: 4, maxWaitMs: 5000 });
+  await teach(q, 'work', 40, 20);
+  // 40 pieces of 40 ms, four at a time: about 400 ms of waiting for the last, far past the 80 ms target.
+  const burst = Array.from({ length: 40 }, () => q.enter('work'));
+  await settle();
+  const done = new Set<number>();
+  for (let step = 0; step < 100 && done.size < 40; step++) {
+    await q.timers.advance(40);
+    burst.forEach((e, i) => {
+      if (e.outcome?.admitted && !done.has(i)) {
+        done.add(i);
+        e.outcome.ticket.leave();
+      }
+    });
+    await settle();
+  }
+  t.is(burst.filter((e) => e.outcome && !e.outcome.admitted).length, 0);
+  t.is(done.size, 40);
+  t.false(q.queue.overloaded);
+});
+
 test('sustained overload: waits stay near the target, arrivals beyond it are refused at once, and the door recovers when load falls', async (t) => {
   const q = queueOf({ limit: 4, maxWaitMs: 1000 });
   await teach(q, 'work', 10, 20);

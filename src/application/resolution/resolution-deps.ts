@@ -6,6 +6,7 @@ import type { DurableTimers } from '../../persistence/durable-timers.js';
 import type { OrgGraphCache } from './org-graph.js';
 import type { ResolutionRecords } from './resolution-record.js';
 import type { CalendarFeeds } from './calendar-feeds.js';
+import type { OrganizationCache } from '../organization-cache.js';
 import type { CredentialCache } from '../credential-cache.js';
 import type { ReviewQueue } from '../../persistence/review-queue.js';
 import type { ReviewHandOff } from './review-hand-off.js';
@@ -26,4 +27,6 @@ export interface ResolutionDeps extends AppDeps {
   reviewQueue: ReviewQueue;
   /** Hands a resolution's unknown providers to manual review (once per set and window). */
   reviewHandOff: ReviewHandOff;
+  /** Organization rows, dropped when any process commits a change to one. */
+  organizations: OrganizationCache;
 }
