@@ -9,13 +9,10 @@ import { createCalendarFeeds } from './calendar-feeds.js';
 import { createFeedClient } from './feed-client.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import { createCredentialCache } from '../credential-cache.js';
-<<<<<<< HEAD
 import { createReviewQueue } from '../../persistence/review-queue.js';
 import { createReviewHandOff } from './review-hand-off.js';
-=======
 import { createOrganizationCache } from '../organization-cache.js';
 import { createOrganizationChanges } from '../../persistence/organization-changes.js';
->>>>>>> i22-floor
 
 /**
  * Builds the actor runtime, timers, idempotency store, graph cache, feeds and the manual-review hand-off on top of the
@@ -44,14 +41,11 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
       client: createFeedClient({ allowInsecure: base.config.outboundAllowInsecureUrls, lookup: base.outboundLookup }),
     }),
     credentials: createCredentialCache({ db: base.db }),
-<<<<<<< HEAD
     reviewQueue,
     reviewHandOff: createReviewHandOff({ queue: reviewQueue }),
-=======
     organizations: createOrganizationCache({
       db: base.db,
       changes: createOrganizationChanges({ redis: base.redis }),
     }),
->>>>>>> i22-floor
   };
 }
