@@ -22,8 +22,11 @@ export const DEFAULT_MAX_QUEUE = 1024;
 const OVERLOAD_INTERVAL_MS = 500;
 /** A queue still holding this share of what it held an interval ago is standing, not draining. */
 const STANDING_SHARE = 0.8;
-/** Within this long after an overload ended, waits above the target make the door overloaded again at once. */
-const RECENT_OVERLOAD_MS = 1000;
+/**
+ * How long an overload lasts after its last sign (work that waited past the target, an arrival that would have): the
+ * state ends by itself once the load has gone, whether or not anything arrives.
+ */
+const OVERLOAD_HOLD_MS = 500;
 /** The shortest target wait: below it, timer resolution and one slow turn of the event loop would decide. */
 const MIN_TARGET_MS = 5;
 /** The target wait is this many times the average service time of one piece of work. */
@@ -117,9 +120,8 @@ interface Waiter {
  * and Jacobson's queue management and Facebook's adaptive queueing): when waits have stayed above a target (twice
  * the average service time, at least 5 ms) for half a second and the queue has not drained meanwhile (a burst drains:
  * its clients send nothing more while it does), the door is overloaded: arrivals that would wait past the target are
- * refused at once (a cheap answer), and so are waiters that have already waited past it. It stops being overloaded as
- * soon as work starts after waiting less than the target (and becomes so again at once if waits rise within 1 s), so
- * no state outlives the load.
+ * refused at once (a cheap answer), and so are waiters that have already waited past it. Each such sign keeps the
+ * overload for another half second; without one (the load has gone) it ends by itself, so no state outlives the load.
  */
 export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   const t = o.timers ?? REAL_TIMERS;
@@ -135,8 +137,12 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   // CoDel state: since when waits have been above the target and how many waited then, and the overload.
   let aboveSince: number | undefined;
   let waitingAtMark = 0;
-  let overloaded = false;
-  let overloadEndedAt = -Infinity;
+  let overloadedUntil = -Infinity;
+  const isOverloaded = (now: number) => now < overloadedUntil;
+  /** Work waited, or would wait, past the target while overloaded: the overload goes on. */
+  const stillOverloaded = (now: number) => {
+    overloadedUntil = now + OVERLOAD_HOLD_MS;
+  };
 
   const targetMs = () =>
     Math.min(maxWaitMs, Math.max(MIN_TARGET_MS, TARGET_WORK_FACTOR * (costs.workMs ?? MIN_TARGET_MS)));
@@ -145,17 +151,12 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   /** Updates the overload state from the wait of work that starts now. */
   const observeWait = (waitedMs: number, now: number) => {
     const target = targetMs();
-    if (waitedMs < target) {
-      aboveSince = undefined;
-      if (overloaded) {
-        overloaded = false;
-        overloadEndedAt = now;
-      }
+    if (isOverloaded(now)) {
+      if (waitedMs > target) stillOverloaded(now);
       return;
     }
-    if (overloaded) return;
-    if (now - overloadEndedAt < RECENT_OVERLOAD_MS) {
-      overloaded = true;
+    if (waitedMs < target) {
+      aboveSince = undefined;
       return;
     }
     if (aboveSince === undefined) {
@@ -166,7 +167,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     if (now - aboveSince < OVERLOAD_INTERVAL_MS) return;
     // An interval of long waits: a queue that still holds most of what it held is a standing load (overloaded); one
     // that drained is a burst, watched again over the next interval.
-    if (waiting > 0 && waiting >= waitingAtMark * STANDING_SHARE) overloaded = true;
+    if (waiting > 0 && waiting >= waitingAtMark * STANDING_SHARE) stillOverloaded(now);
     aboveSince = now;
     waitingAtMark = waiting;
   };
@@ -206,7 +207,8 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       }
       const now = t.now();
       const waited = now - w.enqueuedAt;
-      if (overloaded && waited > targetMs()) {
+      if (isOverloaded(now) && waited > targetMs()) {
+        stillOverloaded(now);
         head++;
         removeAt(w);
         w.cost = 0;
@@ -240,7 +242,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       return waiting;
     },
     get overloaded() {
-      return overloaded;
+      return isOverloaded(t.now());
     },
     costs,
     enter(kind, opts = {}) {
@@ -255,7 +257,10 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       if (waiting >= maxQueue) return Promise.resolve({ admitted: false, reason: 'queue_full' });
       const budget = Math.min(maxWaitMs, opts.budgetMs ?? Infinity);
       const predicted = predictedWaitMs(queuedUnits + cost);
-      if (overloaded && predicted > targetMs()) return Promise.resolve({ admitted: false, reason: 'overloaded' });
+      if (isOverloaded(now) && predicted > targetMs()) {
+        stillOverloaded(now);
+        return Promise.resolve({ admitted: false, reason: 'overloaded' });
+      }
       if (predicted > budget || budget <= 0) return Promise.resolve({ admitted: false, reason: 'wait_budget' });
       if (opts.signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
       return new Promise<Admission>((resolve) => {

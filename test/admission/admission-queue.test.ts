@@ -217,6 +217,7 @@ test('sustained overload: waits stay near the target, arrivals beyond it are ref
     });
     await settle();
   }
+  t.true(q.queue.overloaded, 'overloaded while the load stands');
   t.true(late.refused > 0, 'work beyond what can start in time is refused');
   late.waits.sort((a, b) => a - b);
   const p99 = late.waits[Math.floor(late.waits.length * 0.99)]!;
@@ -228,10 +229,12 @@ test('sustained overload: waits stay near the target, arrivals beyond it are ref
     for (const s of slots) if (s.e.outcome?.admitted) s.e.outcome.ticket.leave();
     await q.timers.advance(10);
   }
+  // Without any new request, the overload has ended by itself half a second after its last sign.
+  await q.timers.advance(600);
+  t.false(q.queue.overloaded, 'no state outlives the load');
   const next = q.enter('work');
   await settle();
   t.true(next.outcome?.admitted, 'admitted once the load has fallen');
-  t.false(q.queue.overloaded);
 });
 
 test('a waiter that goes away leaves the queue and the one behind it moves up', async (t) => {
