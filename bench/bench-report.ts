@@ -83,6 +83,8 @@ export function measurementRow(
   providerCount?: number,
 ): BenchRow {
   const prep5xx = serverErrorCount(m.prepStatuses);
+  const refused =
+    m.refusedByService && Object.keys(m.refusedByService).length > 0 ? JSON.stringify(m.refusedByService) : '';
   return {
     id: m.id,
     group,
@@ -102,7 +104,7 @@ export function measurementRow(
     cpu: m.cpuMsPerRequest,
     rssMb: Math.max(...m.resources.serviceRssPeakMb),
     serverErrors: serverErrorCount(m.statuses) + prep5xx,
-    answers: `${formatStatusCounts(m.statuses)}${m.failures ? `; ${m.failures} failed` : ''}${prep5xx ? `; ${prep5xx} x 5xx before (${Object.keys(m.prepStatuses.serverErrors).join(', ')})` : ''}`,
+    answers: `${formatStatusCounts(m.statuses)}${m.failures ? `; ${m.failures} failed` : ''}${prep5xx ? `; ${prep5xx} x 5xx before (${Object.keys(m.prepStatuses.serverErrors).join(', ')})` : ''}${refused ? `; service refused ${refused}` : ''}`,
   };
 }
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { readRefusalCounts, refusalsBetween, type RefusalCounts } from './admission-refusals.js';
+import type { RefusalCounts } from './admission-refusals.js';
 import { measurementRow, p99OfRaw, shareOfRaw, type BenchRow } from './bench-report.js';
 import { latencyStats, type LatencyStats } from './latency-stats.js';
 import { measureScenario, type MeasureContext, type ScenarioMeasurement } from './measure-scenario.js';
@@ -17,8 +17,6 @@ export interface OverloadLoad {
   rnd: SeededRandom;
   serviceIds: readonly string[];
   firstDate: string;
-  /** The service's base URL, for its admission counters on /metrics. */
-  serviceUrl: string;
   /** Clients of the ordinary load (1x; the issue's 8); 4x is four times as many. */
   clients: number;
   /** Length of each measured phase (each after a 1 s warm-up at its own load). */
@@ -45,7 +43,7 @@ export interface OverloadPhase {
   refusedShare: number;
   /** Answers neither 200 nor 503 in the measured phase. */
   other: number;
-  /** Increase of the service's scheduling_admission_shed_total over the phase (warm-up included), by gate/reason. */
+  /** What the service's admission refused over the phase (warm-up included), by gate/reason (with ctx.serviceUrl). */
   refusedByReason: RefusalCounts;
 }
 
@@ -74,7 +72,6 @@ export async function benchOverload(o: OverloadLoad, ctx: MeasureContext): Promi
     let other = 0;
     const refusedMs: number[] = [];
     let endsAt = Number.POSITIVE_INFINITY;
-    const before = await readRefusalCounts(o.serviceUrl);
     const measurement = await measureScenario(
       {
         id: `overload.platform.${o.mix.id}.c${clients}${patient ? '' : '.at-once'}`,
@@ -104,7 +101,7 @@ export async function benchOverload(o: OverloadLoad, ctx: MeasureContext): Promi
       },
       ctx,
     );
-    const refusedByReason = refusalsBetween(before, await readRefusalCounts(o.serviceUrl));
+    const refusedByReason = measurement.refusedByService ?? {};
     const admitted = measurement.latency.count;
     const refusedLatency = latencyStats(refusedMs);
     const result: OverloadPhase = {

@@ -87,6 +87,7 @@ try {
   const ctx: MeasureContext = {
     tally,
     processes: { service: [service.pid], postgres: stores.postgresPid, redis: stores.redisPid },
+    serviceUrl: service.url,
   };
   const reads = (when: string) =>
     benchResolutionReads(
@@ -110,7 +111,6 @@ try {
       rnd,
       serviceIds: seed.serviceIds,
       firstDate,
-      serviceUrl: service.url,
       clients: CLIENTS,
       phaseMs: PHASE_MS,
       quietMs: QUIET_MS,

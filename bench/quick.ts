@@ -83,6 +83,8 @@ try {
   const ctx: MeasureContext = {
     tally,
     processes: { service: services.map((s) => s.pid), postgres: stores.postgresPid, redis: stores.redisPid },
+    // The refusals of one process's admission (several processes: none read).
+    ...(PROCS === 1 ? { serviceUrl: services[0]!.url } : {}),
   };
   const statsDb = PGSTAT ? new pg.Client({ connectionString: stores.databaseUrl }) : undefined;
   await statsDb?.connect();

@@ -131,7 +131,7 @@ function apiSeedRow(raw: Parameters<typeof shareOfRaw>[0], s: ApiSeedResult): Be
     cpu: m.cpuMsPerRequest,
     rssMb: Math.max(...m.resources.serviceRssPeakMb),
     serverErrors: Object.values(m.statuses.serverErrors).reduce((a, b) => a + b, 0),
-    answers: `lost ${s.lostWrites} of ${s.writes} writes ${JSON.stringify(s.lostByKind)}, ${s.skippedWrites} not sent; ${s.refusals} x 503 waited out, ${s.retriedWrites} writes retried; ${s.providersReadBack}/${s.providerCount} providers read back; ${formatStatusCounts(m.statuses)}`,
+    answers: `lost ${s.lostWrites} of ${s.writes} writes ${JSON.stringify(s.lostByKind)}, ${s.skippedWrites} not sent; ${s.refusals} x 503 waited out, ${s.retriedWrites} writes retried; ${s.providersReadBack}/${s.providerCount} providers read back; ${formatStatusCounts(m.statuses)}; service refused ${JSON.stringify(m.refusedByService ?? {})}`,
   };
 }
 
@@ -200,6 +200,7 @@ async function main() {
   const ctx: MeasureContext = {
     tally,
     processes: { service: [seeded.pid], postgres: stores.postgresPid, redis: stores.redisPid },
+    serviceUrl: seeded.url,
   };
   const viaPlatform = httpResolutionCaller(platform);
   const bodyOf = (mix: ConstraintMix, ids: readonly string[] = serviceIds) =>
@@ -482,7 +483,6 @@ async function main() {
       rnd,
       serviceIds,
       firstDate,
-      serviceUrl: seeded.url,
       clients: ORDINARY_CLIENTS,
       phaseMs: PHASE_MS,
       quietMs: QUIET_MS,
@@ -534,6 +534,7 @@ async function main() {
     const largeCtx: MeasureContext = {
       tally,
       processes: { service: [restarted.pid], postgres: stores.postgresPid, redis: stores.redisPid },
+      serviceUrl: restarted.url,
     };
     const large1 = await run(
       benchResolutions(
