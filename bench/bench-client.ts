@@ -7,6 +7,8 @@ export interface BenchResponse {
   status: number;
   body: any;
   ms: number;
+  /** The answer's Retry-After in seconds, when it carried one. */
+  retryAfterSeconds?: number;
 }
 
 /** Keep-alive connection pools to one or more service processes, shared by the clients of a run. */
@@ -67,9 +69,11 @@ export function createBenchClient(
     const t0 = performance.now();
     let status: number;
     let text: string;
+    let retryAfter: string | string[] | undefined;
     try {
       const res = await target.next().request({ method: method as 'GET', path, headers: h, body: payload });
       status = res.statusCode;
+      retryAfter = res.headers['retry-after'];
       text = await res.body.text();
     } catch (err) {
       // A broken connection or refused request is a failure of the service the client must see, like a 5xx.
@@ -85,7 +89,13 @@ export function createBenchClient(
       /* not JSON: keep the text */
     }
     o.tally?.record(String(status), status >= 500, parsed?.error?.code, parsed);
-    return { status, body: parsed, ms };
+    const after = Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+    return {
+      status,
+      body: parsed,
+      ms,
+      ...(retryAfter !== undefined && Number.isFinite(after) ? { retryAfterSeconds: after } : {}),
+    };
   };
   return {
     request,

@@ -49,9 +49,6 @@ export function benchServiceEnv(): Record<string, string> {
   };
 }
 
-/** Settings that put the admission limits back to their defaults (every row runs with them now). */
-export const ADMISSION_DEFAULTS_ENV: Readonly<Record<string, string>> = {};
-
 /**
  * Starts the service as its own process with exactly the `npm start` command (test/helpers/service-process.ts)
  * on the bench stores and ephemeral 127.0.0.1 ports; `name` separates the data directories of several processes;

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { expectStatus, type BenchClient } from './bench-client.js';
+import { obeyRetryAfter } from './obey-retry-after.js';
 import type { GeneratedProvider } from './provider-mix.js';
 
 /** What the import phase measured. */
@@ -26,7 +27,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Imports the providers in calls of `rowsPerCall` (POST /api/v2/provider-imports with a platform key naming
- * the organization), then polls each job until it is completed; times the whole. `log` hears progress.
+ * the organization), then polls each job until it is completed; times the whole. A 503 is waited out (Retry-After)
+ * and sent again. `log` hears progress.
  */
 export async function benchImport(
   platform: BenchClient,
@@ -39,7 +41,8 @@ export async function benchImport(
   for (let i = 0; i < providers.length; i += rowsPerCall) {
     const chunk = providers.slice(i, i + rowsPerCall).map((p) => p.row);
     const r = expectStatus(
-      await platform.post('/api/v2/provider-imports', { mode: 'upsert', providers: chunk }),
+      (await obeyRetryAfter(() => platform.post('/api/v2/provider-imports', { mode: 'upsert', providers: chunk }), 6))
+        .response,
       'provider import submission',
       [202],
     );
@@ -58,7 +61,8 @@ export async function benchImport(
     if (log && n > 0 && n % every === 0)
       log(`  ${n}/${ids.length} import jobs completed (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     for (;;) {
-      const r = expectStatus(await platform.get(`/api/v2/provider-imports/${id}`), 'provider import read', [200]);
+      const read = await obeyRetryAfter(() => platform.get(`/api/v2/provider-imports/${id}`), 6);
+      const r = expectStatus(read.response, 'provider import read', [200]);
       const job = r.body;
       if (job.status === 'completed' || job.status === 'failed') {
         if (job.status === 'failed') failedJobs++;

@@ -1,3 +1,4 @@
+import { readRefusalCounts, refusalsBetween, type RefusalCounts } from './admission-refusals.js';
 import { runClosedLoop, type TaskOutcome } from './closed-loop.js';
 import { latencyStats, type LatencyStats } from './latency-stats.js';
 import { startResourceProbe, type ProbedProcesses, type ResourceUse } from './resource-probe.js';
@@ -25,6 +26,8 @@ export interface ScenarioSpec {
 export interface MeasureContext {
   tally: ResponseTally;
   processes: ProbedProcesses;
+  /** The service's base URL: its admission refusals (/metrics) are read before and after each scenario. */
+  serviceUrl?: string;
 }
 
 /** What one scenario measured. */
@@ -47,14 +50,18 @@ export interface ScenarioMeasurement {
   cpuMsPerRequest: { service: number; postgres: number; redis: number; generator: number };
   /** Figures of the scenario itself (eligible providers, hold and confirm latency...). */
   notes: Record<string, number | string>;
+  /** What the service's admission refused over the scenario, warm-up included, by gate/reason (with a serviceUrl). */
+  refusedByService?: RefusalCounts;
 }
 
 /**
  * The bench's one measurement: warms up, then runs the closed loop while counting every answer by status and
- * reading the CPU of the service, PostgreSQL, Redis and the load generator and the service's RSS.
+ * reading the CPU of the service, PostgreSQL, Redis and the load generator and the service's RSS; with a serviceUrl,
+ * also what the service's admission refused meanwhile, by reason.
  */
 export async function measureScenario(spec: ScenarioSpec, ctx: MeasureContext): Promise<ScenarioMeasurement> {
   const before = ctx.tally.take();
+  const refusalsBefore = ctx.serviceUrl ? await readRefusalCounts(ctx.serviceUrl) : undefined;
   const warmupMs = spec.warmupMs ?? 1000;
   if (warmupMs > 0)
     await runClosedLoop({
@@ -73,6 +80,10 @@ export async function measureScenario(spec: ScenarioSpec, ctx: MeasureContext): 
   });
   const resources = probe.stop();
   const statuses = ctx.tally.take();
+  const refusedByService =
+    ctx.serviceUrl && refusalsBefore
+      ? refusalsBetween(refusalsBefore, await readRefusalCounts(ctx.serviceUrl))
+      : undefined;
   const per = (ms: number) => (statuses.total > 0 ? ms / statuses.total : Number.NaN);
   return {
     id: spec.id,
@@ -92,5 +103,6 @@ export async function measureScenario(spec: ScenarioSpec, ctx: MeasureContext): 
       generator: per(resources.generatorCpuMs),
     },
     notes: {},
+    ...(refusedByService ? { refusedByService } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { measurementRow, renderReport, type ReportRow } from './bench-report.js';
+import { measurementRow, renderReport, type BenchRow } from './bench-report.js';
 import { createBenchClient, createHttpTarget } from './bench-client.js';
 import { firstBenchDate } from './bench-dates.js';
 import { benchMetrics, startBenchService, type BenchService } from './bench-service.js';
@@ -83,13 +83,15 @@ try {
   const ctx: MeasureContext = {
     tally,
     processes: { service: services.map((s) => s.pid), postgres: stores.postgresPid, redis: stores.redisPid },
+    // The refusals of one process's admission (several processes: none read).
+    ...(PROCS === 1 ? { serviceUrl: services[0]!.url } : {}),
   };
   const statsDb = PGSTAT ? new pg.Client({ connectionString: stores.databaseUrl }) : undefined;
   await statsDb?.connect();
   await statsDb?.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const rnd = createSeededRandom(Number(process.env.QUICK_SEED ?? 7));
   const firstDate = firstBenchDate(Date.now());
-  const rows: ReportRow[] = [];
+  const rows: BenchRow[] = [];
   // The first resolution loads the graph; it is not part of any row.
   await call(resolutionBody(MIX, rnd, { serviceIds: seed.serviceIds, from: firstDate, days: 14 }));
   await statsDb?.query('SELECT pg_stat_statements_reset()');
@@ -148,17 +150,14 @@ try {
       ctx,
     );
     rows.push(measurementRow(raw, 'booking', m, 'round trips'));
-    rows.push([
-      '',
-      '  hold + confirm',
-      '',
-      `${Number(m.notes.holdConfirmP50).toFixed(1)} ms / ${Number(m.notes.holdConfirmP99).toFixed(1)} ms`,
-      '',
-      '',
-      '',
-      '',
-      `failures ${m.notes.failureCodes}; no free option ${m.notes.noFreeOption}`,
-    ]);
+    rows.push({
+      id: 'booking-loop.platform.c8.hold-confirm',
+      group: '',
+      label: '  hold + confirm',
+      p50: Number(m.notes.holdConfirmP50),
+      p99: Number(m.notes.holdConfirmP99),
+      answers: `failures ${m.notes.failureCodes}; no free option ${m.notes.noFreeOption}`,
+    });
   }
   console.log('');
   console.log(renderReport(rows));

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createBenchClient, expectStatus, type BenchClient, type HttpTarget } from './bench-client.js';
+import {
+  createBenchClient,
+  expectStatus,
+  type BenchClient,
+  type BenchResponse,
+  type HttpTarget,
+} from './bench-client.js';
 import { forEachBounded } from './closed-loop.js';
 import { benchImport, type ImportResult } from './import-bench.js';
+import { obeyRetryAfter } from './obey-retry-after.js';
 import { generateProviders } from './provider-mix.js';
 import { CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
 import type { ResponseTally } from './response-tally.js';
@@ -50,6 +57,12 @@ export interface SeedOptions {
 
 const CUSTOMER = { name: 'Bench Client', email: 'bench-client@example.org', timezone: 'America/New_York' };
 
+/**
+ * A seeding call as a client following the contract makes it: a 503 is waited out (Retry-After) and sent again, up
+ * to 6 times, so a refusal shows in the tally (and the zero-5xx target) without ending the run.
+ */
+const obeyed = async (send: () => Promise<BenchResponse>) => (await obeyRetryAfter(send, 6)).response;
+
 /** Creates an organization (with a platform key) and an organization_test key for it. */
 export async function createBenchOrganization(
   platform: BenchClient,
@@ -66,7 +79,7 @@ export async function createBenchOrganization(
 
 /**
  * Builds the bench organization through the public API on the platform path (every call with the platform key
- * and `Service-Organization-Id`, as platform customers call): providers by import, one 50-minute
+ * and `Service-Organization-Id`, as platform customers call; a 503 waited out and sent again): providers by import, one 50-minute
  * 'Intake Session' service and one weekly schedule per provider, a lone contention provider, and some
  * existing bookings made by resolving and confirming. An organization key is made too, for the org-key rows.
  */
@@ -92,12 +105,14 @@ export async function seedOrganization(o: SeedOptions): Promise<SeededOrganizati
   await forEachBounded(generated, o.concurrency, async (g) => {
     const providerId = importResult.providerIds.get(g.externalId)!;
     const r = expectStatus(
-      await api.post('/api/v2/services', {
-        providerId,
-        title: 'Intake Session',
-        duration: 50,
-        modality: g.serviceModality,
-      }),
+      await obeyed(() =>
+        api.post('/api/v2/services', {
+          providerId,
+          title: 'Intake Session',
+          duration: 50,
+          modality: g.serviceModality,
+        }),
+      ),
       'create service',
     );
     serviceIds.set(g.externalId, r.body.id as string);
@@ -109,12 +124,14 @@ export async function seedOrganization(o: SeedOptions): Promise<SeededOrganizati
   await forEachBounded(generated, o.concurrency, async (g) => {
     const providerId = importResult.providerIds.get(g.externalId)!;
     expectStatus(
-      await api.post('/api/v2/calendar-connections', {
-        providerId,
-        title: 'Office hours',
-        timezone: g.timezone,
-        days: g.days,
-      }),
+      await obeyed(() =>
+        api.post('/api/v2/calendar-connections', {
+          providerId,
+          title: 'Office hours',
+          timezone: g.timezone,
+          days: g.days,
+        }),
+      ),
       'create calendar connection',
     );
   });
@@ -174,15 +191,19 @@ export async function seedOrganization(o: SeedOptions): Promise<SeededOrganizati
         days: 14,
         maxOptionsPerProvider: 1,
       });
-      const r = await api.post('/api/v2/resolutions', body, { 'idempotency-key': randomUUID() });
+      const key = randomUUID();
+      const r = await obeyed(() => api.post('/api/v2/resolutions', body, { 'idempotency-key': key }));
       if (r.status !== 200) return;
       const option = (r.body.options as any[]).find((x) => !usedProviderIds.has(x.provider.id));
       if (!option) return;
       usedProviderIds.add(option.provider.id);
-      const c = await api.post(
-        `/api/v2/resolutions/${r.body.resolutionId}/confirm`,
-        { optionId: option.optionId, customer: CUSTOMER },
-        { 'idempotency-key': randomUUID() },
+      const confirmKey = randomUUID();
+      const c = await obeyed(() =>
+        api.post(
+          `/api/v2/resolutions/${r.body.resolutionId}/confirm`,
+          { optionId: option.optionId, customer: CUSTOMER },
+          { 'idempotency-key': confirmKey },
+        ),
       );
       if (c.status === 200) bookingsMade++;
     },

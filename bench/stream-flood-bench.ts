@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { client } from '../test/helpers/http.js';
 import { weekdays } from '../test/helpers/graph-fixtures.js';
-import { vsRaw, type ReportRow } from './bench-report.js';
+import { shareOfRaw, type BenchRow } from './bench-report.js';
 import { firstBenchDate, addDays } from './bench-dates.js';
 import { runClosedLoop } from './closed-loop.js';
 import { latencyStats, type LatencyStats } from './latency-stats.js';
@@ -10,7 +10,7 @@ import { ms, perSec } from './report-table.js';
 
 /** What the stream-flood scenario measured. */
 export interface StreamFloodResult {
-  rows: ReportRow[];
+  rows: BenchRow[];
   /** The readers in quiet windows, and in windows while one key tries to open streams. */
   quiet: { perSecond: number; latency: LatencyStats; failures: number };
   flooded: { perSecond: number; latency: LatencyStats; failures: number };
@@ -168,29 +168,29 @@ export async function benchStreamFlood(o: {
   o.log(
     `  flooded: ${perSec(flooded.perSecond)} reads, p50 ${ms(flooded.latency.p50)}, p99 ${ms(flooded.latency.p99)} (${p99Ratio.toFixed(2)}x); attempts: ${statusText}, answered p50/p99 ${ms(attemptLatency.p50)}/${ms(attemptLatency.p99)}`,
   );
-  const rows: ReportRow[] = [
-    [
-      'streams',
-      `GET /api/v2/resolutions/:id, ${readers} clients, no streams (${windows} x ${windowMs / 1000} s)`,
-      `${perSec(quiet.perSecond)} reads`,
-      `${ms(quiet.latency.p50)} / ${ms(quiet.latency.p99)}`,
-      vsRaw(o.raw, quiet.perSecond, readers),
-      '',
-      '',
-      '',
-      `${quiet.failures} failed`,
-    ],
-    [
-      'streams',
-      `  the same while one key makes inspector stream attempts, 1 per ${gapMs} ms (${attempts} in all)`,
-      `${perSec(flooded.perSecond)} reads`,
-      `${ms(flooded.latency.p50)} / ${ms(flooded.latency.p99)}`,
-      vsRaw(o.raw, flooded.perSecond, readers),
-      '',
-      '',
-      '',
-      `p99 ${p99Ratio.toFixed(2)}x without; ${flooded.failures} failed; attempts ${statusText} (10 open per window at most), answered p50/p99 ${ms(attemptLatency.p50)}/${ms(attemptLatency.p99)}`,
-    ],
+  const rows: BenchRow[] = [
+    {
+      id: 'streams.reads.quiet',
+      group: 'streams',
+      label: `GET /api/v2/resolutions/:id, ${readers} clients, no streams (${windows} x ${windowMs / 1000} s)`,
+      rate: quiet.perSecond,
+      unit: 'reads',
+      p50: quiet.latency.p50,
+      p99: quiet.latency.p99,
+      ...shareOfRaw(o.raw, quiet.perSecond, readers),
+      answers: `${quiet.failures} failed`,
+    },
+    {
+      id: 'streams.reads.flooded',
+      group: 'streams',
+      label: `  the same while one key makes inspector stream attempts, 1 per ${gapMs} ms (${attempts} in all)`,
+      rate: flooded.perSecond,
+      unit: 'reads',
+      p50: flooded.latency.p50,
+      p99: flooded.latency.p99,
+      ...shareOfRaw(o.raw, flooded.perSecond, readers),
+      answers: `p99 ${p99Ratio.toFixed(2)}x without; ${flooded.failures} failed; attempts ${statusText} (10 open per window at most), answered p50/p99 ${ms(attemptLatency.p50)}/${ms(attemptLatency.p99)}`,
+    },
   ];
   return { rows, quiet, flooded, attempts, attemptStatuses: statuses, attemptLatency, p99Ratio };
 }

@@ -4,7 +4,7 @@ import { newId } from '../src/persistence/new-id.js';
 import { client } from '../test/helpers/http.js';
 import { createLivePlatformKey } from '../test/helpers/live-platform-key.js';
 import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
-import { vsRaw, type ReportRow } from './bench-report.js';
+import { shareOfRaw, type BenchRow } from './bench-report.js';
 import { runClosedLoop } from './closed-loop.js';
 import { latencyStats } from './latency-stats.js';
 import type { RawBaseline } from './raw-baseline.js';
@@ -12,7 +12,7 @@ import { ms, perSec } from './report-table.js';
 
 /** What the webhook scenarios measured. */
 export interface WebhookBenchResult {
-  rows: ReportRow[];
+  rows: BenchRow[];
   throughput: { events: number; drainMs: number; perSecond: number; readsPerSecond: number; readP99Ms: number };
   fairness: { events: number; p50Ms: number; p99Ms: number; maxMs: number; hangingInFlight: number };
 }
@@ -94,7 +94,7 @@ export async function benchWebhooks(o: {
     const perSecond = events / (drainMs / 1000);
     const readsPerSecond = readRun.latencies.length / (readRun.elapsedMs / 1000);
     o.log(
-      `  ${perSec(perSecond)} delivered events/s (${events} in ${ms(drainMs)}); reads meanwhile ${perSec(readsPerSecond)}/s, p99 ${ms(readStats.p99)}`,
+      `  ${perSec(perSecond)} delivered events/s (${events} in ${ms(drainMs)}); reads meanwhile ${perSec(readsPerSecond)}, p99 ${ms(readStats.p99)}`,
     );
 
     // 2. Fairness: A hangs, B's latency.
@@ -128,29 +128,24 @@ export async function benchWebhooks(o: {
       `  B: ${latencies.length} events, created -> received p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, max ${ms(f.max)}; A's receiver got ${hangingInFlight} requests`,
     );
 
-    const rows: ReportRow[] = [
-      [
-        'webhooks',
-        `${events} outbox events -> local receiver (200 at once), ${o.readers ?? 8} clients reading meanwhile`,
-        `${perSec(perSecond)} events/s`,
-        '',
-        vsRaw(o.raw, perSecond, 8),
-        '',
-        '',
-        '',
-        `drained in ${ms(drainMs)}; reads meanwhile ${perSec(readsPerSecond)}/s, p50/p99 ${ms(readStats.p50)}/${ms(readStats.p99)}`,
-      ],
-      [
-        'webhooks',
-        "org B's delivery latency while org A's receiver never answers",
-        `${latencies.length} events`,
-        `${ms(f.p50)} / ${ms(f.p99)}`,
-        '',
-        '',
-        '',
-        '',
-        `created -> received; max ${ms(f.max)}; A's receiver got ${hangingInFlight} requests, none answered (8 in flight per org at most)`,
-      ],
+    const rows: BenchRow[] = [
+      {
+        id: 'webhooks.throughput',
+        group: 'webhooks',
+        label: `${events} outbox events -> local receiver (200 at once), ${o.readers ?? 8} clients reading meanwhile`,
+        rate: perSecond,
+        unit: 'events',
+        ...shareOfRaw(o.raw, perSecond, 8),
+        answers: `drained in ${ms(drainMs)}; reads meanwhile ${perSec(readsPerSecond)}, p50/p99 ${ms(readStats.p50)}/${ms(readStats.p99)}`,
+      },
+      {
+        id: 'webhooks.fairness',
+        group: 'webhooks',
+        label: "org B's delivery latency while org A's receiver never answers",
+        p50: f.p50,
+        p99: f.p99,
+        answers: `${latencies.length} events created -> received; max ${ms(f.max)}; A's receiver got ${hangingInFlight} requests, none answered (8 in flight per org at most)`,
+      },
     ];
     return {
       rows,
