@@ -23,10 +23,16 @@ const OVERLOAD_INTERVAL_MS = 500;
 /** A queue still holding this share of what it held an interval ago is standing, not draining. */
 const STANDING_SHARE = 0.8;
 /**
- * How long an overload lasts after its last sign (work that waited past the target, an arrival that would have): the
- * state ends by itself once the load has gone, whether or not anything arrives.
+ * How long an overload lasts after its last sign (work that waited past the target, an arrival that would have): longer
+ * than the Retry-After a refusal asks for, so clients sent away that come back together are refused at once rather than
+ * queued; the state ends by itself once the load has gone, whether or not anything arrives.
  */
-const OVERLOAD_HOLD_MS = 500;
+const OVERLOAD_HOLD_MS = 1500;
+/**
+ * Within this long after an overload's last sign, work that waited past the target makes the door overloaded again at
+ * once: clients sent away come back together after their Retry-After, and must not find a plain FIFO queue.
+ */
+const RECENT_OVERLOAD_MS = 2000;
 /** The shortest target wait: below it, timer resolution and one slow turn of the event loop would decide. */
 const MIN_TARGET_MS = 5;
 /** The target wait is this many times the average service time of one piece of work. */
@@ -102,6 +108,8 @@ export interface AdmissionQueue {
 interface Waiter {
   kind: string;
   cost: number;
+  /** Its cost times its kind's average time (learned-costs.ts workOf), counted in the queue's predicted wait. */
+  work: number;
   enqueuedAt: number;
   resolve(a: Admission): void;
   timer: unknown;
@@ -121,7 +129,9 @@ interface Waiter {
  * the average service time, at least 5 ms) for half a second and the queue has not drained meanwhile (a burst drains:
  * its clients send nothing more while it does), the door is overloaded: arrivals that would wait past the target are
  * refused at once (a cheap answer), and so are waiters that have already waited past it. Each such sign keeps the
- * overload for another half second; without one (the load has gone) it ends by itself, so no state outlives the load.
+ * overload for another 1.5 s; without one (the load has gone) it ends by itself, so no state outlives the load
+ * for long: within 2 s of its last sign, a wait past the target starts it again at once (clients sent away come back
+ * together after their Retry-After).
  */
 export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   const t = o.timers ?? REAL_TIMERS;
@@ -133,6 +143,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   let head = 0;
   let inFlight = 0;
   let queuedUnits = 0;
+  let queuedWork = 0;
   let waiting = 0;
   // CoDel state: since when waits have been above the target and how many waited then, and the overload.
   let aboveSince: number | undefined;
@@ -146,7 +157,8 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
 
   const targetMs = () =>
     Math.min(maxWaitMs, Math.max(MIN_TARGET_MS, TARGET_WORK_FACTOR * (costs.workMs ?? MIN_TARGET_MS)));
-  const predictedWaitMs = (units: number) => (units * (costs.unitMs ?? 0)) / Math.max(1, o.limit);
+  /** How long work arriving now would wait: the capacity queued ahead of it and its own, over the limit. */
+  const predictedWaitMs = (work: number) => (queuedWork + work) / Math.max(1, o.limit);
 
   /** Updates the overload state from the wait of work that starts now. */
   const observeWait = (waitedMs: number, now: number) => {
@@ -157,6 +169,10 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     }
     if (waitedMs < target) {
       aboveSince = undefined;
+      return;
+    }
+    if (now - (overloadedUntil - OVERLOAD_HOLD_MS) < RECENT_OVERLOAD_MS) {
+      stillOverloaded(now);
       return;
     }
     if (aboveSince === undefined) {
@@ -191,6 +207,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
 
   const removeAt = (w: Waiter) => {
     queuedUnits -= w.cost;
+    queuedWork -= w.work;
     waiting--;
     t.clearTimeout(w.timer);
     if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
@@ -256,7 +273,8 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       }
       if (waiting >= maxQueue) return Promise.resolve({ admitted: false, reason: 'queue_full' });
       const budget = Math.min(maxWaitMs, opts.budgetMs ?? Infinity);
-      const predicted = predictedWaitMs(queuedUnits + cost);
+      const work = costs.workOf(kind);
+      const predicted = predictedWaitMs(work);
       if (isOverloaded(now) && predicted > targetMs()) {
         stillOverloaded(now);
         return Promise.resolve({ admitted: false, reason: 'overloaded' });
@@ -264,7 +282,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       if (predicted > budget || budget <= 0) return Promise.resolve({ admitted: false, reason: 'wait_budget' });
       if (opts.signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
       return new Promise<Admission>((resolve) => {
-        const w: Waiter = { kind, cost, enqueuedAt: now, resolve, timer: undefined };
+        const w: Waiter = { kind, cost, work, enqueuedAt: now, resolve, timer: undefined };
         const drop = (reason: RefusalReason) => {
           if (w.cost === 0) return;
           removeAt(w);
@@ -281,6 +299,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
         }
         queue.push(w);
         queuedUnits += cost;
+        queuedWork += work;
         waiting++;
       });
     },

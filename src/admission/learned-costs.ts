@@ -11,8 +11,11 @@ export interface LearnedCosts {
   costOf(kind: string): number;
   /** Records that work of `kind` took `ms` from its start to its end. */
   record(kind: string, ms: number): void;
-  /** The average time of one unit of work in milliseconds (undefined before any sample). */
-  readonly unitMs: number | undefined;
+  /**
+   * The capacity work of `kind` takes: its units times its average time, in unit-milliseconds (the average of every kind
+   * for one not yet measured; 0 before any sample). A queue holding W of it drains in about W / limit milliseconds.
+   */
+  workOf(kind: string): number;
   /** The average time of one piece of work, whatever its kind (undefined before any sample). */
   readonly workMs: number | undefined;
 }
@@ -26,8 +29,8 @@ export interface LearnedCosts {
 export function createLearnedCosts(opts: { maxCost: number }): LearnedCosts {
   const averages = new Map<string, { ms: number; n: number }>();
   let baseMs: number | undefined;
-  let unitMs: number | undefined;
   let workMs: number | undefined;
+  let averageWork = 0;
   const ewma = (prev: number | undefined, x: number) => (prev === undefined ? x : prev + EWMA_WEIGHT * (x - prev));
   const costFrom = (ms: number | undefined) =>
     ms === undefined || baseMs === undefined
@@ -35,6 +38,10 @@ export function createLearnedCosts(opts: { maxCost: number }): LearnedCosts {
       : Math.min(opts.maxCost, Math.max(1, Math.round(ms / Math.max(baseMs, MIN_BASE_MS))));
   return {
     costOf: (kind) => costFrom(averages.get(kind)?.ms),
+    workOf(kind) {
+      const ms = averages.get(kind)?.ms;
+      return ms === undefined ? averageWork : costFrom(ms) * ms;
+    },
     record(kind, ms) {
       const cost = costFrom(averages.get(kind)?.ms);
       const a = averages.get(kind) ?? { ms, n: 0 };
@@ -46,11 +53,8 @@ export function createLearnedCosts(opts: { maxCost: number }): LearnedCosts {
       for (const v of averages.values())
         if (v.n >= SAMPLES_FOR_BASE && (base === undefined || v.ms < base)) base = v.ms;
       baseMs = base;
-      unitMs = ewma(unitMs, ms / cost);
       workMs = ewma(workMs, ms);
-    },
-    get unitMs() {
-      return unitMs;
+      averageWork = ewma(averageWork === 0 ? undefined : averageWork, ms * cost)!;
     },
     get workMs() {
       return workMs;

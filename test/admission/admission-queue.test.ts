@@ -229,8 +229,8 @@ test('sustained overload: waits stay near the target, arrivals beyond it are ref
     for (const s of slots) if (s.e.outcome?.admitted) s.e.outcome.ticket.leave();
     await q.timers.advance(10);
   }
-  // Without any new request, the overload has ended by itself half a second after its last sign.
-  await q.timers.advance(600);
+  // Without any new request, the overload has ended by itself 1.5 s after its last sign.
+  await q.timers.advance(1600);
   t.false(q.queue.overloaded, 'no state outlives the load');
   const next = q.enter('work');
   await settle();

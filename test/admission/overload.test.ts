@@ -127,8 +127,8 @@ test.serial(
       await new Promise((r) => setTimeout(r, 100));
     }
     t.not(recovered, undefined, 'served again within 2 s');
-    // And 2 s after the load ended, a burst is served whole again (no state outlives the load that set it).
-    await new Promise((r) => setTimeout(r, Math.max(0, ended + 2000 - Date.now())));
+    // And 3 s after the load ended, a burst is served whole again (no state outlives the load that set it).
+    await new Promise((r) => setTimeout(r, Math.max(0, ended + 3000 - Date.now())));
     const burst = await Promise.all(Array.from({ length: 20 }, () => resolve()));
     t.deepEqual(
       burst.map((a) => a.status).filter((s) => s !== 200),
