@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { createLearnedCosts, type LearnedCosts } from './learned-costs.js';
 
 /** Seconds a refused request or call is told to wait (Retry-After): the shortest an HTTP client can be asked for. */
 export const SHED_RETRY_AFTER_SECONDS = 1;
@@ -14,6 +13,23 @@ export const ADMITTED_TOKEN_KEY = 'x-service-admitted';
 export const DEFAULT_MAX_WAIT_MS = 1000;
 /** Requests one door holds waiting by default; beyond, refused at once. */
 export const DEFAULT_MAX_QUEUE = 1024;
+/** Requests one door runs at once at most, by default (the adaptive limit moves below it). */
+export const DEFAULT_MAX_LIMIT = 64;
+/**
+ * The fewest requests the adaptive limit lets run at once: a request spends part of its time waiting on PostgreSQL or
+ * Redis, and fewer than this leave a saturated loop idle in those waits (reads at 32 clients lost a fifth of their
+ * throughput with 4).
+ */
+const MIN_LIMIT = 16;
+/** Requests a door runs at once before it has learned anything. */
+const INITIAL_LIMIT = 16;
+
+/** How often the limit is adapted to how busy the event loop has been. */
+const ADAPT_INTERVAL_MS = 100;
+/** Below this share of its time busy, the event loop has room: a door with waiting work runs more at once. */
+const ROOM_BELOW = 0.8;
+/** Above this share, the event loop is saturated: more work at once adds only latency, so the door runs less. */
+const SATURATED_ABOVE = 0.95;
 
 /**
  * How often a door whose work keeps waiting past the target looks at whether its queue drains. A burst at a quiet
@@ -33,10 +49,18 @@ const OVERLOAD_HOLD_MS = 1500;
  * once: clients sent away come back together after their Retry-After, and must not find a plain FIFO queue.
  */
 const RECENT_OVERLOAD_MS = 2000;
-/** The shortest target wait: below it, timer resolution and one slow turn of the event loop would decide. */
-const MIN_TARGET_MS = 5;
-/** The target wait is this many times the average service time of one piece of work. */
-const TARGET_WORK_FACTOR = 2;
+/**
+ * The shortest wait that counts as past the target: a queue of ordinary clients on a busy process waits some tens of
+ * milliseconds (32 clients of reads: about 20-30 ms here), and serving them in turn is what they want.
+ */
+const MIN_TARGET_MS = 50;
+/**
+ * The target wait is at least half the average service time of one request: admitted work then takes at most about
+ * 1.5 times as long as it does at capacity, however many clients are sent away.
+ */
+const TARGET_WORK_FACTOR = 0.5;
+/** How much each new sample moves the average service time (an exponentially weighted moving average). */
+const EWMA_WEIGHT = 0.1;
 
 /** Time and timers of a queue; tests pass their own to move time by hand. */
 export interface AdmissionTimers {
@@ -53,15 +77,31 @@ const REAL_TIMERS: AdmissionTimers = {
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
+/** The share of its time the event loop was busy since the previous call (performance.eventLoopUtilization). */
+function eventLoopBusy(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const delta = performance.eventLoopUtilization(now, last);
+    last = now;
+    return delta.utilization;
+  };
+}
+
 /** Options of createAdmissionQueue. */
 export interface AdmissionQueueOptions {
-  /** Units of work run at once (a unit is the cheapest kind of work's time; learned-costs.ts); 0: no limit at all. */
+  /** The most requests run at once (the adaptive limit stays at or below it); 0: no limit at all. */
   limit: number;
   /** Requests that may wait at once; beyond, refused at once. @default DEFAULT_MAX_QUEUE */
   maxQueue?: number;
   /** The wait budget: the longest a request waits to start. @default DEFAULT_MAX_WAIT_MS */
   maxWaitMs?: number;
   timers?: AdmissionTimers;
+  /**
+   * The share (0..1) of its time the process's event loop was busy since the previous call; tests pass their own.
+   * @default performance.eventLoopUtilization
+   */
+  busy?: () => number;
 }
 
 /** Why work was not admitted. */
@@ -77,11 +117,9 @@ export type RefusalReason =
 
 /** Admitted work: call `leave` once when it is done. */
 export interface AdmissionTicket {
-  /** The units it holds. */
-  readonly cost: number;
   /** How long it waited to start, in milliseconds. */
   readonly waitedMs: number;
-  /** Gives its units back and records its service time (once; later calls do nothing). */
+  /** Frees its place and records its service time (once; later calls do nothing). */
   leave(): void;
 }
 
@@ -91,60 +129,64 @@ export type Admission = { admitted: true; ticket: AdmissionTicket } | { admitted
 /** A door's admission: work runs within its limit, the rest waits in a bounded queue. */
 export interface AdmissionQueue {
   /**
-   * Admits work of `kind` (its cost is learned per kind): at once when it fits, else after waiting its turn, or refuses
-   * it. `budgetMs` shortens the wait budget (the caller's remaining deadline); `signal` withdraws a waiting request.
+   * Admits a request: at once when it fits, else after waiting its turn, or refuses it. `budgetMs` shortens the wait
+   * budget (the caller's remaining deadline); `signal` withdraws a waiting request.
    */
-  enter(kind: string, opts?: { budgetMs?: number; signal?: AbortSignal }): Promise<Admission>;
-  /** Units of work running now. */
+  enter(opts?: { budgetMs?: number; signal?: AbortSignal }): Promise<Admission>;
+  /** Requests running now. */
   readonly inFlight: number;
   /** Requests waiting now. */
   readonly waiting: number;
+  /** How many requests may run at once now (adapted to how busy the event loop is). */
+  readonly limit: number;
   /** Whether the door is overloaded now (waits are held to the target, the rest refused at once). */
   readonly overloaded: boolean;
-  /** The learned costs (read by tests and metrics). */
-  readonly costs: LearnedCosts;
 }
 
 interface Waiter {
-  kind: string;
-  cost: number;
-  /** Its cost times its kind's average time (learned-costs.ts workOf), counted in the queue's predicted wait. */
-  work: number;
   enqueuedAt: number;
   resolve(a: Admission): void;
   timer: unknown;
+  /** Set once the waiter has been answered (started, refused, withdrawn) while it still sits in the array. */
+  done: boolean;
   onAbort?: () => void;
   signal?: AbortSignal;
 }
 
 /**
- * createAdmissionQueue bounds the work one door of a process runs at once and queues the rest, refusing only what
- * could not start in time. Work that fits under `limit` units starts at once. Otherwise it waits in FIFO order, and is
- * refused when the queue is full, when the predicted wait (queued units over the limit, times the learned time of a
- * unit) exceeds its budget, or when its budget passes while it waits. A burst at a quiet door therefore waits its turn
- * within the budget (1 s by default) instead of being refused.
+ * createAdmissionQueue bounds the requests one door of a process runs at once and queues the rest, refusing only what
+ * could not start in time. **The limit adapts** to the event loop (additive increase, multiplicative decrease, every
+ * 100 ms): while requests wait and the loop has room (busy under 80% of the time: the work waits on PostgreSQL or
+ * Redis), more run at once, up to `limit`; while the loop is saturated (busy over 95%), fewer, down to 16, since running
+ * more on one saturated loop adds only latency. **The queue**: a request that does not fit waits in FIFO order and is
+ * refused only when the queue is full, when its predicted wait (the requests ahead of it, over the limit, times the
+ * average service time) exceeds its budget, or when its budget passes while it waits. A burst at a quiet door thus
+ * waits its turn within the budget (1 s by default) instead of being refused.
  *
- * Under sustained overload a FIFO queue only turns throughput into latency, so the door adapts (CoDel, as in Nichols
- * and Jacobson's queue management and Facebook's adaptive queueing): when waits have stayed above a target (twice
- * the average service time, at least 5 ms) for half a second and the queue has not drained meanwhile (a burst drains:
- * its clients send nothing more while it does), the door is overloaded: arrivals that would wait past the target are
- * refused at once (a cheap answer), and so are waiters that have already waited past it. Each such sign keeps the
- * overload for another 1.5 s; without one (the load has gone) it ends by itself, so no state outlives the load
- * for long: within 2 s of its last sign, a wait past the target starts it again at once (clients sent away come back
- * together after their Retry-After).
+ * **Overload** (CoDel, as in Nichols and Jacobson's queue management and Facebook's adaptive queueing): when work has
+ * kept waiting past a target (half the average service time, at least 50 ms) for half a second, the queue has not
+ * drained meanwhile (a burst drains: its clients send nothing more while it does) and the event loop is saturated, the
+ * door is overloaded: arrivals that would wait past the target are refused at once (a cheap answer), and so are waiters
+ * that have already waited past it. A queue that stands while the loop has room is not overload: the limit grows
+ * instead. Each sign of overload keeps it for another 1.5 s; without one (the load has gone) it ends by itself, so no
+ * state outlives the load for long: within 2 s of its last sign, a wait past the target starts it again at once
+ * (clients sent away come back together after their Retry-After).
  */
 export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   const t = o.timers ?? REAL_TIMERS;
+  const busy = o.busy ?? eventLoopBusy();
   const maxQueue = o.maxQueue ?? DEFAULT_MAX_QUEUE;
   const maxWaitMs = o.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-  // One piece of heavy work may take a quarter of the limit, so a few run beside a stream of cheap ones.
-  const costs = createLearnedCosts({ maxCost: Math.max(1, Math.floor(o.limit / 4)) });
+  const maxLimit = o.limit;
+  const minLimit = Math.min(MIN_LIMIT, maxLimit);
+  let limit = Math.min(INITIAL_LIMIT, maxLimit);
   const queue: Waiter[] = [];
   let head = 0;
   let inFlight = 0;
-  let queuedUnits = 0;
-  let queuedWork = 0;
   let waiting = 0;
+  let workMs: number | undefined;
+  let adaptedAt = t.now();
+  let saturated = false;
   // CoDel state: since when waits have been above the target and how many waited then, and the overload.
   let aboveSince: number | undefined;
   let waitingAtMark = 0;
@@ -155,10 +197,19 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     overloadedUntil = now + OVERLOAD_HOLD_MS;
   };
 
-  const targetMs = () =>
-    Math.min(maxWaitMs, Math.max(MIN_TARGET_MS, TARGET_WORK_FACTOR * (costs.workMs ?? MIN_TARGET_MS)));
-  /** How long work arriving now would wait: the capacity queued ahead of it and its own, over the limit. */
-  const predictedWaitMs = (work: number) => (queuedWork + work) / Math.max(1, o.limit);
+  const targetMs = () => Math.min(maxWaitMs, Math.max(MIN_TARGET_MS, TARGET_WORK_FACTOR * (workMs ?? 0)));
+  /** How long a request arriving now would wait: the requests ahead of it, over the limit, times a service time. */
+  const predictedWaitMs = () => ((waiting + 1) * (workMs ?? 0)) / Math.max(1, limit);
+
+  /** Moves the limit by how busy the event loop was since the last adaptation (at most every 100 ms). */
+  const adapt = (now: number) => {
+    if (now - adaptedAt < ADAPT_INTERVAL_MS) return;
+    adaptedAt = now;
+    const share = busy();
+    saturated = share > SATURATED_ABOVE;
+    if (saturated) limit = Math.max(minLimit, Math.floor(limit * 0.9));
+    else if (share < ROOM_BELOW && waiting > 0) limit = Math.min(maxLimit, limit + Math.max(1, Math.floor(limit / 4)));
+  };
 
   /** Updates the overload state from the wait of work that starts now. */
   const observeWait = (waitedMs: number, now: number) => {
@@ -181,44 +232,44 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       return;
     }
     if (now - aboveSince < OVERLOAD_INTERVAL_MS) return;
-    // An interval of long waits: a queue that still holds most of what it held is a standing load (overloaded); one
-    // that drained is a burst, watched again over the next interval.
-    if (waiting > 0 && waiting >= waitingAtMark * STANDING_SHARE) stillOverloaded(now);
+    // An interval of long waits: a queue that still holds most of what it held, on a saturated loop, is a standing
+    // load (overloaded); one that drained is a burst, and one whose loop has room waits for the limit to grow.
+    if (saturated && waiting > 0 && waiting >= waitingAtMark * STANDING_SHARE) stillOverloaded(now);
     aboveSince = now;
     waitingAtMark = waiting;
   };
 
-  const start = (kind: string, cost: number, waitedMs: number): AdmissionTicket => {
-    inFlight += cost;
+  const start = (waitedMs: number): AdmissionTicket => {
+    inFlight++;
     const startedAt = t.now();
-    let done = false;
+    let left = false;
     return {
-      cost,
       waitedMs,
       leave() {
-        if (done) return;
-        done = true;
-        inFlight -= cost;
-        costs.record(kind, t.now() - startedAt);
+        if (left) return;
+        left = true;
+        inFlight--;
+        const now = t.now();
+        workMs = workMs === undefined ? now - startedAt : workMs + EWMA_WEIGHT * (now - startedAt - workMs);
+        adapt(now);
         pump();
       },
     };
   };
 
-  const removeAt = (w: Waiter) => {
-    queuedUnits -= w.cost;
-    queuedWork -= w.work;
+  const answer = (w: Waiter, a: Admission) => {
+    w.done = true;
     waiting--;
     t.clearTimeout(w.timer);
     if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
+    w.resolve(a);
   };
 
   /** Starts waiters in order while they fit; when overloaded, refuses those that waited past the target. */
   function pump() {
     while (head < queue.length) {
       const w = queue[head]!;
-      if (w.cost === 0) {
-        // A waiter already answered (timed out or cancelled) and left in place.
+      if (w.done) {
         head++;
         continue;
       }
@@ -227,18 +278,13 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       if (isOverloaded(now) && waited > targetMs()) {
         stillOverloaded(now);
         head++;
-        removeAt(w);
-        w.cost = 0;
-        w.resolve({ admitted: false, reason: 'overloaded' });
+        answer(w, { admitted: false, reason: 'overloaded' });
         continue;
       }
-      if (inFlight > 0 && inFlight + w.cost > o.limit) break;
+      if (inFlight >= limit) break;
       head++;
-      removeAt(w);
-      const cost = w.cost;
-      w.cost = 0;
       observeWait(waited, now);
-      w.resolve({ admitted: true, ticket: start(w.kind, cost, waited) });
+      answer(w, { admitted: true, ticket: start(waited) });
     }
     // Compact the array once its answered front is large, so it does not grow without end.
     if (head > 1024 && head * 2 > queue.length) {
@@ -258,23 +304,24 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     get waiting() {
       return waiting;
     },
+    get limit() {
+      return limit;
+    },
     get overloaded() {
       return isOverloaded(t.now());
     },
-    costs,
-    enter(kind, opts = {}) {
-      const cost = costs.costOf(kind);
-      if (o.limit <= 0) return Promise.resolve({ admitted: true, ticket: start(kind, cost, 0) });
+    enter(opts = {}) {
+      if (maxLimit <= 0) return Promise.resolve({ admitted: true, ticket: start(0) });
       const now = t.now();
-      // Nothing waits and it fits (or nothing runs at all: work dearer than the whole limit runs alone).
-      if (queuedUnits === 0 && (inFlight === 0 || inFlight + cost <= o.limit)) {
+      adapt(now);
+      // Nothing waits and it fits.
+      if (waiting === 0 && inFlight < limit) {
         observeWait(0, now);
-        return Promise.resolve({ admitted: true, ticket: start(kind, cost, 0) });
+        return Promise.resolve({ admitted: true, ticket: start(0) });
       }
       if (waiting >= maxQueue) return Promise.resolve({ admitted: false, reason: 'queue_full' });
       const budget = Math.min(maxWaitMs, opts.budgetMs ?? Infinity);
-      const work = costs.workOf(kind);
-      const predicted = predictedWaitMs(work);
+      const predicted = predictedWaitMs();
       if (isOverloaded(now) && predicted > targetMs()) {
         stillOverloaded(now);
         return Promise.resolve({ admitted: false, reason: 'overloaded' });
@@ -282,12 +329,10 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       if (predicted > budget || budget <= 0) return Promise.resolve({ admitted: false, reason: 'wait_budget' });
       if (opts.signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
       return new Promise<Admission>((resolve) => {
-        const w: Waiter = { kind, cost, work, enqueuedAt: now, resolve, timer: undefined };
+        const w: Waiter = { enqueuedAt: now, resolve, timer: undefined, done: false };
         const drop = (reason: RefusalReason) => {
-          if (w.cost === 0) return;
-          removeAt(w);
-          w.cost = 0;
-          resolve({ admitted: false, reason });
+          if (w.done) return;
+          answer(w, { admitted: false, reason });
           // A waiter leaving may let the one behind it start (it was blocked only by this one's place).
           pump();
         };
@@ -298,8 +343,6 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
           opts.signal.addEventListener('abort', w.onAbort, { once: true });
         }
         queue.push(w);
-        queuedUnits += cost;
-        queuedWork += work;
         waiting++;
       });
     },

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../observability/create-logger.js';
 import type { GatewayAnswers } from '../grpc/answer-forms.js';
-import { DEFAULT_MAX_QUEUE, DEFAULT_MAX_WAIT_MS } from '../admission/admission-queue.js';
+import { DEFAULT_MAX_LIMIT, DEFAULT_MAX_QUEUE, DEFAULT_MAX_WAIT_MS } from '../admission/admission-queue.js';
 
 /** Which parts of the service a process runs. */
 export type Role = 'gateway' | 'grpc' | 'workers';
@@ -35,9 +35,9 @@ export interface Config {
   outboundAllowInsecureUrls: boolean;
   /** pino level of the service's JSON log lines (LOG_LEVEL, default `info`). */
   logLevel: LogLevel;
-  /** Admission units of REST requests run at once; the rest wait in a queue (MAX_IN_FLIGHT_REQUESTS; 0 = no limit). */
+  /** The most REST requests run at once (the adaptive limit stays below); the rest wait (MAX_IN_FLIGHT_REQUESTS; 0 = no limit). */
   maxInFlightRequests: number;
-  /** Admission units of direct gRPC calls run at once; the rest wait in a queue (MAX_IN_FLIGHT_CALLS; 0 = no limit). */
+  /** The most direct gRPC calls run at once; the rest wait in a queue (MAX_IN_FLIGHT_CALLS; 0 = no limit). */
   maxInFlightCalls: number;
   /** Requests or calls each door's admission queue holds (ADMISSION_QUEUE_LENGTH); beyond, 503 at once. */
   admissionQueueLength: number;
@@ -158,8 +158,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : intSetting(env, 'METRICS_PORT', 0),
     streamLimits: streamLimitsSetting(env),
     logLevel: logLevelSetting(env.LOG_LEVEL),
-    maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', 16),
-    maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', 16),
+    maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', DEFAULT_MAX_LIMIT),
+    maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', DEFAULT_MAX_LIMIT),
     admissionQueueLength: intSetting(env, 'ADMISSION_QUEUE_LENGTH', DEFAULT_MAX_QUEUE),
     admissionMaxWaitMs: intSetting(env, 'ADMISSION_MAX_WAIT_MS', DEFAULT_MAX_WAIT_MS),
     pgPoolMaxWaiters: intSetting(env, 'PG_POOL_MAX_WAITERS', 128),

@@ -12,10 +12,10 @@ import type { ServiceMetrics } from '../observability/service-metrics.js';
 /** The admission of a gateway's API requests: one queue for every route. */
 export interface RequestAdmission {
   /**
-   * Admits the request of `kind` (its route) or throws 503 SERVICE_UNAVAILABLE with Retry-After; `budgetMs` is its
-   * remaining deadline. Call the ticket's `leave` once the request's work is done.
+   * Admits the request or throws 503 SERVICE_UNAVAILABLE with Retry-After; `budgetMs` is its remaining deadline. Call
+   * the ticket's `leave` once the request's work is done.
    */
-  admit(ctx: Koa.Context, kind: string, budgetMs: number): Promise<AdmissionTicket>;
+  admit(ctx: Koa.Context, budgetMs: number): Promise<AdmissionTicket>;
 }
 
 /** Refusals answered at once per second; past them, each waits its turn (see createRefusalPacer). */
@@ -84,11 +84,11 @@ export function createRequestAdmission(o: {
     waiting.set(queue.waiting);
   };
   return {
-    async admit(ctx, kind, budgetMs) {
+    async admit(ctx, budgetMs) {
       const gone = new AbortController();
       const onClose = () => gone.abort();
       ctx.res.once('close', onClose);
-      const pending = queue.enter(kind, { budgetMs, signal: gone.signal });
+      const pending = queue.enter({ budgetMs, signal: gone.signal });
       show();
       const a = await pending;
       if (!a.admitted) {
@@ -109,7 +109,6 @@ export function createRequestAdmission(o: {
       show();
       const ticket = a.ticket;
       return {
-        cost: ticket.cost,
         waitedMs: ticket.waitedMs,
         leave() {
           ticket.leave();

@@ -207,7 +207,6 @@ export function createGateway(deps: GatewayDeps): Koa {
   });
   for (const route of deps.routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    const kind = `${route.service}/${route.rpc}`;
     const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
     router[method](route.path, async (ctx) => {
       // The key is checked before the body is read: a request without a valid one costs no read and no parse.
@@ -223,7 +222,7 @@ export function createGateway(deps: GatewayDeps): Koa {
         });
       }
       const body = hasBody ? await readJsonBody(ctx.req) : undefined;
-      const ticket = await admission.admit(ctx, kind, deadlineMs - (performance.now() - ctx.state.startedAt));
+      const ticket = await admission.admit(ctx, deadlineMs - (performance.now() - ctx.state.startedAt));
       try {
         await answerRoute(ctx, route, body);
       } finally {

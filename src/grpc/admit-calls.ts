@@ -61,8 +61,6 @@ export function admitCalls(o: CallAdmission): ServerInterceptor {
   return (method, call) => {
     if (o.limits.limit <= 0 || NEVER_SHED.some((p) => method.path.startsWith(p)))
       return new ServerInterceptingCall(call);
-    const [, service = '', rpc = ''] = method.path.split('/');
-    const kind = `${service.replace(/^scheduling\.v1\./, '')}/${rpc}`;
     let ticket: AdmissionTicket | undefined;
     const cancelled = new AbortController();
     const release = () => {
@@ -80,7 +78,7 @@ export function admitCalls(o: CallAdmission): ServerInterceptor {
               .withOnReceiveMetadata((md, nextMd) => {
                 if (o.admittedToken !== undefined && md.get(ADMITTED_TOKEN_KEY)[0] === o.admittedToken)
                   return nextMd(md);
-                const pending = queue.enter(kind, {
+                const pending = queue.enter({
                   budgetMs: remainingMs(call.getDeadline()),
                   signal: cancelled.signal,
                 });
