@@ -159,8 +159,9 @@ interface Waiter {
  * 100 ms): while requests wait and the loop has room (busy under 80% of the time: the work waits on PostgreSQL or
  * Redis), more run at once, up to `limit`; while the loop is saturated (busy over 95%), fewer, down to 16, since running
  * more on one saturated loop adds only latency. **The queue**: a request that does not fit waits in FIFO order and is
- * refused only when the queue is full, when its predicted wait (the requests ahead of it, over the limit, times the
- * average service time) exceeds its budget, or when its budget passes while it waits. A burst at a quiet door thus
+ * refused only when the queue is full, when its budget passes while it waits, or (on a saturated loop, where the
+ * prediction holds) at once when its predicted wait (the requests ahead of it, over the limit, times the average service
+ * time) exceeds its budget. A burst at a quiet door thus
  * waits its turn within the budget (1 s by default) instead of being refused.
  *
  * **Overload** (CoDel, as in Nichols and Jacobson's queue management and Facebook's adaptive queueing): when work has
@@ -314,6 +315,8 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       if (maxLimit <= 0) return Promise.resolve({ admitted: true, ticket: start(0) });
       const now = t.now();
       adapt(now);
+      // A limit that just grew lets waiters start before this arrival is judged.
+      if (waiting > 0 && inFlight < limit) pump();
       // Nothing waits and it fits.
       if (waiting === 0 && inFlight < limit) {
         observeWait(0, now);
@@ -326,7 +329,10 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
         stillOverloaded(now);
         return Promise.resolve({ admitted: false, reason: 'overloaded' });
       }
-      if (predicted > budget || budget <= 0) return Promise.resolve({ admitted: false, reason: 'wait_budget' });
+      // The prediction holds for work that shares a saturated loop; work that waits on a lock or a store drains at the
+      // pace of that, so it is given its budget to wait instead.
+      if (budget <= 0 || (saturated && predicted > budget))
+        return Promise.resolve({ admitted: false, reason: 'wait_budget' });
       if (opts.signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
       return new Promise<Admission>((resolve) => {
         const w: Waiter = { enqueuedAt: now, resolve, timer: undefined, done: false };

@@ -161,7 +161,7 @@ test('a waiter that cannot start within its budget is refused when the budget pa
   t.true(after.outcome?.admitted, 'nothing stays behind');
 });
 
-test('a full queue refuses at once; so does work whose predicted wait exceeds its budget', async (t) => {
+test('a full queue refuses at once; so does work whose predicted wait on a saturated loop exceeds its budget', async (t) => {
   const q = queueOf({ limit: 1, maxQueue: 2, maxWaitMs: 1000 });
   await teach(q, 100);
   const running = q.enter();
@@ -171,8 +171,8 @@ test('a full queue refuses at once; so does work whose predicted wait exceeds it
   await settle();
   t.deepEqual(full.outcome, { admitted: false, reason: 'queue_full' });
   t.is(w1.outcome, undefined);
-  // Two requests of ~100 ms each ahead of it, one at a time: it could not start within 150 ms.
-  const q2 = queueOf({ limit: 1, maxWaitMs: 1000 });
+  // On a saturated loop, two requests of ~100 ms each ahead of it, one at a time: it could not start within 150 ms.
+  const q2 = queueOf({ limit: 1, maxWaitMs: 1000 }, { share: 1 });
   await teach(q2, 100);
   q2.enter();
   q2.enter();
@@ -240,6 +240,28 @@ test('a standing queue while the loop has room is not overload: the limit grows 
   t.is(run.p99, 0, 'once grown, nothing waits');
   t.false(q.queue.overloaded);
   await drain(q, run.slots);
+});
+
+test('work that waits on a lock (the loop has room) is not refused by a prediction: the limit grows and it starts in time', async (t) => {
+  const q = queueOf({ limit: 64, maxWaitMs: 1000 }, { share: 0.2 });
+  await teach(q, 300);
+  // 50 requests at once for one slot: they take turns on a lock, one every 20 ms, so the average time is long.
+  const burst = Array.from({ length: 50 }, () => q.enter());
+  await settle();
+  t.is(burst.filter((e) => e.outcome && !e.outcome.admitted).length, 0, 'none refused at once');
+  let done = 0;
+  for (let step = 0; step < 100 && done < 50; step++) {
+    await q.timers.advance(20);
+    const next = burst.find((e) => e.outcome?.admitted && !(e as { left?: boolean }).left);
+    if (next) {
+      (next as { left?: boolean }).left = true;
+      q.ticket(next).leave();
+      done++;
+    }
+    await settle();
+  }
+  t.is(done, 50);
+  t.is(burst.filter((e) => !e.outcome?.admitted).length, 0, 'every one started within its budget');
 });
 
 test('a waiter that goes away leaves the queue and the one behind it moves up', async (t) => {
