@@ -1,8 +1,10 @@
-// Fails when src/gen is not what `buf generate` makes from proto/ (generated code is never hand-edited).
+// Fails when src/gen is not what `buf generate` and build-proto-image.mjs make from proto/ (generated code is never
+// hand-edited).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { buildProtoImage } from './build-proto-image.mjs';
 
 const root = process.cwd();
 const out = mkdtempSync(join(tmpdir(), 'gen-check-'));
@@ -10,6 +12,7 @@ const template = readFileSync(join(root, 'buf.gen.yaml'), 'utf8').replace('out: 
 const templatePath = join(out, 'buf.gen.yaml');
 writeFileSync(templatePath, template);
 execFileSync(join(root, 'node_modules/.bin/buf'), ['generate', '--template', templatePath], { stdio: 'inherit' });
+buildProtoImage(root, join(out, 'scheduling.binpb'));
 
 /** Lists files below a folder, relative to it. */
 function list(dir) {
@@ -28,9 +31,9 @@ const expected = list(out);
 const actual = list(join(root, 'src/gen'));
 const stale = [];
 for (const f of new Set([...expected, ...actual])) {
-  const a = expected.includes(f) ? readFileSync(join(out, f), 'utf8') : null;
-  const b = actual.includes(f) ? readFileSync(join(root, 'src/gen', f), 'utf8') : null;
-  if (a !== b) stale.push(f);
+  const a = expected.includes(f) ? readFileSync(join(out, f)) : null;
+  const b = actual.includes(f) ? readFileSync(join(root, 'src/gen', f)) : null;
+  if (!a || !b || !a.equals(b)) stale.push(f);
 }
 rmSync(out, { recursive: true, force: true });
 if (stale.length > 0) {

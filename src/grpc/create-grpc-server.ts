@@ -1,5 +1,3 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import {
   Metadata,
@@ -11,8 +9,6 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import { ReflectionService } from '@grpc/reflection';
-import * as protoLoader from '@grpc/proto-loader';
 import { randomUUID } from 'node:crypto';
 import { ServiceError, validationError } from '../errors/service-error.js';
 import type { Authenticate } from '../application/authenticate.js';
@@ -40,6 +36,7 @@ import type { ServiceMetrics } from '../observability/service-metrics.js';
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import { GRPC_SERVICES, qualifiedServiceName } from './service-registry.js';
 import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options.js';
+import { addReflection, HEALTH_SERVICE_NAME } from './add-reflection.js';
 import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
 import { ANSWER_FORM_KEY } from './answer-forms.js';
@@ -52,8 +49,6 @@ import {
   UnreadableTypedRequest,
   type RestInput,
 } from '../contract/typed-message.js';
-
-const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../proto');
 
 /**
  * A request message: the gateway form (path and query parameters and a JSON body, as text or as a Value) and the
@@ -101,14 +96,6 @@ function mdString(md: Metadata, key: string): string | undefined {
   return headerFromMetadata(md, key);
 }
 
-/** Loads the proto files as a package definition, for server reflection. */
-function loadPackageDefinition() {
-  const files = Object.keys(GRPC_SERVICES).map(
-    (n) => `scheduling/v1/${n.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}.proto`,
-  );
-  return protoLoader.loadSync(files, { includeDirs: [PROTO_DIR], keepCase: true, defaults: true });
-}
-
 /**
  * Builds the gRPC server: each RPC authenticates the caller once (API key in metadata), applies the shared
  * rate limit, runs its operation, and maps errors to statuses with the contract's code in trailers.
@@ -153,7 +140,10 @@ export function createGrpcServer(deps: GrpcServerDeps) {
     health.setStatus(qualifiedServiceName(name), 'SERVING');
   }
   health.addToServer(server);
-  new ReflectionService(loadPackageDefinition()).addToServer(server);
+  addReflection(server, [
+    HEALTH_SERVICE_NAME,
+    ...Object.keys(deps.operations).map((n) => qualifiedServiceName(n as GrpcServiceName)),
+  ]);
   return {
     server,
     health,
