@@ -1,5 +1,5 @@
 /**
- * Layer boundaries of README "Architecture", checked by `npm run lint:layers` (part of `npm test`).
+ * Layer boundaries of docs/architecture.md, checked by `npm run lint:layers` (part of `npm test`).
  * Lower layers never import higher ones: domain and machines are pure; persistence talks to the stores and knows no
  * operation; the contract is shapes and routes only; the gateway translates HTTP to gRPC calls; the console is
  * browser code. Type-only imports count like any other (a type from a higher layer still couples the two), except

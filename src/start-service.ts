@@ -202,7 +202,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const auditStream = createAuditStream({ redis });
     const audit = createAuditWorkers({ db, stream: auditStream, log });
     // A REST request is counted once, by the gateway's limit: its calls to the gRPC server of this same process carry
-    // this token and are not counted there again (README "Admission and overload").
+    // this token and are not counted there again (docs/operations.md "Admission and overload").
     const admittedToken =
       config.roles.has('gateway') && config.roles.has('grpc') && config.grpcTarget === undefined
         ? randomBytes(16).toString('hex')

@@ -9,7 +9,7 @@ export const SHED_RETRY_AFTER_SECONDS = 1;
  */
 export const ADMITTED_TOKEN_KEY = 'x-service-admitted';
 
-/** The longest a request waits to start by default: the wait budget (README "Admission and overload"). */
+/** The longest a request waits to start by default: the wait budget (docs/operations.md "Admission and overload"). */
 export const DEFAULT_MAX_WAIT_MS = 1000;
 /** Requests one door holds waiting by default; beyond, refused at once. */
 export const DEFAULT_MAX_QUEUE = 1024;

@@ -6,7 +6,7 @@ import { DEFAULT_MAX_LIMIT, DEFAULT_MAX_QUEUE, DEFAULT_MAX_WAIT_MS } from '../ad
 /** Which parts of the service a process runs. */
 export type Role = 'gateway' | 'grpc' | 'workers';
 
-/** Settings read from the environment (README "Configuration"). */
+/** Settings read from the environment (docs/configuration.md). */
 export interface Config {
   host: string;
   port: number;
@@ -45,7 +45,7 @@ export interface Config {
   admissionMaxWaitMs: number;
   /** Callers that may wait for a PostgreSQL connection; beyond, 503 at once (PG_POOL_MAX_WAITERS; 0 = no limit). */
   pgPoolMaxWaiters: number;
-  /** How long the service waits on PostgreSQL and Redis (README "Hung stores and deadlines"). */
+  /** How long the service waits on PostgreSQL and Redis (docs/operations.md "Hung stores and deadlines"). */
   storeTimeouts: StoreTimeouts;
   /** How the gateway takes answers to typed calls (GATEWAY_ANSWERS: json, typed or check; see create-gateway.ts). */
   gatewayAnswers: GatewayAnswers;
@@ -53,7 +53,7 @@ export interface Config {
   metricsToken: string | undefined;
   /** Port of a listener of its own serving GET /metrics in full, bound to HOST (METRICS_PORT; unset: none; 0: any). */
   metricsPort: number | undefined;
-  /** Bounds on long-lived server streams (inspector follows; README "Long-lived streams"). */
+  /** Bounds on long-lived server streams (inspector follows; docs/configuration.md `MAX_STREAMS_*`). */
   streamLimits: StreamLimits;
 }
 

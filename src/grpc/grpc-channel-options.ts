@@ -8,8 +8,8 @@ const MAX_REQUEST_BYTES = 4 * MiB;
 const MAX_ANSWER_BYTES = 64 * MiB;
 
 /**
- * The transport settings of the internal API, both ends (grpc-js channel options; README "Calling the internal API
- * from another service"). grpc-js servers do not police client pings (no `grpc.http2.min_ping_interval_without_data_ms`
+ * The transport settings of the internal API, both ends (grpc-js channel options; docs/internal-api.md "Transport
+ * limits"). grpc-js servers do not police client pings (no `grpc.http2.min_ping_interval_without_data_ms`
  * or ping strikes, unlike gRPC C-core and Go), so a client may send keepalive pings at any rate, with or without calls.
  */
 export const GRPC_CHANNEL_OPTIONS = {

@@ -135,8 +135,8 @@ export function translateDatabaseError(err: unknown): unknown {
 }
 
 /**
- * Bounds on PostgreSQL work, in milliseconds (0 = none); README "Hung stores and deadlines". Without them (tools,
- * tests) statements may run as long as they take.
+ * Bounds on PostgreSQL work, in milliseconds (0 = none); docs/operations.md "Hung stores and deadlines". Without
+ * them (tools, tests) statements may run as long as they take.
  */
 export interface DatabaseTimeouts {
   /** `statement_timeout` and `idle_in_transaction_session_timeout`; the client gives up READ_MARGIN_MS later. */

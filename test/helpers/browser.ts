@@ -98,7 +98,7 @@ export async function signIn(page: Page, baseUrl: string, key: string, organizat
   }
 }
 
-/** Where the tests leave the console screenshots the README shows (committed under docs/). */
+/** Where the tests leave the console screenshots docs/console.md shows (committed under docs/). */
 export const SCREENSHOT_DIR = new URL('../../docs/screenshots/', import.meta.url);
 
 /** Saves a screenshot of the page as it is now as `docs/screenshots/<name>.png` (the viewport unless `fullPage`). */

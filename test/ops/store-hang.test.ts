@@ -14,7 +14,7 @@ import type { TestService } from '../helpers/test-service.js';
 
 // A hung store (SIGSTOP: connections stay open, nothing answers) during v1 bookings, against a service process on a
 // PostgreSQL and a redis-server this file started itself; only those processes are signalled. The service runs with its
-// default bounds (README "Hung stores and deadlines"): statements 5 s and the client 1 s more, call transactions 6 s
+// default bounds (docs/operations.md "Hung stores and deadlines"): statements 5 s and the client 1 s more, call transactions 6 s
 // (commit fence), Redis replies 2 s.
 const base = join(process.env.TEST_DATA_DIR ?? tmpdir(), `store-hang-${randomBytes(4).toString('hex')}`);
 /** Longest a request may take while PostgreSQL hangs: 5 s statement + 1 s read margin + 0.5 s fence margin, plus load. */

@@ -268,7 +268,7 @@ test('kill -9 of redis-server and PostgreSQL with work queued: webhook, e-mail, 
   });
   t.is(hold.status, 200, JSON.stringify(hold.body));
   // Redis keeps its AOF with `appendfsync everysec`: a rewrite makes the timer durable before the kill, so what is
-  // tested is the resume, not the last second a crash may take (README "Store loss and recovery").
+  // tested is the resume, not the last second a crash may take (docs/operations.md "Store loss and recovery").
   const probe = await createRedis(svc.redisUrl);
   try {
     await probe.sendCommand(['BGREWRITEAOF']);
