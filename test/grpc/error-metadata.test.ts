@@ -96,7 +96,10 @@ test('an error with a field but no details is one field violation without a reas
   const { errorInfo, badRequest } = richStatus(err);
   t.is(errorInfo?.reason, 'HOLD_NOT_FOUND');
   t.deepEqual(errorInfo?.metadata, { recoverable: 'false', field: 'holdId' }, 'no suggestedAction in the catalogue');
-  t.deepEqual(badRequest?.fieldViolations, [{ field: 'holdId', description: 'Hold not found.', reason: '' }]);
+  t.deepEqual(
+    badRequest?.fieldViolations?.map(({ field, description, reason }) => ({ field, description, reason })),
+    [{ field: 'holdId', description: 'Hold not found.', reason: '' }],
+  );
   const decoded = decodeServiceError(err);
   t.is(decoded.field, 'holdId');
   t.is(decoded.details, undefined);
