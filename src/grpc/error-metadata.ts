@@ -1,5 +1,5 @@
 import { Metadata, status as GrpcStatus, type ServiceError as GrpcServiceError } from '@grpc/grpc-js';
-import { ERROR_CATALOGUE, isErrorCode } from '../errors/error-catalogue.js';
+import { ERROR_CATALOGUE, isErrorCode, type ErrorCode } from '../errors/error-catalogue.js';
 import { ServiceError, type ErrorDetail } from '../errors/service-error.js';
 import type { Any } from '../gen/google/protobuf/any.js';
 import { Status } from '../gen/google/rpc/status.js';
@@ -115,7 +115,7 @@ function detailsOfStatus(status: Status) {
 }
 
 /** The contract error code (the ErrorInfo reason) a call's trailers carry, or undefined (a transport failure). */
-export function errorCodeOfTrailers(md: Metadata | null | undefined): string | undefined {
+export function errorCodeOfTrailers(md: Metadata | null | undefined): ErrorCode | undefined {
   const status = statusOfTrailers(md);
   if (!status) return undefined;
   try {
