@@ -80,7 +80,7 @@ module.exports = {
       severity: 'error',
       comment:
         'The gateway is a gRPC client: it shares with the server what both ends of the wire must agree on — the ' +
-        'service registry (generated definitions and clients), the error trailers codec (error-metadata), how request ' +
+        'service registry (generated definitions and clients), the error codec (error-metadata: google.rpc.Status in grpc-status-details-bin), how request ' +
         'headers travel as metadata (header-metadata), the transport limits (grpc-channel-options) and which forms an ' +
         'answer takes (answer-forms) — and nothing of ' +
         'the server (auth, rate limit, handlers).',

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { ResolutionServiceClient } from '../src/gen/scheduling/v1/resolution_service.js';
+import { errorCodeOfTrailers } from '../src/grpc/error-metadata.js';
 import type { BenchResponse } from './bench-client.js';
 import type { ResponseTally } from './response-tally.js';
 
@@ -66,7 +67,7 @@ export function createGrpcResolutionClient(o: {
               o.tally?.record('grpc OK', false);
               return resolve({ status: 200, body: JSON.parse(res.resultJson ?? 'null'), ms });
             }
-            const code = String(err.metadata?.get('error-code')[0] ?? GrpcStatus[err.code] ?? err.code);
+            const code = errorCodeOfTrailers(err.metadata) ?? GrpcStatus[err.code] ?? String(err.code);
             const failure = { error: { code, message: err.details } };
             o.tally?.record(`grpc ${GrpcStatus[err.code] ?? err.code}`, SERVER_ERRORS.has(err.code), code, failure);
             resolve({ status: HTTP_OF[err.code] ?? 500, body: failure, ms });

@@ -17,6 +17,7 @@ import { CalendarServiceClient } from '../src/gen/scheduling/v1/calendar_service
 import { ResolutionServiceClient } from '../src/gen/scheduling/v1/resolution_service.js';
 import { BookingServiceClient } from '../src/gen/scheduling/v1/booking_service.js';
 import type { BookingV2 } from '../src/gen/scheduling/v1/resources.js';
+import { decodeServiceError } from '../src/grpc/error-metadata.js';
 
 /** Where and as whom the client calls. */
 export interface InternalClientOptions {
@@ -67,11 +68,13 @@ async function call<Req, Res>(
   }
 }
 
-/** An error with the contract's code from the trailers in its message. */
+/**
+ * An error with the contract's code in its message: the reason of the `google.rpc.ErrorInfo` in the call's
+ * `grpc-status-details-bin` trailer, decoded by the service's one decoder.
+ */
 function describe(e: ServiceError): Error {
-  const code = e.metadata?.get('error-code')[0];
-  const field = e.metadata?.get('error-field')[0];
-  return Object.assign(new Error(`${status[e.code]} ${code ?? ''}${field ? ` (field ${field})` : ''}: ${e.details}`), {
+  const { code, field } = decodeServiceError(e);
+  return Object.assign(new Error(`${status[e.code]} ${code}${field ? ` (field ${field})` : ''}: ${e.details}`), {
     grpcCode: e.code,
     errorCode: code,
     field,

@@ -28,6 +28,9 @@ import {
 } from '../src/contract/proto-shape.js';
 import { TYPED_FIELD_BASE, UPDATE_MASK_FIELD, requestGroups, resultFieldName } from '../src/contract/typed-message.js';
 import { SCHEMA_MODULES, SCHEMA_NAMES } from '../src/contract/schema-names.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../src/errors/error-catalogue.js';
+import { ERROR_DOMAIN, HTTP_TO_GRPC } from '../src/grpc/error-metadata.js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 
 const ROOT = join(import.meta.dirname, '..');
 const PROTO_DIR = join(ROOT, 'proto/scheduling/v1');
@@ -53,9 +56,18 @@ const SERVICE_DOCS: Record<Exclude<GrpcServiceName, 'GatewayService'>, string> =
   InspectorService: 'Read-only views of the state machines and of their actors, for developers.',
 };
 
+/** A contract error as a caller sees it: the gRPC status it travels as, and its code, the ErrorInfo reason. */
+const errorText = (code: ErrorCode) => `${GrpcStatus[HTTP_TO_GRPC[ERROR_CATALOGUE[code].status]!]} \`${code}\``;
+
 /** Errors any authenticated method may answer, beside the method's own. */
-const COMMON_ERRORS =
-  'UNAUTHENTICATED (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`)';
+const COMMON_ERRORS = (
+  ['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'VALIDATION_ERROR', 'SERVICE_UNAVAILABLE'] as const
+)
+  .map(errorText)
+  .join(', ');
+
+/** How every method's errors travel (the rich error model; src/grpc/error-metadata.ts). */
+const ERROR_MODEL = `Errors are gRPC statuses with a \`google.rpc.Status\` in the \`grpc-status-details-bin\` trailer: its \`google.rpc.ErrorInfo\` has the contract's error code as \`reason\` (domain \`${ERROR_DOMAIN}\`; metadata \`recoverable\`, and \`suggestedAction\`, \`field\` and \`retryAfterSeconds\` when they apply), a \`google.rpc.BadRequest\` lists the field violations and a \`google.rpc.RetryInfo\` the retry delay`;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Names of messages: every zod object exported by a schema module is a top-level message in resources.proto.
@@ -459,14 +471,14 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
   lines.push('');
   lines.push(
     ...comment(
-      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. Set the typed fields of a request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers (\`error-code\`, \`error-field\`, \`error-status\`); every method may answer the common ones: ${COMMON_ERRORS}. This file is generated from the REST route table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).`,
+      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. Set the typed fields of a request; the answer comes in the typed fields. ${ERROR_MODEL}. Every method may answer the common ones (status and reason): ${COMMON_ERRORS}. This file is generated from the REST route table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).`,
       '',
     ),
   );
   lines.push(`service ${service} {`);
   for (const r of routes) {
     const errors = (r.errors ?? []).length
-      ? ` Errors beyond the common ones: ${(r.errors ?? []).map((e) => `\`${e}\``).join(', ')}.`
+      ? ` Errors beyond the common ones: ${(r.errors ?? []).map(errorText).join(', ')}.`
       : ' Errors: the common ones.';
     lines.push(
       ...comment(

@@ -98,8 +98,8 @@ function mdString(md: Metadata, key: string): string | undefined {
 
 /**
  * Builds the gRPC server: each RPC authenticates the caller once (API key in metadata), applies the shared
- * rate limit, runs its operation, and maps errors to statuses with the contract's code in trailers.
- * Health checking and server reflection are served too.
+ * rate limit, runs its operation, and maps errors to statuses with a `google.rpc.Status` in trailers (the contract's
+ * code as ErrorInfo reason). Health checking and server reflection are served too.
  */
 export function createGrpcServer(deps: GrpcServerDeps) {
   // Admission is the outer interceptor: a shed call's status still passes the observer (metrics, log line).

@@ -8,6 +8,7 @@ import {
   type ServerInterceptor,
 } from '@grpc/grpc-js';
 import type { ServiceLogger } from '../observability/create-logger.js';
+import { errorCodeOfTrailers } from './error-metadata.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 
 /** The first value of a metadata key as a string. */
@@ -43,7 +44,7 @@ export function createCallObserver(deps: { logger: ServiceLogger; metrics: Servi
         )
         .withSendStatus((status, next) => {
           const durationMs = performance.now() - started;
-          const errorCode = first(status.metadata, 'error-code');
+          const errorCode = errorCodeOfTrailers(status.metadata);
           const outcome =
             status.code === GrpcStatus.OK ? 'OK' : (errorCode ?? GrpcStatus[status.code] ?? String(status.code));
           deps.metrics.rpcDuration.observe(

@@ -9,6 +9,7 @@ import { newOrganization, providerWithService } from '../helpers/graph-fixtures.
 import { client, request } from '../helpers/http.js';
 import { scrapeMetrics, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
 import { livePlatformKey } from '../helpers/live-platform-key.js';
+import { errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
 
 let svc: TestService;
 // Monday 2 March 2026, 07:00 in New York.
@@ -356,7 +357,7 @@ test.serial(
 
       const unknown = await watch({ kind: 'resolution', id: 'res_unknown' }).next(2000, 'refusal');
       t.is((unknown as { error: ServiceError }).error.code, status.NOT_FOUND);
-      t.is((unknown as { error: ServiceError }).error.metadata.get('error-code')[0], 'RESOLUTION_NOT_FOUND');
+      t.is(errorCodeOfTrailers((unknown as { error: ServiceError }).error.metadata), 'RESOLUTION_NOT_FOUND');
       const other = await newOrganization(svc, uniq('grpc-other'));
       const otherMd = new Metadata();
       otherMd.set('authorization', `Bearer ${other.key}`);
@@ -369,7 +370,7 @@ test.serial(
         call.on('error', resolve);
       });
       t.is(denied.code, status.PERMISSION_DENIED);
-      t.is(denied.metadata?.get('error-code')[0], 'FORBIDDEN');
+      t.is(errorCodeOfTrailers(denied.metadata), 'FORBIDDEN');
     } finally {
       inspector.close();
     }
@@ -400,7 +401,7 @@ test.serial('stopping a service ends its open watches with UNAVAILABLE instead o
     t.true(Date.now() - stopped < 5000, 'stop does not wait for the watches');
     const err = await ended;
     t.is(err.code, status.UNAVAILABLE);
-    t.is(err.metadata.get('error-code')[0], 'SERVICE_UNAVAILABLE');
+    t.is(errorCodeOfTrailers(err.metadata), 'SERVICE_UNAVAILABLE');
   } finally {
     inspector.close();
   }

@@ -9,6 +9,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { client } from '../helpers/http.js';
+import { errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
 
 let svc: TestService;
 const clock = createTestClock('2026-03-02T12:00:00Z');
@@ -312,7 +313,7 @@ test('the gRPC door answers GetActor with the same view and the same refusals', 
     t.deepEqual(view, (await o.api.get(`/api/v2/inspector/actors/resolution/${r.resolutionId}`)).body);
     const err = (await t.throwsAsync(call({ kind: 'resolution', id: 'res_unknown' }))) as unknown as ServiceError;
     t.is(err.code, status.NOT_FOUND);
-    t.is(err.metadata.get('error-code')[0], 'RESOLUTION_NOT_FOUND');
+    t.is(errorCodeOfTrailers(err.metadata), 'RESOLUTION_NOT_FOUND');
   } finally {
     inspector.close();
   }

@@ -8,6 +8,7 @@ import { client } from '../helpers/http.js';
 import type { TestService } from '../helpers/test-service.js';
 import { startWebhookFixture, type Plan, type WebhookFixture } from '../helpers/webhook-fixture.js';
 import type { ReceivedWebhook, WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
 
 // Two services: `svc` allows http/loopback webhook URLs (so a local receiver can be the target); `strict` runs with
 // the production rules and a DNS lookup the test controls.
@@ -561,7 +562,7 @@ test('the gRPC door: WebhookService answers like REST, errors carry the contract
       call((cb) => grpc.getWebhook(empty, md(liveKey), cb)),
     )) as unknown as ServiceError;
     t.is(missing.code, status.NOT_FOUND);
-    t.deepEqual(missing.metadata.get('error-code'), ['WEBHOOK_NOT_CONFIGURED']);
+    t.is(errorCodeOfTrailers(missing.metadata), 'WEBHOOK_NOT_CONFIGURED');
 
     const put = await call<{ resultJson?: string }>((cb) =>
       grpc.updateWebhook(
@@ -587,13 +588,13 @@ test('the gRPC door: WebhookService answers like REST, errors carry the contract
       ),
     )) as unknown as ServiceError;
     t.is(bad.code, status.INVALID_ARGUMENT);
-    t.deepEqual(bad.metadata.get('error-field'), ['events.0']);
+    t.is(decodeServiceError(bad).field, 'events.0');
 
     const testKey = (await t.throwsAsync(
       call((cb) => grpc.testWebhook(empty, md(svc.platformKey), cb)),
     )) as unknown as ServiceError;
     t.is(testKey.code, status.PERMISSION_DENIED);
-    t.deepEqual(testKey.metadata.get('error-code'), ['LIVE_KEY_REQUIRED']);
+    t.is(errorCodeOfTrailers(testKey.metadata), 'LIVE_KEY_REQUIRED');
 
     await org.live.post('/api/v2/providers', { externalId: 'grpc-1', displayName: 'Dr. gRPC' });
     await waitForDeliveries(org.live, 1, '&status=delivered');
@@ -619,7 +620,7 @@ test('the gRPC door: WebhookService answers like REST, errors carry the contract
       call((cb) => grpc.getWebhookDelivery({ ...empty, params: { id: 'whd_nope' } }, md(liveKey), cb)),
     )) as unknown as ServiceError;
     t.is(notFound.code, status.NOT_FOUND);
-    t.deepEqual(notFound.metadata.get('error-code'), ['DELIVERY_NOT_FOUND']);
+    t.is(errorCodeOfTrailers(notFound.metadata), 'DELIVERY_NOT_FOUND');
   } finally {
     grpc.close();
   }

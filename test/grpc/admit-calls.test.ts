@@ -13,6 +13,7 @@ import { createLogger } from '../../src/observability/create-logger.js';
 import { createServiceMetrics } from '../../src/observability/service-metrics.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
 
 // A gRPC server running two direct calls at once, the rest queued with a short wait budget; its own gateway's requests
 // count at the gateway only.
@@ -109,8 +110,8 @@ test('beyond its limit a call waits its turn; past the wait budget it is answere
     t.true(Date.now() - started >= 350, 'it waited its budget');
     t.false(answered);
     t.is(shed?.code, status.UNAVAILABLE);
-    t.deepEqual(shed?.metadata.get('error-code'), ['SERVICE_UNAVAILABLE']);
-    t.deepEqual(shed?.metadata.get('retry-after'), ['1']);
+    t.is(errorCodeOfTrailers(shed?.metadata), 'SERVICE_UNAVAILABLE');
+    t.is(decodeServiceError(shed!).retryAfter, 1);
     t.regex(String(shed?.metadata.get('x-service-request-id')[0]), /^req_/);
     t.is(await metric('scheduling_admission_shed_total{gate="grpc",reason="wait_budget"}'), 1);
 

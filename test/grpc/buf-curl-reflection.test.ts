@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { service as healthService } from 'grpc-health-check';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { GRPC_SERVICES } from '../../src/grpc/service-registry.js';
+import { ERROR_DOMAIN } from '../../src/grpc/error-metadata.js';
+import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -98,6 +100,12 @@ test('buf curl calls ListOrganizations through reflection with a key in the auth
   const refused = await bufCurl(['-d', '{}'], path);
   t.not(refused.code, 0);
   t.is(JSON.parse(refused.stderr).code, 'unauthenticated', refused.stderr);
+  // buf reads the refusal's google.rpc.Status from grpc-status-details-bin and names its ErrorInfo detail.
+  const details = JSON.parse(refused.stderr).details as { type: string; value: string }[];
+  const info = details.find((d) => d.type === 'google.rpc.ErrorInfo');
+  t.truthy(info, refused.stderr);
+  const decoded = ErrorInfo.decode(Buffer.from(info!.value, 'base64'));
+  t.like(decoded, { reason: 'UNAUTHENTICATED', domain: ERROR_DOMAIN });
 });
 
 test('buf curl checks health through reflection, for the server and for a service', async (t) => {

@@ -6,6 +6,7 @@ import { createLogger } from '../../src/observability/create-logger.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { scrapeMetrics, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
+import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
 
 const lines: Record<string, any>[] = [];
 const destination = new Writable({
@@ -118,8 +119,8 @@ test('a request message the server cannot decode is 400 VALIDATION_ERROR on fiel
       ),
     );
     t.is(err.code, status.INVALID_ARGUMENT);
-    t.is(String(err.metadata.get('error-code')[0]), 'VALIDATION_ERROR');
-    t.is(String(err.metadata.get('error-field')[0]), 'body');
+    t.is(errorCodeOfTrailers(err.metadata), 'VALIDATION_ERROR');
+    t.is(decodeServiceError(err).field, 'body');
   } finally {
     raw.close();
   }

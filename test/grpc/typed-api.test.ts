@@ -9,6 +9,7 @@ import { ProviderServiceClient } from '../../src/gen/scheduling/v1/provider_serv
 import { BookingV2_Status } from '../../src/gen/scheduling/v1/resources.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -199,8 +200,8 @@ test('bad typed input is refused behind the gRPC door with the code and field RE
       const rest = await c.rest();
       t.is(err.code, status.INVALID_ARGUMENT, c.name);
       t.is(rest.status, 400, c.name);
-      t.is(err.metadata.get('error-code')[0], rest.body.error.code, c.name);
-      t.is(err.metadata.get('error-field')[0], rest.body.error.field, c.name);
+      t.is(errorCodeOfTrailers(err.metadata), rest.body.error.code, c.name);
+      t.is(decodeServiceError(err).field, rest.body.error.field, c.name);
     }
     // Nothing was made by the refused calls.
     t.is((await o.api.get('/api/v2/providers?externalId=typed-bad-2')).body.data?.length ?? 0, 0);
@@ -245,7 +246,7 @@ test('an update with a field mask changes exactly the named fields, clearing a n
       unary((cb) => providers.updateProvider({ id, location: 'Nowhere', updateMask: ['no_such_field'] }, md(), cb)),
     )) as unknown as ServiceError;
     t.is(err.code, status.INVALID_ARGUMENT);
-    t.is(err.metadata.get('error-field')[0], 'updateMask');
+    t.is(decodeServiceError(err).field, 'updateMask');
     t.is((await o.api.get(`/api/v2/providers/${id}`)).body.location, 'Cambridge');
   } finally {
     providers.close();
@@ -305,7 +306,7 @@ test('lists take page_size and page_token and answer next_page_token (REST limit
       unary((cb) => providers.listProviders({ pageSize: 501 }, bearer(o.key), cb)),
     )) as unknown as ServiceError;
     t.is(err.code, status.INVALID_ARGUMENT);
-    t.is(err.metadata.get('error-field')[0], 'limit');
+    t.is(decodeServiceError(err).field, 'limit');
   } finally {
     providers.close();
   }

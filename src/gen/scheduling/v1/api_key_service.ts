@@ -2385,11 +2385,14 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type ApiKeyServiceService = typeof ApiKeyServiceService;
 export const ApiKeyServiceService = {
@@ -2413,8 +2416,8 @@ export const ApiKeyServiceService = {
    * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
    * belongs to the platform's default organization; an organization key to `organizationId` (default: the
    * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
-   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `LIVE_KEY_REQUIRED`,
-   * `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
    */
   createApiKey: {
     path: "/scheduling.v1.ApiKeyService/CreateApiKey" as const,
@@ -2429,7 +2432,7 @@ export const ApiKeyServiceService = {
   /**
    * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
    * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
-   * beyond the common ones: `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
    */
   listApiKeys: {
     path: "/scheduling.v1.ApiKeyService/ListApiKeys" as const,
@@ -2442,8 +2445,8 @@ export const ApiKeyServiceService = {
   },
   /**
    * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
-   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`,
-   * `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`, NOT_FOUND `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
    */
   revokeApiKey: {
     path: "/scheduling.v1.ApiKeyService/RevokeApiKey" as const,
@@ -2470,20 +2473,20 @@ export interface ApiKeyServiceServer extends UntypedServiceImplementation {
    * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
    * belongs to the platform's default organization; an organization key to `organizationId` (default: the
    * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
-   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `LIVE_KEY_REQUIRED`,
-   * `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
    */
   createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
   /**
    * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
    * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
-   * beyond the common ones: `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
    */
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
   /**
    * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
-   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`,
-   * `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`, NOT_FOUND `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
    */
   revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
 }
@@ -2515,8 +2518,8 @@ export interface ApiKeyServiceClient extends Client {
    * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
    * belongs to the platform's default organization; an organization key to `organizationId` (default: the
    * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
-   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `LIVE_KEY_REQUIRED`,
-   * `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
    */
   createApiKey(
     request: CreateApiKeyRequest,
@@ -2536,7 +2539,7 @@ export interface ApiKeyServiceClient extends Client {
   /**
    * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
    * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
-   * beyond the common ones: `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
    */
   listApiKeys(
     request: ListApiKeysRequest,
@@ -2555,8 +2558,8 @@ export interface ApiKeyServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
-   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`,
-   * `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`, NOT_FOUND `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
    */
   revokeApiKey(
     request: RevokeApiKeyRequest,

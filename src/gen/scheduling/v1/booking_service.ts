@@ -5550,18 +5550,21 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type BookingServiceService = typeof BookingServiceService;
 export const BookingServiceService = {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/bookings.
+   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
    */
   listBookings: {
     path: "/scheduling.v1.BookingService/ListBookings" as const,
@@ -5575,7 +5578,8 @@ export const BookingServiceService = {
   },
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET /api/v2/bookings/:id.
+   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v2/bookings/:id.
    */
   getBooking: {
     path: "/scheduling.v1.BookingService/GetBooking" as const,
@@ -5590,8 +5594,8 @@ export const BookingServiceService = {
    * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
    * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
    * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
-   * `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
+   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
    */
   listSlotsV1: {
     path: "/scheduling.v1.BookingService/ListSlotsV1" as const,
@@ -5607,9 +5611,10 @@ export const BookingServiceService = {
    * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
    * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones:
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`,
-   * `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings.
+   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
+   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings.
    */
   createBookingV1: {
     path: "/scheduling.v1.BookingService/CreateBookingV1" as const,
@@ -5640,7 +5645,7 @@ export const BookingServiceService = {
   },
   /**
    * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET
+   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
    * /api/v1/bookings/:id.
    */
   getBookingV1: {
@@ -5658,7 +5663,8 @@ export const BookingServiceService = {
    * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
    * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: GET /api/v1/bookings/:id/confirm.
+   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
+   * /api/v1/bookings/:id/confirm.
    */
   confirmBookingV1: {
     path: "/scheduling.v1.BookingService/ConfirmBookingV1" as const,
@@ -5676,9 +5682,10 @@ export const BookingServiceService = {
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
    * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`, `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`,
-   * `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings/:id/reschedule.
+   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
+   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
+   * REST: POST /api/v1/bookings/:id/reschedule.
    */
   rescheduleBookingV1: {
     path: "/scheduling.v1.BookingService/RescheduleBookingV1" as const,
@@ -5694,8 +5701,8 @@ export const BookingServiceService = {
   /**
    * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
    * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * optional. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST:
+   * POST /api/v1/bookings/:id/cancel.
    */
   cancelBookingV1: {
     path: "/scheduling.v1.BookingService/CancelBookingV1" as const,
@@ -5713,21 +5720,22 @@ export const BookingServiceService = {
 export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/bookings.
+   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
    */
   listBookings: handleUnaryCall<ListBookingsRequest, ListBookingsResponse>;
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET /api/v2/bookings/:id.
+   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v2/bookings/:id.
    */
   getBooking: handleUnaryCall<GetBookingRequest, GetBookingResponse>;
   /**
    * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
    * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
    * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
-   * `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
+   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
    */
   listSlotsV1: handleUnaryCall<ListSlotsV1Request, ListSlotsV1Response>;
   /**
@@ -5735,9 +5743,10 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
    * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones:
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`,
-   * `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings.
+   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
+   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings.
    */
   createBookingV1: handleUnaryCall<CreateBookingV1Request, CreateBookingV1Response>;
   /**
@@ -5748,7 +5757,7 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
   listBookingsV1: handleUnaryCall<ListBookingsV1Request, ListBookingsV1Response>;
   /**
    * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET
+   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
    * /api/v1/bookings/:id.
    */
   getBookingV1: handleUnaryCall<GetBookingV1Request, GetBookingV1Response>;
@@ -5757,7 +5766,8 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
    * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: GET /api/v1/bookings/:id/confirm.
+   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
+   * /api/v1/bookings/:id/confirm.
    */
   confirmBookingV1: handleUnaryCall<ConfirmBookingV1Request, ConfirmBookingV1Response>;
   /**
@@ -5765,16 +5775,17 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
    * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`, `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`,
-   * `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings/:id/reschedule.
+   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
+   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
+   * REST: POST /api/v1/bookings/:id/reschedule.
    */
   rescheduleBookingV1: handleUnaryCall<RescheduleBookingV1Request, RescheduleBookingV1Response>;
   /**
    * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
    * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * optional. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST:
+   * POST /api/v1/bookings/:id/cancel.
    */
   cancelBookingV1: handleUnaryCall<CancelBookingV1Request, CancelBookingV1Response>;
 }
@@ -5782,8 +5793,8 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
 export interface BookingServiceClient extends Client {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/bookings.
+   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
    */
   listBookings(
     request: ListBookingsRequest,
@@ -5802,7 +5813,8 @@ export interface BookingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET /api/v2/bookings/:id.
+   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
+   * /api/v2/bookings/:id.
    */
   getBooking(
     request: GetBookingRequest,
@@ -5823,8 +5835,8 @@ export interface BookingServiceClient extends Client {
    * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
    * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
    * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
-   * `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
+   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
    */
   listSlotsV1(
     request: ListSlotsV1Request,
@@ -5846,9 +5858,10 @@ export interface BookingServiceClient extends Client {
    * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
    * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones:
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `PROVIDER_NOT_FOUND`, `SERVICE_NOT_FOUND`,
-   * `SLOT_OUTSIDE_AVAILABILITY`, `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings.
+   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
+   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
+   * /api/v1/bookings.
    */
   createBookingV1(
     request: CreateBookingV1Request,
@@ -5887,7 +5900,7 @@ export interface BookingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: `BOOKING_NOT_FOUND`. REST: GET
+   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
    * /api/v1/bookings/:id.
    */
   getBookingV1(
@@ -5910,7 +5923,8 @@ export interface BookingServiceClient extends Client {
    * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
    * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: GET /api/v1/bookings/:id/confirm.
+   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
+   * /api/v1/bookings/:id/confirm.
    */
   confirmBookingV1(
     request: ConfirmBookingV1Request,
@@ -5932,9 +5946,10 @@ export interface BookingServiceClient extends Client {
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
    * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`, `COMBINED_DATETIME_NOT_ACCEPTED`, `SLOT_OUTSIDE_AVAILABILITY`,
-   * `SLOT_UNAVAILABLE`. REST: POST /api/v1/bookings/:id/reschedule.
+   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
+   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
+   * REST: POST /api/v1/bookings/:id/reschedule.
    */
   rescheduleBookingV1(
     request: RescheduleBookingV1Request,
@@ -5954,8 +5969,8 @@ export interface BookingServiceClient extends Client {
   /**
    * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
    * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Errors beyond the common ones: `BOOKING_NOT_FOUND`, `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * optional. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST:
+   * POST /api/v1/bookings/:id/cancel.
    */
   cancelBookingV1(
     request: CancelBookingV1Request,

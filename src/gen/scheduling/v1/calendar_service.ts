@@ -3080,11 +3080,14 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type CalendarServiceService = typeof CalendarServiceService;
 export const CalendarServiceService = {
@@ -3092,7 +3095,7 @@ export const CalendarServiceService = {
    * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
    * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
    * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
    */
   createCalendarConnection: {
     path: "/scheduling.v1.CalendarService/CreateCalendarConnection" as const,
@@ -3109,8 +3112,8 @@ export const CalendarServiceService = {
   },
   /**
    * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET
-   * /api/v2/calendar-connections.
+   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
+   * GET /api/v2/calendar-connections.
    */
   listCalendarConnections: {
     path: "/scheduling.v1.CalendarService/ListCalendarConnections" as const,
@@ -3126,7 +3129,7 @@ export const CalendarServiceService = {
   },
   /**
    * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
    */
   getCalendarConnection: {
     path: "/scheduling.v1.CalendarService/GetCalendarConnection" as const,
@@ -3142,7 +3145,7 @@ export const CalendarServiceService = {
   /**
    * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
    * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones:
+   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
    */
   updateCalendarConnection: {
@@ -3161,7 +3164,8 @@ export const CalendarServiceService = {
   /**
    * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
    * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE /api/v2/calendar-connections/:id.
+   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
+   * /api/v2/calendar-connections/:id.
    */
   deleteCalendarConnection: {
     path: "/scheduling.v1.CalendarService/DeleteCalendarConnection" as const,
@@ -3183,31 +3187,32 @@ export interface CalendarServiceServer extends UntypedServiceImplementation {
    * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
    * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
    * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
    */
   createCalendarConnection: handleUnaryCall<CreateCalendarConnectionRequest, CreateCalendarConnectionResponse>;
   /**
    * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET
-   * /api/v2/calendar-connections.
+   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
+   * GET /api/v2/calendar-connections.
    */
   listCalendarConnections: handleUnaryCall<ListCalendarConnectionsRequest, ListCalendarConnectionsResponse>;
   /**
    * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
    */
   getCalendarConnection: handleUnaryCall<GetCalendarConnectionRequest, GetCalendarConnectionResponse>;
   /**
    * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
    * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones:
+   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
    */
   updateCalendarConnection: handleUnaryCall<UpdateCalendarConnectionRequest, UpdateCalendarConnectionResponse>;
   /**
    * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
    * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE /api/v2/calendar-connections/:id.
+   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
+   * /api/v2/calendar-connections/:id.
    */
   deleteCalendarConnection: handleUnaryCall<DeleteCalendarConnectionRequest, DeleteCalendarConnectionResponse>;
 }
@@ -3217,7 +3222,7 @@ export interface CalendarServiceClient extends Client {
    * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
    * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
    * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
    */
   createCalendarConnection(
     request: CreateCalendarConnectionRequest,
@@ -3236,8 +3241,8 @@ export interface CalendarServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET
-   * /api/v2/calendar-connections.
+   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
+   * GET /api/v2/calendar-connections.
    */
   listCalendarConnections(
     request: ListCalendarConnectionsRequest,
@@ -3256,7 +3261,7 @@ export interface CalendarServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
    */
   getCalendarConnection(
     request: GetCalendarConnectionRequest,
@@ -3276,7 +3281,7 @@ export interface CalendarServiceClient extends Client {
   /**
    * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
    * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones:
+   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
    */
   updateCalendarConnection(
@@ -3297,7 +3302,8 @@ export interface CalendarServiceClient extends Client {
   /**
    * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
    * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE /api/v2/calendar-connections/:id.
+   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
+   * /api/v2/calendar-connections/:id.
    */
   deleteCalendarConnection(
     request: DeleteCalendarConnectionRequest,

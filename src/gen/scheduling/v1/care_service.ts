@@ -4523,11 +4523,14 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type CareServiceService = typeof CareServiceService;
 export const CareServiceService = {
@@ -4535,8 +4538,8 @@ export const CareServiceService = {
    * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
    * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
    * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
-   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: `PROVIDER_NOT_FOUND`.
-   * REST: POST /api/v2/continuity.
+   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`. REST: POST /api/v2/continuity.
    */
   createContinuity: {
     path: "/scheduling.v1.CareService/CreateContinuity" as const,
@@ -4567,7 +4570,7 @@ export const CareServiceService = {
   /**
    * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
    * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
-   * common ones: `SERVICE_NOT_FOUND`, `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   * common ones: NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
    */
   createWaitlistEntry: {
     path: "/scheduling.v1.CareService/CreateWaitlistEntry" as const,
@@ -4597,8 +4600,8 @@ export const CareServiceService = {
   },
   /**
    * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
-   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: `WAITLIST_ENTRY_NOT_FOUND`. REST:
-   * DELETE /api/v2/waitlist/:id.
+   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: NOT_FOUND
+   * `WAITLIST_ENTRY_NOT_FOUND`. REST: DELETE /api/v2/waitlist/:id.
    */
   cancelWaitlistEntry: {
     path: "/scheduling.v1.CareService/CancelWaitlistEntry" as const,
@@ -4632,8 +4635,8 @@ export const CareServiceService = {
   /**
    * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
    * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
-   * manual-review entry once its data is fixed. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST
-   * /api/v2/manual-review/:providerId/resolve.
+   * manual-review entry once its data is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
+   * POST /api/v2/manual-review/:providerId/resolve.
    */
   resolveManualReview: {
     path: "/scheduling.v1.CareService/ResolveManualReview" as const,
@@ -4653,8 +4656,8 @@ export interface CareServiceServer extends UntypedServiceImplementation {
    * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
    * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
    * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
-   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: `PROVIDER_NOT_FOUND`.
-   * REST: POST /api/v2/continuity.
+   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`. REST: POST /api/v2/continuity.
    */
   createContinuity: handleUnaryCall<CreateContinuityRequest, CreateContinuityResponse>;
   /**
@@ -4665,7 +4668,7 @@ export interface CareServiceServer extends UntypedServiceImplementation {
   /**
    * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
    * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
-   * common ones: `SERVICE_NOT_FOUND`, `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   * common ones: NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
    */
   createWaitlistEntry: handleUnaryCall<CreateWaitlistEntryRequest, CreateWaitlistEntryResponse>;
   /**
@@ -4675,8 +4678,8 @@ export interface CareServiceServer extends UntypedServiceImplementation {
   listWaitlistEntries: handleUnaryCall<ListWaitlistEntriesRequest, ListWaitlistEntriesResponse>;
   /**
    * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
-   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: `WAITLIST_ENTRY_NOT_FOUND`. REST:
-   * DELETE /api/v2/waitlist/:id.
+   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: NOT_FOUND
+   * `WAITLIST_ENTRY_NOT_FOUND`. REST: DELETE /api/v2/waitlist/:id.
    */
   cancelWaitlistEntry: handleUnaryCall<CancelWaitlistEntryRequest, CancelWaitlistEntryResponse>;
   /**
@@ -4690,8 +4693,8 @@ export interface CareServiceServer extends UntypedServiceImplementation {
   /**
    * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
    * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
-   * manual-review entry once its data is fixed. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST
-   * /api/v2/manual-review/:providerId/resolve.
+   * manual-review entry once its data is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
+   * POST /api/v2/manual-review/:providerId/resolve.
    */
   resolveManualReview: handleUnaryCall<ResolveManualReviewRequest, ResolveManualReviewResponse>;
 }
@@ -4701,8 +4704,8 @@ export interface CareServiceClient extends Client {
    * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
    * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
    * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
-   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: `PROVIDER_NOT_FOUND`.
-   * REST: POST /api/v2/continuity.
+   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`. REST: POST /api/v2/continuity.
    */
   createContinuity(
     request: CreateContinuityRequest,
@@ -4741,7 +4744,7 @@ export interface CareServiceClient extends Client {
   /**
    * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
    * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
-   * common ones: `SERVICE_NOT_FOUND`, `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   * common ones: NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
    */
   createWaitlistEntry(
     request: CreateWaitlistEntryRequest,
@@ -4779,8 +4782,8 @@ export interface CareServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
-   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: `WAITLIST_ENTRY_NOT_FOUND`. REST:
-   * DELETE /api/v2/waitlist/:id.
+   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: NOT_FOUND
+   * `WAITLIST_ENTRY_NOT_FOUND`. REST: DELETE /api/v2/waitlist/:id.
    */
   cancelWaitlistEntry(
     request: CancelWaitlistEntryRequest,
@@ -4822,8 +4825,8 @@ export interface CareServiceClient extends Client {
   /**
    * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
    * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
-   * manual-review entry once its data is fixed. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: POST
-   * /api/v2/manual-review/:providerId/resolve.
+   * manual-review entry once its data is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
+   * POST /api/v2/manual-review/:providerId/resolve.
    */
   resolveManualReview(
     request: ResolveManualReviewRequest,

@@ -2517,11 +2517,14 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type CatalogServiceService = typeof CatalogServiceService;
 export const CatalogServiceService = {
@@ -2529,8 +2532,8 @@ export const CatalogServiceService = {
    * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
    * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
    * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
-   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
-   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
    */
   createService: {
     path: "/scheduling.v1.CatalogService/CreateService" as const,
@@ -2544,7 +2547,7 @@ export const CatalogServiceService = {
   },
   /**
    * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
-   * services. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   * services. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
    */
   listServices: {
     path: "/scheduling.v1.CatalogService/ListServices" as const,
@@ -2557,7 +2560,7 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): ListServicesResponse => ListServicesResponse.decode(value),
   },
   /**
-   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones:
+   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
    * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
    */
   getService: {
@@ -2571,7 +2574,7 @@ export const CatalogServiceService = {
   },
   /**
    * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
-   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones:
+   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones: NOT_FOUND
    * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
    */
   listEventTypes: {
@@ -2592,23 +2595,23 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
    * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
    * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
    * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
-   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
-   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
    */
   createService: handleUnaryCall<CreateServiceRequest, CreateServiceResponse>;
   /**
    * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
-   * services. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   * services. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
    */
   listServices: handleUnaryCall<ListServicesRequest, ListServicesResponse>;
   /**
-   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones:
+   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
    * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
    */
   getService: handleUnaryCall<GetServiceRequest, GetServiceResponse>;
   /**
    * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
-   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones:
+   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones: NOT_FOUND
    * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
    */
   listEventTypes: handleUnaryCall<ListEventTypesRequest, ListEventTypesResponse>;
@@ -2619,8 +2622,8 @@ export interface CatalogServiceClient extends Client {
    * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
    * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
    * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
-   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: `PROVIDER_NOT_FOUND`,
-   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
    */
   createService(
     request: CreateServiceRequest,
@@ -2639,7 +2642,7 @@ export interface CatalogServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
-   * services. Errors beyond the common ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   * services. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
    */
   listServices(
     request: ListServicesRequest,
@@ -2657,7 +2660,7 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListServicesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones:
+   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
    * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
    */
   getService(
@@ -2677,7 +2680,7 @@ export interface CatalogServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
-   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones:
+   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones: NOT_FOUND
    * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
    */
   listEventTypes(

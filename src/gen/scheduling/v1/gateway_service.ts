@@ -626,7 +626,8 @@ export const CheckCredentialsResponse: MessageFns<CheckCredentialsResponse> = {
  *
  * Every request carries the caller's credentials in metadata (`authorization`,
  * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry `error-code` and friends in trailers.
+ * shapes of the REST contract (see openapi.json); errors carry a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer, whose `google.rpc.ErrorInfo` has the contract's code as `reason`.
  */
 export type GatewayServiceService = typeof GatewayServiceService;
 export const GatewayServiceService = {

@@ -1827,11 +1827,14 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type ImportServiceService = typeof ImportServiceService;
 export const ImportServiceService = {
@@ -1839,8 +1842,8 @@ export const ImportServiceService = {
    * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
    * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
    * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
-   * providers absent from the batch. Platform keys only. Errors beyond the common ones: `TOO_MANY_PROVIDERS`,
-   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   * providers absent from the batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT
+   * `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
    */
   createProviderImport: {
     path: "/scheduling.v1.ImportService/CreateProviderImport" as const,
@@ -1856,7 +1859,7 @@ export const ImportServiceService = {
   /**
    * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
    * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
-   * `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   * NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
    */
   getProviderImport: {
     path: "/scheduling.v1.ImportService/GetProviderImport" as const,
@@ -1872,7 +1875,7 @@ export const ImportServiceService = {
   /**
    * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
    * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
-   * common ones: `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
    */
   listProviderImports: {
     path: "/scheduling.v1.ImportService/ListProviderImports" as const,
@@ -1892,20 +1895,20 @@ export interface ImportServiceServer extends UntypedServiceImplementation {
    * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
    * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
    * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
-   * providers absent from the batch. Platform keys only. Errors beyond the common ones: `TOO_MANY_PROVIDERS`,
-   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   * providers absent from the batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT
+   * `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
    */
   createProviderImport: handleUnaryCall<CreateProviderImportRequest, CreateProviderImportResponse>;
   /**
    * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
    * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
-   * `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   * NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
    */
   getProviderImport: handleUnaryCall<GetProviderImportRequest, GetProviderImportResponse>;
   /**
    * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
    * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
-   * common ones: `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
    */
   listProviderImports: handleUnaryCall<ListProviderImportsRequest, ListProviderImportsResponse>;
 }
@@ -1915,8 +1918,8 @@ export interface ImportServiceClient extends Client {
    * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
    * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
    * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
-   * providers absent from the batch. Platform keys only. Errors beyond the common ones: `TOO_MANY_PROVIDERS`,
-   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   * providers absent from the batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT
+   * `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
    */
   createProviderImport(
     request: CreateProviderImportRequest,
@@ -1936,7 +1939,7 @@ export interface ImportServiceClient extends Client {
   /**
    * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
    * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
-   * `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   * NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
    */
   getProviderImport(
     request: GetProviderImportRequest,
@@ -1956,7 +1959,7 @@ export interface ImportServiceClient extends Client {
   /**
    * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
    * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
-   * common ones: `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
    */
   listProviderImports(
     request: ListProviderImportsRequest,

@@ -2369,11 +2369,14 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type InspectorServiceService = typeof InspectorServiceService;
 export const InspectorServiceService = {
@@ -2410,8 +2413,8 @@ export const InspectorServiceService = {
    * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
    * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
    * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`.
-   * REST: GET /api/v2/inspector/actors/:kind/:id.
+   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
    */
   getActor: {
     path: "/scheduling.v1.InspectorService/GetActor" as const,
@@ -2428,8 +2431,8 @@ export const InspectorServiceService = {
    * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
    * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
    * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/inspector/actors/:kind/:id/stream.
+   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
    */
   watchActor: {
     path: "/scheduling.v1.InspectorService/WatchActor" as const,
@@ -2459,8 +2462,8 @@ export interface InspectorServiceServer extends UntypedServiceImplementation {
    * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
    * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
    * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`.
-   * REST: GET /api/v2/inspector/actors/:kind/:id.
+   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
    */
   getActor: handleUnaryCall<GetActorRequest, GetActorResponse>;
   /**
@@ -2469,8 +2472,8 @@ export interface InspectorServiceServer extends UntypedServiceImplementation {
    * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
    * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
    * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/inspector/actors/:kind/:id/stream.
+   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
    */
   watchActor: handleServerStreamingCall<WatchActorRequest, WatchActorResponse>;
 }
@@ -2520,8 +2523,8 @@ export interface InspectorServiceClient extends Client {
    * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
    * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
    * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`.
-   * REST: GET /api/v2/inspector/actors/:kind/:id.
+   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
    */
   getActor(
     request: GetActorRequest,
@@ -2544,8 +2547,8 @@ export interface InspectorServiceClient extends Client {
    * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
    * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
    * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/inspector/actors/:kind/:id/stream.
+   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
    */
   watchActor(request: WatchActorRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchActorResponse>;
   watchActor(

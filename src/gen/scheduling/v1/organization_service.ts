@@ -2892,19 +2892,22 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
   /**
    * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
    * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
-   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: `DUPLICATE_EXTERNAL_ID`,
-   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`,
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
    */
   createOrganization: {
     path: "/scheduling.v1.OrganizationService/CreateOrganization" as const,
@@ -2936,7 +2939,7 @@ export const OrganizationServiceService = {
   /**
    * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
    * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
-   * Errors beyond the common ones: `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
    */
   getOrganization: {
     path: "/scheduling.v1.OrganizationService/GetOrganization" as const,
@@ -2954,7 +2957,7 @@ export const OrganizationServiceService = {
    * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
    * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
    * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
-   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones:
+   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones: NOT_FOUND
    * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
    */
   getOrganizationOverview: {
@@ -2972,7 +2975,8 @@ export const OrganizationServiceService = {
   /**
    * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
    * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
-   * ones: `ORGANIZATION_NOT_FOUND`, `PLATFORM_KEY_REQUIRED`. REST: PATCH /api/v2/organizations/:id.
+   * ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: PATCH
+   * /api/v2/organizations/:id.
    */
   updateOrganization: {
     path: "/scheduling.v1.OrganizationService/UpdateOrganization" as const,
@@ -2991,8 +2995,8 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
   /**
    * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
    * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
-   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: `DUPLICATE_EXTERNAL_ID`,
-   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`,
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
    */
   createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
   /**
@@ -3004,7 +3008,7 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
   /**
    * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
    * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
-   * Errors beyond the common ones: `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
    */
   getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
   /**
@@ -3012,14 +3016,15 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
    * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
    * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
    * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
-   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones:
+   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones: NOT_FOUND
    * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
    */
   getOrganizationOverview: handleUnaryCall<GetOrganizationOverviewRequest, GetOrganizationOverviewResponse>;
   /**
    * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
    * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
-   * ones: `ORGANIZATION_NOT_FOUND`, `PLATFORM_KEY_REQUIRED`. REST: PATCH /api/v2/organizations/:id.
+   * ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: PATCH
+   * /api/v2/organizations/:id.
    */
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
 }
@@ -3028,8 +3033,8 @@ export interface OrganizationServiceClient extends Client {
   /**
    * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
    * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
-   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: `DUPLICATE_EXTERNAL_ID`,
-   * `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`,
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
    */
   createOrganization(
     request: CreateOrganizationRequest,
@@ -3069,7 +3074,7 @@ export interface OrganizationServiceClient extends Client {
   /**
    * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
    * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
-   * Errors beyond the common ones: `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
    */
   getOrganization(
     request: GetOrganizationRequest,
@@ -3091,7 +3096,7 @@ export interface OrganizationServiceClient extends Client {
    * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
    * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
    * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
-   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones:
+   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones: NOT_FOUND
    * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
    */
   getOrganizationOverview(
@@ -3112,7 +3117,8 @@ export interface OrganizationServiceClient extends Client {
   /**
    * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
    * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
-   * ones: `ORGANIZATION_NOT_FOUND`, `PLATFORM_KEY_REQUIRED`. REST: PATCH /api/v2/organizations/:id.
+   * ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: PATCH
+   * /api/v2/organizations/:id.
    */
   updateOrganization(
     request: UpdateOrganizationRequest,

@@ -5748,19 +5748,22 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type ProviderServiceService = typeof ProviderServiceService;
 export const ProviderServiceService = {
   /**
    * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
    * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
-   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `DUPLICATE_EXTERNAL_ID`. REST: POST
-   * /api/v2/providers.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED
+   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/providers.
    */
   createProvider: {
     path: "/scheduling.v1.ProviderService/CreateProvider" as const,
@@ -5789,7 +5792,7 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): ListProvidersResponse => ListProvidersResponse.decode(value),
   },
   /**
-   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones:
+   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
    * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
    */
   getProvider: {
@@ -5804,7 +5807,8 @@ export const ProviderServiceService = {
   /**
    * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
    * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
-   * beyond the common ones: `PROVIDER_NOT_FOUND`, `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/providers/:id.
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH
+   * /api/v2/providers/:id.
    */
   updateProvider: {
     path: "/scheduling.v1.ProviderService/UpdateProvider" as const,
@@ -5820,7 +5824,7 @@ export const ProviderServiceService = {
   /**
    * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
    * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
-   * common ones: `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
    */
   deleteProvider: {
     path: "/scheduling.v1.ProviderService/DeleteProvider" as const,
@@ -5850,7 +5854,7 @@ export const ProviderServiceService = {
   },
   /**
    * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
-   * ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   * ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
    */
   getProfessional: {
     path: "/scheduling.v1.ProviderService/GetProfessional" as const,
@@ -5869,8 +5873,8 @@ export interface ProviderServiceServer extends UntypedServiceImplementation {
   /**
    * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
    * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
-   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `DUPLICATE_EXTERNAL_ID`. REST: POST
-   * /api/v2/providers.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED
+   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/providers.
    */
   createProvider: handleUnaryCall<CreateProviderRequest, CreateProviderResponse>;
   /**
@@ -5880,20 +5884,21 @@ export interface ProviderServiceServer extends UntypedServiceImplementation {
    */
   listProviders: handleUnaryCall<ListProvidersRequest, ListProvidersResponse>;
   /**
-   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones:
+   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
    * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
    */
   getProvider: handleUnaryCall<GetProviderRequest, GetProviderResponse>;
   /**
    * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
    * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
-   * beyond the common ones: `PROVIDER_NOT_FOUND`, `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/providers/:id.
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH
+   * /api/v2/providers/:id.
    */
   updateProvider: handleUnaryCall<UpdateProviderRequest, UpdateProviderResponse>;
   /**
    * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
    * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
-   * common ones: `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
    */
   deleteProvider: handleUnaryCall<DeleteProviderRequest, DeleteProviderResponse>;
   /**
@@ -5903,7 +5908,7 @@ export interface ProviderServiceServer extends UntypedServiceImplementation {
   listProfessionals: handleUnaryCall<ListProfessionalsRequest, ListProfessionalsResponse>;
   /**
    * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
-   * ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   * ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
    */
   getProfessional: handleUnaryCall<GetProfessionalRequest, GetProfessionalResponse>;
 }
@@ -5912,8 +5917,8 @@ export interface ProviderServiceClient extends Client {
   /**
    * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
    * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
-   * Platform keys only. Errors beyond the common ones: `PLATFORM_KEY_REQUIRED`, `DUPLICATE_EXTERNAL_ID`. REST: POST
-   * /api/v2/providers.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED
+   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/providers.
    */
   createProvider(
     request: CreateProviderRequest,
@@ -5951,7 +5956,7 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListProvidersResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones:
+   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
    * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
    */
   getProvider(
@@ -5972,7 +5977,8 @@ export interface ProviderServiceClient extends Client {
   /**
    * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
    * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
-   * beyond the common ones: `PROVIDER_NOT_FOUND`, `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/providers/:id.
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH
+   * /api/v2/providers/:id.
    */
   updateProvider(
     request: UpdateProviderRequest,
@@ -5992,7 +5998,7 @@ export interface ProviderServiceClient extends Client {
   /**
    * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
    * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
-   * common ones: `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
    */
   deleteProvider(
     request: DeleteProviderRequest,
@@ -6030,7 +6036,7 @@ export interface ProviderServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
-   * ones: `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   * ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
    */
   getProfessional(
     request: GetProfessionalRequest,

@@ -4692,11 +4692,14 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type RankingPolicyServiceService = typeof RankingPolicyServiceService;
 export const RankingPolicyServiceService = {
@@ -4735,7 +4738,8 @@ export const RankingPolicyServiceService = {
   },
   /**
    * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
-   * organization. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id.
+   * organization. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: GET
+   * /api/v2/ranking-policies/:id.
    */
   getRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/GetRankingPolicy" as const,
@@ -4751,7 +4755,7 @@ export const RankingPolicyServiceService = {
   /**
    * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
    * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
-   * or tie-breakers in its working copy. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: PATCH
+   * or tie-breakers in its working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: PATCH
    * /api/v2/ranking-policies/:id.
    */
   updateRankingPolicy: {
@@ -4768,8 +4772,8 @@ export const RankingPolicyServiceService = {
   /**
    * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
    * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
-   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: `POLICY_NOT_FOUND`.
-   * REST: POST /api/v2/ranking-policies/:id/activate.
+   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/activate.
    */
   activateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/ActivateRankingPolicy" as const,
@@ -4785,7 +4789,7 @@ export const RankingPolicyServiceService = {
   /**
    * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
    * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
-   * `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   * NOT_FOUND `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
    */
   listRankingPolicyVersions: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicyVersions" as const,
@@ -4804,7 +4808,7 @@ export const RankingPolicyServiceService = {
    * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
    * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
    * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
-   * the common ones: `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   * the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
    */
   simulateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/SimulateRankingPolicy" as const,
@@ -4835,34 +4839,35 @@ export interface RankingPolicyServiceServer extends UntypedServiceImplementation
   listRankingPolicies: handleUnaryCall<ListRankingPoliciesRequest, ListRankingPoliciesResponse>;
   /**
    * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
-   * organization. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id.
+   * organization. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: GET
+   * /api/v2/ranking-policies/:id.
    */
   getRankingPolicy: handleUnaryCall<GetRankingPolicyRequest, GetRankingPolicyResponse>;
   /**
    * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
    * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
-   * or tie-breakers in its working copy. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: PATCH
+   * or tie-breakers in its working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: PATCH
    * /api/v2/ranking-policies/:id.
    */
   updateRankingPolicy: handleUnaryCall<UpdateRankingPolicyRequest, UpdateRankingPolicyResponse>;
   /**
    * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
    * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
-   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: `POLICY_NOT_FOUND`.
-   * REST: POST /api/v2/ranking-policies/:id/activate.
+   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/activate.
    */
   activateRankingPolicy: handleUnaryCall<ActivateRankingPolicyRequest, ActivateRankingPolicyResponse>;
   /**
    * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
    * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
-   * `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   * NOT_FOUND `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
    */
   listRankingPolicyVersions: handleUnaryCall<ListRankingPolicyVersionsRequest, ListRankingPolicyVersionsResponse>;
   /**
    * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
    * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
    * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
-   * the common ones: `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   * the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
    */
   simulateRankingPolicy: handleUnaryCall<SimulateRankingPolicyRequest, SimulateRankingPolicyResponse>;
 }
@@ -4911,7 +4916,8 @@ export interface RankingPolicyServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
-   * organization. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id.
+   * organization. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: GET
+   * /api/v2/ranking-policies/:id.
    */
   getRankingPolicy(
     request: GetRankingPolicyRequest,
@@ -4931,7 +4937,7 @@ export interface RankingPolicyServiceClient extends Client {
   /**
    * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
    * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
-   * or tie-breakers in its working copy. Errors beyond the common ones: `POLICY_NOT_FOUND`. REST: PATCH
+   * or tie-breakers in its working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: PATCH
    * /api/v2/ranking-policies/:id.
    */
   updateRankingPolicy(
@@ -4952,8 +4958,8 @@ export interface RankingPolicyServiceClient extends Client {
   /**
    * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
    * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
-   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: `POLICY_NOT_FOUND`.
-   * REST: POST /api/v2/ranking-policies/:id/activate.
+   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/activate.
    */
   activateRankingPolicy(
     request: ActivateRankingPolicyRequest,
@@ -4973,7 +4979,7 @@ export interface RankingPolicyServiceClient extends Client {
   /**
    * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
    * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
-   * `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   * NOT_FOUND `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
    */
   listRankingPolicyVersions(
     request: ListRankingPolicyVersionsRequest,
@@ -4994,7 +5000,7 @@ export interface RankingPolicyServiceClient extends Client {
    * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
    * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
    * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
-   * the common ones: `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   * the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
    */
   simulateRankingPolicy(
     request: SimulateRankingPolicyRequest,

@@ -6019,11 +6019,14 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type ResolutionServiceService = typeof ResolutionServiceService;
 export const ResolutionServiceService = {
@@ -6031,9 +6034,10 @@ export const ResolutionServiceService = {
    * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
    * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
    * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
-   * resolution expires after the deployment's TTL. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`,
-   * `POLICY_NOT_FOUND`, `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
+   * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
+   * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
    */
   createResolution: {
     path: "/scheduling.v1.ResolutionService/CreateResolution" as const,
@@ -6048,8 +6052,9 @@ export const ResolutionServiceService = {
   },
   /**
    * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
-   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones:
-   * `IDEMPOTENCY_KEY_REUSED`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`. REST: POST /api/v1/resolutions.
+   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones: ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`. REST: POST
+   * /api/v1/resolutions.
    */
   createResolutionV1: {
     path: "/scheduling.v1.ResolutionService/CreateResolutionV1" as const,
@@ -6080,8 +6085,8 @@ export const ResolutionServiceService = {
   },
   /**
    * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
-   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
-   * `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
    */
   getResolution: {
     path: "/scheduling.v1.ResolutionService/GetResolution" as const,
@@ -6096,8 +6101,8 @@ export const ResolutionServiceService = {
   /**
    * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
    * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
-   * Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`. REST: GET
-   * /api/v2/resolutions/:id/candidates.
+   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST:
+   * GET /api/v2/resolutions/:id/candidates.
    */
   listCandidates: {
     path: "/scheduling.v1.ResolutionService/ListCandidates" as const,
@@ -6115,9 +6120,10 @@ export const ResolutionServiceService = {
    * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
    * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
    * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
-   * the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`,
-   * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
-   * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
+   * the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
+   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST
+   * /api/v2/resolutions/:id/options/:optionId/hold.
    */
   holdOption: {
     path: "/scheduling.v1.ResolutionService/HoldOption" as const,
@@ -6130,8 +6136,8 @@ export const ResolutionServiceService = {
   },
   /**
    * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
-   * its status. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`. REST:
-   * GET /api/v2/resolutions/:id/options/:optionId/hold.
+   * its status. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`,
+   * NOT_FOUND `HOLD_NOT_FOUND`. REST: GET /api/v2/resolutions/:id/options/:optionId/hold.
    */
   getHold: {
     path: "/scheduling.v1.ResolutionService/GetHold" as const,
@@ -6144,8 +6150,9 @@ export const ResolutionServiceService = {
   },
   /**
    * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
-   * the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`.
-   * REST: DELETE /api/v2/resolutions/:id/options/:optionId/hold.
+   * the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`. REST: DELETE
+   * /api/v2/resolutions/:id/options/:optionId/hold.
    */
   releaseHold: {
     path: "/scheduling.v1.ResolutionService/ReleaseHold" as const,
@@ -6159,10 +6166,11 @@ export const ResolutionServiceService = {
   /**
    * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
    * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
-   * option. Requires Idempotency-Key. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`,
-   * `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`, `HOLD_MISMATCH`, `SLOT_UNAVAILABLE`,
-   * `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   * option. Requires Idempotency-Key. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`,
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
+   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
    */
   confirmResolution: {
     path: "/scheduling.v1.ResolutionService/ConfirmResolution" as const,
@@ -6182,15 +6190,17 @@ export interface ResolutionServiceServer extends UntypedServiceImplementation {
    * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
    * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
    * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
-   * resolution expires after the deployment's TTL. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`,
-   * `POLICY_NOT_FOUND`, `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
+   * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
+   * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
    */
   createResolution: handleUnaryCall<CreateResolutionRequest, CreateResolutionResponse>;
   /**
    * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
-   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones:
-   * `IDEMPOTENCY_KEY_REUSED`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`. REST: POST /api/v1/resolutions.
+   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones: ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`. REST: POST
+   * /api/v1/resolutions.
    */
   createResolutionV1: handleUnaryCall<CreateResolutionV1Request, CreateResolutionV1Response>;
   /**
@@ -6201,15 +6211,15 @@ export interface ResolutionServiceServer extends UntypedServiceImplementation {
   listResolutions: handleUnaryCall<ListResolutionsRequest, ListResolutionsResponse>;
   /**
    * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
-   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
-   * `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
    */
   getResolution: handleUnaryCall<GetResolutionRequest, GetResolutionResponse>;
   /**
    * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
    * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
-   * Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`. REST: GET
-   * /api/v2/resolutions/:id/candidates.
+   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST:
+   * GET /api/v2/resolutions/:id/candidates.
    */
   listCandidates: handleUnaryCall<ListCandidatesRequest, ListCandidatesResponse>;
   /**
@@ -6217,30 +6227,33 @@ export interface ResolutionServiceServer extends UntypedServiceImplementation {
    * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
    * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
    * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
-   * the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`,
-   * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
-   * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
+   * the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
+   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST
+   * /api/v2/resolutions/:id/options/:optionId/hold.
    */
   holdOption: handleUnaryCall<HoldOptionRequest, HoldOptionResponse>;
   /**
    * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
-   * its status. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`. REST:
-   * GET /api/v2/resolutions/:id/options/:optionId/hold.
+   * its status. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`,
+   * NOT_FOUND `HOLD_NOT_FOUND`. REST: GET /api/v2/resolutions/:id/options/:optionId/hold.
    */
   getHold: handleUnaryCall<GetHoldRequest, GetHoldResponse>;
   /**
    * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
-   * the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`.
-   * REST: DELETE /api/v2/resolutions/:id/options/:optionId/hold.
+   * the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`. REST: DELETE
+   * /api/v2/resolutions/:id/options/:optionId/hold.
    */
   releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
   /**
    * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
    * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
-   * option. Requires Idempotency-Key. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`,
-   * `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`, `HOLD_MISMATCH`, `SLOT_UNAVAILABLE`,
-   * `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   * option. Requires Idempotency-Key. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`,
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
+   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
    */
   confirmResolution: handleUnaryCall<ConfirmResolutionRequest, ConfirmResolutionResponse>;
 }
@@ -6250,9 +6263,10 @@ export interface ResolutionServiceClient extends Client {
    * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
    * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
    * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
-   * resolution expires after the deployment's TTL. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`,
-   * `POLICY_NOT_FOUND`, `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
+   * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
+   * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
+   * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
    */
   createResolution(
     request: CreateResolutionRequest,
@@ -6271,8 +6285,9 @@ export interface ResolutionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
-   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones:
-   * `IDEMPOTENCY_KEY_REUSED`, `INVALID_DATE_RANGE`, `SERVICE_NOT_FOUND`. REST: POST /api/v1/resolutions.
+   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones: ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`. REST: POST
+   * /api/v1/resolutions.
    */
   createResolutionV1(
     request: CreateResolutionV1Request,
@@ -6311,8 +6326,8 @@ export interface ResolutionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
-   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`,
-   * `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
    */
   getResolution(
     request: GetResolutionRequest,
@@ -6332,8 +6347,8 @@ export interface ResolutionServiceClient extends Client {
   /**
    * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
    * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
-   * Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`. REST: GET
-   * /api/v2/resolutions/:id/candidates.
+   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST:
+   * GET /api/v2/resolutions/:id/candidates.
    */
   listCandidates(
     request: ListCandidatesRequest,
@@ -6355,9 +6370,10 @@ export interface ResolutionServiceClient extends Client {
    * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
    * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
    * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
-   * the common ones: `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`,
-   * `RESOLUTION_EXPIRED`, `OPTION_NOT_FOUND`, `HOLD_CONFLICT`, `SLOT_UNAVAILABLE`, `RESOLUTION_ALREADY_CONFIRMED`.
-   * REST: POST /api/v2/resolutions/:id/options/:optionId/hold.
+   * the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
+   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST
+   * /api/v2/resolutions/:id/options/:optionId/hold.
    */
   holdOption(
     request: HoldOptionRequest,
@@ -6376,8 +6392,8 @@ export interface ResolutionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
-   * its status. Errors beyond the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`. REST:
-   * GET /api/v2/resolutions/:id/options/:optionId/hold.
+   * its status. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`,
+   * NOT_FOUND `HOLD_NOT_FOUND`. REST: GET /api/v2/resolutions/:id/options/:optionId/hold.
    */
   getHold(
     request: GetHoldRequest,
@@ -6396,8 +6412,9 @@ export interface ResolutionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
-   * the common ones: `RESOLUTION_NOT_FOUND`, `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`.
-   * REST: DELETE /api/v2/resolutions/:id/options/:optionId/hold.
+   * the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`. REST: DELETE
+   * /api/v2/resolutions/:id/options/:optionId/hold.
    */
   releaseHold(
     request: ReleaseHoldRequest,
@@ -6417,10 +6434,11 @@ export interface ResolutionServiceClient extends Client {
   /**
    * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
    * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
-   * option. Requires Idempotency-Key. Errors beyond the common ones: `IDEMPOTENCY_KEY_REQUIRED`,
-   * `IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`, `RESOLUTION_NOT_FOUND`, `RESOLUTION_EXPIRED`,
-   * `OPTION_NOT_FOUND`, `HOLD_NOT_FOUND`, `HOLD_EXPIRED`, `HOLD_RELEASED`, `HOLD_MISMATCH`, `SLOT_UNAVAILABLE`,
-   * `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   * option. Requires Idempotency-Key. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`,
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
+   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
    */
   confirmResolution(
     request: ConfirmResolutionRequest,

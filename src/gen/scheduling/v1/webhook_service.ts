@@ -3980,18 +3980,21 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with the contract's code in the trailers
- * (`error-code`, `error-field`, `error-status`); every method may answer the common ones: UNAUTHENTICATED
- * (`UNAUTHORIZED`), PERMISSION_DENIED (`FORBIDDEN`), RESOURCE_EXHAUSTED (`RATE_LIMITED`), INVALID_ARGUMENT
- * (`VALIDATION_ERROR` with `field`), UNAVAILABLE (`SERVICE_UNAVAILABLE`). This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
+ * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
+ * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
+ * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
+ * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
+ * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
+ * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
+ * a field of the REST contract (openapi.json).
  */
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
   /**
    * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
    * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
-   * common ones: `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook: {
     path: "/scheduling.v1.WebhookService/GetWebhook" as const,
@@ -4009,8 +4012,8 @@ export const WebhookServiceService = {
    * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
    * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: `LIVE_KEY_REQUIRED`.
-   * REST: PUT /api/v2/webhooks.
+   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`. REST: PUT /api/v2/webhooks.
    */
   updateWebhook: {
     path: "/scheduling.v1.WebhookService/UpdateWebhook" as const,
@@ -4025,8 +4028,8 @@ export const WebhookServiceService = {
   /**
    * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
    * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
-   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: `LIVE_KEY_REQUIRED`,
-   * `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
+   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
    */
   testWebhook: {
     path: "/scheduling.v1.WebhookService/TestWebhook" as const,
@@ -4055,7 +4058,7 @@ export const WebhookServiceService = {
   },
   /**
    * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
-   * record and its attempts, oldest first. Errors beyond the common ones: `DELIVERY_NOT_FOUND`. REST: GET
+   * record and its attempts, oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`. REST: GET
    * /api/v2/webhooks/deliveries/:id.
    */
   getWebhookDelivery: {
@@ -4074,8 +4077,9 @@ export const WebhookServiceService = {
    * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
    * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
    * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`,
-   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
+   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
+   * `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
    */
   replayWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/ReplayWebhookDelivery" as const,
@@ -4092,8 +4096,9 @@ export const WebhookServiceService = {
    * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
    * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
    * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
-   * beyond the common ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`,
-   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/:deliveryId/replay.
+   * beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`,
+   * NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * REST: POST /api/v2/webhooks/:deliveryId/replay.
    */
   queueWebhookDeliveryReplay: {
     path: "/scheduling.v1.WebhookService/QueueWebhookDeliveryReplay" as const,
@@ -4114,7 +4119,7 @@ export interface WebhookServiceServer extends UntypedServiceImplementation {
   /**
    * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
    * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
-   * common ones: `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook: handleUnaryCall<GetWebhookRequest, GetWebhookResponse>;
   /**
@@ -4124,15 +4129,15 @@ export interface WebhookServiceServer extends UntypedServiceImplementation {
    * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
    * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: `LIVE_KEY_REQUIRED`.
-   * REST: PUT /api/v2/webhooks.
+   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`. REST: PUT /api/v2/webhooks.
    */
   updateWebhook: handleUnaryCall<UpdateWebhookRequest, UpdateWebhookResponse>;
   /**
    * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
    * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
-   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: `LIVE_KEY_REQUIRED`,
-   * `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
+   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
    */
   testWebhook: handleUnaryCall<TestWebhookRequest, TestWebhookResponse>;
   /**
@@ -4143,7 +4148,7 @@ export interface WebhookServiceServer extends UntypedServiceImplementation {
   listWebhookDeliveries: handleUnaryCall<ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse>;
   /**
    * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
-   * record and its attempts, oldest first. Errors beyond the common ones: `DELIVERY_NOT_FOUND`. REST: GET
+   * record and its attempts, oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`. REST: GET
    * /api/v2/webhooks/deliveries/:id.
    */
   getWebhookDelivery: handleUnaryCall<GetWebhookDeliveryRequest, GetWebhookDeliveryResponse>;
@@ -4152,16 +4157,18 @@ export interface WebhookServiceServer extends UntypedServiceImplementation {
    * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
    * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
    * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`,
-   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
+   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
+   * `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
    */
   replayWebhookDelivery: handleUnaryCall<ReplayWebhookDeliveryRequest, ReplayWebhookDeliveryResponse>;
   /**
    * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
    * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
    * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
-   * beyond the common ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`,
-   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/:deliveryId/replay.
+   * beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`,
+   * NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * REST: POST /api/v2/webhooks/:deliveryId/replay.
    */
   queueWebhookDeliveryReplay: handleUnaryCall<QueueWebhookDeliveryReplayRequest, QueueWebhookDeliveryReplayResponse>;
 }
@@ -4170,7 +4177,7 @@ export interface WebhookServiceClient extends Client {
   /**
    * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
    * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
-   * common ones: `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
    */
   getWebhook(
     request: GetWebhookRequest,
@@ -4194,8 +4201,8 @@ export interface WebhookServiceClient extends Client {
    * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
    * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: `LIVE_KEY_REQUIRED`.
-   * REST: PUT /api/v2/webhooks.
+   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`. REST: PUT /api/v2/webhooks.
    */
   updateWebhook(
     request: UpdateWebhookRequest,
@@ -4215,8 +4222,8 @@ export interface WebhookServiceClient extends Client {
   /**
    * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
    * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
-   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: `LIVE_KEY_REQUIRED`,
-   * `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
+   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
    */
   testWebhook(
     request: TestWebhookRequest,
@@ -4255,7 +4262,7 @@ export interface WebhookServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
-   * record and its attempts, oldest first. Errors beyond the common ones: `DELIVERY_NOT_FOUND`. REST: GET
+   * record and its attempts, oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`. REST: GET
    * /api/v2/webhooks/deliveries/:id.
    */
   getWebhookDelivery(
@@ -4278,8 +4285,9 @@ export interface WebhookServiceClient extends Client {
    * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
    * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
    * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`, `WEBHOOK_NOT_CONFIGURED`,
-   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
+   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
+   * `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
    */
   replayWebhookDelivery(
     request: ReplayWebhookDeliveryRequest,
@@ -4300,8 +4308,9 @@ export interface WebhookServiceClient extends Client {
    * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
    * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
    * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
-   * beyond the common ones: `PLAN_UPGRADE_REQUIRED`, `LIVE_KEY_REQUIRED`, `DELIVERY_NOT_FOUND`,
-   * `DELIVERY_IN_PROGRESS`, `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/:deliveryId/replay.
+   * beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`,
+   * NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * REST: POST /api/v2/webhooks/:deliveryId/replay.
    */
   queueWebhookDeliveryReplay(
     request: QueueWebhookDeliveryReplayRequest,
