@@ -39,7 +39,7 @@ function seen(r: JsonResponse) {
   };
 }
 
-test('a gateway-only process answers as the in-process gateway does: reads, errors and refusals alike', async (t) => {
+test.serial('a gateway-only process answers as the in-process gateway does: reads, errors and refusals alike', async (t) => {
   const created = await client(api.url, platformKey).post('/api/v2/organizations', {
     externalId: 'in-process-same',
     name: 'Same answers',
@@ -64,7 +64,7 @@ test('a gateway-only process answers as the in-process gateway does: reads, erro
   t.is(seen(await client(api.url, platformKey).get('/api/v2/organizations/org_nope')).status, 404);
 });
 
-test("in-process calls go through the server's authentication and observer: a revoked key is refused, the RPC is counted", async (t) => {
+test.serial("in-process calls go through the server's authentication and observer: a revoked key is refused, the RPC is counted", async (t) => {
   const platform = client(api.url, platformKey);
   const org = (await platform.post('/api/v2/organizations', { externalId: 'in-process-auth', name: 'Auth' })).body;
   const key = (
