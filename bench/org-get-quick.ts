@@ -2,6 +2,7 @@ import { measurementRow, renderReport, type BenchRow } from './bench-report.js';
 import { createBenchClient, createHttpTarget, expectStatus } from './bench-client.js';
 import { newPlatformKey, startBenchService, type BenchService } from './bench-service.js';
 import { startBenchStores } from './bench-stores.js';
+import { orgGetTarget, targetLine } from './bench-targets.js';
 import { benchGet } from './get-load.js';
 import { benchGrpcGetOrganization } from './grpc-get-organization.js';
 import type { MeasureContext } from './measure-scenario.js';
@@ -74,10 +75,8 @@ try {
   const rows: BenchRow[] = [measurementRow(raw, 'org-get', rest), measurementRow(raw, 'org-get', grpc)];
   console.log('');
   console.log(renderReport(rows));
-  const ratio = grpc.perSecond / rest.perSecond;
-  console.log(
-    `\nREST / gRPC time per request at ${CLIENTS} client(s): ${ratio.toFixed(2)}x (target <= 1.30x: ${ratio <= 1.3 ? 'met' : 'not met'})`,
-  );
+  console.log('');
+  console.log(targetLine(orgGetTarget(raw, rest, grpc)));
   await target.close();
 } finally {
   await service?.process.stop().catch(() => undefined);
