@@ -68,6 +68,9 @@ export interface TargetInputs {
   readsBefore: ScenarioMeasurement;
   readsAfter: ScenarioMeasurement;
   healthz: ScenarioMeasurement;
+  /** GET /api/v2/organizations/:id at 1 client: over REST (platform key + header), and GetOrganization over gRPC. */
+  orgGetRest: ScenarioMeasurement;
+  orgGetGrpc: ScenarioMeasurement;
   bursts: readonly ScenarioMeasurement[];
   bookingLoop: ScenarioMeasurement;
   contention: ScenarioMeasurement;
@@ -258,6 +261,7 @@ export function checkTargets(t: TargetInputs): TargetCheck[] {
     Number(n.conflictP99) <= 50,
   );
 
+  checks.push(orgGetTarget(t.raw, t.orgGetRest, t.orgGetGrpc));
   checks.push(...overloadTargets(t.overload));
 
   // Issue 21, webhooks (issue 12), memory (issue 11).
@@ -297,6 +301,27 @@ export function checkTargets(t: TargetInputs): TargetCheck[] {
     t.serviceRssPeakMb <= 400,
   );
   return checks;
+}
+
+/**
+ * The REST gateway's own cost (issue 23): `GET /api/v2/organizations/:id` over REST within 1.3x of GetOrganization
+ * called directly over gRPC, each read as a share of the raw baseline at the same client count (a request over REST
+ * takes at most 1.3 times as long as over gRPC).
+ */
+export function orgGetTarget(raw: RawBaseline, rest: ScenarioMeasurement, grpc: ScenarioMeasurement): TargetCheck {
+  const { checks, add } = targetList();
+  const shareOf = (m: ScenarioMeasurement) => m.perSecond / baselineFor(raw, m.concurrency).perSecond;
+  const ratio = shareOf(grpc) / shareOf(rest);
+  add(
+    'org-get.rest-vs-grpc',
+    'issue 23',
+    `GET /api/v2/organizations/:id, platform, ${rest.concurrency} client(s): REST within 1.3x of gRPC GetOrganization`,
+    ratio,
+    'ratio',
+    ratio <= 1.3,
+    `REST ${percent(shareOf(rest))} vs gRPC ${percent(shareOf(grpc))} of raw@${baselineFor(raw, rest.concurrency).concurrency} (${ratio.toFixed(2)}x)`,
+  );
+  return checks[0]!;
 }
 
 /** The overload targets (issue 22): admitted p99 at 4x within 2x of 1x, refusals answered in < 5 ms, no 500. */

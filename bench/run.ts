@@ -18,6 +18,7 @@ import { benchBookingLoop } from './booking-loop-bench.js';
 import { benchBurst } from './burst-bench.js';
 import { benchContention } from './contention-bench.js';
 import { benchGet } from './get-load.js';
+import { benchGrpcGetOrganization } from './grpc-get-organization.js';
 import { createGrpcResolutionClient, type GrpcResolutionClient } from './grpc-resolution-client.js';
 import { seedLargeOrganization } from './large-organization.js';
 import { formatLoad, machineInfo } from './machine-info.js';
@@ -352,6 +353,36 @@ async function main() {
         api: platform,
         path: '/healthz',
         concurrency: 8,
+        durationMs: PHASE_MS,
+      },
+      ctx,
+    ),
+  );
+
+  // The gateway's own cost on a trivial read: REST against the same RPC called directly over gRPC (issue 23).
+  log(`GET /api/v2/organizations/:id over REST, then GetOrganization over gRPC, 1 client (${PHASE_MS / 1000} s each)`);
+  const orgGetRest = await run(
+    benchGet(
+      {
+        id: 'org-get.rest.c1',
+        label: 'GET /api/v2/organizations/:id, REST, platform, 1 client',
+        api: platform,
+        path: `/api/v2/organizations/${seed.organizationId}`,
+        concurrency: 1,
+        durationMs: PHASE_MS,
+      },
+      ctx,
+    ),
+  );
+  const orgGetGrpc = await run(
+    benchGrpcGetOrganization(
+      {
+        id: 'org-get.grpc.c1',
+        label: 'GetOrganization, gRPC, platform, 1 client',
+        target: seeded.grpcTarget,
+        key: platformKey,
+        organizationId: seed.organizationId,
+        concurrency: 1,
         durationMs: PHASE_MS,
       },
       ctx,
@@ -718,6 +749,8 @@ async function main() {
     measurementRow(raw, 'read', readsBefore, 'reads'),
     measurementRow(raw, 'read', readsAfter, 'reads'),
     measurementRow(raw, 'health', healthz, 'answers'),
+    measurementRow(raw, 'org-get', orgGetRest),
+    measurementRow(raw, 'org-get', orgGetGrpc),
     measurementRow(raw, 'booking', loop, 'round trips'),
     {
       id: `${loop.id}.hold-confirm`,
@@ -763,6 +796,8 @@ async function main() {
     readsBefore,
     readsAfter,
     healthz,
+    orgGetRest,
+    orgGetGrpc,
     bursts,
     bookingLoop: loop,
     contention,

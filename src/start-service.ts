@@ -26,6 +26,7 @@ import { createGateway } from './gateway/create-gateway.js';
 import { createHttpDrain } from './gateway/create-http-drain.js';
 import { closeGrpcClients, createGrpcClients, createStreamClients } from './gateway/grpc-clients.js';
 import { probeInternalApi } from './gateway/probe-internal-api.js';
+import type { InProcessApi } from './gateway/in-process-caller.js';
 import { ALL_ROUTES } from './contract/routes/all-routes.js';
 import { buildCapabilities, buildOpenApi } from './contract/build-openapi.js';
 import { createWorkers } from './workers/create-workers.js';
@@ -208,6 +209,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         ? randomBytes(16).toString('hex')
         : undefined;
     let grpcPort: number | undefined;
+    let inProcessApi: InProcessApi | undefined;
     if (config.roles.has('grpc')) {
       const streams = createOpenStreams({
         leases: createStreamLeases({ redis }),
@@ -257,6 +259,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         },
       });
       grpcPort = await grpc.listen(config.host, config.grpcPort);
+      // The gateway of this process calls this server in-process (the same interceptors and handlers, no loopback HTTP/2).
+      if (config.grpcTarget === undefined) inProcessApi = grpc.inProcess;
       // tryShutdown waits for every call; one stuck on a hung store is cut off after the grace period.
       cleanups.push(async () => {
         const timer = setTimeout(() => grpc.server.forceShutdown(), DRAIN_GRACE_MS);
@@ -307,6 +311,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         routes: ALL_ROUTES,
         clients,
         streamClients,
+        ...(inProcessApi ? { inProcess: inProcessApi } : {}),
         openapi: () => openapi,
         capabilities: () => capabilities,
         logger,

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Metadata, type Client } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import { LRUCache } from 'lru-cache';
 import { setHeaderMetadata } from '../grpc/header-metadata.js';
 import { ADMITTED_TOKEN_KEY } from '../admission/admission-queue.js';
-import { callRpc } from './call-rpc.js';
+import type { RpcCaller } from './rpc-caller.js';
 
 /** What the gateway knows of a request before it reads its body. */
 export interface RequestCredentials {
@@ -16,7 +16,8 @@ export interface RequestCredentials {
 
 /** Options of createCredentialsCheck. */
 export interface CredentialsCheckOptions {
-  client: Client;
+  /** How the gateway calls the API (rpc-caller.ts). */
+  call: RpcCaller;
   deadlineMs: number;
   /** The admitted token of the gateway's own process (see GatewayDeps): the request was admitted already. */
   admittedToken?: string;
@@ -53,7 +54,7 @@ export function createCredentialsCheck(opts: CredentialsCheckOptions) {
     if (creds.clientAddress !== undefined) md.set('x-service-client-address', creds.clientAddress);
     if (creds.authorization !== undefined) setHeaderMetadata(md, 'authorization', creds.authorization);
     const sentAt = now();
-    await callRpc(opts.client, 'CheckCredentials', {}, md, { deadlineMs: opts.deadlineMs });
+    await opts.call('GatewayService', 'CheckCredentials', {}, md, { deadlineMs: opts.deadlineMs });
     if (id !== undefined) accepted.set(id, sentAt + ttl);
   };
 }

@@ -7,7 +7,9 @@ import type { RouteSpec } from '../contract/route.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 import { setHeaderMetadata } from '../grpc/header-metadata.js';
-import { callRpc, RpcFailure } from './call-rpc.js';
+import { RpcFailure } from './call-rpc.js';
+import { networkCaller } from './rpc-caller.js';
+import { inProcessCaller, type InProcessApi } from './in-process-caller.js';
 import { correlationIdOf } from './correlation-id.js';
 import { v1ErrorBody, v2ErrorBody } from './error-envelope.js';
 import type { GrpcClients } from './grpc-clients.js';
@@ -35,6 +37,12 @@ export interface GatewayDeps {
    * concurrent-call places unary calls need.
    */
   streamClients: GrpcClients;
+  /**
+   * The API of this same process, when it runs here: unary calls (every REST request but event streams, the credentials
+   * check, refusals) go to it in-process, through the server's own interceptors and handlers, instead of over loopback
+   * HTTP/2; `clients` then serve the readiness probe only. Unset: every call goes over the network.
+   */
+  inProcess?: InProcessApi;
   /** Answers whether the internal API reports Redis and PostgreSQL reachable; may throw a ServiceError saying why not. */
   ready(): Promise<boolean>;
   openapi(): unknown;
@@ -92,6 +100,11 @@ export function createGateway(deps: GatewayDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   const router = new Router();
+  const answers = deps.answers ?? 'json';
+  // In-process with JSON answers, a request goes in the JSON form, as the values parsed here: nothing is encoded, so there
+  // is no typed message to check by encoding it, and the one validator behind the door judges the input either way.
+  const direct = deps.inProcess !== undefined && answers === 'json';
+  const call = deps.inProcess ? inProcessCaller(deps.inProcess, { wireForm: !direct }) : networkCaller(deps.clients);
 
   // Request id, correlation id, v1 headers, the error envelope and the access log apply to every response.
   app.use(async (ctx, next) => {
@@ -131,7 +144,7 @@ export function createGateway(deps: GatewayDeps): Koa {
         if (ctx.req.socket.remoteAddress) credentials['x-service-client-address'] = ctx.req.socket.remoteAddress;
         if (ctx.get('service-organization-id'))
           credentials['service-organization-id'] = ctx.get('service-organization-id');
-        ({ error: se, headers } = await refuseThroughApi(deps.clients.GatewayService, se, credentials, {
+        ({ error: se, headers } = await refuseThroughApi(call, se, credentials, {
           requestId,
           deadlineMs: deps.rpcDeadlineMs ?? 30_000,
         }));
@@ -201,7 +214,7 @@ export function createGateway(deps: GatewayDeps): Koa {
   const admission = createRequestAdmission({ limits: deps.admission ?? { limit: 0 }, metrics: deps.metrics });
   const deadlineMs = deps.rpcDeadlineMs ?? 30_000;
   const checkCredentials = createCredentialsCheck({
-    client: deps.clients.GatewayService,
+    call,
     deadlineMs,
     admittedToken: deps.admittedToken,
   });
@@ -269,13 +282,16 @@ export function createGateway(deps: GatewayDeps): Koa {
     };
     ctx.res.once('close', onClose);
     // The typed request when it carries the input exactly, else the JSON form (see typed-request-of.ts).
-    const typed = typedRequestOf(route, input);
+    const typed = direct ? undefined : typedRequestOf(route, input);
     deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
-    const answers = deps.answers ?? 'json';
     if (typed && answers !== 'typed') md.set(ANSWER_FORM_KEY, answers === 'check' ? 'both' : 'json');
     try {
-      const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
-      const out = await callRpc(deps.clients[route.service], route.rpc, request, md, {
+      const request =
+        typed ??
+        (direct
+          ? { params: input.params, query: input.query, body: body === undefined ? null : body.value }
+          : { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' });
+      const out = await call(route.service, route.rpc, request, md, {
         deadlineMs: deadlineMs - (performance.now() - ctx.state.startedAt),
         signal: abort.signal,
       });

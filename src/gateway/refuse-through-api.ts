@@ -1,7 +1,8 @@
-import { Metadata, type Client } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import type { ServiceError } from '../errors/service-error.js';
 import { setHeaderMetadata } from '../grpc/header-metadata.js';
-import { callRpc, RpcFailure } from './call-rpc.js';
+import { RpcFailure } from './call-rpc.js';
+import type { RpcCaller } from './rpc-caller.js';
 
 /** What the gateway answers for a refusal of its own: the error and the response headers (RateLimit-*). */
 export interface Refusal {
@@ -17,7 +18,7 @@ export interface Refusal {
  * does not answer leave the refusal as it was.
  */
 export async function refuseThroughApi(
-  client: Client,
+  call: RpcCaller,
   refusal: ServiceError,
   credentials: Record<string, string>,
   opts: { requestId: string; deadlineMs: number },
@@ -27,8 +28,8 @@ export async function refuseThroughApi(
   md.set('x-service-door', 'rest');
   for (const [k, v] of Object.entries(credentials)) setHeaderMetadata(md, k, v);
   try {
-    await callRpc(
-      client,
+    await call(
+      'GatewayService',
       'Refuse',
       { params: {}, query: {}, bodyJson: JSON.stringify({ code: refusal.code, message: refusal.message }) },
       md,

@@ -16,6 +16,7 @@ import {
 import { ServiceError } from '../errors/service-error.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 import { encodeServiceError } from './error-metadata.js';
+import { carryServiceError } from './carried-service-error.js';
 
 /** Services that answer from memory and must answer most of all when the server is busy: never shed. */
 const NEVER_SHED = ['/grpc.health.v1.Health/', '/grpc.reflection.'];
@@ -104,7 +105,7 @@ export function admitCalls(o: CallAdmission): ServerInterceptor {
                     "The server could not start this call in time; retry after the retry-after trailer's seconds.",
                     { retryAfter: SHED_RETRY_AFTER_SECONDS },
                   );
-                  const { code, details, metadata } = encodeServiceError(refusal, trailers);
+                  const { code, details, metadata } = carryServiceError(encodeServiceError(refusal, trailers), refusal);
                   call.sendStatus({ code: code!, details: details!, metadata: metadata! });
                 });
               })

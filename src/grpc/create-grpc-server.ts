@@ -26,6 +26,8 @@ import type { RecordHeaderUse } from '../application/audit/record-header-use.js'
 import type { OpenStream, OpenStreams } from '../application/open-streams.js';
 import type { Database } from '../persistence/database.js';
 import { encodeServiceError } from './error-metadata.js';
+import { carryServiceError } from './carried-service-error.js';
+import { createInProcessCalls, type UnaryMethod } from './in-process-calls.js';
 import { headerFromMetadata } from './header-metadata.js';
 import { createCallObserver } from './observe-calls.js';
 import { runForCall } from './run-for-call.js';
@@ -104,7 +106,10 @@ function mdString(md: Metadata, key: string): string | undefined {
 export function createGrpcServer(deps: GrpcServerDeps) {
   // Admission is the outer interceptor: a shed call's status still passes the observer (metrics, log line).
   const admission = admitCalls({ limits: { limit: 0 }, ...deps.admission, metrics: deps.metrics });
-  const server = new Server({ ...GRPC_CHANNEL_OPTIONS.server, interceptors: [createCallObserver(deps), admission] });
+  const interceptors = [createCallObserver(deps), admission];
+  const server = new Server({ ...GRPC_CHANNEL_OPTIONS.server, interceptors });
+  // The unary methods by path, which this process's own gateway calls in-process through the same interceptors.
+  const unaryMethods = new Map<string, UnaryMethod>();
   // Open server streams: stop() ends them, since a graceful shutdown waits for every call and a stream never ends alone.
   const streams = new Set<AbortController>();
   const health = new HealthImplementation({ '': 'SERVING' });
@@ -128,13 +133,16 @@ export function createGrpcServer(deps: GrpcServerDeps) {
         continue;
       }
       if (isStreaming(spec)) throw new Error(`${name}/${rpc} is unary but its operation streams`);
-      impl[method] = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
+      const handler = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
         handleCall(deps, spec, rpc, route, call, callback).catch((err: unknown) =>
-          lastResort(deps, rpc, err, () =>
-            callback(encodeServiceError(new ServiceError('INTERNAL_ERROR')) as never, null),
-          ),
+          lastResort(deps, rpc, err, () => {
+            const internal = new ServiceError('INTERNAL_ERROR');
+            callback(carryServiceError(encodeServiceError(internal), internal) as never, null);
+          }),
         );
       };
+      impl[method] = handler;
+      unaryMethods.set(def.path, { definition: def, handler: handler as UnaryMethod['handler'] });
     }
     server.addService(definition, impl);
     health.setStatus(qualifiedServiceName(name), 'SERVING');
@@ -147,6 +155,8 @@ export function createGrpcServer(deps: GrpcServerDeps) {
   return {
     server,
     health,
+    /** The unary calls of this process's own gateway, served without the network (see in-process-calls.ts). */
+    inProcess: createInProcessCalls(interceptors, unaryMethods),
     /** Binds and starts on host:port; resolves with the bound port. */
     listen(host: string, port: number): Promise<number> {
       return new Promise((resolve, reject) => {
@@ -313,7 +323,7 @@ async function handleCall(
         () => se,
         (e: unknown) => e as ServiceError,
       );
-    callback(encodeServiceError(se, trailers) as never, null);
+    callback(carryServiceError(encodeServiceError(se, trailers), se) as never, null);
   }
 }
 
