@@ -1,6 +1,7 @@
 // Builds the descriptors of every file under proto/ (and the well-known types they import) into one
-// google.protobuf.FileDescriptorSet, src/gen/scheduling.binpb, which server reflection serves (src/grpc/reflection.ts).
-// Comments are kept (source info), so tools that describe a service show them. Usage: build-proto-image.mjs [out].
+// google.protobuf.FileDescriptorSet, src/gen/scheduling.binpb, which server reflection serves
+// (src/grpc/add-reflection.ts). Comments are kept (source info), so tools that describe a service show them.
+// Usage: build-proto-image.mjs [out].
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
