@@ -102,7 +102,7 @@ export function admitCalls(o: CallAdmission): ServerInterceptor {
                   );
                   const refusal = new ServiceError(
                     'SERVICE_UNAVAILABLE',
-                    "The server could not start this call in time; retry after the retry-after trailer's seconds.",
+                    'The server could not start this call in time; retry after the delay it names (RetryInfo; Retry-After over REST).',
                     { retryAfter: SHED_RETRY_AFTER_SECONDS },
                   );
                   const { code, details, metadata } = carryServiceError(encodeServiceError(refusal, trailers), refusal);
