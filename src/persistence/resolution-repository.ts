@@ -4,6 +4,7 @@ import { AUDIT_INSERT_COLUMNS, auditInsertParams, type AuditEntry } from './audi
 import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
 import { newId } from './new-id.js';
+import { claimLiveSql } from './slot-claims.js';
 
 /** What a resolution needs to know about its organization, read in one query. */
 export interface ResolutionContext {
@@ -67,7 +68,7 @@ export async function readBusyTime(
     text: `SELECT c.provider_id, 0 AS kind, (extract(epoch FROM lower(c.during)) * 1000)::float8 AS a, (extract(epoch FROM upper(c.during)) * 1000)::float8 AS b
        FROM slot_claims c
       WHERE c.organization_id = $1 AND c.provider_id = ANY($2) AND c.active AND lower(c.during) < $4 AND upper(c.during) > $3
-        AND (c.expires_at IS NULL OR c.expires_at > $5)
+        AND ${claimLiveSql('$5', 'c.')}
      UNION ALL
      SELECT b.provider_id, 1, count(*)::float8, 0 FROM bookings b
       WHERE b.organization_id = $1 AND b.provider_id = ANY($2) AND b.status IN ('pending', 'confirmed') AND b.end_at > $5

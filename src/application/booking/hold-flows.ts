@@ -9,7 +9,8 @@ import { stepCause, SYSTEM_CAUSE } from '../step-cause.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
-import { endLapsedHolds, lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { endLapsedHolds } from './end-lapsed-holds.js';
 import { auditInsertParams } from '../../persistence/audit-log.js';
 import { answerInsertParams, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 import {
@@ -21,7 +22,7 @@ import {
 } from '../../persistence/hold-repository.js';
 import { optionHeldData, optionReleasedData } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
-import { BULK_HOLD_ENDS, holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
+import { holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
 
 const DAY_MS = 86_400_000;
 
@@ -127,7 +128,7 @@ export async function holdOption(
     // sorted; then the lapsed holds end and the claim is made in the same transaction.
     await deps.db.transaction(async (tx) => {
       await lockProviderClaims(tx, [option.providerId], { resolutionId, now });
-      await endLapsedHolds(tx, BULK_HOLD_ENDS, claim);
+      await endLapsedHolds(tx, claim);
       const again = await claimHold(tx);
       if (!again.claimed) throw holdRefusal(again);
     });
