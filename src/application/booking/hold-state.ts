@@ -1,6 +1,6 @@
 import { holdHasLapsed, holdMachine, type HoldContext } from '../../../machines/hold-machine.js';
 import type { HoldRow } from '../../persistence/hold-repository.js';
-import { machineStep } from './machine-step.js';
+import { machineStep } from '../lifecycle/machine-step.js';
 
 /** A hold's ledger row (a slot_claims row of kind 'hold'), as the hold repository reads it. */
 export type { HoldRow };
