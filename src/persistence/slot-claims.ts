@@ -30,13 +30,18 @@ import { newId } from './new-id.js';
  * `Database` (40P01/40001) and, if it persists, answers 503, never 500.
  *
  * LOSERS DO NOT QUEUE. Every claiming statement first checks, without any lock, for a committed active claim that
- * overlaps and that it would not end itself (a lapsed hold, its own hold, the booking it replaces); if there is one it
+ * overlaps and that it would not end itself (its own hold, the booking it replaces); if there is one it
  * answers 409 without requesting the claim lock, so the losers of a contended slot do not wait in line behind the
  * winner's transaction. The check only reads committed rows: a claim committed after it is still caught by the
  * exclusion constraint (the arbiter) once the lock is held. The hot paths (hold, confirm) are single autocommit
  * statements, so the lock is held for the rest of one statement and released by PostgreSQL without a client round
  * trip (release and hold expiry likewise); multi-statement transactions (v1 create, reschedule, cancel, complete) take
  * the lock in their last statement before COMMIT.
+ *
+ * LAPSED HOLDS IN THE WAY (past expiresAt, timer not fired yet) are ended by the hold machine, not by SQL: a claiming
+ * statement that finds one (holdLapsedSql) writes nothing and answers `lapsed`; the caller then takes the claim
+ * locks, loads those holds FOR UPDATE, ends each as the machine's EXPIRE decides (endLapsedHolds, recordHoldEnds) and
+ * runs the statement again in the same transaction (lock order 2 then 3). Rare: timers normally end holds first.
  */
 
 /**
