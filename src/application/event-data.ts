@@ -3,9 +3,8 @@ import type { OutboxEvent } from '../persistence/event-outbox.js';
 
 /*
  * The data of every event type (SPEC part 6, CONTRACT part 6), declared once. Every event stored in the `events`
- * outbox is built by one of these functions, except the `option.released` rows of holds that lapsed in another
- * claim's way, which SQL builds in the same statement (`releasedEventsSql` in src/persistence/slot-claims.ts) with the
- * shape of `OptionReleasedData`.
+ * outbox is built by one of these functions (the `option.released` rows of holds that lapsed in another claim's way
+ * too: endLapsedHolds builds them from the hold machine's decision).
  */
 
 /** A booking's slot: ISO instants and the provider's IANA timezone. */

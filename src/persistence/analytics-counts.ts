@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { resolvedOutcomeSql } from './resolution-repository.js';
 
 /** An organization's resolutions and bookings created in a period, counted for analytics. */
 export interface AnalyticsCounts {
@@ -26,8 +27,8 @@ export async function readAnalyticsCounts(
   const [res, book] = await Promise.all([
     db.query(
       `SELECT count(*)::int AS total,
-              count(*) FILTER (WHERE r.status = 'resolved')::int AS resolved,
-              count(*) FILTER (WHERE r.status = 'zero_results')::int AS zero_results,
+              count(*) FILTER (WHERE ${resolvedOutcomeSql('r')})::int AS resolved,
+              count(*) FILTER (WHERE NOT ${resolvedOutcomeSql('r')})::int AS zero_results,
               coalesce(avg(r.evaluated_slots), 0)::float8 AS avg_evaluated_slots,
               count(*) FILTER (WHERE r.booking_id IS NOT NULL
                 OR EXISTS (SELECT 1 FROM bookings b WHERE b.resolution_id = r.id AND b.organization_id = r.organization_id))::int AS converted

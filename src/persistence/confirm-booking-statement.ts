@@ -5,15 +5,7 @@ import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
 import { answerConflict, answerInsertSql } from './idempotency-answers.js';
 import { newId } from './new-id.js';
-import {
-  claimError,
-  claimLockKey,
-  claimLockSql,
-  lapsedEventIds,
-  liveOverlapSql,
-  releasedEventsSql,
-  type BulkHoldEnds,
-} from './slot-claims.js';
+import { claimError, claimLiveSql, claimLockKey, claimLockSql, holdLapsedSql, liveOverlapSql } from './slot-claims.js';
 
 /** The names a booking row carries, as the audit entry and the answer show them. */
 export interface BookingNames {
@@ -39,43 +31,46 @@ export interface ConfirmOutcome {
   namesCurrent: boolean;
   row: BookingRow | undefined;
   usedHoldId: string | undefined;
+  /** The resolution's live holds on the option are not what the plan decided on (another request changed them). */
+  holdChanged: boolean;
+  /** A hold lapsed in the way (its timer has not fired yet): end it through the hold machine, then confirm again. */
+  lapsed: boolean;
 }
 
 /**
  * The whole confirmation in one autocommit statement (lock order in slot-claims.ts). Without the claim lock: a
- * booking of the resolution, a live overlapping claim (other than the resolution's own hold on this option), a changed
- * explicit hold or stale names answer at once. Under the lock: the hold used is consumed and lapsed holds in the way
- * end (their option.released events), then the claim, the booking, the resolution's booking_id, booking.confirmed
- * and the audit entry. A claim committed after the check fails the claim (23P01) and undoes the whole statement.
- * `planned` is the row as it will be stored (the booking machine's initial status and confirmedAt included),
- * `eventData` the booking.confirmed data, `auditParams` the audit entry's (auditInsertParams), `answerParams` the
- * idempotent answer's (answerInsertParams: stored with the booking when a record is given; a second answer for the
- * same key is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS), `holdEnds` the hold machine's states for the hold consumed and
- * lapsed holds ended.
+ * booking of the resolution, a live overlapping claim (other than the resolution's own hold on this option), a hold
+ * lapsed in the way, live holds of the option other than the one `consumed` names, or stale names answer at once
+ * with nothing written. Under the lock: the hold the hold machine decided this confirm consumes (`consumed`: its
+ * final state and the consumedAt its context recorded; recorded only while still active), then the claim, the
+ * booking, the resolution's booking_id, booking.confirmed and the audit entry. A claim committed after the check
+ * fails the claim (23P01) and undoes the whole statement. `planned` is the row as it will be stored (the booking
+ * machine's initial status and confirmedAt included), `eventData` the booking.confirmed data, `auditParams` the
+ * audit entry's (auditInsertParams), `answerParams` the idempotent answer's (answerInsertParams: stored with the
+ * booking when a record is given; a second answer for the same key is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS).
  */
 export async function confirmBookingStatement(
   db: Queryable,
   p: {
     planned: BookingRow;
     names: BookingNames;
-    holdId: string | null;
+    consumed: { refId: string; state: string; endedAt: Date } | null;
     claimStart: Date;
     claimEnd: Date;
     eventData: unknown;
     auditParams: unknown[];
     answerParams: unknown[];
-    holdEnds: BulkHoldEnds;
   },
 ): Promise<ConfirmOutcome> {
   const b = p.planned;
   const now = b.created_at;
   const audit = { params: p.auditParams };
-  // The booking machine's initial state and confirmedAt come after the audit parameters, then the hold machine's states for the hold
-  // consumed (a live hold, ended at the confirm) and for lapsed holds in the way (ended at their expiry).
-  const statusParam = 27 + audit.params.length;
+  // The booking machine's initial state and confirmedAt come after the audit parameters, then the hold machine's
+  // decision for the hold consumed (its final state and end time), then the idempotent answer's.
+  const statusParam = 26 + audit.params.length;
   const confirmedAtParam = statusParam + 1;
   const consumedParam = statusParam + 2;
-  const lapsedParam = statusParam + 3;
+  const consumedAtParam = statusParam + 3;
   const answerParam = statusParam + 4;
   let r;
   try {
@@ -84,26 +79,23 @@ export async function confirmBookingStatement(
       text: `WITH pre AS (SELECT
          EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6) AS confirmed,
          ${liveOverlapSql('$4', '$16', '$17', '$14', `kind = 'hold' AND resolution_id = $6 AND option_id = $7`)} AS taken,
-         ($19::text IS NULL OR EXISTS (SELECT 1 FROM slot_claims WHERE ref_id = $19 AND active AND expires_at > $14::timestamptz)) AS hold_live,
+         (EXISTS (SELECT 1 FROM slot_claims WHERE kind = 'hold' AND resolution_id = $6 AND option_id = $7 AND active AND ${claimLiveSql('$14')}
+             AND ref_id IS DISTINCT FROM $19::text)
+           OR ($19::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM slot_claims WHERE ref_id = $19 AND kind = 'hold' AND active))) AS hold_changed,
+         EXISTS (SELECT 1 FROM slot_claims WHERE provider_id = $4 AND active AND ${holdLapsedSql('$14')}
+           AND during && tstzrange($16::timestamptz, $17::timestamptz)) AS lapsed,
          EXISTS (SELECT 1 FROM providers pr JOIN services sv ON sv.id = $5 WHERE pr.id = $4 AND pr.doc->>'displayName' IS NOT DISTINCT FROM $20::text
            AND sv.doc->>'title' IS NOT DISTINCT FROM $21::text AND (sv.doc->>'duration')::int IS NOT DISTINCT FROM $22::int) AS names_current),
-       lk AS (SELECT ${claimLockSql('$18')} AS locked FROM pre WHERE NOT confirmed AND NOT taken AND hold_live AND names_current),
+       lk AS (SELECT ${claimLockSql('$18')} AS locked FROM pre WHERE NOT confirmed AND NOT taken AND NOT hold_changed AND NOT lapsed AND names_current),
        ended AS (
-         UPDATE slot_claims c SET active = false,
-           ended_at = CASE WHEN c.expires_at > $14::timestamptz THEN $14::timestamptz ELSE c.expires_at END,
-           end_reason = CASE WHEN c.expires_at > $14::timestamptz THEN $${consumedParam}::text ELSE $${lapsedParam}::text END,
-           booking_id = CASE WHEN c.expires_at > $14::timestamptz THEN $1 ELSE c.booking_id END
-         FROM lk
-         WHERE c.active AND c.kind = 'hold' AND (
-           (c.resolution_id = $6 AND c.option_id = $7 AND c.expires_at > $14::timestamptz AND ($19::text IS NULL OR c.ref_id = $19))
-           OR (c.expires_at <= $14::timestamptz AND c.provider_id = $4 AND c.during && tstzrange($16::timestamptz, $17::timestamptz)))
-         RETURNING c.kind, c.end_reason, c.organization_id, c.platform_id, c.ref_id, c.resolution_id, c.option_id, c.expires_at, c.mode),
-       released AS (${releasedEventsSql('ended', '$23', '$24', '$14', `$${lapsedParam}`)}),
+         UPDATE slot_claims c SET active = false, ended_at = $${consumedAtParam}::timestamptz, end_reason = $${consumedParam}::text, booking_id = $1
+         FROM lk WHERE c.ref_id = $19::text AND c.kind = 'hold' AND c.active
+         RETURNING c.ref_id),
        -- The aggregate drains "ended" first: the claim must not meet the hold this statement consumes.
        claim AS (
          INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
          SELECT $15, $3, $2, $4, 'booking', $1, $6, $7, tstzrange($16::timestamptz, $17::timestamptz), true, NULL, $13, $14::timestamptz
-         FROM lk, (SELECT count(*) FILTER (WHERE end_reason = $${consumedParam}::text) AS consumed FROM ended) e
+         FROM lk, (SELECT count(*) AS consumed FROM ended) e
          WHERE $19::text IS NULL OR e.consumed = 1
          RETURNING ref_id),
        bk AS (
@@ -115,10 +107,10 @@ export async function confirmBookingStatement(
        res AS (UPDATE resolutions SET booking_id = bk.id FROM bk WHERE resolutions.id = bk.resolution_id),
        ev AS (
          INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
-         SELECT $25, $2, $3, 'booking.confirmed', $24, $13, $26::jsonb, $14::timestamptz FROM bk),
-       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(27)} FROM bk),
+         SELECT $24, $2, $3, 'booking.confirmed', $23, $13, $25::jsonb, $14::timestamptz FROM bk),
+       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(26)} FROM bk),
        idem AS (${answerInsertSql('bk', answerParam)})
-       SELECT pre.confirmed, pre.taken, pre.names_current, (SELECT ref_id FROM ended WHERE end_reason = $${consumedParam}::text) AS used_hold_id,
+       SELECT pre.confirmed, pre.taken, pre.names_current, pre.hold_changed, pre.lapsed, (SELECT ref_id FROM ended) AS used_hold_id,
          bk.*, pr.doc->>'displayName' AS provider_name, pr.doc->>'username' AS provider_username,
          sv.doc->>'title' AS service_title, (sv.doc->>'duration')::int AS service_duration
        FROM pre LEFT JOIN bk ON true LEFT JOIN providers pr ON pr.id = bk.provider_id LEFT JOIN services sv ON sv.id = bk.service_id`,
@@ -141,19 +133,18 @@ export async function confirmBookingStatement(
         p.claimStart,
         p.claimEnd,
         claimLockKey(b.provider_id),
-        p.holdId,
+        p.consumed?.refId ?? null,
         p.names.provider,
         p.names.service,
         p.names.duration,
-        lapsedEventIds(now),
         EVENT_API_VERSION,
         newId('evt', now.getTime()),
         JSON.stringify(p.eventData),
         ...audit.params,
         b.status,
         b.confirmed_at,
-        p.holdEnds.consumed,
-        p.holdEnds.lapsed,
+        p.consumed?.state ?? null,
+        p.consumed?.endedAt ?? null,
         ...p.answerParams,
       ],
     });
@@ -163,11 +154,21 @@ export async function confirmBookingStatement(
       throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
     throw answerConflict(claimError(err));
   }
-  const { confirmed, taken, names_current: namesCurrent, used_hold_id: usedHoldId, ...rest } = r.rows[0];
+  const {
+    confirmed,
+    taken,
+    names_current: namesCurrent,
+    hold_changed: holdChanged,
+    lapsed,
+    used_hold_id: usedHoldId,
+    ...rest
+  } = r.rows[0];
   return {
     confirmed,
     taken,
     namesCurrent,
+    holdChanged,
+    lapsed,
     usedHoldId: usedHoldId ?? undefined,
     row: rest.id ? (rest as BookingRow) : undefined,
   };

@@ -3,7 +3,7 @@ import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
 import { answerConflict, answerInsertSql } from './idempotency-answers.js';
 import { newId } from './new-id.js';
-import { claimError, claimLockKey, claimLockSql, liveOverlapSql } from './slot-claims.js';
+import { claimError, claimLiveSql, claimLockKey, claimLockSql, holdLapsedSql, liveOverlapSql } from './slot-claims.js';
 
 /** A hold's ledger row (a slot_claims row of kind 'hold'). */
 export interface HoldRow {
@@ -95,9 +95,9 @@ export async function claimHoldStatement(
       name: 'claim-hold',
       text: `WITH pre AS (SELECT
          EXISTS (SELECT 1 FROM bookings WHERE resolution_id = $6) AS confirmed,
-         EXISTS (SELECT 1 FROM slot_claims WHERE resolution_id = $6 AND active AND kind = 'hold' AND expires_at > $12::timestamptz) AS held,
+         EXISTS (SELECT 1 FROM slot_claims WHERE resolution_id = $6 AND active AND kind = 'hold' AND ${claimLiveSql('$12')}) AS held,
          ${liveOverlapSql('$4', '$8', '$9', '$12')} AS taken,
-         EXISTS (SELECT 1 FROM slot_claims WHERE active AND kind = 'hold' AND expires_at <= $12::timestamptz
+         EXISTS (SELECT 1 FROM slot_claims WHERE active AND ${holdLapsedSql('$12')}
            AND ((provider_id = $4 AND during && tstzrange($8::timestamptz, $9::timestamptz)) OR resolution_id = $6)) AS lapsed),
        lk AS (SELECT ${claimLockSql('$14')} AS locked FROM pre WHERE NOT (confirmed OR held OR taken OR lapsed)),
        claim AS (
@@ -189,4 +189,63 @@ export async function endHold(
     ],
   });
   return r.rows[0] as HoldRow | undefined;
+}
+
+/**
+ * The holds lapsed at `now` (their timer has not fired yet) that block `[start, end)` of a provider or a new hold on
+ * `resolutionId`, locked FOR UPDATE. The caller holds the claim locks of the providers concerned (lockProviderClaims)
+ * and ends them through the hold machine (recordHoldEnds).
+ */
+export async function lapsedHoldsInTheWay(
+  tx: Queryable,
+  p: { providerId: string; start: Date; end: Date; resolutionId?: string | null; now: Date },
+): Promise<HoldRow[]> {
+  const r = await tx.query({
+    name: 'lapsed-holds-in-the-way',
+    text: `SELECT ${HOLD_COLUMNS} FROM slot_claims
+      WHERE active AND ${holdLapsedSql('$4')} AND ((provider_id = $1 AND during && tstzrange($2::timestamptz, $3::timestamptz)) OR resolution_id = $5)
+      ORDER BY id FOR UPDATE`,
+    values: [p.providerId, p.start, p.end, p.now, p.resolutionId ?? null],
+  });
+  return r.rows as HoldRow[];
+}
+
+/** One hold ending as the hold machine decided it: its final state, the end time its context recorded, its event. */
+export interface HoldEndRecord {
+  refId: string;
+  state: 'released' | 'expired' | 'consumed';
+  endedAt: Date;
+  bookingId: string | null;
+  /** The option.released event stored with the end, if any. */
+  event?: { platformId: string; organizationId: string; mode: 'live' | 'test'; data: unknown } | undefined;
+}
+
+/**
+ * Records hold endings the hold machine decided (each only while the hold is still active) and their events, in one
+ * statement; the caller holds the claim locks of the holds' providers. Answers the ids of the holds ended.
+ */
+export async function recordHoldEnds(tx: Queryable, ends: readonly HoldEndRecord[], now: Date): Promise<string[]> {
+  if (ends.length === 0) return [];
+  const rows = ends.map((e) => ({
+    ref_id: e.refId,
+    end_reason: e.state,
+    ended_at: e.endedAt.toISOString(),
+    booking_id: e.bookingId,
+    event: e.event ? { id: newId('evt', now.getTime()), ...e.event } : null,
+  }));
+  const r = await tx.query({
+    name: 'record-hold-ends',
+    text: `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ref_id text, end_reason text, ended_at timestamptz, booking_id text, event jsonb)),
+     ended AS (
+       UPDATE slot_claims c SET active = false, ended_at = x.ended_at, end_reason = x.end_reason, booking_id = coalesce(x.booking_id, c.booking_id)
+       FROM x WHERE c.ref_id = x.ref_id AND c.kind = 'hold' AND c.active
+       RETURNING c.ref_id),
+     ev AS (
+       INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
+       SELECT x.event->>'id', x.event->>'platformId', x.event->>'organizationId', 'option.released', $2, x.event->>'mode', x.event->'data', $3::timestamptz
+       FROM x JOIN ended ON ended.ref_id = x.ref_id WHERE x.event IS NOT NULL)
+     SELECT ref_id FROM ended`,
+    values: [JSON.stringify(rows), EVENT_API_VERSION, now],
+  });
+  return r.rows.map((row) => row.ref_id as string);
 }

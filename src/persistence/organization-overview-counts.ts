@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { claimLiveSql } from './slot-claims.js';
 
 /** What an organization holds, counted for the console's overview. */
 export interface OrganizationOverviewCounts {
@@ -33,7 +34,7 @@ export async function readOrganizationOverviewCounts(
       (SELECT count(*) FROM services WHERE organization_id = $1)::int AS services,
       (SELECT coalesce(jsonb_object_agg(status, n), '{}') FROM (SELECT status, count(*)::int AS n FROM bookings WHERE organization_id = $1 GROUP BY status) b) AS bookings,
       (SELECT count(*) FROM resolutions WHERE organization_id = $1 AND created_at > $2::timestamptz - interval '24 hours' AND created_at <= $2)::int AS resolutions_24h,
-      (SELECT count(*) FROM slot_claims WHERE organization_id = $1 AND active AND kind = 'hold' AND (expires_at IS NULL OR expires_at > $2))::int AS active_holds,
+      (SELECT count(*) FROM slot_claims WHERE organization_id = $1 AND active AND kind = 'hold' AND ${claimLiveSql('$2')})::int AS active_holds,
       (SELECT count(*) FROM manual_review_entries WHERE organization_id = $1 AND status = 'open')::int AS review_open,
       (SELECT coalesce(jsonb_object_agg(status, n), '{}') FROM (SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 GROUP BY status) w) AS deliveries,
       (SELECT count(*) FROM audit_events WHERE organization_id = $1)::int AS audit_events`,

@@ -4,6 +4,7 @@ import { AUDIT_INSERT_COLUMNS, auditInsertParams, type AuditEntry } from './audi
 import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
 import { newId } from './new-id.js';
+import { claimLiveSql } from './slot-claims.js';
 
 /** What a resolution needs to know about its organization, read in one query. */
 export interface ResolutionContext {
@@ -67,7 +68,7 @@ export async function readBusyTime(
     text: `SELECT c.provider_id, 0 AS kind, (extract(epoch FROM lower(c.during)) * 1000)::float8 AS a, (extract(epoch FROM upper(c.during)) * 1000)::float8 AS b
        FROM slot_claims c
       WHERE c.organization_id = $1 AND c.provider_id = ANY($2) AND c.active AND lower(c.during) < $4 AND upper(c.during) > $3
-        AND (c.expires_at IS NULL OR c.expires_at > $5)
+        AND ${claimLiveSql('$5', 'c.')}
      UNION ALL
      SELECT b.provider_id, 1, count(*)::float8, 0 FROM bookings b
       WHERE b.organization_id = $1 AND b.provider_id = ANY($2) AND b.status IN ('pending', 'confirmed') AND b.end_at > $5
@@ -92,6 +93,7 @@ export interface ResolutionRow {
   id: string;
   platformId: string;
   organizationId: string;
+  /** The resolution actor's state (resolved, zero_results, expired), written by each step that changes it. */
   status: string;
   requestId: string;
   serviceSlug: string;
@@ -162,8 +164,32 @@ export async function insertResolution(
 }
 
 /** A resolutions ledger row as listed: the row written at creation, plus the booking that confirmed it. */
-export interface ListedResolution extends Omit<ResolutionRow, 'platformId' | 'organizationId'> {
+export interface ListedResolution extends Omit<ResolutionRow, 'platformId' | 'organizationId' | 'status'> {
+  /** The outcome when the resolution was made (the list's `status`), whatever state the resolution is in now. */
+  outcome: ResolutionOutcomeStatus;
   bookingId: string | null;
+}
+
+/** The outcome a resolution was made with: `resolved` when it returned options. */
+export type ResolutionOutcomeStatus = 'resolved' | 'zero_results';
+
+/** The outcome of a resolution that returned `optionsReturned` options (its first state, before any expiry). */
+export const outcomeOf = (optionsReturned: number): ResolutionOutcomeStatus =>
+  optionsReturned > 0 ? 'resolved' : 'zero_results';
+
+/** SQL: whether the resolution row `r` was made with options (its outcome `resolved`; see outcomeOf). */
+export const resolvedOutcomeSql = (r: string) => `${r}.options_returned > 0`;
+
+/**
+ * Records a resolution's state as its actor's step decided it (`resolved`/`zero_results` -> `expired`). Idempotent:
+ * a step repeated after a crash writes the same value.
+ */
+export async function recordResolutionStatus(db: Queryable, id: string, status: string): Promise<void> {
+  await db.query({
+    name: 'record-resolution-status',
+    text: 'UPDATE resolutions SET status = $2 WHERE id = $1',
+    values: [id, status],
+  });
 }
 
 /**
@@ -177,7 +203,7 @@ export async function listResolutions(
 ): Promise<ListedResolution[]> {
   const r = await db.query({
     name: opts.before ? 'list-resolutions-after' : 'list-resolutions',
-    text: `SELECT id, status, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, booking_id, created_at, expires_at
+    text: `SELECT id, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, booking_id, created_at, expires_at
       FROM resolutions WHERE organization_id = $1 ${opts.before ? 'AND (created_at, id) < ($3, $4)' : ''}
       ORDER BY created_at DESC, id DESC LIMIT $2`,
     values: opts.before
@@ -186,7 +212,7 @@ export async function listResolutions(
   });
   return r.rows.map((row) => ({
     id: row.id,
-    status: row.status,
+    outcome: outcomeOf(row.options_returned),
     requestId: row.request_id,
     serviceSlug: row.service_slug,
     policyId: row.policy_id,

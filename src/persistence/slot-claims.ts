@@ -2,7 +2,6 @@ import type { Interval } from '../domain/availability/busy-intervals.js';
 import { ServiceError } from '../errors/service-error.js';
 import { AUDIT_INSERT_COLUMNS, auditInsertParams, auditSelectList, type AuditEntry } from './audit-log.js';
 import type { Queryable } from './database.js';
-import { EVENT_API_VERSION } from './event-outbox.js';
 import { newId } from './new-id.js';
 
 /*
@@ -31,23 +30,32 @@ import { newId } from './new-id.js';
  * `Database` (40P01/40001) and, if it persists, answers 503, never 500.
  *
  * LOSERS DO NOT QUEUE. Every claiming statement first checks, without any lock, for a committed active claim that
- * overlaps and that it would not end itself (a lapsed hold, its own hold, the booking it replaces); if there is one it
+ * overlaps and that it would not end itself (its own hold, the booking it replaces); if there is one it
  * answers 409 without requesting the claim lock, so the losers of a contended slot do not wait in line behind the
  * winner's transaction. The check only reads committed rows: a claim committed after it is still caught by the
  * exclusion constraint (the arbiter) once the lock is held. The hot paths (hold, confirm) are single autocommit
  * statements, so the lock is held for the rest of one statement and released by PostgreSQL without a client round
  * trip (release and hold expiry likewise); multi-statement transactions (v1 create, reschedule, cancel, complete) take
  * the lock in their last statement before COMMIT.
+ *
+ * LAPSED HOLDS IN THE WAY (past expiresAt, timer not fired yet) are ended by the hold machine, not by SQL: a claiming
+ * statement that finds one (holdLapsedSql) writes nothing and answers `lapsed`; the caller then takes the claim
+ * locks, loads those holds FOR UPDATE, ends each as the machine's EXPIRE decides (endLapsedHolds, recordHoldEnds) and
+ * runs the statement again in the same transaction (lock order 2 then 3). Rare: timers normally end holds first.
  */
 
 /**
- * The hold machine's states for holds the statements end in bulk: `lapsed` (past expiresAt) and `consumed` (by a
- * confirm). Decided by the machine in the application (BULK_HOLD_ENDS in hold-state.ts) and passed in as parameters.
+ * SQL: the hold claim row `alias` has lapsed at `now` (an SQL timestamptz expression). The hold machine's expiry guard
+ * (holdHasLapsed in machines/hold-machine.ts: at >= expiresAt) is the rule; this is its one SQL form, which statements
+ * need only to find holds a claim may end (they are then ended through the machine) and to leave lapsed holds out
+ * of busy time and overlap checks. No statement compares expires_at otherwise.
  */
-export interface BulkHoldEnds {
-  lapsed: string;
-  consumed: string;
-}
+export const holdLapsedSql = (now: string, alias = ''): string =>
+  `(${alias}kind = 'hold' AND ${alias}expires_at <= ${now}::timestamptz)`;
+
+/** SQL: the active claim row `alias` is live at `now`: a booking, or a hold that has not lapsed (see holdLapsedSql). */
+export const claimLiveSql = (now: string, alias = ''): string =>
+  `(${alias}expires_at IS NULL OR ${alias}expires_at > ${now}::timestamptz)`;
 
 /** A claim on a provider's time; the exclusion constraint on slot_claims keeps active claims from overlapping. */
 export interface ClaimInput {
@@ -78,30 +86,8 @@ export const claimLockSql = (key: string) => `pg_advisory_xact_lock(hashtext(${k
  */
 export function liveOverlapSql(p: string, s: string, e: string, now: string, except?: string): string {
   return `EXISTS (SELECT 1 FROM slot_claims WHERE provider_id = ${p} AND active AND during && tstzrange(${s}::timestamptz, ${e}::timestamptz)
-    AND NOT (kind = 'hold' AND expires_at <= ${now}::timestamptz)${except ? ` AND NOT coalesce((${except}), false)` : ''})`;
+    AND NOT ${holdLapsedSql(now)}${except ? ` AND NOT coalesce((${except}), false)` : ''})`;
 }
-
-/**
- * SQL of a CTE body storing `option.released` for the lapsed holds `from` returned (columns of slot_claims, end_reason
- * the hold machine's lapsed state, `lapsedState` a parameter holding BulkHoldEnds.lapsed); the data has the shape
- * of `OptionReleasedData` (src/application/event-data.ts).
- */
-export function releasedEventsSql(
-  from: string,
-  ids: string,
-  apiVersion: string,
-  now: string,
-  lapsedState: string,
-): string {
-  return `INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
-     SELECT (${ids}::text[])[row_number() OVER ()], platform_id, organization_id, 'option.released', ${apiVersion}, mode,
-       jsonb_build_object('resolutionId', resolution_id, 'optionId', option_id, 'holdId', ref_id,
-         'releasedAt', to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'reason', 'expired'), ${now}::timestamptz
-     FROM ${from} WHERE kind = 'hold' AND end_reason = ${lapsedState}::text`;
-}
-
-/** Event ids for the lapsed holds one claim may end: few (active claims never overlap); up to 32. */
-export const lapsedEventIds = (now: Date) => Array.from({ length: 32 }, () => newId('evt', now.getTime()));
 
 /**
  * Takes the claim locks of `providerIds` in the lock order (ascending lock number, each once). `lapsedHoldOf` adds the
@@ -118,55 +104,9 @@ export async function lockProviderClaims(
     text: `SELECT count(pg_advisory_xact_lock(k)) FROM (
        SELECT DISTINCT hashtext('claim:' || p)::bigint AS k FROM (
          SELECT unnest($1::text[]) AS p
-         UNION ALL SELECT provider_id FROM slot_claims WHERE resolution_id = $2 AND active AND kind = 'hold' AND expires_at <= $3::timestamptz) ids
+         UNION ALL SELECT provider_id FROM slot_claims WHERE resolution_id = $2 AND active AND ${holdLapsedSql('$3')}) ids
        ORDER BY k) ordered`,
     values: [providerIds, lapsedHoldOf?.resolutionId ?? null, lapsedHoldOf?.now ?? null],
-  });
-}
-
-/**
- * Ends holds whose lifetime passed but whose timer has not fired yet, where they would block `[start, end)`
- * of a provider (or a new hold on `resolutionId`), and stores their `option.released` events, in one statement.
- * A late timer then finds nothing to do. `consumedHold` also ends that hold's claim as used by a booking.
- * The states stored are the hold machine's (`holdEnds`, passed as parameters): still one statement, no per-row
- * round trip; the hold actors mirror on their own timers. The caller holds the claim locks of the providers
- * concerned (lockProviderClaims).
- */
-export async function endLapsedHolds(
-  tx: Queryable,
-  holdEnds: BulkHoldEnds,
-  p: {
-    providerId: string;
-    start: Date;
-    end: Date;
-    resolutionId?: string | null;
-    now: Date;
-    consumedHold?: { refId: string; bookingId: string } | undefined;
-  },
-): Promise<void> {
-  await tx.query({
-    name: 'end-lapsed-holds',
-    text: `WITH lapsed AS (
-       UPDATE slot_claims SET active = false, ended_at = expires_at, end_reason = $10::text
-       WHERE active AND kind = 'hold' AND expires_at <= $4 AND ((provider_id = $1 AND during && tstzrange($2, $3)) OR resolution_id = $5)
-       RETURNING kind, end_reason, organization_id, platform_id, ref_id, resolution_id, option_id, expires_at, mode),
-     consumed AS (
-       UPDATE slot_claims SET active = false, ended_at = $4, end_reason = $11::text, booking_id = $7
-       WHERE ref_id = $6 AND active AND $6::text IS NOT NULL)
-     ${releasedEventsSql('lapsed', '$8', '$9', '$4', '$10')}`,
-    values: [
-      p.providerId,
-      p.start,
-      p.end,
-      p.now,
-      p.resolutionId ?? null,
-      p.consumedHold?.refId ?? null,
-      p.consumedHold?.bookingId ?? null,
-      lapsedEventIds(p.now),
-      EVENT_API_VERSION,
-      holdEnds.lapsed,
-      holdEnds.consumed,
-    ],
   });
 }
 
@@ -224,43 +164,36 @@ export async function insertClaim(tx: Queryable, c: ClaimInput): Promise<void> {
 
 /**
  * Claims `[start, end)` for a booking in one statement, meant as the last one of its transaction before COMMIT:
- * without any lock, a committed live overlap answers 409 SLOT_UNAVAILABLE at once; otherwise under the provider's
- * claim lock it ends the claim `replaces` names (a rescheduled booking: moving within its own time is allowed) and
- * holds lapsed in the way (with their option.released events, ended in `holdEnds.lapsed`), inserts the claim and
+ * without any lock, a committed live overlap answers 409 SLOT_UNAVAILABLE at once, and a hold lapsed in the way
+ * (its timer has not fired yet) answers `lapsed` with nothing written: the caller ends it through the hold machine
+ * under the claim lock (endLapsedHolds) and claims again. Otherwise, under the provider's claim lock, it ends the
+ * claim `replaces` names (a rescheduled booking: moving within its own time is allowed), inserts the claim and
  * appends `audit`.
  */
 export async function claimSlot(
   tx: Queryable,
-  holdEnds: BulkHoldEnds,
   c: ClaimInput & { replaces?: { refId: string; reason: string }; audit?: AuditEntry },
-): Promise<void> {
+): Promise<'claimed' | 'lapsed'> {
   const audit = c.audit ? auditInsertParams(c.audit) : undefined;
   const values: unknown[] = [
     ...claimParams(c),
     c.replaces?.refId ?? null,
     c.replaces?.reason ?? null,
-    lapsedEventIds(c.now),
-    EVENT_API_VERSION,
     ...(audit?.params ?? []),
-    holdEnds.lapsed,
   ];
-  // The hold machine's state for lapsed holds comes after the audit parameters.
-  const lapsedParam = values.length;
   let r;
   try {
     r = await tx.query({
       name: audit ? 'claim-slot-audited' : 'claim-slot',
-      text: `WITH pre AS (SELECT ${liveOverlapSql('$4', '$9', '$10', '$13', 'ref_id = $15::text')} AS taken),
-       lk AS (SELECT ${claimLockSql('$14')} AS locked FROM pre WHERE NOT taken),
+      text: `WITH pre AS (SELECT ${liveOverlapSql('$4', '$9', '$10', '$13', 'ref_id = $15::text')} AS taken,
+         EXISTS (SELECT 1 FROM slot_claims WHERE provider_id = $4 AND active AND ${holdLapsedSql('$13')}
+           AND during && tstzrange($9::timestamptz, $10::timestamptz)) AS lapsed),
+       lk AS (SELECT ${claimLockSql('$14')} AS locked FROM pre WHERE NOT taken AND NOT lapsed),
        ended AS (
-         UPDATE slot_claims c SET active = false,
-           ended_at = CASE WHEN c.ref_id = $15::text THEN $13::timestamptz ELSE c.expires_at END,
-           end_reason = CASE WHEN c.ref_id = $15::text THEN $16::text ELSE $${lapsedParam}::text END
-         FROM lk
-         WHERE c.active AND (c.ref_id = $15::text OR (c.kind = 'hold' AND c.expires_at <= $13::timestamptz AND c.provider_id = $4 AND c.during && tstzrange($9::timestamptz, $10::timestamptz)))
-         RETURNING c.kind, c.end_reason, c.organization_id, c.platform_id, c.ref_id, c.resolution_id, c.option_id, c.expires_at, c.mode),
-       released AS (${releasedEventsSql('ended', '$17', '$18', '$13', `$${lapsedParam}`)}),
-       -- count(*) drains "ended" first: the claim must not meet the rows this statement ends.
+         UPDATE slot_claims c SET active = false, ended_at = $13::timestamptz, end_reason = $16::text
+         FROM lk WHERE c.active AND c.ref_id = $15::text
+         RETURNING c.ref_id),
+       -- count(*) drains "ended" first: the claim must not meet the claim this statement ends.
        claim AS (
          INSERT INTO slot_claims (id, organization_id, platform_id, provider_id, kind, ref_id, resolution_id, option_id, during, active, expires_at, mode, created_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, tstzrange($9::timestamptz, $10::timestamptz), true, $11::timestamptz, $12, $13::timestamptz
@@ -268,16 +201,20 @@ export async function claimSlot(
          RETURNING ref_id)${
            audit
              ? `,
-       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(19)} FROM claim)`
+       au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(17)} FROM claim)`
              : ''
          }
-       SELECT (SELECT taken FROM pre) AS taken, (SELECT count(*) FROM claim)::int AS claimed`,
+       SELECT (SELECT taken FROM pre) AS taken, (SELECT lapsed FROM pre) AS lapsed, (SELECT count(*) FROM claim)::int AS claimed`,
       values,
     });
   } catch (err) {
     throw claimError(err);
   }
-  if (r.rows[0].taken || r.rows[0].claimed !== 1) throw slotUnavailable();
+  const row = r.rows[0];
+  if (row.taken) throw slotUnavailable();
+  if (row.lapsed) return 'lapsed';
+  if (row.claimed !== 1) throw slotUnavailable();
+  return 'claimed';
 }
 
 /**
@@ -314,7 +251,7 @@ export async function providerBusy(
 ): Promise<Interval[]> {
   const r = await db.query(
     `SELECT lower(during) AS s, upper(during) AS e FROM slot_claims
-     WHERE provider_id = $1 AND active AND during && tstzrange($2, $3) AND (expires_at IS NULL OR expires_at > $4)`,
+     WHERE provider_id = $1 AND active AND during && tstzrange($2, $3) AND ${claimLiveSql('$4')}`,
     [providerId, from, to, now],
   );
   return r.rows.map((row) => ({ start: (row.s as Date).getTime(), end: (row.e as Date).getTime() }));

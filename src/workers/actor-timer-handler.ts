@@ -1,10 +1,9 @@
 import type { TimerRef } from '../persistence/durable-timers.js';
 import { ActorNotFoundError } from '../persistence/actor-store-errors.js';
-import { resolutionActorKind } from '../../machines/machine-versions.js';
 import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
 import { expireHold } from '../application/booking/hold-flows.js';
 import { completeBooking } from '../application/booking/complete-booking.js';
-import { SYSTEM_CAUSE } from '../application/step-cause.js';
+import { expireResolution } from '../application/resolution/expire-resolution.js';
 
 /** Extra timer handlers by `kind|name` (holds and bookings register theirs). */
 export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
@@ -15,14 +14,7 @@ export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
  */
 export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandlers = {}) {
   const handlers: TimerHandlers = {
-    'resolution|expire': async (id) => {
-      await deps.actors.send(
-        resolutionActorKind,
-        id,
-        { type: 'EXPIRE', at: deps.clock().toISOString() },
-        { causedBy: SYSTEM_CAUSE },
-      );
-    },
+    'resolution|expire': (id) => expireResolution(deps, id),
     'hold|expire': (id) => expireHold(deps, id),
     'booking|complete': (id) => completeBooking(deps, id),
     ...extra,

@@ -4,11 +4,15 @@ import {
   claimLockKey,
   claimSlot,
   endClaimLocked,
-  endLapsedHolds,
+  claimLiveSql,
+  holdLapsedSql,
   insertClaim,
   lockProviderClaims,
 } from '../../src/persistence/slot-claims.js';
-import { BULK_HOLD_ENDS } from '../../src/application/booking/hold-state.js';
+import { recordHoldEnds } from '../../src/persistence/hold-repository.js';
+import { endLapsedHolds } from '../../src/application/booking/end-lapsed-holds.js';
+import { claimBookingSlot } from '../../src/application/booking/claim-booking-slot.js';
+import { holdHasLapsed } from '../../machines/hold-machine.js';
 import { ServiceError } from '../../src/errors/service-error.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
@@ -33,7 +37,7 @@ async function provider() {
   };
 }
 
-test('a lapsed hold in the way is ended with one option.released event; a live one is not touched', async (t) => {
+test('a lapsed hold in the way is ended through the hold machine with one option.released event; a live one is not touched', async (t) => {
   const db = svc.service.deps.db;
   const { orgId, platformId, providerId } = await provider();
   const base = {
@@ -74,7 +78,7 @@ test('a lapsed hold in the way is ended with one option.released event; a live o
   t.true(blocked instanceof ServiceError && blocked.code === 'SLOT_UNAVAILABLE', 'both holds still block until ended');
 
   await db.transaction(async (tx) =>
-    endLapsedHolds(tx, BULK_HOLD_ENDS, {
+    endLapsedHolds(tx, {
       providerId,
       start: overlapping.start,
       end: overlapping.end,
@@ -112,7 +116,7 @@ test('a lapsed hold in the way is ended with one option.released event; a live o
 
   // Running it again finds nothing more to end.
   await db.transaction(async (tx) =>
-    endLapsedHolds(tx, BULK_HOLD_ENDS, {
+    endLapsedHolds(tx, {
       providerId,
       start: overlapping.start,
       end: overlapping.end,
@@ -129,7 +133,7 @@ test('a lapsed hold in the way is ended with one option.released event; a live o
   );
 });
 
-test('a consumed hold ends with the booking id, and its time can then be claimed by the booking', async (t) => {
+test('a hold end the machine decided is recorded with the booking id, and its time can then be claimed by the booking', async (t) => {
   const db = svc.service.deps.db;
   const { orgId, platformId, providerId } = await provider();
   const now = at('2026-03-02T12:00:00Z');
@@ -147,12 +151,7 @@ test('a consumed hold ends with the booking id, and its time can then be claimed
     now,
   });
   await db.transaction(async (tx) => {
-    await endLapsedHolds(tx, BULK_HOLD_ENDS, {
-      providerId,
-      ...slot,
-      now,
-      consumedHold: { refId: 'hld_1', bookingId: 'bkg_1' },
-    });
+    await recordHoldEnds(tx, [{ refId: 'hld_1', state: 'consumed', endedAt: now, bookingId: 'bkg_1' }], now);
     await insertClaim(tx, {
       organizationId: orgId,
       platformId,
@@ -236,7 +235,7 @@ test("a claim on time a committed claim holds is refused without waiting for the
     const loser = await t.throwsAsync(() =>
       db.transaction(async (tx) => {
         await tx.query(`SET LOCAL lock_timeout = '5s'`);
-        await claimSlot(tx, BULK_HOLD_ENDS, claimOf(o, 'bkg_loser', '2026-03-03T14:30:00Z', '2026-03-03T15:30:00Z'));
+        await claimSlot(tx, claimOf(o, 'bkg_loser', '2026-03-03T14:30:00Z', '2026-03-03T15:30:00Z'));
       }),
     );
     t.true(loser instanceof ServiceError && loser.code === 'SLOT_UNAVAILABLE', String(loser));
@@ -244,7 +243,7 @@ test("a claim on time a committed claim holds is refused without waiting for the
     const waiting = await t.throwsAsync(() =>
       db.transaction(async (tx) => {
         await tx.query(`SET LOCAL lock_timeout = '200ms'`);
-        await claimSlot(tx, BULK_HOLD_ENDS, claimOf(o, 'bkg_free', '2026-03-03T16:00:00Z', '2026-03-03T17:00:00Z'));
+        await claimSlot(tx, claimOf(o, 'bkg_free', '2026-03-03T16:00:00Z', '2026-03-03T17:00:00Z'));
       }),
     );
     // The lock timeout is a store bound: it reaches the caller as 503 SERVICE_UNAVAILABLE with PostgreSQL's 55P03 as cause.
@@ -263,7 +262,7 @@ test("a claim on time a committed claim holds is refused without waiting for the
   t.deepEqual(active, ['bkg_winner']);
 });
 
-test('claimSlot ends the claim it replaces and lapsed holds in the way, then claims and appends its audit entry', async (t) => {
+test('claimBookingSlot ends the claim it replaces and lapsed holds in the way, then claims and appends its audit entry', async (t) => {
   const db = svc.service.deps.db;
   const o = await provider();
   const now = at('2026-03-02T12:05:00Z');
@@ -278,7 +277,7 @@ test('claimSlot ends the claim it replaces and lapsed holds in the way, then cla
     }),
   );
   await db.transaction((tx) =>
-    claimSlot(tx, BULK_HOLD_ENDS, {
+    claimBookingSlot(tx, {
       ...claimOf(o, 'bkg_new', '2026-03-03T14:30:00Z', '2026-03-03T15:30:00Z'),
       now,
       replaces: { refId: refOf(o, 'bkg_old'), reason: 'rescheduled' },
@@ -335,7 +334,7 @@ test('a refused claimSlot changes nothing: the claim it replaces and lapsed hold
   await insertClaim(db, claimOf(o, 'bkg_other', '2026-03-03T10:00:00Z', '2026-03-03T11:00:00Z'));
   const refused = await t.throwsAsync(() =>
     db.transaction((tx) =>
-      claimSlot(tx, BULK_HOLD_ENDS, {
+      claimSlot(tx, {
         ...claimOf(o, 'bkg_moved', '2026-03-03T09:30:00Z', '2026-03-03T10:30:00Z'),
         replaces: { refId: refOf(o, 'bkg_keep'), reason: 'rescheduled' },
       }),
@@ -432,4 +431,51 @@ test("lockProviderClaims takes the provider's lock and the lock of the provider 
     return r.rows[0] as { got: string[]; want: string[] };
   });
   t.deepEqual(held.got, held.want, "both providers' claim locks, each once");
+});
+
+test('claimSlot answers `lapsed` without the claim lock and writes nothing while a lapsed hold is in the way', async (t) => {
+  const db = svc.service.deps.db;
+  const o = await provider();
+  await insertClaim(
+    db,
+    claimOf(o, 'hld_late', '2026-03-03T15:00:00Z', '2026-03-03T15:30:00Z', {
+      kind: 'hold',
+      resolutionId: 'res_late',
+      optionId: 'opt_late',
+      expiresAt: at('2026-03-02T12:02:00Z'),
+    }),
+  );
+  const lock = await holdClaimLock(o.providerId);
+  try {
+    const answer = await db.transaction(async (tx) => {
+      await tx.query(`SET LOCAL lock_timeout = '5s'`);
+      return claimSlot(tx, {
+        ...claimOf(o, 'bkg_late', '2026-03-03T15:00:00Z', '2026-03-03T16:00:00Z'),
+        now: at('2026-03-02T12:05:00Z'),
+      });
+    });
+    t.is(answer, 'lapsed');
+  } finally {
+    await lock.release();
+  }
+  const rows = (
+    await db.query('SELECT ref_id, active FROM slot_claims WHERE provider_id = $1 ORDER BY ref_id', [o.providerId])
+  ).rows;
+  t.deepEqual(
+    rows.map((r) => [nameOf(r.ref_id), r.active]),
+    [['hld_late', true]],
+  );
+});
+
+test("the SQL expiry predicates are the hold machine's guard, also at the boundary", async (t) => {
+  const db = svc.service.deps.db;
+  const expiresAt = '2026-03-02T10:02:00.000Z';
+  for (const now of ['2026-03-02T10:01:59.999Z', expiresAt, '2026-03-02T10:02:00.001Z']) {
+    const r = await db.query(
+      `SELECT ${holdLapsedSql('$2')} AS lapsed, ${claimLiveSql('$2')} AS live FROM (SELECT 'hold'::text AS kind, $1::timestamptz AS expires_at) c`,
+      [expiresAt, now],
+    );
+    t.is(r.rows[0].lapsed, holdHasLapsed(expiresAt, now), `lapsed at ${now}`);
+    t.is(r.rows[0].live, !holdHasLapsed(expiresAt, now), `live at ${now}`);
+  }
 });

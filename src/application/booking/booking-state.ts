@@ -8,7 +8,7 @@ import {
 } from '../../../machines/booking-machine.js';
 import type { Queryable } from '../../persistence/database.js';
 import { writeBookingState, type BookingRow } from '../../persistence/booking-repository.js';
-import { machineStep } from './machine-step.js';
+import { machineStep } from '../lifecycle/machine-step.js';
 
 const STORED_STATES: readonly string[] = [
   'pending',

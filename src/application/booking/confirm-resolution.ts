@@ -10,6 +10,7 @@ import {
   type BookingNames,
   type ConfirmOutcome,
 } from '../../persistence/confirm-booking-statement.js';
+import type { Queryable } from '../../persistence/database.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
 import { stepCause } from '../step-cause.js';
@@ -19,9 +20,10 @@ import { initialBookingState } from './booking-state.js';
 import { toBookingV2 } from './booking-views.js';
 import { bookingEventData } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
-import { holdById } from '../../persistence/hold-repository.js';
-import { BULK_HOLD_ENDS, holdStep, type HoldRow } from './hold-state.js';
-import { slotUnavailable } from '../../persistence/slot-claims.js';
+import { holdById, latestHold } from '../../persistence/hold-repository.js';
+import { holdEndOf, holdStep, type HoldRow } from './hold-state.js';
+import { lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { endLapsedHolds } from './end-lapsed-holds.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /** A validated confirm body. */
@@ -77,18 +79,19 @@ export async function confirmResolution(
   input: ConfirmInput,
   idempotency?: IdempotencyRecord,
 ) {
-  const { record, bookingId: already } = await accessResolution(deps, caller, resolutionId);
+  const { record, bookingId: already, activeHoldId } = await accessResolution(deps, caller, resolutionId);
   if (already) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
   const option = record.options.find((o) => o.optionId === input.optionId);
   if (!option) throw new ServiceError('OPTION_NOT_FOUND', undefined, { field: 'optionId' });
   const now = deps.clock();
   const at = now.toISOString();
   const bookingId = newId('bkg', now.getTime());
-  // An explicit hold is checked first (its errors come before any slot question); the statement consumes it only
-  // while it is still active. Without a holdId, the resolution's own live hold on this option is used, if any.
-  const checkExplicit = async () => {
+  // An explicit hold is checked first (its errors come before any slot question). Without a holdId, the resolution's
+  // own active hold on this option is used, if any: named by the resolution actor at first, read from the ledger
+  // after the statement found the option's holds changed.
+  const readHold = async (fromLedger: boolean): Promise<HoldRow | undefined> => {
     if (input.holdId)
-      checkHold(
+      return checkHold(
         await holdById(deps.db, input.holdId),
         caller.organizationId,
         resolutionId,
@@ -97,8 +100,14 @@ export async function confirmResolution(
         at,
         true,
       );
+    const hold = fromLedger
+      ? await latestHold(deps.db, resolutionId, input.optionId)
+      : activeHoldId
+        ? await holdById(deps.db, activeHoldId)
+        : undefined;
+    return hold?.active && hold.resolution_id === resolutionId && hold.option_id === input.optionId ? hold : undefined;
   };
-  await checkExplicit();
+  let hold = await readHold(false);
   const shown = (
     record.response.options as
       | {
@@ -130,6 +139,9 @@ export async function confirmResolution(
     created_at: now,
     rescheduled_from: null,
   });
+  // A hold lapsed in the way (its timer is late) sends the next attempt through the slow path: the claim lock, the
+  // lapsed holds ended through the hold machine, and the confirm statement, in one transaction.
+  let lapsedInTheWay = false;
   for (let attempt = 1; ; attempt++) {
     if (attempt > CONFIRM_ATTEMPTS)
       throw new ServiceError(
@@ -171,16 +183,20 @@ export async function confirmResolution(
       service_duration: names.duration ?? 0,
     };
     const view = toBookingV2(planned);
-    const outcome = await confirmStatement(deps.db, {
-      caller,
-      planned,
-      view,
-      idempotency,
-      names,
-      holdId: input.holdId ?? null,
-      claimStart: new Date(option.claimStart),
-      claimEnd: new Date(option.claimEnd),
-    });
+    const claimStart = new Date(option.claimStart);
+    const claimEnd = new Date(option.claimEnd);
+    // The hold machine decides what the confirm does to the hold it uses; the statement records that while the hold
+    // is still active (the decision depends only on the active state, the fixed expiresAt and this confirm's time).
+    const consumed = consumedHold(hold, bookingId, at);
+    const statement = (db: Queryable) =>
+      confirmStatement(db, { caller, planned, view, idempotency, names, consumed, claimStart, claimEnd });
+    const outcome: ConfirmOutcome = lapsedInTheWay
+      ? await deps.db.transaction(async (tx) => {
+          await lockProviderClaims(tx, [option.providerId]);
+          await endLapsedHolds(tx, { providerId: option.providerId, start: claimStart, end: claimEnd, now });
+          return statement(tx);
+        })
+      : await statement(deps.db);
     if (outcome.confirmed) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
     if (outcome.taken) throw slotUnavailable();
     if (outcome.row) {
@@ -206,10 +222,23 @@ export async function confirmResolution(
       ]);
       return view;
     }
-    // Nothing written: the resolution's copy of the names is stale, or the explicit hold changed meanwhile.
+    // Nothing written: the resolution's copy of the names is stale, the option's holds changed meanwhile, or a hold
+    // lapsed in the way.
     if (!outcome.namesCurrent) names = await currentBookingNames(deps.db, option.providerId, option.serviceId);
-    await checkExplicit();
+    lapsedInTheWay = outcome.lapsed;
+    hold = await readHold(true);
   }
+}
+
+/** The hold machine's CONFIRM on the hold a confirm uses: its end as consumed, or null (no hold, or lapsed). */
+function consumedHold(
+  hold: HoldRow | undefined,
+  bookingId: string,
+  at: string,
+): { refId: string; state: string; endedAt: Date } | null {
+  if (!hold) return null;
+  const end = holdEndOf(holdStep(hold, { type: 'CONFIRM', bookingId, at }));
+  return end?.state === 'consumed' ? { refId: hold.ref_id, state: end.state, endedAt: end.endedAt } : null;
 }
 
 /**
@@ -217,14 +246,14 @@ export async function confirmResolution(
  * its idempotent answer (made per attempt). `view` is the planned row's v2 shape: the audit entry's `after` and the answer.
  */
 function confirmStatement(
-  db: ResolutionDeps['db'],
+  db: Queryable,
   p: {
     caller: Caller;
     planned: BookingRow;
     view: ReturnType<typeof toBookingV2>;
     idempotency: IdempotencyRecord | undefined;
     names: BookingNames;
-    holdId: string | null;
+    consumed: { refId: string; state: string; endedAt: Date } | null;
     claimStart: Date;
     claimEnd: Date;
   },
@@ -243,6 +272,5 @@ function confirmStatement(
     eventData: bookingEventData(b),
     auditParams: audit.params,
     answerParams: answerInsertParams(p.idempotency, p.view, b.created_at),
-    holdEnds: BULK_HOLD_ENDS,
   });
 }

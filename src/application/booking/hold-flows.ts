@@ -1,27 +1,22 @@
 import { ServiceError } from '../../errors/service-error.js';
 import { resolutionActorKind, holdActorKind } from '../../../machines/machine-versions.js';
-import { ActorNotFoundError } from '../../persistence/actor-store-errors.js';
 import type { Queryable } from '../../persistence/database.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
-import type { StepCause } from '../../persistence/actor-store.js';
 import { stepCause, SYSTEM_CAUSE } from '../step-cause.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
-import { endLapsedHolds, lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { endLapsedHolds } from './end-lapsed-holds.js';
 import { auditInsertParams } from '../../persistence/audit-log.js';
 import { answerInsertParams, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
-import {
-  claimHoldStatement,
-  endHold,
-  holdById,
-  latestHold,
-  type HoldClaimOutcome,
-} from '../../persistence/hold-repository.js';
-import { optionHeldData, optionReleasedData } from '../event-data.js';
+import { claimHoldStatement, holdById, latestHold, type HoldClaimOutcome } from '../../persistence/hold-repository.js';
+import { optionHeldData } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
-import { BULK_HOLD_ENDS, holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
+import { toHoldView } from './hold-state.js';
+import { endHoldOnResolution } from './end-hold-on-resolution.js';
+import { stepHold, type HoldStepResult } from './step-hold.js';
 
 const DAY_MS = 86_400_000;
 
@@ -31,28 +26,6 @@ async function recordOfCaller(deps: ResolutionDeps, caller: Caller, id: string):
   if (!record) throw new ServiceError('RESOLUTION_NOT_FOUND');
   if (record.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
   return record;
-}
-
-/** Mirrors "the hold ended" into the resolution actor and re-arms its expiry at the (possibly later) deadline. */
-export async function endHoldOnResolution(
-  deps: ResolutionDeps,
-  resolutionId: string,
-  holdId: string,
-  causedBy: StepCause = SYSTEM_CAUSE,
-): Promise<void> {
-  await deps.actors
-    .send(
-      resolutionActorKind,
-      resolutionId,
-      { type: 'HOLD_ENDED', holdId, at: deps.clock().toISOString() },
-      {
-        causedBy,
-        onTransition: (_before, after) => ({ timers: [{ name: 'expire', dueAt: new Date(after.context.expiresAt) }] }),
-      },
-    )
-    .catch((err) => {
-      if (!(err instanceof ActorNotFoundError)) throw err;
-    });
 }
 
 /** The contract's answer to a hold that was not claimed. */
@@ -127,7 +100,7 @@ export async function holdOption(
     // sorted; then the lapsed holds end and the claim is made in the same transaction.
     await deps.db.transaction(async (tx) => {
       await lockProviderClaims(tx, [option.providerId], { resolutionId, now });
-      await endLapsedHolds(tx, BULK_HOLD_ENDS, claim);
+      await endLapsedHolds(tx, claim);
       const again = await claimHold(tx);
       if (!again.claimed) throw holdRefusal(again);
     });
@@ -176,7 +149,7 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
   const now = deps.clock();
   // Decided by the hold machine on the row read without a lock; the change is made under the provider's claim lock
   // only while the hold is still active, else (another request ended it meanwhile) decided again on the new row.
-  let outcome: { value: string; changed: boolean; hold: HoldRow } | undefined;
+  let outcome: HoldStepResult | undefined;
   for (let attempt = 1; !outcome; attempt++) {
     if (attempt > HOLD_CHANGE_ATTEMPTS)
       throw new ServiceError('SERVICE_UNAVAILABLE', 'The hold kept changing while it was being released; retry.', {
@@ -184,64 +157,25 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
       });
     const hold = await latestHold(deps.db, resolutionId, optionId);
     if (!hold) throw new ServiceError('HOLD_NOT_FOUND');
-    const step = holdStep(hold, { type: 'RELEASE', at: now.toISOString() });
-    const end = holdEndOf(step);
-    const event = { platformId: caller.platformId, organizationId: caller.organizationId, mode: caller.mode };
-    if (step.value === 'released' && step.changed && end?.state === 'released') {
-      const ended = await endHold(deps.db, hold, {
-        end,
-        now,
-        event: {
-          ...event,
-          data: optionReleasedData({
-            resolutionId,
-            optionId,
-            holdId: hold.ref_id,
-            releasedAt: now,
-            reason: 'released',
-          }),
-        },
-        audit: callerAuditEntry(caller, now, {
-          action: 'hold.release',
-          resourceType: 'hold',
-          resourceId: hold.ref_id,
-          before: { status: 'active' },
-          after: { status: 'released' },
-        }),
-      });
-      if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
-    } else if (step.value === 'expired' && hold.active && end?.state === 'expired') {
-      const ended = await endHold(deps.db, hold, {
-        end,
-        now,
-        event: {
-          ...event,
-          data: optionReleasedData({
-            resolutionId,
-            optionId,
-            holdId: hold.ref_id,
-            releasedAt: hold.expires_at,
-            reason: 'expired',
-          }),
-        },
-      });
-      if (ended) outcome = { value: step.value, changed: step.changed, hold: ended };
-    } else {
-      outcome = { value: step.value, changed: step.changed, hold };
-    }
-  }
-  if (outcome.changed) {
-    await deps.actors
-      .send(
-        holdActorKind,
-        outcome.hold.ref_id,
-        { type: 'RELEASE', at: now.toISOString() },
-        { causedBy: stepCause(caller) },
-      )
-      .catch((err) => {
-        if (!(err instanceof ActorNotFoundError)) throw err;
-      });
-    await endHoldOnResolution(deps, resolutionId, outcome.hold.ref_id, stepCause(caller));
+    outcome = await stepHold(
+      deps,
+      hold,
+      { type: 'RELEASE', at: now.toISOString() },
+      {
+        causedBy: stepCause(caller),
+        mode: caller.mode,
+        audit: (state) =>
+          state === 'released'
+            ? callerAuditEntry(caller, now, {
+                action: 'hold.release',
+                resourceType: 'hold',
+                resourceId: hold.ref_id,
+                before: { status: 'active' },
+                after: { status: 'released' },
+              })
+            : undefined,
+      },
+    );
   }
   if (outcome.value === 'expired')
     throw new ServiceError('HOLD_EXPIRED', `The hold expired at ${outcome.hold.expires_at.toISOString()}.`);
@@ -250,40 +184,12 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
   return toHoldView(outcome.hold, now);
 }
 
-/** The durable expiry timer of a hold: ends the claim if its lifetime passed, stores option.released, mirrors. */
+/** The durable expiry timer of a hold: EXPIRE through stepHold (a late, early or repeated timer is harmless). */
 export async function expireHold(deps: ResolutionDeps, holdId: string): Promise<void> {
-  const now = deps.clock();
-  const current = await holdById(deps.db, holdId);
-  if (!current) return;
-  // Expiry depends on expires_at only (fixed), so the machine's decision on the unlocked row stands; the change is
-  // made under the claim lock only while the hold is still active.
-  const step = holdStep(current, { type: 'EXPIRE', at: now.toISOString() });
-  const end = holdEndOf(step);
-  const ended =
-    current.active && step.changed && end?.state === 'expired'
-      ? await endHold(deps.db, current, {
-          end,
-          now,
-          event: {
-            platformId: current.platform_id,
-            organizationId: current.organization_id,
-            mode: current.mode,
-            data: optionReleasedData({
-              resolutionId: current.resolution_id,
-              optionId: current.option_id,
-              holdId,
-              releasedAt: current.expires_at,
-              reason: 'expired',
-            }),
-          },
-        })
-      : undefined;
-  const hold = ended ?? (current.active ? await holdById(deps.db, holdId) : current);
-  if (!hold) return;
-  await deps.actors
-    .send(holdActorKind, holdId, { type: 'EXPIRE', at: now.toISOString() }, { causedBy: SYSTEM_CAUSE })
-    .catch((err) => {
-      if (!(err instanceof ActorNotFoundError)) throw err;
-    });
-  if (!hold.active || ended) await endHoldOnResolution(deps, hold.resolution_id, holdId);
+  const at = deps.clock().toISOString();
+  for (let attempt = 1; attempt <= HOLD_CHANGE_ATTEMPTS; attempt++) {
+    const hold = await holdById(deps.db, holdId);
+    if (!hold) return;
+    if (await stepHold(deps, hold, { type: 'EXPIRE', at }, { causedBy: SYSTEM_CAUSE })) return;
+  }
 }

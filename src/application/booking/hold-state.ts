@@ -1,6 +1,6 @@
 import { holdHasLapsed, holdMachine, type HoldContext } from '../../../machines/hold-machine.js';
 import type { HoldRow } from '../../persistence/hold-repository.js';
-import { machineStep } from './machine-step.js';
+import { machineStep } from '../lifecycle/machine-step.js';
 
 /** A hold's ledger row (a slot_claims row of kind 'hold'), as the hold repository reads it. */
 export type { HoldRow };
@@ -60,48 +60,6 @@ export function holdEndOf(step: { value: string; context: Record<string, unknown
           : null;
   return at ? ({ state: step.value, endedAt: new Date(at) } as HoldEnd) : undefined;
 }
-
-/**
- * What the hold machine does to holds that SQL ends in bulk under the claim lock (lapsed holds in a claim's way, the
- * hold a confirm consumes), decided once by the machine on a sample active hold, so that the statements store the
- * machine's states as parameters rather than restate them. The statements end a lapsed hold at its `expires_at` and
- * a consumed one at the statement's `now`; this checks at load that the machine's context says the same.
- */
-function bulkHoldEnds(): { lapsed: 'expired'; consumed: 'consumed' } {
-  const expiresAt = new Date('2000-01-01T00:10:00.000Z');
-  const row: HoldRow = {
-    ref_id: 'hld_sample',
-    organization_id: 'org',
-    platform_id: 'plt',
-    provider_id: 'prv',
-    resolution_id: 'res',
-    option_id: 'opt',
-    active: true,
-    expires_at: expiresAt,
-    ended_at: null,
-    end_reason: null,
-    booking_id: null,
-    mode: 'test',
-    created_at: new Date('2000-01-01T00:00:00.000Z'),
-  };
-  const lapsedAt = new Date(expiresAt.getTime() + 1000).toISOString();
-  const liveAt = new Date(expiresAt.getTime() - 1000).toISOString();
-  const ends = [
-    holdEndOf(holdStep(row, { type: 'EXPIRE', at: lapsedAt })),
-    holdEndOf(holdStep(row, { type: 'CONFIRM', bookingId: 'bkg_sample', at: lapsedAt })),
-  ];
-  const consumed = holdEndOf(holdStep(row, { type: 'CONFIRM', bookingId: 'bkg_sample', at: liveAt }));
-  for (const e of ends) {
-    if (e?.state !== 'expired' || e.endedAt.getTime() !== expiresAt.getTime())
-      throw new Error('hold machine: a lapsed hold no longer ends expired at its expiry');
-  }
-  if (consumed?.state !== 'consumed' || consumed.endedAt.toISOString() !== liveAt)
-    throw new Error('hold machine: a confirmed live hold no longer ends consumed at the confirm');
-  return { lapsed: ends[0]!.state as 'expired', consumed: consumed.state as 'consumed' };
-}
-
-/** The hold machine's states for holds ended in bulk by SQL: `lapsed` (past expiresAt) and `consumed` (by a confirm). */
-export const BULK_HOLD_ENDS = bulkHoldEnds();
 
 /** The hold as answered (CONTRACT part 5): an expired hold reads `expired`; a hold used by a booking reads `released`. */
 export function toHoldView(h: HoldRow, now: Date) {

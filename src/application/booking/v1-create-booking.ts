@@ -14,8 +14,7 @@ import { claimRangeOf, loadBookableService, slotStartingAt } from './bookable-se
 import { initialBookingState } from './booking-state.js';
 import { toBookingV1Created } from './booking-views.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
-import { claimSlot } from '../../persistence/slot-claims.js';
-import { BULK_HOLD_ENDS } from './hold-state.js';
+import { claimBookingSlot } from './claim-booking-slot.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 
 /** A fresh confirmation token: 32 random bytes, base64url (the credential of the e-mailed link). */
@@ -108,7 +107,7 @@ export async function createBookingV1(
     });
     const view = toBookingV1Created(created, { tokenToConfirm: confirmToken, resolutionId: null });
     if (idempotency) await insertIdempotencyAnswer(tx, idempotency, view, now);
-    await claimSlot(tx, BULK_HOLD_ENDS, {
+    await claimBookingSlot(tx, {
       organizationId: caller.organizationId,
       platformId: caller.platformId,
       providerId: body.providerId,

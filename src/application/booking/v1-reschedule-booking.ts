@@ -15,8 +15,7 @@ import { toBookingV1Created } from './booking-views.js';
 import { bookingRescheduledData, outboxEvent } from '../event-data.js';
 import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
-import { claimSlot } from '../../persistence/slot-claims.js';
-import { BULK_HOLD_ENDS } from './hold-state.js';
+import { claimBookingSlot } from './claim-booking-slot.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 import { newConfirmToken } from './v1-create-booking.js';
 
@@ -128,7 +127,7 @@ export async function rescheduleBookingV1(
     };
     if (idempotency) await insertIdempotencyAnswer(tx, idempotency, view, now);
     // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
-    await claimSlot(tx, BULK_HOLD_ENDS, {
+    await claimBookingSlot(tx, {
       organizationId: old.organization_id,
       platformId: old.platform_id,
       providerId: old.provider_id,

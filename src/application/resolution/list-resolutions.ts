@@ -34,6 +34,13 @@ export async function listResolutions(deps: { db: Database }, caller: Caller, qu
   const paged = page(rows, limit, (r) => `${r.createdAt.toISOString()}|${r.id}`);
   return {
     ...paged,
-    data: paged.data.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), expiresAt: r.expiresAt.toISOString() })),
+    // The list's `status` is the outcome the resolution was made with (the contract), not its current state.
+    data: paged.data.map(({ id, outcome, ...r }) => ({
+      id,
+      status: outcome,
+      ...r,
+      createdAt: r.createdAt.toISOString(),
+      expiresAt: r.expiresAt.toISOString(),
+    })),
   };
 }
