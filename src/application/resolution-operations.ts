@@ -6,7 +6,7 @@ import {
   CreateResolutionV1Body,
   ResolutionPath,
 } from '../contract/schemas/resolution.js';
-import { ConfirmBody, HoldBody, HoldPath } from '../contract/schemas/hold.js';
+import { ConfirmBody, HOLD_TTL_SECONDS, HoldBody, HoldPath } from '../contract/schemas/hold.js';
 import { confirmResolution } from './booking/confirm-resolution.js';
 import { getHold, holdOption, releaseHold } from './booking/hold-flows.js';
 import type { EligibilityRequest } from '../domain/eligibility.js';
@@ -123,14 +123,14 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
         const { id, optionId } = parseInput(HoldPath, input.params);
         const body = parseInput(HoldBody, input.body ?? {});
         const key = optionalIdempotencyKey(input.headers);
-        if (!key) return holdOption(deps, caller, id, optionId, body.ttlSeconds ?? 120);
+        if (!key) return holdOption(deps, caller, id, optionId, body.ttlSeconds ?? HOLD_TTL_SECONDS.default);
         return withIdempotency(
           deps.idempotency,
           caller,
           `hold:${id}:${optionId}`,
           key,
           input.body ?? {},
-          (record) => holdOption(deps, caller, id, optionId, body.ttlSeconds ?? 120, record),
+          (record) => holdOption(deps, caller, id, optionId, body.ttlSeconds ?? HOLD_TTL_SECONDS.default, record),
           { durable: true },
         );
       },
