@@ -18,6 +18,7 @@ import { accessResolution } from './resolution/read-resolution.js';
 import { buildCandidates, pageCandidates } from './resolution/list-candidates.js';
 import { listResolutions } from './resolution/list-resolutions.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** Maps a validated v2 body onto the resolution request. */
 function fromV2(b: z.output<typeof CreateResolutionBody>): ResolutionRequest {
@@ -71,7 +72,7 @@ function fromV1(b: z.output<typeof CreateResolutionV1Body>): ResolutionRequest {
 export function createResolutionOperations(deps: ResolutionDeps): OperationTable {
   return {
     CreateResolution: {
-      audit: { action: 'resolution.create', resourceType: 'resolution', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.resolutionCreate, kind: 'write' },
       async handler(caller, input) {
         const key = requireIdempotencyKey(input.headers);
         const body = parseInput(CreateResolutionBody, input.body);
@@ -81,7 +82,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     CreateResolutionV1: {
-      audit: { action: 'resolution.create', resourceType: 'resolution', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.resolutionCreate, kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateResolutionV1Body, input.body);
         const key = input.headers['idempotency-key']?.trim();
@@ -97,11 +98,11 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     ListResolutions: {
-      audit: { action: 'resolution.list', resourceType: 'resolution', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.resolutionList, kind: 'read' },
       handler: (caller, input) => listResolutions(deps, caller, input.query),
     },
     GetResolution: {
-      audit: { action: 'resolution.read', resourceType: 'resolution', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.resolutionRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ResolutionPath, input.params);
         const { record, expiresAt } = await accessResolution(deps, caller, id);
@@ -109,7 +110,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     ListCandidates: {
-      audit: { action: 'resolution.candidates', resourceType: 'resolution', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.resolutionCandidates, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ResolutionPath, input.params);
         const q = parseInput(CandidatesQuery, input.query);
@@ -118,7 +119,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     HoldOption: {
-      audit: { action: 'hold.create', resourceType: 'hold', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.holdCreate, kind: 'write' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         const body = parseInput(HoldBody, input.body ?? {});
@@ -136,21 +137,21 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     GetHold: {
-      audit: { action: 'hold.read', resourceType: 'hold', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.holdRead, kind: 'read' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         return getHold(deps, caller, id, optionId);
       },
     },
     ReleaseHold: {
-      audit: { action: 'hold.release', resourceType: 'hold', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.holdRelease, kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         return releaseHold(deps, caller, id, optionId);
       },
     },
     ConfirmResolution: {
-      audit: { action: 'booking.create', resourceType: 'booking', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.bookingCreate, kind: 'write' },
       async handler(caller, input) {
         const key = requireIdempotencyKey(input.headers);
         const { id } = parseInput(ResolutionPath, input.params);

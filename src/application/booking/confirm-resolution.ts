@@ -23,6 +23,7 @@ import { holdById } from '../../persistence/hold-repository.js';
 import { BULK_HOLD_ENDS, holdStep, type HoldRow } from './hold-state.js';
 import { slotUnavailable } from '../../persistence/slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** A validated confirm body. */
 export interface ConfirmInput {
@@ -232,8 +233,7 @@ function confirmStatement(
   const b = p.planned;
   const audit = auditInsertParams(
     callerAuditEntry(p.caller, b.created_at, {
-      action: 'booking.create',
-      resourceType: 'booking',
+      ...AUDIT_ACTIONS.bookingCreate,
       resourceId: b.id,
       after: p.view,
     }),

@@ -22,6 +22,7 @@ import {
 import { optionHeldData, optionReleasedData } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { BULK_HOLD_ENDS, holdEndOf, holdStep, toHoldView, type HoldRow } from './hold-state.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 const DAY_MS = 86_400_000;
 
@@ -92,8 +93,7 @@ export async function holdOption(
   };
   const audit = auditInsertParams(
     callerAuditEntry(caller, now, {
-      action: 'hold.create',
-      resourceType: 'hold',
+      ...AUDIT_ACTIONS.holdCreate,
       resourceId: holdId,
       after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() },
     }),
@@ -202,8 +202,7 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
           }),
         },
         audit: callerAuditEntry(caller, now, {
-          action: 'hold.release',
-          resourceType: 'hold',
+          ...AUDIT_ACTIONS.holdRelease,
           resourceId: hold.ref_id,
           before: { status: 'active' },
           after: { status: 'released' },

@@ -17,6 +17,7 @@ import { callerAuditEntry } from '../caller-audit-entry.js';
 import { claimSlot } from '../../persistence/slot-claims.js';
 import { BULK_HOLD_ENDS } from './hold-state.js';
 import { syncBookingActor } from './sync-booking-actor.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** A fresh confirmation token: 32 random bytes, base64url (the credential of the e-mailed link). */
 export function newConfirmToken(): string {
@@ -119,8 +120,7 @@ export async function createBookingV1(
       mode: caller.mode,
       now,
       audit: callerAuditEntry(caller, now, {
-        action: 'booking.create',
-        resourceType: 'booking',
+        ...AUDIT_ACTIONS.bookingCreate,
         resourceId: id,
         after: {
           status: created.status,
