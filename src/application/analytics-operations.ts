@@ -3,6 +3,7 @@ import { AnalyticsQuery } from '../contract/schemas/analytics.js';
 import { readAnalyticsCounts } from '../persistence/analytics-counts.js';
 import type { AppDeps } from './app-deps.js';
 import type { OperationTable } from './operation.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 const PERIOD_DAYS = { last_7_days: 7, last_30_days: 30, last_90_days: 90 } as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -17,7 +18,7 @@ const round = (n: number, decimals: number) => Math.round(n * 10 ** decimals) / 
 export function createAnalyticsOperations(deps: AppDeps): OperationTable {
   return {
     GetAnalytics: {
-      audit: { action: 'analytics.read', resourceType: 'analytics', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.analyticsRead, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(AnalyticsQuery, input.query);
         const period = q.period ?? 'last_30_days';

@@ -10,6 +10,7 @@ import type { CredentialCache } from './credential-cache.js';
 import { requirePlatformKey } from './authenticate.js';
 import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /**
  * ApiKeyService operations: create (a test key only test keys), list and revoke keys of the caller's platform (platform
@@ -20,7 +21,7 @@ export function createApiKeyOperations(
 ): OperationTable {
   return {
     CreateApiKey: {
-      audit: { action: 'api_key.create', resourceType: 'api_key', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.apiKeyCreate, kind: 'write' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const body = parseInput(CreateApiKeyBody, input.body);
@@ -58,8 +59,7 @@ export function createApiKeyOperations(
             now,
           });
           await recordAudit(tx, caller, now, {
-            action: 'api_key.create',
-            resourceType: 'api_key',
+            ...AUDIT_ACTIONS.apiKeyCreate,
             resourceId: record.id,
             after: record,
             organizationId: orgId,
@@ -69,7 +69,7 @@ export function createApiKeyOperations(
       },
     },
     ListApiKeys: {
-      audit: { action: 'api_key.list', resourceType: 'api_key', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.apiKeyList, kind: 'read' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const q = parseInput(ListApiKeysQuery, input.query);
@@ -82,7 +82,7 @@ export function createApiKeyOperations(
       },
     },
     RevokeApiKey: {
-      audit: { action: 'api_key.revoke', resourceType: 'api_key', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.apiKeyRevoke, kind: 'write-if-changed' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const { id } = parseInput(ApiKeyPath, input.params);
@@ -94,8 +94,7 @@ export function createApiKeyOperations(
           if (cur.record.revokedAt) return cur.record;
           const after = await revokeApiKey(tx, id, now);
           await recordAudit(tx, caller, now, {
-            action: 'api_key.revoke',
-            resourceType: 'api_key',
+            ...AUDIT_ACTIONS.apiKeyRevoke,
             resourceId: id,
             before: cur.record,
             after,
@@ -109,7 +108,7 @@ export function createApiKeyOperations(
       },
     },
     GetCaller: {
-      audit: { action: 'caller.read', resourceType: 'api_key', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.callerRead, kind: 'read' },
       async handler(caller) {
         // A platform key without the header acts in its platform's default organization, but names none.
         const organizationId = caller.isPlatformKey && !caller.viaOrganizationHeader ? null : caller.organizationId;

@@ -6,6 +6,7 @@ import { verifyOrganizationAuditChain } from '../persistence/verify-audit-chain.
 import { ServiceError } from '../errors/service-error.js';
 import type { AppDeps } from './app-deps.js';
 import type { OperationTable } from './operation.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** An audit event as the API answers it (snake_case fields, CONTRACT part 7). */
 export interface AuditEventView {
@@ -61,7 +62,7 @@ function auditListPosition(position: string | undefined): AuditListPosition | un
 export function createAuditOperations(deps: AppDeps): OperationTable {
   return {
     ListAuditEvents: {
-      audit: { action: 'audit_event.list', resourceType: 'audit_event', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.auditEventList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListAuditEventsQuery, input.query);
         const limit = q.limit ?? 50;
@@ -80,7 +81,7 @@ export function createAuditOperations(deps: AppDeps): OperationTable {
       },
     },
     VerifyAuditChain: {
-      audit: { action: 'audit_chain.verify', resourceType: 'audit_event', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.auditChainVerify, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(VerifyAuditChainQuery, input.query);
         const report = await verifyOrganizationAuditChain(deps.db, caller.organizationId, {

@@ -17,6 +17,7 @@ import { createBookingV1 } from './booking/v1-create-booking.js';
 import { getBookingV1, listBookingsV1 } from './booking/v1-read-bookings.js';
 import { rescheduleBookingV1 } from './booking/v1-reschedule-booking.js';
 import { listSlotsV1 } from './booking/v1-slots.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** The keyset position of a booking in newest-first order: `<created ms>|<id>`. */
 function positionOf(b: BookingRow): string {
@@ -64,19 +65,19 @@ export function createBookingOperations(deps: ResolutionDeps): OperationTable {
   const pathId = (params: Record<string, string>) => parseInput(BookingPath, params).id;
   return {
     ListBookings: {
-      audit: { action: 'booking.list', resourceType: 'booking', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.bookingList, kind: 'read' },
       handler: (caller, input) => listBookingsV2(deps, caller, input.query),
     },
     GetBooking: {
-      audit: { action: 'booking.read', resourceType: 'booking', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.bookingRead, kind: 'read' },
       handler: async (caller, input) => toBookingV2(await bookingOfCaller(deps.db, caller, pathId(input.params))),
     },
     ListSlotsV1: {
-      audit: { action: 'slot.list', resourceType: 'slot', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.slotList, kind: 'read' },
       handler: (caller, input) => listSlotsV1(deps, caller, input.query),
     },
     CreateBookingV1: {
-      audit: { action: 'booking.create', resourceType: 'booking', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.bookingCreate, kind: 'write' },
       async handler(caller, input) {
         const key = optionalIdempotencyKey(input.headers);
         if (!key) return createBookingV1(deps, caller, input.body);
@@ -92,15 +93,15 @@ export function createBookingOperations(deps: ResolutionDeps): OperationTable {
       },
     },
     ListBookingsV1: {
-      audit: { action: 'booking.list', resourceType: 'booking', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.bookingList, kind: 'read' },
       handler: (caller, input) => listBookingsV1(deps, caller, input.query),
     },
     GetBookingV1: {
-      audit: { action: 'booking.read', resourceType: 'booking', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.bookingRead, kind: 'read' },
       handler: (caller, input) => getBookingV1(deps, caller, pathId(input.params)),
     },
     RescheduleBookingV1: {
-      audit: { action: 'booking.reschedule', resourceType: 'booking', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.bookingReschedule, kind: 'write' },
       async handler(caller, input) {
         const id = pathId(input.params);
         const key = optionalIdempotencyKey(input.headers);
@@ -117,13 +118,13 @@ export function createBookingOperations(deps: ResolutionDeps): OperationTable {
       },
     },
     CancelBookingV1: {
-      audit: { action: 'booking.cancel', resourceType: 'booking', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.bookingCancel, kind: 'write' },
       handler: (caller, input) => cancelBookingV1(deps, caller, pathId(input.params), input.body),
     },
     ConfirmBookingV1: {
       // The e-mailed link carries no API key: its token is the credential.
       auth: 'none',
-      audit: { action: 'booking.confirm', resourceType: 'booking', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.bookingConfirm, kind: 'write-if-changed' },
       handler: (caller, input) => confirmBookingV1(deps, caller, input),
     },
   };

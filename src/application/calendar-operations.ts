@@ -33,6 +33,7 @@ import type { OperationTable } from './operation.js';
 import { providerOfCaller } from './provider-operations.js';
 import { recordAudit } from './record-audit.js';
 import { checkFeedUrl } from './resolution/feed-client.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** Answers whether two dotted field paths name the same field or one contains the other. */
 function overlapping(a: string, b: string): boolean {
@@ -90,7 +91,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
       : Promise.resolve();
   return {
     CreateCalendarConnection: {
-      audit: { action: 'calendar_connection.create', resourceType: 'calendar_connection', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.calendarConnectionCreate, kind: 'write' },
       async handler(caller, input) {
         const body = parseScheduleBody(CreateCalendarConnectionBody, input.body, schedulePart);
         // Outside the transaction: resolving the feed's host may take a while and needs no lock.
@@ -116,8 +117,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
           const view = toCalendarConnectionView(row);
           await bumpGraphVersion(tx, caller.organizationId);
           await recordAudit(tx, caller, now, {
-            action: 'calendar_connection.create',
-            resourceType: 'calendar_connection',
+            ...AUDIT_ACTIONS.calendarConnectionCreate,
             resourceId: view.id,
             after: view,
           });
@@ -126,7 +126,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
       },
     },
     ListCalendarConnections: {
-      audit: { action: 'calendar_connection.list', resourceType: 'calendar_connection', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.calendarConnectionList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListCalendarConnectionsQuery, input.query);
         if (q.providerId !== undefined) await providerOfCaller(deps.db, caller, q.providerId);
@@ -141,14 +141,14 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
       },
     },
     GetCalendarConnection: {
-      audit: { action: 'calendar_connection.read', resourceType: 'calendar_connection', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.calendarConnectionRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(CalendarConnectionPath, input.params);
         return connectionOfCaller(deps.db, caller, id);
       },
     },
     UpdateCalendarConnection: {
-      audit: { action: 'calendar_connection.update', resourceType: 'calendar_connection', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.calendarConnectionUpdate, kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(CalendarConnectionPath, input.params);
         // Tenancy and existence come before body validation, so a foreign id is 403 whatever the body says.
@@ -190,8 +190,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
           const view = toCalendarConnectionView(await updateCalendarConnectionRow(tx, id, next, now));
           await bumpGraphVersion(tx, caller.organizationId);
           await recordAudit(tx, caller, now, {
-            action: 'calendar_connection.update',
-            resourceType: 'calendar_connection',
+            ...AUDIT_ACTIONS.calendarConnectionUpdate,
             resourceId: id,
             before: cur,
             after: view,
@@ -201,7 +200,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
       },
     },
     DeleteCalendarConnection: {
-      audit: { action: 'calendar_connection.delete', resourceType: 'calendar_connection', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.calendarConnectionDelete, kind: 'write' },
       async handler(caller, input) {
         const { id } = parseInput(CalendarConnectionPath, input.params);
         await connectionOfCaller(deps.db, caller, id);
@@ -211,8 +210,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
           await deleteCalendarConnectionRow(tx, id);
           await bumpGraphVersion(tx, caller.organizationId);
           await recordAudit(tx, caller, now, {
-            action: 'calendar_connection.delete',
-            resourceType: 'calendar_connection',
+            ...AUDIT_ACTIONS.calendarConnectionDelete,
             resourceId: id,
             before: cur,
             after: null,

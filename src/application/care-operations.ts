@@ -40,6 +40,7 @@ import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import { providerOfCaller } from './provider-operations.js';
 import { recordAudit } from './record-audit.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** Reads a waitlist entry of the caller's organization: 404 when unknown, 403 when another organization's. */
 async function waitlistEntryOfCaller(db: Queryable, caller: Caller, id: string, opts: { forUpdate?: boolean } = {}) {
@@ -69,7 +70,7 @@ function pageOf(q: { limit?: number | undefined; cursor?: string | undefined }) 
 export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue }): OperationTable {
   return {
     CreateContinuity: {
-      audit: { action: 'continuity.create', resourceType: 'continuity', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.continuityCreate, kind: 'write-if-changed' },
       async handler(caller, input) {
         const body = parseInput(CreateContinuityBody, input.body);
         const now = deps.clock();
@@ -91,8 +92,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
           // Continuity changes the order a resolution gives; a new graph version keeps "same input, same graph version, same order" true.
           await bumpGraphVersion(tx, caller.organizationId);
           await recordAudit(tx, caller, now, {
-            action: prev ? 'continuity.update' : 'continuity.create',
-            resourceType: 'continuity',
+            ...(prev ? AUDIT_ACTIONS.continuityUpdate : AUDIT_ACTIONS.continuityCreate),
             resourceId: view.id,
             before: prev ?? null,
             after: view,
@@ -102,7 +102,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
       },
     },
     ListContinuity: {
-      audit: { action: 'continuity.list', resourceType: 'continuity', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.continuityList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListContinuityQuery, input.query);
         const { limit, after } = pageOf(q);
@@ -115,7 +115,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
       },
     },
     CreateWaitlistEntry: {
-      audit: { action: 'waitlist_entry.create', resourceType: 'waitlist_entry', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.waitlistEntryCreate, kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateWaitlistEntryBody, input.body);
         ensureOwned(
@@ -151,8 +151,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
             now,
           });
           await recordAudit(tx, caller, now, {
-            action: 'waitlist_entry.create',
-            resourceType: 'waitlist_entry',
+            ...AUDIT_ACTIONS.waitlistEntryCreate,
             resourceId: view.id,
             after: view,
           });
@@ -161,7 +160,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
       },
     },
     ListWaitlistEntries: {
-      audit: { action: 'waitlist_entry.list', resourceType: 'waitlist_entry', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.waitlistEntryList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListWaitlistQuery, input.query);
         const { limit, after } = pageOf(q);
@@ -174,7 +173,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
       },
     },
     CancelWaitlistEntry: {
-      audit: { action: 'waitlist_entry.cancel', resourceType: 'waitlist_entry', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.waitlistEntryCancel, kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(WaitlistEntryPath, input.params);
         await waitlistEntryOfCaller(deps.db, caller, id);
@@ -186,8 +185,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
           const doc: WaitlistDoc = { ...stored.doc, cancelledAt: now.toISOString() };
           const view = await updateWaitlistEntry(tx, id, { status: 'cancelled', doc, now });
           await recordAudit(tx, caller, now, {
-            action: 'waitlist_entry.cancel',
-            resourceType: 'waitlist_entry',
+            ...AUDIT_ACTIONS.waitlistEntryCancel,
             resourceId: id,
             before: cur,
             after: view,
@@ -197,7 +195,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
       },
     },
     ListManualReview: {
-      audit: { action: 'manual_review.list', resourceType: 'manual_review', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.manualReviewList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListManualReviewQuery, input.query);
         const { limit, after } = pageOf(q);
@@ -210,7 +208,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
       },
     },
     ResolveManualReview: {
-      audit: { action: 'manual_review.resolve', resourceType: 'manual_review', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.manualReviewResolve, kind: 'write-if-changed' },
       async handler(caller, input) {
         const { providerId } = parseInput(ManualReviewPath, input.params);
         ensureOwned(
@@ -228,8 +226,7 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
           await setManualReviewStatus(tx, entryKey, { status: 'resolved', resolvedAt: now });
           const resolved = { ...cur, status: 'resolved' as const, resolvedAt: now.toISOString() };
           await recordAudit(tx, caller, now, {
-            action: 'manual_review.resolve',
-            resourceType: 'manual_review',
+            ...AUDIT_ACTIONS.manualReviewResolve,
             resourceId: providerId,
             before: cur,
             after: resolved,

@@ -19,6 +19,7 @@ import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import { providerOfCaller } from './provider-operations.js';
 import { recordAudit } from './record-audit.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** The v1 event-type view of a service (SPEC part 9: `title`, `length`). */
 export function toEventTypeV1(s: ServiceView) {
@@ -43,7 +44,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
 
   return {
     CreateService: {
-      audit: { action: 'service.create', resourceType: 'service', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.serviceCreate, kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateServiceBody, input.body);
         const slug = serviceSlug(body.title);
@@ -79,8 +80,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
           const view = toServiceView(row);
           await bumpGraphVersion(tx, caller.organizationId);
           await recordAudit(tx, caller, now, {
-            action: 'service.create',
-            resourceType: 'service',
+            ...AUDIT_ACTIONS.serviceCreate,
             resourceId: view.id,
             after: view,
           });
@@ -89,7 +89,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
       },
     },
     ListServices: {
-      audit: { action: 'service.list', resourceType: 'service', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.serviceList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListServicesQuery, input.query);
         await checkProvider(caller, q.providerId);
@@ -101,7 +101,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
       },
     },
     GetService: {
-      audit: { action: 'service.read', resourceType: 'service', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.serviceRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ServicePath, input.params);
         const row = await findServiceRow(deps.db, id);
@@ -111,7 +111,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
       },
     },
     ListEventTypes: {
-      audit: { action: 'service.list', resourceType: 'service', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.serviceList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListEventTypesQuery, input.query);
         await checkProvider(caller, q.providerId);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ServiceError } from '../errors/service-error.js';
 import { parseInput } from '../contract/parse-input.js';
 import type { OperationTable } from './operation.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /**
  * Refusals the REST gateway makes before any operation (CONTRACT part 1); VALIDATION_ERROR for what it refuses of a
@@ -23,13 +24,13 @@ export function createGatewayOperations(): OperationTable {
   return {
     CheckCredentials: {
       uncounted: true,
-      audit: { action: 'credentials.check', resourceType: 'api_key', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.credentialsCheck, kind: 'read' },
       async handler() {
         return {};
       },
     },
     Refuse: {
-      audit: { action: 'request.refuse', resourceType: 'request', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.requestRefuse, kind: 'read' },
       async handler(_caller, input) {
         const { code, message } = parseInput(RefuseBody, input.body);
         throw new ServiceError(code, message);

@@ -12,6 +12,7 @@ import { machineDot } from './inspector/machine-dot.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** The actor kinds the inspector shows, by machine name. */
 const KINDS: Record<(typeof INSPECTED_MACHINES)[number], ActorKind<AnyStateMachine>> = {
@@ -57,20 +58,20 @@ export function createInspectorOperations(deps: ResolutionDeps): OperationTable 
   );
   return {
     ListMachines: {
-      audit: { action: 'inspector.machines.list', resourceType: 'machine', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.inspectorMachinesList, kind: 'read' },
       async handler() {
         return { machines: CATALOGUE.map((c) => c.machine) };
       },
     },
     GetMachine: {
-      audit: { action: 'inspector.machine.read', resourceType: 'machine', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.inspectorMachineRead, kind: 'read' },
       async handler(_caller, input) {
         const { machine } = parseInput(MachinePath, input.params);
         return CATALOGUE.find((c) => c.name === machine)!.machine;
       },
     },
     GetActor: {
-      audit: { action: 'inspector.actor.read', resourceType: 'actor', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.inspectorActorRead, kind: 'read' },
       async handler(caller, input) {
         const { kind, id, gone } = await actorOfCaller(deps, caller, input.params);
         const view = await readActorView(deps, KINDS[kind], id);
@@ -79,7 +80,7 @@ export function createInspectorOperations(deps: ResolutionDeps): OperationTable 
       },
     },
     WatchActor: {
-      audit: { action: 'inspector.actor.watch', resourceType: 'actor', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.inspectorActorWatch, kind: 'read' },
       streaming: true,
       async stream(caller, input, send, signal) {
         const { kind, id, gone } = await actorOfCaller(deps, caller, input.params);

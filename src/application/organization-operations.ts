@@ -21,6 +21,7 @@ import { requirePlatformKey } from './authenticate.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** Reads an organization the caller may see: its platform's (platform key) or its own (organization key). */
 async function visibleOrganization(deps: OrganizationDeps, caller: Caller, id: string) {
@@ -38,7 +39,7 @@ type OrganizationDeps = AppDeps & { organizations: OrganizationCache };
 export function createOrganizationOperations(deps: OrganizationDeps): OperationTable {
   return {
     CreateOrganization: {
-      audit: { action: 'organization.create', resourceType: 'organization', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.organizationCreate, kind: 'write' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const body = parseInput(CreateOrganizationBody, input.body);
@@ -63,8 +64,7 @@ export function createOrganizationOperations(deps: OrganizationDeps): OperationT
               field: 'externalId',
             });
           await recordAudit(tx, caller, now, {
-            action: 'organization.create',
-            resourceType: 'organization',
+            ...AUDIT_ACTIONS.organizationCreate,
             resourceId: id,
             after: org,
             organizationId: id,
@@ -74,7 +74,7 @@ export function createOrganizationOperations(deps: OrganizationDeps): OperationT
       },
     },
     ListOrganizations: {
-      audit: { action: 'organization.list', resourceType: 'organization', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.organizationList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListOrganizationsQuery, input.query);
         const limit = q.limit ?? 50;
@@ -88,14 +88,14 @@ export function createOrganizationOperations(deps: OrganizationDeps): OperationT
       },
     },
     GetOrganization: {
-      audit: { action: 'organization.read', resourceType: 'organization', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.organizationRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(OrganizationPath, input.params);
         return visibleOrganization(deps, caller, id);
       },
     },
     GetOrganizationOverview: {
-      audit: { action: 'organization.overview', resourceType: 'organization', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.organizationOverview, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(OrganizationPath, input.params);
         const organization = await visibleOrganization(deps, caller, id);
@@ -121,7 +121,7 @@ export function createOrganizationOperations(deps: OrganizationDeps): OperationT
       },
     },
     UpdateOrganization: {
-      audit: { action: 'organization.update', resourceType: 'organization', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.organizationUpdate, kind: 'write' },
       async handler(caller, input) {
         const { id } = parseInput(OrganizationPath, input.params);
         const before = await visibleOrganization(deps, caller, id);
@@ -137,8 +137,7 @@ export function createOrganizationOperations(deps: OrganizationDeps): OperationT
           };
           const after = await updateOrganization(tx, id, { name: body.name ?? cur.name, settings, now });
           await recordAudit(tx, caller, now, {
-            action: 'organization.update',
-            resourceType: 'organization',
+            ...AUDIT_ACTIONS.organizationUpdate,
             resourceId: id,
             before,
             after,

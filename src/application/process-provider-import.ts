@@ -16,6 +16,7 @@ import { createProviderRecord, updateProviderRecord, type WriteContext } from '.
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
 import { providerImportMachine, type ProviderImportStatus } from '../../machines/provider-import-machine.js';
 import { rowStatusAfter } from '../../machines/row-lifecycle.js';
+import { AUDIT_ACTIONS, type AuditAction } from './audit/audit-actions.js';
 
 type RowError = { row: number; externalId: string | null; field: string; code: string; message: string };
 type RowOutcome = {
@@ -67,9 +68,9 @@ export async function processProviderImport(db: Database, job: Record<string, an
     const seen = new Set<string>();
     // Audit events are appended after all rows: the organization's audit-chain lock is then held only for the
     // last moments of the job instead of blocking every other write of the organization for its whole length.
-    const pendingAudit: { action: string; resourceId: string; before: unknown; after: unknown }[] = [];
-    const audit = async (action: string, resourceId: string, before: unknown, after: unknown) => {
-      pendingAudit.push({ action, resourceId, before, after });
+    const pendingAudit: { audited: AuditAction; resourceId: string; before: unknown; after: unknown }[] = [];
+    const audit = async (audited: AuditAction, resourceId: string, before: unknown, after: unknown) => {
+      pendingAudit.push({ audited, resourceId, before, after });
     };
     for (let i = 0; i < payload.length; i++) {
       const raw = payload[i];
@@ -104,7 +105,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
         }
         const { view, changed } = await updateProviderRecord(tx, { ...ctx }, cur, patchProviderState(cur, parsed.data));
         if (changed) {
-          await audit('provider.import_update', view.id, cur, view);
+          await audit(AUDIT_ACTIONS.providerUpdateByImport, view.id, cur, view);
           summary.updated++;
         } else summary.unchanged++;
         rows.push({ row: i, externalId, providerId: view.id, outcome: changed ? 'updated' : 'unchanged' });
@@ -120,7 +121,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
           continue;
         }
         existing.set(view.externalId, view);
-        await audit('provider.import_create', view.id, null, view);
+        await audit(AUDIT_ACTIONS.providerCreateByImport, view.id, null, view);
 
         summary.created++;
         rows.push({ row: i, externalId, providerId: view.id, outcome: 'created' });
@@ -137,7 +138,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
           doc: cur,
         });
         if (!changed) continue;
-        await audit('provider.import_deactivate', view.id, cur, view);
+        await audit(AUDIT_ACTIONS.providerDeactivateByImport, view.id, cur, view);
         summary.deactivated++;
         rows.push({ row: null, externalId: cur.externalId, providerId: cur.id, outcome: 'deactivated' });
       }
@@ -150,8 +151,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
         platformId: auditCtx.platformId,
         organizationId: auditCtx.organizationId,
         actor: { type: 'system' },
-        action: a.action,
-        resourceType: 'provider',
+        ...a.audited,
         resourceId: a.resourceId,
         requestId: auditCtx.requestId,
         before: a.before,
@@ -183,8 +183,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
     await appendAudit(tx, {
       ...auditCtx,
       actor: { type: 'system' },
-      action: 'provider_import.complete',
-      resourceType: 'provider_import',
+      ...AUDIT_ACTIONS.providerImportComplete,
       resourceId: job.id,
       before: null,
       after: toProviderImport(finished).summary,

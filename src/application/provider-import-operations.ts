@@ -21,6 +21,7 @@ import { requirePlatformKey } from './authenticate.js';
 import { recordAudit } from './record-audit.js';
 import { providerImportMachine, type ProviderImportStatus } from '../../machines/provider-import-machine.js';
 import { rowInitialStatus } from '../../machines/row-lifecycle.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** What a new import is: the import machine's initial state (`validating`). */
 const IMPORT_INITIAL_STATUS = rowInitialStatus<ProviderImportStatus>(providerImportMachine) as 'validating';
@@ -37,7 +38,7 @@ async function importOfCaller(deps: AppDeps, caller: Caller, id: string) {
 export function createProviderImportOperations(deps: AppDeps): OperationTable {
   return {
     CreateProviderImport: {
-      audit: { action: 'provider_import.create', resourceType: 'provider_import', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.providerImportCreate, kind: 'write' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const providers = (input.body as { providers?: unknown } | null)?.providers;
@@ -66,8 +67,7 @@ export function createProviderImportOperations(deps: AppDeps): OperationTable {
             now,
           });
           await recordAudit(tx, caller, now, {
-            action: 'provider_import.create',
-            resourceType: 'provider_import',
+            ...AUDIT_ACTIONS.providerImportCreate,
             resourceId: id,
             after: {
               mode,
@@ -81,14 +81,14 @@ export function createProviderImportOperations(deps: AppDeps): OperationTable {
       },
     },
     GetProviderImport: {
-      audit: { action: 'provider_import.read', resourceType: 'provider_import', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.providerImportRead, kind: 'read' },
       async handler(caller, input) {
         const { importId } = parseInput(ProviderImportPath, input.params);
         return importOfCaller(deps, caller, importId);
       },
     },
     ListProviderImports: {
-      audit: { action: 'provider_import.list', resourceType: 'provider_import', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.providerImportList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListProviderImportsQuery, input.query);
         if (q.importId) return importOfCaller(deps, caller, q.importId);

@@ -25,6 +25,7 @@ import { newProviderState, patchProviderState } from './provider-changes.js';
 import { createProviderRecord, updateProviderRecord, type WriteContext } from './provider-writer.js';
 import { recordAudit } from './record-audit.js';
 import { toProfessionalV1 } from './professional-v1-view.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** Reads a provider of the caller's organization: 404 when unknown, 403 when another organization's. */
 export async function providerOfCaller(
@@ -74,7 +75,7 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
 
   return {
     CreateProvider: {
-      audit: { action: 'provider.create', resourceType: 'provider', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.providerCreate, kind: 'write' },
       async handler(caller, input) {
         requirePlatformKey(caller);
         const body = parseInput(CreateProviderBody, input.body);
@@ -88,8 +89,7 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
               { field: 'externalId' },
             );
           await recordAudit(tx, caller, ctx.now, {
-            action: 'provider.create',
-            resourceType: 'provider',
+            ...AUDIT_ACTIONS.providerCreate,
             resourceId: view.id,
             after: view,
           });
@@ -98,18 +98,18 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
       },
     },
     ListProviders: {
-      audit: { action: 'provider.list', resourceType: 'provider', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.providerList, kind: 'read' },
       handler: (caller, input) => list(caller, input.query),
     },
     GetProvider: {
-      audit: { action: 'provider.read', resourceType: 'provider', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.providerRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ProviderPath, input.params);
         return providerOfCaller(deps.db, caller, id);
       },
     },
     UpdateProvider: {
-      audit: { action: 'provider.update', resourceType: 'provider', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.providerUpdate, kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(ProviderPath, input.params);
         await providerOfCaller(deps.db, caller, id);
@@ -129,8 +129,7 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
           const { view, changed } = await updateProviderRecord(tx, ctx, cur, next);
           if (changed)
             await recordAudit(tx, caller, ctx.now, {
-              action: 'provider.update',
-              resourceType: 'provider',
+              ...AUDIT_ACTIONS.providerUpdate,
               resourceId: id,
               before: cur,
               after: view,
@@ -140,7 +139,7 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
       },
     },
     DeleteProvider: {
-      audit: { action: 'provider.delete', resourceType: 'provider', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.providerDelete, kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(ProviderPath, input.params);
         await providerOfCaller(deps.db, caller, id);
@@ -155,8 +154,7 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
           });
           if (changed)
             await recordAudit(tx, caller, ctx.now, {
-              action: 'provider.delete',
-              resourceType: 'provider',
+              ...AUDIT_ACTIONS.providerDelete,
               resourceId: id,
               before: cur,
               after: view,
@@ -166,14 +164,14 @@ export function createProviderOperations(deps: AppDeps): OperationTable {
       },
     },
     ListProfessionals: {
-      audit: { action: 'provider.list', resourceType: 'provider', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.providerList, kind: 'read' },
       async handler(caller, input) {
         const r = await list(caller, input.query);
         return { data: r.data.map(toProfessionalV1), total: r.total, hasMore: r.hasMore, nextCursor: r.nextCursor };
       },
     },
     GetProfessional: {
-      audit: { action: 'provider.read', resourceType: 'provider', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.providerRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ProviderPath, input.params);
         return toProfessionalV1(await providerOfCaller(deps.db, caller, id));

@@ -34,6 +34,7 @@ import type { OperationTable } from './operation.js';
 import { recordAudit } from './record-audit.js';
 import { rankingPolicyMachine, type RankingPolicyStatus } from '../../machines/ranking-policy-machine.js';
 import { rowInitialStatus, rowStatusAfter } from '../../machines/row-lifecycle.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** Reads a policy of the caller's organization: 404 when unknown, 403 when another organization's. */
 async function policyOfCaller(
@@ -71,7 +72,7 @@ function parsePolicyBody<S extends z.ZodType>(schema: S, raw: unknown, opts: { c
 export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
   return {
     CreateRankingPolicy: {
-      audit: { action: 'ranking_policy.create', resourceType: 'ranking_policy', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.rankingPolicyCreate, kind: 'write' },
       async handler(caller, input) {
         const body = parsePolicyBody(CreateRankingPolicyBody, input.body, { create: true });
         const now = deps.clock();
@@ -89,8 +90,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
             now,
           });
           await recordAudit(tx, caller, now, {
-            action: 'ranking_policy.create',
-            resourceType: 'ranking_policy',
+            ...AUDIT_ACTIONS.rankingPolicyCreate,
             resourceId: view.id,
             after: view,
           });
@@ -99,7 +99,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     ListRankingPolicies: {
-      audit: { action: 'ranking_policy.list', resourceType: 'ranking_policy', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.rankingPolicyList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListRankingPoliciesQuery, input.query);
         const limit = q.limit ?? 50;
@@ -112,14 +112,14 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     GetRankingPolicy: {
-      audit: { action: 'ranking_policy.read', resourceType: 'ranking_policy', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.rankingPolicyRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         return policyOfCaller(deps.db, caller, id);
       },
     },
     UpdateRankingPolicy: {
-      audit: { action: 'ranking_policy.update', resourceType: 'ranking_policy', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.rankingPolicyUpdate, kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         // Tenancy and existence first, so a foreign id is 403 whatever the body says.
@@ -140,8 +140,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
             return cur;
           const view = await updateRankingPolicy(tx, id, { name, weights, tieBreakers, now });
           await recordAudit(tx, caller, now, {
-            action: 'ranking_policy.update',
-            resourceType: 'ranking_policy',
+            ...AUDIT_ACTIONS.rankingPolicyUpdate,
             resourceId: id,
             before: cur,
             after: view,
@@ -151,7 +150,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     ActivateRankingPolicy: {
-      audit: { action: 'ranking_policy.activate', resourceType: 'ranking_policy', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.rankingPolicyActivate, kind: 'write' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         await policyOfCaller(deps.db, caller, id);
@@ -185,8 +184,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
           await writeRankingPolicyActivation(tx, { id, version, status: to, activatedAt: now });
           const result = { id, status: to, version, activatedAt: now.toISOString() };
           await recordAudit(tx, caller, now, {
-            action: 'ranking_policy.activate',
-            resourceType: 'ranking_policy',
+            ...AUDIT_ACTIONS.rankingPolicyActivate,
             resourceId: id,
             before: { status: cur.status, activeVersion: cur.activeVersion },
             after: { ...result, weights: cur.weights, tieBreakers: cur.tieBreakers, deactivatedPolicyIds },
@@ -196,7 +194,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     ListRankingPolicyVersions: {
-      audit: { action: 'ranking_policy.read', resourceType: 'ranking_policy', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.rankingPolicyRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         const q = parseInput(ListRankingPolicyVersionsQuery, input.query);
@@ -213,7 +211,7 @@ export function createRankingPolicyOperations(deps: AppDeps): OperationTable {
       },
     },
     SimulateRankingPolicy: {
-      audit: { action: 'ranking_policy.simulate', resourceType: 'ranking_policy', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.rankingPolicySimulate, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(RankingPolicyPath, input.params);
         const policy = await policyOfCaller(deps.db, caller, id);

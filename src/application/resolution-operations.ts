@@ -6,7 +6,7 @@ import {
   CreateResolutionV1Body,
   ResolutionPath,
 } from '../contract/schemas/resolution.js';
-import { ConfirmBody, HoldBody, HoldPath } from '../contract/schemas/hold.js';
+import { ConfirmBody, HOLD_TTL_SECONDS, HoldBody, HoldPath } from '../contract/schemas/hold.js';
 import { confirmResolution } from './booking/confirm-resolution.js';
 import { getHold, holdOption, releaseHold } from './booking/hold-flows.js';
 import type { EligibilityRequest } from '../domain/eligibility.js';
@@ -19,6 +19,7 @@ import { accessResolution } from './resolution/read-resolution.js';
 import { buildCandidates, pageCandidates } from './resolution/list-candidates.js';
 import { listResolutions } from './resolution/list-resolutions.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** Maps a validated v2 body onto the resolution request. */
 function fromV2(b: z.output<typeof CreateResolutionBody>): ResolutionRequest {
@@ -72,7 +73,7 @@ function fromV1(b: z.output<typeof CreateResolutionV1Body>): ResolutionRequest {
 export function createResolutionOperations(deps: ResolutionDeps): OperationTable {
   return {
     CreateResolution: {
-      audit: { action: 'resolution.create', resourceType: 'resolution', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.resolutionCreate, kind: 'write' },
       async handler(caller, input) {
         const key = requireIdempotencyKey(input.headers);
         const body = parseInput(CreateResolutionBody, input.body);
@@ -82,7 +83,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     CreateResolutionV1: {
-      audit: { action: 'resolution.create', resourceType: 'resolution', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.resolutionCreate, kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(CreateResolutionV1Body, input.body);
         const key = input.headers['idempotency-key']?.trim();
@@ -98,11 +99,11 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     ListResolutions: {
-      audit: { action: 'resolution.list', resourceType: 'resolution', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.resolutionList, kind: 'read' },
       handler: (caller, input) => listResolutions(deps, caller, input.query),
     },
     GetResolution: {
-      audit: { action: 'resolution.read', resourceType: 'resolution', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.resolutionRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ResolutionPath, input.params);
         const { record, expiresAt } = await accessResolution(deps, caller, id);
@@ -110,7 +111,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     ListCandidates: {
-      audit: { action: 'resolution.candidates', resourceType: 'resolution', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.resolutionCandidates, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(ResolutionPath, input.params);
         const q = parseInput(CandidatesQuery, input.query);
@@ -119,39 +120,39 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
       },
     },
     HoldOption: {
-      audit: { action: 'hold.create', resourceType: 'hold', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.holdCreate, kind: 'write' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         const body = parseInput(HoldBody, input.body ?? {});
         const key = optionalIdempotencyKey(input.headers);
-        if (!key) return holdOption(deps, caller, id, optionId, body.ttlSeconds ?? 120);
+        if (!key) return holdOption(deps, caller, id, optionId, body.ttlSeconds ?? HOLD_TTL_SECONDS.default);
         return withIdempotency(
           deps.idempotency,
           caller,
           `hold:${id}:${optionId}`,
           key,
           input.body ?? {},
-          (record) => holdOption(deps, caller, id, optionId, body.ttlSeconds ?? 120, record),
+          (record) => holdOption(deps, caller, id, optionId, body.ttlSeconds ?? HOLD_TTL_SECONDS.default, record),
           { durable: true },
         );
       },
     },
     GetHold: {
-      audit: { action: 'hold.read', resourceType: 'hold', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.holdRead, kind: 'read' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         return getHold(deps, caller, id, optionId);
       },
     },
     ReleaseHold: {
-      audit: { action: 'hold.release', resourceType: 'hold', kind: 'write-if-changed' },
+      audit: { ...AUDIT_ACTIONS.holdRelease, kind: 'write-if-changed' },
       async handler(caller, input) {
         const { id, optionId } = parseInput(HoldPath, input.params);
         return releaseHold(deps, caller, id, optionId);
       },
     },
     ConfirmResolution: {
-      audit: { action: 'booking.create', resourceType: 'booking', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.bookingCreate, kind: 'write' },
       async handler(caller, input) {
         const key = requireIdempotencyKey(input.headers);
         const { id } = parseInput(ResolutionPath, input.params);

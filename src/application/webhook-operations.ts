@@ -23,6 +23,7 @@ import { recordAudit } from './record-audit.js';
 import { deliverNow, sendTestEvent } from './webhooks/attempt-delivery.js';
 import { newWebhookSecret, signingSecrets } from './webhooks/webhook-signature.js';
 import { checkOutboundUrl } from './outbound/check-outbound-url.js';
+import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
 /** How long a rotated-out secret keeps signing alongside the new one. */
 const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
@@ -106,13 +107,13 @@ export function createWebhookOperations(deps: AppDeps & { organizations: Organiz
 
   return {
     GetWebhook: {
-      audit: { action: 'webhook.read', resourceType: 'webhook', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.webhookRead, kind: 'read' },
       async handler(caller) {
         return toWebhookView(await configured(caller));
       },
     },
     UpdateWebhook: {
-      audit: { action: 'webhook.update', resourceType: 'webhook', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.webhookUpdate, kind: 'write' },
       async handler(caller, input) {
         const body = parseInput(UpdateWebhookBody, input.body);
         // Test keys may read the configuration but not change it (CONTRACT part 2): it is the live one too.
@@ -154,8 +155,7 @@ export function createWebhookOperations(deps: AppDeps & { organizations: Organiz
           const view = toWebhookView(stored);
           // The secret never enters the audit log: only whether one was made.
           await recordAudit(tx, caller, now, {
-            action: 'webhook.update',
-            resourceType: 'webhook',
+            ...AUDIT_ACTIONS.webhookUpdate,
             resourceId: caller.organizationId,
             before: before ? toWebhookView(before) : null,
             after: { ...view, secretIssued: newSecret !== undefined },
@@ -165,7 +165,7 @@ export function createWebhookOperations(deps: AppDeps & { organizations: Organiz
       },
     },
     TestWebhook: {
-      audit: { action: 'webhook.test', resourceType: 'webhook', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.webhookTest, kind: 'read' },
       async handler(caller) {
         if (caller.mode !== 'live')
           throw new ServiceError('LIVE_KEY_REQUIRED', 'Test keys never send webhooks: use a service_live_ key.');
@@ -179,7 +179,7 @@ export function createWebhookOperations(deps: AppDeps & { organizations: Organiz
       },
     },
     ListWebhookDeliveries: {
-      audit: { action: 'webhook_delivery.list', resourceType: 'webhook_delivery', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.webhookDeliveryList, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(ListDeliveriesQuery, input.query);
         const limit = q.limit ?? 50;
@@ -199,7 +199,7 @@ export function createWebhookOperations(deps: AppDeps & { organizations: Organiz
       },
     },
     GetWebhookDelivery: {
-      audit: { action: 'webhook_delivery.read', resourceType: 'webhook_delivery', kind: 'read' },
+      audit: { ...AUDIT_ACTIONS.webhookDeliveryRead, kind: 'read' },
       async handler(caller, input) {
         const { id } = parseInput(DeliveryPath, input.params);
         const d = await deliveryOfCaller(caller, id);
@@ -208,15 +208,14 @@ export function createWebhookOperations(deps: AppDeps & { organizations: Organiz
       },
     },
     ReplayWebhookDelivery: {
-      audit: { action: 'webhook_delivery.replay', resourceType: 'webhook_delivery', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.webhookDeliveryReplay, kind: 'write' },
       async handler(caller, input) {
         const { id } = parseInput(DeliveryPath, input.params);
         await replayable(caller, id);
         const r = await deliverNow(deps, caller.organizationId, id);
         const replayedAt = new Date(r.attemptedAt).toISOString();
         await recordAudit(deps.db, caller, deps.clock(), {
-          action: 'webhook_delivery.replay',
-          resourceType: 'webhook_delivery',
+          ...AUDIT_ACTIONS.webhookDeliveryReplay,
           resourceId: id,
           after: { attempt: r.attempt, delivered: r.delivered, statusCode: r.statusCode, queued: false },
         });
@@ -230,7 +229,7 @@ export function createWebhookOperations(deps: AppDeps & { organizations: Organiz
       },
     },
     QueueWebhookDeliveryReplay: {
-      audit: { action: 'webhook_delivery.replay', resourceType: 'webhook_delivery', kind: 'write' },
+      audit: { ...AUDIT_ACTIONS.webhookDeliveryReplay, kind: 'write' },
       async handler(caller, input) {
         const { deliveryId } = parseInput(QueuedReplayPath, input.params);
         await replayable(caller, deliveryId);
@@ -242,8 +241,7 @@ export function createWebhookOperations(deps: AppDeps & { organizations: Organiz
           if (outcome.kind === 'suppressed') throw new ServiceError('DELIVERY_NOT_REPLAYABLE');
           if (outcome.kind === 'in_progress') throw new ServiceError('DELIVERY_IN_PROGRESS');
           await recordAudit(tx, caller, now, {
-            action: 'webhook_delivery.replay',
-            resourceType: 'webhook_delivery',
+            ...AUDIT_ACTIONS.webhookDeliveryReplay,
             resourceId: deliveryId,
             after: { attempt: outcome.attempt, queued: true },
           });

@@ -4,6 +4,7 @@ import { appendAudit } from '../persistence/audit-log.js';
 import { insertApiKey, insertPlatform, toApiKey } from '../persistence/api-key-repository.js';
 import type { Database } from '../persistence/database.js';
 import { CliDatabaseError, openCliDatabase } from './open-cli-database.js';
+import { AUDIT_ACTIONS } from '../application/audit/audit-actions.js';
 
 const USAGE = `usage:
   npm run keys -- create --type platform_test|platform_live|organization_test|organization_live
@@ -81,8 +82,7 @@ async function createKey(db: Database, values: Record<string, string | undefined
       platformId: platform.id,
       organizationId,
       actor: SYSTEM_ACTOR,
-      action: 'api_key.create',
-      resourceType: 'api_key',
+      ...AUDIT_ACTIONS.apiKeyCreate,
       resourceId: created.record.id,
       requestId: null,
       before: null,
@@ -140,8 +140,7 @@ async function revokeKey(db: Database, id: string | undefined): Promise<void> {
       platformId: row.platform_id,
       organizationId: row.organization_id,
       actor: SYSTEM_ACTOR,
-      action: 'api_key.revoke',
-      resourceType: 'api_key',
+      ...AUDIT_ACTIONS.apiKeyRevoke,
       resourceId: id,
       requestId: null,
       before: toApiKey(row),

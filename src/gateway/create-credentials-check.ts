@@ -58,6 +58,3 @@ export function createCredentialsCheck(opts: CredentialsCheckOptions) {
     if (id !== undefined) accepted.set(id, sentAt + ttl);
   };
 }
-
-/** The check function created by createCredentialsCheck. */
-export type CredentialsCheck = ReturnType<typeof createCredentialsCheck>;

@@ -68,8 +68,3 @@ export function createLogger(opts: { level: LogLevel; destination?: pino.Destina
     opts.destination ?? (opts.level === 'silent' ? undefined : bufferedStdout()),
   );
 }
-
-/** A logger that writes nothing (tests and tools that inject their own). */
-export function silentLogger(): ServiceLogger {
-  return pino({ level: 'silent' });
-}

@@ -2,6 +2,7 @@ import type { Queryable } from './database.js';
 import { newId } from './new-id.js';
 import { generateApiKey, hashApiKey, keyHint } from '../domain/api-key-secret.js';
 import type { KeyType } from '../domain/key-type.js';
+import { keysetPage } from './keyset-page.js';
 
 /** An API key as listed; never the secret. */
 export interface ApiKeyRecord {
@@ -105,11 +106,9 @@ export async function listApiKeys(
   platformId: string,
   page: { after: string; limit: number },
 ): Promise<ApiKeyRecord[]> {
-  const r = await db.query('SELECT * FROM api_keys WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [
-    platformId,
-    page.after,
-    page.limit,
-  ]);
+  const query = { where: ['platform_id = $1'], args: [platformId] as unknown[] };
+  const orderLimit = keysetPage(query, { columns: ['id'], order: 'asc', after: [page.after], limit: page.limit });
+  const r = await db.query(`SELECT * FROM api_keys WHERE ${query.where.join(' AND ')} ${orderLimit}`, query.args);
   return r.rows.map(toApiKey);
 }
 

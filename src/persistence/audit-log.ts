@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from './database.js';
 import { noteAuditAppend } from './audit-witness.js';
 import { newId } from './new-id.js';
+import { keysetPage } from './keyset-page.js';
 
 /** Who did it: a key, or a background worker. */
 export type AuditActor = { keyId: string; keyType: string } | { type: 'system' };
@@ -200,16 +201,24 @@ export async function listAuditEventRows(
   if (f.resourceType !== undefined) where.push(`resource_type = ${param(f.resourceType)}`);
   if (f.resourceId !== undefined) where.push(`resource_id = ${param(f.resourceId)}`);
   const after = page.after;
-  if (after !== undefined && 'seq' in after)
-    where.push(
-      `("timestamp", id) < (SELECT a."timestamp", a.id FROM audit_events a WHERE a.organization_id = $1 AND a.seq = ${param(after.seq)})`,
-    );
-  else if (after !== undefined)
-    where.push(`("timestamp", id) < (${param(after.timestamp)}::timestamp AT TIME ZONE 'UTC', ${param(after.id)})`);
-  args.push(page.limit);
+  const orderLimit = keysetPage(
+    { where, args },
+    {
+      columns: ['"timestamp"', 'id'],
+      order: 'desc',
+      after:
+        after === undefined
+          ? undefined
+          : 'seq' in after
+            ? (p) =>
+                `(SELECT a."timestamp", a.id FROM audit_events a WHERE a.organization_id = $1 AND a.seq = ${p(after.seq)})`
+            : (p) => `(${p(after.timestamp)}::timestamp AT TIME ZONE 'UTC', ${p(after.id)})`,
+      limit: page.limit,
+    },
+  );
   const r = await db.query(
     `SELECT *, to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position_timestamp
-      FROM audit_events WHERE ${where.join(' AND ')} ORDER BY "timestamp" DESC, id DESC LIMIT $${args.length}`,
+      FROM audit_events WHERE ${where.join(' AND ')} ${orderLimit}`,
     args,
   );
   return r.rows.map((row) => {

@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** A bookings row joined with its provider and service names. */
 export interface BookingRow {
@@ -182,16 +183,17 @@ export async function listBookingsBefore(
   page: { before?: { createdAt: Date; id: string } | undefined; limit: number },
 ): Promise<BookingRow[]> {
   const { where: base, params } = bookingWhere(f);
-  let where = base;
-  if (page.before) {
-    params.push(page.before.createdAt, page.before.id);
-    where += ` AND (b.created_at, b.id) < ($${params.length - 1}, $${params.length})`;
-  }
-  params.push(page.limit);
-  const r = await db.query(
-    `${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length}`,
-    params,
+  const where = [base];
+  const orderLimit = keysetPage(
+    { where, args: params },
+    {
+      columns: ['b.created_at', 'b.id'],
+      order: 'desc',
+      after: page.before && [page.before.createdAt, page.before.id],
+      limit: page.limit,
+    },
   );
+  const r = await db.query(`${BOOKING_SELECT} WHERE ${where.join(' AND ')} ${orderLimit}`, params);
   return r.rows as BookingRow[];
 }
 

@@ -1,5 +1,6 @@
 import type { TimeWindow, Weekday } from '../domain/provider.js';
 import type { Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** One weekday of a stored schedule. */
 export interface StoredDay {
@@ -146,15 +147,11 @@ export async function listCalendarConnectionRows(
   page: { after?: string | undefined; limit: number },
 ) {
   const { where, args } = filterSql(f);
-  if (page.after !== undefined) {
-    args.push(page.after);
-    where.push(`id > $${args.length}`);
-  }
-  args.push(page.limit);
-  const r = await db.query(
-    `SELECT * FROM calendar_connections WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`,
-    args,
+  const orderLimit = keysetPage(
+    { where, args },
+    { columns: ['id'], order: 'asc', after: page.after === undefined ? undefined : [page.after], limit: page.limit },
   );
+  const r = await db.query(`SELECT * FROM calendar_connections WHERE ${where.join(' AND ')} ${orderLimit}`, args);
   return r.rows as Record<string, any>[];
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** A continuity record (a client seen by a provider) as the API answers it. */
 export interface ContinuityRecord {
@@ -63,9 +64,14 @@ export async function listContinuityRecords(
   f: { organizationId: string; clientRef: string },
   page: { after: string; limit: number },
 ): Promise<ContinuityRecord[]> {
+  const query = {
+    where: ['organization_id = $1', 'client_ref = $2'],
+    args: [f.organizationId, f.clientRef] as unknown[],
+  };
+  const orderLimit = keysetPage(query, { columns: ['id'], order: 'asc', after: [page.after], limit: page.limit });
   const r = await db.query(
-    'SELECT * FROM continuity_records WHERE organization_id = $1 AND client_ref = $2 AND id > $3 ORDER BY id LIMIT $4',
-    [f.organizationId, f.clientRef, page.after, page.limit],
+    `SELECT * FROM continuity_records WHERE ${query.where.join(' AND ')} ${orderLimit}`,
+    query.args,
   );
   return r.rows.map(toContinuityRecord);
 }

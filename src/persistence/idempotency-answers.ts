@@ -16,9 +16,6 @@ export interface StoredIdempotencyAnswer {
   createdAt: Date;
 }
 
-/** How many parameters answerInsertSql takes. */
-export const ANSWER_INSERT_PARAM_COUNT = 6;
-
 /**
  * The INSERT of a write's answer for one statement's CTE: one row per row of `from` (e.g. the booking the statement
  * inserted), only when a record is given. Its parameters, numbered from `first`, are answerInsertParams.

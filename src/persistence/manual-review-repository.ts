@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** A provider routed to manual review, with why. */
 export interface ReviewRow {
@@ -72,10 +73,14 @@ export async function listManualReviewEntries(
   f: { organizationId: string; status: ManualReviewStatus },
   page: { after: string; limit: number },
 ): Promise<ManualReviewEntryRecord[]> {
-  const r = await db.query(
-    `${REVIEW_SELECT} WHERE m.organization_id = $1 AND m.status = $2 AND m.provider_id > $3 ORDER BY m.provider_id LIMIT $4`,
-    [f.organizationId, f.status, page.after, page.limit],
-  );
+  const query = { where: ['m.organization_id = $1', 'm.status = $2'], args: [f.organizationId, f.status] as unknown[] };
+  const orderLimit = keysetPage(query, {
+    columns: ['m.provider_id'],
+    order: 'asc',
+    after: [page.after],
+    limit: page.limit,
+  });
+  const r = await db.query(`${REVIEW_SELECT} WHERE ${query.where.join(' AND ')} ${orderLimit}`, query.args);
   return r.rows.map(toManualReviewEntry);
 }
 

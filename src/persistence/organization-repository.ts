@@ -1,4 +1,5 @@
 import { tagChange, type Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** An organization row mapped to its answer shape. */
 export interface OrganizationRecord {
@@ -87,18 +88,12 @@ export async function listOrganizations(
   f: { platformId: string } | { organizationId: string },
   page: { after: string; limit: number },
 ): Promise<OrganizationRecord[]> {
-  const r =
+  const query =
     'platformId' in f
-      ? await db.query('SELECT * FROM organizations WHERE platform_id = $1 AND id > $2 ORDER BY id LIMIT $3', [
-          f.platformId,
-          page.after,
-          page.limit,
-        ])
-      : await db.query('SELECT * FROM organizations WHERE id = $1 AND id > $2 LIMIT $3', [
-          f.organizationId,
-          page.after,
-          page.limit,
-        ]);
+      ? { where: ['platform_id = $1'], args: [f.platformId] as unknown[] }
+      : { where: ['id = $1'], args: [f.organizationId] as unknown[] };
+  const orderLimit = keysetPage(query, { columns: ['id'], order: 'asc', after: [page.after], limit: page.limit });
+  const r = await db.query(`SELECT * FROM organizations WHERE ${query.where.join(' AND ')} ${orderLimit}`, query.args);
   return r.rows.map(toOrganization);
 }
 

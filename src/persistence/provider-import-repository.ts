@@ -1,6 +1,7 @@
 import type { Queryable } from './database.js';
 import { providerImportMachine, type ProviderImportStatus } from '../../machines/provider-import-machine.js';
 import { rowStatusAfter } from '../../machines/row-lifecycle.js';
+import { keysetPage } from './keyset-page.js';
 
 /** Maps a provider_imports row to its answer shape. */
 export function toProviderImport(row: Record<string, any>) {
@@ -105,9 +106,16 @@ export async function listProviderImportRows(
   organizationId: string,
   page: { before?: string | undefined; limit: number },
 ): Promise<Record<string, any>[]> {
+  const query = { where: ['organization_id = $1'], args: [organizationId] as unknown[] };
+  const orderLimit = keysetPage(query, {
+    columns: ['id'],
+    order: 'desc',
+    after: page.before ? [page.before] : undefined,
+    limit: page.limit,
+  });
   const r = await db.query(
-    `SELECT * FROM provider_imports WHERE organization_id = $1 ${page.before ? 'AND id < $3' : ''} ORDER BY id DESC LIMIT $2`,
-    page.before ? [organizationId, page.limit, page.before] : [organizationId, page.limit],
+    `SELECT * FROM provider_imports WHERE ${query.where.join(' AND ')} ${orderLimit}`,
+    query.args,
   );
   return r.rows;
 }

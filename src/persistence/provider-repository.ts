@@ -1,5 +1,6 @@
 import type { Queryable } from './database.js';
 import type { LicenseRecord } from '../domain/provider.js';
+import { keysetPage } from './keyset-page.js';
 
 /** The stored provider fields kept in the `doc` column. */
 export interface ProviderDoc {
@@ -216,14 +217,11 @@ export async function listProviderRows(
   page: { after?: string | undefined; limit: number },
 ): Promise<Record<string, any>[]> {
   const { where, args } = providerWhere(f);
-  if (page.after) {
-    args.push(page.after);
-    where.push(`id > $${args.length}`);
-  }
-  args.push(page.limit);
-  return (
-    await db.query(`SELECT * FROM providers WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`, args)
-  ).rows;
+  const orderLimit = keysetPage(
+    { where, args },
+    { columns: ['id'], order: 'asc', after: page.after ? [page.after] : undefined, limit: page.limit },
+  );
+  return (await db.query(`SELECT * FROM providers WHERE ${where.join(' AND ')} ${orderLimit}`, args)).rows;
 }
 
 /** Whether a provider of the organization already has this externalId. */

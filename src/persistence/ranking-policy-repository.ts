@@ -1,6 +1,7 @@
 import type { RankingPolicy, RankingWeights, TieBreaker } from '../domain/ranking/ranking-policy.js';
 import type { RankingPolicyStatus } from '../../machines/ranking-policy-machine.js';
 import type { Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** A ranking policy (its working copy) as the API answers it. */
 export interface RankingPolicyRecord {
@@ -96,13 +97,16 @@ export async function listRankingPolicies(
   f: { organizationId: string; status?: RankingPolicyStatus | undefined },
   page: { after: string; limit: number },
 ): Promise<RankingPolicyRecord[]> {
-  const args: unknown[] = [f.organizationId, page.after, page.limit];
-  let where = 'organization_id = $1 AND id > $2';
+  const query = { where: ['organization_id = $1'], args: [f.organizationId] as unknown[] };
   if (f.status) {
-    args.push(f.status);
-    where += ` AND status = $${args.length}`;
+    query.args.push(f.status);
+    query.where.push(`status = $${query.args.length}`);
   }
-  const r = await db.query(`SELECT * FROM ranking_policies WHERE ${where} ORDER BY id LIMIT $3`, args);
+  const orderLimit = keysetPage(query, { columns: ['id'], order: 'asc', after: [page.after], limit: page.limit });
+  const r = await db.query(
+    `SELECT * FROM ranking_policies WHERE ${query.where.join(' AND ')} ${orderLimit}`,
+    query.args,
+  );
   return r.rows.map(toRankingPolicy);
 }
 
@@ -195,9 +199,16 @@ export async function listRankingPolicyVersions(
   policyId: string,
   page: { afterVersion: number; limit: number },
 ): Promise<RankingPolicyVersionRecord[]> {
+  const query = { where: ['policy_id = $1'], args: [policyId] as unknown[] };
+  const orderLimit = keysetPage(query, {
+    columns: ['version'],
+    order: 'asc',
+    after: [page.afterVersion],
+    limit: page.limit,
+  });
   const r = await db.query(
-    'SELECT * FROM ranking_policy_versions WHERE policy_id = $1 AND version > $2 ORDER BY version LIMIT $3',
-    [policyId, page.afterVersion, page.limit],
+    `SELECT * FROM ranking_policy_versions WHERE ${query.where.join(' AND ')} ${orderLimit}`,
+    query.args,
   );
   return r.rows.map(toRankingPolicyVersion);
 }

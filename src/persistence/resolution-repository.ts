@@ -4,6 +4,7 @@ import { AUDIT_INSERT_COLUMNS, auditInsertParams, type AuditEntry } from './audi
 import type { Queryable } from './database.js';
 import { EVENT_API_VERSION } from './event-outbox.js';
 import { newId } from './new-id.js';
+import { keysetPage } from './keyset-page.js';
 import { claimLiveSql } from './slot-claims.js';
 
 /** What a resolution needs to know about its organization, read in one query. */
@@ -201,14 +202,18 @@ export async function listResolutions(
   organizationId: string,
   opts: { limit: number; before?: { createdAt: Date; id: string } },
 ): Promise<ListedResolution[]> {
+  const query = { where: ['organization_id = $1'], args: [organizationId] as unknown[] };
+  const orderLimit = keysetPage(query, {
+    columns: ['created_at', 'id'],
+    order: 'desc',
+    after: opts.before && [opts.before.createdAt, opts.before.id],
+    limit: opts.limit,
+  });
   const r = await db.query({
     name: opts.before ? 'list-resolutions-after' : 'list-resolutions',
     text: `SELECT id, request_id, service_slug, policy_id, policy_version, graph_version, options_returned, evaluated_slots, providers_scanned, booking_id, created_at, expires_at
-      FROM resolutions WHERE organization_id = $1 ${opts.before ? 'AND (created_at, id) < ($3, $4)' : ''}
-      ORDER BY created_at DESC, id DESC LIMIT $2`,
-    values: opts.before
-      ? [organizationId, opts.limit, opts.before.createdAt, opts.before.id]
-      : [organizationId, opts.limit],
+      FROM resolutions WHERE ${query.where.join(' AND ')} ${orderLimit}`,
+    values: query.args,
   });
   return r.rows.map((row) => ({
     id: row.id,

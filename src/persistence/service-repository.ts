@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** The stored service fields kept in the `doc` column (defaults already applied). */
 export interface ServiceDoc {
@@ -108,15 +109,11 @@ export async function listServiceRows(
   page: { after?: string | undefined; limit: number },
 ) {
   const { where, args } = filterSql(f);
-  if (page.after !== undefined) {
-    args.push(page.after);
-    where.push(`id > $${args.length}`);
-  }
-  args.push(page.limit);
-  const r = await db.query(
-    `SELECT * FROM services WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${args.length}`,
-    args,
+  const orderLimit = keysetPage(
+    { where, args },
+    { columns: ['id'], order: 'asc', after: page.after === undefined ? undefined : [page.after], limit: page.limit },
   );
+  const r = await db.query(`SELECT * FROM services WHERE ${where.join(' AND ')} ${orderLimit}`, args);
   return r.rows as Record<string, any>[];
 }
 

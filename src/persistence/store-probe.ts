@@ -1,6 +1,9 @@
 import pg from 'pg';
 import type { Redis } from './redis-client.js';
 
+/** How long a probe waits for each store before it counts it as not answering. */
+export const STORE_PROBE_TIMEOUT_MS = 1000;
+
 /** Which stores answered a probe. */
 export interface StoreHealth {
   redis: boolean;
@@ -38,7 +41,7 @@ function within(work: Promise<unknown>, ms: number): Promise<boolean> {
  * connects anew.
  */
 export function createStoreProbe(opts: { databaseUrl: string; redis: Redis; timeoutMs?: number }): StoreProbe {
-  const timeoutMs = opts.timeoutMs ?? 1000;
+  const timeoutMs = opts.timeoutMs ?? STORE_PROBE_TIMEOUT_MS;
   let client: pg.Client | undefined;
   let connected: Promise<void> | undefined;
   let inFlight: Promise<StoreHealth> | undefined;

@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** Status of a waitlist entry, kept in `waitlist_entries.status`. */
 export type WaitlistEntryStatus = 'waiting' | 'cancelled';
@@ -89,13 +90,16 @@ export async function listWaitlistEntries(
   f: { organizationId: string; status?: WaitlistEntryStatus | undefined },
   page: { after: string; limit: number },
 ): Promise<WaitlistEntryRecord[]> {
-  const args: unknown[] = [f.organizationId, page.after, page.limit];
-  let where = 'organization_id = $1 AND id > $2';
+  const query = { where: ['organization_id = $1'], args: [f.organizationId] as unknown[] };
   if (f.status) {
-    args.push(f.status);
-    where += ` AND status = $${args.length}`;
+    query.args.push(f.status);
+    query.where.push(`status = $${query.args.length}`);
   }
-  const r = await db.query(`SELECT * FROM waitlist_entries WHERE ${where} ORDER BY id LIMIT $3`, args);
+  const orderLimit = keysetPage(query, { columns: ['id'], order: 'asc', after: [page.after], limit: page.limit });
+  const r = await db.query(
+    `SELECT * FROM waitlist_entries WHERE ${query.where.join(' AND ')} ${orderLimit}`,
+    query.args,
+  );
   return r.rows.map(toWaitlistEntry);
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { keysetPage } from './keyset-page.js';
 
 /** A webhooks row: an organization's configuration with its signing secrets. */
 export interface WebhookRow {
@@ -148,15 +149,22 @@ export async function listDeliveries(
   page: { afterId?: string; limit: number },
 ): Promise<DeliveryRow[]> {
   const { where, args } = deliveryWhere(f);
-  if (page.afterId !== undefined) {
-    args.push(page.afterId);
-    where.push(
-      `(created_at, id) < (SELECT p.created_at, p.id FROM webhook_deliveries p WHERE p.id = $${args.length} AND p.organization_id = $1)`,
-    );
-  }
-  args.push(page.limit);
+  const afterId = page.afterId;
+  const orderLimit = keysetPage(
+    { where, args },
+    {
+      columns: ['created_at', 'id'],
+      order: 'desc',
+      after:
+        afterId === undefined
+          ? undefined
+          : (p) =>
+              `(SELECT p.created_at, p.id FROM webhook_deliveries p WHERE p.id = ${p(afterId)} AND p.organization_id = $1)`,
+      limit: page.limit,
+    },
+  );
   const r = await db.query(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`,
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where.join(' AND ')} ${orderLimit}`,
     args,
   );
   return r.rows.map(toDeliveryRow);

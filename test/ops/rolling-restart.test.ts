@@ -3,6 +3,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { DRAIN_GRACE_MS } from '../../src/service/lifetime.js';
 import { createDatabase } from '../../src/persistence/database.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
@@ -22,8 +23,8 @@ test.after.always(async () => {
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The drain bound of start-service.ts (DRAIN_GRACE_MS), plus the rest of a stop on external stores. */
-const DRAIN_BOUND_MS = 10_000 + 2_000;
+/** The drain bound of a stop (DRAIN_GRACE_MS), plus the rest of a stop on external stores. */
+const DRAIN_BOUND_MS = DRAIN_GRACE_MS + 2_000;
 const DAY_MS = 86_400_000;
 const everyDay = (start: string, end: string) =>
   Object.fromEntries(

@@ -5,6 +5,7 @@ import { stepBooking } from './booking-state.js';
 import { bookingEventData, outboxEvent } from '../event-data.js';
 import { endClaimLocked } from '../../persistence/slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /**
  * The durable `booking|complete` timer: a confirmed booking whose end time has passed becomes `completed`
@@ -40,8 +41,7 @@ export async function completeBooking(deps: ResolutionDeps, bookingId: string): 
         platformId: row.platform_id,
         organizationId: row.organization_id,
         actor: { type: 'system' },
-        action: 'booking.complete',
-        resourceType: 'booking',
+        ...AUDIT_ACTIONS.bookingComplete,
         resourceId: bookingId,
         requestId: null,
         before: { status: row.status },

@@ -25,6 +25,7 @@ import { holdEndOf, holdStep, type HoldRow } from './hold-state.js';
 import { lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
 import { endLapsedHolds } from './end-lapsed-holds.js';
 import { syncBookingActor } from './sync-booking-actor.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** A validated confirm body. */
 export interface ConfirmInput {
@@ -261,8 +262,7 @@ function confirmStatement(
   const b = p.planned;
   const audit = auditInsertParams(
     callerAuditEntry(p.caller, b.created_at, {
-      action: 'booking.create',
-      resourceType: 'booking',
+      ...AUDIT_ACTIONS.bookingCreate,
       resourceId: b.id,
       after: p.view,
     }),

@@ -17,6 +17,7 @@ import { callerAuditEntry } from '../caller-audit-entry.js';
 import { toHoldView } from './hold-state.js';
 import { endHoldOnResolution } from './end-hold-on-resolution.js';
 import { stepHold, type HoldStepResult } from './step-hold.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 const DAY_MS = 86_400_000;
 
@@ -65,8 +66,7 @@ export async function holdOption(
   };
   const audit = auditInsertParams(
     callerAuditEntry(caller, now, {
-      action: 'hold.create',
-      resourceType: 'hold',
+      ...AUDIT_ACTIONS.holdCreate,
       resourceId: holdId,
       after: { resolutionId, optionId, expiresAt: expiresAt.toISOString() },
     }),
@@ -167,8 +167,7 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
         audit: (state) =>
           state === 'released'
             ? callerAuditEntry(caller, now, {
-                action: 'hold.release',
-                resourceType: 'hold',
+                ...AUDIT_ACTIONS.holdRelease,
                 resourceId: hold.ref_id,
                 before: { status: 'active' },
                 after: { status: 'released' },

@@ -12,6 +12,7 @@ import { bookingCancelledData, outboxEvent } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { endClaimLocked } from '../../persistence/slot-claims.js';
 import { syncBookingActor } from './sync-booking-actor.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /**
  * POST /api/v1/bookings/:id/cancel: cancels a pending or confirmed booking (else 409 BOOKING_STATE_CONFLICT),
@@ -54,8 +55,7 @@ export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: 
       reason: 'cancelled',
       now,
       audit: callerAuditEntry(caller, now, {
-        action: 'booking.cancel',
-        resourceType: 'booking',
+        ...AUDIT_ACTIONS.bookingCancel,
         resourceId: id,
         before: { status: before.status },
         after: {

@@ -16,6 +16,7 @@ import { stepBooking } from './booking-state.js';
 import { bookingTitle } from './booking-views.js';
 import { bookingEventData, outboxEvent } from '../event-data.js';
 import { syncBookingActor } from './sync-booking-actor.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** Compares a presented token with the stored one in constant time (hashing first makes the lengths equal). */
 export function tokenMatches(presented: string, stored: string | null): boolean {
@@ -73,8 +74,7 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
       platformId: row.platform_id,
       organizationId: row.organization_id,
       actor: { type: 'system' },
-      action: 'booking.confirm',
-      resourceType: 'booking',
+      ...AUDIT_ACTIONS.bookingConfirm,
       resourceId: id,
       requestId: caller.requestId,
       before: { status: row.status },

@@ -16,6 +16,7 @@ import { toBookingV1Created } from './booking-views.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { claimBookingSlot } from './claim-booking-slot.js';
 import { syncBookingActor } from './sync-booking-actor.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** A fresh confirmation token: 32 random bytes, base64url (the credential of the e-mailed link). */
 export function newConfirmToken(): string {
@@ -118,8 +119,7 @@ export async function createBookingV1(
       mode: caller.mode,
       now,
       audit: callerAuditEntry(caller, now, {
-        action: 'booking.create',
-        resourceType: 'booking',
+        ...AUDIT_ACTIONS.bookingCreate,
         resourceId: id,
         after: {
           status: created.status,

@@ -18,6 +18,7 @@ import { callerAuditEntry } from '../caller-audit-entry.js';
 import { claimBookingSlot } from './claim-booking-slot.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 import { newConfirmToken } from './v1-create-booking.js';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** Fields that would carry a combined date-time, which the v1 reschedule refuses (CONTRACT part 5). */
 const COMBINED_FIELDS = ['datetime', 'start'];
@@ -139,8 +140,7 @@ export async function rescheduleBookingV1(
       now,
       replaces: { refId: id, reason: 'rescheduled' },
       audit: callerAuditEntry(caller, now, {
-        action: 'booking.reschedule',
-        resourceType: 'booking',
+        ...AUDIT_ACTIONS.bookingReschedule,
         resourceId: id,
         before: { status: old.status, start: old.start_at.toISOString(), end: old.end_at.toISOString() },
         after: {

@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 import { getInitialSnapshot } from 'xstate';
 import { resolutionMachine, type ResolutionInput } from '../../../machines/resolution-machine.js';
 import type { AuditEntry } from '../../persistence/audit-log.js';
@@ -167,8 +168,7 @@ export function planResolutionWrites(
         platformId: caller.platformId,
         organizationId: caller.organizationId,
         actor: auditActor(caller),
-        action: 'resolution.create',
-        resourceType: 'resolution',
+        ...AUDIT_ACTIONS.resolutionCreate,
         resourceId: id,
         requestId: caller.requestId,
         before: null,

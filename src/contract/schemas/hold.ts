@@ -4,15 +4,18 @@ import { freeFormObject, ianaTimezone, instant, name200, text } from '../fields.
 /** Path of /api/v2/resolutions/:id/options/:optionId/hold. */
 export const HoldPath = z.object({ id: text(200, 1), optionId: text(200, 1) });
 
+/** Hold lifetime in seconds: the default when the body names none, and the most it may ask. */
+export const HOLD_TTL_SECONDS = { default: 120, max: 600 } as const;
+
 /** Body of POST .../hold (may be absent). */
 export const HoldBody = z.object({
   ttlSeconds: z
     .number()
     .int()
     .min(1)
-    .max(600)
+    .max(HOLD_TTL_SECONDS.max)
     .optional()
-    .meta({ description: 'Hold lifetime in seconds (default 120).' }),
+    .meta({ description: `Hold lifetime in seconds (default ${HOLD_TTL_SECONDS.default}).` }),
 });
 
 /** A hold as answered. */

@@ -21,12 +21,15 @@ export const ProviderImportRow = z.unknown().meta({
     "A provider as in POST /api/v2/providers; a row whose externalId already exists needs only externalId and is applied like PATCH /api/v2/providers/:id. Rows are validated one by one when the job runs: a bad row is listed in the job's `errors` (outcome `invalid`) and the other rows are still imported.",
 });
 
+/** Rows one provider import may carry. */
+export const PROVIDERS_PER_IMPORT = 500;
+
 /** Body of POST /api/v2/provider-imports; rows are validated one by one when the job runs. */
 export const CreateProviderImportBody = z.object({
   mode: ImportMode.optional(),
   dryRun: z.boolean().optional(),
   deactivateMissing: z.boolean().optional(),
-  providers: z.array(ProviderImportRow).max(500),
+  providers: z.array(ProviderImportRow).max(PROVIDERS_PER_IMPORT),
 });
 
 /** Per-row error of an import. */

@@ -19,12 +19,6 @@ export function union(words: number, sets: readonly (ProviderSet | undefined)[])
   return out;
 }
 
-/** Answers whether a set holds no position. */
-export function isEmpty(s: ProviderSet): boolean {
-  for (let w = 0; w < s.length; w++) if (s[w] !== 0) return false;
-  return true;
-}
-
 /** The number of bits set in a 32-bit word. */
 export function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;

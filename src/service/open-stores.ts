@@ -1,0 +1,50 @@
+import type { Config } from '../config/load-config.js';
+import { createDatabase, type Database } from '../persistence/database.js';
+import { boundPoolWaiters } from '../persistence/bound-pool-waiters.js';
+import { createRedis, type Redis } from '../persistence/redis-client.js';
+import { createStoreProbe, type StoreProbe } from '../persistence/store-probe.js';
+import { runMigrations } from '../persistence/run-migrations.js';
+import type { ServiceMetrics } from '../observability/service-metrics.js';
+import type { Lifetime } from './lifetime.js';
+import type { StoreUrls } from './start-private-stores.js';
+
+/** The service's connections to its stores. */
+export interface OpenStores {
+  db: Database;
+  redis: Redis;
+  /** Bounded liveness checks of both stores (readiness, gRPC health). */
+  probe: StoreProbe;
+}
+
+/**
+ * Opens the PostgreSQL pool (with the configured timeouts and waiter bound), migrates the schema, connects to Redis
+ * and creates the store probe; each closes with the lifetime.
+ */
+export async function openStores(
+  config: Config,
+  urls: StoreUrls,
+  deps: { lifetime: Lifetime; metrics: ServiceMetrics },
+): Promise<OpenStores> {
+  const { lifetime, metrics } = deps;
+  const st = config.storeTimeouts;
+  const db = createDatabase(urls.databaseUrl, {
+    onPoolWait: (s) => metrics.poolWait.observe(s),
+    timeouts: {
+      statementMs: st.pgStatementMs,
+      lockMs: st.pgLockMs,
+      poolWaitMs: st.pgPoolWaitMs,
+      transactionMs: st.pgTransactionMs,
+    },
+  });
+  lifetime.defer(() => db.close());
+  boundPoolWaiters(db.pool, {
+    maxWaiters: config.pgPoolMaxWaiters,
+    onRefused: () => metrics.admissionShed.inc({ gate: 'pg_pool', reason: 'pool_full' }),
+  });
+  await runMigrations(db.pool);
+  const redis = await createRedis(urls.redisUrl, { commandTimeoutMs: st.redisCommandMs });
+  lifetime.defer(() => redis.close().catch(() => redis.destroy()));
+  const probe = createStoreProbe({ databaseUrl: urls.databaseUrl, redis });
+  lifetime.defer(() => probe.close());
+  return { db, redis, probe };
+}
