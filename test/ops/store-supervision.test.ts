@@ -354,11 +354,11 @@ test.serial(
       `supervised-${randomBytes(3).toString('hex')}`,
     );
 
-    const forRedis = await bookableProvider(o, 'redis-kill', 8);
+    const forRedis = await bookableProvider(o, 'redis-kill', 16);
     const redisAnswers = await killStoreDuringBurst(t, svc, o, 'redis', forRedis);
     await assertBookingsKept(t, svc, o, forRedis.provider.id, redisAnswers);
 
-    const forPostgres = await bookableProvider(o, 'postgres-kill', 8);
+    const forPostgres = await bookableProvider(o, 'postgres-kill', 16);
     const pgAnswers = await killStoreDuringBurst(t, svc, o, 'postgres', forPostgres);
     await assertBookingsKept(t, svc, o, forPostgres.provider.id, pgAnswers);
     // What was booked before the first outage is still there after the second.
