@@ -1,5 +1,5 @@
 import type { Queryable } from '../../persistence/database.js';
-import { claimSlot, lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { claimSlot, slotUnavailable } from '../../persistence/slot-claims.js';
 import { endLapsedHolds } from './end-lapsed-holds.js';
 
 /**
@@ -9,7 +9,6 @@ import { endLapsedHolds } from './end-lapsed-holds.js';
  */
 export async function claimBookingSlot(tx: Queryable, c: Parameters<typeof claimSlot>[1]): Promise<void> {
   if ((await claimSlot(tx, c)) === 'claimed') return;
-  await lockProviderClaims(tx, [c.providerId]);
   await endLapsedHolds(tx, { providerId: c.providerId, start: c.start, end: c.end, now: c.now });
   if ((await claimSlot(tx, c)) !== 'claimed') throw slotUnavailable();
 }

@@ -22,7 +22,7 @@ import { bookingEventData } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { holdById, latestHold } from '../../persistence/hold-repository.js';
 import { holdEndOf, holdStep, type HoldRow } from './hold-state.js';
-import { lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { slotUnavailable } from '../../persistence/slot-claims.js';
 import { endLapsedHolds } from './end-lapsed-holds.js';
 import { syncBookingActor } from './sync-booking-actor.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
@@ -193,7 +193,6 @@ export async function confirmResolution(
       confirmStatement(db, { caller, planned, view, idempotency, names, consumed, claimStart, claimEnd });
     const outcome: ConfirmOutcome = lapsedInTheWay
       ? await deps.db.transaction(async (tx) => {
-          await lockProviderClaims(tx, [option.providerId]);
           await endLapsedHolds(tx, { providerId: option.providerId, start: claimStart, end: claimEnd, now });
           return statement(tx);
         })

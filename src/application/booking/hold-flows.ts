@@ -7,7 +7,7 @@ import { stepCause, SYSTEM_CAUSE } from '../step-cause.js';
 import { accessResolution } from '../resolution/read-resolution.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import type { ResolutionRecord } from '../resolution/resolution-record.js';
-import { lockProviderClaims, slotUnavailable } from '../../persistence/slot-claims.js';
+import { slotUnavailable } from '../../persistence/slot-claims.js';
 import { endLapsedHolds } from './end-lapsed-holds.js';
 import { auditInsertParams } from '../../persistence/audit-log.js';
 import { answerInsertParams, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
@@ -96,10 +96,9 @@ export async function holdOption(
   const first = await claimHold(deps.db);
   if (!first.claimed && (first.confirmed || first.held || first.taken || !first.lapsed)) throw holdRefusal(first);
   if (!first.claimed) {
-    // Lock order: the claim locks of the provider and of the resolution's lapsed hold (maybe another provider's),
-    // sorted; then the lapsed holds end and the claim is made in the same transaction.
+    // The lapsed holds end (under the claim locks of the provider and of the resolution's lapsed hold, maybe another
+    // provider's) and the claim is made again, in the same transaction.
     await deps.db.transaction(async (tx) => {
-      await lockProviderClaims(tx, [option.providerId], { resolutionId, now });
       await endLapsedHolds(tx, claim);
       const again = await claimHold(tx);
       if (!again.claimed) throw holdRefusal(again);

@@ -1,6 +1,7 @@
 import { holdHasLapsed, holdMachine, type HoldContext } from '../../../machines/hold-machine.js';
 import type { HoldRow } from '../../persistence/hold-repository.js';
 import { machineStep } from '../lifecycle/machine-step.js';
+import { optionReleasedData } from '../event-data.js';
 
 /** A hold's ledger row (a slot_claims row of kind 'hold'), as the hold repository reads it. */
 export type { HoldRow };
@@ -73,5 +74,25 @@ export function toHoldView(h: HoldRow, now: Date) {
     expiresAt: h.expires_at.toISOString(),
     ...(status === 'released' ? { releasedAt: h.ended_at?.toISOString() ?? null } : {}),
     ...(h.booking_id ? { bookingId: h.booking_id } : {}),
+  };
+}
+
+/** The option.released event of a hold that ended released or expired (in the hold's tenant; `mode` default the hold's). */
+export function holdReleasedEvent(
+  hold: HoldRow,
+  end: { state: 'released' | 'expired'; endedAt: Date },
+  mode: 'live' | 'test' = hold.mode,
+) {
+  return {
+    platformId: hold.platform_id,
+    organizationId: hold.organization_id,
+    mode,
+    data: optionReleasedData({
+      resolutionId: hold.resolution_id,
+      optionId: hold.option_id,
+      holdId: hold.ref_id,
+      releasedAt: end.endedAt,
+      reason: end.state,
+    }),
   };
 }

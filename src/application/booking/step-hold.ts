@@ -4,10 +4,9 @@ import type { AuditEntry } from '../../persistence/audit-log.js';
 import type { StepCause } from '../../persistence/actor-store.js';
 import { ActorNotFoundError } from '../../persistence/actor-store-errors.js';
 import { endHold } from '../../persistence/hold-repository.js';
-import { optionReleasedData } from '../event-data.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { endHoldOnResolution } from './end-hold-on-resolution.js';
-import { holdEndOf, holdStep, type HoldRow, type HoldState } from './hold-state.js';
+import { holdEndOf, holdReleasedEvent, holdStep, type HoldRow, type HoldState } from './hold-state.js';
 
 /** What a hold step did: the hold machine's state after the event, whether it changed, and the row as stored. */
 export interface HoldStepResult {
@@ -46,18 +45,7 @@ export async function stepHold(
     const ended = await endHold(deps.db, hold, {
       end,
       now,
-      event: {
-        platformId: hold.platform_id,
-        organizationId: hold.organization_id,
-        mode: opts.mode ?? hold.mode,
-        data: optionReleasedData({
-          resolutionId: hold.resolution_id,
-          optionId: hold.option_id,
-          holdId: hold.ref_id,
-          releasedAt: end.endedAt,
-          reason: end.state,
-        }),
-      },
+      event: holdReleasedEvent(hold, end, opts.mode),
       ...(audit ? { audit } : {}),
     });
     if (!ended) return undefined;

@@ -10,9 +10,6 @@ import { planResolutionWrites } from './plan-resolution-writes.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRequest } from './resolution-request.js';
 
-// Kept for importers of the type from here (other branches of issue 23).
-export type { ResolutionRequest };
-
 /**
  * Runs a resolution end to end (CONTRACT part 4) and stores it; returns its REST answer. Four steps: gather the
  * inputs (reads only), decide (pure), plan the writes (pure), commit them.
