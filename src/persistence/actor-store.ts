@@ -90,6 +90,15 @@ export interface SendOptions<TMachine extends AnyStateMachine> {
   causedBy?: StepCause;
 }
 
+/** A step decided outside the store (`write`): the revision its `before` was loaded at, its event and its result. */
+export interface WrittenStep<TMachine extends AnyStateMachine> {
+  revision: number;
+  /** The event's type names the history entry (a repair writes e.g. `RESYNC`). */
+  event: { type: string };
+  before: SnapshotFrom<TMachine>;
+  after: SnapshotFrom<TMachine>;
+}
+
 /** Options of `create`. */
 export interface CreateOptions extends TransitionEffects {
   /** When every key of the actor expires (e.g. a resolution lives 24 hours at most). */
@@ -120,6 +129,17 @@ export interface ActorStore {
     event: EventFromLogic<M>,
     options?: SendOptions<M>,
   ): Promise<SendResult<M>>;
+  /**
+   * Writes `step.after`, a state the caller's own pure `transition` decided from the snapshot it loaded at
+   * `step.revision`, with compare-and-set on that revision: the machine is not run again. Answers the new revision, or
+   * undefined when another write came first (nothing written). Throws ActorNotFoundError when the actor is gone.
+   */
+  write<M extends AnyStateMachine>(
+    kind: ActorKind<M>,
+    id: string,
+    step: WrittenStep<M>,
+    options?: CreateOptions,
+  ): Promise<number | undefined>;
   /** The actor's last transitions, oldest first (at most `historyLimit`). */
   history(kind: ActorKind, id: string): Promise<HistoryEntry[]>;
   /** Ids of actors of `kind` whose outbox may hold rows. */
@@ -334,6 +354,40 @@ export function createActorStore(deps: ActorStoreDeps): ActorStore {
         if (attempt < maxAttempts) await sleep(Math.random() * 2 ** attempt);
       }
       throw new ConcurrencyConflictError(kind.name, id, maxAttempts);
+    },
+
+    async write(kind, id, step, options = {}) {
+      if (!isKeyPart(id)) throw new ActorNotFoundError(kind.name, id);
+      const failed = step.after as { status: string; error?: unknown };
+      if (failed.status === 'error') throw new ActorRuntimeError(kind.name, id, 'event', failed.error);
+      const keys = actorKeys(kind.name, id);
+      const now = clock().toISOString();
+      const entry: HistoryEntry = {
+        event: step.event.type,
+        from: (step.before as { value: unknown }).value,
+        to: (step.after as { value: unknown }).value,
+        at: now,
+        revision: step.revision + 1,
+        ...(options.causedBy ? { causedBy: options.causedBy } : {}),
+      };
+      const result = Number(
+        await redis.eval(COMPARE_AND_SET_ACTOR, {
+          keys: [keys.state, keys.history, keys.timers, keys.outbox],
+          arguments: [
+            String(step.revision),
+            JSON.stringify(kind.machine.getPersistedSnapshot(step.after)),
+            String(kind.version),
+            now,
+            redisExpireAt(options.expireAt),
+            JSON.stringify(entry),
+            ...effectArgs(options),
+          ],
+        }),
+      );
+      if (result === -1) throw new ActorNotFoundError(kind.name, id);
+      if (result < 0) return undefined;
+      await afterWrite(kind, id, options);
+      return result;
     },
 
     async history(kind, id) {

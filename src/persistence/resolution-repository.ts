@@ -237,3 +237,48 @@ export async function findResolutionOrganizationId(db: Queryable, id: string): P
   const r = await db.query<{ organization_id: string }>('SELECT organization_id FROM resolutions WHERE id = $1', [id]);
   return r.rows[0]?.organization_id;
 }
+
+/** A resolution's ledger as its actor was made from it: the row, its holds in order, and the booking that confirmed it. */
+export interface ResolutionLedger {
+  id: string;
+  organizationId: string;
+  status: string;
+  optionsReturned: number;
+  expiresAt: Date;
+  holds: { holdId: string; startedAt: Date; endedAt: Date | null; bookingId: string | null }[];
+  booking: { id: string; createdAt: Date } | null;
+}
+
+/** Reads a resolution's ledger (row, holds, booking) of one organization in one statement, or undefined. */
+export async function readResolutionLedger(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+): Promise<ResolutionLedger | undefined> {
+  const r = await db.query({
+    name: 'read-resolution-ledger',
+    text: `SELECT r.id, r.organization_id, r.status, r.options_returned, r.expires_at,
+       (SELECT jsonb_build_object('id', b.id, 'createdAt', b.created_at) FROM bookings b
+         WHERE b.organization_id = r.organization_id AND b.resolution_id = r.id ORDER BY b.created_at LIMIT 1) AS booking,
+       COALESCE((SELECT jsonb_agg(jsonb_build_object('holdId', c.ref_id, 'startedAt', c.created_at, 'endedAt', c.ended_at,
+           'bookingId', c.booking_id) ORDER BY c.created_at, c.ref_id)
+         FROM slot_claims c WHERE c.organization_id = r.organization_id AND c.kind = 'hold' AND c.resolution_id = r.id),
+         '[]'::jsonb) AS holds
+     FROM resolutions r WHERE r.organization_id = $1 AND r.id = $2`,
+    values: [organizationId, id],
+  });
+  const row = r.rows[0];
+  if (!row) return undefined;
+  const date = (s: string | null) => (s ? new Date(s) : null);
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    status: row.status,
+    optionsReturned: row.options_returned,
+    expiresAt: row.expires_at,
+    holds: (row.holds as { holdId: string; startedAt: string; endedAt: string | null; bookingId: string | null }[]).map(
+      (h) => ({ holdId: h.holdId, startedAt: new Date(h.startedAt), endedAt: date(h.endedAt), bookingId: h.bookingId }),
+    ),
+    booking: row.booking ? { id: row.booking.id, createdAt: new Date(row.booking.createdAt) } : null,
+  };
+}

@@ -1,4 +1,4 @@
-import { getInitialSnapshot } from 'xstate';
+import { getInitialSnapshot, type SnapshotFrom } from 'xstate';
 import {
   bookingMachine,
   type BookingContext,
@@ -19,7 +19,7 @@ const STORED_STATES: readonly string[] = [
 ] satisfies BookingStatus[];
 
 /** A state value of the booking machine as a stored status (the transient `created` is never stored). */
-function storedStatus(value: string): BookingStatus {
+export function storedStatus(value: string): BookingStatus {
   if (!STORED_STATES.includes(value)) throw new Error(`booking machine state ${value} is not a stored status`);
   return value as BookingStatus;
 }
@@ -85,24 +85,18 @@ export function bookingStep(b: BookingRow, event: BookingEvent) {
   return machineStep(bookingMachine, b.status, bookingContextOf(b) as unknown as Record<string, unknown>, event);
 }
 
+/** The booking machine's state for a ledger row: what the booking's actor holds when it agrees with the row. */
+export function bookingSnapshotOf(b: BookingRow): SnapshotFrom<typeof bookingMachine> {
+  return bookingMachine.resolveState({ value: storedStatus(b.status), context: bookingContextOf(b) });
+}
+
 /**
- * The one writer of a booking's lifecycle: runs `event` through the booking machine from the ledger row (whose lock
- * the caller holds) and, when the machine changed anything, stores the machine's own next state value as the row's
- * status and the context fields the row keeps (updatedAt, confirmedAt, cancelledAt, cancellationReason, rescheduledAt,
- * rescheduledTo, completedAt). Answers
- * the machine's next state, whether it changed, and the row as stored.
+ * The row's fields after a booking step: the machine's next state value as the status, and the context fields the
+ * row keeps (updatedAt, confirmedAt, cancelledAt, cancellationReason, rescheduledAt, rescheduledTo, completedAt).
  */
-export async function stepBooking(
-  tx: Queryable,
-  row: BookingRow,
-  event: BookingEvent,
-): Promise<{ value: BookingStatus; changed: boolean; row: BookingRow }> {
-  const step = bookingStep(row, event);
-  const value = storedStatus(step.value);
-  if (!step.changed) return { value, changed: false, row };
-  const c = step.context as unknown as BookingContext;
-  const stored = await writeBookingState(tx, row.id, {
-    status: value,
+export async function recordBookingStep(tx: Queryable, id: string, value: string, c: BookingContext) {
+  return writeBookingState(tx, id, {
+    status: storedStatus(value),
     updatedAt: new Date(c.updatedAt),
     confirmedAt: date(c.confirmedAt),
     cancelledAt: date(c.cancelledAt),
@@ -111,5 +105,4 @@ export async function stepBooking(
     rescheduledTo: c.rescheduledTo,
     completedAt: date(c.completedAt),
   });
-  return { value, changed: true, row: stored };
 }

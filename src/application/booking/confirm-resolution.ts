@@ -24,7 +24,7 @@ import { holdById, latestHold } from '../../persistence/hold-repository.js';
 import { holdEndOf, holdStep, type HoldRow } from './hold-state.js';
 import { slotUnavailable } from '../../persistence/slot-claims.js';
 import { endLapsedHolds } from './end-lapsed-holds.js';
-import { syncBookingActor } from './sync-booking-actor.js';
+import { writeBookingActor } from './write-booking-actor.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** A validated confirm body. */
@@ -202,7 +202,7 @@ export async function confirmResolution(
     if (outcome.row) {
       const { row, usedHoldId } = outcome;
       await Promise.all([
-        syncBookingActor(deps, row, undefined, { causedBy: stepCause(caller) }),
+        writeBookingActor(deps, row, { causedBy: stepCause(caller) }),
         usedHoldId
           ? deps.actors
               .send(holdActorKind, usedHoldId, { type: 'CONFIRM', bookingId, at }, { causedBy: stepCause(caller) })

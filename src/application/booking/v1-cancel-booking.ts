@@ -7,11 +7,10 @@ import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
-import { stepBooking } from './booking-state.js';
+import { stepBooking } from './step-booking.js';
 import { bookingCancelledData, outboxEvent } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { endClaimLocked } from '../../persistence/slot-claims.js';
-import { syncBookingActor } from './sync-booking-actor.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /**
@@ -25,48 +24,48 @@ export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: 
   const event = { type: 'CANCEL' as const, at: now.toISOString(), ...(reason !== null ? { reason } : {}) };
   // Lock order (slot-claims.ts): the booking row, then writes that need no claim lock, then the claim ended under
   // the provider's claim lock with the audit entry, in the last statement before COMMIT.
-  const row = await deps.db.transaction(async (tx) => {
-    const before = await bookingOfCaller(tx, caller, id, { forUpdate: true });
-    const step = await stepBooking(tx, before, event);
-    // Nothing was written unless the machine moved the booking (and the throw rolls back whatever it did).
-    if (!step.changed || step.value !== 'cancelled')
-      throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${before.status} booking cannot be cancelled.`);
-    const after = step.row;
-    await storeEvent(
-      tx,
-      outboxEvent('booking.cancelled', bookingCancelledData(after, now, reason), {
-        platformId: after.platform_id,
-        organizationId: after.organization_id,
+  const step = (await stepBooking(deps, event, {
+    causedBy: stepCause(caller),
+    load: (tx) => bookingOfCaller(tx, caller, id, { forUpdate: true }),
+    commit: async (tx, before, after) => {
+      await storeEvent(
+        tx,
+        outboxEvent('booking.cancelled', bookingCancelledData(after, now, reason), {
+          platformId: after.platform_id,
+          organizationId: after.organization_id,
+          mode: caller.mode,
+          createdAt: now,
+        }),
+      );
+      await queueBookingEmail(tx, {
+        config: deps.config,
+        booking: after,
+        kind: 'booking_cancellation',
         mode: caller.mode,
-        createdAt: now,
-      }),
-    );
-    await queueBookingEmail(tx, {
-      config: deps.config,
-      booking: after,
-      kind: 'booking_cancellation',
-      mode: caller.mode,
-      now,
-      reason,
-    });
-    await endClaimLocked(tx, {
-      providerId: before.provider_id,
-      refId: id,
-      reason: 'cancelled',
-      now,
-      audit: callerAuditEntry(caller, now, {
-        ...AUDIT_ACTIONS.bookingCancel,
-        resourceId: id,
-        before: { status: before.status },
-        after: {
-          status: after.status,
-          cancelledAt: after.cancelled_at?.toISOString() ?? null,
-          reason: after.cancel_reason,
-        },
-      }),
-    });
-    return after;
-  });
-  await syncBookingActor(deps, row, event, { causedBy: stepCause(caller) });
+        now,
+        reason,
+      });
+      await endClaimLocked(tx, {
+        providerId: before.provider_id,
+        refId: id,
+        reason: 'cancelled',
+        now,
+        audit: callerAuditEntry(caller, now, {
+          ...AUDIT_ACTIONS.bookingCancel,
+          resourceId: id,
+          before: { status: before.status },
+          after: {
+            status: after.status,
+            cancelledAt: after.cancelled_at?.toISOString() ?? null,
+            reason: after.cancel_reason,
+          },
+        }),
+      });
+    },
+  }))!;
+  // Nothing was written unless the machine moved the booking.
+  if (!step.changed || step.value !== 'cancelled')
+    throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${step.before.status} booking cannot be cancelled.`);
+  const row = step.row;
   return { bookingId: row.id, status: 'cancelled' as const, cancelledAt: now.toISOString() };
 }

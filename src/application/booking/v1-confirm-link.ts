@@ -12,10 +12,9 @@ import { formatBookingTime } from '../email/format-booking-time.js';
 import { htmlLayout } from '../email/html-layout.js';
 import { answer, type OperationInput } from '../operation.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
-import { stepBooking } from './booking-state.js';
+import { stepBooking } from './step-booking.js';
 import { bookingTitle } from './booking-views.js';
 import { bookingEventData, outboxEvent } from '../event-data.js';
-import { syncBookingActor } from './sync-booking-actor.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** Compares a presented token with the stored one in constant time (hashing first makes the lengths equal). */
@@ -56,34 +55,32 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
   const event = { type: 'CONFIRM' as const, at: now.toISOString() };
   // Lock order (slot-claims.ts) step 1 only: the booking row, then its event and audit entry; no claim changes, so no
   // claim lock (a confirmed booking keeps the claim its pending booking made).
-  const outcome = await deps.db.transaction(async (tx) => {
-    const row = (await findBooking(tx, id, { forUpdate: true }))!;
-    const step = await stepBooking(tx, row, event);
-    if (!step.changed) return { row, changed: false };
-    const updated = step.row;
-    await storeEvent(
-      tx,
-      outboxEvent('booking.confirmed', bookingEventData(updated), {
+  const outcome = (await stepBooking(deps, event, {
+    causedBy: stepCause(caller),
+    load: (tx) => findBooking(tx, id, { forUpdate: true }),
+    commit: async (tx, row, updated) => {
+      await storeEvent(
+        tx,
+        outboxEvent('booking.confirmed', bookingEventData(updated), {
+          platformId: row.platform_id,
+          organizationId: row.organization_id,
+          mode: row.mode,
+          createdAt: now,
+        }),
+      );
+      await appendAudit(tx, {
         platformId: row.platform_id,
         organizationId: row.organization_id,
-        mode: row.mode,
-        createdAt: now,
-      }),
-    );
-    await appendAudit(tx, {
-      platformId: row.platform_id,
-      organizationId: row.organization_id,
-      actor: { type: 'system' },
-      ...AUDIT_ACTIONS.bookingConfirm,
-      resourceId: id,
-      requestId: caller.requestId,
-      before: { status: row.status },
-      after: { status: updated.status, via: 'confirmation_link' },
-      timestamp: now,
-    });
-    return { row: updated, changed: true };
-  });
-  if (outcome.changed) await syncBookingActor(deps, outcome.row, event, { causedBy: stepCause(caller) });
+        actor: { type: 'system' },
+        ...AUDIT_ACTIONS.bookingConfirm,
+        resourceId: id,
+        requestId: caller.requestId,
+        before: { status: row.status },
+        after: { status: updated.status, via: 'confirmation_link' },
+        timestamp: now,
+      });
+    },
+  }))!;
   const status = outcome.row.status;
   if (status === 'cancelled' || status === 'rescheduled') {
     throw new ServiceError('BOOKING_STATE_CONFLICT', `The booking was ${status} and can no longer be confirmed.`);

@@ -15,7 +15,7 @@ import { initialBookingState } from './booking-state.js';
 import { toBookingV1Created } from './booking-views.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { claimBookingSlot } from './claim-booking-slot.js';
-import { syncBookingActor } from './sync-booking-actor.js';
+import { writeBookingActor } from './write-booking-actor.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** A fresh confirmation token: 32 random bytes, base64url (the credential of the e-mailed link). */
@@ -133,6 +133,6 @@ export async function createBookingV1(
     });
     return { row: created, answer: view };
   });
-  await syncBookingActor(deps, row, undefined, { causedBy: stepCause(caller) });
+  await writeBookingActor(deps, row, { causedBy: stepCause(caller) });
   return answer;
 }

@@ -10,13 +10,14 @@ import { stepCause } from '../step-cause.js';
 import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
-import { bookingStep, initialBookingState, stepBooking } from './booking-state.js';
+import { bookingStep, initialBookingState } from './booking-state.js';
+import { stepBooking } from './step-booking.js';
 import { toBookingV1Created } from './booking-views.js';
 import { bookingRescheduledData, outboxEvent } from '../event-data.js';
 import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { claimBookingSlot } from './claim-booking-slot.js';
-import { syncBookingActor } from './sync-booking-actor.js';
+import { writeBookingActor } from './write-booking-actor.js';
 import { newConfirmToken } from './v1-create-booking.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
@@ -65,95 +66,98 @@ export async function rescheduleBookingV1(
       { field: 'time' },
     );
   const claim = claimRangeOf(bookable.service, slot.start, slot.end);
-  // Lock order (slot-claims.ts): the original's row first, then writes that need no claim lock, then one statement
-  // that takes the provider's claim lock, frees the original's slot, claims the new one and appends the audit entry.
-  const { before, created, answer } = await deps.db.transaction(async (tx) => {
-    const old = await bookingOfCaller(tx, caller, id, { forUpdate: true });
-    const decided = bookingStep(old, event);
-    if (!decided.changed || decided.value !== 'rescheduled')
-      throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${old.status} booking cannot be rescheduled.`);
-    const start = new Date(slot.start);
-    const end = new Date(slot.end);
-    const { status, confirmedAt } = initialBookingState({
-      id: newBookingId,
-      organization_id: old.organization_id,
-      source: 'v1',
-      start_at: start,
-      end_at: end,
-      created_at: now,
-      rescheduled_from: id,
-    });
-    const fresh = await insertBooking(tx, {
-      id: newBookingId,
-      platformId: old.platform_id,
-      organizationId: old.organization_id,
-      providerId: old.provider_id,
-      serviceId: old.service_id,
-      resolutionId: null,
-      optionId: null,
-      source: 'v1',
-      status,
-      confirmedAt,
-      start,
-      end,
-      timezone: bookable.schedule!.timezone,
-      customer: old.customer,
-      metadata: old.metadata,
-      notes: body.notes ?? old.notes,
-      confirmToken: newConfirmToken(),
-      mode: caller.mode,
-      rescheduledFrom: id,
-      now,
-    });
-    const { row: moved } = await stepBooking(tx, old, event);
-    await storeEvent(
-      tx,
-      outboxEvent('booking.rescheduled', bookingRescheduledData(moved, fresh), {
+  // Lock order (slot-claims.ts): the original's row first (stepBooking's load), then writes that need no claim lock, then
+  // one statement that takes the provider's claim lock, frees the original's slot, claims the new one and appends the
+  // audit entry. A 409 SLOT_UNAVAILABLE thrown there rolls the whole step back, the original's change included.
+  const step = (await stepBooking(deps, event, {
+    causedBy: stepCause(caller),
+    load: (tx) => bookingOfCaller(tx, caller, id, { forUpdate: true }),
+    commit: async (tx, old, moved) => {
+      const start = new Date(slot.start);
+      const end = new Date(slot.end);
+      const { status, confirmedAt } = initialBookingState({
+        id: newBookingId,
+        organization_id: old.organization_id,
+        source: 'v1',
+        start_at: start,
+        end_at: end,
+        created_at: now,
+        rescheduled_from: id,
+      });
+      const fresh = await insertBooking(tx, {
+        id: newBookingId,
         platformId: old.platform_id,
         organizationId: old.organization_id,
+        providerId: old.provider_id,
+        serviceId: old.service_id,
+        resolutionId: null,
+        optionId: null,
+        source: 'v1',
+        status,
+        confirmedAt,
+        start,
+        end,
+        timezone: bookable.schedule!.timezone,
+        customer: old.customer,
+        metadata: old.metadata,
+        notes: body.notes ?? old.notes,
+        confirmToken: newConfirmToken(),
         mode: caller.mode,
-        createdAt: now,
-      }),
-    );
-    await queueBookingEmail(tx, {
-      config: deps.config,
-      booking: fresh,
-      kind: 'booking_confirmation',
-      mode: caller.mode,
-      now,
-    });
-    const { data } = toBookingV1Created(fresh);
-    const view = {
-      data: { id: data.id, status: data.status, title: data.title, date: data.date, end_time: data.end_time },
-    };
-    if (idempotency) await insertIdempotencyAnswer(tx, idempotency, view, now);
-    // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
-    await claimBookingSlot(tx, {
-      organizationId: old.organization_id,
-      platformId: old.platform_id,
-      providerId: old.provider_id,
-      kind: 'booking',
-      refId: newBookingId,
-      start: claim.start,
-      end: claim.end,
-      mode: caller.mode,
-      now,
-      replaces: { refId: id, reason: 'rescheduled' },
-      audit: callerAuditEntry(caller, now, {
-        ...AUDIT_ACTIONS.bookingReschedule,
-        resourceId: id,
-        before: { status: old.status, start: old.start_at.toISOString(), end: old.end_at.toISOString() },
-        after: {
-          status: moved.status,
-          rescheduledTo: moved.rescheduled_to,
-          start: fresh.start_at.toISOString(),
-          end: fresh.end_at.toISOString(),
-        },
-      }),
-    });
-    return { before: moved, created: fresh, answer: view };
-  });
-  await syncBookingActor(deps, before, event, { causedBy: stepCause(caller) });
-  await syncBookingActor(deps, created, undefined, { causedBy: stepCause(caller) });
+        rescheduledFrom: id,
+        now,
+      });
+      await storeEvent(
+        tx,
+        outboxEvent('booking.rescheduled', bookingRescheduledData(moved, fresh), {
+          platformId: old.platform_id,
+          organizationId: old.organization_id,
+          mode: caller.mode,
+          createdAt: now,
+        }),
+      );
+      await queueBookingEmail(tx, {
+        config: deps.config,
+        booking: fresh,
+        kind: 'booking_confirmation',
+        mode: caller.mode,
+        now,
+      });
+      const { data } = toBookingV1Created(fresh);
+      const view = {
+        data: { id: data.id, status: data.status, title: data.title, date: data.date, end_time: data.end_time },
+      };
+      if (idempotency) await insertIdempotencyAnswer(tx, idempotency, view, now);
+      // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
+      await claimBookingSlot(tx, {
+        organizationId: old.organization_id,
+        platformId: old.platform_id,
+        providerId: old.provider_id,
+        kind: 'booking',
+        refId: newBookingId,
+        start: claim.start,
+        end: claim.end,
+        mode: caller.mode,
+        now,
+        replaces: { refId: id, reason: 'rescheduled' },
+        audit: callerAuditEntry(caller, now, {
+          ...AUDIT_ACTIONS.bookingReschedule,
+          resourceId: id,
+          before: { status: old.status, start: old.start_at.toISOString(), end: old.end_at.toISOString() },
+          after: {
+            status: moved.status,
+            rescheduledTo: moved.rescheduled_to,
+            start: fresh.start_at.toISOString(),
+            end: fresh.end_at.toISOString(),
+          },
+        }),
+      });
+      return { created: fresh, answer: view };
+    },
+  }))!;
+  if (!step.committed || step.value !== 'rescheduled')
+    throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${step.before.status} booking cannot be rescheduled.`);
+  const { created, answer } = step.committed;
+  // The new booking starts its own lifecycle: its actor is created from the row just committed.
+  await writeBookingActor(deps, created, { causedBy: stepCause(caller) });
   return answer;
 }

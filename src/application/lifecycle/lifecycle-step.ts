@@ -23,12 +23,13 @@ export interface LifecycleStepPlan<M extends AnyStateMachine> {
 const stateText = (s: { value: unknown; context: unknown }) => JSON.stringify([s.value, s.context]);
 
 /**
- * One step of an actor-kept lifecycle (API-DESIGN section 5): loads the actor, runs the machine's transition
- * (pure), commits the step's consequences in one PostgreSQL transaction, then writes the actor in Redis with
- * compare-and-set on its revision. The ledger commits first: a crash before the actor write leaves the ledger ahead,
- * and the next step (or a repeated timer: every guard re-checks time) re-applies the event to the actor, whose
- * `commit` is idempotent. An event the machine ignores writes nothing anywhere. Throws ActorNotFoundError when the
- * actor does not exist.
+ * One step of an actor-kept lifecycle (API-DESIGN section 5): loads the actor, runs the machine's transition once
+ * (pure), commits the step's consequences in one PostgreSQL transaction, then writes that same transition's state to
+ * the actor in Redis with compare-and-set on the revision it was loaded at. The ledger commits first: a crash before
+ * the actor write leaves the ledger ahead, and the next step (or a repeated timer: every guard re-checks time)
+ * re-applies the event to the actor, whose `commit` is idempotent. When another write came first, the event is sent
+ * to the newer state (its guards decide again). An event the machine ignores writes nothing anywhere. Throws
+ * ActorNotFoundError when the actor does not exist (reads create a missing resolution actor again: resyncResolutionActor).
  */
 export async function lifecycleStep<M extends AnyStateMachine>(
   deps: { db: Database; actors: ActorStore },
@@ -45,9 +46,13 @@ export async function lifecycleStep<M extends AnyStateMachine>(
   const [after] = transition(kind.machine, before, event) as [SnapshotFrom<M>, unknown];
   if (stateText(after as never) === stateText(before as never)) return { before, after, changed: false };
   if (plan.commit) await deps.db.transaction((tx) => plan.commit!(tx, before, after));
-  const written = await deps.actors.send(kind, id, event, {
+  const options = { ...(plan.effects?.(before, after) ?? {}), ...(plan.causedBy ? { causedBy: plan.causedBy } : {}) };
+  const written = await deps.actors.write(kind, id, { revision: loaded.revision, event, before, after }, options);
+  if (written !== undefined) return { before, after, changed: true };
+  // Another step wrote first: this event goes to the newer state, whose guards decide again.
+  const sent = await deps.actors.send(kind, id, event, {
     ...(plan.effects ? { onTransition: plan.effects } : {}),
     ...(plan.causedBy ? { causedBy: plan.causedBy } : {}),
   });
-  return { before, after: written.after, changed: true };
+  return { before, after: sent.after, changed: true };
 }

@@ -2,6 +2,7 @@ import { ServiceError } from '../../errors/service-error.js';
 import { resolutionActorKind } from '../../../machines/machine-versions.js';
 import type { Caller } from '../caller.js';
 import type { ResolutionDeps } from './resolution-deps.js';
+import { resyncResolutionActor } from './resync-resolution-actor.js';
 import type { ResolutionRecord } from './resolution-record.js';
 
 /**
@@ -14,9 +15,13 @@ export async function accessResolution(
   id: string,
 ): Promise<{ record: ResolutionRecord; activeHoldId: string | null; bookingId: string | null; expiresAt: string }> {
   // Both reads at once (one Redis round trip); tenancy is judged on the record before anything is answered.
-  const [record, snap] = await Promise.all([deps.records.load(id), deps.actors.getSnapshot(resolutionActorKind, id)]);
+  const [record, stored] = await Promise.all([deps.records.load(id), deps.actors.getSnapshot(resolutionActorKind, id)]);
+  let snap = stored;
   if (!record) throw new ServiceError('RESOLUTION_NOT_FOUND');
   if (record.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
+  // A resolution whose ledger row outlived its actor (Redis lost it, or a crash before its creation) gets it back.
+  if (!snap && (await resyncResolutionActor(deps, record.organizationId, id)))
+    snap = await deps.actors.getSnapshot(resolutionActorKind, id);
   if (!snap) throw new ServiceError('RESOLUTION_NOT_FOUND');
   const ctx = snap.context;
   const now = deps.clock().getTime();
