@@ -62,7 +62,7 @@ async function losingTheActorWrite(id: string, step: () => Promise<unknown>) {
 async function agrees(t: ExecutionContext, id: string, status: string) {
   const row = (await findBooking(svc.service.deps.db, id))!;
   const snap = await svc.service.deps.actors.getSnapshot(bookingActorKind, id);
-  t.is(row.status, status);
+  t.is(row.status as string, status);
   t.deepEqual(
     snap && {
       status: String(snap.value),
