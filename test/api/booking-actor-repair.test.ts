@@ -98,6 +98,11 @@ test.serial('an actor left pending by a lost write is brought to the row by the 
 test.serial('a step the machine ignores repairs a lagging actor (the confirmation link followed again)', async (t) => {
   clock.set('2026-03-02T12:00:00Z');
   const b = await pendingBooking('10:00');
+  // A new booking's actor is created at the row's state: one history entry, no repair needed.
+  t.deepEqual(
+    (await svc.service.deps.actors.history(bookingActorKind, b.id)).map((h) => h.event),
+    ['create'],
+  );
   await losingTheActorWrite(b.id, async () => t.is((await confirmLink(b)).status, 200));
   t.is((await confirmLink(b)).status, 200);
   await agrees(t, b.id, 'confirmed');

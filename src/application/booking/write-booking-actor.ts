@@ -44,8 +44,10 @@ export async function writeBookingActor(
   const timers = after.value === 'confirmed' ? [{ name: 'complete', dueAt: new Date(after.context.endsAt) }] : [];
   try {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const loaded =
-        (await deps.actors.load(bookingActorKind, row.id)) ?? (await createActor(deps, row, opts, expireAt));
+      // A new booking (no event) has no actor yet: creating it first saves a read.
+      const loaded = opts.event
+        ? ((await deps.actors.load(bookingActorKind, row.id)) ?? (await createActor(deps, row, opts, expireAt)))
+        : ((await createActor(deps, row, opts, expireAt)) ?? (await deps.actors.load(bookingActorKind, row.id)));
       if (!loaded) continue;
       if (loaded.snapshot.status !== 'active' || stateText(loaded.snapshot) === stateText(after)) return;
       const written = await deps.actors.write(
