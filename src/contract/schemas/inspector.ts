@@ -74,7 +74,10 @@ export const ActorHistoryEntry = z.object({
   seq: nonNegativeInt().meta({
     description: 'The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed.',
   }),
-  event: z.string().meta({ description: 'Event type, or `create`.' }),
+  event: z.string().meta({
+    description:
+      'Event type, `create`, or `RESYNC` (the actor written again from its PostgreSQL ledger after a lost write).',
+  }),
   from: z.unknown().meta({ description: 'State value before (null for `create`).' }),
   to: z.unknown().meta({ description: 'State value after.' }),
   at: instant(),

@@ -40,7 +40,10 @@ export interface ActorHistoryEntry {
   seq?:
     | number
     | undefined;
-  /** Event type, or `create`. REST: `event`. */
+  /**
+   * Event type, `create`, or `RESYNC` (the actor written again from its PostgreSQL ledger after a lost write). REST:
+   * `event`.
+   */
   event?:
     | string
     | undefined;
