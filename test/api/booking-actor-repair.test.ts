@@ -89,8 +89,10 @@ test.serial('an actor left pending by a lost write is brought to the row by the 
   clock.set('2026-03-02T15:00:01Z');
   await completeBooking(svc.service.deps, b.id);
   await agrees(t, b.id, 'completed');
+  // The actor was not where the step started (confirmed): it catches up with its row, named as such.
   t.like((await svc.service.deps.actors.history(bookingActorKind, b.id)).at(-1), {
-    event: 'COMPLETE',
+    event: 'RESYNC',
+    from: 'pending',
     to: 'completed',
   });
 });
@@ -127,7 +129,7 @@ test.serial("a booking whose actor is gone gets it back at its row's state on it
     (await svc.service.deps.actors.history(bookingActorKind, b.id)).map((h) => [h.event, h.to]),
     [
       ['create', 'pending'],
-      ['CANCEL', 'cancelled'],
+      ['RESYNC', 'cancelled'],
     ],
   );
 });
@@ -140,4 +142,9 @@ test.serial('a slower writer of an earlier step never overwrites a final actor',
   t.is((await b.o.api.post(`/api/v1/bookings/${b.id}/cancel`, {})).status, 200);
   await writeBookingActor(svc.service.deps, confirmed, { causedBy: SYSTEM_CAUSE });
   await agrees(t, b.id, 'cancelled');
+  // Steps whose actor was where they started are named by their events.
+  t.deepEqual(
+    (await svc.service.deps.actors.history(bookingActorKind, b.id)).map((h) => h.event),
+    ['create', 'CONFIRM', 'CANCEL'],
+  );
 });

@@ -57,7 +57,7 @@ export async function stepBooking<T = void>(
   const { result, after } = outcome;
   await writeBookingActor(deps, result.row, {
     causedBy: plan.causedBy,
-    ...(after ? { event, after } : {}),
+    ...(after ? { step: { event, before: result.before, after } } : {}),
   });
   return result;
 }

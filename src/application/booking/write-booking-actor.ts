@@ -26,7 +26,8 @@ function stateText(s: { value: unknown; context: object }): string {
 
 /**
  * Writes a booking's ledger row (the system of record, as a step of `stepBooking` or the insert of a new booking just
- * committed it) to its Redis actor: the state `after` that the step's own transition decided (default: the row's state),
+ * committed it) to its Redis actor: the state that the step's own transition decided (default: the row's state; the
+ * history names the step's event, or `RESYNC` when the actor was not where the step started),
  * with compare-and-set on the revision the actor was read at, the `complete` timer of a confirmed booking with it. A
  * missing actor is created from the row first (a new booking, or one Redis lost), so the actor of a booking that
  * lagged behind its row (a crash between the commit and this write) is repaired by its next step. A final actor is
@@ -36,16 +37,18 @@ function stateText(s: { value: unknown; context: object }): string {
 export async function writeBookingActor(
   deps: ResolutionDeps,
   row: BookingRow,
-  opts: { causedBy: StepCause; event?: BookingEvent; after?: BookingSnapshot },
+  opts: { causedBy: StepCause; step?: { event: BookingEvent; before: BookingRow; after: BookingSnapshot } },
 ): Promise<void> {
+  const { step } = opts;
   const now = deps.clock();
-  const after = opts.after ?? bookingSnapshotOf(row);
+  const after = step?.after ?? bookingSnapshotOf(row);
+  const stepFrom = step && stateText(bookingSnapshotOf(step.before));
   const expireAt = new Date(Math.max(row.end_at.getTime(), now.getTime()) + 30 * DAY_MS);
   const timers = after.value === 'confirmed' ? [{ name: 'complete', dueAt: new Date(after.context.endsAt) }] : [];
   try {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       // A new booking (no event) has no actor yet: creating it first saves a read.
-      const loaded = opts.event
+      const loaded = step
         ? ((await deps.actors.load(bookingActorKind, row.id)) ?? (await createActor(deps, row, opts, expireAt)))
         : ((await createActor(deps, row, opts, expireAt)) ?? (await deps.actors.load(bookingActorKind, row.id)));
       if (!loaded) continue;
@@ -53,7 +56,13 @@ export async function writeBookingActor(
       const written = await deps.actors.write(
         bookingActorKind,
         row.id,
-        { revision: loaded.revision, event: opts.event ?? { type: 'RESYNC' }, before: loaded.snapshot, after },
+        {
+          revision: loaded.revision,
+          // The step's event when the actor was where the step started; else the actor catches up with its row.
+          event: step && stateText(loaded.snapshot) === stepFrom ? step.event : { type: 'RESYNC' },
+          before: loaded.snapshot,
+          after,
+        },
         { timers, expireAt, causedBy: opts.causedBy },
       );
       if (written !== undefined) return;
