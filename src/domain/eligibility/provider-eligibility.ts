@@ -1,3 +1,4 @@
+import type { LicenseExpiry } from './evaluate-license-region.js';
 import type { ExclusionCode, MatchedConstraintCode } from './exclusion-codes.js';
 
 /**
@@ -22,6 +23,8 @@ export interface ConstraintExclusion {
   actual: readonly ConstraintValue[];
   sourceStatus: SourceStatus;
   status: 'failed' | 'unknown';
+  /** A sentence naming what the values do not show (LICENSE_EXPIRED: the expiry date). */
+  detail?: string | undefined;
 }
 
 /**
@@ -53,6 +56,11 @@ export interface ProviderEligibility {
   exclusions: readonly ConstraintExclusion[];
   matchedConstraints: readonly MatchedConstraint[];
   warnings: readonly EligibilityWarning[];
+  /**
+   * The last date the matching license is valid (CONTRACT part 8: slots after it are not offered, and a slot within
+   * 30 days of it carries LICENSE_EXPIRING_SOON); undefined when no license was requested, none matched, or one has no end.
+   */
+  licenseValidThrough?: LicenseExpiry | undefined;
   /** The first exclusion in pipeline order (failed or unknown), null when matched. */
   firstExclusionCode: ExclusionCode | null;
 }
