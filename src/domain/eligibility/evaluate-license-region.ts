@@ -1,7 +1,7 @@
 import type { LicenseRecord } from '../provider.js';
 import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
 import type { LicenseExclusionCode } from './exclusion-codes.js';
-import type { SourceStatus } from './provider-eligibility.js';
+import type { LicenseExpiry, SourceStatus } from './provider-eligibility.js';
 
 /** The license-region verdict for one provider over the requested regions (anyOf). */
 export type LicenseRegionOutcome =
@@ -21,12 +21,6 @@ export type LicenseRegionOutcome =
       /** For LICENSE_EXPIRED: the latest expiry of the expired licenses and its region. */
       expiredOn?: LicenseExpiry | undefined;
     };
-
-/** A license's last valid date (`expiresAt`, YYYY-MM-DD) and the region it is held in. */
-export interface LicenseExpiry {
-  regionCode: string;
-  expiresAt: string;
-}
 
 const SOURCE_RANK: Record<SourceStatus, number> = { missing: 0, self_reported: 1, stale: 2, verified: 3 };
 

@@ -1,12 +1,13 @@
 import type { Provider } from '../provider.js';
 import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
-import { evaluateLicenseRegion, type LicenseExpiry } from './evaluate-license-region.js';
+import { evaluateLicenseRegion } from './evaluate-license-region.js';
 import { licenseExpiredDetail } from './license-expiry-text.js';
 import type { ExclusionCode } from './exclusion-codes.js';
 import type {
   ConstraintExclusion,
   ConstraintValue,
   EligibilityWarning,
+  LicenseExpiry,
   MatchedConstraint,
   ProviderEligibility,
 } from './provider-eligibility.js';

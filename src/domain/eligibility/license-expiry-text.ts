@@ -1,6 +1,5 @@
 import type { CompiledEligibilityRequest } from './eligibility-request.js';
-import type { LicenseExpiry } from './evaluate-license-region.js';
-import type { EligibilityWarning } from './provider-eligibility.js';
+import type { EligibilityWarning, LicenseExpiry } from './provider-eligibility.js';
 
 /**
  * The `detail` of a LICENSE_EXPIRED exclusion (CONTRACT part 8): the expiry date, and whether it passed before today

@@ -1,4 +1,3 @@
-import type { LicenseExpiry } from './evaluate-license-region.js';
 import type { ExclusionCode, MatchedConstraintCode } from './exclusion-codes.js';
 
 /**
@@ -39,6 +38,12 @@ export interface MatchedConstraint {
   actual: readonly ConstraintValue[];
   sourceStatus: SourceStatus;
   met?: readonly ConstraintValue[] | undefined;
+}
+
+/** A license's last valid date (`expiresAt`, YYYY-MM-DD) and the region it is held in. */
+export interface LicenseExpiry {
+  regionCode: string;
+  expiresAt: string;
 }
 
 /** Something worth telling the caller about a provider that does not exclude it. */
