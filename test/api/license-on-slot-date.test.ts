@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { encodeSlotId } from '../../src/domain/availability/slot-id.js';
 
 // CONTRACT part 8: a slot is offered only when the provider's matching licence is valid on the slot's local date.
 
@@ -153,4 +154,38 @@ test('a licence valid today but ending before the range starts is LICENSE_EXPIRE
       .filter((x: any) => x.provider.id === early.provider.id)
       .every((x: any) => nyDate(x.slot.start) <= '2026-03-05'),
   );
+});
+
+test('v1: slots and bookings stop at the last date the provider’s active licences cover; a provider without licences is unchanged', async (t) => {
+  const o = await newOrganization(svc, 'lic-v1');
+  // v1 asks for no licence region: the active records count, whatever their region.
+  const p = await providerWithService(o, {
+    externalId: 'v1cut',
+    licenseRecords: [license('2026-03-04'), { ...license('2026-03-01'), regionCode: 'US-NJ' }],
+  });
+  const free = await providerWithService(o, { externalId: 'v1free' });
+  const slots = (provider: typeof p, date: string) =>
+    o.api.get(`/api/v1/slots?providerId=${provider.provider.id}&eventTypeId=${provider.service.id}&date=${date}`);
+  t.is((await slots(p, '2026-03-04')).body.total, 8, '09:00 to 16:00 on the last covered date');
+  t.deepEqual((await slots(p, '2026-03-05')).body, { slots: [], total: 0 });
+  t.is((await slots(free, '2026-03-05')).body.total, 8);
+
+  const book = (start: string) =>
+    o.api.post('/api/v1/bookings', {
+      providerId: p.provider.id,
+      serviceId: p.service.id,
+      slotId: encodeSlotId({ providerId: p.provider.id, serviceId: p.service.id, start: Date.parse(start) }),
+      attendee: { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' },
+    });
+  const after = await book('2026-03-05T15:00:00Z');
+  t.is(after.status, 422, JSON.stringify(after.body));
+  t.is(after.body.error.code, 'SLOT_OUTSIDE_AVAILABILITY');
+  const made = await book('2026-03-04T15:00:00Z');
+  t.is(made.status, 200, JSON.stringify(made.body));
+  const moved = await o.api.post(`/api/v1/bookings/${made.body.data.id}/reschedule`, {
+    date: '2026-03-05',
+    time: '10:00',
+  });
+  t.is(moved.status, 422, JSON.stringify(moved.body));
+  t.is(moved.body.error.code, 'SLOT_OUTSIDE_AVAILABILITY');
 });
