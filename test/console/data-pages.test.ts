@@ -344,3 +344,58 @@ test.serial("overview: the organization's plan, graph version and counts, as the
   await checkAccessible(t, page, data.org.org.name, { axeAtPhone: true });
   noProblems(t, problems);
 });
+
+test.serial(
+  'licence on the slot date: the "why not" names the expiry date of a LICENSE_EXPIRED provider, the options warn LICENSE_EXPIRING_SOON',
+  async (t) => {
+    const { page, problems } = await openConsole();
+    // Its own organization, so the counts the other tests check stay as they are.
+    const org = await newOrganization(svc, `console-licence-${randomUUID().slice(0, 8)}`);
+    const license = (expiresAt: string) => ({
+      licenseTypeCode: 'psy',
+      regionCode: 'US-NY',
+      status: 'active',
+      expiresAt,
+      verifiedAt: '2026-01-01T00:00:00Z',
+    });
+    // Valid today (2 March), expired before the requested dates; the other's licence ends on 20 March.
+    const early = await providerWithService(org, { externalId: 'early', licenseRecords: [license('2026-03-02')] });
+    await providerWithService(org, { externalId: 'renewing', licenseRecords: [license('2026-03-20')] });
+    const r = (
+      await org.api.post(
+        '/api/v2/resolutions',
+        {
+          serviceId: early.service.id,
+          constraints: { licenseRegionCodes: { anyOf: ['US-NY'] } },
+          dateRange: { from: '2026-03-03', to: '2026-03-04' },
+        },
+        idem(),
+      )
+    ).body;
+    t.true(r.options.length > 0, JSON.stringify(r));
+    const candidates = await org.api.get(`/api/v2/resolutions/${r.resolutionId}/candidates?status=excluded`);
+    const exclusion = candidates.body.candidates.find((c: any) => c.providerId === early.provider.id).exclusions[0];
+    t.like(exclusion, {
+      code: 'LICENSE_EXPIRED',
+      detail: 'The license for US-NY expires on 2026-03-02, before the requested dates.',
+    });
+
+    // The organization list is read when the console loads: load it again to find the new one.
+    await page.reload();
+    await page.getByLabel('Organization').selectOption(org.org.id);
+    await page.locator('header.top .who', { hasNotText: /^Platform\b/ }).waitFor();
+    await page.goto(`${svc.url}/console/resolutions/${r.resolutionId}`);
+    await page.getByRole('heading', { level: 1, name: `Resolution ${r.resolutionId}` }).waitFor();
+    const card = page.getByRole('article', { name: `#1 ${r.options[0].provider.displayName}` });
+    t.true((await card.innerText()).includes('LICENSE_EXPIRING_SOON'), await card.innerText());
+    const whyNot = page.getByRole('table', { name: 'Candidates of this resolution with their exclusions' });
+    const row = whyNot.getByRole('row').filter({ hasText: early.provider.id });
+    await row.waitFor();
+    const text = await row.innerText();
+    t.true(text.includes('LICENSE_EXPIRED') && text.includes(exclusion.detail), text);
+    await saveScreenshot(page, 'resolution-why-not-licence', { fullPage: true });
+    await checkAccessible(t, page, /^Resolution /);
+    noProblems(t, problems);
+    await page.getByLabel('Organization').selectOption(data.org.org.id);
+  },
+);

@@ -145,8 +145,9 @@ function bothWays(
   index: ReturnType<typeof buildEligibilityIndex>,
   request: EligibilityRequest,
   now: Date,
+  range?: { from: string; to: string },
 ) {
-  const compiled = compileEligibilityRequest(request, { now });
+  const compiled = compileEligibilityRequest(request, { now, range });
   const verdicts = evaluateProviders(providers, compiled);
   const screen = screenEligibility(index, compiled, providerSetOf(index, providers.keys()));
   const summary = summarizeEligibility(verdicts);
@@ -158,6 +159,9 @@ function bothWays(
       excluded: screen.excludedCount,
       licenseRegionRejected: screen.licenseRegionRejected,
       review: reviewRowsOfScreen(providers, screen),
+      validThrough: [...screen.licenseValidThrough]
+        .filter(([i]) => screen.matched.includes(i))
+        .sort((a, b) => a[0] - b[0]),
     },
     perProvider: {
       matched: verdicts.flatMap((v, i) => (v.status === 'matched' ? [i] : [])),
@@ -166,6 +170,16 @@ function bothWays(
       excluded: summary.excludedProviders,
       licenseRegionRejected: isLicenseRegionRejection(compiled, verdicts),
       review: reviewRowsOfVerdicts(providers, verdicts),
+      // CONTRACT part 8: matched providers whose matching licence ends before the range's last date.
+      validThrough: verdicts.flatMap((v, i): [number, string][] => {
+        const through = v.licenseValidThrough?.expiresAt;
+        return v.status === 'matched' &&
+          through !== undefined &&
+          compiled.rangeLastDate !== undefined &&
+          through < compiled.rangeLastDate
+          ? [[i, through]]
+          : [];
+      }),
     },
   };
 }
@@ -175,10 +189,18 @@ function casesOf([providers, requests, offsets]: [Provider[], EligibilityRequest
   // One index per graph version, asked at many clocks: nothing in it may depend on the time it was built.
   const index = buildEligibilityIndex(providers);
   return clocksOf(providers, offsets).flatMap((now) =>
-    requests.map((request) => ({
-      where: `at ${now.toISOString()}, ${JSON.stringify(request)}`,
-      ...bothWays(providers, index, request, now),
-    })),
+    requests.flatMap((request) => {
+      // Without dates, and over a week starting a few days ahead (a licence may end before it or inside it).
+      const day = (d: number) => new Date(now.getTime() + d * DAY).toISOString().slice(0, 10);
+      const range = { from: day(3), to: day(10) };
+      return [
+        { where: `at ${now.toISOString()}, ${JSON.stringify(request)}`, ...bothWays(providers, index, request, now) },
+        {
+          where: `at ${now.toISOString()} over ${range.from}..${range.to}, ${JSON.stringify(request)}`,
+          ...bothWays(providers, index, request, now, range),
+        },
+      ];
+    }),
   );
 }
 
@@ -198,6 +220,7 @@ test('license screening by index equals the per-provider rule at every clock, wi
       if (row.reasons.length > 1) seen.add('several reasons');
     }
     if (x.byIndex.licenseRegionRejected) seen.add('422');
+    if (x.byIndex.validThrough.length > 0) seen.add('licence ending inside the range');
   };
   const result = fc.check(
     fc.property(caseArb, (c) =>
@@ -221,6 +244,7 @@ test('license screening by index equals the per-provider rule at every clock, wi
     'data missing',
     '422',
     'several reasons',
+    'licence ending inside the range',
   ])
     t.true(seen.has(expected), `the runs reached ${expected}`);
 });

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { slotsForLocalDate, type Slot } from '../../domain/availability/slot-generation.js';
-import type { CalendarConnection, ProviderService } from '../../domain/provider.js';
+import type { CalendarConnection, LicenseRecord, ProviderService } from '../../domain/provider.js';
+import { activeLicenseValidThrough } from '../../domain/eligibility/active-license-valid-through.js';
 import { ServiceError } from '../../errors/service-error.js';
 import type { Queryable } from '../../persistence/database.js';
 import { findLatestCalendarConnectionRow } from '../../persistence/calendar-connection-repository.js';
@@ -18,6 +19,8 @@ export interface BookableService {
   service: ProviderService;
   /** The provider's newest schedule; undefined when it has none or the provider is not active (nothing bookable). */
   schedule: CalendarConnection | undefined;
+  /** The last local date its active licences cover; slots after it are not bookable (undefined: no such limit). */
+  licenseValidThrough: string | undefined;
 }
 
 /**
@@ -48,24 +51,36 @@ export async function loadBookableService(
     providerName: String(provider.doc?.displayName ?? ''),
     service: toDomainService(serviceRow),
     schedule: active && sched ? toDomainSchedule(sched) : undefined,
+    licenseValidThrough: activeLicenseValidThrough(provider.doc?.licenseRecords as LicenseRecord[] | undefined),
   };
 }
 
-/** The slot of the availability that starts exactly at `start` (epoch ms), or undefined (not a slot start, or past). */
+/** Whether the provider's active licences cover a slot's local date (CONTRACT part 8). */
+export function licenseCovers(b: BookableService, slot: Slot): boolean {
+  return b.licenseValidThrough === undefined || slot.localDate <= b.licenseValidThrough;
+}
+
+/**
+ * The slot of the availability that starts exactly at `start` (epoch ms), or undefined (not a slot start, past, or
+ * after the provider's licences end).
+ */
 export function slotStartingAt(b: BookableService, start: number, now: Date): Slot | undefined {
   if (!b.schedule) return undefined;
   const date = DateTime.fromMillis(start, { zone: b.schedule.timezone }).toISODate();
   if (!date) return undefined;
   return slotsForLocalDate({ schedule: b.schedule, service: b.service, date, now, busy: [] }).find(
-    (s) => s.start === start,
+    (s) => s.start === start && licenseCovers(b, s),
   );
 }
 
-/** The slot of the availability at local `date` and wall-clock `time` (HH:MM) in the schedule's timezone, or undefined. */
+/**
+ * The slot of the availability at local `date` and wall-clock `time` (HH:MM) in the schedule's timezone, or undefined
+ * (also after the provider's licences end).
+ */
 export function slotAtLocalTime(b: BookableService, date: string, time: string, now: Date): Slot | undefined {
   if (!b.schedule) return undefined;
   return slotsForLocalDate({ schedule: b.schedule, service: b.service, date, now, busy: [] }).find(
-    (s) => s.localTime === time,
+    (s) => s.localTime === time && licenseCovers(b, s),
   );
 }
 

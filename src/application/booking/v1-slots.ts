@@ -6,7 +6,7 @@ import { encodeSlotId } from '../../domain/availability/slot-id.js';
 import { providerBusy } from '../../persistence/slot-claims.js';
 import type { Caller } from '../caller.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
-import { loadBookableService } from './bookable-service.js';
+import { licenseCovers, loadBookableService } from './bookable-service.js';
 
 /** `9:00 AM` for the wall-clock time `09:00`. */
 export function slotLabel(time: string): string {
@@ -16,8 +16,8 @@ export function slotLabel(time: string): string {
 
 /**
  * GET /api/v1/slots: the slots of one local date in the provider's schedule timezone, stepped by the service's
- * slot interval; a slot overlapping an active claim (buffers included) is `available: false`. Past slots and
- * slots inside the minimum notice are not listed.
+ * slot interval; a slot overlapping an active claim (buffers included) is `available: false`. Past slots, slots
+ * inside the minimum notice and slots after the provider's active licences end are not listed.
  */
 export async function listSlotsV1(deps: ResolutionDeps, caller: Caller, query: unknown) {
   const q = parseInput(ListSlotsV1Query, query);
@@ -37,12 +37,15 @@ export async function listSlotsV1(deps: ResolutionDeps, caller: Caller, query: u
     date: q.date,
     now,
     busy,
-  }).map((s) => ({
-    id: encodeSlotId({ providerId: bookable.providerId, serviceId: bookable.service.id, start: s.start }),
-    date: s.localDate,
-    time: s.localTime,
-    label: slotLabel(s.localTime),
-    available: s.available,
-  }));
+  })
+    // A date after the provider's active licences end has no slot (CONTRACT part 8).
+    .filter((s) => licenseCovers(bookable, s))
+    .map((s) => ({
+      id: encodeSlotId({ providerId: bookable.providerId, serviceId: bookable.service.id, start: s.start }),
+      date: s.localDate,
+      time: s.localTime,
+      label: slotLabel(s.localTime),
+      available: s.available,
+    }));
   return { slots, total: slots.length };
 }

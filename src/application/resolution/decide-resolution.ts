@@ -74,9 +74,12 @@ function shapeResponse(p: {
   const optionWarnings = new Map<string, { code: string; message: string; providerId: string; field: string }[]>();
   const warnings: { code: string; message: string; providerId?: string; field?: string }[] = [];
   const options = outcome.options.map((o) => {
-    const w: { code: string; message: string; providerId: string; field: string }[] = o.eligibility.warnings.map(
-      (x) => ({ code: x.code, message: x.message, providerId: x.providerId, field: x.field }),
-    );
+    const w: { code: string; message: string; providerId: string; field: string }[] = o.warnings.map((x) => ({
+      code: x.code,
+      message: x.message,
+      providerId: x.providerId,
+      field: x.field,
+    }));
     optionWarnings.set(o.providerId, w);
     if (o.availabilityStatus === 'unverifiable')
       w.push({

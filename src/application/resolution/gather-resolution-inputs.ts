@@ -78,7 +78,13 @@ export async function gatherResolutionInputs(
       : await resolvePolicy(deps.db, caller.organizationId, req.policyId);
   const servicesOfSlug = graph.servicesBySlug.get(slug) ?? new Map<string, ProviderService>();
   const offering = graph.offeringOf(slug);
-  const screened = screenRequest({ index: graph.eligibilityIndex, offering, constraints: req.constraints, now });
+  const screened = screenRequest({
+    index: graph.eligibilityIndex,
+    offering,
+    constraints: req.constraints,
+    now,
+    window,
+  });
   const matchedIds = screened.screen.matched.map((i) => graph.providers[i]!.id);
   phase('screen');
   // Busy time is read over the window widened by two days on each side: local dates differ by zone.

@@ -1,5 +1,6 @@
 import { ServiceError } from '../../errors/service-error.js';
 import { compileEligibilityRequest, evaluateProvider, type ProviderEligibility } from '../../domain/eligibility.js';
+import { licenseEndsBeforeFreeSlotDetail } from '../../domain/eligibility/license-expiry-text.js';
 import { decodeCursor, encodeCursor } from '../../contract/pagination.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRecord } from './resolution-record.js';
@@ -16,6 +17,7 @@ export interface CandidateView {
     actual: unknown[];
     sourceStatus: string;
     status: string;
+    detail?: string;
   }[];
   matchedConstraints: {
     code: string;
@@ -48,7 +50,8 @@ export async function buildCandidates(deps: ResolutionDeps, record: ResolutionRe
       offering: Object.fromEntries([...graph.servicesBySlug].map(([s, m]) => [s, [...m.keys()]])),
     };
   }
-  const compiled = compileEligibilityRequest(c.constraints, { now: new Date(c.evaluatedAt) });
+  const compiled = compileEligibilityRequest(c.constraints, { now: new Date(c.evaluatedAt), range: c.dateRange });
+  const licenseEnded = new Map((c.licenseExpired ?? []).map((x) => [x.providerId, x.expiresAt]));
   const offering = new Set(snapshot.offering[c.serviceSlug] ?? []);
   const noAvail = new Map(c.noAvailability.map((n) => [n.providerId, n.status]));
   const rankOf = new Map<string, number>();
@@ -56,17 +59,30 @@ export async function buildCandidates(deps: ResolutionDeps, record: ResolutionRe
     if (!rankOf.has(o.provider.id)) rankOf.set(o.provider.id, o.rank);
   const views: CandidateView[] = snapshot.providers.map((p) => {
     const e: ProviderEligibility = evaluateProvider(p, compiled, offering.has(p.id));
-    const exclusions = e.exclusions.map((x) => ({
+    const exclusions: CandidateView['exclusions'] = e.exclusions.map((x) => ({
       code: x.code as string,
       field: x.field,
       required: [...x.required],
       actual: [...x.actual],
       sourceStatus: x.sourceStatus,
       status: x.status as string,
+      ...(x.detail === undefined ? {} : { detail: x.detail }),
     }));
     let status = e.status;
     const availability = noAvail.get(p.id);
-    if (status === 'matched' && availability !== undefined) {
+    const endedOn = licenseEnded.get(p.id);
+    if (status === 'matched' && endedOn !== undefined) {
+      status = 'excluded';
+      exclusions.push({
+        code: 'LICENSE_EXPIRED',
+        field: 'licenseRegionCodes',
+        required: [...(c.constraints.licenseRegionCodes ?? [])],
+        actual: [...new Set(p.licenseRecords.map((r) => r.regionCode))],
+        sourceStatus: 'verified',
+        status: 'failed',
+        detail: licenseEndsBeforeFreeSlotDetail(endedOn),
+      });
+    } else if (status === 'matched' && availability !== undefined) {
       status = 'excluded';
       exclusions.push({
         code: 'NO_VERIFIED_AVAILABILITY',

@@ -135,6 +135,8 @@ export function planResolutionWrites(
       serviceSlug: inputs.slug,
       constraints: req.constraints,
       evaluatedAt: now.toISOString(),
+      dateRange: { from: inputs.window.from, to: inputs.window.to },
+      licenseExpired: outcome.licenseExpired,
       noAvailability: outcome.noAvailabilityProviderIds.map((pid) => ({
         providerId: pid,
         status: outcome.availability.get(pid)?.status ?? 'not_checked',

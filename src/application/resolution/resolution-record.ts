@@ -30,6 +30,10 @@ export interface ResolutionRecord {
     serviceSlug: string;
     constraints: EligibilityRequest;
     evaluatedAt: string;
+    /** The request's local dates; a matching license is judged on them (absent in records made before it was kept). */
+    dateRange?: { from: string; to: string } | undefined;
+    /** Providers left with no slot by their matching license's end inside the range, with its last valid date. */
+    licenseExpired?: { providerId: string; expiresAt: string }[] | undefined;
     /** Providers eligible on steps 1-12 without an offerable slot, with their availability state. */
     noAvailability: { providerId: string; status: string }[];
     /** Provider ids of the options, best first (each once). */

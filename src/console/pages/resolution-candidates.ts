@@ -14,7 +14,10 @@ import { EXCLUSION_CODES } from '../../domain/eligibility/exclusion-codes.js';
 type Candidate = z.infer<typeof CandidateSchema>;
 type CandidatesPage = z.infer<typeof CandidatesPageSchema>;
 
-/** Why a candidate was not offered: each exclusion with its constraint, status, code and expected vs actual values. */
+/**
+ * Why a candidate was not offered: each exclusion with its constraint, status, code, expected vs actual values and,
+ * when the API gives one, its detail (LICENSE_EXPIRED names the expiry date).
+ */
 function exclusionList(c: Candidate): HTMLElement | string {
   if (c.exclusions.length === 0) return c.eligibilityStatus === 'matched' ? 'Passed every constraint' : '—';
   return h(
@@ -30,6 +33,8 @@ function exclusionList(c: Candidate): HTMLElement | string {
         ' ',
         h('span', {}, `${x.field}: expected ${valuesText(x.required)}; provider has ${valuesText(x.actual)}`),
         x.sourceStatus ? h('span', { class: 'muted small' }, ` (data ${x.sourceStatus})`) : null,
+        // What the values do not show, such as the date a licence expires (LICENSE_EXPIRED).
+        x.detail ? h('span', { class: 'exclusion-detail' }, ` — ${x.detail}`) : null,
       ),
     ),
   );

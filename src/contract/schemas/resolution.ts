@@ -184,6 +184,10 @@ export const Candidate = z.object({
       actual: z.array(z.unknown()),
       sourceStatus: z.string(),
       status: z.string(),
+      detail: z
+        .string()
+        .optional()
+        .meta({ description: 'What the values do not show; LICENSE_EXPIRED names the license’s expiry date.' }),
     }),
   ),
   matchedConstraints: z.array(ConstraintRecord),

@@ -129,6 +129,11 @@ export interface EligibilityScreen {
   exclusionSummary: Partial<Record<ExclusionCode, number>>;
   /** CONTRACT part 4's 422 rule: licenses requested, someone reached the license step, and nobody there matched it. */
   licenseRegionRejected: boolean;
+  /**
+   * Matched providers (positions) whose matching license ends before the range's last date, with its last valid
+   * date: their slots after it are not offered (CONTRACT part 8).
+   */
+  licenseValidThrough: ReadonlyMap<number, string>;
 }
 
 /**
@@ -165,7 +170,7 @@ function licenseSteps(
   index: EligibilityIndex,
   c: CompiledEligibilityRequest,
   licenses: AnyOfConstraint,
-): { steps: Step[]; matched: ProviderSet } {
+): { steps: Step[]; matched: ProviderSet; validThrough: ReadonlyMap<number, string> } {
   const l = screenLicenses(index.licenses, index.all, licenses, c);
   const words = index.words;
   const selfReported = newSet(words);
@@ -180,7 +185,7 @@ function licenseSteps(
     { code: 'LICENSE_UNVERIFIED', failed: undefined, unknown: selfReported, reason: unverified('self_reported') },
     { code: 'LICENSE_MISSING', failed: undefined, unknown: l.missing, reason: reviewReasonOf(licenses.unknown) },
   ];
-  return { steps, matched: l.matched };
+  return { steps, matched: l.matched, validThrough: l.validThrough };
 }
 
 /**
@@ -313,8 +318,11 @@ export function screenEligibility(
     excludedCount,
     exclusionSummary,
     licenseRegionRejected: reachedAny && !reachedMatched,
+    licenseValidThrough: licenses?.validThrough ?? NO_CUTS,
   };
 }
+
+const NO_CUTS: ReadonlyMap<number, string> = new Map();
 
 /** Narrows away the steps a request did not ask for. */
 function isStep(s: Step | undefined): s is Step {

@@ -22,6 +22,11 @@ export interface EligibilityClock {
   now: Date;
   /** Today's date (YYYY-MM-DD) license expiry is judged against; defaults to the UTC date of `now`. */
   today?: string | undefined;
+  /**
+   * The request's local dates (`from` inclusive, `to` exclusive), when it has a range: a matching license must be
+   * valid on the date of each slot offered (CONTRACT part 8), so one ending before `from` is expired for the request.
+   */
+  range?: { from: string; to: string } | undefined;
 }
 
 /** One requested anyOf list, with a Set for lookups and the verdicts shared by every provider. */
@@ -52,6 +57,13 @@ export interface CompiledEligibilityRequest {
   acceptsNewClients: boolean;
   /** YYYY-MM-DD; a license is valid through its `expiresAt` date, so it is expired when `expiresAt < today`. */
   today: string;
+  /**
+   * YYYY-MM-DD; a license is expired for this request when `expiresAt < validFrom`: the later of today and the
+   * range's first date (no slot of the range falls on an earlier date).
+   */
+  validFrom: string;
+  /** YYYY-MM-DD, the range's last date; a matching license ending before it cuts the provider's slots. */
+  rangeLastDate: string | undefined;
   /** YYYY-MM-DD, today + 30 days: a matched license expiring on or before it gives LICENSE_EXPIRING_SOON. */
   expiringSoonThrough: string;
   /** Epoch ms; a license verified at or after it (within 365 days of now) counts as verified. */
@@ -103,6 +115,7 @@ export function compileEligibilityRequest(
   const nowMs = clock.now.getTime();
   if (Number.isNaN(nowMs)) throw new RangeError('now must be a valid Date');
   const today = clock.today ?? clock.now.toISOString().slice(0, 10);
+  const range = clock.range;
   const verifiedSinceMs = nowMs - LICENSE_VERIFICATION_MAX_AGE_DAYS * DAY_MS;
   const serviceRegionCodes = anyOf(
     request.serviceRegionCodes,
@@ -135,6 +148,8 @@ export function compileEligibilityRequest(
     languageCodes: anyOf(request.languageCodes, 'languageCodes', 'LANGUAGE_MISMATCH', 'LANGUAGE_MATCH'),
     acceptsNewClients: request.acceptsNewClients === true,
     today,
+    validFrom: range !== undefined && range.from > today ? range.from : today,
+    rangeLastDate: range === undefined ? undefined : addDays(range.to, -1),
     expiringSoonThrough: addDays(today, LICENSE_EXPIRY_WARNING_DAYS),
     verifiedSinceMs,
     verifiedSinceIso: new Date(verifiedSinceMs).toISOString(),

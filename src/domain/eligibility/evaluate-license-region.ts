@@ -1,7 +1,7 @@
 import type { LicenseRecord } from '../provider.js';
 import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
 import type { LicenseExclusionCode } from './exclusion-codes.js';
-import type { SourceStatus } from './provider-eligibility.js';
+import type { LicenseExpiry, SourceStatus } from './provider-eligibility.js';
 
 /** The license-region verdict for one provider over the requested regions (anyOf). */
 export type LicenseRegionOutcome =
@@ -10,9 +10,17 @@ export type LicenseRegionOutcome =
       /** The requested regions where an active, unexpired license verified within a year exists. */
       regions: readonly string[];
       /** Set when every matching license ends within 30 days: the latest such expiry and its region. */
-      expiringSoon: { regionCode: string; expiresAt: string } | undefined;
+      expiringSoon: LicenseExpiry | undefined;
+      /** The matching license's last valid date (the latest of them) and its region; undefined when one has no end. */
+      validThrough: LicenseExpiry | undefined;
     }
-  | { status: 'failed' | 'unknown'; code: LicenseExclusionCode; sourceStatus: SourceStatus };
+  | {
+      status: 'failed' | 'unknown';
+      code: LicenseExclusionCode;
+      sourceStatus: SourceStatus;
+      /** For LICENSE_EXPIRED: the latest expiry of the expired licenses and its region. */
+      expiredOn?: LicenseExpiry | undefined;
+    };
 
 const SOURCE_RANK: Record<SourceStatus, number> = { missing: 0, self_reported: 1, stale: 2, verified: 3 };
 
@@ -52,10 +60,13 @@ export function licenseSourceStatus(
  */
 export type LicenseStanding = 'inactive' | 'expired' | 'verified' | 'stale' | 'self_reported';
 
-/** Judges where one license record stands at the request's clock (the region rule's per-record part). */
+/**
+ * Judges where one license record stands at the request's clock (the region rule's per-record part); a license
+ * ending before the request's first date (`validFrom`) is valid on none of its slots, so it is expired for it.
+ */
 export function licenseRecordStanding(record: LicenseRecord, c: CompiledEligibilityRequest): LicenseStanding {
   if (record.status !== 'active') return 'inactive';
-  if (record.expiresAt !== undefined && record.expiresAt < c.today) return 'expired';
+  if (record.expiresAt !== undefined && record.expiresAt < c.validFrom) return 'expired';
   return licenseSourceStatus(record, c);
 }
 
@@ -74,7 +85,11 @@ const UNVERIFIED = 2;
 const MISSING = 3;
 
 /** Out-values of `judgeRegion`; evaluation is synchronous, so one scratch record serves every call. */
-const scratch = { sourceStatus: 'missing' as SourceStatus, latestExpiry: undefined as string | undefined };
+const scratch = {
+  sourceStatus: 'missing' as SourceStatus,
+  latestExpiry: undefined as string | undefined,
+  expiredOn: '',
+};
 
 /** Judges one requested region by the first rule that applies (CONTRACT part 4). */
 function judgeRegion(records: readonly LicenseRecord[], region: string, c: CompiledEligibilityRequest): number {
@@ -83,6 +98,7 @@ function judgeRegion(records: readonly LicenseRecord[], region: string, c: Compi
   // An undefined expiresAt on a matching record means "no end date", which beats any date.
   let latestExpiry: string | undefined = '';
   let expiredSource: SourceStatus | undefined;
+  let expiredOn = '';
   let inactiveSource: SourceStatus = 'missing';
   let unverifiedSource: SourceStatus | undefined;
   for (const r of records) {
@@ -93,6 +109,7 @@ function judgeRegion(records: readonly LicenseRecord[], region: string, c: Compi
       inactiveSource = better(inactiveSource, licenseSourceStatus(r, c));
     } else if (standing === 'expired') {
       expiredSource = better(expiredSource ?? 'missing', licenseSourceStatus(r, c));
+      if (r.expiresAt! > expiredOn) expiredOn = r.expiresAt!;
     } else if (standing === 'verified') {
       matched = true;
       if (latestExpiry !== undefined && (r.expiresAt === undefined || r.expiresAt > latestExpiry))
@@ -108,6 +125,7 @@ function judgeRegion(records: readonly LicenseRecord[], region: string, c: Compi
   }
   if (expiredSource !== undefined) {
     scratch.sourceStatus = expiredSource;
+    scratch.expiredOn = expiredOn;
     return EXPIRED;
   }
   if (unverifiedSource !== undefined) {
@@ -134,6 +152,7 @@ export function evaluateLicenseRegion(
   let latestExpiry: string | undefined = '';
   let failed = MISSING + 1;
   let failedSource: SourceStatus = 'missing';
+  let expiredOn: LicenseExpiry | undefined;
   let unknown = MISSING + 1;
   let unknownSource: SourceStatus = 'missing';
   for (const region of requested.values) {
@@ -151,18 +170,22 @@ export function evaluateLicenseRegion(
         unknown = verdict;
         unknownSource = scratch.sourceStatus;
       }
-    } else if (verdict < failed) {
-      failed = verdict;
-      failedSource = scratch.sourceStatus;
+    } else {
+      if (verdict === EXPIRED && (expiredOn === undefined || scratch.expiredOn > expiredOn.expiresAt))
+        expiredOn = { regionCode: region, expiresAt: scratch.expiredOn };
+      if (verdict < failed) {
+        failed = verdict;
+        failedSource = scratch.sourceStatus;
+      }
     }
   }
   if (firstMatched !== undefined) {
+    const validThrough = latestExpiry === undefined ? undefined : { regionCode: latestRegion, expiresAt: latestExpiry };
     const expiringSoon =
-      latestExpiry !== undefined && latestExpiry <= c.expiringSoonThrough
-        ? { regionCode: latestRegion, expiresAt: latestExpiry }
-        : undefined;
-    return { status: 'matched', regions: matchedRegions ?? [firstMatched], expiringSoon };
+      validThrough !== undefined && validThrough.expiresAt <= c.expiringSoonThrough ? validThrough : undefined;
+    return { status: 'matched', regions: matchedRegions ?? [firstMatched], expiringSoon, validThrough };
   }
   if (unknown <= MISSING) return { status: 'unknown', code: CODES[unknown]!, sourceStatus: unknownSource };
+  if (failed === EXPIRED) return { status: 'failed', code: 'LICENSE_EXPIRED', sourceStatus: failedSource, expiredOn };
   return { status: 'failed', code: CODES[failed]!, sourceStatus: failedSource };
 }

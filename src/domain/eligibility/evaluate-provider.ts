@@ -1,11 +1,13 @@
 import type { Provider } from '../provider.js';
 import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
 import { evaluateLicenseRegion } from './evaluate-license-region.js';
+import { licenseExpiredDetail } from './license-expiry-text.js';
 import type { ExclusionCode } from './exclusion-codes.js';
 import type {
   ConstraintExclusion,
   ConstraintValue,
   EligibilityWarning,
+  LicenseExpiry,
   MatchedConstraint,
   ProviderEligibility,
 } from './provider-eligibility.js';
@@ -137,6 +139,7 @@ export function evaluateProvider(
     warnings: NONE as never[],
     failed: false,
   };
+  let licenseValidThrough: LicenseExpiry | undefined;
 
   // 2. Active and searchable are always applied.
   if (provider.status !== 'active') exclude(d, failed('PROVIDER_INACTIVE', 'status', ACTIVE, [provider.status]));
@@ -173,6 +176,7 @@ export function evaluateProvider(
           sourceStatus: 'verified',
           met: outcome.regions,
         });
+        licenseValidThrough = outcome.validThrough;
         if (outcome.expiringSoon !== undefined) {
           const { regionCode, expiresAt } = outcome.expiringSoon;
           d.warnings = [
@@ -192,6 +196,7 @@ export function evaluateProvider(
           actual: licenseRegions(provider),
           sourceStatus: outcome.sourceStatus,
           status: outcome.status,
+          ...(outcome.expiredOn === undefined ? {} : { detail: licenseExpiredDetail(outcome.expiredOn, c) }),
         });
       }
     }
@@ -225,6 +230,7 @@ export function evaluateProvider(
     exclusions: d.exclusions,
     matchedConstraints: d.matchedConstraints,
     warnings: d.warnings,
+    licenseValidThrough,
     firstExclusionCode: first === undefined ? null : first.code,
   };
 }

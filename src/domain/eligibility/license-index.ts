@@ -1,7 +1,7 @@
 import type { LicenseRecord, Provider } from '../provider.js';
 import type { AnyOfConstraint, CompiledEligibilityRequest } from './eligibility-request.js';
 import { licenseRecordStanding } from './evaluate-license-region.js';
-import { add, newSet, type ProviderSet } from './provider-set.js';
+import { add, has, newSet, type ProviderSet } from './provider-set.js';
 
 /** The license records held in one region, with the position of the provider holding each (parallel lists). */
 interface RegionRecords {
@@ -44,6 +44,11 @@ export interface LicenseScreen {
   /** Of `unverified`, those whose verdict reports `stale` provider data (the others report `self_reported`). */
   unverifiedStale: ProviderSet;
   missing: ProviderSet;
+  /**
+   * Matched providers whose matching license ends before the range's last date: position -> its last valid date
+   * (the latest of their matching licenses). Slots after it are not offered (CONTRACT part 8).
+   */
+  validThrough: Map<number, string>;
 }
 
 /**
@@ -73,6 +78,10 @@ export function screenLicenses(
   const u = newSet(words);
   const stale = newSet(words);
   const found = newSet(words);
+  // Matching licenses ending inside the range, and the providers holding a matching one that does not.
+  const lastDate = c.rangeLastDate;
+  const endsInRange = new Map<number, string>();
+  const uncut = newSet(words);
   for (const region of requested.values) {
     m.fill(0);
     e.fill(0);
@@ -85,9 +94,17 @@ export function screenLicenses(
       for (let k = 0; k < records.length; k++) {
         const i = holders[k]!;
         add(found, i);
-        const standing = licenseRecordStanding(records[k]!, c);
-        if (standing === 'verified') add(m, i);
-        else if (standing === 'expired') add(e, i);
+        const record = records[k]!;
+        const standing = licenseRecordStanding(record, c);
+        if (standing === 'verified') {
+          add(m, i);
+          const end = record.expiresAt;
+          if (lastDate === undefined || end === undefined || end >= lastDate) add(uncut, i);
+          else {
+            const known = endsInRange.get(i);
+            if (known === undefined || end > known) endsInRange.set(i, end);
+          }
+        } else if (standing === 'expired') add(e, i);
         else if (standing !== 'inactive') {
           add(u, i);
           if (standing === 'stale') add(stale, i);
@@ -115,7 +132,9 @@ export function screenLicenses(
     unverified: newSet(words),
     unverifiedStale,
     missing: newSet(words),
+    validThrough: endsInRange,
   };
+  for (const i of endsInRange.keys()) if (has(uncut, i)) endsInRange.delete(i);
   for (let w = 0; w < words; w++) {
     const open = all[w]! & ~matched[w]!;
     out.unverified[w] = open & unverifiedAny[w]!;

@@ -22,6 +22,8 @@ export interface ConstraintExclusion {
   actual: readonly ConstraintValue[];
   sourceStatus: SourceStatus;
   status: 'failed' | 'unknown';
+  /** A sentence naming what the values do not show (LICENSE_EXPIRED: the expiry date). */
+  detail?: string | undefined;
 }
 
 /**
@@ -36,6 +38,12 @@ export interface MatchedConstraint {
   actual: readonly ConstraintValue[];
   sourceStatus: SourceStatus;
   met?: readonly ConstraintValue[] | undefined;
+}
+
+/** A license's last valid date (`expiresAt`, YYYY-MM-DD) and the region it is held in. */
+export interface LicenseExpiry {
+  regionCode: string;
+  expiresAt: string;
 }
 
 /** Something worth telling the caller about a provider that does not exclude it. */
@@ -53,6 +61,11 @@ export interface ProviderEligibility {
   exclusions: readonly ConstraintExclusion[];
   matchedConstraints: readonly MatchedConstraint[];
   warnings: readonly EligibilityWarning[];
+  /**
+   * The last date the matching license is valid (CONTRACT part 8: slots after it are not offered, and a slot within
+   * 30 days of it carries LICENSE_EXPIRING_SOON); undefined when no license was requested, none matched, or one has no end.
+   */
+  licenseValidThrough?: LicenseExpiry | undefined;
   /** The first exclusion in pipeline order (failed or unknown), null when matched. */
   firstExclusionCode: ExclusionCode | null;
 }

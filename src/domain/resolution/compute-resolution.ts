@@ -4,8 +4,14 @@ import {
   evaluateProvider,
   type CompiledEligibilityRequest,
   type EligibilityRequest,
+  type EligibilityWarning,
   type ProviderEligibility,
 } from '../eligibility.js';
+import { licenseExpiringSoonWarning } from '../eligibility/license-expiry-text.js';
+import { LICENSE_EXPIRY_WARNING_DAYS } from '../eligibility/eligibility-request.js';
+import { EXCLUSION_CODES } from '../eligibility/exclusion-codes.js';
+import { addDays } from '../availability/local-date.js';
+import { localDateAt } from '../availability/local-date-at.js';
 import {
   screenEligibility,
   type EligibilityIndex,
@@ -92,9 +98,9 @@ export interface ScreenedRequest {
 
 /** Runs the eligibility screen alone: the caller reads live availability of the matched providers only. */
 export function screenRequest(
-  input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now'>,
+  input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now' | 'window'>,
 ): ScreenedRequest {
-  const compiled = compileEligibilityRequest(input.constraints, { now: input.now });
+  const compiled = compileEligibilityRequest(input.constraints, { now: input.now, range: input.window });
   return { compiled, screen: screenEligibility(input.index, compiled, input.offering) };
 }
 
@@ -111,6 +117,11 @@ export interface ComputedOption extends RankedOption {
   service: ProviderService;
   availabilityStatus: AvailabilityStatus;
   eligibility: ProviderEligibility;
+  /**
+   * The provider's warnings for this slot: LICENSE_EXPIRING_SOON when its matching license ends within 30 days of the
+   * slot's local date (CONTRACT part 8).
+   */
+  warnings: readonly EligibilityWarning[];
 }
 
 /** The outcome of a resolution before it is shaped into the REST answer. */
@@ -123,6 +134,11 @@ export interface ResolutionOutcome {
   availability: Map<string, ProviderAvailability>;
   /** Providers eligible on steps 1-12 but without an offerable slot (NO_VERIFIED_AVAILABILITY). */
   noAvailabilityProviderIds: string[];
+  /**
+   * Providers whose matching license ends inside the range before any of their free slots (CONTRACT part 8): excluded
+   * LICENSE_EXPIRED, with that license's last valid date.
+   */
+  licenseExpired: { providerId: string; expiresAt: string }[];
   options: ComputedOption[];
   summary: {
     providersScanned: number;
@@ -149,6 +165,8 @@ interface Offerable {
   provider: Provider;
   service: ProviderService;
   schedule: CalendarConnection;
+  /** The provider's part of the request's dates: up to its matching license's last valid date. */
+  window: { from: string; to: string };
   busy: readonly Interval[];
   count: SlotCount;
   evaluated: number;
@@ -185,6 +203,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const verdictOf = (i: number) => evaluateProvider(providers[i]!, compiled, true);
   const availability = new Map<string, ProviderAvailability>();
   const noAvailability: string[] = [];
+  const licenseExpired: { providerId: string; expiresAt: string }[] = [];
   const offerable: Offerable[] = [];
   const preferredParts = new Set<DayPart>(input.preferences.dayParts ?? []);
   const keep = Math.max(1, Math.min(10, input.maxOptionsPerProvider));
@@ -215,7 +234,10 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     let end = windowEndByZone.get(zone);
     if (end === undefined) windowEndByZone.set(zone, (end = windowStartIn(zone, window.to)));
     if (end > windowEnd) windowEnd = end;
-    const count = slotCount(schedule, service, window, now);
+    // Slots after the matching license's last valid date are not offered (CONTRACT part 8).
+    const validThrough = screen.licenseValidThrough.get(i);
+    const own = validThrough === undefined ? window : { from: window.from, to: addDays(validThrough, 1) };
+    const count = slotCount(schedule, service, own, now);
     const evaluated = count.count;
     evaluatedSlots += evaluated;
     if (!canOffer) {
@@ -238,7 +260,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
           ? count.firstStart === Infinity
             ? Number.NaN
             : count.firstStart
-          : firstFreeSlotStart({ schedule, service, from: window.from, to: window.to, now, busy });
+          : firstFreeSlotStart({ schedule, service, from: own.from, to: own.to, now, busy });
       hasFree = lowestStart === lowestStart;
     } else {
       // Overlapping windows (a schedule stored without validation): the scan is not in start order, so the first
@@ -246,7 +268,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       const kept = keepFreeSlots({
         schedule,
         service,
-        window,
+        window: own,
         now,
         busy,
         keep,
@@ -266,6 +288,15 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     availability.set(provider.id, { status, evaluatedSlots: evaluated });
     if (hasFree && feedOk) withVerified++;
     if (!hasFree) {
+      // Left with no slot by the license's end: free time after it is what the license rules out.
+      const later =
+        validThrough === undefined
+          ? Number.NaN
+          : firstFreeSlotStart({ schedule, service, from: own.to, to: window.to, now, busy });
+      if (later === later) {
+        licenseExpired.push({ providerId: provider.id, expiresAt: validThrough! });
+        continue;
+      }
       noAvailability.push(provider.id);
       continue;
     }
@@ -279,6 +310,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       provider,
       service,
       schedule,
+      window: own,
       busy,
       count,
       evaluated,
@@ -315,23 +347,27 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       const entry = byId.get(o.providerId)!;
       const idx = entry.position;
       if (!verdicts.has(idx)) verdicts.set(idx, verdictOf(idx));
+      const eligibility = verdicts.get(idx)!;
       return {
         ...o,
         provider: providers[idx]!,
         service: entry.service,
         availabilityStatus: availability.get(o.providerId)?.status ?? 'verified_available',
-        eligibility: verdicts.get(idx)!,
+        eligibility,
+        warnings: slotWarnings(eligibility, o.slot.start, entry.schedule.timezone),
       };
     });
   }
 
-  const exclusionSummary: Partial<Record<ExclusionCode, number>> = { ...screen.exclusionSummary };
-  if (noAvailability.length > 0)
-    exclusionSummary.NO_VERIFIED_AVAILABILITY =
-      (exclusionSummary.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
+  const exclusionSummary = withLaterExclusions(screen.exclusionSummary, {
+    LICENSE_EXPIRED: licenseExpired.length,
+    NO_VERIFIED_AVAILABILITY: noAvailability.length,
+  });
+  // A provider left with no slot by its license's end failed the license step after all.
+  const eligibleProviders = screen.matched.length - licenseExpired.length;
   const summary = {
     providersScanned: providers.length,
-    eligibleProviders: screen.matched.length,
+    eligibleProviders,
     providersWithVerifiedAvailability: withVerified,
     optionsReturned: options.length,
     evaluatedSlots,
@@ -341,7 +377,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       ? buildZeroResultReasons({
           exclusionSummary,
           totalProviders: providers.length,
-          eligibleProviders: screen.matched.length,
+          eligibleProviders,
           providersWithVerifiedAvailability: withVerified,
           dateRange: input.window,
           request: input.constraints,
@@ -351,6 +387,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     reviewGroups: screen.reviewGroups,
     availability,
     noAvailabilityProviderIds: noAvailability,
+    licenseExpired,
     options,
     summary,
     exclusionSummary,
@@ -358,6 +395,31 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     licenseRegionRejected: screen.licenseRegionRejected,
     zeroResultReasons,
   };
+}
+
+/** Adds counts found after screening to its exclusion summary, keeping the keys in pipeline order. */
+function withLaterExclusions(
+  screened: Partial<Record<ExclusionCode, number>>,
+  later: Partial<Record<ExclusionCode, number>>,
+): Partial<Record<ExclusionCode, number>> {
+  const out: Partial<Record<ExclusionCode, number>> = {};
+  for (const code of EXCLUSION_CODES) {
+    const n = (screened[code] ?? 0) + (later[code] ?? 0);
+    if (n > 0) out[code] = n;
+  }
+  return out;
+}
+
+/**
+ * The warnings of one option: the provider's, with LICENSE_EXPIRING_SOON judged on the slot's local date (its
+ * matching license ends within 30 days of it) rather than today.
+ */
+function slotWarnings(eligibility: ProviderEligibility, slotStart: number, zone: string): EligibilityWarning[] {
+  const out = eligibility.warnings.filter((w) => w.code !== 'LICENSE_EXPIRING_SOON');
+  const through = eligibility.licenseValidThrough;
+  if (through !== undefined && localDateAt(slotStart, zone) >= addDays(through.expiresAt, -LICENSE_EXPIRY_WARNING_DAYS))
+    out.push(licenseExpiringSoonWarning(eligibility.providerId, through, 'licenseRegionCodes'));
+  return out;
 }
 
 /**
@@ -429,7 +491,9 @@ function rankBestFirst(
     if (last !== undefined && context.compare(e.bound!, last) > 0) break;
     if (!e.refined) {
       // A refined bound is never better than the first one, and still bounds every slot: back in line with it.
-      boundWith(e, dayPartProfile(e.count, e.schedule, e.service, question));
+      // The profile walks the provider's own dates (its count's), which its license may cut short.
+      const asked = e.window === input.window ? question : { ...question, window: e.window };
+      boundWith(e, dayPartProfile(e.count, e.schedule, e.service, asked));
       pushHeap(offerable, e, byBound);
       continue;
     }
@@ -451,7 +515,7 @@ function candidateOf(
     keepFreeSlots({
       schedule,
       service: e.service,
-      window: input.window,
+      window: e.window,
       now: input.now,
       busy: e.busy,
       keep,

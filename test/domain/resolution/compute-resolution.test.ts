@@ -2,6 +2,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import type { Interval } from '../../../src/domain/availability/busy-intervals.js';
+import { addDays } from '../../../src/domain/availability/local-date.js';
 import { buildEligibilityIndex, providerSetOf } from '../../../src/domain/eligibility/eligibility-index.js';
 import { positions } from '../../../src/domain/eligibility/provider-set.js';
 import { reviewReasonOf, type ReviewReason } from '../../../src/domain/eligibility/review-reason.js';
@@ -66,6 +67,8 @@ test('the random scenarios reach the cases that matter: options, zero results, p
   let zeroResults = 0;
   let manyOffered = 0;
   let tiedTenth = 0;
+  let licenseCut = 0;
+  let expiringSoon = 0;
   fc.assert(
     fc.property(scenarioKnobs, (knobs) => {
       const outcome = computeResolution(buildScenario(knobs)[0]!);
@@ -76,6 +79,17 @@ test('the random scenarios reach the cases that matter: options, zero results, p
       const [ninth, tenth] = [outcome.options[8], outcome.options[9]];
       if (ninth && tenth && ninth.score === tenth.score && ninth.availabilityDensity === tenth.availabilityDensity)
         tiedTenth++;
+      // License cases, over every request of the scenario (each asks for licenses less than half the time).
+      for (const input of buildScenario(knobs)) {
+        const each = computeResolution(input);
+        if (each.options.some((o) => o.warnings.some((w) => w.code === 'LICENSE_EXPIRING_SOON'))) expiringSoon++;
+        const lastDay = addDays(input.window.to, -1);
+        const endsInside = (o: (typeof each.options)[number]) => {
+          const through = o.eligibility.licenseValidThrough?.expiresAt;
+          return through !== undefined && through < lastDay;
+        };
+        if (each.options.some(endsInside)) licenseCut++;
+      }
     }),
     { numRuns: 400 },
   );
@@ -83,6 +97,8 @@ test('the random scenarios reach the cases that matter: options, zero results, p
   t.true(zeroResults > 5, `zero results: ${zeroResults}`);
   t.true(manyOffered > 50, `more than 12 offerable providers: ${manyOffered}`);
   t.true(tiedTenth > 20, `9th and 10th tied on score and density: ${tiedTenth}`);
+  t.true(licenseCut > 8, `options of a provider whose license ends inside the window: ${licenseCut}`);
+  t.true(expiringSoon > 5, `options warned LICENSE_EXPIRING_SOON: ${expiringSoon}`);
 });
 
 // ---- focused cases -------------------------------------------------------------------------------------------
@@ -97,6 +113,8 @@ interface FocusedProvider {
   busy?: Interval[];
   workload?: number;
   languageCodes?: string[];
+  /** The last valid date of a verified US-NY license (then the request asks for a US-NY license). */
+  licenseThrough?: string;
 }
 
 const weekdays = (start: string, end: string): CalendarConnection['days'] => {
@@ -122,7 +140,18 @@ function focusedInput(
     serviceRegionCodes: ['US-NY'],
     insurancePlanCodes: ['uhc'],
     ageGroupCodes: ['adult'],
-    licenseRecords: [],
+    licenseRecords:
+      p.licenseThrough === undefined
+        ? []
+        : [
+            {
+              licenseTypeCode: 'psy',
+              regionCode: 'US-NY',
+              status: 'active',
+              expiresAt: p.licenseThrough,
+              verifiedAt: '2026-01-01T00:00:00Z',
+            },
+          ],
     acceptsNewClients: true,
     profileVersion: 1,
     createdAt: '2026-01-01T00:00:00Z',
@@ -159,7 +188,11 @@ function focusedInput(
     ),
     servicesOfSlug,
     schedulesByProvider,
-    constraints: { serviceSlug: 'intake', languageCodes: ['en'] },
+    constraints: {
+      serviceSlug: 'intake',
+      languageCodes: ['en'],
+      ...(list.some((p) => p.licenseThrough !== undefined) ? { licenseRegionCodes: ['US-NY'] } : {}),
+    },
     preferences: over.preferences ?? {},
     window: WINDOW,
     maxOptionsPerProvider: over.maxOptionsPerProvider ?? 3,
@@ -351,4 +384,48 @@ test('a policy weight that is not a finite number ranks every provider, in scree
   const { topK, reference } = outcomesOf(focusedInput(list, { policy, preferences: { earliestAvailable: true } }));
   t.deepEqual(topK, reference);
   t.is(topK.options.length, 10);
+});
+
+test('a license ending inside the window keeps the slots up to its date; one ending before it excludes LICENSE_EXPIRED (CONTRACT part 8)', (t) => {
+  const hour = (day: string) => ({ enabled: true, slots: [{ start: '09:00', end: '10:00' }] });
+  const input = focusedInput(
+    [
+      // Tuesday 03-03 to Monday 03-09; the license ends Thursday 03-05.
+      { id: 'prv_cut', licenseThrough: '2026-03-05' },
+      // Busy through its license's end, free after it: left with no slot by the license.
+      {
+        id: 'prv_gone',
+        licenseThrough: '2026-03-04',
+        busy: [{ start: Date.parse('2026-03-03T05:00:00Z'), end: Date.parse('2026-03-05T05:00:00Z') }],
+      },
+      // Valid today (03-02), expired before the first requested date.
+      { id: 'prv_before', licenseThrough: '2026-03-02' },
+      // Valid through 04-05: only slots from 03-06 on are within 30 days of it.
+      { id: 'prv_soon', licenseThrough: '2026-04-05', days: { tuesday: hour('tue'), friday: hour('fri') } },
+    ],
+    { maxOptionsPerProvider: 10 },
+  );
+  const outcome = computeResolution(input);
+  const { topK, reference } = outcomesOf(input);
+  t.deepEqual(topK, reference);
+
+  const local = (ms: number) => new Date(ms - 5 * 3_600_000).toISOString().slice(0, 10);
+  const cut = outcome.options.filter((o) => o.providerId === 'prv_cut');
+  t.true(cut.length > 0);
+  t.true(cut.every((o) => local(o.slot.start) <= '2026-03-05'));
+  t.true(cut.every((o) => o.warnings.some((w) => w.code === 'LICENSE_EXPIRING_SOON')));
+  t.false(outcome.options.some((o) => o.providerId === 'prv_gone' || o.providerId === 'prv_before'));
+  t.deepEqual(outcome.licenseExpired, [{ providerId: 'prv_gone', expiresAt: '2026-03-04' }]);
+  t.is(outcome.exclusionSummary.LICENSE_EXPIRED, 2);
+  t.is(outcome.summary.eligibleProviders, 2);
+  t.deepEqual(Object.keys(outcome.exclusionSummary), ['LICENSE_EXPIRED']);
+
+  const soon = outcome.options.filter((o) => o.providerId === 'prv_soon');
+  t.deepEqual(
+    soon.map((o) => [local(o.slot.start), o.warnings.map((w) => w.code)]),
+    [
+      ['2026-03-03', []],
+      ['2026-03-06', ['LICENSE_EXPIRING_SOON']],
+    ],
+  );
 });

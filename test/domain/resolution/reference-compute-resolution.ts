@@ -2,14 +2,21 @@
 // commit e094b55), copied verbatim except for import paths and this header. It scans every eligible provider and
 // ranks every kept slot; the property test asserts the top-k implementation returns exactly the same outcome.
 // Do not "fix" or optimize this file: it is the reference the new code is checked against.
+// One rule added since, written plainly (marked CONTRACT part 8): a slot is offered only when the matching license is
+// valid on its local date; a provider left with no free slot by it is LICENSE_EXPIRED; LICENSE_EXPIRING_SOON per slot.
 import type { CalendarConnection, Provider, ProviderService } from '../../../src/domain/provider.js';
 import {
   compileEligibilityRequest,
   evaluateProvider,
   type CompiledEligibilityRequest,
   type EligibilityRequest,
+  type EligibilityWarning,
   type ProviderEligibility,
 } from '../../../src/domain/eligibility.js';
+import { EXCLUSION_CODES } from '../../../src/domain/eligibility/exclusion-codes.js';
+import { licenseExpiringSoonWarning } from '../../../src/domain/eligibility/license-expiry-text.js';
+import { addDays } from '../../../src/domain/availability/local-date.js';
+import { localDateAt } from '../../../src/domain/availability/local-date-at.js';
 import {
   screenEligibility,
   type EligibilityIndex,
@@ -79,9 +86,9 @@ export interface ScreenedRequest {
 
 /** Runs the eligibility screen alone: the caller reads live availability of the matched providers only. */
 export function screenRequest(
-  input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now'>,
+  input: Pick<ResolutionInput, 'index' | 'offering' | 'constraints' | 'now' | 'window'>,
 ): ScreenedRequest {
-  const compiled = compileEligibilityRequest(input.constraints, { now: input.now });
+  const compiled = compileEligibilityRequest(input.constraints, { now: input.now, range: input.window });
   return { compiled, screen: screenEligibility(input.index, compiled, input.offering) };
 }
 
@@ -98,6 +105,7 @@ export interface ComputedOption extends RankedOption {
   service: ProviderService;
   availabilityStatus: AvailabilityStatus;
   eligibility: ProviderEligibility;
+  warnings: readonly EligibilityWarning[];
 }
 
 /** The outcome of a resolution before it is shaped into the REST answer. */
@@ -107,6 +115,7 @@ export interface ResolutionOutcome {
   availability: Map<string, ProviderAvailability>;
   /** Providers eligible on steps 1-12 but without an offerable slot (NO_VERIFIED_AVAILABILITY). */
   noAvailabilityProviderIds: string[];
+  licenseExpired: { providerId: string; expiresAt: string }[];
   options: ComputedOption[];
   summary: {
     providersScanned: number;
@@ -141,6 +150,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const availability = new Map<string, ProviderAvailability>();
   const candidates: RankingCandidate[] = [];
   const noAvailability: string[] = [];
+  const licenseExpired: { providerId: string; expiresAt: string }[] = [];
   const preferredParts = new Set(input.preferences.dayParts ?? []);
   const minuteReader = sharedMinuteOfDayReader;
   const keep = Math.max(1, Math.min(10, input.maxOptionsPerProvider));
@@ -169,6 +179,9 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       feed && feed.state === 'ok'
         ? [...(input.busyByProvider.get(provider.id) ?? []), ...feed.busy]
         : (input.busyByProvider.get(provider.id) ?? []);
+    // CONTRACT part 8: no slot after the matching license's last valid date.
+    const through = verdictOf(i).licenseValidThrough?.expiresAt;
+    const to = through !== undefined && addDays(through, 1) < input.window.to ? addDays(through, 1) : input.window.to;
     const zone = schedule.timezone;
     const end = windowStartIn(zone, input.window.to);
     if (end > windowEnd) windowEnd = end;
@@ -181,7 +194,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     const partZone = input.preferences.timezone;
     const wantOut = preferredParts.size > 0;
     scanSlots(
-      { schedule, service, from: input.window.from, to: input.window.to, now: input.now, busy },
+      { schedule, service, from: input.window.from, to, now: input.now, busy },
       (start, slotEnd, _date, minute, available) => {
         if (!available) return true;
         free++;
@@ -196,7 +209,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
         return inPart.length < keep || (wantOut && outPart.length < keep);
       },
     );
-    const evaluated = countSlots({ schedule, service, from: input.window.from, to: input.window.to, now: input.now });
+    const evaluated = countSlots({ schedule, service, from: input.window.from, to, now: input.now });
     evaluatedSlots += evaluated;
     const status: AvailabilityStatus = !feedOk
       ? (feed!.state as AvailabilityStatus)
@@ -206,6 +219,17 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     availability.set(provider.id, { status, evaluatedSlots: evaluated });
     statusByProvider.set(provider.id, status);
     if (free > 0 && feedOk) withVerified++;
+    if (free === 0 && offerable && to !== input.window.to) {
+      let later = 0;
+      scanSlots({ schedule, service, from: to, to: input.window.to, now: input.now, busy }, (_s, _e, _d, _m, a) => {
+        if (a) later++;
+        return true;
+      });
+      if (later > 0) {
+        licenseExpired.push({ providerId: provider.id, expiresAt: through! });
+        continue;
+      }
+    }
     if (free === 0 || !offerable) {
       noAvailability.push(provider.id);
       continue;
@@ -246,16 +270,25 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       service: input.servicesOfSlug.get(o.providerId)!,
       availabilityStatus: statusByProvider.get(o.providerId) ?? 'verified_available',
       eligibility: verdicts.get(idx)!,
+      warnings: [
+        ...verdicts.get(idx)!.warnings.filter((w) => w.code !== 'LICENSE_EXPIRING_SOON'),
+        ...(verdicts.get(idx)!.licenseValidThrough !== undefined &&
+        addDays(verdicts.get(idx)!.licenseValidThrough!.expiresAt, -30) <= localDateAt(o.slot.start, o.slot.timezone)
+          ? [licenseExpiringSoonWarning(o.providerId, verdicts.get(idx)!.licenseValidThrough!, 'licenseRegionCodes')]
+          : []),
+      ],
     };
   });
 
-  const exclusionSummary: Partial<Record<ExclusionCode, number>> = { ...screen.exclusionSummary };
+  const counted: Partial<Record<ExclusionCode, number>> = { ...screen.exclusionSummary };
   if (noAvailability.length > 0)
-    exclusionSummary.NO_VERIFIED_AVAILABILITY =
-      (exclusionSummary.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
+    counted.NO_VERIFIED_AVAILABILITY = (counted.NO_VERIFIED_AVAILABILITY ?? 0) + noAvailability.length;
+  if (licenseExpired.length > 0) counted.LICENSE_EXPIRED = (counted.LICENSE_EXPIRED ?? 0) + licenseExpired.length;
+  const exclusionSummary: Partial<Record<ExclusionCode, number>> = {};
+  for (const code of EXCLUSION_CODES) if (counted[code] !== undefined) exclusionSummary[code] = counted[code];
   const summary = {
     providersScanned: providers.length,
-    eligibleProviders: screen.matched.length,
+    eligibleProviders: screen.matched.length - licenseExpired.length,
     providersWithVerifiedAvailability: withVerified,
     optionsReturned: options.length,
     evaluatedSlots,
@@ -265,7 +298,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       ? buildZeroResultReasons({
           exclusionSummary,
           totalProviders: providers.length,
-          eligibleProviders: screen.matched.length,
+          eligibleProviders: screen.matched.length - licenseExpired.length,
           providersWithVerifiedAvailability: withVerified,
           dateRange: input.window,
           request: input.constraints,
@@ -275,6 +308,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     unknownEligibility: screen.unknown.map(verdictOf),
     availability,
     noAvailabilityProviderIds: noAvailability,
+    licenseExpired,
     options,
     summary,
     exclusionSummary,

@@ -147,7 +147,10 @@ function randomLicense(r: Random, now: number): LicenseRecord {
     licenseTypeCode: 'psy',
     regionCode: r.pick(REGIONS),
     status: r.pick(['active', 'active', 'active', 'expired'] as const),
-    expiresAt: r.chance(0.1) ? undefined : new Date(now + (r.next() * 400 - 30) * DAY).toISOString().slice(0, 10),
+    // Half the dated licenses end within a fortnight: inside the window, cutting a provider's slots short.
+    expiresAt: r.chance(0.1)
+      ? undefined
+      : new Date(now + (r.chance(0.5) ? r.next() * 16 - 1 : r.next() * 400 - 30) * DAY).toISOString().slice(0, 10),
     verifiedAt: r.chance(0.2) ? undefined : new Date(now - r.next() * 300 * DAY).toISOString(),
   };
 }

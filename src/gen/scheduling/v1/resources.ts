@@ -1761,7 +1761,14 @@ export interface Candidate_Exclusions {
     | string
     | undefined;
   /** Text. REST: `status`. */
-  status?: string | undefined;
+  status?:
+    | string
+    | undefined;
+  /**
+   * What the values do not show; LICENSE_EXPIRED names the license’s expiry date. Unset when the REST answer leaves
+   * it out or has null. REST: `detail`.
+   */
+  detail?: string | undefined;
 }
 
 /** CandidatesPage: the REST shape `CandidatesPage` of the contract (openapi.json), field for field. */
@@ -10633,7 +10640,15 @@ export const Candidate: MessageFns<Candidate> = {
 };
 
 function createBaseCandidate_Exclusions(): Candidate_Exclusions {
-  return { code: "", field: "", required: undefined, actual: undefined, sourceStatus: "", status: "" };
+  return {
+    code: "",
+    field: "",
+    required: undefined,
+    actual: undefined,
+    sourceStatus: "",
+    status: "",
+    detail: undefined,
+  };
 }
 
 export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
@@ -10655,6 +10670,9 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
     }
     if (message.status !== undefined && message.status !== "") {
       writer.uint32(50).string(message.status);
+    }
+    if (message.detail !== undefined) {
+      writer.uint32(58).string(message.detail);
     }
     return writer;
   },
@@ -10720,6 +10738,14 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
             message.status = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -10744,6 +10770,7 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
         ? globalThis.String(object.source_status)
         : "",
       status: isSet(object.status) ? globalThis.String(object.status) : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : undefined,
     };
   },
 
@@ -10767,6 +10794,9 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
     if (message.status !== undefined && message.status !== "") {
       obj.status = message.status;
     }
+    if (message.detail !== undefined) {
+      obj.detail = message.detail;
+    }
     return obj;
   },
 
@@ -10781,6 +10811,7 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
     message.actual = object.actual === undefined ? undefined : object.actual;
     message.sourceStatus = object.sourceStatus ?? "";
     message.status = object.status ?? "";
+    message.detail = object.detail ?? undefined;
     return message;
   },
 };
