@@ -15,6 +15,8 @@ export const AUDIT_ACTIONS = {
   apiKeyRevoke: { action: 'api_key.revoke', resourceType: 'api_key' },
   auditChainVerify: { action: 'audit_chain.verify', resourceType: 'audit_event' },
   auditEventList: { action: 'audit_event.list', resourceType: 'audit_event' },
+  eventList: { action: 'event.list', resourceType: 'event' },
+  eventRead: { action: 'event.read', resourceType: 'event' },
   bookingCancel: { action: 'booking.cancel', resourceType: 'booking' },
   bookingComplete: { action: 'booking.complete', resourceType: 'booking' },
   bookingConfirm: { action: 'booking.confirm', resourceType: 'booking' },
