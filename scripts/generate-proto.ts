@@ -53,6 +53,8 @@ const SERVICE_DOCS: Record<Exclude<GrpcServiceName, 'GatewayService'>, string> =
   BookingService: 'Bookings (v2 reads and the v1 direct path).',
   AnalyticsService: 'Resolution and booking analytics.',
   WebhookService: "The organization's webhook configuration, its delivery log and replays (CONTRACT part 6).",
+  EventService:
+    "The organization's events of the last 30 days, each the envelope its webhook deliveries carry (CONTRACT part 8).",
   InspectorService: 'Read-only views of the state machines and of their actors, for developers.',
 };
 

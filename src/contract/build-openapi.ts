@@ -4,6 +4,7 @@ import type { RouteSpec } from './route.js';
 import { ErrorEnvelope } from './schemas/list-envelope.js';
 import { schemaExample } from './schema-example.js';
 import { Capabilities, Health, Readiness } from './schemas/discovery.js';
+import { WEBHOOK_ENVELOPES, eventEnvelopeOf } from './schemas/event.js';
 
 const COMMON_ERRORS: ErrorCode[] = [
   'VALIDATION_ERROR',
@@ -42,6 +43,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'manual-review': 'Providers whose data needs a person to look before they are offered.',
   analytics: 'Resolution and booking analytics of the organization.',
   webhooks: 'Webhook configuration, signed deliveries, their log and replays (CONTRACT part 6).',
+  events:
+    'The events of the last 30 days, each the envelope its webhook deliveries carry, for reconciliation (CONTRACT part 8).',
   inspector: 'Read-only views of the state machines and their actors, for developers.',
   audit: 'The immutable audit log and its hash-chain verification.',
   v1: 'The v1 API: professionals, slots and direct bookings with e-mailed confirmation links.',
@@ -69,6 +72,7 @@ const ID_PREFIX_BY_TAG: Record<string, string> = {
   waitlist: 'wl',
   'manual-review': 'prv',
   webhooks: 'whd',
+  events: 'evt',
   inspector: 'res',
   audit: 'aud',
   analytics: 'org',
@@ -229,6 +233,68 @@ function eventStreamResponse(event: string, data: z.ZodType | undefined, example
   };
 }
 
+/** The headers every webhook delivery carries (CONTRACT part 6). */
+const WEBHOOK_HEADERS: { name: string; description: string }[] = [
+  { name: 'webhook-id', description: 'The event id (the envelope `id`): the same on every retry and replay.' },
+  { name: 'webhook-timestamp', description: 'Epoch seconds of this attempt.' },
+  {
+    name: 'webhook-signature',
+    description:
+      'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, keyed with the decoded bytes of the `whsec_` secret; after a rotation, two space-separated signatures for 24 hours.',
+  },
+  { name: 'X-Service-Timestamp', description: 'Epoch seconds of this attempt (the same as `webhook-timestamp`).' },
+  {
+    name: 'X-Service-Signature',
+    description: 'The authoritative form: `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`.',
+  },
+];
+
+/**
+ * The `webhooks` section of openapi.json: one entry per event type (and `webhook.test`), the POST a receiver gets,
+ * with the envelope of that type and its data as the body; GET /api/v2/events lists the same envelopes.
+ */
+function webhookDescriptions(): Record<string, unknown> {
+  return Object.fromEntries(
+    WEBHOOK_ENVELOPES.map(({ type, data }) => {
+      const envelope = eventEnvelopeOf(type, data);
+      const meta = z.globalRegistry.get(data) as { description?: string } | undefined;
+      return [
+        type,
+        {
+          post: {
+            operationId: `webhook_${type.replace(/\./g, '_')}`,
+            summary: `\`${type}\`: ${meta?.description ?? ''}`.trim(),
+            description:
+              'Sent by POST to the URL of the organization’s webhook when it subscribes to this type (or `*`), for live-mode events only (test-mode deliveries are recorded `suppressed`, never sent). Verify the signature over the raw body, then answer 2xx within 10 s; anything else is retried after the configured delays and dead-lettered after the fifth failure. Deliveries are at least once: deduplicate on `id`. GET /api/v2/events lists the same envelopes for 30 days.',
+            tags: ['webhooks'],
+            security: [],
+            parameters: WEBHOOK_HEADERS.map((h) => ({
+              name: h.name,
+              in: 'header',
+              required: true,
+              description: h.description,
+              schema: { type: 'string' },
+            })),
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: jsonSchema(envelope, 'output'),
+                  example: schemaExample(jsonSchema(envelope, 'output'), 'evt'),
+                },
+              },
+            },
+            responses: {
+              '2XX': { description: 'Received: the delivery is recorded `delivered`.' },
+              default: { description: 'Any other answer, or none within 10 s: a failed attempt, retried.' },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
+
 /** Builds openapi.json (OpenAPI 3.1) from the route catalogue: the same schemas that validate requests. */
 export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
   const paths: Record<string, Record<string, unknown>> = gatewayPaths();
@@ -314,6 +380,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
     security: [{ bearerAuth: [] }],
     tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: webhookDescriptions(),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'service_live_… or service_test_… API key' },

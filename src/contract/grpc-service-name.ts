@@ -18,4 +18,5 @@ export type GrpcServiceName =
   | 'AnalyticsService'
   | 'GatewayService'
   | 'WebhookService'
+  | 'EventService'
   | 'InspectorService';

@@ -7,6 +7,7 @@ import * as calendarConnection from './schemas/calendar-connection.js';
 import * as caller from './schemas/caller.js';
 import * as care from './schemas/care.js';
 import * as discovery from './schemas/discovery.js';
+import * as event from './schemas/event.js';
 import * as hold from './schemas/hold.js';
 import * as inspector from './schemas/inspector.js';
 import * as listEnvelope from './schemas/list-envelope.js';
@@ -28,6 +29,7 @@ export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
   caller: caller,
   care: care,
   discovery: discovery,
+  event: event,
   hold: hold,
   inspector: inspector,
   'list-envelope': listEnvelope,

@@ -21,5 +21,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'calendar.reconnect_required',
 ] as const;
 
+/** An event type the service emits. */
+export type WebhookEventTypeName = (typeof WEBHOOK_EVENT_TYPES)[number];
+
 /** Delivery statuses (CONTRACT part 6). */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead_lettered', 'suppressed'] as const;

@@ -95,6 +95,12 @@ export const ERROR_CATALOGUE = {
     message: 'Webhook delivery not found.',
     suggestedAction: undefined,
   },
+  EVENT_NOT_FOUND: {
+    status: 404,
+    recoverable: false,
+    message: 'Event not found: no event has this id, or it is older than the 30 days events are kept.',
+    suggestedAction: 'List recent events with GET /api/v2/events.',
+  },
   ORGANIZATION_NOT_FOUND: {
     status: 404,
     recoverable: false,

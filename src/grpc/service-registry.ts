@@ -18,6 +18,7 @@ import { AnalyticsServiceClient, AnalyticsServiceService } from '../gen/scheduli
 import { GatewayServiceClient, GatewayServiceService } from '../gen/scheduling/v1/gateway_service.js';
 import { WebhookServiceClient, WebhookServiceService } from '../gen/scheduling/v1/webhook_service.js';
 import { InspectorServiceClient, InspectorServiceService } from '../gen/scheduling/v1/inspector_service.js';
+import { EventServiceClient, EventServiceService } from '../gen/scheduling/v1/event_service.js';
 
 /** A generic grpc-js client constructor. */
 type ClientCtor = new (
@@ -83,6 +84,10 @@ export const GRPC_SERVICES = {
   WebhookService: {
     definition: WebhookServiceService as unknown as ServiceDefinition,
     Client: WebhookServiceClient as unknown as ClientCtor,
+  },
+  EventService: {
+    definition: EventServiceService as unknown as ServiceDefinition,
+    Client: EventServiceClient as unknown as ClientCtor,
   },
   InspectorService: {
     definition: InspectorServiceService as unknown as ServiceDefinition,

@@ -52,3 +52,11 @@ export function newId(prefix: string, now: number = Date.now()): string {
 export function randomHex(bytes: number): string {
   return takeRandom(bytes).toString('hex');
 }
+
+/**
+ * The smallest id `newId(prefix, …)` can make at `ms` or later: every id of `prefix` below it was made before `ms`
+ * (an id's time is its creation time, or later within one process), so `id < bound` finds older rows on the primary key.
+ */
+export function idTimeBound(prefix: string, ms: number): string {
+  return `${prefix}_${base32(ms, 10)}`;
+}

@@ -2,6 +2,7 @@ import type { ResolutionDeps } from '../application/resolution/resolution-deps.j
 import { createTimerWorker } from '../persistence/durable-timers.js';
 import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handler.js';
 import { createIdempotencyAnswerSweeper } from './idempotency-answer-sweeper.js';
+import { createEventSweeper } from './event-sweeper.js';
 import { createImportWorker } from './import-worker.js';
 import { createReviewRecorder } from './review-recorder.js';
 import { createEmailWorker, createSmtpSender } from './email-worker.js';
@@ -12,7 +13,8 @@ import { createWebhookSender } from './webhook-sender.js';
 
 /**
  * Builds the background workers of this process: import jobs, durable timers, the manual-review recorder, the audit
- * drain and sequencer (when given), the webhook dispatcher and sender, the sweeper of day-old idempotent answers, and
+ * drain and sequencer (when given), the webhook dispatcher and sender, the sweepers of day-old idempotent answers and
+ * of events over 30 days old, and
  * (with SMTP_URL) the e-mail outbox.
  */
 export function createWorkers(
@@ -33,6 +35,7 @@ export function createWorkers(
     webhookSender,
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
     createIdempotencyAnswerSweeper({ db: deps.db, clock: deps.clock }),
+    createEventSweeper({ db: deps.db, clock: deps.clock }),
     createReviewRecorder({ db: deps.db, queue: deps.reviewQueue, log: opts.log }),
     createTimerWorker({
       timers: deps.timers,

@@ -20,6 +20,7 @@ import { ProviderServiceClient } from '../../src/gen/scheduling/v1/provider_serv
 import { RankingPolicyServiceClient } from '../../src/gen/scheduling/v1/ranking_policy_service.js';
 import { ResolutionServiceClient } from '../../src/gen/scheduling/v1/resolution_service.js';
 import { WebhookServiceClient } from '../../src/gen/scheduling/v1/webhook_service.js';
+import { EventServiceClient } from '../../src/gen/scheduling/v1/event_service.js';
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue.js';
 import { decodeServiceError } from '../../src/grpc/error-metadata.js';
@@ -127,6 +128,10 @@ const TABLE: BadInput[] = [
   { method: 'GET', path: '/api/v1/bookings/:id', params: { id: 'bkg_nope' }, code: 'BOOKING_NOT_FOUND' },
   { method: 'GET', path: '/api/v2/ranking-policies/:id', params: { id: 'pol_nope' }, code: 'POLICY_NOT_FOUND' },
   { method: 'GET', path: '/api/v2/webhooks/deliveries/:id', params: { id: 'dlv_nope' }, code: 'DELIVERY_NOT_FOUND' },
+  { method: 'GET', path: '/api/v2/events/:id', params: { id: 'evt_nope' }, code: 'EVENT_NOT_FOUND' },
+  { method: 'GET', path: '/api/v2/events', query: { type: 'no.such_event' }, code: 'VALIDATION_ERROR', field: 'type' },
+  { method: 'GET', path: '/api/v2/events', query: { since: 'yesterday' }, code: 'VALIDATION_ERROR', field: 'since' },
+  { method: 'GET', path: '/api/v2/events', query: { mode: 'sandbox' }, code: 'VALIDATION_ERROR', field: 'mode' },
   { method: 'DELETE', path: '/api/v2/waitlist/:id', params: { id: 'wl_nope' }, code: 'WAITLIST_ENTRY_NOT_FOUND' },
   {
     method: 'GET',
@@ -479,6 +484,7 @@ const CLIENTS = {
   RankingPolicyService: RankingPolicyServiceClient,
   ResolutionService: ResolutionServiceClient,
   WebhookService: WebhookServiceClient,
+  EventService: EventServiceClient,
 } as const;
 
 /** Replaces `@name` with the fixture id of that name. */

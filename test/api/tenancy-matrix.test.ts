@@ -85,6 +85,7 @@ const PATH_KINDS: Record<string, string> = {
   'manual-review/:providerId': 'reviewProvider',
   'deliveries/:id': 'delivery',
   'webhooks/:deliveryId': 'delivery',
+  'events/:id': 'event',
   'actors/:kind': 'actorKind',
   ':kind/:id': 'actor',
 };
@@ -113,6 +114,7 @@ const FOREIGN: Record<string, { value: string; ways: Way[] }[]> = {
   waitlist: [{ value: '@B.waitlist', ways: WAYS }],
   reviewProvider: [{ value: '@B.reviewProvider', ways: WAYS }],
   delivery: [{ value: '@B.delivery', ways: WAYS }],
+  event: [{ value: '@B.event', ways: WAYS }],
 };
 
 /** Actors are addressed by kind and id together. */
@@ -722,7 +724,10 @@ test.before(async () => {
   );
   await until('B has a webhook delivery', async () => {
     const d = (await b.get('/api/v2/webhooks/deliveries')).body.deliveries;
-    if (d?.[0]) ids['B.delivery'] = d[0].id;
+    if (d?.[0]) {
+      ids['B.delivery'] = d[0].id;
+      ids['B.event'] = d[0].eventId;
+    }
     return Boolean(d?.[0]);
   });
   let last = '';

@@ -251,6 +251,39 @@ test.serial(
   },
 );
 
+test.serial(
+  'events: the envelopes of the last 30 days newest first, filtered by type in the URL, each linked to its subject',
+  async (t) => {
+    const { page, problems } = await openConsole();
+    await viaNavigation(page, 'Events', 'Events');
+    const events = page.getByRole('table', { name: 'Events of the last 30 days, newest first' });
+    await events.getByRole('row').filter({ hasText: 'booking.confirmed' }).waitFor();
+    const api = (await data.org.platform.get('/api/v2/events?limit=50')).body.data;
+    t.deepEqual(
+      await events.locator('tbody tr td:nth-child(4)').allInnerTexts(),
+      api.map((e: any) => e.id),
+      "the rows are the API's events, in its order",
+    );
+    await checkAccessible(t, page, 'Events', { axeAtPhone: true });
+
+    await page.getByLabel('Type').selectOption('booking.confirmed');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await events.locator('tbody tr').filter({ hasNotText: 'booking.confirmed' }).first().waitFor({ state: 'detached' });
+    t.is(new URL(page.url()).searchParams.get('type'), 'booking.confirmed');
+    const rows = events.locator('tbody tr');
+    t.is(await rows.count(), 1);
+    const subject = rows.first().getByRole('link', { name: data.booking.id });
+    t.is(await subject.getAttribute('href'), `/console/bookings/${data.booking.id}`);
+    await rows.first().getByText('Envelope', { exact: true }).click();
+    const shown = JSON.parse(await rows.first().locator('pre.json').innerText());
+    const one = (await data.org.platform.get('/api/v2/events?type=booking.confirmed')).body.data[0];
+    t.deepEqual(shown, one, 'the envelope shown is the one the API answers');
+    t.is(shown.data.bookingId, data.booking.id);
+    t.deepEqual(await seriousAxeFindings(page), [], 'with an envelope open');
+    noProblems(t, problems);
+  },
+);
+
 test.serial('analytics: the figures and three charts drawn on canvases, each with a data table', async (t) => {
   const { page, problems } = await openConsole();
   await viaNavigation(page, 'Analytics', 'Analytics');

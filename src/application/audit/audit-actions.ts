@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = {
   continuityList: { action: 'continuity.list', resourceType: 'continuity' },
   continuityUpdate: { action: 'continuity.update', resourceType: 'continuity' },
   credentialsCheck: { action: 'credentials.check', resourceType: 'api_key' },
+  eventList: { action: 'event.list', resourceType: 'event' },
+  eventRead: { action: 'event.read', resourceType: 'event' },
   holdCreate: { action: 'hold.create', resourceType: 'hold' },
   holdRead: { action: 'hold.read', resourceType: 'hold' },
   holdRelease: { action: 'hold.release', resourceType: 'hold' },

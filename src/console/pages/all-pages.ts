@@ -12,6 +12,7 @@ import { inspectorPage } from './inspector-page.js';
 import { actorInspectorPage } from './actor-inspector-page.js';
 import { webhooksPage } from './webhooks-page.js';
 import { webhookDeliveryPage } from './webhook-delivery-page.js';
+import { eventsPage } from './events-page.js';
 
 /** Every console page, in navigation order. Paths are matched in this order too. */
 export const ALL_PAGES: Page[] = [
@@ -27,5 +28,6 @@ export const ALL_PAGES: Page[] = [
   actorInspectorPage,
   webhooksPage,
   webhookDeliveryPage,
+  eventsPage,
   apiKeysPage,
 ];

@@ -11,6 +11,7 @@ import { careRoutes } from './care-routes.js';
 import { analyticsRoutes } from './analytics-routes.js';
 import { bookingRoutes } from './booking-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
+import { eventRoutes } from './event-routes.js';
 import { inspectorRoutes } from './inspector-routes.js';
 
 /** Every REST route of the service, in documentation order. */
@@ -26,6 +27,7 @@ export const ALL_ROUTES: RouteSpec[] = [
   ...careRoutes,
   ...analyticsRoutes,
   ...webhookRoutes,
+  ...eventRoutes,
   ...inspectorRoutes,
   ...auditRoutes,
 ];

@@ -2368,6 +2368,51 @@ export interface DeliveryList {
   nextPageToken?: string | undefined;
 }
 
+/** Event: the REST shape `Event` of the contract (openapi.json), field for field. */
+export interface Event {
+  /**
+   * The event id (`evt_…`): stable across retries and replays, the `webhook-id` header of its deliveries. Deduplicate
+   * on it. REST: `id`.
+   */
+  id?:
+    | string
+    | undefined;
+  /** The version of the envelope and data shapes: `2026-11-01`. REST: `apiVersion`. */
+  apiVersion?:
+    | string
+    | undefined;
+  /** When the change that caused the event committed. An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Text. REST: `organizationId`. */
+  organizationId?:
+    | string
+    | undefined;
+  /**
+   * The delivery attempt this body is (1 for the first; manual replays go on after 5). Listed events carry their
+   * delivery's latest attempt, 0 when none was made (no webhook subscribed, a test-mode event, not sent yet). A whole
+   * number from 0 to 9007199254740991. REST: `attempt`.
+   */
+  attempt?:
+    | number
+    | undefined;
+  /**
+   * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
+   * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
+   * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
+   * `calendar.reconnect_required`. REST: `type`.
+   */
+  type?:
+    | string
+    | undefined;
+  /**
+   * The event's data; its shape depends on `type` (openapi.json `webhooks` gives each). Free-form JSON (the contract
+   * allows more than one shape here). REST: `data`.
+   */
+  data?: any | undefined;
+}
+
 /** EventType: the REST shape `EventType` of the contract (openapi.json), field for field. */
 export interface EventType {
   /** Text. REST: `id`. */
@@ -13233,6 +13278,183 @@ export const DeliveryList: MessageFns<DeliveryList> = {
     message.deliveries = object.deliveries?.map((e) => Delivery.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.nextPageToken = object.nextPageToken ?? undefined;
+    return message;
+  },
+};
+
+function createBaseEvent(): Event {
+  return { id: "", apiVersion: "", createdAt: undefined, organizationId: "", attempt: 0, type: "", data: undefined };
+}
+
+export const Event: MessageFns<Event> = {
+  encode(message: Event, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.apiVersion !== undefined && message.apiVersion !== "") {
+      writer.uint32(18).string(message.apiVersion);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(26).fork()).join();
+    }
+    if (message.organizationId !== undefined && message.organizationId !== "") {
+      writer.uint32(34).string(message.organizationId);
+    }
+    if (message.attempt !== undefined && message.attempt !== 0) {
+      writer.uint32(40).int64(message.attempt);
+    }
+    if (message.type !== undefined && message.type !== "") {
+      writer.uint32(50).string(message.type);
+    }
+    if (message.data !== undefined) {
+      Value.encode(Value.wrap(message.data), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Event {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.apiVersion = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.attempt = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.data = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Event {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      apiVersion: isSet(object.apiVersion)
+        ? globalThis.String(object.apiVersion)
+        : isSet(object.api_version)
+        ? globalThis.String(object.api_version)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      data: isSet(object?.data) ? object.data : undefined,
+    };
+  },
+
+  toJSON(message: Event): unknown {
+    const obj: any = {};
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.apiVersion !== undefined && message.apiVersion !== "") {
+      obj.apiVersion = message.apiVersion;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.organizationId !== undefined && message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.attempt !== undefined && message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.type !== undefined && message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.data !== undefined) {
+      obj.data = message.data;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Event>): Event {
+    return Event.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Event>): Event {
+    const message = createBaseEvent();
+    message.id = object.id ?? "";
+    message.apiVersion = object.apiVersion ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.organizationId = object.organizationId ?? "";
+    message.attempt = object.attempt ?? 0;
+    message.type = object.type ?? "";
+    message.data = object.data === undefined ? undefined : object.data;
     return message;
   },
 };
