@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, isoTimestamp, name200, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, name200, nonNegativeInt, queryInt, text } from '../fields.js';
 import { ResolutionConstraints, ResolutionPreferences } from './resolution.js';
 
 const limit = () => queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' });
@@ -73,7 +73,7 @@ export const WaitlistEntry = z.object({
   offer: WaitlistOffer.nullable().meta({
     description: 'The current offer while `offered`, the one booked once `booked`.',
   }),
-  offersMade: z.number().int().meta({ description: 'How many offers the entry has been made.' }),
+  offersMade: nonNegativeInt().meta({ description: 'How many offers the entry has been made.' }),
   createdAt: instant(),
   updatedAt: instant(),
   cancelledAt: instant().nullable(),

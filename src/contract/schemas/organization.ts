@@ -32,7 +32,7 @@ export const OrganizationSettingsView = z.object({
   plan: z.enum(PLANS),
   allowUnverifiable: z.boolean(),
   timezone: z.string().nullable(),
-  waitlistOfferTtlSeconds: z.number().int(),
+  waitlistOfferTtlSeconds: z.number().int().min(60).max(3600),
 });
 
 /** An organization as answered. */

@@ -3332,7 +3332,7 @@ export interface OrganizationSettingsView {
   timezone?:
     | string
     | undefined;
-  /** A whole number from -9007199254740991 to 9007199254740991. REST: `waitlistOfferTtlSeconds`. */
+  /** A whole number from 60 to 3600. REST: `waitlistOfferTtlSeconds`. */
   waitlistOfferTtlSeconds?: number | undefined;
 }
 
@@ -5325,10 +5325,7 @@ export interface WaitlistEntry {
   offer?:
     | WaitlistOffer
     | undefined;
-  /**
-   * How many offers the entry has been made. A whole number from -9007199254740991 to 9007199254740991. REST:
-   * `offersMade`.
-   */
+  /** How many offers the entry has been made. A whole number from 0 to 9007199254740991. REST: `offersMade`. */
   offersMade?:
     | number
     | undefined;
