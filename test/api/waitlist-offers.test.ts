@@ -218,3 +218,50 @@ test.serial('waitlistOfferTtlSeconds: default 900, 60..3600', async (t) => {
   });
   t.is(ok.body.settings.waitlistOfferTtlSeconds, 3600);
 });
+
+test.serial(
+  'a schedule added offers free slots to every waiting entry, oldest first, one each; provider data changed admits an entry',
+  async (t) => {
+    const o = await newOrganization(svc, `offer-schedule-${randomUUID().slice(0, 8)}`);
+    const p = await providerWithService(o, { externalId: 'p1', languageCodes: ['en'] }, { schedule: null });
+    const ids: string[] = [];
+    for (const [i, languages] of [['en'], ['en'], ['fr']].entries()) {
+      const e = await o.api.post('/api/v2/waitlist', {
+        serviceId: p.service.id,
+        customer: { name: `Client ${i}`, email: `c${i}@example.com` },
+        constraints: { languageCodes: { anyOf: languages } },
+      });
+      ids.push(e.body.id);
+      clock.advance(1000);
+    }
+    const [first, second, french] = ids as [string, string, string];
+    const schedule = await o.api.post('/api/v2/calendar-connections', {
+      providerId: p.provider.id,
+      timezone: 'America/New_York',
+      days: { tuesday: { enabled: true, slots: [{ start: '09:00', end: '17:00' }] } },
+    });
+    t.is(schedule.status, 200, JSON.stringify(schedule.body));
+    const a = await eventually(
+      () => entry(o, first),
+      (e) => e.status === 'offered',
+      'the first offer',
+    );
+    const b = await eventually(
+      () => entry(o, second),
+      (e) => e.status === 'offered',
+      'the second offer',
+    );
+    t.not(a.offer.slotStart, b.offer.slotStart);
+    t.like(await entry(o, french), { status: 'waiting', offersMade: 0 });
+    // The provider now speaks French: the French entry is offered a slot the others do not hold.
+    const patched = await o.platform.patch(`/api/v2/providers/${p.provider.id}`, { languageCodes: ['en', 'fr'] });
+    t.is(patched.status, 200, JSON.stringify(patched.body));
+    const c = await eventually(
+      () => entry(o, french),
+      (e) => e.status === 'offered',
+      'the French offer',
+    );
+    t.is(new Set([a.offer.slotStart, b.offer.slotStart, c.offer.slotStart]).size, 3);
+    t.is((await entry(o, first)).offersMade, 1, 'an offered entry is not offered again');
+  },
+);

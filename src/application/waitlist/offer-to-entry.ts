@@ -49,17 +49,19 @@ export type OfferAttempt =
   | { outcome: 'taken' };
 
 const DAY_MS = 86_400_000;
+/** How far ahead freed time is offered: the window with its margins stays within a resolution's 14 days. */
+export const OFFER_HORIZON_DAYS = 10;
 /** Beyond every busy time read (the window widened by two days on each side), so the freed time is the only gap. */
 const FAR_MS = 5 * DAY_MS;
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
- * The provider-local dates that cover `[from, to)` in any zone (one day either side), at most 14 days from today.
+ * The provider-local dates that cover `[from, to)` in any zone (a day or two either side), up to OFFER_HORIZON_DAYS ahead.
  * Undefined when the time is over.
  */
 function windowOf(freed: FreedTime, now: Date): { from: string; to: string } | undefined {
   const start = Math.max(freed.from.getTime(), now.getTime());
-  const end = Math.min(freed.to.getTime(), now.getTime() + 12 * DAY_MS);
+  const end = Math.min(freed.to.getTime(), now.getTime() + OFFER_HORIZON_DAYS * DAY_MS);
   if (end <= start) return undefined;
   return { from: dateOf(start - DAY_MS), to: dateOf(end + 2 * DAY_MS) };
 }
