@@ -27,6 +27,7 @@ import {
 import type { Queryable } from '../persistence/database.js';
 import { newId } from '../persistence/new-id.js';
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
+import { queueProviderTime } from './waitlist/queue-provider-time.js';
 import type { AppDeps } from './app-deps.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
@@ -116,6 +117,7 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
           });
           const view = toCalendarConnectionView(row);
           await bumpGraphVersion(tx, caller.organizationId);
+          await queueProviderTime(tx, { ...caller, providerId: provider.id, now });
           await recordAudit(tx, caller, now, {
             ...AUDIT_ACTIONS.calendarConnectionCreate,
             resourceId: view.id,
@@ -189,6 +191,8 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
           if (JSON.stringify(next) === JSON.stringify(calendarConnectionDoc(cur))) return cur;
           const view = toCalendarConnectionView(await updateCalendarConnectionRow(tx, id, next, now));
           await bumpGraphVersion(tx, caller.organizationId);
+          // A schedule widened (or busy overrides removed) may free time for the waitlist.
+          await queueProviderTime(tx, { ...caller, providerId: view.providerId, now });
           await recordAudit(tx, caller, now, {
             ...AUDIT_ACTIONS.calendarConnectionUpdate,
             resourceId: id,

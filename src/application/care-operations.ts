@@ -30,11 +30,17 @@ import {
   findWaitlistEntry,
   insertWaitlistEntry,
   listWaitlistEntries,
-  updateWaitlistEntry,
   type WaitlistDoc,
+  type WaitlistEntryStatus,
 } from '../persistence/waitlist-repository.js';
-import type { AppDeps } from './app-deps.js';
-import type { ReviewQueue } from '../persistence/review-queue.js';
+import { getInitialSnapshot } from 'xstate';
+import { waitlistEntryActorKind } from '../../machines/machine-versions.js';
+import { waitlistEntryMachine } from '../../machines/waitlist-entry-machine.js';
+import { stepCause } from './step-cause.js';
+import { ENTRY_ACTOR_TTL_MS } from './waitlist/follow-entry-actor.js';
+import { releaseOfferHold } from './waitlist/release-offer-hold.js';
+import { stepWaitlistEntry } from './waitlist/step-waitlist-entry.js';
+import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { REVIEW_SIGHTING_WINDOW_MS } from './resolution/review-hand-off.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
@@ -67,7 +73,7 @@ function pageOf(q: { limit?: number | undefined; cursor?: string | undefined }) 
 }
 
 /** CareService operations: continuity records, the waitlist and the manual-review queue (SPEC 4.7, CONTRACT part 7). */
-export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue }): OperationTable {
+export function createCareOperations(deps: ResolutionDeps): OperationTable {
   return {
     CreateContinuity: {
       audit: { ...AUDIT_ACTIONS.continuityCreate, kind: 'write-if-changed' },
@@ -140,13 +146,28 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
           preferences: body.preferences ?? null,
           resolutionId: body.resolutionId ?? null,
           cancelledAt: null,
+          mode: caller.mode,
+          offer: null,
+          offersMade: 0,
+          lapsedSlots: [],
+          bookingId: null,
+          bookedAt: null,
         };
-        return deps.db.transaction(async (tx) => {
+        const id = newId('wl', now.getTime());
+        const actorInput = {
+          entryId: id,
+          organizationId: caller.organizationId,
+          serviceId: body.serviceId,
+          mode: caller.mode,
+        };
+        // The entry's first state is its machine's; the row commits first, then its actor is created.
+        const status = String(getInitialSnapshot(waitlistEntryMachine, { ...actorInput, at: now.toISOString() }).value);
+        const view = await deps.db.transaction(async (tx) => {
           const view = await insertWaitlistEntry(tx, {
-            id: newId('wl', now.getTime()),
+            id,
             platformId: caller.platformId,
             organizationId: caller.organizationId,
-            status: 'waiting',
+            status: status as WaitlistEntryStatus,
             doc,
             now,
           });
@@ -157,6 +178,13 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
           });
           return view;
         });
+        await deps.actors.create(
+          waitlistEntryActorKind,
+          id,
+          { ...actorInput, at: now.toISOString() },
+          { causedBy: stepCause(caller), expireAt: new Date(now.getTime() + ENTRY_ACTOR_TTL_MS) },
+        );
+        return view;
       },
     },
     ListWaitlistEntries: {
@@ -178,20 +206,26 @@ export function createCareOperations(deps: AppDeps & { reviewQueue: ReviewQueue 
         const { id } = parseInput(WaitlistEntryPath, input.params);
         await waitlistEntryOfCaller(deps.db, caller, id);
         const now = deps.clock();
-        return deps.db.transaction(async (tx) => {
-          const stored = await waitlistEntryOfCaller(tx, caller, id, { forUpdate: true });
-          const cur = stored.entry;
-          if (cur.status === 'cancelled') return cur;
-          const doc: WaitlistDoc = { ...stored.doc, cancelledAt: now.toISOString() };
-          const view = await updateWaitlistEntry(tx, id, { status: 'cancelled', doc, now });
-          await recordAudit(tx, caller, now, {
-            ...AUDIT_ACTIONS.waitlistEntryCancel,
-            resourceId: id,
-            before: cur,
-            after: view,
-          });
-          return view;
-        });
+        // The machine decides: a waiting or offered entry is cancelled; a cancelled or booked one answers as it is.
+        const step = await stepWaitlistEntry(
+          deps,
+          id,
+          { type: 'CANCEL', at: now.toISOString() },
+          {
+            caller,
+            audit: AUDIT_ACTIONS.waitlistEntryCancel,
+            check: (stored) => {
+              if (stored.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
+            },
+          },
+        );
+        if (!step) throw new ServiceError('WAITLIST_ENTRY_NOT_FOUND');
+        // An offer cancelled with its entry gives its slot back at once: the hold is released (and its freed time
+        // queued for the next entry), rather than left to lapse.
+        const offer = step.before.doc.offer;
+        if (step.changed && step.before.entry.status === 'offered' && offer)
+          await releaseOfferHold(deps, offer.holdId, caller);
+        return step.entry;
       },
     },
     ListManualReview: {

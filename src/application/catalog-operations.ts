@@ -5,6 +5,7 @@ import { CreateServiceBody, ListEventTypesQuery, ListServicesQuery, ServicePath 
 import { serviceSlug } from '../domain/service-slug.js';
 import { newId } from '../persistence/new-id.js';
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
+import { queueProviderTime } from './waitlist/queue-provider-time.js';
 import {
   countServices,
   findServiceRow,
@@ -79,6 +80,8 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
             );
           const view = toServiceView(row);
           await bumpGraphVersion(tx, caller.organizationId);
+          // A provider newly offering a session type may have time for its waiting entries.
+          await queueProviderTime(tx, { ...caller, providerId: provider.id, now });
           await recordAudit(tx, caller, now, {
             ...AUDIT_ACTIONS.serviceCreate,
             resourceId: view.id,

@@ -83,6 +83,25 @@ export interface CalendarEventData {
   reason: string;
 }
 
+/** `waitlist.offered`: a waitlist entry was offered a freed slot (CONTRACT part 8). */
+export interface WaitlistOfferedData {
+  entryId: string;
+  resolutionId: string;
+  holdId: string;
+  optionId: string;
+  providerId: string;
+  slotStart: string;
+  expiresAt: string;
+}
+
+/** `waitlist.booked`: a waitlist entry's offer was confirmed into a booking. */
+export interface WaitlistBookedData {
+  entryId: string;
+  resolutionId: string;
+  holdId: string;
+  bookingId: string;
+}
+
 /** Every event type and its data. */
 export interface EventDataByType {
   'booking.confirmed': BookingEventData;
@@ -99,6 +118,8 @@ export interface EventDataByType {
   'provider_import.completed': ProviderImportCompletedData;
   'calendar.connection_degraded': CalendarEventData;
   'calendar.reconnect_required': CalendarEventData;
+  'waitlist.offered': WaitlistOfferedData;
+  'waitlist.booked': WaitlistBookedData;
 }
 
 /** An event type of SPEC part 6. */
@@ -209,6 +230,38 @@ export function calendarEventData(c: {
   reason: string;
 }): CalendarEventData {
   return { providerId: c.providerId, calendarConnectionId: c.calendarConnectionId, reason: c.reason };
+}
+
+/** The data of `waitlist.offered`. */
+export function waitlistOfferedData(
+  entryId: string,
+  o: {
+    resolutionId: string;
+    holdId: string;
+    optionId: string;
+    providerId: string;
+    slotStart: string;
+    expiresAt: string;
+  },
+): WaitlistOfferedData {
+  return {
+    entryId,
+    resolutionId: o.resolutionId,
+    holdId: o.holdId,
+    optionId: o.optionId,
+    providerId: o.providerId,
+    slotStart: o.slotStart,
+    expiresAt: o.expiresAt,
+  };
+}
+
+/** The data of `waitlist.booked`. */
+export function waitlistBookedData(
+  entryId: string,
+  o: { resolutionId: string; holdId: string },
+  bookingId: string,
+): WaitlistBookedData {
+  return { entryId, resolutionId: o.resolutionId, holdId: o.holdId, bookingId };
 }
 
 /** An outbox event whose data is checked against its type's declared shape. */

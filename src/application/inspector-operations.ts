@@ -1,5 +1,10 @@
 import type { AnyStateMachine } from 'xstate';
-import { bookingActorKind, holdActorKind, resolutionActorKind } from '../../machines/machine-versions.js';
+import {
+  bookingActorKind,
+  holdActorKind,
+  resolutionActorKind,
+  waitlistEntryActorKind,
+} from '../../machines/machine-versions.js';
 import { parseInput } from '../contract/parse-input.js';
 import { ActorPath, INSPECTED_MACHINES, MachinePath } from '../contract/schemas/inspector.js';
 import { ServiceError } from '../errors/service-error.js';
@@ -19,9 +24,15 @@ const KINDS: Record<(typeof INSPECTED_MACHINES)[number], ActorKind<AnyStateMachi
   resolution: resolutionActorKind,
   hold: holdActorKind,
   booking: bookingActorKind,
+  waitlist_entry: waitlistEntryActorKind,
 };
 
-const NOT_FOUND = { resolution: 'RESOLUTION_NOT_FOUND', hold: 'HOLD_NOT_FOUND', booking: 'BOOKING_NOT_FOUND' } as const;
+const NOT_FOUND = {
+  resolution: 'RESOLUTION_NOT_FOUND',
+  hold: 'HOLD_NOT_FOUND',
+  booking: 'BOOKING_NOT_FOUND',
+  waitlist_entry: 'WAITLIST_ENTRY_NOT_FOUND',
+} as const;
 
 /** The catalogue, described once per process: the machines do not change while it runs. */
 const CATALOGUE = INSPECTED_MACHINES.map((name) => {

@@ -12,6 +12,7 @@ import {
   insertOrganization,
   listOrganizations,
   updateOrganization,
+  WAITLIST_OFFER_TTL_DEFAULT,
 } from '../persistence/organization-repository.js';
 import { readOrganizationOverviewCounts } from '../persistence/organization-overview-counts.js';
 import { newId } from '../persistence/new-id.js';
@@ -49,6 +50,7 @@ export function createOrganizationOperations(deps: OrganizationDeps): OperationT
           plan: body.settings?.plan ?? 'free',
           allowUnverifiable: body.settings?.allowUnverifiable ?? false,
           timezone: body.settings?.timezone ?? null,
+          waitlistOfferTtlSeconds: body.settings?.waitlistOfferTtlSeconds ?? WAITLIST_OFFER_TTL_DEFAULT,
         };
         return deps.db.transaction(async (tx) => {
           const org = await insertOrganization(tx, {

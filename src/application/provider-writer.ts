@@ -1,4 +1,5 @@
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
+import { queueProviderTime } from './waitlist/queue-provider-time.js';
 import { storeEvent } from '../persistence/event-outbox.js';
 import { outboxEvent, professionalEventData } from './event-data.js';
 import { newId } from '../persistence/new-id.js';
@@ -77,6 +78,8 @@ export async function updateProviderRecord(
   if (!providerStateChanged(cur, next)) return { view: cur, changed: false };
   const view = toProviderView(await updateProviderRow(tx, cur.id, { ...next, now: ctx.now }));
   await graphChanged(tx, ctx);
+  // Changed data may admit waiting entries the provider failed before.
+  await queueProviderTime(tx, { ...ctx, providerId: cur.id });
   await storeEvent(
     tx,
     outboxEvent('professional.updated', professionalEventData(view), {

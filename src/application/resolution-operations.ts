@@ -15,36 +15,12 @@ import { optionalIdempotencyKey, requireIdempotencyKey } from './idempotency.js'
 import { withIdempotency } from './with-idempotency.js';
 import { createResolution } from './resolution/create-resolution.js';
 import type { ResolutionRequest } from './resolution/resolution-request.js';
+import { resolutionRequestOfV2 } from './resolution/resolution-request-of-v2.js';
 import { accessResolution } from './resolution/read-resolution.js';
 import { buildCandidates, pageCandidates } from './resolution/list-candidates.js';
 import { listResolutions } from './resolution/list-resolutions.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { AUDIT_ACTIONS } from './audit/audit-actions.js';
-
-/** Maps a validated v2 body onto the resolution request. */
-function fromV2(b: z.output<typeof CreateResolutionBody>): ResolutionRequest {
-  const c = b.constraints ?? {};
-  const constraints: EligibilityRequest = {
-    languageCodes: c.languageCodes?.anyOf,
-    modalityCodes: c.modalityCodes?.anyOf,
-    licenseRegionCodes: c.licenseRegionCodes?.anyOf,
-    insurancePlanCodes: c.insurancePlanCodes?.anyOf,
-    ageGroupCodes: c.ageGroupCodes?.anyOf,
-    specialtyCodes: c.specialtyCodes?.anyOf,
-    professionCodes: c.professionCodes?.anyOf,
-    serviceRegionCodes: c.serviceRegionCodes?.anyOf,
-    acceptsNewClients: c.acceptsNewClients,
-  };
-  return {
-    service: b.serviceId,
-    acceptSlug: false,
-    constraints,
-    preferences: b.preferences ?? {},
-    dateRange: b.dateRange,
-    policyId: b.policyId,
-    maxOptionsPerProvider: b.maxOptionsPerProvider ?? 3,
-  };
-}
 
 /** Maps a validated v1 body (plain values, v1 or v2 names; license region ignored) onto the resolution request. */
 function fromV1(b: z.output<typeof CreateResolutionV1Body>): ResolutionRequest {
@@ -78,7 +54,7 @@ export function createResolutionOperations(deps: ResolutionDeps): OperationTable
         const key = requireIdempotencyKey(input.headers);
         const body = parseInput(CreateResolutionBody, input.body);
         return withIdempotency(deps.idempotency, caller, 'resolutions', key, input.body, () =>
-          createResolution(deps, caller, fromV2(body)),
+          createResolution(deps, caller, resolutionRequestOfV2(body)),
         );
       },
     },

@@ -19,6 +19,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'booking.completed',
   'calendar.connection_degraded',
   'calendar.reconnect_required',
+  'waitlist.offered',
+  'waitlist.booked',
 ] as const;
 
 /** An event type the service emits. */

@@ -1,13 +1,32 @@
 import { tagChange, type Queryable } from './database.js';
 import { keysetPage } from './keyset-page.js';
 
+/** The default of the `waitlistOfferTtlSeconds` setting (CONTRACT part 8). */
+export const WAITLIST_OFFER_TTL_DEFAULT = 900;
+
+/** An organization's waitlist offer lifetime in seconds (its setting, or the default). */
+export async function waitlistOfferTtlSeconds(db: Queryable, organizationId: string): Promise<number> {
+  const r = await db.query({
+    name: 'waitlist-offer-ttl',
+    text: `SELECT settings->'waitlistOfferTtlSeconds' AS ttl FROM organizations WHERE id = $1`,
+    values: [organizationId],
+  });
+  const ttl = r.rows[0]?.ttl;
+  return typeof ttl === 'number' ? ttl : WAITLIST_OFFER_TTL_DEFAULT;
+}
+
 /** An organization row mapped to its answer shape. */
 export interface OrganizationRecord {
   id: string;
   platformId: string;
   externalId: string;
   name: string;
-  settings: { plan: 'free' | 'launch' | 'scale' | 'enterprise'; allowUnverifiable: boolean; timezone: string | null };
+  settings: {
+    plan: 'free' | 'launch' | 'scale' | 'enterprise';
+    allowUnverifiable: boolean;
+    timezone: string | null;
+    waitlistOfferTtlSeconds: number;
+  };
   providerGraphVersion: number;
   createdAt: string;
   updatedAt: string;
@@ -21,7 +40,12 @@ export function toOrganization(row: Record<string, any>): OrganizationRecord {
     platformId: row.platform_id,
     externalId: row.external_id,
     name: row.name,
-    settings: { plan: s.plan ?? 'free', allowUnverifiable: s.allowUnverifiable ?? false, timezone: s.timezone ?? null },
+    settings: {
+      plan: s.plan ?? 'free',
+      allowUnverifiable: s.allowUnverifiable ?? false,
+      timezone: s.timezone ?? null,
+      waitlistOfferTtlSeconds: s.waitlistOfferTtlSeconds ?? WAITLIST_OFFER_TTL_DEFAULT,
+    },
     providerGraphVersion: Number(row.graph_version),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -3,6 +3,7 @@ import { ActorNotFoundError } from '../persistence/actor-store-errors.js';
 import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
 import { expireHold } from '../application/booking/hold-flows.js';
 import { completeBooking } from '../application/booking/complete-booking.js';
+import { lapseOffer } from '../application/waitlist/lapse-offer.js';
 import { expireResolution } from '../application/resolution/expire-resolution.js';
 
 /** Extra timer handlers by `kind|name` (holds and bookings register theirs). */
@@ -17,6 +18,7 @@ export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandle
     'resolution|expire': (id) => expireResolution(deps, id),
     'hold|expire': (id) => expireHold(deps, id),
     'booking|complete': (id) => completeBooking(deps, id),
+    'waitlist_entry|lapse': (id) => lapseOffer(deps, id),
     ...extra,
   };
   return async (timer: TimerRef): Promise<void> => {

@@ -10,11 +10,12 @@ import type { AuditWorkers } from './create-audit-workers.js';
 import type { Worker } from './worker.js';
 import { createWebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookSender } from './webhook-sender.js';
+import { createWaitlistOfferWorker } from './waitlist-offer-worker.js';
 
 /**
  * Builds the background workers of this process: import jobs, durable timers, the manual-review recorder, the audit
  * drain and sequencer (when given), the webhook dispatcher and sender, the sweepers of day-old idempotent answers and
- * of events over 30 days old, and
+ * of events over 30 days old, the waitlist offer worker, and
  * (with SMTP_URL) the e-mail outbox.
  */
 export function createWorkers(
@@ -23,6 +24,7 @@ export function createWorkers(
     log: (msg: string, extra?: Record<string, unknown>) => void;
     timerHandlers?: TimerHandlers;
     timerIntervalMs?: number;
+    waitlistPollMs?: number;
     audit?: AuditWorkers;
   },
 ): Worker {
@@ -44,6 +46,7 @@ export function createWorkers(
       intervalMs: opts.timerIntervalMs ?? 250,
       onError: (err, timer) => opts.log('timer failed', { timer, error: String(err) }),
     }),
+    createWaitlistOfferWorker(deps, { log: opts.log, ...(opts.waitlistPollMs ? { pollMs: opts.waitlistPollMs } : {}) }),
     ...(opts.audit?.workers ?? []),
   ];
   if (deps.config.smtpUrl) {

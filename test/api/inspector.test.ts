@@ -3,7 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { toDirectedGraph, type DirectedGraphNode } from 'xstate/graph';
-import { bookingActorKind, holdActorKind, resolutionActorKind } from '../../machines/machine-versions.js';
+import {
+  bookingActorKind,
+  holdActorKind,
+  resolutionActorKind,
+  waitlistEntryActorKind,
+} from '../../machines/machine-versions.js';
 import { InspectorServiceClient } from '../../src/gen/scheduling/v1/inspector_service.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { createTestClock } from '../helpers/test-clock.js';
@@ -79,13 +84,13 @@ function graphEdges(machine: AnyStateMachine): string[] {
 const flatStates = (states: { id: string; states: unknown[] }[]): string[] =>
   states.flatMap((s) => [s.id, ...flatStates(s.states as never)]);
 
-test('the catalogue lists the three machines as their definitions declare them', async (t) => {
+test('the catalogue lists the four machines as their definitions declare them', async (t) => {
   const { o } = await resolved('catalogue');
   const res = await o.api.get('/api/v2/inspector/machines');
   t.is(res.status, 200, JSON.stringify(res.body));
   const byId = new Map<string, any>(res.body.machines.map((m: { id: string }) => [m.id, m]));
-  t.deepEqual([...byId.keys()], ['resolution', 'hold', 'booking']);
-  for (const kind of [resolutionActorKind, holdActorKind, bookingActorKind]) {
+  t.deepEqual([...byId.keys()], ['resolution', 'hold', 'booking', 'waitlist_entry']);
+  for (const kind of [resolutionActorKind, holdActorKind, bookingActorKind, waitlistEntryActorKind]) {
     const m = byId.get(kind.machine.id);
     t.is(m.version, kind.version);
     t.deepEqual(flatStates(m.states).sort(), nodeIds(kind.machine.root).sort(), kind.name);

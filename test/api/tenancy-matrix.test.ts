@@ -123,12 +123,13 @@ const FOREIGN_ACTORS = [
   ['hold', '@B.hold'],
   ['booking', '@B.bookingV2'],
   ['booking', '@B.bookingV1'],
+  ['waitlist_entry', '@B.waitlist'],
 ] as const;
 
 /** Path parameters that name no tenant's resource, each with why. */
 const PATH_EXCEPTIONS: Record<string, string> = {
   'GET /api/v2/inspector/machines/:machine params.machine':
-    'a machine of the global catalogue (resolution, hold, booking), the same for every key',
+    'a machine of the global catalogue (resolution, hold, booking, waitlist entry), the same for every key',
   'GET /api/v1/bookings/:id/confirm params.id':
     'the e-mailed link takes no key (auth none): its token is the credential, and a wrong token is 404 (test/api/bookings-v1.test.ts)',
 };

@@ -143,7 +143,7 @@ const noProblems = (t: ExecutionContext, problems: PageProblems) =>
   t.deepEqual(problems, { cspViolations: [], pageErrors: [], consoleErrors: [] });
 
 test.serial(
-  'the catalogue draws the three machines from their definitions, with states, events and transitions',
+  'the catalogue draws the four machines from their definitions, with states, events and transitions',
   async (t) => {
     const { page, problems } = await openConsole();
     await page
@@ -151,10 +151,10 @@ test.serial(
       .getByRole('link', { name: 'Inspector', exact: true })
       .click();
     await page.getByRole('heading', { level: 1, name: 'Inspector' }).waitFor();
-    // Graphviz (WebAssembly) ran under the page's CSP: three drawings, each named for what it shows.
+    // Graphviz (WebAssembly) ran under the page's CSP: four drawings, each named for what it shows.
     const drawings = page.locator('figure.diagram svg[role="img"]');
-    await drawings.nth(2).waitFor();
-    t.is(await drawings.count(), 3);
+    await drawings.nth(3).waitFor();
+    t.is(await drawings.count(), 4);
     const labels = await drawings.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
     t.deepEqual(
       labels.map((l) => l?.match(/the (\w+) machine, version (\d+)/)?.slice(1)),
@@ -162,6 +162,7 @@ test.serial(
         ['resolution', '1'],
         ['hold', '1'],
         ['booking', '1'],
+        ['waitlist_entry', '1'],
       ],
     );
     t.true((await drawings.nth(2).locator('g.node text').allTextContents()).includes('cancelled'));

@@ -25,6 +25,7 @@ import { holdEndOf, holdStep, type HoldRow } from './hold-state.js';
 import { slotUnavailable } from '../../persistence/slot-claims.js';
 import { endLapsedHolds } from './end-lapsed-holds.js';
 import { writeBookingActor } from './write-booking-actor.js';
+import { bookOffer } from '../waitlist/book-offer.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 /** A validated confirm body. */
@@ -220,6 +221,10 @@ export async function confirmResolution(
           },
         ),
       ]);
+      // A waitlist offer's resolution books its entry (CONTRACT part 8). The booking stands either way: a failure here
+      // is repaired by the entry's lapse timer, which finds the offer's hold consumed.
+      if (record.waitlistEntryId)
+        await bookOffer(deps, record.waitlistEntryId, { resolutionId, bookingId, at }).catch(() => undefined);
       return view;
     }
     // Nothing written: the resolution's copy of the names is stale, the option's holds changed meanwhile, or a hold

@@ -14,6 +14,8 @@ export interface ResolutionRecord {
   organizationId: string;
   platformId: string;
   response: Record<string, any>;
+  /** The waitlist entry this resolution was made to offer a freed slot to (CONTRACT part 8), if any. */
+  waitlistEntryId?: string;
   /** The options with their internal data for holds and confirmation. */
   options: {
     optionId: string;

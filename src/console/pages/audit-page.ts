@@ -13,7 +13,7 @@ type AuditEvent = z.infer<typeof AuditEventSchema>;
 const FILTERS = ['action', 'resource_type', 'resource_id'];
 
 /** Kinds of resources the inspector follows: their audit rows link there. */
-const INSPECTED = new Set(['resolution', 'hold', 'booking']);
+const INSPECTED = new Set(['resolution', 'hold', 'booking', 'waitlist_entry']);
 
 function resourceCell(e: AuditEvent): Node | string {
   if (!e.resource_id) return '—';

@@ -14,7 +14,7 @@ export type MachineBody = z.infer<typeof Machine>;
 type Transition = MachineBody['transitions'][number];
 
 /** The actor kinds, which are also the machines' names. */
-export const ACTOR_KINDS = ['resolution', 'hold', 'booking'] as const;
+export const ACTOR_KINDS = ['resolution', 'hold', 'booking', 'waitlist_entry'] as const;
 
 /** A state node id without its machine's prefix (`booking.confirmed` → `confirmed`). */
 export const stateKey = (machine: string, id: string): string =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, isoTimestamp, name200, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, name200, nonNegativeInt, queryInt, text } from '../fields.js';
 import { ResolutionConstraints, ResolutionPreferences } from './resolution.js';
 
 const limit = () => queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' });
@@ -28,8 +28,17 @@ export const ContinuityRecord = z.object({
   createdAt: instant(),
 });
 
-/** Waitlist statuses. */
-export const WaitlistStatus = z.enum(['waiting', 'cancelled']);
+/** Waitlist statuses (CONTRACT part 8): `waiting` -> `offered` -> `booked`, back to `waiting` when an offer lapses. */
+export const WaitlistStatus = z.enum(['waiting', 'offered', 'booked', 'cancelled']);
+
+/** The offer a waitlist entry holds: a resolution and a hold on a freed slot, both expiring at `expiresAt`. */
+export const WaitlistOffer = z.object({
+  resolutionId: z.string(),
+  holdId: z.string().meta({ description: 'Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm.' }),
+  optionId: z.string(),
+  slotStart: instant(),
+  expiresAt: instant(),
+});
 
 /** Body of POST /api/v2/waitlist. */
 export const CreateWaitlistEntryBody = z.object({
@@ -61,6 +70,10 @@ export const WaitlistEntry = z.object({
   constraints: z.record(z.string(), z.unknown()).nullable(),
   preferences: z.record(z.string(), z.unknown()).nullable(),
   resolutionId: z.string().nullable(),
+  offer: WaitlistOffer.nullable().meta({
+    description: 'The current offer while `offered`, the one booked once `booked`.',
+  }),
+  offersMade: nonNegativeInt().meta({ description: 'How many offers the entry has been made.' }),
   createdAt: instant(),
   updatedAt: instant(),
   cancelledAt: instant().nullable(),

@@ -120,6 +120,23 @@ export const EVENT_DATA_SCHEMAS = {
   'calendar.reconnect_required': calendarData.meta({
     description: "A provider's calendar feed refused access: the connection must be made again.",
   }),
+  'waitlist.offered': z
+    .object({
+      entryId: z.string(),
+      resolutionId: z.string(),
+      holdId: z.string(),
+      optionId: z.string(),
+      providerId: z.string(),
+      slotStart: instant(),
+      expiresAt: instant().meta({ description: 'When the offer (its resolution and its hold) ends.' }),
+    })
+    .meta({
+      description:
+        'A waitlist entry was offered freed time: a resolution and a hold on the slot, for the usual confirm.',
+    }),
+  'waitlist.booked': z
+    .object({ entryId: z.string(), resolutionId: z.string(), holdId: z.string(), bookingId: z.string() })
+    .meta({ description: "A waitlist entry's offer was confirmed into a booking." }),
 } satisfies Record<WebhookEventTypeName, z.ZodObject>;
 
 /** The data of `webhook.test`, sent only by POST /api/v2/webhooks/test (never stored, never listed). */

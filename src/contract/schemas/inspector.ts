@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { instant, nonNegativeInt, text } from '../fields.js';
 
 /** The machines the inspector knows, which are also the kinds of actors it shows. */
-export const INSPECTED_MACHINES = ['resolution', 'hold', 'booking'] as const;
+export const INSPECTED_MACHINES = ['resolution', 'hold', 'booking', 'waitlist_entry'] as const;
 
 /** A machine name (and actor kind): `resolution`, `hold` or `booking`. */
 export const MachineName = z.enum(INSPECTED_MACHINES);

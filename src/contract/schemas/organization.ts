@@ -9,6 +9,9 @@ export const OrganizationSettings = z.object({
   plan: z.enum(PLANS).optional(),
   allowUnverifiable: z.boolean().optional(),
   timezone: ianaTimezone().optional(),
+  waitlistOfferTtlSeconds: z.number().int().min(60).max(3600).optional().meta({
+    description: 'How long a waitlist offer (its resolution and hold) lasts, in seconds: 60..3600, default 900.',
+  }),
 });
 
 /** Body of POST /api/v2/organizations. */
@@ -29,6 +32,7 @@ export const OrganizationSettingsView = z.object({
   plan: z.enum(PLANS),
   allowUnverifiable: z.boolean(),
   timezone: z.string().nullable(),
+  waitlistOfferTtlSeconds: z.number().int().min(60).max(3600),
 });
 
 /** An organization as answered. */

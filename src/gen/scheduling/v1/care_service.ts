@@ -277,7 +277,7 @@ export interface ListWaitlistEntriesRequest {
   bodyJson?:
     | string
     | undefined;
-  /** One of `waiting`, `cancelled` in REST. Optional. REST: `status` in the query string. */
+  /** One of `waiting`, `offered`, `booked`, `cancelled` in REST. Optional. REST: `status` in the query string. */
   status?:
     | ListWaitlistEntriesRequest_Status
     | undefined;
@@ -303,6 +303,10 @@ export enum ListWaitlistEntriesRequest_Status {
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
   /** STATUS_WAITING - REST `waiting`. */
   STATUS_WAITING = "STATUS_WAITING",
+  /** STATUS_OFFERED - REST `offered`. */
+  STATUS_OFFERED = "STATUS_OFFERED",
+  /** STATUS_BOOKED - REST `booked`. */
+  STATUS_BOOKED = "STATUS_BOOKED",
   /** STATUS_CANCELLED - REST `cancelled`. */
   STATUS_CANCELLED = "STATUS_CANCELLED",
   UNRECOGNIZED = "UNRECOGNIZED",
@@ -316,6 +320,12 @@ export function listWaitlistEntriesRequest_StatusFromJSON(object: any): ListWait
     case 1:
     case "STATUS_WAITING":
       return ListWaitlistEntriesRequest_Status.STATUS_WAITING;
+    case 3:
+    case "STATUS_OFFERED":
+      return ListWaitlistEntriesRequest_Status.STATUS_OFFERED;
+    case 4:
+    case "STATUS_BOOKED":
+      return ListWaitlistEntriesRequest_Status.STATUS_BOOKED;
     case 2:
     case "STATUS_CANCELLED":
       return ListWaitlistEntriesRequest_Status.STATUS_CANCELLED;
@@ -332,6 +342,10 @@ export function listWaitlistEntriesRequest_StatusToJSON(object: ListWaitlistEntr
       return "STATUS_UNSPECIFIED";
     case ListWaitlistEntriesRequest_Status.STATUS_WAITING:
       return "STATUS_WAITING";
+    case ListWaitlistEntriesRequest_Status.STATUS_OFFERED:
+      return "STATUS_OFFERED";
+    case ListWaitlistEntriesRequest_Status.STATUS_BOOKED:
+      return "STATUS_BOOKED";
     case ListWaitlistEntriesRequest_Status.STATUS_CANCELLED:
       return "STATUS_CANCELLED";
     case ListWaitlistEntriesRequest_Status.UNRECOGNIZED:
@@ -346,6 +360,10 @@ export function listWaitlistEntriesRequest_StatusToNumber(object: ListWaitlistEn
       return 0;
     case ListWaitlistEntriesRequest_Status.STATUS_WAITING:
       return 1;
+    case ListWaitlistEntriesRequest_Status.STATUS_OFFERED:
+      return 3;
+    case ListWaitlistEntriesRequest_Status.STATUS_BOOKED:
+      return 4;
     case ListWaitlistEntriesRequest_Status.STATUS_CANCELLED:
       return 2;
     case ListWaitlistEntriesRequest_Status.UNRECOGNIZED:

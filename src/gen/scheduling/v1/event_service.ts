@@ -51,7 +51,8 @@ export interface ListEventsRequest {
    * Only events of this type. One of `professional.created`, `professional.updated`, `provider_import.completed`,
    * `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`,
    * `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
-   * `calendar.connection_degraded`, `calendar.reconnect_required`. Optional. REST: `type` in the query string.
+   * `calendar.connection_degraded`, `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional.
+   * REST: `type` in the query string.
    */
   type?:
     | string

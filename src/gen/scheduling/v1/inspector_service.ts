@@ -93,7 +93,10 @@ export interface GetMachineRequest {
   bodyJson?:
     | string
     | undefined;
-  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `machine` in the path (`:machine`). */
+  /**
+   * One of `resolution`, `hold`, `booking`, `waitlist_entry` in REST. Required. REST: `machine` in the path
+   * (`:machine`).
+   */
   machine?: GetMachineRequest_Machine | undefined;
 }
 
@@ -107,6 +110,8 @@ export enum GetMachineRequest_Machine {
   MACHINE_HOLD = "MACHINE_HOLD",
   /** MACHINE_BOOKING - REST `booking`. */
   MACHINE_BOOKING = "MACHINE_BOOKING",
+  /** MACHINE_WAITLIST_ENTRY - REST `waitlist_entry`. */
+  MACHINE_WAITLIST_ENTRY = "MACHINE_WAITLIST_ENTRY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -124,6 +129,9 @@ export function getMachineRequest_MachineFromJSON(object: any): GetMachineReques
     case 3:
     case "MACHINE_BOOKING":
       return GetMachineRequest_Machine.MACHINE_BOOKING;
+    case 4:
+    case "MACHINE_WAITLIST_ENTRY":
+      return GetMachineRequest_Machine.MACHINE_WAITLIST_ENTRY;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -141,6 +149,8 @@ export function getMachineRequest_MachineToJSON(object: GetMachineRequest_Machin
       return "MACHINE_HOLD";
     case GetMachineRequest_Machine.MACHINE_BOOKING:
       return "MACHINE_BOOKING";
+    case GetMachineRequest_Machine.MACHINE_WAITLIST_ENTRY:
+      return "MACHINE_WAITLIST_ENTRY";
     case GetMachineRequest_Machine.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -157,6 +167,8 @@ export function getMachineRequest_MachineToNumber(object: GetMachineRequest_Mach
       return 2;
     case GetMachineRequest_Machine.MACHINE_BOOKING:
       return 3;
+    case GetMachineRequest_Machine.MACHINE_WAITLIST_ENTRY:
+      return 4;
     case GetMachineRequest_Machine.UNRECOGNIZED:
     default:
       return -1;
@@ -208,7 +220,7 @@ export interface GetActorRequest {
   bodyJson?:
     | string
     | undefined;
-  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `kind` in the path (`:kind`). */
+  /** One of `resolution`, `hold`, `booking`, `waitlist_entry` in REST. Required. REST: `kind` in the path (`:kind`). */
   kind?:
     | GetActorRequest_Kind
     | undefined;
@@ -226,6 +238,8 @@ export enum GetActorRequest_Kind {
   KIND_HOLD = "KIND_HOLD",
   /** KIND_BOOKING - REST `booking`. */
   KIND_BOOKING = "KIND_BOOKING",
+  /** KIND_WAITLIST_ENTRY - REST `waitlist_entry`. */
+  KIND_WAITLIST_ENTRY = "KIND_WAITLIST_ENTRY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -243,6 +257,9 @@ export function getActorRequest_KindFromJSON(object: any): GetActorRequest_Kind 
     case 3:
     case "KIND_BOOKING":
       return GetActorRequest_Kind.KIND_BOOKING;
+    case 4:
+    case "KIND_WAITLIST_ENTRY":
+      return GetActorRequest_Kind.KIND_WAITLIST_ENTRY;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -260,6 +277,8 @@ export function getActorRequest_KindToJSON(object: GetActorRequest_Kind): string
       return "KIND_HOLD";
     case GetActorRequest_Kind.KIND_BOOKING:
       return "KIND_BOOKING";
+    case GetActorRequest_Kind.KIND_WAITLIST_ENTRY:
+      return "KIND_WAITLIST_ENTRY";
     case GetActorRequest_Kind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -276,6 +295,8 @@ export function getActorRequest_KindToNumber(object: GetActorRequest_Kind): numb
       return 2;
     case GetActorRequest_Kind.KIND_BOOKING:
       return 3;
+    case GetActorRequest_Kind.KIND_WAITLIST_ENTRY:
+      return 4;
     case GetActorRequest_Kind.UNRECOGNIZED:
     default:
       return -1;
@@ -327,7 +348,7 @@ export interface WatchActorRequest {
   bodyJson?:
     | string
     | undefined;
-  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `kind` in the path (`:kind`). */
+  /** One of `resolution`, `hold`, `booking`, `waitlist_entry` in REST. Required. REST: `kind` in the path (`:kind`). */
   kind?:
     | WatchActorRequest_Kind
     | undefined;
@@ -345,6 +366,8 @@ export enum WatchActorRequest_Kind {
   KIND_HOLD = "KIND_HOLD",
   /** KIND_BOOKING - REST `booking`. */
   KIND_BOOKING = "KIND_BOOKING",
+  /** KIND_WAITLIST_ENTRY - REST `waitlist_entry`. */
+  KIND_WAITLIST_ENTRY = "KIND_WAITLIST_ENTRY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -362,6 +385,9 @@ export function watchActorRequest_KindFromJSON(object: any): WatchActorRequest_K
     case 3:
     case "KIND_BOOKING":
       return WatchActorRequest_Kind.KIND_BOOKING;
+    case 4:
+    case "KIND_WAITLIST_ENTRY":
+      return WatchActorRequest_Kind.KIND_WAITLIST_ENTRY;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -379,6 +405,8 @@ export function watchActorRequest_KindToJSON(object: WatchActorRequest_Kind): st
       return "KIND_HOLD";
     case WatchActorRequest_Kind.KIND_BOOKING:
       return "KIND_BOOKING";
+    case WatchActorRequest_Kind.KIND_WAITLIST_ENTRY:
+      return "KIND_WAITLIST_ENTRY";
     case WatchActorRequest_Kind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -395,6 +423,8 @@ export function watchActorRequest_KindToNumber(object: WatchActorRequest_Kind): 
       return 2;
     case WatchActorRequest_Kind.KIND_BOOKING:
       return 3;
+    case WatchActorRequest_Kind.KIND_WAITLIST_ENTRY:
+      return 4;
     case WatchActorRequest_Kind.UNRECOGNIZED:
     default:
       return -1;

@@ -85,7 +85,7 @@ export interface ActorTimer {
 
 /** ActorView: the REST shape `ActorView` of the contract (openapi.json), field for field. */
 export interface ActorView {
-  /** One of `resolution`, `hold`, `booking` in REST. REST: `kind`. */
+  /** One of `resolution`, `hold`, `booking`, `waitlist_entry` in REST. REST: `kind`. */
   kind?:
     | ActorView_Kind
     | undefined;
@@ -149,6 +149,8 @@ export enum ActorView_Kind {
   KIND_HOLD = "KIND_HOLD",
   /** KIND_BOOKING - REST `booking`. */
   KIND_BOOKING = "KIND_BOOKING",
+  /** KIND_WAITLIST_ENTRY - REST `waitlist_entry`. */
+  KIND_WAITLIST_ENTRY = "KIND_WAITLIST_ENTRY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -166,6 +168,9 @@ export function actorView_KindFromJSON(object: any): ActorView_Kind {
     case 3:
     case "KIND_BOOKING":
       return ActorView_Kind.KIND_BOOKING;
+    case 4:
+    case "KIND_WAITLIST_ENTRY":
+      return ActorView_Kind.KIND_WAITLIST_ENTRY;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -183,6 +188,8 @@ export function actorView_KindToJSON(object: ActorView_Kind): string {
       return "KIND_HOLD";
     case ActorView_Kind.KIND_BOOKING:
       return "KIND_BOOKING";
+    case ActorView_Kind.KIND_WAITLIST_ENTRY:
+      return "KIND_WAITLIST_ENTRY";
     case ActorView_Kind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -199,6 +206,8 @@ export function actorView_KindToNumber(object: ActorView_Kind): number {
       return 2;
     case ActorView_Kind.KIND_BOOKING:
       return 3;
+    case ActorView_Kind.KIND_WAITLIST_ENTRY:
+      return 4;
     case ActorView_Kind.UNRECOGNIZED:
     default:
       return -1;
@@ -2401,7 +2410,7 @@ export interface Event {
    * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
    * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
    * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
-   * `calendar.reconnect_required`. REST: `type`.
+   * `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. REST: `type`.
    */
   type?:
     | string
@@ -3276,7 +3285,14 @@ export interface OrganizationSettings {
     | boolean
     | undefined;
   /** Text of at most 100 characters. Optional. REST: `timezone`. */
-  timezone?: string | undefined;
+  timezone?:
+    | string
+    | undefined;
+  /**
+   * How long a waitlist offer (its resolution and hold) lasts, in seconds: 60..3600, default 900. A whole number from
+   * 60 to 3600. Optional. REST: `waitlistOfferTtlSeconds`.
+   */
+  waitlistOfferTtlSeconds?: number | undefined;
 }
 
 /** The values of `plan`; `PLAN_UNSPECIFIED` means not given. */
@@ -3368,7 +3384,11 @@ export interface OrganizationSettingsView {
     | boolean
     | undefined;
   /** Text. Unset when the REST answer leaves it out or has null. REST: `timezone`. */
-  timezone?: string | undefined;
+  timezone?:
+    | string
+    | undefined;
+  /** A whole number from 60 to 3600. REST: `waitlistOfferTtlSeconds`. */
+  waitlistOfferTtlSeconds?: number | undefined;
 }
 
 /** The values of `plan`; `PLAN_UNSPECIFIED` means not given. */
@@ -5329,7 +5349,7 @@ export interface WaitlistEntry {
   id?:
     | string
     | undefined;
-  /** One of `waiting`, `cancelled` in REST. REST: `status`. */
+  /** One of `waiting`, `offered`, `booked`, `cancelled` in REST. REST: `status`. */
   status?:
     | WaitlistEntry_Status
     | undefined;
@@ -5353,6 +5373,17 @@ export interface WaitlistEntry {
   resolutionId?:
     | string
     | undefined;
+  /**
+   * The current offer while `offered`, the one booked once `booked`. Unset when the REST answer leaves it out or has
+   * null. REST: `offer`.
+   */
+  offer?:
+    | WaitlistOffer
+    | undefined;
+  /** How many offers the entry has been made. A whole number from 0 to 9007199254740991. REST: `offersMade`. */
+  offersMade?:
+    | number
+    | undefined;
   /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
   createdAt?:
     | Date
@@ -5371,6 +5402,10 @@ export enum WaitlistEntry_Status {
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
   /** STATUS_WAITING - REST `waiting`. */
   STATUS_WAITING = "STATUS_WAITING",
+  /** STATUS_OFFERED - REST `offered`. */
+  STATUS_OFFERED = "STATUS_OFFERED",
+  /** STATUS_BOOKED - REST `booked`. */
+  STATUS_BOOKED = "STATUS_BOOKED",
   /** STATUS_CANCELLED - REST `cancelled`. */
   STATUS_CANCELLED = "STATUS_CANCELLED",
   UNRECOGNIZED = "UNRECOGNIZED",
@@ -5384,6 +5419,12 @@ export function waitlistEntry_StatusFromJSON(object: any): WaitlistEntry_Status 
     case 1:
     case "STATUS_WAITING":
       return WaitlistEntry_Status.STATUS_WAITING;
+    case 3:
+    case "STATUS_OFFERED":
+      return WaitlistEntry_Status.STATUS_OFFERED;
+    case 4:
+    case "STATUS_BOOKED":
+      return WaitlistEntry_Status.STATUS_BOOKED;
     case 2:
     case "STATUS_CANCELLED":
       return WaitlistEntry_Status.STATUS_CANCELLED;
@@ -5400,6 +5441,10 @@ export function waitlistEntry_StatusToJSON(object: WaitlistEntry_Status): string
       return "STATUS_UNSPECIFIED";
     case WaitlistEntry_Status.STATUS_WAITING:
       return "STATUS_WAITING";
+    case WaitlistEntry_Status.STATUS_OFFERED:
+      return "STATUS_OFFERED";
+    case WaitlistEntry_Status.STATUS_BOOKED:
+      return "STATUS_BOOKED";
     case WaitlistEntry_Status.STATUS_CANCELLED:
       return "STATUS_CANCELLED";
     case WaitlistEntry_Status.UNRECOGNIZED:
@@ -5414,6 +5459,10 @@ export function waitlistEntry_StatusToNumber(object: WaitlistEntry_Status): numb
       return 0;
     case WaitlistEntry_Status.STATUS_WAITING:
       return 1;
+    case WaitlistEntry_Status.STATUS_OFFERED:
+      return 3;
+    case WaitlistEntry_Status.STATUS_BOOKED:
+      return 4;
     case WaitlistEntry_Status.STATUS_CANCELLED:
       return 2;
     case WaitlistEntry_Status.UNRECOGNIZED:
@@ -5430,6 +5479,28 @@ export interface WaitlistEntry_Customer {
     | undefined;
   /** Text. REST: `email`. */
   email?: string | undefined;
+}
+
+/** WaitlistOffer: the REST shape `WaitlistOffer` of the contract (openapi.json), field for field. */
+export interface WaitlistOffer {
+  /** Text. REST: `resolutionId`. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm. REST: `holdId`. */
+  holdId?:
+    | string
+    | undefined;
+  /** Text. REST: `optionId`. */
+  optionId?:
+    | string
+    | undefined;
+  /** An instant (RFC 3339 text in REST). REST: `slotStart`. */
+  slotStart?:
+    | Date
+    | undefined;
+  /** An instant (RFC 3339 text in REST). REST: `expiresAt`. */
+  expiresAt?: Date | undefined;
 }
 
 /** Webhook: the REST shape `Webhook` of the contract (openapi.json), field for field. */
@@ -16456,7 +16527,12 @@ export const OrganizationOverview_Counts_WebhookDeliveries: MessageFns<Organizat
   };
 
 function createBaseOrganizationSettings(): OrganizationSettings {
-  return { plan: OrganizationSettings_Plan.PLAN_UNSPECIFIED, allowUnverifiable: undefined, timezone: undefined };
+  return {
+    plan: OrganizationSettings_Plan.PLAN_UNSPECIFIED,
+    allowUnverifiable: undefined,
+    timezone: undefined,
+    waitlistOfferTtlSeconds: undefined,
+  };
 }
 
 export const OrganizationSettings: MessageFns<OrganizationSettings> = {
@@ -16469,6 +16545,9 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
     }
     if (message.timezone !== undefined) {
       writer.uint32(26).string(message.timezone);
+    }
+    if (message.waitlistOfferTtlSeconds !== undefined) {
+      writer.uint32(32).int64(message.waitlistOfferTtlSeconds);
     }
     return writer;
   },
@@ -16510,6 +16589,14 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
             message.timezone = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.waitlistOfferTtlSeconds = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -16533,6 +16620,11 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
         ? globalThis.Boolean(object.allow_unverifiable)
         : undefined,
       timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+      waitlistOfferTtlSeconds: isSet(object.waitlistOfferTtlSeconds)
+        ? globalThis.Number(object.waitlistOfferTtlSeconds)
+        : isSet(object.waitlist_offer_ttl_seconds)
+        ? globalThis.Number(object.waitlist_offer_ttl_seconds)
+        : undefined,
     };
   },
 
@@ -16547,6 +16639,9 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
     if (message.timezone !== undefined) {
       obj.timezone = message.timezone;
     }
+    if (message.waitlistOfferTtlSeconds !== undefined) {
+      obj.waitlistOfferTtlSeconds = Math.round(message.waitlistOfferTtlSeconds);
+    }
     return obj;
   },
 
@@ -16558,12 +16653,18 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
     message.plan = object.plan ?? OrganizationSettings_Plan.PLAN_UNSPECIFIED;
     message.allowUnverifiable = object.allowUnverifiable ?? undefined;
     message.timezone = object.timezone ?? undefined;
+    message.waitlistOfferTtlSeconds = object.waitlistOfferTtlSeconds ?? undefined;
     return message;
   },
 };
 
 function createBaseOrganizationSettingsView(): OrganizationSettingsView {
-  return { plan: OrganizationSettingsView_Plan.PLAN_UNSPECIFIED, allowUnverifiable: false, timezone: undefined };
+  return {
+    plan: OrganizationSettingsView_Plan.PLAN_UNSPECIFIED,
+    allowUnverifiable: false,
+    timezone: undefined,
+    waitlistOfferTtlSeconds: 0,
+  };
 }
 
 export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
@@ -16576,6 +16677,9 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
     }
     if (message.timezone !== undefined) {
       writer.uint32(26).string(message.timezone);
+    }
+    if (message.waitlistOfferTtlSeconds !== undefined && message.waitlistOfferTtlSeconds !== 0) {
+      writer.uint32(32).int64(message.waitlistOfferTtlSeconds);
     }
     return writer;
   },
@@ -16617,6 +16721,14 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
             message.timezone = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.waitlistOfferTtlSeconds = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -16640,6 +16752,11 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
         ? globalThis.Boolean(object.allow_unverifiable)
         : false,
       timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+      waitlistOfferTtlSeconds: isSet(object.waitlistOfferTtlSeconds)
+        ? globalThis.Number(object.waitlistOfferTtlSeconds)
+        : isSet(object.waitlist_offer_ttl_seconds)
+        ? globalThis.Number(object.waitlist_offer_ttl_seconds)
+        : 0,
     };
   },
 
@@ -16654,6 +16771,9 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
     if (message.timezone !== undefined) {
       obj.timezone = message.timezone;
     }
+    if (message.waitlistOfferTtlSeconds !== undefined && message.waitlistOfferTtlSeconds !== 0) {
+      obj.waitlistOfferTtlSeconds = Math.round(message.waitlistOfferTtlSeconds);
+    }
     return obj;
   },
 
@@ -16665,6 +16785,7 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
     message.plan = object.plan ?? OrganizationSettingsView_Plan.PLAN_UNSPECIFIED;
     message.allowUnverifiable = object.allowUnverifiable ?? false;
     message.timezone = object.timezone ?? undefined;
+    message.waitlistOfferTtlSeconds = object.waitlistOfferTtlSeconds ?? 0;
     return message;
   },
 };
@@ -24485,6 +24606,8 @@ function createBaseWaitlistEntry(): WaitlistEntry {
     constraints: undefined,
     preferences: undefined,
     resolutionId: undefined,
+    offer: undefined,
+    offersMade: 0,
     createdAt: undefined,
     updatedAt: undefined,
     cancelledAt: undefined,
@@ -24513,6 +24636,12 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
     }
     if (message.resolutionId !== undefined) {
       writer.uint32(58).string(message.resolutionId);
+    }
+    if (message.offer !== undefined) {
+      WaitlistOffer.encode(message.offer, writer.uint32(90).fork()).join();
+    }
+    if (message.offersMade !== undefined && message.offersMade !== 0) {
+      writer.uint32(96).int64(message.offersMade);
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
@@ -24595,6 +24724,22 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
             message.resolutionId = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.offer = WaitlistOffer.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.offersMade = longToNumber(reader.int64());
+            continue;
+          }
           case 8: {
             if (tag !== 66) {
               break;
@@ -24650,6 +24795,12 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
         : isSet(object.resolution_id)
         ? globalThis.String(object.resolution_id)
         : undefined,
+      offer: isSet(object.offer) ? WaitlistOffer.fromJSON(object.offer) : undefined,
+      offersMade: isSet(object.offersMade)
+        ? globalThis.Number(object.offersMade)
+        : isSet(object.offers_made)
+        ? globalThis.Number(object.offers_made)
+        : 0,
       createdAt: isSet(object.createdAt)
         ? fromJsonTimestamp(object.createdAt)
         : isSet(object.created_at)
@@ -24691,6 +24842,12 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
     if (message.resolutionId !== undefined) {
       obj.resolutionId = message.resolutionId;
     }
+    if (message.offer !== undefined) {
+      obj.offer = WaitlistOffer.toJSON(message.offer);
+    }
+    if (message.offersMade !== undefined && message.offersMade !== 0) {
+      obj.offersMade = Math.round(message.offersMade);
+    }
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
@@ -24717,6 +24874,10 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
     message.constraints = object.constraints ?? undefined;
     message.preferences = object.preferences ?? undefined;
     message.resolutionId = object.resolutionId ?? undefined;
+    message.offer = (object.offer !== undefined && object.offer !== null)
+      ? WaitlistOffer.fromPartial(object.offer)
+      : undefined;
+    message.offersMade = object.offersMade ?? 0;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.cancelledAt = object.cancelledAt ?? undefined;
@@ -24805,6 +24966,159 @@ export const WaitlistEntry_Customer: MessageFns<WaitlistEntry_Customer> = {
     const message = createBaseWaitlistEntry_Customer();
     message.name = object.name ?? "";
     message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseWaitlistOffer(): WaitlistOffer {
+  return { resolutionId: "", holdId: "", optionId: "", slotStart: undefined, expiresAt: undefined };
+}
+
+export const WaitlistOffer: MessageFns<WaitlistOffer> = {
+  encode(message: WaitlistOffer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      writer.uint32(10).string(message.resolutionId);
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      writer.uint32(18).string(message.holdId);
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      writer.uint32(26).string(message.optionId);
+    }
+    if (message.slotStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.slotStart), writer.uint32(34).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitlistOffer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWaitlistOffer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.holdId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.optionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.slotStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WaitlistOffer {
+    return {
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : "",
+      holdId: isSet(object.holdId)
+        ? globalThis.String(object.holdId)
+        : isSet(object.hold_id)
+        ? globalThis.String(object.hold_id)
+        : "",
+      optionId: isSet(object.optionId)
+        ? globalThis.String(object.optionId)
+        : isSet(object.option_id)
+        ? globalThis.String(object.option_id)
+        : "",
+      slotStart: isSet(object.slotStart)
+        ? fromJsonTimestamp(object.slotStart)
+        : isSet(object.slot_start)
+        ? fromJsonTimestamp(object.slot_start)
+        : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WaitlistOffer): unknown {
+    const obj: any = {};
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      obj.holdId = message.holdId;
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      obj.optionId = message.optionId;
+    }
+    if (message.slotStart !== undefined) {
+      obj.slotStart = message.slotStart.toISOString();
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WaitlistOffer>): WaitlistOffer {
+    return WaitlistOffer.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WaitlistOffer>): WaitlistOffer {
+    const message = createBaseWaitlistOffer();
+    message.resolutionId = object.resolutionId ?? "";
+    message.holdId = object.holdId ?? "";
+    message.optionId = object.optionId ?? "";
+    message.slotStart = object.slotStart ?? undefined;
+    message.expiresAt = object.expiresAt ?? undefined;
     return message;
   },
 };

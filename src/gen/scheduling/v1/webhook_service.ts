@@ -229,7 +229,8 @@ export interface ListWebhookDeliveriesRequest {
    * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
    * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
    * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
-   * `calendar.reconnect_required`. Optional. REST: `event` in the query string.
+   * `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional. REST: `event` in the query
+   * string.
    */
   event?:
     | string

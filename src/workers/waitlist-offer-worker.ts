@@ -1,0 +1,65 @@
+import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
+import { lapseOffer } from '../application/waitlist/lapse-offer.js';
+import { offerFreedTime } from '../application/waitlist/offer-freed-time.js';
+import { finishOfferJob, leaseOfferJob } from '../persistence/waitlist-offer-jobs.js';
+import { overdueOffers } from '../persistence/waitlist-repository.js';
+import { createPollingWorker } from './polling-worker.js';
+import type { Worker } from './worker.js';
+
+/** How long a worker holds a job before another may take it (its worker is presumed dead). */
+const LEASE_MS = 30_000;
+/** A job that failed this many times is dropped (logged): its time is offered by the next freeing anyway. */
+const MAX_ATTEMPTS = 5;
+/** An offer still `offered` this long after its end has lost its lapse timer: the sweep lapses it. */
+const OVERDUE_GRACE_MS = 5_000;
+/** How often the overdue sweep runs, at most. */
+const SWEEP_EVERY_MS = 5_000;
+
+/**
+ * The waitlist offer worker (CONTRACT part 8): leases the jobs that freeing transactions queued (migration 0012's
+ * trigger, queueFreedTime) and offers each one's time to the waitlist (offerFreedTime); a job is deleted only once
+ * offered, so a worker killed mid-job leaves it to another after LEASE_MS. Any number of processes run it: jobs are
+ * leased with SKIP LOCKED, and the ledger's hold and the entry's row lock keep one slot to one entry and one offer per
+ * entry. Every few seconds it also lapses offers whose durable timer was lost (a crash between commit and timer).
+ */
+export function createWaitlistOfferWorker(
+  deps: ResolutionDeps,
+  opts: {
+    pollMs?: number;
+    log: (msg: string, extra?: Record<string, unknown>) => void;
+    /** Called with each job's time from freeing to the end of its offers, and how many were made. */
+    onJobDone?: (job: { createdAt: Date; offers: number }) => void;
+  },
+): Worker {
+  let sweptAt = 0;
+  return createPollingWorker({
+    pollMs: opts.pollMs ?? 250,
+    step: async () => {
+      const now = deps.clock();
+      if (now.getTime() - sweptAt >= SWEEP_EVERY_MS) {
+        sweptAt = now.getTime();
+        for (const id of await overdueOffers(deps.db, new Date(now.getTime() - OVERDUE_GRACE_MS), 50))
+          await lapseOffer(deps, id).catch((err: unknown) =>
+            opts.log('waitlist lapse failed', { entryId: id, error: String(err) }),
+          );
+      }
+      const job = await leaseOfferJob(deps.db, now, LEASE_MS);
+      if (!job) return false;
+      try {
+        const offers = await offerFreedTime(deps, {
+          organizationId: job.organizationId,
+          platformId: job.platformId,
+          providerId: job.providerId,
+          from: job.freedFrom,
+          to: job.freedTo,
+        });
+        await finishOfferJob(deps.db, job.id);
+        opts.onJobDone?.({ createdAt: job.createdAt, offers });
+      } catch (err) {
+        opts.log('waitlist offer failed', { jobId: job.id, attempts: job.attempts, error: String(err) });
+        if (job.attempts >= MAX_ATTEMPTS) await finishOfferJob(deps.db, job.id);
+      }
+      return true;
+    },
+  });
+}
