@@ -1,6 +1,8 @@
 import { parseInput } from '../contract/parse-input.js';
 import { AnalyticsQuery } from '../contract/schemas/analytics.js';
+import { NetworkAdequacyQuery } from '../contract/schemas/analytics.js';
 import { readAnalyticsCounts } from '../persistence/analytics-counts.js';
+import { readNetworkAdequacyRows } from '../persistence/network-adequacy-rows.js';
 import type { AppDeps } from './app-deps.js';
 import type { OperationTable } from './operation.js';
 import { AUDIT_ACTIONS } from './audit/audit-actions.js';
@@ -10,10 +12,17 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const round = (n: number, decimals: number) => Math.round(n * 10 ** decimals) / 10 ** decimals;
 
+/** The period `(now - N days, now]` of a period name (default last_30_days). */
+function periodWindow(name: keyof typeof PERIOD_DAYS | undefined, now: Date) {
+  const period = name ?? 'last_30_days';
+  return { period, from: new Date(now.getTime() - PERIOD_DAYS[period] * DAY_MS), to: now };
+}
+
 /**
  * AnalyticsService operations: resolution and booking metrics over a period ending now (SPEC part 2, CONTRACT part 7).
  * Resolutions count under the status they were made with; bookings count under their current status, and
- * `confirmed` includes completed bookings (every completed booking was confirmed first).
+ * `confirmed` includes completed bookings (every completed booking was confirmed first). Network adequacy reads the
+ * same periods (CONTRACT part 8).
  */
 export function createAnalyticsOperations(deps: AppDeps): OperationTable {
   return {
@@ -21,9 +30,7 @@ export function createAnalyticsOperations(deps: AppDeps): OperationTable {
       audit: { ...AUDIT_ACTIONS.analyticsRead, kind: 'read' },
       async handler(caller, input) {
         const q = parseInput(AnalyticsQuery, input.query);
-        const period = q.period ?? 'last_30_days';
-        const to = deps.clock();
-        const from = new Date(to.getTime() - PERIOD_DAYS[period] * DAY_MS);
+        const { period, from, to } = periodWindow(q.period, deps.clock());
         const { resolutions: r, bookings } = await readAnalyticsCounts(deps.db, caller.organizationId, from, to);
         return {
           resolutions: {
@@ -35,6 +42,28 @@ export function createAnalyticsOperations(deps: AppDeps): OperationTable {
           bookings,
           conversionRate: r.total === 0 ? 0 : round(r.converted / r.total, 4),
           period,
+        };
+      },
+    },
+    GetNetworkAdequacy: {
+      audit: { ...AUDIT_ACTIONS.analyticsNetworkAdequacyRead, kind: 'read' },
+      async handler(caller, input) {
+        const q = parseInput(NetworkAdequacyQuery, input.query);
+        const { period, from, to } = periodWindow(q.period, deps.clock());
+        const rows = await readNetworkAdequacyRows(deps.db, caller.organizationId, q.dimension, from, to);
+        return {
+          period,
+          dimension: q.dimension,
+          rows: rows.map((r) => ({
+            value: r.value,
+            providers: r.providers,
+            acceptingNewClients: r.acceptingNewClients,
+            resolutions: r.resolutions,
+            zeroResultRate: r.resolutions === 0 ? 0 : round(r.zeroResults / r.resolutions, 4),
+            medianDaysToFirstOption: r.medianDays === null ? null : round(r.medianDays, 2),
+            p90DaysToFirstOption: r.p90Days === null ? null : round(r.p90Days, 2),
+            topExclusionCodes: r.topExclusionCodes,
+          })),
         };
       },
     },
