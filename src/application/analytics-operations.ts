@@ -2,8 +2,9 @@ import { parseInput } from '../contract/parse-input.js';
 import { AnalyticsQuery } from '../contract/schemas/analytics.js';
 import { NetworkAdequacyQuery } from '../contract/schemas/analytics.js';
 import { readAnalyticsCounts } from '../persistence/analytics-counts.js';
-import { readNetworkAdequacyRows } from '../persistence/network-adequacy-rows.js';
-import type { AppDeps } from './app-deps.js';
+import { readNetworkAdequacyDemand } from '../persistence/network-adequacy-demand.js';
+import { countProvidersServing } from '../domain/providers-serving.js';
+import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import type { OperationTable } from './operation.js';
 import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 
@@ -22,9 +23,9 @@ function periodWindow(name: keyof typeof PERIOD_DAYS | undefined, now: Date) {
  * AnalyticsService operations: resolution and booking metrics over a period ending now (SPEC part 2, CONTRACT part 7).
  * Resolutions count under the status they were made with; bookings count under their current status, and
  * `confirmed` includes completed bookings (every completed booking was confirmed first). Network adequacy reads the
- * same periods (CONTRACT part 8).
+ * same periods (CONTRACT part 8): what resolutions asked from the ledger, who serves it from the cached provider graph.
  */
-export function createAnalyticsOperations(deps: AppDeps): OperationTable {
+export function createAnalyticsOperations(deps: ResolutionDeps): OperationTable {
   return {
     GetAnalytics: {
       audit: { ...AUDIT_ACTIONS.analyticsRead, kind: 'read' },
@@ -50,14 +51,24 @@ export function createAnalyticsOperations(deps: AppDeps): OperationTable {
       async handler(caller, input) {
         const q = parseInput(NetworkAdequacyQuery, input.query);
         const { period, from, to } = periodWindow(q.period, deps.clock());
-        const rows = await readNetworkAdequacyRows(deps.db, caller.organizationId, q.dimension, from, to);
+        const [demand, graph] = await Promise.all([
+          readNetworkAdequacyDemand(deps.db, caller, q.dimension, from, to),
+          deps.orgGraphs(caller.organizationId),
+        ]);
+        const today = to.toISOString().slice(0, 10);
+        const serving = countProvidersServing(
+          graph.providers,
+          q.dimension,
+          demand.map((r) => r.value),
+          today,
+        );
         return {
           period,
           dimension: q.dimension,
-          rows: rows.map((r) => ({
+          rows: demand.map((r) => ({
             value: r.value,
-            providers: r.providers,
-            acceptingNewClients: r.acceptingNewClients,
+            providers: serving.get(r.value)?.providers ?? 0,
+            acceptingNewClients: serving.get(r.value)?.acceptingNewClients ?? 0,
             resolutions: r.resolutions,
             zeroResultRate: r.resolutions === 0 ? 0 : round(r.zeroResults / r.resolutions, 4),
             medianDaysToFirstOption: r.medianDays === null ? null : round(r.medianDays, 2),

@@ -12,6 +12,9 @@ const clock = createTestClock(NOW);
 const DAY_MS = 24 * 3600 * 1000;
 const daysAgo = (d: number) => new Date(NOW.getTime() - d * DAY_MS);
 const idem = () => ({ 'idempotency-key': randomUUID() });
+/** Waits are told as the middle of their 5% histogram bucket: within 2.5% of the wait. */
+const near = (actual: number | null, expected: number) =>
+  actual !== null && Math.abs(actual - expected) <= expected * 0.025 + 0.01;
 const license = (region: string, expiresAt = '2030-01-01') => ({
   licenseTypeCode: 'psy',
   regionCode: region,
@@ -196,6 +199,11 @@ test.serial('median, p90, zero-result rate, top exclusion codes and the period w
 
   const week = await adequacy(o, 'dimension=specialty&period=last_7_days');
   t.is(week.status, 200);
+  const [grief, anxiety] = week.body.rows;
+  // The median and p90 are those of the resolutions at rank ceil(0.5 n) and ceil(0.9 n) in wait order: 3 and 10 days.
+  t.true(near(grief.medianDaysToFirstOption, 3), String(grief.medianDaysToFirstOption));
+  t.true(near(grief.p90DaysToFirstOption, 10), String(grief.p90DaysToFirstOption));
+  t.true(near(anxiety.medianDaysToFirstOption, 0.5), String(anxiety.medianDaysToFirstOption));
   t.deepEqual(week.body.rows, [
     {
       value: 'grief',
@@ -203,9 +211,8 @@ test.serial('median, p90, zero-result rate, top exclusion codes and the period w
       acceptingNewClients: 0,
       resolutions: 7,
       zeroResultRate: 0.2857,
-      medianDaysToFirstOption: 3,
-      // Interpolated: 4 + 0.6 * (10 - 4).
-      p90DaysToFirstOption: 7.6,
+      medianDaysToFirstOption: grief.medianDaysToFirstOption,
+      p90DaysToFirstOption: grief.p90DaysToFirstOption,
       topExclusionCodes: [
         { code: 'LANGUAGE_MISMATCH', count: 4 },
         { code: 'INSURANCE_MISMATCH', count: 3 },
@@ -220,8 +227,8 @@ test.serial('median, p90, zero-result rate, top exclusion codes and the period w
       acceptingNewClients: 0,
       resolutions: 1,
       zeroResultRate: 0,
-      medianDaysToFirstOption: 0.5,
-      p90DaysToFirstOption: 0.5,
+      medianDaysToFirstOption: anxiety.medianDaysToFirstOption,
+      p90DaysToFirstOption: anxiety.medianDaysToFirstOption,
       topExclusionCodes: [],
     },
   ]);
@@ -230,9 +237,16 @@ test.serial('median, p90, zero-result rate, top exclusion codes and the period w
     value: 'grief',
     resolutions: 8,
     zeroResultRate: 0.375,
-    medianDaysToFirstOption: 3,
+    medianDaysToFirstOption: grief.medianDaysToFirstOption,
     topExclusionCodes: [{ code: 'LANGUAGE_MISMATCH', count: 104 }],
   });
+  // The whole days were rolled up by the first read; read again, from the rollups, the answer is the same.
+  const rolled = await svc.service.deps.db.query(
+    'SELECT count(*)::int AS n FROM resolution_demand_days_done WHERE organization_id = $1 AND dimension = $2',
+    [o.org.id, 'specialty'],
+  );
+  t.true(rolled.rows[0].n >= 7, `${rolled.rows[0].n} days rolled up`);
+  t.deepEqual((await adequacy(o, 'dimension=specialty&period=last_7_days')).body, week.body);
   const quarter = await adequacy(o, 'dimension=specialty&period=last_90_days');
   t.is(quarter.body.rows[0].resolutions, 8, 'a resolution 100 days old is in no period');
 });
@@ -240,6 +254,7 @@ test.serial('median, p90, zero-result rate, top exclusion codes and the period w
 test.serial(
   'providers and those accepting new clients, per dimension, of the caller’s organization only',
   async (t) => {
+    // Today, read raw (earlier days of this organization's language were rolled up by the first test).
     for (const [dimension, value] of [
       ['language', 'es'],
       ['language', 'en'],
@@ -251,7 +266,7 @@ test.serial(
       ['license_region', 'US-NJ'],
       ['license_region', 'US-CA'],
     ])
-      await demand(main, dimension!, value!, daysAgo(1), 1);
+      await demand(main, dimension!, value!, new Date(NOW.getTime() - 3600_000), 1);
     const served = async (dimension: string) =>
       Object.fromEntries(
         (await adequacy(main, `dimension=${dimension}`)).body.rows.map((r: any) => [
@@ -267,7 +282,7 @@ test.serial(
     // ben's US-NY licence expired on 2026-01-31; his US-NJ one is valid.
     t.deepEqual(await served('license_region'), { 'US-NY': [1, 1], 'US-NJ': [1, 0], 'US-CA': [0, 0] });
     // The other organization's provider oz speaks es and fr, and counts only there.
-    await demand(other, 'language', 'es', daysAgo(1), 1);
+    await demand(other, 'language', 'es', new Date(NOW.getTime() - 3600_000), 1);
     const theirs = await adequacy(other, 'dimension=language');
     t.like(
       theirs.body.rows.find((r: any) => r.value === 'es'),
@@ -298,3 +313,40 @@ for (const [query, field] of [
     t.is(r.body.error.field, field);
   });
 }
+
+test.serial('today’s resolutions are read raw, and the same once their day is rolled up', async (t) => {
+  const o = await newOrganization(svc, 'na-rollover');
+  const at = (h: number) => new Date(Date.UTC(2026, 2, 2, h));
+  // Today (2 March) before 12:00, and yesterday late: both partial or raw at first.
+  await demand(o, 'modality', 'virtual', at(1), 2, { PANEL_FULL: 2 });
+  await demand(o, 'modality', 'virtual', at(11), null, { PANEL_FULL: 1, LANGUAGE_MISMATCH: 5 });
+  await demand(o, 'modality', 'virtual', new Date(Date.UTC(2026, 2, 1, 23)), 8);
+  const before = (await adequacy(o, 'dimension=modality&period=last_7_days')).body;
+  t.like(before.rows[0], {
+    value: 'virtual',
+    resolutions: 3,
+    zeroResultRate: 0.3333,
+    topExclusionCodes: [
+      { code: 'LANGUAGE_MISMATCH', count: 5 },
+      { code: 'PANEL_FULL', count: 3 },
+    ],
+  });
+  t.true(near(before.rows[0].medianDaysToFirstOption, 2));
+  t.true(near(before.rows[0].p90DaysToFirstOption, 8));
+  // Two days later 2 March is over and rolled up: the same resolutions, the same answer.
+  clock.set(new Date(NOW.getTime() + 2 * DAY_MS));
+  try {
+    const after = (await adequacy(o, 'dimension=modality&period=last_7_days')).body;
+    const done = await svc.service.deps.db.query(
+      `SELECT day::text FROM resolution_demand_days_done WHERE organization_id = $1 AND dimension = 'modality' ORDER BY day`,
+      [o.org.id],
+    );
+    t.true(
+      done.rows.some((r) => r.day === '2026-03-02'),
+      JSON.stringify(done.rows),
+    );
+    t.deepEqual(after.rows, before.rows);
+  } finally {
+    clock.set(NOW);
+  }
+});

@@ -67,7 +67,7 @@ export const NetworkAdequacyRow = z.object({
     .meta({ description: 'Of those resolutions, the share made with zero results, 4 decimals.' }),
   medianDaysToFirstOption: z.number().min(0).nullable().meta({
     description:
-      "Median days from a resolution's creation to the start of its first (earliest) option, 2 decimals, over those resolutions that returned options; null when none did.",
+      "Median days from a resolution's creation to the start of its first (earliest) option, over those resolutions that returned options: the wait of the one at rank ceil(n/2) in wait order, told within 2.5% (the middle of its 5%-wide histogram bucket), 2 decimals; null when none returned options.",
   }),
   p90DaysToFirstOption: z.number().min(0).nullable().meta({
     description:

@@ -18,3 +18,45 @@ CREATE TABLE resolution_demands (
 );
 CREATE INDEX resolution_demands_by_period ON resolution_demands (organization_id, dimension, created_at)
   INCLUDE (value, zero_results, days_to_first_option);
+
+-- Daily rollups of resolution_demands, per organization, dimension, UTC day and value, made when network adequacy is
+-- first read over a day that is over (an hour past its end), so a read sums at most 90 days of rollups and scans raw
+-- rows only for the partial days at either end of its period. `resolution_demand_days_done` marks the days rolled up
+-- (a day without demand has no other row). Waits are kept as a histogram: bucket k holds days to the first option d
+-- with floor(ln(1 + 24 d) / ln(1.05)) = k (5% wide), from which the median and p90 are interpolated.
+CREATE TABLE resolution_demand_days (
+  organization_id text NOT NULL,
+  platform_id text NOT NULL,
+  dimension text NOT NULL,
+  day date NOT NULL,
+  value text NOT NULL,
+  resolutions integer NOT NULL,
+  zero_results integer NOT NULL,
+  PRIMARY KEY (organization_id, dimension, day, value)
+);
+CREATE TABLE resolution_demand_day_waits (
+  organization_id text NOT NULL,
+  platform_id text NOT NULL,
+  dimension text NOT NULL,
+  day date NOT NULL,
+  value text NOT NULL,
+  bucket integer NOT NULL,
+  resolutions integer NOT NULL,
+  PRIMARY KEY (organization_id, dimension, day, value, bucket)
+);
+CREATE TABLE resolution_demand_day_exclusions (
+  organization_id text NOT NULL,
+  platform_id text NOT NULL,
+  dimension text NOT NULL,
+  day date NOT NULL,
+  value text NOT NULL,
+  code text NOT NULL,
+  providers bigint NOT NULL,
+  PRIMARY KEY (organization_id, dimension, day, value, code)
+);
+CREATE TABLE resolution_demand_days_done (
+  organization_id text NOT NULL,
+  dimension text NOT NULL,
+  day date NOT NULL,
+  PRIMARY KEY (organization_id, dimension, day)
+);

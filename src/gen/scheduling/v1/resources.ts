@@ -3111,9 +3111,10 @@ export interface NetworkAdequacyRow {
     | number
     | undefined;
   /**
-   * Median days from a resolution's creation to the start of its first (earliest) option, 2 decimals, over those
-   * resolutions that returned options; null when none did. A number of at least 0. Unset when the REST answer leaves
-   * it out or has null. REST: `medianDaysToFirstOption`.
+   * Median days from a resolution's creation to the start of its first (earliest) option, over those resolutions that
+   * returned options: the wait of the one at rank ceil(n/2) in wait order, told within 2.5% (the middle of its
+   * 5%-wide histogram bucket), 2 decimals; null when none returned options. A number of at least 0. Unset when the
+   * REST answer leaves it out or has null. REST: `medianDaysToFirstOption`.
    */
   medianDaysToFirstOption?:
     | number
