@@ -78,6 +78,8 @@ export interface TargetInputs {
   overload: OverloadResult;
   streams: StreamFloodResult;
   webhooks: WebhookBenchResult;
+  /** GET network adequacy per dimension over the seeded resolutions (issue 24). */
+  adequacy: NetworkAdequacyResult;
   /** Every phase's answers but those of the 4x overload phases (which refuse by design), by phase name. */
   ordinaryStatuses: Record<string, StatusCounts>;
   /** Peak RSS (MB) of the service over the 10,000-provider scenarios. */
@@ -263,6 +265,7 @@ export function checkTargets(t: TargetInputs): TargetCheck[] {
   );
 
   checks.push(orgGetTarget(t.raw, t.orgGetRest, t.orgGetGrpc));
+  checks.push(...adequacyTargets(t.adequacy));
   checks.push(...overloadTargets(t.overload));
 
   // Issue 21, webhooks (issue 12), memory (issue 11).

@@ -37,7 +37,7 @@ function splitPeriod(from: Date, to: Date) {
 }
 
 /** Days a read rolls up at most: a first read over 90 days of resolutions leaves the rest to the next reads. */
-const ROLLUP_DAYS_PER_READ = 7;
+export const ROLLUP_DAYS_PER_READ = 7;
 
 /**
  * Rolls up the organization's days of the dimension in [firstDay, endDay) that are not yet, the most recent first and at
