@@ -131,24 +131,20 @@ export async function readNetworkAdequacyDemand(
       bIn: false,
     })),
   ];
-  const values = [
-    organizationId,
-    dimension,
-    firstDay,
-    endDay,
-    ranges.map((r) => r.a),
-    ranges.map((r) => r.b),
-    ranges.map((r) => r.aIn),
-    ranges.map((r) => r.bIn),
-  ];
+  const values: unknown[] = [organizationId, dimension, firstDay, endDay];
+  const bound = (at: Date) => {
+    values.push(at);
+    return `$${values.length}`;
+  };
+  const rangeSql = ranges.map(
+    (g) => `(r.created_at ${g.aIn ? '>=' : '>'} ${bound(g.a)} AND r.created_at ${g.bIn ? '<=' : '<'} ${bound(g.b)})`,
+  );
   const rolled = `organization_id = $1 AND dimension = $2 AND day >= $3::date AND day < $4::date`;
-  // Each range is one index range scan of resolution_demands_by_period.
-  const raw = `unnest($5::timestamptz[], $6::timestamptz[], $7::boolean[], $8::boolean[]) AS rng(a, b, a_in, b_in)
-    JOIN resolution_demands r ON r.organization_id = $1 AND r.dimension = $2 AND r.created_at >= rng.a AND r.created_at <= rng.b
-      AND (r.created_at > rng.a OR rng.a_in) AND (r.created_at < rng.b OR rng.b_in)`;
+  // The ranges are written out (one index range scan of resolution_demands_by_period each, OR-ed in a bitmap), so the
+  // statement is unnamed: planned each time with its own bounds.
+  const raw = `resolution_demands r WHERE r.organization_id = $1 AND r.dimension = $2 AND (${rangeSql.join(' OR ')})`;
   const [counts, waits, cuts] = await Promise.all([
     db.query({
-      name: 'network-adequacy-counts',
       text: `SELECT value, sum(resolutions)::int AS resolutions, sum(zero_results)::int AS zero_results FROM (
          SELECT value, resolutions, zero_results FROM resolution_demand_days WHERE ${rolled}
          UNION ALL
@@ -157,21 +153,19 @@ export async function readNetworkAdequacyDemand(
       values,
     }),
     db.query({
-      name: 'network-adequacy-waits',
       text: `SELECT value, bucket, sum(resolutions)::int AS n FROM (
          SELECT value, bucket, resolutions FROM resolution_demand_day_waits WHERE ${rolled}
          UNION ALL
          SELECT r.value, ${BUCKET_SQL.replace('days_to_first_option', 'r.days_to_first_option')}, 1 FROM ${raw}
-         WHERE r.days_to_first_option IS NOT NULL) AS x
+           AND r.days_to_first_option IS NOT NULL) AS x
        GROUP BY value, bucket ORDER BY value, bucket`,
       values,
     }),
     db.query({
-      name: 'network-adequacy-exclusions',
       text: `SELECT value, code, sum(providers)::float8 AS n FROM (
          SELECT value, code, providers FROM resolution_demand_day_exclusions WHERE ${rolled}
          UNION ALL
-         SELECT r.value, x.code, x.n FROM ${raw}, unnest(r.exclusion_codes, r.exclusion_counts) AS x(code, n)) AS x
+         SELECT r.value, x.code, x.n FROM ${raw.replace(' r WHERE', ' r, unnest(r.exclusion_codes, r.exclusion_counts) AS x(code, n) WHERE')}) AS x
        GROUP BY value, code ORDER BY value, 3 DESC, code`,
       values,
     }),
