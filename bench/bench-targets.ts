@@ -1,4 +1,5 @@
 import type { ApiSeedResult } from './api-seed-bench.js';
+import type { NetworkAdequacyResult } from './network-adequacy-bench.js';
 import type { ScenarioMeasurement } from './measure-scenario.js';
 import type { OverloadResult } from './overload-bench.js';
 import { baselineFor, type RawBaseline } from './raw-baseline.js';
@@ -77,6 +78,8 @@ export interface TargetInputs {
   overload: OverloadResult;
   streams: StreamFloodResult;
   webhooks: WebhookBenchResult;
+  /** GET network adequacy per dimension over the seeded resolutions (issue 24). */
+  adequacy: NetworkAdequacyResult;
   /** Every phase's answers but those of the 4x overload phases (which refuse by design), by phase name. */
   ordinaryStatuses: Record<string, StatusCounts>;
   /** Peak RSS (MB) of the service over the 10,000-provider scenarios. */
@@ -262,6 +265,7 @@ export function checkTargets(t: TargetInputs): TargetCheck[] {
   );
 
   checks.push(orgGetTarget(t.raw, t.orgGetRest, t.orgGetGrpc));
+  checks.push(...adequacyTargets(t.adequacy));
   checks.push(...overloadTargets(t.overload));
 
   // Issue 21, webhooks (issue 12), memory (issue 11).
@@ -322,6 +326,23 @@ export function orgGetTarget(raw: RawBaseline, rest: ScenarioMeasurement, grpc: 
     `REST ${percent(shareOf(rest))} vs gRPC ${percent(shareOf(grpc))} of raw@${baselineFor(raw, rest.concurrency).concurrency} (${ratio.toFixed(2)}x)`,
   );
   return checks[0]!;
+}
+
+/** The network adequacy target (issue 24): every dimension read under 200 ms (p99) over the seeded resolutions. */
+export function adequacyTargets(r: NetworkAdequacyResult): TargetCheck[] {
+  const { checks, add } = targetList();
+  const all = [...r.byDimension.entries()];
+  const [worstDim, worst] = all.reduce((a, b) => (b[1].latency.p99 > a[1].latency.p99 ? b : a));
+  add(
+    'network-adequacy.p99',
+    'issue 24',
+    `GET /api/v2/analytics/network-adequacy over ${r.seed.resolutions} resolutions: p99 < 200 ms for every dimension`,
+    worst.latency.p99,
+    'ms',
+    worst.latency.p99 < 200 && all.every(([, m]) => m.failures === 0),
+    `worst ${worstDim}: p50 ${ms(worst.latency.p50)}, p99 ${ms(worst.latency.p99)} (${all.map(([d, m]) => `${d} ${ms(m.latency.p99)}`).join(', ')})`,
+  );
+  return checks;
 }
 
 /** The overload targets (issue 22): admitted p99 at 4x within 2x of 1x, refusals answered in < 5 ms, no 500. */

@@ -24,6 +24,7 @@ import { seedLargeOrganization } from './large-organization.js';
 import { formatLoad, machineInfo } from './machine-info.js';
 import type { MeasureContext, ScenarioMeasurement } from './measure-scenario.js';
 import { benchOverload, overloadRows } from './overload-bench.js';
+import { ADEQUACY_DIMENSIONS, benchNetworkAdequacy } from './network-adequacy-bench.js';
 import { measureRawBaseline } from './raw-baseline.js';
 import { ms, perSec, sec } from './report-table.js';
 import { benchResolutions, grpcResolutionCaller, httpResolutionCaller, timeOneResolution } from './resolution-load.js';
@@ -55,6 +56,8 @@ import { benchWebhooks } from './webhook-bench.js';
  *   BENCH_QUIET_SECONDS=3          quiet before each burst, before the overload phases and before the reads after them
  *   BENCH_STREAM_ATTEMPTS=1000     stream attempts of the issue-21 row (one per 60 ms, in 10 s windows: ~2 minutes)
  *   BENCH_WEBHOOK_EVENTS=5000      outbox events of the webhook throughput row
+ *   BENCH_ADEQUACY_RESOLUTIONS=100000  resolutions seeded by SQL into the main organization for the network-adequacy
+ *                                  rows (one per dimension, 1 client, half a phase each)
  *   BENCH_LARGE=0                  skips the large organization (BENCH_LARGE_PROVIDERS=100000, of which
  *                                  BENCH_LARGE_API_PROVIDERS=20000 through the API's imports, the rest by SQL)
  */
@@ -69,6 +72,7 @@ const WARMUP_MS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10) * 1000;
 const QUIET_MS = Number(process.env.BENCH_QUIET_SECONDS ?? 3) * 1000;
 const STREAM_ATTEMPTS = Number(process.env.BENCH_STREAM_ATTEMPTS ?? 1000);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
+const ADEQUACY_RESOLUTIONS = Number(process.env.BENCH_ADEQUACY_RESOLUTIONS ?? 100_000);
 /** The issue's seeding clients and the retries each makes after a 503. */
 const API_SEED_CLIENTS = 32;
 const API_SEED_RETRIES = 6;
@@ -530,6 +534,24 @@ async function main() {
   await sleep(QUIET_MS);
   const readsAfter = await readsRow('after');
 
+  // Network adequacy (issue 24): resolutions seeded by SQL into the main organization, after every row it serves.
+  const adequacy = await benchNetworkAdequacy(
+    {
+      api: platform,
+      databaseUrl: stores.databaseUrl,
+      organizationId: seed.organizationId,
+      resolutions: ADEQUACY_RESOLUTIONS,
+      dimensions: ADEQUACY_DIMENSIONS,
+      concurrency: 1,
+      durationMs: PHASE_MS / 2,
+      nowMs: Date.now(),
+      rnd,
+      log,
+    },
+    ctx,
+  );
+  note('network adequacy', tally.take());
+
   let large: Record<string, unknown> | undefined;
   const largeRows: BenchRow[] = [];
   if (LARGE) {
@@ -751,6 +773,7 @@ async function main() {
     measurementRow(raw, 'health', healthz, 'answers'),
     measurementRow(raw, 'org-get', orgGetRest),
     measurementRow(raw, 'org-get', orgGetGrpc),
+    ...[...adequacy.byDimension.values()].map((m) => measurementRow(raw, 'adequacy', m)),
     measurementRow(raw, 'booking', loop, 'round trips'),
     {
       id: `${loop.id}.hold-confirm`,
@@ -804,6 +827,7 @@ async function main() {
     overload,
     streams,
     webhooks,
+    adequacy,
     ordinaryStatuses: phases,
     serviceRssPeakMb: rssPeak10k,
   });

@@ -6,6 +6,7 @@ import { EVENT_API_VERSION } from './event-outbox.js';
 import { newId } from './new-id.js';
 import { keysetPage } from './keyset-page.js';
 import { claimLiveSql } from './slot-claims.js';
+import type { ResolutionDemand } from './resolution-demand.js';
 
 /** What a resolution needs to know about its organization, read in one query. */
 export interface ResolutionContext {
@@ -115,8 +116,8 @@ export interface ResolutionEvent {
 }
 
 /**
- * Stores a resolution's ledger row, its outbox events and its audit event in one statement (one round trip, one
- * implicit transaction). Manual review is recorded by a worker (review-queue.ts).
+ * Stores a resolution's ledger row, its demand rows (network adequacy), its outbox events and its audit event in one
+ * statement (one round trip, one implicit transaction). Manual review is recorded by a worker (review-queue.ts).
  */
 export async function insertResolution(
   db: Queryable,
@@ -125,12 +126,14 @@ export async function insertResolution(
     mode: 'live' | 'test';
     events: readonly ResolutionEvent[];
     audit: AuditEntry;
+    demand: ResolutionDemand;
   },
 ): Promise<void> {
-  const { row } = p;
+  const { row, demand } = p;
+  const codes = Object.keys(demand.exclusions);
   const events = p.events.map((e) => ({ id: newId('evt', row.createdAt.getTime()), type: e.type, data: e.data }));
   const audit = auditInsertParams(p.audit);
-  const auditPlaceholders = audit.params.map((_, i) => `$${i + 18}`).join(',');
+  const auditPlaceholders = audit.params.map((_, i) => `$${i + 22}`).join(',');
   await db.query({
     name: 'insert-resolution',
     text: `WITH res AS (
@@ -139,6 +142,9 @@ export async function insertResolution(
      ev AS (
        INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
        SELECT x.id, $2, $3, x.type, $15, $16, x.data, $13 FROM jsonb_to_recordset($17::jsonb) AS x(id text, type text, data jsonb)),
+     dm AS (
+       INSERT INTO resolution_demands (resolution_id, platform_id, organization_id, dimension, value, created_at, zero_results, days_to_first_option, exclusion_codes, exclusion_counts)
+       SELECT $1, $2, $3, x.dimension, x.value, $13, $10 = 0, $19::float8, $20::text[], $21::int[] FROM jsonb_to_recordset($18::jsonb) AS x(dimension text, value text)),
      au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES (${auditPlaceholders}))
      SELECT 1`,
     values: [
@@ -159,6 +165,10 @@ export async function insertResolution(
       EVENT_API_VERSION,
       p.mode,
       JSON.stringify(events),
+      JSON.stringify(demand.values),
+      demand.daysToFirstOption,
+      codes,
+      codes.map((c) => demand.exclusions[c]),
       ...audit.params,
     ],
   });

@@ -318,6 +318,54 @@ test.serial('analytics: the figures and three charts drawn on canvases, each wit
   noProblems(t, problems);
 });
 
+test.serial('network adequacy: bars per value drawn on canvases, and a table sorted by its headers', async (t) => {
+  const { page, problems } = await openConsole();
+  await viaNavigation(page, 'Network adequacy', 'Network adequacy');
+  const api = (await data.org.platform.get('/api/v2/analytics/network-adequacy?dimension=language')).body;
+  t.deepEqual(
+    api.rows.map((r: any) => [r.value, r.resolutions, r.providers]),
+    [['es', 1, 1]],
+    'the resolution asked for es, which ana speaks',
+  );
+  const canvases = page.locator('figure.chart-figure canvas[role="img"]');
+  await canvases.nth(1).waitFor();
+  t.is(await canvases.count(), 2);
+  t.regex((await canvases.nth(0).getAttribute('aria-label')) ?? '', /Resolutions: es 1; Providers: es 1/);
+  await page.waitForFunction(
+    () =>
+      [...(globalThis as any).document.querySelectorAll('figure.chart-figure canvas')].every(
+        (c: any) =>
+          c.width > 0 &&
+          c
+            .getContext('2d')
+            .getImageData(0, 0, c.width, c.height)
+            .data.some((v: number) => v !== 0),
+      ),
+    undefined,
+    { timeout: 5000 },
+  );
+  const table = page.getByRole('region', { name: 'Network adequacy by language' }).getByRole('table');
+  t.is(await table.getByRole('row').count(), 2, 'a header and one value');
+  t.true((await table.getByRole('row').nth(1).innerText()).includes('es'));
+  t.is(await table.locator('th[aria-sort="descending"]').innerText(), 'Resolutions');
+  await checkAccessible(t, page, 'Network adequacy');
+  // Sorting by a header: the order and column go to the URL, and the header says how it sorts.
+  const zeroResults = page.locator('th button.sort', { hasText: /^Zero results$/ });
+  await zeroResults.click();
+  await page.locator('th[aria-sort="descending"]', { hasText: 'Zero results' }).waitFor();
+  t.is(new URL(page.url()).searchParams.get('sort'), 'zeroResultRate');
+  await zeroResults.click();
+  await page.locator('th[aria-sort="ascending"]', { hasText: 'Zero results' }).waitFor();
+  t.is(new URL(page.url()).searchParams.get('order'), 'asc');
+  // Another dimension nobody asked for: an empty state, no chart.
+  await page.getByLabel('Dimension', { exact: true }).selectOption('insurance');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByRole('heading', { level: 2, name: /By insurance plan/ }).waitFor();
+  t.is(await page.locator('p.empty').count(), 1);
+  t.is(await canvases.count(), 0);
+  noProblems(t, problems);
+});
+
 test.serial(
   'manual review: the unknown provider is queued; resolving it in the page resolves it in the API',
   async (t) => {

@@ -10,6 +10,7 @@ export interface AuditAction {
  */
 export const AUDIT_ACTIONS = {
   analyticsRead: { action: 'analytics.read', resourceType: 'analytics' },
+  analyticsNetworkAdequacyRead: { action: 'analytics.network_adequacy.read', resourceType: 'analytics' },
   apiKeyCreate: { action: 'api_key.create', resourceType: 'api_key' },
   apiKeyList: { action: 'api_key.list', resourceType: 'api_key' },
   apiKeyRevoke: { action: 'api_key.revoke', resourceType: 'api_key' },

@@ -4,6 +4,7 @@ import { resolutionMachine, type ResolutionInput } from '../../../machines/resol
 import type { AuditEntry } from '../../persistence/audit-log.js';
 import type { OutboxEvent } from '../../persistence/event-outbox.js';
 import type { ResolutionEvent, ResolutionRow } from '../../persistence/resolution-repository.js';
+import type { ResolutionDemand } from '../../persistence/resolution-demand.js';
 import type { StepCause, TimerRequest } from '../../persistence/actor-store.js';
 import type { Caller } from '../caller.js';
 import { auditActor } from '../caller.js';
@@ -14,6 +15,7 @@ import type { ResolutionDecision } from './decide-resolution.js';
 import type { ResolutionInputs } from './gather-resolution-inputs.js';
 import type { ResolutionRecord } from './resolution-record.js';
 import type { ResolutionRequest } from './resolution-request.js';
+import { resolutionDemandOf } from './resolution-demand-of.js';
 import type { UnknownProviders } from './review-hand-off.js';
 
 /** Every write a resolution makes, planned without I/O; commitResolution performs them. */
@@ -28,8 +30,14 @@ export type ResolutionWritePlan =
   | {
       refused: false;
       review: UnknownProviders;
-      /** The ledger row, its events (incidents included) and audit entry: one statement, one transaction. */
-      ledger: { row: ResolutionRow; mode: 'live' | 'test'; events: ResolutionEvent[]; audit: AuditEntry };
+      /** The ledger row, its demand (network adequacy), its events (incidents included) and audit entry: one statement, one transaction. */
+      ledger: {
+        row: ResolutionRow;
+        mode: 'live' | 'test';
+        events: ResolutionEvent[];
+        audit: AuditEntry;
+        demand: ResolutionDemand;
+      };
       /** The answer and option data kept in Redis beside the actor, with the graph snapshot it refers to. */
       record: ResolutionRecord;
       /** The resolution actor, created after the ledger commits, with its expiry timer. */
@@ -166,6 +174,12 @@ export function planResolutionWrites(
       },
       mode: caller.mode,
       events,
+      demand: resolutionDemandOf(
+        req.constraints,
+        outcome.options.map((o) => o.slot.start),
+        outcome.exclusionSummary,
+        now,
+      ),
       audit: {
         platformId: caller.platformId,
         organizationId: caller.organizationId,

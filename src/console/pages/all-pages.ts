@@ -6,6 +6,7 @@ import { bookingsPage } from './bookings-page.js';
 import { bookingPage } from './booking-page.js';
 import { auditPage } from './audit-page.js';
 import { analyticsPage } from './analytics-page.js';
+import { networkAdequacyPage } from './network-adequacy-page.js';
 import { manualReviewPage } from './manual-review-page.js';
 import { apiKeysPage } from './api-keys-page.js';
 import { inspectorPage } from './inspector-page.js';
@@ -24,6 +25,7 @@ export const ALL_PAGES: Page[] = [
   manualReviewPage,
   auditPage,
   analyticsPage,
+  networkAdequacyPage,
   inspectorPage,
   actorInspectorPage,
   webhooksPage,

@@ -19,7 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Value } from "../../google/protobuf/struct.js";
-import { Analytics } from "./resources.js";
+import { Analytics, NetworkAdequacy } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
@@ -141,6 +141,216 @@ export interface GetAnalyticsResponse {
     | undefined;
   /** The answer, the REST `Analytics` (typed form). Set when the request came in the typed form. */
   analytics?: Analytics | undefined;
+}
+
+/** GetNetworkAdequacyRequest: the input of GetNetworkAdequacy (REST GET /api/v2/analytics/network-adequacy). */
+export interface GetNetworkAdequacyRequest {
+  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
+  body?:
+    | any
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
+   * `body` or `body_json` is set the typed fields are ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days` in REST. Optional. REST: `period` in
+   * the query string.
+   */
+  period?:
+    | GetNetworkAdequacyRequest_Period
+    | undefined;
+  /**
+   * The constraint read: `language` (languageCodes), `license_region` (licenseRegionCodes), `insurance`
+   * (insurancePlanCodes), `specialty` (specialtyCodes) or `modality` (modalityCodes). One of `language`,
+   * `license_region`, `insurance`, `specialty`, `modality` in REST. Required. REST: `dimension` in the query string.
+   */
+  dimension?: GetNetworkAdequacyRequest_Dimension | undefined;
+}
+
+/** The values of `period`; `PERIOD_UNSPECIFIED` means not given. */
+export enum GetNetworkAdequacyRequest_Period {
+  /** PERIOD_UNSPECIFIED - Not given. */
+  PERIOD_UNSPECIFIED = "PERIOD_UNSPECIFIED",
+  /** PERIOD_LAST_7_DAYS - REST `last_7_days`. */
+  PERIOD_LAST_7_DAYS = "PERIOD_LAST_7_DAYS",
+  /** PERIOD_LAST_30_DAYS - REST `last_30_days`. */
+  PERIOD_LAST_30_DAYS = "PERIOD_LAST_30_DAYS",
+  /** PERIOD_LAST_90_DAYS - REST `last_90_days`. */
+  PERIOD_LAST_90_DAYS = "PERIOD_LAST_90_DAYS",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function getNetworkAdequacyRequest_PeriodFromJSON(object: any): GetNetworkAdequacyRequest_Period {
+  switch (object) {
+    case 0:
+    case "PERIOD_UNSPECIFIED":
+      return GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED;
+    case 1:
+    case "PERIOD_LAST_7_DAYS":
+      return GetNetworkAdequacyRequest_Period.PERIOD_LAST_7_DAYS;
+    case 2:
+    case "PERIOD_LAST_30_DAYS":
+      return GetNetworkAdequacyRequest_Period.PERIOD_LAST_30_DAYS;
+    case 3:
+    case "PERIOD_LAST_90_DAYS":
+      return GetNetworkAdequacyRequest_Period.PERIOD_LAST_90_DAYS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return GetNetworkAdequacyRequest_Period.UNRECOGNIZED;
+  }
+}
+
+export function getNetworkAdequacyRequest_PeriodToJSON(object: GetNetworkAdequacyRequest_Period): string {
+  switch (object) {
+    case GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED:
+      return "PERIOD_UNSPECIFIED";
+    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_7_DAYS:
+      return "PERIOD_LAST_7_DAYS";
+    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_30_DAYS:
+      return "PERIOD_LAST_30_DAYS";
+    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_90_DAYS:
+      return "PERIOD_LAST_90_DAYS";
+    case GetNetworkAdequacyRequest_Period.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function getNetworkAdequacyRequest_PeriodToNumber(object: GetNetworkAdequacyRequest_Period): number {
+  switch (object) {
+    case GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED:
+      return 0;
+    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_7_DAYS:
+      return 1;
+    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_30_DAYS:
+      return 2;
+    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_90_DAYS:
+      return 3;
+    case GetNetworkAdequacyRequest_Period.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** The values of `dimension`; `DIMENSION_UNSPECIFIED` means not given. */
+export enum GetNetworkAdequacyRequest_Dimension {
+  /** DIMENSION_UNSPECIFIED - Not given. */
+  DIMENSION_UNSPECIFIED = "DIMENSION_UNSPECIFIED",
+  /** DIMENSION_LANGUAGE - REST `language`. */
+  DIMENSION_LANGUAGE = "DIMENSION_LANGUAGE",
+  /** DIMENSION_LICENSE_REGION - REST `license_region`. */
+  DIMENSION_LICENSE_REGION = "DIMENSION_LICENSE_REGION",
+  /** DIMENSION_INSURANCE - REST `insurance`. */
+  DIMENSION_INSURANCE = "DIMENSION_INSURANCE",
+  /** DIMENSION_SPECIALTY - REST `specialty`. */
+  DIMENSION_SPECIALTY = "DIMENSION_SPECIALTY",
+  /** DIMENSION_MODALITY - REST `modality`. */
+  DIMENSION_MODALITY = "DIMENSION_MODALITY",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function getNetworkAdequacyRequest_DimensionFromJSON(object: any): GetNetworkAdequacyRequest_Dimension {
+  switch (object) {
+    case 0:
+    case "DIMENSION_UNSPECIFIED":
+      return GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED;
+    case 1:
+    case "DIMENSION_LANGUAGE":
+      return GetNetworkAdequacyRequest_Dimension.DIMENSION_LANGUAGE;
+    case 2:
+    case "DIMENSION_LICENSE_REGION":
+      return GetNetworkAdequacyRequest_Dimension.DIMENSION_LICENSE_REGION;
+    case 3:
+    case "DIMENSION_INSURANCE":
+      return GetNetworkAdequacyRequest_Dimension.DIMENSION_INSURANCE;
+    case 4:
+    case "DIMENSION_SPECIALTY":
+      return GetNetworkAdequacyRequest_Dimension.DIMENSION_SPECIALTY;
+    case 5:
+    case "DIMENSION_MODALITY":
+      return GetNetworkAdequacyRequest_Dimension.DIMENSION_MODALITY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return GetNetworkAdequacyRequest_Dimension.UNRECOGNIZED;
+  }
+}
+
+export function getNetworkAdequacyRequest_DimensionToJSON(object: GetNetworkAdequacyRequest_Dimension): string {
+  switch (object) {
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED:
+      return "DIMENSION_UNSPECIFIED";
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_LANGUAGE:
+      return "DIMENSION_LANGUAGE";
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_LICENSE_REGION:
+      return "DIMENSION_LICENSE_REGION";
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_INSURANCE:
+      return "DIMENSION_INSURANCE";
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_SPECIALTY:
+      return "DIMENSION_SPECIALTY";
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_MODALITY:
+      return "DIMENSION_MODALITY";
+    case GetNetworkAdequacyRequest_Dimension.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function getNetworkAdequacyRequest_DimensionToNumber(object: GetNetworkAdequacyRequest_Dimension): number {
+  switch (object) {
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED:
+      return 0;
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_LANGUAGE:
+      return 1;
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_LICENSE_REGION:
+      return 2;
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_INSURANCE:
+      return 3;
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_SPECIALTY:
+      return 4;
+    case GetNetworkAdequacyRequest_Dimension.DIMENSION_MODALITY:
+      return 5;
+    case GetNetworkAdequacyRequest_Dimension.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+export interface GetNetworkAdequacyRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface GetNetworkAdequacyRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** GetNetworkAdequacyResponse: the output of GetNetworkAdequacy. */
+export interface GetNetworkAdequacyResponse {
+  /** Not set by this server (kept for wire compatibility). */
+  result?:
+    | any
+    | undefined;
+  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
+  resultJson?:
+    | string
+    | undefined;
+  /** The answer, the REST `NetworkAdequacy` (typed form). Set when the request came in the typed form. */
+  networkAdequacy?: NetworkAdequacy | undefined;
 }
 
 function createBaseGetAnalyticsRequest(): GetAnalyticsRequest {
@@ -625,6 +835,515 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
   },
 };
 
+function createBaseGetNetworkAdequacyRequest(): GetNetworkAdequacyRequest {
+  return {
+    params: {},
+    query: {},
+    body: undefined,
+    bodyJson: "",
+    period: GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED,
+    dimension: GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED,
+  };
+}
+
+export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = {
+  encode(message: GetNetworkAdequacyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      GetNetworkAdequacyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      GetNetworkAdequacyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body !== undefined) {
+      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.period !== undefined && message.period !== GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED) {
+      writer.uint32(128).int32(getNetworkAdequacyRequest_PeriodToNumber(message.period));
+    }
+    if (
+      message.dimension !== undefined && message.dimension !== GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED
+    ) {
+      writer.uint32(136).int32(getNetworkAdequacyRequest_DimensionToNumber(message.dimension));
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetNetworkAdequacyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetNetworkAdequacyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = GetNetworkAdequacyRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = GetNetworkAdequacyRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.period = getNetworkAdequacyRequest_PeriodFromJSON(reader.int32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.dimension = getNetworkAdequacyRequest_DimensionFromJSON(reader.int32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetNetworkAdequacyRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      body: isSet(object?.body) ? object.body : undefined,
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      period: isSet(object.period)
+        ? getNetworkAdequacyRequest_PeriodFromJSON(object.period)
+        : GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED,
+      dimension: isSet(object.dimension)
+        ? getNetworkAdequacyRequest_DimensionFromJSON(object.dimension)
+        : GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED,
+    };
+  },
+
+  toJSON(message: GetNetworkAdequacyRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.body !== undefined) {
+      obj.body = message.body;
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.period !== undefined && message.period !== GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED) {
+      obj.period = getNetworkAdequacyRequest_PeriodToJSON(message.period);
+    }
+    if (
+      message.dimension !== undefined && message.dimension !== GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED
+    ) {
+      obj.dimension = getNetworkAdequacyRequest_DimensionToJSON(message.dimension);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetNetworkAdequacyRequest>): GetNetworkAdequacyRequest {
+    return GetNetworkAdequacyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetNetworkAdequacyRequest>): GetNetworkAdequacyRequest {
+    const message = createBaseGetNetworkAdequacyRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.body = object.body === undefined ? undefined : object.body;
+    message.bodyJson = object.bodyJson ?? "";
+    message.period = object.period ?? GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED;
+    message.dimension = object.dimension ?? GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED;
+    return message;
+  },
+};
+
+function createBaseGetNetworkAdequacyRequest_ParamsEntry(): GetNetworkAdequacyRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const GetNetworkAdequacyRequest_ParamsEntry: MessageFns<GetNetworkAdequacyRequest_ParamsEntry> = {
+  encode(message: GetNetworkAdequacyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetNetworkAdequacyRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetNetworkAdequacyRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetNetworkAdequacyRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetNetworkAdequacyRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetNetworkAdequacyRequest_ParamsEntry>): GetNetworkAdequacyRequest_ParamsEntry {
+    return GetNetworkAdequacyRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetNetworkAdequacyRequest_ParamsEntry>): GetNetworkAdequacyRequest_ParamsEntry {
+    const message = createBaseGetNetworkAdequacyRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetNetworkAdequacyRequest_QueryEntry(): GetNetworkAdequacyRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const GetNetworkAdequacyRequest_QueryEntry: MessageFns<GetNetworkAdequacyRequest_QueryEntry> = {
+  encode(message: GetNetworkAdequacyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetNetworkAdequacyRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetNetworkAdequacyRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetNetworkAdequacyRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GetNetworkAdequacyRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetNetworkAdequacyRequest_QueryEntry>): GetNetworkAdequacyRequest_QueryEntry {
+    return GetNetworkAdequacyRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetNetworkAdequacyRequest_QueryEntry>): GetNetworkAdequacyRequest_QueryEntry {
+    const message = createBaseGetNetworkAdequacyRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGetNetworkAdequacyResponse(): GetNetworkAdequacyResponse {
+  return { result: undefined, resultJson: "", networkAdequacy: undefined };
+}
+
+export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> = {
+  encode(message: GetNetworkAdequacyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      writer.uint32(18).string(message.resultJson);
+    }
+    if (message.networkAdequacy !== undefined) {
+      NetworkAdequacy.encode(message.networkAdequacy, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetNetworkAdequacyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetNetworkAdequacyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resultJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.networkAdequacy = NetworkAdequacy.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetNetworkAdequacyResponse {
+    return {
+      result: isSet(object?.result) ? object.result : undefined,
+      resultJson: isSet(object.resultJson)
+        ? globalThis.String(object.resultJson)
+        : isSet(object.result_json)
+        ? globalThis.String(object.result_json)
+        : "",
+      networkAdequacy: isSet(object.networkAdequacy)
+        ? NetworkAdequacy.fromJSON(object.networkAdequacy)
+        : isSet(object.network_adequacy)
+        ? NetworkAdequacy.fromJSON(object.network_adequacy)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetNetworkAdequacyResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.resultJson !== undefined && message.resultJson !== "") {
+      obj.resultJson = message.resultJson;
+    }
+    if (message.networkAdequacy !== undefined) {
+      obj.networkAdequacy = NetworkAdequacy.toJSON(message.networkAdequacy);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetNetworkAdequacyResponse>): GetNetworkAdequacyResponse {
+    return GetNetworkAdequacyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetNetworkAdequacyResponse>): GetNetworkAdequacyResponse {
+    const message = createBaseGetNetworkAdequacyResponse();
+    message.result = object.result === undefined ? undefined : object.result;
+    message.resultJson = object.resultJson ?? "";
+    message.networkAdequacy = (object.networkAdequacy !== undefined && object.networkAdequacy !== null)
+      ? NetworkAdequacy.fromPartial(object.networkAdequacy)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * AnalyticsService: Resolution and booking analytics.
  *
@@ -656,6 +1375,25 @@ export const AnalyticsServiceService = {
       Buffer.from(GetAnalyticsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetAnalyticsResponse => GetAnalyticsResponse.decode(value),
   },
+  /**
+   * GetNetworkAdequacy: Where the network is thin: for each language, licence region, insurance plan, specialty or
+   * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
+   * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
+   * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
+   * now. Covers resolutions made since the service recorded demand (migration 0012). Errors: the common ones. REST:
+   * GET /api/v2/analytics/network-adequacy.
+   */
+  getNetworkAdequacy: {
+    path: "/scheduling.v1.AnalyticsService/GetNetworkAdequacy" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetNetworkAdequacyRequest): Buffer =>
+      Buffer.from(GetNetworkAdequacyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetNetworkAdequacyRequest => GetNetworkAdequacyRequest.decode(value),
+    responseSerialize: (value: GetNetworkAdequacyResponse): Buffer =>
+      Buffer.from(GetNetworkAdequacyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetNetworkAdequacyResponse => GetNetworkAdequacyResponse.decode(value),
+  },
 } as const;
 
 export interface AnalyticsServiceServer extends UntypedServiceImplementation {
@@ -665,6 +1403,15 @@ export interface AnalyticsServiceServer extends UntypedServiceImplementation {
    * period, computed when asked. Errors: the common ones. REST: GET /api/v2/analytics.
    */
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
+  /**
+   * GetNetworkAdequacy: Where the network is thin: for each language, licence region, insurance plan, specialty or
+   * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
+   * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
+   * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
+   * now. Covers resolutions made since the service recorded demand (migration 0012). Errors: the common ones. REST:
+   * GET /api/v2/analytics/network-adequacy.
+   */
+  getNetworkAdequacy: handleUnaryCall<GetNetworkAdequacyRequest, GetNetworkAdequacyResponse>;
 }
 
 export interface AnalyticsServiceClient extends Client {
@@ -687,6 +1434,29 @@ export interface AnalyticsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetAnalyticsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetNetworkAdequacy: Where the network is thin: for each language, licence region, insurance plan, specialty or
+   * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
+   * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
+   * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
+   * now. Covers resolutions made since the service recorded demand (migration 0012). Errors: the common ones. REST:
+   * GET /api/v2/analytics/network-adequacy.
+   */
+  getNetworkAdequacy(
+    request: GetNetworkAdequacyRequest,
+    callback: (error: ServiceError | null, response: GetNetworkAdequacyResponse) => void,
+  ): ClientUnaryCall;
+  getNetworkAdequacy(
+    request: GetNetworkAdequacyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetNetworkAdequacyResponse) => void,
+  ): ClientUnaryCall;
+  getNetworkAdequacy(
+    request: GetNetworkAdequacyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetNetworkAdequacyResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -3129,6 +3129,84 @@ export interface ManualReviewEntry_Reasons {
   detail?: string | undefined;
 }
 
+/** NetworkAdequacy: the REST shape `NetworkAdequacy` of the contract (openapi.json), field for field. */
+export interface NetworkAdequacy {
+  /** Text. REST: `period`. */
+  period?:
+    | string
+    | undefined;
+  /** Text. REST: `dimension`. */
+  dimension?:
+    | string
+    | undefined;
+  /** One row per value asked for, most asked first, then by value. REST: `rows`. */
+  rows?: NetworkAdequacyRow[] | undefined;
+}
+
+/** NetworkAdequacyRow: the REST shape `NetworkAdequacyRow` of the contract (openapi.json), field for field. */
+export interface NetworkAdequacyRow {
+  /** The normalized code, e.g. `es`, `US-CA`, `virtual`. REST: `value`. */
+  value?:
+    | string
+    | undefined;
+  /**
+   * Active, searchable providers of the organization that have the value now (for license_region: an active licence
+   * of that region not expired today). A whole number from 0 to 9007199254740991. REST: `providers`.
+   */
+  providers?:
+    | number
+    | undefined;
+  /**
+   * Of those providers, the ones accepting new clients. A whole number from 0 to 9007199254740991. REST:
+   * `acceptingNewClients`.
+   */
+  acceptingNewClients?:
+    | number
+    | undefined;
+  /**
+   * Resolutions created in the period whose constraints named the value. A whole number from 0 to 9007199254740991.
+   * REST: `resolutions`.
+   */
+  resolutions?:
+    | number
+    | undefined;
+  /** Of those resolutions, the share made with zero results, 4 decimals. A number from 0 to 1. REST: `zeroResultRate`. */
+  zeroResultRate?:
+    | number
+    | undefined;
+  /**
+   * Median days from a resolution's creation to the start of its first (earliest) option, over those resolutions that
+   * returned options: the wait of the one at rank ceil(n/2) in wait order, told within 2.5% (the middle of its
+   * 5%-wide histogram bucket), 2 decimals; null when none returned options. A number of at least 0. Unset when the
+   * REST answer leaves it out or has null. REST: `medianDaysToFirstOption`.
+   */
+  medianDaysToFirstOption?:
+    | number
+    | undefined;
+  /**
+   * 90th percentile of the same days (interpolated), 2 decimals; null when no resolution returned options. A number
+   * of at least 0. Unset when the REST answer leaves it out or has null. REST: `p90DaysToFirstOption`.
+   */
+  p90DaysToFirstOption?:
+    | number
+    | undefined;
+  /**
+   * The five exclusion codes that excluded the most providers over those resolutions (sum of each resolution's
+   * exclusionSummary), most first. REST: `topExclusionCodes`.
+   */
+  topExclusionCodes?: NetworkAdequacyRow_TopExclusionCodes[] | undefined;
+}
+
+/** The `topExclusionCodes` object. */
+export interface NetworkAdequacyRow_TopExclusionCodes {
+  /** Text. REST: `code`. */
+  code?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. REST: `count`. */
+  count?: number | undefined;
+}
+
 /** Organization: the REST shape `Organization` of the contract (openapi.json), field for field. */
 export interface Organization {
   /** Text. REST: `id`. */
@@ -15622,6 +15700,413 @@ export const ManualReviewEntry_Reasons: MessageFns<ManualReviewEntry_Reasons> = 
     message.code = object.code ?? "";
     message.field = object.field ?? "";
     message.detail = object.detail ?? "";
+    return message;
+  },
+};
+
+function createBaseNetworkAdequacy(): NetworkAdequacy {
+  return { period: "", dimension: "", rows: [] };
+}
+
+export const NetworkAdequacy: MessageFns<NetworkAdequacy> = {
+  encode(message: NetworkAdequacy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.period !== undefined && message.period !== "") {
+      writer.uint32(10).string(message.period);
+    }
+    if (message.dimension !== undefined && message.dimension !== "") {
+      writer.uint32(18).string(message.dimension);
+    }
+    if (message.rows !== undefined && message.rows.length !== 0) {
+      for (const v of message.rows) {
+        NetworkAdequacyRow.encode(v!, writer.uint32(26).fork()).join();
+      }
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NetworkAdequacy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNetworkAdequacy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.period = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.dimension = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const el = NetworkAdequacyRow.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.rows!.push(el);
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NetworkAdequacy {
+    return {
+      period: isSet(object.period) ? globalThis.String(object.period) : "",
+      dimension: isSet(object.dimension) ? globalThis.String(object.dimension) : "",
+      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => NetworkAdequacyRow.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: NetworkAdequacy): unknown {
+    const obj: any = {};
+    if (message.period !== undefined && message.period !== "") {
+      obj.period = message.period;
+    }
+    if (message.dimension !== undefined && message.dimension !== "") {
+      obj.dimension = message.dimension;
+    }
+    if (message.rows?.length) {
+      obj.rows = message.rows.map((e) => NetworkAdequacyRow.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NetworkAdequacy>): NetworkAdequacy {
+    return NetworkAdequacy.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NetworkAdequacy>): NetworkAdequacy {
+    const message = createBaseNetworkAdequacy();
+    message.period = object.period ?? "";
+    message.dimension = object.dimension ?? "";
+    message.rows = object.rows?.map((e) => NetworkAdequacyRow.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseNetworkAdequacyRow(): NetworkAdequacyRow {
+  return {
+    value: "",
+    providers: 0,
+    acceptingNewClients: 0,
+    resolutions: 0,
+    zeroResultRate: 0,
+    medianDaysToFirstOption: undefined,
+    p90DaysToFirstOption: undefined,
+    topExclusionCodes: [],
+  };
+}
+
+export const NetworkAdequacyRow: MessageFns<NetworkAdequacyRow> = {
+  encode(message: NetworkAdequacyRow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.value !== undefined && message.value !== "") {
+      writer.uint32(10).string(message.value);
+    }
+    if (message.providers !== undefined && message.providers !== 0) {
+      writer.uint32(16).int64(message.providers);
+    }
+    if (message.acceptingNewClients !== undefined && message.acceptingNewClients !== 0) {
+      writer.uint32(24).int64(message.acceptingNewClients);
+    }
+    if (message.resolutions !== undefined && message.resolutions !== 0) {
+      writer.uint32(32).int64(message.resolutions);
+    }
+    if (message.zeroResultRate !== undefined && message.zeroResultRate !== 0) {
+      writer.uint32(41).double(message.zeroResultRate);
+    }
+    if (message.medianDaysToFirstOption !== undefined) {
+      writer.uint32(49).double(message.medianDaysToFirstOption);
+    }
+    if (message.p90DaysToFirstOption !== undefined) {
+      writer.uint32(57).double(message.p90DaysToFirstOption);
+    }
+    if (message.topExclusionCodes !== undefined && message.topExclusionCodes.length !== 0) {
+      for (const v of message.topExclusionCodes) {
+        NetworkAdequacyRow_TopExclusionCodes.encode(v!, writer.uint32(66).fork()).join();
+      }
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NetworkAdequacyRow {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNetworkAdequacyRow();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.providers = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.acceptingNewClients = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.resolutions = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.zeroResultRate = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.medianDaysToFirstOption = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.p90DaysToFirstOption = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            const el = NetworkAdequacyRow_TopExclusionCodes.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.topExclusionCodes!.push(el);
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NetworkAdequacyRow {
+    return {
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+      providers: isSet(object.providers) ? globalThis.Number(object.providers) : 0,
+      acceptingNewClients: isSet(object.acceptingNewClients)
+        ? globalThis.Number(object.acceptingNewClients)
+        : isSet(object.accepting_new_clients)
+        ? globalThis.Number(object.accepting_new_clients)
+        : 0,
+      resolutions: isSet(object.resolutions) ? globalThis.Number(object.resolutions) : 0,
+      zeroResultRate: isSet(object.zeroResultRate)
+        ? globalThis.Number(object.zeroResultRate)
+        : isSet(object.zero_result_rate)
+        ? globalThis.Number(object.zero_result_rate)
+        : 0,
+      medianDaysToFirstOption: isSet(object.medianDaysToFirstOption)
+        ? globalThis.Number(object.medianDaysToFirstOption)
+        : isSet(object.median_days_to_first_option)
+        ? globalThis.Number(object.median_days_to_first_option)
+        : undefined,
+      p90DaysToFirstOption: isSet(object.p90DaysToFirstOption)
+        ? globalThis.Number(object.p90DaysToFirstOption)
+        : isSet(object.p90_days_to_first_option)
+        ? globalThis.Number(object.p90_days_to_first_option)
+        : undefined,
+      topExclusionCodes: globalThis.Array.isArray(object?.topExclusionCodes)
+        ? object.topExclusionCodes.map((e: any) => NetworkAdequacyRow_TopExclusionCodes.fromJSON(e))
+        : globalThis.Array.isArray(object?.top_exclusion_codes)
+        ? object.top_exclusion_codes.map((e: any) => NetworkAdequacyRow_TopExclusionCodes.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: NetworkAdequacyRow): unknown {
+    const obj: any = {};
+    if (message.value !== undefined && message.value !== "") {
+      obj.value = message.value;
+    }
+    if (message.providers !== undefined && message.providers !== 0) {
+      obj.providers = Math.round(message.providers);
+    }
+    if (message.acceptingNewClients !== undefined && message.acceptingNewClients !== 0) {
+      obj.acceptingNewClients = Math.round(message.acceptingNewClients);
+    }
+    if (message.resolutions !== undefined && message.resolutions !== 0) {
+      obj.resolutions = Math.round(message.resolutions);
+    }
+    if (message.zeroResultRate !== undefined && message.zeroResultRate !== 0) {
+      obj.zeroResultRate = floatToJson(message.zeroResultRate);
+    }
+    if (message.medianDaysToFirstOption !== undefined) {
+      obj.medianDaysToFirstOption = floatToJson(message.medianDaysToFirstOption);
+    }
+    if (message.p90DaysToFirstOption !== undefined) {
+      obj.p90DaysToFirstOption = floatToJson(message.p90DaysToFirstOption);
+    }
+    if (message.topExclusionCodes?.length) {
+      obj.topExclusionCodes = message.topExclusionCodes.map((e) => NetworkAdequacyRow_TopExclusionCodes.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NetworkAdequacyRow>): NetworkAdequacyRow {
+    return NetworkAdequacyRow.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NetworkAdequacyRow>): NetworkAdequacyRow {
+    const message = createBaseNetworkAdequacyRow();
+    message.value = object.value ?? "";
+    message.providers = object.providers ?? 0;
+    message.acceptingNewClients = object.acceptingNewClients ?? 0;
+    message.resolutions = object.resolutions ?? 0;
+    message.zeroResultRate = object.zeroResultRate ?? 0;
+    message.medianDaysToFirstOption = object.medianDaysToFirstOption ?? undefined;
+    message.p90DaysToFirstOption = object.p90DaysToFirstOption ?? undefined;
+    message.topExclusionCodes =
+      object.topExclusionCodes?.map((e) => NetworkAdequacyRow_TopExclusionCodes.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseNetworkAdequacyRow_TopExclusionCodes(): NetworkAdequacyRow_TopExclusionCodes {
+  return { code: "", count: 0 };
+}
+
+export const NetworkAdequacyRow_TopExclusionCodes: MessageFns<NetworkAdequacyRow_TopExclusionCodes> = {
+  encode(message: NetworkAdequacyRow_TopExclusionCodes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== undefined && message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.count !== undefined && message.count !== 0) {
+      writer.uint32(16).int64(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NetworkAdequacyRow_TopExclusionCodes {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNetworkAdequacyRow_TopExclusionCodes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.count = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NetworkAdequacyRow_TopExclusionCodes {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+    };
+  },
+
+  toJSON(message: NetworkAdequacyRow_TopExclusionCodes): unknown {
+    const obj: any = {};
+    if (message.code !== undefined && message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.count !== undefined && message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NetworkAdequacyRow_TopExclusionCodes>): NetworkAdequacyRow_TopExclusionCodes {
+    return NetworkAdequacyRow_TopExclusionCodes.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NetworkAdequacyRow_TopExclusionCodes>): NetworkAdequacyRow_TopExclusionCodes {
+    const message = createBaseNetworkAdequacyRow_TopExclusionCodes();
+    message.code = object.code ?? "";
+    message.count = object.count ?? 0;
     return message;
   },
 };
