@@ -26,7 +26,13 @@ import {
   type ProtoShape,
   type ShapeSide,
 } from '../src/contract/proto-shape.js';
-import { TYPED_FIELD_BASE, UPDATE_MASK_FIELD, requestGroups, resultFieldName } from '../src/contract/typed-message.js';
+import {
+  HTML_PAGE_FIELD_NUMBER,
+  TYPED_FIELD_BASE,
+  UPDATE_MASK_FIELD,
+  requestGroups,
+  resultFieldName,
+} from '../src/contract/typed-message.js';
 import { SCHEMA_MODULES, SCHEMA_NAMES } from '../src/contract/schema-names.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../src/errors/error-catalogue.js';
 import { ERROR_DOMAIN, HTTP_TO_GRPC } from '../src/grpc/error-metadata.js';
@@ -348,41 +354,28 @@ function writeResource(name: string, schema: z.ZodObject, side: ShapeSide): void
 // ---------------------------------------------------------------------------------------------------------------
 // Services.
 
-const TUNNEL_REQUEST = [
-  '  // Gateway form: path parameters by name. Internal callers set the typed fields instead.',
-  '  map<string, string> params = 1;',
-  '  // Gateway form: query parameters by name. Internal callers set the typed fields instead.',
-  '  map<string, string> query = 2;',
-  '  // Gateway form: the JSON body as a Value. Internal callers set the typed fields instead.',
-  '  google.protobuf.Value body = 3;',
-  '  // Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,',
-  '  // `body` or `body_json` is set the typed fields are ignored.',
-  '  string body_json = 4;',
-];
+// Numbers 1-4 of requests and 1-2 of responses carried a JSON pass-through form until it was removed: reserved so that
+// no later field reuses them with another meaning.
+const RESERVED_REQUEST = ['  reserved 1 to 4;', '  reserved "params", "query", "body", "body_json";'];
+const RESERVED_RESPONSE = ['  reserved 1, 2;', '  reserved "result", "result_json";'];
 
-const TUNNEL_RESPONSE = [
-  '  // Not set by this server (kept for wire compatibility).',
-  '  google.protobuf.Value result = 1;',
-  '  // Gateway form: the result as REST JSON text, set when the request came in the gateway form.',
-  '  string result_json = 2;',
+/** The response field of a route that answers browsers an HTML page (the e-mailed confirmation link). */
+const HTML_PAGE_FIELD = [
+  '  // The page to show a browser, set instead of the other fields when the caller asked for HTML (`accept` metadata',
+  '  // without `application/json`).',
+  `  string html_page = ${HTML_PAGE_FIELD_NUMBER};`,
 ];
 
 /** The request and response messages of one route's RPC. */
 function rpcMessages(route: RouteSpec, imports: Imports): string[] {
-  imports.add('google/protobuf/struct.proto');
   const reqName = `${route.rpc}Request`;
   const resName = `${route.rpc}Response`;
   const reqScope = `scheduling.v1.${reqName}`;
   const resScope = `scheduling.v1.${resName}`;
-  for (const [i, f] of ['params', 'query', 'body', 'body_json'].entries())
-    numbers[reqScope] = { ...numbers[reqScope], [f]: i + 1 };
-  for (const [i, f] of ['result', 'result_json'].entries()) numbers[resScope] = { ...numbers[resScope], [f]: i + 1 };
   const nested: string[] = [];
   const fields: string[] = [];
   for (const group of requestGroups(route)) {
     for (const [key, value] of Object.entries(group.schema.shape)) {
-      if (['params', 'query', 'body', 'bodyJson'].includes(key))
-        throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
       const where =
         group.kind === 'params'
           ? ` in the path (\`:${key}\`)`
@@ -418,7 +411,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   }
   const out: string[] = [];
   out.push(...comment(`${reqName}: the input of ${route.rpc} (REST ${route.method} ${route.path}).`, ''));
-  out.push(`message ${reqName} {`, ...nested, ...TUNNEL_REQUEST, ...fields, '}', '');
+  out.push(`message ${reqName} {`, ...nested, ...RESERVED_REQUEST, ...fields, '}', '');
   const resNested: string[] = [];
   const resFields: string[] = [];
   if (route.response) {
@@ -444,19 +437,15 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
       const field = named ? resultFieldName(named) : 'result_value';
       const type = typeOf(shape, field, resScope, resNested, '  ', 'output', imports, route.response);
       if (named) imports.add('scheduling/v1/resources.proto');
-      resFields.push(
-        ...comment(
-          `The answer${named ? `, the REST \`${named}\`` : ''} (typed form). Set when the request came in the typed form.`,
-          '  ',
-        ),
-      );
+      resFields.push(...comment(`The answer${named ? `, the REST \`${named}\`` : ''}.`, '  '));
       resFields.push(
         `  ${type} ${protoFieldName(field)} = ${numberOf(resScope, protoFieldName(field), TYPED_FIELD_BASE)};`,
       );
     }
   }
   out.push(...comment(`${resName}: the output of ${route.rpc}.`, ''));
-  out.push(`message ${resName} {`, ...resNested, ...TUNNEL_RESPONSE, ...resFields, '}', '');
+  if (route.htmlAnswer) resFields.push(...HTML_PAGE_FIELD);
+  out.push(`message ${resName} {`, ...resNested, ...RESERVED_RESPONSE, ...resFields, '}', '');
   if (out.some((l) => l.includes('.scheduling.v1.'))) imports.add('scheduling/v1/resources.proto');
   return out;
 }
@@ -471,7 +460,7 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
   lines.push('');
   lines.push(
     ...comment(
-      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. Set the typed fields of a request; the answer comes in the typed fields. ${ERROR_MODEL}. Every method may answer the common ones (status and reason): ${COMMON_ERRORS}. This file is generated from the REST route table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).`,
+      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. ${ERROR_MODEL}. Every method may answer the common ones (status and reason): ${COMMON_ERRORS}. This file is generated from the REST route table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).`,
       '',
     ),
   );

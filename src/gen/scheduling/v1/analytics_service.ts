@@ -18,7 +18,6 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import { Analytics } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
@@ -27,25 +26,6 @@ export const protobufFileName = "scheduling/v1/analytics_service.proto";
 
 /** GetAnalyticsRequest: the input of GetAnalytics (REST GET /api/v2/analytics). */
 export interface GetAnalyticsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days` in REST. Optional. REST: `period` in
    * the query string.
@@ -119,54 +99,18 @@ export function getAnalyticsRequest_PeriodToNumber(object: GetAnalyticsRequest_P
   }
 }
 
-export interface GetAnalyticsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetAnalyticsRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetAnalyticsResponse: the output of GetAnalytics. */
 export interface GetAnalyticsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Analytics` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Analytics`. */
   analytics?: Analytics | undefined;
 }
 
 function createBaseGetAnalyticsRequest(): GetAnalyticsRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    period: GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED,
-  };
+  return { period: GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED };
 }
 
 export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   encode(message: GetAnalyticsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetAnalyticsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetAnalyticsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.period !== undefined && message.period !== GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED) {
       writer.uint32(128).int32(getAnalyticsRequest_PeriodToNumber(message.period));
     }
@@ -186,44 +130,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetAnalyticsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetAnalyticsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -246,40 +152,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
 
   fromJSON(object: any): GetAnalyticsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       period: isSet(object.period)
         ? getAnalyticsRequest_PeriodFromJSON(object.period)
         : GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED,
@@ -288,30 +160,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
 
   toJSON(message: GetAnalyticsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.period !== undefined && message.period !== GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED) {
       obj.period = getAnalyticsRequest_PeriodToJSON(message.period);
     }
@@ -323,213 +171,17 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   },
   fromPartial(object: DeepPartial<GetAnalyticsRequest>): GetAnalyticsRequest {
     const message = createBaseGetAnalyticsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.period = object.period ?? GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED;
     return message;
   },
 };
 
-function createBaseGetAnalyticsRequest_ParamsEntry(): GetAnalyticsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetAnalyticsRequest_ParamsEntry: MessageFns<GetAnalyticsRequest_ParamsEntry> = {
-  encode(message: GetAnalyticsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetAnalyticsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetAnalyticsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetAnalyticsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetAnalyticsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetAnalyticsRequest_ParamsEntry>): GetAnalyticsRequest_ParamsEntry {
-    return GetAnalyticsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetAnalyticsRequest_ParamsEntry>): GetAnalyticsRequest_ParamsEntry {
-    const message = createBaseGetAnalyticsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetAnalyticsRequest_QueryEntry(): GetAnalyticsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetAnalyticsRequest_QueryEntry: MessageFns<GetAnalyticsRequest_QueryEntry> = {
-  encode(message: GetAnalyticsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetAnalyticsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetAnalyticsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetAnalyticsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetAnalyticsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetAnalyticsRequest_QueryEntry>): GetAnalyticsRequest_QueryEntry {
-    return GetAnalyticsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetAnalyticsRequest_QueryEntry>): GetAnalyticsRequest_QueryEntry {
-    const message = createBaseGetAnalyticsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetAnalyticsResponse(): GetAnalyticsResponse {
-  return { result: undefined, resultJson: "", analytics: undefined };
+  return { analytics: undefined };
 }
 
 export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
   encode(message: GetAnalyticsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.analytics !== undefined) {
       Analytics.encode(message.analytics, writer.uint32(130).fork()).join();
     }
@@ -549,22 +201,6 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -586,25 +222,11 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
   },
 
   fromJSON(object: any): GetAnalyticsResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      analytics: isSet(object.analytics) ? Analytics.fromJSON(object.analytics) : undefined,
-    };
+    return { analytics: isSet(object.analytics) ? Analytics.fromJSON(object.analytics) : undefined };
   },
 
   toJSON(message: GetAnalyticsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.analytics !== undefined) {
       obj.analytics = Analytics.toJSON(message.analytics);
     }
@@ -616,8 +238,6 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
   },
   fromPartial(object: DeepPartial<GetAnalyticsResponse>): GetAnalyticsResponse {
     const message = createBaseGetAnalyticsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.analytics = (object.analytics !== undefined && object.analytics !== null)
       ? Analytics.fromPartial(object.analytics)
       : undefined;
@@ -629,15 +249,14 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
  * AnalyticsService: Resolution and booking analytics.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type AnalyticsServiceService = typeof AnalyticsServiceService;
 export const AnalyticsServiceService = {
@@ -707,10 +326,6 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
-}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

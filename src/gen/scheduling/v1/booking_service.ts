@@ -18,7 +18,6 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import {
   BookingsV1Page,
   BookingV1Cancelled,
@@ -36,25 +35,6 @@ export const protobufFileName = "scheduling/v1/booking_service.proto";
 
 /** ListBookingsRequest: the input of ListBookings (REST GET /api/v2/bookings). */
 export interface ListBookingsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. Optional. REST: `status` in the
    * query string.
@@ -166,26 +146,8 @@ export function listBookingsRequest_StatusToNumber(object: ListBookingsRequest_S
   }
 }
 
-export interface ListBookingsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListBookingsRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListBookingsResponse: the output of ListBookings. */
 export interface ListBookingsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
   /** REST: `data` of the answer. */
   data?:
     | BookingV2[]
@@ -210,74 +172,18 @@ export interface ListBookingsResponse {
 
 /** GetBookingRequest: the input of GetBooking (REST GET /api/v2/bookings/:id). */
 export interface GetBookingRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface GetBookingRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetBookingRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetBookingResponse: the output of GetBooking. */
 export interface GetBookingResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV2` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `BookingV2`. */
   bookingV2?: BookingV2 | undefined;
 }
 
 /** ListSlotsV1Request: the input of ListSlotsV1 (REST GET /api/v1/slots). */
 export interface ListSlotsV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `providerId` in the query string. */
   providerId?:
     | string
@@ -293,51 +199,14 @@ export interface ListSlotsV1Request {
   date?: string | undefined;
 }
 
-export interface ListSlotsV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListSlotsV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListSlotsV1Response: the output of ListSlotsV1. */
 export interface ListSlotsV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `SlotsV1Page` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `SlotsV1Page`. */
   slotsV1Page?: SlotsV1Page | undefined;
 }
 
 /** CreateBookingV1Request: the input of CreateBookingV1 (REST POST /api/v1/bookings). */
 export interface CreateBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
   providerId?:
     | string
@@ -372,51 +241,14 @@ export interface CreateBookingV1Request_Attendee {
   timezone?: string | undefined;
 }
 
-export interface CreateBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CreateBookingV1Response: the output of CreateBookingV1. */
 export interface CreateBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1Created` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `BookingV1Created`. */
   bookingV1Created?: BookingV1Created | undefined;
 }
 
 /** ListBookingsV1Request: the input of ListBookingsV1 (REST GET /api/v1/bookings). */
 export interface ListBookingsV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * Page number, default 1. A whole number from 1 to 1000000 (decimal text in REST). Optional. REST: `page` in the
    * query string.
@@ -522,100 +354,26 @@ export function listBookingsV1Request_StatusToNumber(object: ListBookingsV1Reque
   }
 }
 
-export interface ListBookingsV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListBookingsV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListBookingsV1Response: the output of ListBookingsV1. */
 export interface ListBookingsV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingsV1Page` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `BookingsV1Page`. */
   bookingsV1Page?: BookingsV1Page | undefined;
 }
 
 /** GetBookingV1Request: the input of GetBookingV1 (REST GET /api/v1/bookings/:id). */
 export interface GetBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface GetBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetBookingV1Response: the output of GetBookingV1. */
 export interface GetBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1Detail` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `BookingV1Detail`. */
   bookingV1Detail?: BookingV1Detail | undefined;
 }
 
 /** ConfirmBookingV1Request: the input of ConfirmBookingV1 (REST GET /api/v1/bookings/:id/confirm). */
 export interface ConfirmBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -624,51 +382,21 @@ export interface ConfirmBookingV1Request {
   token?: string | undefined;
 }
 
-export interface ConfirmBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ConfirmBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ConfirmBookingV1Response: the output of ConfirmBookingV1. */
 export interface ConfirmBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
+  /** The answer, the REST `BookingV1ConfirmResult`. */
+  bookingV1ConfirmResult?:
+    | BookingV1ConfirmResult
     | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1ConfirmResult` (typed form). Set when the request came in the typed form. */
-  bookingV1ConfirmResult?: BookingV1ConfirmResult | undefined;
+  /**
+   * The page to show a browser, set instead of the other fields when the caller asked for HTML (`accept` metadata
+   * without `application/json`).
+   */
+  htmlPage?: string | undefined;
 }
 
 /** RescheduleBookingV1Request: the input of RescheduleBookingV1 (REST POST /api/v1/bookings/:id/reschedule). */
 export interface RescheduleBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -688,51 +416,14 @@ export interface RescheduleBookingV1Request {
   notes?: string | undefined;
 }
 
-export interface RescheduleBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface RescheduleBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** RescheduleBookingV1Response: the output of RescheduleBookingV1. */
 export interface RescheduleBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1Rescheduled` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `BookingV1Rescheduled`. */
   bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
 }
 
 /** CancelBookingV1Request: the input of CancelBookingV1 (REST POST /api/v1/bookings/:id/cancel). */
 export interface CancelBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -741,36 +432,14 @@ export interface CancelBookingV1Request {
   reason?: string | undefined;
 }
 
-export interface CancelBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CancelBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CancelBookingV1Response: the output of CancelBookingV1. */
 export interface CancelBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1Cancelled` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `BookingV1Cancelled`. */
   bookingV1Cancelled?: BookingV1Cancelled | undefined;
 }
 
 function createBaseListBookingsRequest(): ListBookingsRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     status: ListBookingsRequest_Status.STATUS_UNSPECIFIED,
     providerId: undefined,
     pageSize: undefined,
@@ -780,18 +449,6 @@ function createBaseListBookingsRequest(): ListBookingsRequest {
 
 export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
   encode(message: ListBookingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.status !== undefined && message.status !== ListBookingsRequest_Status.STATUS_UNSPECIFIED) {
       writer.uint32(128).int32(listBookingsRequest_StatusToNumber(message.status));
     }
@@ -820,44 +477,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListBookingsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListBookingsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -904,40 +523,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
 
   fromJSON(object: any): ListBookingsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       status: isSet(object.status)
         ? listBookingsRequest_StatusFromJSON(object.status)
         : ListBookingsRequest_Status.STATUS_UNSPECIFIED,
@@ -961,30 +546,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
 
   toJSON(message: ListBookingsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.status !== undefined && message.status !== ListBookingsRequest_Status.STATUS_UNSPECIFIED) {
       obj.status = listBookingsRequest_StatusToJSON(message.status);
     }
@@ -1005,26 +566,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
   },
   fromPartial(object: DeepPartial<ListBookingsRequest>): ListBookingsRequest {
     const message = createBaseListBookingsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListBookingsRequest_Status.STATUS_UNSPECIFIED;
     message.providerId = object.providerId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
@@ -1033,188 +574,12 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
   },
 };
 
-function createBaseListBookingsRequest_ParamsEntry(): ListBookingsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsRequest_ParamsEntry: MessageFns<ListBookingsRequest_ParamsEntry> = {
-  encode(message: ListBookingsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsRequest_ParamsEntry>): ListBookingsRequest_ParamsEntry {
-    return ListBookingsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsRequest_ParamsEntry>): ListBookingsRequest_ParamsEntry {
-    const message = createBaseListBookingsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListBookingsRequest_QueryEntry(): ListBookingsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsRequest_QueryEntry: MessageFns<ListBookingsRequest_QueryEntry> = {
-  encode(message: ListBookingsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsRequest_QueryEntry>): ListBookingsRequest_QueryEntry {
-    return ListBookingsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsRequest_QueryEntry>): ListBookingsRequest_QueryEntry {
-    const message = createBaseListBookingsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListBookingsResponse(): ListBookingsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
   encode(message: ListBookingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         BookingV2.encode(v!, writer.uint32(130).fork()).join();
@@ -1245,22 +610,6 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1310,12 +659,6 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
 
   fromJSON(object: any): ListBookingsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => BookingV2.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -1333,12 +676,6 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
 
   toJSON(message: ListBookingsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => BookingV2.toJSON(e));
     }
@@ -1359,8 +696,6 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
   },
   fromPartial(object: DeepPartial<ListBookingsResponse>): ListBookingsResponse {
     const message = createBaseListBookingsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => BookingV2.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -1370,23 +705,11 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
 };
 
 function createBaseGetBookingRequest(): GetBookingRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetBookingRequest: MessageFns<GetBookingRequest> = {
   encode(message: GetBookingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -1406,44 +729,6 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetBookingRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetBookingRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1465,71 +750,11 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
   },
 
   fromJSON(object: any): GetBookingRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetBookingRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -1541,213 +766,17 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
   },
   fromPartial(object: DeepPartial<GetBookingRequest>): GetBookingRequest {
     const message = createBaseGetBookingRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseGetBookingRequest_ParamsEntry(): GetBookingRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingRequest_ParamsEntry: MessageFns<GetBookingRequest_ParamsEntry> = {
-  encode(message: GetBookingRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingRequest_ParamsEntry>): GetBookingRequest_ParamsEntry {
-    return GetBookingRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingRequest_ParamsEntry>): GetBookingRequest_ParamsEntry {
-    const message = createBaseGetBookingRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingRequest_QueryEntry(): GetBookingRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingRequest_QueryEntry: MessageFns<GetBookingRequest_QueryEntry> = {
-  encode(message: GetBookingRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingRequest_QueryEntry>): GetBookingRequest_QueryEntry {
-    return GetBookingRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingRequest_QueryEntry>): GetBookingRequest_QueryEntry {
-    const message = createBaseGetBookingRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetBookingResponse(): GetBookingResponse {
-  return { result: undefined, resultJson: "", bookingV2: undefined };
+  return { bookingV2: undefined };
 }
 
 export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   encode(message: GetBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV2 !== undefined) {
       BookingV2.encode(message.bookingV2, writer.uint32(130).fork()).join();
     }
@@ -1767,22 +796,6 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1805,12 +818,6 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
 
   fromJSON(object: any): GetBookingResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV2: isSet(object.bookingV2)
         ? BookingV2.fromJSON(object.bookingV2)
         : isSet(object.booking_v2)
@@ -1821,12 +828,6 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
 
   toJSON(message: GetBookingResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV2 !== undefined) {
       obj.bookingV2 = BookingV2.toJSON(message.bookingV2);
     }
@@ -1838,8 +839,6 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   },
   fromPartial(object: DeepPartial<GetBookingResponse>): GetBookingResponse {
     const message = createBaseGetBookingResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV2 = (object.bookingV2 !== undefined && object.bookingV2 !== null)
       ? BookingV2.fromPartial(object.bookingV2)
       : undefined;
@@ -1848,23 +847,11 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
 };
 
 function createBaseListSlotsV1Request(): ListSlotsV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", providerId: "", eventTypeId: "", date: "" };
+  return { providerId: "", eventTypeId: "", date: "" };
 }
 
 export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
   encode(message: ListSlotsV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListSlotsV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListSlotsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       writer.uint32(130).string(message.providerId);
     }
@@ -1890,44 +877,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListSlotsV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListSlotsV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1966,40 +915,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
 
   fromJSON(object: any): ListSlotsV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       providerId: isSet(object.providerId)
         ? globalThis.String(object.providerId)
         : isSet(object.provider_id)
@@ -2016,30 +931,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
 
   toJSON(message: ListSlotsV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       obj.providerId = message.providerId;
     }
@@ -2057,26 +948,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
   },
   fromPartial(object: DeepPartial<ListSlotsV1Request>): ListSlotsV1Request {
     const message = createBaseListSlotsV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.eventTypeId = object.eventTypeId ?? "";
     message.date = object.date ?? "";
@@ -2084,188 +955,12 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
   },
 };
 
-function createBaseListSlotsV1Request_ParamsEntry(): ListSlotsV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListSlotsV1Request_ParamsEntry: MessageFns<ListSlotsV1Request_ParamsEntry> = {
-  encode(message: ListSlotsV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSlotsV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListSlotsV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListSlotsV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListSlotsV1Request_ParamsEntry>): ListSlotsV1Request_ParamsEntry {
-    return ListSlotsV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListSlotsV1Request_ParamsEntry>): ListSlotsV1Request_ParamsEntry {
-    const message = createBaseListSlotsV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListSlotsV1Request_QueryEntry(): ListSlotsV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryEntry> = {
-  encode(message: ListSlotsV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSlotsV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListSlotsV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListSlotsV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListSlotsV1Request_QueryEntry>): ListSlotsV1Request_QueryEntry {
-    return ListSlotsV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListSlotsV1Request_QueryEntry>): ListSlotsV1Request_QueryEntry {
-    const message = createBaseListSlotsV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListSlotsV1Response(): ListSlotsV1Response {
-  return { result: undefined, resultJson: "", slotsV1Page: undefined };
+  return { slotsV1Page: undefined };
 }
 
 export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
   encode(message: ListSlotsV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.slotsV1Page !== undefined) {
       SlotsV1Page.encode(message.slotsV1Page, writer.uint32(130).fork()).join();
     }
@@ -2285,22 +980,6 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2323,12 +1002,6 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
 
   fromJSON(object: any): ListSlotsV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       slotsV1Page: isSet(object.slotsV1Page)
         ? SlotsV1Page.fromJSON(object.slotsV1Page)
         : isSet(object.slots_v1_page)
@@ -2339,12 +1012,6 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
 
   toJSON(message: ListSlotsV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.slotsV1Page !== undefined) {
       obj.slotsV1Page = SlotsV1Page.toJSON(message.slotsV1Page);
     }
@@ -2356,8 +1023,6 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
   },
   fromPartial(object: DeepPartial<ListSlotsV1Response>): ListSlotsV1Response {
     const message = createBaseListSlotsV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.slotsV1Page = (object.slotsV1Page !== undefined && object.slotsV1Page !== null)
       ? SlotsV1Page.fromPartial(object.slotsV1Page)
       : undefined;
@@ -2366,33 +1031,11 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
 };
 
 function createBaseCreateBookingV1Request(): CreateBookingV1Request {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    providerId: "",
-    serviceId: "",
-    slotId: "",
-    attendee: undefined,
-    notes: undefined,
-  };
+  return { providerId: "", serviceId: "", slotId: "", attendee: undefined, notes: undefined };
 }
 
 export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
   encode(message: CreateBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       writer.uint32(130).string(message.providerId);
     }
@@ -2424,44 +1067,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2516,40 +1121,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
 
   fromJSON(object: any): CreateBookingV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       providerId: isSet(object.providerId)
         ? globalThis.String(object.providerId)
         : isSet(object.provider_id)
@@ -2572,30 +1143,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
 
   toJSON(message: CreateBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       obj.providerId = message.providerId;
     }
@@ -2619,26 +1166,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
   },
   fromPartial(object: DeepPartial<CreateBookingV1Request>): CreateBookingV1Request {
     const message = createBaseCreateBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.serviceId = object.serviceId ?? "";
     message.slotId = object.slotId ?? "";
@@ -2751,188 +1278,12 @@ export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_
   },
 };
 
-function createBaseCreateBookingV1Request_ParamsEntry(): CreateBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateBookingV1Request_ParamsEntry: MessageFns<CreateBookingV1Request_ParamsEntry> = {
-  encode(message: CreateBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateBookingV1Request_ParamsEntry>): CreateBookingV1Request_ParamsEntry {
-    return CreateBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateBookingV1Request_ParamsEntry>): CreateBookingV1Request_ParamsEntry {
-    const message = createBaseCreateBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateBookingV1Request_QueryEntry(): CreateBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Request_QueryEntry> = {
-  encode(message: CreateBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateBookingV1Request_QueryEntry>): CreateBookingV1Request_QueryEntry {
-    return CreateBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateBookingV1Request_QueryEntry>): CreateBookingV1Request_QueryEntry {
-    const message = createBaseCreateBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCreateBookingV1Response(): CreateBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1Created: undefined };
+  return { bookingV1Created: undefined };
 }
 
 export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
   encode(message: CreateBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1Created !== undefined) {
       BookingV1Created.encode(message.bookingV1Created, writer.uint32(130).fork()).join();
     }
@@ -2952,22 +1303,6 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2990,12 +1325,6 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
 
   fromJSON(object: any): CreateBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1Created: isSet(object.bookingV1Created)
         ? BookingV1Created.fromJSON(object.bookingV1Created)
         : isSet(object.booking_v1_created)
@@ -3006,12 +1335,6 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
 
   toJSON(message: CreateBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1Created !== undefined) {
       obj.bookingV1Created = BookingV1Created.toJSON(message.bookingV1Created);
     }
@@ -3023,8 +1346,6 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
   },
   fromPartial(object: DeepPartial<CreateBookingV1Response>): CreateBookingV1Response {
     const message = createBaseCreateBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1Created = (object.bookingV1Created !== undefined && object.bookingV1Created !== null)
       ? BookingV1Created.fromPartial(object.bookingV1Created)
       : undefined;
@@ -3033,31 +1354,11 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
 };
 
 function createBaseListBookingsV1Request(): ListBookingsV1Request {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    page: undefined,
-    limit: undefined,
-    status: ListBookingsV1Request_Status.STATUS_UNSPECIFIED,
-  };
+  return { page: undefined, limit: undefined, status: ListBookingsV1Request_Status.STATUS_UNSPECIFIED };
 }
 
 export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
   encode(message: ListBookingsV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.page !== undefined) {
       writer.uint32(128).int64(message.page);
     }
@@ -3083,44 +1384,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListBookingsV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListBookingsV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -3159,40 +1422,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
 
   fromJSON(object: any): ListBookingsV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
       status: isSet(object.status)
@@ -3203,30 +1432,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
 
   toJSON(message: ListBookingsV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.page !== undefined) {
       obj.page = Math.round(message.page);
     }
@@ -3244,26 +1449,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
   },
   fromPartial(object: DeepPartial<ListBookingsV1Request>): ListBookingsV1Request {
     const message = createBaseListBookingsV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.page = object.page ?? undefined;
     message.limit = object.limit ?? undefined;
     message.status = object.status ?? ListBookingsV1Request_Status.STATUS_UNSPECIFIED;
@@ -3271,188 +1456,12 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
   },
 };
 
-function createBaseListBookingsV1Request_ParamsEntry(): ListBookingsV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsV1Request_ParamsEntry: MessageFns<ListBookingsV1Request_ParamsEntry> = {
-  encode(message: ListBookingsV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsV1Request_ParamsEntry>): ListBookingsV1Request_ParamsEntry {
-    return ListBookingsV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsV1Request_ParamsEntry>): ListBookingsV1Request_ParamsEntry {
-    const message = createBaseListBookingsV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListBookingsV1Request_QueryEntry(): ListBookingsV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsV1Request_QueryEntry: MessageFns<ListBookingsV1Request_QueryEntry> = {
-  encode(message: ListBookingsV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsV1Request_QueryEntry>): ListBookingsV1Request_QueryEntry {
-    return ListBookingsV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsV1Request_QueryEntry>): ListBookingsV1Request_QueryEntry {
-    const message = createBaseListBookingsV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListBookingsV1Response(): ListBookingsV1Response {
-  return { result: undefined, resultJson: "", bookingsV1Page: undefined };
+  return { bookingsV1Page: undefined };
 }
 
 export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
   encode(message: ListBookingsV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingsV1Page !== undefined) {
       BookingsV1Page.encode(message.bookingsV1Page, writer.uint32(130).fork()).join();
     }
@@ -3472,22 +1481,6 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3510,12 +1503,6 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
 
   fromJSON(object: any): ListBookingsV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingsV1Page: isSet(object.bookingsV1Page)
         ? BookingsV1Page.fromJSON(object.bookingsV1Page)
         : isSet(object.bookings_v1_page)
@@ -3526,12 +1513,6 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
 
   toJSON(message: ListBookingsV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingsV1Page !== undefined) {
       obj.bookingsV1Page = BookingsV1Page.toJSON(message.bookingsV1Page);
     }
@@ -3543,8 +1524,6 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
   },
   fromPartial(object: DeepPartial<ListBookingsV1Response>): ListBookingsV1Response {
     const message = createBaseListBookingsV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingsV1Page = (object.bookingsV1Page !== undefined && object.bookingsV1Page !== null)
       ? BookingsV1Page.fromPartial(object.bookingsV1Page)
       : undefined;
@@ -3553,23 +1532,11 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
 };
 
 function createBaseGetBookingV1Request(): GetBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
   encode(message: GetBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -3589,44 +1556,6 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3648,71 +1577,11 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
   },
 
   fromJSON(object: any): GetBookingV1Request {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -3724,213 +1593,17 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
   },
   fromPartial(object: DeepPartial<GetBookingV1Request>): GetBookingV1Request {
     const message = createBaseGetBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseGetBookingV1Request_ParamsEntry(): GetBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingV1Request_ParamsEntry: MessageFns<GetBookingV1Request_ParamsEntry> = {
-  encode(message: GetBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingV1Request_ParamsEntry>): GetBookingV1Request_ParamsEntry {
-    return GetBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingV1Request_ParamsEntry>): GetBookingV1Request_ParamsEntry {
-    const message = createBaseGetBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingV1Request_QueryEntry(): GetBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingV1Request_QueryEntry: MessageFns<GetBookingV1Request_QueryEntry> = {
-  encode(message: GetBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingV1Request_QueryEntry>): GetBookingV1Request_QueryEntry {
-    return GetBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingV1Request_QueryEntry>): GetBookingV1Request_QueryEntry {
-    const message = createBaseGetBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetBookingV1Response(): GetBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1Detail: undefined };
+  return { bookingV1Detail: undefined };
 }
 
 export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
   encode(message: GetBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1Detail !== undefined) {
       BookingV1Detail.encode(message.bookingV1Detail, writer.uint32(130).fork()).join();
     }
@@ -3950,22 +1623,6 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3988,12 +1645,6 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
 
   fromJSON(object: any): GetBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1Detail: isSet(object.bookingV1Detail)
         ? BookingV1Detail.fromJSON(object.bookingV1Detail)
         : isSet(object.booking_v1_detail)
@@ -4004,12 +1655,6 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
 
   toJSON(message: GetBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1Detail !== undefined) {
       obj.bookingV1Detail = BookingV1Detail.toJSON(message.bookingV1Detail);
     }
@@ -4021,8 +1666,6 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
   },
   fromPartial(object: DeepPartial<GetBookingV1Response>): GetBookingV1Response {
     const message = createBaseGetBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1Detail = (object.bookingV1Detail !== undefined && object.bookingV1Detail !== null)
       ? BookingV1Detail.fromPartial(object.bookingV1Detail)
       : undefined;
@@ -4031,23 +1674,11 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
 };
 
 function createBaseConfirmBookingV1Request(): ConfirmBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", token: "" };
+  return { id: "", token: "" };
 }
 
 export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
   encode(message: ConfirmBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ConfirmBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ConfirmBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -4070,44 +1701,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ConfirmBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ConfirmBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4138,40 +1731,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
 
   fromJSON(object: any): ConfirmBookingV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       token: isSet(object.token) ? globalThis.String(object.token) : "",
     };
@@ -4179,30 +1738,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
 
   toJSON(message: ConfirmBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -4217,216 +1752,23 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
   },
   fromPartial(object: DeepPartial<ConfirmBookingV1Request>): ConfirmBookingV1Request {
     const message = createBaseConfirmBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.token = object.token ?? "";
     return message;
   },
 };
 
-function createBaseConfirmBookingV1Request_ParamsEntry(): ConfirmBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ConfirmBookingV1Request_ParamsEntry: MessageFns<ConfirmBookingV1Request_ParamsEntry> = {
-  encode(message: ConfirmBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ConfirmBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmBookingV1Request_ParamsEntry>): ConfirmBookingV1Request_ParamsEntry {
-    return ConfirmBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmBookingV1Request_ParamsEntry>): ConfirmBookingV1Request_ParamsEntry {
-    const message = createBaseConfirmBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseConfirmBookingV1Request_QueryEntry(): ConfirmBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Request_QueryEntry> = {
-  encode(message: ConfirmBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ConfirmBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmBookingV1Request_QueryEntry>): ConfirmBookingV1Request_QueryEntry {
-    return ConfirmBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmBookingV1Request_QueryEntry>): ConfirmBookingV1Request_QueryEntry {
-    const message = createBaseConfirmBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseConfirmBookingV1Response(): ConfirmBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1ConfirmResult: undefined };
+  return { bookingV1ConfirmResult: undefined, htmlPage: "" };
 }
 
 export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
   encode(message: ConfirmBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1ConfirmResult !== undefined) {
       BookingV1ConfirmResult.encode(message.bookingV1ConfirmResult, writer.uint32(130).fork()).join();
+    }
+    if (message.htmlPage !== undefined && message.htmlPage !== "") {
+      writer.uint32(122).string(message.htmlPage);
     }
     return writer;
   },
@@ -4444,28 +1786,20 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
             }
 
             message.bookingV1ConfirmResult = BookingV1ConfirmResult.decode(reader, reader.uint32());
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.htmlPage = reader.string();
             continue;
           }
         }
@@ -4482,30 +1816,26 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
 
   fromJSON(object: any): ConfirmBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1ConfirmResult: isSet(object.bookingV1ConfirmResult)
         ? BookingV1ConfirmResult.fromJSON(object.bookingV1ConfirmResult)
         : isSet(object.booking_v1_confirm_result)
         ? BookingV1ConfirmResult.fromJSON(object.booking_v1_confirm_result)
         : undefined,
+      htmlPage: isSet(object.htmlPage)
+        ? globalThis.String(object.htmlPage)
+        : isSet(object.html_page)
+        ? globalThis.String(object.html_page)
+        : "",
     };
   },
 
   toJSON(message: ConfirmBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1ConfirmResult !== undefined) {
       obj.bookingV1ConfirmResult = BookingV1ConfirmResult.toJSON(message.bookingV1ConfirmResult);
+    }
+    if (message.htmlPage !== undefined && message.htmlPage !== "") {
+      obj.htmlPage = message.htmlPage;
     }
     return obj;
   },
@@ -4515,34 +1845,21 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
   },
   fromPartial(object: DeepPartial<ConfirmBookingV1Response>): ConfirmBookingV1Response {
     const message = createBaseConfirmBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1ConfirmResult =
       (object.bookingV1ConfirmResult !== undefined && object.bookingV1ConfirmResult !== null)
         ? BookingV1ConfirmResult.fromPartial(object.bookingV1ConfirmResult)
         : undefined;
+    message.htmlPage = object.htmlPage ?? "";
     return message;
   },
 };
 
 function createBaseRescheduleBookingV1Request(): RescheduleBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", date: "", time: "", notes: undefined };
+  return { id: "", date: "", time: "", notes: undefined };
 }
 
 export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> = {
   encode(message: RescheduleBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      RescheduleBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      RescheduleBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -4571,44 +1888,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = RescheduleBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = RescheduleBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4655,40 +1934,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
 
   fromJSON(object: any): RescheduleBookingV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       date: isSet(object.date) ? globalThis.String(object.date) : "",
       time: isSet(object.time) ? globalThis.String(object.time) : "",
@@ -4698,30 +1943,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
 
   toJSON(message: RescheduleBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -4742,26 +1963,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
   },
   fromPartial(object: DeepPartial<RescheduleBookingV1Request>): RescheduleBookingV1Request {
     const message = createBaseRescheduleBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.date = object.date ?? "";
     message.time = object.time ?? "";
@@ -4770,188 +1971,12 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
   },
 };
 
-function createBaseRescheduleBookingV1Request_ParamsEntry(): RescheduleBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookingV1Request_ParamsEntry> = {
-  encode(message: RescheduleBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RescheduleBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RescheduleBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
-    return RescheduleBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
-    const message = createBaseRescheduleBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseRescheduleBookingV1Request_QueryEntry(): RescheduleBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBookingV1Request_QueryEntry> = {
-  encode(message: RescheduleBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RescheduleBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RescheduleBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
-    return RescheduleBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
-    const message = createBaseRescheduleBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseRescheduleBookingV1Response(): RescheduleBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1Rescheduled: undefined };
+  return { bookingV1Rescheduled: undefined };
 }
 
 export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response> = {
   encode(message: RescheduleBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1Rescheduled !== undefined) {
       BookingV1Rescheduled.encode(message.bookingV1Rescheduled, writer.uint32(130).fork()).join();
     }
@@ -4971,22 +1996,6 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5009,12 +2018,6 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
 
   fromJSON(object: any): RescheduleBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1Rescheduled: isSet(object.bookingV1Rescheduled)
         ? BookingV1Rescheduled.fromJSON(object.bookingV1Rescheduled)
         : isSet(object.booking_v1_rescheduled)
@@ -5025,12 +2028,6 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
 
   toJSON(message: RescheduleBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1Rescheduled !== undefined) {
       obj.bookingV1Rescheduled = BookingV1Rescheduled.toJSON(message.bookingV1Rescheduled);
     }
@@ -5042,8 +2039,6 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
   },
   fromPartial(object: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
     const message = createBaseRescheduleBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1Rescheduled = (object.bookingV1Rescheduled !== undefined && object.bookingV1Rescheduled !== null)
       ? BookingV1Rescheduled.fromPartial(object.bookingV1Rescheduled)
       : undefined;
@@ -5052,23 +2047,11 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
 };
 
 function createBaseCancelBookingV1Request(): CancelBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", reason: undefined };
+  return { id: "", reason: undefined };
 }
 
 export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
   encode(message: CancelBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CancelBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CancelBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -5091,44 +2074,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CancelBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CancelBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5159,40 +2104,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
 
   fromJSON(object: any): CancelBookingV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
     };
@@ -5200,30 +2111,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
 
   toJSON(message: CancelBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -5238,214 +2125,18 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
   },
   fromPartial(object: DeepPartial<CancelBookingV1Request>): CancelBookingV1Request {
     const message = createBaseCancelBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.reason = object.reason ?? undefined;
     return message;
   },
 };
 
-function createBaseCancelBookingV1Request_ParamsEntry(): CancelBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Request_ParamsEntry> = {
-  encode(message: CancelBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CancelBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
-    return CancelBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
-    const message = createBaseCancelBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCancelBookingV1Request_QueryEntry(): CancelBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Request_QueryEntry> = {
-  encode(message: CancelBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CancelBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
-    return CancelBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
-    const message = createBaseCancelBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCancelBookingV1Response(): CancelBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1Cancelled: undefined };
+  return { bookingV1Cancelled: undefined };
 }
 
 export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
   encode(message: CancelBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1Cancelled !== undefined) {
       BookingV1Cancelled.encode(message.bookingV1Cancelled, writer.uint32(130).fork()).join();
     }
@@ -5465,22 +2156,6 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5503,12 +2178,6 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
 
   fromJSON(object: any): CancelBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1Cancelled: isSet(object.bookingV1Cancelled)
         ? BookingV1Cancelled.fromJSON(object.bookingV1Cancelled)
         : isSet(object.booking_v1_cancelled)
@@ -5519,12 +2188,6 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
 
   toJSON(message: CancelBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1Cancelled !== undefined) {
       obj.bookingV1Cancelled = BookingV1Cancelled.toJSON(message.bookingV1Cancelled);
     }
@@ -5536,8 +2199,6 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
   },
   fromPartial(object: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
     const message = createBaseCancelBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1Cancelled = (object.bookingV1Cancelled !== undefined && object.bookingV1Cancelled !== null)
       ? BookingV1Cancelled.fromPartial(object.bookingV1Cancelled)
       : undefined;
@@ -5549,15 +2210,14 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
  * BookingService: Bookings (v2 reads and the v1 direct path).
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type BookingServiceService = typeof BookingServiceService;
 export const BookingServiceService = {
@@ -6016,10 +2676,6 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
-}
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

@@ -35,25 +35,6 @@ export const protobufFileName = "scheduling/v1/calendar_service.proto";
 
 /** CreateCalendarConnectionRequest: the input of CreateCalendarConnection (REST POST /api/v2/calendar-connections). */
 export interface CreateCalendarConnectionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
   providerId?:
     | string
@@ -78,51 +59,14 @@ export interface CreateCalendarConnectionRequest {
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
-export interface CreateCalendarConnectionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateCalendarConnectionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CreateCalendarConnectionResponse: the output of CreateCalendarConnection. */
 export interface CreateCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `CalendarConnection`. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
 /** ListCalendarConnectionsRequest: the input of ListCalendarConnections (REST GET /api/v2/calendar-connections). */
 export interface ListCalendarConnectionsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
   providerId?:
     | string
@@ -143,76 +87,21 @@ export interface ListCalendarConnectionsRequest {
   pageToken?: string | undefined;
 }
 
-export interface ListCalendarConnectionsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListCalendarConnectionsRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListCalendarConnectionsResponse: the output of ListCalendarConnections. */
 export interface ListCalendarConnectionsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CalendarConnectionList` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `CalendarConnectionList`. */
   calendarConnectionList?: CalendarConnectionList | undefined;
 }
 
 /** GetCalendarConnectionRequest: the input of GetCalendarConnection (REST GET /api/v2/calendar-connections/:id). */
 export interface GetCalendarConnectionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface GetCalendarConnectionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetCalendarConnectionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetCalendarConnectionResponse: the output of GetCalendarConnection. */
 export interface GetCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `CalendarConnection`. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
@@ -221,25 +110,6 @@ export interface GetCalendarConnectionResponse {
  * /api/v2/calendar-connections/:id).
  */
 export interface UpdateCalendarConnectionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
    * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
@@ -276,27 +146,9 @@ export interface UpdateCalendarConnectionRequest {
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
-export interface UpdateCalendarConnectionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface UpdateCalendarConnectionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** UpdateCalendarConnectionResponse: the output of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `CalendarConnection`. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
@@ -305,59 +157,18 @@ export interface UpdateCalendarConnectionResponse {
  * /api/v2/calendar-connections/:id).
  */
 export interface DeleteCalendarConnectionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface DeleteCalendarConnectionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface DeleteCalendarConnectionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** DeleteCalendarConnectionResponse: the output of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `DeletedCalendarConnection` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `DeletedCalendarConnection`. */
   deletedCalendarConnection?: DeletedCalendarConnection | undefined;
 }
 
 function createBaseCreateCalendarConnectionRequest(): CreateCalendarConnectionRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     providerId: "",
     title: undefined,
     timezone: "",
@@ -369,18 +180,6 @@ function createBaseCreateCalendarConnectionRequest(): CreateCalendarConnectionRe
 
 export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectionRequest> = {
   encode(message: CreateCalendarConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateCalendarConnectionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       writer.uint32(130).string(message.providerId);
     }
@@ -417,44 +216,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateCalendarConnectionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateCalendarConnectionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -520,40 +281,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
 
   fromJSON(object: any): CreateCalendarConnectionRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       providerId: isSet(object.providerId)
         ? globalThis.String(object.providerId)
         : isSet(object.provider_id)
@@ -575,30 +302,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
 
   toJSON(message: CreateCalendarConnectionRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       obj.providerId = message.providerId;
     }
@@ -625,26 +328,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
   },
   fromPartial(object: DeepPartial<CreateCalendarConnectionRequest>): CreateCalendarConnectionRequest {
     const message = createBaseCreateCalendarConnectionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.title = object.title ?? undefined;
     message.timezone = object.timezone ?? "";
@@ -657,195 +340,12 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
   },
 };
 
-function createBaseCreateCalendarConnectionRequest_ParamsEntry(): CreateCalendarConnectionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateCalendarConnectionRequest_ParamsEntry: MessageFns<CreateCalendarConnectionRequest_ParamsEntry> = {
-  encode(
-    message: CreateCalendarConnectionRequest_ParamsEntry,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateCalendarConnectionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateCalendarConnectionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateCalendarConnectionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateCalendarConnectionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateCalendarConnectionRequest_ParamsEntry>): CreateCalendarConnectionRequest_ParamsEntry {
-    return CreateCalendarConnectionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<CreateCalendarConnectionRequest_ParamsEntry>,
-  ): CreateCalendarConnectionRequest_ParamsEntry {
-    const message = createBaseCreateCalendarConnectionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateCalendarConnectionRequest_QueryEntry(): CreateCalendarConnectionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateCalendarConnectionRequest_QueryEntry: MessageFns<CreateCalendarConnectionRequest_QueryEntry> = {
-  encode(message: CreateCalendarConnectionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateCalendarConnectionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateCalendarConnectionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateCalendarConnectionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateCalendarConnectionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateCalendarConnectionRequest_QueryEntry>): CreateCalendarConnectionRequest_QueryEntry {
-    return CreateCalendarConnectionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<CreateCalendarConnectionRequest_QueryEntry>,
-  ): CreateCalendarConnectionRequest_QueryEntry {
-    const message = createBaseCreateCalendarConnectionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCreateCalendarConnectionResponse(): CreateCalendarConnectionResponse {
-  return { result: undefined, resultJson: "", calendarConnection: undefined };
+  return { calendarConnection: undefined };
 }
 
 export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnectionResponse> = {
   encode(message: CreateCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.calendarConnection !== undefined) {
       CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
@@ -865,22 +365,6 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -903,12 +387,6 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
 
   fromJSON(object: any): CreateCalendarConnectionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       calendarConnection: isSet(object.calendarConnection)
         ? CalendarConnection.fromJSON(object.calendarConnection)
         : isSet(object.calendar_connection)
@@ -919,12 +397,6 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
 
   toJSON(message: CreateCalendarConnectionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.calendarConnection !== undefined) {
       obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
@@ -936,8 +408,6 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
   },
   fromPartial(object: DeepPartial<CreateCalendarConnectionResponse>): CreateCalendarConnectionResponse {
     const message = createBaseCreateCalendarConnectionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
       ? CalendarConnection.fromPartial(object.calendarConnection)
       : undefined;
@@ -946,31 +416,11 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
 };
 
 function createBaseListCalendarConnectionsRequest(): ListCalendarConnectionsRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    providerId: undefined,
-    pageSize: undefined,
-    pageToken: undefined,
-  };
+  return { providerId: undefined, pageSize: undefined, pageToken: undefined };
 }
 
 export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsRequest> = {
   encode(message: ListCalendarConnectionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListCalendarConnectionsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListCalendarConnectionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.providerId !== undefined) {
       writer.uint32(130).string(message.providerId);
     }
@@ -996,44 +446,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListCalendarConnectionsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListCalendarConnectionsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1072,40 +484,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
 
   fromJSON(object: any): ListCalendarConnectionsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       providerId: isSet(object.providerId)
         ? globalThis.String(object.providerId)
         : isSet(object.provider_id)
@@ -1126,30 +504,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
 
   toJSON(message: ListCalendarConnectionsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.providerId !== undefined) {
       obj.providerId = message.providerId;
     }
@@ -1167,26 +521,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
   },
   fromPartial(object: DeepPartial<ListCalendarConnectionsRequest>): ListCalendarConnectionsRequest {
     const message = createBaseListCalendarConnectionsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
@@ -1194,192 +528,12 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
   },
 };
 
-function createBaseListCalendarConnectionsRequest_ParamsEntry(): ListCalendarConnectionsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListCalendarConnectionsRequest_ParamsEntry: MessageFns<ListCalendarConnectionsRequest_ParamsEntry> = {
-  encode(message: ListCalendarConnectionsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListCalendarConnectionsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListCalendarConnectionsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListCalendarConnectionsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListCalendarConnectionsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListCalendarConnectionsRequest_ParamsEntry>): ListCalendarConnectionsRequest_ParamsEntry {
-    return ListCalendarConnectionsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<ListCalendarConnectionsRequest_ParamsEntry>,
-  ): ListCalendarConnectionsRequest_ParamsEntry {
-    const message = createBaseListCalendarConnectionsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListCalendarConnectionsRequest_QueryEntry(): ListCalendarConnectionsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListCalendarConnectionsRequest_QueryEntry: MessageFns<ListCalendarConnectionsRequest_QueryEntry> = {
-  encode(message: ListCalendarConnectionsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListCalendarConnectionsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListCalendarConnectionsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListCalendarConnectionsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListCalendarConnectionsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListCalendarConnectionsRequest_QueryEntry>): ListCalendarConnectionsRequest_QueryEntry {
-    return ListCalendarConnectionsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<ListCalendarConnectionsRequest_QueryEntry>,
-  ): ListCalendarConnectionsRequest_QueryEntry {
-    const message = createBaseListCalendarConnectionsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListCalendarConnectionsResponse(): ListCalendarConnectionsResponse {
-  return { result: undefined, resultJson: "", calendarConnectionList: undefined };
+  return { calendarConnectionList: undefined };
 }
 
 export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnectionsResponse> = {
   encode(message: ListCalendarConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.calendarConnectionList !== undefined) {
       CalendarConnectionList.encode(message.calendarConnectionList, writer.uint32(130).fork()).join();
     }
@@ -1399,22 +553,6 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1437,12 +575,6 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
 
   fromJSON(object: any): ListCalendarConnectionsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       calendarConnectionList: isSet(object.calendarConnectionList)
         ? CalendarConnectionList.fromJSON(object.calendarConnectionList)
         : isSet(object.calendar_connection_list)
@@ -1453,12 +585,6 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
 
   toJSON(message: ListCalendarConnectionsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.calendarConnectionList !== undefined) {
       obj.calendarConnectionList = CalendarConnectionList.toJSON(message.calendarConnectionList);
     }
@@ -1470,8 +596,6 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
   },
   fromPartial(object: DeepPartial<ListCalendarConnectionsResponse>): ListCalendarConnectionsResponse {
     const message = createBaseListCalendarConnectionsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.calendarConnectionList =
       (object.calendarConnectionList !== undefined && object.calendarConnectionList !== null)
         ? CalendarConnectionList.fromPartial(object.calendarConnectionList)
@@ -1481,23 +605,11 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
 };
 
 function createBaseGetCalendarConnectionRequest(): GetCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionRequest> = {
   encode(message: GetCalendarConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetCalendarConnectionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -1517,44 +629,6 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetCalendarConnectionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetCalendarConnectionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1576,71 +650,11 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
   },
 
   fromJSON(object: any): GetCalendarConnectionRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetCalendarConnectionRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -1652,213 +666,17 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
   },
   fromPartial(object: DeepPartial<GetCalendarConnectionRequest>): GetCalendarConnectionRequest {
     const message = createBaseGetCalendarConnectionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseGetCalendarConnectionRequest_ParamsEntry(): GetCalendarConnectionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetCalendarConnectionRequest_ParamsEntry: MessageFns<GetCalendarConnectionRequest_ParamsEntry> = {
-  encode(message: GetCalendarConnectionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetCalendarConnectionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetCalendarConnectionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetCalendarConnectionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetCalendarConnectionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetCalendarConnectionRequest_ParamsEntry>): GetCalendarConnectionRequest_ParamsEntry {
-    return GetCalendarConnectionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetCalendarConnectionRequest_ParamsEntry>): GetCalendarConnectionRequest_ParamsEntry {
-    const message = createBaseGetCalendarConnectionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetCalendarConnectionRequest_QueryEntry(): GetCalendarConnectionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetCalendarConnectionRequest_QueryEntry: MessageFns<GetCalendarConnectionRequest_QueryEntry> = {
-  encode(message: GetCalendarConnectionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetCalendarConnectionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetCalendarConnectionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetCalendarConnectionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetCalendarConnectionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetCalendarConnectionRequest_QueryEntry>): GetCalendarConnectionRequest_QueryEntry {
-    return GetCalendarConnectionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetCalendarConnectionRequest_QueryEntry>): GetCalendarConnectionRequest_QueryEntry {
-    const message = createBaseGetCalendarConnectionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetCalendarConnectionResponse(): GetCalendarConnectionResponse {
-  return { result: undefined, resultJson: "", calendarConnection: undefined };
+  return { calendarConnection: undefined };
 }
 
 export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResponse> = {
   encode(message: GetCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.calendarConnection !== undefined) {
       CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
@@ -1878,22 +696,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1916,12 +718,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
 
   fromJSON(object: any): GetCalendarConnectionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       calendarConnection: isSet(object.calendarConnection)
         ? CalendarConnection.fromJSON(object.calendarConnection)
         : isSet(object.calendar_connection)
@@ -1932,12 +728,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
 
   toJSON(message: GetCalendarConnectionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.calendarConnection !== undefined) {
       obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
@@ -1949,8 +739,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
   },
   fromPartial(object: DeepPartial<GetCalendarConnectionResponse>): GetCalendarConnectionResponse {
     const message = createBaseGetCalendarConnectionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
       ? CalendarConnection.fromPartial(object.calendarConnection)
       : undefined;
@@ -1960,10 +748,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
 
 function createBaseUpdateCalendarConnectionRequest(): UpdateCalendarConnectionRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     updateMask: undefined,
     id: "",
     providerId: undefined,
@@ -1977,18 +761,6 @@ function createBaseUpdateCalendarConnectionRequest(): UpdateCalendarConnectionRe
 
 export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectionRequest> = {
   encode(message: UpdateCalendarConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      UpdateCalendarConnectionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      UpdateCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.updateMask !== undefined) {
       FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(42).fork()).join();
     }
@@ -2031,44 +803,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = UpdateCalendarConnectionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = UpdateCalendarConnectionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 5: {
             if (tag !== 42) {
               break;
@@ -2150,40 +884,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
 
   fromJSON(object: any): UpdateCalendarConnectionRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       updateMask: isSet(object.updateMask)
         ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
         : isSet(object.update_mask)
@@ -2211,30 +911,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
 
   toJSON(message: UpdateCalendarConnectionRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.updateMask !== undefined) {
       obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
     }
@@ -2267,26 +943,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
   },
   fromPartial(object: DeepPartial<UpdateCalendarConnectionRequest>): UpdateCalendarConnectionRequest {
     const message = createBaseUpdateCalendarConnectionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
     message.providerId = object.providerId === undefined ? undefined : object.providerId;
@@ -2301,195 +957,12 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
   },
 };
 
-function createBaseUpdateCalendarConnectionRequest_ParamsEntry(): UpdateCalendarConnectionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateCalendarConnectionRequest_ParamsEntry: MessageFns<UpdateCalendarConnectionRequest_ParamsEntry> = {
-  encode(
-    message: UpdateCalendarConnectionRequest_ParamsEntry,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateCalendarConnectionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateCalendarConnectionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateCalendarConnectionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateCalendarConnectionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateCalendarConnectionRequest_ParamsEntry>): UpdateCalendarConnectionRequest_ParamsEntry {
-    return UpdateCalendarConnectionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<UpdateCalendarConnectionRequest_ParamsEntry>,
-  ): UpdateCalendarConnectionRequest_ParamsEntry {
-    const message = createBaseUpdateCalendarConnectionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseUpdateCalendarConnectionRequest_QueryEntry(): UpdateCalendarConnectionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateCalendarConnectionRequest_QueryEntry: MessageFns<UpdateCalendarConnectionRequest_QueryEntry> = {
-  encode(message: UpdateCalendarConnectionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateCalendarConnectionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateCalendarConnectionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateCalendarConnectionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateCalendarConnectionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateCalendarConnectionRequest_QueryEntry>): UpdateCalendarConnectionRequest_QueryEntry {
-    return UpdateCalendarConnectionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<UpdateCalendarConnectionRequest_QueryEntry>,
-  ): UpdateCalendarConnectionRequest_QueryEntry {
-    const message = createBaseUpdateCalendarConnectionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseUpdateCalendarConnectionResponse(): UpdateCalendarConnectionResponse {
-  return { result: undefined, resultJson: "", calendarConnection: undefined };
+  return { calendarConnection: undefined };
 }
 
 export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnectionResponse> = {
   encode(message: UpdateCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.calendarConnection !== undefined) {
       CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
@@ -2509,22 +982,6 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2547,12 +1004,6 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
 
   fromJSON(object: any): UpdateCalendarConnectionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       calendarConnection: isSet(object.calendarConnection)
         ? CalendarConnection.fromJSON(object.calendarConnection)
         : isSet(object.calendar_connection)
@@ -2563,12 +1014,6 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
 
   toJSON(message: UpdateCalendarConnectionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.calendarConnection !== undefined) {
       obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
@@ -2580,8 +1025,6 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
   },
   fromPartial(object: DeepPartial<UpdateCalendarConnectionResponse>): UpdateCalendarConnectionResponse {
     const message = createBaseUpdateCalendarConnectionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
       ? CalendarConnection.fromPartial(object.calendarConnection)
       : undefined;
@@ -2590,23 +1033,11 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
 };
 
 function createBaseDeleteCalendarConnectionRequest(): DeleteCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectionRequest> = {
   encode(message: DeleteCalendarConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      DeleteCalendarConnectionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      DeleteCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -2626,44 +1057,6 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = DeleteCalendarConnectionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = DeleteCalendarConnectionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2685,71 +1078,11 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
   },
 
   fromJSON(object: any): DeleteCalendarConnectionRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: DeleteCalendarConnectionRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -2761,220 +1094,17 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
   },
   fromPartial(object: DeepPartial<DeleteCalendarConnectionRequest>): DeleteCalendarConnectionRequest {
     const message = createBaseDeleteCalendarConnectionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseDeleteCalendarConnectionRequest_ParamsEntry(): DeleteCalendarConnectionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const DeleteCalendarConnectionRequest_ParamsEntry: MessageFns<DeleteCalendarConnectionRequest_ParamsEntry> = {
-  encode(
-    message: DeleteCalendarConnectionRequest_ParamsEntry,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteCalendarConnectionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteCalendarConnectionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): DeleteCalendarConnectionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: DeleteCalendarConnectionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<DeleteCalendarConnectionRequest_ParamsEntry>): DeleteCalendarConnectionRequest_ParamsEntry {
-    return DeleteCalendarConnectionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<DeleteCalendarConnectionRequest_ParamsEntry>,
-  ): DeleteCalendarConnectionRequest_ParamsEntry {
-    const message = createBaseDeleteCalendarConnectionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseDeleteCalendarConnectionRequest_QueryEntry(): DeleteCalendarConnectionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const DeleteCalendarConnectionRequest_QueryEntry: MessageFns<DeleteCalendarConnectionRequest_QueryEntry> = {
-  encode(message: DeleteCalendarConnectionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteCalendarConnectionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteCalendarConnectionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): DeleteCalendarConnectionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: DeleteCalendarConnectionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<DeleteCalendarConnectionRequest_QueryEntry>): DeleteCalendarConnectionRequest_QueryEntry {
-    return DeleteCalendarConnectionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<DeleteCalendarConnectionRequest_QueryEntry>,
-  ): DeleteCalendarConnectionRequest_QueryEntry {
-    const message = createBaseDeleteCalendarConnectionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseDeleteCalendarConnectionResponse(): DeleteCalendarConnectionResponse {
-  return { result: undefined, resultJson: "", deletedCalendarConnection: undefined };
+  return { deletedCalendarConnection: undefined };
 }
 
 export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnectionResponse> = {
   encode(message: DeleteCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.deletedCalendarConnection !== undefined) {
       DeletedCalendarConnection.encode(message.deletedCalendarConnection, writer.uint32(130).fork()).join();
     }
@@ -2994,22 +1124,6 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3032,12 +1146,6 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
 
   fromJSON(object: any): DeleteCalendarConnectionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       deletedCalendarConnection: isSet(object.deletedCalendarConnection)
         ? DeletedCalendarConnection.fromJSON(object.deletedCalendarConnection)
         : isSet(object.deleted_calendar_connection)
@@ -3048,12 +1156,6 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
 
   toJSON(message: DeleteCalendarConnectionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.deletedCalendarConnection !== undefined) {
       obj.deletedCalendarConnection = DeletedCalendarConnection.toJSON(message.deletedCalendarConnection);
     }
@@ -3065,8 +1167,6 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
   },
   fromPartial(object: DeepPartial<DeleteCalendarConnectionResponse>): DeleteCalendarConnectionResponse {
     const message = createBaseDeleteCalendarConnectionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.deletedCalendarConnection =
       (object.deletedCalendarConnection !== undefined && object.deletedCalendarConnection !== null)
         ? DeletedCalendarConnection.fromPartial(object.deletedCalendarConnection)
@@ -3079,15 +1179,14 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
  * CalendarService: Weekly availability schedules and external calendar feeds.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type CalendarServiceService = typeof CalendarServiceService;
 export const CalendarServiceService = {
@@ -3349,10 +1448,6 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
-}
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

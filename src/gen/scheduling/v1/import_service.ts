@@ -27,25 +27,6 @@ export const protobufFileName = "scheduling/v1/import_service.proto";
 
 /** CreateProviderImportRequest: the input of CreateProviderImport (REST POST /api/v2/provider-imports). */
 export interface CreateProviderImportRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** One of `upsert`, `create_only`, `update_only` in REST. Optional. REST: `mode` in the JSON body. */
   mode?:
     | CreateProviderImportRequest_Mode
@@ -128,100 +109,26 @@ export function createProviderImportRequest_ModeToNumber(object: CreateProviderI
   }
 }
 
-export interface CreateProviderImportRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateProviderImportRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CreateProviderImportResponse: the output of CreateProviderImport. */
 export interface CreateProviderImportResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ProviderImportAccepted` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `ProviderImportAccepted`. */
   providerImportAccepted?: ProviderImportAccepted | undefined;
 }
 
 /** GetProviderImportRequest: the input of GetProviderImport (REST GET /api/v2/provider-imports/:importId). */
 export interface GetProviderImportRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `importId` in the path (`:importId`). */
   importId?: string | undefined;
 }
 
-export interface GetProviderImportRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetProviderImportRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetProviderImportResponse: the output of GetProviderImport. */
 export interface GetProviderImportResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ProviderImport` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `ProviderImport`. */
   providerImport?: ProviderImport | undefined;
 }
 
 /** ListProviderImportsRequest: the input of ListProviderImports (REST GET /api/v2/provider-imports). */
 export interface ListProviderImportsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Optional. REST: `importId` in the query string. */
   importId?:
     | string
@@ -242,36 +149,14 @@ export interface ListProviderImportsRequest {
   pageToken?: string | undefined;
 }
 
-export interface ListProviderImportsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListProviderImportsRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListProviderImportsResponse: the output of ListProviderImports. */
 export interface ListProviderImportsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer (typed form). Set when the request came in the typed form. */
+  /** The answer. */
   resultValue?: any | undefined;
 }
 
 function createBaseCreateProviderImportRequest(): CreateProviderImportRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     mode: CreateProviderImportRequest_Mode.MODE_UNSPECIFIED,
     dryRun: undefined,
     deactivateMissing: undefined,
@@ -281,18 +166,6 @@ function createBaseCreateProviderImportRequest(): CreateProviderImportRequest {
 
 export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest> = {
   encode(message: CreateProviderImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateProviderImportRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateProviderImportRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.mode !== undefined && message.mode !== CreateProviderImportRequest_Mode.MODE_UNSPECIFIED) {
       writer.uint32(128).int32(createProviderImportRequest_ModeToNumber(message.mode));
     }
@@ -321,44 +194,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateProviderImportRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateProviderImportRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -405,40 +240,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
 
   fromJSON(object: any): CreateProviderImportRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       mode: isSet(object.mode)
         ? createProviderImportRequest_ModeFromJSON(object.mode)
         : CreateProviderImportRequest_Mode.MODE_UNSPECIFIED,
@@ -458,30 +259,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
 
   toJSON(message: CreateProviderImportRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.mode !== undefined && message.mode !== CreateProviderImportRequest_Mode.MODE_UNSPECIFIED) {
       obj.mode = createProviderImportRequest_ModeToJSON(message.mode);
     }
@@ -502,26 +279,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
   },
   fromPartial(object: DeepPartial<CreateProviderImportRequest>): CreateProviderImportRequest {
     const message = createBaseCreateProviderImportRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.mode = object.mode ?? CreateProviderImportRequest_Mode.MODE_UNSPECIFIED;
     message.dryRun = object.dryRun ?? undefined;
     message.deactivateMissing = object.deactivateMissing ?? undefined;
@@ -530,188 +287,12 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
   },
 };
 
-function createBaseCreateProviderImportRequest_ParamsEntry(): CreateProviderImportRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateProviderImportRequest_ParamsEntry: MessageFns<CreateProviderImportRequest_ParamsEntry> = {
-  encode(message: CreateProviderImportRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateProviderImportRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateProviderImportRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateProviderImportRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateProviderImportRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateProviderImportRequest_ParamsEntry>): CreateProviderImportRequest_ParamsEntry {
-    return CreateProviderImportRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateProviderImportRequest_ParamsEntry>): CreateProviderImportRequest_ParamsEntry {
-    const message = createBaseCreateProviderImportRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateProviderImportRequest_QueryEntry(): CreateProviderImportRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateProviderImportRequest_QueryEntry: MessageFns<CreateProviderImportRequest_QueryEntry> = {
-  encode(message: CreateProviderImportRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateProviderImportRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateProviderImportRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateProviderImportRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateProviderImportRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateProviderImportRequest_QueryEntry>): CreateProviderImportRequest_QueryEntry {
-    return CreateProviderImportRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateProviderImportRequest_QueryEntry>): CreateProviderImportRequest_QueryEntry {
-    const message = createBaseCreateProviderImportRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCreateProviderImportResponse(): CreateProviderImportResponse {
-  return { result: undefined, resultJson: "", providerImportAccepted: undefined };
+  return { providerImportAccepted: undefined };
 }
 
 export const CreateProviderImportResponse: MessageFns<CreateProviderImportResponse> = {
   encode(message: CreateProviderImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.providerImportAccepted !== undefined) {
       ProviderImportAccepted.encode(message.providerImportAccepted, writer.uint32(130).fork()).join();
     }
@@ -731,22 +312,6 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -769,12 +334,6 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
 
   fromJSON(object: any): CreateProviderImportResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       providerImportAccepted: isSet(object.providerImportAccepted)
         ? ProviderImportAccepted.fromJSON(object.providerImportAccepted)
         : isSet(object.provider_import_accepted)
@@ -785,12 +344,6 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
 
   toJSON(message: CreateProviderImportResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.providerImportAccepted !== undefined) {
       obj.providerImportAccepted = ProviderImportAccepted.toJSON(message.providerImportAccepted);
     }
@@ -802,8 +355,6 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
   },
   fromPartial(object: DeepPartial<CreateProviderImportResponse>): CreateProviderImportResponse {
     const message = createBaseCreateProviderImportResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.providerImportAccepted =
       (object.providerImportAccepted !== undefined && object.providerImportAccepted !== null)
         ? ProviderImportAccepted.fromPartial(object.providerImportAccepted)
@@ -813,23 +364,11 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
 };
 
 function createBaseGetProviderImportRequest(): GetProviderImportRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", importId: "" };
+  return { importId: "" };
 }
 
 export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
   encode(message: GetProviderImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetProviderImportRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetProviderImportRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.importId !== undefined && message.importId !== "") {
       writer.uint32(130).string(message.importId);
     }
@@ -849,44 +388,6 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetProviderImportRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetProviderImportRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -909,40 +410,6 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
 
   fromJSON(object: any): GetProviderImportRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       importId: isSet(object.importId)
         ? globalThis.String(object.importId)
         : isSet(object.import_id)
@@ -953,30 +420,6 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
 
   toJSON(message: GetProviderImportRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.importId !== undefined && message.importId !== "") {
       obj.importId = message.importId;
     }
@@ -988,213 +431,17 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
   },
   fromPartial(object: DeepPartial<GetProviderImportRequest>): GetProviderImportRequest {
     const message = createBaseGetProviderImportRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.importId = object.importId ?? "";
     return message;
   },
 };
 
-function createBaseGetProviderImportRequest_ParamsEntry(): GetProviderImportRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetProviderImportRequest_ParamsEntry: MessageFns<GetProviderImportRequest_ParamsEntry> = {
-  encode(message: GetProviderImportRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderImportRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetProviderImportRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetProviderImportRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetProviderImportRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetProviderImportRequest_ParamsEntry>): GetProviderImportRequest_ParamsEntry {
-    return GetProviderImportRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetProviderImportRequest_ParamsEntry>): GetProviderImportRequest_ParamsEntry {
-    const message = createBaseGetProviderImportRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetProviderImportRequest_QueryEntry(): GetProviderImportRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetProviderImportRequest_QueryEntry: MessageFns<GetProviderImportRequest_QueryEntry> = {
-  encode(message: GetProviderImportRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderImportRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetProviderImportRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetProviderImportRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetProviderImportRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetProviderImportRequest_QueryEntry>): GetProviderImportRequest_QueryEntry {
-    return GetProviderImportRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetProviderImportRequest_QueryEntry>): GetProviderImportRequest_QueryEntry {
-    const message = createBaseGetProviderImportRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetProviderImportResponse(): GetProviderImportResponse {
-  return { result: undefined, resultJson: "", providerImport: undefined };
+  return { providerImport: undefined };
 }
 
 export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = {
   encode(message: GetProviderImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.providerImport !== undefined) {
       ProviderImport.encode(message.providerImport, writer.uint32(130).fork()).join();
     }
@@ -1214,22 +461,6 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1252,12 +483,6 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
 
   fromJSON(object: any): GetProviderImportResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       providerImport: isSet(object.providerImport)
         ? ProviderImport.fromJSON(object.providerImport)
         : isSet(object.provider_import)
@@ -1268,12 +493,6 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
 
   toJSON(message: GetProviderImportResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.providerImport !== undefined) {
       obj.providerImport = ProviderImport.toJSON(message.providerImport);
     }
@@ -1285,8 +504,6 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
   },
   fromPartial(object: DeepPartial<GetProviderImportResponse>): GetProviderImportResponse {
     const message = createBaseGetProviderImportResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.providerImport = (object.providerImport !== undefined && object.providerImport !== null)
       ? ProviderImport.fromPartial(object.providerImport)
       : undefined;
@@ -1295,31 +512,11 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
 };
 
 function createBaseListProviderImportsRequest(): ListProviderImportsRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    importId: undefined,
-    pageSize: undefined,
-    pageToken: undefined,
-  };
+  return { importId: undefined, pageSize: undefined, pageToken: undefined };
 }
 
 export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> = {
   encode(message: ListProviderImportsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListProviderImportsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListProviderImportsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.importId !== undefined) {
       writer.uint32(130).string(message.importId);
     }
@@ -1345,44 +542,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListProviderImportsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListProviderImportsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1421,40 +580,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
 
   fromJSON(object: any): ListProviderImportsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       importId: isSet(object.importId)
         ? globalThis.String(object.importId)
         : isSet(object.import_id)
@@ -1475,30 +600,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
 
   toJSON(message: ListProviderImportsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.importId !== undefined) {
       obj.importId = message.importId;
     }
@@ -1516,26 +617,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
   },
   fromPartial(object: DeepPartial<ListProviderImportsRequest>): ListProviderImportsRequest {
     const message = createBaseListProviderImportsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.importId = object.importId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
@@ -1543,188 +624,12 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
   },
 };
 
-function createBaseListProviderImportsRequest_ParamsEntry(): ListProviderImportsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListProviderImportsRequest_ParamsEntry: MessageFns<ListProviderImportsRequest_ParamsEntry> = {
-  encode(message: ListProviderImportsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListProviderImportsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListProviderImportsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListProviderImportsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListProviderImportsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListProviderImportsRequest_ParamsEntry>): ListProviderImportsRequest_ParamsEntry {
-    return ListProviderImportsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListProviderImportsRequest_ParamsEntry>): ListProviderImportsRequest_ParamsEntry {
-    const message = createBaseListProviderImportsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListProviderImportsRequest_QueryEntry(): ListProviderImportsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListProviderImportsRequest_QueryEntry: MessageFns<ListProviderImportsRequest_QueryEntry> = {
-  encode(message: ListProviderImportsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListProviderImportsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListProviderImportsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListProviderImportsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListProviderImportsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListProviderImportsRequest_QueryEntry>): ListProviderImportsRequest_QueryEntry {
-    return ListProviderImportsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListProviderImportsRequest_QueryEntry>): ListProviderImportsRequest_QueryEntry {
-    const message = createBaseListProviderImportsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListProviderImportsResponse(): ListProviderImportsResponse {
-  return { result: undefined, resultJson: "", resultValue: undefined };
+  return { resultValue: undefined };
 }
 
 export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse> = {
   encode(message: ListProviderImportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.resultValue !== undefined) {
       Value.encode(Value.wrap(message.resultValue), writer.uint32(130).fork()).join();
     }
@@ -1744,22 +649,6 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1782,12 +671,6 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
 
   fromJSON(object: any): ListProviderImportsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       resultValue: isSet(object?.resultValue)
         ? object.resultValue
         : isSet(object?.result_value)
@@ -1798,12 +681,6 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
 
   toJSON(message: ListProviderImportsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.resultValue !== undefined) {
       obj.resultValue = message.resultValue;
     }
@@ -1815,8 +692,6 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
   },
   fromPartial(object: DeepPartial<ListProviderImportsResponse>): ListProviderImportsResponse {
     const message = createBaseListProviderImportsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.resultValue = object.resultValue === undefined ? undefined : object.resultValue;
     return message;
   },
@@ -1826,15 +701,14 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
  * ImportService: Asynchronous bulk provider imports.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type ImportServiceService = typeof ImportServiceService;
 export const ImportServiceService = {
@@ -2005,10 +879,6 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
-}
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

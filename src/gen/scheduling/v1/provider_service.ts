@@ -19,7 +19,6 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { FieldMask } from "../../google/protobuf/field_mask.js";
-import { Value } from "../../google/protobuf/struct.js";
 import { LicenseRecordInput, Professional, Provider, ProviderList } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
@@ -28,25 +27,6 @@ export const protobufFileName = "scheduling/v1/provider_service.proto";
 
 /** CreateProviderRequest: the input of CreateProvider (REST POST /api/v2/providers). */
 export interface CreateProviderRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `externalId` in the JSON body. */
   externalId?:
     | string
@@ -197,51 +177,14 @@ export function createProviderRequest_StatusToNumber(object: CreateProviderReque
   }
 }
 
-export interface CreateProviderRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateProviderRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CreateProviderResponse: the output of CreateProvider. */
 export interface CreateProviderResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Provider`. */
   provider?: Provider | undefined;
 }
 
 /** ListProvidersRequest: the input of ListProviders (REST GET /api/v2/providers). */
 export interface ListProvidersRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the query string. */
   status?:
     | ListProvidersRequest_Status
@@ -372,100 +315,26 @@ export function listProvidersRequest_StatusToNumber(object: ListProvidersRequest
   }
 }
 
-export interface ListProvidersRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListProvidersRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListProvidersResponse: the output of ListProviders. */
 export interface ListProvidersResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ProviderList` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `ProviderList`. */
   providerList?: ProviderList | undefined;
 }
 
 /** GetProviderRequest: the input of GetProvider (REST GET /api/v2/providers/:id). */
 export interface GetProviderRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface GetProviderRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetProviderRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetProviderResponse: the output of GetProvider. */
 export interface GetProviderResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Provider`. */
   provider?: Provider | undefined;
 }
 
 /** UpdateProviderRequest: the input of UpdateProvider (REST PATCH /api/v2/providers/:id). */
 export interface UpdateProviderRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
    * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
@@ -628,100 +497,26 @@ export function updateProviderRequest_StatusToNumber(object: UpdateProviderReque
   }
 }
 
-export interface UpdateProviderRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface UpdateProviderRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** UpdateProviderResponse: the output of UpdateProvider. */
 export interface UpdateProviderResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Provider`. */
   provider?: Provider | undefined;
 }
 
 /** DeleteProviderRequest: the input of DeleteProvider (REST DELETE /api/v2/providers/:id). */
 export interface DeleteProviderRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface DeleteProviderRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface DeleteProviderRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** DeleteProviderResponse: the output of DeleteProvider. */
 export interface DeleteProviderResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Provider`. */
   provider?: Provider | undefined;
 }
 
 /** ListProfessionalsRequest: the input of ListProfessionals (REST GET /api/v1/professionals). */
 export interface ListProfessionalsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the query string. */
   status?:
     | ListProfessionalsRequest_Status
@@ -852,26 +647,8 @@ export function listProfessionalsRequest_StatusToNumber(object: ListProfessional
   }
 }
 
-export interface ListProfessionalsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListProfessionalsRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListProfessionalsResponse: the output of ListProfessionals. */
 export interface ListProfessionalsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
   /** REST: `data` of the answer. */
   data?:
     | Professional[]
@@ -893,59 +670,18 @@ export interface ListProfessionalsResponse {
 
 /** GetProfessionalRequest: the input of GetProfessional (REST GET /api/v1/professionals/:id). */
 export interface GetProfessionalRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface GetProfessionalRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetProfessionalRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetProfessionalResponse: the output of GetProfessional. */
 export interface GetProfessionalResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Professional` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Professional`. */
   professional?: Professional | undefined;
 }
 
 function createBaseCreateProviderRequest(): CreateProviderRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     externalId: "",
     displayName: "",
     email: undefined,
@@ -972,18 +708,6 @@ function createBaseCreateProviderRequest(): CreateProviderRequest {
 
 export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
   encode(message: CreateProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateProviderRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.externalId !== undefined && message.externalId !== "") {
       writer.uint32(130).string(message.externalId);
     }
@@ -1077,44 +801,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateProviderRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateProviderRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1318,40 +1004,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
 
   fromJSON(object: any): CreateProviderRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       externalId: isSet(object.externalId)
         ? globalThis.String(object.externalId)
         : isSet(object.external_id)
@@ -1432,30 +1084,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
 
   toJSON(message: CreateProviderRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.externalId !== undefined && message.externalId !== "") {
       obj.externalId = message.externalId;
     }
@@ -1527,26 +1155,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
   },
   fromPartial(object: DeepPartial<CreateProviderRequest>): CreateProviderRequest {
     const message = createBaseCreateProviderRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.externalId = object.externalId ?? "";
     message.displayName = object.displayName ?? "";
     message.email = object.email ?? undefined;
@@ -1572,188 +1180,12 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
   },
 };
 
-function createBaseCreateProviderRequest_ParamsEntry(): CreateProviderRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateProviderRequest_ParamsEntry: MessageFns<CreateProviderRequest_ParamsEntry> = {
-  encode(message: CreateProviderRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateProviderRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateProviderRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateProviderRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateProviderRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateProviderRequest_ParamsEntry>): CreateProviderRequest_ParamsEntry {
-    return CreateProviderRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateProviderRequest_ParamsEntry>): CreateProviderRequest_ParamsEntry {
-    const message = createBaseCreateProviderRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateProviderRequest_QueryEntry(): CreateProviderRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateProviderRequest_QueryEntry: MessageFns<CreateProviderRequest_QueryEntry> = {
-  encode(message: CreateProviderRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateProviderRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateProviderRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateProviderRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateProviderRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateProviderRequest_QueryEntry>): CreateProviderRequest_QueryEntry {
-    return CreateProviderRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateProviderRequest_QueryEntry>): CreateProviderRequest_QueryEntry {
-    const message = createBaseCreateProviderRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCreateProviderResponse(): CreateProviderResponse {
-  return { result: undefined, resultJson: "", provider: undefined };
+  return { provider: undefined };
 }
 
 export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   encode(message: CreateProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.provider !== undefined) {
       Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
@@ -1773,22 +1205,6 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1810,25 +1226,11 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   },
 
   fromJSON(object: any): CreateProviderResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
-    };
+    return { provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined };
   },
 
   toJSON(message: CreateProviderResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.provider !== undefined) {
       obj.provider = Provider.toJSON(message.provider);
     }
@@ -1840,8 +1242,6 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   },
   fromPartial(object: DeepPartial<CreateProviderResponse>): CreateProviderResponse {
     const message = createBaseCreateProviderResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? Provider.fromPartial(object.provider)
       : undefined;
@@ -1851,10 +1251,6 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
 
 function createBaseListProvidersRequest(): ListProvidersRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     status: ListProvidersRequest_Status.STATUS_UNSPECIFIED,
     searchable: undefined,
     externalId: undefined,
@@ -1874,18 +1270,6 @@ function createBaseListProvidersRequest(): ListProvidersRequest {
 
 export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
   encode(message: ListProvidersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListProvidersRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListProvidersRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.status !== undefined && message.status !== ListProvidersRequest_Status.STATUS_UNSPECIFIED) {
       writer.uint32(128).int32(listProvidersRequest_StatusToNumber(message.status));
     }
@@ -1944,44 +1328,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListProvidersRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListProvidersRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -2108,40 +1454,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
 
   fromJSON(object: any): ListProvidersRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       status: isSet(object.status)
         ? listProvidersRequest_StatusFromJSON(object.status)
         : ListProvidersRequest_Status.STATUS_UNSPECIFIED,
@@ -2191,30 +1503,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
 
   toJSON(message: ListProvidersRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.status !== undefined && message.status !== ListProvidersRequest_Status.STATUS_UNSPECIFIED) {
       obj.status = listProvidersRequest_StatusToJSON(message.status);
     }
@@ -2265,26 +1553,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
   },
   fromPartial(object: DeepPartial<ListProvidersRequest>): ListProvidersRequest {
     const message = createBaseListProvidersRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListProvidersRequest_Status.STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? undefined;
     message.externalId = object.externalId ?? undefined;
@@ -2303,188 +1571,12 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
   },
 };
 
-function createBaseListProvidersRequest_ParamsEntry(): ListProvidersRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListProvidersRequest_ParamsEntry: MessageFns<ListProvidersRequest_ParamsEntry> = {
-  encode(message: ListProvidersRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListProvidersRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListProvidersRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListProvidersRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListProvidersRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListProvidersRequest_ParamsEntry>): ListProvidersRequest_ParamsEntry {
-    return ListProvidersRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListProvidersRequest_ParamsEntry>): ListProvidersRequest_ParamsEntry {
-    const message = createBaseListProvidersRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListProvidersRequest_QueryEntry(): ListProvidersRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListProvidersRequest_QueryEntry: MessageFns<ListProvidersRequest_QueryEntry> = {
-  encode(message: ListProvidersRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListProvidersRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListProvidersRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListProvidersRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListProvidersRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListProvidersRequest_QueryEntry>): ListProvidersRequest_QueryEntry {
-    return ListProvidersRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListProvidersRequest_QueryEntry>): ListProvidersRequest_QueryEntry {
-    const message = createBaseListProvidersRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListProvidersResponse(): ListProvidersResponse {
-  return { result: undefined, resultJson: "", providerList: undefined };
+  return { providerList: undefined };
 }
 
 export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   encode(message: ListProvidersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.providerList !== undefined) {
       ProviderList.encode(message.providerList, writer.uint32(130).fork()).join();
     }
@@ -2504,22 +1596,6 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2542,12 +1618,6 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
 
   fromJSON(object: any): ListProvidersResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       providerList: isSet(object.providerList)
         ? ProviderList.fromJSON(object.providerList)
         : isSet(object.provider_list)
@@ -2558,12 +1628,6 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
 
   toJSON(message: ListProvidersResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.providerList !== undefined) {
       obj.providerList = ProviderList.toJSON(message.providerList);
     }
@@ -2575,8 +1639,6 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   },
   fromPartial(object: DeepPartial<ListProvidersResponse>): ListProvidersResponse {
     const message = createBaseListProvidersResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.providerList = (object.providerList !== undefined && object.providerList !== null)
       ? ProviderList.fromPartial(object.providerList)
       : undefined;
@@ -2585,23 +1647,11 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
 };
 
 function createBaseGetProviderRequest(): GetProviderRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetProviderRequest: MessageFns<GetProviderRequest> = {
   encode(message: GetProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetProviderRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -2621,44 +1671,6 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetProviderRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetProviderRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2680,71 +1692,11 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
   },
 
   fromJSON(object: any): GetProviderRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetProviderRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -2756,213 +1708,17 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
   },
   fromPartial(object: DeepPartial<GetProviderRequest>): GetProviderRequest {
     const message = createBaseGetProviderRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseGetProviderRequest_ParamsEntry(): GetProviderRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetProviderRequest_ParamsEntry: MessageFns<GetProviderRequest_ParamsEntry> = {
-  encode(message: GetProviderRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetProviderRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetProviderRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetProviderRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetProviderRequest_ParamsEntry>): GetProviderRequest_ParamsEntry {
-    return GetProviderRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetProviderRequest_ParamsEntry>): GetProviderRequest_ParamsEntry {
-    const message = createBaseGetProviderRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetProviderRequest_QueryEntry(): GetProviderRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetProviderRequest_QueryEntry: MessageFns<GetProviderRequest_QueryEntry> = {
-  encode(message: GetProviderRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetProviderRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetProviderRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetProviderRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetProviderRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetProviderRequest_QueryEntry>): GetProviderRequest_QueryEntry {
-    return GetProviderRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetProviderRequest_QueryEntry>): GetProviderRequest_QueryEntry {
-    const message = createBaseGetProviderRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetProviderResponse(): GetProviderResponse {
-  return { result: undefined, resultJson: "", provider: undefined };
+  return { provider: undefined };
 }
 
 export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   encode(message: GetProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.provider !== undefined) {
       Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
@@ -2982,22 +1738,6 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3019,25 +1759,11 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   },
 
   fromJSON(object: any): GetProviderResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
-    };
+    return { provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined };
   },
 
   toJSON(message: GetProviderResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.provider !== undefined) {
       obj.provider = Provider.toJSON(message.provider);
     }
@@ -3049,8 +1775,6 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   },
   fromPartial(object: DeepPartial<GetProviderResponse>): GetProviderResponse {
     const message = createBaseGetProviderResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? Provider.fromPartial(object.provider)
       : undefined;
@@ -3060,10 +1784,6 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
 
 function createBaseUpdateProviderRequest(): UpdateProviderRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     updateMask: undefined,
     id: "",
     externalId: undefined,
@@ -3092,18 +1812,6 @@ function createBaseUpdateProviderRequest(): UpdateProviderRequest {
 
 export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
   encode(message: UpdateProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      UpdateProviderRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      UpdateProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.updateMask !== undefined) {
       FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(42).fork()).join();
     }
@@ -3203,44 +1911,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = UpdateProviderRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = UpdateProviderRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 5: {
             if (tag !== 42) {
               break;
@@ -3460,40 +2130,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
 
   fromJSON(object: any): UpdateProviderRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       updateMask: isSet(object.updateMask)
         ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
         : isSet(object.update_mask)
@@ -3580,30 +2216,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
 
   toJSON(message: UpdateProviderRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.updateMask !== undefined) {
       obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
     }
@@ -3681,26 +2293,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
   },
   fromPartial(object: DeepPartial<UpdateProviderRequest>): UpdateProviderRequest {
     const message = createBaseUpdateProviderRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
     message.externalId = object.externalId ?? undefined;
@@ -3728,188 +2320,12 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
   },
 };
 
-function createBaseUpdateProviderRequest_ParamsEntry(): UpdateProviderRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateProviderRequest_ParamsEntry: MessageFns<UpdateProviderRequest_ParamsEntry> = {
-  encode(message: UpdateProviderRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProviderRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateProviderRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateProviderRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateProviderRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateProviderRequest_ParamsEntry>): UpdateProviderRequest_ParamsEntry {
-    return UpdateProviderRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateProviderRequest_ParamsEntry>): UpdateProviderRequest_ParamsEntry {
-    const message = createBaseUpdateProviderRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseUpdateProviderRequest_QueryEntry(): UpdateProviderRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateProviderRequest_QueryEntry: MessageFns<UpdateProviderRequest_QueryEntry> = {
-  encode(message: UpdateProviderRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProviderRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateProviderRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateProviderRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateProviderRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateProviderRequest_QueryEntry>): UpdateProviderRequest_QueryEntry {
-    return UpdateProviderRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateProviderRequest_QueryEntry>): UpdateProviderRequest_QueryEntry {
-    const message = createBaseUpdateProviderRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseUpdateProviderResponse(): UpdateProviderResponse {
-  return { result: undefined, resultJson: "", provider: undefined };
+  return { provider: undefined };
 }
 
 export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   encode(message: UpdateProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.provider !== undefined) {
       Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
@@ -3929,22 +2345,6 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3966,25 +2366,11 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   },
 
   fromJSON(object: any): UpdateProviderResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
-    };
+    return { provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined };
   },
 
   toJSON(message: UpdateProviderResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.provider !== undefined) {
       obj.provider = Provider.toJSON(message.provider);
     }
@@ -3996,8 +2382,6 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   },
   fromPartial(object: DeepPartial<UpdateProviderResponse>): UpdateProviderResponse {
     const message = createBaseUpdateProviderResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? Provider.fromPartial(object.provider)
       : undefined;
@@ -4006,23 +2390,11 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
 };
 
 function createBaseDeleteProviderRequest(): DeleteProviderRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
   encode(message: DeleteProviderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      DeleteProviderRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      DeleteProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -4042,44 +2414,6 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = DeleteProviderRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = DeleteProviderRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4101,71 +2435,11 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
   },
 
   fromJSON(object: any): DeleteProviderRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: DeleteProviderRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -4177,213 +2451,17 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
   },
   fromPartial(object: DeepPartial<DeleteProviderRequest>): DeleteProviderRequest {
     const message = createBaseDeleteProviderRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseDeleteProviderRequest_ParamsEntry(): DeleteProviderRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const DeleteProviderRequest_ParamsEntry: MessageFns<DeleteProviderRequest_ParamsEntry> = {
-  encode(message: DeleteProviderRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteProviderRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteProviderRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): DeleteProviderRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: DeleteProviderRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<DeleteProviderRequest_ParamsEntry>): DeleteProviderRequest_ParamsEntry {
-    return DeleteProviderRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<DeleteProviderRequest_ParamsEntry>): DeleteProviderRequest_ParamsEntry {
-    const message = createBaseDeleteProviderRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseDeleteProviderRequest_QueryEntry(): DeleteProviderRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const DeleteProviderRequest_QueryEntry: MessageFns<DeleteProviderRequest_QueryEntry> = {
-  encode(message: DeleteProviderRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DeleteProviderRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDeleteProviderRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): DeleteProviderRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: DeleteProviderRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<DeleteProviderRequest_QueryEntry>): DeleteProviderRequest_QueryEntry {
-    return DeleteProviderRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<DeleteProviderRequest_QueryEntry>): DeleteProviderRequest_QueryEntry {
-    const message = createBaseDeleteProviderRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseDeleteProviderResponse(): DeleteProviderResponse {
-  return { result: undefined, resultJson: "", provider: undefined };
+  return { provider: undefined };
 }
 
 export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   encode(message: DeleteProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.provider !== undefined) {
       Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
@@ -4403,22 +2481,6 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4440,25 +2502,11 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   },
 
   fromJSON(object: any): DeleteProviderResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
-    };
+    return { provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined };
   },
 
   toJSON(message: DeleteProviderResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.provider !== undefined) {
       obj.provider = Provider.toJSON(message.provider);
     }
@@ -4470,8 +2518,6 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   },
   fromPartial(object: DeepPartial<DeleteProviderResponse>): DeleteProviderResponse {
     const message = createBaseDeleteProviderResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? Provider.fromPartial(object.provider)
       : undefined;
@@ -4481,10 +2527,6 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
 
 function createBaseListProfessionalsRequest(): ListProfessionalsRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     status: ListProfessionalsRequest_Status.STATUS_UNSPECIFIED,
     searchable: undefined,
     externalId: undefined,
@@ -4504,18 +2546,6 @@ function createBaseListProfessionalsRequest(): ListProfessionalsRequest {
 
 export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
   encode(message: ListProfessionalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListProfessionalsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListProfessionalsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.status !== undefined && message.status !== ListProfessionalsRequest_Status.STATUS_UNSPECIFIED) {
       writer.uint32(128).int32(listProfessionalsRequest_StatusToNumber(message.status));
     }
@@ -4574,44 +2604,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListProfessionalsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListProfessionalsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -4738,40 +2730,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
 
   fromJSON(object: any): ListProfessionalsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       status: isSet(object.status)
         ? listProfessionalsRequest_StatusFromJSON(object.status)
         : ListProfessionalsRequest_Status.STATUS_UNSPECIFIED,
@@ -4821,30 +2779,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
 
   toJSON(message: ListProfessionalsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.status !== undefined && message.status !== ListProfessionalsRequest_Status.STATUS_UNSPECIFIED) {
       obj.status = listProfessionalsRequest_StatusToJSON(message.status);
     }
@@ -4895,26 +2829,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
   },
   fromPartial(object: DeepPartial<ListProfessionalsRequest>): ListProfessionalsRequest {
     const message = createBaseListProfessionalsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListProfessionalsRequest_Status.STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? undefined;
     message.externalId = object.externalId ?? undefined;
@@ -4933,188 +2847,12 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
   },
 };
 
-function createBaseListProfessionalsRequest_ParamsEntry(): ListProfessionalsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListProfessionalsRequest_ParamsEntry: MessageFns<ListProfessionalsRequest_ParamsEntry> = {
-  encode(message: ListProfessionalsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListProfessionalsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListProfessionalsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListProfessionalsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListProfessionalsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListProfessionalsRequest_ParamsEntry>): ListProfessionalsRequest_ParamsEntry {
-    return ListProfessionalsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListProfessionalsRequest_ParamsEntry>): ListProfessionalsRequest_ParamsEntry {
-    const message = createBaseListProfessionalsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListProfessionalsRequest_QueryEntry(): ListProfessionalsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListProfessionalsRequest_QueryEntry: MessageFns<ListProfessionalsRequest_QueryEntry> = {
-  encode(message: ListProfessionalsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListProfessionalsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListProfessionalsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListProfessionalsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListProfessionalsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListProfessionalsRequest_QueryEntry>): ListProfessionalsRequest_QueryEntry {
-    return ListProfessionalsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListProfessionalsRequest_QueryEntry>): ListProfessionalsRequest_QueryEntry {
-    const message = createBaseListProfessionalsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListProfessionalsResponse(): ListProfessionalsResponse {
-  return { result: undefined, resultJson: "", data: [], total: 0, hasMore: false, nextPageToken: undefined };
+  return { data: [], total: 0, hasMore: false, nextPageToken: undefined };
 }
 
 export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = {
   encode(message: ListProfessionalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         Professional.encode(v!, writer.uint32(130).fork()).join();
@@ -5145,22 +2883,6 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5210,12 +2932,6 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
 
   fromJSON(object: any): ListProfessionalsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Professional.fromJSON(e)) : [],
       total: isSet(object.total) ? globalThis.Number(object.total) : 0,
       hasMore: isSet(object.hasMore)
@@ -5233,12 +2949,6 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
 
   toJSON(message: ListProfessionalsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => Professional.toJSON(e));
     }
@@ -5259,8 +2969,6 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
   },
   fromPartial(object: DeepPartial<ListProfessionalsResponse>): ListProfessionalsResponse {
     const message = createBaseListProfessionalsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => Professional.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.hasMore = object.hasMore ?? false;
@@ -5270,23 +2978,11 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
 };
 
 function createBaseGetProfessionalRequest(): GetProfessionalRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
   encode(message: GetProfessionalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetProfessionalRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetProfessionalRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -5306,44 +3002,6 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetProfessionalRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetProfessionalRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5365,71 +3023,11 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
   },
 
   fromJSON(object: any): GetProfessionalRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetProfessionalRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -5441,213 +3039,17 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
   },
   fromPartial(object: DeepPartial<GetProfessionalRequest>): GetProfessionalRequest {
     const message = createBaseGetProfessionalRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseGetProfessionalRequest_ParamsEntry(): GetProfessionalRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetProfessionalRequest_ParamsEntry: MessageFns<GetProfessionalRequest_ParamsEntry> = {
-  encode(message: GetProfessionalRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetProfessionalRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetProfessionalRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetProfessionalRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetProfessionalRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetProfessionalRequest_ParamsEntry>): GetProfessionalRequest_ParamsEntry {
-    return GetProfessionalRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetProfessionalRequest_ParamsEntry>): GetProfessionalRequest_ParamsEntry {
-    const message = createBaseGetProfessionalRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetProfessionalRequest_QueryEntry(): GetProfessionalRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetProfessionalRequest_QueryEntry: MessageFns<GetProfessionalRequest_QueryEntry> = {
-  encode(message: GetProfessionalRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetProfessionalRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetProfessionalRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetProfessionalRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetProfessionalRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetProfessionalRequest_QueryEntry>): GetProfessionalRequest_QueryEntry {
-    return GetProfessionalRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetProfessionalRequest_QueryEntry>): GetProfessionalRequest_QueryEntry {
-    const message = createBaseGetProfessionalRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetProfessionalResponse(): GetProfessionalResponse {
-  return { result: undefined, resultJson: "", professional: undefined };
+  return { professional: undefined };
 }
 
 export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   encode(message: GetProfessionalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.professional !== undefined) {
       Professional.encode(message.professional, writer.uint32(130).fork()).join();
     }
@@ -5667,22 +3069,6 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5704,25 +3090,11 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   },
 
   fromJSON(object: any): GetProfessionalResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      professional: isSet(object.professional) ? Professional.fromJSON(object.professional) : undefined,
-    };
+    return { professional: isSet(object.professional) ? Professional.fromJSON(object.professional) : undefined };
   },
 
   toJSON(message: GetProfessionalResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.professional !== undefined) {
       obj.professional = Professional.toJSON(message.professional);
     }
@@ -5734,8 +3106,6 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   },
   fromPartial(object: DeepPartial<GetProfessionalResponse>): GetProfessionalResponse {
     const message = createBaseGetProfessionalResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.professional = (object.professional !== undefined && object.professional !== null)
       ? Professional.fromPartial(object.professional)
       : undefined;
@@ -5747,15 +3117,14 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
  * ProviderService: The provider graph: providers and their v1 professional views.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type ProviderServiceService = typeof ProviderServiceService;
 export const ProviderServiceService = {
@@ -6082,10 +3451,6 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
-}
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

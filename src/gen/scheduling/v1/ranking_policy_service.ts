@@ -19,7 +19,6 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { FieldMask } from "../../google/protobuf/field_mask.js";
-import { Value } from "../../google/protobuf/struct.js";
 import {
   ActivatedRankingPolicy,
   RankingPolicy,
@@ -35,25 +34,6 @@ export const protobufFileName = "scheduling/v1/ranking_policy_service.proto";
 
 /** CreateRankingPolicyRequest: the input of CreateRankingPolicy (REST POST /api/v2/ranking-policies). */
 export interface CreateRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
   name?:
     | string
@@ -140,51 +120,14 @@ export function createRankingPolicyRequest_TieBreakersToNumber(object: CreateRan
   }
 }
 
-export interface CreateRankingPolicyRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateRankingPolicyRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CreateRankingPolicyResponse: the output of CreateRankingPolicy. */
 export interface CreateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `RankingPolicy`. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** ListRankingPoliciesRequest: the input of ListRankingPolicies (REST GET /api/v2/ranking-policies). */
 export interface ListRankingPoliciesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** One of `draft`, `active`, `inactive` in REST. Optional. REST: `status` in the query string. */
   status?:
     | ListRankingPoliciesRequest_Status
@@ -271,26 +214,8 @@ export function listRankingPoliciesRequest_StatusToNumber(object: ListRankingPol
   }
 }
 
-export interface ListRankingPoliciesRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListRankingPoliciesRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListRankingPoliciesResponse: the output of ListRankingPolicies. */
 export interface ListRankingPoliciesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
   /** REST: `data` of the answer. */
   data?:
     | RankingPolicy[]
@@ -315,74 +240,18 @@ export interface ListRankingPoliciesResponse {
 
 /** GetRankingPolicyRequest: the input of GetRankingPolicy (REST GET /api/v2/ranking-policies/:id). */
 export interface GetRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface GetRankingPolicyRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetRankingPolicyRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetRankingPolicyResponse: the output of GetRankingPolicy. */
 export interface GetRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `RankingPolicy`. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** UpdateRankingPolicyRequest: the input of UpdateRankingPolicy (REST PATCH /api/v2/ranking-policies/:id). */
 export interface UpdateRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
    * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
@@ -481,76 +350,21 @@ export function updateRankingPolicyRequest_TieBreakersToNumber(object: UpdateRan
   }
 }
 
-export interface UpdateRankingPolicyRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface UpdateRankingPolicyRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** UpdateRankingPolicyResponse: the output of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `RankingPolicy`. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** ActivateRankingPolicyRequest: the input of ActivateRankingPolicy (REST POST /api/v2/ranking-policies/:id/activate). */
 export interface ActivateRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface ActivateRankingPolicyRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ActivateRankingPolicyRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ActivateRankingPolicyResponse: the output of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ActivatedRankingPolicy` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `ActivatedRankingPolicy`. */
   activatedRankingPolicy?: ActivatedRankingPolicy | undefined;
 }
 
@@ -559,25 +373,6 @@ export interface ActivateRankingPolicyResponse {
  * /api/v2/ranking-policies/:id/versions).
  */
 export interface ListRankingPolicyVersionsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -598,26 +393,8 @@ export interface ListRankingPolicyVersionsRequest {
   pageToken?: string | undefined;
 }
 
-export interface ListRankingPolicyVersionsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListRankingPolicyVersionsRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListRankingPolicyVersionsResponse: the output of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
   /** REST: `data` of the answer. */
   data?:
     | RankingPolicyVersion[]
@@ -642,25 +419,6 @@ export interface ListRankingPolicyVersionsResponse {
 
 /** SimulateRankingPolicyRequest: the input of SimulateRankingPolicy (REST POST /api/v2/ranking-policies/:id/simulate). */
 export interface SimulateRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -763,48 +521,18 @@ export function simulateRankingPolicyRequest_Preferences_DayPartsToNumber(
   }
 }
 
-export interface SimulateRankingPolicyRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface SimulateRankingPolicyRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** SimulateRankingPolicyResponse: the output of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `SimulationResult` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `SimulationResult`. */
   simulationResult?: SimulationResult | undefined;
 }
 
 function createBaseCreateRankingPolicyRequest(): CreateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", name: "", weights: undefined, tieBreakers: [] };
+  return { name: "", weights: undefined, tieBreakers: [] };
 }
 
 export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> = {
   encode(message: CreateRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.name !== undefined && message.name !== "") {
       writer.uint32(130).string(message.name);
     }
@@ -834,44 +562,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -920,40 +610,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
 
   fromJSON(object: any): CreateRankingPolicyRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       weights: isSet(object.weights) ? WeightsInput.fromJSON(object.weights) : undefined,
       tieBreakers: globalThis.Array.isArray(object?.tieBreakers)
@@ -966,30 +622,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
 
   toJSON(message: CreateRankingPolicyRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.name !== undefined && message.name !== "") {
       obj.name = message.name;
     }
@@ -1007,26 +639,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
   },
   fromPartial(object: DeepPartial<CreateRankingPolicyRequest>): CreateRankingPolicyRequest {
     const message = createBaseCreateRankingPolicyRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.name = object.name ?? "";
     message.weights = (object.weights !== undefined && object.weights !== null)
       ? WeightsInput.fromPartial(object.weights)
@@ -1036,188 +648,12 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
   },
 };
 
-function createBaseCreateRankingPolicyRequest_ParamsEntry(): CreateRankingPolicyRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateRankingPolicyRequest_ParamsEntry: MessageFns<CreateRankingPolicyRequest_ParamsEntry> = {
-  encode(message: CreateRankingPolicyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateRankingPolicyRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateRankingPolicyRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateRankingPolicyRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateRankingPolicyRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateRankingPolicyRequest_ParamsEntry>): CreateRankingPolicyRequest_ParamsEntry {
-    return CreateRankingPolicyRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateRankingPolicyRequest_ParamsEntry>): CreateRankingPolicyRequest_ParamsEntry {
-    const message = createBaseCreateRankingPolicyRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateRankingPolicyRequest_QueryEntry(): CreateRankingPolicyRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateRankingPolicyRequest_QueryEntry: MessageFns<CreateRankingPolicyRequest_QueryEntry> = {
-  encode(message: CreateRankingPolicyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateRankingPolicyRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateRankingPolicyRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateRankingPolicyRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateRankingPolicyRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateRankingPolicyRequest_QueryEntry>): CreateRankingPolicyRequest_QueryEntry {
-    return CreateRankingPolicyRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateRankingPolicyRequest_QueryEntry>): CreateRankingPolicyRequest_QueryEntry {
-    const message = createBaseCreateRankingPolicyRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCreateRankingPolicyResponse(): CreateRankingPolicyResponse {
-  return { result: undefined, resultJson: "", rankingPolicy: undefined };
+  return { rankingPolicy: undefined };
 }
 
 export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse> = {
   encode(message: CreateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.rankingPolicy !== undefined) {
       RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
@@ -1237,22 +673,6 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1275,12 +695,6 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
 
   fromJSON(object: any): CreateRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       rankingPolicy: isSet(object.rankingPolicy)
         ? RankingPolicy.fromJSON(object.rankingPolicy)
         : isSet(object.ranking_policy)
@@ -1291,12 +705,6 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
 
   toJSON(message: CreateRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.rankingPolicy !== undefined) {
       obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
@@ -1308,8 +716,6 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
   },
   fromPartial(object: DeepPartial<CreateRankingPolicyResponse>): CreateRankingPolicyResponse {
     const message = createBaseCreateRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
       ? RankingPolicy.fromPartial(object.rankingPolicy)
       : undefined;
@@ -1318,31 +724,11 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
 };
 
 function createBaseListRankingPoliciesRequest(): ListRankingPoliciesRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    status: ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
-    pageSize: undefined,
-    pageToken: undefined,
-  };
+  return { status: ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED, pageSize: undefined, pageToken: undefined };
 }
 
 export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> = {
   encode(message: ListRankingPoliciesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListRankingPoliciesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListRankingPoliciesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.status !== undefined && message.status !== ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED) {
       writer.uint32(128).int32(listRankingPoliciesRequest_StatusToNumber(message.status));
     }
@@ -1368,44 +754,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListRankingPoliciesRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListRankingPoliciesRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -1444,40 +792,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
 
   fromJSON(object: any): ListRankingPoliciesRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       status: isSet(object.status)
         ? listRankingPoliciesRequest_StatusFromJSON(object.status)
         : ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
@@ -1496,30 +810,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
 
   toJSON(message: ListRankingPoliciesRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.status !== undefined && message.status !== ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED) {
       obj.status = listRankingPoliciesRequest_StatusToJSON(message.status);
     }
@@ -1537,26 +827,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
   },
   fromPartial(object: DeepPartial<ListRankingPoliciesRequest>): ListRankingPoliciesRequest {
     const message = createBaseListRankingPoliciesRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
@@ -1564,188 +834,12 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
   },
 };
 
-function createBaseListRankingPoliciesRequest_ParamsEntry(): ListRankingPoliciesRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListRankingPoliciesRequest_ParamsEntry: MessageFns<ListRankingPoliciesRequest_ParamsEntry> = {
-  encode(message: ListRankingPoliciesRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListRankingPoliciesRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListRankingPoliciesRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListRankingPoliciesRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListRankingPoliciesRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListRankingPoliciesRequest_ParamsEntry>): ListRankingPoliciesRequest_ParamsEntry {
-    return ListRankingPoliciesRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListRankingPoliciesRequest_ParamsEntry>): ListRankingPoliciesRequest_ParamsEntry {
-    const message = createBaseListRankingPoliciesRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListRankingPoliciesRequest_QueryEntry(): ListRankingPoliciesRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListRankingPoliciesRequest_QueryEntry: MessageFns<ListRankingPoliciesRequest_QueryEntry> = {
-  encode(message: ListRankingPoliciesRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListRankingPoliciesRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListRankingPoliciesRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListRankingPoliciesRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListRankingPoliciesRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListRankingPoliciesRequest_QueryEntry>): ListRankingPoliciesRequest_QueryEntry {
-    return ListRankingPoliciesRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListRankingPoliciesRequest_QueryEntry>): ListRankingPoliciesRequest_QueryEntry {
-    const message = createBaseListRankingPoliciesRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListRankingPoliciesResponse(): ListRankingPoliciesResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse> = {
   encode(message: ListRankingPoliciesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         RankingPolicy.encode(v!, writer.uint32(130).fork()).join();
@@ -1776,22 +870,6 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1841,12 +919,6 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
 
   fromJSON(object: any): ListRankingPoliciesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => RankingPolicy.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -1864,12 +936,6 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
 
   toJSON(message: ListRankingPoliciesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => RankingPolicy.toJSON(e));
     }
@@ -1890,8 +956,6 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
   },
   fromPartial(object: DeepPartial<ListRankingPoliciesResponse>): ListRankingPoliciesResponse {
     const message = createBaseListRankingPoliciesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => RankingPolicy.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -1901,23 +965,11 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
 };
 
 function createBaseGetRankingPolicyRequest(): GetRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
   encode(message: GetRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -1937,44 +989,6 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1996,71 +1010,11 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
   },
 
   fromJSON(object: any): GetRankingPolicyRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetRankingPolicyRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -2072,213 +1026,17 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
   },
   fromPartial(object: DeepPartial<GetRankingPolicyRequest>): GetRankingPolicyRequest {
     const message = createBaseGetRankingPolicyRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseGetRankingPolicyRequest_ParamsEntry(): GetRankingPolicyRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetRankingPolicyRequest_ParamsEntry: MessageFns<GetRankingPolicyRequest_ParamsEntry> = {
-  encode(message: GetRankingPolicyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetRankingPolicyRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetRankingPolicyRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetRankingPolicyRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetRankingPolicyRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetRankingPolicyRequest_ParamsEntry>): GetRankingPolicyRequest_ParamsEntry {
-    return GetRankingPolicyRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetRankingPolicyRequest_ParamsEntry>): GetRankingPolicyRequest_ParamsEntry {
-    const message = createBaseGetRankingPolicyRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetRankingPolicyRequest_QueryEntry(): GetRankingPolicyRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetRankingPolicyRequest_QueryEntry: MessageFns<GetRankingPolicyRequest_QueryEntry> = {
-  encode(message: GetRankingPolicyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetRankingPolicyRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetRankingPolicyRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetRankingPolicyRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetRankingPolicyRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetRankingPolicyRequest_QueryEntry>): GetRankingPolicyRequest_QueryEntry {
-    return GetRankingPolicyRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetRankingPolicyRequest_QueryEntry>): GetRankingPolicyRequest_QueryEntry {
-    const message = createBaseGetRankingPolicyRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetRankingPolicyResponse(): GetRankingPolicyResponse {
-  return { result: undefined, resultJson: "", rankingPolicy: undefined };
+  return { rankingPolicy: undefined };
 }
 
 export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
   encode(message: GetRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.rankingPolicy !== undefined) {
       RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
@@ -2298,22 +1056,6 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2336,12 +1078,6 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
 
   fromJSON(object: any): GetRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       rankingPolicy: isSet(object.rankingPolicy)
         ? RankingPolicy.fromJSON(object.rankingPolicy)
         : isSet(object.ranking_policy)
@@ -2352,12 +1088,6 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
 
   toJSON(message: GetRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.rankingPolicy !== undefined) {
       obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
@@ -2369,8 +1099,6 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
   },
   fromPartial(object: DeepPartial<GetRankingPolicyResponse>): GetRankingPolicyResponse {
     const message = createBaseGetRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
       ? RankingPolicy.fromPartial(object.rankingPolicy)
       : undefined;
@@ -2379,33 +1107,11 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
 };
 
 function createBaseUpdateRankingPolicyRequest(): UpdateRankingPolicyRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    updateMask: undefined,
-    id: "",
-    name: undefined,
-    weights: undefined,
-    tieBreakers: [],
-  };
+  return { updateMask: undefined, id: "", name: undefined, weights: undefined, tieBreakers: [] };
 }
 
 export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> = {
   encode(message: UpdateRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      UpdateRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      UpdateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.updateMask !== undefined) {
       FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(42).fork()).join();
     }
@@ -2441,44 +1147,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = UpdateRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = UpdateRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 5: {
             if (tag !== 42) {
               break;
@@ -2543,40 +1211,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
 
   fromJSON(object: any): UpdateRankingPolicyRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       updateMask: isSet(object.updateMask)
         ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
         : isSet(object.update_mask)
@@ -2595,30 +1229,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
 
   toJSON(message: UpdateRankingPolicyRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.updateMask !== undefined) {
       obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
     }
@@ -2642,26 +1252,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
   },
   fromPartial(object: DeepPartial<UpdateRankingPolicyRequest>): UpdateRankingPolicyRequest {
     const message = createBaseUpdateRankingPolicyRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
     message.name = object.name ?? undefined;
@@ -2673,188 +1263,12 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
   },
 };
 
-function createBaseUpdateRankingPolicyRequest_ParamsEntry(): UpdateRankingPolicyRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateRankingPolicyRequest_ParamsEntry: MessageFns<UpdateRankingPolicyRequest_ParamsEntry> = {
-  encode(message: UpdateRankingPolicyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRankingPolicyRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateRankingPolicyRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateRankingPolicyRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateRankingPolicyRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateRankingPolicyRequest_ParamsEntry>): UpdateRankingPolicyRequest_ParamsEntry {
-    return UpdateRankingPolicyRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateRankingPolicyRequest_ParamsEntry>): UpdateRankingPolicyRequest_ParamsEntry {
-    const message = createBaseUpdateRankingPolicyRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseUpdateRankingPolicyRequest_QueryEntry(): UpdateRankingPolicyRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateRankingPolicyRequest_QueryEntry: MessageFns<UpdateRankingPolicyRequest_QueryEntry> = {
-  encode(message: UpdateRankingPolicyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRankingPolicyRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateRankingPolicyRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateRankingPolicyRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateRankingPolicyRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateRankingPolicyRequest_QueryEntry>): UpdateRankingPolicyRequest_QueryEntry {
-    return UpdateRankingPolicyRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateRankingPolicyRequest_QueryEntry>): UpdateRankingPolicyRequest_QueryEntry {
-    const message = createBaseUpdateRankingPolicyRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseUpdateRankingPolicyResponse(): UpdateRankingPolicyResponse {
-  return { result: undefined, resultJson: "", rankingPolicy: undefined };
+  return { rankingPolicy: undefined };
 }
 
 export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse> = {
   encode(message: UpdateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.rankingPolicy !== undefined) {
       RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
@@ -2874,22 +1288,6 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2912,12 +1310,6 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
 
   fromJSON(object: any): UpdateRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       rankingPolicy: isSet(object.rankingPolicy)
         ? RankingPolicy.fromJSON(object.rankingPolicy)
         : isSet(object.ranking_policy)
@@ -2928,12 +1320,6 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
 
   toJSON(message: UpdateRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.rankingPolicy !== undefined) {
       obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
@@ -2945,8 +1331,6 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
   },
   fromPartial(object: DeepPartial<UpdateRankingPolicyResponse>): UpdateRankingPolicyResponse {
     const message = createBaseUpdateRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
       ? RankingPolicy.fromPartial(object.rankingPolicy)
       : undefined;
@@ -2955,23 +1339,11 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
 };
 
 function createBaseActivateRankingPolicyRequest(): ActivateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyRequest> = {
   encode(message: ActivateRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ActivateRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ActivateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -2991,44 +1363,6 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ActivateRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ActivateRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3050,71 +1384,11 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
   },
 
   fromJSON(object: any): ActivateRankingPolicyRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: ActivateRankingPolicyRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -3126,213 +1400,17 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
   },
   fromPartial(object: DeepPartial<ActivateRankingPolicyRequest>): ActivateRankingPolicyRequest {
     const message = createBaseActivateRankingPolicyRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseActivateRankingPolicyRequest_ParamsEntry(): ActivateRankingPolicyRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ActivateRankingPolicyRequest_ParamsEntry: MessageFns<ActivateRankingPolicyRequest_ParamsEntry> = {
-  encode(message: ActivateRankingPolicyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ActivateRankingPolicyRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseActivateRankingPolicyRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ActivateRankingPolicyRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ActivateRankingPolicyRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ActivateRankingPolicyRequest_ParamsEntry>): ActivateRankingPolicyRequest_ParamsEntry {
-    return ActivateRankingPolicyRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ActivateRankingPolicyRequest_ParamsEntry>): ActivateRankingPolicyRequest_ParamsEntry {
-    const message = createBaseActivateRankingPolicyRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseActivateRankingPolicyRequest_QueryEntry(): ActivateRankingPolicyRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ActivateRankingPolicyRequest_QueryEntry: MessageFns<ActivateRankingPolicyRequest_QueryEntry> = {
-  encode(message: ActivateRankingPolicyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ActivateRankingPolicyRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseActivateRankingPolicyRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ActivateRankingPolicyRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ActivateRankingPolicyRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ActivateRankingPolicyRequest_QueryEntry>): ActivateRankingPolicyRequest_QueryEntry {
-    return ActivateRankingPolicyRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ActivateRankingPolicyRequest_QueryEntry>): ActivateRankingPolicyRequest_QueryEntry {
-    const message = createBaseActivateRankingPolicyRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseActivateRankingPolicyResponse(): ActivateRankingPolicyResponse {
-  return { result: undefined, resultJson: "", activatedRankingPolicy: undefined };
+  return { activatedRankingPolicy: undefined };
 }
 
 export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResponse> = {
   encode(message: ActivateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.activatedRankingPolicy !== undefined) {
       ActivatedRankingPolicy.encode(message.activatedRankingPolicy, writer.uint32(130).fork()).join();
     }
@@ -3352,22 +1430,6 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3390,12 +1452,6 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
 
   fromJSON(object: any): ActivateRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       activatedRankingPolicy: isSet(object.activatedRankingPolicy)
         ? ActivatedRankingPolicy.fromJSON(object.activatedRankingPolicy)
         : isSet(object.activated_ranking_policy)
@@ -3406,12 +1462,6 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
 
   toJSON(message: ActivateRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.activatedRankingPolicy !== undefined) {
       obj.activatedRankingPolicy = ActivatedRankingPolicy.toJSON(message.activatedRankingPolicy);
     }
@@ -3423,8 +1473,6 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
   },
   fromPartial(object: DeepPartial<ActivateRankingPolicyResponse>): ActivateRankingPolicyResponse {
     const message = createBaseActivateRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.activatedRankingPolicy =
       (object.activatedRankingPolicy !== undefined && object.activatedRankingPolicy !== null)
         ? ActivatedRankingPolicy.fromPartial(object.activatedRankingPolicy)
@@ -3434,23 +1482,11 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
 };
 
 function createBaseListRankingPolicyVersionsRequest(): ListRankingPolicyVersionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", pageSize: undefined, pageToken: undefined };
+  return { id: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersionsRequest> = {
   encode(message: ListRankingPolicyVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListRankingPolicyVersionsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListRankingPolicyVersionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -3476,44 +1512,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListRankingPolicyVersionsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListRankingPolicyVersionsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3552,40 +1550,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
 
   fromJSON(object: any): ListRankingPolicyVersionsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -3602,30 +1566,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
 
   toJSON(message: ListRankingPolicyVersionsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -3643,26 +1583,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
   },
   fromPartial(object: DeepPartial<ListRankingPolicyVersionsRequest>): ListRankingPolicyVersionsRequest {
     const message = createBaseListRankingPolicyVersionsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
@@ -3670,200 +1590,12 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
   },
 };
 
-function createBaseListRankingPolicyVersionsRequest_ParamsEntry(): ListRankingPolicyVersionsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListRankingPolicyVersionsRequest_ParamsEntry: MessageFns<ListRankingPolicyVersionsRequest_ParamsEntry> = {
-  encode(
-    message: ListRankingPolicyVersionsRequest_ParamsEntry,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListRankingPolicyVersionsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListRankingPolicyVersionsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListRankingPolicyVersionsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListRankingPolicyVersionsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(
-    base?: DeepPartial<ListRankingPolicyVersionsRequest_ParamsEntry>,
-  ): ListRankingPolicyVersionsRequest_ParamsEntry {
-    return ListRankingPolicyVersionsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<ListRankingPolicyVersionsRequest_ParamsEntry>,
-  ): ListRankingPolicyVersionsRequest_ParamsEntry {
-    const message = createBaseListRankingPolicyVersionsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListRankingPolicyVersionsRequest_QueryEntry(): ListRankingPolicyVersionsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListRankingPolicyVersionsRequest_QueryEntry: MessageFns<ListRankingPolicyVersionsRequest_QueryEntry> = {
-  encode(
-    message: ListRankingPolicyVersionsRequest_QueryEntry,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListRankingPolicyVersionsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListRankingPolicyVersionsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListRankingPolicyVersionsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListRankingPolicyVersionsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListRankingPolicyVersionsRequest_QueryEntry>): ListRankingPolicyVersionsRequest_QueryEntry {
-    return ListRankingPolicyVersionsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<ListRankingPolicyVersionsRequest_QueryEntry>,
-  ): ListRankingPolicyVersionsRequest_QueryEntry {
-    const message = createBaseListRankingPolicyVersionsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListRankingPolicyVersionsResponse(): ListRankingPolicyVersionsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVersionsResponse> = {
   encode(message: ListRankingPolicyVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         RankingPolicyVersion.encode(v!, writer.uint32(130).fork()).join();
@@ -3894,22 +1626,6 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3959,12 +1675,6 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
 
   fromJSON(object: any): ListRankingPolicyVersionsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => RankingPolicyVersion.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -3982,12 +1692,6 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
 
   toJSON(message: ListRankingPolicyVersionsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => RankingPolicyVersion.toJSON(e));
     }
@@ -4008,8 +1712,6 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
   },
   fromPartial(object: DeepPartial<ListRankingPolicyVersionsResponse>): ListRankingPolicyVersionsResponse {
     const message = createBaseListRankingPolicyVersionsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => RankingPolicyVersion.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -4019,23 +1721,11 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
 };
 
 function createBaseSimulateRankingPolicyRequest(): SimulateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", candidates: [], preferences: undefined };
+  return { id: "", candidates: [], preferences: undefined };
 }
 
 export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyRequest> = {
   encode(message: SimulateRankingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      SimulateRankingPolicyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      SimulateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -4063,44 +1753,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = SimulateRankingPolicyRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = SimulateRankingPolicyRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4142,40 +1794,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
 
   fromJSON(object: any): SimulateRankingPolicyRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       candidates: globalThis.Array.isArray(object?.candidates)
         ? object.candidates.map((e: any) => SimulationCandidateInput.fromJSON(e))
@@ -4188,30 +1806,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
 
   toJSON(message: SimulateRankingPolicyRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -4229,26 +1823,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
   },
   fromPartial(object: DeepPartial<SimulateRankingPolicyRequest>): SimulateRankingPolicyRequest {
     const message = createBaseSimulateRankingPolicyRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.candidates = object.candidates?.map((e) => SimulationCandidateInput.fromPartial(e)) || [];
     message.preferences = (object.preferences !== undefined && object.preferences !== null)
@@ -4406,188 +1980,12 @@ export const SimulateRankingPolicyRequest_Preferences: MessageFns<SimulateRankin
   },
 };
 
-function createBaseSimulateRankingPolicyRequest_ParamsEntry(): SimulateRankingPolicyRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const SimulateRankingPolicyRequest_ParamsEntry: MessageFns<SimulateRankingPolicyRequest_ParamsEntry> = {
-  encode(message: SimulateRankingPolicyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SimulateRankingPolicyRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSimulateRankingPolicyRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): SimulateRankingPolicyRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: SimulateRankingPolicyRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<SimulateRankingPolicyRequest_ParamsEntry>): SimulateRankingPolicyRequest_ParamsEntry {
-    return SimulateRankingPolicyRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<SimulateRankingPolicyRequest_ParamsEntry>): SimulateRankingPolicyRequest_ParamsEntry {
-    const message = createBaseSimulateRankingPolicyRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseSimulateRankingPolicyRequest_QueryEntry(): SimulateRankingPolicyRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const SimulateRankingPolicyRequest_QueryEntry: MessageFns<SimulateRankingPolicyRequest_QueryEntry> = {
-  encode(message: SimulateRankingPolicyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SimulateRankingPolicyRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSimulateRankingPolicyRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): SimulateRankingPolicyRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: SimulateRankingPolicyRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<SimulateRankingPolicyRequest_QueryEntry>): SimulateRankingPolicyRequest_QueryEntry {
-    return SimulateRankingPolicyRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<SimulateRankingPolicyRequest_QueryEntry>): SimulateRankingPolicyRequest_QueryEntry {
-    const message = createBaseSimulateRankingPolicyRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseSimulateRankingPolicyResponse(): SimulateRankingPolicyResponse {
-  return { result: undefined, resultJson: "", simulationResult: undefined };
+  return { simulationResult: undefined };
 }
 
 export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResponse> = {
   encode(message: SimulateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.simulationResult !== undefined) {
       SimulationResult.encode(message.simulationResult, writer.uint32(130).fork()).join();
     }
@@ -4607,22 +2005,6 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4645,12 +2027,6 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
 
   fromJSON(object: any): SimulateRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       simulationResult: isSet(object.simulationResult)
         ? SimulationResult.fromJSON(object.simulationResult)
         : isSet(object.simulation_result)
@@ -4661,12 +2037,6 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
 
   toJSON(message: SimulateRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.simulationResult !== undefined) {
       obj.simulationResult = SimulationResult.toJSON(message.simulationResult);
     }
@@ -4678,8 +2048,6 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
   },
   fromPartial(object: DeepPartial<SimulateRankingPolicyResponse>): SimulateRankingPolicyResponse {
     const message = createBaseSimulateRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.simulationResult = (object.simulationResult !== undefined && object.simulationResult !== null)
       ? SimulationResult.fromPartial(object.simulationResult)
       : undefined;
@@ -4691,15 +2059,14 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
  * RankingPolicyService: Versioned ranking policies.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type RankingPolicyServiceService = typeof RankingPolicyServiceService;
 export const RankingPolicyServiceService = {
@@ -5046,10 +2413,6 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
-}
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

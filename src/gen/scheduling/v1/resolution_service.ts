@@ -36,25 +36,6 @@ export const protobufFileName = "scheduling/v1/resolution_service.proto";
 
 /** CreateResolutionRequest: the input of CreateResolution (REST POST /api/v2/resolutions). */
 export interface CreateResolutionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
   serviceId?:
     | string
@@ -82,51 +63,14 @@ export interface CreateResolutionRequest {
   maxOptionsPerProvider?: number | undefined;
 }
 
-export interface CreateResolutionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateResolutionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CreateResolutionResponse: the output of CreateResolution. */
 export interface CreateResolutionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Resolution`. */
   resolution?: Resolution | undefined;
 }
 
 /** CreateResolutionV1Request: the input of CreateResolutionV1 (REST POST /api/v1/resolutions). */
 export interface CreateResolutionV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `service` in the JSON body. */
   service?:
     | string
@@ -208,51 +152,14 @@ export interface CreateResolutionV1Request_Constraints {
   acceptsNewClients?: boolean | undefined;
 }
 
-export interface CreateResolutionV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateResolutionV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CreateResolutionV1Response: the output of CreateResolutionV1. */
 export interface CreateResolutionV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Resolution`. */
   resolution?: Resolution | undefined;
 }
 
 /** ListResolutionsRequest: the input of ListResolutions (REST GET /api/v2/resolutions). */
 export interface ListResolutionsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * Page size, default 20, at most 100. The most items one page holds, counted in items (a page may hold fewer); the
    * same range as REST `limit`, and unset takes its default. A whole number from 1 to 100 (decimal text in REST).
@@ -269,26 +176,8 @@ export interface ListResolutionsRequest {
   pageToken?: string | undefined;
 }
 
-export interface ListResolutionsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListResolutionsRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListResolutionsResponse: the output of ListResolutions. */
 export interface ListResolutionsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
   /** REST: `data` of the answer. */
   data?:
     | ResolutionSummary[]
@@ -313,74 +202,18 @@ export interface ListResolutionsResponse {
 
 /** GetResolutionRequest: the input of GetResolution (REST GET /api/v2/resolutions/:id). */
 export interface GetResolutionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface GetResolutionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetResolutionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetResolutionResponse: the output of GetResolution. */
 export interface GetResolutionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Resolution`. */
   resolution?: Resolution | undefined;
 }
 
 /** ListCandidatesRequest: the input of ListCandidates (REST GET /api/v2/resolutions/:id/candidates). */
 export interface ListCandidatesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -484,51 +317,14 @@ export function listCandidatesRequest_StatusToNumber(object: ListCandidatesReque
   }
 }
 
-export interface ListCandidatesRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListCandidatesRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListCandidatesResponse: the output of ListCandidates. */
 export interface ListCandidatesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CandidatesPage` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `CandidatesPage`. */
   candidatesPage?: CandidatesPage | undefined;
 }
 
 /** HoldOptionRequest: the input of HoldOption (REST POST /api/v2/resolutions/:id/options/:optionId/hold). */
 export interface HoldOptionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -544,51 +340,14 @@ export interface HoldOptionRequest {
   ttlSeconds?: number | undefined;
 }
 
-export interface HoldOptionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface HoldOptionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** HoldOptionResponse: the output of HoldOption. */
 export interface HoldOptionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Hold`. */
   hold?: Hold | undefined;
 }
 
 /** GetHoldRequest: the input of GetHold (REST GET /api/v2/resolutions/:id/options/:optionId/hold). */
 export interface GetHoldRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -597,51 +356,14 @@ export interface GetHoldRequest {
   optionId?: string | undefined;
 }
 
-export interface GetHoldRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetHoldRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetHoldResponse: the output of GetHold. */
 export interface GetHoldResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Hold`. */
   hold?: Hold | undefined;
 }
 
 /** ReleaseHoldRequest: the input of ReleaseHold (REST DELETE /api/v2/resolutions/:id/options/:optionId/hold). */
 export interface ReleaseHoldRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -650,51 +372,14 @@ export interface ReleaseHoldRequest {
   optionId?: string | undefined;
 }
 
-export interface ReleaseHoldRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ReleaseHoldRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ReleaseHoldResponse: the output of ReleaseHold. */
 export interface ReleaseHoldResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Hold`. */
   hold?: Hold | undefined;
 }
 
 /** ConfirmResolutionRequest: the input of ConfirmResolution (REST POST /api/v2/resolutions/:id/confirm). */
 export interface ConfirmResolutionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?:
     | string
@@ -738,36 +423,14 @@ export interface ConfirmResolutionRequest_Customer {
   timezone?: string | undefined;
 }
 
-export interface ConfirmResolutionRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ConfirmResolutionRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ConfirmResolutionResponse: the output of ConfirmResolution. */
 export interface ConfirmResolutionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV2` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `BookingV2`. */
   bookingV2?: BookingV2 | undefined;
 }
 
 function createBaseCreateResolutionRequest(): CreateResolutionRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     serviceId: "",
     constraints: undefined,
     preferences: undefined,
@@ -779,18 +442,6 @@ function createBaseCreateResolutionRequest(): CreateResolutionRequest {
 
 export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
   encode(message: CreateResolutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateResolutionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.serviceId !== undefined && message.serviceId !== "") {
       writer.uint32(130).string(message.serviceId);
     }
@@ -825,44 +476,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateResolutionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateResolutionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -925,40 +538,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
 
   fromJSON(object: any): CreateResolutionRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       serviceId: isSet(object.serviceId)
         ? globalThis.String(object.serviceId)
         : isSet(object.service_id)
@@ -986,30 +565,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
 
   toJSON(message: CreateResolutionRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.serviceId !== undefined && message.serviceId !== "") {
       obj.serviceId = message.serviceId;
     }
@@ -1036,26 +591,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
   },
   fromPartial(object: DeepPartial<CreateResolutionRequest>): CreateResolutionRequest {
     const message = createBaseCreateResolutionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.serviceId = object.serviceId ?? "";
     message.constraints = (object.constraints !== undefined && object.constraints !== null)
       ? ResolutionConstraints.fromPartial(object.constraints)
@@ -1072,188 +607,12 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
   },
 };
 
-function createBaseCreateResolutionRequest_ParamsEntry(): CreateResolutionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateResolutionRequest_ParamsEntry: MessageFns<CreateResolutionRequest_ParamsEntry> = {
-  encode(message: CreateResolutionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateResolutionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionRequest_ParamsEntry>): CreateResolutionRequest_ParamsEntry {
-    return CreateResolutionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateResolutionRequest_ParamsEntry>): CreateResolutionRequest_ParamsEntry {
-    const message = createBaseCreateResolutionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateResolutionRequest_QueryEntry(): CreateResolutionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateResolutionRequest_QueryEntry: MessageFns<CreateResolutionRequest_QueryEntry> = {
-  encode(message: CreateResolutionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateResolutionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionRequest_QueryEntry>): CreateResolutionRequest_QueryEntry {
-    return CreateResolutionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateResolutionRequest_QueryEntry>): CreateResolutionRequest_QueryEntry {
-    const message = createBaseCreateResolutionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCreateResolutionResponse(): CreateResolutionResponse {
-  return { result: undefined, resultJson: "", resolution: undefined };
+  return { resolution: undefined };
 }
 
 export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   encode(message: CreateResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.resolution !== undefined) {
       Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
     }
@@ -1273,22 +632,6 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1310,25 +653,11 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   },
 
   fromJSON(object: any): CreateResolutionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
-    };
+    return { resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined };
   },
 
   toJSON(message: CreateResolutionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.resolution !== undefined) {
       obj.resolution = Resolution.toJSON(message.resolution);
     }
@@ -1340,8 +669,6 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   },
   fromPartial(object: DeepPartial<CreateResolutionResponse>): CreateResolutionResponse {
     const message = createBaseCreateResolutionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.resolution = (object.resolution !== undefined && object.resolution !== null)
       ? Resolution.fromPartial(object.resolution)
       : undefined;
@@ -1351,10 +678,6 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
 
 function createBaseCreateResolutionV1Request(): CreateResolutionV1Request {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     service: "",
     constraints: undefined,
     preferences: undefined,
@@ -1365,18 +688,6 @@ function createBaseCreateResolutionV1Request(): CreateResolutionV1Request {
 
 export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = {
   encode(message: CreateResolutionV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateResolutionV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateResolutionV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.service !== undefined && message.service !== "") {
       writer.uint32(130).string(message.service);
     }
@@ -1408,44 +719,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateResolutionV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateResolutionV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1500,40 +773,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
 
   fromJSON(object: any): CreateResolutionV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       service: isSet(object.service) ? globalThis.String(object.service) : "",
       constraints: isSet(object.constraints)
         ? CreateResolutionV1Request_Constraints.fromJSON(object.constraints)
@@ -1554,30 +793,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
 
   toJSON(message: CreateResolutionV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.service !== undefined && message.service !== "") {
       obj.service = message.service;
     }
@@ -1601,26 +816,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
   },
   fromPartial(object: DeepPartial<CreateResolutionV1Request>): CreateResolutionV1Request {
     const message = createBaseCreateResolutionV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.service = object.service ?? "";
     message.constraints = (object.constraints !== undefined && object.constraints !== null)
       ? CreateResolutionV1Request_Constraints.fromPartial(object.constraints)
@@ -1964,188 +1159,12 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
   },
 };
 
-function createBaseCreateResolutionV1Request_ParamsEntry(): CreateResolutionV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateResolutionV1Request_ParamsEntry: MessageFns<CreateResolutionV1Request_ParamsEntry> = {
-  encode(message: CreateResolutionV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateResolutionV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionV1Request_ParamsEntry>): CreateResolutionV1Request_ParamsEntry {
-    return CreateResolutionV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateResolutionV1Request_ParamsEntry>): CreateResolutionV1Request_ParamsEntry {
-    const message = createBaseCreateResolutionV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateResolutionV1Request_QueryEntry(): CreateResolutionV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateResolutionV1Request_QueryEntry: MessageFns<CreateResolutionV1Request_QueryEntry> = {
-  encode(message: CreateResolutionV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateResolutionV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionV1Request_QueryEntry>): CreateResolutionV1Request_QueryEntry {
-    return CreateResolutionV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateResolutionV1Request_QueryEntry>): CreateResolutionV1Request_QueryEntry {
-    const message = createBaseCreateResolutionV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCreateResolutionV1Response(): CreateResolutionV1Response {
-  return { result: undefined, resultJson: "", resolution: undefined };
+  return { resolution: undefined };
 }
 
 export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> = {
   encode(message: CreateResolutionV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.resolution !== undefined) {
       Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
     }
@@ -2165,22 +1184,6 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2202,25 +1205,11 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
   },
 
   fromJSON(object: any): CreateResolutionV1Response {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
-    };
+    return { resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined };
   },
 
   toJSON(message: CreateResolutionV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.resolution !== undefined) {
       obj.resolution = Resolution.toJSON(message.resolution);
     }
@@ -2232,8 +1221,6 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
   },
   fromPartial(object: DeepPartial<CreateResolutionV1Response>): CreateResolutionV1Response {
     const message = createBaseCreateResolutionV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.resolution = (object.resolution !== undefined && object.resolution !== null)
       ? Resolution.fromPartial(object.resolution)
       : undefined;
@@ -2242,23 +1229,11 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
 };
 
 function createBaseListResolutionsRequest(): ListResolutionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", pageSize: undefined, pageToken: undefined };
+  return { pageSize: undefined, pageToken: undefined };
 }
 
 export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
   encode(message: ListResolutionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListResolutionsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListResolutionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.pageSize !== undefined) {
       writer.uint32(144).int64(message.pageSize);
     }
@@ -2281,44 +1256,6 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListResolutionsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListResolutionsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 18: {
             if (tag !== 144) {
               break;
@@ -2349,40 +1286,6 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
 
   fromJSON(object: any): ListResolutionsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -2398,30 +1301,6 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
 
   toJSON(message: ListResolutionsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.pageSize !== undefined) {
       obj.pageSize = Math.round(message.pageSize);
     }
@@ -2436,214 +1315,18 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
   },
   fromPartial(object: DeepPartial<ListResolutionsRequest>): ListResolutionsRequest {
     const message = createBaseListResolutionsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
     return message;
   },
 };
 
-function createBaseListResolutionsRequest_ParamsEntry(): ListResolutionsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListResolutionsRequest_ParamsEntry: MessageFns<ListResolutionsRequest_ParamsEntry> = {
-  encode(message: ListResolutionsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListResolutionsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListResolutionsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListResolutionsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListResolutionsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListResolutionsRequest_ParamsEntry>): ListResolutionsRequest_ParamsEntry {
-    return ListResolutionsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListResolutionsRequest_ParamsEntry>): ListResolutionsRequest_ParamsEntry {
-    const message = createBaseListResolutionsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListResolutionsRequest_QueryEntry(): ListResolutionsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListResolutionsRequest_QueryEntry: MessageFns<ListResolutionsRequest_QueryEntry> = {
-  encode(message: ListResolutionsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListResolutionsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListResolutionsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListResolutionsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListResolutionsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListResolutionsRequest_QueryEntry>): ListResolutionsRequest_QueryEntry {
-    return ListResolutionsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListResolutionsRequest_QueryEntry>): ListResolutionsRequest_QueryEntry {
-    const message = createBaseListResolutionsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListResolutionsResponse(): ListResolutionsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
   encode(message: ListResolutionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         ResolutionSummary.encode(v!, writer.uint32(130).fork()).join();
@@ -2674,22 +1357,6 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2739,12 +1406,6 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
 
   fromJSON(object: any): ListResolutionsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ResolutionSummary.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -2762,12 +1423,6 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
 
   toJSON(message: ListResolutionsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => ResolutionSummary.toJSON(e));
     }
@@ -2788,8 +1443,6 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
   },
   fromPartial(object: DeepPartial<ListResolutionsResponse>): ListResolutionsResponse {
     const message = createBaseListResolutionsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => ResolutionSummary.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -2799,23 +1452,11 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
 };
 
 function createBaseGetResolutionRequest(): GetResolutionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
   encode(message: GetResolutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetResolutionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -2835,44 +1476,6 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetResolutionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetResolutionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2894,71 +1497,11 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
   },
 
   fromJSON(object: any): GetResolutionRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetResolutionRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -2970,213 +1513,17 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
   },
   fromPartial(object: DeepPartial<GetResolutionRequest>): GetResolutionRequest {
     const message = createBaseGetResolutionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseGetResolutionRequest_ParamsEntry(): GetResolutionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetResolutionRequest_ParamsEntry: MessageFns<GetResolutionRequest_ParamsEntry> = {
-  encode(message: GetResolutionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetResolutionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetResolutionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetResolutionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetResolutionRequest_ParamsEntry>): GetResolutionRequest_ParamsEntry {
-    return GetResolutionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetResolutionRequest_ParamsEntry>): GetResolutionRequest_ParamsEntry {
-    const message = createBaseGetResolutionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetResolutionRequest_QueryEntry(): GetResolutionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetResolutionRequest_QueryEntry: MessageFns<GetResolutionRequest_QueryEntry> = {
-  encode(message: GetResolutionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetResolutionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetResolutionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetResolutionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetResolutionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetResolutionRequest_QueryEntry>): GetResolutionRequest_QueryEntry {
-    return GetResolutionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetResolutionRequest_QueryEntry>): GetResolutionRequest_QueryEntry {
-    const message = createBaseGetResolutionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetResolutionResponse(): GetResolutionResponse {
-  return { result: undefined, resultJson: "", resolution: undefined };
+  return { resolution: undefined };
 }
 
 export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   encode(message: GetResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.resolution !== undefined) {
       Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
     }
@@ -3196,22 +1543,6 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3233,25 +1564,11 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   },
 
   fromJSON(object: any): GetResolutionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
-    };
+    return { resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined };
   },
 
   toJSON(message: GetResolutionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.resolution !== undefined) {
       obj.resolution = Resolution.toJSON(message.resolution);
     }
@@ -3263,8 +1580,6 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   },
   fromPartial(object: DeepPartial<GetResolutionResponse>): GetResolutionResponse {
     const message = createBaseGetResolutionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.resolution = (object.resolution !== undefined && object.resolution !== null)
       ? Resolution.fromPartial(object.resolution)
       : undefined;
@@ -3274,10 +1589,6 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
 
 function createBaseListCandidatesRequest(): ListCandidatesRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     id: "",
     status: ListCandidatesRequest_Status.STATUS_UNSPECIFIED,
     exclusionCode: undefined,
@@ -3288,18 +1599,6 @@ function createBaseListCandidatesRequest(): ListCandidatesRequest {
 
 export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
   encode(message: ListCandidatesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListCandidatesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListCandidatesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -3331,44 +1630,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListCandidatesRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListCandidatesRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3423,40 +1684,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
 
   fromJSON(object: any): ListCandidatesRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       status: isSet(object.status)
         ? listCandidatesRequest_StatusFromJSON(object.status)
@@ -3481,30 +1708,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
 
   toJSON(message: ListCandidatesRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -3528,26 +1731,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
   },
   fromPartial(object: DeepPartial<ListCandidatesRequest>): ListCandidatesRequest {
     const message = createBaseListCandidatesRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.status = object.status ?? ListCandidatesRequest_Status.STATUS_UNSPECIFIED;
     message.exclusionCode = object.exclusionCode ?? undefined;
@@ -3557,188 +1740,12 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
   },
 };
 
-function createBaseListCandidatesRequest_ParamsEntry(): ListCandidatesRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListCandidatesRequest_ParamsEntry: MessageFns<ListCandidatesRequest_ParamsEntry> = {
-  encode(message: ListCandidatesRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListCandidatesRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListCandidatesRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListCandidatesRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListCandidatesRequest_ParamsEntry>): ListCandidatesRequest_ParamsEntry {
-    return ListCandidatesRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListCandidatesRequest_ParamsEntry>): ListCandidatesRequest_ParamsEntry {
-    const message = createBaseListCandidatesRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListCandidatesRequest_QueryEntry(): ListCandidatesRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListCandidatesRequest_QueryEntry: MessageFns<ListCandidatesRequest_QueryEntry> = {
-  encode(message: ListCandidatesRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListCandidatesRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListCandidatesRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListCandidatesRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListCandidatesRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListCandidatesRequest_QueryEntry>): ListCandidatesRequest_QueryEntry {
-    return ListCandidatesRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListCandidatesRequest_QueryEntry>): ListCandidatesRequest_QueryEntry {
-    const message = createBaseListCandidatesRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListCandidatesResponse(): ListCandidatesResponse {
-  return { result: undefined, resultJson: "", candidatesPage: undefined };
+  return { candidatesPage: undefined };
 }
 
 export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
   encode(message: ListCandidatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.candidatesPage !== undefined) {
       CandidatesPage.encode(message.candidatesPage, writer.uint32(130).fork()).join();
     }
@@ -3758,22 +1765,6 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3796,12 +1787,6 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
 
   fromJSON(object: any): ListCandidatesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       candidatesPage: isSet(object.candidatesPage)
         ? CandidatesPage.fromJSON(object.candidatesPage)
         : isSet(object.candidates_page)
@@ -3812,12 +1797,6 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
 
   toJSON(message: ListCandidatesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.candidatesPage !== undefined) {
       obj.candidatesPage = CandidatesPage.toJSON(message.candidatesPage);
     }
@@ -3829,8 +1808,6 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
   },
   fromPartial(object: DeepPartial<ListCandidatesResponse>): ListCandidatesResponse {
     const message = createBaseListCandidatesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.candidatesPage = (object.candidatesPage !== undefined && object.candidatesPage !== null)
       ? CandidatesPage.fromPartial(object.candidatesPage)
       : undefined;
@@ -3839,23 +1816,11 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
 };
 
 function createBaseHoldOptionRequest(): HoldOptionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "", ttlSeconds: undefined };
+  return { id: "", optionId: "", ttlSeconds: undefined };
 }
 
 export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
   encode(message: HoldOptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      HoldOptionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      HoldOptionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -3881,44 +1846,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = HoldOptionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = HoldOptionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3957,40 +1884,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
 
   fromJSON(object: any): HoldOptionRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       optionId: isSet(object.optionId)
         ? globalThis.String(object.optionId)
@@ -4007,30 +1900,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
 
   toJSON(message: HoldOptionRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -4048,26 +1917,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
   },
   fromPartial(object: DeepPartial<HoldOptionRequest>): HoldOptionRequest {
     const message = createBaseHoldOptionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.optionId = object.optionId ?? "";
     message.ttlSeconds = object.ttlSeconds ?? undefined;
@@ -4075,188 +1924,12 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
   },
 };
 
-function createBaseHoldOptionRequest_ParamsEntry(): HoldOptionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const HoldOptionRequest_ParamsEntry: MessageFns<HoldOptionRequest_ParamsEntry> = {
-  encode(message: HoldOptionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHoldOptionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): HoldOptionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: HoldOptionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<HoldOptionRequest_ParamsEntry>): HoldOptionRequest_ParamsEntry {
-    return HoldOptionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<HoldOptionRequest_ParamsEntry>): HoldOptionRequest_ParamsEntry {
-    const message = createBaseHoldOptionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseHoldOptionRequest_QueryEntry(): HoldOptionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const HoldOptionRequest_QueryEntry: MessageFns<HoldOptionRequest_QueryEntry> = {
-  encode(message: HoldOptionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): HoldOptionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHoldOptionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): HoldOptionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: HoldOptionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<HoldOptionRequest_QueryEntry>): HoldOptionRequest_QueryEntry {
-    return HoldOptionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<HoldOptionRequest_QueryEntry>): HoldOptionRequest_QueryEntry {
-    const message = createBaseHoldOptionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseHoldOptionResponse(): HoldOptionResponse {
-  return { result: undefined, resultJson: "", hold: undefined };
+  return { hold: undefined };
 }
 
 export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   encode(message: HoldOptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.hold !== undefined) {
       Hold.encode(message.hold, writer.uint32(130).fork()).join();
     }
@@ -4276,22 +1949,6 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4313,25 +1970,11 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   },
 
   fromJSON(object: any): HoldOptionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-    };
+    return { hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined };
   },
 
   toJSON(message: HoldOptionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.hold !== undefined) {
       obj.hold = Hold.toJSON(message.hold);
     }
@@ -4343,31 +1986,17 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   },
   fromPartial(object: DeepPartial<HoldOptionResponse>): HoldOptionResponse {
     const message = createBaseHoldOptionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     return message;
   },
 };
 
 function createBaseGetHoldRequest(): GetHoldRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "" };
+  return { id: "", optionId: "" };
 }
 
 export const GetHoldRequest: MessageFns<GetHoldRequest> = {
   encode(message: GetHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetHoldRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetHoldRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -4390,44 +2019,6 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetHoldRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetHoldRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4458,40 +2049,6 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
 
   fromJSON(object: any): GetHoldRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       optionId: isSet(object.optionId)
         ? globalThis.String(object.optionId)
@@ -4503,30 +2060,6 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
 
   toJSON(message: GetHoldRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -4541,214 +2074,18 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
   },
   fromPartial(object: DeepPartial<GetHoldRequest>): GetHoldRequest {
     const message = createBaseGetHoldRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.optionId = object.optionId ?? "";
     return message;
   },
 };
 
-function createBaseGetHoldRequest_ParamsEntry(): GetHoldRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetHoldRequest_ParamsEntry: MessageFns<GetHoldRequest_ParamsEntry> = {
-  encode(message: GetHoldRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetHoldRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetHoldRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetHoldRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetHoldRequest_ParamsEntry>): GetHoldRequest_ParamsEntry {
-    return GetHoldRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetHoldRequest_ParamsEntry>): GetHoldRequest_ParamsEntry {
-    const message = createBaseGetHoldRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetHoldRequest_QueryEntry(): GetHoldRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetHoldRequest_QueryEntry: MessageFns<GetHoldRequest_QueryEntry> = {
-  encode(message: GetHoldRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetHoldRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetHoldRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetHoldRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetHoldRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetHoldRequest_QueryEntry>): GetHoldRequest_QueryEntry {
-    return GetHoldRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetHoldRequest_QueryEntry>): GetHoldRequest_QueryEntry {
-    const message = createBaseGetHoldRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetHoldResponse(): GetHoldResponse {
-  return { result: undefined, resultJson: "", hold: undefined };
+  return { hold: undefined };
 }
 
 export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   encode(message: GetHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.hold !== undefined) {
       Hold.encode(message.hold, writer.uint32(130).fork()).join();
     }
@@ -4768,22 +2105,6 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4805,25 +2126,11 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   },
 
   fromJSON(object: any): GetHoldResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-    };
+    return { hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined };
   },
 
   toJSON(message: GetHoldResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.hold !== undefined) {
       obj.hold = Hold.toJSON(message.hold);
     }
@@ -4835,31 +2142,17 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   },
   fromPartial(object: DeepPartial<GetHoldResponse>): GetHoldResponse {
     const message = createBaseGetHoldResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     return message;
   },
 };
 
 function createBaseReleaseHoldRequest(): ReleaseHoldRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "" };
+  return { id: "", optionId: "" };
 }
 
 export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
   encode(message: ReleaseHoldRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ReleaseHoldRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ReleaseHoldRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -4882,44 +2175,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ReleaseHoldRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ReleaseHoldRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4950,40 +2205,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
 
   fromJSON(object: any): ReleaseHoldRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       optionId: isSet(object.optionId)
         ? globalThis.String(object.optionId)
@@ -4995,30 +2216,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
 
   toJSON(message: ReleaseHoldRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -5033,214 +2230,18 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
   },
   fromPartial(object: DeepPartial<ReleaseHoldRequest>): ReleaseHoldRequest {
     const message = createBaseReleaseHoldRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.optionId = object.optionId ?? "";
     return message;
   },
 };
 
-function createBaseReleaseHoldRequest_ParamsEntry(): ReleaseHoldRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ReleaseHoldRequest_ParamsEntry: MessageFns<ReleaseHoldRequest_ParamsEntry> = {
-  encode(message: ReleaseHoldRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReleaseHoldRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReleaseHoldRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ReleaseHoldRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ReleaseHoldRequest_ParamsEntry>): ReleaseHoldRequest_ParamsEntry {
-    return ReleaseHoldRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ReleaseHoldRequest_ParamsEntry>): ReleaseHoldRequest_ParamsEntry {
-    const message = createBaseReleaseHoldRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseReleaseHoldRequest_QueryEntry(): ReleaseHoldRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ReleaseHoldRequest_QueryEntry: MessageFns<ReleaseHoldRequest_QueryEntry> = {
-  encode(message: ReleaseHoldRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseHoldRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReleaseHoldRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReleaseHoldRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ReleaseHoldRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ReleaseHoldRequest_QueryEntry>): ReleaseHoldRequest_QueryEntry {
-    return ReleaseHoldRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ReleaseHoldRequest_QueryEntry>): ReleaseHoldRequest_QueryEntry {
-    const message = createBaseReleaseHoldRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseReleaseHoldResponse(): ReleaseHoldResponse {
-  return { result: undefined, resultJson: "", hold: undefined };
+  return { hold: undefined };
 }
 
 export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   encode(message: ReleaseHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.hold !== undefined) {
       Hold.encode(message.hold, writer.uint32(130).fork()).join();
     }
@@ -5260,22 +2261,6 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5297,25 +2282,11 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   },
 
   fromJSON(object: any): ReleaseHoldResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-    };
+    return { hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined };
   },
 
   toJSON(message: ReleaseHoldResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.hold !== undefined) {
       obj.hold = Hold.toJSON(message.hold);
     }
@@ -5327,41 +2298,17 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   },
   fromPartial(object: DeepPartial<ReleaseHoldResponse>): ReleaseHoldResponse {
     const message = createBaseReleaseHoldResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     return message;
   },
 };
 
 function createBaseConfirmResolutionRequest(): ConfirmResolutionRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    id: "",
-    optionId: "",
-    holdId: undefined,
-    customer: undefined,
-    metadata: undefined,
-  };
+  return { id: "", optionId: "", holdId: undefined, customer: undefined, metadata: undefined };
 }
 
 export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
   encode(message: ConfirmResolutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ConfirmResolutionRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ConfirmResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -5393,44 +2340,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ConfirmResolutionRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ConfirmResolutionRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5485,40 +2394,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
 
   fromJSON(object: any): ConfirmResolutionRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       optionId: isSet(object.optionId)
         ? globalThis.String(object.optionId)
@@ -5537,30 +2412,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
 
   toJSON(message: ConfirmResolutionRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -5584,26 +2435,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
   },
   fromPartial(object: DeepPartial<ConfirmResolutionRequest>): ConfirmResolutionRequest {
     const message = createBaseConfirmResolutionRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.optionId = object.optionId ?? "";
     message.holdId = object.holdId ?? undefined;
@@ -5732,188 +2563,12 @@ export const ConfirmResolutionRequest_Customer: MessageFns<ConfirmResolutionRequ
   },
 };
 
-function createBaseConfirmResolutionRequest_ParamsEntry(): ConfirmResolutionRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ConfirmResolutionRequest_ParamsEntry: MessageFns<ConfirmResolutionRequest_ParamsEntry> = {
-  encode(message: ConfirmResolutionRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmResolutionRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmResolutionRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ConfirmResolutionRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmResolutionRequest_ParamsEntry>): ConfirmResolutionRequest_ParamsEntry {
-    return ConfirmResolutionRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmResolutionRequest_ParamsEntry>): ConfirmResolutionRequest_ParamsEntry {
-    const message = createBaseConfirmResolutionRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseConfirmResolutionRequest_QueryEntry(): ConfirmResolutionRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ConfirmResolutionRequest_QueryEntry: MessageFns<ConfirmResolutionRequest_QueryEntry> = {
-  encode(message: ConfirmResolutionRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResolutionRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmResolutionRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmResolutionRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ConfirmResolutionRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmResolutionRequest_QueryEntry>): ConfirmResolutionRequest_QueryEntry {
-    return ConfirmResolutionRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmResolutionRequest_QueryEntry>): ConfirmResolutionRequest_QueryEntry {
-    const message = createBaseConfirmResolutionRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseConfirmResolutionResponse(): ConfirmResolutionResponse {
-  return { result: undefined, resultJson: "", bookingV2: undefined };
+  return { bookingV2: undefined };
 }
 
 export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = {
   encode(message: ConfirmResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV2 !== undefined) {
       BookingV2.encode(message.bookingV2, writer.uint32(130).fork()).join();
     }
@@ -5933,22 +2588,6 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5971,12 +2610,6 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
 
   fromJSON(object: any): ConfirmResolutionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV2: isSet(object.bookingV2)
         ? BookingV2.fromJSON(object.bookingV2)
         : isSet(object.booking_v2)
@@ -5987,12 +2620,6 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
 
   toJSON(message: ConfirmResolutionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV2 !== undefined) {
       obj.bookingV2 = BookingV2.toJSON(message.bookingV2);
     }
@@ -6004,8 +2631,6 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
   },
   fromPartial(object: DeepPartial<ConfirmResolutionResponse>): ConfirmResolutionResponse {
     const message = createBaseConfirmResolutionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV2 = (object.bookingV2 !== undefined && object.bookingV2 !== null)
       ? BookingV2.fromPartial(object.bookingV2)
       : undefined;
@@ -6018,15 +2643,14 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
  * confirmation.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type ResolutionServiceService = typeof ResolutionServiceService;
 export const ResolutionServiceService = {

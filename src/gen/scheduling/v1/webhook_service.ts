@@ -18,7 +18,6 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import {
   DeliveryDetail,
   DeliveryList,
@@ -35,70 +34,16 @@ export const protobufFileName = "scheduling/v1/webhook_service.proto";
 
 /** GetWebhookRequest: the input of GetWebhook (REST GET /api/v2/webhooks). */
 export interface GetWebhookRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?: string | undefined;
-}
-
-export interface GetWebhookRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetWebhookRequest_QueryEntry {
-  key: string;
-  value: string;
 }
 
 /** GetWebhookResponse: the output of GetWebhook. */
 export interface GetWebhookResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Webhook` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `Webhook`. */
   webhook?: Webhook | undefined;
 }
 
 /** UpdateWebhookRequest: the input of UpdateWebhook (REST PUT /api/v2/webhooks). */
 export interface UpdateWebhookRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * Where events are POSTed: `https://` only, and never a loopback, private, link-local or unique-local address
    * (checked here and again at every connection). `WEBHOOK_ALLOW_INSECURE_URLS=1` (development) also allows `http://`
@@ -128,96 +73,24 @@ export interface UpdateWebhookRequest {
   rotateSecret?: boolean | undefined;
 }
 
-export interface UpdateWebhookRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface UpdateWebhookRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** UpdateWebhookResponse: the output of UpdateWebhook. */
 export interface UpdateWebhookResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `UpdatedWebhook` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `UpdatedWebhook`. */
   updatedWebhook?: UpdatedWebhook | undefined;
 }
 
 /** TestWebhookRequest: the input of TestWebhook (REST POST /api/v2/webhooks/test). */
 export interface TestWebhookRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?: string | undefined;
-}
-
-export interface TestWebhookRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface TestWebhookRequest_QueryEntry {
-  key: string;
-  value: string;
 }
 
 /** TestWebhookResponse: the output of TestWebhook. */
 export interface TestWebhookResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `WebhookTestResult` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `WebhookTestResult`. */
   webhookTestResult?: WebhookTestResult | undefined;
 }
 
 /** ListWebhookDeliveriesRequest: the input of ListWebhookDeliveries (REST GET /api/v2/webhooks/deliveries). */
 export interface ListWebhookDeliveriesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /**
    * One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed` in REST. Optional. REST: `status` in the
    * query string.
@@ -334,76 +207,21 @@ export function listWebhookDeliveriesRequest_StatusToNumber(object: ListWebhookD
   }
 }
 
-export interface ListWebhookDeliveriesRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListWebhookDeliveriesRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListWebhookDeliveriesResponse: the output of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `DeliveryList` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `DeliveryList`. */
   deliveryList?: DeliveryList | undefined;
 }
 
 /** GetWebhookDeliveryRequest: the input of GetWebhookDelivery (REST GET /api/v2/webhooks/deliveries/:id). */
 export interface GetWebhookDeliveryRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface GetWebhookDeliveryRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetWebhookDeliveryRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetWebhookDeliveryResponse: the output of GetWebhookDelivery. */
 export interface GetWebhookDeliveryResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `DeliveryDetail` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `DeliveryDetail`. */
   deliveryDetail?: DeliveryDetail | undefined;
 }
 
@@ -412,50 +230,13 @@ export interface GetWebhookDeliveryResponse {
  * /api/v2/webhooks/deliveries/:id/replay).
  */
 export interface ReplayWebhookDeliveryRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
   id?: string | undefined;
 }
 
-export interface ReplayWebhookDeliveryRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ReplayWebhookDeliveryRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ReplayWebhookDeliveryResponse: the output of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ReplayResult` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `ReplayResult`. */
   replayResult?: ReplayResult | undefined;
 }
 
@@ -464,71 +245,22 @@ export interface ReplayWebhookDeliveryResponse {
  * /api/v2/webhooks/:deliveryId/replay).
  */
 export interface QueueWebhookDeliveryReplayRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. REST: `deliveryId` in the path (`:deliveryId`). */
   deliveryId?: string | undefined;
 }
 
-export interface QueueWebhookDeliveryReplayRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface QueueWebhookDeliveryReplayRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** QueueWebhookDeliveryReplayResponse: the output of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `QueuedReplay` (typed form). Set when the request came in the typed form. */
+  /** The answer, the REST `QueuedReplay`. */
   queuedReplay?: QueuedReplay | undefined;
 }
 
 function createBaseGetWebhookRequest(): GetWebhookRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {};
 }
 
 export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
-  encode(message: GetWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetWebhookRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
+  encode(_: GetWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
@@ -545,44 +277,6 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetWebhookRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetWebhookRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -595,285 +289,30 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
     }
   },
 
-  fromJSON(object: any): GetWebhookRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
+  fromJSON(_: any): GetWebhookRequest {
+    return {};
   },
 
-  toJSON(message: GetWebhookRequest): unknown {
+  toJSON(_: GetWebhookRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     return obj;
   },
 
   create(base?: DeepPartial<GetWebhookRequest>): GetWebhookRequest {
     return GetWebhookRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<GetWebhookRequest>): GetWebhookRequest {
+  fromPartial(_: DeepPartial<GetWebhookRequest>): GetWebhookRequest {
     const message = createBaseGetWebhookRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseGetWebhookRequest_ParamsEntry(): GetWebhookRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetWebhookRequest_ParamsEntry: MessageFns<GetWebhookRequest_ParamsEntry> = {
-  encode(message: GetWebhookRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetWebhookRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetWebhookRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetWebhookRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetWebhookRequest_ParamsEntry>): GetWebhookRequest_ParamsEntry {
-    return GetWebhookRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetWebhookRequest_ParamsEntry>): GetWebhookRequest_ParamsEntry {
-    const message = createBaseGetWebhookRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetWebhookRequest_QueryEntry(): GetWebhookRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetWebhookRequest_QueryEntry: MessageFns<GetWebhookRequest_QueryEntry> = {
-  encode(message: GetWebhookRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetWebhookRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetWebhookRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetWebhookRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetWebhookRequest_QueryEntry>): GetWebhookRequest_QueryEntry {
-    return GetWebhookRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetWebhookRequest_QueryEntry>): GetWebhookRequest_QueryEntry {
-    const message = createBaseGetWebhookRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
 
 function createBaseGetWebhookResponse(): GetWebhookResponse {
-  return { result: undefined, resultJson: "", webhook: undefined };
+  return { webhook: undefined };
 }
 
 export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
   encode(message: GetWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.webhook !== undefined) {
       Webhook.encode(message.webhook, writer.uint32(130).fork()).join();
     }
@@ -893,22 +332,6 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -930,25 +353,11 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
   },
 
   fromJSON(object: any): GetWebhookResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      webhook: isSet(object.webhook) ? Webhook.fromJSON(object.webhook) : undefined,
-    };
+    return { webhook: isSet(object.webhook) ? Webhook.fromJSON(object.webhook) : undefined };
   },
 
   toJSON(message: GetWebhookResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.webhook !== undefined) {
       obj.webhook = Webhook.toJSON(message.webhook);
     }
@@ -960,8 +369,6 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
   },
   fromPartial(object: DeepPartial<GetWebhookResponse>): GetWebhookResponse {
     const message = createBaseGetWebhookResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.webhook = (object.webhook !== undefined && object.webhook !== null)
       ? Webhook.fromPartial(object.webhook)
       : undefined;
@@ -970,32 +377,11 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
 };
 
 function createBaseUpdateWebhookRequest(): UpdateWebhookRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    url: "",
-    events: [],
-    active: undefined,
-    rotateSecret: undefined,
-  };
+  return { url: "", events: [], active: undefined, rotateSecret: undefined };
 }
 
 export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
   encode(message: UpdateWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      UpdateWebhookRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      UpdateWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.url !== undefined && message.url !== "") {
       writer.uint32(130).string(message.url);
     }
@@ -1026,44 +412,6 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = UpdateWebhookRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = UpdateWebhookRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1113,44 +461,8 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
 
   fromJSON(object: any): UpdateWebhookRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       url: isSet(object.url) ? globalThis.String(object.url) : "",
-      events: globalThis.Array.isArray(object?.events)
-        ? object.events.map((e: any) => globalThis.String(e))
-        : [],
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
       active: isSet(object.active) ? globalThis.Boolean(object.active) : undefined,
       rotateSecret: isSet(object.rotateSecret)
         ? globalThis.Boolean(object.rotateSecret)
@@ -1162,30 +474,6 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
 
   toJSON(message: UpdateWebhookRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.url !== undefined && message.url !== "") {
       obj.url = message.url;
     }
@@ -1206,26 +494,6 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
   },
   fromPartial(object: DeepPartial<UpdateWebhookRequest>): UpdateWebhookRequest {
     const message = createBaseUpdateWebhookRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.url = object.url ?? "";
     message.events = object.events?.map((e) => e) || [];
     message.active = object.active ?? undefined;
@@ -1234,188 +502,12 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
   },
 };
 
-function createBaseUpdateWebhookRequest_ParamsEntry(): UpdateWebhookRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateWebhookRequest_ParamsEntry: MessageFns<UpdateWebhookRequest_ParamsEntry> = {
-  encode(message: UpdateWebhookRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWebhookRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateWebhookRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateWebhookRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateWebhookRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateWebhookRequest_ParamsEntry>): UpdateWebhookRequest_ParamsEntry {
-    return UpdateWebhookRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateWebhookRequest_ParamsEntry>): UpdateWebhookRequest_ParamsEntry {
-    const message = createBaseUpdateWebhookRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseUpdateWebhookRequest_QueryEntry(): UpdateWebhookRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const UpdateWebhookRequest_QueryEntry: MessageFns<UpdateWebhookRequest_QueryEntry> = {
-  encode(message: UpdateWebhookRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWebhookRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpdateWebhookRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UpdateWebhookRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: UpdateWebhookRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<UpdateWebhookRequest_QueryEntry>): UpdateWebhookRequest_QueryEntry {
-    return UpdateWebhookRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<UpdateWebhookRequest_QueryEntry>): UpdateWebhookRequest_QueryEntry {
-    const message = createBaseUpdateWebhookRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseUpdateWebhookResponse(): UpdateWebhookResponse {
-  return { result: undefined, resultJson: "", updatedWebhook: undefined };
+  return { updatedWebhook: undefined };
 }
 
 export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
   encode(message: UpdateWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.updatedWebhook !== undefined) {
       UpdatedWebhook.encode(message.updatedWebhook, writer.uint32(130).fork()).join();
     }
@@ -1435,22 +527,6 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1473,12 +549,6 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
 
   fromJSON(object: any): UpdateWebhookResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       updatedWebhook: isSet(object.updatedWebhook)
         ? UpdatedWebhook.fromJSON(object.updatedWebhook)
         : isSet(object.updated_webhook)
@@ -1489,12 +559,6 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
 
   toJSON(message: UpdateWebhookResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.updatedWebhook !== undefined) {
       obj.updatedWebhook = UpdatedWebhook.toJSON(message.updatedWebhook);
     }
@@ -1506,8 +570,6 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
   },
   fromPartial(object: DeepPartial<UpdateWebhookResponse>): UpdateWebhookResponse {
     const message = createBaseUpdateWebhookResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.updatedWebhook = (object.updatedWebhook !== undefined && object.updatedWebhook !== null)
       ? UpdatedWebhook.fromPartial(object.updatedWebhook)
       : undefined;
@@ -1516,23 +578,11 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
 };
 
 function createBaseTestWebhookRequest(): TestWebhookRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return {};
 }
 
 export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
-  encode(message: TestWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      TestWebhookRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      TestWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
+  encode(_: TestWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
@@ -1549,44 +599,6 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = TestWebhookRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = TestWebhookRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1599,285 +611,30 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
     }
   },
 
-  fromJSON(object: any): TestWebhookRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-    };
+  fromJSON(_: any): TestWebhookRequest {
+    return {};
   },
 
-  toJSON(message: TestWebhookRequest): unknown {
+  toJSON(_: TestWebhookRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     return obj;
   },
 
   create(base?: DeepPartial<TestWebhookRequest>): TestWebhookRequest {
     return TestWebhookRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<TestWebhookRequest>): TestWebhookRequest {
+  fromPartial(_: DeepPartial<TestWebhookRequest>): TestWebhookRequest {
     const message = createBaseTestWebhookRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseTestWebhookRequest_ParamsEntry(): TestWebhookRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const TestWebhookRequest_ParamsEntry: MessageFns<TestWebhookRequest_ParamsEntry> = {
-  encode(message: TestWebhookRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): TestWebhookRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseTestWebhookRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): TestWebhookRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: TestWebhookRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<TestWebhookRequest_ParamsEntry>): TestWebhookRequest_ParamsEntry {
-    return TestWebhookRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<TestWebhookRequest_ParamsEntry>): TestWebhookRequest_ParamsEntry {
-    const message = createBaseTestWebhookRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseTestWebhookRequest_QueryEntry(): TestWebhookRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const TestWebhookRequest_QueryEntry: MessageFns<TestWebhookRequest_QueryEntry> = {
-  encode(message: TestWebhookRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): TestWebhookRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseTestWebhookRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): TestWebhookRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: TestWebhookRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<TestWebhookRequest_QueryEntry>): TestWebhookRequest_QueryEntry {
-    return TestWebhookRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<TestWebhookRequest_QueryEntry>): TestWebhookRequest_QueryEntry {
-    const message = createBaseTestWebhookRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
 
 function createBaseTestWebhookResponse(): TestWebhookResponse {
-  return { result: undefined, resultJson: "", webhookTestResult: undefined };
+  return { webhookTestResult: undefined };
 }
 
 export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
   encode(message: TestWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.webhookTestResult !== undefined) {
       WebhookTestResult.encode(message.webhookTestResult, writer.uint32(130).fork()).join();
     }
@@ -1897,22 +654,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1935,12 +676,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
 
   fromJSON(object: any): TestWebhookResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       webhookTestResult: isSet(object.webhookTestResult)
         ? WebhookTestResult.fromJSON(object.webhookTestResult)
         : isSet(object.webhook_test_result)
@@ -1951,12 +686,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
 
   toJSON(message: TestWebhookResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.webhookTestResult !== undefined) {
       obj.webhookTestResult = WebhookTestResult.toJSON(message.webhookTestResult);
     }
@@ -1968,8 +697,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
   },
   fromPartial(object: DeepPartial<TestWebhookResponse>): TestWebhookResponse {
     const message = createBaseTestWebhookResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.webhookTestResult = (object.webhookTestResult !== undefined && object.webhookTestResult !== null)
       ? WebhookTestResult.fromPartial(object.webhookTestResult)
       : undefined;
@@ -1979,10 +706,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
 
 function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest {
   return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
     status: ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
     event: undefined,
     pageSize: undefined,
@@ -1992,18 +715,6 @@ function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest 
 
 export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesRequest> = {
   encode(message: ListWebhookDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListWebhookDeliveriesRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListWebhookDeliveriesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.status !== undefined && message.status !== ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED) {
       writer.uint32(128).int32(listWebhookDeliveriesRequest_StatusToNumber(message.status));
     }
@@ -2032,44 +743,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListWebhookDeliveriesRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListWebhookDeliveriesRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -2116,40 +789,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
 
   fromJSON(object: any): ListWebhookDeliveriesRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       status: isSet(object.status)
         ? listWebhookDeliveriesRequest_StatusFromJSON(object.status)
         : ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
@@ -2169,30 +808,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
 
   toJSON(message: ListWebhookDeliveriesRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.status !== undefined && message.status !== ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED) {
       obj.status = listWebhookDeliveriesRequest_StatusToJSON(message.status);
     }
@@ -2213,26 +828,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
   },
   fromPartial(object: DeepPartial<ListWebhookDeliveriesRequest>): ListWebhookDeliveriesRequest {
     const message = createBaseListWebhookDeliveriesRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED;
     message.event = object.event ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
@@ -2241,188 +836,12 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
   },
 };
 
-function createBaseListWebhookDeliveriesRequest_ParamsEntry(): ListWebhookDeliveriesRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListWebhookDeliveriesRequest_ParamsEntry: MessageFns<ListWebhookDeliveriesRequest_ParamsEntry> = {
-  encode(message: ListWebhookDeliveriesRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListWebhookDeliveriesRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListWebhookDeliveriesRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListWebhookDeliveriesRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListWebhookDeliveriesRequest_ParamsEntry>): ListWebhookDeliveriesRequest_ParamsEntry {
-    return ListWebhookDeliveriesRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListWebhookDeliveriesRequest_ParamsEntry>): ListWebhookDeliveriesRequest_ParamsEntry {
-    const message = createBaseListWebhookDeliveriesRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListWebhookDeliveriesRequest_QueryEntry(): ListWebhookDeliveriesRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListWebhookDeliveriesRequest_QueryEntry: MessageFns<ListWebhookDeliveriesRequest_QueryEntry> = {
-  encode(message: ListWebhookDeliveriesRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListWebhookDeliveriesRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListWebhookDeliveriesRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListWebhookDeliveriesRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListWebhookDeliveriesRequest_QueryEntry>): ListWebhookDeliveriesRequest_QueryEntry {
-    return ListWebhookDeliveriesRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListWebhookDeliveriesRequest_QueryEntry>): ListWebhookDeliveriesRequest_QueryEntry {
-    const message = createBaseListWebhookDeliveriesRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseListWebhookDeliveriesResponse(): ListWebhookDeliveriesResponse {
-  return { result: undefined, resultJson: "", deliveryList: undefined };
+  return { deliveryList: undefined };
 }
 
 export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResponse> = {
   encode(message: ListWebhookDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.deliveryList !== undefined) {
       DeliveryList.encode(message.deliveryList, writer.uint32(130).fork()).join();
     }
@@ -2442,22 +861,6 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2480,12 +883,6 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
 
   fromJSON(object: any): ListWebhookDeliveriesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       deliveryList: isSet(object.deliveryList)
         ? DeliveryList.fromJSON(object.deliveryList)
         : isSet(object.delivery_list)
@@ -2496,12 +893,6 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
 
   toJSON(message: ListWebhookDeliveriesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.deliveryList !== undefined) {
       obj.deliveryList = DeliveryList.toJSON(message.deliveryList);
     }
@@ -2513,8 +904,6 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
   },
   fromPartial(object: DeepPartial<ListWebhookDeliveriesResponse>): ListWebhookDeliveriesResponse {
     const message = createBaseListWebhookDeliveriesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.deliveryList = (object.deliveryList !== undefined && object.deliveryList !== null)
       ? DeliveryList.fromPartial(object.deliveryList)
       : undefined;
@@ -2523,23 +912,11 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
 };
 
 function createBaseGetWebhookDeliveryRequest(): GetWebhookDeliveryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = {
   encode(message: GetWebhookDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetWebhookDeliveryRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetWebhookDeliveryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -2559,44 +936,6 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetWebhookDeliveryRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetWebhookDeliveryRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2618,71 +957,11 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
   },
 
   fromJSON(object: any): GetWebhookDeliveryRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetWebhookDeliveryRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -2694,213 +973,17 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
   },
   fromPartial(object: DeepPartial<GetWebhookDeliveryRequest>): GetWebhookDeliveryRequest {
     const message = createBaseGetWebhookDeliveryRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseGetWebhookDeliveryRequest_ParamsEntry(): GetWebhookDeliveryRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetWebhookDeliveryRequest_ParamsEntry: MessageFns<GetWebhookDeliveryRequest_ParamsEntry> = {
-  encode(message: GetWebhookDeliveryRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookDeliveryRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetWebhookDeliveryRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetWebhookDeliveryRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetWebhookDeliveryRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetWebhookDeliveryRequest_ParamsEntry>): GetWebhookDeliveryRequest_ParamsEntry {
-    return GetWebhookDeliveryRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetWebhookDeliveryRequest_ParamsEntry>): GetWebhookDeliveryRequest_ParamsEntry {
-    const message = createBaseGetWebhookDeliveryRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetWebhookDeliveryRequest_QueryEntry(): GetWebhookDeliveryRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetWebhookDeliveryRequest_QueryEntry: MessageFns<GetWebhookDeliveryRequest_QueryEntry> = {
-  encode(message: GetWebhookDeliveryRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookDeliveryRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetWebhookDeliveryRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetWebhookDeliveryRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetWebhookDeliveryRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetWebhookDeliveryRequest_QueryEntry>): GetWebhookDeliveryRequest_QueryEntry {
-    return GetWebhookDeliveryRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetWebhookDeliveryRequest_QueryEntry>): GetWebhookDeliveryRequest_QueryEntry {
-    const message = createBaseGetWebhookDeliveryRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseGetWebhookDeliveryResponse(): GetWebhookDeliveryResponse {
-  return { result: undefined, resultJson: "", deliveryDetail: undefined };
+  return { deliveryDetail: undefined };
 }
 
 export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> = {
   encode(message: GetWebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.deliveryDetail !== undefined) {
       DeliveryDetail.encode(message.deliveryDetail, writer.uint32(130).fork()).join();
     }
@@ -2920,22 +1003,6 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2958,12 +1025,6 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
 
   fromJSON(object: any): GetWebhookDeliveryResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       deliveryDetail: isSet(object.deliveryDetail)
         ? DeliveryDetail.fromJSON(object.deliveryDetail)
         : isSet(object.delivery_detail)
@@ -2974,12 +1035,6 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
 
   toJSON(message: GetWebhookDeliveryResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.deliveryDetail !== undefined) {
       obj.deliveryDetail = DeliveryDetail.toJSON(message.deliveryDetail);
     }
@@ -2991,8 +1046,6 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
   },
   fromPartial(object: DeepPartial<GetWebhookDeliveryResponse>): GetWebhookDeliveryResponse {
     const message = createBaseGetWebhookDeliveryResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.deliveryDetail = (object.deliveryDetail !== undefined && object.deliveryDetail !== null)
       ? DeliveryDetail.fromPartial(object.deliveryDetail)
       : undefined;
@@ -3001,23 +1054,11 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
 };
 
 function createBaseReplayWebhookDeliveryRequest(): ReplayWebhookDeliveryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryRequest> = {
   encode(message: ReplayWebhookDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ReplayWebhookDeliveryRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ReplayWebhookDeliveryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -3037,44 +1078,6 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ReplayWebhookDeliveryRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ReplayWebhookDeliveryRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3096,71 +1099,11 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
   },
 
   fromJSON(object: any): ReplayWebhookDeliveryRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: ReplayWebhookDeliveryRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -3172,213 +1115,17 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
   },
   fromPartial(object: DeepPartial<ReplayWebhookDeliveryRequest>): ReplayWebhookDeliveryRequest {
     const message = createBaseReplayWebhookDeliveryRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
   },
 };
 
-function createBaseReplayWebhookDeliveryRequest_ParamsEntry(): ReplayWebhookDeliveryRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ReplayWebhookDeliveryRequest_ParamsEntry: MessageFns<ReplayWebhookDeliveryRequest_ParamsEntry> = {
-  encode(message: ReplayWebhookDeliveryRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReplayWebhookDeliveryRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReplayWebhookDeliveryRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReplayWebhookDeliveryRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ReplayWebhookDeliveryRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ReplayWebhookDeliveryRequest_ParamsEntry>): ReplayWebhookDeliveryRequest_ParamsEntry {
-    return ReplayWebhookDeliveryRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ReplayWebhookDeliveryRequest_ParamsEntry>): ReplayWebhookDeliveryRequest_ParamsEntry {
-    const message = createBaseReplayWebhookDeliveryRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseReplayWebhookDeliveryRequest_QueryEntry(): ReplayWebhookDeliveryRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ReplayWebhookDeliveryRequest_QueryEntry: MessageFns<ReplayWebhookDeliveryRequest_QueryEntry> = {
-  encode(message: ReplayWebhookDeliveryRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReplayWebhookDeliveryRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReplayWebhookDeliveryRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReplayWebhookDeliveryRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ReplayWebhookDeliveryRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ReplayWebhookDeliveryRequest_QueryEntry>): ReplayWebhookDeliveryRequest_QueryEntry {
-    return ReplayWebhookDeliveryRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ReplayWebhookDeliveryRequest_QueryEntry>): ReplayWebhookDeliveryRequest_QueryEntry {
-    const message = createBaseReplayWebhookDeliveryRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseReplayWebhookDeliveryResponse(): ReplayWebhookDeliveryResponse {
-  return { result: undefined, resultJson: "", replayResult: undefined };
+  return { replayResult: undefined };
 }
 
 export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResponse> = {
   encode(message: ReplayWebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.replayResult !== undefined) {
       ReplayResult.encode(message.replayResult, writer.uint32(130).fork()).join();
     }
@@ -3398,22 +1145,6 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3436,12 +1167,6 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
 
   fromJSON(object: any): ReplayWebhookDeliveryResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       replayResult: isSet(object.replayResult)
         ? ReplayResult.fromJSON(object.replayResult)
         : isSet(object.replay_result)
@@ -3452,12 +1177,6 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
 
   toJSON(message: ReplayWebhookDeliveryResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.replayResult !== undefined) {
       obj.replayResult = ReplayResult.toJSON(message.replayResult);
     }
@@ -3469,8 +1188,6 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
   },
   fromPartial(object: DeepPartial<ReplayWebhookDeliveryResponse>): ReplayWebhookDeliveryResponse {
     const message = createBaseReplayWebhookDeliveryResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.replayResult = (object.replayResult !== undefined && object.replayResult !== null)
       ? ReplayResult.fromPartial(object.replayResult)
       : undefined;
@@ -3479,23 +1196,11 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
 };
 
 function createBaseQueueWebhookDeliveryReplayRequest(): QueueWebhookDeliveryReplayRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", deliveryId: "" };
+  return { deliveryId: "" };
 }
 
 export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryReplayRequest> = {
   encode(message: QueueWebhookDeliveryReplayRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      QueueWebhookDeliveryReplayRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      QueueWebhookDeliveryReplayRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.deliveryId !== undefined && message.deliveryId !== "") {
       writer.uint32(130).string(message.deliveryId);
     }
@@ -3515,44 +1220,6 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = QueueWebhookDeliveryReplayRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = QueueWebhookDeliveryReplayRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3575,40 +1242,6 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
 
   fromJSON(object: any): QueueWebhookDeliveryReplayRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       deliveryId: isSet(object.deliveryId)
         ? globalThis.String(object.deliveryId)
         : isSet(object.delivery_id)
@@ -3619,30 +1252,6 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
 
   toJSON(message: QueueWebhookDeliveryReplayRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.deliveryId !== undefined && message.deliveryId !== "") {
       obj.deliveryId = message.deliveryId;
     }
@@ -3654,228 +1263,17 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
   },
   fromPartial(object: DeepPartial<QueueWebhookDeliveryReplayRequest>): QueueWebhookDeliveryReplayRequest {
     const message = createBaseQueueWebhookDeliveryReplayRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
     message.deliveryId = object.deliveryId ?? "";
     return message;
   },
 };
 
-function createBaseQueueWebhookDeliveryReplayRequest_ParamsEntry(): QueueWebhookDeliveryReplayRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const QueueWebhookDeliveryReplayRequest_ParamsEntry: MessageFns<QueueWebhookDeliveryReplayRequest_ParamsEntry> =
-  {
-    encode(
-      message: QueueWebhookDeliveryReplayRequest_ParamsEntry,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.key !== "") {
-        writer.uint32(10).string(message.key);
-      }
-      if (message.value !== "") {
-        writer.uint32(18).string(message.value);
-      }
-      return writer;
-    },
-
-    decode(input: BinaryReader | Uint8Array, length?: number): QueueWebhookDeliveryReplayRequest_ParamsEntry {
-      const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseQueueWebhookDeliveryReplayRequest_ParamsEntry();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.key = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.value = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    fromJSON(object: any): QueueWebhookDeliveryReplayRequest_ParamsEntry {
-      return {
-        key: isSet(object.key) ? globalThis.String(object.key) : "",
-        value: isSet(object.value) ? globalThis.String(object.value) : "",
-      };
-    },
-
-    toJSON(message: QueueWebhookDeliveryReplayRequest_ParamsEntry): unknown {
-      const obj: any = {};
-      if (message.key !== "") {
-        obj.key = message.key;
-      }
-      if (message.value !== "") {
-        obj.value = message.value;
-      }
-      return obj;
-    },
-
-    create(
-      base?: DeepPartial<QueueWebhookDeliveryReplayRequest_ParamsEntry>,
-    ): QueueWebhookDeliveryReplayRequest_ParamsEntry {
-      return QueueWebhookDeliveryReplayRequest_ParamsEntry.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<QueueWebhookDeliveryReplayRequest_ParamsEntry>,
-    ): QueueWebhookDeliveryReplayRequest_ParamsEntry {
-      const message = createBaseQueueWebhookDeliveryReplayRequest_ParamsEntry();
-      message.key = object.key ?? "";
-      message.value = object.value ?? "";
-      return message;
-    },
-  };
-
-function createBaseQueueWebhookDeliveryReplayRequest_QueryEntry(): QueueWebhookDeliveryReplayRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const QueueWebhookDeliveryReplayRequest_QueryEntry: MessageFns<QueueWebhookDeliveryReplayRequest_QueryEntry> = {
-  encode(
-    message: QueueWebhookDeliveryReplayRequest_QueryEntry,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): QueueWebhookDeliveryReplayRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseQueueWebhookDeliveryReplayRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): QueueWebhookDeliveryReplayRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: QueueWebhookDeliveryReplayRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(
-    base?: DeepPartial<QueueWebhookDeliveryReplayRequest_QueryEntry>,
-  ): QueueWebhookDeliveryReplayRequest_QueryEntry {
-    return QueueWebhookDeliveryReplayRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<QueueWebhookDeliveryReplayRequest_QueryEntry>,
-  ): QueueWebhookDeliveryReplayRequest_QueryEntry {
-    const message = createBaseQueueWebhookDeliveryReplayRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseQueueWebhookDeliveryReplayResponse(): QueueWebhookDeliveryReplayResponse {
-  return { result: undefined, resultJson: "", queuedReplay: undefined };
+  return { queuedReplay: undefined };
 }
 
 export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDeliveryReplayResponse> = {
   encode(message: QueueWebhookDeliveryReplayResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.queuedReplay !== undefined) {
       QueuedReplay.encode(message.queuedReplay, writer.uint32(130).fork()).join();
     }
@@ -3895,22 +1293,6 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3933,12 +1315,6 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 
   fromJSON(object: any): QueueWebhookDeliveryReplayResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       queuedReplay: isSet(object.queuedReplay)
         ? QueuedReplay.fromJSON(object.queuedReplay)
         : isSet(object.queued_replay)
@@ -3949,12 +1325,6 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 
   toJSON(message: QueueWebhookDeliveryReplayResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.queuedReplay !== undefined) {
       obj.queuedReplay = QueuedReplay.toJSON(message.queuedReplay);
     }
@@ -3966,8 +1336,6 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
   },
   fromPartial(object: DeepPartial<QueueWebhookDeliveryReplayResponse>): QueueWebhookDeliveryReplayResponse {
     const message = createBaseQueueWebhookDeliveryReplayResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.queuedReplay = (object.queuedReplay !== undefined && object.queuedReplay !== null)
       ? QueuedReplay.fromPartial(object.queuedReplay)
       : undefined;
@@ -3979,15 +1347,14 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
  * WebhookService: The organization's webhook configuration, its delivery log and replays (CONTRACT part 6).
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
+ * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
  */
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
@@ -4356,10 +1723,6 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
-}
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
