@@ -10,7 +10,8 @@ import {
 } from '../contract/typed-message.js';
 import { protoFieldName } from '../contract/proto-shape.js';
 import { parseInput } from '../contract/parse-input.js';
-import { ServiceError } from '../errors/service-error.js';
+import { ServiceError, validationError } from '../errors/service-error.js';
+import { findUnstorableInput } from '../contract/find-unstorable-input.js';
 import { GRPC_SERVICES } from '../grpc/service-registry.js';
 
 const methods = new Map<RouteSpec, MethodDefinition<unknown, unknown>>();
@@ -60,9 +61,7 @@ export function typedRequestOf(route: RouteSpec, rawInput: RestInput): Record<st
   const field = route.body ? 'body' : 'query';
   throw new ServiceError('VALIDATION_ERROR', `The ${field} holds a value the request message cannot carry.`, {
     field,
-    details: [
-      { field, code: 'INVALID', message: 'cannot be carried by the request message (text must be valid Unicode)' },
-    ],
+    details: [{ field, code: 'INVALID', message: 'cannot be carried by the request message' }],
   });
 }
 
@@ -95,10 +94,13 @@ function carriedExactly(route: RouteSpec, raw: RestInput, hasBody: boolean): Rec
 }
 
 /**
- * The route's schemas' reading of an input the message cannot carry as it is: in the order path, query, body, the
- * first refusal is thrown (the contract's code, field and details, as the validator behind the door words it).
+ * The route's schemas' reading of an input the message cannot carry as it is, judged as behind the door: first what
+ * no operation may store (U+0000, unpaired surrogates, nesting past 32 levels), then the schemas in the order path,
+ * query, body. The first refusal is thrown (the contract's code, field and details, worded as the validator words them).
  */
 function judgedBySchemas(route: RouteSpec, input: RestInput): { query: unknown } {
+  const unstorable = findUnstorableInput(input);
+  if (unstorable) throw validationError([unstorable]);
   if (route.params) parseInput(route.params, input.params);
   const query: unknown = route.query ? parseInput(route.query, input.query) : undefined;
   if (route.body) parseInput(route.body, input.body);
