@@ -289,11 +289,11 @@ for (const [i, row] of NUL_ROWS.entries()) {
         await request(svc.url, row.method, path, { key: svc.platformKey, body, headers }),
         row.field,
       );
-      assertRefusedGrpc(
-        t,
-        await callForError(route, messageOfRestInput(route, { params, query, body }), headers),
-        row.field,
-      );
+      // Through gRPC when the typed message can carry the text: protobuf strings are UTF-8, so an unpaired
+      // surrogate cannot be sent at all (the client's encoder replaces it); U+0000 can, and is refused the same way.
+      const message = messageOfRestInput(route, { params, query, body });
+      if (!/\\ud[89a-f]/i.test(JSON.stringify(message)))
+        assertRefusedGrpc(t, await callForError(route, message, headers), row.field);
       t.is(await snapshot(), before, 'a refused request changed nothing');
     },
   );

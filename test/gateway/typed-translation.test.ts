@@ -40,8 +40,8 @@ test("input the message cannot carry exactly is refused at the edge with the rou
   t.deepEqual(create({ ...resolutionBody, serviceId: null }), { code: 'VALIDATION_ERROR', field: 'serviceId' });
   t.deepEqual(create([resolutionBody]), { code: 'VALIDATION_ERROR', field: '(body)' }, 'a body that is not an object');
   t.deepEqual(create(undefined), { code: 'VALIDATION_ERROR', field: '(body)' }, 'a missing body');
-  // Text the route accepts but protobuf would re-encode (a lone surrogate is not Unicode): refused on the body.
-  t.deepEqual(create({ ...resolutionBody, serviceId: 'svc_\ud800' }), { code: 'VALIDATION_ERROR', field: 'body' });
+  // Text protobuf would re-encode (a lone surrogate is not Unicode), which no operation could store either.
+  t.deepEqual(create({ ...resolutionBody, serviceId: 'svc_\ud800' }), { code: 'VALIDATION_ERROR', field: 'serviceId' });
   const list = (query: Record<string, string>) => refusal('ListProviders', { query });
   t.deepEqual(list({ status: 'asleep' }), { code: 'VALIDATION_ERROR', field: 'status' }, 'a value out of the enum');
   for (const limit of ['ten', '1e3', '', '2.0'])
