@@ -310,7 +310,7 @@ export const CheckCredentialsResponse: MessageFns<CheckCredentialsResponse> = {
  * GatewayService: what the REST gateway asks of the internal API outside any operation. It checks the key of a
  * request before reading its body (an unknown key never makes the service read or parse one), and sends here the
  * requests it refuses before any operation (no route, malformed JSON, body over 1 MB, a body nested past the
- * parser's bound): such a request still counts against the caller's rate limit when it carries a valid API key, and
+ * parser's bound, input the typed request message cannot carry): such a request still counts against the caller's rate limit when it carries a valid API key, and
  * its answer carries the RateLimit state (CONTRACT part 1). The gateway asks instead of deciding.
  *
  * Every request carries the caller's credentials in metadata (`authorization`, optionally
@@ -321,9 +321,9 @@ export type GatewayServiceService = typeof GatewayServiceService;
 export const GatewayServiceService = {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
-   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
-   * travels in the trailers.
+   * refusal the request names (`code`: `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or `VALIDATION_ERROR`,
+   * with its `message` and `field`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit
+   * state travels in the trailers.
    */
   refuse: {
     path: "/scheduling.v1.GatewayService/Refuse" as const,
@@ -357,9 +357,9 @@ export const GatewayServiceService = {
 export interface GatewayServiceServer extends UntypedServiceImplementation {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
-   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
-   * travels in the trailers.
+   * refusal the request names (`code`: `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or `VALIDATION_ERROR`,
+   * with its `message` and `field`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit
+   * state travels in the trailers.
    */
   refuse: handleUnaryCall<RefuseRequest, RefuseResponse>;
   /**
@@ -375,9 +375,9 @@ export interface GatewayServiceServer extends UntypedServiceImplementation {
 export interface GatewayServiceClient extends Client {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
-   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
-   * travels in the trailers.
+   * refusal the request names (`code`: `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or `VALIDATION_ERROR`,
+   * with its `message` and `field`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit
+   * state travels in the trailers.
    */
   refuse(
     request: RefuseRequest,
