@@ -287,14 +287,18 @@ export function valueFromRest(
   }
 }
 
-/** The field of a response message that carries a named result (`BookingV2` -> `booking_v2`). */
+/**
+ * The field of a response message that carries a named result (`Resolution` -> `resolution`); a REST version suffix
+ * is not part of the name (`BookingV2` -> `booking`), since the typed API has one booking.
+ */
 export function resultFieldName(messageName: string): string {
-  return protoFieldName(messageName.charAt(0).toLowerCase() + messageName.slice(1));
+  const name = messageName.replace(/V2$/, '');
+  return protoFieldName(name.charAt(0).toLowerCase() + name.slice(1));
 }
 
 /**
  * The typed response message (a ts-proto object) of a route's REST result: a named resource goes in its field
- * (`resolution`, `booking_v2`), an anonymous object (a list envelope) field for field, anything else in `result_value`.
+ * (`resolution`, `booking`), an anonymous object (a list envelope) field for field, anything else in `result_value`.
  */
 export function responseMessageOf(route: RouteSpec, result: unknown): Record<string, unknown> {
   if (!route.response) return {};

@@ -179,7 +179,7 @@ export interface GetBookingRequest {
 /** GetBookingResponse: the output of GetBooking. */
 export interface GetBookingResponse {
   /** The answer, the REST `BookingV2`. */
-  bookingV2?: BookingV2 | undefined;
+  booking?: BookingV2 | undefined;
 }
 
 /** ListSlotsV1Request: the input of ListSlotsV1 (REST GET /api/v1/slots). */
@@ -772,13 +772,13 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
 };
 
 function createBaseGetBookingResponse(): GetBookingResponse {
-  return { bookingV2: undefined };
+  return { booking: undefined };
 }
 
 export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   encode(message: GetBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV2 !== undefined) {
-      BookingV2.encode(message.bookingV2, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -801,7 +801,7 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
               break;
             }
 
-            message.bookingV2 = BookingV2.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -817,19 +817,13 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   },
 
   fromJSON(object: any): GetBookingResponse {
-    return {
-      bookingV2: isSet(object.bookingV2)
-        ? BookingV2.fromJSON(object.bookingV2)
-        : isSet(object.booking_v2)
-        ? BookingV2.fromJSON(object.booking_v2)
-        : undefined,
-    };
+    return { booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined };
   },
 
   toJSON(message: GetBookingResponse): unknown {
     const obj: any = {};
-    if (message.bookingV2 !== undefined) {
-      obj.bookingV2 = BookingV2.toJSON(message.bookingV2);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     return obj;
   },
@@ -839,8 +833,8 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   },
   fromPartial(object: DeepPartial<GetBookingResponse>): GetBookingResponse {
     const message = createBaseGetBookingResponse();
-    message.bookingV2 = (object.bookingV2 !== undefined && object.bookingV2 !== null)
-      ? BookingV2.fromPartial(object.bookingV2)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
     return message;
   },

@@ -426,7 +426,7 @@ export interface ConfirmResolutionRequest_Customer {
 /** ConfirmResolutionResponse: the output of ConfirmResolution. */
 export interface ConfirmResolutionResponse {
   /** The answer, the REST `BookingV2`. */
-  bookingV2?: BookingV2 | undefined;
+  booking?: BookingV2 | undefined;
 }
 
 function createBaseCreateResolutionRequest(): CreateResolutionRequest {
@@ -2564,13 +2564,13 @@ export const ConfirmResolutionRequest_Customer: MessageFns<ConfirmResolutionRequ
 };
 
 function createBaseConfirmResolutionResponse(): ConfirmResolutionResponse {
-  return { bookingV2: undefined };
+  return { booking: undefined };
 }
 
 export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = {
   encode(message: ConfirmResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV2 !== undefined) {
-      BookingV2.encode(message.bookingV2, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2593,7 +2593,7 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
               break;
             }
 
-            message.bookingV2 = BookingV2.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -2609,19 +2609,13 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
   },
 
   fromJSON(object: any): ConfirmResolutionResponse {
-    return {
-      bookingV2: isSet(object.bookingV2)
-        ? BookingV2.fromJSON(object.bookingV2)
-        : isSet(object.booking_v2)
-        ? BookingV2.fromJSON(object.booking_v2)
-        : undefined,
-    };
+    return { booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined };
   },
 
   toJSON(message: ConfirmResolutionResponse): unknown {
     const obj: any = {};
-    if (message.bookingV2 !== undefined) {
-      obj.bookingV2 = BookingV2.toJSON(message.bookingV2);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     return obj;
   },
@@ -2631,8 +2625,8 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
   },
   fromPartial(object: DeepPartial<ConfirmResolutionResponse>): ConfirmResolutionResponse {
     const message = createBaseConfirmResolutionResponse();
-    message.bookingV2 = (object.bookingV2 !== undefined && object.bookingV2 !== null)
-      ? BookingV2.fromPartial(object.bookingV2)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
     return message;
   },
