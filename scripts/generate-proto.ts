@@ -132,19 +132,17 @@ function describeField(
   const itemFacts = shape.kind === 'repeated' ? ((f.items as Record<string, unknown>) ?? {}) : f;
   switch (item.kind) {
     case 'timestamp':
-      parts.push('An instant (RFC 3339 text in REST).');
+      parts.push('An instant.');
       break;
     case 'enum':
-      parts.push(`One of ${item.values.map((v) => `\`${v}\``).join(', ')} in REST.`);
+      parts.push(`One of ${item.values.map((v) => `\`${v}\``).join(', ')}.`);
       break;
     case 'int64':
     case 'double': {
       const word = item.kind === 'int64' ? 'A whole number' : 'A number';
       // A query-string integer's range is on its output side (the text is piped to a number).
       if (item.kind === 'int64' && item.decimal)
-        parts.push(
-          `${word}${rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))} (decimal text in REST).`,
-        );
+        parts.push(`${word}${rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))}.`);
       else parts.push(`${word}${rangeText(itemFacts)}.`);
       break;
     }
@@ -184,8 +182,12 @@ function describeField(
   }
   if (shape.kind === 'repeated' && f.maxItems !== undefined) parts.push(`At most ${f.maxItems} items.`);
   if (side === 'input') parts.push(u.optional ? 'Optional.' : shape.kind === 'repeated' ? '' : 'Required.');
-  else if (u.optional || u.nullable) parts.push('Unset when the REST answer leaves it out or has null.');
-  parts.push(`REST: \`${restName}\`${where}.`);
+  else if (u.optional || u.nullable) parts.push('Unset when there is none.');
+  // A field the contract says nothing more of is named in words (`matched_constraints`: "The matched constraints.").
+  if (!parts.some((p) => p && !/^(Optional|Required|At most)/.test(p)))
+    parts.unshift(
+      restName === 'data' ? 'The items of this page.' : `The ${protoFieldName(restName).replace(/_/g, ' ')}.`,
+    );
   return parts.filter(Boolean).join(' ');
 }
 
@@ -345,7 +347,7 @@ function writeResource(name: string, schema: z.ZodObject, side: ShapeSide): void
   resourceMessages.set(name, []);
   const doc = (z.globalRegistry.get(schema) as { description?: string } | undefined)?.description;
   const lines = [
-    ...comment(doc ?? `${name}: the REST shape \`${name}\` of the contract (openapi.json), field for field.`, ''),
+    ...comment(doc ?? `${name}: the \`${name}\` of the contract (openapi.json), field for field.`, ''),
     ...messageBody(name, `scheduling.v1.${name}`, schema, side, '', resourceImports, 1),
   ];
   resourceMessages.set(name, lines);
@@ -410,7 +412,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
     );
   }
   const out: string[] = [];
-  out.push(...comment(`${reqName}: the input of ${route.rpc} (REST ${route.method} ${route.path}).`, ''));
+  out.push(...comment(`${reqName}: the input of ${route.rpc}.`, ''));
   out.push(`message ${reqName} {`, ...nested, ...RESERVED_REQUEST, ...fields, '}', '');
   const resNested: string[] = [];
   const resFields: string[] = [];
@@ -437,7 +439,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
       const field = named ? resultFieldName(named) : 'result_value';
       const type = typeOf(shape, field, resScope, resNested, '  ', 'output', imports, route.response);
       if (named) imports.add('scheduling/v1/resources.proto');
-      resFields.push(...comment(`The answer${named ? `, the REST \`${named}\`` : ''}.`, '  '));
+      resFields.push(...comment(`The answer${named ? `: the ${named}` : ''}.`, '  '));
       resFields.push(
         `  ${type} ${protoFieldName(field)} = ${numberOf(resScope, protoFieldName(field), TYPED_FIELD_BASE)};`,
       );
@@ -460,7 +462,7 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
   lines.push('');
   lines.push(
     ...comment(
-      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. ${ERROR_MODEL}. Every method may answer the common ones (status and reason): ${COMMON_ERRORS}. This file is generated from the REST route table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).`,
+      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. ${ERROR_MODEL}. Every method may answer the common ones (status and reason): ${COMMON_ERRORS}. The REST gateway maps the contract's routes (openapi.json) onto these methods: each method names its route.`,
       '',
     ),
   );

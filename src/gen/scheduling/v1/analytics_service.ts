@@ -24,12 +24,9 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/analytics_service.proto";
 
-/** GetAnalyticsRequest: the input of GetAnalytics (REST GET /api/v2/analytics). */
+/** GetAnalyticsRequest: the input of GetAnalytics. */
 export interface GetAnalyticsRequest {
-  /**
-   * Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days` in REST. Optional. REST: `period` in
-   * the query string.
-   */
+  /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
   period?: GetAnalyticsRequest_Period | undefined;
 }
 
@@ -101,7 +98,7 @@ export function getAnalyticsRequest_PeriodToNumber(object: GetAnalyticsRequest_P
 
 /** GetAnalyticsResponse: the output of GetAnalytics. */
 export interface GetAnalyticsResponse {
-  /** The answer, the REST `Analytics`. */
+  /** The answer: the Analytics. */
   analytics?: Analytics | undefined;
 }
 
@@ -255,8 +252,8 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type AnalyticsServiceService = typeof AnalyticsServiceService;
 export const AnalyticsServiceService = {

@@ -25,34 +25,31 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/api_key_service.proto";
 
-/** GetCallerRequest: the input of GetCaller (REST GET /api/v2/caller). */
+/** GetCallerRequest: the input of GetCaller. */
 export interface GetCallerRequest {
 }
 
 /** GetCallerResponse: the output of GetCaller. */
 export interface GetCallerResponse {
-  /** The answer, the REST `CallerIdentity`. */
+  /** The answer: the CallerIdentity. */
   callerIdentity?: CallerIdentity | undefined;
 }
 
-/** CreateApiKeyRequest: the input of CreateApiKey (REST POST /api/v2/api-keys). */
+/** CreateApiKeyRequest: the input of CreateApiKey. */
 export interface CreateApiKeyRequest {
-  /**
-   * One of `platform_live`, `platform_test`, `organization_live`, `organization_test` in REST. Required. REST: `type`
-   * in the JSON body.
-   */
+  /** One of `platform_live`, `platform_test`, `organization_live`, `organization_test`. Required. */
   type?:
     | CreateApiKeyRequest_Type
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `organizationId` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   organizationId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). Optional. REST: `expiresAt` in the JSON body. */
+  /** An instant. Optional. */
   expiresAt?: Date | undefined;
 }
 
@@ -133,61 +130,53 @@ export function createApiKeyRequest_TypeToNumber(object: CreateApiKeyRequest_Typ
 
 /** CreateApiKeyResponse: the output of CreateApiKey. */
 export interface CreateApiKeyResponse {
-  /** The answer, the REST `CreatedApiKey`. */
+  /** The answer: the CreatedApiKey. */
   createdApiKey?: CreatedApiKey | undefined;
 }
 
-/** ListApiKeysRequest: the input of ListApiKeys (REST GET /api/v2/api-keys). */
+/** ListApiKeysRequest: the input of ListApiKeys. */
 export interface ListApiKeysRequest {
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListApiKeysResponse: the output of ListApiKeys. */
 export interface ListApiKeysResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | ApiKey[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** RevokeApiKeyRequest: the input of RevokeApiKey (REST DELETE /api/v2/api-keys/:id). */
+/** RevokeApiKeyRequest: the input of RevokeApiKey. */
 export interface RevokeApiKeyRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** RevokeApiKeyResponse: the output of RevokeApiKey. */
 export interface RevokeApiKeyResponse {
-  /** The answer, the REST `ApiKey`. */
+  /** The answer: the ApiKey. */
   apiKey?: ApiKey | undefined;
 }
 
@@ -895,8 +884,8 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type ApiKeyServiceService = typeof ApiKeyServiceService;
 export const ApiKeyServiceService = {

@@ -24,73 +24,64 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/audit_service.proto";
 
-/** ListAuditEventsRequest: the input of ListAuditEvents (REST GET /api/v2/audit-events). */
+/** ListAuditEventsRequest: the input of ListAuditEvents. */
 export interface ListAuditEventsRequest {
-  /** Text of 1 to 200 characters. Optional. REST: `action` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   action?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `resource_type` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   resourceType?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `resource_id` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   resourceId?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListAuditEventsResponse: the output of ListAuditEvents. */
 export interface ListAuditEventsResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | AuditEvent[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** VerifyAuditChainRequest: the input of VerifyAuditChain (REST GET /api/v2/audit-events/verification). */
+/** VerifyAuditChainRequest: the input of VerifyAuditChain. */
 export interface VerifyAuditChainRequest {
   /**
    * How many of the latest chain links (and of the latest events, for unlinked ones) to verify; default 10,000, at
-   * most 50,000. `npm run audit:verify` checks whole chains. A whole number from 1 to 50000 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * most 50,000. `npm run audit:verify` checks whole chains. A whole number from 1 to 50000. Optional.
    */
   limit?: number | undefined;
 }
 
 /** VerifyAuditChainResponse: the output of VerifyAuditChain. */
 export interface VerifyAuditChainResponse {
-  /** The answer, the REST `AuditChainVerification`. */
+  /** The answer: the AuditChainVerification. */
   auditChainVerification?: AuditChainVerification | undefined;
 }
 
@@ -532,8 +523,8 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type AuditServiceService = typeof AuditServiceService;
 export const AuditServiceService = {

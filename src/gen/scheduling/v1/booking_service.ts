@@ -33,31 +33,26 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/booking_service.proto";
 
-/** ListBookingsRequest: the input of ListBookings (REST GET /api/v2/bookings). */
+/** ListBookingsRequest: the input of ListBookings. */
 export interface ListBookingsRequest {
-  /**
-   * One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. Optional. REST: `status` in the
-   * query string.
-   */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
   status?:
     | ListBookingsRequest_Status
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -148,125 +143,107 @@ export function listBookingsRequest_StatusToNumber(object: ListBookingsRequest_S
 
 /** ListBookingsResponse: the output of ListBookings. */
 export interface ListBookingsResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | BookingV2[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetBookingRequest: the input of GetBooking (REST GET /api/v2/bookings/:id). */
+/** GetBookingRequest: the input of GetBooking. */
 export interface GetBookingRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetBookingResponse: the output of GetBooking. */
 export interface GetBookingResponse {
-  /** The answer, the REST `BookingV2`. */
+  /** The answer: the BookingV2. */
   booking?: BookingV2 | undefined;
 }
 
-/** ListSlotsV1Request: the input of ListSlotsV1 (REST GET /api/v1/slots). */
+/** ListSlotsV1Request: the input of ListSlotsV1. */
 export interface ListSlotsV1Request {
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The service (event type) id. Text of 1 to 200 characters. Required. REST: `eventTypeId` in the query string. */
+  /** The service (event type) id. Text of 1 to 200 characters. Required. */
   eventTypeId?:
     | string
     | undefined;
-  /**
-   * Local date in the provider's schedule timezone, YYYY-MM-DD. A calendar date, YYYY-MM-DD. Required. REST: `date`
-   * in the query string.
-   */
+  /** Local date in the provider's schedule timezone, YYYY-MM-DD. A calendar date, YYYY-MM-DD. Required. */
   date?: string | undefined;
 }
 
 /** ListSlotsV1Response: the output of ListSlotsV1. */
 export interface ListSlotsV1Response {
-  /** The answer, the REST `SlotsV1Page`. */
+  /** The answer: the SlotsV1Page. */
   slotsV1Page?: SlotsV1Page | undefined;
 }
 
-/** CreateBookingV1Request: the input of CreateBookingV1 (REST POST /api/v1/bookings). */
+/** CreateBookingV1Request: the input of CreateBookingV1. */
 export interface CreateBookingV1Request {
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** Text of at most 1024 characters. Required. REST: `slotId` in the JSON body. */
+  /** Text of at most 1024 characters. Required. */
   slotId?:
     | string
     | undefined;
-  /** Required. REST: `attendee` in the JSON body. */
+  /** The attendee. Required. */
   attendee?:
     | CreateBookingV1Request_Attendee
     | undefined;
-  /** Text of at most 5000 characters. Optional. REST: `notes` in the JSON body. */
+  /** Text of at most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
 /** The `attendee` object. */
 export interface CreateBookingV1Request_Attendee {
-  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  /** An e-mail address. Text of at most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  /** Text of at most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
 /** CreateBookingV1Response: the output of CreateBookingV1. */
 export interface CreateBookingV1Response {
-  /** The answer, the REST `BookingV1Created`. */
+  /** The answer: the BookingV1Created. */
   bookingV1Created?: BookingV1Created | undefined;
 }
 
-/** ListBookingsV1Request: the input of ListBookingsV1 (REST GET /api/v1/bookings). */
+/** ListBookingsV1Request: the input of ListBookingsV1. */
 export interface ListBookingsV1Request {
-  /**
-   * Page number, default 1. A whole number from 1 to 1000000 (decimal text in REST). Optional. REST: `page` in the
-   * query string.
-   */
+  /** Page number, default 1. A whole number from 1 to 1000000. Optional. */
   page?:
     | number
     | undefined;
-  /**
-   * Page size, default 20, at most 100. A whole number from 1 to 100 (decimal text in REST). Optional. REST: `limit`
-   * in the query string.
-   */
+  /** Page size, default 20, at most 100. A whole number from 1 to 100. Optional. */
   limit?:
     | number
     | undefined;
-  /**
-   * One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. Optional. REST: `status` in the
-   * query string.
-   */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
   status?: ListBookingsV1Request_Status | undefined;
 }
 
@@ -356,35 +333,35 @@ export function listBookingsV1Request_StatusToNumber(object: ListBookingsV1Reque
 
 /** ListBookingsV1Response: the output of ListBookingsV1. */
 export interface ListBookingsV1Response {
-  /** The answer, the REST `BookingsV1Page`. */
+  /** The answer: the BookingsV1Page. */
   bookingsV1Page?: BookingsV1Page | undefined;
 }
 
-/** GetBookingV1Request: the input of GetBookingV1 (REST GET /api/v1/bookings/:id). */
+/** GetBookingV1Request: the input of GetBookingV1. */
 export interface GetBookingV1Request {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetBookingV1Response: the output of GetBookingV1. */
 export interface GetBookingV1Response {
-  /** The answer, the REST `BookingV1Detail`. */
+  /** The answer: the BookingV1Detail. */
   bookingV1Detail?: BookingV1Detail | undefined;
 }
 
-/** ConfirmBookingV1Request: the input of ConfirmBookingV1 (REST GET /api/v1/bookings/:id/confirm). */
+/** ConfirmBookingV1Request: the input of ConfirmBookingV1. */
 export interface ConfirmBookingV1Request {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `token` in the query string. */
+  /** Text of 1 to 200 characters. Required. */
   token?: string | undefined;
 }
 
 /** ConfirmBookingV1Response: the output of ConfirmBookingV1. */
 export interface ConfirmBookingV1Response {
-  /** The answer, the REST `BookingV1ConfirmResult`. */
+  /** The answer: the BookingV1ConfirmResult. */
   bookingV1ConfirmResult?:
     | BookingV1ConfirmResult
     | undefined;
@@ -395,46 +372,43 @@ export interface ConfirmBookingV1Response {
   htmlPage?: string | undefined;
 }
 
-/** RescheduleBookingV1Request: the input of RescheduleBookingV1 (REST POST /api/v1/bookings/:id/reschedule). */
+/** RescheduleBookingV1Request: the input of RescheduleBookingV1. */
 export interface RescheduleBookingV1Request {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** A calendar date, YYYY-MM-DD. Required. REST: `date` in the JSON body. */
+  /** A calendar date, YYYY-MM-DD. Required. */
   date?:
     | string
     | undefined;
-  /**
-   * HH:MM in the provider's schedule timezone. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. REST: `time` in the
-   * JSON body.
-   */
+  /** HH:MM in the provider's schedule timezone. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. */
   time?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. REST: `notes` in the JSON body. */
+  /** Text of at most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
 /** RescheduleBookingV1Response: the output of RescheduleBookingV1. */
 export interface RescheduleBookingV1Response {
-  /** The answer, the REST `BookingV1Rescheduled`. */
+  /** The answer: the BookingV1Rescheduled. */
   bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
 }
 
-/** CancelBookingV1Request: the input of CancelBookingV1 (REST POST /api/v1/bookings/:id/cancel). */
+/** CancelBookingV1Request: the input of CancelBookingV1. */
 export interface CancelBookingV1Request {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. REST: `reason` in the JSON body. */
+  /** Text of at most 1000 characters. Optional. */
   reason?: string | undefined;
 }
 
 /** CancelBookingV1Response: the output of CancelBookingV1. */
 export interface CancelBookingV1Response {
-  /** The answer, the REST `BookingV1Cancelled`. */
+  /** The answer: the BookingV1Cancelled. */
   bookingV1Cancelled?: BookingV1Cancelled | undefined;
 }
 
@@ -2210,8 +2184,8 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type BookingServiceService = typeof BookingServiceService;
 export const BookingServiceService = {

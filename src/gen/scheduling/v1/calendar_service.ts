@@ -33,82 +33,77 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/calendar_service.proto";
 
-/** CreateCalendarConnectionRequest: the input of CreateCalendarConnection (REST POST /api/v2/calendar-connections). */
+/** CreateCalendarConnectionRequest: the input of CreateCalendarConnection. */
 export interface CreateCalendarConnectionRequest {
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `title` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Required. REST: `timezone` in the JSON body. */
+  /** Text of at most 100 characters. Required. */
   timezone?:
     | string
     | undefined;
-  /** Required. REST: `days` in the JSON body. */
+  /** The days. Required. */
   days?:
     | DaysInput
     | undefined;
-  /** At most 366 items. Optional. REST: `overrides` in the JSON body. */
+  /** The overrides. At most 366 items. Optional. */
   overrides?:
     | OverrideInput[]
     | undefined;
-  /** Optional. REST: `externalCalendar` in the JSON body. */
+  /** The external calendar. Optional. */
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
 /** CreateCalendarConnectionResponse: the output of CreateCalendarConnection. */
 export interface CreateCalendarConnectionResponse {
-  /** The answer, the REST `CalendarConnection`. */
+  /** The answer: the CalendarConnection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/** ListCalendarConnectionsRequest: the input of ListCalendarConnections (REST GET /api/v2/calendar-connections). */
+/** ListCalendarConnectionsRequest: the input of ListCalendarConnections. */
 export interface ListCalendarConnectionsRequest {
-  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListCalendarConnectionsResponse: the output of ListCalendarConnections. */
 export interface ListCalendarConnectionsResponse {
-  /** The answer, the REST `CalendarConnectionList`. */
+  /** The answer: the CalendarConnectionList. */
   calendarConnectionList?: CalendarConnectionList | undefined;
 }
 
-/** GetCalendarConnectionRequest: the input of GetCalendarConnection (REST GET /api/v2/calendar-connections/:id). */
+/** GetCalendarConnectionRequest: the input of GetCalendarConnection. */
 export interface GetCalendarConnectionRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetCalendarConnectionResponse: the output of GetCalendarConnection. */
 export interface GetCalendarConnectionResponse {
-  /** The answer, the REST `CalendarConnection`. */
+  /** The answer: the CalendarConnection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/**
- * UpdateCalendarConnectionRequest: the input of UpdateCalendarConnection (REST PATCH
- * /api/v2/calendar-connections/:id).
- */
+/** UpdateCalendarConnectionRequest: the input of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionRequest {
   /**
    * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
@@ -118,52 +113,49 @@ export interface UpdateCalendarConnectionRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `providerId` in the JSON body. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   providerId?:
     | any
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `title` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  /** Text of at most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** Optional. REST: `days` in the JSON body. */
+  /** The days. Optional. */
   days?:
     | DaysInput
     | undefined;
-  /** At most 366 items. Optional. REST: `overrides` in the JSON body. */
+  /** The overrides. At most 366 items. Optional. */
   overrides?:
     | OverrideInput[]
     | undefined;
-  /** Optional. REST: `externalCalendar` in the JSON body. */
+  /** The external calendar. Optional. */
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
 /** UpdateCalendarConnectionResponse: the output of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionResponse {
-  /** The answer, the REST `CalendarConnection`. */
+  /** The answer: the CalendarConnection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/**
- * DeleteCalendarConnectionRequest: the input of DeleteCalendarConnection (REST DELETE
- * /api/v2/calendar-connections/:id).
- */
+/** DeleteCalendarConnectionRequest: the input of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** DeleteCalendarConnectionResponse: the output of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionResponse {
-  /** The answer, the REST `DeletedCalendarConnection`. */
+  /** The answer: the DeletedCalendarConnection. */
   deletedCalendarConnection?: DeletedCalendarConnection | undefined;
 }
 
@@ -1185,8 +1177,8 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type CalendarServiceService = typeof CalendarServiceService;
 export const CalendarServiceService = {

@@ -31,137 +31,127 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/care_service.proto";
 
-/** CreateContinuityRequest: the input of CreateContinuity (REST POST /api/v2/continuity). */
+/** CreateContinuityRequest: the input of CreateContinuity. */
 export interface CreateContinuityRequest {
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
   /**
    * Your opaque reference of the client (no personal data needed); matches `preferences.clientRef` of a resolution.
-   * Text of 1 to 200 characters. Required. REST: `clientRef` in the JSON body.
+   * Text of 1 to 200 characters. Required.
    */
   clientRef?:
     | string
     | undefined;
   /**
-   * When the client last saw the provider. Left out: null on a new record, unchanged on an existing one. An instant
-   * (RFC 3339 text in REST). Optional. REST: `lastSeenAt` in the JSON body.
+   * When the client last saw the provider. Left out: null on a new record, unchanged on an existing one. An instant.
+   * Optional.
    */
   lastSeenAt?: Date | undefined;
 }
 
 /** CreateContinuityResponse: the output of CreateContinuity. */
 export interface CreateContinuityResponse {
-  /** The answer, the REST `ContinuityRecord`. */
+  /** The answer: the ContinuityRecord. */
   continuityRecord?: ContinuityRecord | undefined;
 }
 
-/** ListContinuityRequest: the input of ListContinuity (REST GET /api/v2/continuity). */
+/** ListContinuityRequest: the input of ListContinuity. */
 export interface ListContinuityRequest {
-  /** Text of 1 to 200 characters. Required. REST: `clientRef` in the query string. */
+  /** Text of 1 to 200 characters. Required. */
   clientRef?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListContinuityResponse: the output of ListContinuity. */
 export interface ListContinuityResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | ContinuityRecord[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** CreateWaitlistEntryRequest: the input of CreateWaitlistEntry (REST POST /api/v2/waitlist). */
+/** CreateWaitlistEntryRequest: the input of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryRequest {
-  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** Required. REST: `customer` in the JSON body. */
+  /** The customer. Required. */
   customer?:
     | CreateWaitlistEntryRequest_Customer
     | undefined;
-  /** Optional. REST: `constraints` in the JSON body. */
+  /** The constraints. Optional. */
   constraints?:
     | ResolutionConstraints
     | undefined;
-  /** Optional. REST: `preferences` in the JSON body. */
+  /** The preferences. Optional. */
   preferences?:
     | ResolutionPreferences
     | undefined;
   /**
    * The (typically zero-result) resolution that led here; must be of this organization. Text of 1 to 200 characters.
-   * Optional. REST: `resolutionId` in the JSON body.
+   * Optional.
    */
   resolutionId?: string | undefined;
 }
 
 /** The `customer` object. */
 export interface CreateWaitlistEntryRequest_Customer {
-  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  /** An e-mail address. Text of at most 1000 characters. Required. */
   email?: string | undefined;
 }
 
 /** CreateWaitlistEntryResponse: the output of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryResponse {
-  /** The answer, the REST `WaitlistEntry`. */
+  /** The answer: the WaitlistEntry. */
   waitlistEntry?: WaitlistEntry | undefined;
 }
 
-/** ListWaitlistEntriesRequest: the input of ListWaitlistEntries (REST GET /api/v2/waitlist). */
+/** ListWaitlistEntriesRequest: the input of ListWaitlistEntries. */
 export interface ListWaitlistEntriesRequest {
-  /** One of `waiting`, `cancelled` in REST. Optional. REST: `status` in the query string. */
+  /** One of `waiting`, `cancelled`. Optional. */
   status?:
     | ListWaitlistEntriesRequest_Status
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -225,58 +215,50 @@ export function listWaitlistEntriesRequest_StatusToNumber(object: ListWaitlistEn
 
 /** ListWaitlistEntriesResponse: the output of ListWaitlistEntries. */
 export interface ListWaitlistEntriesResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | WaitlistEntry[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** CancelWaitlistEntryRequest: the input of CancelWaitlistEntry (REST DELETE /api/v2/waitlist/:id). */
+/** CancelWaitlistEntryRequest: the input of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** CancelWaitlistEntryResponse: the output of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryResponse {
-  /** The answer, the REST `WaitlistEntry`. */
+  /** The answer: the WaitlistEntry. */
   waitlistEntry?: WaitlistEntry | undefined;
 }
 
-/** ListManualReviewRequest: the input of ListManualReview (REST GET /api/v2/manual-review). */
+/** ListManualReviewRequest: the input of ListManualReview. */
 export interface ListManualReviewRequest {
-  /** Default `open`. One of `open`, `resolved` in REST. Optional. REST: `status` in the query string. */
+  /** Default `open`. One of `open`, `resolved`. Optional. */
   status?:
     | ListManualReviewRequest_Status
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -340,37 +322,31 @@ export function listManualReviewRequest_StatusToNumber(object: ListManualReviewR
 
 /** ListManualReviewResponse: the output of ListManualReview. */
 export interface ListManualReviewResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | ManualReviewEntry[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** ResolveManualReviewRequest: the input of ResolveManualReview (REST POST /api/v2/manual-review/:providerId/resolve). */
+/** ResolveManualReviewRequest: the input of ResolveManualReview. */
 export interface ResolveManualReviewRequest {
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the path (`:providerId`). */
+  /** Text of 1 to 200 characters. Required. */
   providerId?: string | undefined;
 }
 
 /** ResolveManualReviewResponse: the output of ResolveManualReview. */
 export interface ResolveManualReviewResponse {
-  /** The answer, the REST `ManualReviewEntry`. */
+  /** The answer: the ManualReviewEntry. */
   manualReviewEntry?: ManualReviewEntry | undefined;
 }
 
@@ -1900,8 +1876,8 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type CareServiceService = typeof CareServiceService;
 export const CareServiceService = {

@@ -24,138 +24,119 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/catalog_service.proto";
 
-/** CreateServiceRequest: the input of CreateService (REST POST /api/v2/services). */
+/** CreateServiceRequest: the input of CreateService. */
 export interface CreateServiceRequest {
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `title` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   title?:
     | string
     | undefined;
-  /** Session length in minutes (5..1440). A whole number from 5 to 1440. Required. REST: `duration` in the JSON body. */
+  /** Session length in minutes (5..1440). A whole number from 5 to 1440. Required. */
   duration?:
     | number
     | undefined;
-  /**
-   * In the smallest currency unit (cents); needs `currency`. A whole number from 0 to 100000000000. Optional. REST:
-   * `price` in the JSON body.
-   */
+  /** In the smallest currency unit (cents); needs `currency`. A whole number from 0 to 100000000000. Optional. */
   price?:
     | number
     | undefined;
-  /** ISO 4217 code; stored upper-case. Matches `^[A-Za-z]{3}$`. Optional. REST: `currency` in the JSON body. */
+  /** ISO 4217 code; stored upper-case. Matches `^[A-Za-z]{3}$`. Optional. */
   currency?:
     | string
     | undefined;
-  /** One of `virtual`, `in-person`, `in_person`, `both`. Optional. REST: `modality` in the JSON body. */
+  /** One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
   modality?:
     | string
     | undefined;
-  /**
-   * Distance between slot starts; defaults to `duration`. A whole number from 5 to 1440. Optional. REST:
-   * `slotIntervalMinutes` in the JSON body.
-   */
+  /** Distance between slot starts; defaults to `duration`. A whole number from 5 to 1440. Optional. */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /**
-   * Slots starting sooner than this are never offered; default 0. A whole number from 0 to 525600. Optional. REST:
-   * `minimumNoticeMinutes` in the JSON body.
-   */
+  /** Slots starting sooner than this are never offered; default 0. A whole number from 0 to 525600. Optional. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /**
-   * Free time kept before a session; default 0. A whole number from 0 to 1440. Optional. REST: `bufferBeforeMinutes`
-   * in the JSON body.
-   */
+  /** Free time kept before a session; default 0. A whole number from 0 to 1440. Optional. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /**
-   * Free time kept after a session; default 0. A whole number from 0 to 1440. Optional. REST: `bufferAfterMinutes` in
-   * the JSON body.
-   */
+  /** Free time kept after a session; default 0. A whole number from 0 to 1440. Optional. */
   bufferAfterMinutes?: number | undefined;
 }
 
 /** CreateServiceResponse: the output of CreateService. */
 export interface CreateServiceResponse {
-  /** The answer, the REST `Service`. */
+  /** The answer: the Service. */
   service?: Service | undefined;
 }
 
-/** ListServicesRequest: the input of ListServices (REST GET /api/v2/services). */
+/** ListServicesRequest: the input of ListServices. */
 export interface ListServicesRequest {
-  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `slug` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   slug?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListServicesResponse: the output of ListServices. */
 export interface ListServicesResponse {
-  /** The answer, the REST `ServiceList`. */
+  /** The answer: the ServiceList. */
   serviceList?: ServiceList | undefined;
 }
 
-/** GetServiceRequest: the input of GetService (REST GET /api/v2/services/:id). */
+/** GetServiceRequest: the input of GetService. */
 export interface GetServiceRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetServiceResponse: the output of GetService. */
 export interface GetServiceResponse {
-  /** The answer, the REST `Service`. */
+  /** The answer: the Service. */
   service?: Service | undefined;
 }
 
-/** ListEventTypesRequest: the input of ListEventTypes (REST GET /api/v1/event-types). */
+/** ListEventTypesRequest: the input of ListEventTypes. */
 export interface ListEventTypesRequest {
-  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListEventTypesResponse: the output of ListEventTypes. */
 export interface ListEventTypesResponse {
-  /** The answer, the REST `EventTypeList`. */
+  /** The answer: the EventTypeList. */
   eventTypeList?: EventTypeList | undefined;
 }
 
@@ -1010,8 +991,8 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type CatalogServiceService = typeof CatalogServiceService;
 export const CatalogServiceService = {

@@ -25,21 +25,21 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/import_service.proto";
 
-/** CreateProviderImportRequest: the input of CreateProviderImport (REST POST /api/v2/provider-imports). */
+/** CreateProviderImportRequest: the input of CreateProviderImport. */
 export interface CreateProviderImportRequest {
-  /** One of `upsert`, `create_only`, `update_only` in REST. Optional. REST: `mode` in the JSON body. */
+  /** One of `upsert`, `create_only`, `update_only`. Optional. */
   mode?:
     | CreateProviderImportRequest_Mode
     | undefined;
-  /** True or false. Optional. REST: `dryRun` in the JSON body. */
+  /** True or false. Optional. */
   dryRun?:
     | boolean
     | undefined;
-  /** True or false. Optional. REST: `deactivateMissing` in the JSON body. */
+  /** True or false. Optional. */
   deactivateMissing?:
     | boolean
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Required. REST: `providers` in the JSON body. */
+  /** Free-form JSON (the contract allows more than one shape here). Required. */
   providers?: any | undefined;
 }
 
@@ -111,40 +111,38 @@ export function createProviderImportRequest_ModeToNumber(object: CreateProviderI
 
 /** CreateProviderImportResponse: the output of CreateProviderImport. */
 export interface CreateProviderImportResponse {
-  /** The answer, the REST `ProviderImportAccepted`. */
+  /** The answer: the ProviderImportAccepted. */
   providerImportAccepted?: ProviderImportAccepted | undefined;
 }
 
-/** GetProviderImportRequest: the input of GetProviderImport (REST GET /api/v2/provider-imports/:importId). */
+/** GetProviderImportRequest: the input of GetProviderImport. */
 export interface GetProviderImportRequest {
-  /** Text of 1 to 200 characters. Required. REST: `importId` in the path (`:importId`). */
+  /** Text of 1 to 200 characters. Required. */
   importId?: string | undefined;
 }
 
 /** GetProviderImportResponse: the output of GetProviderImport. */
 export interface GetProviderImportResponse {
-  /** The answer, the REST `ProviderImport`. */
+  /** The answer: the ProviderImport. */
   providerImport?: ProviderImport | undefined;
 }
 
-/** ListProviderImportsRequest: the input of ListProviderImports (REST GET /api/v2/provider-imports). */
+/** ListProviderImportsRequest: the input of ListProviderImports. */
 export interface ListProviderImportsRequest {
-  /** Text of 1 to 200 characters. Optional. REST: `importId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   importId?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -707,8 +705,8 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type ImportServiceService = typeof ImportServiceService;
 export const ImportServiceService = {

@@ -26,19 +26,19 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/inspector_service.proto";
 
-/** ListMachinesRequest: the input of ListMachines (REST GET /api/v2/inspector/machines). */
+/** ListMachinesRequest: the input of ListMachines. */
 export interface ListMachinesRequest {
 }
 
 /** ListMachinesResponse: the output of ListMachines. */
 export interface ListMachinesResponse {
-  /** The answer, the REST `MachineCatalogue`. */
+  /** The answer: the MachineCatalogue. */
   machineCatalogue?: MachineCatalogue | undefined;
 }
 
-/** GetMachineRequest: the input of GetMachine (REST GET /api/v2/inspector/machines/:machine). */
+/** GetMachineRequest: the input of GetMachine. */
 export interface GetMachineRequest {
-  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `machine` in the path (`:machine`). */
+  /** One of `resolution`, `hold`, `booking`. Required. */
   machine?: GetMachineRequest_Machine | undefined;
 }
 
@@ -110,17 +110,17 @@ export function getMachineRequest_MachineToNumber(object: GetMachineRequest_Mach
 
 /** GetMachineResponse: the output of GetMachine. */
 export interface GetMachineResponse {
-  /** The answer, the REST `Machine`. */
+  /** The answer: the Machine. */
   machine?: Machine | undefined;
 }
 
-/** GetActorRequest: the input of GetActor (REST GET /api/v2/inspector/actors/:kind/:id). */
+/** GetActorRequest: the input of GetActor. */
 export interface GetActorRequest {
-  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `kind` in the path (`:kind`). */
+  /** One of `resolution`, `hold`, `booking`. Required. */
   kind?:
     | GetActorRequest_Kind
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -192,17 +192,17 @@ export function getActorRequest_KindToNumber(object: GetActorRequest_Kind): numb
 
 /** GetActorResponse: the output of GetActor. */
 export interface GetActorResponse {
-  /** The answer, the REST `ActorView`. */
+  /** The answer: the ActorView. */
   actorView?: ActorView | undefined;
 }
 
-/** WatchActorRequest: the input of WatchActor (REST GET /api/v2/inspector/actors/:kind/:id/stream). */
+/** WatchActorRequest: the input of WatchActor. */
 export interface WatchActorRequest {
-  /** One of `resolution`, `hold`, `booking` in REST. Required. REST: `kind` in the path (`:kind`). */
+  /** One of `resolution`, `hold`, `booking`. Required. */
   kind?:
     | WatchActorRequest_Kind
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -274,7 +274,7 @@ export function watchActorRequest_KindToNumber(object: WatchActorRequest_Kind): 
 
 /** WatchActorResponse: the output of WatchActor. */
 export interface WatchActorResponse {
-  /** The answer, the REST `ActorView`. */
+  /** The answer: the ActorView. */
   actorView?: ActorView | undefined;
 }
 
@@ -875,8 +875,8 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type InspectorServiceService = typeof InspectorServiceService;
 export const InspectorServiceService = {

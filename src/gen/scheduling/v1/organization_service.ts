@@ -25,93 +25,85 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/organization_service.proto";
 
-/** CreateOrganizationRequest: the input of CreateOrganization (REST POST /api/v2/organizations). */
+/** CreateOrganizationRequest: the input of CreateOrganization. */
 export interface CreateOrganizationRequest {
-  /** Text of 1 to 200 characters. Required. REST: `externalId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** Optional. REST: `settings` in the JSON body. */
+  /** The settings. Optional. */
   settings?: OrganizationSettings | undefined;
 }
 
 /** CreateOrganizationResponse: the output of CreateOrganization. */
 export interface CreateOrganizationResponse {
-  /** The answer, the REST `Organization`. */
+  /** The answer: the Organization. */
   organization?: Organization | undefined;
 }
 
-/** ListOrganizationsRequest: the input of ListOrganizations (REST GET /api/v2/organizations). */
+/** ListOrganizationsRequest: the input of ListOrganizations. */
 export interface ListOrganizationsRequest {
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListOrganizationsResponse: the output of ListOrganizations. */
 export interface ListOrganizationsResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | Organization[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetOrganizationRequest: the input of GetOrganization (REST GET /api/v2/organizations/:id). */
+/** GetOrganizationRequest: the input of GetOrganization. */
 export interface GetOrganizationRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetOrganizationResponse: the output of GetOrganization. */
 export interface GetOrganizationResponse {
-  /** The answer, the REST `Organization`. */
+  /** The answer: the Organization. */
   organization?: Organization | undefined;
 }
 
-/** GetOrganizationOverviewRequest: the input of GetOrganizationOverview (REST GET /api/v2/organizations/:id/overview). */
+/** GetOrganizationOverviewRequest: the input of GetOrganizationOverview. */
 export interface GetOrganizationOverviewRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetOrganizationOverviewResponse: the output of GetOrganizationOverview. */
 export interface GetOrganizationOverviewResponse {
-  /** The answer, the REST `OrganizationOverview`. */
+  /** The answer: the OrganizationOverview. */
   organizationOverview?: OrganizationOverview | undefined;
 }
 
-/** UpdateOrganizationRequest: the input of UpdateOrganization (REST PATCH /api/v2/organizations/:id). */
+/** UpdateOrganizationRequest: the input of UpdateOrganization. */
 export interface UpdateOrganizationRequest {
   /**
    * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
@@ -121,21 +113,21 @@ export interface UpdateOrganizationRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
-  /** Optional. REST: `settings` in the JSON body. */
+  /** The settings. Optional. */
   settings?: OrganizationSettings | undefined;
 }
 
 /** UpdateOrganizationResponse: the output of UpdateOrganization. */
 export interface UpdateOrganizationResponse {
-  /** The answer, the REST `Organization`. */
+  /** The answer: the Organization. */
   organization?: Organization | undefined;
 }
 
@@ -1018,8 +1010,8 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {

@@ -25,89 +25,89 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/provider_service.proto";
 
-/** CreateProviderRequest: the input of CreateProvider (REST POST /api/v2/providers). */
+/** CreateProviderRequest: the input of CreateProvider. */
 export interface CreateProviderRequest {
-  /** Text of 1 to 200 characters. Required. REST: `externalId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `displayName` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Optional. REST: `email` in the JSON body. */
+  /** An e-mail address. Text of at most 1000 characters. Optional. */
   email?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the JSON body. */
+  /** One of `active`, `inactive`, `suspended`. Optional. */
   status?:
     | CreateProviderRequest_Status
     | undefined;
-  /** True or false. Optional. REST: `searchable` in the JSON body. */
+  /** True or false. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `professionCode` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `profession` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `specialtyCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `modalityCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `serviceRegionCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `insurancePlanCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `ageGroupCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** At most 100 items. Optional. REST: `licenseRecords` in the JSON body. */
+  /** The license records. At most 100 items. Optional. */
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
-  /** True or false. Optional. REST: `acceptsNewClients` in the JSON body. */
+  /** True or false. Optional. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  /** Text of at most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. REST: `bio` in the JSON body. */
+  /** Text of at most 5000 characters. Optional. */
   bio?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `username` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   username?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. REST: `location` in the JSON body. */
+  /** Text of at most 1000 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. REST: `panelCapacity` in the JSON body. */
+  /** A whole number from 0 to 1000000. Optional. */
   panelCapacity?:
     | number
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. REST: `panelCurrentCount` in the JSON body. */
+  /** A whole number from 0 to 1000000. Optional. */
   panelCurrentCount?: number | undefined;
 }
 
@@ -179,72 +179,70 @@ export function createProviderRequest_StatusToNumber(object: CreateProviderReque
 
 /** CreateProviderResponse: the output of CreateProvider. */
 export interface CreateProviderResponse {
-  /** The answer, the REST `Provider`. */
+  /** The answer: the Provider. */
   provider?: Provider | undefined;
 }
 
-/** ListProvidersRequest: the input of ListProviders (REST GET /api/v2/providers). */
+/** ListProvidersRequest: the input of ListProviders. */
 export interface ListProvidersRequest {
-  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the query string. */
+  /** One of `active`, `inactive`, `suspended`. Optional. */
   status?:
     | ListProvidersRequest_Status
     | undefined;
-  /** True or false. Optional. REST: `searchable` in the query string. */
+  /** True or false. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `specialtyCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   specialtyCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `specialty` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   specialty?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `languageCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   languageCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `language` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   language?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `professionCode` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `profession` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `modalityCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   modalityCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `modality` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   modality?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `location` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   location?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -317,23 +315,23 @@ export function listProvidersRequest_StatusToNumber(object: ListProvidersRequest
 
 /** ListProvidersResponse: the output of ListProviders. */
 export interface ListProvidersResponse {
-  /** The answer, the REST `ProviderList`. */
+  /** The answer: the ProviderList. */
   providerList?: ProviderList | undefined;
 }
 
-/** GetProviderRequest: the input of GetProvider (REST GET /api/v2/providers/:id). */
+/** GetProviderRequest: the input of GetProvider. */
 export interface GetProviderRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetProviderResponse: the output of GetProvider. */
 export interface GetProviderResponse {
-  /** The answer, the REST `Provider`. */
+  /** The answer: the Provider. */
   provider?: Provider | undefined;
 }
 
-/** UpdateProviderRequest: the input of UpdateProvider (REST PATCH /api/v2/providers/:id). */
+/** UpdateProviderRequest: the input of UpdateProvider. */
 export interface UpdateProviderRequest {
   /**
    * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
@@ -343,91 +341,91 @@ export interface UpdateProviderRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `displayName` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Optional. REST: `email` in the JSON body. */
+  /** An e-mail address. Text of at most 1000 characters. Optional. */
   email?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the JSON body. */
+  /** One of `active`, `inactive`, `suspended`. Optional. */
   status?:
     | UpdateProviderRequest_Status
     | undefined;
-  /** True or false. Optional. REST: `searchable` in the JSON body. */
+  /** True or false. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `professionCode` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `profession` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `specialtyCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `modalityCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `serviceRegionCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `insurancePlanCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `ageGroupCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** At most 100 items. Optional. REST: `licenseRecords` in the JSON body. */
+  /** The license records. At most 100 items. Optional. */
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
-  /** True or false. Optional. REST: `acceptsNewClients` in the JSON body. */
+  /** True or false. Optional. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  /** Text of at most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. REST: `bio` in the JSON body. */
+  /** Text of at most 5000 characters. Optional. */
   bio?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `username` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   username?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. REST: `location` in the JSON body. */
+  /** Text of at most 1000 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. REST: `panelCapacity` in the JSON body. */
+  /** A whole number from 0 to 1000000. Optional. */
   panelCapacity?:
     | number
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. REST: `panelCurrentCount` in the JSON body. */
+  /** A whole number from 0 to 1000000. Optional. */
   panelCurrentCount?: number | undefined;
 }
 
@@ -499,84 +497,82 @@ export function updateProviderRequest_StatusToNumber(object: UpdateProviderReque
 
 /** UpdateProviderResponse: the output of UpdateProvider. */
 export interface UpdateProviderResponse {
-  /** The answer, the REST `Provider`. */
+  /** The answer: the Provider. */
   provider?: Provider | undefined;
 }
 
-/** DeleteProviderRequest: the input of DeleteProvider (REST DELETE /api/v2/providers/:id). */
+/** DeleteProviderRequest: the input of DeleteProvider. */
 export interface DeleteProviderRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** DeleteProviderResponse: the output of DeleteProvider. */
 export interface DeleteProviderResponse {
-  /** The answer, the REST `Provider`. */
+  /** The answer: the Provider. */
   provider?: Provider | undefined;
 }
 
-/** ListProfessionalsRequest: the input of ListProfessionals (REST GET /api/v1/professionals). */
+/** ListProfessionalsRequest: the input of ListProfessionals. */
 export interface ListProfessionalsRequest {
-  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the query string. */
+  /** One of `active`, `inactive`, `suspended`. Optional. */
   status?:
     | ListProfessionalsRequest_Status
     | undefined;
-  /** True or false. Optional. REST: `searchable` in the query string. */
+  /** True or false. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `specialtyCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   specialtyCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `specialty` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   specialty?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `languageCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   languageCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `language` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   language?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `professionCode` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `profession` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `modalityCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   modalityCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `modality` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   modality?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `location` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   location?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -649,34 +645,31 @@ export function listProfessionalsRequest_StatusToNumber(object: ListProfessional
 
 /** ListProfessionalsResponse: the output of ListProfessionals. */
 export interface ListProfessionalsResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | Professional[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total` of the answer. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?: string | undefined;
 }
 
-/** GetProfessionalRequest: the input of GetProfessional (REST GET /api/v1/professionals/:id). */
+/** GetProfessionalRequest: the input of GetProfessional. */
 export interface GetProfessionalRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetProfessionalResponse: the output of GetProfessional. */
 export interface GetProfessionalResponse {
-  /** The answer, the REST `Professional`. */
+  /** The answer: the Professional. */
   professional?: Professional | undefined;
 }
 
@@ -3123,8 +3116,8 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type ProviderServiceService = typeof ProviderServiceService;
 export const ProviderServiceService = {

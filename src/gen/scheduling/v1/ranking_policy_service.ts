@@ -32,24 +32,24 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/ranking_policy_service.proto";
 
-/** CreateRankingPolicyRequest: the input of CreateRankingPolicy (REST POST /api/v2/ranking-policies). */
+/** CreateRankingPolicyRequest: the input of CreateRankingPolicy. */
 export interface CreateRankingPolicyRequest {
-  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
   /**
    * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
    * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
-   * constraints are never weights. Optional. REST: `weights` in the JSON body.
+   * constraints are never weights. Optional.
    */
   weights?:
     | WeightsInput
     | undefined;
   /**
    * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id` in REST. At most 3 items.
-   * Optional. REST: `tieBreakers` in the JSON body.
+   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id`. At most 3 items.
+   * Optional.
    */
   tieBreakers?: CreateRankingPolicyRequest_TieBreakers[] | undefined;
 }
@@ -122,28 +122,26 @@ export function createRankingPolicyRequest_TieBreakersToNumber(object: CreateRan
 
 /** CreateRankingPolicyResponse: the output of CreateRankingPolicy. */
 export interface CreateRankingPolicyResponse {
-  /** The answer, the REST `RankingPolicy`. */
+  /** The answer: the RankingPolicy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** ListRankingPoliciesRequest: the input of ListRankingPolicies (REST GET /api/v2/ranking-policies). */
+/** ListRankingPoliciesRequest: the input of ListRankingPolicies. */
 export interface ListRankingPoliciesRequest {
-  /** One of `draft`, `active`, `inactive` in REST. Optional. REST: `status` in the query string. */
+  /** One of `draft`, `active`, `inactive`. Optional. */
   status?:
     | ListRankingPoliciesRequest_Status
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -216,41 +214,35 @@ export function listRankingPoliciesRequest_StatusToNumber(object: ListRankingPol
 
 /** ListRankingPoliciesResponse: the output of ListRankingPolicies. */
 export interface ListRankingPoliciesResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | RankingPolicy[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetRankingPolicyRequest: the input of GetRankingPolicy (REST GET /api/v2/ranking-policies/:id). */
+/** GetRankingPolicyRequest: the input of GetRankingPolicy. */
 export interface GetRankingPolicyRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetRankingPolicyResponse: the output of GetRankingPolicy. */
 export interface GetRankingPolicyResponse {
-  /** The answer, the REST `RankingPolicy`. */
+  /** The answer: the RankingPolicy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** UpdateRankingPolicyRequest: the input of UpdateRankingPolicy (REST PATCH /api/v2/ranking-policies/:id). */
+/** UpdateRankingPolicyRequest: the input of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyRequest {
   /**
    * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
@@ -260,26 +252,26 @@ export interface UpdateRankingPolicyRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
   /**
    * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
    * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
-   * constraints are never weights. Optional. REST: `weights` in the JSON body.
+   * constraints are never weights. Optional.
    */
   weights?:
     | WeightsInput
     | undefined;
   /**
    * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id` in REST. At most 3 items.
-   * Optional. REST: `tieBreakers` in the JSON body.
+   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id`. At most 3 items.
+   * Optional.
    */
   tieBreakers?: UpdateRankingPolicyRequest_TieBreakers[] | undefined;
 }
@@ -352,100 +344,89 @@ export function updateRankingPolicyRequest_TieBreakersToNumber(object: UpdateRan
 
 /** UpdateRankingPolicyResponse: the output of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyResponse {
-  /** The answer, the REST `RankingPolicy`. */
+  /** The answer: the RankingPolicy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** ActivateRankingPolicyRequest: the input of ActivateRankingPolicy (REST POST /api/v2/ranking-policies/:id/activate). */
+/** ActivateRankingPolicyRequest: the input of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** ActivateRankingPolicyResponse: the output of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyResponse {
-  /** The answer, the REST `ActivatedRankingPolicy`. */
+  /** The answer: the ActivatedRankingPolicy. */
   activatedRankingPolicy?: ActivatedRankingPolicy | undefined;
 }
 
-/**
- * ListRankingPolicyVersionsRequest: the input of ListRankingPolicyVersions (REST GET
- * /api/v2/ranking-policies/:id/versions).
- */
+/** ListRankingPolicyVersionsRequest: the input of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListRankingPolicyVersionsResponse: the output of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | RankingPolicyVersion[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** SimulateRankingPolicyRequest: the input of SimulateRankingPolicy (REST POST /api/v2/ranking-policies/:id/simulate). */
+/** SimulateRankingPolicyRequest: the input of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** At most 100 items. REST: `candidates` in the JSON body. */
+  /** The candidates. At most 100 items. */
   candidates?:
     | SimulationCandidateInput[]
     | undefined;
-  /** Optional. REST: `preferences` in the JSON body. */
+  /** The preferences. Optional. */
   preferences?: SimulateRankingPolicyRequest_Preferences | undefined;
 }
 
 /** The `preferences` object. */
 export interface SimulateRankingPolicyRequest_Preferences {
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes`. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** One of `morning`, `afternoon`, `evening` in REST. At most 100 items. Optional. REST: `dayParts`. */
+  /** One of `morning`, `afternoon`, `evening`. At most 100 items. Optional. */
   dayParts?:
     | SimulateRankingPolicyRequest_Preferences_DayParts[]
     | undefined;
-  /** True or false. Optional. REST: `earliestAvailable`. */
+  /** True or false. Optional. */
   earliestAvailable?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  /** Text of at most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
@@ -523,7 +504,7 @@ export function simulateRankingPolicyRequest_Preferences_DayPartsToNumber(
 
 /** SimulateRankingPolicyResponse: the output of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyResponse {
-  /** The answer, the REST `SimulationResult`. */
+  /** The answer: the SimulationResult. */
   simulationResult?: SimulationResult | undefined;
 }
 
@@ -2065,8 +2046,8 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type RankingPolicyServiceService = typeof RankingPolicyServiceService;
 export const RankingPolicyServiceService = {

@@ -34,210 +34,194 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/resolution_service.proto";
 
-/** CreateResolutionRequest: the input of CreateResolution (REST POST /api/v2/resolutions). */
+/** CreateResolutionRequest: the input of CreateResolution. */
 export interface CreateResolutionRequest {
-  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** Optional. REST: `constraints` in the JSON body. */
+  /** The constraints. Optional. */
   constraints?:
     | ResolutionConstraints
     | undefined;
-  /** Optional. REST: `preferences` in the JSON body. */
+  /** The preferences. Optional. */
   preferences?:
     | ResolutionPreferences
     | undefined;
-  /**
-   * Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. REST: `dateRange` in
-   * the JSON body.
-   */
+  /** Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. */
   dateRange?:
     | DateRangeInput
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `policyId` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   policyId?:
     | string
     | undefined;
-  /** A whole number from 1 to 10. Optional. REST: `maxOptionsPerProvider` in the JSON body. */
+  /** A whole number from 1 to 10. Optional. */
   maxOptionsPerProvider?: number | undefined;
 }
 
 /** CreateResolutionResponse: the output of CreateResolution. */
 export interface CreateResolutionResponse {
-  /** The answer, the REST `Resolution`. */
+  /** The answer: the Resolution. */
   resolution?: Resolution | undefined;
 }
 
-/** CreateResolutionV1Request: the input of CreateResolutionV1 (REST POST /api/v1/resolutions). */
+/** CreateResolutionV1Request: the input of CreateResolutionV1. */
 export interface CreateResolutionV1Request {
-  /** Text of 1 to 200 characters. Required. REST: `service` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   service?:
     | string
     | undefined;
-  /** Optional. REST: `constraints` in the JSON body. */
+  /** The constraints. Optional. */
   constraints?:
     | CreateResolutionV1Request_Constraints
     | undefined;
-  /** Optional. REST: `preferences` in the JSON body. */
+  /** The preferences. Optional. */
   preferences?:
     | ResolutionPreferences
     | undefined;
-  /**
-   * Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. REST: `dateRange` in
-   * the JSON body.
-   */
+  /** Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. */
   dateRange?:
     | DateRangeInput
     | undefined;
-  /** A whole number from 1 to 10. Optional. REST: `maxOptionsPerProvider` in the JSON body. */
+  /** A whole number from 1 to 10. Optional. */
   maxOptionsPerProvider?: number | undefined;
 }
 
 /** The `constraints` object. */
 export interface CreateResolutionV1Request_Constraints {
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `languages`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   languages?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `languageCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   languageCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `modality`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   modality?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `modalityCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   modalityCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `insurance`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   insurance?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `insurancePlanCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   insurancePlanCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `specialty`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   specialty?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `specialtyCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   specialtyCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `profession`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   profession?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `professionCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   professionCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `ageGroupCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   ageGroupCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `serviceRegionCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   serviceRegionCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `licenseRegionCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   licenseRegionCodes?:
     | any
     | undefined;
-  /** True or false. Optional. REST: `acceptsNewClients`. */
+  /** True or false. Optional. */
   acceptsNewClients?: boolean | undefined;
 }
 
 /** CreateResolutionV1Response: the output of CreateResolutionV1. */
 export interface CreateResolutionV1Response {
-  /** The answer, the REST `Resolution`. */
+  /** The answer: the Resolution. */
   resolution?: Resolution | undefined;
 }
 
-/** ListResolutionsRequest: the input of ListResolutions (REST GET /api/v2/resolutions). */
+/** ListResolutionsRequest: the input of ListResolutions. */
 export interface ListResolutionsRequest {
   /**
    * Page size, default 20, at most 100. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 100 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 100. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
 /** ListResolutionsResponse: the output of ListResolutions. */
 export interface ListResolutionsResponse {
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | ResolutionSummary[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetResolutionRequest: the input of GetResolution (REST GET /api/v2/resolutions/:id). */
+/** GetResolutionRequest: the input of GetResolution. */
 export interface GetResolutionRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetResolutionResponse: the output of GetResolution. */
 export interface GetResolutionResponse {
-  /** The answer, the REST `Resolution`. */
+  /** The answer: the Resolution. */
   resolution?: Resolution | undefined;
 }
 
-/** ListCandidatesRequest: the input of ListCandidates (REST GET /api/v2/resolutions/:id/candidates). */
+/** ListCandidatesRequest: the input of ListCandidates. */
 export interface ListCandidatesRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** One of `matched`, `eligible`, `excluded`, `unknown` in REST. Optional. REST: `status` in the query string. */
+  /** One of `matched`, `eligible`, `excluded`, `unknown`. Optional. */
   status?:
     | ListCandidatesRequest_Status
     | undefined;
-  /** Matches `^[A-Z_]{1,64}$`. Optional. REST: `exclusionCode` in the query string. */
+  /** Matches `^[A-Z_]{1,64}$`. Optional. */
   exclusionCode?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -319,80 +303,77 @@ export function listCandidatesRequest_StatusToNumber(object: ListCandidatesReque
 
 /** ListCandidatesResponse: the output of ListCandidates. */
 export interface ListCandidatesResponse {
-  /** The answer, the REST `CandidatesPage`. */
+  /** The answer: the CandidatesPage. */
   candidatesPage?: CandidatesPage | undefined;
 }
 
-/** HoldOptionRequest: the input of HoldOption (REST POST /api/v2/resolutions/:id/options/:optionId/hold). */
+/** HoldOptionRequest: the input of HoldOption. */
 export interface HoldOptionRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  /** Text of 1 to 200 characters. Required. */
   optionId?:
     | string
     | undefined;
-  /**
-   * Hold lifetime in seconds (default 120). A whole number from 1 to 600. Optional. REST: `ttlSeconds` in the JSON
-   * body.
-   */
+  /** Hold lifetime in seconds (default 120). A whole number from 1 to 600. Optional. */
   ttlSeconds?: number | undefined;
 }
 
 /** HoldOptionResponse: the output of HoldOption. */
 export interface HoldOptionResponse {
-  /** The answer, the REST `Hold`. */
+  /** The answer: the Hold. */
   hold?: Hold | undefined;
 }
 
-/** GetHoldRequest: the input of GetHold (REST GET /api/v2/resolutions/:id/options/:optionId/hold). */
+/** GetHoldRequest: the input of GetHold. */
 export interface GetHoldRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  /** Text of 1 to 200 characters. Required. */
   optionId?: string | undefined;
 }
 
 /** GetHoldResponse: the output of GetHold. */
 export interface GetHoldResponse {
-  /** The answer, the REST `Hold`. */
+  /** The answer: the Hold. */
   hold?: Hold | undefined;
 }
 
-/** ReleaseHoldRequest: the input of ReleaseHold (REST DELETE /api/v2/resolutions/:id/options/:optionId/hold). */
+/** ReleaseHoldRequest: the input of ReleaseHold. */
 export interface ReleaseHoldRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  /** Text of 1 to 200 characters. Required. */
   optionId?: string | undefined;
 }
 
 /** ReleaseHoldResponse: the output of ReleaseHold. */
 export interface ReleaseHoldResponse {
-  /** The answer, the REST `Hold`. */
+  /** The answer: the Hold. */
   hold?: Hold | undefined;
 }
 
-/** ConfirmResolutionRequest: the input of ConfirmResolution (REST POST /api/v2/resolutions/:id/confirm). */
+/** ConfirmResolutionRequest: the input of ConfirmResolution. */
 export interface ConfirmResolutionRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `optionId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   optionId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `holdId` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   holdId?:
     | string
     | undefined;
-  /** Required. REST: `customer` in the JSON body. */
+  /** The customer. Required. */
   customer?:
     | ConfirmResolutionRequest_Customer
     | undefined;
@@ -400,32 +381,31 @@ export interface ConfirmResolutionRequest {
    * Free key-value data stored with the booking and answered as it was sent. At most 50 keys of at most 100
    * characters; arrays and objects nested at most 8 levels deep, counting this object; at most 16384 bytes (16 KB) as
    * JSON in UTF-8; no string or key may contain U+0000 or an unpaired surrogate. A free-form JSON object. Optional.
-   * REST: `metadata` in the JSON body.
    */
   metadata?: { [key: string]: any } | undefined;
 }
 
 /** The `customer` object. */
 export interface ConfirmResolutionRequest_Customer {
-  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  /** An e-mail address. Text of at most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `lastname`. */
+  /** Text of at most 200 characters. Optional. */
   lastname?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  /** Text of at most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
 /** ConfirmResolutionResponse: the output of ConfirmResolution. */
 export interface ConfirmResolutionResponse {
-  /** The answer, the REST `BookingV2`. */
+  /** The answer: the BookingV2. */
   booking?: BookingV2 | undefined;
 }
 
@@ -2643,8 +2623,8 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type ResolutionServiceService = typeof ResolutionServiceService;
 export const ResolutionServiceService = {

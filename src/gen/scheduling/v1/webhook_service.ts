@@ -32,69 +32,63 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/webhook_service.proto";
 
-/** GetWebhookRequest: the input of GetWebhook (REST GET /api/v2/webhooks). */
+/** GetWebhookRequest: the input of GetWebhook. */
 export interface GetWebhookRequest {
 }
 
 /** GetWebhookResponse: the output of GetWebhook. */
 export interface GetWebhookResponse {
-  /** The answer, the REST `Webhook`. */
+  /** The answer: the Webhook. */
   webhook?: Webhook | undefined;
 }
 
-/** UpdateWebhookRequest: the input of UpdateWebhook (REST PUT /api/v2/webhooks). */
+/** UpdateWebhookRequest: the input of UpdateWebhook. */
 export interface UpdateWebhookRequest {
   /**
    * Where events are POSTed: `https://` only, and never a loopback, private, link-local or unique-local address
    * (checked here and again at every connection). `WEBHOOK_ALLOW_INSECURE_URLS=1` (development) also allows `http://`
-   * and such targets. Text of 1 to 1000 characters. Required. REST: `url` in the JSON body.
+   * and such targets. Text of 1 to 1000 characters. Required.
    */
   url?:
     | string
     | undefined;
   /**
    * Event types to deliver, or `["*"]` for all of them. An unknown type is 400 VALIDATION_ERROR on `events.<index>`.
-   * At most 100 items. REST: `events` in the JSON body.
+   * At most 100 items.
    */
   events?:
     | string[]
     | undefined;
-  /**
-   * Default true. An inactive webhook records no deliveries. True or false. Optional. REST: `active` in the JSON
-   * body.
-   */
+  /** Default true. An inactive webhook records no deliveries. True or false. Optional. */
   active?:
     | boolean
     | undefined;
   /**
    * true: make a new secret and return it once; the previous secret keeps signing alongside it for 24 hours. True or
-   * false. Optional. REST: `rotateSecret` in the JSON body.
+   * false. Optional.
    */
   rotateSecret?: boolean | undefined;
 }
 
 /** UpdateWebhookResponse: the output of UpdateWebhook. */
 export interface UpdateWebhookResponse {
-  /** The answer, the REST `UpdatedWebhook`. */
+  /** The answer: the UpdatedWebhook. */
   updatedWebhook?: UpdatedWebhook | undefined;
 }
 
-/** TestWebhookRequest: the input of TestWebhook (REST POST /api/v2/webhooks/test). */
+/** TestWebhookRequest: the input of TestWebhook. */
 export interface TestWebhookRequest {
 }
 
 /** TestWebhookResponse: the output of TestWebhook. */
 export interface TestWebhookResponse {
-  /** The answer, the REST `WebhookTestResult`. */
+  /** The answer: the WebhookTestResult. */
   webhookTestResult?: WebhookTestResult | undefined;
 }
 
-/** ListWebhookDeliveriesRequest: the input of ListWebhookDeliveries (REST GET /api/v2/webhooks/deliveries). */
+/** ListWebhookDeliveriesRequest: the input of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesRequest {
-  /**
-   * One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed` in REST. Optional. REST: `status` in the
-   * query string.
-   */
+  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. Optional. */
   status?:
     | ListWebhookDeliveriesRequest_Status
     | undefined;
@@ -102,23 +96,21 @@ export interface ListWebhookDeliveriesRequest {
    * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
    * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
    * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
-   * `calendar.reconnect_required`. Optional. REST: `event` in the query string.
+   * `calendar.reconnect_required`. Optional.
    */
   event?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -209,49 +201,43 @@ export function listWebhookDeliveriesRequest_StatusToNumber(object: ListWebhookD
 
 /** ListWebhookDeliveriesResponse: the output of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesResponse {
-  /** The answer, the REST `DeliveryList`. */
+  /** The answer: the DeliveryList. */
   deliveryList?: DeliveryList | undefined;
 }
 
-/** GetWebhookDeliveryRequest: the input of GetWebhookDelivery (REST GET /api/v2/webhooks/deliveries/:id). */
+/** GetWebhookDeliveryRequest: the input of GetWebhookDelivery. */
 export interface GetWebhookDeliveryRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** GetWebhookDeliveryResponse: the output of GetWebhookDelivery. */
 export interface GetWebhookDeliveryResponse {
-  /** The answer, the REST `DeliveryDetail`. */
+  /** The answer: the DeliveryDetail. */
   deliveryDetail?: DeliveryDetail | undefined;
 }
 
-/**
- * ReplayWebhookDeliveryRequest: the input of ReplayWebhookDelivery (REST POST
- * /api/v2/webhooks/deliveries/:id/replay).
- */
+/** ReplayWebhookDeliveryRequest: the input of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryRequest {
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** ReplayWebhookDeliveryResponse: the output of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryResponse {
-  /** The answer, the REST `ReplayResult`. */
+  /** The answer: the ReplayResult. */
   replayResult?: ReplayResult | undefined;
 }
 
-/**
- * QueueWebhookDeliveryReplayRequest: the input of QueueWebhookDeliveryReplay (REST POST
- * /api/v2/webhooks/:deliveryId/replay).
- */
+/** QueueWebhookDeliveryReplayRequest: the input of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayRequest {
-  /** Text of 1 to 200 characters. Required. REST: `deliveryId` in the path (`:deliveryId`). */
+  /** Text of 1 to 200 characters. Required. */
   deliveryId?: string | undefined;
 }
 
 /** QueueWebhookDeliveryReplayResponse: the output of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayResponse {
-  /** The answer, the REST `QueuedReplay`. */
+  /** The answer: the QueuedReplay. */
   queuedReplay?: QueuedReplay | undefined;
 }
 
@@ -1353,8 +1339,8 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
  * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
  * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
  * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. This file is generated from the REST route
- * table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
