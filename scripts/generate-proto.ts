@@ -356,9 +356,23 @@ function writeResource(name: string, schema: z.ZodObject, side: ShapeSide): void
 // ---------------------------------------------------------------------------------------------------------------
 // Services.
 
-// Numbers 1-4 of requests and 1-2 of responses carried a JSON pass-through form until it was removed: reserved so that
-// no later field reuses them with another meaning.
-const RESERVED_REQUEST = ['  reserved 1 to 4;', '  reserved "params", "query", "body", "body_json";'];
+/**
+ * The gateway form of a request: REST input the typed fields cannot carry exactly (a string where a number goes, an
+ * unknown member, a list left empty on purpose) travels as the route's path and query text and JSON body, for the one
+ * validator behind the door to judge. Number 3 carried the body as a google.protobuf.Value, and responses carried the
+ * answer as JSON (1, 2): reserved so that no later field reuses them.
+ */
+const GATEWAY_FORM_REQUEST = [
+  '  reserved 3;',
+  '  reserved "body";',
+  '  // Gateway form: path parameters by name, as text. Internal callers set the typed fields instead.',
+  '  map<string, string> params = 1;',
+  '  // Gateway form: query parameters by name, as text. Internal callers set the typed fields instead.',
+  '  map<string, string> query = 2;',
+  '  // Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are',
+  '  // ignored.',
+  '  string body_json = 4;',
+];
 const RESERVED_RESPONSE = ['  reserved 1, 2;', '  reserved "result", "result_json";'];
 
 /** The response field of a route that answers browsers an HTML page (the e-mailed confirmation link). */
@@ -378,6 +392,8 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   const fields: string[] = [];
   for (const group of requestGroups(route)) {
     for (const [key, value] of Object.entries(group.schema.shape)) {
+      if (['params', 'query', 'body', 'bodyJson'].includes(key))
+        throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
       const where =
         group.kind === 'params'
           ? ` in the path (\`:${key}\`)`
@@ -413,7 +429,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   }
   const out: string[] = [];
   out.push(...comment(`${reqName}: the input of ${route.rpc}.`, ''));
-  out.push(`message ${reqName} {`, ...nested, ...RESERVED_REQUEST, ...fields, '}', '');
+  out.push(`message ${reqName} {`, ...nested, ...GATEWAY_FORM_REQUEST, ...fields, '}', '');
   const resNested: string[] = [];
   const resFields: string[] = [];
   if (route.response) {

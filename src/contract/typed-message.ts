@@ -28,7 +28,7 @@ function propertyOf(schema: z.ZodObject, restName: string): string {
   return p;
 }
 
-/** Fields of a request or response message start at this number (1..4 are reserved: a removed JSON pass-through). */
+/** Typed fields of a request or response message start at this number; 1, 2 and 4 of a request carry the gateway form. */
 export const TYPED_FIELD_BASE = 16;
 
 /** The number of `html_page` in the response of a route that answers browsers a page (`RouteSpec.htmlAnswer`). */
@@ -323,37 +323,6 @@ export function restOfResponseMessage(route: RouteSpec, message: Record<string, 
   return valueToRest(shape, 'resultValue', message.resultValue, true, 'output');
 }
 
-/**
- * A REST input without the members its route's schemas do not name (at every depth of the body), which the
- * validator would drop too: what the typed request message is made of and must carry exactly.
- */
-export function knownPartOf(route: RouteSpec, input: RestInput): RestInput {
-  const out: RestInput = { params: {}, query: {}, body: input.body };
-  for (const group of requestGroups(route)) {
-    if (group.kind === 'body') out.body = knownJson({ kind: 'message', schema: group.schema }, input.body);
-    else
-      out[group.kind] = knownJson({ kind: 'message', schema: group.schema }, input[group.kind]) as Record<
-        string,
-        string
-      >;
-  }
-  return out;
-}
-
-/** A JSON value without the object members its shape does not name (anything not of its shape is left as it is). */
-function knownJson(shape: ProtoShape, v: unknown): unknown {
-  if (shape.kind === 'message' && typeof v === 'object' && v !== null && !Array.isArray(v)) {
-    const out: Record<string, unknown> = {};
-    for (const f of planOf(shape.schema, 'input'))
-      if (Object.hasOwn(v, f.key)) out[f.key] = knownJson(f.shape, (v as Record<string, unknown>)[f.key]);
-    return out;
-  }
-  if (shape.kind === 'repeated' && Array.isArray(v)) return v.map((item) => knownJson(shape.item, item));
-  if (shape.kind === 'map' && typeof v === 'object' && v !== null && !Array.isArray(v))
-    return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, knownJson(shape.value, item)]));
-  return v;
-}
-
 /** A typed request message (a ts-proto object) of a REST input: path and query text read as the fields' types. */
 export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<string, unknown> {
   const message: Record<string, unknown> = {};
@@ -371,7 +340,7 @@ export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<s
 /**
  * A path or query value as the JSON value of its field's shape (`'20'` -> 20, `'true'` -> true). Text that is not
  * the canonical spelling (`'02'`, `'1e3'`, `'ten'`, `'yes'`) reads as a value that spells differently, so the
- * gateway's round trip (`typed-request-of.ts`) finds that the message cannot carry it.
+ * gateway's round trip (`typed-request-of.ts`) sends such a request in the gateway form for the validator to answer.
  */
 function textToJson(shape: ProtoShape, text: string): unknown {
   if (shape.kind === 'bool') return text === 'true';

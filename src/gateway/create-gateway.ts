@@ -252,13 +252,10 @@ export function createGateway(deps: GatewayDeps): Koa {
       const v = ctx.get(h);
       if (v) setHeaderMetadata(md, h, v);
     }
-    // The typed request of the route's RPC, or the contract's refusal of input it cannot carry (typed-request-of.ts).
-    let request: Record<string, unknown>;
-    try {
-      request = typedRequestOf(route, input);
-    } catch (err) {
-      throw route.auth === 'none' || !(err instanceof ServiceError) ? err : await refuseAfterAuthentication(ctx, err);
-    }
+    // The typed request when it carries the input exactly, else the gateway form (see typed-request-of.ts).
+    const typed = typedRequestOf(route, input);
+    deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
+    const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
     if (route.stream) {
       // A streaming call lives as long as the response: it is cancelled when the response closes, whoever closed it.
       // It waits for the first message, so a refusal is thrown here and rendered as the usual error envelope.
@@ -298,20 +295,6 @@ export function createGateway(deps: GatewayDeps): Koa {
     } finally {
       ctx.res.off('close', onClose);
     }
-  }
-
-  /**
-   * A refusal of a request's input at the edge, answered as the API would: the call goes through GatewayService/Refuse,
-   * which authenticates and counts it first, so a missing or bad key is still 401, a refused organization header 403
-   * and a key over its limit 429, and the refusal carries the RateLimit state.
-   */
-  async function refuseAfterAuthentication(ctx: Koa.Context, refusal: ServiceError): Promise<RpcFailure> {
-    const { error, headers } = await refuseThroughApi(call, refusal, credentialsOf(ctx), {
-      requestId: ctx.state.requestId as string,
-      deadlineMs,
-      authenticationFirst: true,
-    });
-    return new RpcFailure(error, headers);
   }
 
   app.use(serveConsole());

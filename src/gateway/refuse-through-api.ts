@@ -15,14 +15,13 @@ export interface Refusal {
  * that the internal API authenticates the key and counts the request as it does every call (CONTRACT part 1:
  * RateLimit headers on every answer to a valid key). The refusal stands with whatever RateLimit headers came back,
  * unless the key is over its limit (then 429 `RATE_LIMITED`). An invalid key, a refused organization or an API that
- * does not answer leave the refusal as it was; with `authenticationFirst` (a refusal of the input, which the API
- * judges after the caller), the API's refusal of the caller wins (401, 403, 429), as it would on a call.
+ * does not answer leave the refusal as it was.
  */
 export async function refuseThroughApi(
   call: RpcCaller,
   refusal: ServiceError,
   credentials: Record<string, string>,
-  opts: { requestId: string; deadlineMs: number; authenticationFirst?: boolean },
+  opts: { requestId: string; deadlineMs: number },
 ): Promise<Refusal> {
   const md = new Metadata();
   md.set('x-service-request-id', opts.requestId);
@@ -37,13 +36,8 @@ export async function refuseThroughApi(
       { deadlineMs: opts.deadlineMs },
     );
   } catch (err) {
-    if (err instanceof RpcFailure) {
-      const callerRefused = opts.authenticationFirst === true && err.error.code !== refusal.code;
-      return {
-        error: err.error.code === 'RATE_LIMITED' || callerRefused ? err.error : refusal,
-        headers: err.headers,
-      };
-    }
+    if (err instanceof RpcFailure)
+      return { error: err.error.code === 'RATE_LIMITED' ? err.error : refusal, headers: err.headers };
   }
   return { error: refusal, headers: {} };
 }

@@ -10,7 +10,8 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { randomUUID } from 'node:crypto';
-import { ServiceError } from '../errors/service-error.js';
+import { ServiceError, validationError } from '../errors/service-error.js';
+import { findTooDeepJson } from '../contract/json-depth.js';
 import type { Authenticate } from '../application/authenticate.js';
 import type { RateLimiter } from '../application/rate-limiter.js';
 import type { Caller } from '../application/caller.js';
@@ -44,8 +45,16 @@ import type { RouteSpec } from '../contract/route.js';
 import { addressOfPeer } from '../application/failed-auth-limit.js';
 import { responseMessageOf, restInputOfMessage, UnreadableTypedRequest } from '../contract/typed-message.js';
 
-/** A request message: a ts-proto object of the method's request type (see `typed-message.ts`). */
-type RpcRequest = Record<string, unknown>;
+/**
+ * A request message: the typed fields of the method (a ts-proto object, see `typed-message.ts`), or the gateway form
+ * (path and query text and the JSON body as text) for REST input the typed fields cannot carry exactly.
+ */
+interface RpcRequest {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  bodyJson?: string;
+  [typedField: string]: unknown;
+}
 
 /** The route of each RPC (`ProviderService/GetProvider`): the REST shapes its typed messages carry. */
 const ROUTE_OF_RPC = new Map<string, RouteSpec>(ALL_ROUTES.map((r) => [`${r.service}/${r.rpc}`, r]));
@@ -167,7 +176,9 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
   const read = () => {
     const decoded = decodeRequest(request, route);
     const undecodable: Undecodable | undefined =
-      'reason' in decoded ? { reason: decoded.reason, field: decoded.field ?? 'body' } : undefined;
+      'reason' in decoded
+        ? { reason: decoded.reason, field: decoded.field ?? 'body', refusal: decoded.refusal }
+        : undefined;
     const input: OperationInput = 'input' in decoded ? { ...decoded.input, headers } : unread;
     return { input, undecodable, answer: (result: unknown) => answerOf(route, result) };
   };
@@ -220,11 +231,17 @@ async function authenticateCall(
 interface Undecodable {
   reason: string;
   field: string;
+  /** The refusal to answer instead, when the request was judged without being decoded (body_json nested too deep). */
+  refusal?: ServiceError;
 }
 
-/** Refuses a request grpc-js could not decode (or a typed request that cannot be read) as 400 VALIDATION_ERROR. */
+/**
+ * Refuses a request grpc-js could not decode (or whose body_json is not JSON, or a typed request that cannot be read)
+ * as 400 VALIDATION_ERROR, or with the refusal it was judged to deserve unread.
+ */
 function refuseUndecodable(undecodable: Undecodable | undefined): void {
   if (undecodable === undefined) return;
+  if (undecodable.refusal) throw undecodable.refusal;
   const { reason, field } = undecodable;
   throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
     field,
@@ -232,7 +249,7 @@ function refuseUndecodable(undecodable: Undecodable | undefined): void {
       {
         field,
         code: 'UNDECODABLE',
-        message: field === 'body' ? "could not be decoded as the method's request message" : reason,
+        message: field === 'body' ? "could not be decoded as the method's request message or as JSON" : reason,
       },
     ],
   });
@@ -389,22 +406,45 @@ async function handleStream(
 }
 
 /**
- * The operation input of a request message, or why it cannot be read (a message grpc-js could not decode, a field
- * mask naming no field). A method of a route has its typed fields turned into the input the operation validates,
- * so every caller meets the same checks; a method without a route (GatewayService) has the message as its body.
+ * The operation input of a request message, or why it cannot be read (a message grpc-js could not decode, body_json
+ * that is not JSON or nests too deep, a field mask naming no field). A request with any gateway-form field set is read
+ * in that form; otherwise its typed fields are turned into the REST input the operation validates, so every caller
+ * meets the same checks. A method without a route (GatewayService) has its message as its body.
  */
 function decodeRequest(
   request: RpcRequest | UndecodableRequest,
   route: RouteSpec | undefined,
-): { input: Omit<OperationInput, 'headers'> } | { reason: string; field?: string } {
+): { input: Omit<OperationInput, 'headers'> } | { reason: string; field?: string; refusal?: ServiceError } {
   if (isUndecodable(request)) return { reason: request.reason };
-  if (!route) return { input: { params: {}, query: {}, body: request } };
-  try {
-    return { input: restInputOfMessage(route, request) };
-  } catch (err) {
-    if (err instanceof UnreadableTypedRequest) return { reason: err.message, field: err.field };
-    throw err;
+  const gatewayForm = !!request.bodyJson || hasEntries(request.params) || hasEntries(request.query);
+  if (!gatewayForm) {
+    if (!route) return { input: { params: {}, query: {}, body: request } };
+    try {
+      return { input: restInputOfMessage(route, request) };
+    } catch (err) {
+      if (err instanceof UnreadableTypedRequest) return { reason: err.message, field: err.field };
+      throw err;
+    }
   }
+  let body: unknown;
+  if (request.bodyJson) {
+    // Counted before parsing: a megabyte of brackets takes JSON.parse over a second of the event loop.
+    const tooDeep = findTooDeepJson(request.bodyJson);
+    if (tooDeep) return { reason: tooDeep.message, refusal: validationError([tooDeep]) };
+    try {
+      body = JSON.parse(request.bodyJson);
+    } catch (err) {
+      return { reason: `body_json is not JSON (${(err as Error).message})` };
+    }
+  }
+  return { input: { params: request.params ?? {}, query: request.query ?? {}, body } };
+}
+
+/** True when an object has at least one own key. */
+function hasEntries(o: Record<string, unknown> | undefined): boolean {
+  if (!o) return false;
+  for (const _ in o) return true;
+  return false;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface ServiceMetrics {
   redisDuration: Histogram<'op'>;
   /** Webhook delivery attempts by outcome: `delivered`, `failed` (a non-2xx answer), `error` (no answer, refused address). */
   webhookAttempts: Counter<'outcome'>;
+  /** REST requests the gateway sent to the internal API, by form: `typed` messages, or `json` where they cannot carry the input exactly. */
+  gatewayRequestForm: Counter<'form'>;
   /** Work admitted and not yet answered, in admission units, by gate: `rest` (gateway requests), `grpc` (direct calls). */
   admissionInFlight: Gauge<'gate'>;
   /** Requests waiting in a gate's queue to start, by gate. */
@@ -123,6 +125,12 @@ export function createServiceMetrics(): ServiceMetrics {
       help: 'Work admitted and not yet answered, in admission units (the cheapest kind of call 1, others by their learned service time): rest (gateway requests), grpc (direct gRPC calls).',
       labelNames: ['gate'],
       registers: everywhere,
+    }),
+    gatewayRequestForm: new Counter({
+      name: 'scheduling_gateway_request_form_total',
+      help: 'REST requests sent to the internal API by form: typed messages, or json (the gateway form) where a typed message cannot carry the input exactly.',
+      labelNames: ['form'],
+      registers,
     }),
     admissionWaiting: new Gauge({
       name: 'scheduling_admission_waiting',

@@ -554,13 +554,26 @@ for (const [i, row] of TABLE.entries()) {
     // REST door.
     const rest = await request(svc.url, row.method, path, { key: svc.platformKey, body, headers });
     const restError = rest.body?.error ?? {};
-    // gRPC door: the RPC the route maps to, with its typed request, when the message can carry exactly this input
-    // (else the gateway refused it at the edge: there is nothing to send).
+    // gRPC door: the RPC the route maps to, with the request the gateway builds.
     const Ctor = CLIENTS[route.service as keyof typeof CLIENTS];
     if (!Ctor) return t.fail(`no client for ${route.service}`);
+    const grpc = new Ctor(svc.grpcTarget, credentials.createInsecure()) as unknown as Client;
     const md = new Metadata();
     md.set('authorization', `Bearer ${svc.platformKey}`);
     for (const [k, v] of Object.entries(headers)) md.set(k, v);
+    let grpcErr: GrpcError;
+    try {
+      grpcErr = await callForError(
+        grpc,
+        route.rpc,
+        { params, query, body: undefined, bodyJson: body === undefined ? 'null' : JSON.stringify(body) },
+        md,
+      );
+    } finally {
+      grpc.close();
+    }
+    const decoded = decodeServiceError(grpcErr);
+    // Third door: the typed fields, when the message can carry exactly this input.
     let typed: Record<string, unknown> | undefined;
     try {
       // Carried exactly: encoded and decoded by the method's serializers, it reads back the same (a query-string
@@ -575,31 +588,35 @@ for (const [i, row] of TABLE.entries()) {
     } catch {
       typed = undefined;
     }
-    const seen = `REST ${rest.status} ${restError.code} field=${restError.field}`;
-    t.is(restError.code, row.code, seen);
-    // The v1 error body is `{error: {code, message, status}}` (CONTRACT part 1): it has no `field` to compare.
-    if (row.path.startsWith('/api/v1/'))
-      t.deepEqual(Object.keys(restError).sort(), ['code', 'message', 'status'], seen);
-    else t.is(restError.field, row.field, seen);
-    t.is(rest.status, ERROR_CATALOGUE[row.code].status, seen);
     if (typed) {
       const typedClient = new Ctor(svc.grpcTarget, credentials.createInsecure()) as unknown as Client;
       try {
-        const grpcErr = await callForError(typedClient, route.rpc, typed, md);
-        const decoded = decodeServiceError(grpcErr);
-        const both = `${seen} | gRPC ${GrpcStatus[grpcErr.code]} ${decoded.code} field=${decoded.field}`;
-        t.is(decoded.code, row.code, both);
-        t.is(decoded.field, row.field, both);
-        if (!row.path.startsWith('/api/v1/'))
-          t.deepEqual(restError.details, decoded.details, 'the same details through both doors');
-        const grpcStatus = HTTP_TO_GRPC[ERROR_CATALOGUE[row.code].status];
-        t.not(grpcStatus, undefined, `no gRPC status for HTTP ${ERROR_CATALOGUE[row.code].status}`);
-        t.is(grpcErr.code, grpcStatus!, both);
+        const typedErr = await callForError(typedClient, route.rpc, typed, md);
+        const typedDecoded = decodeServiceError(typedErr);
+        t.is(typedDecoded.code, row.code, `typed: ${typedDecoded.code} field=${typedDecoded.field}`);
+        t.is(typedDecoded.field, row.field, `typed: ${typedDecoded.code} field=${typedDecoded.field}`);
+        t.is(typedErr.code, grpcErr.code, 'typed: the same gRPC status');
         typedRows.push(label(row));
       } finally {
         typedClient.close();
       }
     }
+
+    const seen = `REST ${rest.status} ${restError.code} field=${restError.field} | gRPC ${GrpcStatus[grpcErr.code]} ${decoded.code} field=${decoded.field}`;
+    t.is(restError.code, row.code, seen);
+    t.is(decoded.code, row.code, seen);
+    // The v1 error body is `{error: {code, message, status}}` (CONTRACT part 1): it has no `field` to compare.
+    if (row.path.startsWith('/api/v1/'))
+      t.deepEqual(Object.keys(restError).sort(), ['code', 'message', 'status'], seen);
+    else {
+      t.is(restError.field, row.field, seen);
+      t.deepEqual(restError.details, decoded.details, 'the same details through both doors');
+    }
+    t.is(decoded.field, row.field, seen);
+    t.is(rest.status, ERROR_CATALOGUE[row.code].status, seen);
+    const grpcStatus = HTTP_TO_GRPC[ERROR_CATALOGUE[row.code].status];
+    t.not(grpcStatus, undefined, `no gRPC status for HTTP ${ERROR_CATALOGUE[row.code].status}`);
+    t.is(grpcErr.code, grpcStatus!, seen);
     t.is(await snapshot(), before, 'a refused request changed nothing');
   });
 }

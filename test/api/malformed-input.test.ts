@@ -15,7 +15,6 @@ import { ProviderServiceClient } from '../../src/gen/scheduling/v1/provider_serv
 import { ResolutionServiceClient } from '../../src/gen/scheduling/v1/resolution_service.js';
 import { WebhookServiceClient } from '../../src/gen/scheduling/v1/webhook_service.js';
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
-import { messageOfRestInput } from '../../src/contract/typed-message.js';
 import { decodeServiceError } from '../../src/grpc/error-metadata.js';
 import { request, type JsonResponse } from '../helpers/http.js';
 import { createTestClock } from '../helpers/test-clock.js';
@@ -289,11 +288,15 @@ for (const [i, row] of NUL_ROWS.entries()) {
         await request(svc.url, row.method, path, { key: svc.platformKey, body, headers }),
         row.field,
       );
-      // Through gRPC when the typed message can carry the text: protobuf strings are UTF-8, so an unpaired
-      // surrogate cannot be sent at all (the client's encoder replaces it); U+0000 can, and is refused the same way.
-      const message = messageOfRestInput(route, { params, query, body });
-      if (!/\\ud[89a-f]/i.test(JSON.stringify(message)))
-        assertRefusedGrpc(t, await callForError(route, message, headers), row.field);
+      assertRefusedGrpc(
+        t,
+        await callForError(
+          route,
+          { params, query, bodyJson: body === undefined ? 'null' : JSON.stringify(body) },
+          headers,
+        ),
+        row.field,
+      );
       t.is(await snapshot(), before, 'a refused request changed nothing');
     },
   );
@@ -329,10 +332,19 @@ test.serial('bodies nested past 32 levels are refused through both doors, wherev
   const headers = { 'service-organization-id': ids.org! };
   const before = await snapshot();
 
-  // 50 nested arrays as the whole body, through REST.
+  // 50 nested arrays as the whole body, through REST and through gRPC's body_json.
   assertRefusedRest(t, await o.platform.post('/api/v2/providers', nestedArrays(50)), '(body)');
-  // Through gRPC nesting lives only in a free-form field (booking metadata, a Struct): protobuf's own recursion limit
-  // refuses it as undecodable, on `body`, before any operation.
+  assertRefusedGrpc(
+    t,
+    await callForError(
+      route('POST', '/api/v2/providers'),
+      { params: {}, query: {}, bodyJson: JSON.stringify(nestedArrays(50)) },
+      headers,
+    ),
+    '(body)',
+  );
+  // In a typed request nesting lives only in a free-form field (booking metadata, a Struct): protobuf's own recursion
+  // limit refuses it as undecodable, on `body`, before any operation.
   assertRefusedGrpc(
     t,
     await callForError(
@@ -358,6 +370,11 @@ test.serial('bodies nested past 32 levels are refused through both doors, wherev
     await request(svc.url, 'POST', '/api/v2/providers', { key: svc.platformKey, rawBody: huge, headers }),
     '(body)',
   );
+  assertRefusedGrpc(
+    t,
+    await callForError(route('POST', '/api/v2/providers'), { params: {}, query: {}, bodyJson: huge }, headers),
+    '(body)',
+  );
   // Deep nesting under a member the schema does not know: named by that member, before any canonical JSON of the body.
   const junk = `{"serviceId":"${ids.service}","dateRange":{"from":"2026-03-03","to":"2026-03-04"},"junk":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
   assertRefusedRest(
@@ -367,6 +384,15 @@ test.serial('bodies nested past 32 levels are refused through both doors, wherev
       rawBody: junk,
       headers: { ...headers, 'idempotency-key': randomUUID() },
     }),
+    'junk',
+  );
+  assertRefusedGrpc(
+    t,
+    await callForError(
+      route('POST', '/api/v2/resolutions'),
+      { params: {}, query: {}, bodyJson: junk },
+      { ...headers, 'idempotency-key': randomUUID() },
+    ),
     'junk',
   );
   const deepRow = `{"providers":[{"externalId":"deep","bio":${'['.repeat(100)}${']'.repeat(100)}}]}`;
