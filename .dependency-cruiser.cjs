@@ -81,13 +81,12 @@ module.exports = {
       comment:
         'The gateway is a gRPC client: it shares with the server what both ends of the wire must agree on — the ' +
         'service registry (generated definitions and clients), the error codec (error-metadata: google.rpc.Status in grpc-status-details-bin), how request ' +
-        'headers travel as metadata (header-metadata), the transport limits (grpc-channel-options) and which forms an ' +
-        'answer takes (answer-forms) — and nothing of ' +
+        'headers travel as metadata (header-metadata) and the transport limits (grpc-channel-options) — and nothing of ' +
         'the server (auth, rate limit, handlers).',
       from: { path: '^src/gateway/' },
       to: {
         path: '^src/grpc/',
-        pathNot: '^src/grpc/(service-registry|error-metadata|header-metadata|grpc-channel-options|answer-forms)[.]ts$',
+        pathNot: '^src/grpc/(service-registry|error-metadata|header-metadata|grpc-channel-options)[.]ts$',
       },
     },
     {

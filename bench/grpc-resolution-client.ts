@@ -2,8 +2,13 @@ import { performance } from 'node:perf_hooks';
 import { credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { ResolutionServiceClient } from '../src/gen/scheduling/v1/resolution_service.js';
 import { errorCodeOfTrailers } from '../src/grpc/error-metadata.js';
+import { ALL_ROUTES } from '../src/contract/routes/all-routes.js';
+import { messageOfRestInput, restOfResponseMessage } from '../src/contract/typed-message.js';
 import type { BenchResponse } from './bench-client.js';
 import type { ResponseTally } from './response-tally.js';
+
+/** The route whose typed messages the bench sends and reads (an internal service builds them the same way). */
+const CREATE_RESOLUTION = ALL_ROUTES.find((r) => r.rpc === 'CreateResolution')!;
 
 /** Creates resolutions through the internal gRPC API, as an internal service would, without the REST gateway. */
 export interface GrpcResolutionClient {
@@ -58,14 +63,14 @@ export function createGrpcResolutionClient(o: {
       const t0 = performance.now();
       return new Promise((resolve) => {
         client.createResolution(
-          { params: {}, query: {}, body: undefined, bodyJson: JSON.stringify(body) },
+          messageOfRestInput(CREATE_RESOLUTION, { params: {}, query: {}, body }) as never,
           md,
           { deadline: Date.now() + deadlineMs },
           (err: ServiceError | null, res) => {
             const ms = performance.now() - t0;
             if (!err) {
               o.tally?.record('grpc OK', false);
-              return resolve({ status: 200, body: JSON.parse(res.resultJson ?? 'null'), ms });
+              return resolve({ status: 200, body: restOfResponseMessage(CREATE_RESOLUTION, res as never), ms });
             }
             const code = errorCodeOfTrailers(err.metadata) ?? GrpcStatus[err.code] ?? String(err.code);
             const failure = { error: { code, message: err.details } };

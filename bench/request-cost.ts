@@ -98,13 +98,8 @@ try {
       return String(r.statusCode);
     },
     'GET organization': async () => String((await call('GET', `/api/v2/organizations/${org.id}`)).status),
-    'GetOrganization over gRPC, JSON form': () =>
-      unary((cb) => orgs.getOrganization({ params: { id: org.id } }, md, cb)),
-    'GetOrganization over gRPC, typed form': () => unary((cb) => orgs.getOrganization({ id: org.id }, md, cb)),
-    'GetResolution over gRPC, JSON form': () =>
-      unary((cb) => resolutions.getResolution({ params: { id: loser.resolutionId } }, md, cb)),
-    'GetResolution over gRPC, typed form': () =>
-      unary((cb) => resolutions.getResolution({ id: loser.resolutionId }, md, cb)),
+    'GetOrganization over gRPC': () => unary((cb) => orgs.getOrganization({ id: org.id }, md, cb)),
+    'GetResolution over gRPC': () => unary((cb) => resolutions.getResolution({ id: loser.resolutionId }, md, cb)),
     'GET resolution': async () => String((await call('GET', `/api/v2/resolutions/${loser.resolutionId}`)).status),
     'confirm of a taken slot (409)': async () =>
       String(

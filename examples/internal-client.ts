@@ -171,7 +171,7 @@ export async function runInternalClient(o: InternalClientOptions): Promise<Inter
       md(randomUUID()),
       deadlineMs,
     );
-    const booking = confirmed.bookingV2!;
+    const booking = confirmed.booking!;
     log(`booking ${booking.id} ${booking.status}`);
     // Read back through the booking service, as a later step of the internal workflow would.
     const read = await call(bookings.getBooking.bind(bookings), { id: booking.id }, md(), deadlineMs);
@@ -181,7 +181,7 @@ export async function runInternalClient(o: InternalClientOptions): Promise<Inter
       resolutionId: resolution.resolutionId!,
       optionId: option.optionId!,
       holdId: held.hold!.holdId!,
-      booking: read.bookingV2 ?? booking,
+      booking: read.booking ?? booking,
     };
   } finally {
     for (const c of [providers, catalog, calendars, resolutions, bookings]) c.close();

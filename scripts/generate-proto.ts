@@ -26,7 +26,13 @@ import {
   type ProtoShape,
   type ShapeSide,
 } from '../src/contract/proto-shape.js';
-import { TYPED_FIELD_BASE, UPDATE_MASK_FIELD, requestGroups, resultFieldName } from '../src/contract/typed-message.js';
+import {
+  HTML_PAGE_FIELD_NUMBER,
+  TYPED_FIELD_BASE,
+  UPDATE_MASK_FIELD,
+  requestGroups,
+  resultFieldName,
+} from '../src/contract/typed-message.js';
 import { SCHEMA_MODULES, SCHEMA_NAMES } from '../src/contract/schema-names.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../src/errors/error-catalogue.js';
 import { ERROR_DOMAIN, HTTP_TO_GRPC } from '../src/grpc/error-metadata.js';
@@ -128,19 +134,17 @@ function describeField(
   const itemFacts = shape.kind === 'repeated' ? ((f.items as Record<string, unknown>) ?? {}) : f;
   switch (item.kind) {
     case 'timestamp':
-      parts.push('An instant (RFC 3339 text in REST).');
+      parts.push('An instant.');
       break;
     case 'enum':
-      parts.push(`One of ${item.values.map((v) => `\`${v}\``).join(', ')} in REST.`);
+      parts.push(`One of ${item.values.map((v) => `\`${v}\``).join(', ')}.`);
       break;
     case 'int64':
     case 'double': {
       const word = item.kind === 'int64' ? 'A whole number' : 'A number';
       // A query-string integer's range is on its output side (the text is piped to a number).
       if (item.kind === 'int64' && item.decimal)
-        parts.push(
-          `${word}${rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))} (decimal text in REST).`,
-        );
+        parts.push(`${word}${rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))}.`);
       else parts.push(`${word}${rangeText(itemFacts)}.`);
       break;
     }
@@ -180,8 +184,12 @@ function describeField(
   }
   if (shape.kind === 'repeated' && f.maxItems !== undefined) parts.push(`At most ${f.maxItems} items.`);
   if (side === 'input') parts.push(u.optional ? 'Optional.' : shape.kind === 'repeated' ? '' : 'Required.');
-  else if (u.optional || u.nullable) parts.push('Unset when the REST answer leaves it out or has null.');
-  parts.push(`REST: \`${restName}\`${where}.`);
+  else if (u.optional || u.nullable) parts.push('Unset when there is none.');
+  // A field the contract says nothing more of is named in words (`matched_constraints`: "The matched constraints.").
+  if (!parts.some((p) => p && !/^(Optional|Required|At most)/.test(p)))
+    parts.unshift(
+      restName === 'data' ? 'The items of this page.' : `The ${protoFieldName(restName).replace(/_/g, ' ')}.`,
+    );
   return parts.filter(Boolean).join(' ');
 }
 
@@ -341,7 +349,7 @@ function writeResource(name: string, schema: z.ZodObject, side: ShapeSide): void
   resourceMessages.set(name, []);
   const doc = (z.globalRegistry.get(schema) as { description?: string } | undefined)?.description;
   const lines = [
-    ...comment(doc ?? `${name}: the REST shape \`${name}\` of the contract (openapi.json), field for field.`, ''),
+    ...comment(doc ?? `${name}: the \`${name}\` of the contract (openapi.json), field for field.`, ''),
     ...messageBody(name, `scheduling.v1.${name}`, schema, side, '', resourceImports, 1),
   ];
   resourceMessages.set(name, lines);
@@ -350,35 +358,38 @@ function writeResource(name: string, schema: z.ZodObject, side: ShapeSide): void
 // ---------------------------------------------------------------------------------------------------------------
 // Services.
 
-const TUNNEL_REQUEST = [
-  '  // Gateway form: path parameters by name. Internal callers set the typed fields instead.',
+/**
+ * The gateway form of a request: REST input the typed fields cannot carry exactly (a string where a number goes, an
+ * unknown member, a list left empty on purpose) travels as the route's path and query text and JSON body, for the one
+ * validator behind the door to judge. Number 3 carried the body as a google.protobuf.Value, and responses carried the
+ * answer as JSON (1, 2): reserved so that no later field reuses them.
+ */
+const GATEWAY_FORM_REQUEST = [
+  '  reserved 3;',
+  '  reserved "body";',
+  '  // Gateway form: path parameters by name, as text. Internal callers set the typed fields instead.',
   '  map<string, string> params = 1;',
-  '  // Gateway form: query parameters by name. Internal callers set the typed fields instead.',
+  '  // Gateway form: query parameters by name, as text. Internal callers set the typed fields instead.',
   '  map<string, string> query = 2;',
-  '  // Gateway form: the JSON body as a Value. Internal callers set the typed fields instead.',
-  '  google.protobuf.Value body = 3;',
-  '  // Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,',
-  '  // `body` or `body_json` is set the typed fields are ignored.',
+  '  // Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are',
+  '  // ignored.',
   '  string body_json = 4;',
 ];
+const RESERVED_RESPONSE = ['  reserved 1, 2;', '  reserved "result", "result_json";'];
 
-const TUNNEL_RESPONSE = [
-  '  // Not set by this server (kept for wire compatibility).',
-  '  google.protobuf.Value result = 1;',
-  '  // Gateway form: the result as REST JSON text, set when the request came in the gateway form.',
-  '  string result_json = 2;',
+/** The response field of a route that answers browsers an HTML page (the e-mailed confirmation link). */
+const HTML_PAGE_FIELD = [
+  '  // The page to show a browser, set instead of the other fields when the caller asked for HTML (`accept` metadata',
+  '  // without `application/json`).',
+  `  string html_page = ${HTML_PAGE_FIELD_NUMBER};`,
 ];
 
 /** The request and response messages of one route's RPC. */
 function rpcMessages(route: RouteSpec, imports: Imports): string[] {
-  imports.add('google/protobuf/struct.proto');
   const reqName = `${route.rpc}Request`;
   const resName = `${route.rpc}Response`;
   const reqScope = `scheduling.v1.${reqName}`;
   const resScope = `scheduling.v1.${resName}`;
-  for (const [i, f] of ['params', 'query', 'body', 'body_json'].entries())
-    numbers[reqScope] = { ...numbers[reqScope], [f]: i + 1 };
-  for (const [i, f] of ['result', 'result_json'].entries()) numbers[resScope] = { ...numbers[resScope], [f]: i + 1 };
   const nested: string[] = [];
   const fields: string[] = [];
   for (const group of requestGroups(route)) {
@@ -419,8 +430,8 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
     );
   }
   const out: string[] = [];
-  out.push(...comment(`${reqName}: the input of ${route.rpc} (REST ${route.method} ${route.path}).`, ''));
-  out.push(`message ${reqName} {`, ...nested, ...TUNNEL_REQUEST, ...fields, '}', '');
+  out.push(...comment(`${reqName}: the input of ${route.rpc}.`, ''));
+  out.push(`message ${reqName} {`, ...nested, ...GATEWAY_FORM_REQUEST, ...fields, '}', '');
   const resNested: string[] = [];
   const resFields: string[] = [];
   if (route.response) {
@@ -446,19 +457,15 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
       const field = named ? resultFieldName(named) : 'result_value';
       const type = typeOf(shape, field, resScope, resNested, '  ', 'output', imports, route.response);
       if (named) imports.add('scheduling/v1/resources.proto');
-      resFields.push(
-        ...comment(
-          `The answer${named ? `, the REST \`${named}\`` : ''} (typed form). Set when the request came in the typed form.`,
-          '  ',
-        ),
-      );
+      resFields.push(...comment(`The answer${named ? `: the ${named}` : ''}.`, '  '));
       resFields.push(
         `  ${type} ${protoFieldName(field)} = ${numberOf(resScope, protoFieldName(field), TYPED_FIELD_BASE)};`,
       );
     }
   }
   out.push(...comment(`${resName}: the output of ${route.rpc}.`, ''));
-  out.push(`message ${resName} {`, ...resNested, ...TUNNEL_RESPONSE, ...resFields, '}', '');
+  if (route.htmlAnswer) resFields.push(...HTML_PAGE_FIELD);
+  out.push(`message ${resName} {`, ...resNested, ...RESERVED_RESPONSE, ...resFields, '}', '');
   if (out.some((l) => l.includes('.scheduling.v1.'))) imports.add('scheduling/v1/resources.proto');
   return out;
 }
@@ -473,7 +480,7 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
   lines.push('');
   lines.push(
     ...comment(
-      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. Set the typed fields of a request; the answer comes in the typed fields. ${ERROR_MODEL}. Every method may answer the common ones (status and reason): ${COMMON_ERRORS}. This file is generated from the REST route table (scripts/generate-proto.ts): every field is a field of the REST contract (openapi.json).`,
+      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. ${ERROR_MODEL}. Every method may answer the common ones (status and reason): ${COMMON_ERRORS}. The REST gateway maps the contract's routes (openapi.json) onto these methods: each method names its route.`,
       '',
     ),
   );

@@ -10,8 +10,12 @@ import { AUDIT_ACTIONS } from './audit/audit-actions.js';
  */
 export const GATEWAY_REFUSALS = ['ROUTE_NOT_FOUND', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'VALIDATION_ERROR'] as const;
 
-/** Body of GatewayService/Refuse: the refusal and its message as the gateway phrased it. */
-const RefuseBody = z.object({ code: z.enum(GATEWAY_REFUSALS), message: z.string().max(1000).optional() });
+/** The RefuseRequest message: the refusal, its message as the gateway phrased it, and the field it names (unset: ''). */
+const RefuseBody = z.object({
+  code: z.enum(GATEWAY_REFUSALS),
+  message: z.string().max(1000).optional(),
+  field: z.string().max(200).optional(),
+});
 
 /**
  * GatewayService operations. `Refuse` runs after the server authenticated the caller and counted the request against
@@ -32,8 +36,8 @@ export function createGatewayOperations(): OperationTable {
     Refuse: {
       audit: { ...AUDIT_ACTIONS.requestRefuse, kind: 'read' },
       async handler(_caller, input) {
-        const { code, message } = parseInput(RefuseBody, input.body);
-        throw new ServiceError(code, message);
+        const { code, message, field } = parseInput(RefuseBody, input.body);
+        throw new ServiceError(code, message || undefined, { field: field || undefined });
       },
     },
   };

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../observability/create-logger.js';
-import type { GatewayAnswers } from '../grpc/answer-forms.js';
 import { DEFAULT_MAX_LIMIT, DEFAULT_MAX_QUEUE, DEFAULT_MAX_WAIT_MS } from '../admission/admission-queue.js';
 
 /** Which parts of the service a process runs. */
@@ -47,8 +46,6 @@ export interface Config {
   pgPoolMaxWaiters: number;
   /** How long the service waits on PostgreSQL and Redis (docs/operations.md "Hung stores and deadlines"). */
   storeTimeouts: StoreTimeouts;
-  /** How the gateway takes answers to typed calls (GATEWAY_ANSWERS: json, typed or check; see create-gateway.ts). */
-  gatewayAnswers: GatewayAnswers;
   /** Bearer token GET /metrics requires for the full exposition (METRICS_TOKEN); unset: anonymous, reduced on PORT. */
   metricsToken: string | undefined;
   /** Port of a listener of its own serving GET /metrics in full, bound to HOST (METRICS_PORT; unset: none; 0: any). */
@@ -152,7 +149,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
     smtpUrl: env.SMTP_URL || undefined,
     outboundAllowInsecureUrls: env.OUTBOUND_ALLOW_INSECURE_URLS === '1' || env.WEBHOOK_ALLOW_INSECURE_URLS === '1',
-    gatewayAnswers: gatewayAnswersSetting(env.GATEWAY_ANSWERS),
     metricsToken: metricsTokenSetting(env.METRICS_TOKEN),
     metricsPort:
       env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : intSetting(env, 'METRICS_PORT', 0),
@@ -191,11 +187,4 @@ function streamLimitsSetting(env: NodeJS.ProcessEnv): StreamLimits {
       `MAX_STREAMS_PER_PROCESS must be at most ${MAX_STREAMS_PER_PROCESS_CEILING} (one gRPC connection carries 1,000 calls), got ${limits.perProcess}`,
     );
   return limits;
-}
-
-/** GATEWAY_ANSWERS: `json` (default), `typed` or `check`. */
-function gatewayAnswersSetting(value: string | undefined): GatewayAnswers {
-  if (value === undefined || value === '') return 'json';
-  if (value === 'json' || value === 'typed' || value === 'check') return value;
-  throw new Error(`GATEWAY_ANSWERS must be json, typed or check (got ${JSON.stringify(value.slice(0, 20))})`);
 }

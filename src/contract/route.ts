@@ -29,6 +29,11 @@ export interface RouteSpec {
   /** Set when the body may be left out (the operation reads a missing body as `{}`); openapi.json then says so. */
   bodyOptional?: boolean;
   response?: z.ZodType;
+  /**
+   * Set when the route answers a browser an HTML page instead of `response` (when the request does not accept JSON): the
+   * response message then has `html_page`, and the operation answers the page as text with a `text/html` content type.
+   */
+  htmlAnswer?: true;
   /** Request headers this route reads beyond Authorization. */
   headers?: { name: string; required: boolean; description: string }[];
   /**

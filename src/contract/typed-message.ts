@@ -28,8 +28,11 @@ function propertyOf(schema: z.ZodObject, restName: string): string {
   return p;
 }
 
-/** Typed fields of a request or response message start at this number; 1..4 carry the gateway's JSON form. */
+/** Typed fields of a request or response message start at this number; 1, 2 and 4 of a request carry the gateway form. */
 export const TYPED_FIELD_BASE = 16;
+
+/** The number of `html_page` in the response of a route that answers browsers a page (`RouteSpec.htmlAnswer`). */
+export const HTML_PAGE_FIELD_NUMBER = 15;
 
 /** The number of `update_mask` (google.protobuf.FieldMask) in the request of every PATCH route. */
 export const UPDATE_MASK_FIELD = 5;
@@ -284,14 +287,18 @@ export function valueFromRest(
   }
 }
 
-/** The field of a response message that carries a named result (`BookingV2` -> `booking_v2`). */
+/**
+ * The field of a response message that carries a named result (`Resolution` -> `resolution`); a REST version suffix
+ * is not part of the name (`BookingV2` -> `booking`), since the typed API has one booking.
+ */
 export function resultFieldName(messageName: string): string {
-  return protoFieldName(messageName.charAt(0).toLowerCase() + messageName.slice(1));
+  const name = messageName.replace(/V2$/, '');
+  return protoFieldName(name.charAt(0).toLowerCase() + name.slice(1));
 }
 
 /**
  * The typed response message (a ts-proto object) of a route's REST result: a named resource goes in its field
- * (`resolution`, `booking_v2`), an anonymous object (a list envelope) field for field, anything else in `result_value`.
+ * (`resolution`, `booking`), an anonymous object (a list envelope) field for field, anything else in `result_value`.
  */
 export function responseMessageOf(route: RouteSpec, result: unknown): Record<string, unknown> {
   if (!route.response) return {};
@@ -302,18 +309,6 @@ export function responseMessageOf(route: RouteSpec, result: unknown): Record<str
     return named ? { [tsPropertyName(resultFieldName(named))]: fields } : fields;
   }
   return { resultValue: valueFromRest(shape, 'resultValue', result, false, 'output') };
-}
-
-/**
- * False when a route's response is an object and a result is not one (the v1 confirmation link's HTML page, answered
- * as text): such a result travels in the JSON form only.
- */
-export function answersInShape(route: RouteSpec, result: unknown): boolean {
-  return (
-    !route.response ||
-    protoShapeOf(route.response, 'output').kind !== 'message' ||
-    (typeof result === 'object' && result !== null && !Array.isArray(result))
-  );
 }
 
 /** The REST result carried by a typed response message (the inverse of `responseMessageOf`). */
@@ -345,7 +340,7 @@ export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<s
 /**
  * A path or query value as the JSON value of its field's shape (`'20'` -> 20, `'true'` -> true). Text that is not
  * the canonical spelling (`'02'`, `'1e3'`, `'ten'`, `'yes'`) reads as a value that spells differently, so the
- * gateway's round trip (`typed-request-of.ts`) sends such a request in the JSON form for the validator to answer.
+ * gateway's round trip (`typed-request-of.ts`) sends such a request in the gateway form for the validator to answer.
  */
 function textToJson(shape: ProtoShape, text: string): unknown {
   if (shape.kind === 'bool') return text === 'true';

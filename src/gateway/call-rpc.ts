@@ -1,12 +1,9 @@
 import { Metadata, type Client, type ServiceError as GrpcError, type StatusObject } from '@grpc/grpc-js';
 import { decodeServiceError } from '../grpc/error-metadata.js';
 
-/**
- * The outcome of one unary RPC: the response message (the JSON form's `resultJson` text, or typed fields) and the
- * response headers carried in trailers.
- */
+/** The outcome of one unary RPC: the response message and the response headers carried in trailers. */
 export interface RpcOutcome {
-  response: { resultJson?: string; [typedField: string]: unknown };
+  response: Record<string, unknown>;
   headers: Record<string, string>;
 }
 

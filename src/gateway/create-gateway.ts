@@ -24,7 +24,6 @@ import { createRequestAdmission } from './admit-requests.js';
 import { createCredentialsCheck } from './create-credentials-check.js';
 import { typedRequestOf } from './typed-request-of.js';
 import { restJsonOf } from './rest-json-of.js';
-import { ANSWER_FORM_KEY, type GatewayAnswers } from '../grpc/answer-forms.js';
 import { ADMITTED_TOKEN_KEY, type AdmissionQueueOptions } from '../admission/admission-queue.js';
 
 /** Dependencies of the REST gateway. */
@@ -58,12 +57,6 @@ export interface GatewayDeps {
    */
   admittedToken?: string;
   /**
-   * How typed calls are answered (default `json`): `json` asks for the REST JSON text (`result_json`), passed through
-   * as it is; `typed` takes the typed response message and renders it with the route's response schema; `check` (tests)
-   * asks for both, renders the typed one, and fails the request with 500 when it does not read as the JSON form.
-   */
-  answers?: GatewayAnswers;
-  /**
    * METRICS_TOKEN: set, GET /metrics needs `Authorization: Bearer <token>` and serves the full exposition; unset, it
    * serves anonymous callers the reduced one (no errors by code, nothing about callers' requests: serve-metrics.ts).
    */
@@ -80,6 +73,15 @@ function flatQuery(q: Record<string, string | string[] | undefined>): Record<str
     if (s !== undefined) out[k] = s;
   }
   return out;
+}
+
+/** The credentials of a request as metadata for the internal API: its key, organization header and client address. */
+function credentialsOf(ctx: Koa.Context): Record<string, string> {
+  const credentials: Record<string, string> = {};
+  if (ctx.get('authorization')) credentials.authorization = ctx.get('authorization');
+  if (ctx.req.socket.remoteAddress) credentials['x-service-client-address'] = ctx.req.socket.remoteAddress;
+  if (ctx.get('service-organization-id')) credentials['service-organization-id'] = ctx.get('service-organization-id');
+  return credentials;
 }
 
 /** The route template a request matched (`/api/v2/resolutions/:id`), or a fixed label: never a raw path in metrics. */
@@ -100,11 +102,7 @@ export function createGateway(deps: GatewayDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   const router = new Router();
-  const answers = deps.answers ?? 'json';
-  // In-process with JSON answers, a request goes in the JSON form, as the values parsed here: nothing is encoded, so there
-  // is no typed message to check by encoding it, and the one validator behind the door judges the input either way.
-  const direct = deps.inProcess !== undefined && answers === 'json';
-  const call = deps.inProcess ? inProcessCaller(deps.inProcess, { wireForm: !direct }) : networkCaller(deps.clients);
+  const call = deps.inProcess ? inProcessCaller(deps.inProcess) : networkCaller(deps.clients);
 
   // Request id, correlation id, v1 headers, the error envelope and the access log apply to every response.
   app.use(async (ctx, next) => {
@@ -140,11 +138,7 @@ export function createGateway(deps: GatewayDeps): Koa {
       // A refusal of the gateway's own (no route, malformed JSON, body over 1 MB) to an API request with credentials
       // goes through the internal API, which authenticates and counts it like any call and answers the RateLimit state.
       if (err instanceof ServiceError && se.status < 500 && ctx.path.startsWith('/api/') && ctx.get('authorization')) {
-        const credentials: Record<string, string> = { authorization: ctx.get('authorization') };
-        if (ctx.req.socket.remoteAddress) credentials['x-service-client-address'] = ctx.req.socket.remoteAddress;
-        if (ctx.get('service-organization-id'))
-          credentials['service-organization-id'] = ctx.get('service-organization-id');
-        ({ error: se, headers } = await refuseThroughApi(call, se, credentials, {
+        ({ error: se, headers } = await refuseThroughApi(call, se, credentialsOf(ctx), {
           requestId,
           deadlineMs: deps.rpcDeadlineMs ?? 30_000,
         }));
@@ -258,20 +252,24 @@ export function createGateway(deps: GatewayDeps): Koa {
       const v = ctx.get(h);
       if (v) setHeaderMetadata(md, h, v);
     }
+    // The typed request when it carries the input exactly, else the gateway form (see typed-request-of.ts).
+    const typed = typedRequestOf(route, input);
+    deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
+    const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
     if (route.stream) {
       // A streaming call lives as long as the response: it is cancelled when the response closes, whoever closed it.
       // It waits for the first message, so a refusal is thrown here and rendered as the usual error envelope.
       // The access log line and the request histogram record the time to the first message.
       const abort = new AbortController();
       ctx.res.once('close', () => abort.abort());
-      const opened = await openRpcStream(
-        deps.streamClients[route.service],
-        route.rpc,
-        { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' },
-        md,
-        { signal: abort.signal },
-      );
-      serveEventStream(ctx, opened, { event: route.stream.event, requestId: ctx.state.requestId as string });
+      const opened = await openRpcStream(deps.streamClients[route.service], route.rpc, request, md, {
+        signal: abort.signal,
+      });
+      serveEventStream(ctx, opened, {
+        event: route.stream.event,
+        requestId: ctx.state.requestId as string,
+        render: (message) => restJsonOf(route, message),
+      });
       return;
     }
     // The call is cancelled only when the client goes away before its answer is written (the response closes
@@ -281,33 +279,24 @@ export function createGateway(deps: GatewayDeps): Koa {
       if (!ctx.res.writableFinished) abort.abort();
     };
     ctx.res.once('close', onClose);
-    // The typed request when it carries the input exactly, else the JSON form (see typed-request-of.ts).
-    const typed = direct ? undefined : typedRequestOf(route, input);
-    deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
-    if (typed && answers !== 'typed') md.set(ANSWER_FORM_KEY, answers === 'check' ? 'both' : 'json');
     try {
-      const request =
-        typed ??
-        (direct
-          ? { params: input.params, query: input.query, body: body === undefined ? null : body.value }
-          : { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' });
       const out = await call(route.service, route.rpc, request, md, {
         deadlineMs: deadlineMs - (performance.now() - ctx.state.startedAt),
         signal: abort.signal,
       });
       for (const [k, v] of Object.entries(out.headers)) ctx.set(k, v);
       ctx.status = route.successStatus ?? 200;
-      const json = restJsonOf(route, out.response, typed !== undefined && answers === 'check');
-      if (out.headers['content-type']?.startsWith('text/html')) {
-        ctx.body = String(JSON.parse(json));
+      if (route.htmlAnswer && typeof out.response.htmlPage === 'string' && out.response.htmlPage !== '') {
+        ctx.body = out.response.htmlPage;
       } else {
         ctx.type = 'application/json';
-        ctx.body = json;
+        ctx.body = restJsonOf(route, out.response);
       }
     } finally {
       ctx.res.off('close', onClose);
     }
   }
+
   app.use(serveConsole());
   app.use(router.routes());
   return app;

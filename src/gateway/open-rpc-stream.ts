@@ -6,10 +6,10 @@ import { RpcFailure, restHeaders } from './call-rpc.js';
 export interface RpcStream {
   /** Response headers the server sent with its first message (`rest-header-*`: the RateLimit state). */
   headers: Record<string, string>;
-  /** The first message's JSON text, or undefined when the stream ended without any. */
-  first: string | undefined;
-  /** The following messages' JSON texts; throws RpcFailure when the stream fails, ends quietly once cancelled. */
-  rest: AsyncIterable<string>;
+  /** The first message, or undefined when the stream ended without any. */
+  first: Record<string, unknown> | undefined;
+  /** The following messages; throws RpcFailure when the stream fails, ends quietly once cancelled. */
+  rest: AsyncIterable<Record<string, unknown>>;
 }
 
 /**
@@ -25,7 +25,7 @@ export async function openRpcStream(
 ): Promise<RpcStream> {
   const method = (client as unknown as Record<string, Function>)[rpc.charAt(0).toLowerCase() + rpc.slice(1)];
   if (!method) throw new Error(`unknown rpc ${rpc}`);
-  const call = method.call(client, request, metadata) as ClientReadableStream<{ resultJson?: string }>;
+  const call = method.call(client, request, metadata) as ClientReadableStream<Record<string, unknown>>;
   let headers: Record<string, string> = {};
   call.once('metadata', (md: Metadata) => {
     headers = restHeaders(md);
@@ -33,11 +33,11 @@ export async function openRpcStream(
   const cancel = () => call.cancel();
   if (opts.signal.aborted) cancel();
   else opts.signal.addEventListener('abort', cancel, { once: true });
-  const messages = call[Symbol.asyncIterator]() as AsyncIterator<{ resultJson?: string }>;
-  const next = async (): Promise<string | undefined> => {
+  const messages = call[Symbol.asyncIterator]() as AsyncIterator<Record<string, unknown>>;
+  const next = async (): Promise<Record<string, unknown> | undefined> => {
     try {
       const r = await messages.next();
-      return r.done ? undefined : r.value.resultJson || 'null';
+      return r.done ? undefined : r.value;
     } catch (err) {
       // Our own cancellation is the end of the stream, not a failure.
       if (opts.signal.aborted) return undefined;

@@ -31,7 +31,7 @@ export async function refuseThroughApi(
     await call(
       'GatewayService',
       'Refuse',
-      { params: {}, query: {}, bodyJson: JSON.stringify({ code: refusal.code, message: refusal.message }) },
+      { code: refusal.code, message: refusal.message.slice(0, 1000), field: refusal.field ?? '' },
       md,
       { deadlineMs: opts.deadlineMs },
     );

@@ -16,6 +16,8 @@ export function sseEvent(name: string, data: string): string {
 export interface EventStreamOptions {
   /** The event name of every message (the route's `stream.event`). */
   event: string;
+  /** The JSON text of a message (the route's response shape: rest-json-of.ts). */
+  render(message: Record<string, unknown>): string;
   requestId: string;
   /** How often a `: keepalive` comment is written, so proxies and clients keep an idle stream open. */
   keepAliveMs?: number;
@@ -41,11 +43,11 @@ export function serveEventStream(ctx: Koa.Context, opened: RpcStream, opts: Even
   const write = (chunk: string) => {
     if (!res.destroyed && !res.writableEnded) res.write(chunk);
   };
-  if (opened.first !== undefined) write(sseEvent(opts.event, opened.first));
+  if (opened.first !== undefined) write(sseEvent(opts.event, opts.render(opened.first)));
   const keepAlive = setInterval(() => write(': keepalive\n\n'), opts.keepAliveMs ?? 15_000);
   void (async () => {
     try {
-      for await (const message of opened.rest) write(sseEvent(opts.event, message));
+      for await (const message of opened.rest) write(sseEvent(opts.event, opts.render(message)));
     } catch (err) {
       const se =
         err instanceof RpcFailure

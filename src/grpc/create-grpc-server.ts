@@ -11,6 +11,7 @@ import {
 import { HealthImplementation } from 'grpc-health-check';
 import { randomUUID } from 'node:crypto';
 import { ServiceError, validationError } from '../errors/service-error.js';
+import { findTooDeepJson } from '../contract/json-depth.js';
 import type { Authenticate } from '../application/authenticate.js';
 import type { RateLimiter } from '../application/rate-limiter.js';
 import type { Caller } from '../application/caller.js';
@@ -41,34 +42,19 @@ import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options.js';
 import { addReflection, HEALTH_SERVICE_NAME } from './add-reflection.js';
 import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
-import { ANSWER_FORM_KEY } from './answer-forms.js';
-import { findTooDeepJson } from '../contract/json-depth.js';
 import { addressOfPeer } from '../application/failed-auth-limit.js';
-import {
-  answersInShape,
-  responseMessageOf,
-  restInputOfMessage,
-  UnreadableTypedRequest,
-  type RestInput,
-} from '../contract/typed-message.js';
+import { responseMessageOf, restInputOfMessage, UnreadableTypedRequest } from '../contract/typed-message.js';
 
 /**
- * A request message: the gateway form (path and query parameters and a JSON body, as text or as a Value) and the
- * typed fields of the method (see `typed-message.ts`).
+ * A request message: the typed fields of the method (a ts-proto object, see `typed-message.ts`), or the gateway form
+ * (path and query text and the JSON body as text) for REST input the typed fields cannot carry exactly.
  */
 interface RpcRequest {
   params?: Record<string, string>;
   query?: Record<string, string>;
-  body?: unknown;
   bodyJson?: string;
   [typedField: string]: unknown;
 }
-
-/**
- * Which form a request came in, and so which form its answer takes: `json` (the gateway's: `result_json`), `typed`
- * (the typed fields), or `empty` (nothing set, as a call without input may be: both).
- */
-type RequestForm = 'json' | 'typed' | 'empty';
 
 /** The route of each RPC (`ProviderService/GetProvider`): the REST shapes its typed messages carry. */
 const ROUTE_OF_RPC = new Map<string, RouteSpec>(ALL_ROUTES.map((r) => [`${r.service}/${r.rpc}`, r]));
@@ -187,7 +173,6 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
     if (v !== undefined) headers[h] = v;
   }
   const unread: OperationInput = { params: {}, query: {}, body: undefined, headers };
-  const asked = mdString(md, ANSWER_FORM_KEY);
   const read = () => {
     const decoded = decodeRequest(request, route);
     const undecodable: Undecodable | undefined =
@@ -195,19 +180,7 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
         ? { reason: decoded.reason, field: decoded.field ?? 'body', refusal: decoded.refusal }
         : undefined;
     const input: OperationInput = 'input' in decoded ? { ...decoded.input, headers } : unread;
-    const form: RequestForm = 'form' in decoded ? decoded.form : 'json';
-    /** The response message of a result, in the form of the request. */
-    const answer = (result: unknown) => {
-      if (form === 'json' || !route || asked === 'json') {
-        return { resultJson: JSON.stringify(result ?? null) };
-      }
-      const typed = responseMessageOf(route, result);
-      // An answer that is not of the route's response shape (the v1 confirmation link's HTML page) goes in JSON form
-      // too.
-      const jsonToo = form !== 'typed' || asked === 'both' || !answersInShape(route, result);
-      return jsonToo ? { ...typed, resultJson: JSON.stringify(result ?? null) } : typed;
-    };
-    return { input, undecodable, answer };
+    return { input, undecodable, answer: (result: unknown) => answerOf(route, result) };
   };
 
   return { requestId, trailers, unread, read };
@@ -263,8 +236,8 @@ interface Undecodable {
 }
 
 /**
- * Refuses a request grpc-js could not decode (or whose body_json is not JSON) as 400 VALIDATION_ERROR on `body`, or
- * with the refusal it was judged to deserve unread.
+ * Refuses a request grpc-js could not decode (or whose body_json is not JSON, or a typed request that cannot be read)
+ * as 400 VALIDATION_ERROR, or with the refusal it was judged to deserve unread.
  */
 function refuseUndecodable(undecodable: Undecodable | undefined): void {
   if (undecodable === undefined) return;
@@ -312,7 +285,6 @@ async function handleCall(
     const result = isAnswer(out) ? out.result : out;
     if (isAnswer(out))
       for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
-    // To the gateway the result travels as JSON text: it passes it through as the REST body without re-encoding it.
     callback(null, request.answer(result), trailers);
   } catch (err) {
     let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
@@ -434,37 +406,29 @@ async function handleStream(
 }
 
 /**
- * The operation input of a request message and its form, or why it cannot be read (a message grpc-js could not
- * decode, or body_json that is not JSON). A request with any gateway-form field set is read in that form; otherwise
- * its typed fields are turned into the REST input the operation validates, so both doors meet the same checks.
+ * The operation input of a request message, or why it cannot be read (a message grpc-js could not decode, body_json
+ * that is not JSON or nests too deep, a field mask naming no field). A request with any gateway-form field set is read
+ * in that form; otherwise its typed fields are turned into the REST input the operation validates, so every caller
+ * meets the same checks. A method without a route (GatewayService) has its message as its body.
  */
 function decodeRequest(
   request: RpcRequest | UndecodableRequest,
   route: RouteSpec | undefined,
-):
-  | { input: Omit<OperationInput, 'headers'>; form: RequestForm }
-  | { reason: string; field?: string; refusal?: ServiceError } {
+): { input: Omit<OperationInput, 'headers'> } | { reason: string; field?: string; refusal?: ServiceError } {
   if (isUndecodable(request)) return { reason: request.reason };
-  const gatewayForm =
-    !!request.bodyJson || request.body !== undefined || hasEntries(request.params) || hasEntries(request.query);
-  if (!gatewayForm && route) {
-    let input: RestInput;
+  const gatewayForm = !!request.bodyJson || hasEntries(request.params) || hasEntries(request.query);
+  if (!gatewayForm) {
+    if (!route) return { input: { params: {}, query: {}, body: request } };
     try {
-      input = restInputOfMessage(route, request);
+      return { input: restInputOfMessage(route, request) };
     } catch (err) {
       if (err instanceof UnreadableTypedRequest) return { reason: err.message, field: err.field };
       throw err;
     }
-    const typed =
-      hasEntries(input.params) ||
-      hasEntries(input.query) ||
-      (input.body !== undefined && hasEntries(input.body as Record<string, unknown>));
-    return { input, form: typed ? 'typed' : 'empty' };
   }
-  let body = request.body;
+  let body: unknown;
   if (request.bodyJson) {
-    // Counted before parsing: a megabyte of brackets takes JSON.parse over a second of the event loop. (A Value or
-    // Struct is bounded by the decoder: at most 100 nested messages.)
+    // Counted before parsing: a megabyte of brackets takes JSON.parse over a second of the event loop.
     const tooDeep = findTooDeepJson(request.bodyJson);
     if (tooDeep) return { reason: tooDeep.message, refusal: validationError([tooDeep]) };
     try {
@@ -473,7 +437,7 @@ function decodeRequest(
       return { reason: `body_json is not JSON (${(err as Error).message})` };
     }
   }
-  return { input: { params: request.params ?? {}, query: request.query ?? {}, body }, form: 'json' };
+  return { input: { params: request.params ?? {}, query: request.query ?? {}, body } };
 }
 
 /** True when an object has at least one own key. */
@@ -481,6 +445,16 @@ function hasEntries(o: Record<string, unknown> | undefined): boolean {
   if (!o) return false;
   for (const _ in o) return true;
   return false;
+}
+
+/**
+ * The response message of an operation's result: the route's typed response, or the page of a route that answers
+ * browsers HTML (`htmlAnswer`); an empty message for a method without a route.
+ */
+function answerOf(route: RouteSpec | undefined, result: unknown): Record<string, unknown> {
+  if (!route) return {};
+  if (route.htmlAnswer && typeof result === 'string') return { htmlPage: result };
+  return responseMessageOf(route, result);
 }
 
 /** A placeholder caller for operations whose input is its own credential. */

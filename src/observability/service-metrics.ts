@@ -128,7 +128,7 @@ export function createServiceMetrics(): ServiceMetrics {
     }),
     gatewayRequestForm: new Counter({
       name: 'scheduling_gateway_request_form_total',
-      help: 'REST requests sent to the internal API by form: typed messages, or json where a typed message cannot carry the input exactly (and every request a gateway sends in-process with GATEWAY_ANSWERS=json: nothing is encoded there).',
+      help: 'REST requests sent to the internal API by form: typed messages, or json (the gateway form) where a typed message cannot carry the input exactly.',
       labelNames: ['form'],
       registers,
     }),

@@ -87,7 +87,6 @@ export async function startGatewayRole(config: Config, g: GatewayRoleDeps): Prom
       maxWaitMs: config.admissionMaxWaitMs,
     },
     admittedToken: g.admittedToken,
-    answers: config.gatewayAnswers,
     ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
     // Readiness asks the gRPC side (which probes its stores) on the connection the API's unary calls use, and checks
     // this process's own stores, all at once and each bounded, so /readyz answers within about a second even when a

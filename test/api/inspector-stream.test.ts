@@ -10,6 +10,7 @@ import { client, request } from '../helpers/http.js';
 import { scrapeMetrics, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
 import { livePlatformKey } from '../helpers/live-platform-key.js';
 import { errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
+import { restOfResponse, typedRequest } from '../helpers/typed-messages.js';
 
 let svc: TestService;
 // Monday 2 March 2026, 07:00 in New York.
@@ -294,18 +295,15 @@ test.serial(
     md.set('authorization', `Bearer ${o.key}`);
     /** Opens a watch and hands out its messages, headers and end one at a time, each within a deadline. */
     const watch = (params: Record<string, string>) => {
-      const call: ClientReadableStream<{ resultJson?: string }> = inspector.watchActor(
-        { params, query: {}, body: undefined, bodyJson: '' },
-        md,
-      );
+      const call: ClientReadableStream<unknown> = inspector.watchActor(typedRequest('WatchActor', { params }), md);
       const queue: ({ view: any } | { error: ServiceError })[] = [];
       let headers: Metadata | undefined;
       let wake: (() => void) | undefined;
       call.on('metadata', (m) => {
         headers = m;
       });
-      call.on('data', (m: { resultJson?: string }) => {
-        queue.push({ view: JSON.parse(m.resultJson ?? 'null') });
+      call.on('data', (m: unknown) => {
+        queue.push({ view: restOfResponse('WatchActor', m) });
         wake?.();
       });
       call.on('error', (error: ServiceError) => {
@@ -363,7 +361,7 @@ test.serial(
       otherMd.set('authorization', `Bearer ${other.key}`);
       const denied = await new Promise<ServiceError>((resolve) => {
         const call = inspector.watchActor(
-          { params: { kind: 'resolution', id: r.resolutionId }, query: {}, body: undefined, bodyJson: '' },
+          typedRequest('WatchActor', { params: { kind: 'resolution', id: r.resolutionId } }),
           otherMd,
         );
         call.on('data', () => resolve(new Error('a message was sent') as ServiceError));
@@ -385,10 +383,7 @@ test.serial('stopping a service ends its open watches with UNAVAILABLE instead o
   const md = new Metadata();
   md.set('authorization', `Bearer ${o.key}`);
   try {
-    const call = inspector.watchActor(
-      { params: { kind: 'booking', id }, query: {}, body: undefined, bodyJson: '' },
-      md,
-    );
+    const call = inspector.watchActor(typedRequest('WatchActor', { params: { kind: 'booking', id } }), md);
     const ended = new Promise<ServiceError>((resolve) => call.on('error', resolve));
     await new Promise((resolve) => call.once('data', resolve));
     const sse = await fetch(

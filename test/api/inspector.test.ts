@@ -15,6 +15,7 @@ import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { client } from '../helpers/http.js';
 import { errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
+import { restOfResponse, typedRequest } from '../helpers/typed-messages.js';
 
 let svc: TestService;
 const clock = createTestClock('2026-03-02T12:00:00Z');
@@ -308,13 +309,11 @@ test('the gRPC door answers GetActor with the same view and the same refusals', 
   const md = new Metadata();
   md.set('authorization', `Bearer ${o.key}`);
   const call = (params: Record<string, string>) =>
-    new Promise<{ resultJson?: string }>((resolve, reject) =>
-      inspector.getActor({ params, query: {}, body: undefined, bodyJson: '' }, md, (err, res) =>
-        err ? reject(err) : resolve(res),
-      ),
+    new Promise<unknown>((resolve, reject) =>
+      inspector.getActor(typedRequest('GetActor', { params }), md, (err, res) => (err ? reject(err) : resolve(res))),
     );
   try {
-    const view = JSON.parse((await call({ kind: 'resolution', id: r.resolutionId })).resultJson ?? 'null');
+    const view = restOfResponse('GetActor', await call({ kind: 'resolution', id: r.resolutionId }));
     t.deepEqual(view, (await o.api.get(`/api/v2/inspector/actors/resolution/${r.resolutionId}`)).body);
     const err = (await t.throwsAsync(call({ kind: 'resolution', id: 'res_unknown' }))) as unknown as ServiceError;
     t.is(err.code, status.NOT_FOUND);

@@ -343,12 +343,13 @@ test.serial('bodies nested past 32 levels are refused through both doors, wherev
     ),
     '(body)',
   );
-  // Through gRPC's `body` Value field: protobuf's own recursion limit refuses it as undecodable, on `body`.
+  // In a typed request nesting lives only in a free-form field (booking metadata, a Struct): protobuf's own recursion
+  // limit refuses it as undecodable, on `body`, before any operation.
   assertRefusedGrpc(
     t,
     await callForError(
-      route('POST', '/api/v2/providers'),
-      { params: {}, query: {}, body: nestedArrays(50), bodyJson: '' },
+      route('POST', '/api/v2/resolutions/:id/confirm'),
+      { id: 'res_deep', optionId: 'opt_deep', metadata: nestedObjects(60) },
       headers,
     ),
     'body',

@@ -9,6 +9,7 @@ import type { TestService } from '../helpers/test-service.js';
 import { startWebhookFixture, type Plan, type WebhookFixture } from '../helpers/webhook-fixture.js';
 import type { ReceivedWebhook, WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
+import { restOfResponse, typedRequest } from '../helpers/typed-messages.js';
 
 // Two services: `svc` allows http/loopback webhook URLs (so a local receiver can be the target); `strict` runs with
 // the production rules and a DNS lookup the test controls.
@@ -556,68 +557,65 @@ test('the gRPC door: WebhookService answers like REST, errors carry the contract
   };
   const call = <T>(fn: (cb: (err: ServiceError | null, res: T) => void) => void) =>
     new Promise<T>((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res))));
-  const empty = { params: {}, query: {}, body: undefined, bodyJson: '' };
   try {
     const missing = (await t.throwsAsync(
-      call((cb) => grpc.getWebhook(empty, md(liveKey), cb)),
+      call((cb) => grpc.getWebhook({}, md(liveKey), cb)),
     )) as unknown as ServiceError;
     t.is(missing.code, status.NOT_FOUND);
     t.is(errorCodeOfTrailers(missing.metadata), 'WEBHOOK_NOT_CONFIGURED');
 
-    const put = await call<{ resultJson?: string }>((cb) =>
+    const put = await call<unknown>((cb) =>
       grpc.updateWebhook(
-        { ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['professional.created'] }) },
+        typedRequest('UpdateWebhook', { body: { url: receiver.url, events: ['professional.created'] } }),
         md(liveKey),
         cb,
       ),
     );
-    const created = JSON.parse(put.resultJson ?? 'null');
+    const created = restOfResponse('UpdateWebhook', put);
     t.regex(created.secret, SECRET);
-    const read = JSON.parse(
-      (await call<{ resultJson?: string }>((cb) => grpc.getWebhook(empty, md(liveKey), cb))).resultJson ?? 'null',
-    );
+    const read = restOfResponse('GetWebhook', await call<unknown>((cb) => grpc.getWebhook({}, md(liveKey), cb)));
     t.deepEqual(read, (await org.live.get('/api/v2/webhooks')).body);
 
     const bad = (await t.throwsAsync(
       call((cb) =>
         grpc.updateWebhook(
-          { ...empty, bodyJson: JSON.stringify({ url: receiver.url, events: ['nope'] }) },
+          typedRequest('UpdateWebhook', { body: { url: receiver.url, events: ['professional.created', 'nope'] } }),
           md(liveKey),
           cb,
         ),
       ),
     )) as unknown as ServiceError;
     t.is(bad.code, status.INVALID_ARGUMENT);
-    t.is(decodeServiceError(bad).field, 'events.0');
+    t.is(decodeServiceError(bad).field, 'events.1');
 
     const testKey = (await t.throwsAsync(
-      call((cb) => grpc.testWebhook(empty, md(svc.platformKey), cb)),
+      call((cb) => grpc.testWebhook({}, md(svc.platformKey), cb)),
     )) as unknown as ServiceError;
     t.is(testKey.code, status.PERMISSION_DENIED);
     t.is(errorCodeOfTrailers(testKey.metadata), 'LIVE_KEY_REQUIRED');
 
     await org.live.post('/api/v2/providers', { externalId: 'grpc-1', displayName: 'Dr. gRPC' });
     await waitForDeliveries(org.live, 1, '&status=delivered');
-    const list = JSON.parse(
-      (
-        await call<{ resultJson?: string }>((cb) =>
-          grpc.listWebhookDeliveries({ ...empty, query: { status: 'delivered' } }, md(liveKey), cb),
-        )
-      ).resultJson ?? 'null',
+    const list = restOfResponse(
+      'ListWebhookDeliveries',
+      await call<unknown>((cb) =>
+        grpc.listWebhookDeliveries(
+          typedRequest('ListWebhookDeliveries', { query: { status: 'delivered' } }),
+          md(liveKey),
+          cb,
+        ),
+      ),
     );
     t.is(list.total, 1);
     t.deepEqual(list, (await org.live.get('/api/v2/webhooks/deliveries?status=delivered')).body);
     const id = list.deliveries[0].id;
-    const queued = JSON.parse(
-      (
-        await call<{ resultJson?: string }>((cb) =>
-          grpc.queueWebhookDeliveryReplay({ ...empty, params: { deliveryId: id } }, md(liveKey), cb),
-        )
-      ).resultJson ?? 'null',
+    const queued = restOfResponse(
+      'QueueWebhookDeliveryReplay',
+      await call<unknown>((cb) => grpc.queueWebhookDeliveryReplay({ deliveryId: id }, md(liveKey), cb)),
     );
     t.deepEqual(queued, { deliveryId: id, status: 'pending', attempt: 2 });
     const notFound = (await t.throwsAsync(
-      call((cb) => grpc.getWebhookDelivery({ ...empty, params: { id: 'whd_nope' } }, md(liveKey), cb)),
+      call((cb) => grpc.getWebhookDelivery({ id: 'whd_nope' }, md(liveKey), cb)),
     )) as unknown as ServiceError;
     t.is(notFound.code, status.NOT_FOUND);
     t.is(errorCodeOfTrailers(notFound.metadata), 'DELIVERY_NOT_FOUND');

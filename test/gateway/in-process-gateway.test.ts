@@ -5,9 +5,8 @@ import { metricSample, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
 import { startTestService, startTestStores, type TestService, type TestStores } from '../helpers/test-service.js';
 
 // `api` runs every role: its gateway calls its API in-process. `edge` is a gateway-only process
-// (SERVICE_ROLES=gateway) that calls the same API over gRPC, as README "One role per process" runs it. Both take
-// answers as production does (GATEWAY_ANSWERS=json: in-process, nothing is encoded; the rest of the suite runs `check`,
-// where in-process messages still go through their codecs).
+// (SERVICE_ROLES=gateway) that calls the same API over gRPC, as README "One role per process" runs it: in-process the
+// typed messages are passed as objects, over gRPC they are encoded.
 let stores: TestStores;
 let api: TestService;
 let edge: TestService;
@@ -18,12 +17,12 @@ test.before(async () => {
   api = await startTestService({
     stores,
     platformKey,
-    env: { METRICS_TOKEN: TEST_METRICS_TOKEN, GATEWAY_ANSWERS: 'json' },
+    env: { METRICS_TOKEN: TEST_METRICS_TOKEN },
   });
   edge = await startTestService({
     stores,
     platformKey,
-    env: { SERVICE_ROLES: 'gateway', GRPC_TARGET: api.grpcTarget, GATEWAY_ANSWERS: 'json' },
+    env: { SERVICE_ROLES: 'gateway', GRPC_TARGET: api.grpcTarget },
   });
 });
 test.after.always(async () => {

@@ -12,7 +12,7 @@ test('sseEvent frames one event, one data line per line of its data', (t) => {
 });
 
 /** Serves `messages` (then `failWith`, or an idle wait until the client leaves) through serveEventStream on a private port. */
-async function serve(messages: string[], opts: { failWith?: ServiceError; keepAliveMs: number }) {
+async function serve(messages: Record<string, unknown>[], opts: { failWith?: ServiceError; keepAliveMs: number }) {
   let ended = false;
   const app = new Koa();
   app.use(async (ctx) => {
@@ -34,7 +34,7 @@ async function serve(messages: string[], opts: { failWith?: ServiceError; keepAl
           },
         },
       },
-      { event: 'actor', requestId: 'req_test', keepAliveMs: opts.keepAliveMs },
+      { event: 'actor', requestId: 'req_test', keepAliveMs: opts.keepAliveMs, render: (m) => JSON.stringify(m) },
     );
   });
   const server = createServer(app.callback());
@@ -70,7 +70,7 @@ async function readUntil(res: Response, done: (text: string) => boolean, withinM
 }
 
 test('headers, events, keepalive comments, and the end of the pump when the client leaves', async (t) => {
-  const s = await serve(['{"n":1}', '{"n":2}'], { keepAliveMs: 30 });
+  const s = await serve([{ n: 1 }, { n: 2 }], { keepAliveMs: 30 });
   try {
     const abort = new AbortController();
     const res = await fetch(s.url, { signal: abort.signal });
@@ -92,7 +92,7 @@ test('headers, events, keepalive comments, and the end of the pump when the clie
 });
 
 test('a failure after the stream started is one error event with the v2 envelope, then the end', async (t) => {
-  const s = await serve(['{"n":1}'], { keepAliveMs: 60_000, failWith: new ServiceError('BOOKING_NOT_FOUND', 'gone') });
+  const s = await serve([{ n: 1 }], { keepAliveMs: 60_000, failWith: new ServiceError('BOOKING_NOT_FOUND', 'gone') });
   try {
     const text = await (await fetch(s.url)).text();
     const [first, second, ...rest] = text.split('\n\n');

@@ -1,8 +1,6 @@
 import test from 'ava';
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { typedRequestOf } from '../../src/gateway/typed-request-of.js';
-import { restJsonOf } from '../../src/gateway/rest-json-of.js';
-import { ServiceError } from '../../src/errors/service-error.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { client } from '../helpers/http.js';
 import { metricSample, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
@@ -77,18 +75,6 @@ test("a PATCH body's keys become the update mask, a null among them clears that 
   t.deepEqual([...(m!.updateMask as string[])].sort(), ['bio', 'display_name']);
 });
 
-test('the check of typed answers fails a call whose typed answer does not read as its JSON form', (t) => {
-  const get = route('GetOrganization');
-  const json = JSON.stringify({ id: 'org_1', name: 'A' });
-  // The typed part says nothing of the organization the JSON form names: a translation that lost it.
-  const err = t.throws(() => restJsonOf(get, { resultJson: json }, true));
-  t.true(err instanceof ServiceError);
-  t.is((err as ServiceError).code, 'INTERNAL_ERROR');
-  t.regex(String((err.cause as Error).message), /GetOrganization: the typed answer differs from its JSON form at \$/);
-  // Without the check, the JSON form passes through as it came.
-  t.is(restJsonOf(get, { resultJson: json }, false), json);
-});
-
 let svc: TestService;
 test.before(async () => {
   svc = await startTestService({ env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
@@ -118,37 +104,5 @@ test.serial(
     t.is(bad.body.error.code, 'VALIDATION_ERROR');
     t.is(bad.body.error.field, 'externalId');
     t.is(await form('json'), json0 + 1);
-  },
-);
-
-test.serial(
-  'every answer mode gives the same REST body: JSON text passed through, typed rendering, and the checked one',
-  async (t) => {
-    const platform = client(svc.url, svc.platformKey);
-    const org = (await platform.post('/api/v2/organizations', { externalId: 'modes-1', name: 'Modes' })).body;
-    const inOrg = client(svc.url, svc.platformKey, { 'service-organization-id': org.id });
-    const provider = (
-      await inOrg.post('/api/v2/providers', { externalId: 'm1', displayName: 'Dr. M', languageCodes: ['en'] })
-    ).body;
-    const paths = [
-      `/api/v2/organizations/${org.id}`,
-      `/api/v2/providers/${provider.id}`,
-      '/api/v2/providers?limit=5',
-      '/api/v2/providers',
-    ];
-    const checked = await Promise.all(paths.map(async (p) => (await inOrg.get(p)).body));
-    for (const answers of ['json', 'typed'] as const) {
-      const other = await startTestService({
-        env: { GATEWAY_ANSWERS: answers },
-        stores: svc.stores,
-        platformKey: svc.platformKey,
-      });
-      try {
-        const via = client(other.url, svc.platformKey, { 'service-organization-id': org.id });
-        for (const [i, p] of paths.entries()) t.deepEqual((await via.get(p)).body, checked[i], `${answers}: GET ${p}`);
-      } finally {
-        await other.stop();
-      }
-    }
   },
 );

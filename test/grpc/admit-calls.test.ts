@@ -59,12 +59,7 @@ const bearer = () => {
 /** ListOrganizations through a grpc-js client: the error, or null. */
 function listOrganizations(orgs: OrganizationServiceClient): Promise<ServiceError | null> {
   return new Promise((resolve) =>
-    orgs.listOrganizations(
-      { params: {}, query: {}, bodyJson: '' },
-      bearer(),
-      { deadline: Date.now() + 10_000 },
-      (err) => resolve(err),
-    ),
+    orgs.listOrganizations({}, bearer(), { deadline: Date.now() + 10_000 }, (err) => resolve(err)),
   );
 }
 

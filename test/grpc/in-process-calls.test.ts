@@ -50,14 +50,14 @@ test('a call gets the handler its request and metadata as given, and answers its
     const trailers = new Metadata();
     trailers.set('rest-header-ratelimit-limit', '60');
     const md = call.metadata.get('authorization')[0];
-    callback(null, { resultJson: JSON.stringify({ got: call.request, md }) }, trailers);
+    callback(null, { answer: JSON.stringify({ got: call.request, md }) }, trailers);
   });
   const request = { id: 'org_1' };
   const md = new Metadata();
   md.set('authorization', 'Bearer k');
   const out = await calls.unary(PATH, request, md, { deadline: soon() });
   t.is(out.status.code, status.OK);
-  t.deepEqual(out.response, { resultJson: JSON.stringify({ got: request, md: 'Bearer k' }) });
+  t.deepEqual(out.response, { answer: JSON.stringify({ got: request, md: 'Bearer k' }) });
   t.deepEqual(out.status.metadata.get('rest-header-ratelimit-limit'), ['60']);
   t.is(await counted(metrics, 'OK'), 1);
 });
@@ -90,7 +90,7 @@ test('the deadline ends a call DEADLINE_EXCEEDED and cancels its handler (runFor
             resolve(undefined);
           });
         }),
-    ).then(() => callback(null, { resultJson: 'null' }));
+    ).then(() => callback(null, { answer: 'null' }));
   });
   const started = Date.now();
   const out = await calls.unary(PATH, {}, new Metadata(), { deadline: Date.now() + 100 });
@@ -102,7 +102,7 @@ test('the deadline ends a call DEADLINE_EXCEEDED and cancels its handler (runFor
   let ran = false;
   const late = serve((_call, callback) => {
     ran = true;
-    callback(null, { resultJson: 'null' });
+    callback(null, { answer: 'null' });
   });
   t.is(
     (await late.calls.unary(PATH, {}, new Metadata(), { deadline: Date.now() - 1 })).status.code,
@@ -129,7 +129,7 @@ test('the caller going away ends the call CANCELLED and cancels its handler', as
 test('admission counts in-process calls like any other: a call that cannot start in time is shed, with the error it was refused with', async (t) => {
   const held: (() => void)[] = [];
   const { calls, metrics } = serve((_call, callback) => {
-    held.push(() => callback(null, { resultJson: 'null' }));
+    held.push(() => callback(null, { answer: 'null' }));
   }, 1);
   const first = calls.unary(PATH, {}, new Metadata(), { deadline: soon() });
   const shed = await calls.unary(PATH, {}, new Metadata(), { deadline: soon() });

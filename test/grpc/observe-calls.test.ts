@@ -37,7 +37,7 @@ test('a direct gRPC call leaves one log line (door grpc) and a sample in schedul
   try {
     await new Promise<void>((resolve, reject) =>
       orgs.listOrganizations(
-        { params: {}, query: {}, body: undefined, bodyJson: '' },
+        {},
         metadata({
           authorization: `Bearer ${svc.platformKey}`,
           'x-service-request-id': 'req_direct_observed',
@@ -48,7 +48,7 @@ test('a direct gRPC call leaves one log line (door grpc) and a sample in schedul
     );
     const failed = await new Promise<ServiceError>((resolve) =>
       orgs.listOrganizations(
-        { params: {}, query: {}, body: undefined, bodyJson: '' },
+        {},
         metadata({ authorization: 'Bearer nope', 'x-service-request-id': 'req_direct_refused' }),
         (err) => resolve(err!),
       ),

@@ -25,40 +25,35 @@ const bearer = (key: string) => {
   return md;
 };
 
-/** Calls CreateOrganization with `bodyJson` and answers the error (or null when it succeeded). */
-function createOrganization(orgs: OrganizationServiceClient, bodyJson: string): Promise<ServiceError | null> {
+/** A CreateOrganization request of about `bytes` bytes (its name). */
+const bigRequest = (bytes: number) => ({ externalId: 'big', name: 'x'.repeat(bytes) });
+
+/** Calls CreateOrganization and answers the error (or null when it succeeded). */
+function createOrganization(
+  orgs: OrganizationServiceClient,
+  request: { externalId: string; name: string },
+): Promise<ServiceError | null> {
   return new Promise((resolve) =>
-    orgs.createOrganization(
-      { params: {}, query: {}, body: undefined, bodyJson },
-      bearer(svc.platformKey),
-      { deadline: Date.now() + 10_000 },
-      (err) => resolve(err),
-    ),
+    orgs.createOrganization(request, bearer(svc.platformKey), { deadline: Date.now() + 10_000 }, (err) => resolve(err)),
   );
 }
-
-/** A JSON body of exactly `bytes` bytes. */
-const bodyOf = (bytes: number) => {
-  const head = '{"externalId":"big","name":"';
-  return `${head}${'x'.repeat(bytes - head.length - 2)}"}`;
-};
 
 test('a request message over 4 MB is refused RESOURCE_EXHAUSTED by the transport, one just under is read, and the server keeps serving', async (t) => {
   const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
   try {
-    const over = await createOrganization(orgs, bodyOf(MAX_REQUEST + 1));
+    const over = await createOrganization(orgs, bigRequest(MAX_REQUEST + 1));
     t.is(over?.code, status.RESOURCE_EXHAUSTED, over?.message);
     t.regex(over?.details ?? '', /larger than max/);
     // Not the rate limit (also RESOURCE_EXHAUSTED): no contract code in the trailers.
     t.is(errorCodeOfTrailers(over?.metadata), undefined);
 
     // Just under the limit the message reaches its operation, which judges the body (a 200-character name at most).
-    const under = await createOrganization(orgs, bodyOf(MAX_REQUEST - 1024));
+    const under = await createOrganization(orgs, bigRequest(MAX_REQUEST - 1024));
     t.is(under?.code, status.INVALID_ARGUMENT, under?.message);
     t.is(errorCodeOfTrailers(under?.metadata), 'VALIDATION_ERROR');
 
     // Same client, same connection: still served.
-    t.is(await createOrganization(orgs, JSON.stringify({ externalId: 'after-big', name: 'After the big one' })), null);
+    t.is(await createOrganization(orgs, { externalId: 'after-big', name: 'After the big one' }), null);
   } finally {
     orgs.close();
   }
@@ -70,7 +65,7 @@ test("the gateway's clients refuse to send what the server would refuse, before 
   try {
     const err = await createOrganization(
       clients.OrganizationService as unknown as OrganizationServiceClient,
-      bodyOf(MAX_REQUEST + 1),
+      bigRequest(MAX_REQUEST + 1),
     );
     t.is(err?.code, status.RESOURCE_EXHAUSTED);
     t.regex(err?.details ?? '', new RegExp(`send message with a size larger than ${MAX_REQUEST}`));

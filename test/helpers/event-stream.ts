@@ -1,5 +1,6 @@
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { InspectorServiceClient } from '../../src/gen/scheduling/v1/inspector_service.js';
+import { restOfResponse, typedRequest } from './typed-messages.js';
 
 /** One Server-Sent Event. */
 export interface SseEvent {
@@ -119,7 +120,7 @@ export function watchDirect(
   const md = new Metadata();
   md.set('authorization', `Bearer ${key}`);
   if (organizationId) md.set('service-organization-id', organizationId);
-  const call = inspector.watchActor({ params, query: {}, body: undefined, bodyJson: '' }, md);
+  const call = inspector.watchActor(typedRequest('WatchActor', { params }), md);
   let markStarted!: (s: WatchStart) => void;
   const started = new Promise<WatchStart>((r) => (markStarted = r));
   const ended = new Promise<{ error: ServiceError; at: number }>((resolve) =>
@@ -129,6 +130,6 @@ export function watchDirect(
       inspector.close();
     }),
   );
-  call.on('data', (m: { resultJson?: string }) => markStarted({ view: JSON.parse(m.resultJson ?? 'null') }));
+  call.on('data', (m: unknown) => markStarted({ view: restOfResponse('WatchActor', m) }));
   return { started, ended, cancel: () => call.cancel() };
 }

@@ -69,8 +69,6 @@ export async function startTestService(
     // A new connection to the test cluster can take over the 2 s default while a dozen test files start at once (seen
     // once as a before hook's 503); the bound itself is tested with its defaults in test/ops and test/persistence.
     PG_POOL_WAIT_MS: '10000',
-    // Every REST test reads answers rendered from the typed response message, each checked against its JSON form.
-    GATEWAY_ANSWERS: 'check',
     ...opts.env,
   });
   const clock = opts.clock ?? createTestClock();

@@ -11,11 +11,16 @@ import {
 } from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
-import { OrganizationServiceClient } from '../../src/gen/scheduling/v1/organization_service.js';
-import { AuditServiceClient } from '../../src/gen/scheduling/v1/audit_service.js';
+import {
+  OrganizationServiceClient,
+  type CreateOrganizationResponse,
+  type GetOrganizationResponse,
+} from '../../src/gen/scheduling/v1/organization_service.js';
+import { AuditServiceClient, type ListAuditEventsResponse } from '../../src/gen/scheduling/v1/audit_service.js';
+import { restOfResponse } from '../helpers/typed-messages.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
+import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -81,76 +86,45 @@ test('server reflection lists the services and serves their descriptors', async 
   }
 });
 
-test('an internal service calls the gRPC API directly with a key in metadata; bodies as JSON text or as a Value, results as JSON text', async (t) => {
+test('an internal service calls the gRPC API directly with a key in metadata, in typed messages', async (t) => {
   const orgs = new OrganizationServiceClient(svc.grpcTarget, credentials.createInsecure());
   const audit = new AuditServiceClient(svc.grpcTarget, credentials.createInsecure());
-  const json = (res: { resultJson?: string }) => JSON.parse(res.resultJson ?? 'null');
   try {
-    const created = json(
-      await unary<{ resultJson?: string }>((cb) =>
-        orgs.createOrganization(
-          {
-            params: {},
-            query: {},
-            body: undefined,
-            bodyJson: JSON.stringify({ externalId: 'grpc-direct', name: 'Via gRPC' }),
-          },
-          bearer(svc.platformKey),
-          cb,
-        ),
-      ),
+    const created = await unary<CreateOrganizationResponse>((cb) =>
+      orgs.createOrganization({ externalId: 'grpc-direct', name: 'Via gRPC' }, bearer(svc.platformKey), cb),
     );
-    t.like(created, { externalId: 'grpc-direct', name: 'Via gRPC' });
-    const read = json(
-      await unary<{ resultJson?: string }>((cb) =>
-        orgs.getOrganization(
-          { params: { id: created.id }, query: {}, body: undefined, bodyJson: '' },
-          bearer(svc.platformKey),
-          cb,
-        ),
-      ),
+    t.like(created.organization, { externalId: 'grpc-direct', name: 'Via gRPC' });
+    const id = created.organization!.id;
+    const read = await unary<GetOrganizationResponse>((cb) =>
+      orgs.getOrganization({ id }, bearer(svc.platformKey), cb),
     );
-    t.deepEqual(read, created);
+    t.deepEqual(read.organization, created.organization);
     // The same data through the REST door.
-    t.deepEqual((await client(svc.url, svc.platformKey).get(`/api/v2/organizations/${created.id}`)).body, created);
+    t.deepEqual(
+      (await client(svc.url, svc.platformKey).get(`/api/v2/organizations/${id}`)).body,
+      restOfResponse('GetOrganization', read),
+    );
     // The write made through gRPC is audited like any other.
     const md = bearer(svc.platformKey);
-    md.set('service-organization-id', created.id);
-    const events = json(
-      await unary<{ resultJson?: string }>((cb) =>
-        audit.listAuditEvents(
-          { params: {}, query: { action: 'organization.create' }, body: undefined, bodyJson: '' },
-          md,
-          cb,
-        ),
-      ),
+    md.set('service-organization-id', id!);
+    const events = await unary<ListAuditEventsResponse>((cb) =>
+      audit.listAuditEvents({ action: 'organization.create' }, md, cb),
     );
-    t.is(events.data.length, 1);
-    t.is(events.data[0].resource_id, created.id);
+    t.is(events.data!.length, 1);
+    t.is(events.data![0]!.resourceId, id);
 
-    // A body given as a protobuf Value is read as well (when body_json is empty).
     const dup = await t.throwsAsync(
-      unary((cb) =>
-        orgs.createOrganization(
-          { params: {}, query: {}, body: { externalId: 'grpc-direct', name: 'Again' }, bodyJson: '' },
-          bearer(svc.platformKey),
-          cb,
-        ),
-      ),
+      unary((cb) => orgs.createOrganization({ externalId: 'grpc-direct', name: 'Again' }, bearer(svc.platformKey), cb)),
     );
     t.is((dup as unknown as ServiceError).code, status.ABORTED);
     t.is(errorCodeOfTrailers((dup as unknown as ServiceError).metadata), 'DUPLICATE_EXTERNAL_ID');
-    const garbled = await t.throwsAsync(
-      unary((cb) =>
-        orgs.createOrganization(
-          { params: {}, query: {}, body: undefined, bodyJson: '{"externalId":' },
-          bearer(svc.platformKey),
-          cb,
-        ),
-      ),
+    // Meaning is judged behind the door, for every caller: an empty name is the contract's error on `name`.
+    const empty = await t.throwsAsync(
+      unary((cb) => orgs.createOrganization({ externalId: 'grpc-empty', name: '' }, bearer(svc.platformKey), cb)),
     );
-    t.is((garbled as unknown as ServiceError).code, status.INVALID_ARGUMENT);
-    t.is(errorCodeOfTrailers((garbled as unknown as ServiceError).metadata), 'VALIDATION_ERROR');
+    t.is((empty as unknown as ServiceError).code, status.INVALID_ARGUMENT);
+    t.is(errorCodeOfTrailers((empty as unknown as ServiceError).metadata), 'VALIDATION_ERROR');
+    t.is(decodeServiceError(empty as unknown as ServiceError).field, 'name');
   } finally {
     orgs.close();
     audit.close();
@@ -167,7 +141,7 @@ test('a gRPC call without a valid key is UNAUTHENTICATED with the error code in 
     ];
     for (const c of cases) {
       const err = (await t.throwsAsync(
-        unary((cb) => orgs.listOrganizations({ params: {}, query: {}, body: undefined, bodyJson: '' }, c.md, cb)),
+        unary((cb) => orgs.listOrganizations({}, c.md, cb)),
         undefined,
         c.name,
       )) as unknown as ServiceError;

@@ -103,7 +103,7 @@ test.serial('direct gRPC callers are counted by their address too', async (t) =>
     new Promise<ServiceError | null>((resolve) => {
       const md = new Metadata();
       md.set('authorization', `Bearer ${key}`);
-      orgs.listOrganizations({ params: {}, query: {} }, md, { deadline: Date.now() + 10_000 }, (err) => resolve(err));
+      orgs.listOrganizations({}, md, { deadline: Date.now() + 10_000 }, (err) => resolve(err));
     });
   try {
     for (let i = 0; i < limit; i++) t.is((await call(unknownKey()))?.code, status.UNAUTHENTICATED);

@@ -113,6 +113,7 @@ export const bookingRoutes: RouteSpec[] = [
     rpc: 'ConfirmBookingV1',
     tag: 'v1',
     auth: 'none',
+    htmlAnswer: true,
     summary:
       'The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`. Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409.',
     description:

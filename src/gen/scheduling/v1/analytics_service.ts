@@ -18,38 +18,30 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import { Analytics, NetworkAdequacy } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/analytics_service.proto";
 
-/** GetAnalyticsRequest: the input of GetAnalytics (REST GET /api/v2/analytics). */
+/** GetAnalyticsRequest: the input of GetAnalytics. */
 export interface GetAnalyticsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /**
-   * Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days` in REST. Optional. REST: `period` in
-   * the query string.
-   */
+  /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
   period?: GetAnalyticsRequest_Period | undefined;
 }
 
@@ -131,50 +123,35 @@ export interface GetAnalyticsRequest_QueryEntry {
 
 /** GetAnalyticsResponse: the output of GetAnalytics. */
 export interface GetAnalyticsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Analytics` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Analytics. */
   analytics?: Analytics | undefined;
 }
 
-/** GetNetworkAdequacyRequest: the input of GetNetworkAdequacy (REST GET /api/v2/analytics/network-adequacy). */
+/** GetNetworkAdequacyRequest: the input of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /**
-   * Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days` in REST. Optional. REST: `period` in
-   * the query string.
-   */
+  /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
   period?:
     | GetNetworkAdequacyRequest_Period
     | undefined;
   /**
    * The constraint read: `language` (languageCodes), `license_region` (licenseRegionCodes), `insurance`
    * (insurancePlanCodes), `specialty` (specialtyCodes) or `modality` (modalityCodes). One of `language`,
-   * `license_region`, `insurance`, `specialty`, `modality` in REST. Required. REST: `dimension` in the query string.
+   * `license_region`, `insurance`, `specialty`, `modality`. Required.
    */
   dimension?: GetNetworkAdequacyRequest_Dimension | undefined;
 }
@@ -341,26 +318,12 @@ export interface GetNetworkAdequacyRequest_QueryEntry {
 
 /** GetNetworkAdequacyResponse: the output of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `NetworkAdequacy` (typed form). Set when the request came in the typed form. */
+  /** The answer: the NetworkAdequacy. */
   networkAdequacy?: NetworkAdequacy | undefined;
 }
 
 function createBaseGetAnalyticsRequest(): GetAnalyticsRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    period: GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED,
-  };
+  return { params: {}, query: {}, bodyJson: "", period: GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED };
 }
 
 export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
@@ -371,9 +334,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetAnalyticsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -416,14 +376,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -484,7 +436,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -515,9 +466,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -551,7 +499,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.period = object.period ?? GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED;
     return message;
@@ -729,17 +676,11 @@ export const GetAnalyticsRequest_QueryEntry: MessageFns<GetAnalyticsRequest_Quer
 };
 
 function createBaseGetAnalyticsResponse(): GetAnalyticsResponse {
-  return { result: undefined, resultJson: "", analytics: undefined };
+  return { analytics: undefined };
 }
 
 export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
   encode(message: GetAnalyticsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.analytics !== undefined) {
       Analytics.encode(message.analytics, writer.uint32(130).fork()).join();
     }
@@ -759,22 +700,6 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -796,25 +721,11 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
   },
 
   fromJSON(object: any): GetAnalyticsResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      analytics: isSet(object.analytics) ? Analytics.fromJSON(object.analytics) : undefined,
-    };
+    return { analytics: isSet(object.analytics) ? Analytics.fromJSON(object.analytics) : undefined };
   },
 
   toJSON(message: GetAnalyticsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.analytics !== undefined) {
       obj.analytics = Analytics.toJSON(message.analytics);
     }
@@ -826,8 +737,6 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
   },
   fromPartial(object: DeepPartial<GetAnalyticsResponse>): GetAnalyticsResponse {
     const message = createBaseGetAnalyticsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.analytics = (object.analytics !== undefined && object.analytics !== null)
       ? Analytics.fromPartial(object.analytics)
       : undefined;
@@ -839,7 +748,6 @@ function createBaseGetNetworkAdequacyRequest(): GetNetworkAdequacyRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     period: GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED,
     dimension: GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED,
@@ -854,9 +762,6 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetNetworkAdequacyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -904,14 +809,6 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -980,7 +877,6 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1014,9 +910,6 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1055,7 +948,6 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.period = object.period ?? GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED;
     message.dimension = object.dimension ?? GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED;
@@ -1234,17 +1126,11 @@ export const GetNetworkAdequacyRequest_QueryEntry: MessageFns<GetNetworkAdequacy
 };
 
 function createBaseGetNetworkAdequacyResponse(): GetNetworkAdequacyResponse {
-  return { result: undefined, resultJson: "", networkAdequacy: undefined };
+  return { networkAdequacy: undefined };
 }
 
 export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> = {
   encode(message: GetNetworkAdequacyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.networkAdequacy !== undefined) {
       NetworkAdequacy.encode(message.networkAdequacy, writer.uint32(130).fork()).join();
     }
@@ -1264,22 +1150,6 @@ export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1302,12 +1172,6 @@ export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> 
 
   fromJSON(object: any): GetNetworkAdequacyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       networkAdequacy: isSet(object.networkAdequacy)
         ? NetworkAdequacy.fromJSON(object.networkAdequacy)
         : isSet(object.network_adequacy)
@@ -1318,12 +1182,6 @@ export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> 
 
   toJSON(message: GetNetworkAdequacyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.networkAdequacy !== undefined) {
       obj.networkAdequacy = NetworkAdequacy.toJSON(message.networkAdequacy);
     }
@@ -1335,8 +1193,6 @@ export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> 
   },
   fromPartial(object: DeepPartial<GetNetworkAdequacyResponse>): GetNetworkAdequacyResponse {
     const message = createBaseGetNetworkAdequacyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.networkAdequacy = (object.networkAdequacy !== undefined && object.networkAdequacy !== null)
       ? NetworkAdequacy.fromPartial(object.networkAdequacy)
       : undefined;
@@ -1348,15 +1204,14 @@ export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> 
  * AnalyticsService: Resolution and booking analytics.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type AnalyticsServiceService = typeof AnalyticsServiceService;
 export const AnalyticsServiceService = {

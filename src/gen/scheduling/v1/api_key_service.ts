@@ -18,7 +18,6 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { ApiKey, CallerIdentity, CreatedApiKey } from "./resources.js";
 
@@ -26,23 +25,19 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/api_key_service.proto";
 
-/** GetCallerRequest: the input of GetCaller (REST GET /api/v2/caller). */
+/** GetCallerRequest: the input of GetCaller. */
 export interface GetCallerRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?: string | undefined;
 }
@@ -59,55 +54,40 @@ export interface GetCallerRequest_QueryEntry {
 
 /** GetCallerResponse: the output of GetCaller. */
 export interface GetCallerResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CallerIdentity` (typed form). Set when the request came in the typed form. */
+  /** The answer: the CallerIdentity. */
   callerIdentity?: CallerIdentity | undefined;
 }
 
-/** CreateApiKeyRequest: the input of CreateApiKey (REST POST /api/v2/api-keys). */
+/** CreateApiKeyRequest: the input of CreateApiKey. */
 export interface CreateApiKeyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /**
-   * One of `platform_live`, `platform_test`, `organization_live`, `organization_test` in REST. Required. REST: `type`
-   * in the JSON body.
-   */
+  /** One of `platform_live`, `platform_test`, `organization_live`, `organization_test`. Required. */
   type?:
     | CreateApiKeyRequest_Type
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `organizationId` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   organizationId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). Optional. REST: `expiresAt` in the JSON body. */
+  /** An instant. Optional. */
   expiresAt?: Date | undefined;
 }
 
@@ -198,51 +178,37 @@ export interface CreateApiKeyRequest_QueryEntry {
 
 /** CreateApiKeyResponse: the output of CreateApiKey. */
 export interface CreateApiKeyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CreatedApiKey` (typed form). Set when the request came in the typed form. */
+  /** The answer: the CreatedApiKey. */
   createdApiKey?: CreatedApiKey | undefined;
 }
 
-/** ListApiKeysRequest: the input of ListApiKeys (REST GET /api/v2/api-keys). */
+/** ListApiKeysRequest: the input of ListApiKeys. */
 export interface ListApiKeysRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -259,58 +225,40 @@ export interface ListApiKeysRequest_QueryEntry {
 
 /** ListApiKeysResponse: the output of ListApiKeys. */
 export interface ListApiKeysResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | ApiKey[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** RevokeApiKeyRequest: the input of RevokeApiKey (REST DELETE /api/v2/api-keys/:id). */
+/** RevokeApiKeyRequest: the input of RevokeApiKey. */
 export interface RevokeApiKeyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -326,20 +274,12 @@ export interface RevokeApiKeyRequest_QueryEntry {
 
 /** RevokeApiKeyResponse: the output of RevokeApiKey. */
 export interface RevokeApiKeyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ApiKey` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ApiKey. */
   apiKey?: ApiKey | undefined;
 }
 
 function createBaseGetCallerRequest(): GetCallerRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, bodyJson: "" };
 }
 
 export const GetCallerRequest: MessageFns<GetCallerRequest> = {
@@ -350,9 +290,6 @@ export const GetCallerRequest: MessageFns<GetCallerRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetCallerRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -392,14 +329,6 @@ export const GetCallerRequest: MessageFns<GetCallerRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -452,7 +381,6 @@ export const GetCallerRequest: MessageFns<GetCallerRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -480,9 +408,6 @@ export const GetCallerRequest: MessageFns<GetCallerRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -513,7 +438,6 @@ export const GetCallerRequest: MessageFns<GetCallerRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     return message;
   },
@@ -690,17 +614,11 @@ export const GetCallerRequest_QueryEntry: MessageFns<GetCallerRequest_QueryEntry
 };
 
 function createBaseGetCallerResponse(): GetCallerResponse {
-  return { result: undefined, resultJson: "", callerIdentity: undefined };
+  return { callerIdentity: undefined };
 }
 
 export const GetCallerResponse: MessageFns<GetCallerResponse> = {
   encode(message: GetCallerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.callerIdentity !== undefined) {
       CallerIdentity.encode(message.callerIdentity, writer.uint32(130).fork()).join();
     }
@@ -720,22 +638,6 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -758,12 +660,6 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
 
   fromJSON(object: any): GetCallerResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       callerIdentity: isSet(object.callerIdentity)
         ? CallerIdentity.fromJSON(object.callerIdentity)
         : isSet(object.caller_identity)
@@ -774,12 +670,6 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
 
   toJSON(message: GetCallerResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.callerIdentity !== undefined) {
       obj.callerIdentity = CallerIdentity.toJSON(message.callerIdentity);
     }
@@ -791,8 +681,6 @@ export const GetCallerResponse: MessageFns<GetCallerResponse> = {
   },
   fromPartial(object: DeepPartial<GetCallerResponse>): GetCallerResponse {
     const message = createBaseGetCallerResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.callerIdentity = (object.callerIdentity !== undefined && object.callerIdentity !== null)
       ? CallerIdentity.fromPartial(object.callerIdentity)
       : undefined;
@@ -804,7 +692,6 @@ function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     type: CreateApiKeyRequest_Type.TYPE_UNSPECIFIED,
     organizationId: undefined,
@@ -821,9 +708,6 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateApiKeyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -875,14 +759,6 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -967,7 +843,6 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1010,9 +885,6 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1054,7 +926,6 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.type = object.type ?? CreateApiKeyRequest_Type.TYPE_UNSPECIFIED;
     message.organizationId = object.organizationId ?? undefined;
@@ -1235,17 +1106,11 @@ export const CreateApiKeyRequest_QueryEntry: MessageFns<CreateApiKeyRequest_Quer
 };
 
 function createBaseCreateApiKeyResponse(): CreateApiKeyResponse {
-  return { result: undefined, resultJson: "", createdApiKey: undefined };
+  return { createdApiKey: undefined };
 }
 
 export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
   encode(message: CreateApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.createdApiKey !== undefined) {
       CreatedApiKey.encode(message.createdApiKey, writer.uint32(130).fork()).join();
     }
@@ -1265,22 +1130,6 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1303,12 +1152,6 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
 
   fromJSON(object: any): CreateApiKeyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       createdApiKey: isSet(object.createdApiKey)
         ? CreatedApiKey.fromJSON(object.createdApiKey)
         : isSet(object.created_api_key)
@@ -1319,12 +1162,6 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
 
   toJSON(message: CreateApiKeyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.createdApiKey !== undefined) {
       obj.createdApiKey = CreatedApiKey.toJSON(message.createdApiKey);
     }
@@ -1336,8 +1173,6 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
   },
   fromPartial(object: DeepPartial<CreateApiKeyResponse>): CreateApiKeyResponse {
     const message = createBaseCreateApiKeyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.createdApiKey = (object.createdApiKey !== undefined && object.createdApiKey !== null)
       ? CreatedApiKey.fromPartial(object.createdApiKey)
       : undefined;
@@ -1346,7 +1181,7 @@ export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
 };
 
 function createBaseListApiKeysRequest(): ListApiKeysRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", pageSize: undefined, pageToken: undefined };
+  return { params: {}, query: {}, bodyJson: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
@@ -1357,9 +1192,6 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListApiKeysRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1405,14 +1237,6 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1481,7 +1305,6 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1520,9 +1343,6 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1558,7 +1378,6 @@ export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
@@ -1737,17 +1556,11 @@ export const ListApiKeysRequest_QueryEntry: MessageFns<ListApiKeysRequest_QueryE
 };
 
 function createBaseListApiKeysResponse(): ListApiKeysResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
   encode(message: ListApiKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         ApiKey.encode(v!, writer.uint32(130).fork()).join();
@@ -1778,22 +1591,6 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1843,12 +1640,6 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
 
   fromJSON(object: any): ListApiKeysResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ApiKey.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -1866,12 +1657,6 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
 
   toJSON(message: ListApiKeysResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => ApiKey.toJSON(e));
     }
@@ -1892,8 +1677,6 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
   },
   fromPartial(object: DeepPartial<ListApiKeysResponse>): ListApiKeysResponse {
     const message = createBaseListApiKeysResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => ApiKey.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -1903,7 +1686,7 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
 };
 
 function createBaseRevokeApiKeyRequest(): RevokeApiKeyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
@@ -1914,9 +1697,6 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       RevokeApiKeyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1959,14 +1739,6 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2027,7 +1799,6 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2056,9 +1827,6 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2092,7 +1860,6 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -2270,17 +2037,11 @@ export const RevokeApiKeyRequest_QueryEntry: MessageFns<RevokeApiKeyRequest_Quer
 };
 
 function createBaseRevokeApiKeyResponse(): RevokeApiKeyResponse {
-  return { result: undefined, resultJson: "", apiKey: undefined };
+  return { apiKey: undefined };
 }
 
 export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
   encode(message: RevokeApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.apiKey !== undefined) {
       ApiKey.encode(message.apiKey, writer.uint32(130).fork()).join();
     }
@@ -2300,22 +2061,6 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2338,12 +2083,6 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
 
   fromJSON(object: any): RevokeApiKeyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       apiKey: isSet(object.apiKey)
         ? ApiKey.fromJSON(object.apiKey)
         : isSet(object.api_key)
@@ -2354,12 +2093,6 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
 
   toJSON(message: RevokeApiKeyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.apiKey !== undefined) {
       obj.apiKey = ApiKey.toJSON(message.apiKey);
     }
@@ -2371,8 +2104,6 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
   },
   fromPartial(object: DeepPartial<RevokeApiKeyResponse>): RevokeApiKeyResponse {
     const message = createBaseRevokeApiKeyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.apiKey = (object.apiKey !== undefined && object.apiKey !== null)
       ? ApiKey.fromPartial(object.apiKey)
       : undefined;
@@ -2384,15 +2115,14 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
  * ApiKeyService: API keys of a platform account, and who the calling key is.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type ApiKeyServiceService = typeof ApiKeyServiceService;
 export const ApiKeyServiceService = {

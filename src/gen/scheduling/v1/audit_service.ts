@@ -18,58 +18,51 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import { AuditChainVerification, AuditEvent } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/audit_service.proto";
 
-/** ListAuditEventsRequest: the input of ListAuditEvents (REST GET /api/v2/audit-events). */
+/** ListAuditEventsRequest: the input of ListAuditEvents. */
 export interface ListAuditEventsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `action` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   action?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `resource_type` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   resourceType?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `resource_id` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   resourceId?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -86,61 +79,42 @@ export interface ListAuditEventsRequest_QueryEntry {
 
 /** ListAuditEventsResponse: the output of ListAuditEvents. */
 export interface ListAuditEventsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | AuditEvent[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** VerifyAuditChainRequest: the input of VerifyAuditChain (REST GET /api/v2/audit-events/verification). */
+/** VerifyAuditChainRequest: the input of VerifyAuditChain. */
 export interface VerifyAuditChainRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
   /**
    * How many of the latest chain links (and of the latest events, for unlinked ones) to verify; default 10,000, at
-   * most 50,000. `npm run audit:verify` checks whole chains. A whole number from 1 to 50000 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * most 50,000. `npm run audit:verify` checks whole chains. A whole number from 1 to 50000. Optional.
    */
   limit?: number | undefined;
 }
@@ -157,15 +131,7 @@ export interface VerifyAuditChainRequest_QueryEntry {
 
 /** VerifyAuditChainResponse: the output of VerifyAuditChain. */
 export interface VerifyAuditChainResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `AuditChainVerification` (typed form). Set when the request came in the typed form. */
+  /** The answer: the AuditChainVerification. */
   auditChainVerification?: AuditChainVerification | undefined;
 }
 
@@ -173,7 +139,6 @@ function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     action: undefined,
     resourceType: undefined,
@@ -191,9 +156,6 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListAuditEventsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -248,14 +210,6 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -348,7 +302,6 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -398,9 +351,6 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -445,7 +395,6 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.action = object.action ?? undefined;
     message.resourceType = object.resourceType ?? undefined;
@@ -627,17 +576,11 @@ export const ListAuditEventsRequest_QueryEntry: MessageFns<ListAuditEventsReques
 };
 
 function createBaseListAuditEventsResponse(): ListAuditEventsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
   encode(message: ListAuditEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         AuditEvent.encode(v!, writer.uint32(130).fork()).join();
@@ -668,22 +611,6 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -733,12 +660,6 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
 
   fromJSON(object: any): ListAuditEventsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => AuditEvent.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -756,12 +677,6 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
 
   toJSON(message: ListAuditEventsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => AuditEvent.toJSON(e));
     }
@@ -782,8 +697,6 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
   },
   fromPartial(object: DeepPartial<ListAuditEventsResponse>): ListAuditEventsResponse {
     const message = createBaseListAuditEventsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => AuditEvent.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -793,7 +706,7 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
 };
 
 function createBaseVerifyAuditChainRequest(): VerifyAuditChainRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", limit: undefined };
+  return { params: {}, query: {}, bodyJson: "", limit: undefined };
 }
 
 export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
@@ -804,9 +717,6 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       VerifyAuditChainRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -849,14 +759,6 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -917,7 +819,6 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -946,9 +847,6 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -982,7 +880,6 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.limit = object.limit ?? undefined;
     return message;
@@ -1160,17 +1057,11 @@ export const VerifyAuditChainRequest_QueryEntry: MessageFns<VerifyAuditChainRequ
 };
 
 function createBaseVerifyAuditChainResponse(): VerifyAuditChainResponse {
-  return { result: undefined, resultJson: "", auditChainVerification: undefined };
+  return { auditChainVerification: undefined };
 }
 
 export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
   encode(message: VerifyAuditChainResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.auditChainVerification !== undefined) {
       AuditChainVerification.encode(message.auditChainVerification, writer.uint32(130).fork()).join();
     }
@@ -1190,22 +1081,6 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1228,12 +1103,6 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
 
   fromJSON(object: any): VerifyAuditChainResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       auditChainVerification: isSet(object.auditChainVerification)
         ? AuditChainVerification.fromJSON(object.auditChainVerification)
         : isSet(object.audit_chain_verification)
@@ -1244,12 +1113,6 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
 
   toJSON(message: VerifyAuditChainResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.auditChainVerification !== undefined) {
       obj.auditChainVerification = AuditChainVerification.toJSON(message.auditChainVerification);
     }
@@ -1261,8 +1124,6 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
   },
   fromPartial(object: DeepPartial<VerifyAuditChainResponse>): VerifyAuditChainResponse {
     const message = createBaseVerifyAuditChainResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.auditChainVerification =
       (object.auditChainVerification !== undefined && object.auditChainVerification !== null)
         ? AuditChainVerification.fromPartial(object.auditChainVerification)
@@ -1275,15 +1136,14 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
  * AuditService: The immutable audit log and its hash-chain verification.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type AuditServiceService = typeof AuditServiceService;
 export const AuditServiceService = {

@@ -18,7 +18,6 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import {
   BookingsV1Page,
   BookingV1Cancelled,
@@ -34,50 +33,41 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/booking_service.proto";
 
-/** ListBookingsRequest: the input of ListBookings (REST GET /api/v2/bookings). */
+/** ListBookingsRequest: the input of ListBookings. */
 export interface ListBookingsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /**
-   * One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. Optional. REST: `status` in the
-   * query string.
-   */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
   status?:
     | ListBookingsRequest_Status
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -178,58 +168,40 @@ export interface ListBookingsRequest_QueryEntry {
 
 /** ListBookingsResponse: the output of ListBookings. */
 export interface ListBookingsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | BookingV2[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetBookingRequest: the input of GetBooking (REST GET /api/v2/bookings/:id). */
+/** GetBookingRequest: the input of GetBooking. */
 export interface GetBookingRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -245,51 +217,36 @@ export interface GetBookingRequest_QueryEntry {
 
 /** GetBookingResponse: the output of GetBooking. */
 export interface GetBookingResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV2` (typed form). Set when the request came in the typed form. */
-  bookingV2?: BookingV2 | undefined;
+  /** The answer: the BookingV2. */
+  booking?: BookingV2 | undefined;
 }
 
-/** ListSlotsV1Request: the input of ListSlotsV1 (REST GET /api/v1/slots). */
+/** ListSlotsV1Request: the input of ListSlotsV1. */
 export interface ListSlotsV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The service (event type) id. Text of 1 to 200 characters. Required. REST: `eventTypeId` in the query string. */
+  /** The service (event type) id. Text of 1 to 200 characters. Required. */
   eventTypeId?:
     | string
     | undefined;
-  /**
-   * Local date in the provider's schedule timezone, YYYY-MM-DD. A calendar date, YYYY-MM-DD. Required. REST: `date`
-   * in the query string.
-   */
+  /** Local date in the provider's schedule timezone, YYYY-MM-DD. A calendar date, YYYY-MM-DD. Required. */
   date?: string | undefined;
 }
 
@@ -305,70 +262,58 @@ export interface ListSlotsV1Request_QueryEntry {
 
 /** ListSlotsV1Response: the output of ListSlotsV1. */
 export interface ListSlotsV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `SlotsV1Page` (typed form). Set when the request came in the typed form. */
+  /** The answer: the SlotsV1Page. */
   slotsV1Page?: SlotsV1Page | undefined;
 }
 
-/** CreateBookingV1Request: the input of CreateBookingV1 (REST POST /api/v1/bookings). */
+/** CreateBookingV1Request: the input of CreateBookingV1. */
 export interface CreateBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** Text of at most 1024 characters. Required. REST: `slotId` in the JSON body. */
+  /** Text of at most 1024 characters. Required. */
   slotId?:
     | string
     | undefined;
-  /** Required. REST: `attendee` in the JSON body. */
+  /** The attendee. Required. */
   attendee?:
     | CreateBookingV1Request_Attendee
     | undefined;
-  /** Text of at most 5000 characters. Optional. REST: `notes` in the JSON body. */
+  /** Text of at most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
 /** The `attendee` object. */
 export interface CreateBookingV1Request_Attendee {
-  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  /** An e-mail address. Text of at most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  /** Text of at most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
@@ -384,57 +329,36 @@ export interface CreateBookingV1Request_QueryEntry {
 
 /** CreateBookingV1Response: the output of CreateBookingV1. */
 export interface CreateBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1Created` (typed form). Set when the request came in the typed form. */
+  /** The answer: the BookingV1Created. */
   bookingV1Created?: BookingV1Created | undefined;
 }
 
-/** ListBookingsV1Request: the input of ListBookingsV1 (REST GET /api/v1/bookings). */
+/** ListBookingsV1Request: the input of ListBookingsV1. */
 export interface ListBookingsV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /**
-   * Page number, default 1. A whole number from 1 to 1000000 (decimal text in REST). Optional. REST: `page` in the
-   * query string.
-   */
+  /** Page number, default 1. A whole number from 1 to 1000000. Optional. */
   page?:
     | number
     | undefined;
-  /**
-   * Page size, default 20, at most 100. A whole number from 1 to 100 (decimal text in REST). Optional. REST: `limit`
-   * in the query string.
-   */
+  /** Page size, default 20, at most 100. A whole number from 1 to 100. Optional. */
   limit?:
     | number
     | undefined;
-  /**
-   * One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. Optional. REST: `status` in the
-   * query string.
-   */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
   status?: ListBookingsV1Request_Status | undefined;
 }
 
@@ -534,40 +458,28 @@ export interface ListBookingsV1Request_QueryEntry {
 
 /** ListBookingsV1Response: the output of ListBookingsV1. */
 export interface ListBookingsV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingsV1Page` (typed form). Set when the request came in the typed form. */
+  /** The answer: the BookingsV1Page. */
   bookingsV1Page?: BookingsV1Page | undefined;
 }
 
-/** GetBookingV1Request: the input of GetBookingV1 (REST GET /api/v1/bookings/:id). */
+/** GetBookingV1Request: the input of GetBookingV1. */
 export interface GetBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -583,44 +495,32 @@ export interface GetBookingV1Request_QueryEntry {
 
 /** GetBookingV1Response: the output of GetBookingV1. */
 export interface GetBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1Detail` (typed form). Set when the request came in the typed form. */
+  /** The answer: the BookingV1Detail. */
   bookingV1Detail?: BookingV1Detail | undefined;
 }
 
-/** ConfirmBookingV1Request: the input of ConfirmBookingV1 (REST GET /api/v1/bookings/:id/confirm). */
+/** ConfirmBookingV1Request: the input of ConfirmBookingV1. */
 export interface ConfirmBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `token` in the query string. */
+  /** Text of 1 to 200 characters. Required. */
   token?: string | undefined;
 }
 
@@ -636,55 +536,47 @@ export interface ConfirmBookingV1Request_QueryEntry {
 
 /** ConfirmBookingV1Response: the output of ConfirmBookingV1. */
 export interface ConfirmBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
+  /** The answer: the BookingV1ConfirmResult. */
+  bookingV1ConfirmResult?:
+    | BookingV1ConfirmResult
     | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1ConfirmResult` (typed form). Set when the request came in the typed form. */
-  bookingV1ConfirmResult?: BookingV1ConfirmResult | undefined;
+  /**
+   * The page to show a browser, set instead of the other fields when the caller asked for HTML (`accept` metadata
+   * without `application/json`).
+   */
+  htmlPage?: string | undefined;
 }
 
-/** RescheduleBookingV1Request: the input of RescheduleBookingV1 (REST POST /api/v1/bookings/:id/reschedule). */
+/** RescheduleBookingV1Request: the input of RescheduleBookingV1. */
 export interface RescheduleBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** A calendar date, YYYY-MM-DD. Required. REST: `date` in the JSON body. */
+  /** A calendar date, YYYY-MM-DD. Required. */
   date?:
     | string
     | undefined;
-  /**
-   * HH:MM in the provider's schedule timezone. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. REST: `time` in the
-   * JSON body.
-   */
+  /** HH:MM in the provider's schedule timezone. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. */
   time?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. REST: `notes` in the JSON body. */
+  /** Text of at most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
@@ -700,44 +592,32 @@ export interface RescheduleBookingV1Request_QueryEntry {
 
 /** RescheduleBookingV1Response: the output of RescheduleBookingV1. */
 export interface RescheduleBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1Rescheduled` (typed form). Set when the request came in the typed form. */
+  /** The answer: the BookingV1Rescheduled. */
   bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
 }
 
-/** CancelBookingV1Request: the input of CancelBookingV1 (REST POST /api/v1/bookings/:id/cancel). */
+/** CancelBookingV1Request: the input of CancelBookingV1. */
 export interface CancelBookingV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. REST: `reason` in the JSON body. */
+  /** Text of at most 1000 characters. Optional. */
   reason?: string | undefined;
 }
 
@@ -753,15 +633,7 @@ export interface CancelBookingV1Request_QueryEntry {
 
 /** CancelBookingV1Response: the output of CancelBookingV1. */
 export interface CancelBookingV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV1Cancelled` (typed form). Set when the request came in the typed form. */
+  /** The answer: the BookingV1Cancelled. */
   bookingV1Cancelled?: BookingV1Cancelled | undefined;
 }
 
@@ -769,7 +641,6 @@ function createBaseListBookingsRequest(): ListBookingsRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     status: ListBookingsRequest_Status.STATUS_UNSPECIFIED,
     providerId: undefined,
@@ -786,9 +657,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListBookingsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -840,14 +708,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -932,7 +792,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -979,9 +838,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1023,7 +879,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListBookingsRequest_Status.STATUS_UNSPECIFIED;
     message.providerId = object.providerId ?? undefined;
@@ -1204,17 +1059,11 @@ export const ListBookingsRequest_QueryEntry: MessageFns<ListBookingsRequest_Quer
 };
 
 function createBaseListBookingsResponse(): ListBookingsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
   encode(message: ListBookingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         BookingV2.encode(v!, writer.uint32(130).fork()).join();
@@ -1245,22 +1094,6 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1310,12 +1143,6 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
 
   fromJSON(object: any): ListBookingsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => BookingV2.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -1333,12 +1160,6 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
 
   toJSON(message: ListBookingsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => BookingV2.toJSON(e));
     }
@@ -1359,8 +1180,6 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
   },
   fromPartial(object: DeepPartial<ListBookingsResponse>): ListBookingsResponse {
     const message = createBaseListBookingsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => BookingV2.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -1370,7 +1189,7 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
 };
 
 function createBaseGetBookingRequest(): GetBookingRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetBookingRequest: MessageFns<GetBookingRequest> = {
@@ -1381,9 +1200,6 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetBookingRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1426,14 +1242,6 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1494,7 +1302,6 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1523,9 +1330,6 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1559,7 +1363,6 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -1737,19 +1540,13 @@ export const GetBookingRequest_QueryEntry: MessageFns<GetBookingRequest_QueryEnt
 };
 
 function createBaseGetBookingResponse(): GetBookingResponse {
-  return { result: undefined, resultJson: "", bookingV2: undefined };
+  return { booking: undefined };
 }
 
 export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   encode(message: GetBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    if (message.bookingV2 !== undefined) {
-      BookingV2.encode(message.bookingV2, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1767,28 +1564,12 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
             }
 
-            message.bookingV2 = BookingV2.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1804,31 +1585,13 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   },
 
   fromJSON(object: any): GetBookingResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      bookingV2: isSet(object.bookingV2)
-        ? BookingV2.fromJSON(object.bookingV2)
-        : isSet(object.booking_v2)
-        ? BookingV2.fromJSON(object.booking_v2)
-        : undefined,
-    };
+    return { booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined };
   },
 
   toJSON(message: GetBookingResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    if (message.bookingV2 !== undefined) {
-      obj.bookingV2 = BookingV2.toJSON(message.bookingV2);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     return obj;
   },
@@ -1838,17 +1601,15 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   },
   fromPartial(object: DeepPartial<GetBookingResponse>): GetBookingResponse {
     const message = createBaseGetBookingResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    message.bookingV2 = (object.bookingV2 !== undefined && object.bookingV2 !== null)
-      ? BookingV2.fromPartial(object.bookingV2)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
     return message;
   },
 };
 
 function createBaseListSlotsV1Request(): ListSlotsV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", providerId: "", eventTypeId: "", date: "" };
+  return { params: {}, query: {}, bodyJson: "", providerId: "", eventTypeId: "", date: "" };
 }
 
 export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
@@ -1859,9 +1620,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListSlotsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1910,14 +1668,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1994,7 +1744,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2034,9 +1783,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -2075,7 +1821,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.eventTypeId = object.eventTypeId ?? "";
@@ -2255,17 +2000,11 @@ export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryE
 };
 
 function createBaseListSlotsV1Response(): ListSlotsV1Response {
-  return { result: undefined, resultJson: "", slotsV1Page: undefined };
+  return { slotsV1Page: undefined };
 }
 
 export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
   encode(message: ListSlotsV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.slotsV1Page !== undefined) {
       SlotsV1Page.encode(message.slotsV1Page, writer.uint32(130).fork()).join();
     }
@@ -2285,22 +2024,6 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2323,12 +2046,6 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
 
   fromJSON(object: any): ListSlotsV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       slotsV1Page: isSet(object.slotsV1Page)
         ? SlotsV1Page.fromJSON(object.slotsV1Page)
         : isSet(object.slots_v1_page)
@@ -2339,12 +2056,6 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
 
   toJSON(message: ListSlotsV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.slotsV1Page !== undefined) {
       obj.slotsV1Page = SlotsV1Page.toJSON(message.slotsV1Page);
     }
@@ -2356,8 +2067,6 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
   },
   fromPartial(object: DeepPartial<ListSlotsV1Response>): ListSlotsV1Response {
     const message = createBaseListSlotsV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.slotsV1Page = (object.slotsV1Page !== undefined && object.slotsV1Page !== null)
       ? SlotsV1Page.fromPartial(object.slotsV1Page)
       : undefined;
@@ -2369,7 +2078,6 @@ function createBaseCreateBookingV1Request(): CreateBookingV1Request {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     providerId: "",
     serviceId: "",
@@ -2387,9 +2095,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2444,14 +2149,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2544,7 +2241,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2590,9 +2286,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -2637,7 +2330,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.serviceId = object.serviceId ?? "";
@@ -2922,17 +2614,11 @@ export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Reques
 };
 
 function createBaseCreateBookingV1Response(): CreateBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1Created: undefined };
+  return { bookingV1Created: undefined };
 }
 
 export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
   encode(message: CreateBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1Created !== undefined) {
       BookingV1Created.encode(message.bookingV1Created, writer.uint32(130).fork()).join();
     }
@@ -2952,22 +2638,6 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2990,12 +2660,6 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
 
   fromJSON(object: any): CreateBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1Created: isSet(object.bookingV1Created)
         ? BookingV1Created.fromJSON(object.bookingV1Created)
         : isSet(object.booking_v1_created)
@@ -3006,12 +2670,6 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
 
   toJSON(message: CreateBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1Created !== undefined) {
       obj.bookingV1Created = BookingV1Created.toJSON(message.bookingV1Created);
     }
@@ -3023,8 +2681,6 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
   },
   fromPartial(object: DeepPartial<CreateBookingV1Response>): CreateBookingV1Response {
     const message = createBaseCreateBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1Created = (object.bookingV1Created !== undefined && object.bookingV1Created !== null)
       ? BookingV1Created.fromPartial(object.bookingV1Created)
       : undefined;
@@ -3036,7 +2692,6 @@ function createBaseListBookingsV1Request(): ListBookingsV1Request {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     page: undefined,
     limit: undefined,
@@ -3052,9 +2707,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListBookingsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3103,14 +2755,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3187,7 +2831,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3220,9 +2863,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -3262,7 +2902,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.page = object.page ?? undefined;
     message.limit = object.limit ?? undefined;
@@ -3442,17 +3081,11 @@ export const ListBookingsV1Request_QueryEntry: MessageFns<ListBookingsV1Request_
 };
 
 function createBaseListBookingsV1Response(): ListBookingsV1Response {
-  return { result: undefined, resultJson: "", bookingsV1Page: undefined };
+  return { bookingsV1Page: undefined };
 }
 
 export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
   encode(message: ListBookingsV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingsV1Page !== undefined) {
       BookingsV1Page.encode(message.bookingsV1Page, writer.uint32(130).fork()).join();
     }
@@ -3472,22 +3105,6 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3510,12 +3127,6 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
 
   fromJSON(object: any): ListBookingsV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingsV1Page: isSet(object.bookingsV1Page)
         ? BookingsV1Page.fromJSON(object.bookingsV1Page)
         : isSet(object.bookings_v1_page)
@@ -3526,12 +3137,6 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
 
   toJSON(message: ListBookingsV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingsV1Page !== undefined) {
       obj.bookingsV1Page = BookingsV1Page.toJSON(message.bookingsV1Page);
     }
@@ -3543,8 +3148,6 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
   },
   fromPartial(object: DeepPartial<ListBookingsV1Response>): ListBookingsV1Response {
     const message = createBaseListBookingsV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingsV1Page = (object.bookingsV1Page !== undefined && object.bookingsV1Page !== null)
       ? BookingsV1Page.fromPartial(object.bookingsV1Page)
       : undefined;
@@ -3553,7 +3156,7 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
 };
 
 function createBaseGetBookingV1Request(): GetBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
@@ -3564,9 +3167,6 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3609,14 +3209,6 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3677,7 +3269,6 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3706,9 +3297,6 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -3742,7 +3330,6 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -3920,17 +3507,11 @@ export const GetBookingV1Request_QueryEntry: MessageFns<GetBookingV1Request_Quer
 };
 
 function createBaseGetBookingV1Response(): GetBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1Detail: undefined };
+  return { bookingV1Detail: undefined };
 }
 
 export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
   encode(message: GetBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1Detail !== undefined) {
       BookingV1Detail.encode(message.bookingV1Detail, writer.uint32(130).fork()).join();
     }
@@ -3950,22 +3531,6 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3988,12 +3553,6 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
 
   fromJSON(object: any): GetBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1Detail: isSet(object.bookingV1Detail)
         ? BookingV1Detail.fromJSON(object.bookingV1Detail)
         : isSet(object.booking_v1_detail)
@@ -4004,12 +3563,6 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
 
   toJSON(message: GetBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1Detail !== undefined) {
       obj.bookingV1Detail = BookingV1Detail.toJSON(message.bookingV1Detail);
     }
@@ -4021,8 +3574,6 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
   },
   fromPartial(object: DeepPartial<GetBookingV1Response>): GetBookingV1Response {
     const message = createBaseGetBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1Detail = (object.bookingV1Detail !== undefined && object.bookingV1Detail !== null)
       ? BookingV1Detail.fromPartial(object.bookingV1Detail)
       : undefined;
@@ -4031,7 +3582,7 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
 };
 
 function createBaseConfirmBookingV1Request(): ConfirmBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", token: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "", token: "" };
 }
 
 export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
@@ -4042,9 +3593,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ConfirmBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -4090,14 +3638,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4166,7 +3706,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -4196,9 +3735,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -4235,7 +3771,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.token = object.token ?? "";
@@ -4414,19 +3949,16 @@ export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Requ
 };
 
 function createBaseConfirmBookingV1Response(): ConfirmBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1ConfirmResult: undefined };
+  return { bookingV1ConfirmResult: undefined, htmlPage: "" };
 }
 
 export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
   encode(message: ConfirmBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1ConfirmResult !== undefined) {
       BookingV1ConfirmResult.encode(message.bookingV1ConfirmResult, writer.uint32(130).fork()).join();
+    }
+    if (message.htmlPage !== undefined && message.htmlPage !== "") {
+      writer.uint32(122).string(message.htmlPage);
     }
     return writer;
   },
@@ -4444,28 +3976,20 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
             }
 
             message.bookingV1ConfirmResult = BookingV1ConfirmResult.decode(reader, reader.uint32());
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.htmlPage = reader.string();
             continue;
           }
         }
@@ -4482,30 +4006,26 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
 
   fromJSON(object: any): ConfirmBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1ConfirmResult: isSet(object.bookingV1ConfirmResult)
         ? BookingV1ConfirmResult.fromJSON(object.bookingV1ConfirmResult)
         : isSet(object.booking_v1_confirm_result)
         ? BookingV1ConfirmResult.fromJSON(object.booking_v1_confirm_result)
         : undefined,
+      htmlPage: isSet(object.htmlPage)
+        ? globalThis.String(object.htmlPage)
+        : isSet(object.html_page)
+        ? globalThis.String(object.html_page)
+        : "",
     };
   },
 
   toJSON(message: ConfirmBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1ConfirmResult !== undefined) {
       obj.bookingV1ConfirmResult = BookingV1ConfirmResult.toJSON(message.bookingV1ConfirmResult);
+    }
+    if (message.htmlPage !== undefined && message.htmlPage !== "") {
+      obj.htmlPage = message.htmlPage;
     }
     return obj;
   },
@@ -4515,18 +4035,17 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
   },
   fromPartial(object: DeepPartial<ConfirmBookingV1Response>): ConfirmBookingV1Response {
     const message = createBaseConfirmBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1ConfirmResult =
       (object.bookingV1ConfirmResult !== undefined && object.bookingV1ConfirmResult !== null)
         ? BookingV1ConfirmResult.fromPartial(object.bookingV1ConfirmResult)
         : undefined;
+    message.htmlPage = object.htmlPage ?? "";
     return message;
   },
 };
 
 function createBaseRescheduleBookingV1Request(): RescheduleBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", date: "", time: "", notes: undefined };
+  return { params: {}, query: {}, bodyJson: "", id: "", date: "", time: "", notes: undefined };
 }
 
 export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> = {
@@ -4537,9 +4056,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       RescheduleBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -4591,14 +4107,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4683,7 +4191,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -4715,9 +4222,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -4760,7 +4264,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.date = object.date ?? "";
@@ -4941,17 +4444,11 @@ export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBooking
 };
 
 function createBaseRescheduleBookingV1Response(): RescheduleBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1Rescheduled: undefined };
+  return { bookingV1Rescheduled: undefined };
 }
 
 export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response> = {
   encode(message: RescheduleBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1Rescheduled !== undefined) {
       BookingV1Rescheduled.encode(message.bookingV1Rescheduled, writer.uint32(130).fork()).join();
     }
@@ -4971,22 +4468,6 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5009,12 +4490,6 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
 
   fromJSON(object: any): RescheduleBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1Rescheduled: isSet(object.bookingV1Rescheduled)
         ? BookingV1Rescheduled.fromJSON(object.bookingV1Rescheduled)
         : isSet(object.booking_v1_rescheduled)
@@ -5025,12 +4500,6 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
 
   toJSON(message: RescheduleBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1Rescheduled !== undefined) {
       obj.bookingV1Rescheduled = BookingV1Rescheduled.toJSON(message.bookingV1Rescheduled);
     }
@@ -5042,8 +4511,6 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
   },
   fromPartial(object: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
     const message = createBaseRescheduleBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1Rescheduled = (object.bookingV1Rescheduled !== undefined && object.bookingV1Rescheduled !== null)
       ? BookingV1Rescheduled.fromPartial(object.bookingV1Rescheduled)
       : undefined;
@@ -5052,7 +4519,7 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
 };
 
 function createBaseCancelBookingV1Request(): CancelBookingV1Request {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", reason: undefined };
+  return { params: {}, query: {}, bodyJson: "", id: "", reason: undefined };
 }
 
 export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
@@ -5063,9 +4530,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CancelBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -5111,14 +4575,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -5187,7 +4643,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -5217,9 +4672,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -5256,7 +4708,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.reason = object.reason ?? undefined;
@@ -5435,17 +4886,11 @@ export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Reques
 };
 
 function createBaseCancelBookingV1Response(): CancelBookingV1Response {
-  return { result: undefined, resultJson: "", bookingV1Cancelled: undefined };
+  return { bookingV1Cancelled: undefined };
 }
 
 export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
   encode(message: CancelBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.bookingV1Cancelled !== undefined) {
       BookingV1Cancelled.encode(message.bookingV1Cancelled, writer.uint32(130).fork()).join();
     }
@@ -5465,22 +4910,6 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5503,12 +4932,6 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
 
   fromJSON(object: any): CancelBookingV1Response {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       bookingV1Cancelled: isSet(object.bookingV1Cancelled)
         ? BookingV1Cancelled.fromJSON(object.bookingV1Cancelled)
         : isSet(object.booking_v1_cancelled)
@@ -5519,12 +4942,6 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
 
   toJSON(message: CancelBookingV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.bookingV1Cancelled !== undefined) {
       obj.bookingV1Cancelled = BookingV1Cancelled.toJSON(message.bookingV1Cancelled);
     }
@@ -5536,8 +4953,6 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
   },
   fromPartial(object: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
     const message = createBaseCancelBookingV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.bookingV1Cancelled = (object.bookingV1Cancelled !== undefined && object.bookingV1Cancelled !== null)
       ? BookingV1Cancelled.fromPartial(object.bookingV1Cancelled)
       : undefined;
@@ -5549,15 +4964,14 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
  * BookingService: Bookings (v2 reads and the v1 direct path).
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type BookingServiceService = typeof BookingServiceService;
 export const BookingServiceService = {

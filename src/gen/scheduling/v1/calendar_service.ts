@@ -33,48 +33,44 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/calendar_service.proto";
 
-/** CreateCalendarConnectionRequest: the input of CreateCalendarConnection (REST POST /api/v2/calendar-connections). */
+/** CreateCalendarConnectionRequest: the input of CreateCalendarConnection. */
 export interface CreateCalendarConnectionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `title` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Required. REST: `timezone` in the JSON body. */
+  /** Text of at most 100 characters. Required. */
   timezone?:
     | string
     | undefined;
-  /** Required. REST: `days` in the JSON body. */
+  /** The days. Required. */
   days?:
     | DaysInput
     | undefined;
-  /** At most 366 items. Optional. REST: `overrides` in the JSON body. */
+  /** The overrides. At most 366 items. Optional. */
   overrides?:
     | OverrideInput[]
     | undefined;
-  /** Optional. REST: `externalCalendar` in the JSON body. */
+  /** The external calendar. Optional. */
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
@@ -90,55 +86,41 @@ export interface CreateCalendarConnectionRequest_QueryEntry {
 
 /** CreateCalendarConnectionResponse: the output of CreateCalendarConnection. */
 export interface CreateCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  /** The answer: the CalendarConnection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/** ListCalendarConnectionsRequest: the input of ListCalendarConnections (REST GET /api/v2/calendar-connections). */
+/** ListCalendarConnectionsRequest: the input of ListCalendarConnections. */
 export interface ListCalendarConnectionsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -155,40 +137,28 @@ export interface ListCalendarConnectionsRequest_QueryEntry {
 
 /** ListCalendarConnectionsResponse: the output of ListCalendarConnections. */
 export interface ListCalendarConnectionsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CalendarConnectionList` (typed form). Set when the request came in the typed form. */
+  /** The answer: the CalendarConnectionList. */
   calendarConnectionList?: CalendarConnectionList | undefined;
 }
 
-/** GetCalendarConnectionRequest: the input of GetCalendarConnection (REST GET /api/v2/calendar-connections/:id). */
+/** GetCalendarConnectionRequest: the input of GetCalendarConnection. */
 export interface GetCalendarConnectionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -204,38 +174,23 @@ export interface GetCalendarConnectionRequest_QueryEntry {
 
 /** GetCalendarConnectionResponse: the output of GetCalendarConnection. */
 export interface GetCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  /** The answer: the CalendarConnection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/**
- * UpdateCalendarConnectionRequest: the input of UpdateCalendarConnection (REST PATCH
- * /api/v2/calendar-connections/:id).
- */
+/** UpdateCalendarConnectionRequest: the input of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
@@ -248,31 +203,31 @@ export interface UpdateCalendarConnectionRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `providerId` in the JSON body. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   providerId?:
     | any
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `title` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  /** Text of at most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** Optional. REST: `days` in the JSON body. */
+  /** The days. Optional. */
   days?:
     | DaysInput
     | undefined;
-  /** At most 366 items. Optional. REST: `overrides` in the JSON body. */
+  /** The overrides. At most 366 items. Optional. */
   overrides?:
     | OverrideInput[]
     | undefined;
-  /** Optional. REST: `externalCalendar` in the JSON body. */
+  /** The external calendar. Optional. */
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
@@ -288,43 +243,28 @@ export interface UpdateCalendarConnectionRequest_QueryEntry {
 
 /** UpdateCalendarConnectionResponse: the output of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CalendarConnection` (typed form). Set when the request came in the typed form. */
+  /** The answer: the CalendarConnection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/**
- * DeleteCalendarConnectionRequest: the input of DeleteCalendarConnection (REST DELETE
- * /api/v2/calendar-connections/:id).
- */
+/** DeleteCalendarConnectionRequest: the input of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -340,15 +280,7 @@ export interface DeleteCalendarConnectionRequest_QueryEntry {
 
 /** DeleteCalendarConnectionResponse: the output of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `DeletedCalendarConnection` (typed form). Set when the request came in the typed form. */
+  /** The answer: the DeletedCalendarConnection. */
   deletedCalendarConnection?: DeletedCalendarConnection | undefined;
 }
 
@@ -356,7 +288,6 @@ function createBaseCreateCalendarConnectionRequest(): CreateCalendarConnectionRe
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     providerId: "",
     title: undefined,
@@ -375,9 +306,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -437,14 +365,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -548,7 +468,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -592,9 +511,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -643,7 +559,6 @@ export const CreateCalendarConnectionRequest: MessageFns<CreateCalendarConnectio
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.title = object.title ?? undefined;
@@ -835,17 +750,11 @@ export const CreateCalendarConnectionRequest_QueryEntry: MessageFns<CreateCalend
 };
 
 function createBaseCreateCalendarConnectionResponse(): CreateCalendarConnectionResponse {
-  return { result: undefined, resultJson: "", calendarConnection: undefined };
+  return { calendarConnection: undefined };
 }
 
 export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnectionResponse> = {
   encode(message: CreateCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.calendarConnection !== undefined) {
       CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
@@ -865,22 +774,6 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -903,12 +796,6 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
 
   fromJSON(object: any): CreateCalendarConnectionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       calendarConnection: isSet(object.calendarConnection)
         ? CalendarConnection.fromJSON(object.calendarConnection)
         : isSet(object.calendar_connection)
@@ -919,12 +806,6 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
 
   toJSON(message: CreateCalendarConnectionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.calendarConnection !== undefined) {
       obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
@@ -936,8 +817,6 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
   },
   fromPartial(object: DeepPartial<CreateCalendarConnectionResponse>): CreateCalendarConnectionResponse {
     const message = createBaseCreateCalendarConnectionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
       ? CalendarConnection.fromPartial(object.calendarConnection)
       : undefined;
@@ -946,15 +825,7 @@ export const CreateCalendarConnectionResponse: MessageFns<CreateCalendarConnecti
 };
 
 function createBaseListCalendarConnectionsRequest(): ListCalendarConnectionsRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    providerId: undefined,
-    pageSize: undefined,
-    pageToken: undefined,
-  };
+  return { params: {}, query: {}, bodyJson: "", providerId: undefined, pageSize: undefined, pageToken: undefined };
 }
 
 export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsRequest> = {
@@ -965,9 +836,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListCalendarConnectionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1016,14 +884,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1100,7 +960,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1144,9 +1003,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1185,7 +1041,6 @@ export const ListCalendarConnectionsRequest: MessageFns<ListCalendarConnectionsR
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
@@ -1369,17 +1224,11 @@ export const ListCalendarConnectionsRequest_QueryEntry: MessageFns<ListCalendarC
 };
 
 function createBaseListCalendarConnectionsResponse(): ListCalendarConnectionsResponse {
-  return { result: undefined, resultJson: "", calendarConnectionList: undefined };
+  return { calendarConnectionList: undefined };
 }
 
 export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnectionsResponse> = {
   encode(message: ListCalendarConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.calendarConnectionList !== undefined) {
       CalendarConnectionList.encode(message.calendarConnectionList, writer.uint32(130).fork()).join();
     }
@@ -1399,22 +1248,6 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1437,12 +1270,6 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
 
   fromJSON(object: any): ListCalendarConnectionsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       calendarConnectionList: isSet(object.calendarConnectionList)
         ? CalendarConnectionList.fromJSON(object.calendarConnectionList)
         : isSet(object.calendar_connection_list)
@@ -1453,12 +1280,6 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
 
   toJSON(message: ListCalendarConnectionsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.calendarConnectionList !== undefined) {
       obj.calendarConnectionList = CalendarConnectionList.toJSON(message.calendarConnectionList);
     }
@@ -1470,8 +1291,6 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
   },
   fromPartial(object: DeepPartial<ListCalendarConnectionsResponse>): ListCalendarConnectionsResponse {
     const message = createBaseListCalendarConnectionsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.calendarConnectionList =
       (object.calendarConnectionList !== undefined && object.calendarConnectionList !== null)
         ? CalendarConnectionList.fromPartial(object.calendarConnectionList)
@@ -1481,7 +1300,7 @@ export const ListCalendarConnectionsResponse: MessageFns<ListCalendarConnections
 };
 
 function createBaseGetCalendarConnectionRequest(): GetCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionRequest> = {
@@ -1492,9 +1311,6 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1537,14 +1353,6 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1605,7 +1413,6 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1634,9 +1441,6 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1670,7 +1474,6 @@ export const GetCalendarConnectionRequest: MessageFns<GetCalendarConnectionReque
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -1848,17 +1651,11 @@ export const GetCalendarConnectionRequest_QueryEntry: MessageFns<GetCalendarConn
 };
 
 function createBaseGetCalendarConnectionResponse(): GetCalendarConnectionResponse {
-  return { result: undefined, resultJson: "", calendarConnection: undefined };
+  return { calendarConnection: undefined };
 }
 
 export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResponse> = {
   encode(message: GetCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.calendarConnection !== undefined) {
       CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
@@ -1878,22 +1675,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1916,12 +1697,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
 
   fromJSON(object: any): GetCalendarConnectionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       calendarConnection: isSet(object.calendarConnection)
         ? CalendarConnection.fromJSON(object.calendarConnection)
         : isSet(object.calendar_connection)
@@ -1932,12 +1707,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
 
   toJSON(message: GetCalendarConnectionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.calendarConnection !== undefined) {
       obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
@@ -1949,8 +1718,6 @@ export const GetCalendarConnectionResponse: MessageFns<GetCalendarConnectionResp
   },
   fromPartial(object: DeepPartial<GetCalendarConnectionResponse>): GetCalendarConnectionResponse {
     const message = createBaseGetCalendarConnectionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
       ? CalendarConnection.fromPartial(object.calendarConnection)
       : undefined;
@@ -1962,7 +1729,6 @@ function createBaseUpdateCalendarConnectionRequest(): UpdateCalendarConnectionRe
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     updateMask: undefined,
     id: "",
@@ -1983,9 +1749,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2051,14 +1814,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2178,7 +1933,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2228,9 +1982,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2285,7 +2036,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
@@ -2479,17 +2229,11 @@ export const UpdateCalendarConnectionRequest_QueryEntry: MessageFns<UpdateCalend
 };
 
 function createBaseUpdateCalendarConnectionResponse(): UpdateCalendarConnectionResponse {
-  return { result: undefined, resultJson: "", calendarConnection: undefined };
+  return { calendarConnection: undefined };
 }
 
 export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnectionResponse> = {
   encode(message: UpdateCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.calendarConnection !== undefined) {
       CalendarConnection.encode(message.calendarConnection, writer.uint32(130).fork()).join();
     }
@@ -2509,22 +2253,6 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2547,12 +2275,6 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
 
   fromJSON(object: any): UpdateCalendarConnectionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       calendarConnection: isSet(object.calendarConnection)
         ? CalendarConnection.fromJSON(object.calendarConnection)
         : isSet(object.calendar_connection)
@@ -2563,12 +2285,6 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
 
   toJSON(message: UpdateCalendarConnectionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.calendarConnection !== undefined) {
       obj.calendarConnection = CalendarConnection.toJSON(message.calendarConnection);
     }
@@ -2580,8 +2296,6 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
   },
   fromPartial(object: DeepPartial<UpdateCalendarConnectionResponse>): UpdateCalendarConnectionResponse {
     const message = createBaseUpdateCalendarConnectionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.calendarConnection = (object.calendarConnection !== undefined && object.calendarConnection !== null)
       ? CalendarConnection.fromPartial(object.calendarConnection)
       : undefined;
@@ -2590,7 +2304,7 @@ export const UpdateCalendarConnectionResponse: MessageFns<UpdateCalendarConnecti
 };
 
 function createBaseDeleteCalendarConnectionRequest(): DeleteCalendarConnectionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectionRequest> = {
@@ -2601,9 +2315,6 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       DeleteCalendarConnectionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2646,14 +2357,6 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2714,7 +2417,6 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2743,9 +2445,6 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2779,7 +2478,6 @@ export const DeleteCalendarConnectionRequest: MessageFns<DeleteCalendarConnectio
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -2964,17 +2662,11 @@ export const DeleteCalendarConnectionRequest_QueryEntry: MessageFns<DeleteCalend
 };
 
 function createBaseDeleteCalendarConnectionResponse(): DeleteCalendarConnectionResponse {
-  return { result: undefined, resultJson: "", deletedCalendarConnection: undefined };
+  return { deletedCalendarConnection: undefined };
 }
 
 export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnectionResponse> = {
   encode(message: DeleteCalendarConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.deletedCalendarConnection !== undefined) {
       DeletedCalendarConnection.encode(message.deletedCalendarConnection, writer.uint32(130).fork()).join();
     }
@@ -2994,22 +2686,6 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3032,12 +2708,6 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
 
   fromJSON(object: any): DeleteCalendarConnectionResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       deletedCalendarConnection: isSet(object.deletedCalendarConnection)
         ? DeletedCalendarConnection.fromJSON(object.deletedCalendarConnection)
         : isSet(object.deleted_calendar_connection)
@@ -3048,12 +2718,6 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
 
   toJSON(message: DeleteCalendarConnectionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.deletedCalendarConnection !== undefined) {
       obj.deletedCalendarConnection = DeletedCalendarConnection.toJSON(message.deletedCalendarConnection);
     }
@@ -3065,8 +2729,6 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
   },
   fromPartial(object: DeepPartial<DeleteCalendarConnectionResponse>): DeleteCalendarConnectionResponse {
     const message = createBaseDeleteCalendarConnectionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.deletedCalendarConnection =
       (object.deletedCalendarConnection !== undefined && object.deletedCalendarConnection !== null)
         ? DeletedCalendarConnection.fromPartial(object.deletedCalendarConnection)
@@ -3079,15 +2741,14 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
  * CalendarService: Weekly availability schedules and external calendar feeds.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type CalendarServiceService = typeof CalendarServiceService;
 export const CalendarServiceService = {

@@ -18,7 +18,6 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import {
   ContinuityRecord,
@@ -32,41 +31,37 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/care_service.proto";
 
-/** CreateContinuityRequest: the input of CreateContinuity (REST POST /api/v2/continuity). */
+/** CreateContinuityRequest: the input of CreateContinuity. */
 export interface CreateContinuityRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
   /**
    * Your opaque reference of the client (no personal data needed); matches `preferences.clientRef` of a resolution.
-   * Text of 1 to 200 characters. Required. REST: `clientRef` in the JSON body.
+   * Text of 1 to 200 characters. Required.
    */
   clientRef?:
     | string
     | undefined;
   /**
-   * When the client last saw the provider. Left out: null on a new record, unchanged on an existing one. An instant
-   * (RFC 3339 text in REST). Optional. REST: `lastSeenAt` in the JSON body.
+   * When the client last saw the provider. Left out: null on a new record, unchanged on an existing one. An instant.
+   * Optional.
    */
   lastSeenAt?: Date | undefined;
 }
@@ -83,55 +78,41 @@ export interface CreateContinuityRequest_QueryEntry {
 
 /** CreateContinuityResponse: the output of CreateContinuity. */
 export interface CreateContinuityResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ContinuityRecord` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ContinuityRecord. */
   continuityRecord?: ContinuityRecord | undefined;
 }
 
-/** ListContinuityRequest: the input of ListContinuity (REST GET /api/v2/continuity). */
+/** ListContinuityRequest: the input of ListContinuity. */
 export interface ListContinuityRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `clientRef` in the query string. */
+  /** Text of 1 to 200 characters. Required. */
   clientRef?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -148,87 +129,69 @@ export interface ListContinuityRequest_QueryEntry {
 
 /** ListContinuityResponse: the output of ListContinuity. */
 export interface ListContinuityResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | ContinuityRecord[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** CreateWaitlistEntryRequest: the input of CreateWaitlistEntry (REST POST /api/v2/waitlist). */
+/** CreateWaitlistEntryRequest: the input of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** Required. REST: `customer` in the JSON body. */
+  /** The customer. Required. */
   customer?:
     | CreateWaitlistEntryRequest_Customer
     | undefined;
-  /** Optional. REST: `constraints` in the JSON body. */
+  /** The constraints. Optional. */
   constraints?:
     | ResolutionConstraints
     | undefined;
-  /** Optional. REST: `preferences` in the JSON body. */
+  /** The preferences. Optional. */
   preferences?:
     | ResolutionPreferences
     | undefined;
   /**
    * The (typically zero-result) resolution that led here; must be of this organization. Text of 1 to 200 characters.
-   * Optional. REST: `resolutionId` in the JSON body.
+   * Optional.
    */
   resolutionId?: string | undefined;
 }
 
 /** The `customer` object. */
 export interface CreateWaitlistEntryRequest_Customer {
-  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  /** An e-mail address. Text of at most 1000 characters. Required. */
   email?: string | undefined;
 }
 
@@ -244,55 +207,41 @@ export interface CreateWaitlistEntryRequest_QueryEntry {
 
 /** CreateWaitlistEntryResponse: the output of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `WaitlistEntry` (typed form). Set when the request came in the typed form. */
+  /** The answer: the WaitlistEntry. */
   waitlistEntry?: WaitlistEntry | undefined;
 }
 
-/** ListWaitlistEntriesRequest: the input of ListWaitlistEntries (REST GET /api/v2/waitlist). */
+/** ListWaitlistEntriesRequest: the input of ListWaitlistEntries. */
 export interface ListWaitlistEntriesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** One of `waiting`, `offered`, `booked`, `cancelled` in REST. Optional. REST: `status` in the query string. */
+  /** One of `waiting`, `offered`, `booked`, `cancelled`. Optional. */
   status?:
     | ListWaitlistEntriesRequest_Status
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -384,58 +333,40 @@ export interface ListWaitlistEntriesRequest_QueryEntry {
 
 /** ListWaitlistEntriesResponse: the output of ListWaitlistEntries. */
 export interface ListWaitlistEntriesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | WaitlistEntry[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** CancelWaitlistEntryRequest: the input of CancelWaitlistEntry (REST DELETE /api/v2/waitlist/:id). */
+/** CancelWaitlistEntryRequest: the input of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -451,55 +382,41 @@ export interface CancelWaitlistEntryRequest_QueryEntry {
 
 /** CancelWaitlistEntryResponse: the output of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `WaitlistEntry` (typed form). Set when the request came in the typed form. */
+  /** The answer: the WaitlistEntry. */
   waitlistEntry?: WaitlistEntry | undefined;
 }
 
-/** ListManualReviewRequest: the input of ListManualReview (REST GET /api/v2/manual-review). */
+/** ListManualReviewRequest: the input of ListManualReview. */
 export interface ListManualReviewRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Default `open`. One of `open`, `resolved` in REST. Optional. REST: `status` in the query string. */
+  /** Default `open`. One of `open`, `resolved`. Optional. */
   status?:
     | ListManualReviewRequest_Status
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -573,58 +490,40 @@ export interface ListManualReviewRequest_QueryEntry {
 
 /** ListManualReviewResponse: the output of ListManualReview. */
 export interface ListManualReviewResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | ManualReviewEntry[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** ResolveManualReviewRequest: the input of ResolveManualReview (REST POST /api/v2/manual-review/:providerId/resolve). */
+/** ResolveManualReviewRequest: the input of ResolveManualReview. */
 export interface ResolveManualReviewRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the path (`:providerId`). */
+  /** Text of 1 to 200 characters. Required. */
   providerId?: string | undefined;
 }
 
@@ -640,20 +539,12 @@ export interface ResolveManualReviewRequest_QueryEntry {
 
 /** ResolveManualReviewResponse: the output of ResolveManualReview. */
 export interface ResolveManualReviewResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ManualReviewEntry` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ManualReviewEntry. */
   manualReviewEntry?: ManualReviewEntry | undefined;
 }
 
 function createBaseCreateContinuityRequest(): CreateContinuityRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", providerId: "", clientRef: "", lastSeenAt: undefined };
+  return { params: {}, query: {}, bodyJson: "", providerId: "", clientRef: "", lastSeenAt: undefined };
 }
 
 export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
@@ -664,9 +555,6 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateContinuityRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -715,14 +603,6 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -799,7 +679,6 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -843,9 +722,6 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -884,7 +760,6 @@ export const CreateContinuityRequest: MessageFns<CreateContinuityRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.clientRef = object.clientRef ?? "";
@@ -1064,17 +939,11 @@ export const CreateContinuityRequest_QueryEntry: MessageFns<CreateContinuityRequ
 };
 
 function createBaseCreateContinuityResponse(): CreateContinuityResponse {
-  return { result: undefined, resultJson: "", continuityRecord: undefined };
+  return { continuityRecord: undefined };
 }
 
 export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
   encode(message: CreateContinuityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.continuityRecord !== undefined) {
       ContinuityRecord.encode(message.continuityRecord, writer.uint32(130).fork()).join();
     }
@@ -1094,22 +963,6 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1132,12 +985,6 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
 
   fromJSON(object: any): CreateContinuityResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       continuityRecord: isSet(object.continuityRecord)
         ? ContinuityRecord.fromJSON(object.continuityRecord)
         : isSet(object.continuity_record)
@@ -1148,12 +995,6 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
 
   toJSON(message: CreateContinuityResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.continuityRecord !== undefined) {
       obj.continuityRecord = ContinuityRecord.toJSON(message.continuityRecord);
     }
@@ -1165,8 +1006,6 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
   },
   fromPartial(object: DeepPartial<CreateContinuityResponse>): CreateContinuityResponse {
     const message = createBaseCreateContinuityResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.continuityRecord = (object.continuityRecord !== undefined && object.continuityRecord !== null)
       ? ContinuityRecord.fromPartial(object.continuityRecord)
       : undefined;
@@ -1175,15 +1014,7 @@ export const CreateContinuityResponse: MessageFns<CreateContinuityResponse> = {
 };
 
 function createBaseListContinuityRequest(): ListContinuityRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    clientRef: "",
-    pageSize: undefined,
-    pageToken: undefined,
-  };
+  return { params: {}, query: {}, bodyJson: "", clientRef: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
@@ -1194,9 +1025,6 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListContinuityRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1245,14 +1073,6 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1329,7 +1149,6 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1373,9 +1192,6 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1414,7 +1230,6 @@ export const ListContinuityRequest: MessageFns<ListContinuityRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.clientRef = object.clientRef ?? "";
     message.pageSize = object.pageSize ?? undefined;
@@ -1594,17 +1409,11 @@ export const ListContinuityRequest_QueryEntry: MessageFns<ListContinuityRequest_
 };
 
 function createBaseListContinuityResponse(): ListContinuityResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
   encode(message: ListContinuityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         ContinuityRecord.encode(v!, writer.uint32(130).fork()).join();
@@ -1635,22 +1444,6 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1700,12 +1493,6 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
 
   fromJSON(object: any): ListContinuityResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ContinuityRecord.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -1723,12 +1510,6 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
 
   toJSON(message: ListContinuityResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => ContinuityRecord.toJSON(e));
     }
@@ -1749,8 +1530,6 @@ export const ListContinuityResponse: MessageFns<ListContinuityResponse> = {
   },
   fromPartial(object: DeepPartial<ListContinuityResponse>): ListContinuityResponse {
     const message = createBaseListContinuityResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => ContinuityRecord.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -1763,7 +1542,6 @@ function createBaseCreateWaitlistEntryRequest(): CreateWaitlistEntryRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     serviceId: "",
     customer: undefined,
@@ -1781,9 +1559,6 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateWaitlistEntryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1838,14 +1613,6 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1938,7 +1705,6 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1979,9 +1745,6 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2027,7 +1790,6 @@ export const CreateWaitlistEntryRequest: MessageFns<CreateWaitlistEntryRequest> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.serviceId = object.serviceId ?? "";
     message.customer = (object.customer !== undefined && object.customer !== null)
@@ -2300,17 +2062,11 @@ export const CreateWaitlistEntryRequest_QueryEntry: MessageFns<CreateWaitlistEnt
 };
 
 function createBaseCreateWaitlistEntryResponse(): CreateWaitlistEntryResponse {
-  return { result: undefined, resultJson: "", waitlistEntry: undefined };
+  return { waitlistEntry: undefined };
 }
 
 export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse> = {
   encode(message: CreateWaitlistEntryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.waitlistEntry !== undefined) {
       WaitlistEntry.encode(message.waitlistEntry, writer.uint32(130).fork()).join();
     }
@@ -2330,22 +2086,6 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2368,12 +2108,6 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
 
   fromJSON(object: any): CreateWaitlistEntryResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       waitlistEntry: isSet(object.waitlistEntry)
         ? WaitlistEntry.fromJSON(object.waitlistEntry)
         : isSet(object.waitlist_entry)
@@ -2384,12 +2118,6 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
 
   toJSON(message: CreateWaitlistEntryResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.waitlistEntry !== undefined) {
       obj.waitlistEntry = WaitlistEntry.toJSON(message.waitlistEntry);
     }
@@ -2401,8 +2129,6 @@ export const CreateWaitlistEntryResponse: MessageFns<CreateWaitlistEntryResponse
   },
   fromPartial(object: DeepPartial<CreateWaitlistEntryResponse>): CreateWaitlistEntryResponse {
     const message = createBaseCreateWaitlistEntryResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.waitlistEntry = (object.waitlistEntry !== undefined && object.waitlistEntry !== null)
       ? WaitlistEntry.fromPartial(object.waitlistEntry)
       : undefined;
@@ -2414,7 +2140,6 @@ function createBaseListWaitlistEntriesRequest(): ListWaitlistEntriesRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     status: ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED,
     pageSize: undefined,
@@ -2430,9 +2155,6 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListWaitlistEntriesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2481,14 +2203,6 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2565,7 +2279,6 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2607,9 +2320,6 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -2648,7 +2358,6 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED;
     message.pageSize = object.pageSize ?? undefined;
@@ -2828,17 +2537,11 @@ export const ListWaitlistEntriesRequest_QueryEntry: MessageFns<ListWaitlistEntri
 };
 
 function createBaseListWaitlistEntriesResponse(): ListWaitlistEntriesResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse> = {
   encode(message: ListWaitlistEntriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         WaitlistEntry.encode(v!, writer.uint32(130).fork()).join();
@@ -2869,22 +2572,6 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2934,12 +2621,6 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
 
   fromJSON(object: any): ListWaitlistEntriesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => WaitlistEntry.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -2957,12 +2638,6 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
 
   toJSON(message: ListWaitlistEntriesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => WaitlistEntry.toJSON(e));
     }
@@ -2983,8 +2658,6 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
   },
   fromPartial(object: DeepPartial<ListWaitlistEntriesResponse>): ListWaitlistEntriesResponse {
     const message = createBaseListWaitlistEntriesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => WaitlistEntry.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -2994,7 +2667,7 @@ export const ListWaitlistEntriesResponse: MessageFns<ListWaitlistEntriesResponse
 };
 
 function createBaseCancelWaitlistEntryRequest(): CancelWaitlistEntryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> = {
@@ -3005,9 +2678,6 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CancelWaitlistEntryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3050,14 +2720,6 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3118,7 +2780,6 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3147,9 +2808,6 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -3183,7 +2841,6 @@ export const CancelWaitlistEntryRequest: MessageFns<CancelWaitlistEntryRequest> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -3361,17 +3018,11 @@ export const CancelWaitlistEntryRequest_QueryEntry: MessageFns<CancelWaitlistEnt
 };
 
 function createBaseCancelWaitlistEntryResponse(): CancelWaitlistEntryResponse {
-  return { result: undefined, resultJson: "", waitlistEntry: undefined };
+  return { waitlistEntry: undefined };
 }
 
 export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse> = {
   encode(message: CancelWaitlistEntryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.waitlistEntry !== undefined) {
       WaitlistEntry.encode(message.waitlistEntry, writer.uint32(130).fork()).join();
     }
@@ -3391,22 +3042,6 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3429,12 +3064,6 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
 
   fromJSON(object: any): CancelWaitlistEntryResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       waitlistEntry: isSet(object.waitlistEntry)
         ? WaitlistEntry.fromJSON(object.waitlistEntry)
         : isSet(object.waitlist_entry)
@@ -3445,12 +3074,6 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
 
   toJSON(message: CancelWaitlistEntryResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.waitlistEntry !== undefined) {
       obj.waitlistEntry = WaitlistEntry.toJSON(message.waitlistEntry);
     }
@@ -3462,8 +3085,6 @@ export const CancelWaitlistEntryResponse: MessageFns<CancelWaitlistEntryResponse
   },
   fromPartial(object: DeepPartial<CancelWaitlistEntryResponse>): CancelWaitlistEntryResponse {
     const message = createBaseCancelWaitlistEntryResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.waitlistEntry = (object.waitlistEntry !== undefined && object.waitlistEntry !== null)
       ? WaitlistEntry.fromPartial(object.waitlistEntry)
       : undefined;
@@ -3475,7 +3096,6 @@ function createBaseListManualReviewRequest(): ListManualReviewRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     status: ListManualReviewRequest_Status.STATUS_UNSPECIFIED,
     pageSize: undefined,
@@ -3491,9 +3111,6 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListManualReviewRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3542,14 +3159,6 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3626,7 +3235,6 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3668,9 +3276,6 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -3709,7 +3314,6 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListManualReviewRequest_Status.STATUS_UNSPECIFIED;
     message.pageSize = object.pageSize ?? undefined;
@@ -3889,17 +3493,11 @@ export const ListManualReviewRequest_QueryEntry: MessageFns<ListManualReviewRequ
 };
 
 function createBaseListManualReviewResponse(): ListManualReviewResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
   encode(message: ListManualReviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         ManualReviewEntry.encode(v!, writer.uint32(130).fork()).join();
@@ -3930,22 +3528,6 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3995,12 +3577,6 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
 
   fromJSON(object: any): ListManualReviewResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ManualReviewEntry.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -4018,12 +3594,6 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
 
   toJSON(message: ListManualReviewResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => ManualReviewEntry.toJSON(e));
     }
@@ -4044,8 +3614,6 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
   },
   fromPartial(object: DeepPartial<ListManualReviewResponse>): ListManualReviewResponse {
     const message = createBaseListManualReviewResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => ManualReviewEntry.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -4055,7 +3623,7 @@ export const ListManualReviewResponse: MessageFns<ListManualReviewResponse> = {
 };
 
 function createBaseResolveManualReviewRequest(): ResolveManualReviewRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", providerId: "" };
+  return { params: {}, query: {}, bodyJson: "", providerId: "" };
 }
 
 export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> = {
@@ -4066,9 +3634,6 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ResolveManualReviewRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -4111,14 +3676,6 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4179,7 +3736,6 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -4213,9 +3769,6 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -4248,7 +3801,6 @@ export const ResolveManualReviewRequest: MessageFns<ResolveManualReviewRequest> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     return message;
@@ -4426,17 +3978,11 @@ export const ResolveManualReviewRequest_QueryEntry: MessageFns<ResolveManualRevi
 };
 
 function createBaseResolveManualReviewResponse(): ResolveManualReviewResponse {
-  return { result: undefined, resultJson: "", manualReviewEntry: undefined };
+  return { manualReviewEntry: undefined };
 }
 
 export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse> = {
   encode(message: ResolveManualReviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.manualReviewEntry !== undefined) {
       ManualReviewEntry.encode(message.manualReviewEntry, writer.uint32(130).fork()).join();
     }
@@ -4456,22 +4002,6 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4494,12 +4024,6 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
 
   fromJSON(object: any): ResolveManualReviewResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       manualReviewEntry: isSet(object.manualReviewEntry)
         ? ManualReviewEntry.fromJSON(object.manualReviewEntry)
         : isSet(object.manual_review_entry)
@@ -4510,12 +4034,6 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
 
   toJSON(message: ResolveManualReviewResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.manualReviewEntry !== undefined) {
       obj.manualReviewEntry = ManualReviewEntry.toJSON(message.manualReviewEntry);
     }
@@ -4527,8 +4045,6 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
   },
   fromPartial(object: DeepPartial<ResolveManualReviewResponse>): ResolveManualReviewResponse {
     const message = createBaseResolveManualReviewResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.manualReviewEntry = (object.manualReviewEntry !== undefined && object.manualReviewEntry !== null)
       ? ManualReviewEntry.fromPartial(object.manualReviewEntry)
       : undefined;
@@ -4540,15 +4056,14 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
  * CareService: Continuity records, the waitlist and the manual-review queue.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type CareServiceService = typeof CareServiceService;
 export const CareServiceService = {

@@ -18,86 +18,66 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import { EventTypeList, Service, ServiceList } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/catalog_service.proto";
 
-/** CreateServiceRequest: the input of CreateService (REST POST /api/v2/services). */
+/** CreateServiceRequest: the input of CreateService. */
 export interface CreateServiceRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `providerId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `title` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   title?:
     | string
     | undefined;
-  /** Session length in minutes (5..1440). A whole number from 5 to 1440. Required. REST: `duration` in the JSON body. */
+  /** Session length in minutes (5..1440). A whole number from 5 to 1440. Required. */
   duration?:
     | number
     | undefined;
-  /**
-   * In the smallest currency unit (cents); needs `currency`. A whole number from 0 to 100000000000. Optional. REST:
-   * `price` in the JSON body.
-   */
+  /** In the smallest currency unit (cents); needs `currency`. A whole number from 0 to 100000000000. Optional. */
   price?:
     | number
     | undefined;
-  /** ISO 4217 code; stored upper-case. Matches `^[A-Za-z]{3}$`. Optional. REST: `currency` in the JSON body. */
+  /** ISO 4217 code; stored upper-case. Matches `^[A-Za-z]{3}$`. Optional. */
   currency?:
     | string
     | undefined;
-  /** One of `virtual`, `in-person`, `in_person`, `both`. Optional. REST: `modality` in the JSON body. */
+  /** One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
   modality?:
     | string
     | undefined;
-  /**
-   * Distance between slot starts; defaults to `duration`. A whole number from 5 to 1440. Optional. REST:
-   * `slotIntervalMinutes` in the JSON body.
-   */
+  /** Distance between slot starts; defaults to `duration`. A whole number from 5 to 1440. Optional. */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /**
-   * Slots starting sooner than this are never offered; default 0. A whole number from 0 to 525600. Optional. REST:
-   * `minimumNoticeMinutes` in the JSON body.
-   */
+  /** Slots starting sooner than this are never offered; default 0. A whole number from 0 to 525600. Optional. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /**
-   * Free time kept before a session; default 0. A whole number from 0 to 1440. Optional. REST: `bufferBeforeMinutes`
-   * in the JSON body.
-   */
+  /** Free time kept before a session; default 0. A whole number from 0 to 1440. Optional. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /**
-   * Free time kept after a session; default 0. A whole number from 0 to 1440. Optional. REST: `bufferAfterMinutes` in
-   * the JSON body.
-   */
+  /** Free time kept after a session; default 0. A whole number from 0 to 1440. Optional. */
   bufferAfterMinutes?: number | undefined;
 }
 
@@ -113,59 +93,45 @@ export interface CreateServiceRequest_QueryEntry {
 
 /** CreateServiceResponse: the output of CreateService. */
 export interface CreateServiceResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Service` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Service. */
   service?: Service | undefined;
 }
 
-/** ListServicesRequest: the input of ListServices (REST GET /api/v2/services). */
+/** ListServicesRequest: the input of ListServices. */
 export interface ListServicesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `slug` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   slug?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -182,40 +148,28 @@ export interface ListServicesRequest_QueryEntry {
 
 /** ListServicesResponse: the output of ListServices. */
 export interface ListServicesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ServiceList` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ServiceList. */
   serviceList?: ServiceList | undefined;
 }
 
-/** GetServiceRequest: the input of GetService (REST GET /api/v2/services/:id). */
+/** GetServiceRequest: the input of GetService. */
 export interface GetServiceRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -231,55 +185,41 @@ export interface GetServiceRequest_QueryEntry {
 
 /** GetServiceResponse: the output of GetService. */
 export interface GetServiceResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Service` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Service. */
   service?: Service | undefined;
 }
 
-/** ListEventTypesRequest: the input of ListEventTypes (REST GET /api/v1/event-types). */
+/** ListEventTypesRequest: the input of ListEventTypes. */
 export interface ListEventTypesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `providerId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -296,15 +236,7 @@ export interface ListEventTypesRequest_QueryEntry {
 
 /** ListEventTypesResponse: the output of ListEventTypes. */
 export interface ListEventTypesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `EventTypeList` (typed form). Set when the request came in the typed form. */
+  /** The answer: the EventTypeList. */
   eventTypeList?: EventTypeList | undefined;
 }
 
@@ -312,7 +244,6 @@ function createBaseCreateServiceRequest(): CreateServiceRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     providerId: "",
     title: "",
@@ -335,9 +266,6 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateServiceRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -407,14 +335,6 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -547,7 +467,6 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -605,9 +524,6 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -668,7 +584,6 @@ export const CreateServiceRequest: MessageFns<CreateServiceRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.title = object.title ?? "";
@@ -855,17 +770,11 @@ export const CreateServiceRequest_QueryEntry: MessageFns<CreateServiceRequest_Qu
 };
 
 function createBaseCreateServiceResponse(): CreateServiceResponse {
-  return { result: undefined, resultJson: "", service: undefined };
+  return { service: undefined };
 }
 
 export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
   encode(message: CreateServiceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.service !== undefined) {
       Service.encode(message.service, writer.uint32(130).fork()).join();
     }
@@ -885,22 +794,6 @@ export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -922,25 +815,11 @@ export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
   },
 
   fromJSON(object: any): CreateServiceResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      service: isSet(object.service) ? Service.fromJSON(object.service) : undefined,
-    };
+    return { service: isSet(object.service) ? Service.fromJSON(object.service) : undefined };
   },
 
   toJSON(message: CreateServiceResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.service !== undefined) {
       obj.service = Service.toJSON(message.service);
     }
@@ -952,8 +831,6 @@ export const CreateServiceResponse: MessageFns<CreateServiceResponse> = {
   },
   fromPartial(object: DeepPartial<CreateServiceResponse>): CreateServiceResponse {
     const message = createBaseCreateServiceResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.service = (object.service !== undefined && object.service !== null)
       ? Service.fromPartial(object.service)
       : undefined;
@@ -965,7 +842,6 @@ function createBaseListServicesRequest(): ListServicesRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     providerId: undefined,
     slug: undefined,
@@ -982,9 +858,6 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListServicesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1036,14 +909,6 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1128,7 +993,6 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1173,9 +1037,6 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1217,7 +1078,6 @@ export const ListServicesRequest: MessageFns<ListServicesRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? undefined;
     message.slug = object.slug ?? undefined;
@@ -1398,17 +1258,11 @@ export const ListServicesRequest_QueryEntry: MessageFns<ListServicesRequest_Quer
 };
 
 function createBaseListServicesResponse(): ListServicesResponse {
-  return { result: undefined, resultJson: "", serviceList: undefined };
+  return { serviceList: undefined };
 }
 
 export const ListServicesResponse: MessageFns<ListServicesResponse> = {
   encode(message: ListServicesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.serviceList !== undefined) {
       ServiceList.encode(message.serviceList, writer.uint32(130).fork()).join();
     }
@@ -1428,22 +1282,6 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1466,12 +1304,6 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
 
   fromJSON(object: any): ListServicesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       serviceList: isSet(object.serviceList)
         ? ServiceList.fromJSON(object.serviceList)
         : isSet(object.service_list)
@@ -1482,12 +1314,6 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
 
   toJSON(message: ListServicesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.serviceList !== undefined) {
       obj.serviceList = ServiceList.toJSON(message.serviceList);
     }
@@ -1499,8 +1325,6 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
   },
   fromPartial(object: DeepPartial<ListServicesResponse>): ListServicesResponse {
     const message = createBaseListServicesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.serviceList = (object.serviceList !== undefined && object.serviceList !== null)
       ? ServiceList.fromPartial(object.serviceList)
       : undefined;
@@ -1509,7 +1333,7 @@ export const ListServicesResponse: MessageFns<ListServicesResponse> = {
 };
 
 function createBaseGetServiceRequest(): GetServiceRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetServiceRequest: MessageFns<GetServiceRequest> = {
@@ -1520,9 +1344,6 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetServiceRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1565,14 +1386,6 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1633,7 +1446,6 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1662,9 +1474,6 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1698,7 +1507,6 @@ export const GetServiceRequest: MessageFns<GetServiceRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -1876,17 +1684,11 @@ export const GetServiceRequest_QueryEntry: MessageFns<GetServiceRequest_QueryEnt
 };
 
 function createBaseGetServiceResponse(): GetServiceResponse {
-  return { result: undefined, resultJson: "", service: undefined };
+  return { service: undefined };
 }
 
 export const GetServiceResponse: MessageFns<GetServiceResponse> = {
   encode(message: GetServiceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.service !== undefined) {
       Service.encode(message.service, writer.uint32(130).fork()).join();
     }
@@ -1906,22 +1708,6 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1943,25 +1729,11 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
   },
 
   fromJSON(object: any): GetServiceResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      service: isSet(object.service) ? Service.fromJSON(object.service) : undefined,
-    };
+    return { service: isSet(object.service) ? Service.fromJSON(object.service) : undefined };
   },
 
   toJSON(message: GetServiceResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.service !== undefined) {
       obj.service = Service.toJSON(message.service);
     }
@@ -1973,8 +1745,6 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
   },
   fromPartial(object: DeepPartial<GetServiceResponse>): GetServiceResponse {
     const message = createBaseGetServiceResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.service = (object.service !== undefined && object.service !== null)
       ? Service.fromPartial(object.service)
       : undefined;
@@ -1983,15 +1753,7 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
 };
 
 function createBaseListEventTypesRequest(): ListEventTypesRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    providerId: undefined,
-    pageSize: undefined,
-    pageToken: undefined,
-  };
+  return { params: {}, query: {}, bodyJson: "", providerId: undefined, pageSize: undefined, pageToken: undefined };
 }
 
 export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
@@ -2002,9 +1764,6 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListEventTypesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2053,14 +1812,6 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2137,7 +1888,6 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2181,9 +1931,6 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -2222,7 +1969,6 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
@@ -2402,17 +2148,11 @@ export const ListEventTypesRequest_QueryEntry: MessageFns<ListEventTypesRequest_
 };
 
 function createBaseListEventTypesResponse(): ListEventTypesResponse {
-  return { result: undefined, resultJson: "", eventTypeList: undefined };
+  return { eventTypeList: undefined };
 }
 
 export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
   encode(message: ListEventTypesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.eventTypeList !== undefined) {
       EventTypeList.encode(message.eventTypeList, writer.uint32(130).fork()).join();
     }
@@ -2432,22 +2172,6 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2470,12 +2194,6 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
 
   fromJSON(object: any): ListEventTypesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       eventTypeList: isSet(object.eventTypeList)
         ? EventTypeList.fromJSON(object.eventTypeList)
         : isSet(object.event_type_list)
@@ -2486,12 +2204,6 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
 
   toJSON(message: ListEventTypesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.eventTypeList !== undefined) {
       obj.eventTypeList = EventTypeList.toJSON(message.eventTypeList);
     }
@@ -2503,8 +2215,6 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
   },
   fromPartial(object: DeepPartial<ListEventTypesResponse>): ListEventTypesResponse {
     const message = createBaseListEventTypesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.eventTypeList = (object.eventTypeList !== undefined && object.eventTypeList !== null)
       ? EventTypeList.fromPartial(object.eventTypeList)
       : undefined;
@@ -2516,15 +2226,14 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
  * CatalogService: Services (session types) offered by providers.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type CatalogServiceService = typeof CatalogServiceService;
 export const CatalogServiceService = {

@@ -18,7 +18,6 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Event } from "./resources.js";
 
@@ -26,23 +25,19 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/event_service.proto";
 
-/** ListEventsRequest: the input of ListEvents (REST GET /api/v2/events). */
+/** ListEventsRequest: the input of ListEvents. */
 export interface ListEventsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
@@ -52,37 +47,31 @@ export interface ListEventsRequest {
    * `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`,
    * `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
    * `calendar.connection_degraded`, `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional.
-   * REST: `type` in the query string.
    */
   type?:
     | string
     | undefined;
-  /**
-   * Only events created at or after this instant (events are kept 30 days). An instant (RFC 3339 text in REST).
-   * Optional. REST: `since` in the query string.
-   */
+  /** Only events created at or after this instant (events are kept 30 days). An instant. Optional. */
   since?:
     | Date
     | undefined;
   /**
    * Only events caused with keys of this mode. Webhooks deliver only live events; test events are listed too unless
-   * `mode=live`. One of `live`, `test` in REST. Optional. REST: `mode` in the query string.
+   * `mode=live`. One of `live`, `test`. Optional.
    */
   mode?:
     | ListEventsRequest_Mode
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -156,58 +145,40 @@ export interface ListEventsRequest_QueryEntry {
 
 /** ListEventsResponse: the output of ListEvents. */
 export interface ListEventsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | Event[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetEventRequest: the input of GetEvent (REST GET /api/v2/events/:id). */
+/** GetEventRequest: the input of GetEvent. */
 export interface GetEventRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -223,15 +194,7 @@ export interface GetEventRequest_QueryEntry {
 
 /** GetEventResponse: the output of GetEvent. */
 export interface GetEventResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Event` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Event. */
   event?: Event | undefined;
 }
 
@@ -239,7 +202,6 @@ function createBaseListEventsRequest(): ListEventsRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     type: undefined,
     since: undefined,
@@ -257,9 +219,6 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListEventsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -314,14 +273,6 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -414,7 +365,6 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -455,9 +405,6 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -503,7 +450,6 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.type = object.type ?? undefined;
     message.since = object.since ?? undefined;
@@ -685,17 +631,11 @@ export const ListEventsRequest_QueryEntry: MessageFns<ListEventsRequest_QueryEnt
 };
 
 function createBaseListEventsResponse(): ListEventsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListEventsResponse: MessageFns<ListEventsResponse> = {
   encode(message: ListEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         Event.encode(v!, writer.uint32(130).fork()).join();
@@ -726,22 +666,6 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -791,12 +715,6 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
 
   fromJSON(object: any): ListEventsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Event.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -814,12 +732,6 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
 
   toJSON(message: ListEventsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => Event.toJSON(e));
     }
@@ -840,8 +752,6 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
   },
   fromPartial(object: DeepPartial<ListEventsResponse>): ListEventsResponse {
     const message = createBaseListEventsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => Event.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -851,7 +761,7 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
 };
 
 function createBaseGetEventRequest(): GetEventRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetEventRequest: MessageFns<GetEventRequest> = {
@@ -862,9 +772,6 @@ export const GetEventRequest: MessageFns<GetEventRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetEventRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -907,14 +814,6 @@ export const GetEventRequest: MessageFns<GetEventRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -975,7 +874,6 @@ export const GetEventRequest: MessageFns<GetEventRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1004,9 +902,6 @@ export const GetEventRequest: MessageFns<GetEventRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1040,7 +935,6 @@ export const GetEventRequest: MessageFns<GetEventRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -1218,17 +1112,11 @@ export const GetEventRequest_QueryEntry: MessageFns<GetEventRequest_QueryEntry> 
 };
 
 function createBaseGetEventResponse(): GetEventResponse {
-  return { result: undefined, resultJson: "", event: undefined };
+  return { event: undefined };
 }
 
 export const GetEventResponse: MessageFns<GetEventResponse> = {
   encode(message: GetEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.event !== undefined) {
       Event.encode(message.event, writer.uint32(130).fork()).join();
     }
@@ -1248,22 +1136,6 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1285,25 +1157,11 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
   },
 
   fromJSON(object: any): GetEventResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      event: isSet(object.event) ? Event.fromJSON(object.event) : undefined,
-    };
+    return { event: isSet(object.event) ? Event.fromJSON(object.event) : undefined };
   },
 
   toJSON(message: GetEventResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.event !== undefined) {
       obj.event = Event.toJSON(message.event);
     }
@@ -1315,8 +1173,6 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
   },
   fromPartial(object: DeepPartial<GetEventResponse>): GetEventResponse {
     const message = createBaseGetEventResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.event = (object.event !== undefined && object.event !== null) ? Event.fromPartial(object.event) : undefined;
     return message;
   },
@@ -1327,15 +1183,14 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
  * (CONTRACT part 8).
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type EventServiceService = typeof EventServiceService;
 export const EventServiceService = {

@@ -18,51 +18,27 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/gateway_service.proto";
 
-/** RefuseRequest is the input of Refuse. */
+/** RefuseRequest is the input of Refuse: the refusal the gateway made. */
 export interface RefuseRequest {
-  /** Path parameters by name. */
-  params?:
-    | { [key: string]: string }
+  /** The contract's code of the refusal: `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or `VALIDATION_ERROR`. */
+  code?:
+    | string
     | undefined;
-  /** Query parameters by name. */
-  query?:
-    | { [key: string]: string }
+  /** The message to answer with (at most 1,000 characters). */
+  message?:
+    | string
     | undefined;
-  /** JSON body of the operation. */
-  body?:
-    | any
-    | undefined;
-  /**
-   * The JSON body as UTF-8 text. When set it is used instead of `body`: the REST gateway sends this form (no
-   * protobuf Value tree to build and walk, no nesting limit of the Value codec).
-   */
-  bodyJson?: string | undefined;
-}
-
-export interface RefuseRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface RefuseRequest_QueryEntry {
-  key: string;
-  value: string;
+  /** The field a `VALIDATION_ERROR` names, when it names one. */
+  field?: string | undefined;
 }
 
 /** RefuseResponse is the output of Refuse (never sent: the call always ends in an error). */
 export interface RefuseResponse {
-  /** Not set by this server (kept for wire compatibility); read `result_json`. */
-  result?:
-    | any
-    | undefined;
-  /** The JSON result of the operation as UTF-8 text, in the REST contract's shape (see openapi.json). */
-  resultJson?: string | undefined;
 }
 
 /** CheckCredentialsRequest is the input of CheckCredentials: the credentials travel in metadata. */
@@ -74,22 +50,19 @@ export interface CheckCredentialsResponse {
 }
 
 function createBaseRefuseRequest(): RefuseRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { code: "", message: "", field: "" };
 }
 
 export const RefuseRequest: MessageFns<RefuseRequest> = {
   encode(message: RefuseRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      RefuseRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      RefuseRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
+    if (message.code !== undefined && message.code !== "") {
+      writer.uint32(42).string(message.code);
     }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
+    if (message.message !== undefined && message.message !== "") {
+      writer.uint32(50).string(message.message);
+    }
+    if (message.field !== undefined && message.field !== "") {
+      writer.uint32(58).string(message.field);
     }
     return writer;
   },
@@ -107,42 +80,28 @@ export const RefuseRequest: MessageFns<RefuseRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            const entry1 = RefuseRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
+            message.code = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            const entry2 = RefuseRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
+            message.message = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
+            message.field = reader.string();
             continue;
           }
         }
@@ -159,68 +118,22 @@ export const RefuseRequest: MessageFns<RefuseRequest> = {
 
   fromJSON(object: any): RefuseRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      body: isSet(object?.body) ? object.body : undefined,
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      field: isSet(object.field) ? globalThis.String(object.field) : "",
     };
   },
 
   toJSON(message: RefuseRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
+    if (message.code !== undefined && message.code !== "") {
+      obj.code = message.code;
     }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
+    if (message.message !== undefined && message.message !== "") {
+      obj.message = message.message;
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
+    if (message.field !== undefined && message.field !== "") {
+      obj.field = message.field;
     }
     return obj;
   },
@@ -230,212 +143,19 @@ export const RefuseRequest: MessageFns<RefuseRequest> = {
   },
   fromPartial(object: DeepPartial<RefuseRequest>): RefuseRequest {
     const message = createBaseRefuseRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.body = object.body === undefined ? undefined : object.body;
-    message.bodyJson = object.bodyJson ?? "";
-    return message;
-  },
-};
-
-function createBaseRefuseRequest_ParamsEntry(): RefuseRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const RefuseRequest_ParamsEntry: MessageFns<RefuseRequest_ParamsEntry> = {
-  encode(message: RefuseRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RefuseRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRefuseRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RefuseRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RefuseRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RefuseRequest_ParamsEntry>): RefuseRequest_ParamsEntry {
-    return RefuseRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RefuseRequest_ParamsEntry>): RefuseRequest_ParamsEntry {
-    const message = createBaseRefuseRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseRefuseRequest_QueryEntry(): RefuseRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const RefuseRequest_QueryEntry: MessageFns<RefuseRequest_QueryEntry> = {
-  encode(message: RefuseRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RefuseRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRefuseRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RefuseRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RefuseRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RefuseRequest_QueryEntry>): RefuseRequest_QueryEntry {
-    return RefuseRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RefuseRequest_QueryEntry>): RefuseRequest_QueryEntry {
-    const message = createBaseRefuseRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
+    message.code = object.code ?? "";
+    message.message = object.message ?? "";
+    message.field = object.field ?? "";
     return message;
   },
 };
 
 function createBaseRefuseResponse(): RefuseResponse {
-  return { result: undefined, resultJson: "" };
+  return {};
 }
 
 export const RefuseResponse: MessageFns<RefuseResponse> = {
-  encode(message: RefuseResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
+  encode(_: RefuseResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
@@ -452,22 +172,6 @@ export const RefuseResponse: MessageFns<RefuseResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -480,35 +184,20 @@ export const RefuseResponse: MessageFns<RefuseResponse> = {
     }
   },
 
-  fromJSON(object: any): RefuseResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-    };
+  fromJSON(_: any): RefuseResponse {
+    return {};
   },
 
-  toJSON(message: RefuseResponse): unknown {
+  toJSON(_: RefuseResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     return obj;
   },
 
   create(base?: DeepPartial<RefuseResponse>): RefuseResponse {
     return RefuseResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<RefuseResponse>): RefuseResponse {
+  fromPartial(_: DeepPartial<RefuseResponse>): RefuseResponse {
     const message = createBaseRefuseResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     return message;
   },
 };
@@ -621,21 +310,20 @@ export const CheckCredentialsResponse: MessageFns<CheckCredentialsResponse> = {
  * GatewayService: what the REST gateway asks of the internal API outside any operation. It checks the key of a
  * request before reading its body (an unknown key never makes the service read or parse one), and sends here the
  * requests it refuses before any operation (no route, malformed JSON, body over 1 MB, a body nested past the
- * parser's bound): such a request still counts against the caller's rate limit when it carries a valid API key, and
+ * parser's bound, input the typed request message cannot carry): such a request still counts against the caller's rate limit when it carries a valid API key, and
  * its answer carries the RateLimit state (CONTRACT part 1). The gateway asks instead of deciding.
  *
- * Every request carries the caller's credentials in metadata (`authorization`,
- * optionally `service-organization-id`, `x-service-request-id`). Bodies and results are the JSON
- * shapes of the REST contract (see openapi.json); errors carry a `google.rpc.Status` in the
+ * Every request carries the caller's credentials in metadata (`authorization`, optionally
+ * `service-organization-id`, `x-service-request-id`); errors carry a `google.rpc.Status` in the
  * `grpc-status-details-bin` trailer, whose `google.rpc.ErrorInfo` has the contract's code as `reason`.
  */
 export type GatewayServiceService = typeof GatewayServiceService;
 export const GatewayServiceService = {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
-   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
-   * travels in the trailers.
+   * refusal the request names (`code`: `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or `VALIDATION_ERROR`,
+   * with its `message` and `field`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit
+   * state travels in the trailers.
    */
   refuse: {
     path: "/scheduling.v1.GatewayService/Refuse" as const,
@@ -669,9 +357,9 @@ export const GatewayServiceService = {
 export interface GatewayServiceServer extends UntypedServiceImplementation {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
-   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
-   * travels in the trailers.
+   * refusal the request names (`code`: `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or `VALIDATION_ERROR`,
+   * with its `message` and `field`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit
+   * state travels in the trailers.
    */
   refuse: handleUnaryCall<RefuseRequest, RefuseResponse>;
   /**
@@ -687,9 +375,9 @@ export interface GatewayServiceServer extends UntypedServiceImplementation {
 export interface GatewayServiceClient extends Client {
   /**
    * Refuse authenticates the caller, counts the request against its key's rate limit and always fails: with the
-   * refusal named in the body (`{code, message}`; code `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or
-   * `VALIDATION_ERROR`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit state
-   * travels in the trailers.
+   * refusal the request names (`code`: `ROUTE_NOT_FOUND`, `INVALID_JSON`, `PAYLOAD_TOO_LARGE` or `VALIDATION_ERROR`,
+   * with its `message` and `field`), or earlier with `UNAUTHENTICATED`, `FORBIDDEN` or `RATE_LIMITED`. The RateLimit
+   * state travels in the trailers.
    */
   refuse(
     request: RefuseRequest,
@@ -747,10 +435,6 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
-}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -25,40 +25,36 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/import_service.proto";
 
-/** CreateProviderImportRequest: the input of CreateProviderImport (REST POST /api/v2/provider-imports). */
+/** CreateProviderImportRequest: the input of CreateProviderImport. */
 export interface CreateProviderImportRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** One of `upsert`, `create_only`, `update_only` in REST. Optional. REST: `mode` in the JSON body. */
+  /** One of `upsert`, `create_only`, `update_only`. Optional. */
   mode?:
     | CreateProviderImportRequest_Mode
     | undefined;
-  /** True or false. Optional. REST: `dryRun` in the JSON body. */
+  /** True or false. Optional. */
   dryRun?:
     | boolean
     | undefined;
-  /** True or false. Optional. REST: `deactivateMissing` in the JSON body. */
+  /** True or false. Optional. */
   deactivateMissing?:
     | boolean
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Required. REST: `providers` in the JSON body. */
+  /** Free-form JSON (the contract allows more than one shape here). Required. */
   providers?: any | undefined;
 }
 
@@ -140,40 +136,28 @@ export interface CreateProviderImportRequest_QueryEntry {
 
 /** CreateProviderImportResponse: the output of CreateProviderImport. */
 export interface CreateProviderImportResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ProviderImportAccepted` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ProviderImportAccepted. */
   providerImportAccepted?: ProviderImportAccepted | undefined;
 }
 
-/** GetProviderImportRequest: the input of GetProviderImport (REST GET /api/v2/provider-imports/:importId). */
+/** GetProviderImportRequest: the input of GetProviderImport. */
 export interface GetProviderImportRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `importId` in the path (`:importId`). */
+  /** Text of 1 to 200 characters. Required. */
   importId?: string | undefined;
 }
 
@@ -189,55 +173,41 @@ export interface GetProviderImportRequest_QueryEntry {
 
 /** GetProviderImportResponse: the output of GetProviderImport. */
 export interface GetProviderImportResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ProviderImport` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ProviderImport. */
   providerImport?: ProviderImport | undefined;
 }
 
-/** ListProviderImportsRequest: the input of ListProviderImports (REST GET /api/v2/provider-imports). */
+/** ListProviderImportsRequest: the input of ListProviderImports. */
 export interface ListProviderImportsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `importId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   importId?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -254,15 +224,7 @@ export interface ListProviderImportsRequest_QueryEntry {
 
 /** ListProviderImportsResponse: the output of ListProviderImports. */
 export interface ListProviderImportsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer (typed form). Set when the request came in the typed form. */
+  /** The answer. */
   resultValue?: any | undefined;
 }
 
@@ -270,7 +232,6 @@ function createBaseCreateProviderImportRequest(): CreateProviderImportRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     mode: CreateProviderImportRequest_Mode.MODE_UNSPECIFIED,
     dryRun: undefined,
@@ -287,9 +248,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateProviderImportRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -341,14 +299,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -433,7 +383,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -476,9 +425,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -520,7 +466,6 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.mode = object.mode ?? CreateProviderImportRequest_Mode.MODE_UNSPECIFIED;
     message.dryRun = object.dryRun ?? undefined;
@@ -701,17 +646,11 @@ export const CreateProviderImportRequest_QueryEntry: MessageFns<CreateProviderIm
 };
 
 function createBaseCreateProviderImportResponse(): CreateProviderImportResponse {
-  return { result: undefined, resultJson: "", providerImportAccepted: undefined };
+  return { providerImportAccepted: undefined };
 }
 
 export const CreateProviderImportResponse: MessageFns<CreateProviderImportResponse> = {
   encode(message: CreateProviderImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.providerImportAccepted !== undefined) {
       ProviderImportAccepted.encode(message.providerImportAccepted, writer.uint32(130).fork()).join();
     }
@@ -731,22 +670,6 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -769,12 +692,6 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
 
   fromJSON(object: any): CreateProviderImportResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       providerImportAccepted: isSet(object.providerImportAccepted)
         ? ProviderImportAccepted.fromJSON(object.providerImportAccepted)
         : isSet(object.provider_import_accepted)
@@ -785,12 +702,6 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
 
   toJSON(message: CreateProviderImportResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.providerImportAccepted !== undefined) {
       obj.providerImportAccepted = ProviderImportAccepted.toJSON(message.providerImportAccepted);
     }
@@ -802,8 +713,6 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
   },
   fromPartial(object: DeepPartial<CreateProviderImportResponse>): CreateProviderImportResponse {
     const message = createBaseCreateProviderImportResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.providerImportAccepted =
       (object.providerImportAccepted !== undefined && object.providerImportAccepted !== null)
         ? ProviderImportAccepted.fromPartial(object.providerImportAccepted)
@@ -813,7 +722,7 @@ export const CreateProviderImportResponse: MessageFns<CreateProviderImportRespon
 };
 
 function createBaseGetProviderImportRequest(): GetProviderImportRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", importId: "" };
+  return { params: {}, query: {}, bodyJson: "", importId: "" };
 }
 
 export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
@@ -824,9 +733,6 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetProviderImportRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -869,14 +775,6 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -937,7 +835,6 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -971,9 +868,6 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1006,7 +900,6 @@ export const GetProviderImportRequest: MessageFns<GetProviderImportRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.importId = object.importId ?? "";
     return message;
@@ -1184,17 +1077,11 @@ export const GetProviderImportRequest_QueryEntry: MessageFns<GetProviderImportRe
 };
 
 function createBaseGetProviderImportResponse(): GetProviderImportResponse {
-  return { result: undefined, resultJson: "", providerImport: undefined };
+  return { providerImport: undefined };
 }
 
 export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = {
   encode(message: GetProviderImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.providerImport !== undefined) {
       ProviderImport.encode(message.providerImport, writer.uint32(130).fork()).join();
     }
@@ -1214,22 +1101,6 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1252,12 +1123,6 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
 
   fromJSON(object: any): GetProviderImportResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       providerImport: isSet(object.providerImport)
         ? ProviderImport.fromJSON(object.providerImport)
         : isSet(object.provider_import)
@@ -1268,12 +1133,6 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
 
   toJSON(message: GetProviderImportResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.providerImport !== undefined) {
       obj.providerImport = ProviderImport.toJSON(message.providerImport);
     }
@@ -1285,8 +1144,6 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
   },
   fromPartial(object: DeepPartial<GetProviderImportResponse>): GetProviderImportResponse {
     const message = createBaseGetProviderImportResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.providerImport = (object.providerImport !== undefined && object.providerImport !== null)
       ? ProviderImport.fromPartial(object.providerImport)
       : undefined;
@@ -1295,15 +1152,7 @@ export const GetProviderImportResponse: MessageFns<GetProviderImportResponse> = 
 };
 
 function createBaseListProviderImportsRequest(): ListProviderImportsRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    importId: undefined,
-    pageSize: undefined,
-    pageToken: undefined,
-  };
+  return { params: {}, query: {}, bodyJson: "", importId: undefined, pageSize: undefined, pageToken: undefined };
 }
 
 export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> = {
@@ -1314,9 +1163,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListProviderImportsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1365,14 +1211,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1449,7 +1287,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1493,9 +1330,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1534,7 +1368,6 @@ export const ListProviderImportsRequest: MessageFns<ListProviderImportsRequest> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.importId = object.importId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
@@ -1714,17 +1547,11 @@ export const ListProviderImportsRequest_QueryEntry: MessageFns<ListProviderImpor
 };
 
 function createBaseListProviderImportsResponse(): ListProviderImportsResponse {
-  return { result: undefined, resultJson: "", resultValue: undefined };
+  return { resultValue: undefined };
 }
 
 export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse> = {
   encode(message: ListProviderImportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.resultValue !== undefined) {
       Value.encode(Value.wrap(message.resultValue), writer.uint32(130).fork()).join();
     }
@@ -1744,22 +1571,6 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1782,12 +1593,6 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
 
   fromJSON(object: any): ListProviderImportsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       resultValue: isSet(object?.resultValue)
         ? object.resultValue
         : isSet(object?.result_value)
@@ -1798,12 +1603,6 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
 
   toJSON(message: ListProviderImportsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.resultValue !== undefined) {
       obj.resultValue = message.resultValue;
     }
@@ -1815,8 +1614,6 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
   },
   fromPartial(object: DeepPartial<ListProviderImportsResponse>): ListProviderImportsResponse {
     const message = createBaseListProviderImportsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.resultValue = object.resultValue === undefined ? undefined : object.resultValue;
     return message;
   },
@@ -1826,15 +1623,14 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
  * ImportService: Asynchronous bulk provider imports.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type ImportServiceService = typeof ImportServiceService;
 export const ImportServiceService = {

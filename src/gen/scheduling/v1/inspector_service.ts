@@ -20,30 +20,25 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import { ActorView, Machine, MachineCatalogue } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/inspector_service.proto";
 
-/** ListMachinesRequest: the input of ListMachines (REST GET /api/v2/inspector/machines). */
+/** ListMachinesRequest: the input of ListMachines. */
 export interface ListMachinesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?: string | undefined;
 }
@@ -60,43 +55,28 @@ export interface ListMachinesRequest_QueryEntry {
 
 /** ListMachinesResponse: the output of ListMachines. */
 export interface ListMachinesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `MachineCatalogue` (typed form). Set when the request came in the typed form. */
+  /** The answer: the MachineCatalogue. */
   machineCatalogue?: MachineCatalogue | undefined;
 }
 
-/** GetMachineRequest: the input of GetMachine (REST GET /api/v2/inspector/machines/:machine). */
+/** GetMachineRequest: the input of GetMachine. */
 export interface GetMachineRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /**
-   * One of `resolution`, `hold`, `booking`, `waitlist_entry` in REST. Required. REST: `machine` in the path
-   * (`:machine`).
-   */
+  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
   machine?: GetMachineRequest_Machine | undefined;
 }
 
@@ -187,44 +167,32 @@ export interface GetMachineRequest_QueryEntry {
 
 /** GetMachineResponse: the output of GetMachine. */
 export interface GetMachineResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Machine` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Machine. */
   machine?: Machine | undefined;
 }
 
-/** GetActorRequest: the input of GetActor (REST GET /api/v2/inspector/actors/:kind/:id). */
+/** GetActorRequest: the input of GetActor. */
 export interface GetActorRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry` in REST. Required. REST: `kind` in the path (`:kind`). */
+  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
   kind?:
     | GetActorRequest_Kind
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -315,44 +283,32 @@ export interface GetActorRequest_QueryEntry {
 
 /** GetActorResponse: the output of GetActor. */
 export interface GetActorResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ActorView` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ActorView. */
   actorView?: ActorView | undefined;
 }
 
-/** WatchActorRequest: the input of WatchActor (REST GET /api/v2/inspector/actors/:kind/:id/stream). */
+/** WatchActorRequest: the input of WatchActor. */
 export interface WatchActorRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry` in REST. Required. REST: `kind` in the path (`:kind`). */
+  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
   kind?:
     | WatchActorRequest_Kind
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -443,20 +399,12 @@ export interface WatchActorRequest_QueryEntry {
 
 /** WatchActorResponse: the output of WatchActor. */
 export interface WatchActorResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ActorView` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ActorView. */
   actorView?: ActorView | undefined;
 }
 
 function createBaseListMachinesRequest(): ListMachinesRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, bodyJson: "" };
 }
 
 export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
@@ -467,9 +415,6 @@ export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListMachinesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -509,14 +454,6 @@ export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -569,7 +506,6 @@ export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -597,9 +533,6 @@ export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -630,7 +563,6 @@ export const ListMachinesRequest: MessageFns<ListMachinesRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     return message;
   },
@@ -807,17 +739,11 @@ export const ListMachinesRequest_QueryEntry: MessageFns<ListMachinesRequest_Quer
 };
 
 function createBaseListMachinesResponse(): ListMachinesResponse {
-  return { result: undefined, resultJson: "", machineCatalogue: undefined };
+  return { machineCatalogue: undefined };
 }
 
 export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
   encode(message: ListMachinesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.machineCatalogue !== undefined) {
       MachineCatalogue.encode(message.machineCatalogue, writer.uint32(130).fork()).join();
     }
@@ -837,22 +763,6 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -875,12 +785,6 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
 
   fromJSON(object: any): ListMachinesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       machineCatalogue: isSet(object.machineCatalogue)
         ? MachineCatalogue.fromJSON(object.machineCatalogue)
         : isSet(object.machine_catalogue)
@@ -891,12 +795,6 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
 
   toJSON(message: ListMachinesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.machineCatalogue !== undefined) {
       obj.machineCatalogue = MachineCatalogue.toJSON(message.machineCatalogue);
     }
@@ -908,8 +806,6 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
   },
   fromPartial(object: DeepPartial<ListMachinesResponse>): ListMachinesResponse {
     const message = createBaseListMachinesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.machineCatalogue = (object.machineCatalogue !== undefined && object.machineCatalogue !== null)
       ? MachineCatalogue.fromPartial(object.machineCatalogue)
       : undefined;
@@ -918,13 +814,7 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
 };
 
 function createBaseGetMachineRequest(): GetMachineRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    machine: GetMachineRequest_Machine.MACHINE_UNSPECIFIED,
-  };
+  return { params: {}, query: {}, bodyJson: "", machine: GetMachineRequest_Machine.MACHINE_UNSPECIFIED };
 }
 
 export const GetMachineRequest: MessageFns<GetMachineRequest> = {
@@ -935,9 +825,6 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetMachineRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -980,14 +867,6 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1048,7 +927,6 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1079,9 +957,6 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1115,7 +990,6 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.machine = object.machine ?? GetMachineRequest_Machine.MACHINE_UNSPECIFIED;
     return message;
@@ -1293,17 +1167,11 @@ export const GetMachineRequest_QueryEntry: MessageFns<GetMachineRequest_QueryEnt
 };
 
 function createBaseGetMachineResponse(): GetMachineResponse {
-  return { result: undefined, resultJson: "", machine: undefined };
+  return { machine: undefined };
 }
 
 export const GetMachineResponse: MessageFns<GetMachineResponse> = {
   encode(message: GetMachineResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.machine !== undefined) {
       Machine.encode(message.machine, writer.uint32(130).fork()).join();
     }
@@ -1323,22 +1191,6 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1360,25 +1212,11 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
   },
 
   fromJSON(object: any): GetMachineResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      machine: isSet(object.machine) ? Machine.fromJSON(object.machine) : undefined,
-    };
+    return { machine: isSet(object.machine) ? Machine.fromJSON(object.machine) : undefined };
   },
 
   toJSON(message: GetMachineResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.machine !== undefined) {
       obj.machine = Machine.toJSON(message.machine);
     }
@@ -1390,8 +1228,6 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
   },
   fromPartial(object: DeepPartial<GetMachineResponse>): GetMachineResponse {
     const message = createBaseGetMachineResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.machine = (object.machine !== undefined && object.machine !== null)
       ? Machine.fromPartial(object.machine)
       : undefined;
@@ -1400,7 +1236,7 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
 };
 
 function createBaseGetActorRequest(): GetActorRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", kind: GetActorRequest_Kind.KIND_UNSPECIFIED, id: "" };
+  return { params: {}, query: {}, bodyJson: "", kind: GetActorRequest_Kind.KIND_UNSPECIFIED, id: "" };
 }
 
 export const GetActorRequest: MessageFns<GetActorRequest> = {
@@ -1411,9 +1247,6 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetActorRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1459,14 +1292,6 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1535,7 +1360,6 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1565,9 +1389,6 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1604,7 +1425,6 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.kind = object.kind ?? GetActorRequest_Kind.KIND_UNSPECIFIED;
     message.id = object.id ?? "";
@@ -1783,17 +1603,11 @@ export const GetActorRequest_QueryEntry: MessageFns<GetActorRequest_QueryEntry> 
 };
 
 function createBaseGetActorResponse(): GetActorResponse {
-  return { result: undefined, resultJson: "", actorView: undefined };
+  return { actorView: undefined };
 }
 
 export const GetActorResponse: MessageFns<GetActorResponse> = {
   encode(message: GetActorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.actorView !== undefined) {
       ActorView.encode(message.actorView, writer.uint32(130).fork()).join();
     }
@@ -1813,22 +1627,6 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1851,12 +1649,6 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
 
   fromJSON(object: any): GetActorResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       actorView: isSet(object.actorView)
         ? ActorView.fromJSON(object.actorView)
         : isSet(object.actor_view)
@@ -1867,12 +1659,6 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
 
   toJSON(message: GetActorResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.actorView !== undefined) {
       obj.actorView = ActorView.toJSON(message.actorView);
     }
@@ -1884,8 +1670,6 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
   },
   fromPartial(object: DeepPartial<GetActorResponse>): GetActorResponse {
     const message = createBaseGetActorResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.actorView = (object.actorView !== undefined && object.actorView !== null)
       ? ActorView.fromPartial(object.actorView)
       : undefined;
@@ -1894,14 +1678,7 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
 };
 
 function createBaseWatchActorRequest(): WatchActorRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    kind: WatchActorRequest_Kind.KIND_UNSPECIFIED,
-    id: "",
-  };
+  return { params: {}, query: {}, bodyJson: "", kind: WatchActorRequest_Kind.KIND_UNSPECIFIED, id: "" };
 }
 
 export const WatchActorRequest: MessageFns<WatchActorRequest> = {
@@ -1912,9 +1689,6 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       WatchActorRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1960,14 +1734,6 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2036,7 +1802,6 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2066,9 +1831,6 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2105,7 +1867,6 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.kind = object.kind ?? WatchActorRequest_Kind.KIND_UNSPECIFIED;
     message.id = object.id ?? "";
@@ -2284,17 +2045,11 @@ export const WatchActorRequest_QueryEntry: MessageFns<WatchActorRequest_QueryEnt
 };
 
 function createBaseWatchActorResponse(): WatchActorResponse {
-  return { result: undefined, resultJson: "", actorView: undefined };
+  return { actorView: undefined };
 }
 
 export const WatchActorResponse: MessageFns<WatchActorResponse> = {
   encode(message: WatchActorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.actorView !== undefined) {
       ActorView.encode(message.actorView, writer.uint32(130).fork()).join();
     }
@@ -2314,22 +2069,6 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2352,12 +2091,6 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
 
   fromJSON(object: any): WatchActorResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       actorView: isSet(object.actorView)
         ? ActorView.fromJSON(object.actorView)
         : isSet(object.actor_view)
@@ -2368,12 +2101,6 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
 
   toJSON(message: WatchActorResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.actorView !== undefined) {
       obj.actorView = ActorView.toJSON(message.actorView);
     }
@@ -2385,8 +2112,6 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
   },
   fromPartial(object: DeepPartial<WatchActorResponse>): WatchActorResponse {
     const message = createBaseWatchActorResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.actorView = (object.actorView !== undefined && object.actorView !== null)
       ? ActorView.fromPartial(object.actorView)
       : undefined;
@@ -2398,15 +2123,14 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
  * InspectorService: Read-only views of the state machines and of their actors, for developers.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type InspectorServiceService = typeof InspectorServiceService;
 export const InspectorServiceService = {

@@ -19,43 +19,38 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { FieldMask } from "../../google/protobuf/field_mask.js";
-import { Value } from "../../google/protobuf/struct.js";
 import { Organization, OrganizationOverview, OrganizationSettings } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/organization_service.proto";
 
-/** CreateOrganizationRequest: the input of CreateOrganization (REST POST /api/v2/organizations). */
+/** CreateOrganizationRequest: the input of CreateOrganization. */
 export interface CreateOrganizationRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `externalId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** Optional. REST: `settings` in the JSON body. */
+  /** The settings. Optional. */
   settings?: OrganizationSettings | undefined;
 }
 
@@ -71,51 +66,37 @@ export interface CreateOrganizationRequest_QueryEntry {
 
 /** CreateOrganizationResponse: the output of CreateOrganization. */
 export interface CreateOrganizationResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Organization` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Organization. */
   organization?: Organization | undefined;
 }
 
-/** ListOrganizationsRequest: the input of ListOrganizations (REST GET /api/v2/organizations). */
+/** ListOrganizationsRequest: the input of ListOrganizations. */
 export interface ListOrganizationsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -132,58 +113,40 @@ export interface ListOrganizationsRequest_QueryEntry {
 
 /** ListOrganizationsResponse: the output of ListOrganizations. */
 export interface ListOrganizationsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | Organization[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetOrganizationRequest: the input of GetOrganization (REST GET /api/v2/organizations/:id). */
+/** GetOrganizationRequest: the input of GetOrganization. */
 export interface GetOrganizationRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -199,40 +162,28 @@ export interface GetOrganizationRequest_QueryEntry {
 
 /** GetOrganizationResponse: the output of GetOrganization. */
 export interface GetOrganizationResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Organization` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Organization. */
   organization?: Organization | undefined;
 }
 
-/** GetOrganizationOverviewRequest: the input of GetOrganizationOverview (REST GET /api/v2/organizations/:id/overview). */
+/** GetOrganizationOverviewRequest: the input of GetOrganizationOverview. */
 export interface GetOrganizationOverviewRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -248,35 +199,23 @@ export interface GetOrganizationOverviewRequest_QueryEntry {
 
 /** GetOrganizationOverviewResponse: the output of GetOrganizationOverview. */
 export interface GetOrganizationOverviewResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `OrganizationOverview` (typed form). Set when the request came in the typed form. */
+  /** The answer: the OrganizationOverview. */
   organizationOverview?: OrganizationOverview | undefined;
 }
 
-/** UpdateOrganizationRequest: the input of UpdateOrganization (REST PATCH /api/v2/organizations/:id). */
+/** UpdateOrganizationRequest: the input of UpdateOrganization. */
 export interface UpdateOrganizationRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
@@ -289,15 +228,15 @@ export interface UpdateOrganizationRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
-  /** Optional. REST: `settings` in the JSON body. */
+  /** The settings. Optional. */
   settings?: OrganizationSettings | undefined;
 }
 
@@ -313,20 +252,12 @@ export interface UpdateOrganizationRequest_QueryEntry {
 
 /** UpdateOrganizationResponse: the output of UpdateOrganization. */
 export interface UpdateOrganizationResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Organization` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Organization. */
   organization?: Organization | undefined;
 }
 
 function createBaseCreateOrganizationRequest(): CreateOrganizationRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", externalId: "", name: "", settings: undefined };
+  return { params: {}, query: {}, bodyJson: "", externalId: "", name: "", settings: undefined };
 }
 
 export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = {
@@ -337,9 +268,6 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateOrganizationRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -388,14 +316,6 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -472,7 +392,6 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -507,9 +426,6 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -549,7 +465,6 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.externalId = object.externalId ?? "";
     message.name = object.name ?? "";
@@ -731,17 +646,11 @@ export const CreateOrganizationRequest_QueryEntry: MessageFns<CreateOrganization
 };
 
 function createBaseCreateOrganizationResponse(): CreateOrganizationResponse {
-  return { result: undefined, resultJson: "", organization: undefined };
+  return { organization: undefined };
 }
 
 export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> = {
   encode(message: CreateOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.organization !== undefined) {
       Organization.encode(message.organization, writer.uint32(130).fork()).join();
     }
@@ -761,22 +670,6 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -798,25 +691,11 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
   },
 
   fromJSON(object: any): CreateOrganizationResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined,
-    };
+    return { organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined };
   },
 
   toJSON(message: CreateOrganizationResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.organization !== undefined) {
       obj.organization = Organization.toJSON(message.organization);
     }
@@ -828,8 +707,6 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
   },
   fromPartial(object: DeepPartial<CreateOrganizationResponse>): CreateOrganizationResponse {
     const message = createBaseCreateOrganizationResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.organization = (object.organization !== undefined && object.organization !== null)
       ? Organization.fromPartial(object.organization)
       : undefined;
@@ -838,7 +715,7 @@ export const CreateOrganizationResponse: MessageFns<CreateOrganizationResponse> 
 };
 
 function createBaseListOrganizationsRequest(): ListOrganizationsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", pageSize: undefined, pageToken: undefined };
+  return { params: {}, query: {}, bodyJson: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
@@ -849,9 +726,6 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListOrganizationsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -897,14 +771,6 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -973,7 +839,6 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1012,9 +877,6 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1050,7 +912,6 @@ export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
@@ -1229,17 +1090,11 @@ export const ListOrganizationsRequest_QueryEntry: MessageFns<ListOrganizationsRe
 };
 
 function createBaseListOrganizationsResponse(): ListOrganizationsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = {
   encode(message: ListOrganizationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         Organization.encode(v!, writer.uint32(130).fork()).join();
@@ -1270,22 +1125,6 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1335,12 +1174,6 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
 
   fromJSON(object: any): ListOrganizationsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Organization.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -1358,12 +1191,6 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
 
   toJSON(message: ListOrganizationsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => Organization.toJSON(e));
     }
@@ -1384,8 +1211,6 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
   },
   fromPartial(object: DeepPartial<ListOrganizationsResponse>): ListOrganizationsResponse {
     const message = createBaseListOrganizationsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => Organization.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -1395,7 +1220,7 @@ export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = 
 };
 
 function createBaseGetOrganizationRequest(): GetOrganizationRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
@@ -1406,9 +1231,6 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetOrganizationRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1451,14 +1273,6 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1519,7 +1333,6 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1548,9 +1361,6 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1584,7 +1394,6 @@ export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -1762,17 +1571,11 @@ export const GetOrganizationRequest_QueryEntry: MessageFns<GetOrganizationReques
 };
 
 function createBaseGetOrganizationResponse(): GetOrganizationResponse {
-  return { result: undefined, resultJson: "", organization: undefined };
+  return { organization: undefined };
 }
 
 export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
   encode(message: GetOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.organization !== undefined) {
       Organization.encode(message.organization, writer.uint32(130).fork()).join();
     }
@@ -1792,22 +1595,6 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1829,25 +1616,11 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
   },
 
   fromJSON(object: any): GetOrganizationResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined,
-    };
+    return { organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined };
   },
 
   toJSON(message: GetOrganizationResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.organization !== undefined) {
       obj.organization = Organization.toJSON(message.organization);
     }
@@ -1859,8 +1632,6 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
   },
   fromPartial(object: DeepPartial<GetOrganizationResponse>): GetOrganizationResponse {
     const message = createBaseGetOrganizationResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.organization = (object.organization !== undefined && object.organization !== null)
       ? Organization.fromPartial(object.organization)
       : undefined;
@@ -1869,7 +1640,7 @@ export const GetOrganizationResponse: MessageFns<GetOrganizationResponse> = {
 };
 
 function createBaseGetOrganizationOverviewRequest(): GetOrganizationOverviewRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewRequest> = {
@@ -1880,9 +1651,6 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetOrganizationOverviewRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1925,14 +1693,6 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1993,7 +1753,6 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2022,9 +1781,6 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2058,7 +1814,6 @@ export const GetOrganizationOverviewRequest: MessageFns<GetOrganizationOverviewR
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -2240,17 +1995,11 @@ export const GetOrganizationOverviewRequest_QueryEntry: MessageFns<GetOrganizati
 };
 
 function createBaseGetOrganizationOverviewResponse(): GetOrganizationOverviewResponse {
-  return { result: undefined, resultJson: "", organizationOverview: undefined };
+  return { organizationOverview: undefined };
 }
 
 export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverviewResponse> = {
   encode(message: GetOrganizationOverviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.organizationOverview !== undefined) {
       OrganizationOverview.encode(message.organizationOverview, writer.uint32(130).fork()).join();
     }
@@ -2270,22 +2019,6 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2308,12 +2041,6 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
 
   fromJSON(object: any): GetOrganizationOverviewResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       organizationOverview: isSet(object.organizationOverview)
         ? OrganizationOverview.fromJSON(object.organizationOverview)
         : isSet(object.organization_overview)
@@ -2324,12 +2051,6 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
 
   toJSON(message: GetOrganizationOverviewResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.organizationOverview !== undefined) {
       obj.organizationOverview = OrganizationOverview.toJSON(message.organizationOverview);
     }
@@ -2341,8 +2062,6 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
   },
   fromPartial(object: DeepPartial<GetOrganizationOverviewResponse>): GetOrganizationOverviewResponse {
     const message = createBaseGetOrganizationOverviewResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.organizationOverview = (object.organizationOverview !== undefined && object.organizationOverview !== null)
       ? OrganizationOverview.fromPartial(object.organizationOverview)
       : undefined;
@@ -2351,16 +2070,7 @@ export const GetOrganizationOverviewResponse: MessageFns<GetOrganizationOverview
 };
 
 function createBaseUpdateOrganizationRequest(): UpdateOrganizationRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    updateMask: undefined,
-    id: "",
-    name: undefined,
-    settings: undefined,
-  };
+  return { params: {}, query: {}, bodyJson: "", updateMask: undefined, id: "", name: undefined, settings: undefined };
 }
 
 export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = {
@@ -2371,9 +2081,6 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateOrganizationRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2425,14 +2132,6 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2517,7 +2216,6 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2553,9 +2251,6 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2598,7 +2293,6 @@ export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
@@ -2781,17 +2475,11 @@ export const UpdateOrganizationRequest_QueryEntry: MessageFns<UpdateOrganization
 };
 
 function createBaseUpdateOrganizationResponse(): UpdateOrganizationResponse {
-  return { result: undefined, resultJson: "", organization: undefined };
+  return { organization: undefined };
 }
 
 export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> = {
   encode(message: UpdateOrganizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.organization !== undefined) {
       Organization.encode(message.organization, writer.uint32(130).fork()).join();
     }
@@ -2811,22 +2499,6 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2848,25 +2520,11 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
   },
 
   fromJSON(object: any): UpdateOrganizationResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined,
-    };
+    return { organization: isSet(object.organization) ? Organization.fromJSON(object.organization) : undefined };
   },
 
   toJSON(message: UpdateOrganizationResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.organization !== undefined) {
       obj.organization = Organization.toJSON(message.organization);
     }
@@ -2878,8 +2536,6 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
   },
   fromPartial(object: DeepPartial<UpdateOrganizationResponse>): UpdateOrganizationResponse {
     const message = createBaseUpdateOrganizationResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.organization = (object.organization !== undefined && object.organization !== null)
       ? Organization.fromPartial(object.organization)
       : undefined;
@@ -2891,15 +2547,14 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
  * OrganizationService: Organizations of a platform account.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {

@@ -19,115 +19,110 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { FieldMask } from "../../google/protobuf/field_mask.js";
-import { Value } from "../../google/protobuf/struct.js";
 import { LicenseRecordInput, Professional, Provider, ProviderList } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/provider_service.proto";
 
-/** CreateProviderRequest: the input of CreateProvider (REST POST /api/v2/providers). */
+/** CreateProviderRequest: the input of CreateProvider. */
 export interface CreateProviderRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `externalId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `displayName` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Optional. REST: `email` in the JSON body. */
+  /** An e-mail address. Text of at most 1000 characters. Optional. */
   email?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the JSON body. */
+  /** One of `active`, `inactive`, `suspended`. Optional. */
   status?:
     | CreateProviderRequest_Status
     | undefined;
-  /** True or false. Optional. REST: `searchable` in the JSON body. */
+  /** True or false. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `professionCode` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `profession` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `specialtyCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `modalityCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `serviceRegionCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `insurancePlanCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `ageGroupCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** At most 100 items. Optional. REST: `licenseRecords` in the JSON body. */
+  /** The license records. At most 100 items. Optional. */
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
-  /** True or false. Optional. REST: `acceptsNewClients` in the JSON body. */
+  /** True or false. Optional. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  /** Text of at most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. REST: `bio` in the JSON body. */
+  /** Text of at most 5000 characters. Optional. */
   bio?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `username` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   username?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. REST: `location` in the JSON body. */
+  /** Text of at most 1000 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. REST: `panelCapacity` in the JSON body. */
+  /** A whole number from 0 to 1000000. Optional. */
   panelCapacity?:
     | number
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. REST: `panelCurrentCount` in the JSON body. */
+  /** A whole number from 0 to 1000000. Optional. */
   panelCurrentCount?: number | undefined;
 }
 
@@ -209,99 +204,85 @@ export interface CreateProviderRequest_QueryEntry {
 
 /** CreateProviderResponse: the output of CreateProvider. */
 export interface CreateProviderResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Provider. */
   provider?: Provider | undefined;
 }
 
-/** ListProvidersRequest: the input of ListProviders (REST GET /api/v2/providers). */
+/** ListProvidersRequest: the input of ListProviders. */
 export interface ListProvidersRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the query string. */
+  /** One of `active`, `inactive`, `suspended`. Optional. */
   status?:
     | ListProvidersRequest_Status
     | undefined;
-  /** True or false. Optional. REST: `searchable` in the query string. */
+  /** True or false. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `specialtyCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   specialtyCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `specialty` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   specialty?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `languageCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   languageCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `language` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   language?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `professionCode` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `profession` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `modalityCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   modalityCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `modality` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   modality?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `location` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   location?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -384,40 +365,28 @@ export interface ListProvidersRequest_QueryEntry {
 
 /** ListProvidersResponse: the output of ListProviders. */
 export interface ListProvidersResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ProviderList` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ProviderList. */
   providerList?: ProviderList | undefined;
 }
 
-/** GetProviderRequest: the input of GetProvider (REST GET /api/v2/providers/:id). */
+/** GetProviderRequest: the input of GetProvider. */
 export interface GetProviderRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -433,35 +402,23 @@ export interface GetProviderRequest_QueryEntry {
 
 /** GetProviderResponse: the output of GetProvider. */
 export interface GetProviderResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Provider. */
   provider?: Provider | undefined;
 }
 
-/** UpdateProviderRequest: the input of UpdateProvider (REST PATCH /api/v2/providers/:id). */
+/** UpdateProviderRequest: the input of UpdateProvider. */
 export interface UpdateProviderRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
@@ -474,91 +431,91 @@ export interface UpdateProviderRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `displayName` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Optional. REST: `email` in the JSON body. */
+  /** An e-mail address. Text of at most 1000 characters. Optional. */
   email?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the JSON body. */
+  /** One of `active`, `inactive`, `suspended`. Optional. */
   status?:
     | UpdateProviderRequest_Status
     | undefined;
-  /** True or false. Optional. REST: `searchable` in the JSON body. */
+  /** True or false. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `professionCode` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `profession` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `specialtyCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `modalityCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `serviceRegionCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `insurancePlanCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `ageGroupCodes` in the JSON body. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** At most 100 items. Optional. REST: `licenseRecords` in the JSON body. */
+  /** The license records. At most 100 items. Optional. */
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
-  /** True or false. Optional. REST: `acceptsNewClients` in the JSON body. */
+  /** True or false. Optional. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone` in the JSON body. */
+  /** Text of at most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. REST: `bio` in the JSON body. */
+  /** Text of at most 5000 characters. Optional. */
   bio?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `username` in the JSON body. */
+  /** Text of at most 200 characters. Optional. */
   username?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. REST: `location` in the JSON body. */
+  /** Text of at most 1000 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. REST: `panelCapacity` in the JSON body. */
+  /** A whole number from 0 to 1000000. Optional. */
   panelCapacity?:
     | number
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. REST: `panelCurrentCount` in the JSON body. */
+  /** A whole number from 0 to 1000000. Optional. */
   panelCurrentCount?: number | undefined;
 }
 
@@ -640,40 +597,28 @@ export interface UpdateProviderRequest_QueryEntry {
 
 /** UpdateProviderResponse: the output of UpdateProvider. */
 export interface UpdateProviderResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Provider. */
   provider?: Provider | undefined;
 }
 
-/** DeleteProviderRequest: the input of DeleteProvider (REST DELETE /api/v2/providers/:id). */
+/** DeleteProviderRequest: the input of DeleteProvider. */
 export interface DeleteProviderRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -689,99 +634,85 @@ export interface DeleteProviderRequest_QueryEntry {
 
 /** DeleteProviderResponse: the output of DeleteProvider. */
 export interface DeleteProviderResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Provider` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Provider. */
   provider?: Provider | undefined;
 }
 
-/** ListProfessionalsRequest: the input of ListProfessionals (REST GET /api/v1/professionals). */
+/** ListProfessionalsRequest: the input of ListProfessionals. */
 export interface ListProfessionalsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended` in REST. Optional. REST: `status` in the query string. */
+  /** One of `active`, `inactive`, `suspended`. Optional. */
   status?:
     | ListProfessionalsRequest_Status
     | undefined;
-  /** True or false. Optional. REST: `searchable` in the query string. */
+  /** True or false. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `externalId` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `specialtyCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   specialtyCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `specialty` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   specialty?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `languageCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   languageCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `language` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   language?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `professionCode` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `profession` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `modalityCodes` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   modalityCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `modality` in the query string. */
+  /** Text of at most 200 characters. Optional. */
   modality?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `location` in the query string. */
+  /** Text of 1 to 200 characters. Optional. */
   location?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -864,55 +795,40 @@ export interface ListProfessionalsRequest_QueryEntry {
 
 /** ListProfessionalsResponse: the output of ListProfessionals. */
 export interface ListProfessionalsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | Professional[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total` of the answer. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?: string | undefined;
 }
 
-/** GetProfessionalRequest: the input of GetProfessional (REST GET /api/v1/professionals/:id). */
+/** GetProfessionalRequest: the input of GetProfessional. */
 export interface GetProfessionalRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -928,15 +844,7 @@ export interface GetProfessionalRequest_QueryEntry {
 
 /** GetProfessionalResponse: the output of GetProfessional. */
 export interface GetProfessionalResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Professional` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Professional. */
   professional?: Professional | undefined;
 }
 
@@ -944,7 +852,6 @@ function createBaseCreateProviderRequest(): CreateProviderRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     externalId: "",
     displayName: "",
@@ -978,9 +885,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1097,14 +1001,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1346,7 +1242,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1450,9 +1345,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1545,7 +1437,6 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.externalId = object.externalId ?? "";
     message.displayName = object.displayName ?? "";
@@ -1743,17 +1634,11 @@ export const CreateProviderRequest_QueryEntry: MessageFns<CreateProviderRequest_
 };
 
 function createBaseCreateProviderResponse(): CreateProviderResponse {
-  return { result: undefined, resultJson: "", provider: undefined };
+  return { provider: undefined };
 }
 
 export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   encode(message: CreateProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.provider !== undefined) {
       Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
@@ -1773,22 +1658,6 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1810,25 +1679,11 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   },
 
   fromJSON(object: any): CreateProviderResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
-    };
+    return { provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined };
   },
 
   toJSON(message: CreateProviderResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.provider !== undefined) {
       obj.provider = Provider.toJSON(message.provider);
     }
@@ -1840,8 +1695,6 @@ export const CreateProviderResponse: MessageFns<CreateProviderResponse> = {
   },
   fromPartial(object: DeepPartial<CreateProviderResponse>): CreateProviderResponse {
     const message = createBaseCreateProviderResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? Provider.fromPartial(object.provider)
       : undefined;
@@ -1853,7 +1706,6 @@ function createBaseListProvidersRequest(): ListProvidersRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     status: ListProvidersRequest_Status.STATUS_UNSPECIFIED,
     searchable: undefined,
@@ -1880,9 +1732,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListProvidersRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1964,14 +1813,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2136,7 +1977,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2209,9 +2049,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -2283,7 +2120,6 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListProvidersRequest_Status.STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? undefined;
@@ -2474,17 +2310,11 @@ export const ListProvidersRequest_QueryEntry: MessageFns<ListProvidersRequest_Qu
 };
 
 function createBaseListProvidersResponse(): ListProvidersResponse {
-  return { result: undefined, resultJson: "", providerList: undefined };
+  return { providerList: undefined };
 }
 
 export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   encode(message: ListProvidersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.providerList !== undefined) {
       ProviderList.encode(message.providerList, writer.uint32(130).fork()).join();
     }
@@ -2504,22 +2334,6 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2542,12 +2356,6 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
 
   fromJSON(object: any): ListProvidersResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       providerList: isSet(object.providerList)
         ? ProviderList.fromJSON(object.providerList)
         : isSet(object.provider_list)
@@ -2558,12 +2366,6 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
 
   toJSON(message: ListProvidersResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.providerList !== undefined) {
       obj.providerList = ProviderList.toJSON(message.providerList);
     }
@@ -2575,8 +2377,6 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
   },
   fromPartial(object: DeepPartial<ListProvidersResponse>): ListProvidersResponse {
     const message = createBaseListProvidersResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.providerList = (object.providerList !== undefined && object.providerList !== null)
       ? ProviderList.fromPartial(object.providerList)
       : undefined;
@@ -2585,7 +2385,7 @@ export const ListProvidersResponse: MessageFns<ListProvidersResponse> = {
 };
 
 function createBaseGetProviderRequest(): GetProviderRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetProviderRequest: MessageFns<GetProviderRequest> = {
@@ -2596,9 +2396,6 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2641,14 +2438,6 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2709,7 +2498,6 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2738,9 +2526,6 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2774,7 +2559,6 @@ export const GetProviderRequest: MessageFns<GetProviderRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -2952,17 +2736,11 @@ export const GetProviderRequest_QueryEntry: MessageFns<GetProviderRequest_QueryE
 };
 
 function createBaseGetProviderResponse(): GetProviderResponse {
-  return { result: undefined, resultJson: "", provider: undefined };
+  return { provider: undefined };
 }
 
 export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   encode(message: GetProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.provider !== undefined) {
       Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
@@ -2982,22 +2760,6 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3019,25 +2781,11 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   },
 
   fromJSON(object: any): GetProviderResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
-    };
+    return { provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined };
   },
 
   toJSON(message: GetProviderResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.provider !== undefined) {
       obj.provider = Provider.toJSON(message.provider);
     }
@@ -3049,8 +2797,6 @@ export const GetProviderResponse: MessageFns<GetProviderResponse> = {
   },
   fromPartial(object: DeepPartial<GetProviderResponse>): GetProviderResponse {
     const message = createBaseGetProviderResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? Provider.fromPartial(object.provider)
       : undefined;
@@ -3062,7 +2808,6 @@ function createBaseUpdateProviderRequest(): UpdateProviderRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     updateMask: undefined,
     id: "",
@@ -3098,9 +2843,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3223,14 +2965,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3488,7 +3222,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3598,9 +3331,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -3699,7 +3429,6 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
@@ -3899,17 +3628,11 @@ export const UpdateProviderRequest_QueryEntry: MessageFns<UpdateProviderRequest_
 };
 
 function createBaseUpdateProviderResponse(): UpdateProviderResponse {
-  return { result: undefined, resultJson: "", provider: undefined };
+  return { provider: undefined };
 }
 
 export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   encode(message: UpdateProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.provider !== undefined) {
       Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
@@ -3929,22 +3652,6 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3966,25 +3673,11 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   },
 
   fromJSON(object: any): UpdateProviderResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
-    };
+    return { provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined };
   },
 
   toJSON(message: UpdateProviderResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.provider !== undefined) {
       obj.provider = Provider.toJSON(message.provider);
     }
@@ -3996,8 +3689,6 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
   },
   fromPartial(object: DeepPartial<UpdateProviderResponse>): UpdateProviderResponse {
     const message = createBaseUpdateProviderResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? Provider.fromPartial(object.provider)
       : undefined;
@@ -4006,7 +3697,7 @@ export const UpdateProviderResponse: MessageFns<UpdateProviderResponse> = {
 };
 
 function createBaseDeleteProviderRequest(): DeleteProviderRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
@@ -4017,9 +3708,6 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       DeleteProviderRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -4062,14 +3750,6 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4130,7 +3810,6 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -4159,9 +3838,6 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -4195,7 +3871,6 @@ export const DeleteProviderRequest: MessageFns<DeleteProviderRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -4373,17 +4048,11 @@ export const DeleteProviderRequest_QueryEntry: MessageFns<DeleteProviderRequest_
 };
 
 function createBaseDeleteProviderResponse(): DeleteProviderResponse {
-  return { result: undefined, resultJson: "", provider: undefined };
+  return { provider: undefined };
 }
 
 export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   encode(message: DeleteProviderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.provider !== undefined) {
       Provider.encode(message.provider, writer.uint32(130).fork()).join();
     }
@@ -4403,22 +4072,6 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4440,25 +4093,11 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   },
 
   fromJSON(object: any): DeleteProviderResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined,
-    };
+    return { provider: isSet(object.provider) ? Provider.fromJSON(object.provider) : undefined };
   },
 
   toJSON(message: DeleteProviderResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.provider !== undefined) {
       obj.provider = Provider.toJSON(message.provider);
     }
@@ -4470,8 +4109,6 @@ export const DeleteProviderResponse: MessageFns<DeleteProviderResponse> = {
   },
   fromPartial(object: DeepPartial<DeleteProviderResponse>): DeleteProviderResponse {
     const message = createBaseDeleteProviderResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? Provider.fromPartial(object.provider)
       : undefined;
@@ -4483,7 +4120,6 @@ function createBaseListProfessionalsRequest(): ListProfessionalsRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     status: ListProfessionalsRequest_Status.STATUS_UNSPECIFIED,
     searchable: undefined,
@@ -4510,9 +4146,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListProfessionalsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -4594,14 +4227,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4766,7 +4391,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -4839,9 +4463,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -4913,7 +4534,6 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListProfessionalsRequest_Status.STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? undefined;
@@ -5104,17 +4724,11 @@ export const ListProfessionalsRequest_QueryEntry: MessageFns<ListProfessionalsRe
 };
 
 function createBaseListProfessionalsResponse(): ListProfessionalsResponse {
-  return { result: undefined, resultJson: "", data: [], total: 0, hasMore: false, nextPageToken: undefined };
+  return { data: [], total: 0, hasMore: false, nextPageToken: undefined };
 }
 
 export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = {
   encode(message: ListProfessionalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         Professional.encode(v!, writer.uint32(130).fork()).join();
@@ -5145,22 +4759,6 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5210,12 +4808,6 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
 
   fromJSON(object: any): ListProfessionalsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Professional.fromJSON(e)) : [],
       total: isSet(object.total) ? globalThis.Number(object.total) : 0,
       hasMore: isSet(object.hasMore)
@@ -5233,12 +4825,6 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
 
   toJSON(message: ListProfessionalsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => Professional.toJSON(e));
     }
@@ -5259,8 +4845,6 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
   },
   fromPartial(object: DeepPartial<ListProfessionalsResponse>): ListProfessionalsResponse {
     const message = createBaseListProfessionalsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => Professional.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.hasMore = object.hasMore ?? false;
@@ -5270,7 +4854,7 @@ export const ListProfessionalsResponse: MessageFns<ListProfessionalsResponse> = 
 };
 
 function createBaseGetProfessionalRequest(): GetProfessionalRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
@@ -5281,9 +4865,6 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetProfessionalRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -5326,14 +4907,6 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -5394,7 +4967,6 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -5423,9 +4995,6 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -5459,7 +5028,6 @@ export const GetProfessionalRequest: MessageFns<GetProfessionalRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -5637,17 +5205,11 @@ export const GetProfessionalRequest_QueryEntry: MessageFns<GetProfessionalReques
 };
 
 function createBaseGetProfessionalResponse(): GetProfessionalResponse {
-  return { result: undefined, resultJson: "", professional: undefined };
+  return { professional: undefined };
 }
 
 export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   encode(message: GetProfessionalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.professional !== undefined) {
       Professional.encode(message.professional, writer.uint32(130).fork()).join();
     }
@@ -5667,22 +5229,6 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5704,25 +5250,11 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   },
 
   fromJSON(object: any): GetProfessionalResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      professional: isSet(object.professional) ? Professional.fromJSON(object.professional) : undefined,
-    };
+    return { professional: isSet(object.professional) ? Professional.fromJSON(object.professional) : undefined };
   },
 
   toJSON(message: GetProfessionalResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.professional !== undefined) {
       obj.professional = Professional.toJSON(message.professional);
     }
@@ -5734,8 +5266,6 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
   },
   fromPartial(object: DeepPartial<GetProfessionalResponse>): GetProfessionalResponse {
     const message = createBaseGetProfessionalResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.professional = (object.professional !== undefined && object.professional !== null)
       ? Professional.fromPartial(object.professional)
       : undefined;
@@ -5747,15 +5277,14 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
  * ProviderService: The provider graph: providers and their v1 professional views.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type ProviderServiceService = typeof ProviderServiceService;
 export const ProviderServiceService = {

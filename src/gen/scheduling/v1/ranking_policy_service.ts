@@ -19,7 +19,6 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { FieldMask } from "../../google/protobuf/field_mask.js";
-import { Value } from "../../google/protobuf/struct.js";
 import {
   ActivatedRankingPolicy,
   RankingPolicy,
@@ -33,43 +32,39 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/ranking_policy_service.proto";
 
-/** CreateRankingPolicyRequest: the input of CreateRankingPolicy (REST POST /api/v2/ranking-policies). */
+/** CreateRankingPolicyRequest: the input of CreateRankingPolicy. */
 export interface CreateRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
   /**
    * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
    * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
-   * constraints are never weights. Optional. REST: `weights` in the JSON body.
+   * constraints are never weights. Optional.
    */
   weights?:
     | WeightsInput
     | undefined;
   /**
    * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id` in REST. At most 3 items.
-   * Optional. REST: `tieBreakers` in the JSON body.
+   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id`. At most 3 items.
+   * Optional.
    */
   tieBreakers?: CreateRankingPolicyRequest_TieBreakers[] | undefined;
 }
@@ -152,55 +147,41 @@ export interface CreateRankingPolicyRequest_QueryEntry {
 
 /** CreateRankingPolicyResponse: the output of CreateRankingPolicy. */
 export interface CreateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  /** The answer: the RankingPolicy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** ListRankingPoliciesRequest: the input of ListRankingPolicies (REST GET /api/v2/ranking-policies). */
+/** ListRankingPoliciesRequest: the input of ListRankingPolicies. */
 export interface ListRankingPoliciesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** One of `draft`, `active`, `inactive` in REST. Optional. REST: `status` in the query string. */
+  /** One of `draft`, `active`, `inactive`. Optional. */
   status?:
     | ListRankingPoliciesRequest_Status
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -283,58 +264,40 @@ export interface ListRankingPoliciesRequest_QueryEntry {
 
 /** ListRankingPoliciesResponse: the output of ListRankingPolicies. */
 export interface ListRankingPoliciesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | RankingPolicy[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetRankingPolicyRequest: the input of GetRankingPolicy (REST GET /api/v2/ranking-policies/:id). */
+/** GetRankingPolicyRequest: the input of GetRankingPolicy. */
 export interface GetRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -350,35 +313,23 @@ export interface GetRankingPolicyRequest_QueryEntry {
 
 /** GetRankingPolicyResponse: the output of GetRankingPolicy. */
 export interface GetRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  /** The answer: the RankingPolicy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** UpdateRankingPolicyRequest: the input of UpdateRankingPolicy (REST PATCH /api/v2/ranking-policies/:id). */
+/** UpdateRankingPolicyRequest: the input of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
@@ -391,26 +342,26 @@ export interface UpdateRankingPolicyRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `name` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
   /**
    * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
    * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
-   * constraints are never weights. Optional. REST: `weights` in the JSON body.
+   * constraints are never weights. Optional.
    */
   weights?:
     | WeightsInput
     | undefined;
   /**
    * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id` in REST. At most 3 items.
-   * Optional. REST: `tieBreakers` in the JSON body.
+   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id`. At most 3 items.
+   * Optional.
    */
   tieBreakers?: UpdateRankingPolicyRequest_TieBreakers[] | undefined;
 }
@@ -493,40 +444,28 @@ export interface UpdateRankingPolicyRequest_QueryEntry {
 
 /** UpdateRankingPolicyResponse: the output of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `RankingPolicy` (typed form). Set when the request came in the typed form. */
+  /** The answer: the RankingPolicy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** ActivateRankingPolicyRequest: the input of ActivateRankingPolicy (REST POST /api/v2/ranking-policies/:id/activate). */
+/** ActivateRankingPolicyRequest: the input of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -542,58 +481,41 @@ export interface ActivateRankingPolicyRequest_QueryEntry {
 
 /** ActivateRankingPolicyResponse: the output of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ActivatedRankingPolicy` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ActivatedRankingPolicy. */
   activatedRankingPolicy?: ActivatedRankingPolicy | undefined;
 }
 
-/**
- * ListRankingPolicyVersionsRequest: the input of ListRankingPolicyVersions (REST GET
- * /api/v2/ranking-policies/:id/versions).
- */
+/** ListRankingPolicyVersionsRequest: the input of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -610,84 +532,66 @@ export interface ListRankingPolicyVersionsRequest_QueryEntry {
 
 /** ListRankingPolicyVersionsResponse: the output of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | RankingPolicyVersion[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** SimulateRankingPolicyRequest: the input of SimulateRankingPolicy (REST POST /api/v2/ranking-policies/:id/simulate). */
+/** SimulateRankingPolicyRequest: the input of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** At most 100 items. REST: `candidates` in the JSON body. */
+  /** The candidates. At most 100 items. */
   candidates?:
     | SimulationCandidateInput[]
     | undefined;
-  /** Optional. REST: `preferences` in the JSON body. */
+  /** The preferences. Optional. */
   preferences?: SimulateRankingPolicyRequest_Preferences | undefined;
 }
 
 /** The `preferences` object. */
 export interface SimulateRankingPolicyRequest_Preferences {
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes`. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** One of `morning`, `afternoon`, `evening` in REST. At most 100 items. Optional. REST: `dayParts`. */
+  /** One of `morning`, `afternoon`, `evening`. At most 100 items. Optional. */
   dayParts?:
     | SimulateRankingPolicyRequest_Preferences_DayParts[]
     | undefined;
-  /** True or false. Optional. REST: `earliestAvailable`. */
+  /** True or false. Optional. */
   earliestAvailable?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  /** Text of at most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
@@ -775,20 +679,12 @@ export interface SimulateRankingPolicyRequest_QueryEntry {
 
 /** SimulateRankingPolicyResponse: the output of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `SimulationResult` (typed form). Set when the request came in the typed form. */
+  /** The answer: the SimulationResult. */
   simulationResult?: SimulationResult | undefined;
 }
 
 function createBaseCreateRankingPolicyRequest(): CreateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", name: "", weights: undefined, tieBreakers: [] };
+  return { params: {}, query: {}, bodyJson: "", name: "", weights: undefined, tieBreakers: [] };
 }
 
 export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> = {
@@ -799,9 +695,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -854,14 +747,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -948,7 +833,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -983,9 +867,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1025,7 +906,6 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.name = object.name ?? "";
     message.weights = (object.weights !== undefined && object.weights !== null)
@@ -1207,17 +1087,11 @@ export const CreateRankingPolicyRequest_QueryEntry: MessageFns<CreateRankingPoli
 };
 
 function createBaseCreateRankingPolicyResponse(): CreateRankingPolicyResponse {
-  return { result: undefined, resultJson: "", rankingPolicy: undefined };
+  return { rankingPolicy: undefined };
 }
 
 export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse> = {
   encode(message: CreateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.rankingPolicy !== undefined) {
       RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
@@ -1237,22 +1111,6 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1275,12 +1133,6 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
 
   fromJSON(object: any): CreateRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       rankingPolicy: isSet(object.rankingPolicy)
         ? RankingPolicy.fromJSON(object.rankingPolicy)
         : isSet(object.ranking_policy)
@@ -1291,12 +1143,6 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
 
   toJSON(message: CreateRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.rankingPolicy !== undefined) {
       obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
@@ -1308,8 +1154,6 @@ export const CreateRankingPolicyResponse: MessageFns<CreateRankingPolicyResponse
   },
   fromPartial(object: DeepPartial<CreateRankingPolicyResponse>): CreateRankingPolicyResponse {
     const message = createBaseCreateRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
       ? RankingPolicy.fromPartial(object.rankingPolicy)
       : undefined;
@@ -1321,7 +1165,6 @@ function createBaseListRankingPoliciesRequest(): ListRankingPoliciesRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     status: ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
     pageSize: undefined,
@@ -1337,9 +1180,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListRankingPoliciesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1388,14 +1228,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1472,7 +1304,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1514,9 +1345,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1555,7 +1383,6 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED;
     message.pageSize = object.pageSize ?? undefined;
@@ -1735,17 +1562,11 @@ export const ListRankingPoliciesRequest_QueryEntry: MessageFns<ListRankingPolici
 };
 
 function createBaseListRankingPoliciesResponse(): ListRankingPoliciesResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse> = {
   encode(message: ListRankingPoliciesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         RankingPolicy.encode(v!, writer.uint32(130).fork()).join();
@@ -1776,22 +1597,6 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1841,12 +1646,6 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
 
   fromJSON(object: any): ListRankingPoliciesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => RankingPolicy.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -1864,12 +1663,6 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
 
   toJSON(message: ListRankingPoliciesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => RankingPolicy.toJSON(e));
     }
@@ -1890,8 +1683,6 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
   },
   fromPartial(object: DeepPartial<ListRankingPoliciesResponse>): ListRankingPoliciesResponse {
     const message = createBaseListRankingPoliciesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => RankingPolicy.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -1901,7 +1692,7 @@ export const ListRankingPoliciesResponse: MessageFns<ListRankingPoliciesResponse
 };
 
 function createBaseGetRankingPolicyRequest(): GetRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
@@ -1912,9 +1703,6 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1957,14 +1745,6 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2025,7 +1805,6 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2054,9 +1833,6 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2090,7 +1866,6 @@ export const GetRankingPolicyRequest: MessageFns<GetRankingPolicyRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -2268,17 +2043,11 @@ export const GetRankingPolicyRequest_QueryEntry: MessageFns<GetRankingPolicyRequ
 };
 
 function createBaseGetRankingPolicyResponse(): GetRankingPolicyResponse {
-  return { result: undefined, resultJson: "", rankingPolicy: undefined };
+  return { rankingPolicy: undefined };
 }
 
 export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
   encode(message: GetRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.rankingPolicy !== undefined) {
       RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
@@ -2298,22 +2067,6 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2336,12 +2089,6 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
 
   fromJSON(object: any): GetRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       rankingPolicy: isSet(object.rankingPolicy)
         ? RankingPolicy.fromJSON(object.rankingPolicy)
         : isSet(object.ranking_policy)
@@ -2352,12 +2099,6 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
 
   toJSON(message: GetRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.rankingPolicy !== undefined) {
       obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
@@ -2369,8 +2110,6 @@ export const GetRankingPolicyResponse: MessageFns<GetRankingPolicyResponse> = {
   },
   fromPartial(object: DeepPartial<GetRankingPolicyResponse>): GetRankingPolicyResponse {
     const message = createBaseGetRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
       ? RankingPolicy.fromPartial(object.rankingPolicy)
       : undefined;
@@ -2382,7 +2121,6 @@ function createBaseUpdateRankingPolicyRequest(): UpdateRankingPolicyRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     updateMask: undefined,
     id: "",
@@ -2400,9 +2138,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2461,14 +2196,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2571,7 +2298,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2612,9 +2338,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2660,7 +2383,6 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
@@ -2844,17 +2566,11 @@ export const UpdateRankingPolicyRequest_QueryEntry: MessageFns<UpdateRankingPoli
 };
 
 function createBaseUpdateRankingPolicyResponse(): UpdateRankingPolicyResponse {
-  return { result: undefined, resultJson: "", rankingPolicy: undefined };
+  return { rankingPolicy: undefined };
 }
 
 export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse> = {
   encode(message: UpdateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.rankingPolicy !== undefined) {
       RankingPolicy.encode(message.rankingPolicy, writer.uint32(130).fork()).join();
     }
@@ -2874,22 +2590,6 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2912,12 +2612,6 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
 
   fromJSON(object: any): UpdateRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       rankingPolicy: isSet(object.rankingPolicy)
         ? RankingPolicy.fromJSON(object.rankingPolicy)
         : isSet(object.ranking_policy)
@@ -2928,12 +2622,6 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
 
   toJSON(message: UpdateRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.rankingPolicy !== undefined) {
       obj.rankingPolicy = RankingPolicy.toJSON(message.rankingPolicy);
     }
@@ -2945,8 +2633,6 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
   },
   fromPartial(object: DeepPartial<UpdateRankingPolicyResponse>): UpdateRankingPolicyResponse {
     const message = createBaseUpdateRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.rankingPolicy = (object.rankingPolicy !== undefined && object.rankingPolicy !== null)
       ? RankingPolicy.fromPartial(object.rankingPolicy)
       : undefined;
@@ -2955,7 +2641,7 @@ export const UpdateRankingPolicyResponse: MessageFns<UpdateRankingPolicyResponse
 };
 
 function createBaseActivateRankingPolicyRequest(): ActivateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyRequest> = {
@@ -2966,9 +2652,6 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ActivateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3011,14 +2694,6 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3079,7 +2754,6 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3108,9 +2782,6 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -3144,7 +2815,6 @@ export const ActivateRankingPolicyRequest: MessageFns<ActivateRankingPolicyReque
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -3322,17 +2992,11 @@ export const ActivateRankingPolicyRequest_QueryEntry: MessageFns<ActivateRanking
 };
 
 function createBaseActivateRankingPolicyResponse(): ActivateRankingPolicyResponse {
-  return { result: undefined, resultJson: "", activatedRankingPolicy: undefined };
+  return { activatedRankingPolicy: undefined };
 }
 
 export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResponse> = {
   encode(message: ActivateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.activatedRankingPolicy !== undefined) {
       ActivatedRankingPolicy.encode(message.activatedRankingPolicy, writer.uint32(130).fork()).join();
     }
@@ -3352,22 +3016,6 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3390,12 +3038,6 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
 
   fromJSON(object: any): ActivateRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       activatedRankingPolicy: isSet(object.activatedRankingPolicy)
         ? ActivatedRankingPolicy.fromJSON(object.activatedRankingPolicy)
         : isSet(object.activated_ranking_policy)
@@ -3406,12 +3048,6 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
 
   toJSON(message: ActivateRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.activatedRankingPolicy !== undefined) {
       obj.activatedRankingPolicy = ActivatedRankingPolicy.toJSON(message.activatedRankingPolicy);
     }
@@ -3423,8 +3059,6 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
   },
   fromPartial(object: DeepPartial<ActivateRankingPolicyResponse>): ActivateRankingPolicyResponse {
     const message = createBaseActivateRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.activatedRankingPolicy =
       (object.activatedRankingPolicy !== undefined && object.activatedRankingPolicy !== null)
         ? ActivatedRankingPolicy.fromPartial(object.activatedRankingPolicy)
@@ -3434,7 +3068,7 @@ export const ActivateRankingPolicyResponse: MessageFns<ActivateRankingPolicyResp
 };
 
 function createBaseListRankingPolicyVersionsRequest(): ListRankingPolicyVersionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", pageSize: undefined, pageToken: undefined };
+  return { params: {}, query: {}, bodyJson: "", id: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersionsRequest> = {
@@ -3445,9 +3079,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListRankingPolicyVersionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3496,14 +3127,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3580,7 +3203,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3620,9 +3242,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -3661,7 +3280,6 @@ export const ListRankingPolicyVersionsRequest: MessageFns<ListRankingPolicyVersi
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.pageSize = object.pageSize ?? undefined;
@@ -3853,17 +3471,11 @@ export const ListRankingPolicyVersionsRequest_QueryEntry: MessageFns<ListRanking
 };
 
 function createBaseListRankingPolicyVersionsResponse(): ListRankingPolicyVersionsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVersionsResponse> = {
   encode(message: ListRankingPolicyVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         RankingPolicyVersion.encode(v!, writer.uint32(130).fork()).join();
@@ -3894,22 +3506,6 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3959,12 +3555,6 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
 
   fromJSON(object: any): ListRankingPolicyVersionsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => RankingPolicyVersion.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -3982,12 +3572,6 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
 
   toJSON(message: ListRankingPolicyVersionsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => RankingPolicyVersion.toJSON(e));
     }
@@ -4008,8 +3592,6 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
   },
   fromPartial(object: DeepPartial<ListRankingPolicyVersionsResponse>): ListRankingPolicyVersionsResponse {
     const message = createBaseListRankingPolicyVersionsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => RankingPolicyVersion.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -4019,7 +3601,7 @@ export const ListRankingPolicyVersionsResponse: MessageFns<ListRankingPolicyVers
 };
 
 function createBaseSimulateRankingPolicyRequest(): SimulateRankingPolicyRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", candidates: [], preferences: undefined };
+  return { params: {}, query: {}, bodyJson: "", id: "", candidates: [], preferences: undefined };
 }
 
 export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyRequest> = {
@@ -4030,9 +3612,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       SimulateRankingPolicyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -4083,14 +3662,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4170,7 +3741,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -4205,9 +3775,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -4247,7 +3814,6 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.candidates = object.candidates?.map((e) => SimulationCandidateInput.fromPartial(e)) || [];
@@ -4577,17 +4143,11 @@ export const SimulateRankingPolicyRequest_QueryEntry: MessageFns<SimulateRanking
 };
 
 function createBaseSimulateRankingPolicyResponse(): SimulateRankingPolicyResponse {
-  return { result: undefined, resultJson: "", simulationResult: undefined };
+  return { simulationResult: undefined };
 }
 
 export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResponse> = {
   encode(message: SimulateRankingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.simulationResult !== undefined) {
       SimulationResult.encode(message.simulationResult, writer.uint32(130).fork()).join();
     }
@@ -4607,22 +4167,6 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4645,12 +4189,6 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
 
   fromJSON(object: any): SimulateRankingPolicyResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       simulationResult: isSet(object.simulationResult)
         ? SimulationResult.fromJSON(object.simulationResult)
         : isSet(object.simulation_result)
@@ -4661,12 +4199,6 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
 
   toJSON(message: SimulateRankingPolicyResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.simulationResult !== undefined) {
       obj.simulationResult = SimulationResult.toJSON(message.simulationResult);
     }
@@ -4678,8 +4210,6 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
   },
   fromPartial(object: DeepPartial<SimulateRankingPolicyResponse>): SimulateRankingPolicyResponse {
     const message = createBaseSimulateRankingPolicyResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.simulationResult = (object.simulationResult !== undefined && object.simulationResult !== null)
       ? SimulationResult.fromPartial(object.simulationResult)
       : undefined;
@@ -4691,15 +4221,14 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
  * RankingPolicyService: Versioned ranking policies.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type RankingPolicyServiceService = typeof RankingPolicyServiceService;
 export const RankingPolicyServiceService = {

@@ -34,51 +34,44 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/resolution_service.proto";
 
-/** CreateResolutionRequest: the input of CreateResolution (REST POST /api/v2/resolutions). */
+/** CreateResolutionRequest: the input of CreateResolution. */
 export interface CreateResolutionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `serviceId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** Optional. REST: `constraints` in the JSON body. */
+  /** The constraints. Optional. */
   constraints?:
     | ResolutionConstraints
     | undefined;
-  /** Optional. REST: `preferences` in the JSON body. */
+  /** The preferences. Optional. */
   preferences?:
     | ResolutionPreferences
     | undefined;
-  /**
-   * Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. REST: `dateRange` in
-   * the JSON body.
-   */
+  /** Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. */
   dateRange?:
     | DateRangeInput
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `policyId` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   policyId?:
     | string
     | undefined;
-  /** A whole number from 1 to 10. Optional. REST: `maxOptionsPerProvider` in the JSON body. */
+  /** A whole number from 1 to 10. Optional. */
   maxOptionsPerProvider?: number | undefined;
 }
 
@@ -94,117 +87,102 @@ export interface CreateResolutionRequest_QueryEntry {
 
 /** CreateResolutionResponse: the output of CreateResolution. */
 export interface CreateResolutionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Resolution. */
   resolution?: Resolution | undefined;
 }
 
-/** CreateResolutionV1Request: the input of CreateResolutionV1 (REST POST /api/v1/resolutions). */
+/** CreateResolutionV1Request: the input of CreateResolutionV1. */
 export interface CreateResolutionV1Request {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `service` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   service?:
     | string
     | undefined;
-  /** Optional. REST: `constraints` in the JSON body. */
+  /** The constraints. Optional. */
   constraints?:
     | CreateResolutionV1Request_Constraints
     | undefined;
-  /** Optional. REST: `preferences` in the JSON body. */
+  /** The preferences. Optional. */
   preferences?:
     | ResolutionPreferences
     | undefined;
-  /**
-   * Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. REST: `dateRange` in
-   * the JSON body.
-   */
+  /** Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. */
   dateRange?:
     | DateRangeInput
     | undefined;
-  /** A whole number from 1 to 10. Optional. REST: `maxOptionsPerProvider` in the JSON body. */
+  /** A whole number from 1 to 10. Optional. */
   maxOptionsPerProvider?: number | undefined;
 }
 
 /** The `constraints` object. */
 export interface CreateResolutionV1Request_Constraints {
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `languages`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   languages?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `languageCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   languageCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `modality`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   modality?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `modalityCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   modalityCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `insurance`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   insurance?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `insurancePlanCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   insurancePlanCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `specialty`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   specialty?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `specialtyCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   specialtyCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `profession`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   profession?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `professionCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   professionCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `ageGroupCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   ageGroupCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `serviceRegionCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   serviceRegionCodes?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. REST: `licenseRegionCodes`. */
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
   licenseRegionCodes?:
     | any
     | undefined;
-  /** True or false. Optional. REST: `acceptsNewClients`. */
+  /** True or false. Optional. */
   acceptsNewClients?: boolean | undefined;
 }
 
@@ -220,51 +198,37 @@ export interface CreateResolutionV1Request_QueryEntry {
 
 /** CreateResolutionV1Response: the output of CreateResolutionV1. */
 export interface CreateResolutionV1Response {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Resolution. */
   resolution?: Resolution | undefined;
 }
 
-/** ListResolutionsRequest: the input of ListResolutions (REST GET /api/v2/resolutions). */
+/** ListResolutionsRequest: the input of ListResolutions. */
 export interface ListResolutionsRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
   /**
    * Page size, default 20, at most 100. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 100 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 100. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -281,58 +245,40 @@ export interface ListResolutionsRequest_QueryEntry {
 
 /** ListResolutionsResponse: the output of ListResolutions. */
 export interface ListResolutionsResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** REST: `data` of the answer. */
+  /** The items of this page. */
   data?:
     | ResolutionSummary[]
     | undefined;
-  /** True or false. REST: `hasMore` of the answer. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor` of the answer.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `total` of
-   * the answer.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetResolutionRequest: the input of GetResolution (REST GET /api/v2/resolutions/:id). */
+/** GetResolutionRequest: the input of GetResolution. */
 export interface GetResolutionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -348,63 +294,49 @@ export interface GetResolutionRequest_QueryEntry {
 
 /** GetResolutionResponse: the output of GetResolution. */
 export interface GetResolutionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Resolution` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Resolution. */
   resolution?: Resolution | undefined;
 }
 
-/** ListCandidatesRequest: the input of ListCandidates (REST GET /api/v2/resolutions/:id/candidates). */
+/** ListCandidatesRequest: the input of ListCandidates. */
 export interface ListCandidatesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** One of `matched`, `eligible`, `excluded`, `unknown` in REST. Optional. REST: `status` in the query string. */
+  /** One of `matched`, `eligible`, `excluded`, `unknown`. Optional. */
   status?:
     | ListCandidatesRequest_Status
     | undefined;
-  /** Matches `^[A-Z_]{1,64}$`. Optional. REST: `exclusionCode` in the query string. */
+  /** Matches `^[A-Z_]{1,64}$`. Optional. */
   exclusionCode?:
     | string
     | undefined;
   /**
    * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500 (decimal text in REST). Optional. REST: `limit` in the
-   * query string.
+   * unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -496,51 +428,36 @@ export interface ListCandidatesRequest_QueryEntry {
 
 /** ListCandidatesResponse: the output of ListCandidates. */
 export interface ListCandidatesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `CandidatesPage` (typed form). Set when the request came in the typed form. */
+  /** The answer: the CandidatesPage. */
   candidatesPage?: CandidatesPage | undefined;
 }
 
-/** HoldOptionRequest: the input of HoldOption (REST POST /api/v2/resolutions/:id/options/:optionId/hold). */
+/** HoldOptionRequest: the input of HoldOption. */
 export interface HoldOptionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  /** Text of 1 to 200 characters. Required. */
   optionId?:
     | string
     | undefined;
-  /**
-   * Hold lifetime in seconds (default 120). A whole number from 1 to 600. Optional. REST: `ttlSeconds` in the JSON
-   * body.
-   */
+  /** Hold lifetime in seconds (default 120). A whole number from 1 to 600. Optional. */
   ttlSeconds?: number | undefined;
 }
 
@@ -556,44 +473,32 @@ export interface HoldOptionRequest_QueryEntry {
 
 /** HoldOptionResponse: the output of HoldOption. */
 export interface HoldOptionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Hold. */
   hold?: Hold | undefined;
 }
 
-/** GetHoldRequest: the input of GetHold (REST GET /api/v2/resolutions/:id/options/:optionId/hold). */
+/** GetHoldRequest: the input of GetHold. */
 export interface GetHoldRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  /** Text of 1 to 200 characters. Required. */
   optionId?: string | undefined;
 }
 
@@ -609,44 +514,32 @@ export interface GetHoldRequest_QueryEntry {
 
 /** GetHoldResponse: the output of GetHold. */
 export interface GetHoldResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Hold. */
   hold?: Hold | undefined;
 }
 
-/** ReleaseHoldRequest: the input of ReleaseHold (REST DELETE /api/v2/resolutions/:id/options/:optionId/hold). */
+/** ReleaseHoldRequest: the input of ReleaseHold. */
 export interface ReleaseHoldRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `optionId` in the path (`:optionId`). */
+  /** Text of 1 to 200 characters. Required. */
   optionId?: string | undefined;
 }
 
@@ -662,52 +555,40 @@ export interface ReleaseHoldRequest_QueryEntry {
 
 /** ReleaseHoldResponse: the output of ReleaseHold. */
 export interface ReleaseHoldResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Hold` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Hold. */
   hold?: Hold | undefined;
 }
 
-/** ConfirmResolutionRequest: the input of ConfirmResolution (REST POST /api/v2/resolutions/:id/confirm). */
+/** ConfirmResolutionRequest: the input of ConfirmResolution. */
 export interface ConfirmResolutionRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `optionId` in the JSON body. */
+  /** Text of 1 to 200 characters. Required. */
   optionId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `holdId` in the JSON body. */
+  /** Text of 1 to 200 characters. Optional. */
   holdId?:
     | string
     | undefined;
-  /** Required. REST: `customer` in the JSON body. */
+  /** The customer. Required. */
   customer?:
     | ConfirmResolutionRequest_Customer
     | undefined;
@@ -715,26 +596,25 @@ export interface ConfirmResolutionRequest {
    * Free key-value data stored with the booking and answered as it was sent. At most 50 keys of at most 100
    * characters; arrays and objects nested at most 8 levels deep, counting this object; at most 16384 bytes (16 KB) as
    * JSON in UTF-8; no string or key may contain U+0000 or an unpaired surrogate. A free-form JSON object. Optional.
-   * REST: `metadata` in the JSON body.
    */
   metadata?: { [key: string]: any } | undefined;
 }
 
 /** The `customer` object. */
 export interface ConfirmResolutionRequest_Customer {
-  /** Text of 1 to 200 characters. Required. REST: `name`. */
+  /** Text of 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. REST: `email`. */
+  /** An e-mail address. Text of at most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `lastname`. */
+  /** Text of at most 200 characters. Optional. */
   lastname?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  /** Text of at most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
@@ -750,23 +630,14 @@ export interface ConfirmResolutionRequest_QueryEntry {
 
 /** ConfirmResolutionResponse: the output of ConfirmResolution. */
 export interface ConfirmResolutionResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `BookingV2` (typed form). Set when the request came in the typed form. */
-  bookingV2?: BookingV2 | undefined;
+  /** The answer: the BookingV2. */
+  booking?: BookingV2 | undefined;
 }
 
 function createBaseCreateResolutionRequest(): CreateResolutionRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     serviceId: "",
     constraints: undefined,
@@ -785,9 +656,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -845,14 +713,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -953,7 +813,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1004,9 +863,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -1054,7 +910,6 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.serviceId = object.serviceId ?? "";
     message.constraints = (object.constraints !== undefined && object.constraints !== null)
@@ -1243,17 +1098,11 @@ export const CreateResolutionRequest_QueryEntry: MessageFns<CreateResolutionRequ
 };
 
 function createBaseCreateResolutionResponse(): CreateResolutionResponse {
-  return { result: undefined, resultJson: "", resolution: undefined };
+  return { resolution: undefined };
 }
 
 export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   encode(message: CreateResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.resolution !== undefined) {
       Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
     }
@@ -1273,22 +1122,6 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1310,25 +1143,11 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   },
 
   fromJSON(object: any): CreateResolutionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
-    };
+    return { resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined };
   },
 
   toJSON(message: CreateResolutionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.resolution !== undefined) {
       obj.resolution = Resolution.toJSON(message.resolution);
     }
@@ -1340,8 +1159,6 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   },
   fromPartial(object: DeepPartial<CreateResolutionResponse>): CreateResolutionResponse {
     const message = createBaseCreateResolutionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.resolution = (object.resolution !== undefined && object.resolution !== null)
       ? Resolution.fromPartial(object.resolution)
       : undefined;
@@ -1353,7 +1170,6 @@ function createBaseCreateResolutionV1Request(): CreateResolutionV1Request {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     service: "",
     constraints: undefined,
@@ -1371,9 +1187,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       CreateResolutionV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1428,14 +1241,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1528,7 +1333,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1571,9 +1375,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1619,7 +1420,6 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.service = object.service ?? "";
     message.constraints = (object.constraints !== undefined && object.constraints !== null)
@@ -2135,17 +1935,11 @@ export const CreateResolutionV1Request_QueryEntry: MessageFns<CreateResolutionV1
 };
 
 function createBaseCreateResolutionV1Response(): CreateResolutionV1Response {
-  return { result: undefined, resultJson: "", resolution: undefined };
+  return { resolution: undefined };
 }
 
 export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> = {
   encode(message: CreateResolutionV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.resolution !== undefined) {
       Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
     }
@@ -2165,22 +1959,6 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2202,25 +1980,11 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
   },
 
   fromJSON(object: any): CreateResolutionV1Response {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
-    };
+    return { resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined };
   },
 
   toJSON(message: CreateResolutionV1Response): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.resolution !== undefined) {
       obj.resolution = Resolution.toJSON(message.resolution);
     }
@@ -2232,8 +1996,6 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
   },
   fromPartial(object: DeepPartial<CreateResolutionV1Response>): CreateResolutionV1Response {
     const message = createBaseCreateResolutionV1Response();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.resolution = (object.resolution !== undefined && object.resolution !== null)
       ? Resolution.fromPartial(object.resolution)
       : undefined;
@@ -2242,7 +2004,7 @@ export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> 
 };
 
 function createBaseListResolutionsRequest(): ListResolutionsRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", pageSize: undefined, pageToken: undefined };
+  return { params: {}, query: {}, bodyJson: "", pageSize: undefined, pageToken: undefined };
 }
 
 export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
@@ -2253,9 +2015,6 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListResolutionsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2301,14 +2060,6 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2377,7 +2128,6 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2416,9 +2166,6 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -2454,7 +2201,6 @@ export const ListResolutionsRequest: MessageFns<ListResolutionsRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
@@ -2633,17 +2379,11 @@ export const ListResolutionsRequest_QueryEntry: MessageFns<ListResolutionsReques
 };
 
 function createBaseListResolutionsResponse(): ListResolutionsResponse {
-  return { result: undefined, resultJson: "", data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
 }
 
 export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
   encode(message: ListResolutionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.data !== undefined && message.data.length !== 0) {
       for (const v of message.data) {
         ResolutionSummary.encode(v!, writer.uint32(130).fork()).join();
@@ -2674,22 +2414,6 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2739,12 +2463,6 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
 
   fromJSON(object: any): ListResolutionsResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ResolutionSummary.fromJSON(e)) : [],
       hasMore: isSet(object.hasMore)
         ? globalThis.Boolean(object.hasMore)
@@ -2762,12 +2480,6 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
 
   toJSON(message: ListResolutionsResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.data?.length) {
       obj.data = message.data.map((e) => ResolutionSummary.toJSON(e));
     }
@@ -2788,8 +2500,6 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
   },
   fromPartial(object: DeepPartial<ListResolutionsResponse>): ListResolutionsResponse {
     const message = createBaseListResolutionsResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.data = object.data?.map((e) => ResolutionSummary.fromPartial(e)) || [];
     message.hasMore = object.hasMore ?? false;
     message.nextPageToken = object.nextPageToken ?? undefined;
@@ -2799,7 +2509,7 @@ export const ListResolutionsResponse: MessageFns<ListResolutionsResponse> = {
 };
 
 function createBaseGetResolutionRequest(): GetResolutionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
@@ -2810,9 +2520,6 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2855,14 +2562,6 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2923,7 +2622,6 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2952,9 +2650,6 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2988,7 +2683,6 @@ export const GetResolutionRequest: MessageFns<GetResolutionRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -3166,17 +2860,11 @@ export const GetResolutionRequest_QueryEntry: MessageFns<GetResolutionRequest_Qu
 };
 
 function createBaseGetResolutionResponse(): GetResolutionResponse {
-  return { result: undefined, resultJson: "", resolution: undefined };
+  return { resolution: undefined };
 }
 
 export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   encode(message: GetResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.resolution !== undefined) {
       Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
     }
@@ -3196,22 +2884,6 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3233,25 +2905,11 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   },
 
   fromJSON(object: any): GetResolutionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined,
-    };
+    return { resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined };
   },
 
   toJSON(message: GetResolutionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.resolution !== undefined) {
       obj.resolution = Resolution.toJSON(message.resolution);
     }
@@ -3263,8 +2921,6 @@ export const GetResolutionResponse: MessageFns<GetResolutionResponse> = {
   },
   fromPartial(object: DeepPartial<GetResolutionResponse>): GetResolutionResponse {
     const message = createBaseGetResolutionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.resolution = (object.resolution !== undefined && object.resolution !== null)
       ? Resolution.fromPartial(object.resolution)
       : undefined;
@@ -3276,7 +2932,6 @@ function createBaseListCandidatesRequest(): ListCandidatesRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     id: "",
     status: ListCandidatesRequest_Status.STATUS_UNSPECIFIED,
@@ -3294,9 +2949,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListCandidatesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3351,14 +3003,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3451,7 +3095,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3499,9 +3142,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -3546,7 +3186,6 @@ export const ListCandidatesRequest: MessageFns<ListCandidatesRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.status = object.status ?? ListCandidatesRequest_Status.STATUS_UNSPECIFIED;
@@ -3728,17 +3367,11 @@ export const ListCandidatesRequest_QueryEntry: MessageFns<ListCandidatesRequest_
 };
 
 function createBaseListCandidatesResponse(): ListCandidatesResponse {
-  return { result: undefined, resultJson: "", candidatesPage: undefined };
+  return { candidatesPage: undefined };
 }
 
 export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
   encode(message: ListCandidatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.candidatesPage !== undefined) {
       CandidatesPage.encode(message.candidatesPage, writer.uint32(130).fork()).join();
     }
@@ -3758,22 +3391,6 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3796,12 +3413,6 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
 
   fromJSON(object: any): ListCandidatesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       candidatesPage: isSet(object.candidatesPage)
         ? CandidatesPage.fromJSON(object.candidatesPage)
         : isSet(object.candidates_page)
@@ -3812,12 +3423,6 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
 
   toJSON(message: ListCandidatesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.candidatesPage !== undefined) {
       obj.candidatesPage = CandidatesPage.toJSON(message.candidatesPage);
     }
@@ -3829,8 +3434,6 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
   },
   fromPartial(object: DeepPartial<ListCandidatesResponse>): ListCandidatesResponse {
     const message = createBaseListCandidatesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.candidatesPage = (object.candidatesPage !== undefined && object.candidatesPage !== null)
       ? CandidatesPage.fromPartial(object.candidatesPage)
       : undefined;
@@ -3839,7 +3442,7 @@ export const ListCandidatesResponse: MessageFns<ListCandidatesResponse> = {
 };
 
 function createBaseHoldOptionRequest(): HoldOptionRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "", ttlSeconds: undefined };
+  return { params: {}, query: {}, bodyJson: "", id: "", optionId: "", ttlSeconds: undefined };
 }
 
 export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
@@ -3850,9 +3453,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       HoldOptionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3901,14 +3501,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3985,7 +3577,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -4025,9 +3616,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -4066,7 +3654,6 @@ export const HoldOptionRequest: MessageFns<HoldOptionRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.optionId = object.optionId ?? "";
@@ -4246,17 +3833,11 @@ export const HoldOptionRequest_QueryEntry: MessageFns<HoldOptionRequest_QueryEnt
 };
 
 function createBaseHoldOptionResponse(): HoldOptionResponse {
-  return { result: undefined, resultJson: "", hold: undefined };
+  return { hold: undefined };
 }
 
 export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   encode(message: HoldOptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.hold !== undefined) {
       Hold.encode(message.hold, writer.uint32(130).fork()).join();
     }
@@ -4276,22 +3857,6 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4313,25 +3878,11 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   },
 
   fromJSON(object: any): HoldOptionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-    };
+    return { hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined };
   },
 
   toJSON(message: HoldOptionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.hold !== undefined) {
       obj.hold = Hold.toJSON(message.hold);
     }
@@ -4343,15 +3894,13 @@ export const HoldOptionResponse: MessageFns<HoldOptionResponse> = {
   },
   fromPartial(object: DeepPartial<HoldOptionResponse>): HoldOptionResponse {
     const message = createBaseHoldOptionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     return message;
   },
 };
 
 function createBaseGetHoldRequest(): GetHoldRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "", optionId: "" };
 }
 
 export const GetHoldRequest: MessageFns<GetHoldRequest> = {
@@ -4362,9 +3911,6 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetHoldRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -4410,14 +3956,6 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4486,7 +4024,6 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -4520,9 +4057,6 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -4559,7 +4093,6 @@ export const GetHoldRequest: MessageFns<GetHoldRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.optionId = object.optionId ?? "";
@@ -4738,17 +4271,11 @@ export const GetHoldRequest_QueryEntry: MessageFns<GetHoldRequest_QueryEntry> = 
 };
 
 function createBaseGetHoldResponse(): GetHoldResponse {
-  return { result: undefined, resultJson: "", hold: undefined };
+  return { hold: undefined };
 }
 
 export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   encode(message: GetHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.hold !== undefined) {
       Hold.encode(message.hold, writer.uint32(130).fork()).join();
     }
@@ -4768,22 +4295,6 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4805,25 +4316,11 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   },
 
   fromJSON(object: any): GetHoldResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-    };
+    return { hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined };
   },
 
   toJSON(message: GetHoldResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.hold !== undefined) {
       obj.hold = Hold.toJSON(message.hold);
     }
@@ -4835,15 +4332,13 @@ export const GetHoldResponse: MessageFns<GetHoldResponse> = {
   },
   fromPartial(object: DeepPartial<GetHoldResponse>): GetHoldResponse {
     const message = createBaseGetHoldResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     return message;
   },
 };
 
 function createBaseReleaseHoldRequest(): ReleaseHoldRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "", optionId: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "", optionId: "" };
 }
 
 export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
@@ -4854,9 +4349,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ReleaseHoldRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -4902,14 +4394,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4978,7 +4462,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -5012,9 +4495,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -5051,7 +4531,6 @@ export const ReleaseHoldRequest: MessageFns<ReleaseHoldRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.optionId = object.optionId ?? "";
@@ -5230,17 +4709,11 @@ export const ReleaseHoldRequest_QueryEntry: MessageFns<ReleaseHoldRequest_QueryE
 };
 
 function createBaseReleaseHoldResponse(): ReleaseHoldResponse {
-  return { result: undefined, resultJson: "", hold: undefined };
+  return { hold: undefined };
 }
 
 export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   encode(message: ReleaseHoldResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.hold !== undefined) {
       Hold.encode(message.hold, writer.uint32(130).fork()).join();
     }
@@ -5260,22 +4733,6 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -5297,25 +4754,11 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   },
 
   fromJSON(object: any): ReleaseHoldResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined,
-    };
+    return { hold: isSet(object.hold) ? Hold.fromJSON(object.hold) : undefined };
   },
 
   toJSON(message: ReleaseHoldResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.hold !== undefined) {
       obj.hold = Hold.toJSON(message.hold);
     }
@@ -5327,8 +4770,6 @@ export const ReleaseHoldResponse: MessageFns<ReleaseHoldResponse> = {
   },
   fromPartial(object: DeepPartial<ReleaseHoldResponse>): ReleaseHoldResponse {
     const message = createBaseReleaseHoldResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.hold = (object.hold !== undefined && object.hold !== null) ? Hold.fromPartial(object.hold) : undefined;
     return message;
   },
@@ -5338,7 +4779,6 @@ function createBaseConfirmResolutionRequest(): ConfirmResolutionRequest {
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     id: "",
     optionId: "",
@@ -5356,9 +4796,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ConfirmResolutionRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -5413,14 +4850,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -5513,7 +4942,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -5554,9 +4982,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -5602,7 +5027,6 @@ export const ConfirmResolutionRequest: MessageFns<ConfirmResolutionRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.optionId = object.optionId ?? "";
@@ -5903,19 +5327,13 @@ export const ConfirmResolutionRequest_QueryEntry: MessageFns<ConfirmResolutionRe
 };
 
 function createBaseConfirmResolutionResponse(): ConfirmResolutionResponse {
-  return { result: undefined, resultJson: "", bookingV2: undefined };
+  return { booking: undefined };
 }
 
 export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = {
   encode(message: ConfirmResolutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
-    if (message.bookingV2 !== undefined) {
-      BookingV2.encode(message.bookingV2, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -5933,28 +5351,12 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
             }
 
-            message.bookingV2 = BookingV2.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -5970,31 +5372,13 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
   },
 
   fromJSON(object: any): ConfirmResolutionResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      bookingV2: isSet(object.bookingV2)
-        ? BookingV2.fromJSON(object.bookingV2)
-        : isSet(object.booking_v2)
-        ? BookingV2.fromJSON(object.booking_v2)
-        : undefined,
-    };
+    return { booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined };
   },
 
   toJSON(message: ConfirmResolutionResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
-    if (message.bookingV2 !== undefined) {
-      obj.bookingV2 = BookingV2.toJSON(message.bookingV2);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     return obj;
   },
@@ -6004,10 +5388,8 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
   },
   fromPartial(object: DeepPartial<ConfirmResolutionResponse>): ConfirmResolutionResponse {
     const message = createBaseConfirmResolutionResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
-    message.bookingV2 = (object.bookingV2 !== undefined && object.bookingV2 !== null)
-      ? BookingV2.fromPartial(object.bookingV2)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
     return message;
   },
@@ -6018,15 +5400,14 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
  * confirmation.
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type ResolutionServiceService = typeof ResolutionServiceService;
 export const ResolutionServiceService = {

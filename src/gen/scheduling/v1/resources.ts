@@ -13,129 +13,114 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/resources.proto";
 
-/** ActivatedRankingPolicy: the REST shape `ActivatedRankingPolicy` of the contract (openapi.json), field for field. */
+/** ActivatedRankingPolicy: the `ActivatedRankingPolicy` of the contract (openapi.json), field for field. */
 export interface ActivatedRankingPolicy {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `version`. */
+  /** A whole number from 0 to 9007199254740991. */
   version?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `activatedAt`. */
+  /** An instant. */
   activatedAt?: Date | undefined;
 }
 
-/** ActorHistoryEntry: the REST shape `ActorHistoryEntry` of the contract (openapi.json), field for field. */
+/** ActorHistoryEntry: the `ActorHistoryEntry` of the contract (openapi.json), field for field. */
 export interface ActorHistoryEntry {
   /**
    * The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed. A whole number
-   * from 0 to 9007199254740991. REST: `seq`.
+   * from 0 to 9007199254740991.
    */
   seq?:
     | number
     | undefined;
-  /**
-   * Event type, `create`, or `RESYNC` (the actor written again from its PostgreSQL ledger after a lost write). REST:
-   * `event`.
-   */
+  /** Event type, `create`, or `RESYNC` (the actor written again from its PostgreSQL ledger after a lost write). */
   event?:
     | string
     | undefined;
-  /**
-   * State value before (null for `create`). Free-form JSON (the contract allows more than one shape here). REST:
-   * `from`.
-   */
+  /** State value before (null for `create`). Free-form JSON (the contract allows more than one shape here). */
   from?:
     | any
     | undefined;
-  /** State value after. Free-form JSON (the contract allows more than one shape here). REST: `to`. */
+  /** State value after. Free-form JSON (the contract allows more than one shape here). */
   to?:
     | any
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `at`. */
+  /** An instant. */
   at?:
     | Date
     | undefined;
-  /**
-   * null when the step was recorded without its cause. Unset when the REST answer leaves it out or has null. REST:
-   * `causedBy`.
-   */
+  /** null when the step was recorded without its cause. Unset when there is none. */
   causedBy?: StepCause | undefined;
 }
 
-/** ActorTimer: the REST shape `ActorTimer` of the contract (openapi.json), field for field. */
+/** ActorTimer: the `ActorTimer` of the contract (openapi.json), field for field. */
 export interface ActorTimer {
-  /** Timer name; when due, the service sends the matching event (`expire` → EXPIRE). REST: `event`. */
+  /** Timer name; when due, the service sends the matching event (`expire` → EXPIRE). */
   event?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `dueAt`. */
+  /** An instant. */
   dueAt?:
     | Date
     | undefined;
-  /** true while the timer is scheduled and has not fired. True or false. REST: `pending`. */
+  /** true while the timer is scheduled and has not fired. True or false. */
   pending?: boolean | undefined;
 }
 
-/** ActorView: the REST shape `ActorView` of the contract (openapi.json), field for field. */
+/** ActorView: the `ActorView` of the contract (openapi.json), field for field. */
 export interface ActorView {
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry` in REST. REST: `kind`. */
+  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. */
   kind?:
     | ActorView_Kind
     | undefined;
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `machine`. */
+  /** Text. */
   machine?:
     | string
     | undefined;
-  /**
-   * Version of the machine that wrote the stored snapshot. A whole number from 0 to 9007199254740991. REST:
-   * `machineVersion`.
-   */
+  /** Version of the machine that wrote the stored snapshot. A whole number from 0 to 9007199254740991. */
   machineVersion?:
     | number
     | undefined;
-  /** Current state value. Free-form JSON (the contract allows more than one shape here). REST: `state`. */
+  /** Current state value. Free-form JSON (the contract allows more than one shape here). */
   state?:
     | any
     | undefined;
-  /** State node ids of the current state (to highlight in the catalogue drawing). REST: `activeStates`. */
+  /** State node ids of the current state (to highlight in the catalogue drawing). */
   activeStates?:
     | string[]
     | undefined;
-  /** XState status: `active`, `done` (a final state) or `error`. REST: `status`. */
+  /** XState status: `active`, `done` (a final state) or `error`. */
   status?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `revision`. */
+  /** A whole number from 0 to 9007199254740991. */
   revision?:
     | number
     | undefined;
-  /** The persisted snapshot's context. A free-form JSON object. REST: `snapshot`. */
+  /** The persisted snapshot's context. A free-form JSON object. */
   snapshot?:
     | { [key: string]: any }
     | undefined;
-  /** Oldest first; the store keeps the latest 50 steps. REST: `history`. */
+  /** Oldest first; the store keeps the latest 50 steps. */
   history?:
     | ActorHistoryEntry[]
     | undefined;
-  /** REST: `timers`. */
+  /** The timers. */
   timers?:
     | ActorTimer[]
     | undefined;
-  /**
-   * The history's transitions numbered from 1 in order, as state node ids (comma-joined for several). REST:
-   * `transitionsTaken`.
-   */
+  /** The history's transitions numbered from 1 in order, as state node ids (comma-joined for several). */
   transitionsTaken?: ActorView_TransitionsTaken[] | undefined;
 }
 
@@ -216,166 +201,157 @@ export function actorView_KindToNumber(object: ActorView_Kind): number {
 
 /** The `transitionsTaken` object. */
 export interface ActorView_TransitionsTaken {
-  /** A whole number from 0 to 9007199254740991. REST: `n`. */
+  /** A whole number from 0 to 9007199254740991. */
   n?:
     | number
     | undefined;
-  /** Text. REST: `from`. */
+  /** Text. */
   from?:
     | string
     | undefined;
-  /** Text. REST: `event`. */
+  /** Text. */
   event?:
     | string
     | undefined;
-  /** Text. REST: `to`. */
+  /** Text. */
   to?: string | undefined;
 }
 
-/** Analytics: the REST shape `Analytics` of the contract (openapi.json), field for field. */
+/** Analytics: the `Analytics` of the contract (openapi.json), field for field. */
 export interface Analytics {
-  /** REST: `resolutions`. */
+  /** The resolutions. */
   resolutions?:
     | Analytics_Resolutions
     | undefined;
-  /** REST: `bookings`. */
+  /** The bookings. */
   bookings?:
     | Analytics_Bookings
     | undefined;
   /**
    * Resolutions of the period that led to a booking / all resolutions of the period, 4 decimals; 0 without
-   * resolutions. A number of at least 0. REST: `conversionRate`.
+   * resolutions. A number of at least 0.
    */
   conversionRate?:
     | number
     | undefined;
-  /** Text. REST: `period`. */
+  /** Text. */
   period?: string | undefined;
 }
 
 /** The `resolutions` object. */
 export interface Analytics_Resolutions {
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
   /**
    * Made with one or more options (status as made; a later expiry changes nothing). A whole number from 0 to
-   * 9007199254740991. REST: `resolved`.
+   * 9007199254740991.
    */
   resolved?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `zeroResults`. */
+  /** A whole number from 0 to 9007199254740991. */
   zeroResults?:
     | number
     | undefined;
-  /**
-   * Mean evaluatedSlots per resolution, 2 decimals; 0 without resolutions. A number of at least 0. REST:
-   * `avgEvaluatedSlots`.
-   */
+  /** Mean evaluatedSlots per resolution, 2 decimals; 0 without resolutions. A number of at least 0. */
   avgEvaluatedSlots?: number | undefined;
 }
 
 /** The `bookings` object. */
 export interface Analytics_Bookings {
-  /** Bookings created in the period, in any status. A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** Bookings created in the period, in any status. A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
   /**
    * Of those, now confirmed or completed (a completed booking was confirmed). A whole number from 0 to
-   * 9007199254740991. REST: `confirmed`.
+   * 9007199254740991.
    */
   confirmed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `cancelled`. */
+  /** A whole number from 0 to 9007199254740991. */
   cancelled?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `rescheduled`. */
+  /** A whole number from 0 to 9007199254740991. */
   rescheduled?: number | undefined;
 }
 
-/** ApiKey: the REST shape `ApiKey` of the contract (openapi.json), field for field. */
+/** ApiKey: the `ApiKey` of the contract (openapi.json), field for field. */
 export interface ApiKey {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `type`. */
+  /** Text. */
   type?:
     | string
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** Text. REST: `hint`. */
+  /** Text. */
   hint?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `expiresAt`. */
+  /** An instant. Unset when there is none. */
   expiresAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `revokedAt`. */
+  /** An instant. Unset when there is none. */
   revokedAt?: Date | undefined;
 }
 
-/** AuditChainVerification: the REST shape `AuditChainVerification` of the contract (openapi.json), field for field. */
+/** AuditChainVerification: the `AuditChainVerification` of the contract (openapi.json), field for field. */
 export interface AuditChainVerification {
-  /** One of `intact`, `broken` in REST. REST: `status`. */
+  /** One of `intact`, `broken`. */
   status?:
     | AuditChainVerification_Status
     | undefined;
-  /** Events read, linked or not. A whole number from 0 to 9007199254740991. REST: `checked`. */
+  /** Events read, linked or not. A whole number from 0 to 9007199254740991. */
   checked?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `linked`. */
+  /** A whole number from 0 to 9007199254740991. */
   linked?:
     | number
     | undefined;
   /**
    * Events the sequencer has not linked yet (shortly after they are written): not a break. A whole number from 0 to
-   * 9007199254740991. REST: `pending`.
+   * 9007199254740991.
    */
   pending?:
     | number
     | undefined;
-  /** REST: `breaks`. */
+  /** The breaks. */
   breaks?:
     | AuditChainVerification_Breaks[]
     | undefined;
-  /**
-   * First chain position verified (0 when the chain is empty). A whole number from 0 to 9007199254740991. REST:
-   * `fromPosition`.
-   */
+  /** First chain position verified (0 when the chain is empty). A whole number from 0 to 9007199254740991. */
   fromPosition?:
     | number
     | undefined;
-  /** Last chain position verified: the chain's head. A whole number from 0 to 9007199254740991. REST: `toPosition`. */
+  /** Last chain position verified: the chain's head. A whole number from 0 to 9007199254740991. */
   toPosition?:
     | number
     | undefined;
-  /**
-   * true when the whole chain from position 1 was verified (it had at most `limit` links). True or false. REST:
-   * `complete`.
-   */
+  /** true when the whole chain from position 1 was verified (it had at most `limit` links). True or false. */
   complete?:
     | boolean
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `verifiedAt`. */
+  /** An instant. */
   verifiedAt?: Date | undefined;
 }
 
@@ -438,86 +414,77 @@ export function auditChainVerification_StatusToNumber(object: AuditChainVerifica
 
 /** The `breaks` object. */
 export interface AuditChainVerification_Breaks {
-  /** Text. REST: `eventId`. */
+  /** Text. */
   eventId?:
     | string
     | undefined;
-  /** Text. REST: `reason`. */
+  /** Text. */
   reason?: string | undefined;
 }
 
-/** AuditEvent: the REST shape `AuditEvent` of the contract (openapi.json), field for field. */
+/** AuditEvent: the `AuditEvent` of the contract (openapi.json), field for field. */
 export interface AuditEvent {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). REST: `actor`. */
+  /** Free-form JSON (the contract allows more than one shape here). */
   actor?:
     | any
     | undefined;
-  /** `<resource>.<verb>`, e.g. `provider.create`. REST: `action`. */
+  /** `<resource>.<verb>`, e.g. `provider.create`. */
   action?:
     | string
     | undefined;
-  /** Text. REST: `resource_type`. */
+  /** Text. */
   resourceType?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `resource_id`. */
+  /** Text. Unset when there is none. */
   resourceId?:
     | string
     | undefined;
-  /**
-   * The X-Service-Request-Id of the request that caused the event. Unset when the REST answer leaves it out or has
-   * null. REST: `request_id`.
-   */
+  /** The X-Service-Request-Id of the request that caused the event. Unset when there is none. */
   requestId?:
     | string
     | undefined;
-  /** Text. REST: `organization_id`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /**
-   * Free-form JSON (the contract allows more than one shape here). Unset when the REST answer leaves it out or has
-   * null. REST: `before`.
-   */
+  /** Free-form JSON (the contract allows more than one shape here). Unset when there is none. */
   before?:
     | any
     | undefined;
-  /**
-   * Free-form JSON (the contract allows more than one shape here). Unset when the REST answer leaves it out or has
-   * null. REST: `after`.
-   */
+  /** Free-form JSON (the contract allows more than one shape here). Unset when there is none. */
   after?:
     | any
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `timestamp`. */
+  /** An instant. */
   timestamp?: Date | undefined;
 }
 
-/** BookingV1Cancelled: the REST shape `BookingV1Cancelled` of the contract (openapi.json), field for field. */
+/** BookingV1Cancelled: the `BookingV1Cancelled` of the contract (openapi.json), field for field. */
 export interface BookingV1Cancelled {
-  /** Text. REST: `bookingId`. */
+  /** Text. */
   bookingId?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `cancelledAt`. */
+  /** An instant. */
   cancelledAt?: Date | undefined;
 }
 
-/** BookingV1ConfirmResult: the REST shape `BookingV1ConfirmResult` of the contract (openapi.json), field for field. */
+/** BookingV1ConfirmResult: the `BookingV1ConfirmResult` of the contract (openapi.json), field for field. */
 export interface BookingV1ConfirmResult {
-  /** Text. REST: `bookingId`. */
+  /** Text. */
   bookingId?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. REST: `status`. */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
   status?: BookingV1ConfirmResult_Status | undefined;
 }
 
@@ -605,39 +572,39 @@ export function bookingV1ConfirmResult_StatusToNumber(object: BookingV1ConfirmRe
   }
 }
 
-/** BookingV1Created: the REST shape `BookingV1Created` of the contract (openapi.json), field for field. */
+/** BookingV1Created: the `BookingV1Created` of the contract (openapi.json), field for field. */
 export interface BookingV1Created {
-  /** REST: `data`. */
+  /** The items of this page. */
   data?: BookingV1Created_Data | undefined;
 }
 
 /** The `data` object. */
 export interface BookingV1Created_Data {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. REST: `status`. */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
   status?:
     | BookingV1Created_Data_Status
     | undefined;
-  /** Text. REST: `title`. */
+  /** Text. */
   title?:
     | string
     | undefined;
-  /** Start, ISO 8601 UTC. An instant (RFC 3339 text in REST). REST: `date`. */
+  /** Start, ISO 8601 UTC. An instant. */
   date?:
     | Date
     | undefined;
-  /** End, ISO 8601 UTC. An instant (RFC 3339 text in REST). REST: `end_time`. */
+  /** End, ISO 8601 UTC. An instant. */
   endTime?:
     | Date
     | undefined;
-  /** Text. REST: `tokenToConfirm`. */
+  /** Text. */
   tokenToConfirm?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `resolutionId`. */
+  /** Text. Unset when there is none. */
   resolutionId?: string | undefined;
 }
 
@@ -725,45 +692,45 @@ export function bookingV1Created_Data_StatusToNumber(object: BookingV1Created_Da
   }
 }
 
-/** BookingV1Detail: the REST shape `BookingV1Detail` of the contract (openapi.json), field for field. */
+/** BookingV1Detail: the `BookingV1Detail` of the contract (openapi.json), field for field. */
 export interface BookingV1Detail {
-  /** Text. REST: `bookingId`. */
+  /** Text. */
   bookingId?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. REST: `status`. */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
   status?:
     | BookingV1Detail_Status
     | undefined;
-  /** REST: `provider`. */
+  /** The provider. */
   provider?:
     | BookingV1Detail_Provider
     | undefined;
-  /** REST: `service`. */
+  /** The service. */
   service?:
     | BookingV1Detail_Service
     | undefined;
-  /** REST: `attendee`. */
+  /** The attendee. */
   attendee?:
     | BookingV1Detail_Attendee
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `start`. */
+  /** An instant. */
   start?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `end`. */
+  /** An instant. */
   end?:
     | Date
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `confirmationUrl`. */
+  /** Text. Unset when there is none. */
   confirmationUrl?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `rescheduledFrom`. */
+  /** Text. Unset when there is none. */
   rescheduledFrom?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `rescheduledTo`. */
+  /** Text. Unset when there is none. */
   rescheduledTo?: string | undefined;
 }
 
@@ -853,57 +820,57 @@ export function bookingV1Detail_StatusToNumber(object: BookingV1Detail_Status): 
 
 /** The `provider` object. */
 export interface BookingV1Detail_Provider {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `username`. */
+  /** Text. Unset when there is none. */
   username?: string | undefined;
 }
 
 /** The `service` object. */
 export interface BookingV1Detail_Service {
-  /** Text. REST: `title`. */
+  /** Text. */
   title?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `duration`. */
+  /** A whole number from 0 to 9007199254740991. */
   duration?: number | undefined;
 }
 
 /** The `attendee` object. */
 export interface BookingV1Detail_Attendee {
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** Text. REST: `email`. */
+  /** Text. */
   email?: string | undefined;
 }
 
-/** BookingV1ListItem: the REST shape `BookingV1ListItem` of the contract (openapi.json), field for field. */
+/** BookingV1ListItem: the `BookingV1ListItem` of the contract (openapi.json), field for field. */
 export interface BookingV1ListItem {
-  /** Text. REST: `bookingId`. */
+  /** Text. */
   bookingId?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. REST: `status`. */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
   status?:
     | BookingV1ListItem_Status
     | undefined;
-  /** REST: `provider`. */
+  /** The provider. */
   provider?:
     | BookingV1ListItem_Provider
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `start`. */
+  /** An instant. */
   start?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `end`. */
+  /** An instant. */
   end?: Date | undefined;
 }
 
@@ -993,35 +960,35 @@ export function bookingV1ListItem_StatusToNumber(object: BookingV1ListItem_Statu
 
 /** The `provider` object. */
 export interface BookingV1ListItem_Provider {
-  /** Text. REST: `name`. */
+  /** Text. */
   name?: string | undefined;
 }
 
-/** BookingV1Rescheduled: the REST shape `BookingV1Rescheduled` of the contract (openapi.json), field for field. */
+/** BookingV1Rescheduled: the `BookingV1Rescheduled` of the contract (openapi.json), field for field. */
 export interface BookingV1Rescheduled {
-  /** REST: `data`. */
+  /** The items of this page. */
   data?: BookingV1Rescheduled_Data | undefined;
 }
 
 /** The `data` object. */
 export interface BookingV1Rescheduled_Data {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. REST: `status`. */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
   status?:
     | BookingV1Rescheduled_Data_Status
     | undefined;
-  /** Text. REST: `title`. */
+  /** Text. */
   title?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `date`. */
+  /** An instant. */
   date?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `end_time`. */
+  /** An instant. */
   endTime?: Date | undefined;
 }
 
@@ -1109,72 +1076,72 @@ export function bookingV1Rescheduled_Data_StatusToNumber(object: BookingV1Resche
   }
 }
 
-/** BookingV2: the REST shape `BookingV2` of the contract (openapi.json), field for field. */
+/** BookingV2: the `BookingV2` of the contract (openapi.json), field for field. */
 export interface BookingV2 {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `resolutionId`. */
+  /** Text. Unset when there is none. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `optionId`. */
+  /** Text. Unset when there is none. */
   optionId?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled` in REST. REST: `status`. */
+  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
   status?:
     | BookingV2_Status
     | undefined;
-  /** REST: `provider`. */
+  /** The provider. */
   provider?:
     | BookingV2_Provider
     | undefined;
-  /** REST: `service`. */
+  /** The service. */
   service?:
     | BookingV2_Service
     | undefined;
-  /** REST: `customer`. */
+  /** The customer. */
   customer?:
     | BookingV2_Customer
     | undefined;
-  /** REST: `slot`. */
+  /** The slot. */
   slot?:
     | BookingV2_Slot
     | undefined;
   /**
    * The `metadata` sent with the confirmation (`{}` when none). A booking stored before metadata was bounded to 8
-   * levels answers what is nested deeper as null. A free-form JSON object. REST: `metadata`.
+   * levels answers what is nested deeper as null. A free-form JSON object.
    */
   metadata?:
     | { [key: string]: any }
     | undefined;
-  /** One of `v1`, `v2` in REST. REST: `source`. */
+  /** One of `v1`, `v2`. */
   source?:
     | BookingV2_Source
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `rescheduledFrom`. */
+  /** Text. Unset when there is none. */
   rescheduledFrom?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `rescheduledTo`. */
+  /** Text. Unset when there is none. */
   rescheduledTo?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `cancelledAt`. */
+  /** An instant. Unset when there is none. */
   cancelledAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `updatedAt`. */
+  /** An instant. */
   updatedAt?: Date | undefined;
 }
 
@@ -1321,183 +1288,175 @@ export function bookingV2_SourceToNumber(object: BookingV2_Source): number {
 
 /** The `provider` object. */
 export interface BookingV2_Provider {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `displayName`. */
+  /** Text. */
   displayName?: string | undefined;
 }
 
 /** The `service` object. */
 export interface BookingV2_Service {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `displayName`. */
+  /** Text. */
   displayName?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `durationMinutes`. */
+  /** A whole number from 0 to 9007199254740991. */
   durationMinutes?: number | undefined;
 }
 
 /** The `customer` object. */
 export interface BookingV2_Customer {
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** Text. REST: `email`. */
+  /** Text. */
   email?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `timezone`. */
+  /** Text. Unset when there is none. */
   timezone?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `lastname`. */
+  /** Text. Unset when there is none. */
   lastname?: string | undefined;
 }
 
 /** The `slot` object. */
 export interface BookingV2_Slot {
-  /** An instant (RFC 3339 text in REST). REST: `start`. */
+  /** An instant. */
   start?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `end`. */
+  /** An instant. */
   end?:
     | Date
     | undefined;
-  /** Text. REST: `timezone`. */
+  /** Text. */
   timezone?: string | undefined;
 }
 
-/** BookingsV1Page: the REST shape `BookingsV1Page` of the contract (openapi.json), field for field. */
+/** BookingsV1Page: the `BookingsV1Page` of the contract (openapi.json), field for field. */
 export interface BookingsV1Page {
-  /** REST: `bookings`. */
+  /** The bookings. */
   bookings?:
     | BookingV1ListItem[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `page`. */
+  /** A whole number from 0 to 9007199254740991. */
   page?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `limit`. */
+  /** A whole number from 0 to 9007199254740991. */
   limit?: number | undefined;
 }
 
-/** CalendarConnection: the REST shape `CalendarConnection` of the contract (openapi.json), field for field. */
+/** CalendarConnection: the `CalendarConnection` of the contract (openapi.json), field for field. */
 export interface CalendarConnection {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /** Text. REST: `providerId`. */
+  /** Text. */
   providerId?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `title`. */
+  /** Text. Unset when there is none. */
   title?:
     | string
     | undefined;
-  /** Text. REST: `timezone`. */
+  /** Text. */
   timezone?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /** REST: `days`. */
+  /** The days. */
   days?:
     | WeekDays
     | undefined;
-  /** REST: `overrides`. */
+  /** The overrides. */
   overrides?:
     | DateOverride[]
     | undefined;
-  /** Unset when the REST answer leaves it out or has null. REST: `externalCalendar`. */
+  /** Unset when there is none. */
   externalCalendar?:
     | ExternalCalendar
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `updatedAt`. */
+  /** An instant. */
   updatedAt?: Date | undefined;
 }
 
-/** CalendarConnectionList: the REST shape `CalendarConnectionList` of the contract (openapi.json), field for field. */
+/** CalendarConnectionList: the `CalendarConnectionList` of the contract (openapi.json), field for field. */
 export interface CalendarConnectionList {
-  /** REST: `data`. */
+  /** The items of this page. */
   data?:
     | CalendarConnection[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /** True or false. REST: `hasMore`. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor`.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?: string | undefined;
 }
 
-/** CallerIdentity: the REST shape `CallerIdentity` of the contract (openapi.json), field for field. */
+/** CallerIdentity: the `CallerIdentity` of the contract (openapi.json), field for field. */
 export interface CallerIdentity {
-  /** Text. REST: `keyId`. */
+  /** Text. */
   keyId?:
     | string
     | undefined;
-  /** One of `platform_live`, `platform_test`, `organization_live`, `organization_test` in REST. REST: `keyType`. */
+  /** One of `platform_live`, `platform_test`, `organization_live`, `organization_test`. */
   keyType?:
     | CallerIdentity_KeyType
     | undefined;
-  /** The key's mode, which decides side effects (e-mail, webhooks). One of `test`, `live` in REST. REST: `mode`. */
+  /** The key's mode, which decides side effects (e-mail, webhooks). One of `test`, `live`. */
   mode?:
     | CallerIdentity_Mode
     | undefined;
-  /** Text. REST: `platformId`. */
+  /** Text. */
   platformId?:
     | string
     | undefined;
   /**
    * The organization named by Service-Organization-Id (platform key) or the key's own (organization key); null for a
-   * platform key sent without the header. Unset when the REST answer leaves it out or has null. REST:
-   * `organizationId`.
+   * platform key sent without the header. Unset when there is none.
    */
   organizationId?:
     | string
     | undefined;
   /**
    * Platform keys: the platform's default organization, where organization-scoped calls act when the header is left
-   * out. null for organization keys. Unset when the REST answer leaves it out or has null. REST:
-   * `defaultOrganizationId`.
+   * out. null for organization keys. Unset when there is none.
    */
   defaultOrganizationId?:
     | string
     | undefined;
-  /**
-   * The organization of `organizationId`; null when `organizationId` is. Unset when the REST answer leaves it out or
-   * has null. REST: `organization`.
-   */
+  /** The organization of `organizationId`; null when `organizationId` is. Unset when there is none. */
   organization?: CallerIdentity_Organization | undefined;
 }
 
@@ -1635,49 +1594,49 @@ export function callerIdentity_ModeToNumber(object: CallerIdentity_Mode): number
 
 /** The `organization` object. */
 export interface CallerIdentity_Organization {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** Text. REST: `externalId`. */
+  /** Text. */
   externalId?:
     | string
     | undefined;
-  /** REST: `settings`. */
+  /** The settings. */
   settings?:
     | OrganizationSettingsView
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `providerGraphVersion`. */
+  /** A whole number from 0 to 9007199254740991. */
   providerGraphVersion?: number | undefined;
 }
 
-/** Candidate: the REST shape `Candidate` of the contract (openapi.json), field for field. */
+/** Candidate: the `Candidate` of the contract (openapi.json), field for field. */
 export interface Candidate {
-  /** Text. REST: `providerId`. */
+  /** Text. */
   providerId?:
     | string
     | undefined;
-  /** Text. REST: `displayName`. */
+  /** Text. */
   displayName?:
     | string
     | undefined;
-  /** One of `matched`, `excluded`, `unknown` in REST. REST: `eligibilityStatus`. */
+  /** One of `matched`, `excluded`, `unknown`. */
   eligibilityStatus?:
     | Candidate_EligibilityStatus
     | undefined;
-  /** REST: `exclusions`. */
+  /** The exclusions. */
   exclusions?:
     | Candidate_Exclusions[]
     | undefined;
-  /** REST: `matchedConstraints`. */
+  /** The matched constraints. */
   matchedConstraints?:
     | ConstraintRecord[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `rank`. */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   rank?: number | undefined;
 }
 
@@ -1749,345 +1708,330 @@ export function candidate_EligibilityStatusToNumber(object: Candidate_Eligibilit
 
 /** The `exclusions` object. */
 export interface Candidate_Exclusions {
-  /** Text. REST: `code`. */
+  /** Text. */
   code?:
     | string
     | undefined;
-  /** Text. REST: `field`. */
+  /** Text. */
   field?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). REST: `required`. */
+  /** Free-form JSON (the contract allows more than one shape here). */
   required?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). REST: `actual`. */
+  /** Free-form JSON (the contract allows more than one shape here). */
   actual?:
     | any
     | undefined;
-  /** Text. REST: `sourceStatus`. */
+  /** Text. */
   sourceStatus?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /**
-   * What the values do not show; LICENSE_EXPIRED names the license’s expiry date. Unset when the REST answer leaves
-   * it out or has null. REST: `detail`.
-   */
+  /** What the values do not show; LICENSE_EXPIRED names the license’s expiry date. Unset when there is none. */
   detail?: string | undefined;
 }
 
-/** CandidatesPage: the REST shape `CandidatesPage` of the contract (openapi.json), field for field. */
+/** CandidatesPage: the `CandidatesPage` of the contract (openapi.json), field for field. */
 export interface CandidatesPage {
-  /** Text. REST: `resolutionId`. */
+  /** Text. */
   resolutionId?:
     | string
     | undefined;
-  /** REST: `candidates`. */
+  /** The candidates. */
   candidates?:
     | Candidate[]
     | undefined;
-  /** REST: `summary`. */
+  /** The summary. */
   summary?:
     | CandidatesPage_Summary
     | undefined;
-  /** True or false. REST: `hasMore`. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor`.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?: string | undefined;
 }
 
 /** The `summary` object. */
 export interface CandidatesPage_Summary {
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `matched`. */
+  /** A whole number from 0 to 9007199254740991. */
   matched?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `excluded`. */
+  /** A whole number from 0 to 9007199254740991. */
   excluded?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `unknown`. */
+  /** A whole number from 0 to 9007199254740991. */
   unknown?: number | undefined;
 }
 
-/** ConstraintRecord: the REST shape `ConstraintRecord` of the contract (openapi.json), field for field. */
+/** ConstraintRecord: the `ConstraintRecord` of the contract (openapi.json), field for field. */
 export interface ConstraintRecord {
-  /** Text. REST: `code`. */
+  /** Text. */
   code?:
     | string
     | undefined;
-  /** Text. REST: `field`. */
+  /** Text. */
   field?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). REST: `required`. */
+  /** Free-form JSON (the contract allows more than one shape here). */
   required?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). REST: `actual`. */
+  /** Free-form JSON (the contract allows more than one shape here). */
   actual?:
     | any
     | undefined;
-  /** Text. REST: `sourceStatus`. */
+  /** Text. */
   sourceStatus?: string | undefined;
 }
 
-/** ContinuityRecord: the REST shape `ContinuityRecord` of the contract (openapi.json), field for field. */
+/** ContinuityRecord: the `ContinuityRecord` of the contract (openapi.json), field for field. */
 export interface ContinuityRecord {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `providerId`. */
+  /** Text. */
   providerId?:
     | string
     | undefined;
-  /** Text. REST: `clientRef`. */
+  /** Text. */
   clientRef?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `lastSeenAt`. */
+  /** An instant. Unset when there is none. */
   lastSeenAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?: Date | undefined;
 }
 
-/** CreatedApiKey: the REST shape `CreatedApiKey` of the contract (openapi.json), field for field. */
+/** CreatedApiKey: the `CreatedApiKey` of the contract (openapi.json), field for field. */
 export interface CreatedApiKey {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `type`. */
+  /** Text. */
   type?:
     | string
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** Text. REST: `hint`. */
+  /** Text. */
   hint?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `expiresAt`. */
+  /** An instant. Unset when there is none. */
   expiresAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `revokedAt`. */
+  /** An instant. Unset when there is none. */
   revokedAt?:
     | Date
     | undefined;
-  /** Text. REST: `key`. */
+  /** Text. */
   key?: string | undefined;
 }
 
-/** DateOverride: the REST shape `DateOverride` of the contract (openapi.json), field for field. */
+/** DateOverride: the `DateOverride` of the contract (openapi.json), field for field. */
 export interface DateOverride {
-  /** Text. REST: `date`. */
+  /** Text. */
   date?:
     | string
     | undefined;
-  /** REST: `slots`. */
+  /** The slots. */
   slots?: TimeWindow[] | undefined;
 }
 
 /** Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. */
 export interface DateRangeInput {
-  /** Free-form JSON (the contract allows more than one shape here). Required. REST: `from`. */
+  /** Free-form JSON (the contract allows more than one shape here). Required. */
   from?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Required. REST: `to`. */
+  /** Free-form JSON (the contract allows more than one shape here). Required. */
   to?: any | undefined;
 }
 
-/** Day: the REST shape `Day` of the contract (openapi.json), field for field. */
+/** Day: the `Day` of the contract (openapi.json), field for field. */
 export interface Day {
-  /** True or false. REST: `enabled`. */
+  /** True or false. */
   enabled?:
     | boolean
     | undefined;
-  /** REST: `slots`. */
+  /** The slots. */
   slots?: TimeWindow[] | undefined;
 }
 
-/** DayInput: the REST shape `DayInput` of the contract (openapi.json), field for field. */
+/** DayInput: the `DayInput` of the contract (openapi.json), field for field. */
 export interface DayInput {
-  /** True or false. Required. REST: `enabled`. */
+  /** True or false. Required. */
   enabled?:
     | boolean
     | undefined;
-  /** At most 48 items. REST: `slots`. */
+  /** The slots. At most 48 items. */
   slots?: TimeWindowInput[] | undefined;
 }
 
-/** DaysInput: the REST shape `DaysInput` of the contract (openapi.json), field for field. */
+/** DaysInput: the `DaysInput` of the contract (openapi.json), field for field. */
 export interface DaysInput {
-  /** Optional. REST: `monday`. */
+  /** The monday. Optional. */
   monday?:
     | DayInput
     | undefined;
-  /** Optional. REST: `tuesday`. */
+  /** The tuesday. Optional. */
   tuesday?:
     | DayInput
     | undefined;
-  /** Optional. REST: `wednesday`. */
+  /** The wednesday. Optional. */
   wednesday?:
     | DayInput
     | undefined;
-  /** Optional. REST: `thursday`. */
+  /** The thursday. Optional. */
   thursday?:
     | DayInput
     | undefined;
-  /** Optional. REST: `friday`. */
+  /** The friday. Optional. */
   friday?:
     | DayInput
     | undefined;
-  /** Optional. REST: `saturday`. */
+  /** The saturday. Optional. */
   saturday?:
     | DayInput
     | undefined;
-  /** Optional. REST: `sunday`. */
+  /** The sunday. Optional. */
   sunday?: DayInput | undefined;
 }
 
-/**
- * DeletedCalendarConnection: the REST shape `DeletedCalendarConnection` of the contract (openapi.json), field for
- * field.
- */
+/** DeletedCalendarConnection: the `DeletedCalendarConnection` of the contract (openapi.json), field for field. */
 export interface DeletedCalendarConnection {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /** Text. REST: `providerId`. */
+  /** Text. */
   providerId?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `title`. */
+  /** Text. Unset when there is none. */
   title?:
     | string
     | undefined;
-  /** Text. REST: `timezone`. */
+  /** Text. */
   timezone?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /** REST: `days`. */
+  /** The days. */
   days?:
     | WeekDays
     | undefined;
-  /** REST: `overrides`. */
+  /** The overrides. */
   overrides?:
     | DateOverride[]
     | undefined;
-  /** Unset when the REST answer leaves it out or has null. REST: `externalCalendar`. */
+  /** Unset when there is none. */
   externalCalendar?:
     | ExternalCalendar
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `updatedAt`. */
+  /** An instant. */
   updatedAt?:
     | Date
     | undefined;
-  /** True or false. REST: `deleted`. */
+  /** True or false. */
   deleted?: boolean | undefined;
 }
 
-/** Delivery: the REST shape `Delivery` of the contract (openapi.json), field for field. */
+/** Delivery: the `Delivery` of the contract (openapi.json), field for field. */
 export interface Delivery {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** The event id: the envelope `id` and the `webhook-id` header, stable across retries and replays. REST: `eventId`. */
+  /** The event id: the envelope `id` and the `webhook-id` header, stable across retries and replays. */
   eventId?:
     | string
     | undefined;
-  /** The event type. REST: `event`. */
+  /** The event type. */
   event?:
     | string
     | undefined;
-  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed` in REST. REST: `status`. */
+  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. */
   status?:
     | Delivery_Status
     | undefined;
   /**
    * Number of the latest attempt (0 before the first); manual replays go on numbering after 5. A whole number from 0
-   * to 9007199254740991. REST: `attempt`.
+   * to 9007199254740991.
    */
   attempt?:
     | number
     | undefined;
   /**
    * HTTP status of the latest attempt; null before any attempt and when the receiver gave no answer. A whole number
-   * from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `statusCode`.
+   * from 0 to 9007199254740991. Unset when there is none.
    */
   statusCode?:
     | number
     | undefined;
   /**
    * Duration of the latest attempt; null before any attempt. A whole number from 0 to 9007199254740991. Unset when
-   * the REST answer leaves it out or has null. REST: `latencyMs`.
+   * there is none.
    */
   latencyMs?:
     | number
     | undefined;
-  /**
-   * Time of the latest attempt, or when the delivery was recorded if none was made yet. An instant (RFC 3339 text in
-   * REST). REST: `timestamp`.
-   */
+  /** Time of the latest attempt, or when the delivery was recorded if none was made yet. An instant. */
   timestamp?:
     | Date
     | undefined;
-  /**
-   * Whether the latest attempt got a 2xx; null before any attempt. True or false. Unset when the REST answer leaves
-   * it out or has null. REST: `success`.
-   */
+  /** Whether the latest attempt got a 2xx; null before any attempt. True or false. Unset when there is none. */
   success?:
     | boolean
     | undefined;
   /**
-   * When the next attempt is due (status `pending` or `failed`); null otherwise. An instant (RFC 3339 text in REST).
-   * Unset when the REST answer leaves it out or has null. REST: `nextAttemptAt`.
+   * When the next attempt is due (status `pending` or `failed`); null otherwise. An instant. Unset when there is
+   * none.
    */
   nextAttemptAt?: Date | undefined;
 }
@@ -2176,103 +2120,94 @@ export function delivery_StatusToNumber(object: Delivery_Status): number {
   }
 }
 
-/** DeliveryAttempt: the REST shape `DeliveryAttempt` of the contract (openapi.json), field for field. */
+/** DeliveryAttempt: the `DeliveryAttempt` of the contract (openapi.json), field for field. */
 export interface DeliveryAttempt {
-  /** A whole number from 0 to 9007199254740991. REST: `attempt`. */
+  /** A whole number from 0 to 9007199254740991. */
   attempt?:
     | number
     | undefined;
-  /**
-   * null when the receiver gave no answer. A whole number from 0 to 9007199254740991. Unset when the REST answer
-   * leaves it out or has null. REST: `statusCode`.
-   */
+  /** null when the receiver gave no answer. A whole number from 0 to 9007199254740991. Unset when there is none. */
   statusCode?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `latencyMs`. */
+  /** A whole number from 0 to 9007199254740991. */
   latencyMs?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `timestamp`. */
+  /** An instant. */
   timestamp?:
     | Date
     | undefined;
-  /** True or false. REST: `success`. */
+  /** True or false. */
   success?:
     | boolean
     | undefined;
-  /** true for a replay asked for through the API. True or false. REST: `manual`. */
+  /** true for a replay asked for through the API. True or false. */
   manual?:
     | boolean
     | undefined;
   /**
-   * Why the attempt failed, when it did (timeout, connection error, non-2xx, blocked target). Unset when the REST
-   * answer leaves it out or has null. REST: `error`.
+   * Why the attempt failed, when it did (timeout, connection error, non-2xx, blocked target). Unset when there is
+   * none.
    */
   error?: string | undefined;
 }
 
-/** DeliveryDetail: the REST shape `DeliveryDetail` of the contract (openapi.json), field for field. */
+/** DeliveryDetail: the `DeliveryDetail` of the contract (openapi.json), field for field. */
 export interface DeliveryDetail {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** The event id: the envelope `id` and the `webhook-id` header, stable across retries and replays. REST: `eventId`. */
+  /** The event id: the envelope `id` and the `webhook-id` header, stable across retries and replays. */
   eventId?:
     | string
     | undefined;
-  /** The event type. REST: `event`. */
+  /** The event type. */
   event?:
     | string
     | undefined;
-  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed` in REST. REST: `status`. */
+  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. */
   status?:
     | DeliveryDetail_Status
     | undefined;
   /**
    * Number of the latest attempt (0 before the first); manual replays go on numbering after 5. A whole number from 0
-   * to 9007199254740991. REST: `attempt`.
+   * to 9007199254740991.
    */
   attempt?:
     | number
     | undefined;
   /**
    * HTTP status of the latest attempt; null before any attempt and when the receiver gave no answer. A whole number
-   * from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `statusCode`.
+   * from 0 to 9007199254740991. Unset when there is none.
    */
   statusCode?:
     | number
     | undefined;
   /**
    * Duration of the latest attempt; null before any attempt. A whole number from 0 to 9007199254740991. Unset when
-   * the REST answer leaves it out or has null. REST: `latencyMs`.
+   * there is none.
    */
   latencyMs?:
     | number
     | undefined;
-  /**
-   * Time of the latest attempt, or when the delivery was recorded if none was made yet. An instant (RFC 3339 text in
-   * REST). REST: `timestamp`.
-   */
+  /** Time of the latest attempt, or when the delivery was recorded if none was made yet. An instant. */
   timestamp?:
     | Date
     | undefined;
-  /**
-   * Whether the latest attempt got a 2xx; null before any attempt. True or false. Unset when the REST answer leaves
-   * it out or has null. REST: `success`.
-   */
+  /** Whether the latest attempt got a 2xx; null before any attempt. True or false. Unset when there is none. */
   success?:
     | boolean
     | undefined;
   /**
-   * When the next attempt is due (status `pending` or `failed`); null otherwise. An instant (RFC 3339 text in REST).
-   * Unset when the REST answer leaves it out or has null. REST: `nextAttemptAt`.
+   * When the next attempt is due (status `pending` or `failed`); null otherwise. An instant. Unset when there is
+   * none.
    */
   nextAttemptAt?:
     | Date
     | undefined;
-  /** REST: `attempts`. */
+  /** The attempts. */
   attempts?: DeliveryAttempt[] | undefined;
 }
 
@@ -2360,48 +2295,45 @@ export function deliveryDetail_StatusToNumber(object: DeliveryDetail_Status): nu
   }
 }
 
-/** DeliveryList: the REST shape `DeliveryList` of the contract (openapi.json), field for field. */
+/** DeliveryList: the `DeliveryList` of the contract (openapi.json), field for field. */
 export interface DeliveryList {
-  /** REST: `deliveries`. */
+  /** The deliveries. */
   deliveries?:
     | Delivery[]
     | undefined;
-  /** Deliveries matching the filters, over all pages. A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** Deliveries matching the filters, over all pages. A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor`.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?: string | undefined;
 }
 
-/** Event: the REST shape `Event` of the contract (openapi.json), field for field. */
+/** Event: the `Event` of the contract (openapi.json), field for field. */
 export interface Event {
   /**
    * The event id (`evt_…`): stable across retries and replays, the `webhook-id` header of its deliveries. Deduplicate
-   * on it. REST: `id`.
+   * on it.
    */
   id?:
     | string
     | undefined;
-  /** The version of the envelope and data shapes: `2026-11-01`. REST: `apiVersion`. */
+  /** The version of the envelope and data shapes: `2026-11-01`. */
   apiVersion?:
     | string
     | undefined;
-  /** When the change that caused the event committed. An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** When the change that caused the event committed. An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
   /**
    * The delivery attempt this body is (1 for the first; manual replays go on after 5). Listed events carry their
    * delivery's latest attempt, 0 when none was made (no webhook subscribed, a test-mode event, not sent yet). A whole
-   * number from 0 to 9007199254740991. REST: `attempt`.
+   * number from 0 to 9007199254740991.
    */
   attempt?:
     | number
@@ -2410,120 +2342,117 @@ export interface Event {
    * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
    * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
    * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
-   * `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. REST: `type`.
+   * `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`.
    */
   type?:
     | string
     | undefined;
   /**
    * The event's data; its shape depends on `type` (openapi.json `webhooks` gives each). Free-form JSON (the contract
-   * allows more than one shape here). REST: `data`.
+   * allows more than one shape here).
    */
   data?: any | undefined;
 }
 
-/** EventType: the REST shape `EventType` of the contract (openapi.json), field for field. */
+/** EventType: the `EventType` of the contract (openapi.json), field for field. */
 export interface EventType {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `providerId`. */
+  /** Text. */
   providerId?:
     | string
     | undefined;
-  /** Text. REST: `slug`. */
+  /** Text. */
   slug?:
     | string
     | undefined;
-  /** Text. REST: `title`. */
+  /** Text. */
   title?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `length`. */
+  /** A whole number from 0 to 9007199254740991. */
   length?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `price`. */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   price?:
     | number
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `currency`. */
+  /** Text. Unset when there is none. */
   currency?:
     | string
     | undefined;
-  /** One of `virtual`, `in-person`, `both`. Unset when the REST answer leaves it out or has null. REST: `modality`. */
+  /** One of `virtual`, `in-person`, `both`. Unset when there is none. */
   modality?: string | undefined;
 }
 
-/** EventTypeList: the REST shape `EventTypeList` of the contract (openapi.json), field for field. */
+/** EventTypeList: the `EventTypeList` of the contract (openapi.json), field for field. */
 export interface EventTypeList {
-  /** REST: `data`. */
+  /** The items of this page. */
   data?:
     | EventType[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /** True or false. REST: `hasMore`. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor`.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?: string | undefined;
 }
 
-/** ExternalCalendar: the REST shape `ExternalCalendar` of the contract (openapi.json), field for field. */
+/** ExternalCalendar: the `ExternalCalendar` of the contract (openapi.json), field for field. */
 export interface ExternalCalendar {
-  /** Text. REST: `type`. */
+  /** Text. */
   type?:
     | string
     | undefined;
-  /** Text. REST: `url`. */
+  /** Text. */
   url?: string | undefined;
 }
 
-/** ExternalCalendarInput: the REST shape `ExternalCalendarInput` of the contract (openapi.json), field for field. */
+/** ExternalCalendarInput: the `ExternalCalendarInput` of the contract (openapi.json), field for field. */
 export interface ExternalCalendarInput {
-  /** Text. Required. REST: `type`. */
+  /** Text. Required. */
   type?:
     | string
     | undefined;
-  /** Text of 1 to 1000 characters. Required. REST: `url`. */
+  /** Text of 1 to 1000 characters. Required. */
   url?: string | undefined;
 }
 
-/** Hold: the REST shape `Hold` of the contract (openapi.json), field for field. */
+/** Hold: the `Hold` of the contract (openapi.json), field for field. */
 export interface Hold {
-  /** Text. REST: `holdId`. */
+  /** Text. */
   holdId?:
     | string
     | undefined;
-  /** Text. REST: `resolutionId`. */
+  /** Text. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. REST: `optionId`. */
+  /** Text. */
   optionId?:
     | string
     | undefined;
-  /** One of `active`, `released`, `expired` in REST. REST: `status`. */
+  /** One of `active`, `released`, `expired`. */
   status?:
     | Hold_Status
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `expiresAt`. */
+  /** An instant. */
   expiresAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `releasedAt`. */
+  /** An instant. Unset when there is none. */
   releasedAt?:
     | Date
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `bookingId`. */
+  /** Text. Unset when there is none. */
   bookingId?: string | undefined;
 }
 
@@ -2593,43 +2522,43 @@ export function hold_StatusToNumber(object: Hold_Status): number {
   }
 }
 
-/** ImportRowError: the REST shape `ImportRowError` of the contract (openapi.json), field for field. */
+/** ImportRowError: the `ImportRowError` of the contract (openapi.json), field for field. */
 export interface ImportRowError {
-  /** A whole number from 0 to 9007199254740991. REST: `row`. */
+  /** A whole number from 0 to 9007199254740991. */
   row?:
     | number
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `externalId`. */
+  /** Text. Unset when there is none. */
   externalId?:
     | string
     | undefined;
-  /** Text. REST: `field`. */
+  /** Text. */
   field?:
     | string
     | undefined;
-  /** Text. REST: `code`. */
+  /** Text. */
   code?:
     | string
     | undefined;
-  /** Text. REST: `message`. */
+  /** Text. */
   message?: string | undefined;
 }
 
-/** ImportRowOutcome: the REST shape `ImportRowOutcome` of the contract (openapi.json), field for field. */
+/** ImportRowOutcome: the `ImportRowOutcome` of the contract (openapi.json), field for field. */
 export interface ImportRowOutcome {
-  /** A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `row`. */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   row?:
     | number
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `externalId`. */
+  /** Text. Unset when there is none. */
   externalId?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `providerId`. */
+  /** Text. Unset when there is none. */
   providerId?:
     | string
     | undefined;
-  /** One of `created`, `updated`, `unchanged`, `invalid`, `deactivated` in REST. REST: `outcome`. */
+  /** One of `created`, `updated`, `unchanged`, `invalid`, `deactivated`. */
   outcome?: ImportRowOutcome_Outcome | undefined;
 }
 
@@ -2717,51 +2646,51 @@ export function importRowOutcome_OutcomeToNumber(object: ImportRowOutcome_Outcom
   }
 }
 
-/** ImportSummary: the REST shape `ImportSummary` of the contract (openapi.json), field for field. */
+/** ImportSummary: the `ImportSummary` of the contract (openapi.json), field for field. */
 export interface ImportSummary {
-  /** A whole number from 0 to 9007199254740991. REST: `received`. */
+  /** A whole number from 0 to 9007199254740991. */
   received?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `created`. */
+  /** A whole number from 0 to 9007199254740991. */
   created?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `updated`. */
+  /** A whole number from 0 to 9007199254740991. */
   updated?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `unchanged`. */
+  /** A whole number from 0 to 9007199254740991. */
   unchanged?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `invalid`. */
+  /** A whole number from 0 to 9007199254740991. */
   invalid?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `deactivated`. */
+  /** A whole number from 0 to 9007199254740991. */
   deactivated?: number | undefined;
 }
 
-/** LicenseRecordInput: the REST shape `LicenseRecordInput` of the contract (openapi.json), field for field. */
+/** LicenseRecordInput: the `LicenseRecordInput` of the contract (openapi.json), field for field. */
 export interface LicenseRecordInput {
-  /** Text of at most 200 characters. Required. REST: `licenseTypeCode`. */
+  /** Text of at most 200 characters. Required. */
   licenseTypeCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Required. REST: `regionCode`. */
+  /** Text of at most 200 characters. Required. */
   regionCode?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `expired`, `revoked`, `pending` in REST. Required. REST: `status`. */
+  /** One of `active`, `inactive`, `expired`, `revoked`, `pending`. Required. */
   status?:
     | LicenseRecordInput_Status
     | undefined;
-  /** A calendar date, YYYY-MM-DD. Optional. REST: `expiresAt`. */
+  /** A calendar date, YYYY-MM-DD. Optional. */
   expiresAt?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). Optional. REST: `verifiedAt`. */
+  /** An instant. Optional. */
   verifiedAt?: Date | undefined;
 }
 
@@ -2849,69 +2778,63 @@ export function licenseRecordInput_StatusToNumber(object: LicenseRecordInput_Sta
   }
 }
 
-/** Machine: the REST shape `Machine` of the contract (openapi.json), field for field. */
+/** Machine: the `Machine` of the contract (openapi.json), field for field. */
 export interface Machine {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /**
-   * Machine version stored beside every persisted snapshot. A whole number from 0 to 9007199254740991. REST:
-   * `version`.
-   */
+  /** Machine version stored beside every persisted snapshot. A whole number from 0 to 9007199254740991. */
   version?:
     | number
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `initial`. */
+  /** Text. Unset when there is none. */
   initial?:
     | string
     | undefined;
-  /** REST: `states`. */
+  /** The states. */
   states?:
     | MachineState[]
     | undefined;
-  /** Text. REST: `events`. */
+  /** Text. */
   events?:
     | string[]
     | undefined;
-  /** REST: `transitions`. */
+  /** The transitions. */
   transitions?:
     | MachineTransition[]
     | undefined;
-  /** The machine as Graphviz DOT, drawn from the same definition (render it with any Graphviz). REST: `dot`. */
+  /** The machine as Graphviz DOT, drawn from the same definition (render it with any Graphviz). */
   dot?: string | undefined;
 }
 
-/** MachineCatalogue: the REST shape `MachineCatalogue` of the contract (openapi.json), field for field. */
+/** MachineCatalogue: the `MachineCatalogue` of the contract (openapi.json), field for field. */
 export interface MachineCatalogue {
-  /** REST: `machines`. */
+  /** The machines. */
   machines?: Machine[] | undefined;
 }
 
-/** MachineState: the REST shape `MachineState` of the contract (openapi.json), field for field. */
+/** MachineState: the `MachineState` of the contract (openapi.json), field for field. */
 export interface MachineState {
-  /** State node id (`hold.active`), as used by `transitions`, `activeStates` and the DOT drawing. REST: `id`. */
+  /** State node id (`hold.active`), as used by `transitions`, `activeStates` and the DOT drawing. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `key`. */
+  /** Text. */
   key?:
     | string
     | undefined;
-  /** One of `atomic`, `compound`, `parallel`, `final`, `history` in REST. REST: `type`. */
+  /** One of `atomic`, `compound`, `parallel`, `final`, `history`. */
   type?:
     | MachineState_Type
     | undefined;
-  /**
-   * Key of the initial child state of a compound state. Unset when the REST answer leaves it out or has null. REST:
-   * `initial`.
-   */
+  /** Key of the initial child state of a compound state. Unset when there is none. */
   initial?:
     | string
     | undefined;
   /**
    * Child states, each of this same shape (empty for the three machines today). Free-form JSON (the contract allows
-   * more than one shape here). REST: `states`.
+   * more than one shape here).
    */
   states?: any | undefined;
 }
@@ -3000,61 +2923,58 @@ export function machineState_TypeToNumber(object: MachineState_Type): number {
   }
 }
 
-/** MachineTransition: the REST shape `MachineTransition` of the contract (openapi.json), field for field. */
+/** MachineTransition: the `MachineTransition` of the contract (openapi.json), field for field. */
 export interface MachineTransition {
-  /** State node id the transition leaves. REST: `source`. */
+  /** State node id the transition leaves. */
   source?:
     | string
     | undefined;
-  /** Event type, or `always` for an eventless transition. REST: `event`. */
+  /** Event type, or `always` for an eventless transition. */
   event?:
     | string
     | undefined;
-  /**
-   * State node id it enters; null when it stays in `source` and only changes context. Unset when the REST answer
-   * leaves it out or has null. REST: `target`.
-   */
+  /** State node id it enters; null when it stays in `source` and only changes context. Unset when there is none. */
   target?:
     | string
     | undefined;
   /**
    * Guard name as written in the machine (`and(a, b)` for a combination); null when unguarded. Transitions of one
-   * source and event are tried in order. Unset when the REST answer leaves it out or has null. REST: `guard`.
+   * source and event are tried in order. Unset when there is none.
    */
   guard?:
     | string
     | undefined;
-  /** Text. REST: `actions`. */
+  /** Text. */
   actions?: string[] | undefined;
 }
 
-/** ManualReviewEntry: the REST shape `ManualReviewEntry` of the contract (openapi.json), field for field. */
+/** ManualReviewEntry: the `ManualReviewEntry` of the contract (openapi.json), field for field. */
 export interface ManualReviewEntry {
-  /** Text. REST: `providerId`. */
+  /** Text. */
   providerId?:
     | string
     | undefined;
-  /** Text. REST: `displayName`. */
+  /** Text. */
   displayName?:
     | string
     | undefined;
-  /** REST: `reasons`. */
+  /** The reasons. */
   reasons?:
     | ManualReviewEntry_Reasons[]
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `firstSeenAt`. */
+  /** An instant. */
   firstSeenAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `lastSeenAt`. */
+  /** An instant. */
   lastSeenAt?:
     | Date
     | undefined;
-  /** One of `open`, `resolved` in REST. REST: `status`. */
+  /** One of `open`, `resolved`. */
   status?:
     | ManualReviewEntry_Status
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `resolvedAt`. */
+  /** An instant. Unset when there is none. */
   resolvedAt?: Date | undefined;
 }
 
@@ -3117,258 +3037,243 @@ export function manualReviewEntry_StatusToNumber(object: ManualReviewEntry_Statu
 
 /** The `reasons` object. */
 export interface ManualReviewEntry_Reasons {
-  /** Text. REST: `code`. */
+  /** Text. */
   code?:
     | string
     | undefined;
-  /** Text. REST: `field`. */
+  /** Text. */
   field?:
     | string
     | undefined;
-  /** Text. REST: `detail`. */
+  /** Text. */
   detail?: string | undefined;
 }
 
-/** NetworkAdequacy: the REST shape `NetworkAdequacy` of the contract (openapi.json), field for field. */
+/** NetworkAdequacy: the `NetworkAdequacy` of the contract (openapi.json), field for field. */
 export interface NetworkAdequacy {
-  /** Text. REST: `period`. */
+  /** Text. */
   period?:
     | string
     | undefined;
-  /** Text. REST: `dimension`. */
+  /** Text. */
   dimension?:
     | string
     | undefined;
-  /** One row per value asked for, most asked first, then by value. REST: `rows`. */
+  /** One row per value asked for, most asked first, then by value. */
   rows?: NetworkAdequacyRow[] | undefined;
 }
 
-/** NetworkAdequacyRow: the REST shape `NetworkAdequacyRow` of the contract (openapi.json), field for field. */
+/** NetworkAdequacyRow: the `NetworkAdequacyRow` of the contract (openapi.json), field for field. */
 export interface NetworkAdequacyRow {
-  /** The normalized code, e.g. `es`, `US-CA`, `virtual`. REST: `value`. */
+  /** The normalized code, e.g. `es`, `US-CA`, `virtual`. */
   value?:
     | string
     | undefined;
   /**
    * Active, searchable providers of the organization that have the value now (for license_region: an active licence
-   * of that region not expired today). A whole number from 0 to 9007199254740991. REST: `providers`.
+   * of that region not expired today). A whole number from 0 to 9007199254740991.
    */
   providers?:
     | number
     | undefined;
-  /**
-   * Of those providers, the ones accepting new clients. A whole number from 0 to 9007199254740991. REST:
-   * `acceptingNewClients`.
-   */
+  /** Of those providers, the ones accepting new clients. A whole number from 0 to 9007199254740991. */
   acceptingNewClients?:
     | number
     | undefined;
-  /**
-   * Resolutions created in the period whose constraints named the value. A whole number from 0 to 9007199254740991.
-   * REST: `resolutions`.
-   */
+  /** Resolutions created in the period whose constraints named the value. A whole number from 0 to 9007199254740991. */
   resolutions?:
     | number
     | undefined;
-  /** Of those resolutions, the share made with zero results, 4 decimals. A number from 0 to 1. REST: `zeroResultRate`. */
+  /** Of those resolutions, the share made with zero results, 4 decimals. A number from 0 to 1. */
   zeroResultRate?:
     | number
     | undefined;
   /**
    * Median days from a resolution's creation to the start of its first (earliest) option, over those resolutions that
    * returned options: the wait of the one at rank ceil(n/2) in wait order, told within 2.5% (the middle of its
-   * 5%-wide histogram bucket), 2 decimals; null when none returned options. A number of at least 0. Unset when the
-   * REST answer leaves it out or has null. REST: `medianDaysToFirstOption`.
+   * 5%-wide histogram bucket), 2 decimals; null when none returned options. A number of at least 0. Unset when there
+   * is none.
    */
   medianDaysToFirstOption?:
     | number
     | undefined;
   /**
    * 90th percentile of the same days (interpolated), 2 decimals; null when no resolution returned options. A number
-   * of at least 0. Unset when the REST answer leaves it out or has null. REST: `p90DaysToFirstOption`.
+   * of at least 0. Unset when there is none.
    */
   p90DaysToFirstOption?:
     | number
     | undefined;
   /**
    * The five exclusion codes that excluded the most providers over those resolutions (sum of each resolution's
-   * exclusionSummary), most first. REST: `topExclusionCodes`.
+   * exclusionSummary), most first.
    */
   topExclusionCodes?: NetworkAdequacyRow_TopExclusionCodes[] | undefined;
 }
 
 /** The `topExclusionCodes` object. */
 export interface NetworkAdequacyRow_TopExclusionCodes {
-  /** Text. REST: `code`. */
+  /** Text. */
   code?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `count`. */
+  /** A whole number from 0 to 9007199254740991. */
   count?: number | undefined;
 }
 
-/** Organization: the REST shape `Organization` of the contract (openapi.json), field for field. */
+/** Organization: the `Organization` of the contract (openapi.json), field for field. */
 export interface Organization {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `platformId`. */
+  /** Text. */
   platformId?:
     | string
     | undefined;
-  /** Text. REST: `externalId`. */
+  /** Text. */
   externalId?:
     | string
     | undefined;
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** REST: `settings`. */
+  /** The settings. */
   settings?:
     | OrganizationSettingsView
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `providerGraphVersion`. */
+  /** A whole number from 0 to 9007199254740991. */
   providerGraphVersion?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `updatedAt`. */
+  /** An instant. */
   updatedAt?: Date | undefined;
 }
 
-/** OrganizationOverview: the REST shape `OrganizationOverview` of the contract (openapi.json), field for field. */
+/** OrganizationOverview: the `OrganizationOverview` of the contract (openapi.json), field for field. */
 export interface OrganizationOverview {
-  /** REST: `organization`. */
+  /** The organization. */
   organization?:
     | Organization
     | undefined;
-  /** REST: `counts`. */
+  /** The counts. */
   counts?:
     | OrganizationOverview_Counts
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `generatedAt`. */
+  /** An instant. */
   generatedAt?: Date | undefined;
 }
 
 /** The `counts` object. */
 export interface OrganizationOverview_Counts {
-  /** `active`: providers with status `active`. REST: `providers`. */
+  /** `active`: providers with status `active`. */
   providers?:
     | OrganizationOverview_Counts_Providers
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `services`. */
+  /** A whole number from 0 to 9007199254740991. */
   services?:
     | number
     | undefined;
-  /** REST: `bookings`. */
+  /** The bookings. */
   bookings?:
     | OrganizationOverview_Counts_Bookings
     | undefined;
-  /**
-   * Resolutions created in the 24 hours before `generatedAt`. A whole number from 0 to 9007199254740991. REST:
-   * `resolutionsLast24h`.
-   */
+  /** Resolutions created in the 24 hours before `generatedAt`. A whole number from 0 to 9007199254740991. */
   resolutionsLast24h?:
     | number
     | undefined;
-  /**
-   * Holds whose slot is still claimed and not yet expired. A whole number from 0 to 9007199254740991. REST:
-   * `activeHolds`.
-   */
+  /** Holds whose slot is still claimed and not yet expired. A whole number from 0 to 9007199254740991. */
   activeHolds?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `manualReviewOpen`. */
+  /** A whole number from 0 to 9007199254740991. */
   manualReviewOpen?:
     | number
     | undefined;
-  /**
-   * Deliveries by status (`failed`: a retry is scheduled; `suppressed`: test mode, never sent). REST:
-   * `webhookDeliveries`.
-   */
+  /** Deliveries by status (`failed`: a retry is scheduled; `suppressed`: test mode, never sent). */
   webhookDeliveries?:
     | OrganizationOverview_Counts_WebhookDeliveries
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `auditEvents`. */
+  /** A whole number from 0 to 9007199254740991. */
   auditEvents?: number | undefined;
 }
 
 /** The `providers` object. */
 export interface OrganizationOverview_Counts_Providers {
-  /** A whole number from 0 to 9007199254740991. REST: `active`. */
+  /** A whole number from 0 to 9007199254740991. */
   active?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?: number | undefined;
 }
 
 /** The `bookings` object. */
 export interface OrganizationOverview_Counts_Bookings {
-  /** A whole number from 0 to 9007199254740991. REST: `pending`. */
+  /** A whole number from 0 to 9007199254740991. */
   pending?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `confirmed`. */
+  /** A whole number from 0 to 9007199254740991. */
   confirmed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `cancelled`. */
+  /** A whole number from 0 to 9007199254740991. */
   cancelled?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `completed`. */
+  /** A whole number from 0 to 9007199254740991. */
   completed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `rescheduled`. */
+  /** A whole number from 0 to 9007199254740991. */
   rescheduled?: number | undefined;
 }
 
 /** The `webhookDeliveries` object. */
 export interface OrganizationOverview_Counts_WebhookDeliveries {
-  /** A whole number from 0 to 9007199254740991. REST: `pending`. */
+  /** A whole number from 0 to 9007199254740991. */
   pending?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `delivered`. */
+  /** A whole number from 0 to 9007199254740991. */
   delivered?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `failed`. */
+  /** A whole number from 0 to 9007199254740991. */
   failed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `dead_lettered`. */
+  /** A whole number from 0 to 9007199254740991. */
   deadLettered?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `suppressed`. */
+  /** A whole number from 0 to 9007199254740991. */
   suppressed?: number | undefined;
 }
 
-/** OrganizationSettings: the REST shape `OrganizationSettings` of the contract (openapi.json), field for field. */
+/** OrganizationSettings: the `OrganizationSettings` of the contract (openapi.json), field for field. */
 export interface OrganizationSettings {
-  /** One of `free`, `launch`, `scale`, `enterprise` in REST. Optional. REST: `plan`. */
+  /** One of `free`, `launch`, `scale`, `enterprise`. Optional. */
   plan?:
     | OrganizationSettings_Plan
     | undefined;
-  /** True or false. Optional. REST: `allowUnverifiable`. */
+  /** True or false. Optional. */
   allowUnverifiable?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  /** Text of at most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
   /**
    * How long a waitlist offer (its resolution and hold) lasts, in seconds: 60..3600, default 900. A whole number from
-   * 60 to 3600. Optional. REST: `waitlistOfferTtlSeconds`.
+   * 60 to 3600. Optional.
    */
   waitlistOfferTtlSeconds?: number | undefined;
 }
@@ -3448,24 +3353,21 @@ export function organizationSettings_PlanToNumber(object: OrganizationSettings_P
   }
 }
 
-/**
- * OrganizationSettingsView: the REST shape `OrganizationSettingsView` of the contract (openapi.json), field for
- * field.
- */
+/** OrganizationSettingsView: the `OrganizationSettingsView` of the contract (openapi.json), field for field. */
 export interface OrganizationSettingsView {
-  /** One of `free`, `launch`, `scale`, `enterprise` in REST. REST: `plan`. */
+  /** One of `free`, `launch`, `scale`, `enterprise`. */
   plan?:
     | OrganizationSettingsView_Plan
     | undefined;
-  /** True or false. REST: `allowUnverifiable`. */
+  /** True or false. */
   allowUnverifiable?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `timezone`. */
+  /** Text. Unset when there is none. */
   timezone?:
     | string
     | undefined;
-  /** A whole number from 60 to 3600. REST: `waitlistOfferTtlSeconds`. */
+  /** A whole number from 60 to 3600. */
   waitlistOfferTtlSeconds?: number | undefined;
 }
 
@@ -3544,199 +3446,193 @@ export function organizationSettingsView_PlanToNumber(object: OrganizationSettin
   }
 }
 
-/** OverrideInput: the REST shape `OverrideInput` of the contract (openapi.json), field for field. */
+/** OverrideInput: the `OverrideInput` of the contract (openapi.json), field for field. */
 export interface OverrideInput {
-  /** A calendar date, YYYY-MM-DD. Required. REST: `date`. */
+  /** A calendar date, YYYY-MM-DD. Required. */
   date?:
     | string
     | undefined;
-  /** At most 48 items. REST: `slots`. */
+  /** The slots. At most 48 items. */
   slots?: TimeWindowInput[] | undefined;
 }
 
-/** Professional: the REST shape `Professional` of the contract (openapi.json), field for field. */
+/** Professional: the `Professional` of the contract (openapi.json), field for field. */
 export interface Professional {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `externalId`. */
+  /** Text. */
   externalId?:
     | string
     | undefined;
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `email`. */
+  /** Text. Unset when there is none. */
   email?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `username`. */
+  /** Text. Unset when there is none. */
   username?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /** True or false. REST: `searchable`. */
+  /** True or false. */
   searchable?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `profession`. */
+  /** Text. Unset when there is none. */
   profession?:
     | string
     | undefined;
-  /** Text. REST: `specialty`. */
+  /** Text. */
   specialty?:
     | string[]
     | undefined;
-  /** Text. REST: `languages`. */
+  /** Text. */
   languages?:
     | string[]
     | undefined;
-  /** Text. REST: `modality`. */
+  /** Text. */
   modality?:
     | string[]
     | undefined;
-  /** Text. REST: `insurance`. */
+  /** Text. */
   insurance?:
     | string[]
     | undefined;
-  /** Text. REST: `serviceRegions`. */
+  /** Text. */
   serviceRegions?:
     | string[]
     | undefined;
-  /** Text. REST: `ageGroups`. */
+  /** Text. */
   ageGroups?:
     | string[]
     | undefined;
-  /** True or false. Unset when the REST answer leaves it out or has null. REST: `acceptsNewClients`. */
+  /** True or false. Unset when there is none. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `timezone`. */
+  /** Text. Unset when there is none. */
   timezone?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `bio`. */
+  /** Text. Unset when there is none. */
   bio?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `location`. */
+  /** Text. Unset when there is none. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `profileVersion`. */
+  /** A whole number from 0 to 9007199254740991. */
   profileVersion?: number | undefined;
 }
 
-/** Provider: the REST shape `Provider` of the contract (openapi.json), field for field. */
+/** Provider: the `Provider` of the contract (openapi.json), field for field. */
 export interface Provider {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /** Text. REST: `externalId`. */
+  /** Text. */
   externalId?:
     | string
     | undefined;
-  /** Text. REST: `displayName`. */
+  /** Text. */
   displayName?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `email`. */
+  /** Text. Unset when there is none. */
   email?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended` in REST. REST: `status`. */
+  /** One of `active`, `inactive`, `suspended`. */
   status?:
     | Provider_Status
     | undefined;
-  /** True or false. REST: `searchable`. */
+  /** True or false. */
   searchable?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `professionCode`. */
+  /** Text. Unset when there is none. */
   professionCode?:
     | string
     | undefined;
-  /** Text. REST: `specialtyCodes`. */
+  /** Text. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text. REST: `languageCodes`. */
+  /** Text. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text. REST: `modalityCodes`. */
+  /** Text. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** Text. REST: `serviceRegionCodes`. */
+  /** Text. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** Text. REST: `insurancePlanCodes`. */
+  /** Text. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** Text. REST: `ageGroupCodes`. */
+  /** Text. */
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** REST: `licenseRecords`. */
+  /** The license records. */
   licenseRecords?:
     | Provider_LicenseRecords[]
     | undefined;
-  /** True or false. Unset when the REST answer leaves it out or has null. REST: `acceptsNewClients`. */
+  /** True or false. Unset when there is none. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `timezone`. */
+  /** Text. Unset when there is none. */
   timezone?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `bio`. */
+  /** Text. Unset when there is none. */
   bio?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `username`. */
+  /** Text. Unset when there is none. */
   username?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `location`. */
+  /** Text. Unset when there is none. */
   location?:
     | string
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST:
-   * `panelCapacity`.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   panelCapacity?:
     | number
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST:
-   * `panelCurrentCount`.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   panelCurrentCount?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `profileVersion`. */
+  /** A whole number from 0 to 9007199254740991. */
   profileVersion?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `updatedAt`. */
+  /** An instant. */
   updatedAt?: Date | undefined;
 }
 
@@ -3808,69 +3704,69 @@ export function provider_StatusToNumber(object: Provider_Status): number {
 
 /** The `licenseRecords` object. */
 export interface Provider_LicenseRecords {
-  /** Text. REST: `licenseTypeCode`. */
+  /** Text. */
   licenseTypeCode?:
     | string
     | undefined;
-  /** Text. REST: `regionCode`. */
+  /** Text. */
   regionCode?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `expiresAt`. */
+  /** Text. Unset when there is none. */
   expiresAt?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `verifiedAt`. */
+  /** Text. Unset when there is none. */
   verifiedAt?: string | undefined;
 }
 
-/** ProviderImport: the REST shape `ProviderImport` of the contract (openapi.json), field for field. */
+/** ProviderImport: the `ProviderImport` of the contract (openapi.json), field for field. */
 export interface ProviderImport {
-  /** Text. REST: `importId`. */
+  /** Text. */
   importId?:
     | string
     | undefined;
-  /** One of `validating`, `processing`, `completed`, `failed` in REST. REST: `status`. */
+  /** One of `validating`, `processing`, `completed`, `failed`. */
   status?:
     | ProviderImport_Status
     | undefined;
-  /** True or false. REST: `dryRun`. */
+  /** True or false. */
   dryRun?:
     | boolean
     | undefined;
-  /** One of `upsert`, `create_only`, `update_only` in REST. REST: `mode`. */
+  /** One of `upsert`, `create_only`, `update_only`. */
   mode?:
     | ProviderImport_Mode
     | undefined;
-  /** True or false. REST: `deactivateMissing`. */
+  /** True or false. */
   deactivateMissing?:
     | boolean
     | undefined;
-  /** REST: `summary`. */
+  /** The summary. */
   summary?:
     | ImportSummary
     | undefined;
-  /** REST: `progress`. */
+  /** The progress. */
   progress?:
     | ProviderImport_Progress
     | undefined;
-  /** REST: `errors`. */
+  /** The errors. */
   errors?:
     | ImportRowError[]
     | undefined;
-  /** REST: `rows`. */
+  /** The rows. */
   rows?:
     | ImportRowOutcome[]
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `completedAt`. */
+  /** An instant. Unset when there is none. */
   completedAt?: Date | undefined;
 }
 
@@ -4017,29 +3913,29 @@ export function providerImport_ModeToNumber(object: ProviderImport_Mode): number
 
 /** The `progress` object. */
 export interface ProviderImport_Progress {
-  /** A whole number from 0 to 9007199254740991. REST: `processed`. */
+  /** A whole number from 0 to 9007199254740991. */
   processed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?: number | undefined;
 }
 
-/** ProviderImportAccepted: the REST shape `ProviderImportAccepted` of the contract (openapi.json), field for field. */
+/** ProviderImportAccepted: the `ProviderImportAccepted` of the contract (openapi.json), field for field. */
 export interface ProviderImportAccepted {
-  /** Text. REST: `importId`. */
+  /** Text. */
   importId?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /** True or false. REST: `dryRun`. */
+  /** True or false. */
   dryRun?:
     | boolean
     | undefined;
-  /** One of `upsert`, `create_only`, `update_only` in REST. REST: `mode`. */
+  /** One of `upsert`, `create_only`, `update_only`. */
   mode?: ProviderImportAccepted_Mode | undefined;
 }
 
@@ -4109,78 +4005,69 @@ export function providerImportAccepted_ModeToNumber(object: ProviderImportAccept
   }
 }
 
-/** ProviderList: the REST shape `ProviderList` of the contract (openapi.json), field for field. */
+/** ProviderList: the `ProviderList` of the contract (openapi.json), field for field. */
 export interface ProviderList {
-  /** REST: `data`. */
+  /** The items of this page. */
   data?:
     | Provider[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /** True or false. REST: `hasMore`. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor`.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?: string | undefined;
 }
 
-/** QueuedReplay: the REST shape `QueuedReplay` of the contract (openapi.json), field for field. */
+/** QueuedReplay: the `QueuedReplay` of the contract (openapi.json), field for field. */
 export interface QueuedReplay {
-  /** Text. REST: `deliveryId`. */
+  /** Text. */
   deliveryId?:
     | string
     | undefined;
-  /** Text. REST: `status`. */
+  /** Text. */
   status?:
     | string
     | undefined;
-  /**
-   * The number the queued attempt will carry (the latest + 1). A whole number from 0 to 9007199254740991. REST:
-   * `attempt`.
-   */
+  /** The number the queued attempt will carry (the latest + 1). A whole number from 0 to 9007199254740991. */
   attempt?: number | undefined;
 }
 
-/** RankingPolicy: the REST shape `RankingPolicy` of the contract (openapi.json), field for field. */
+/** RankingPolicy: the `RankingPolicy` of the contract (openapi.json), field for field. */
 export interface RankingPolicy {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** One of `draft`, `active`, `inactive` in REST. REST: `status`. */
+  /** One of `draft`, `active`, `inactive`. */
   status?:
     | RankingPolicy_Status
     | undefined;
-  /** All six keys; keys a request left out hold the default weights. REST: `weights`. */
+  /** All six keys; keys a request left out hold the default weights. */
   weights?:
     | RankingPolicy_Weights
     | undefined;
-  /** One of `earliest_start`, `lowest_workload`, `provider_id` in REST. REST: `tieBreakers`. */
+  /** One of `earliest_start`, `lowest_workload`, `provider_id`. */
   tieBreakers?:
     | RankingPolicy_TieBreakers[]
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST:
-   * `activeVersion`.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   activeVersion?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `updatedAt`. */
+  /** An instant. */
   updatedAt?: Date | undefined;
 }
 
@@ -4318,49 +4205,49 @@ export function rankingPolicy_TieBreakersToNumber(object: RankingPolicy_TieBreak
 
 /** The `weights` object. */
 export interface RankingPolicy_Weights {
-  /** A number of at least 0. REST: `preferredLanguage`. */
+  /** A number of at least 0. */
   preferredLanguage?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `preferredDayPart`. */
+  /** A number of at least 0. */
   preferredDayPart?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `earliestAvailable`. */
+  /** A number of at least 0. */
   earliestAvailable?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `providerContinuity`. */
+  /** A number of at least 0. */
   providerContinuity?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `workloadBalance`. */
+  /** A number of at least 0. */
   workloadBalance?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `preferredLocation`. */
+  /** A number of at least 0. */
   preferredLocation?: number | undefined;
 }
 
-/** RankingPolicyVersion: the REST shape `RankingPolicyVersion` of the contract (openapi.json), field for field. */
+/** RankingPolicyVersion: the `RankingPolicyVersion` of the contract (openapi.json), field for field. */
 export interface RankingPolicyVersion {
-  /** A whole number from 0 to 9007199254740991. REST: `version`. */
+  /** A whole number from 0 to 9007199254740991. */
   version?:
     | number
     | undefined;
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** REST: `weights`. */
+  /** The weights. */
   weights?:
     | RankingPolicyVersion_Weights
     | undefined;
-  /** One of `earliest_start`, `lowest_workload`, `provider_id` in REST. REST: `tieBreakers`. */
+  /** One of `earliest_start`, `lowest_workload`, `provider_id`. */
   tieBreakers?:
     | RankingPolicyVersion_TieBreakers[]
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `activatedAt`. */
+  /** An instant. */
   activatedAt?: Date | undefined;
 }
 
@@ -4432,120 +4319,111 @@ export function rankingPolicyVersion_TieBreakersToNumber(object: RankingPolicyVe
 
 /** The `weights` object. */
 export interface RankingPolicyVersion_Weights {
-  /** A number of at least 0. REST: `preferredLanguage`. */
+  /** A number of at least 0. */
   preferredLanguage?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `preferredDayPart`. */
+  /** A number of at least 0. */
   preferredDayPart?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `earliestAvailable`. */
+  /** A number of at least 0. */
   earliestAvailable?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `providerContinuity`. */
+  /** A number of at least 0. */
   providerContinuity?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `workloadBalance`. */
+  /** A number of at least 0. */
   workloadBalance?:
     | number
     | undefined;
-  /** A number of at least 0. REST: `preferredLocation`. */
+  /** A number of at least 0. */
   preferredLocation?: number | undefined;
 }
 
-/** ReplayResult: the REST shape `ReplayResult` of the contract (openapi.json), field for field. */
+/** ReplayResult: the `ReplayResult` of the contract (openapi.json), field for field. */
 export interface ReplayResult {
-  /** True or false. REST: `delivered`. */
+  /** True or false. */
   delivered?:
     | boolean
     | undefined;
-  /**
-   * null when the receiver gave no answer. A whole number from 0 to 9007199254740991. Unset when the REST answer
-   * leaves it out or has null. REST: `statusCode`.
-   */
+  /** null when the receiver gave no answer. A whole number from 0 to 9007199254740991. Unset when there is none. */
   statusCode?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `latencyMs`. */
+  /** A whole number from 0 to 9007199254740991. */
   latencyMs?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `replayedAt`. */
+  /** An instant. */
   replayedAt?:
     | Date
     | undefined;
-  /** The number this attempt carries. A whole number from 0 to 9007199254740991. REST: `attempt`. */
+  /** The number this attempt carries. A whole number from 0 to 9007199254740991. */
   attempt?: number | undefined;
 }
 
-/** Resolution: the REST shape `Resolution` of the contract (openapi.json), field for field. */
+/** Resolution: the `Resolution` of the contract (openapi.json), field for field. */
 export interface Resolution {
-  /** Text. REST: `resolutionId`. */
+  /** Text. */
   resolutionId?:
     | string
     | undefined;
-  /** One of `resolved`, `zero_results` in REST. REST: `status`. */
+  /** One of `resolved`, `zero_results`. */
   status?:
     | Resolution_Status
     | undefined;
-  /** Text. REST: `requestId`. */
+  /** Text. */
   requestId?:
     | string
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /** REST: `policy`. */
+  /** The policy. */
   policy?:
     | Resolution_Policy
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `providerGraphVersion`. */
+  /** A whole number from 0 to 9007199254740991. */
   providerGraphVersion?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `expiresAt`. */
+  /** An instant. */
   expiresAt?:
     | Date
     | undefined;
-  /** REST: `summary`. */
+  /** The summary. */
   summary?:
     | Resolution_Summary
     | undefined;
-  /** REST: `options`. */
+  /** The options. */
   options?:
     | ResolutionOption[]
     | undefined;
-  /** Keyed by name. REST: `exclusionSummary`. */
+  /** Keyed by name. */
   exclusionSummary?:
     | { [key: string]: number }
     | undefined;
-  /** REST: `warnings`. */
+  /** The warnings. */
   warnings?:
     | Resolution_Warnings[]
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST:
-   * `totalProviders`.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   totalProviders?:
     | number
     | undefined;
-  /**
-   * A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST:
-   * `evaluatedSlots`.
-   */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   evaluatedSlots?:
     | number
     | undefined;
-  /** Unset when the REST answer leaves it out or has null. REST: `zeroResultReasons`. */
+  /** Unset when there is none. */
   zeroResultReasons?: Resolution_ZeroResultReasons[] | undefined;
 }
 
@@ -4608,69 +4486,69 @@ export function resolution_StatusToNumber(object: Resolution_Status): number {
 
 /** The `policy` object. */
 export interface Resolution_Policy {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `version`. */
+  /** A whole number from 0 to 9007199254740991. */
   version?: number | undefined;
 }
 
 /** The `summary` object. */
 export interface Resolution_Summary {
-  /** A whole number from 0 to 9007199254740991. REST: `providersScanned`. */
+  /** A whole number from 0 to 9007199254740991. */
   providersScanned?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `eligibleProviders`. */
+  /** A whole number from 0 to 9007199254740991. */
   eligibleProviders?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `providersWithVerifiedAvailability`. */
+  /** A whole number from 0 to 9007199254740991. */
   providersWithVerifiedAvailability?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `optionsReturned`. */
+  /** A whole number from 0 to 9007199254740991. */
   optionsReturned?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `evaluatedSlots`. */
+  /** A whole number from 0 to 9007199254740991. */
   evaluatedSlots?: number | undefined;
 }
 
 /** The `warnings` object. */
 export interface Resolution_Warnings {
-  /** Text. REST: `code`. */
+  /** Text. */
   code?:
     | string
     | undefined;
-  /** Text. REST: `message`. */
+  /** Text. */
   message?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `providerId`. */
+  /** Text. Unset when there is none. */
   providerId?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `field`. */
+  /** Text. Unset when there is none. */
   field?: string | undefined;
 }
 
 /** The `zeroResultReasons` object. */
 export interface Resolution_ZeroResultReasons {
-  /** Text. REST: `reasonCode`. */
+  /** Text. */
   reasonCode?:
     | string
     | undefined;
-  /** Text. REST: `description`. */
+  /** Text. */
   description?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `affectedProviders`. */
+  /** A whole number from 0 to 9007199254740991. */
   affectedProviders?:
     | number
     | undefined;
-  /** Text. REST: `suggestion`. */
+  /** Text. */
   suggestion?: string | undefined;
 }
 
@@ -4679,239 +4557,239 @@ export interface Resolution_ExclusionSummaryEntry {
   value: number;
 }
 
-/** ResolutionConstraints: the REST shape `ResolutionConstraints` of the contract (openapi.json), field for field. */
+/** ResolutionConstraints: the `ResolutionConstraints` of the contract (openapi.json), field for field. */
 export interface ResolutionConstraints {
-  /** Optional. REST: `languageCodes`. */
+  /** The language codes. Optional. */
   languageCodes?:
     | ResolutionConstraints_LanguageCodes
     | undefined;
-  /** Optional. REST: `modalityCodes`. */
+  /** The modality codes. Optional. */
   modalityCodes?:
     | ResolutionConstraints_ModalityCodes
     | undefined;
-  /** Optional. REST: `licenseRegionCodes`. */
+  /** The license region codes. Optional. */
   licenseRegionCodes?:
     | ResolutionConstraints_LicenseRegionCodes
     | undefined;
-  /** Optional. REST: `insurancePlanCodes`. */
+  /** The insurance plan codes. Optional. */
   insurancePlanCodes?:
     | ResolutionConstraints_InsurancePlanCodes
     | undefined;
-  /** Optional. REST: `ageGroupCodes`. */
+  /** The age group codes. Optional. */
   ageGroupCodes?:
     | ResolutionConstraints_AgeGroupCodes
     | undefined;
-  /** Optional. REST: `specialtyCodes`. */
+  /** The specialty codes. Optional. */
   specialtyCodes?:
     | ResolutionConstraints_SpecialtyCodes
     | undefined;
-  /** Optional. REST: `professionCodes`. */
+  /** The profession codes. Optional. */
   professionCodes?:
     | ResolutionConstraints_ProfessionCodes
     | undefined;
-  /** Optional. REST: `serviceRegionCodes`. */
+  /** The service region codes. Optional. */
   serviceRegionCodes?:
     | ResolutionConstraints_ServiceRegionCodes
     | undefined;
-  /** True or false. Optional. REST: `acceptsNewClients`. */
+  /** True or false. Optional. */
   acceptsNewClients?: boolean | undefined;
 }
 
 /** The `languageCodes` object. */
 export interface ResolutionConstraints_LanguageCodes {
-  /** Text of at most 200 characters. At most 100 items. REST: `anyOf`. */
+  /** Text of at most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
 /** The `modalityCodes` object. */
 export interface ResolutionConstraints_ModalityCodes {
-  /** Text of at most 200 characters. At most 100 items. REST: `anyOf`. */
+  /** Text of at most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
 /** The `licenseRegionCodes` object. */
 export interface ResolutionConstraints_LicenseRegionCodes {
-  /** Text of at most 200 characters. At most 100 items. REST: `anyOf`. */
+  /** Text of at most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
 /** The `insurancePlanCodes` object. */
 export interface ResolutionConstraints_InsurancePlanCodes {
-  /** Text of at most 200 characters. At most 100 items. REST: `anyOf`. */
+  /** Text of at most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
 /** The `ageGroupCodes` object. */
 export interface ResolutionConstraints_AgeGroupCodes {
-  /** Text of at most 200 characters. At most 100 items. REST: `anyOf`. */
+  /** Text of at most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
 /** The `specialtyCodes` object. */
 export interface ResolutionConstraints_SpecialtyCodes {
-  /** Text of at most 200 characters. At most 100 items. REST: `anyOf`. */
+  /** Text of at most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
 /** The `professionCodes` object. */
 export interface ResolutionConstraints_ProfessionCodes {
-  /** Text of at most 200 characters. At most 100 items. REST: `anyOf`. */
+  /** Text of at most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
 /** The `serviceRegionCodes` object. */
 export interface ResolutionConstraints_ServiceRegionCodes {
-  /** Text of at most 200 characters. At most 100 items. REST: `anyOf`. */
+  /** Text of at most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** ResolutionOption: the REST shape `ResolutionOption` of the contract (openapi.json), field for field. */
+/** ResolutionOption: the `ResolutionOption` of the contract (openapi.json), field for field. */
 export interface ResolutionOption {
-  /** Text. REST: `optionId`. */
+  /** Text. */
   optionId?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `rank`. */
+  /** A whole number from 0 to 9007199254740991. */
   rank?:
     | number
     | undefined;
-  /** REST: `provider`. */
+  /** The provider. */
   provider?:
     | ResolutionOption_Provider
     | undefined;
-  /** REST: `service`. */
+  /** The service. */
   service?:
     | ResolutionOption_Service
     | undefined;
-  /** REST: `slot`. */
+  /** The slot. */
   slot?:
     | ResolutionOption_Slot
     | undefined;
-  /** Text. REST: `availabilityStatus`. */
+  /** Text. */
   availabilityStatus?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `availabilityCheckedAt`. */
+  /** An instant. */
   availabilityCheckedAt?:
     | Date
     | undefined;
-  /** A number. REST: `score`. */
+  /** A number. */
   score?:
     | number
     | undefined;
-  /** REST: `matchedConstraints`. */
+  /** The matched constraints. */
   matchedConstraints?:
     | ConstraintRecord[]
     | undefined;
-  /** REST: `rankingFactors`. */
+  /** The ranking factors. */
   rankingFactors?:
     | ResolutionOption_RankingFactors[]
     | undefined;
-  /** Text. REST: `reason`. */
+  /** Text. */
   reason?:
     | string
     | undefined;
-  /** REST: `warnings`. */
+  /** The warnings. */
   warnings?: ResolutionOption_Warnings[] | undefined;
 }
 
 /** The `provider` object. */
 export interface ResolutionOption_Provider {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `externalId`. */
+  /** Text. */
   externalId?:
     | string
     | undefined;
-  /** Text. REST: `displayName`. */
+  /** Text. */
   displayName?: string | undefined;
 }
 
 /** The `service` object. */
 export interface ResolutionOption_Service {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `displayName`. */
+  /** Text. */
   displayName?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `durationMinutes`. */
+  /** A whole number from 0 to 9007199254740991. */
   durationMinutes?: number | undefined;
 }
 
 /** The `slot` object. */
 export interface ResolutionOption_Slot {
-  /** An instant (RFC 3339 text in REST). REST: `start`. */
+  /** An instant. */
   start?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `end`. */
+  /** An instant. */
   end?:
     | Date
     | undefined;
-  /** Text. REST: `timezone`. */
+  /** Text. */
   timezone?: string | undefined;
 }
 
 /** The `rankingFactors` object. */
 export interface ResolutionOption_RankingFactors {
-  /** Text. REST: `code`. */
+  /** Text. */
   code?:
     | string
     | undefined;
-  /** A number. REST: `points`. */
+  /** A number. */
   points?: number | undefined;
 }
 
 /** The `warnings` object. */
 export interface ResolutionOption_Warnings {
-  /** Text. REST: `code`. */
+  /** Text. */
   code?:
     | string
     | undefined;
-  /** Text. REST: `message`. */
+  /** Text. */
   message?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `providerId`. */
+  /** Text. Unset when there is none. */
   providerId?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `field`. */
+  /** Text. Unset when there is none. */
   field?: string | undefined;
 }
 
-/** ResolutionPreferences: the REST shape `ResolutionPreferences` of the contract (openapi.json), field for field. */
+/** ResolutionPreferences: the `ResolutionPreferences` of the contract (openapi.json), field for field. */
 export interface ResolutionPreferences {
-  /** One of `morning`, `afternoon`, `evening` in REST. At most 100 items. Optional. REST: `dayParts`. */
+  /** One of `morning`, `afternoon`, `evening`. At most 100 items. Optional. */
   dayParts?:
     | ResolutionPreferences_DayParts[]
     | undefined;
-  /** True or false. Optional. REST: `earliestAvailable`. */
+  /** True or false. Optional. */
   earliestAvailable?:
     | boolean
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes`. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. Optional. REST: `location`. */
+  /** Text of at most 200 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `specialtyCodes`. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Optional. REST: `clientRef`. */
+  /** Text of 1 to 200 characters. Optional. */
   clientRef?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. REST: `timezone`. */
+  /** Text of at most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
@@ -4981,64 +4859,61 @@ export function resolutionPreferences_DayPartsToNumber(object: ResolutionPrefere
   }
 }
 
-/** ResolutionSummary: the REST shape `ResolutionSummary` of the contract (openapi.json), field for field. */
+/** ResolutionSummary: the `ResolutionSummary` of the contract (openapi.json), field for field. */
 export interface ResolutionSummary {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
   /**
    * The outcome when the resolution was made; written once and never updated: expiry shows in `expiresAt`,
    * confirmation in `bookingId`, the live state in GET /api/v2/resolutions/:id or the inspector. One of `resolved`,
-   * `zero_results` in REST. REST: `status`.
+   * `zero_results`.
    */
   status?:
     | ResolutionSummary_Status
     | undefined;
-  /** Text. REST: `requestId`. */
+  /** Text. */
   requestId?:
     | string
     | undefined;
-  /** Text. REST: `serviceSlug`. */
+  /** Text. */
   serviceSlug?:
     | string
     | undefined;
-  /** Text. REST: `policyId`. */
+  /** Text. */
   policyId?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `policyVersion`. */
+  /** A whole number from 0 to 9007199254740991. */
   policyVersion?:
     | number
     | undefined;
-  /**
-   * The provider graph version the resolution was computed on. A whole number from 0 to 9007199254740991. REST:
-   * `graphVersion`.
-   */
+  /** The provider graph version the resolution was computed on. A whole number from 0 to 9007199254740991. */
   graphVersion?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `optionsReturned`. */
+  /** A whole number from 0 to 9007199254740991. */
   optionsReturned?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `evaluatedSlots`. */
+  /** A whole number from 0 to 9007199254740991. */
   evaluatedSlots?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `providersScanned`. */
+  /** A whole number from 0 to 9007199254740991. */
   providersScanned?:
     | number
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `bookingId`. */
+  /** Text. Unset when there is none. */
   bookingId?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `expiresAt`. */
+  /** An instant. */
   expiresAt?: Date | undefined;
 }
 
@@ -5099,156 +4974,150 @@ export function resolutionSummary_StatusToNumber(object: ResolutionSummary_Statu
   }
 }
 
-/** Service: the REST shape `Service` of the contract (openapi.json), field for field. */
+/** Service: the `Service` of the contract (openapi.json), field for field. */
 export interface Service {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Text. REST: `organizationId`. */
+  /** Text. */
   organizationId?:
     | string
     | undefined;
-  /** Text. REST: `providerId`. */
+  /** Text. */
   providerId?:
     | string
     | undefined;
-  /** Text. REST: `title`. */
+  /** Text. */
   title?:
     | string
     | undefined;
-  /** Text. REST: `slug`. */
+  /** Text. */
   slug?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `duration`. */
+  /** A whole number from 0 to 9007199254740991. */
   duration?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `price`. */
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   price?:
     | number
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `currency`. */
+  /** Text. Unset when there is none. */
   currency?:
     | string
     | undefined;
-  /** One of `virtual`, `in-person`, `both`. Unset when the REST answer leaves it out or has null. REST: `modality`. */
+  /** One of `virtual`, `in-person`, `both`. Unset when there is none. */
   modality?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `slotIntervalMinutes`. */
+  /** A whole number from 0 to 9007199254740991. */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `minimumNoticeMinutes`. */
+  /** A whole number from 0 to 9007199254740991. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `bufferBeforeMinutes`. */
+  /** A whole number from 0 to 9007199254740991. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `bufferAfterMinutes`. */
+  /** A whole number from 0 to 9007199254740991. */
   bufferAfterMinutes?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `updatedAt`. */
+  /** An instant. */
   updatedAt?: Date | undefined;
 }
 
-/** ServiceList: the REST shape `ServiceList` of the contract (openapi.json), field for field. */
+/** ServiceList: the `ServiceList` of the contract (openapi.json), field for field. */
 export interface ServiceList {
-  /** REST: `data`. */
+  /** The items of this page. */
   data?:
     | Service[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?:
     | number
     | undefined;
-  /** True or false. REST: `hasMore`. */
+  /** True or false. */
   hasMore?:
     | boolean
     | undefined;
-  /**
-   * The opaque token to send as `page_token` for the next page; unset on the last page. Unset when the REST answer
-   * leaves it out or has null. REST: `nextCursor`.
-   */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
   nextPageToken?: string | undefined;
 }
 
-/**
- * SimulationCandidateInput: the REST shape `SimulationCandidateInput` of the contract (openapi.json), field for
- * field.
- */
+/** SimulationCandidateInput: the `SimulationCandidateInput` of the contract (openapi.json), field for field. */
 export interface SimulationCandidateInput {
-  /** Text of 1 to 200 characters. Required. REST: `providerId`. */
+  /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Required. REST: `displayName`. */
+  /** Text of at most 200 characters. Required. */
   displayName?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. REST: `languageCodes`. */
+  /** Text of at most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
   /**
    * ISO 8601 timestamp; its offset decides day parts unless preferences.timezone is given (none means UTC). An
-   * instant (RFC 3339 text in REST). Required. REST: `slotStart`.
+   * instant. Required.
    */
   slotStart?: Date | undefined;
 }
 
-/** SimulationResult: the REST shape `SimulationResult` of the contract (openapi.json), field for field. */
+/** SimulationResult: the `SimulationResult` of the contract (openapi.json), field for field. */
 export interface SimulationResult {
-  /** REST: `policy`. */
+  /** The policy. */
   policy?:
     | SimulationResult_Policy
     | undefined;
-  /** REST: `ranked`. */
+  /** The ranked. */
   ranked?: SimulationResult_Ranked[] | undefined;
 }
 
 /** The `policy` object. */
 export interface SimulationResult_Policy {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). REST: `version`. */
+  /** Free-form JSON (the contract allows more than one shape here). */
   version?: any | undefined;
 }
 
 /** The `ranked` object. */
 export interface SimulationResult_Ranked {
-  /** A whole number from 0 to 9007199254740991. REST: `rank`. */
+  /** A whole number from 0 to 9007199254740991. */
   rank?:
     | number
     | undefined;
-  /** Text. REST: `providerId`. */
+  /** Text. */
   providerId?:
     | string
     | undefined;
-  /** Text. REST: `displayName`. */
+  /** Text. */
   displayName?:
     | string
     | undefined;
-  /** Text. REST: `slotStart`. */
+  /** Text. */
   slotStart?:
     | string
     | undefined;
-  /** A number. REST: `score`. */
+  /** A number. */
   score?:
     | number
     | undefined;
-  /** REST: `rankingFactors`. */
+  /** The ranking factors. */
   rankingFactors?: SimulationResult_Ranked_RankingFactors[] | undefined;
 }
 
@@ -5256,65 +5125,65 @@ export interface SimulationResult_Ranked {
 export interface SimulationResult_Ranked_RankingFactors {
   /**
    * One of `PREFERRED_LANGUAGE`, `PREFERRED_DAY_PART`, `EARLIEST_AVAILABLE`, `PROVIDER_CONTINUITY`,
-   * `WORKLOAD_BALANCE`, `PREFERRED_LOCATION`, `PREFERRED_SPECIALTY`, `AVAILABILITY_DENSITY`. REST: `code`.
+   * `WORKLOAD_BALANCE`, `PREFERRED_LOCATION`, `PREFERRED_SPECIALTY`, `AVAILABILITY_DENSITY`.
    */
   code?:
     | string
     | undefined;
-  /** A number. REST: `points`. */
+  /** A number. */
   points?: number | undefined;
 }
 
-/** SlotV1: the REST shape `SlotV1` of the contract (openapi.json), field for field. */
+/** SlotV1: the `SlotV1` of the contract (openapi.json), field for field. */
 export interface SlotV1 {
-  /** Opaque slot id accepted by POST /api/v1/bookings. REST: `id`. */
+  /** Opaque slot id accepted by POST /api/v1/bookings. */
   id?:
     | string
     | undefined;
-  /** Local date, YYYY-MM-DD. REST: `date`. */
+  /** Local date, YYYY-MM-DD. */
   date?:
     | string
     | undefined;
-  /** Local wall-clock time, HH:MM. REST: `time`. */
+  /** Local wall-clock time, HH:MM. */
   time?:
     | string
     | undefined;
-  /** Display text such as `9:00 AM`. REST: `label`. */
+  /** Display text such as `9:00 AM`. */
   label?:
     | string
     | undefined;
-  /** True or false. REST: `available`. */
+  /** True or false. */
   available?: boolean | undefined;
 }
 
-/** SlotsV1Page: the REST shape `SlotsV1Page` of the contract (openapi.json), field for field. */
+/** SlotsV1Page: the `SlotsV1Page` of the contract (openapi.json), field for field. */
 export interface SlotsV1Page {
-  /** REST: `slots`. */
+  /** The slots. */
   slots?:
     | SlotV1[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `total`. */
+  /** A whole number from 0 to 9007199254740991. */
   total?: number | undefined;
 }
 
-/** StepCause: the REST shape `StepCause` of the contract (openapi.json), field for field. */
+/** StepCause: the `StepCause` of the contract (openapi.json), field for field. */
 export interface StepCause {
   /**
    * `key`: an API call; `system`: the service itself (a timer, a repair); unknown for steps recorded before causes
-   * were. One of `key`, `system` in REST. REST: `type`.
+   * were. One of `key`, `system`.
    */
   type?:
     | StepCause_Type
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `keyId`. */
+  /** Text. Unset when there is none. */
   keyId?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `keyType`. */
+  /** Text. Unset when there is none. */
   keyType?:
     | string
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `requestId`. */
+  /** Text. Unset when there is none. */
   requestId?: string | undefined;
 }
 
@@ -5375,102 +5244,98 @@ export function stepCause_TypeToNumber(object: StepCause_Type): number {
   }
 }
 
-/** TimeWindow: the REST shape `TimeWindow` of the contract (openapi.json), field for field. */
+/** TimeWindow: the `TimeWindow` of the contract (openapi.json), field for field. */
 export interface TimeWindow {
-  /** Text. REST: `start`. */
+  /** Text. */
   start?:
     | string
     | undefined;
-  /** Text. REST: `end`. */
+  /** Text. */
   end?: string | undefined;
 }
 
-/** TimeWindowInput: the REST shape `TimeWindowInput` of the contract (openapi.json), field for field. */
+/** TimeWindowInput: the `TimeWindowInput` of the contract (openapi.json), field for field. */
 export interface TimeWindowInput {
-  /** Text of at most 5 characters. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. REST: `start`. */
+  /** Text of at most 5 characters. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. */
   start?:
     | string
     | undefined;
-  /** Text of at most 5 characters. Matches `^(([01]\d|2[0-3]):[0-5]\d|24:00)$`. Required. REST: `end`. */
+  /** Text of at most 5 characters. Matches `^(([01]\d|2[0-3]):[0-5]\d|24:00)$`. Required. */
   end?: string | undefined;
 }
 
-/** UpdatedWebhook: the REST shape `UpdatedWebhook` of the contract (openapi.json), field for field. */
+/** UpdatedWebhook: the `UpdatedWebhook` of the contract (openapi.json), field for field. */
 export interface UpdatedWebhook {
-  /** Text. REST: `url`. */
+  /** Text. */
   url?:
     | string
     | undefined;
-  /** Text. REST: `events`. */
+  /** Text. */
   events?:
     | string[]
     | undefined;
-  /** True or false. REST: `active`. */
+  /** True or false. */
   active?:
     | boolean
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
   /**
    * `whsec_<base64 of 32 random bytes>`; the HMAC key is the decoded bytes. Present only on the first set-up and on
-   * rotation: store it then, it is never shown again. Unset when the REST answer leaves it out or has null. REST:
-   * `secret`.
+   * rotation: store it then, it is never shown again. Unset when there is none.
    */
   secret?: string | undefined;
 }
 
-/** WaitlistEntry: the REST shape `WaitlistEntry` of the contract (openapi.json), field for field. */
+/** WaitlistEntry: the `WaitlistEntry` of the contract (openapi.json), field for field. */
 export interface WaitlistEntry {
-  /** Text. REST: `id`. */
+  /** Text. */
   id?:
     | string
     | undefined;
-  /** One of `waiting`, `offered`, `booked`, `cancelled` in REST. REST: `status`. */
+  /** One of `waiting`, `offered`, `booked`, `cancelled`. */
   status?:
     | WaitlistEntry_Status
     | undefined;
-  /** Text. REST: `serviceId`. */
+  /** Text. */
   serviceId?:
     | string
     | undefined;
-  /** REST: `customer`. */
+  /** The customer. */
   customer?:
     | WaitlistEntry_Customer
     | undefined;
-  /** A free-form JSON object. Unset when the REST answer leaves it out or has null. REST: `constraints`. */
+  /** A free-form JSON object. Unset when there is none. */
   constraints?:
     | { [key: string]: any }
     | undefined;
-  /** A free-form JSON object. Unset when the REST answer leaves it out or has null. REST: `preferences`. */
+  /** A free-form JSON object. Unset when there is none. */
   preferences?:
     | { [key: string]: any }
     | undefined;
-  /** Text. Unset when the REST answer leaves it out or has null. REST: `resolutionId`. */
+  /** Text. Unset when there is none. */
   resolutionId?:
     | string
     | undefined;
-  /**
-   * The current offer while `offered`, the one booked once `booked`. Unset when the REST answer leaves it out or has
-   * null. REST: `offer`.
-   */
+  /** The current offer while `offered`, the one booked once `booked`. Unset when there is none. */
   offer?:
     | WaitlistOffer
     | undefined;
-  /** How many offers the entry has been made. A whole number from 0 to 9007199254740991. REST: `offersMade`. */
+  /** How many offers the entry has been made. A whole number from 0 to 9007199254740991. */
   offersMade?:
     | number
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `updatedAt`. */
+  /** An instant. */
   updatedAt?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). Unset when the REST answer leaves it out or has null. REST: `cancelledAt`. */
+  /** An instant. Unset when there is none. */
   cancelledAt?: Date | undefined;
 }
 
@@ -5551,98 +5416,98 @@ export function waitlistEntry_StatusToNumber(object: WaitlistEntry_Status): numb
 
 /** The `customer` object. */
 export interface WaitlistEntry_Customer {
-  /** Text. REST: `name`. */
+  /** Text. */
   name?:
     | string
     | undefined;
-  /** Text. REST: `email`. */
+  /** Text. */
   email?: string | undefined;
 }
 
-/** WaitlistOffer: the REST shape `WaitlistOffer` of the contract (openapi.json), field for field. */
+/** WaitlistOffer: the `WaitlistOffer` of the contract (openapi.json), field for field. */
 export interface WaitlistOffer {
-  /** Text. REST: `resolutionId`. */
+  /** Text. */
   resolutionId?:
     | string
     | undefined;
-  /** Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm. REST: `holdId`. */
+  /** Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm. */
   holdId?:
     | string
     | undefined;
-  /** Text. REST: `optionId`. */
+  /** Text. */
   optionId?:
     | string
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `slotStart`. */
+  /** An instant. */
   slotStart?:
     | Date
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `expiresAt`. */
+  /** An instant. */
   expiresAt?: Date | undefined;
 }
 
-/** Webhook: the REST shape `Webhook` of the contract (openapi.json), field for field. */
+/** Webhook: the `Webhook` of the contract (openapi.json), field for field. */
 export interface Webhook {
-  /** Text. REST: `url`. */
+  /** Text. */
   url?:
     | string
     | undefined;
-  /** Text. REST: `events`. */
+  /** Text. */
   events?:
     | string[]
     | undefined;
-  /** True or false. REST: `active`. */
+  /** True or false. */
   active?:
     | boolean
     | undefined;
-  /** An instant (RFC 3339 text in REST). REST: `createdAt`. */
+  /** An instant. */
   createdAt?: Date | undefined;
 }
 
-/** WebhookTestResult: the REST shape `WebhookTestResult` of the contract (openapi.json), field for field. */
+/** WebhookTestResult: the `WebhookTestResult` of the contract (openapi.json), field for field. */
 export interface WebhookTestResult {
-  /** true when the receiver answered 2xx within 10 s. True or false. REST: `delivered`. */
+  /** true when the receiver answered 2xx within 10 s. True or false. */
   delivered?:
     | boolean
     | undefined;
   /**
    * The receiver's HTTP status; null when it gave no answer (timeout, refused connection, blocked target). A whole
-   * number from 0 to 9007199254740991. Unset when the REST answer leaves it out or has null. REST: `statusCode`.
+   * number from 0 to 9007199254740991. Unset when there is none.
    */
   statusCode?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. REST: `latencyMs`. */
+  /** A whole number from 0 to 9007199254740991. */
   latencyMs?: number | undefined;
 }
 
-/** WeekDays: the REST shape `WeekDays` of the contract (openapi.json), field for field. */
+/** WeekDays: the `WeekDays` of the contract (openapi.json), field for field. */
 export interface WeekDays {
-  /** REST: `monday`. */
+  /** The monday. */
   monday?:
     | Day
     | undefined;
-  /** REST: `tuesday`. */
+  /** The tuesday. */
   tuesday?:
     | Day
     | undefined;
-  /** REST: `wednesday`. */
+  /** The wednesday. */
   wednesday?:
     | Day
     | undefined;
-  /** REST: `thursday`. */
+  /** The thursday. */
   thursday?:
     | Day
     | undefined;
-  /** REST: `friday`. */
+  /** The friday. */
   friday?:
     | Day
     | undefined;
-  /** REST: `saturday`. */
+  /** The saturday. */
   saturday?:
     | Day
     | undefined;
-  /** REST: `sunday`. */
+  /** The sunday. */
   sunday?: Day | undefined;
 }
 
@@ -5652,27 +5517,27 @@ export interface WeekDays {
  * constraints are never weights.
  */
 export interface WeightsInput {
-  /** Points of this preference; default 30. A number from 0 to 10000. Optional. REST: `preferredLanguage`. */
+  /** Points of this preference; default 30. A number from 0 to 10000. Optional. */
   preferredLanguage?:
     | number
     | undefined;
-  /** Points of this preference; default 15. A number from 0 to 10000. Optional. REST: `preferredDayPart`. */
+  /** Points of this preference; default 15. A number from 0 to 10000. Optional. */
   preferredDayPart?:
     | number
     | undefined;
-  /** Points of this preference; default 25. A number from 0 to 10000. Optional. REST: `earliestAvailable`. */
+  /** Points of this preference; default 25. A number from 0 to 10000. Optional. */
   earliestAvailable?:
     | number
     | undefined;
-  /** Points of this preference; default 40. A number from 0 to 10000. Optional. REST: `providerContinuity`. */
+  /** Points of this preference; default 40. A number from 0 to 10000. Optional. */
   providerContinuity?:
     | number
     | undefined;
-  /** Points of this preference; default 10. A number from 0 to 10000. Optional. REST: `workloadBalance`. */
+  /** Points of this preference; default 10. A number from 0 to 10000. Optional. */
   workloadBalance?:
     | number
     | undefined;
-  /** Points of this preference; default 15. A number from 0 to 10000. Optional. REST: `preferredLocation`. */
+  /** Points of this preference; default 15. A number from 0 to 10000. Optional. */
   preferredLocation?: number | undefined;
 }
 

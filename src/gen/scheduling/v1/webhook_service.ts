@@ -18,7 +18,6 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
 import {
   DeliveryDetail,
   DeliveryList,
@@ -33,23 +32,19 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/webhook_service.proto";
 
-/** GetWebhookRequest: the input of GetWebhook (REST GET /api/v2/webhooks). */
+/** GetWebhookRequest: the input of GetWebhook. */
 export interface GetWebhookRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?: string | undefined;
 }
@@ -66,35 +61,23 @@ export interface GetWebhookRequest_QueryEntry {
 
 /** GetWebhookResponse: the output of GetWebhook. */
 export interface GetWebhookResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `Webhook` (typed form). Set when the request came in the typed form. */
+  /** The answer: the Webhook. */
   webhook?: Webhook | undefined;
 }
 
-/** UpdateWebhookRequest: the input of UpdateWebhook (REST PUT /api/v2/webhooks). */
+/** UpdateWebhookRequest: the input of UpdateWebhook. */
 export interface UpdateWebhookRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
@@ -102,28 +85,25 @@ export interface UpdateWebhookRequest {
   /**
    * Where events are POSTed: `https://` only, and never a loopback, private, link-local or unique-local address
    * (checked here and again at every connection). `WEBHOOK_ALLOW_INSECURE_URLS=1` (development) also allows `http://`
-   * and such targets. Text of 1 to 1000 characters. Required. REST: `url` in the JSON body.
+   * and such targets. Text of 1 to 1000 characters. Required.
    */
   url?:
     | string
     | undefined;
   /**
    * Event types to deliver, or `["*"]` for all of them. An unknown type is 400 VALIDATION_ERROR on `events.<index>`.
-   * At most 100 items. REST: `events` in the JSON body.
+   * At most 100 items.
    */
   events?:
     | string[]
     | undefined;
-  /**
-   * Default true. An inactive webhook records no deliveries. True or false. Optional. REST: `active` in the JSON
-   * body.
-   */
+  /** Default true. An inactive webhook records no deliveries. True or false. Optional. */
   active?:
     | boolean
     | undefined;
   /**
    * true: make a new secret and return it once; the previous secret keeps signing alongside it for 24 hours. True or
-   * false. Optional. REST: `rotateSecret` in the JSON body.
+   * false. Optional.
    */
   rotateSecret?: boolean | undefined;
 }
@@ -140,35 +120,23 @@ export interface UpdateWebhookRequest_QueryEntry {
 
 /** UpdateWebhookResponse: the output of UpdateWebhook. */
 export interface UpdateWebhookResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `UpdatedWebhook` (typed form). Set when the request came in the typed form. */
+  /** The answer: the UpdatedWebhook. */
   updatedWebhook?: UpdatedWebhook | undefined;
 }
 
-/** TestWebhookRequest: the input of TestWebhook (REST POST /api/v2/webhooks/test). */
+/** TestWebhookRequest: the input of TestWebhook. */
 export interface TestWebhookRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?: string | undefined;
 }
@@ -185,43 +153,28 @@ export interface TestWebhookRequest_QueryEntry {
 
 /** TestWebhookResponse: the output of TestWebhook. */
 export interface TestWebhookResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `WebhookTestResult` (typed form). Set when the request came in the typed form. */
+  /** The answer: the WebhookTestResult. */
   webhookTestResult?: WebhookTestResult | undefined;
 }
 
-/** ListWebhookDeliveriesRequest: the input of ListWebhookDeliveries (REST GET /api/v2/webhooks/deliveries). */
+/** ListWebhookDeliveriesRequest: the input of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /**
-   * One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed` in REST. Optional. REST: `status` in the
-   * query string.
-   */
+  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. Optional. */
   status?:
     | ListWebhookDeliveriesRequest_Status
     | undefined;
@@ -229,24 +182,21 @@ export interface ListWebhookDeliveriesRequest {
    * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
    * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
    * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
-   * `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional. REST: `event` in the query
-   * string.
+   * `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional.
    */
   event?:
     | string
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500 (decimal text in REST).
-   * Optional. REST: `limit` in the query string.
+   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional. REST: `cursor` in the
-   * query string.
+   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -347,40 +297,28 @@ export interface ListWebhookDeliveriesRequest_QueryEntry {
 
 /** ListWebhookDeliveriesResponse: the output of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `DeliveryList` (typed form). Set when the request came in the typed form. */
+  /** The answer: the DeliveryList. */
   deliveryList?: DeliveryList | undefined;
 }
 
-/** GetWebhookDeliveryRequest: the input of GetWebhookDelivery (REST GET /api/v2/webhooks/deliveries/:id). */
+/** GetWebhookDeliveryRequest: the input of GetWebhookDelivery. */
 export interface GetWebhookDeliveryRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -396,43 +334,28 @@ export interface GetWebhookDeliveryRequest_QueryEntry {
 
 /** GetWebhookDeliveryResponse: the output of GetWebhookDelivery. */
 export interface GetWebhookDeliveryResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `DeliveryDetail` (typed form). Set when the request came in the typed form. */
+  /** The answer: the DeliveryDetail. */
   deliveryDetail?: DeliveryDetail | undefined;
 }
 
-/**
- * ReplayWebhookDeliveryRequest: the input of ReplayWebhookDelivery (REST POST
- * /api/v2/webhooks/deliveries/:id/replay).
- */
+/** ReplayWebhookDeliveryRequest: the input of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `id` in the path (`:id`). */
+  /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -448,43 +371,28 @@ export interface ReplayWebhookDeliveryRequest_QueryEntry {
 
 /** ReplayWebhookDeliveryResponse: the output of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `ReplayResult` (typed form). Set when the request came in the typed form. */
+  /** The answer: the ReplayResult. */
   replayResult?: ReplayResult | undefined;
 }
 
-/**
- * QueueWebhookDeliveryReplayRequest: the input of QueueWebhookDeliveryReplay (REST POST
- * /api/v2/webhooks/:deliveryId/replay).
- */
+/** QueueWebhookDeliveryReplayRequest: the input of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayRequest {
-  /** Gateway form: path parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: query parameters by name. Internal callers set the typed fields instead. */
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
   query?:
     | { [key: string]: string }
     | undefined;
-  /** Gateway form: the JSON body as a Value. Internal callers set the typed fields instead. */
-  body?:
-    | any
-    | undefined;
   /**
-   * Gateway form: the JSON body as UTF-8 text (used instead of `body` when set). When any of `params`, `query`,
-   * `body` or `body_json` is set the typed fields are ignored.
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
    */
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. REST: `deliveryId` in the path (`:deliveryId`). */
+  /** Text of 1 to 200 characters. Required. */
   deliveryId?: string | undefined;
 }
 
@@ -500,20 +408,12 @@ export interface QueueWebhookDeliveryReplayRequest_QueryEntry {
 
 /** QueueWebhookDeliveryReplayResponse: the output of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayResponse {
-  /** Not set by this server (kept for wire compatibility). */
-  result?:
-    | any
-    | undefined;
-  /** Gateway form: the result as REST JSON text, set when the request came in the gateway form. */
-  resultJson?:
-    | string
-    | undefined;
-  /** The answer, the REST `QueuedReplay` (typed form). Set when the request came in the typed form. */
+  /** The answer: the QueuedReplay. */
   queuedReplay?: QueuedReplay | undefined;
 }
 
 function createBaseGetWebhookRequest(): GetWebhookRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, bodyJson: "" };
 }
 
 export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
@@ -524,9 +424,6 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -566,14 +463,6 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -626,7 +515,6 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -654,9 +542,6 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -687,7 +572,6 @@ export const GetWebhookRequest: MessageFns<GetWebhookRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     return message;
   },
@@ -864,17 +748,11 @@ export const GetWebhookRequest_QueryEntry: MessageFns<GetWebhookRequest_QueryEnt
 };
 
 function createBaseGetWebhookResponse(): GetWebhookResponse {
-  return { result: undefined, resultJson: "", webhook: undefined };
+  return { webhook: undefined };
 }
 
 export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
   encode(message: GetWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.webhook !== undefined) {
       Webhook.encode(message.webhook, writer.uint32(130).fork()).join();
     }
@@ -894,22 +772,6 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -931,25 +793,11 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
   },
 
   fromJSON(object: any): GetWebhookResponse {
-    return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
-      webhook: isSet(object.webhook) ? Webhook.fromJSON(object.webhook) : undefined,
-    };
+    return { webhook: isSet(object.webhook) ? Webhook.fromJSON(object.webhook) : undefined };
   },
 
   toJSON(message: GetWebhookResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.webhook !== undefined) {
       obj.webhook = Webhook.toJSON(message.webhook);
     }
@@ -961,8 +809,6 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
   },
   fromPartial(object: DeepPartial<GetWebhookResponse>): GetWebhookResponse {
     const message = createBaseGetWebhookResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.webhook = (object.webhook !== undefined && object.webhook !== null)
       ? Webhook.fromPartial(object.webhook)
       : undefined;
@@ -971,16 +817,7 @@ export const GetWebhookResponse: MessageFns<GetWebhookResponse> = {
 };
 
 function createBaseUpdateWebhookRequest(): UpdateWebhookRequest {
-  return {
-    params: {},
-    query: {},
-    body: undefined,
-    bodyJson: "",
-    url: "",
-    events: [],
-    active: undefined,
-    rotateSecret: undefined,
-  };
+  return { params: {}, query: {}, bodyJson: "", url: "", events: [], active: undefined, rotateSecret: undefined };
 }
 
 export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
@@ -991,9 +828,6 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       UpdateWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1047,14 +881,6 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1142,16 +968,13 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
       url: isSet(object.url) ? globalThis.String(object.url) : "",
-      events: globalThis.Array.isArray(object?.events)
-        ? object.events.map((e: any) => globalThis.String(e))
-        : [],
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
       active: isSet(object.active) ? globalThis.Boolean(object.active) : undefined,
       rotateSecret: isSet(object.rotateSecret)
         ? globalThis.Boolean(object.rotateSecret)
@@ -1180,9 +1003,6 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1225,7 +1045,6 @@ export const UpdateWebhookRequest: MessageFns<UpdateWebhookRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.url = object.url ?? "";
     message.events = object.events?.map((e) => e) || [];
@@ -1406,17 +1225,11 @@ export const UpdateWebhookRequest_QueryEntry: MessageFns<UpdateWebhookRequest_Qu
 };
 
 function createBaseUpdateWebhookResponse(): UpdateWebhookResponse {
-  return { result: undefined, resultJson: "", updatedWebhook: undefined };
+  return { updatedWebhook: undefined };
 }
 
 export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
   encode(message: UpdateWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.updatedWebhook !== undefined) {
       UpdatedWebhook.encode(message.updatedWebhook, writer.uint32(130).fork()).join();
     }
@@ -1436,22 +1249,6 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1474,12 +1271,6 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
 
   fromJSON(object: any): UpdateWebhookResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       updatedWebhook: isSet(object.updatedWebhook)
         ? UpdatedWebhook.fromJSON(object.updatedWebhook)
         : isSet(object.updated_webhook)
@@ -1490,12 +1281,6 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
 
   toJSON(message: UpdateWebhookResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.updatedWebhook !== undefined) {
       obj.updatedWebhook = UpdatedWebhook.toJSON(message.updatedWebhook);
     }
@@ -1507,8 +1292,6 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
   },
   fromPartial(object: DeepPartial<UpdateWebhookResponse>): UpdateWebhookResponse {
     const message = createBaseUpdateWebhookResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.updatedWebhook = (object.updatedWebhook !== undefined && object.updatedWebhook !== null)
       ? UpdatedWebhook.fromPartial(object.updatedWebhook)
       : undefined;
@@ -1517,7 +1300,7 @@ export const UpdateWebhookResponse: MessageFns<UpdateWebhookResponse> = {
 };
 
 function createBaseTestWebhookRequest(): TestWebhookRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "" };
+  return { params: {}, query: {}, bodyJson: "" };
 }
 
 export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
@@ -1528,9 +1311,6 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       TestWebhookRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -1570,14 +1350,6 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1630,7 +1402,6 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -1658,9 +1429,6 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -1691,7 +1459,6 @@ export const TestWebhookRequest: MessageFns<TestWebhookRequest> = {
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     return message;
   },
@@ -1868,17 +1635,11 @@ export const TestWebhookRequest_QueryEntry: MessageFns<TestWebhookRequest_QueryE
 };
 
 function createBaseTestWebhookResponse(): TestWebhookResponse {
-  return { result: undefined, resultJson: "", webhookTestResult: undefined };
+  return { webhookTestResult: undefined };
 }
 
 export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
   encode(message: TestWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.webhookTestResult !== undefined) {
       WebhookTestResult.encode(message.webhookTestResult, writer.uint32(130).fork()).join();
     }
@@ -1898,22 +1659,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1936,12 +1681,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
 
   fromJSON(object: any): TestWebhookResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       webhookTestResult: isSet(object.webhookTestResult)
         ? WebhookTestResult.fromJSON(object.webhookTestResult)
         : isSet(object.webhook_test_result)
@@ -1952,12 +1691,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
 
   toJSON(message: TestWebhookResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.webhookTestResult !== undefined) {
       obj.webhookTestResult = WebhookTestResult.toJSON(message.webhookTestResult);
     }
@@ -1969,8 +1702,6 @@ export const TestWebhookResponse: MessageFns<TestWebhookResponse> = {
   },
   fromPartial(object: DeepPartial<TestWebhookResponse>): TestWebhookResponse {
     const message = createBaseTestWebhookResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.webhookTestResult = (object.webhookTestResult !== undefined && object.webhookTestResult !== null)
       ? WebhookTestResult.fromPartial(object.webhookTestResult)
       : undefined;
@@ -1982,7 +1713,6 @@ function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest 
   return {
     params: {},
     query: {},
-    body: undefined,
     bodyJson: "",
     status: ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
     event: undefined,
@@ -1999,9 +1729,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ListWebhookDeliveriesRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2053,14 +1780,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2145,7 +1864,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2188,9 +1906,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -2232,7 +1947,6 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED;
     message.event = object.event ?? undefined;
@@ -2413,17 +2127,11 @@ export const ListWebhookDeliveriesRequest_QueryEntry: MessageFns<ListWebhookDeli
 };
 
 function createBaseListWebhookDeliveriesResponse(): ListWebhookDeliveriesResponse {
-  return { result: undefined, resultJson: "", deliveryList: undefined };
+  return { deliveryList: undefined };
 }
 
 export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResponse> = {
   encode(message: ListWebhookDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.deliveryList !== undefined) {
       DeliveryList.encode(message.deliveryList, writer.uint32(130).fork()).join();
     }
@@ -2443,22 +2151,6 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2481,12 +2173,6 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
 
   fromJSON(object: any): ListWebhookDeliveriesResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       deliveryList: isSet(object.deliveryList)
         ? DeliveryList.fromJSON(object.deliveryList)
         : isSet(object.delivery_list)
@@ -2497,12 +2183,6 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
 
   toJSON(message: ListWebhookDeliveriesResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.deliveryList !== undefined) {
       obj.deliveryList = DeliveryList.toJSON(message.deliveryList);
     }
@@ -2514,8 +2194,6 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
   },
   fromPartial(object: DeepPartial<ListWebhookDeliveriesResponse>): ListWebhookDeliveriesResponse {
     const message = createBaseListWebhookDeliveriesResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.deliveryList = (object.deliveryList !== undefined && object.deliveryList !== null)
       ? DeliveryList.fromPartial(object.deliveryList)
       : undefined;
@@ -2524,7 +2202,7 @@ export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResp
 };
 
 function createBaseGetWebhookDeliveryRequest(): GetWebhookDeliveryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = {
@@ -2535,9 +2213,6 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       GetWebhookDeliveryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -2580,14 +2255,6 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -2648,7 +2315,6 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -2677,9 +2343,6 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -2713,7 +2376,6 @@ export const GetWebhookDeliveryRequest: MessageFns<GetWebhookDeliveryRequest> = 
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -2891,17 +2553,11 @@ export const GetWebhookDeliveryRequest_QueryEntry: MessageFns<GetWebhookDelivery
 };
 
 function createBaseGetWebhookDeliveryResponse(): GetWebhookDeliveryResponse {
-  return { result: undefined, resultJson: "", deliveryDetail: undefined };
+  return { deliveryDetail: undefined };
 }
 
 export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> = {
   encode(message: GetWebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.deliveryDetail !== undefined) {
       DeliveryDetail.encode(message.deliveryDetail, writer.uint32(130).fork()).join();
     }
@@ -2921,22 +2577,6 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2959,12 +2599,6 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
 
   fromJSON(object: any): GetWebhookDeliveryResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       deliveryDetail: isSet(object.deliveryDetail)
         ? DeliveryDetail.fromJSON(object.deliveryDetail)
         : isSet(object.delivery_detail)
@@ -2975,12 +2609,6 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
 
   toJSON(message: GetWebhookDeliveryResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.deliveryDetail !== undefined) {
       obj.deliveryDetail = DeliveryDetail.toJSON(message.deliveryDetail);
     }
@@ -2992,8 +2620,6 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
   },
   fromPartial(object: DeepPartial<GetWebhookDeliveryResponse>): GetWebhookDeliveryResponse {
     const message = createBaseGetWebhookDeliveryResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.deliveryDetail = (object.deliveryDetail !== undefined && object.deliveryDetail !== null)
       ? DeliveryDetail.fromPartial(object.deliveryDetail)
       : undefined;
@@ -3002,7 +2628,7 @@ export const GetWebhookDeliveryResponse: MessageFns<GetWebhookDeliveryResponse> 
 };
 
 function createBaseReplayWebhookDeliveryRequest(): ReplayWebhookDeliveryRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", id: "" };
+  return { params: {}, query: {}, bodyJson: "", id: "" };
 }
 
 export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryRequest> = {
@@ -3013,9 +2639,6 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       ReplayWebhookDeliveryRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3058,14 +2681,6 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3126,7 +2741,6 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3155,9 +2769,6 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
           obj.query[k] = v;
         });
       }
-    }
-    if (message.body !== undefined) {
-      obj.body = message.body;
     }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
@@ -3191,7 +2802,6 @@ export const ReplayWebhookDeliveryRequest: MessageFns<ReplayWebhookDeliveryReque
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     return message;
@@ -3369,17 +2979,11 @@ export const ReplayWebhookDeliveryRequest_QueryEntry: MessageFns<ReplayWebhookDe
 };
 
 function createBaseReplayWebhookDeliveryResponse(): ReplayWebhookDeliveryResponse {
-  return { result: undefined, resultJson: "", replayResult: undefined };
+  return { replayResult: undefined };
 }
 
 export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResponse> = {
   encode(message: ReplayWebhookDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.replayResult !== undefined) {
       ReplayResult.encode(message.replayResult, writer.uint32(130).fork()).join();
     }
@@ -3399,22 +3003,6 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3437,12 +3025,6 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
 
   fromJSON(object: any): ReplayWebhookDeliveryResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       replayResult: isSet(object.replayResult)
         ? ReplayResult.fromJSON(object.replayResult)
         : isSet(object.replay_result)
@@ -3453,12 +3035,6 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
 
   toJSON(message: ReplayWebhookDeliveryResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.replayResult !== undefined) {
       obj.replayResult = ReplayResult.toJSON(message.replayResult);
     }
@@ -3470,8 +3046,6 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
   },
   fromPartial(object: DeepPartial<ReplayWebhookDeliveryResponse>): ReplayWebhookDeliveryResponse {
     const message = createBaseReplayWebhookDeliveryResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.replayResult = (object.replayResult !== undefined && object.replayResult !== null)
       ? ReplayResult.fromPartial(object.replayResult)
       : undefined;
@@ -3480,7 +3054,7 @@ export const ReplayWebhookDeliveryResponse: MessageFns<ReplayWebhookDeliveryResp
 };
 
 function createBaseQueueWebhookDeliveryReplayRequest(): QueueWebhookDeliveryReplayRequest {
-  return { params: {}, query: {}, body: undefined, bodyJson: "", deliveryId: "" };
+  return { params: {}, query: {}, bodyJson: "", deliveryId: "" };
 }
 
 export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryReplayRequest> = {
@@ -3491,9 +3065,6 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
       QueueWebhookDeliveryReplayRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
-    if (message.body !== undefined) {
-      Value.encode(Value.wrap(message.body), writer.uint32(26).fork()).join();
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
@@ -3536,14 +3107,6 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.body = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -3604,7 +3167,6 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
           {},
         )
         : {},
-      body: isSet(object?.body) ? object.body : undefined,
       bodyJson: isSet(object.bodyJson)
         ? globalThis.String(object.bodyJson)
         : isSet(object.body_json)
@@ -3638,9 +3200,6 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
         });
       }
     }
-    if (message.body !== undefined) {
-      obj.body = message.body;
-    }
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
@@ -3673,7 +3232,6 @@ export const QueueWebhookDeliveryReplayRequest: MessageFns<QueueWebhookDeliveryR
       },
       {},
     );
-    message.body = object.body === undefined ? undefined : object.body;
     message.bodyJson = object.bodyJson ?? "";
     message.deliveryId = object.deliveryId ?? "";
     return message;
@@ -3866,17 +3424,11 @@ export const QueueWebhookDeliveryReplayRequest_QueryEntry: MessageFns<QueueWebho
 };
 
 function createBaseQueueWebhookDeliveryReplayResponse(): QueueWebhookDeliveryReplayResponse {
-  return { result: undefined, resultJson: "", queuedReplay: undefined };
+  return { queuedReplay: undefined };
 }
 
 export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDeliveryReplayResponse> = {
   encode(message: QueueWebhookDeliveryReplayResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.result !== undefined) {
-      Value.encode(Value.wrap(message.result), writer.uint32(10).fork()).join();
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      writer.uint32(18).string(message.resultJson);
-    }
     if (message.queuedReplay !== undefined) {
       QueuedReplay.encode(message.queuedReplay, writer.uint32(130).fork()).join();
     }
@@ -3896,22 +3448,6 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.result = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.resultJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3934,12 +3470,6 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 
   fromJSON(object: any): QueueWebhookDeliveryReplayResponse {
     return {
-      result: isSet(object?.result) ? object.result : undefined,
-      resultJson: isSet(object.resultJson)
-        ? globalThis.String(object.resultJson)
-        : isSet(object.result_json)
-        ? globalThis.String(object.result_json)
-        : "",
       queuedReplay: isSet(object.queuedReplay)
         ? QueuedReplay.fromJSON(object.queuedReplay)
         : isSet(object.queued_replay)
@@ -3950,12 +3480,6 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 
   toJSON(message: QueueWebhookDeliveryReplayResponse): unknown {
     const obj: any = {};
-    if (message.result !== undefined) {
-      obj.result = message.result;
-    }
-    if (message.resultJson !== undefined && message.resultJson !== "") {
-      obj.resultJson = message.resultJson;
-    }
     if (message.queuedReplay !== undefined) {
       obj.queuedReplay = QueuedReplay.toJSON(message.queuedReplay);
     }
@@ -3967,8 +3491,6 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
   },
   fromPartial(object: DeepPartial<QueueWebhookDeliveryReplayResponse>): QueueWebhookDeliveryReplayResponse {
     const message = createBaseQueueWebhookDeliveryReplayResponse();
-    message.result = object.result === undefined ? undefined : object.result;
-    message.resultJson = object.resultJson ?? "";
     message.queuedReplay = (object.queuedReplay !== undefined && object.queuedReplay !== null)
       ? QueuedReplay.fromPartial(object.queuedReplay)
       : undefined;
@@ -3980,15 +3502,14 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
  * WebhookService: The organization's webhook configuration, its delivery log and replays (CONTRACT part 6).
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Set the typed fields of a
- * request; the answer comes in the typed fields. Errors are gRPC statuses with a `google.rpc.Status` in the
- * `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's error code as `reason` (domain
- * `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and `retryAfterSeconds` when they
- * apply), a `google.rpc.BadRequest` lists the field violations and a `google.rpc.RetryInfo` the retry delay. Every
- * method may answer the common ones (status and reason): UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED
- * `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`, INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE
- * `SERVICE_UNAVAILABLE`. This file is generated from the REST route table (scripts/generate-proto.ts): every field is
- * a field of the REST contract (openapi.json).
+ * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
+ * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
+ * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
+ * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
+ * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
+ * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
+ * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
+ * (openapi.json) onto these methods: each method names its route.
  */
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
