@@ -281,6 +281,8 @@ export async function createFuzzFixtures(svc: TestService): Promise<FuzzFixtures
     if (d?.[0]) ids.delivery = d[0].id;
     return Boolean(d?.[0]);
   });
+  const events = (await ok('events', f.get('/api/v2/events?limit=1'))).data;
+  ids.event = events[0].id;
   // A live-mode change: its delivery is attempted (and fails at once: nothing listens), so it can be replayed.
   await ok('live provider', live.post('/api/v2/providers', providerBody('fuzz-live')));
   await until('F has a failed live delivery', async () => {

@@ -41,6 +41,7 @@ const PATH_KINDS: Record<string, string> = {
   'manual-review/{providerId}': 'reviewProvider',
   'deliveries/{id}': 'delivery',
   'webhooks/{deliveryId}': 'delivery',
+  'events/{id}': 'event',
 };
 
 /**

@@ -36,6 +36,7 @@ const READ_REFS = [
   'policy',
   'waitlist',
   'delivery',
+  'event',
   'reviewProvider',
 ];
 const FOREIGN_REFS = ['foreign.org', 'foreign.provider', 'foreign.service', 'foreign.platformOrg'];
