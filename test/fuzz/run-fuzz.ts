@@ -57,7 +57,7 @@ function errorCodeOf(a: FuzzAnswer): string | undefined {
   }
 }
 
-/** Work the workers still have to do: undispatched events, running imports, due deliveries and due timers. */
+/** Work the workers still have to do: undispatched events, running imports, waitlist offer jobs, due deliveries and due timers. */
 async function pendingWork(svc: TestService): Promise<number> {
   const { db, redis } = svc.service.deps;
   const now = svc.clock();
@@ -65,6 +65,7 @@ async function pendingWork(svc: TestService): Promise<number> {
     await db.query(
       `SELECT (SELECT count(*) FROM events WHERE dispatched_at IS NULL)
     + (SELECT count(*) FROM provider_imports WHERE status IN ('validating', 'processing'))
+    + (SELECT count(*) FROM waitlist_offer_jobs)
     + (SELECT count(*) FROM webhook_deliveries d JOIN webhooks w USING (organization_id) WHERE w.active AND d.status IN ('pending', 'failed')
          AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)) AS n`,
       [now],
