@@ -159,16 +159,28 @@ test('50 concurrent confirms of one slot over two processes: one booking, 49 SLO
     'every resolution offers 09:00',
   );
   const t0 = Date.now();
+  // A 503 SERVICE_UNAVAILABLE is retried once after its Retry-After, with the same idempotency key, as the contract
+  // tells clients to: on a machine running other test files at once a burst of 25 confirms per process can outlast the
+  // 1 s wait budget of admission (docs/operations.md). Refusals stay counted and bounded below.
+  let refused = 0;
   const answers = await Promise.all(
-    picks.map(({ r, option }, i) =>
-      via(i % 2 ? a : b, o).post(
-        `/api/v2/resolutions/${r.resolutionId}/confirm`,
-        { optionId: option!.optionId, customer },
-        idem(),
-      ),
-    ),
+    picks.map(async ({ r, option }, i) => {
+      const key = idem();
+      const send = () =>
+        via(i % 2 ? a : b, o).post(
+          `/api/v2/resolutions/${r.resolutionId}/confirm`,
+          { optionId: option!.optionId, customer },
+          key,
+        );
+      const first = await send();
+      if (first.status !== 503) return first;
+      refused++;
+      await new Promise((done) => setTimeout(done, 1000 * Number(first.headers.get('retry-after') ?? 1)));
+      return send();
+    }),
   );
-  t.log(`50 confirms over two processes answered in ${Date.now() - t0} ms`);
+  t.log(`50 confirms over two processes answered in ${Date.now() - t0} ms (${refused} refused 503 and retried)`);
+  t.true(refused <= 5, `${refused} of 50 confirms refused 503 at first`);
   const winner = oneWinner(t, answers);
   t.is(winner.body.status, 'confirmed');
   t.is(Date.parse(winner.body.slot.start), at('09:00'));
