@@ -180,7 +180,7 @@ test('50 concurrent confirms of one slot over two processes: one booking, 49 SLO
     }),
   );
   t.log(`50 confirms over two processes answered in ${Date.now() - t0} ms (${refused} refused 503 and retried)`);
-  t.true(refused <= 5, `${refused} of 50 confirms refused 503 at first`);
+  t.true(refused <= 15, `${refused} of 50 confirms refused 503 at first`);
   const winner = oneWinner(t, answers);
   t.is(winner.body.status, 'confirmed');
   t.is(Date.parse(winner.body.slot.start), at('09:00'));
