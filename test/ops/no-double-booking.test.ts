@@ -58,13 +58,26 @@ type Org = Awaited<ReturnType<typeof newOrganization>>;
 /** The same organization key, through process `p`. */
 const via = (p: ServiceProcess, o: Org) => client(p.url, o.key);
 
+/**
+ * POSTs once more after its Retry-After when refused 503 SERVICE_UNAVAILABLE, with the same idempotency key, as the
+ * contract tells clients to: with another test file running beside this one, a burst of 25 requests per process can
+ * outlast admission's 1 s wait budget on a 2-core machine (an open problem, see docs/operations.md).
+ */
+async function postRetrying503(p: ServiceProcess, o: Org, path: string, body: unknown) {
+  const key = idem();
+  const first = await via(p, o).post(path, body, key);
+  if (first.status !== 503) return first;
+  await new Promise((done) => setTimeout(done, 1000 * Number(first.headers.get('retry-after') ?? 1)));
+  return via(p, o).post(path, body, key);
+}
+
 /** Creates a resolution for `serviceId` over `day` and answers it (fails loudly otherwise). */
 async function resolve(p: ServiceProcess, o: Org, serviceId: string) {
-  const r = await via(p, o).post(
-    '/api/v2/resolutions',
-    { serviceId, dateRange: { from: day, to: nextDay }, maxOptionsPerProvider: 10 },
-    idem(),
-  );
+  const r = await postRetrying503(p, o, '/api/v2/resolutions', {
+    serviceId,
+    dateRange: { from: day, to: nextDay },
+    maxOptionsPerProvider: 10,
+  });
   if (r.status !== 200) throw new Error(`resolution failed: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body as { resolutionId: string; options: { optionId: string; slot: { start: string; end: string } }[] };
 }
@@ -212,7 +225,7 @@ test('50 concurrent v1 creates of one slot over two processes: one booking, 49 S
   const t0 = Date.now();
   const answers = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
-      via(i % 2 ? a : b, o).post('/api/v1/bookings', {
+      postRetrying503(i % 2 ? a : b, o, '/api/v1/bookings', {
         providerId: provider.id,
         serviceId: service.id,
         slotId: slot.id,
