@@ -11,6 +11,13 @@ export const ADMITTED_TOKEN_KEY = 'x-service-admitted';
 
 /** The longest a request waits to start by default: the wait budget (docs/operations.md "Admission and overload"). */
 export const DEFAULT_MAX_WAIT_MS = 1000;
+/**
+ * How many wait budgets a request may wait at most while its door keeps finishing work: a queue that moves is drained,
+ * however slowly (a burst on a process short of CPU, confirms taking one slot's lock in turn), and its clients are
+ * served rather than sent away to retry at the back of it. A door that finished nothing for a whole budget (a hung
+ * store) refuses at the budget.
+ */
+export const PATIENCE_BUDGETS = 10;
 /** Requests one door holds waiting by default; beyond, refused at once. */
 export const DEFAULT_MAX_QUEUE = 1024;
 /** Requests one door runs at once at most, by default (the adaptive limit moves below it). */
@@ -159,10 +166,12 @@ interface Waiter {
  * 100 ms): while requests wait and the loop has room (busy under 80% of the time: the work waits on PostgreSQL or
  * Redis), more run at once, up to `limit`; while the loop is saturated (busy over 95%), fewer, down to 16, since running
  * more on one saturated loop adds only latency. **The queue**: a request that does not fit waits in FIFO order and is
- * refused only when the queue is full, when its budget passes while it waits, or (on a saturated loop, where the
- * prediction holds) at once when its predicted wait (the requests ahead of it, over the limit, times the average service
- * time) exceeds its budget. A burst at a quiet door thus
- * waits its turn within the budget (1 s by default) instead of being refused.
+ * refused only when the queue is full, when its budget (1 s by default) passes while the door finished nothing for a
+ * whole budget on an event loop with room (its work waits on a hung store) or after ten budgets in all (never past the
+ * caller's own deadline), or (on a saturated
+ * loop, where the prediction holds) at once when its predicted wait (the requests ahead of it, over the limit, times
+ * the average service time) exceeds that. A burst thus waits its turn instead of being refused, even on a process
+ * short of CPU, as long as its queue moves.
  *
  * **Overload** (CoDel, as in Nichols and Jacobson's queue management and Facebook's adaptive queueing): when work has
  * kept waiting past a target (half the average service time, at least 50 ms) for half a second, the queue has not
@@ -186,6 +195,8 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   let inFlight = 0;
   let waiting = 0;
   let workMs: number | undefined;
+  /** When the door last finished a request: a queue that moves is waited on past the budget. */
+  let finishedAt = -Infinity;
   let adaptedAt = t.now();
   let saturated = false;
   // CoDel state: since when waits have been above the target and how many waited then, and the overload.
@@ -251,6 +262,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
         left = true;
         inFlight--;
         const now = t.now();
+        finishedAt = now;
         workMs = workMs === undefined ? now - startedAt : workMs + EWMA_WEIGHT * (now - startedAt - workMs);
         adapt(now);
         pump();
@@ -323,7 +335,10 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
         return Promise.resolve({ admitted: true, ticket: start(0) });
       }
       if (waiting >= maxQueue) return Promise.resolve({ admitted: false, reason: 'queue_full' });
-      const budget = Math.min(maxWaitMs, opts.budgetMs ?? Infinity);
+      const callerBudget = opts.budgetMs ?? Infinity;
+      const budget = Math.min(maxWaitMs, callerBudget);
+      // The longest it may wait: its caller's deadline is firm; the door's budget stretches while the queue moves.
+      const patience = Math.min(callerBudget, maxWaitMs * PATIENCE_BUDGETS);
       const predicted = predictedWaitMs();
       if (isOverloaded(now) && predicted > targetMs()) {
         stillOverloaded(now);
@@ -331,7 +346,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       }
       // The prediction holds for work that shares a saturated loop; work that waits on a lock or a store drains at the
       // pace of that, so it is given its budget to wait instead.
-      if (budget <= 0 || (saturated && predicted > budget))
+      if (budget <= 0 || (saturated && predicted > patience))
         return Promise.resolve({ admitted: false, reason: 'wait_budget' });
       if (opts.signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
       return new Promise<Admission>((resolve) => {
@@ -342,7 +357,18 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
           // A waiter leaving may let the one behind it start (it was blocked only by this one's place).
           pump();
         };
-        w.timer = t.setTimeout(() => drop('wait_budget'), budget);
+        // At each budget's end it waits on, within its patience, while the door finished something within the last
+        // budget (the queue moves) or its event loop is saturated (its work runs, slowly: a process short of CPU runs
+        // all it admitted at once and finishes them together); a door idle with nothing finished waits on a store.
+        const due = () => {
+          if (w.done) return;
+          const at = t.now();
+          const waited = at - w.enqueuedAt;
+          adapt(at);
+          if (waited >= patience || (at - finishedAt >= maxWaitMs && !saturated)) return drop('wait_budget');
+          w.timer = t.setTimeout(due, Math.min(maxWaitMs, patience - waited));
+        };
+        w.timer = t.setTimeout(due, budget);
         if (opts.signal) {
           w.signal = opts.signal;
           w.onAbort = () => drop('cancelled');

@@ -161,6 +161,79 @@ test('a waiter that cannot start within its budget is refused when the budget pa
   t.true(after.outcome?.admitted, 'nothing stays behind');
 });
 
+test('a queue that moves is waited on past the budget (a burst on a process short of CPU), up to ten budgets', async (t) => {
+  const q = queueOf({ limit: 1, maxWaitMs: 1000 });
+  const first = q.enter();
+  await settle();
+  // Ahead of the last one: requests of 600 ms each, one at a time; it starts after 2.4 s, past its 1 s budget.
+  const ahead = [q.enter(), q.enter(), q.enter()];
+  const last = q.enter();
+  let running = first;
+  for (const next of [...ahead, last]) {
+    await q.timers.advance(600);
+    q.ticket(running).leave();
+    await settle();
+    t.true(next.outcome?.admitted, 'each starts in turn');
+    running = next;
+  }
+  t.is(q.ticket(last).waitedMs, 2400);
+  // A door whose queue moves keeps a waiter at most ten budgets: behind a request that finishes only every 900 ms, a
+  // waiter queued behind 12 others is refused at 10 s.
+  const slow = queueOf({ limit: 1, maxWaitMs: 1000 });
+  let current = slow.enter();
+  await settle();
+  const line = Array.from({ length: 12 }, () => slow.enter());
+  const tail = slow.enter();
+  for (let i = 0; i < 11; i++) {
+    await slow.timers.advance(900);
+    slow.ticket(current).leave();
+    await settle();
+    current = line[i]!;
+  }
+  t.is(tail.outcome, undefined, 'still waiting at 9.9 s: the queue moved every 900 ms');
+  await slow.timers.advance(100);
+  t.deepEqual(tail.outcome, { admitted: false, reason: 'wait_budget' });
+});
+
+test('a door that finished nothing for a whole budget refuses at the budget; a caller deadline is never stretched', async (t) => {
+  const q = queueOf({ limit: 1, maxWaitMs: 1000 });
+  const running = q.enter();
+  await settle();
+  const a = q.enter();
+  const b = q.enter();
+  const hurried = q.enter({ budgetMs: 800 });
+  await q.timers.advance(500);
+  // One request finishes at 500 ms, then the door sticks (a hung store).
+  q.ticket(running).leave();
+  await settle();
+  t.true(a.outcome?.admitted);
+  await q.timers.advance(300);
+  t.deepEqual(hurried.outcome, { admitted: false, reason: 'wait_budget' }, 'its own deadline, however the queue moves');
+  await q.timers.advance(200);
+  t.is(b.outcome, undefined, 'at its budget the door had finished something within the last budget');
+  await q.timers.advance(999);
+  t.is(b.outcome, undefined);
+  await q.timers.advance(1);
+  t.deepEqual(
+    b.outcome,
+    { admitted: false, reason: 'wait_budget' },
+    'refused once a whole budget passed without a finish',
+  );
+  q.ticket(a).leave();
+  // On a saturated loop the work runs, however slowly (a process short of CPU): nothing finished for seconds, and the
+  // waiter waits on up to ten budgets.
+  const busy = { share: 1 };
+  const cpu = queueOf({ limit: 1, maxWaitMs: 1000 }, busy);
+  const hog = cpu.enter();
+  await settle();
+  const patient = cpu.enter();
+  await cpu.timers.advance(9999);
+  t.is(patient.outcome, undefined);
+  await cpu.timers.advance(1);
+  t.deepEqual(patient.outcome, { admitted: false, reason: 'wait_budget' });
+  cpu.ticket(hog).leave();
+});
+
 test('a full queue refuses at once; so does work whose predicted wait on a saturated loop exceeds its budget', async (t) => {
   const q = queueOf({ limit: 1, maxQueue: 2, maxWaitMs: 1000 });
   await teach(q, 100);
