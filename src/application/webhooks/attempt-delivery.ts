@@ -66,13 +66,35 @@ export async function attemptDelivery(
     { success, manual: d.manual, at: deps.clock() },
     deps.config.webhookRetryDelaysSeconds,
   );
-  const recorded = await recordAttempt(
-    deps.db,
-    d,
-    { statusCode: result.statusCode, latencyMs: result.latencyMs, success, error: result.error, attemptedAt },
-    after,
-  );
+  const attempt = {
+    statusCode: result.statusCode,
+    latencyMs: result.latencyMs,
+    success,
+    error: result.error,
+    attemptedAt,
+  };
+  const recorded = await recordWithRetries(() => recordAttempt(deps.db, d, attempt, after));
   return { result, success, attemptedAt, after, recorded };
+}
+
+/** Pauses before each new try of recording an attempt that was made (milliseconds). */
+const RECORD_RETRY_DELAYS_MS = [100, 400, 1500];
+
+/**
+ * Records an attempt that was made, trying again after a failure (a connection the pool kept across a PostgreSQL
+ * restart fails once): the receiver has it, and an unrecorded attempt is sent again once its lease runs out. A try
+ * that committed before its answer was lost makes the next one find the lease gone (not recorded twice).
+ */
+async function recordWithRetries(record: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; ; i++) {
+    try {
+      return await record();
+    } catch (err) {
+      const pause = RECORD_RETRY_DELAYS_MS[i];
+      if (pause === undefined) throw err;
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
 }
 
 /**
