@@ -116,14 +116,7 @@ function facts(schema: z.ZodType, side: ShapeSide): Record<string, unknown> {
 }
 
 /** A sentence on what a field holds: its description, what it is for in the typed API (`use`), format, limits and values. */
-function describeField(
-  restName: string,
-  schema: z.ZodType,
-  shape: ProtoShape,
-  side: ShapeSide,
-  where: string,
-  use?: string,
-): string {
+function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, side: ShapeSide, use?: string): string {
   const u = unwrapSchema(schema, side);
   const f = facts(u.schema, side);
   const meta = (z.globalRegistry.get(schema) ?? z.globalRegistry.get(u.schema)) as { description?: string } | undefined;
@@ -311,7 +304,6 @@ function fieldLines(
   nested: string[],
   indent: string,
   imports: Imports,
-  where: string,
   floor: number,
 ): string[] {
   const name = protoFieldNameIn(owner, restName);
@@ -321,7 +313,7 @@ function fieldLines(
   const type = typeOf(shape, restName, scope, nested, indent, side, imports, schema);
   const presence = hasPresence(shape, unwrapSchema(schema, side), side) ? 'optional ' : '';
   return [
-    ...comment(describeField(restName, schema, shape, side, where, listPagingField(owner, restName)?.doc), indent),
+    ...comment(describeField(restName, schema, shape, side, listPagingField(owner, restName)?.doc), indent),
     `${indent}${presence}${type} ${name} = ${numberOf(scope, name, floor)};`,
   ];
 }
@@ -339,7 +331,7 @@ function messageBody(
   const nested: string[] = [];
   const fields: string[] = [];
   for (const [key, value] of Object.entries(schema.shape))
-    fields.push(...fieldLines(schema, key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, '', floor));
+    fields.push(...fieldLines(schema, key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, floor));
   return [`${indent}message ${name} {`, ...nested, ...fields, `${indent}}`];
 }
 
@@ -396,12 +388,6 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
     for (const [key, value] of Object.entries(group.schema.shape)) {
       if (['params', 'query', 'body', 'bodyJson'].includes(key))
         throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
-      const where =
-        group.kind === 'params'
-          ? ` in the path (\`:${key}\`)`
-          : group.kind === 'query'
-            ? ' in the query string'
-            : ' in the JSON body';
       fields.push(
         ...fieldLines(
           group.schema,
@@ -412,7 +398,6 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
           nested,
           '  ',
           imports,
-          where,
           TYPED_FIELD_BASE,
         ),
       );
@@ -449,7 +434,6 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
             resNested,
             '  ',
             imports,
-            ' of the answer',
             TYPED_FIELD_BASE,
           ),
         );
