@@ -52,6 +52,8 @@ async function main() {
   const lines = [`scheduling service ready in ${Date.now() - started} ms (roles: ${[...config.roles].join(', ')})`];
   if (service.httpPort !== undefined)
     lines.push(`  REST gateway: http://${config.host}:${service.httpPort}  (openapi: /openapi.json)`);
+  if (service.httpPort !== undefined)
+    lines.push(`  console:      http://${config.host}:${service.httpPort}/console  (inspector: /console/inspector)`);
   if (service.grpcPort !== undefined)
     lines.push(`  gRPC:         ${config.host}:${service.grpcPort}  (reflection and health enabled)`);
   const bearer = config.metricsToken !== undefined ? 'Authorization: Bearer $METRICS_TOKEN' : undefined;
