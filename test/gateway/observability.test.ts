@@ -46,7 +46,7 @@ async function gatewayOn(clients: GrpcClients, opts: { rpcDeadlineMs?: number } 
     logger: m.logger,
     metrics: createServiceMetrics(),
     ...opts,
-    openapi: () => buildOpenApi(ALL_ROUTES, { version: 't' }),
+    openapi: () => buildOpenApi(ALL_ROUTES, { version: 't', today: new Date() }),
     capabilities: () => buildCapabilities(ALL_ROUTES, { version: 't', limits: {} as never }),
   });
   const server: Server = createServer(app.callback());
