@@ -99,6 +99,7 @@ export async function startGatewayRole(config: Config, g: GatewayRoleDeps): Prom
     },
     admittedToken: g.admittedToken,
     ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
+    corsOrigins: config.corsOrigins,
     // Readiness asks the gRPC side (which probes its stores) on the connection the API's unary calls use, and checks
     // this process's own stores, all at once and each bounded, so /readyz answers within about a second even when a
     // store hangs, and says not ready when API calls could not get through.
