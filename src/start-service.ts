@@ -123,6 +123,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           lifetime,
           logger,
           metrics,
+          clock,
         })
       : undefined;
     return {

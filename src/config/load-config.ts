@@ -52,6 +52,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** Bounds on long-lived server streams (inspector follows; docs/configuration.md `MAX_STREAMS_*`). */
   streamLimits: StreamLimits;
+  /** Origins whose browser pages may call the REST API (CORS_ORIGINS, comma-separated; default none). */
+  corsOrigins: string[];
 }
 
 /** Bounds on server streams open at once: beyond a key's or an organization's, 429; beyond the process's, 503. */
@@ -115,6 +117,31 @@ function metricsTokenSetting(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/**
+ * Reads CORS_ORIGINS: comma-separated origins as browsers send them (`https://app.example.com`, `http://localhost:3000`:
+ * scheme, host and a port other than the scheme's default; no path, no trailing slash). Anything else, `*` and `null`
+ * included, fails start-up with a message naming it: allowed origins are listed one by one.
+ */
+function corsOriginsSetting(raw: string | undefined): string[] {
+  const origins = (raw ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const o of origins) {
+    let url: URL | undefined;
+    try {
+      url = new URL(o);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== o)
+      throw new Error(
+        `CORS_ORIGINS: "${o}" is not an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash; no wildcard)`,
+      );
+  }
+  return [...new Set(origins)];
+}
+
 /** Builds the configuration from environment variables. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intSetting(env, 'PORT', 8080);
@@ -153,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort:
       env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : intSetting(env, 'METRICS_PORT', 0),
     streamLimits: streamLimitsSetting(env),
+    corsOrigins: corsOriginsSetting(env.CORS_ORIGINS),
     logLevel: logLevelSetting(env.LOG_LEVEL),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', DEFAULT_MAX_LIMIT),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', DEFAULT_MAX_LIMIT),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue.js';
 import type { RouteSpec } from './route.js';
-import { ErrorEnvelope } from './schemas/list-envelope.js';
+import { ErrorEnvelope, ErrorEnvelopeV1 } from './schemas/list-envelope.js';
 import { schemaExample } from './schema-example.js';
+import { exampleDaysOf, type ExampleDays } from './example-days.js';
 import { Capabilities, Health, Readiness } from './schemas/discovery.js';
 import { WEBHOOK_ENVELOPES, eventEnvelopeOf } from './schemas/event.js';
 
@@ -18,11 +19,65 @@ const COMMON_ERRORS: ErrorCode[] = [
   'SERVICE_UNAVAILABLE',
 ];
 
-/** JSON Schema of a zod schema, as the client sends it (input side). */
+/**
+ * The errors every request may meet at the edge, before any route: a request that is not valid HTTP/1.1 (or has no
+ * Host) and one whose head comes too slowly (answer-client-errors.ts). The gateway's own paths declare these.
+ */
+const EDGE_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'REQUEST_TIMEOUT'];
+
+/**
+ * Drops an `anyOf` that has an empty branch (`z.unknown().nullable()` gives `anyOf: [{}, {type: null}]`): the empty
+ * schema already takes every value, so the node means the same without it and tools stop calling it illogical.
+ */
+function withoutEmptyAnyOf(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(withoutEmptyAnyOf);
+  const o = node as Record<string, unknown>;
+  if (Array.isArray(o.anyOf) && o.anyOf.some((b) => typeof b === 'object' && b && Object.keys(b).length === 0))
+    delete o.anyOf;
+  for (const v of Object.values(o)) withoutEmptyAnyOf(v);
+}
+
+/**
+ * JSON Schemas already made, by side and zod schema: they do not change with the day, so the document of a new day
+ * (its examples dated anew) reuses them instead of converting every schema again. Read only once made.
+ */
+const JSON_SCHEMAS = {
+  input: new WeakMap<z.ZodType, Record<string, unknown>>(),
+  output: new WeakMap<z.ZodType, Record<string, unknown>>(),
+};
+
+/** JSON Schema of a zod schema, as the client sends it (`input`) or as the service answers it (`output`). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const made = JSON_SCHEMAS[io].get(schema);
+  if (made) return made;
   const s = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
   delete s.$schema;
+  withoutEmptyAnyOf(s);
+  JSON_SCHEMAS[io].set(schema, s);
   return s;
+}
+
+/**
+ * The schema openapi.json gives a query parameter: a parameter that validation reads as the text of an integer
+ * (`queryInt`, its bounds from the parsed side) or of a boolean (`queryBool`) is published as an integer or a boolean,
+ * so generated clients take `limit: 10` and `searchable: true`; the query string carries their text, and validation
+ * is unchanged. Other parameters keep their schema.
+ */
+function queryParameterSchema(input: Record<string, unknown>, parsed: Record<string, unknown> | undefined) {
+  const description = input.description !== undefined ? { description: input.description } : {};
+  if (input.type !== 'string') return input;
+  if (parsed?.type === 'integer')
+    return {
+      ...description,
+      type: 'integer',
+      ...(parsed.minimum !== undefined ? { minimum: parsed.minimum } : {}),
+      ...(parsed.maximum !== undefined ? { maximum: parsed.maximum } : {}),
+    };
+  const values = input.enum as unknown[] | undefined;
+  if (values?.length === 2 && values.includes('true') && values.includes('false'))
+    return { ...description, type: 'boolean' };
+  return input;
 }
 
 /** What each tag of openapi.json groups, shown by API viewers above its operations. */
@@ -79,7 +134,7 @@ const ID_PREFIX_BY_TAG: Record<string, string> = {
 };
 
 /** The request and response examples of a route: its own, else generated from the JSON Schemas openapi.json publishes. */
-export function routeExamples(r: RouteSpec): { request?: unknown; response?: unknown } {
+export function routeExamples(r: RouteSpec, days: ExampleDays): { request?: unknown; response?: unknown } {
   const prefix = ID_PREFIX_BY_TAG[r.tag] ?? 'id';
   return {
     ...(r.body
@@ -87,7 +142,7 @@ export function routeExamples(r: RouteSpec): { request?: unknown; response?: unk
           request:
             r.examples && 'request' in r.examples
               ? r.examples.request
-              : schemaExample(jsonSchema(r.body, 'input'), prefix),
+              : schemaExample(jsonSchema(r.body, 'input'), days, prefix),
         }
       : {}),
     ...(r.response
@@ -95,7 +150,7 @@ export function routeExamples(r: RouteSpec): { request?: unknown; response?: unk
           response:
             r.examples && 'response' in r.examples
               ? r.examples.response
-              : schemaExample(jsonSchema(r.response, 'output'), prefix),
+              : schemaExample(jsonSchema(r.response, 'output'), days, prefix),
         }
       : {}),
   };
@@ -121,8 +176,65 @@ function operationDescription(r: RouteSpec): string {
   ].join('\n\n');
 }
 
+/** An example request id, as `X-Service-Request-Id` gives them. */
+const EXAMPLE_REQUEST_ID = 'req_5f2c9a0e7b1d4c3a8e6f2b9d0c4a7e15';
+
+/** The error body of a code as the service renders it (error-envelope.ts) with the catalogue's text: v1 or v2 form. */
+function errorExample(code: ErrorCode, form: 'v1' | 'v2'): unknown {
+  const entry = ERROR_CATALOGUE[code];
+  if (form === 'v1') return { error: { code, message: entry.message, status: entry.status } };
+  const invalid = code === 'VALIDATION_ERROR';
+  return {
+    error: {
+      code,
+      message: entry.message,
+      status: entry.status,
+      requestId: EXAMPLE_REQUEST_ID,
+      ...(invalid ? { field: 'email' } : {}),
+      recoverable: entry.recoverable,
+      ...(entry.suggestedAction !== undefined ? { suggestedAction: entry.suggestedAction } : {}),
+      ...(invalid ? { details: [{ field: 'email', code: 'INVALID', message: 'Invalid email address' }] } : {}),
+    },
+  };
+}
+
+/**
+ * The error responses of an operation, one per HTTP status, from the error catalogue: the codes it may answer with
+ * that status (`x-error-codes`), the envelope's schema and one example per code. `/api/v1/` paths answer the v1
+ * envelope.
+ */
+function errorResponses(codes: ErrorCode[], form: 'v1' | 'v2', note?: Partial<Record<ErrorCode, string>>) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const c of new Set(codes)) {
+    const st = ERROR_CATALOGUE[c].status;
+    byStatus.set(st, [...(byStatus.get(st) ?? []), c]);
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [st, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    responses[String(st)] = {
+      description: `Error codes: ${cs.map((c) => (note?.[c] ? `${c} (${note[c]})` : c)).join(', ')}`,
+      content: {
+        'application/json': {
+          schema: { $ref: `#/components/schemas/${form === 'v1' ? 'ErrorEnvelopeV1' : 'ErrorEnvelope'}` },
+          examples: Object.fromEntries(
+            cs.map((c) => [c, { summary: ERROR_CATALOGUE[c].message, value: errorExample(c, form) }]),
+          ),
+        },
+      },
+      'x-error-codes': cs,
+    };
+  }
+  return responses;
+}
+
+/** What the edge errors mean on the gateway's own paths. */
+const EDGE_ERROR_NOTES: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_ERROR: 'a request that is not valid HTTP/1.1, or has no Host header',
+  REQUEST_TIMEOUT: 'the request head came too slowly',
+};
+
 /** The paths the gateway serves itself, outside the route table: health, discovery and metrics, all without a key. */
-function gatewayPaths(): Record<string, Record<string, unknown>> {
+function gatewayPaths(days: ExampleDays): Record<string, Record<string, unknown>> {
   const json = (schema: z.ZodType, example: unknown) => ({
     'application/json': { schema: jsonSchema(schema, 'output'), example },
   });
@@ -133,7 +245,14 @@ function gatewayPaths(): Record<string, Record<string, unknown>> {
     description: string,
     responses: Record<string, unknown>,
   ) => ({
-    get: { operationId, summary, description, tags: [tag], security: [], responses },
+    get: {
+      operationId,
+      summary,
+      description,
+      tags: [tag],
+      security: [],
+      responses: { ...responses, ...errorResponses(EDGE_ERRORS, 'v2', EDGE_ERROR_NOTES) },
+    },
   });
   return {
     '/healthz': op(
@@ -152,11 +271,7 @@ function gatewayPaths(): Record<string, Record<string, unknown>> {
       'Answers `{"status": "ready"}` when Redis answers PING and PostgreSQL `SELECT 1` (each check bounded to 1 s, so a hung store never makes this wait) and the internal API reports the same; otherwise 503 SERVICE_UNAVAILABLE with `Retry-After: 1` and a message naming the store, also while the process drains on SIGTERM. No API key.',
       {
         200: { description: 'Ready to serve.', content: json(Readiness, { status: 'ready' }) },
-        503: {
-          description: 'Error codes: SERVICE_UNAVAILABLE',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-          'x-error-codes': ['SERVICE_UNAVAILABLE'],
-        },
+        ...errorResponses(['SERVICE_UNAVAILABLE'], 'v2'),
       },
     ),
     '/capabilities.json': op(
@@ -167,7 +282,7 @@ function gatewayPaths(): Record<string, Record<string, unknown>> {
       {
         200: {
           description: 'The capabilities.',
-          content: json(Capabilities, schemaExample(jsonSchema(Capabilities, 'output'))),
+          content: json(Capabilities, schemaExample(jsonSchema(Capabilities, 'output'), days)),
         },
       },
     ),
@@ -199,11 +314,9 @@ function gatewayPaths(): Record<string, Record<string, unknown>> {
             },
           },
         },
-        401: {
-          description: 'Error codes: UNAUTHENTICATED (METRICS_TOKEN is set and the request does not carry it)',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-          'x-error-codes': ['UNAUTHENTICATED'],
-        },
+        ...errorResponses(['UNAUTHENTICATED'], 'v2', {
+          UNAUTHENTICATED: 'METRICS_TOKEN is set and the request does not carry it',
+        }),
       },
     ),
   };
@@ -253,7 +366,7 @@ const WEBHOOK_HEADERS: { name: string; description: string }[] = [
  * The `webhooks` section of openapi.json: one entry per event type (and `webhook.test`), the POST a receiver gets,
  * with the envelope of that type and its data as the body; GET /api/v2/events lists the same envelopes.
  */
-function webhookDescriptions(): Record<string, unknown> {
+function webhookDescriptions(days: ExampleDays): Record<string, unknown> {
   return Object.fromEntries(
     WEBHOOK_ENVELOPES.map(({ type, data }) => {
       const envelope = eventEnvelopeOf(type, data);
@@ -280,12 +393,13 @@ function webhookDescriptions(): Record<string, unknown> {
               content: {
                 'application/json': {
                   schema: jsonSchema(envelope, 'output'),
-                  example: schemaExample(jsonSchema(envelope, 'output'), 'evt'),
+                  example: schemaExample(jsonSchema(envelope, 'output'), days, 'evt'),
                 },
               },
             },
             responses: {
               '2XX': { description: 'Received: the delivery is recorded `delivered`.' },
+              '4XX': { description: 'Refused by the receiver (a bad signature, say): a failed attempt, retried.' },
               default: { description: 'Any other answer, or none within 10 s: a failed attempt, retried.' },
             },
           },
@@ -295,9 +409,52 @@ function webhookDescriptions(): Record<string, unknown> {
   );
 }
 
-/** Builds openapi.json (OpenAPI 3.1) from the route catalogue: the same schemas that validate requests. */
-export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
-  const paths: Record<string, Record<string, unknown>> = gatewayPaths();
+/** The licence openapi.json states (`info.license`): the service is private, no licence is granted. */
+const LICENSE = { name: 'Proprietary: all rights reserved, no licence granted', identifier: 'LicenseRef-Proprietary' };
+
+/** True when some request path fits both templates (`/a/{x}/c` and `/a/b/{y}`): same length, no two literals differ. */
+function templatesOverlap(a: string, b: string): boolean {
+  const sa = a.split('/');
+  const sb = b.split('/');
+  const param = (seg: string) => seg.startsWith('{');
+  return sa.length === sb.length && sa.every((seg, i) => seg === sb[i] || param(seg) || param(sb[i]!));
+}
+
+/**
+ * Notes on each operation, as `x-overlapping-paths`, the path templates some request path fits besides its own (the CONTRACT fixes both
+ * `/api/v2/webhooks/deliveries/{id}` and `/api/v2/webhooks/{deliveryId}/replay`; `/api/v2/webhooks/deliveries/replay`
+ * fits both). Such templates must share no method, so every request still has one operation; building fails otherwise.
+ */
+function noteOverlappingPaths(paths: Record<string, Record<string, unknown>>): void {
+  const methods = (p: string) => Object.keys(paths[p]!);
+  const notes = new Map<string, Record<string, string>>();
+  for (const a of Object.keys(paths)) {
+    for (const b of Object.keys(paths)) {
+      if (b === a || !templatesOverlap(a, b)) continue;
+      const shared = methods(a).filter((m) => methods(b).includes(m));
+      if (shared.length > 0) throw new Error(`${a} and ${b} overlap and both answer ${shared.join(', ')}`);
+      const list = (p: string) =>
+        methods(p)
+          .map((m) => m.toUpperCase())
+          .join(', ');
+      notes.set(a, {
+        ...notes.get(a),
+        [b]: `Some request paths fit both templates; this one answers ${list(a)} and ${b} answers ${list(b)}, so every request has one operation. The CONTRACT fixes both paths.`,
+      });
+    }
+  }
+  for (const [a, note] of notes)
+    for (const op of Object.values(paths[a]!)) Object.assign(op as object, { 'x-overlapping-paths': note });
+}
+
+/**
+ * Builds openapi.json (OpenAPI 3.1) from the route catalogue: the same schemas that validate requests. Examples are
+ * dated relative to `today`, the day the document is served (slots a week or two ahead, licences expiring a year
+ * ahead), so a document never shows a past date.
+ */
+export function buildOpenApi(routes: RouteSpec[], info: { version: string; today: Date }) {
+  const days = exampleDaysOf(info.today);
+  const paths: Record<string, Record<string, unknown>> = gatewayPaths(days);
   for (const r of routes) {
     const parameters: unknown[] = [];
     if (r.params) {
@@ -306,9 +463,15 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
     }
     if (r.query) {
       const js = jsonSchema(r.query, 'input');
+      const parsed = (jsonSchema(r.query, 'output').properties ?? {}) as Record<string, Record<string, unknown>>;
       const req = new Set((js.required as string[] | undefined) ?? []);
-      for (const [name, schema] of Object.entries((js.properties ?? {}) as Record<string, unknown>))
-        parameters.push({ name, in: 'query', required: req.has(name), schema });
+      for (const [name, schema] of Object.entries((js.properties ?? {}) as Record<string, Record<string, unknown>>))
+        parameters.push({
+          name,
+          in: 'query',
+          required: req.has(name),
+          schema: queryParameterSchema(schema, parsed[name]),
+        });
     }
     for (const h of r.headers ?? [])
       parameters.push({
@@ -326,13 +489,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
         description: 'Platform keys only: act inside this organization.',
         schema: { type: 'string' },
       });
-    const codes = [...new Set([...(r.errors ?? []), ...COMMON_ERRORS])];
-    const byStatus = new Map<number, ErrorCode[]>();
-    for (const c of codes) {
-      const st = ERROR_CATALOGUE[c].status;
-      byStatus.set(st, [...(byStatus.get(st) ?? []), c]);
-    }
-    const examples = routeExamples(r);
+    const examples = routeExamples(r, days);
     const responses: Record<string, unknown> = {
       [String(r.successStatus ?? 200)]: r.stream
         ? eventStreamResponse(r.stream.event, r.response, examples.response)
@@ -346,14 +503,8 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
                 }
               : {}),
           },
+      ...errorResponses([...(r.errors ?? []), ...COMMON_ERRORS], r.path.startsWith('/api/v1/') ? 'v1' : 'v2'),
     };
-    for (const [st, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-      responses[String(st)] = {
-        description: `Error codes: ${cs.join(', ')}`,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-        'x-error-codes': cs,
-      };
-    }
     const op: Record<string, unknown> = {
       operationId: r.rpc.charAt(0).toLowerCase() + r.rpc.slice(1),
       summary: r.summary,
@@ -373,19 +524,23 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string }) {
     if (r.path.startsWith('/api/v1/')) op.deprecated = false;
     paths[openapiPath(r.path)] = { ...(paths[openapiPath(r.path)] ?? {}), [r.method.toLowerCase()]: op };
   }
+  noteOverlappingPaths(paths);
   return {
     openapi: '3.1.0',
-    info: { title: 'Provider Resolution and Scheduling Service', version: info.version },
+    info: { title: 'Provider Resolution and Scheduling Service', version: info.version, license: LICENSE },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
     tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
     paths,
-    webhooks: webhookDescriptions(),
+    webhooks: webhookDescriptions(days),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'service_live_… or service_test_… API key' },
       },
-      schemas: { ErrorEnvelope: jsonSchema(ErrorEnvelope, 'output') },
+      schemas: {
+        ErrorEnvelope: jsonSchema(ErrorEnvelope, 'output'),
+        ErrorEnvelopeV1: jsonSchema(ErrorEnvelopeV1, 'output'),
+      },
     },
     'x-error-codes': Object.fromEntries(
       Object.entries(ERROR_CATALOGUE).map(([c, e]) => [

@@ -1,3 +1,6 @@
+import { encodeSlotId } from '../domain/availability/slot-id.js';
+import type { ExampleDays } from './example-days.js';
+
 /** A JSON Schema node as `z.toJSONSchema` writes it. */
 type JsonSchema = Record<string, unknown>;
 
@@ -105,18 +108,33 @@ function fieldOf(path: string[]): string {
   return '';
 }
 
-function stringExample(s: JsonSchema, path: string[], idPrefix: string): string {
+/** Instants already recorded when an example is read: on the served day, not ahead with the slot. */
+const RECORDED_INSTANT =
+  /^(created|updated|verified|revoked|firstSeen|lastSeen|generated|availabilityChecked|activated|resolved|released|cancelled|replayed)At$|^(timestamp|at)$/;
+
+/** Fields whose schema says nothing of their form (`dateRange`'s `from` and `to`) that hold a date. */
+const UNTYPED_DATES: Record<string, keyof ExampleDays> = { from: 'slotDay', to: 'rangeEnd' };
+
+function stringExample(s: JsonSchema, path: string[], ctx: ExampleContext): string {
   const key = fieldOf(path);
-  if (s.format === 'date-time')
-    return key === 'end' || key === 'end_time'
-      ? '2026-05-04T13:50:00.000Z'
-      : key === 'expiresAt'
-        ? '2026-05-04T13:02:00.000Z'
-        : '2026-05-04T13:00:00.000Z';
-  if (s.format === 'date') return '2026-05-04';
+  const { today, slotDay, nextYear } = ctx.days;
+  if (s.format === 'date-time') {
+    if (RECORDED_INSTANT.test(key)) return `${today}T08:00:00.000Z`;
+    if (key === 'expiresAt') return `${today}T08:02:00.000Z`;
+    return key === 'end' || key === 'end_time' ? `${slotDay}T13:50:00.000Z` : `${slotDay}T13:00:00.000Z`;
+  }
+  // A date that expires (a licence) runs a year from the served day, so the example licence is valid on the slot.
+  if (s.format === 'date') return key === 'expiresAt' ? nextYear : slotDay;
   if (s.format === 'email') return STRINGS.email!;
   if (typeof s.pattern === 'string' && s.pattern.includes('[0-5]\\d')) return key === 'end' ? '17:00' : '09:00';
-  if (key === 'id' || key in ID_PREFIXES || /Id$/.test(key)) return `${ID_PREFIXES[key] ?? idPrefix}_${ID_TAIL}`;
+  // A slot id must decode (v1 create checks it): the example slot's.
+  if (key === 'slotId')
+    return encodeSlotId({
+      providerId: `prv_${ID_TAIL}`,
+      serviceId: `svc_${ID_TAIL}`,
+      start: Date.parse(`${slotDay}T13:00:00.000Z`),
+    });
+  if (key === 'id' || key in ID_PREFIXES || /Id$/.test(key)) return `${ID_PREFIXES[key] ?? ctx.idPrefix}_${ID_TAIL}`;
   const value = STRINGS[key] ?? `example ${key || 'text'}`;
   return typeof s.maxLength === 'number' ? value.slice(0, s.maxLength) : value;
 }
@@ -130,16 +148,23 @@ function numberExample(s: JsonSchema, path: string[]): number {
   return s.type === 'integer' ? Math.round(n) : n;
 }
 
-/**
- * An example value for a JSON Schema: the schema's own `examples` when it has them, else one built from its types,
- * enums and bounds with realistic values chosen by field name. Optional properties are filled too, so the example
- * shows every field; `{not: {}}` (a field that must be left out) is skipped. A bare `id` gets `idPrefix`.
- */
-export function schemaExample(schema: unknown, idPrefix = 'id'): unknown {
-  return example(schema, [], idPrefix);
+/** What an example is built with: the id prefix of a bare `id` and the dates of the served day. */
+interface ExampleContext {
+  idPrefix: string;
+  days: ExampleDays;
 }
 
-function example(schema: unknown, path: string[], idPrefix: string): unknown {
+/**
+ * An example value for a JSON Schema: the schema's own `examples` when it has them, else one built from its types,
+ * enums and bounds with realistic values chosen by field name, dated relative to the day the document is served
+ * (`days`). Optional properties are filled too, so the example shows every field; `{not: {}}` (a field that must be
+ * left out) is skipped. A bare `id` gets `idPrefix`.
+ */
+export function schemaExample(schema: unknown, days: ExampleDays, idPrefix = 'id'): unknown {
+  return example(schema, [], { idPrefix, days });
+}
+
+function example(schema: unknown, path: string[], ctx: ExampleContext): unknown {
   const s = (schema ?? {}) as JsonSchema;
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   if ('const' in s) return s.const;
@@ -147,24 +172,26 @@ function example(schema: unknown, path: string[], idPrefix: string): unknown {
   for (const k of ['anyOf', 'oneOf'] as const) {
     if (Array.isArray(s[k])) {
       const branches = s[k] as JsonSchema[];
-      return example(branches.find((b) => b.type !== 'null') ?? branches[0], path, idPrefix);
+      return example(branches.find((b) => b.type !== 'null') ?? branches[0], path, ctx);
     }
   }
-  if (Array.isArray(s.allOf)) return example(Object.assign({}, ...(s.allOf as JsonSchema[])), path, idPrefix);
+  if (Array.isArray(s.allOf)) return example(Object.assign({}, ...(s.allOf as JsonSchema[])), path, ctx);
   const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== 'null') : s.type;
+  const untypedDate = UNTYPED_DATES[fieldOf(path)];
+  if (type === undefined && untypedDate !== undefined) return ctx.days[untypedDate];
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
       for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, JsonSchema>)) {
         if (prop.not !== undefined && Object.keys(prop.not as object).length === 0) continue;
-        out[name] = example(prop, [...path, name], idPrefix);
+        out[name] = example(prop, [...path, name], ctx);
       }
       return out;
     }
     case 'array':
-      return [example(s.items, path, idPrefix)];
+      return [example(s.items, path, ctx)];
     case 'string':
-      return stringExample(s, path, idPrefix);
+      return stringExample(s, path, ctx);
     case 'integer':
     case 'number':
       return numberExample(s, path);

@@ -25,6 +25,7 @@ import { createCredentialsCheck } from './create-credentials-check.js';
 import { typedRequestOf } from './typed-request-of.js';
 import { restJsonOf } from './rest-json-of.js';
 import { ADMITTED_TOKEN_KEY, type AdmissionQueueOptions } from '../admission/admission-queue.js';
+import { answerCors } from './answer-cors.js';
 
 /** Dependencies of the REST gateway. */
 export interface GatewayDeps {
@@ -61,6 +62,8 @@ export interface GatewayDeps {
    * serves anonymous callers the reduced one (no errors by code, nothing about callers' requests: serve-metrics.ts).
    */
   metricsToken?: string;
+  /** Origins whose browser pages may call the gateway (CORS_ORIGINS; answer-cors.ts). Unset or empty: no CORS. */
+  corsOrigins?: readonly string[];
 }
 
 const PASSED_HEADERS = ['authorization', 'service-organization-id', 'idempotency-key', 'accept'];
@@ -84,10 +87,15 @@ function credentialsOf(ctx: Koa.Context): Record<string, string> {
   return credentials;
 }
 
-/** The route template a request matched (`/api/v2/resolutions/:id`), or a fixed label: never a raw path in metrics. */
+/**
+ * The route template a request matched (`/api/v2/resolutions/:id`), the label the middleware that answered it gave
+ * (`ctx.state.routeLabel`: a console asset's path, `/console`, `preflight`), or a fixed label: never a raw path the
+ * client chose in metrics, so the label set stays bounded.
+ */
 function routeLabel(ctx: Koa.Context): string {
   const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
   if (typeof matched === 'string') return matched;
+  if (typeof ctx.state.routeLabel === 'string') return ctx.state.routeLabel;
   return ['/healthz', '/readyz', '/metrics', '/openapi.json', '/capabilities.json'].includes(ctx.path)
     ? ctx.path
     : 'unmatched';
@@ -171,6 +179,14 @@ export function createGateway(deps: GatewayDeps): Koa {
     else if (ctx.status >= 500) deps.logger.error({ ...line, err: failure?.error }, 'request failed');
     else deps.logger.info(line, 'request');
   });
+
+  // CORS answers preflights and marks answers to allowed origins, errors included (the middleware above renders them).
+  app.use(
+    answerCors({
+      origins: deps.corsOrigins ?? [],
+      methods: [...new Set(['GET', ...deps.routes.map((r) => r.method)])],
+    }),
+  );
 
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/healthz') {

@@ -74,6 +74,7 @@ export function serveConsole(): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     if (ctx.path === '/') {
+      ctx.state.routeLabel = '/';
       ctx.status = 302;
       ctx.redirect('/console');
       return;
@@ -86,6 +87,8 @@ export function serveConsole(): Koa.Middleware {
       });
       const file = (await assets).get(ctx.path.slice('/console/assets/'.length));
       if (!file) return next();
+      // Logged and measured by its path: the files of the bundle are a fixed set.
+      ctx.state.routeLabel = ctx.path;
       setPageHeaders(ctx, CONSOLE_CSP);
       ctx.set('Cache-Control', 'no-cache');
       ctx.set('ETag', file.etag);
@@ -98,6 +101,8 @@ export function serveConsole(): Koa.Middleware {
       return;
     }
     const reference = ctx.path === '/console/api-reference';
+    // Every other path under /console is the one page (it routes itself): one label, whatever the path.
+    ctx.state.routeLabel = reference ? '/console/api-reference' : '/console';
     setPageHeaders(ctx, CONSOLE_CSP);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';

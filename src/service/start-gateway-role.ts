@@ -54,6 +54,8 @@ export interface GatewayRoleDeps {
   lifetime: Lifetime;
   logger: ServiceLogger;
   metrics: ServiceMetrics;
+  /** The service's clock: openapi.json's examples are dated from its day. */
+  clock: () => Date;
 }
 
 /**
@@ -70,14 +72,23 @@ export async function startGatewayRole(config: Config, g: GatewayRoleDeps): Prom
     closeGrpcClients(streamClients);
   });
   const internalApi = probeInternalApi(getClientChannel(clients.GatewayService), STORE_PROBE_TIMEOUT_MS);
-  const openapi = buildOpenApi(ALL_ROUTES, { version: SERVICE_VERSION });
+  // openapi.json's examples are dated from the day it is served: built for the day of the start, then again on the
+  // first request of each new day (its JSON Schemas are made once; a new day only dates the examples anew).
+  let openapi = { day: '', doc: undefined as unknown };
+  const openapiOfToday = () => {
+    const now = g.clock();
+    const day = now.toISOString().slice(0, 10);
+    if (openapi.day !== day) openapi = { day, doc: buildOpenApi(ALL_ROUTES, { version: SERVICE_VERSION, today: now }) };
+    return openapi.doc;
+  };
+  openapiOfToday();
   const capabilities = buildCapabilities(ALL_ROUTES, { version: SERVICE_VERSION, limits: deploymentLimits(config) });
   const app = createGateway({
     routes: ALL_ROUTES,
     clients,
     streamClients,
     ...(g.inProcess ? { inProcess: g.inProcess } : {}),
-    openapi: () => openapi,
+    openapi: openapiOfToday,
     capabilities: () => capabilities,
     logger,
     metrics,
@@ -88,6 +99,7 @@ export async function startGatewayRole(config: Config, g: GatewayRoleDeps): Prom
     },
     admittedToken: g.admittedToken,
     ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
+    corsOrigins: config.corsOrigins,
     // Readiness asks the gRPC side (which probes its stores) on the connection the API's unary calls use, and checks
     // this process's own stores, all at once and each bounded, so /readyz answers within about a second even when a
     // store hangs, and says not ready when API calls could not get through.

@@ -1,10 +1,16 @@
 import test from 'ava';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApi, routeExamples } from '../../src/contract/build-openapi.js';
+import { exampleDaysOf } from '../../src/contract/example-days.js';
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
+import { ErrorEnvelope, ErrorEnvelopeV1 } from '../../src/contract/schemas/list-envelope.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue.js';
 
-/** openapi.json exactly as GET /openapi.json serves it (the JSON text, parsed back). */
-const doc = JSON.parse(JSON.stringify(buildOpenApi(ALL_ROUTES, { version: '0.0.0-test' })));
+/** The day the document is served, as the service's clock gives it (a Thursday). */
+const TODAY = new Date('2031-01-09T15:30:00Z');
+/** openapi.json exactly as GET /openapi.json serves it on TODAY (the JSON text, parsed back). */
+const docOf = (today: Date) => JSON.parse(JSON.stringify(buildOpenApi(ALL_ROUTES, { version: '0.0.0-test', today })));
+const doc = docOf(TODAY);
 const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]) => ({ path, method, op })),
 );
@@ -32,7 +38,7 @@ test('every operation has a description beyond its summary', (t) => {
 
 test('every request and response example parses with the zod schema of its route', (t) => {
   for (const r of ALL_ROUTES) {
-    const ex = routeExamples(r);
+    const ex = routeExamples(r, exampleDaysOf(TODAY));
     if (r.body) {
       const parsed = r.body.safeParse(ex.request);
       t.true(parsed.success, `${r.method} ${r.path} request example: ${parsed.error?.message}`);
@@ -99,4 +105,127 @@ test('every tag an operation uses is described, and a body the operation may go 
   t.false(doc.paths['/api/v2/resolutions/{id}/options/{optionId}/hold'].post.requestBody.required);
   t.false(doc.paths['/api/v1/bookings/{id}/cancel'].post.requestBody.required);
   t.true(doc.paths['/api/v2/resolutions/{id}/confirm'].post.requestBody.required);
+});
+
+/** Every example value of a document (`example`, and the values of `examples` of media types and schemas). */
+function examplesOf(value: unknown): unknown[] {
+  const found: unknown[] = [];
+  for (const [pointer, node] of walk(value)) {
+    if ('example' in node) found.push(node.example);
+    if (Array.isArray(node.examples)) found.push(...node.examples);
+    else if (node.examples && typeof node.examples === 'object' && !pointer.endsWith('/properties'))
+      found.push(...Object.values(node.examples as Record<string, { value: unknown }>).map((e) => e.value));
+  }
+  return found;
+}
+
+/** The dates (`YYYY-MM-DD`, alone or starting an instant) in a JSON value, with the field each is under. */
+function datesIn(value: unknown): { field: string; date: string }[] {
+  const out: { field: string; date: string }[] = [];
+  for (const [pointer, node] of walk(value)) {
+    for (const [k, v] of Object.entries(node)) {
+      if (typeof v === 'string')
+        for (const m of v.matchAll(/\b(\d{4}-\d{2}-\d{2})/g)) out.push({ field: k, date: m[1]! });
+    }
+    void pointer;
+  }
+  return out;
+}
+
+const daysBetween = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 86_400_000;
+
+test('examples are dated from the day the document is served: none past, slots a week or two ahead, licences a year', (t) => {
+  for (const today of [TODAY, new Date('2031-12-30T23:59:00Z'), new Date('2032-02-28T00:00:00Z')]) {
+    const day = today.toISOString().slice(0, 10);
+    const dates = examplesOf(docOf(today)).flatMap(datesIn);
+    t.true(dates.length > 100, `${day}: ${dates.length} dates`);
+    for (const { field, date } of dates) {
+      const ahead = daysBetween(day, date);
+      t.true(ahead >= 0, `${day}: ${field} ${date} is past`);
+      if (/^(start|end|slotStart|from|date|dueAt)$/.test(field))
+        t.true(ahead >= 7 && ahead <= 14, `${day}: ${field} ${date} is not a week or two ahead`);
+    }
+    const licence =
+      docOf(today).paths['/api/v2/providers'].post.requestBody.content['application/json'].example.licenseRecords[0];
+    t.true(daysBetween(day, licence.expiresAt) >= 365, `${day}: licence expires ${licence.expiresAt}`);
+    const range =
+      docOf(today).paths['/api/v2/resolutions'].post.requestBody.content['application/json'].example.dateRange;
+    t.is(daysBetween(range.from, range.to), 7);
+    t.is(new Date(`${range.from}T00:00:00Z`).getUTCDay(), 1, 'the example week starts on a Monday');
+  }
+  // The v1 example slot id decodes to the example day's slot.
+  const v1 = doc.paths['/api/v1/bookings'].post.requestBody.content['application/json'].example;
+  const decoded = JSON.parse(Buffer.from(v1.slotId, 'base64url').toString('utf8'));
+  t.is(new Date(decoded[3]).toISOString(), `${exampleDaysOf(TODAY).slotDay}T13:00:00.000Z`);
+});
+
+test('integer and boolean query parameters are typed as such, with the bounds validation applies', (t) => {
+  let integers = 0;
+  let booleans = 0;
+  for (const { path, method, op } of operations) {
+    for (const p of (op.parameters ?? []) as { name: string; in: string; schema: Record<string, unknown> }[]) {
+      if (p.in !== 'query') continue;
+      t.false(p.schema.type === 'string' && p.schema.pattern === '^\\d+$', `${method} ${path} ${p.name} is a string`);
+      t.notDeepEqual(p.schema.enum, ['true', 'false'], `${method} ${path} ${p.name}`);
+      if (p.schema.type === 'integer') {
+        integers++;
+        t.true(typeof p.schema.minimum === 'number' && typeof p.schema.maximum === 'number', `${path} ${p.name}`);
+      }
+      if (p.schema.type === 'boolean') booleans++;
+    }
+  }
+  t.true(integers >= 20, `${integers} integer parameters`);
+  t.true(booleans >= 1);
+  const providers = doc.paths['/api/v2/providers'].get.parameters as { name: string; schema: unknown }[];
+  t.deepEqual(providers.find((p) => p.name === 'limit')?.schema, { type: 'integer', minimum: 1, maximum: 500 });
+  t.deepEqual(providers.find((p) => p.name === 'searchable')?.schema, { type: 'boolean' });
+});
+
+test('every operation has 4xx responses with one example per code from the error catalogue, in its envelope', (t) => {
+  for (const { path, method, op } of operations) {
+    const errors = Object.entries(op.responses as Record<string, any>).filter(([st]) => /^4\d\d$/.test(st));
+    t.true(errors.length > 0, `${method} ${path} has no 4xx`);
+    for (const [st, response] of errors) {
+      const media = response.content['application/json'];
+      const envelope = path.startsWith('/api/v1/') ? ErrorEnvelopeV1 : ErrorEnvelope;
+      t.is(
+        media.schema.$ref,
+        `#/components/schemas/${path.startsWith('/api/v1/') ? 'ErrorEnvelopeV1' : 'ErrorEnvelope'}`,
+      );
+      t.deepEqual(Object.keys(media.examples), response['x-error-codes'], `${method} ${path} ${st}`);
+      for (const [code, ex] of Object.entries(media.examples as Record<string, { value: any }>)) {
+        t.is<number, number>(ERROR_CATALOGUE[code as ErrorCode].status, Number(st), `${path} ${code}`);
+        t.true(envelope.safeParse(ex.value).success, `${method} ${path} ${code} example`);
+        t.is(ex.value.error.message, ERROR_CATALOGUE[code as ErrorCode].message);
+      }
+    }
+  }
+  for (const [type, item] of Object.entries(doc.webhooks as Record<string, any>))
+    t.truthy(item.post.responses['4XX'], `webhook ${type}`);
+});
+
+test('info states a licence; overlapping path templates are noted and never share a method; no empty anyOf', (t) => {
+  t.truthy(doc.info.license?.name);
+  t.truthy(doc.info.license?.identifier);
+  const noted = operations.filter(({ op }) => 'x-overlapping-paths' in op);
+  t.deepEqual(noted.map(({ path, method }) => `${method} ${path}`).sort(), [
+    'get /api/v2/webhooks/deliveries/{id}',
+    'post /api/v2/webhooks/{deliveryId}/replay',
+  ]);
+  for (const { path, op } of noted) {
+    for (const other of Object.keys(op['x-overlapping-paths'] as object)) {
+      const methods = (p: string) => Object.keys(doc.paths[p]);
+      t.deepEqual(
+        methods(path).filter((m) => methods(other).includes(m)),
+        [],
+        `${path} and ${other} share a method`,
+      );
+    }
+  }
+  for (const [pointer, node] of walk(doc))
+    if (Array.isArray(node.anyOf))
+      t.false(
+        (node.anyOf as object[]).some((b) => Object.keys(b).length === 0),
+        `${pointer} has an empty anyOf branch`,
+      );
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { schemaExample } from '../../src/contract/schema-example.js';
+import { exampleDaysOf } from '../../src/contract/example-days.js';
 import {
   messageOfRestInput,
   requestGroups,
@@ -37,7 +38,10 @@ function methodOf(service: keyof typeof GRPC_SERVICES, rpc: string) {
 }
 
 const example = (schema: z.ZodType, io: 'input' | 'output') =>
-  schemaExample(z.toJSONSchema(schema, { io, unrepresentable: 'any' }));
+  schemaExample(
+    z.toJSONSchema(schema, { io, unrepresentable: 'any' }),
+    exampleDaysOf(new Date('2026-05-01T12:00:00Z')),
+  );
 
 test('every route answers in its typed response message: the REST example survives encoding and decoding field for field', (t) => {
   let checked = 0;

@@ -8,7 +8,10 @@ import { livePlatformKey } from '../helpers/live-platform-key.js';
 export const FUZZ_HOOK_URL = 'http://127.0.0.1:9/fuzz-hook';
 /** The calendar feed URL examples are pointed at: refused at once, never a fetch leaving the machine. */
 export const FUZZ_FEED_URL = 'http://127.0.0.1:9/fuzz-feed.ics';
-/** The week the examples' dates fall in (openapi examples use 2026-05-04, a Monday); the clock stands before it. */
+/**
+ * The fuzz clock: openapi.json's examples are dated from it (their slots on 2026-05-11, the first Monday a week ahead);
+ * the fixtures' resolutions and v1 slots rotate over the weeks from 2026-05-04.
+ */
 export const FUZZ_CLOCK_START = '2026-05-01T12:00:00Z';
 
 /** Every day 08:00-18:00. */

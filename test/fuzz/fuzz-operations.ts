@@ -211,7 +211,11 @@ function validPath(op: FuzzOperation): fc.Arbitrary<Record<string, WireValue>> {
 /** Valid query parameters: the required ones and some optional ones. */
 function validQuery(op: FuzzOperation): fc.Arbitrary<[string, WireValue][]> {
   const params = op.params.filter((p) => p.in === 'query' && p.name !== 'cursor');
-  const value = (p: FuzzParam) => fc.constantFrom<unknown>(...(p.schema.enum ?? QUERY_VALUES[p.name] ?? ['x']));
+  // A boolean parameter (openapi.json types `queryBool` as boolean) travels as its text.
+  const value = (p: FuzzParam) =>
+    fc.constantFrom<unknown>(
+      ...(p.schema.enum ?? QUERY_VALUES[p.name] ?? (p.schema.type === 'boolean' ? ['true', 'false'] : ['x'])),
+    );
   return fc
     .tuple(...params.map((p) => fc.tuple(fc.constant(p), p.required ? fc.constant(true) : fc.boolean(), value(p))))
     .map((xs) =>

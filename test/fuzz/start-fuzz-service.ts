@@ -9,7 +9,7 @@ const noDns: LookupFunction = (hostname, _options, callback) => {
 };
 
 /**
- * Starts a whole service for a fuzz run: a clock before the openapi examples' dates, no rate limit in the way (429
+ * Starts a whole service for a fuzz run: a fixed clock (openapi.json's examples are dated from it), no rate limit in the way (429
  * would hide everything behind it), webhooks allowed to the loopback receiver the fixtures name, and no DNS.
  */
 export function startFuzzService(): Promise<TestService> {

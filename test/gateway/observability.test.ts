@@ -46,7 +46,7 @@ async function gatewayOn(clients: GrpcClients, opts: { rpcDeadlineMs?: number } 
     logger: m.logger,
     metrics: createServiceMetrics(),
     ...opts,
-    openapi: () => buildOpenApi(ALL_ROUTES, { version: 't' }),
+    openapi: () => buildOpenApi(ALL_ROUTES, { version: 't', today: new Date() }),
     capabilities: () => buildCapabilities(ALL_ROUTES, { version: 't', limits: {} as never }),
   });
   const server: Server = createServer(app.callback());
@@ -93,6 +93,29 @@ test('every request leaves one access-log line: method, route template, status, 
   t.like(byId(invalid), { route: '/api/v2/providers', status: 400, errorCode: 'VALIDATION_ERROR' });
   t.like(byId(anonymous), { status: 401, errorCode: 'UNAUTHENTICATED' });
   t.false(JSON.stringify(mem.lines).includes(o.key), 'no line holds the API key');
+});
+
+test('console pages and assets are logged by their path, not as unmatched; without CORS_ORIGINS a preflight is no route', async (t) => {
+  const before = mem.lines.length;
+  const asset = await fetch(`${svc.url}/console/assets/console.css`);
+  t.is(asset.status, 200);
+  await asset.arrayBuffer();
+  const page = await fetch(`${svc.url}/console/bookings/bkg_somewhere`);
+  t.is(page.status, 200);
+  await page.text();
+  const missing = await fetch(`${svc.url}/console/assets/no-such-file.js`);
+  t.is(missing.status, 404);
+  await missing.arrayBuffer();
+  const preflight = await fetch(`${svc.url}/api/v2/organizations`, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'GET' },
+  });
+  t.is(preflight.status, 404);
+  t.is(preflight.headers.get('access-control-allow-origin'), null);
+  await preflight.arrayBuffer();
+  const ids = [asset, page, missing, preflight].map((r) => r.headers.get('x-service-request-id'));
+  const routes = ids.map((id) => mem.lines.slice(before).find((l) => l.requestId === id)?.route);
+  t.deepEqual(routes, ['/console/assets/console.css', '/console', 'unmatched', 'unmatched']);
 });
 
 test('GET /metrics answers Prometheus text: request histogram by route template and status, errors by code, process metrics', async (t) => {

@@ -37,14 +37,18 @@ async function startChild(dataDir: string, env: Record<string, string> = {}) {
   });
   children.push(child);
   let out = '';
+  let stdout = '';
+  let stderr = '';
   child.stdout!.on('data', (d) => {
     out += d;
+    stdout += d;
   });
   child.stderr!.on('data', (d) => {
     out += d;
+    stderr += d;
   });
   const url = await waitForGateway({ output: () => out, exited: () => child.exitCode !== null, timeoutMs: 60_000 });
-  return { child, url, output: () => out };
+  return { child, url, output: () => out, stdout: () => stdout, stderr: () => stderr };
 }
 
 const exited = (c: ChildProcess) =>
@@ -55,8 +59,9 @@ test.serial(
   async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
     try {
-      const first = await startChild(dataDir);
-      const out = first.output();
+      // Logging on: stdout must hold only JSON log lines; the banner is on stderr.
+      const first = await startChild(dataDir, { LOG_LEVEL: 'info' });
+      const out = first.stderr();
       t.regex(out, /REST gateway: http:\/\/127\.0\.0\.1:\d+/);
       t.regex(out, /gRPC: +127\.0\.0\.1:\d+/);
       const key = /platform key \(shown once, keep it secret\): (service_test_\S+)/.exec(out)?.[1];
@@ -67,11 +72,31 @@ test.serial(
         body: JSON.stringify({ externalId: 'kept', name: 'Kept' }),
       });
       t.is(created.status, 200);
+      const asset = await fetch(`${first.url}/console/assets/console.css`);
+      t.is(asset.status, 200);
+      await asset.arrayBuffer();
       const redisPid = Number(readFileSync(join(dataDir, 'redis', 'redis.pid'), 'utf8'));
       const pgPid = Number(readFileSync(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
       t.true(alive(redisPid) && alive(pgPid));
       first.child.kill('SIGTERM');
       t.is(await exited(first.child), 0);
+      const lines = first
+        .stdout()
+        .split('\n')
+        .filter((l) => l !== '');
+      t.true(lines.length > 0, 'JSON log lines on stdout');
+      const logged = lines.map((l) => {
+        try {
+          return JSON.parse(l) as { route?: string; msg?: string };
+        } catch {
+          t.fail(`not a JSON log line on stdout: ${l}`);
+          return {};
+        }
+      });
+      t.false(first.stdout().includes('platform key'), 'the banner is not on stdout');
+      // A console asset is logged by its path.
+      t.true(logged.some((l) => l.msg === 'request' && l.route === '/console/assets/console.css'));
+      t.false(logged.some((l) => l.route === 'unmatched'));
       t.false(alive(redisPid), 'redis-server stopped');
       t.false(alive(pgPid), 'PostgreSQL stopped');
       t.false(existsSync(join(dataDir, 'postgres', 'data', 'postmaster.pid')));

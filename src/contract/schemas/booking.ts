@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeSlotId, encodeSlotId } from '../../domain/availability/slot-id.js';
+import { decodeSlotId } from '../../domain/availability/slot-id.js';
 import { cursor, ianaTimezone, instant, isoDate, name200, nonNegativeInt, queryInt, text } from '../fields.js';
 
 /** Every booking status (SPEC part 3). */
@@ -65,21 +65,12 @@ export const SlotV1 = z.object({
 /** Answer of GET /api/v1/slots. */
 export const SlotsV1Page = z.object({ slots: z.array(SlotV1), total: nonNegativeInt() });
 
-/** A slot id issued by GET /api/v1/slots. */
+/** A slot id issued by GET /api/v1/slots (openapi.json's example is one of the example day, schema-example.ts). */
 const slotId = () =>
   z
     .string()
     .max(1024)
-    .refine((s) => decodeSlotId(s) !== null, { message: 'is not a slot id issued by GET /api/v1/slots' })
-    .meta({
-      examples: [
-        encodeSlotId({
-          providerId: 'prv_01jv3m8k2q0005t7w9c4x6b8dz',
-          serviceId: 'svc_01jv3m8k2q0005t7w9c4x6b8dz',
-          start: Date.parse('2026-05-04T13:00:00Z'),
-        }),
-      ],
-    });
+    .refine((s) => decodeSlotId(s) !== null, { message: 'is not a slot id issued by GET /api/v1/slots' });
 
 /** Body of POST /api/v1/bookings. */
 export const CreateBookingV1Body = z.object({

@@ -24,3 +24,8 @@ export const ErrorEnvelope = z.object({
     details: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional(),
   }),
 });
+
+/** The v1 error envelope: every `/api/v1/` path answers its errors in this form (CONTRACT part 1). */
+export const ErrorEnvelopeV1 = z.object({
+  error: z.object({ code: z.string(), message: z.string(), status: nonNegativeInt() }),
+});

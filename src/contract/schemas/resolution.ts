@@ -41,7 +41,6 @@ export const ResolutionPreferences = z.object({
 /** A dateRange as sent; its dates are checked by the domain (INVALID_DATE_RANGE). */
 export const DateRangeInput = z.object({ from: z.unknown(), to: z.unknown() }).meta({
   description: 'Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days.',
-  examples: [{ from: '2026-05-04', to: '2026-05-11' }],
 });
 
 /** Body of POST /api/v2/resolutions. */
