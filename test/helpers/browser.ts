@@ -119,8 +119,8 @@ const CARD_SELECTOR =
   '.card, dl.facts > div, dl.counts > div, .option, .notice, fieldset, .viewing, .secret-once, figure, .table-wrap, pre, .diagram, main#content';
 
 /**
- * Elements of the page's content that reach past their card (the nearest box of CARD_SELECTOR around them) on either
- * side, as `tag.class "text" by N px in card`. What sits inside a box that scrolls (a table's wrapper, a JSON block, a
+ * Elements of the page's content that reach, or whose text reaches, past their card (the nearest box of CARD_SELECTOR
+ * around them) on either side, as `tag.class "text" by N px in card`. What sits inside a box that scrolls (a table's wrapper, a JSON block, a
  * drawing) is left out: that box scrolls it, and the box itself must fit its own card. Empty answer: nothing overflows.
  */
 export async function overflowingCards(page: Page): Promise<string[]> {
@@ -143,7 +143,9 @@ export async function overflowingCards(page: Page): Promise<string[]> {
       for (let a = el.parentElement; a && a !== card; a = a.parentElement) if (scrolls(a)) inScroller = true;
       if (inScroller) continue;
       const c = card.getBoundingClientRect();
-      const past = Math.max(r.right - c.right, c.left - r.left);
+      // Text that overflows its own (non-scrolling) box counts too: the box may fit while its words do not.
+      const right = scrolls(el) ? r.right : Math.max(r.right, r.left + el.scrollWidth);
+      const past = Math.max(right - c.right, c.left - r.left);
       if (past > 1) found.push(name(el) + ' "' + (el.textContent || '').trim().slice(0, 40) + '" by ' + Math.round(past) + ' px in ' + name(card));
     }
     return found.slice(0, 10);

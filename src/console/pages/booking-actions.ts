@@ -118,7 +118,7 @@ export function bookingActions(ctx: PageContext, b: Booking, changed: (notice: H
       { class: 'small muted' },
       `Moves it to another time of the same provider and service: this booking becomes rescheduled and a new pending booking takes the new slot. Times are in ${zone}.`,
     ),
-    h('div', { class: 'form-row' }, formField('Date', date), formField(`Time (${zone})`, time)),
+    h('div', { class: 'form-row' }, formField('Date', date), formField('Time', time, `Local time in ${zone}`)),
     times,
     rescheduleProblem,
     rescheduleButton,
