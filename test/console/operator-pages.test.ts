@@ -25,7 +25,15 @@ let problems: PageProblems;
 let org: Awaited<ReturnType<typeof newOrganization>>;
 let graph: Awaited<ReturnType<typeof providerWithService>>;
 /** A booking confirmed from a hold (its hold is consumed), one v1 booking to reschedule and one to cancel. */
-let data: { confirmed: any; hold: any; resolution: any; toMove: string; toCancel: string; delivery: string };
+let data: {
+  confirmed: any;
+  hold: any;
+  resolution: any;
+  toMove: string;
+  toCancel: string;
+  toCancelLost: string;
+  delivery: string;
+};
 
 const idem = () => ({ 'idempotency-key': randomUUID() });
 
@@ -94,10 +102,11 @@ test.before(async () => {
   if (confirmed.status !== 200) throw new Error(`confirm: ${JSON.stringify(confirmed.body)}`);
   const toMove = await v1Booking('2026-03-05', '13:00');
   const toCancel = await v1Booking('2026-03-05', '14:00');
+  const toCancelLost = await v1Booking('2026-03-05', '15:00');
   const deliveries = await org.platform.get('/api/v2/webhooks/deliveries?limit=1');
   const delivery = deliveries.body.deliveries?.[0]?.id;
   if (!delivery) throw new Error(`no delivery: ${JSON.stringify(deliveries.body)}`);
-  data = { confirmed: confirmed.body, hold, resolution: r.body, toMove, toCancel, delivery };
+  data = { confirmed: confirmed.body, hold, resolution: r.body, toMove, toCancel, toCancelLost, delivery };
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   problems = await watchProblems(page);
   await signIn(page, svc.url, svc.platformKey, org.org.id);
@@ -386,8 +395,29 @@ test.serial(
     t.is(cancelKeys[1], cancelKeys[0]);
     t.not(cancelKeys[0], keys[0], 'another action, another key');
     t.is((await org.api.get(`/api/v2/bookings/${data.toCancel}`)).body.status, 'cancelled');
-    // The two attempts cut on purpose are the only failed loads the browser reports.
-    expectedFailures(t, /net::ERR_CONNECTION_(RESET|REFUSED)/, 2);
+
+    // The cancel route does not honour the key: a cancel whose answer was lost is refused 409 on its retry, and the
+    // page reads the booking again, cancelled, with the refusal above it.
+    const lostPath = `/api/v1/bookings/${data.toCancelLost}/cancel`;
+    await page.route(
+      `**${lostPath}`,
+      async (route) => {
+        await route.fetch();
+        await route.abort('connectionreset');
+      },
+      { times: 1 },
+    );
+    await page.goto(`${svc.url}/console/bookings/${data.toCancelLost}`);
+    await page.getByRole('heading', { level: 1, name: `Booking ${data.toCancelLost}` }).waitFor();
+    await page.getByRole('button', { name: 'Cancel booking' }).click();
+    await page.getByRole('form', { name: 'Cancel' }).getByRole('alert').waitFor();
+    t.is((await org.api.get(`/api/v2/bookings/${data.toCancelLost}`)).body.status, 'cancelled', 'it reached it');
+    await page.getByRole('button', { name: 'Cancel booking' }).click();
+    await page.getByRole('alert').filter({ hasText: 'BOOKING_STATE_CONFLICT' }).waitFor();
+    t.true((await page.locator('[data-booking-actions="closed"]').innerText()).includes('cancelled'));
+    // The three attempts cut on purpose and the refused retry are the only failed loads the browser reports.
+    expectedFailures(t, /net::ERR_CONNECTION_(RESET|REFUSED)/, 3);
+    expectedFailures(t, /status of 409/, 1);
     noProblems(t);
   },
 );

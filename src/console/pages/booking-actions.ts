@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { BookingV1Cancelled, BookingV1Rescheduled, SlotsV1Page } from '../../contract/schemas/booking.js';
+import { ApiError } from '../api-client.js';
 import type { PageContext } from '../page.js';
 import { h, replaceChildren } from '../ui/dom.js';
 import { errorNotice } from '../ui/error-notice.js';
@@ -64,6 +65,9 @@ export function bookingActions(ctx: PageContext, b: Booking, changed: (notice: H
       cancelAction.succeeded();
       changed(h('div', { class: 'notice ok', role: 'status' }, `Booking cancelled at ${done.cancelledAt}.`));
     } catch (err) {
+      // The booking left pending/confirmed meanwhile (or an earlier attempt whose answer was lost cancelled it):
+      // read it again and show why, above its current state.
+      if (err instanceof ApiError && err.code === 'BOOKING_STATE_CONFLICT') return changed(errorNotice(err));
       replaceChildren(cancelProblem, errorNotice(err));
       cancelButton.disabled = false;
     }
@@ -143,6 +147,7 @@ export function bookingActions(ctx: PageContext, b: Booking, changed: (notice: H
         ),
       );
     } catch (err) {
+      if (err instanceof ApiError && err.code === 'BOOKING_STATE_CONFLICT') return changed(errorNotice(err));
       // The same date and time again is a retry of this action (same key); another time is a new action.
       replaceChildren(rescheduleProblem, errorNotice(err));
       rescheduleButton.disabled = false;
