@@ -19,7 +19,16 @@ export type Query = Record<string, string | number | boolean | undefined>;
 /** The REST API as the console calls it: the session's key and organization on every request. */
 export interface ApiClient {
   get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T>;
-  send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
+  /**
+   * A write. It carries `opts.idempotencyKey` when given (an action retried by its person keeps its key: see
+   * `idempotentAction`), else a fresh Idempotency-Key.
+   */
+  send<T>(
+    method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    opts?: { idempotencyKey?: string },
+  ): Promise<T>;
   /** Reads a `text/event-stream` answer, calling `onEvent` per event until the signal aborts or the stream ends. */
   stream(path: string, onEvent: (event: string, data: string) => void, signal: AbortSignal): Promise<void>;
 }
@@ -45,7 +54,7 @@ async function failure(res: Response): Promise<ApiError> {
   );
 }
 
-/** Creates the client for a session. Writes carry a fresh Idempotency-Key, so a retried click never acts twice. */
+/** Creates the client for a session. Every write carries an Idempotency-Key, so a retried action never acts twice. */
 export function createApiClient(session: Session): ApiClient {
   const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
     authorization: `Bearer ${session.key}`,
@@ -59,8 +68,13 @@ export function createApiClient(session: Session): ApiClient {
       if (!res.ok) throw await failure(res);
       return (await res.json()) as T;
     },
-    async send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-      const extra: Record<string, string> = { 'idempotency-key': crypto.randomUUID() };
+    async send<T>(
+      method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+      path: string,
+      body?: unknown,
+      opts?: { idempotencyKey?: string },
+    ): Promise<T> {
+      const extra: Record<string, string> = { 'idempotency-key': opts?.idempotencyKey ?? crypto.randomUUID() };
       if (body !== undefined) extra['content-type'] = 'application/json';
       const res = await fetch(path, {
         method,

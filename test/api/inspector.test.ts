@@ -211,7 +211,8 @@ test('resolution → hold → confirm: each actor shows its state, history in or
     [by(holdReq), by(confirmReq)],
   );
   t.deepEqual(hv.transitionsTaken, [{ n: 1, from: 'hold.active', event: 'CONFIRM', to: 'hold.consumed' }]);
-  t.deepEqual(hv.timers, [{ event: 'expire', dueAt: hold.expiresAt, pending: true }]);
+  // Consumed is final: its `expire` timer can change nothing, so it is not pending.
+  t.deepEqual(hv.timers, [{ event: 'expire', dueAt: hold.expiresAt, pending: false }]);
 
   const bv = (await o.api.get(`/api/v2/inspector/actors/booking/${booking.id}`)).body;
   t.like(bv, {

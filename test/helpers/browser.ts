@@ -110,3 +110,44 @@ export async function saveScreenshot(page: Page, name: string, opts: { fullPage?
     fullPage: opts.fullPage ?? false,
   });
 }
+
+/**
+ * The boxes a long value is shown in: cards, facts, notices, fieldsets, figures, and the scrolling boxes of tables,
+ * code and drawings. `main#content` is the outermost, so every element of a page has one.
+ */
+const CARD_SELECTOR =
+  '.card, dl.facts > div, dl.counts > div, .option, .notice, fieldset, .viewing, .secret-once, figure, .table-wrap, pre, .diagram, main#content';
+
+/**
+ * Elements of the page's content that reach, or whose text reaches, past their card (the nearest box of CARD_SELECTOR
+ * around them) on either side, as `tag.class "text" by N px in card`. What sits inside a box that scrolls (a table's wrapper, a JSON block, a
+ * drawing) is left out: that box scrolls it, and the box itself must fit its own card. Empty answer: nothing overflows.
+ */
+export async function overflowingCards(page: Page): Promise<string[]> {
+  // Browser-side code as text: the test programs are type-checked without the DOM library.
+  return (await page.evaluate(`(() => {
+    const CARDS = ${JSON.stringify(CARD_SELECTOR)};
+    const scrolls = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowX);
+    const name = (el) => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+    const found = [];
+    const main = document.querySelector('main#content');
+    if (!main) return ['no main#content'];
+    const m = main.getBoundingClientRect();
+    if (m.right > window.innerWidth + 1) found.push('main#content reaches past the viewport by ' + Math.round(m.right - window.innerWidth) + ' px');
+    for (const el of main.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || el.closest('.visually-hidden')) continue;
+      const card = el.parentElement.closest(CARDS);
+      if (!card || (card !== main && scrolls(card))) continue;
+      let inScroller = false;
+      for (let a = el.parentElement; a && a !== card; a = a.parentElement) if (scrolls(a)) inScroller = true;
+      if (inScroller) continue;
+      const c = card.getBoundingClientRect();
+      // Text that overflows its own (non-scrolling) box counts too: the box may fit while its words do not.
+      const right = scrolls(el) ? r.right : Math.max(r.right, r.left + el.scrollWidth);
+      const past = Math.max(right - c.right, c.left - r.left);
+      if (past > 1) found.push(name(el) + ' "' + (el.textContent || '').trim().slice(0, 40) + '" by ' + Math.round(past) + ' px in ' + name(card));
+    }
+    return found.slice(0, 10);
+  })()`)) as string[];
+}

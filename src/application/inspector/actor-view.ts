@@ -21,7 +21,8 @@ function toHistoryView(e: HistoryEntry) {
 /**
  * Reads the inspector's view of one actor from the actor store (snapshot hash, history list, own timers zset), or
  * undefined when the actor does not exist (never created, or expired). A timer is `pending` while the global timer
- * index still holds it (due or leased): the actor's own zset keeps fired timers until the actor expires.
+ * index still holds it (due or leased) and the actor has not reached a final state: the actor's own zset keeps fired
+ * timers until the actor expires.
  */
 export async function readActorView(deps: ActorViewDeps, kind: ActorKind<AnyStateMachine>, id: string) {
   const loaded = await deps.actors.load(kind, id);
@@ -31,6 +32,10 @@ export async function readActorView(deps: ActorViewDeps, kind: ActorKind<AnyStat
     deps.actors.history(kind, id),
     deps.redis.zRangeWithScores(actorKeys(kind.name, id).timers, 0, -1),
   ]);
+  const snapshot = loaded.snapshot as { value: unknown; status: string; context: Record<string, unknown> };
+  // A final state takes no more events: a timer still indexed for a finished actor (a cancelled booking's `complete`,
+  // a consumed hold's `expire`) would fire into nothing, so it is not pending.
+  const finished = snapshot.status === 'done';
   const timers = await Promise.all(
     timerRows.map(async (row) => {
       const member = timerMember(kind.name, id, String(row.value));
@@ -41,11 +46,10 @@ export async function readActorView(deps: ActorViewDeps, kind: ActorKind<AnyStat
       return {
         event: String(row.value),
         dueAt: new Date(Number(row.score)).toISOString(),
-        pending: due !== null || leased !== null,
+        pending: !finished && (due !== null || leased !== null),
       };
     }),
   );
-  const snapshot = loaded.snapshot as { value: unknown; status: string; context: Record<string, unknown> };
   const steps = history.filter((e) => e.from !== null && e.from !== undefined);
   return {
     kind: kind.name,

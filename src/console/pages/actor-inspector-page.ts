@@ -46,6 +46,17 @@ function highlightOf(view: ActorViewBody, seq: number | undefined): DotHighlight
   };
 }
 
+/**
+ * A timer's state: `pending` while it will fire; `fired` once its event is in the history (`expire` → EXPIRE);
+ * otherwise `not needed`: the actor reached a final state first (a cancelled booking's `complete`).
+ */
+function timerState(view: ActorViewBody, timer: Timer): HTMLElement {
+  if (timer.pending) return statusBadge('pending');
+  const event = timer.event.toUpperCase();
+  if (view.history.some((e) => e.event === event)) return statusBadge('fired');
+  return h('span', { class: 'badge badge-inactive' }, 'not needed');
+}
+
 function liveText(state: LiveState): string {
   switch (state.mode) {
     case 'connecting':
@@ -198,7 +209,7 @@ export const actorInspectorPage: Page = {
           [
             { header: 'Timer', cell: (x) => h('code', {}, x.event) },
             { header: 'Due', cell: (x) => timeCell(x.dueAt) },
-            { header: 'State', cell: (x) => statusBadge(x.pending ? 'pending' : 'fired') },
+            { header: 'State', cell: (x) => timerState(shown, x) },
           ],
           shown.timers,
           'No durable timers.',

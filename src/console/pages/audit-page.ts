@@ -6,11 +6,15 @@ import { filterForm, queryValues } from '../ui/filter-form.js';
 import { formField } from '../ui/form-field.js';
 import { idLink, jsonBlock, timeCell } from '../ui/format.js';
 import { pagedTable, type ListPage } from '../ui/paged-table.js';
+import { isSuccessfulRead } from '../audit-reads.js';
 import { auditVerification } from './audit-verification.js';
 
 type AuditEvent = z.infer<typeof AuditEventSchema>;
 
 const FILTERS = ['action', 'resource_type', 'resource_id'];
+
+/** How many events one "page" reads at most while reads are hidden (requests of 200, until 50 are left to show). */
+const HIDDEN_READ_REQUESTS = 5;
 
 /** Kinds of resources the inspector follows: their audit rows link there. */
 const INSPECTED = new Set(['resolution', 'hold', 'booking', 'waitlist_entry']);
@@ -44,7 +48,12 @@ function changeCell(e: AuditEvent): Node | string {
   return details;
 }
 
-/** The organization's audit log, filtered by action and resource (in the URL), under the chain's verification status. */
+/**
+ * The organization's audit log, filtered by action and resource (in the URL), under the chain's verification status.
+ * Successful reads (the console's own page loads among them) are hidden unless "Show reads" is checked (`reads=shown`
+ * in the URL): the API has no filter by kind, so the page filters by action name (READ_ACTIONS), reading on until it
+ * has a page of other events.
+ */
 export const auditPage: Page = {
   path: '/console/audit',
   title: 'Audit log',
@@ -56,15 +65,34 @@ export const auditPage: Page = {
     const current = queryValues(query, FILTERS);
     const text = (name: string, value: string | undefined) =>
       h('input', { type: 'text', name, value: value ?? '', autocomplete: 'off', spellcheck: 'false' });
+    const hiddenNote = h('p', { class: 'muted small', 'data-hidden-reads': '' });
+    let hidden = 0;
+    const list = (cursor: string | undefined, limit: number) =>
+      api.get<ListPage<AuditEvent>>('/api/v2/audit-events', { ...queryValues(query, FILTERS), limit, cursor }, signal);
     const table = pagedTable<AuditEvent>({
       caption: 'Audit events, newest first',
       empty: 'No audit event matches these filters.',
-      load: (cursor) =>
-        api.get<ListPage<AuditEvent>>(
-          '/api/v2/audit-events',
-          { ...queryValues(query, FILTERS), limit: 50, cursor },
-          signal,
-        ),
+      async load(cursor) {
+        if (query.get('reads') === 'shown') {
+          hiddenNote.textContent = '';
+          return list(cursor, 50);
+        }
+        if (!cursor) hidden = 0;
+        const rows: AuditEvent[] = [];
+        let next = cursor;
+        let more = true;
+        for (let i = 0; i < HIDDEN_READ_REQUESTS && more && rows.length < 50; i++) {
+          const page = await list(next, 200);
+          for (const e of page.data) {
+            if (isSuccessfulRead(e)) hidden++;
+            else rows.push(e);
+          }
+          more = page.hasMore && page.nextCursor !== null;
+          next = page.nextCursor ?? undefined;
+        }
+        hiddenNote.textContent = `${hidden} read event${hidden === 1 ? '' : 's'} hidden so far. Check “Show reads” to list them.`;
+        return { data: rows, hasMore: more, nextCursor: more ? (next ?? null) : null };
+      },
       columns: [
         { header: 'Time', cell: (e) => timeCell(e.timestamp) },
         { header: 'Action', cell: (e) => h('code', {}, e.action) },
@@ -93,6 +121,18 @@ export const auditPage: Page = {
         formField('Action', text('action', current.action), 'e.g. provider.create'),
         formField('Resource type', text('resource_type', current.resource_type), 'e.g. booking'),
         formField('Resource id', text('resource_id', current.resource_id)),
+        h(
+          'div',
+          { class: 'check' },
+          h('input', {
+            type: 'checkbox',
+            name: 'reads',
+            value: 'shown',
+            id: 'audit-show-reads',
+            checked: query.get('reads') === 'shown',
+          }),
+          h('label', { for: 'audit-show-reads' }, 'Show reads'),
+        ),
       ],
       (q) => {
         ctx.setQuery(q);
@@ -108,6 +148,7 @@ export const auditPage: Page = {
       verification,
       h('h2', {}, 'Events'),
       form,
+      hiddenNote,
       table.element,
     );
   },

@@ -32,7 +32,10 @@ export function filterForm(
   // Reset restores the markup's initial values, which were the URL's: empty every control instead, then apply.
   form.addEventListener('reset', (ev) => {
     ev.preventDefault();
-    for (const el of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input, select')) el.value = '';
+    for (const el of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input, select')) {
+      if (el instanceof HTMLInputElement && el.type === 'checkbox') el.checked = false;
+      else el.value = '';
+    }
     submit();
   });
   return form;

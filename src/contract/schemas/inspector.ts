@@ -90,7 +90,10 @@ export const ActorTimer = z.object({
     .string()
     .meta({ description: 'Timer name; when due, the service sends the matching event (`expire` → EXPIRE).' }),
   dueAt: instant(),
-  pending: z.boolean().meta({ description: 'true while the timer is scheduled and has not fired.' }),
+  pending: z.boolean().meta({
+    description:
+      'true while the timer is scheduled, has not fired and the actor is not in a final state (a finished actor takes no timer event).',
+  }),
 });
 
 /** Answer of GET /api/v2/inspector/actors/:kind/:id. */

@@ -70,7 +70,10 @@ export interface ActorTimer {
   dueAt?:
     | Date
     | undefined;
-  /** true while the timer is scheduled and has not fired. True or false. */
+  /**
+   * true while the timer is scheduled, has not fired and the actor is not in a final state (a finished actor takes no
+   * timer event). True or false.
+   */
   pending?: boolean | undefined;
 }
 
