@@ -13093,7 +13093,7 @@ export interface operations {
                             event: string;
                             /** Format: date-time */
                             dueAt: string;
-                            /** @description true while the timer is scheduled and has not fired. */
+                            /** @description true while the timer is scheduled, has not fired and the actor is not in a final state (a finished actor takes no timer event). */
                             pending: boolean;
                         }[];
                         /** @description The history's transitions numbered from 1 in order, as state node ids (comma-joined for several). */
