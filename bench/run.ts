@@ -39,6 +39,7 @@ import { seedOrganization } from './seed-organization.js';
 import { runClosedLoop } from './closed-loop.js';
 import { benchV1Create } from './v1-create-bench.js';
 import { benchWebhooks } from './webhook-bench.js';
+import { benchWaitlistOffer } from './waitlist-offer-bench.js';
 
 /**
  * Bench entry point (`npm run bench`): a raw node:http baseline, then the service as its own process (the
@@ -56,6 +57,7 @@ import { benchWebhooks } from './webhook-bench.js';
  *   BENCH_QUIET_SECONDS=3          quiet before each burst, before the overload phases and before the reads after them
  *   BENCH_STREAM_ATTEMPTS=1000     stream attempts of the issue-21 row (one per 60 ms, in 10 s windows: ~2 minutes)
  *   BENCH_WEBHOOK_EVENTS=5000      outbox events of the webhook throughput row
+ *   BENCH_WAITLIST_ROUNDS=50       cancels that each trigger a waitlist offer (cancel -> waitlist.offered delivered)
  *   BENCH_ADEQUACY_RESOLUTIONS=100000  resolutions seeded by SQL into the main organization for the network-adequacy
  *                                  rows (one per dimension, 1 client, half a phase each)
  *   BENCH_LARGE=0                  skips the large organization (BENCH_LARGE_PROVIDERS=100000, of which
@@ -73,6 +75,7 @@ const QUIET_MS = Number(process.env.BENCH_QUIET_SECONDS ?? 3) * 1000;
 const STREAM_ATTEMPTS = Number(process.env.BENCH_STREAM_ATTEMPTS ?? 1000);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
 const ADEQUACY_RESOLUTIONS = Number(process.env.BENCH_ADEQUACY_RESOLUTIONS ?? 100_000);
+const WAITLIST_ROUNDS = Number(process.env.BENCH_WAITLIST_ROUNDS ?? 50);
 /** The issue's seeding clients and the retries each makes after a 503. */
 const API_SEED_CLIENTS = 32;
 const API_SEED_RETRIES = 6;
@@ -453,6 +456,14 @@ async function main() {
     events: WEBHOOK_EVENTS,
     log,
   });
+  const waitlist = await benchWaitlistOffer({
+    url: seeded.url,
+    platformKey,
+    databaseUrl: stores.databaseUrl,
+    raw,
+    rounds: WAITLIST_ROUNDS,
+    log,
+  });
   const streams = await benchStreamFlood({ url: seeded.url, platformKey, raw, attempts: STREAM_ATTEMPTS, log });
   note('webhooks and streams', tally.take());
   const rssPeak10k = Math.max(...scenarios.flatMap((s) => s.resources.serviceRssPeakMb));
@@ -804,6 +815,7 @@ async function main() {
       answers: `all answered in ${ms(contention.elapsedMs)}; winner ${ms(Number(cn.winnerMs))}; ${cn.sameSlot}/${cn.resolutions} resolutions offered ${cn.slot}; bookings at that slot read back: ${cn.bookingsAtSlot}`,
     },
     ...webhooks.rows,
+    ...waitlist.rows,
     ...streams.rows,
     ...overloadRows(raw, overload),
     ...largeRows,
@@ -900,6 +912,7 @@ async function main() {
       scenarios,
       v1: v1.skipped ? v1 : { skipped: false },
       webhooks: { throughput: webhooks.throughput, fairness: webhooks.fairness },
+      waitlist: { rounds: waitlist.rounds, delivered: waitlist.delivered, offered: waitlist.offered },
       streams: { ...streams, rows: undefined },
       overload,
       large,

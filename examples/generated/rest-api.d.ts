@@ -10424,6 +10424,8 @@ export interface operations {
                                 /** @description Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm. */
                                 holdId: string;
                                 optionId: string;
+                                /** @description The provider whose freed slot is offered. */
+                                providerId: string;
                                 /** Format: date-time */
                                 slotStart: string;
                                 /** Format: date-time */
@@ -10606,6 +10608,8 @@ export interface operations {
                             /** @description Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm. */
                             holdId: string;
                             optionId: string;
+                            /** @description The provider whose freed slot is offered. */
+                            providerId: string;
                             /** Format: date-time */
                             slotStart: string;
                             /** Format: date-time */
@@ -10746,6 +10750,8 @@ export interface operations {
                             /** @description Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm. */
                             holdId: string;
                             optionId: string;
+                            /** @description The provider whose freed slot is offered. */
+                            providerId: string;
                             /** Format: date-time */
                             slotStart: string;
                             /** Format: date-time */

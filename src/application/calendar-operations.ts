@@ -213,6 +213,8 @@ export function createCalendarOperations(deps: AppDeps): OperationTable {
           const cur = await connectionOfCaller(tx, caller, id, { forUpdate: true });
           await deleteCalendarConnectionRow(tx, id);
           await bumpGraphVersion(tx, caller.organizationId);
+          // Its busy overrides and external calendar go with it: time may free for the waitlist.
+          await queueProviderTime(tx, { ...caller, providerId: cur.providerId, now });
           await recordAudit(tx, caller, now, {
             ...AUDIT_ACTIONS.calendarConnectionDelete,
             resourceId: id,

@@ -68,6 +68,32 @@ export async function queueFreedTime(
   });
 }
 
+/**
+ * Queues busy time that disappeared from a provider's external calendar (a feed refresh no longer lists it), one job
+ * per interval, when the organization has a waiting entry. Autocommit: the feed's copy lives in memory, not in a row.
+ */
+export async function queueFreedFeedTime(
+  db: Queryable,
+  j: { organizationId: string; providerId: string; intervals: readonly { start: number; end: number }[]; now: Date },
+): Promise<number> {
+  if (j.intervals.length === 0) return 0;
+  const r = await db.query({
+    name: 'queue-freed-feed-time',
+    text: `INSERT INTO waitlist_offer_jobs (organization_id, platform_id, provider_id, freed_from, freed_to, created_at)
+       SELECT o.id, o.platform_id, $2, f.s, f.e, $5
+       FROM organizations o, unnest($3::timestamptz[], $4::timestamptz[]) AS f(s, e)
+       WHERE o.id = $1 AND EXISTS (SELECT 1 FROM waitlist_entries WHERE organization_id = $1 AND status = 'waiting')`,
+    values: [
+      j.organizationId,
+      j.providerId,
+      j.intervals.map((i) => new Date(i.start)),
+      j.intervals.map((i) => new Date(i.end)),
+      j.now,
+    ],
+  });
+  return r.rowCount ?? 0;
+}
+
 /** How many offer jobs wait (leased or not): a queue gauge. */
 export async function offerJobsPending(db: Queryable): Promise<number> {
   const r = await db.query('SELECT count(*)::int AS n FROM waitlist_offer_jobs');

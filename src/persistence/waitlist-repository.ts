@@ -27,6 +27,7 @@ export interface WaitlistOfferView {
   resolutionId: string;
   holdId: string;
   optionId: string;
+  providerId: string;
   slotStart: string;
   expiresAt: string;
 }
@@ -65,6 +66,7 @@ function toWaitlistEntry(row: Record<string, any>): WaitlistEntryRecord {
           resolutionId: o.resolutionId,
           holdId: o.holdId,
           optionId: o.optionId,
+          providerId: o.providerId,
           slotStart: o.slotStart,
           expiresAt: o.expiresAt,
         }

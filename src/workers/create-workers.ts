@@ -32,8 +32,9 @@ export function createWorkers(
     log: opts.log,
     ...(deps.outboundLookup ? { lookup: deps.outboundLookup } : {}),
   });
+  const dispatcher = createWebhookDispatcher({ db: deps.db, clock: deps.clock, onPending: () => webhookSender.wake() });
   const workers: Worker[] = [
-    createWebhookDispatcher({ db: deps.db, clock: deps.clock, onPending: () => webhookSender.wake() }),
+    dispatcher,
     webhookSender,
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
     createIdempotencyAnswerSweeper({ db: deps.db, clock: deps.clock }),
@@ -46,7 +47,14 @@ export function createWorkers(
       intervalMs: opts.timerIntervalMs ?? 250,
       onError: (err, timer) => opts.log('timer failed', { timer, error: String(err) }),
     }),
-    createWaitlistOfferWorker(deps, { log: opts.log, ...(opts.waitlistPollMs ? { pollMs: opts.waitlistPollMs } : {}) }),
+    createWaitlistOfferWorker(deps, {
+      log: opts.log,
+      ...(opts.waitlistPollMs ? { pollMs: opts.waitlistPollMs } : {}),
+      // A `waitlist.offered` just committed goes out at once rather than at the dispatcher's next poll.
+      onJobDone: (job) => {
+        if (job.offers > 0) dispatcher.wake();
+      },
+    }),
     ...(opts.audit?.workers ?? []),
   ];
   if (deps.config.smtpUrl) {

@@ -3,8 +3,8 @@ import { lapseOffer } from '../application/waitlist/lapse-offer.js';
 import { offerFreedTime } from '../application/waitlist/offer-freed-time.js';
 import { finishOfferJob, leaseOfferJob } from '../persistence/waitlist-offer-jobs.js';
 import { overdueOffers } from '../persistence/waitlist-repository.js';
-import { createPollingWorker } from './polling-worker.js';
-import type { Worker } from './worker.js';
+import { listenForOfferJobs } from '../persistence/listen-for-offer-jobs.js';
+import { createPollingWorker, type WakeableWorker } from './polling-worker.js';
 
 /** How long a worker holds a job before another may take it (its worker is presumed dead). */
 const LEASE_MS = 30_000;
@@ -21,6 +21,8 @@ const SWEEP_EVERY_MS = 5_000;
  * offered, so a worker killed mid-job leaves it to another after LEASE_MS. Any number of processes run it: jobs are
  * leased with SKIP LOCKED, and the ledger's hold and the entry's row lock keep one slot to one entry and one offer per
  * entry. Every few seconds it also lapses offers whose durable timer was lost (a crash between commit and timer).
+ * A queued job wakes it at once (LISTEN on migration 0015's notification, sent when the freeing transaction commits,
+ * in whichever process); the poll every `pollMs` stays as the safety net for a notification lost to a reconnect.
  */
 export function createWaitlistOfferWorker(
   deps: ResolutionDeps,
@@ -29,10 +31,13 @@ export function createWaitlistOfferWorker(
     log: (msg: string, extra?: Record<string, unknown>) => void;
     /** Called with each job's time from freeing to the end of its offers, and how many were made. */
     onJobDone?: (job: { createdAt: Date; offers: number }) => void;
+    /** Off: poll only (the latency the wake-up removes, for comparison). */
+    listen?: boolean;
   },
-): Worker {
+): WakeableWorker {
   let sweptAt = 0;
-  return createPollingWorker({
+  let listener: { stop(): Promise<void> } | undefined;
+  const poller = createPollingWorker({
     pollMs: opts.pollMs ?? 250,
     step: async () => {
       const now = deps.clock();
@@ -62,4 +67,16 @@ export function createWaitlistOfferWorker(
       return true;
     },
   });
+  return {
+    wake: () => poller.wake(),
+    start() {
+      poller.start();
+      if (opts.listen !== false) listener = listenForOfferJobs(deps.db, () => poller.wake(), opts.log);
+    },
+    async stop() {
+      await listener?.stop();
+      listener = undefined;
+      await poller.stop();
+    },
+  };
 }

@@ -90,7 +90,7 @@ test.serial(
       'the first offer',
     );
     const expiresAt = new Date(clock().getTime() + 120_000).toISOString();
-    t.like(offered, { offersMade: 1, offer: { slotStart: option.slot.start, expiresAt } });
+    t.like(offered, { offersMade: 1, offer: { slotStart: option.slot.start, providerId: p.provider.id, expiresAt } });
     t.is((await entry(o, second)).status, 'waiting');
     t.is((await entry(o, third)).status, 'waiting');
     const hold = await o.api.get(

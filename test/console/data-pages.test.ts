@@ -486,3 +486,98 @@ test.serial(
     await page.getByLabel('Organization').selectOption(data.org.org.id);
   },
 );
+
+test.serial(
+  "waitlist: each entry's offer (slot, provider, expiry), its offers made and a link to its actor in the inspector",
+  async (t) => {
+    // Its own organization: a cancelled booking and waiting entries would change the counts the other tests check.
+    const org = await newOrganization(svc, `console-waitlist-${randomUUID().slice(0, 8)}`);
+    const p = await providerWithService(org, { externalId: 'wl' });
+    const r = (
+      await org.api.post(
+        '/api/v2/resolutions',
+        { serviceId: p.service.id, dateRange: { from: '2026-03-03', to: '2026-03-04' }, maxOptionsPerProvider: 1 },
+        idem(),
+      )
+    ).body;
+    const booking = await org.api.post(
+      `/api/v2/resolutions/${r.resolutionId}/confirm`,
+      { optionId: r.options[0].optionId, customer: { name: 'Pat Doe', email: 'pat@example.com' } },
+      idem(),
+    );
+    t.is(booking.status, 200, JSON.stringify(booking.body));
+    const first = (
+      await org.api.post('/api/v2/waitlist', {
+        serviceId: p.service.id,
+        customer: { name: 'Wanda First', email: 'w1@example.com' },
+      })
+    ).body;
+    clock.advance(1000);
+    const second = (
+      await org.api.post('/api/v2/waitlist', {
+        serviceId: p.service.id,
+        customer: { name: 'Walt Second', email: 'w2@example.com' },
+      })
+    ).body;
+    t.is((await org.api.post(`/api/v1/bookings/${booking.body.id}/cancel`, {})).status, 200);
+    // The offer worker runs on its own: wait for the first entry's offer.
+    const until = Date.now() + 15_000;
+    let offered: any;
+    while (Date.now() < until) {
+      offered = (await org.api.get('/api/v2/waitlist')).body.data.find((e: any) => e.id === first.id);
+      if (offered.status === 'offered') break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    t.is(offered.status, 'offered', JSON.stringify(offered));
+    t.like(offered, { offersMade: 1, offer: { providerId: p.provider.id, slotStart: r.options[0].slot.start } });
+
+    // The organization list is read when the console loads (the last page shown was another organization's).
+    await page.goto(`${svc.url}/console`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    const { problems } = await openConsole();
+    await page.getByLabel('Organization').selectOption(org.org.id);
+    await page.locator('header.top .who', { hasNotText: /^Platform\b/ }).waitFor();
+    await viaNavigation(page, 'Waitlist', 'Waitlist');
+    const table = page.getByRole('table', { name: 'Waitlist entries, oldest first' });
+    const row = table.getByRole('row').filter({ hasText: first.id });
+    await row.waitFor();
+    const text = await row.innerText();
+    t.true(text.includes('offered') && text.includes('Wanda First') && text.includes(p.provider.id), text);
+    // The slot and the offer's end, as <time> elements carrying the API's instants.
+    t.is(await row.locator(`time[datetime="${offered.offer.slotStart}"]`).count(), 1, text);
+    t.is(await row.locator(`time[datetime="${offered.offer.expiresAt}"]`).count(), 1, text);
+    t.is(await row.locator('td').nth(3).innerText(), '1', 'offers made');
+    t.is(
+      await row
+        .getByRole('link', { name: `Actor of waitlist entry ${first.id} in the inspector` })
+        .getAttribute('href'),
+      `/console/inspector/waitlist_entry/${first.id}`,
+    );
+    t.is(
+      await row.getByRole('link', { name: offered.offer.resolutionId }).getAttribute('href'),
+      `/console/resolutions/${offered.offer.resolutionId}`,
+    );
+    const waitingRow = table.getByRole('row').filter({ hasText: second.id });
+    const waitingText = await waitingRow.innerText();
+    t.true(waitingText.includes('waiting') && waitingText.includes('—'), waitingText);
+    t.is(await waitingRow.locator('td').nth(3).innerText(), '0');
+    await saveScreenshot(page, 'waitlist-offers', { fullPage: true });
+    await checkAccessible(t, page, 'Waitlist', { axeAtPhone: true });
+
+    // The status filter goes to the URL; only the offered entry is left.
+    await page.getByLabel('Status', { exact: true }).selectOption('offered');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await table.getByRole('row').filter({ hasText: second.id }).waitFor({ state: 'detached' });
+    t.is(new URL(page.url()).searchParams.get('status'), 'offered');
+    t.is(await table.getByRole('row').count(), 2, 'the header row and the offered entry');
+
+    // The link opens the entry's actor: offered, with its lapse timer.
+    await table.getByRole('link', { name: `Actor of waitlist entry ${first.id} in the inspector` }).click();
+    await page.getByRole('heading', { level: 1, name: new RegExp(first.id) }).waitFor();
+    t.regex(await page.locator('main').innerText(), /offered/);
+    t.regex(await page.locator('main').innerText(), /lapse/);
+    t.deepEqual(await seriousAxeFindings(page), [], 'the entry actor in the inspector');
+    noProblems(t, problems);
+    await page.getByLabel('Organization').selectOption(data.org.org.id);
+  },
+);

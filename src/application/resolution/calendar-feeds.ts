@@ -1,6 +1,7 @@
 import type { CalendarConnection } from '../../domain/provider.js';
 import { parseIcsBusyTimes } from '../../domain/availability/ics-busy-times.js';
-import type { Interval } from '../../domain/availability/busy-intervals.js';
+import { normalizeBusy, type Interval } from '../../domain/availability/busy-intervals.js';
+import { subtractIntervals } from '../../domain/availability/subtract-intervals.js';
 import type { FeedState } from '../../domain/resolution/compute-resolution.js';
 import type { OutboundClient } from '../outbound/outbound-client.js';
 import { FEED_CONTENT_TYPES, FEED_MAX_BYTES, FEED_MAX_REDIRECTS } from './feed-client.js';
@@ -38,7 +39,8 @@ const DAY_MS = 86_400_000;
  * public addresses only, every redirect hop checked, at most FEED_MAX_BYTES of an iCalendar media type). A fetch has
  * a timeout; a success is reused for `refreshMs`; a failed refresh keeps serving the last good copy for up to 15
  * minutes, after which the state is `stale`; a feed never fetched successfully is `unverifiable`. Calendar errors are
- * never free time, and the reasons reported are FEED_REASONS only.
+ * never free time, and the reasons reported are FEED_REASONS only. Busy time a refresh finds gone from the feed (an
+ * event cancelled, shortened or moved) is passed, from now on, to `onBusyFreed` (the waitlist queues it for offers).
  */
 export function createCalendarFeeds(deps: {
   clock: () => Date;
@@ -47,6 +49,11 @@ export function createCalendarFeeds(deps: {
   refreshMs?: number;
   staleAfterMs?: number;
   horizonDays?: number;
+  /**
+   * Called with the busy time of a connection that a successful refresh no longer lists (from now to the horizon),
+   * before the refresh is served. A failure of the hook is ignored: the resolution is served all the same.
+   */
+  onBusyFreed?: (connection: CalendarConnection, freed: Interval[]) => Promise<void>;
 }) {
   const timeoutMs = deps.fetchTimeoutMs ?? 3000;
   const refreshMs = deps.refreshMs ?? 5 * 60_000;
@@ -55,6 +62,7 @@ export function createCalendarFeeds(deps: {
   const cache = new Map<string, CacheEntry>();
 
   async function fetchFeed(
+    connection: CalendarConnection,
     url: string,
     entry: CacheEntry,
     onIncident: (kind: 'degraded' | 'reconnect', reason: FeedReason) => void,
@@ -82,15 +90,18 @@ export function createCalendarFeeds(deps: {
       return;
     }
     if (res.status < 200 || res.status >= 300 || res.body === undefined) return degraded(reasonOfStatus(res.status));
+    let busy: Interval[];
     try {
-      entry.busy = parseIcsBusyTimes(
-        res.body.toString('utf8'),
-        new Date(now - DAY_MS),
-        new Date(now + horizon * DAY_MS),
-      );
+      busy = parseIcsBusyTimes(res.body.toString('utf8'), new Date(now - DAY_MS), new Date(now + horizon * DAY_MS));
     } catch (err) {
       return degraded(reasonOfParseError(err));
     }
+    // Only against a good copy: a feed seen for the first time (or in a new process) frees nothing.
+    if (entry.fetchedAt !== undefined && deps.onBusyFreed) {
+      const freed = subtractIntervals(normalizeBusy(entry.busy), normalizeBusy(busy), now, now + horizon * DAY_MS);
+      if (freed.length > 0) await deps.onBusyFreed(connection, freed).catch(() => undefined);
+    }
+    entry.busy = busy;
     entry.fetchedAt = now;
     entry.failure = undefined;
   }
@@ -120,7 +131,7 @@ export function createCalendarFeeds(deps: {
             entry.fetchedAt === undefined ||
             now - entry.attemptedAt >= (entry.failure !== undefined ? Math.min(refreshMs, 30_000) : refreshMs);
           if (due) {
-            entry.refreshing ??= fetchFeed(url, entry, (kind, reason) =>
+            entry.refreshing ??= fetchFeed(c, url, entry, (kind, reason) =>
               incidents.push({
                 connection: c,
                 type: kind === 'degraded' ? 'calendar.connection_degraded' : 'calendar.reconnect_required',

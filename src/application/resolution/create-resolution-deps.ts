@@ -7,6 +7,8 @@ import { createOrgGraphCache } from './org-graph.js';
 import { createResolutionRecords } from './resolution-record.js';
 import { createCalendarFeeds } from './calendar-feeds.js';
 import { createFeedClient } from './feed-client.js';
+import { queueFreedFeedTime } from '../../persistence/waitlist-offer-jobs.js';
+import { OFFER_HORIZON_DAYS } from '../waitlist/offer-to-entry.js';
 import type { ResolutionDeps } from './resolution-deps.js';
 import { createCredentialCache } from '../credential-cache.js';
 import { createReviewQueue } from '../../persistence/review-queue.js';
@@ -39,6 +41,18 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     feeds: createCalendarFeeds({
       clock: base.clock,
       client: createFeedClient({ allowInsecure: base.config.outboundAllowInsecureUrls, lookup: base.outboundLookup }),
+      // Busy time gone from a feed frees time for the waitlist (CONTRACT part 8).
+      onBusyFreed: async (c, freed) => {
+        const now = base.clock();
+        // Offers look OFFER_HORIZON_DAYS ahead; later time frees nothing an offer could use.
+        const end = now.getTime() + OFFER_HORIZON_DAYS * 86_400_000;
+        await queueFreedFeedTime(base.db, {
+          organizationId: c.organizationId,
+          providerId: c.providerId,
+          intervals: freed.filter((i) => i.start < end).map((i) => ({ start: i.start, end: Math.min(i.end, end) })),
+          now,
+        });
+      },
     }),
     credentials: createCredentialCache({ db: base.db }),
     reviewQueue,

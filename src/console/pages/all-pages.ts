@@ -8,6 +8,7 @@ import { auditPage } from './audit-page.js';
 import { analyticsPage } from './analytics-page.js';
 import { networkAdequacyPage } from './network-adequacy-page.js';
 import { manualReviewPage } from './manual-review-page.js';
+import { waitlistPage } from './waitlist-page.js';
 import { apiKeysPage } from './api-keys-page.js';
 import { inspectorPage } from './inspector-page.js';
 import { actorInspectorPage } from './actor-inspector-page.js';
@@ -41,6 +42,7 @@ export const ALL_PAGES: Page[] = [
   bookingsPage,
   bookingPage,
   manualReviewPage,
+  waitlistPage,
   auditPage,
   analyticsPage,
   networkAdequacyPage,

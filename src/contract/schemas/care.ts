@@ -36,6 +36,7 @@ export const WaitlistOffer = z.object({
   resolutionId: z.string(),
   holdId: z.string().meta({ description: 'Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm.' }),
   optionId: z.string(),
+  providerId: z.string().meta({ description: 'The provider whose freed slot is offered.' }),
   slotStart: instant(),
   expiresAt: instant(),
 });

@@ -5441,6 +5441,10 @@ export interface WaitlistOffer {
   optionId?:
     | string
     | undefined;
+  /** The provider whose freed slot is offered. */
+  providerId?:
+    | string
+    | undefined;
   /** An instant. */
   slotStart?:
     | Date
@@ -25324,7 +25328,7 @@ export const WaitlistEntry_Customer: MessageFns<WaitlistEntry_Customer> = {
 };
 
 function createBaseWaitlistOffer(): WaitlistOffer {
-  return { resolutionId: "", holdId: "", optionId: "", slotStart: undefined, expiresAt: undefined };
+  return { resolutionId: "", holdId: "", optionId: "", providerId: "", slotStart: undefined, expiresAt: undefined };
 }
 
 export const WaitlistOffer: MessageFns<WaitlistOffer> = {
@@ -25337,6 +25341,9 @@ export const WaitlistOffer: MessageFns<WaitlistOffer> = {
     }
     if (message.optionId !== undefined && message.optionId !== "") {
       writer.uint32(26).string(message.optionId);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(50).string(message.providerId);
     }
     if (message.slotStart !== undefined) {
       Timestamp.encode(toTimestamp(message.slotStart), writer.uint32(34).fork()).join();
@@ -25384,6 +25391,14 @@ export const WaitlistOffer: MessageFns<WaitlistOffer> = {
             message.optionId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
           case 4: {
             if (tag !== 34) {
               break;
@@ -25429,6 +25444,11 @@ export const WaitlistOffer: MessageFns<WaitlistOffer> = {
         : isSet(object.option_id)
         ? globalThis.String(object.option_id)
         : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
       slotStart: isSet(object.slotStart)
         ? fromJsonTimestamp(object.slotStart)
         : isSet(object.slot_start)
@@ -25453,6 +25473,9 @@ export const WaitlistOffer: MessageFns<WaitlistOffer> = {
     if (message.optionId !== undefined && message.optionId !== "") {
       obj.optionId = message.optionId;
     }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
     if (message.slotStart !== undefined) {
       obj.slotStart = message.slotStart.toISOString();
     }
@@ -25470,6 +25493,7 @@ export const WaitlistOffer: MessageFns<WaitlistOffer> = {
     message.resolutionId = object.resolutionId ?? "";
     message.holdId = object.holdId ?? "";
     message.optionId = object.optionId ?? "";
+    message.providerId = object.providerId ?? "";
     message.slotStart = object.slotStart ?? undefined;
     message.expiresAt = object.expiresAt ?? undefined;
     return message;
