@@ -941,11 +941,11 @@ export interface paths {
         put?: never;
         /**
          * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare `{bookingId, status, cancelledAt}`.
-         * @description Cancels the booking; the body and its `reason` are optional.
+         * @description Cancels the booking; the body and its `reason` are optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept with it) instead of 409.
          *
          *     Any API key, acting in its organization (a platform key: the one named by Service-Organization-Id, else the platform's default organization).
          *
-         *     Errors besides the common ones: 404 BOOKING_NOT_FOUND, 409 BOOKING_STATE_CONFLICT.
+         *     Errors besides the common ones: 409 IDEMPOTENCY_KEY_REUSED, 409 IDEMPOTENCY_REQUEST_IN_PROGRESS, 404 BOOKING_NOT_FOUND, 409 BOOKING_STATE_CONFLICT.
          */
         post: operations["cancelBookingV1"];
         delete?: never;
@@ -9101,7 +9101,10 @@ export interface operations {
     cancelBookingV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Unique key; a replay with the same payload answers the first response with Idempotent-Replayed: true. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9175,7 +9178,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeV1"];
                 };
             };
-            /** @description Error codes: BOOKING_STATE_CONFLICT */
+            /** @description Error codes: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_REQUEST_IN_PROGRESS, BOOKING_STATE_CONFLICT */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -119,7 +119,20 @@ export function createBookingOperations(deps: ResolutionDeps): OperationTable {
     },
     CancelBookingV1: {
       audit: { ...AUDIT_ACTIONS.bookingCancel, kind: 'write' },
-      handler: (caller, input) => cancelBookingV1(deps, caller, pathId(input.params), input.body),
+      async handler(caller, input) {
+        const id = pathId(input.params);
+        const key = optionalIdempotencyKey(input.headers);
+        if (!key) return cancelBookingV1(deps, caller, id, input.body);
+        return withIdempotency(
+          deps.idempotency,
+          caller,
+          `v1-cancel:${id}`,
+          key,
+          input.body ?? {},
+          (record) => cancelBookingV1(deps, caller, id, input.body, record),
+          { durable: true },
+        );
+      },
     },
     ConfirmBookingV1: {
       // The e-mailed link carries no API key: its token is the credential.

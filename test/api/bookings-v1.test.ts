@@ -473,6 +473,28 @@ test('overlapping slots of different durations and buffers never double-book a p
     t.true(claims[i - 1].e.getTime() <= claims[i].s.getTime(), 'no two active claims overlap');
 });
 
+test('cancel with an Idempotency-Key: a retry answers the first cancellation, another body with the key is 409 IDEMPOTENCY_KEY_REUSED', async (t) => {
+  const { o, p } = await setup('cancel-idem');
+  const made = await create(o, p, await slotId(o, p, '2026-03-03', '10:00'));
+  const id = made.body.data.id;
+  const key = { 'idempotency-key': randomUUID() };
+  const first = await o.api.post(`/api/v1/bookings/${id}/cancel`, { reason: 'moved away' }, key);
+  t.is(first.status, 200, JSON.stringify(first.body));
+  t.is(first.headers.get('idempotent-replayed'), null);
+  const cancelledAt = first.body.cancelledAt;
+  clock.advance(60_000);
+  const retry = await o.api.post(`/api/v1/bookings/${id}/cancel`, { reason: 'moved away' }, key);
+  t.is(retry.status, 200, 'a retry after a lost answer is answered, not 409');
+  t.deepEqual(retry.body, { bookingId: id, status: 'cancelled', cancelledAt });
+  t.is(retry.headers.get('idempotent-replayed'), 'true');
+  const other = await o.api.post(`/api/v1/bookings/${id}/cancel`, { reason: 'another reason' }, key);
+  t.is(other.status, 409);
+  t.is(other.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
+  // Without the key a second cancel is the state conflict it always was, and one cancellation was recorded.
+  t.is((await o.api.post(`/api/v1/bookings/${id}/cancel`, {})).body.error.code, 'BOOKING_STATE_CONFLICT');
+  t.is((await events(o.org.id, 'booking.cancelled')).filter((e: any) => e.data.bookingId === id).length, 1);
+});
+
 test('cancel: frees the slot, emits booking.cancelled, stores the notice; wrong-state cancel and reschedule are 409', async (t) => {
   const { o, p } = await setup('cancel');
   const slot = await slotId(o, p, '2026-03-03', '11:00');

@@ -12,22 +12,32 @@ import { bookingCancelledData, outboxEvent } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { endClaimLocked } from '../../persistence/slot-claims.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
+import { insertIdempotencyAnswer, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 
 /**
  * POST /api/v1/bookings/:id/cancel: cancels a pending or confirmed booking (else 409 BOOKING_STATE_CONFLICT),
  * frees its slot, stores booking.cancelled and the cancellation e-mail, and answers bare `{bookingId, status, cancelledAt}`.
+ * With `idempotency`, the answer is committed in that transaction too, for that key's replays.
  */
-export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: string, input: unknown) {
+export async function cancelBookingV1(
+  deps: ResolutionDeps,
+  caller: Caller,
+  id: string,
+  input: unknown,
+  idempotency?: IdempotencyRecord,
+) {
   const body = parseInput(CancelBookingV1Body, input ?? {});
   const reason = body.reason ?? null;
   const now = deps.clock();
   const event = { type: 'CANCEL' as const, at: now.toISOString(), ...(reason !== null ? { reason } : {}) };
+  const answer = { bookingId: id, status: 'cancelled' as const, cancelledAt: now.toISOString() };
   // Lock order (slot-claims.ts): the booking row, then writes that need no claim lock, then the claim ended under
   // the provider's claim lock with the audit entry, in the last statement before COMMIT.
   const step = (await stepBooking(deps, event, {
     causedBy: stepCause(caller),
     load: (tx) => bookingOfCaller(tx, caller, id, { forUpdate: true }),
     commit: async (tx, before, after) => {
+      if (idempotency) await insertIdempotencyAnswer(tx, idempotency, answer, now);
       await storeEvent(
         tx,
         outboxEvent('booking.cancelled', bookingCancelledData(after, now, reason), {
@@ -66,6 +76,5 @@ export async function cancelBookingV1(deps: ResolutionDeps, caller: Caller, id: 
   // Nothing was written unless the machine moved the booking.
   if (!step.changed || step.value !== 'cancelled')
     throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${step.before.status} booking cannot be cancelled.`);
-  const row = step.row;
-  return { bookingId: row.id, status: 'cancelled' as const, cancelledAt: now.toISOString() };
+  return { ...answer, bookingId: step.row.id };
 }

@@ -156,10 +156,17 @@ export const bookingRoutes: RouteSpec[] = [
     bodyOptional: true,
     summary:
       'Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare `{bookingId, status, cancelledAt}`.',
-    description: 'Cancels the booking; the body and its `reason` are optional.',
+    description:
+      'Cancels the booking; the body and its `reason` are optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept with it) instead of 409.',
+    headers: [idempotencyHeader(false)],
     params: BookingPath,
     body: CancelBookingV1Body,
     response: BookingV1Cancelled,
-    errors: ['BOOKING_NOT_FOUND', 'BOOKING_STATE_CONFLICT'],
+    errors: [
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_REQUEST_IN_PROGRESS',
+      'BOOKING_NOT_FOUND',
+      'BOOKING_STATE_CONFLICT',
+    ],
   },
 ];

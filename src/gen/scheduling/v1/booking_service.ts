@@ -5115,8 +5115,10 @@ export const BookingServiceService = {
   /**
    * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
    * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST:
-   * POST /api/v1/bookings/:id/cancel.
+   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
+   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
+   * /api/v1/bookings/:id/cancel.
    */
   cancelBookingV1: {
     path: "/scheduling.v1.BookingService/CancelBookingV1" as const,
@@ -5198,8 +5200,10 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
    * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
    * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST:
-   * POST /api/v1/bookings/:id/cancel.
+   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
+   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
+   * /api/v1/bookings/:id/cancel.
    */
   cancelBookingV1: handleUnaryCall<CancelBookingV1Request, CancelBookingV1Response>;
 }
@@ -5383,8 +5387,10 @@ export interface BookingServiceClient extends Client {
   /**
    * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
    * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST:
-   * POST /api/v1/bookings/:id/cancel.
+   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
+   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
+   * /api/v1/bookings/:id/cancel.
    */
   cancelBookingV1(
     request: CancelBookingV1Request,
