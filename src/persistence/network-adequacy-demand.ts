@@ -279,6 +279,8 @@ export interface NetworkAdequacyDemand {
     from: Date,
     to: Date,
   ): Promise<DemandRowData[]>;
+  /** The sums over whole days it keeps (read-only use: their count and weight). */
+  readonly sums: Pick<DemandSumCache, 'size' | 'weight'>;
 }
 
 /**
@@ -292,6 +294,7 @@ export interface NetworkAdequacyDemand {
 export function createNetworkAdequacyDemand(deps: { db: Queryable; sums: DemandSumCache }): NetworkAdequacyDemand {
   const { db, sums: cache } = deps;
   return {
+    sums: cache,
     async read(scope, dimension, from, to) {
       const { organizationId } = scope;
       const split = splitPeriod(from, to);
