@@ -247,23 +247,35 @@ async function readRawRanges(
   const rangeSql = ranges.map(
     (g) => `(r.created_at ${g.aIn ? '>=' : '>'} ${bound(g.a)} AND r.created_at ${g.bIn ? '<=' : '<'} ${bound(g.b)})`,
   );
+  const where = `r.organization_id = $1 AND r.dimension = $2 AND (${rangeSql.join(' OR ')})`;
+  /** The three aggregates of the rows `r` of `from` that match `cond`. */
+  const aggregatesOf = (from: string, cond: string) => [
+    `SELECT 0 AS kind, r.value, NULL::text AS code, count(*)::float8 AS a,
+       count(*) FILTER (WHERE r.zero_results)::float8 AS b FROM ${from} WHERE ${cond} GROUP BY r.value`,
+    `SELECT 1 AS kind, r.value, NULL::text AS code, ${BUCKET_SQL.replace('days_to_first_option', 'r.days_to_first_option')}::float8 AS a,
+       count(*)::float8 AS b FROM ${from} WHERE ${cond} AND r.days_to_first_option IS NOT NULL GROUP BY 2, 4`,
+    `SELECT 2 AS kind, r.value, x.code, sum(x.n)::float8 AS a, 0::float8 AS b
+       FROM ${from}, unnest(r.exclusion_codes, r.exclusion_counts) AS x(code, n) WHERE ${cond} GROUP BY r.value, x.code`,
+  ];
   // The ranges are written out (one index range scan of resolution_demands_by_period each, OR-ed in a bitmap), so the
-  // statement is unnamed: planned each time with its own bounds. The rows are read once (MATERIALIZED) for all three
-  // aggregates.
-  const rows = await readAggregates(db, {
-    text: `WITH raw AS MATERIALIZED (
-         SELECT r.value, r.zero_results, r.days_to_first_option, r.exclusion_codes, r.exclusion_counts
-         FROM resolution_demands r WHERE r.organization_id = $1 AND r.dimension = $2 AND (${rangeSql.join(' OR ')}))
-       SELECT 0 AS kind, value, NULL::text AS code, count(*)::float8 AS a, count(*) FILTER (WHERE zero_results)::float8 AS b
-         FROM raw GROUP BY value
-       UNION ALL
-       SELECT 1, value, NULL, ${BUCKET_SQL}, count(*) FROM raw WHERE days_to_first_option IS NOT NULL
-         GROUP BY value, ${BUCKET_SQL}
-       UNION ALL
-       SELECT 2, raw.value, x.code, sum(x.n)::float8, 0 FROM raw, unnest(raw.exclusion_codes, raw.exclusion_counts) AS x(code, n)
-         GROUP BY raw.value, x.code`,
-    values,
-  });
+  // statements are unnamed: planned each time with their own bounds. Only the partial days (about a day of rows): one
+  // statement, the rows read once for the three aggregates. With whole days not rolled up yet too (a first read over
+  // up to 90 days past), three statements side by side: one over all those rows, materialized, ran past
+  // statement_timeout on a loaded machine.
+  const rows =
+    ranges.length <= 2
+      ? await readAggregates(db, {
+          text: `WITH raw AS MATERIALIZED (
+             SELECT r.value, r.zero_results, r.days_to_first_option, r.exclusion_codes, r.exclusion_counts
+             FROM resolution_demands r WHERE ${where})
+           ${aggregatesOf('raw r', 'true').join(' UNION ALL ')}`,
+          values,
+        })
+      : (
+          await Promise.all(
+            aggregatesOf('resolution_demands r', where).map((text) => readAggregates(db, { text, values })),
+          )
+        ).flat();
   addAggregates(tally, rows);
 }
 
