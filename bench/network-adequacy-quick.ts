@@ -14,12 +14,14 @@ import { generateProviders } from './provider-mix.js';
 import { measureRawBaseline } from './raw-baseline.js';
 import { createResponseTally } from './response-tally.js';
 import { stopOnSignal } from './stop-on-signal.js';
+import { benchGet } from './get-load.js';
 
 /**
  * Network adequacy over 100,000 resolutions (`npm run bench:adequacy`, issue 24): on fresh stores, one service process,
  * one organization of QUICK_PROVIDERS providers (the bench's mix, written by SQL), QUICK_RESOLUTIONS resolutions seeded
  * by SQL over 90 days, then GET /api/v2/analytics/network-adequacy?period=last_90_days of each dimension, each as a
- * share of a raw node:http hello-world measured in the same run. Target: p99 under 200 ms.
+ * share of a raw node:http hello-world measured in the same run, and last GET /api/v2/organizations/:id on the same
+ * service (the floor: what any read costs on the machine as loaded then). Target: p99 under 200 ms.
  *   QUICK_SECONDS=5 (each measured phase)   QUICK_CLIENTS=1   QUICK_PROVIDERS=10000   QUICK_RESOLUTIONS=100000
  */
 const PHASE_MS = Number(process.env.QUICK_SECONDS ?? 5) * 1000;
@@ -59,6 +61,10 @@ async function seedProviders(databaseUrl: string, organizationId: string, count:
 
 const tally = createResponseTally();
 const raw = await measureRawBaseline({ clients: [CLIENTS], durationMs: PHASE_MS, tally, log });
+const rawRow = raw.byClients.get(CLIENTS)!;
+log(
+  `  raw@${CLIENTS}: ${rawRow.perSecond.toFixed(0)} req/s, p50 ${rawRow.latency.p50.toFixed(2)} ms, p99 ${rawRow.latency.p99.toFixed(2)} ms`,
+);
 const stores = await startBenchStores();
 let service: BenchService | undefined;
 stopOnSignal(async () => {
@@ -101,10 +107,29 @@ try {
     },
     ctx,
   );
+  // The floor on the same service and machine: a read that does next to nothing (the organization, cached), so a loaded
+  // machine's latency can be told apart from the adequacy read's own.
+  log(`  GET /api/v2/organizations/:id (the floor), ${CLIENTS} client(s) (${PHASE_MS / 1000} s)`);
+  const floor = await benchGet(
+    {
+      id: `org-get.floor.c${CLIENTS}`,
+      label: `GET /api/v2/organizations/:id (floor), ${CLIENTS} client(s)`,
+      api: platform,
+      path: `/api/v2/organizations/${organizationId}`,
+      concurrency: CLIENTS,
+      durationMs: PHASE_MS,
+    },
+    ctx,
+  );
   const sample = await platform.get('/api/v2/analytics/network-adequacy?period=last_90_days&dimension=language');
   log(`language: ${sample.status} ${JSON.stringify(sample.body).slice(0, 600)}`);
   console.log('');
-  console.log(renderReport([...result.byDimension.values()].map((m) => measurementRow(raw, 'adequacy', m))));
+  console.log(
+    renderReport([
+      ...[...result.byDimension.values()].map((m) => measurementRow(raw, 'adequacy', m)),
+      measurementRow(raw, 'floor', floor),
+    ]),
+  );
   console.log('');
   for (const check of adequacyTargets(result)) console.log(targetLine(check));
   await target.close();

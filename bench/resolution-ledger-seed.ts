@@ -37,7 +37,7 @@ function skewed<T>(rnd: SeededRandom, xs: readonly T[]): T {
 
 /**
  * Writes `count` resolutions of an organization straight into PostgreSQL, created over the 90 days before `nowMs`:
- * their ledger rows and the demand rows network adequacy reads (migration 0012), as insertResolution writes them
+ * their ledger rows and the demand rows network adequacy reads (migration 0014), as insertResolution writes them
  * (multi-row INSERTs of 10,000), then vacuums and analyzes both tables (as autovacuum would have by the time they are
  * read). Each names one language (two for 15%), and a modality,
  * insurance plan, specialty or licence region some of the time; 12% end with zero results, the others with a first

@@ -2,8 +2,6 @@ import { parseInput } from '../contract/parse-input.js';
 import { AnalyticsQuery } from '../contract/schemas/analytics.js';
 import { NetworkAdequacyQuery } from '../contract/schemas/analytics.js';
 import { readAnalyticsCounts } from '../persistence/analytics-counts.js';
-import { readNetworkAdequacyDemand } from '../persistence/network-adequacy-demand.js';
-import { countProvidersServing } from '../domain/providers-serving.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import type { OperationTable } from './operation.js';
 import { AUDIT_ACTIONS } from './audit/audit-actions.js';
@@ -52,16 +50,10 @@ export function createAnalyticsOperations(deps: ResolutionDeps): OperationTable 
         const q = parseInput(NetworkAdequacyQuery, input.query);
         const { period, from, to } = periodWindow(q.period, deps.clock());
         const [demand, graph] = await Promise.all([
-          readNetworkAdequacyDemand(deps.db, caller, q.dimension, from, to),
+          deps.adequacyDemand.read(caller, q.dimension, from, to),
           deps.orgGraphs(caller.organizationId),
         ]);
-        const today = to.toISOString().slice(0, 10);
-        const serving = countProvidersServing(
-          graph.providers,
-          q.dimension,
-          demand.map((r) => r.value),
-          today,
-        );
+        const serving = graph.servingOf(q.dimension, to.toISOString().slice(0, 10));
         return {
           period,
           dimension: q.dimension,

@@ -27,23 +27,28 @@ function valuesOf(p: Provider, dimension: string, today: string): readonly strin
 }
 
 /**
- * Counts, for each of `values`, the active, searchable providers that have it in `dimension` (`today`: YYYY-MM-DD, the
- * date a licence's expiry is judged against), and those of them accepting new clients (CONTRACT part 8).
+ * Counts, for every value of `dimension` some active, searchable provider has (`today`: YYYY-MM-DD, the date a
+ * licence's expiry is judged against), those providers and those of them accepting new clients (CONTRACT part 8).
+ * A value no such provider has is absent (it counts 0 of both).
  */
 export function countProvidersServing(
   providers: readonly Provider[],
   dimension: string,
-  values: readonly string[],
   today: string,
 ): Map<string, ServingCount> {
-  const counts = new Map<string, ServingCount>(values.map((v) => [v, { providers: 0, acceptingNewClients: 0 }]));
+  const counts = new Map<string, ServingCount>();
   for (const p of providers) {
     if (p.status !== 'active' || !p.searchable) continue;
-    for (const v of new Set(valuesOf(p, dimension, today))) {
-      const c = counts.get(v);
-      if (!c) continue;
+    const accepting = p.acceptsNewClients === true;
+    const values = valuesOf(p, dimension, today);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      // A value listed twice by one provider counts it once.
+      if (values.indexOf(v) !== i) continue;
+      let c = counts.get(v);
+      if (!c) counts.set(v, (c = { providers: 0, acceptingNewClients: 0 }));
       c.providers += 1;
-      if (p.acceptsNewClients === true) c.acceptingNewClients += 1;
+      if (accepting) c.acceptingNewClients += 1;
     }
   }
   return counts;

@@ -1,6 +1,6 @@
 /**
  * What a resolution asked for and how it ended, as network adequacy reads it (table resolution_demands, migration
- * 0012): stored with the resolution's ledger row, one row per named value.
+ * 0014): stored with the resolution's ledger row, one row per named value.
  */
 export interface ResolutionDemand {
   /** The values its constraints named, by dimension (`language`, `license_region`, `insurance`, `specialty`, `modality`). */

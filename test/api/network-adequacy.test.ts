@@ -4,6 +4,7 @@ import { client } from '../helpers/http.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { createSeededRandom } from '../helpers/seeded-random.js';
 
 let svc: TestService;
 // Monday 2 March 2026, 07:00 in New York.
@@ -350,3 +351,161 @@ test.serial('today’s resolutions are read raw, and the same once their day is 
     clock.set(NOW);
   }
 });
+
+/**
+ * What GET network-adequacy answers for `o`'s `dimension` over `period` at `now`, computed straight from
+ * resolution_demands (no rollup, no cache): the same ranks, 5% buckets and rounding the endpoint documents, and
+ * `providers` as given.
+ */
+async function directAdequacy(
+  o: Org,
+  dimension: string,
+  period: 'last_7_days' | 'last_30_days' | 'last_90_days',
+  now: Date,
+  providers: Record<string, [number, number]>,
+) {
+  const days = { last_7_days: 7, last_30_days: 30, last_90_days: 90 }[period];
+  const r = await svc.service.deps.db.query(
+    `SELECT value, zero_results, floor(ln(1 + 24 * days_to_first_option) / ln(1.05))::int AS bucket,
+            exclusion_codes, exclusion_counts
+     FROM resolution_demands WHERE organization_id = $1 AND dimension = $2 AND created_at > $3 AND created_at <= $4`,
+    [o.org.id, dimension, new Date(now.getTime() - days * DAY_MS), now],
+  );
+  const byValue = new Map<string, { n: number; zero: number; buckets: number[]; cuts: Map<string, number> }>();
+  for (const row of r.rows) {
+    let v = byValue.get(row.value);
+    if (!v) byValue.set(row.value, (v = { n: 0, zero: 0, buckets: [], cuts: new Map() }));
+    v.n += 1;
+    if (row.zero_results) v.zero += 1;
+    if (row.bucket !== null) v.buckets.push(row.bucket);
+    row.exclusion_codes.forEach((c: string, i: number) =>
+      v.cuts.set(c, (v.cuts.get(c) ?? 0) + row.exclusion_counts[i]),
+    );
+  }
+  const start = (k: number) => (1.05 ** k - 1) / 24;
+  const at = (sorted: number[], p: number) => {
+    if (sorted.length === 0) return null;
+    const k = sorted[Math.max(1, Math.ceil(p * sorted.length)) - 1]!;
+    return Math.round(((start(k) + start(k + 1)) / 2) * 100) / 100;
+  };
+  const codeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return {
+    period,
+    dimension,
+    rows: [...byValue]
+      .sort(([a, x], [b, y]) => y.n - x.n || codeUnits(a, b))
+      .map(([value, v]) => {
+        const sorted = v.buckets.sort((a, b) => a - b);
+        return {
+          value,
+          providers: providers[value]?.[0] ?? 0,
+          acceptingNewClients: providers[value]?.[1] ?? 0,
+          resolutions: v.n,
+          zeroResultRate: Math.round((v.zero / v.n) * 10_000) / 10_000,
+          medianDaysToFirstOption: at(sorted, 0.5),
+          p90DaysToFirstOption: at(sorted, 0.9),
+          topExclusionCodes: [...v.cuts]
+            .sort(([a, x], [b, y]) => y - x || codeUnits(a, b))
+            .slice(0, 5)
+            .map(([code, count]) => ({ code, count })),
+        };
+      }),
+  };
+}
+
+/** Inserts `count` demand rows of `o` for `dimension`, created at random within `spanDays` before `before`. */
+async function seedDemand(o: Org, dimension: string, count: number, before: Date, spanDays: number, seed: number) {
+  const rnd = createSeededRandom(seed);
+  const rows = Array.from({ length: count }, () => {
+    const codes = rnd.sample(
+      ['LANGUAGE_MISMATCH', 'PANEL_FULL', 'NO_VERIFIED_AVAILABILITY', 'LICENSE_EXPIRED'],
+      rnd.int(0, 3),
+    );
+    return {
+      value: rnd.pick(['en', 'en', 'en', 'es', 'es', 'fr', 'de']),
+      createdAt: new Date(before.getTime() - rnd.next() * spanDays * DAY_MS),
+      days: rnd.chance(0.15) ? null : rnd.next() * 12,
+      codes,
+      counts: codes.map(() => rnd.int(1, 50)),
+    };
+  });
+  await svc.service.deps.db.query(
+    `INSERT INTO resolution_demands (resolution_id, platform_id, organization_id, dimension, value, created_at, zero_results, days_to_first_option, exclusion_codes, exclusion_counts)
+     SELECT 'res_' || gen_random_uuid(), $1, $2, $3, x.value, x.created_at, x.days IS NULL, x.days, x.codes::text[], x.counts::int[]
+     FROM unnest($4::text[], $5::timestamptz[], $6::float8[], $7::text[], $8::text[]) AS x(value, created_at, days, codes, counts)`,
+    [
+      o.org.platformId,
+      o.org.id,
+      dimension,
+      rows.map((x) => x.value),
+      rows.map((x) => x.createdAt),
+      rows.map((x) => x.days),
+      rows.map((x) => `{${x.codes.join(',')}}`),
+      rows.map((x) => `{${x.counts.join(',')}}`),
+    ],
+  );
+}
+
+test.serial(
+  'the cached sums over whole days answer as a direct computation from the ledger, as resolutions arrive and days turn',
+  async (t) => {
+    const o = await newOrganization(svc, 'na-direct');
+    const { service } = await providerWithService(o, {
+      externalId: 'dia',
+      languageCodes: ['en', 'es'],
+      acceptsNewClients: true,
+    });
+    const served: Record<string, [number, number]> = { en: [1, 1], es: [1, 1] };
+    await seedDemand(o, 'language', 400, NOW, 40, 24_04);
+    const sums = svc.service.deps.adequacyDemand.sums;
+    const periods = ['last_7_days', 'last_30_days', 'last_90_days'] as const;
+    const check = async (now: Date, what: string) => {
+      for (const period of periods)
+        t.deepEqual(
+          (await adequacy(o, `dimension=language&period=${period}`)).body,
+          await directAdequacy(o, 'language', period, now, served),
+          `${period}, ${what}`,
+        );
+    };
+    // The first reads roll up a week of days each, the rest read raw: every answer is already the direct one.
+    const before = sums.size;
+    for (let i = 1; i <= 15 && sums.size < before + periods.length; i++) await check(NOW, `read ${i}`);
+    t.is(sums.size, before + periods.length, 'each period’s whole days summed once all are rolled up, and kept');
+    await check(NOW, 'from the kept sums');
+    t.is(sums.size, before + periods.length, 'kept, not summed again');
+
+    // New resolutions: one through the API, forty more written as it writes them; and a new provider for fr.
+    const made = await o.api.post(
+      '/api/v2/resolutions',
+      {
+        serviceId: service.id,
+        constraints: { languageCodes: { anyOf: ['fr'] } },
+        dateRange: { from: '2026-03-02', to: '2026-03-05' },
+      },
+      idem(),
+    );
+    t.is(made.status, 200, JSON.stringify(made.body));
+    await seedDemand(o, 'language', 40, NOW, 0.4, 24_05);
+    await providerWithService(o, { externalId: 'fia', languageCodes: ['fr'], acceptsNewClients: false });
+    served.fr = [1, 0];
+    const week = (await adequacy(o, 'dimension=language&period=last_7_days')).body;
+    t.is(
+      week.rows.find((r: any) => r.value === 'fr').providers,
+      1,
+      'the new provider counts at once (a new graph version)',
+    );
+    await check(NOW, 'after new resolutions');
+
+    // A day and two hours later today is a whole day: rolled up, summed into new runs, and those kept.
+    const later = new Date(NOW.getTime() + DAY_MS + 2 * 3600_000);
+    clock.set(later);
+    try {
+      await check(later, 'the next day');
+      await seedDemand(o, 'language', 30, later, 0.05, 24_06);
+      await check(later, 'the next day, after new resolutions');
+      t.true(sums.size >= before + 2 * periods.length, `${sums.size} sums kept`);
+    } finally {
+      clock.set(NOW);
+    }
+  },
+);

@@ -15,6 +15,14 @@ import { createReviewQueue } from '../../persistence/review-queue.js';
 import { createReviewHandOff } from './review-hand-off.js';
 import { createOrganizationCache } from '../organization-cache.js';
 import { createOrganizationChanges } from '../../persistence/organization-changes.js';
+import { createNetworkAdequacyDemand } from '../../persistence/network-adequacy-demand.js';
+import { createDemandSumCache } from '../../persistence/demand-sum-cache.js';
+
+/**
+ * Weight of the sums over whole days network adequacy keeps (values, wait buckets and exclusion codes; ~15 MB of heap
+ * at most): a period of a dimension takes ~150-1,500 (a few KB), all 15 of an organization ~10,000.
+ */
+const ADEQUACY_SUMS_MAX_WEIGHT = 1_000_000;
 
 /**
  * Builds the actor runtime, timers, idempotency store, graph cache, feeds and the manual-review hand-off on top of the
@@ -60,6 +68,10 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     organizations: createOrganizationCache({
       db: base.db,
       changes: createOrganizationChanges({ redis: base.redis }),
+    }),
+    adequacyDemand: createNetworkAdequacyDemand({
+      db: base.db,
+      sums: createDemandSumCache({ maxWeight: ADEQUACY_SUMS_MAX_WEIGHT }),
     }),
   };
 }

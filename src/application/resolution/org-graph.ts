@@ -14,6 +14,7 @@ import {
   type EligibilityIndex,
   type ProviderSet,
 } from '../../domain/eligibility/eligibility-index.js';
+import { countProvidersServing, type ServingCount } from '../../domain/providers-serving.js';
 
 /** An organization's provider graph at one version, indexed for resolution. */
 export interface OrgGraph {
@@ -33,6 +34,11 @@ export interface OrgGraph {
   eligibilityIndex: EligibilityIndex;
   /** The providers offering a session type (by slug), built on first use. */
   offeringOf(slug: string): ProviderSet;
+  /**
+   * Providers serving each value of a network-adequacy dimension on `today` (YYYY-MM-DD), counted on first use per
+   * dimension and day (the graph never changes under its version; the latest day of each dimension is kept).
+   */
+  servingOf(dimension: string, today: string): ReadonlyMap<string, ServingCount>;
   loadedAt: number;
 }
 
@@ -128,6 +134,13 @@ export async function loadOrgGraph(
       );
     return set;
   };
+  const serving = new Map<string, { today: string; counts: Map<string, ServingCount> }>();
+  const servingOf = (dimension: string, today: string) => {
+    let entry = serving.get(dimension);
+    if (entry?.today !== today)
+      serving.set(dimension, (entry = { today, counts: countProvidersServing(providers, dimension, today) }));
+    return entry.counts;
+  };
   return {
     organizationId,
     graphVersion,
@@ -139,6 +152,7 @@ export async function loadOrgGraph(
     feedSchedules,
     eligibilityIndex,
     offeringOf,
+    servingOf,
     loadedAt: now,
   };
 }

@@ -10,6 +10,7 @@ import type { OrganizationCache } from '../organization-cache.js';
 import type { CredentialCache } from '../credential-cache.js';
 import type { ReviewQueue } from '../../persistence/review-queue.js';
 import type { ReviewHandOff } from './review-hand-off.js';
+import type { NetworkAdequacyDemand } from '../../persistence/network-adequacy-demand.js';
 
 /** What resolutions, holds and bookings need beyond the base dependencies. */
 export interface ResolutionDeps extends AppDeps {
@@ -29,4 +30,6 @@ export interface ResolutionDeps extends AppDeps {
   reviewHandOff: ReviewHandOff;
   /** Organization rows, dropped when any process commits a change to one. */
   organizations: OrganizationCache;
+  /** Network adequacy's demand side, with the rolled-up days it has read kept in memory. */
+  adequacyDemand: NetworkAdequacyDemand;
 }
