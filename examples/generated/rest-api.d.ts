@@ -1247,7 +1247,7 @@ export interface paths {
         };
         /**
          * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes that cut most.
-         * @description Reads the resolutions created in the period (created_at in (now - N days, now], as GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions made since the service recorded demand (migration 0012).
+         * @description Reads the resolutions created in the period (created_at in (now - N days, now], as GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions made since the service recorded demand (migration 0014).
          *
          *     Any API key, acting in its organization (a platform key: the one named by Service-Organization-Id, else the platform's default organization).
          */

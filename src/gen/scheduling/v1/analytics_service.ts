@@ -1235,7 +1235,7 @@ export const AnalyticsServiceService = {
    * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
    * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
    * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
-   * now. Covers resolutions made since the service recorded demand (migration 0012). Errors: the common ones. REST:
+   * now. Covers resolutions made since the service recorded demand (migration 0014). Errors: the common ones. REST:
    * GET /api/v2/analytics/network-adequacy.
    */
   getNetworkAdequacy: {
@@ -1263,7 +1263,7 @@ export interface AnalyticsServiceServer extends UntypedServiceImplementation {
    * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
    * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
    * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
-   * now. Covers resolutions made since the service recorded demand (migration 0012). Errors: the common ones. REST:
+   * now. Covers resolutions made since the service recorded demand (migration 0014). Errors: the common ones. REST:
    * GET /api/v2/analytics/network-adequacy.
    */
   getNetworkAdequacy: handleUnaryCall<GetNetworkAdequacyRequest, GetNetworkAdequacyResponse>;
@@ -1295,7 +1295,7 @@ export interface AnalyticsServiceClient extends Client {
    * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
    * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
    * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
-   * now. Covers resolutions made since the service recorded demand (migration 0012). Errors: the common ones. REST:
+   * now. Covers resolutions made since the service recorded demand (migration 0014). Errors: the common ones. REST:
    * GET /api/v2/analytics/network-adequacy.
    */
   getNetworkAdequacy(
