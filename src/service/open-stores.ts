@@ -31,7 +31,9 @@ export async function openStores(
 ): Promise<OpenStores> {
   const { lifetime, metrics } = deps;
   const st = config.storeTimeouts;
-  const transactionPooler = await detectTransactionPooler(urls.databaseUrl, config.databasePoolMode);
+  const transactionPooler = await detectTransactionPooler(urls.databaseUrl, config.databasePoolMode, {
+    connectTimeoutMs: st.pgPoolWaitMs,
+  });
   const db = createDatabase(urls.databaseUrl, {
     transactionPooler,
     onPoolWait: (s) => metrics.poolWait.observe(s),
