@@ -70,6 +70,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const urls = await startPrivateStores(config, lifetime, (level, msg, extra) => logger[level](extra ?? {}, msg));
     const stores = await openStores(config, urls, { lifetime, metrics });
     const { db, redis } = stores;
+    // Operators see which way the service talks to PostgreSQL (docs/operations.md "PgBouncer").
+    logger.info({ transactionPooler: stores.transactionPooler }, 'postgres connection mode');
     const { generatedKey } = await bootstrapPlatform(db, { bootstrapKey: config.bootstrapPlatformKey, now: clock() });
 
     // Every process samples the queues (one statement and one Redis batch per interval, whatever the scrapers do), so

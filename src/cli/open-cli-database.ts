@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { startEmbeddedPostgres, type PrivatePostgres } from '../launcher/embedded-postgres.js';
 import { createDatabase, type Database } from '../persistence/database.js';
+import { detectTransactionPooler } from '../persistence/detect-transaction-pooler.js';
 import { runMigrations } from '../persistence/run-migrations.js';
 
 /** Thrown when a CLI cannot reach the database; its message tells the user what to do. */
@@ -49,18 +50,23 @@ export async function openCliDatabase(env: NodeJS.ProcessEnv = process.env): Pro
     embedded = await startEmbeddedPostgres({ dir });
     url = embedded.url;
   }
-  const db = createDatabase(url, { max: 2 });
+  let db: Database | undefined;
   try {
+    db = createDatabase(url, {
+      max: 2,
+      transactionPooler: await detectTransactionPooler(url, config.databasePoolMode),
+    });
     await runMigrations(db.pool);
   } catch (err) {
-    await db.close().catch(() => undefined);
+    await db?.close().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
+  const opened = db;
   return {
-    db,
+    db: opened,
     async close() {
-      await db.close().catch(() => undefined);
+      await opened.close().catch(() => undefined);
       await embedded?.stop().catch(() => undefined);
     },
   };

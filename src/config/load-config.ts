@@ -16,6 +16,12 @@ export interface Config {
   dataDir: string;
   redisUrl: string | undefined;
   databaseUrl: string | undefined;
+  /**
+   * How DATABASE_URL reaches PostgreSQL (DATABASE_POOL_MODE, default `auto`): `direct` (a server, or a pooler keeping a
+   * server connection per client), `transaction` (a pooler such as PgBouncer in transaction pooling mode: no session
+   * state between transactions) or `auto` (told apart at start-up; docs/configuration.md).
+   */
+  databasePoolMode: DatabasePoolMode;
   bootstrapPlatformKey: string | undefined;
   resolutionTtlSeconds: number;
   /** Providers the in-memory graph cache may hold over all organizations (heap: ~3.7 KB each). */
@@ -54,6 +60,20 @@ export interface Config {
   streamLimits: StreamLimits;
   /** Origins whose browser pages may call the REST API (CORS_ORIGINS, comma-separated; default none). */
   corsOrigins: string[];
+}
+
+/** The values of DATABASE_POOL_MODE. */
+export const DATABASE_POOL_MODES = ['auto', 'direct', 'transaction'] as const;
+/** How DATABASE_URL reaches PostgreSQL: straight (or session-pooled), through a transaction pooler, or found out. */
+export type DatabasePoolMode = (typeof DATABASE_POOL_MODES)[number];
+
+/** Reads DATABASE_POOL_MODE; anything but its values fails start-up with a message naming them. */
+function databasePoolModeSetting(raw: string | undefined): DatabasePoolMode {
+  if (raw === undefined || raw === '') return 'auto';
+  const mode = raw.trim().toLowerCase();
+  if (!(DATABASE_POOL_MODES as readonly string[]).includes(mode))
+    throw new Error(`DATABASE_POOL_MODE must be one of ${DATABASE_POOL_MODES.join(', ')}, got "${raw}"`);
+  return mode as DatabasePoolMode;
 }
 
 /** Bounds on server streams open at once: beyond a key's or an organization's, 429; beyond the process's, 503. */
@@ -167,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR ?? './.data'),
     redisUrl: env.REDIS_URL || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
+    databasePoolMode: databasePoolModeSetting(env.DATABASE_POOL_MODE),
     bootstrapPlatformKey: env.SERVICE_BOOTSTRAP_PLATFORM_KEY || undefined,
     resolutionTtlSeconds: intSetting(env, 'RESOLUTION_TTL_SECONDS', 300),
     graphCacheMaxProviders: intSetting(env, 'GRAPH_CACHE_MAX_PROVIDERS', 50_000),

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ServiceError } from '../errors/service-error.js';
 import { assertCallLive, callOutOfTime, currentCallScope } from './call-scope.js';
+import { UnnamedStatementClient } from './unnamed-statement-client.js';
 
 /** A query runner: the pool itself or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'>;
@@ -170,38 +171,64 @@ export interface DatabaseOptions {
   onPoolWait?: (seconds: number) => void;
   /** Bounds on statements, lock waits, pool waits and call transactions; unset, only the pool wait is bounded (3 s). */
   timeouts?: DatabaseTimeouts;
+  /**
+   * `url` leads to a transaction pooler (detectTransactionPooler): nothing the service relies on may outlive a
+   * transaction. The bounds are set with `SET LOCAL` in each transaction instead of as startup parameters (PgBouncer
+   * refuses those it does not track), an autocommit statement runs in a transaction of its own when there are bounds
+   * to set, and statements are unnamed (UnnamedStatementClient). @default false
+   */
+  transactionPooler?: boolean;
+}
+
+/** The `SET LOCAL` commands that bound one transaction as the startup parameters bound a direct connection. */
+function localBounds(t: DatabaseTimeouts | undefined): string[] {
+  if (!t) return [];
+  // Integers from the configuration, never from a request: safe to write into the command.
+  return [
+    `SET LOCAL statement_timeout = ${Math.floor(t.statementMs)}`,
+    `SET LOCAL idle_in_transaction_session_timeout = ${Math.floor(t.statementMs)}`,
+    `SET LOCAL lock_timeout = ${Math.floor(t.lockMs)}`,
+  ];
 }
 
 /**
  * Opens a pool on `url`. Connection failures and timeouts surface as SERVICE_UNAVAILABLE. With `timeouts`, every
- * connection runs with `statement_timeout`, `lock_timeout` and `idle_in_transaction_session_timeout`, the client stops
+ * statement runs with `statement_timeout`, `lock_timeout` and `idle_in_transaction_session_timeout` (startup
+ * parameters of each connection, or `SET LOCAL` in each transaction behind a transaction pooler), the client stops
  * waiting for an answer shortly after (`query_timeout`: a hung server never cancels anything itself), and a
  * transaction run for a call is fenced: it cannot commit after its deadline (see `DatabaseTimeouts.transactionMs`).
  */
 export function createDatabase(url: string, opts: DatabaseOptions = {}): Database {
   const t = opts.timeouts;
+  const pooler = opts.transactionPooler === true;
   const readTimeoutMs = t && t.statementMs > 0 ? t.statementMs + READ_MARGIN_MS : undefined;
+  // Behind a transaction pooler the bounds open each transaction (`localBounds`): empty when direct.
+  const bounds = pooler ? localBounds(t) : [];
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 20,
     connectionTimeoutMillis: t ? t.poolWaitMs : 3000,
     idleTimeoutMillis: 30_000,
-    ...(t
+    ...(pooler ? { Client: UnnamedStatementClient } : {}),
+    ...(t && !pooler
       ? {
           statement_timeout: t.statementMs,
           idle_in_transaction_session_timeout: t.statementMs,
           lock_timeout: t.lockMs,
-          query_timeout: readTimeoutMs,
         }
       : {}),
+    ...(t ? { query_timeout: readTimeoutMs } : {}),
   });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // Whether the server has `transaction_timeout` (PostgreSQL 17+); learnt from the first call transaction.
   let fenceSupported: boolean | undefined;
-  // A failed autocommit statement left nothing behind, so running it again is safe.
+  // A failed autocommit statement left nothing behind, so running it again is safe. Behind a transaction pooler with
+  // bounds to set, it runs in a transaction of its own: a bound set outside one would stay on a shared server connection.
   const query = (async (...args: Parameters<pg.Pool['query']>) => {
     assertCallLive(currentCallScope());
+    if (bounds.length > 0)
+      return retryOnConflict(() => once((c) => (c.query as (...a: unknown[]) => Promise<unknown>)(...args)));
     try {
       return await retryOnConflict(() => (pool.query as (...a: unknown[]) => Promise<unknown>)(...args));
     } catch (err) {
@@ -242,13 +269,14 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
           Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v) >=
           FENCE_MIN_VERSION;
       }
+      // The bounds and the fence go with BEGIN in one simple query: no round trip of their own.
       if (fenceMs !== undefined && fenceSupported) {
         // The server arms the timer when it runs BEGIN, before this answer arrives: the fence is at most fenceMs from
         // now. Past it PostgreSQL refuses to commit, even a COMMIT it reads only after resuming from a stop.
-        await client.query(`BEGIN; SET LOCAL transaction_timeout = ${fenceMs}`);
+        await client.query(['BEGIN', ...bounds, `SET LOCAL transaction_timeout = ${fenceMs}`].join('; '));
         fenceAt = Date.now() + fenceMs;
       } else {
-        await client.query('BEGIN');
+        await client.query(['BEGIN', ...bounds].join('; '));
       }
       const result = await fn(client);
       // The caller stopped waiting (cancelled, or its deadline passed): roll back rather than commit unseen.

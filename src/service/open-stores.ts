@@ -1,5 +1,6 @@
 import type { Config } from '../config/load-config.js';
 import { createDatabase, type Database } from '../persistence/database.js';
+import { detectTransactionPooler } from '../persistence/detect-transaction-pooler.js';
 import { boundPoolWaiters } from '../persistence/bound-pool-waiters.js';
 import { createRedis, type Redis } from '../persistence/redis-client.js';
 import { createStoreProbe, type StoreProbe } from '../persistence/store-probe.js';
@@ -11,13 +12,16 @@ import type { StoreUrls } from './start-private-stores.js';
 /** The service's connections to its stores. */
 export interface OpenStores {
   db: Database;
+  /** DATABASE_URL leads to a transaction pooler (DATABASE_POOL_MODE, found out when `auto`). */
+  transactionPooler: boolean;
   redis: Redis;
   /** Bounded liveness checks of both stores (readiness, gRPC health). */
   probe: StoreProbe;
 }
 
 /**
- * Opens the PostgreSQL pool (with the configured timeouts and waiter bound), migrates the schema, connects to Redis
+ * Finds out whether PostgreSQL is reached through a transaction pooler (DATABASE_POOL_MODE), opens the PostgreSQL pool
+ * (with the configured timeouts and waiter bound), migrates the schema, connects to Redis
  * and creates the store probe; each closes with the lifetime.
  */
 export async function openStores(
@@ -27,7 +31,11 @@ export async function openStores(
 ): Promise<OpenStores> {
   const { lifetime, metrics } = deps;
   const st = config.storeTimeouts;
+  const transactionPooler = await detectTransactionPooler(urls.databaseUrl, config.databasePoolMode, {
+    connectTimeoutMs: st.pgPoolWaitMs,
+  });
   const db = createDatabase(urls.databaseUrl, {
+    transactionPooler,
     onPoolWait: (s) => metrics.poolWait.observe(s),
     timeouts: {
       statementMs: st.pgStatementMs,
@@ -46,5 +54,5 @@ export async function openStores(
   lifetime.defer(() => redis.close().catch(() => redis.destroy()));
   const probe = createStoreProbe({ databaseUrl: urls.databaseUrl, redis });
   lifetime.defer(() => probe.close());
-  return { db, redis, probe };
+  return { db, transactionPooler, redis, probe };
 }
