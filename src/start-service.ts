@@ -10,12 +10,13 @@ import { createAuditWorkers, type AuditWorkers } from './workers/create-audit-wo
 import { createLogger, type ServiceLogger } from './observability/create-logger.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
 import { createQueueGauges, type QueueGauges } from './observability/queue-gauges.js';
+import type { Tracing } from './observability/create-tracing.js';
 import { createLifetime } from './service/lifetime.js';
 import { startPrivateStores } from './service/start-private-stores.js';
 import { openStores } from './service/open-stores.js';
 import { startMetricsListener } from './service/start-metrics-listener.js';
 import { startGrpcRole } from './service/start-grpc-role.js';
-import { startGatewayRole } from './service/start-gateway-role.js';
+import { SERVICE_VERSION, startGatewayRole } from './service/start-gateway-role.js';
 
 /** A running service process (some or all roles). */
 export interface RunningService {
@@ -50,6 +51,11 @@ export interface StartOptions {
   logger?: ServiceLogger;
   /** DNS resolution of outbound hosts (webhooks, calendar feeds; default dns.lookup); every answer is still checked. */
   outboundLookup?: OutboundLookup;
+  /**
+   * Tracing to use instead of the one the configuration asks for (tests: an InMemorySpanExporter's); the caller owns
+   * it (the service does not shut it down).
+   */
+  tracing?: Tracing;
 }
 
 /**
@@ -67,8 +73,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // The access log is written asynchronously: its last lines go out before the process ends.
   lifetime.defer(() => logger.flush());
   try {
+    // Without an OTLP endpoint there is no tracing at all: nothing of the SDK is even loaded.
+    const tracing =
+      opts.tracing ??
+      (config.tracing
+        ? await import('./observability/create-otlp-tracing.js').then((m) =>
+            m.createOtlpTracing(config.tracing!, SERVICE_VERSION),
+          )
+        : undefined);
+    // Stopped last but one (before the log's flush): the spans of the shutdown itself are exported too.
+    if (tracing && !opts.tracing) lifetime.defer(() => tracing.shutdown());
     const urls = await startPrivateStores(config, lifetime, (level, msg, extra) => logger[level](extra ?? {}, msg));
-    const stores = await openStores(config, urls, { lifetime, metrics });
+    const stores = await openStores(config, urls, { lifetime, metrics, tracing });
     const { db, redis } = stores;
     const { generatedKey } = await bootstrapPlatform(db, { bootstrapKey: config.bootstrapPlatformKey, now: clock() });
 
@@ -92,6 +108,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       config,
       metrics,
       ...(opts.outboundLookup ? { outboundLookup: opts.outboundLookup } : {}),
+      ...(tracing ? { tracing } : {}),
     });
     lifetime.defer(() => deps.actorChanges.close());
     lifetime.defer(() => deps.organizations.close());
@@ -105,7 +122,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         ? randomBytes(16).toString('hex')
         : undefined;
     const grpcRole = config.roles.has('grpc')
-      ? await startGrpcRole(config, { deps, stores, auditStream, admittedToken, lifetime, logger, metrics })
+      ? await startGrpcRole(config, { deps, stores, auditStream, admittedToken, lifetime, logger, metrics, tracing })
       : undefined;
     const grpcPort = grpcRole?.port;
     if (config.roles.has('workers')) {
@@ -123,6 +140,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           lifetime,
           logger,
           metrics,
+          tracing,
         })
       : undefined;
     return {
