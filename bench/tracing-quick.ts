@@ -101,13 +101,14 @@ async function seedOrganization(platformKey: string, target: ReturnType<typeof c
 
 /**
  * Resolve, hold the first option, confirm it, from `concurrency` clients; each client books only its own providers'
- * services (no two clients meet on a slot). The row's latency is the confirm's alone.
+ * services and skips slots it booked before (no two round trips meet on a slot). The row's latency is the confirm's.
  */
 async function benchConfirm(
   o: { id: string; label: string; api: BenchClient; serviceIds: string[]; from: string; durationMs: number },
   ctx: MeasureContext,
 ): Promise<ScenarioMeasurement> {
   const next = new Map<number, number>();
+  const taken = new Set<string>();
   const failures: Record<string, number> = {};
   const fail = (step: string, r: { status: number; body: any }) => {
     const code = `${step} ${r.status} ${r.body?.error?.code ?? ''}`.trim();
@@ -127,12 +128,14 @@ async function benchConfirm(
         const serviceId = mine[turn % mine.length]!;
         const r = await o.api.post(
           '/api/v2/resolutions',
-          { serviceId, dateRange: { from: o.from, to: addDays(o.from, 13) } },
+          { serviceId, dateRange: { from: o.from, to: addDays(o.from, 13) }, maxOptionsPerProvider: 10 },
           { 'idempotency-key': randomUUID() },
         );
         if (r.status !== 200) return fail('resolve', r);
-        const option = (r.body.options ?? [])[0];
+        // Availability read through caches may still offer a slot booked a moment ago: skip the ones taken here.
+        const option = ((r.body.options ?? []) as any[]).find((x) => !taken.has(`${x.provider.id} ${x.slot.start}`));
         if (!option) return fail('no option', r);
+        taken.add(`${option.provider.id} ${option.slot.start}`);
         const base = `/api/v2/resolutions/${r.body.resolutionId}`;
         const h = await o.api.post(`${base}/options/${option.optionId}/hold`, { ttlSeconds: 120 });
         if (h.status !== 200) return fail('hold', h);
