@@ -15,6 +15,7 @@ import { createLifetime } from './service/lifetime.js';
 import { startPrivateStores } from './service/start-private-stores.js';
 import { openStores } from './service/open-stores.js';
 import { startMetricsListener } from './service/start-metrics-listener.js';
+import { openTracing } from './service/open-tracing.js';
 import { startGrpcRole } from './service/start-grpc-role.js';
 import { SERVICE_VERSION, startGatewayRole } from './service/start-gateway-role.js';
 
@@ -73,16 +74,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // The access log is written asynchronously: its last lines go out before the process ends.
   lifetime.defer(() => logger.flush());
   try {
-    // Without an OTLP endpoint there is no tracing at all: nothing of the SDK is even loaded.
-    const tracing =
-      opts.tracing ??
-      (config.tracing
-        ? await import('./observability/create-otlp-tracing.js').then((m) =>
-            m.createOtlpTracing(config.tracing!, SERVICE_VERSION),
-          )
-        : undefined);
-    // Stopped last but one (before the log's flush): the spans of the shutdown itself are exported too.
-    if (tracing && !opts.tracing) lifetime.defer(() => tracing.shutdown());
+    // Stopped late (before the log's flush only): the spans of the shutdown itself are exported too. An injected
+    // tracing is its owner's to stop.
+    const tracing = opts.tracing ?? (await openTracing(config, { lifetime, logger, serviceVersion: SERVICE_VERSION }));
     const urls = await startPrivateStores(config, lifetime, (level, msg, extra) => logger[level](extra ?? {}, msg));
     const stores = await openStores(config, urls, { lifetime, metrics, tracing });
     const { db, redis } = stores;

@@ -31,7 +31,7 @@ function text(md: Metadata, key: string): string | undefined {
 }
 
 /**
- * Creates the RPC spans of a server: each call gets a SERVER span named `scheduling.v1.Service/Method`, a child of the
+ * Creates the RPC spans of a server: each call of the API (not gRPC health or reflection) gets a SERVER span named `scheduling.v1.Service/Method`, a child of the
  * context its `traceparent` metadata carries (the REST gateway sends it, in-process or over the network), with
  * `rpc.system`, `rpc.service`, `rpc.method` and, at its end, `rpc.grpc.status_code` (and `scheduling.error_code`).
  */
@@ -39,6 +39,8 @@ export function createCallSpans(tracing: Tracing): CallSpans {
   const calls = new WeakMap<Metadata, { span: Span; ctx: Context }>();
   return {
     start(path, md) {
+      // Health checks and reflection are the transport's, not the API's: probes every second would be traces of noise.
+      if (path.startsWith('/grpc.')) return;
       const [, service = 'unknown', method = 'unknown'] = path.split('/');
       const parent = tracing.extract((key) => text(md, key));
       const span = tracing.tracer.startSpan(
