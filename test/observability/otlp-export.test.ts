@@ -149,3 +149,31 @@ test.serial('without an endpoint nothing is traced, yet a caller traceparent tra
     await svc.stop();
   }
 });
+
+test.serial('a collector that is down costs requests nothing and is reported, without credentials', async (t) => {
+  // A port nothing listens on: bound, then closed.
+  const gone = await startCollector();
+  await gone.stop();
+  const mem = memoryLogger();
+  const endpoint = gone.url.replace('http://', 'http://user:s3cret@');
+  // Read by the exporter itself, from the process: a refused export is retried for this long (default 10 s).
+  process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '500';
+  const svc = await startTestService({ stores, logger: mem.logger, env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } });
+  let stopped = false;
+  try {
+    const res = await fetch(`${svc.url}/api/v2/organizations`, {
+      headers: { authorization: `Bearer ${svc.platformKey}` },
+    });
+    t.is(res.status, 200);
+    await svc.stop();
+    stopped = true;
+    const failed = mem.lines.filter((l) => l.msg === 'trace export failed');
+    t.is(failed.length, 1, JSON.stringify(mem.lines.filter((l) => l.level !== 'info')));
+    t.is(failed[0]!.collector, gone.url);
+    t.true(failed[0]!.lostSpans >= 2);
+    t.false(JSON.stringify(mem.lines).includes('s3cret'));
+  } finally {
+    if (!stopped) await svc.stop();
+    delete process.env.OTEL_EXPORTER_OTLP_TIMEOUT;
+  }
+});
