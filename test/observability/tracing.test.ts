@@ -10,6 +10,12 @@ import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { client } from '../helpers/http.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGateway } from '../../src/gateway/create-gateway.js';
+import { closeGrpcClients, createGrpcClients } from '../../src/gateway/grpc-clients.js';
+import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
+import { createServiceMetrics } from '../../src/observability/service-metrics.js';
 import { livePlatformKey } from '../helpers/live-platform-key.js';
 
 const exporter = new InMemorySpanExporter();
@@ -206,4 +212,43 @@ test('"send a test" carries the trace of the request that asked for it', async (
     (r) => r.body?.organizationId === o.org.id && r.body?.type === 'webhook.test',
   );
   t.regex(String(got!.headers.traceparent), new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+});
+
+test('a gateway of its own process passes the context over the network: the RPC span is its child', async (t) => {
+  const clients = createGrpcClients(svc.grpcTarget);
+  const app = createGateway({
+    routes: ALL_ROUTES,
+    clients,
+    streamClients: clients,
+    ready: async () => true,
+    logger: createLogger({ level: 'silent' }),
+    metrics: createServiceMetrics(),
+    openapi: () => ({}),
+    capabilities: () => ({}),
+    tracing,
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    const traceId = hex(16);
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v2/organizations`, {
+      headers: { authorization: `Bearer ${svc.platformKey}`, traceparent: `00-${traceId}-${hex(8)}-01` },
+    });
+    t.is(res.status, 200);
+    const spans = await spansOf(traceId, (s) => s.some((x) => x.name === 'GET /api/v2/organizations'));
+    t.log(treeOf(spans).join('\n'));
+    const rest = spans.find((s) => s.name === 'GET /api/v2/organizations');
+    const rpc = spans.find((s) => s.name === 'scheduling.v1.OrganizationService/ListOrganizations');
+    t.truthy(rest);
+    t.truthy(rpc, 'the RPC span is in the same trace');
+    t.is(rpc!.parentSpanContext?.spanId, rest!.spanContext().spanId);
+    t.is(rpc!.parentSpanContext?.isRemote, true, 'its parent came over the wire, in metadata');
+    const sql = spans.filter((s) => s.attributes['db.system'] === 'postgresql');
+    t.true(sql.length >= 1, 'the list query is traced');
+    for (const s of sql) t.true(descendsFrom(s, rpc!.spanContext().spanId, spans));
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+    closeGrpcClients(clients);
+  }
 });
