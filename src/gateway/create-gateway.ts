@@ -9,6 +9,7 @@ import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
 import type { Tracing } from '../observability/create-tracing.js';
 import { traceIdOfTraceparent } from '../observability/trace-id-of-traceparent.js';
+import { markSpanFailed } from '../observability/mark-span-failed.js';
 import { setHeaderMetadata } from '../grpc/header-metadata.js';
 import { RpcFailure } from './call-rpc.js';
 import { networkCaller } from './rpc-caller.js';
@@ -132,7 +133,14 @@ export function createGateway(deps: GatewayDeps): Koa {
       },
       parent,
     );
-    return tracing.with(trace.setSpan(parent, span), () => answer(ctx, next, span));
+    return tracing.with(trace.setSpan(parent, span), () =>
+      answer(ctx, next, span).catch((err: unknown) => {
+        // Not expected (answer renders every error), but a span must end whatever happens.
+        markSpanFailed(span, err);
+        span.end();
+        throw err;
+      }),
+    );
   });
 
   /**
