@@ -10,12 +10,14 @@ import { createAuditWorkers, type AuditWorkers } from './workers/create-audit-wo
 import { createLogger, type ServiceLogger } from './observability/create-logger.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
 import { createQueueGauges, type QueueGauges } from './observability/queue-gauges.js';
+import type { Tracing } from './observability/create-tracing.js';
 import { createLifetime } from './service/lifetime.js';
 import { startPrivateStores } from './service/start-private-stores.js';
 import { openStores } from './service/open-stores.js';
 import { startMetricsListener } from './service/start-metrics-listener.js';
+import { openTracing } from './service/open-tracing.js';
 import { startGrpcRole } from './service/start-grpc-role.js';
-import { startGatewayRole } from './service/start-gateway-role.js';
+import { SERVICE_VERSION, startGatewayRole } from './service/start-gateway-role.js';
 
 /** A running service process (some or all roles). */
 export interface RunningService {
@@ -50,6 +52,11 @@ export interface StartOptions {
   logger?: ServiceLogger;
   /** DNS resolution of outbound hosts (webhooks, calendar feeds; default dns.lookup); every answer is still checked. */
   outboundLookup?: OutboundLookup;
+  /**
+   * Tracing to use instead of the one the configuration asks for (tests: an InMemorySpanExporter's); the caller owns
+   * it (the service does not shut it down).
+   */
+  tracing?: Tracing;
 }
 
 /**
@@ -67,8 +74,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // The access log is written asynchronously: its last lines go out before the process ends.
   lifetime.defer(() => logger.flush());
   try {
+    // Stopped late (before the log's flush only): the spans of the shutdown itself are exported too. An injected
+    // tracing is its owner's to stop.
+    const tracing = opts.tracing ?? (await openTracing(config, { lifetime, logger, serviceVersion: SERVICE_VERSION }));
     const urls = await startPrivateStores(config, lifetime, (level, msg, extra) => logger[level](extra ?? {}, msg));
-    const stores = await openStores(config, urls, { lifetime, metrics });
+    const stores = await openStores(config, urls, { lifetime, metrics, tracing });
     const { db, redis } = stores;
     // Operators see which way the service talks to PostgreSQL (docs/operations.md "PgBouncer").
     logger.info({ transactionPooler: stores.transactionPooler }, 'postgres connection mode');
@@ -94,6 +104,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       config,
       metrics,
       ...(opts.outboundLookup ? { outboundLookup: opts.outboundLookup } : {}),
+      ...(tracing ? { tracing } : {}),
     });
     lifetime.defer(() => deps.actorChanges.close());
     lifetime.defer(() => deps.organizations.close());
@@ -107,7 +118,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         ? randomBytes(16).toString('hex')
         : undefined;
     const grpcRole = config.roles.has('grpc')
-      ? await startGrpcRole(config, { deps, stores, auditStream, admittedToken, lifetime, logger, metrics })
+      ? await startGrpcRole(config, { deps, stores, auditStream, admittedToken, lifetime, logger, metrics, tracing })
       : undefined;
     const grpcPort = grpcRole?.port;
     if (config.roles.has('workers')) {
@@ -126,6 +137,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           logger,
           metrics,
           clock,
+          tracing,
         })
       : undefined;
     return {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../observability/create-logger.js';
+import { SAMPLER_NAMES, type SamplerName, type TracingConfig } from '../observability/tracing-config.js';
 import { DEFAULT_MAX_LIMIT, DEFAULT_MAX_QUEUE, DEFAULT_MAX_WAIT_MS } from '../admission/admission-queue.js';
 
 /** Which parts of the service a process runs. */
@@ -58,6 +59,11 @@ export interface Config {
   metricsPort: number | undefined;
   /** Bounds on long-lived server streams (inspector follows; docs/configuration.md `MAX_STREAMS_*`). */
   streamLimits: StreamLimits;
+  /**
+   * OpenTelemetry trace export (docs/tracing.md): set when OTEL_EXPORTER_OTLP_ENDPOINT (or
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is; unset, the service traces nothing and exports nothing.
+   */
+  tracing: TracingConfig | undefined;
   /** Origins whose browser pages may call the REST API (CORS_ORIGINS, comma-separated; default none). */
   corsOrigins: string[];
 }
@@ -162,6 +168,36 @@ function corsOriginsSetting(raw: string | undefined): string[] {
   return [...new Set(origins)];
 }
 
+/**
+ * Reads the OTEL_* settings the service honours: an OTLP/HTTP endpoint turns tracing on (OTEL_SDK_DISABLED=true keeps
+ * it off); a bad URL, sampler or ratio fails start-up with a message naming the setting.
+ */
+function tracingSetting(env: NodeJS.ProcessEnv): TracingConfig | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  // The specification's rule: the signal's own URL as given; the base one with `v1/traces` appended.
+  const endpoint = traces || (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (!endpoint) return undefined;
+  const name = traces ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new Error(`${name} must be an http or https URL (e.g. http://127.0.0.1:4318), got "${traces || base}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`${name} must be an http or https URL (OTLP over HTTP), got "${traces || base}"`);
+  const sampler = (env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || 'parentbased_always_on') as SamplerName;
+  if (!SAMPLER_NAMES.includes(sampler))
+    throw new Error(`OTEL_TRACES_SAMPLER must be one of ${SAMPLER_NAMES.join(', ')}, got "${env.OTEL_TRACES_SAMPLER}"`);
+  const ratioRaw = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  const samplerRatio = ratioRaw ? Number(ratioRaw) : 1;
+  if (!Number.isFinite(samplerRatio) || samplerRatio < 0 || samplerRatio > 1)
+    throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "${ratioRaw}"`);
+  return { endpoint: url.href, serviceName: env.OTEL_SERVICE_NAME?.trim() || 'scheduling', sampler, samplerRatio };
+}
+
 /** Builds the configuration from environment variables. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intSetting(env, 'PORT', 8080);
@@ -202,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : intSetting(env, 'METRICS_PORT', 0),
     streamLimits: streamLimitsSetting(env),
     corsOrigins: corsOriginsSetting(env.CORS_ORIGINS),
+    tracing: tracingSetting(env),
     logLevel: logLevelSetting(env.LOG_LEVEL),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', DEFAULT_MAX_LIMIT),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', DEFAULT_MAX_LIMIT),

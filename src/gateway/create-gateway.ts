@@ -2,14 +2,19 @@ import { performance } from 'node:perf_hooks';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { Metadata } from '@grpc/grpc-js';
+import { SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { ServiceError } from '../errors/service-error.js';
 import type { RouteSpec } from '../contract/route.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
+import type { Tracing } from '../observability/create-tracing.js';
+import { traceIdOfTraceparent } from '../observability/trace-id-of-traceparent.js';
+import { markSpanFailed } from '../observability/mark-span-failed.js';
 import { setHeaderMetadata } from '../grpc/header-metadata.js';
 import { RpcFailure } from './call-rpc.js';
 import { networkCaller } from './rpc-caller.js';
 import { inProcessCaller, type InProcessApi } from './in-process-caller.js';
+import { tracedCaller } from './traced-caller.js';
 import { correlationIdOf } from './correlation-id.js';
 import { v1ErrorBody, v2ErrorBody } from './error-envelope.js';
 import type { GrpcClients } from './grpc-clients.js';
@@ -64,6 +69,11 @@ export interface GatewayDeps {
   metricsToken?: string;
   /** Origins whose browser pages may call the gateway (CORS_ORIGINS; answer-cors.ts). Unset or empty: no CORS. */
   corsOrigins?: readonly string[];
+  /**
+   * OpenTelemetry tracing, when on (docs/tracing.md): each request gets a SERVER span, a child of its `traceparent`,
+   * and its RPCs carry the context in metadata. Unset: nothing is traced (a `traceparent`'s trace id is still logged).
+   */
+  tracing?: Tracing | undefined;
 }
 
 const PASSED_HEADERS = ['authorization', 'service-organization-id', 'idempotency-key', 'accept'];
@@ -110,10 +120,42 @@ export function createGateway(deps: GatewayDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   const router = new Router();
-  const call = deps.inProcess ? inProcessCaller(deps.inProcess) : networkCaller(deps.clients);
+  const tracing = deps.tracing;
+  const untraced = deps.inProcess ? inProcessCaller(deps.inProcess) : networkCaller(deps.clients);
+  const call = tracing ? tracedCaller(untraced, tracing) : untraced;
 
-  // Request id, correlation id, v1 headers, the error envelope and the access log apply to every response.
-  app.use(async (ctx, next) => {
+  // With tracing, the whole request runs in its span's context: the RPCs it makes, in-process or not, are children.
+  app.use((ctx, next) => {
+    if (!tracing) return answer(ctx, next, undefined);
+    const parent = tracing.extract((header) => ctx.get(header) || undefined);
+    const span = tracing.tracer.startSpan(
+      ctx.method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': ctx.method,
+          'url.path': ctx.path,
+          'url.scheme': ctx.protocol,
+          'network.protocol.version': ctx.req.httpVersion,
+        },
+      },
+      parent,
+    );
+    return tracing.with(trace.setSpan(parent, span), () =>
+      answer(ctx, next, span).catch((err: unknown) => {
+        // Not expected (answer renders every error), but a span must end whatever happens.
+        markSpanFailed(span, err);
+        span.end();
+        throw err;
+      }),
+    );
+  });
+
+  /**
+   * Request id, correlation id, v1 headers, the error envelope and the access log apply to every response; `span`,
+   * the request's span when tracing is on, is named by its route and ended with its status.
+   */
+  async function answer(ctx: Koa.Context, next: Koa.Next, span: Span | undefined): Promise<void> {
     const started = performance.now();
     ctx.state.startedAt = started;
     const requestId = newRequestId();
@@ -172,13 +214,24 @@ export function createGateway(deps: GatewayDeps): Koa {
       durationMs: Math.round(durationMs * 10) / 10,
       requestId,
       correlationId,
+      traceId: span ? span.spanContext().traceId : traceIdOfTraceparent(ctx.get('traceparent') || undefined),
       errorCode: failure?.code,
     };
     // A shed request is the limit doing its job, not a failure: one warn line, no error per request under overload.
     if (ctx.state.shed === true) deps.logger.warn(line, 'request shed');
     else if (ctx.status >= 500) deps.logger.error({ ...line, err: failure?.error }, 'request failed');
     else deps.logger.info(line, 'request');
-  });
+    if (span) {
+      if (route !== 'unmatched') span.updateName(`${ctx.method} ${route}`);
+      span.setAttribute('http.route', route);
+      span.setAttribute('http.response.status_code', ctx.status);
+      if (failure) span.setAttribute('error.type', failure.code);
+      // A 4xx is the client's: only a server error marks the span failed (OpenTelemetry's HTTP server conventions).
+      if (ctx.status >= 500)
+        span.setStatus({ code: SpanStatusCode.ERROR, message: failure?.code ?? String(ctx.status) });
+      span.end();
+    }
+  }
 
   // CORS answers preflights and marks answers to allowed origins, errors included (the middleware above renders them).
   app.use(
@@ -264,6 +317,8 @@ export function createGateway(deps: GatewayDeps): Koa {
     if (clientAddress !== undefined) md.set('x-service-client-address', clientAddress);
     if (deps.admittedToken !== undefined) md.set(ADMITTED_TOKEN_KEY, deps.admittedToken);
     if (ctx.state.correlationId !== undefined) md.set('x-request-id', ctx.state.correlationId as string);
+    // Unary calls carry the trace context through `call` (traced-caller.ts); a stream's is set here.
+    if (tracing && route.stream) tracing.inject(tracing.active(), (key, value) => md.set(key, value));
     for (const h of PASSED_HEADERS) {
       const v = ctx.get(h);
       if (v) setHeaderMetadata(md, h, v);

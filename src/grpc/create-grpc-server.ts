@@ -31,6 +31,8 @@ import { carryServiceError } from './carried-service-error.js';
 import { createInProcessCalls, type UnaryMethod } from './in-process-calls.js';
 import { headerFromMetadata } from './header-metadata.js';
 import { createCallObserver } from './observe-calls.js';
+import { createCallSpans } from './call-spans.js';
+import type { Tracing } from '../observability/create-tracing.js';
 import { runForCall } from './run-for-call.js';
 import { admitCalls, type CallAdmission } from './admit-calls.js';
 import { guardCodecs, isUndecodable, type UndecodableRequest } from './guard-codecs.js';
@@ -77,6 +79,8 @@ export interface GrpcServerDeps {
   admission?: Omit<CallAdmission, 'metrics'>;
   /** Admits server streams within the per-key, per-organization and per-process limits, and ends revoked keys' streams. */
   streams: OpenStreams;
+  /** OpenTelemetry tracing, when on: a span per call (call-spans.ts), its handler's store work under it. */
+  tracing?: Tracing | undefined;
 }
 
 /** Reads the first value of a metadata key as text (a header sent as `<key>-bin` too: see header-metadata.ts). */
@@ -92,7 +96,15 @@ function mdString(md: Metadata, key: string): string | undefined {
 export function createGrpcServer(deps: GrpcServerDeps) {
   // Admission is the outer interceptor: a shed call's status still passes the observer (metrics, log line).
   const admission = admitCalls({ limits: { limit: 0 }, ...deps.admission, metrics: deps.metrics });
-  const interceptors = [createCallObserver(deps), admission];
+  const tracing = deps.tracing;
+  const spans = tracing ? createCallSpans(tracing) : undefined;
+  const interceptors = [createCallObserver({ ...deps, spans }), admission];
+  /** Runs a call's handler in its span's context, when it has one. */
+  const inCallContext = (md: Metadata, run: () => void): void => {
+    const ctx = spans?.contextOf(md);
+    if (ctx && tracing) tracing.with(ctx, run);
+    else run();
+  };
   const server = new Server({ ...GRPC_CHANNEL_OPTIONS.server, interceptors });
   // The unary methods by path, which this process's own gateway calls in-process through the same interceptors.
   const unaryMethods = new Map<string, UnaryMethod>();
@@ -110,22 +122,26 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       if (def.responseStream) {
         if (!isStreaming(spec)) throw new Error(`${name}/${rpc} streams but its operation does not`);
         impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
-          handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) =>
-            lastResort(deps, rpc, err, () =>
-              call.emit('error', encodeServiceError(new ServiceError('INTERNAL_ERROR'))),
-            ),
-          );
+          inCallContext(call.metadata, () => {
+            handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) =>
+              lastResort(deps, rpc, err, () =>
+                call.emit('error', encodeServiceError(new ServiceError('INTERNAL_ERROR'))),
+              ),
+            );
+          });
         };
         continue;
       }
       if (isStreaming(spec)) throw new Error(`${name}/${rpc} is unary but its operation streams`);
       const handler = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
-        handleCall(deps, spec, rpc, route, call, callback).catch((err: unknown) =>
-          lastResort(deps, rpc, err, () => {
-            const internal = new ServiceError('INTERNAL_ERROR');
-            callback(carryServiceError(encodeServiceError(internal), internal) as never, null);
-          }),
-        );
+        inCallContext(call.metadata, () => {
+          handleCall(deps, spec, rpc, route, call, callback).catch((err: unknown) =>
+            lastResort(deps, rpc, err, () => {
+              const internal = new ServiceError('INTERNAL_ERROR');
+              callback(carryServiceError(encodeServiceError(internal), internal) as never, null);
+            }),
+          );
+        });
       };
       impl[method] = handler;
       unaryMethods.set(def.path, { definition: def, handler: handler as UnaryMethod['handler'] });

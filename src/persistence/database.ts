@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ServiceError } from '../errors/service-error.js';
+import type { Tracing } from '../observability/create-tracing.js';
 import { assertCallLive, callOutOfTime, currentCallScope } from './call-scope.js';
 import { UnnamedStatementClient } from './unnamed-statement-client.js';
+import { postgresSpanAttributes, tracedQuery } from './traced-query.js';
 
 /** A query runner: the pool itself or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'>;
@@ -171,6 +173,8 @@ export interface DatabaseOptions {
   onPoolWait?: (seconds: number) => void;
   /** Bounds on statements, lock waits, pool waits and call transactions; unset, only the pool wait is bounded (3 s). */
   timeouts?: DatabaseTimeouts;
+  /** Tracing, when on: each statement of a traced request or job gets a span (traced-query.ts). */
+  tracing?: Tracing;
   /**
    * `url` leads to a transaction pooler (detectTransactionPooler): nothing the service relies on may outlive a
    * transaction. The bounds are set with `SET LOCAL` in each transaction instead of as startup parameters (PgBouncer
@@ -223,6 +227,10 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
   pool.on('error', () => undefined);
   // Whether the server has `transaction_timeout` (PostgreSQL 17+); learnt from the first call transaction.
   let fenceSupported: boolean | undefined;
+  const tracing = opts.tracing;
+  const spanAttributes = tracing ? postgresSpanAttributes(url) : {};
+  const poolQuery = (...a: unknown[]) => (pool.query as (...q: unknown[]) => Promise<unknown>)(...a);
+  const runQuery = tracing ? tracedQuery(tracing, poolQuery, spanAttributes) : poolQuery;
   // A failed autocommit statement left nothing behind, so running it again is safe. Behind a transaction pooler with
   // bounds to set, it runs in a transaction of its own: a bound set outside one would stay on a shared server connection.
   const query = (async (...args: Parameters<pg.Pool['query']>) => {
@@ -230,7 +238,7 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     if (bounds.length > 0)
       return retryOnConflict(() => once((c) => (c.query as (...a: unknown[]) => Promise<unknown>)(...args)));
     try {
-      return await retryOnConflict(() => (pool.query as (...a: unknown[]) => Promise<unknown>)(...args));
+      return await retryOnConflict(() => runQuery(...args));
     } catch (err) {
       throw translateDatabaseError(err);
     }
@@ -260,6 +268,9 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       broken = err;
     };
     client.on('error', onError);
+    // Traced: this transaction's statements (BEGIN and COMMIT included) get spans; the connection goes back plain.
+    const ownQuery = tracing ? Object.getOwnPropertyDescriptor(client, 'query') : undefined;
+    if (tracing) client.query = tracedQuery(tracing, client.query.bind(client), spanAttributes);
     const tags = new Set<string>();
     openTransactionTags.set(client, tags);
     try {
@@ -300,6 +311,10 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       else broken ??= err as Error;
       throw translateDatabaseError(err);
     } finally {
+      if (tracing) {
+        if (ownQuery) Object.defineProperty(client, 'query', ownQuery);
+        else delete (client as { query?: unknown }).query;
+      }
       openTransactionTags.delete(client);
       client.off('error', onError);
       // A broken connection is destroyed rather than handed to the next transaction.

@@ -1,5 +1,7 @@
 import { createClient, type RedisClientType } from 'redis';
 import { ServiceError } from '../errors/service-error.js';
+import type { Tracing } from '../observability/create-tracing.js';
+import { traceRedisCommands } from './trace-redis-commands.js';
 
 /** The node-redis client type the service uses. */
 export type Redis = RedisClientType;
@@ -21,9 +23,13 @@ export class RedisReplyTimeoutError extends Error {
  * Connects to Redis. Commands fail fast while disconnected (no offline queue) so callers answer 503,
  * and the client keeps reconnecting in the background so the service recovers without a restart. Each command's
  * reply is awaited at most `commandTimeoutMs` (0: no bound), and at most MAX_QUEUED_COMMANDS wait at once, so a
- * server that accepts commands but never answers fails them within the bound instead of queueing them for ever.
+ * server that accepts commands but never answers fails them within the bound instead of queueing them for ever. With
+ * `tracing`, each command of a traced request or job gets a span (trace-redis-commands.ts; `duplicate()`s do not).
  */
-export async function createRedis(url: string, opts: { commandTimeoutMs?: number } = {}): Promise<Redis> {
+export async function createRedis(
+  url: string,
+  opts: { commandTimeoutMs?: number; tracing?: Tracing } = {},
+): Promise<Redis> {
   const timeout = opts.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS;
   const client = createClient({
     url,
@@ -34,6 +40,8 @@ export async function createRedis(url: string, opts: { commandTimeoutMs?: number
     socket: { connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000) },
   }) as unknown as Redis;
   if (timeout > 0) boundReplies(client, timeout);
+  // Outside the bound, so a span also ends when the bound gives up on a reply.
+  if (opts.tracing) traceRedisCommands(client, opts.tracing, url);
   // Errors are reported per command; the 'error' listener only keeps them from crashing the process.
   client.on('error', () => undefined);
   await client.connect();

@@ -6,6 +6,7 @@ import { createRedis, type Redis } from '../persistence/redis-client.js';
 import { createStoreProbe, type StoreProbe } from '../persistence/store-probe.js';
 import { runMigrations } from '../persistence/run-migrations.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
+import type { Tracing } from '../observability/create-tracing.js';
 import type { Lifetime } from './lifetime.js';
 import type { StoreUrls } from './start-private-stores.js';
 
@@ -22,14 +23,15 @@ export interface OpenStores {
 /**
  * Finds out whether PostgreSQL is reached through a transaction pooler (DATABASE_POOL_MODE), opens the PostgreSQL pool
  * (with the configured timeouts and waiter bound), migrates the schema, connects to Redis
- * and creates the store probe; each closes with the lifetime.
+ * and creates the store probe; each closes with the lifetime. With `tracing`, the statements and commands of traced
+ * requests and jobs get spans.
  */
 export async function openStores(
   config: Config,
   urls: StoreUrls,
-  deps: { lifetime: Lifetime; metrics: ServiceMetrics },
+  deps: { lifetime: Lifetime; metrics: ServiceMetrics; tracing?: Tracing | undefined },
 ): Promise<OpenStores> {
-  const { lifetime, metrics } = deps;
+  const { lifetime, metrics, tracing } = deps;
   const st = config.storeTimeouts;
   const transactionPooler = await detectTransactionPooler(urls.databaseUrl, config.databasePoolMode, {
     connectTimeoutMs: st.pgPoolWaitMs,
@@ -43,6 +45,7 @@ export async function openStores(
       poolWaitMs: st.pgPoolWaitMs,
       transactionMs: st.pgTransactionMs,
     },
+    ...(tracing ? { tracing } : {}),
   });
   lifetime.defer(() => db.close());
   boundPoolWaiters(db.pool, {
@@ -50,7 +53,10 @@ export async function openStores(
     onRefused: () => metrics.admissionShed.inc({ gate: 'pg_pool', reason: 'pool_full' }),
   });
   await runMigrations(db.pool);
-  const redis = await createRedis(urls.redisUrl, { commandTimeoutMs: st.redisCommandMs });
+  const redis = await createRedis(urls.redisUrl, {
+    commandTimeoutMs: st.redisCommandMs,
+    ...(tracing ? { tracing } : {}),
+  });
   lifetime.defer(() => redis.close().catch(() => redis.destroy()));
   const probe = createStoreProbe({ databaseUrl: urls.databaseUrl, redis });
   lifetime.defer(() => probe.close());

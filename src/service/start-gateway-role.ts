@@ -17,6 +17,7 @@ import { OPTIONS_LIMIT } from '../domain/ranking/rank-options.js';
 import { STORE_PROBE_TIMEOUT_MS, type StoreProbe } from '../persistence/store-probe.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
+import type { Tracing } from '../observability/create-tracing.js';
 import { ServiceError } from '../errors/service-error.js';
 import { DRAIN_GRACE_MS, type Lifetime } from './lifetime.js';
 import { listenHttp } from './listen-http.js';
@@ -56,6 +57,8 @@ export interface GatewayRoleDeps {
   metrics: ServiceMetrics;
   /** The service's clock: openapi.json's examples are dated from its day. */
   clock: () => Date;
+  /** OpenTelemetry tracing, when on: a span per request, its context passed to the RPCs. */
+  tracing?: Tracing | undefined;
 }
 
 /**
@@ -92,6 +95,7 @@ export async function startGatewayRole(config: Config, g: GatewayRoleDeps): Prom
     capabilities: () => capabilities,
     logger,
     metrics,
+    tracing: g.tracing,
     admission: {
       limit: config.maxInFlightRequests,
       maxQueue: config.admissionQueueLength,

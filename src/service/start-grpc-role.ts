@@ -13,6 +13,7 @@ import type { AuditStream } from '../persistence/audit-stream.js';
 import { createGrpcServer } from '../grpc/create-grpc-server.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import type { ServiceMetrics } from '../observability/service-metrics.js';
+import type { Tracing } from '../observability/create-tracing.js';
 import { DRAIN_GRACE_MS, type Lifetime } from './lifetime.js';
 import type { OpenStores } from './open-stores.js';
 import { notReadyReason } from './not-ready-reason.js';
@@ -30,6 +31,8 @@ export interface GrpcRoleDeps {
   lifetime: Lifetime;
   logger: ServiceLogger;
   metrics: ServiceMetrics;
+  /** OpenTelemetry tracing, when on: a span per call. */
+  tracing?: Tracing | undefined;
 }
 
 /**
@@ -86,6 +89,7 @@ export async function startGrpcRole(config: Config, r: GrpcRoleDeps): Promise<Gr
     clock,
     logger,
     metrics,
+    tracing: r.tracing,
     admission: {
       limits: {
         limit: config.maxInFlightCalls,

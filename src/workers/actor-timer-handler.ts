@@ -11,7 +11,8 @@ export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
 
 /**
  * Turns a fired durable timer into an ordinary event for its actor. Handlers are idempotent: machine guards
- * re-check the time, so a late or repeated timer changes nothing; a timer of a vanished actor is dropped.
+ * re-check the time, so a late or repeated timer changes nothing; a timer of a vanished actor is dropped. With
+ * tracing, each fired timer is a span, the root of a trace of its own.
  */
 export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandlers = {}) {
   const handlers: TimerHandlers = {
@@ -21,14 +22,27 @@ export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandle
     'waitlist_entry|lapse': (id) => lapseOffer(deps, id),
     ...extra,
   };
-  return async (timer: TimerRef): Promise<void> => {
-    const handler = handlers[`${timer.kind}|${timer.name}`];
-    if (!handler) return;
+  const fire = async (handler: (id: string) => Promise<void>, timer: TimerRef): Promise<void> => {
     try {
       await handler(timer.id);
     } catch (err) {
       if (err instanceof ActorNotFoundError) return;
       throw err;
     }
+  };
+  const tracing = deps.tracing;
+  return async (timer: TimerRef): Promise<void> => {
+    const handler = handlers[`${timer.kind}|${timer.name}`];
+    if (!handler) return;
+    if (!tracing) return fire(handler, timer);
+    // Each fired timer is a trace of its own: the event it sends, the rows and actor it changes.
+    return tracing.inSpan(
+      `timer ${timer.kind} ${timer.name}`,
+      {
+        root: true,
+        attributes: { 'timer.kind': timer.kind, 'timer.name': timer.name, 'timer.actor_id': timer.id },
+      },
+      () => fire(handler, timer),
+    );
   };
 }

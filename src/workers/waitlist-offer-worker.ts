@@ -50,7 +50,8 @@ export function createWaitlistOfferWorker(
       }
       const job = await leaseOfferJob(deps.db, now, LEASE_MS);
       if (!job) return false;
-      try {
+      // A leased job is worth a trace (the polls that find none are not): its offers' statements and commands.
+      const run = async () => {
         const offers = await offerFreedTime(deps, {
           organizationId: job.organizationId,
           platformId: job.platformId,
@@ -59,6 +60,27 @@ export function createWaitlistOfferWorker(
           to: job.freedTo,
         });
         await finishOfferJob(deps.db, job.id);
+        return offers;
+      };
+      try {
+        const offers = deps.tracing
+          ? await deps.tracing.inSpan(
+              'waitlist offer',
+              {
+                root: true,
+                attributes: {
+                  'scheduling.organization_id': job.organizationId,
+                  'waitlist.job_id': job.id,
+                  'waitlist.job_attempt': job.attempts,
+                },
+              },
+              async (span) => {
+                const made = await run();
+                span.setAttribute('waitlist.offers', made);
+                return made;
+              },
+            )
+          : await run();
         opts.onJobDone?.({ createdAt: job.createdAt, offers });
       } catch (err) {
         opts.log('waitlist offer failed', { jobId: job.id, attempts: job.attempts, error: String(err) });

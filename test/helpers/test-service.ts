@@ -7,6 +7,7 @@ import { createTestClock, type TestClock } from './test-clock.js';
 import { createTestDatabase } from './test-database.js';
 import type { ServiceLogger } from '../../src/observability/create-logger.js';
 import type { OutboundLookup } from '../../src/application/outbound/guarded-lookup.js';
+import type { Tracing } from '../../src/observability/create-tracing.js';
 
 /** Private stores for one test file: a fresh database and a private redis-server (or TEST_REDIS_URL). */
 export interface TestStores {
@@ -53,6 +54,8 @@ export async function startTestService(
     platformKey?: string;
     logger?: ServiceLogger;
     outboundLookup?: OutboundLookup;
+    /** Tracing the service uses (an InMemorySpanExporter's); the test shuts it down. */
+    tracing?: Tracing;
   } = {},
 ): Promise<TestService> {
   const stores = opts.stores ?? (await startTestStores());
@@ -77,6 +80,7 @@ export async function startTestService(
     log: () => undefined,
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.outboundLookup ? { outboundLookup: opts.outboundLookup } : {}),
+    ...(opts.tracing ? { tracing: opts.tracing } : {}),
   });
   return {
     url: `http://127.0.0.1:${service.httpPort}`,

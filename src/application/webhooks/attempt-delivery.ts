@@ -12,12 +12,13 @@ import { afterAttempt, type DeliveryAfter } from '../../domain/webhooks/delivery
 import { createWebhookPoster, type PostResult, type PostWebhook } from './post-webhook.js';
 import { signatureHeaders, signingSecrets } from './webhook-signature.js';
 import type { OutboundLookup } from '../outbound/guarded-lookup.js';
+import { tracedPost } from './traced-post.js';
 
 /** How long a sender holds a delivery: longer than the 10 s request timeout plus recording. */
 export const DELIVERY_LEASE_MS = 30_000;
 
 /** What attemptDelivery needs. */
-export type AttemptDeps = Pick<AppDeps, 'db' | 'clock' | 'config'> & {
+export type AttemptDeps = Pick<AppDeps, 'db' | 'clock' | 'config' | 'tracing'> & {
   metrics?: Pick<AppDeps['metrics'], 'webhookAttempts'>;
 };
 
@@ -47,13 +48,34 @@ async function signedPost(
 /**
  * Makes one attempt of a claimed delivery: the event's envelope with this attempt's number, signed with the current
  * secrets, posted through the guard; then records it and moves the delivery on its schedule (only while the lease
- * still holds).
+ * still holds). With tracing, the attempt is a `webhook delivery` span (a trace of its own when a worker makes it, the
+ * replay's child when a replay does) and its POST carries `traceparent` to the receiver.
  */
-export async function attemptDelivery(
-  deps: AttemptDeps,
-  post: PostWebhook,
-  d: ClaimedDelivery,
-): Promise<AttemptOutcome> {
+export function attemptDelivery(deps: AttemptDeps, post: PostWebhook, d: ClaimedDelivery): Promise<AttemptOutcome> {
+  const tracing = deps.tracing;
+  if (!tracing) return attempt(deps, post, d);
+  return tracing.inSpan(
+    'webhook delivery',
+    {
+      attributes: {
+        'scheduling.organization_id': d.organizationId,
+        'webhook.delivery_id': d.id,
+        'webhook.attempt': d.attempt,
+        'webhook.event_type': d.event.type,
+        'webhook.event_id': d.event.id,
+      },
+    },
+    async (span) => {
+      const out = await attempt(deps, tracedPost(post, tracing), d);
+      span.setAttribute('webhook.outcome', out.success ? 'delivered' : 'failed');
+      span.setAttribute('webhook.recorded', out.recorded);
+      return out;
+    },
+  );
+}
+
+/** One attempt of attemptDelivery, untraced. */
+async function attempt(deps: AttemptDeps, post: PostWebhook, d: ClaimedDelivery): Promise<AttemptOutcome> {
   const attemptedAt = deps.clock();
   const body = JSON.stringify(eventEnvelope(d.event, d.attempt));
   const result = await signedPost(post, d.url, d.event.id, body, signingSecrets(d, attemptedAt), attemptedAt);
@@ -164,8 +186,9 @@ export async function sendTestEvent(
     allowInsecure: deps.config.outboundAllowInsecureUrls,
     ...(deps.outboundLookup ? { lookup: deps.outboundLookup } : {}),
   });
+  const post = deps.tracing ? tracedPost(poster.post, deps.tracing) : poster.post;
   try {
-    const r = await signedPost(poster.post, target.url, id, body, target.secrets, now);
+    const r = await signedPost(post, target.url, id, body, target.secrets, now);
     return {
       delivered: r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300,
       statusCode: r.statusCode,
