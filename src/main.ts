@@ -44,9 +44,17 @@ async function main() {
       const primary = await startServicePrimary(config, { logger: createLogger({ level: config.logLevel }) });
       running = primary;
       banner = () =>
-        readyBanner(config, primary.ready, { startMs: Date.now() - started, workerPids: primary.workerPids() });
+        readyBanner(config, primary.ready, {
+          startMs: Date.now() - started,
+          workerPids: primary.workerPids(),
+          workerMetricsPorts: primary.metricsPorts(),
+        });
     } else {
-      const service = await startService(config);
+      // A worker's METRICS_PORT is one of its own: the configured port plus the worker's index (0 stays any free port).
+      const index = Number(process.env.SERVICE_WORKER_INDEX ?? 0);
+      const own =
+        cluster.isWorker && config.metricsPort ? { ...config, metricsPort: config.metricsPort + index } : config;
+      const service = await startService(own);
       running = service;
       const ports: ReadyPorts = {
         httpPort: service.httpPort,

@@ -15,7 +15,7 @@ export interface ReadyPorts {
 export function readyBanner(
   config: Config,
   ports: ReadyPorts,
-  at: { startMs: number; workerPids?: readonly number[] },
+  at: { startMs: number; workerPids?: readonly number[]; workerMetricsPorts?: readonly number[] },
 ): string {
   const lines = [`scheduling service ready in ${at.startMs} ms (roles: ${[...config.roles].join(', ')})`];
   if (ports.httpPort !== undefined)
@@ -26,7 +26,11 @@ export function readyBanner(
     lines.push(`  gRPC:         ${config.host}:${ports.grpcPort}  (reflection and health enabled)`);
   const bearer = config.metricsToken !== undefined ? 'Authorization: Bearer $METRICS_TOKEN' : undefined;
   const perWorker = at.workerPids ? '; each scrape is answered by one worker' : '';
-  if (ports.metricsPort !== undefined)
+  if (at.workerMetricsPorts && at.workerMetricsPorts.length > 0)
+    lines.push(
+      `  metrics:      ${at.workerMetricsPorts.map((p) => `http://${config.host}:${p}/metrics`).join(', ')}  (one per worker, all metrics${bearer ? `; ${bearer}` : ''})`,
+    );
+  else if (ports.metricsPort !== undefined)
     lines.push(
       `  metrics:      http://${config.host}:${ports.metricsPort}/metrics  (all metrics${bearer ? `; ${bearer}` : ''}${perWorker})`,
     );
@@ -38,7 +42,9 @@ export function readyBanner(
     `  data:         ${config.redisUrl ? 'REDIS_URL' : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`,
   );
   if (at.workerPids)
-    lines.push(`  processes:    ${at.workerPids.length} workers (pids ${at.workerPids.join(', ')}), primary ${process.pid}`);
+    lines.push(
+      `  processes:    ${at.workerPids.length} workers (pids ${at.workerPids.join(', ')}), primary ${process.pid}`,
+    );
   if (ports.generatedKey) lines.push(`  platform key (shown once, keep it secret): ${ports.generatedKey}`);
   return lines.join('\n');
 }

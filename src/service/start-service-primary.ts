@@ -15,6 +15,8 @@ export interface ServicePrimary {
   ready: WorkerReadyMessage;
   /** The pids of the workers running now. */
   workerPids(): number[];
+  /** The METRICS_PORT listener of each worker, in worker order (empty without METRICS_PORT). */
+  metricsPorts(): number[];
   /**
    * Graceful stop: no more restarts, SIGTERM to every worker (each drains as a single process does), SIGKILL to any
    * still running after WORKER_STOP_LIMIT_MS, then the private stores stop.
@@ -29,6 +31,8 @@ interface Slot {
   readyAt: number | undefined;
   deathsInARow: number;
   restart: NodeJS.Timeout | undefined;
+  /** The METRICS_PORT listener of the process filling the slot (a port per worker), once it is ready. */
+  metricsPort: number | undefined;
   /** Settles once the process filling the slot now has exited (at once when none does). */
   exited: Promise<void>;
 }
@@ -52,6 +56,7 @@ export async function startServicePrimary(config: Config, deps: { logger: Servic
     readyAt: undefined,
     deathsInARow: 0,
     restart: undefined,
+    metricsPort: undefined,
     exited: Promise.resolve(),
   }));
 
@@ -75,12 +80,17 @@ export async function startServicePrimary(config: Config, deps: { logger: Servic
   /** Forks the worker of `slot`; resolves with its ready message, rejects when it exits before it is ready. */
   const fork = (slot: Slot, urls: { redisUrl: string; databaseUrl: string }) =>
     new Promise<WorkerReadyMessage>((resolve, reject) => {
-      const worker = cluster.fork({ REDIS_URL: urls.redisUrl, DATABASE_URL: urls.databaseUrl });
+      const worker = cluster.fork({
+        REDIS_URL: urls.redisUrl,
+        DATABASE_URL: urls.databaseUrl,
+        SERVICE_WORKER_INDEX: String(slot.index),
+      });
       slot.worker = worker;
       slot.readyAt = undefined;
       worker.on('message', (m: unknown) => {
         if (!isWorkerReadyMessage(m)) return;
         slot.readyAt = Date.now();
+        slot.metricsPort = m.metricsPort;
         resolve(m);
       });
       let exited!: () => void;
@@ -102,7 +112,11 @@ export async function startServicePrimary(config: Config, deps: { logger: Servic
           slot.restart = undefined;
           if (stopping) return;
           fork(slot, urls).then(
-            () => logger.info({ worker: slot.index, pid: slot.worker?.process.pid }, 'worker process serving again'),
+            (m) =>
+              logger.info(
+                { worker: slot.index, pid: slot.worker?.process.pid, metricsPort: m.metricsPort },
+                'worker process serving again',
+              ),
             () => undefined,
           );
         }, delay);
@@ -119,6 +133,7 @@ export async function startServicePrimary(config: Config, deps: { logger: Servic
     return {
       ready,
       workerPids: () => slots.flatMap((s) => (s.worker?.process.pid !== undefined ? [s.worker.process.pid] : [])),
+      metricsPorts: () => slots.flatMap((s) => (s.metricsPort !== undefined ? [s.metricsPort] : [])),
       stop: () => lifetime.stop(),
     };
   } catch (err) {

@@ -173,6 +173,7 @@ test.serial(
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
         METRICS_TOKEN,
+        METRICS_PORT: '0',
         RATE_LIMIT_PER_MINUTE: '100000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -195,6 +196,15 @@ test.serial(
     t.truthy(platformKey, 'the key the first worker generated is printed once, by the primary');
     t.is(out.match(/platform key/g)?.length, 1);
     t.regex(out, /gRPC: +127\.0\.0\.1:\d+/);
+    // METRICS_PORT: a listener per worker (one Prometheus target per process), each answering for its own worker.
+    const metricsUrls = [...(/metrics: +(http\S+), (http\S+) +\(one per worker/.exec(out) ?? [])].slice(1);
+    t.is(metricsUrls.length, 2, out);
+    const scraped = await Promise.all(metricsUrls.map((u) => whoAnswers(u.replace(/\/metrics$/, ''), false)));
+    t.deepEqual(
+      scraped.map((s) => s?.pid),
+      workers,
+      'each worker answers on its own metrics port',
+    );
 
     // Both workers answer on the one port (fresh connection per request: the primary deals them out in turn).
     const answered = new Set<number>();
