@@ -157,7 +157,7 @@ function assertAnswers(t: ExecutionContext, seen: Exchange[]) {
 test.serial(
   'SERVICE_PROCESSES=2: both workers serve one port, caches agree across them, kill -9 of a worker is repaired with no booking lost, SIGTERM stops all',
   async (t) => {
-    t.timeout(240_000);
+    t.timeout(420_000);
     dataDir = mkdtempSync(join(tmpdir(), 'svc-procs-'));
     const [command, ...args] = serviceCommand();
     const env: NodeJS.ProcessEnv = { ...process.env };
@@ -186,7 +186,7 @@ test.serial(
     const url = await waitForGateway({
       output: () => out,
       exited: () => proc.exitCode !== null,
-      timeoutMs: 150_000,
+      timeoutMs: 240_000,
     });
     const pids = /processes: +2 workers \(pids (\d+), (\d+)\), primary (\d+)/.exec(out);
     t.truthy(pids, out);
