@@ -5,6 +5,7 @@ import { startBenchService, type BenchService } from './bench-service.js';
 import { startBenchStores } from './bench-stores.js';
 import { keptSeed, readKeptSeed } from './kept-seed.js';
 import type { MeasureContext, ScenarioMeasurement } from './measure-scenario.js';
+import { processTreeCpuMs } from './process-cpu.js';
 import { measureRawBaseline } from './raw-baseline.js';
 import { benchResolutions, httpResolutionCaller } from './resolution-load.js';
 import { benchResolutionReads } from './resolution-read-load.js';
@@ -18,7 +19,8 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  * workers sharing one port) on the same stores and organization (seeded once into BENCH_DIR, default
  * /tmp/scheduling-bench-procs), loaded with POST resolutions (the ~10% constraint mix, platform path) and
  * GET /api/v2/resolutions/:id, each as a share of a raw node:http hello-world at the same client count. The service CPU
- * per request sums the primary and every worker. Prints the 2-process figures as ratios to the 1-process ones.
+ * per request sums the workers (the primary's own CPU, handing out connections, is printed apart). Prints the
+ * 2-process figures as ratios to the 1-process ones.
  *   PROCS_SECONDS=8 (each measured phase)   PROCS_CLIENTS=8 (resolutions; reads use 4x)   BENCH_PROVIDERS=1000
  */
 const DIR = process.env.BENCH_DIR ?? '/tmp/scheduling-bench-procs';
@@ -29,10 +31,19 @@ const READ_CLIENTS = CLIENTS * 4;
 const MIX = CONSTRAINT_MIXES.mix10;
 const log = (line: string) => console.log(`[procs ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-/** The pids of a started service: the process itself, and the workers its banner names (SERVICE_PROCESSES > 1). */
-function servicePids(s: BenchService): number[] {
+/**
+ * The processes that serve: the workers its banner names (SERVICE_PROCESSES > 1), else the process itself. Not the
+ * primary with its workers: the probe counts a process's whole tree, so the workers would be counted twice.
+ */
+function servingPids(s: BenchService): number[] {
   const m = /processes: +\d+ workers \(pids ([\d, ]+)\)/.exec(s.process.output());
-  return [s.pid, ...(m ? m[1]!.split(',').map((p) => Number(p.trim())) : [])];
+  return m ? m[1]!.split(',').map((p) => Number(p.trim())) : [s.pid];
+}
+
+/** CPU (ms) the primary itself used so far: its tree less its workers' (0 with one process: no primary). */
+function primaryOwnCpuMs(s: BenchService, workers: readonly number[]): number {
+  if (workers.length === 1 && workers[0] === s.pid) return 0;
+  return processTreeCpuMs(s.pid) - workers.reduce((sum, pid) => sum + processTreeCpuMs(pid), 0);
 }
 
 readKeptSeed(DIR);
@@ -47,13 +58,15 @@ stopOnSignal(async () => {
 try {
   const seed = await keptSeed({ dir: DIR, stores, providerCount: PROVIDERS, tally, log });
   const rows: BenchRow[] = [];
+  let primaryLine = '';
   const measured = new Map<number, { resolve: ScenarioMeasurement; read: ScenarioMeasurement }>();
   for (const procs of [1, 2]) {
     service = await startBenchService(stores, seed.platformKey, `procs-${procs}`, {
       SERVICE_PROCESSES: String(procs),
     });
-    const pids = servicePids(service);
-    log(`SERVICE_PROCESSES=${procs}: ready in ${service.startMs.toFixed(0)} ms, pids ${pids.join(', ')}`);
+    const pids = servingPids(service);
+    log(`SERVICE_PROCESSES=${procs}: ready in ${service.startMs.toFixed(0)} ms, serving pids ${pids.join(', ')}`);
+    const primaryBefore = primaryOwnCpuMs(service, pids);
     const target = createHttpTarget(service.url);
     const platform = createBenchClient(target, {
       key: seed.platformKey,
@@ -109,6 +122,8 @@ try {
     );
     rows.push(measurementRow(raw, 'procs', read, 'reads'));
     measured.set(procs, { resolve, read });
+    if (procs > 1)
+      primaryLine = `the primary (${service.pid}) used ${(primaryOwnCpuMs(service, pids) - primaryBefore).toFixed(0)} ms of CPU over both phases at ${procs} processes (${resolve.statuses.total + read.statuses.total} answers; not in the CPU column)`;
     await target.close();
     await service.process.stop();
     service = undefined;
@@ -116,6 +131,7 @@ try {
   console.log('');
   console.log(renderReport(rows));
   console.log('');
+  console.log(primaryLine);
   const one = measured.get(1)!;
   const two = measured.get(2)!;
   for (const kind of ['resolve', 'read'] as const)

@@ -50,6 +50,7 @@ export async function startServicePrimary(config: Config, deps: { logger: Servic
   const lifetime = createLifetime((msg, extra) => logger.error(extra ?? {}, msg));
   lifetime.defer(() => logger.flush());
   let stopping = false;
+  let started = false;
   const slots: Slot[] = Array.from({ length: config.serviceProcesses }, (_, index) => ({
     index,
     worker: undefined,
@@ -100,7 +101,8 @@ export async function startServicePrimary(config: Config, deps: { logger: Servic
         if (slot.worker === worker) slot.worker = undefined;
         const how = signal ? `signal ${signal}` : `code ${code}`;
         if (slot.readyAt === undefined) reject(new Error(`worker ${slot.index} exited during start-up (${how})`));
-        if (stopping) return;
+        // A worker that never served during the service's start fails the start instead (no fork loop at start-up).
+        if (stopping || (!started && slot.readyAt === undefined)) return;
         const stable = slot.readyAt !== undefined && Date.now() - slot.readyAt >= WORKER_STABLE_MS;
         slot.deathsInARow = stable ? 1 : slot.deathsInARow + 1;
         const delay = workerRestartDelayMs(slot.deathsInARow);
@@ -130,6 +132,7 @@ export async function startServicePrimary(config: Config, deps: { logger: Servic
     const [first, ...rest] = slots;
     const ready = await fork(first!, urls);
     await Promise.all(rest.map((slot) => fork(slot, urls)));
+    started = true;
     return {
       ready,
       workerPids: () => slots.flatMap((s) => (s.worker?.process.pid !== undefined ? [s.worker.process.pid] : [])),
