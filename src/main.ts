@@ -1,4 +1,9 @@
+import cluster from 'node:cluster';
 import { loadConfig } from './config/load-config.js';
+import { createLogger } from './observability/create-logger.js';
+import { readyBanner, type ReadyPorts } from './service/ready-banner.js';
+import { startServicePrimary } from './service/start-service-primary.js';
+import type { WorkerReadyMessage } from './service/worker-ready-message.js';
 import { RedisNotInstalledError } from './launcher/private-redis.js';
 import { startService } from './start-service.js';
 
@@ -7,8 +12,9 @@ const SHUTDOWN_LIMIT_MS = 30_000;
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
- * Entry point of `npm start`: starts the configured roles and stops everything on SIGINT/SIGTERM/SIGHUP. The banner and
- * every other line for a person go to stderr; stdout is the JSON log lines only.
+ * Entry point of `npm start`: starts the configured roles and stops everything on SIGINT/SIGTERM/SIGHUP. With
+ * SERVICE_PROCESSES > 1 this process becomes the primary that forks the workers, and each worker runs this same entry.
+ * The banner and every other line for a person go to stderr; stdout is the JSON log lines only.
  */
 async function main() {
   const started = Date.now();
@@ -31,9 +37,36 @@ async function main() {
     });
   }
   const config = loadConfig();
-  let service;
+  let running: { stop(): Promise<void> };
+  let banner: (() => string) | undefined;
   try {
-    service = await startService(config);
+    if (config.serviceProcesses > 1 && cluster.isPrimary) {
+      // The primary serves nothing itself: it owns the private stores and keeps the workers running.
+      const primary = await startServicePrimary(config, { logger: createLogger({ level: config.logLevel }) });
+      running = primary;
+      banner = () =>
+        readyBanner(config, primary.ready, {
+          startMs: Date.now() - started,
+          workerPids: primary.workerPids(),
+          workerMetricsPorts: primary.metricsPorts(),
+        });
+    } else {
+      // A worker's METRICS_PORT is one of its own: the configured port plus the worker's index (0 stays any free port).
+      const index = Number(process.env.SERVICE_WORKER_INDEX ?? 0);
+      const own =
+        cluster.isWorker && config.metricsPort ? { ...config, metricsPort: config.metricsPort + index } : config;
+      const service = await startService(own);
+      running = service;
+      const ports: ReadyPorts = {
+        httpPort: service.httpPort,
+        grpcPort: service.grpcPort,
+        metricsPort: service.metricsPort,
+        generatedKey: service.generatedKey,
+      };
+      // A worker tells its primary, which prints one banner for all.
+      if (cluster.isWorker) process.send?.({ kind: 'service-worker-ready', ...ports } satisfies WorkerReadyMessage);
+      else banner = () => readyBanner(config, ports, { startMs: Date.now() - started });
+    }
   } catch (err) {
     if (err instanceof RedisNotInstalledError) {
       console.error(err.message);
@@ -41,7 +74,6 @@ async function main() {
     }
     throw err;
   }
-  const running = service;
   stop = () => {
     running.stop().then(
       () => process.exit(0),
@@ -52,28 +84,8 @@ async function main() {
     );
   };
   if (signalled) return stop(signalled);
-  const lines = [`scheduling service ready in ${Date.now() - started} ms (roles: ${[...config.roles].join(', ')})`];
-  if (service.httpPort !== undefined)
-    lines.push(`  REST gateway: http://${config.host}:${service.httpPort}  (openapi: /openapi.json)`);
-  if (service.httpPort !== undefined)
-    lines.push(`  console:      http://${config.host}:${service.httpPort}/console  (inspector: /console/inspector)`);
-  if (service.grpcPort !== undefined)
-    lines.push(`  gRPC:         ${config.host}:${service.grpcPort}  (reflection and health enabled)`);
-  const bearer = config.metricsToken !== undefined ? 'Authorization: Bearer $METRICS_TOKEN' : undefined;
-  if (service.metricsPort !== undefined)
-    lines.push(
-      `  metrics:      http://${config.host}:${service.metricsPort}/metrics  (all metrics${bearer ? `; ${bearer}` : ''})`,
-    );
-  else if (service.httpPort !== undefined)
-    lines.push(
-      `  metrics:      /metrics  (${bearer ?? 'anonymous: process, admission and store health only; set METRICS_TOKEN or METRICS_PORT for all'})`,
-    );
-  lines.push(
-    `  data:         ${config.redisUrl ? 'REDIS_URL' : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`,
-  );
-  if (service.generatedKey) lines.push(`  platform key (shown once, keep it secret): ${service.generatedKey}`);
   // On stderr, as every other line meant for a person: stdout carries only the JSON log lines, for log shippers.
-  console.error(lines.join('\n'));
+  if (banner) console.error(banner());
 }
 
 main().catch((err) => {

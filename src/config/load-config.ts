@@ -14,6 +14,8 @@ export interface Config {
   /** Remote gRPC target for a gateway-only process; unset = the in-process server. */
   grpcTarget: string | undefined;
   roles: Set<Role>;
+  /** Worker processes `npm start` forks to share PORT and GRPC_PORT (SERVICE_PROCESSES, default 1 = no fork). */
+  serviceProcesses: number;
   dataDir: string;
   redisUrl: string | undefined;
   databaseUrl: string | undefined;
@@ -198,6 +200,17 @@ function tracingSetting(env: NodeJS.ProcessEnv): TracingConfig | undefined {
   return { endpoint: url.href, serviceName: env.OTEL_SERVICE_NAME?.trim() || 'scheduling', sampler, samplerRatio };
 }
 
+/** The most worker processes SERVICE_PROCESSES may ask for: more than a host has cores only adds contention. */
+export const MAX_SERVICE_PROCESSES = 64;
+
+/** Reads SERVICE_PROCESSES: 1 to MAX_SERVICE_PROCESSES; anything else fails start-up with a message naming it. */
+function serviceProcessesSetting(env: NodeJS.ProcessEnv): number {
+  const n = intSetting(env, 'SERVICE_PROCESSES', 1);
+  if (n < 1 || n > MAX_SERVICE_PROCESSES)
+    throw new Error(`SERVICE_PROCESSES must be between 1 and ${MAX_SERVICE_PROCESSES}, got ${n}`);
+  return n;
+}
+
 /** Builds the configuration from environment variables. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intSetting(env, 'PORT', 8080);
@@ -220,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     grpcPort: intSetting(env, 'GRPC_PORT', 50051),
     grpcTarget: env.GRPC_TARGET || undefined,
     roles,
+    serviceProcesses: serviceProcessesSetting(env),
     dataDir: resolve(env.DATA_DIR ?? './.data'),
     redisUrl: env.REDIS_URL || undefined,
     databaseUrl: env.DATABASE_URL || undefined,

@@ -72,6 +72,13 @@ export function createServiceMetrics(): ServiceMetrics {
     if (!name.startsWith(METRIC_PREFIX)) throw new Error(`metric ${name} must start with ${METRIC_PREFIX}`);
     return name;
   };
+  // Which OS process answered a scrape: with SERVICE_PROCESSES > 1 each worker keeps metrics of its own.
+  new Gauge({
+    name: 'scheduling_process_info',
+    help: 'Always 1; its pid label is the OS process that answered this scrape (one per worker with SERVICE_PROCESSES > 1).',
+    labelNames: ['pid'],
+    registers,
+  }).set({ pid: String(process.pid) }, 1);
   return {
     registry,
     httpDuration: new Histogram({
