@@ -25,6 +25,8 @@ export interface Database {
    * rolled back. Returns the function that removes the listener.
    */
   onCommit(listener: (tags: readonly string[]) => void): () => void;
+  /** Whether the pool reaches PostgreSQL through a transaction pooler: no session outlives a transaction. */
+  readonly transactionPooler: boolean;
   close(): Promise<void>;
 }
 
@@ -324,6 +326,7 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
   return {
     pool,
     query,
+    transactionPooler: pooler,
     transaction: (fn) => retryOnConflict(() => once(fn)),
     onCommit(listener) {
       commitListeners.add(listener);

@@ -10,13 +10,18 @@ const RECONNECT_MS = 1_000;
 /**
  * Listens on its own connection (not one of the pool's) for offer jobs queued by any process and calls `onJob` once
  * each notifying transaction has committed. A lost connection is made again after RECONNECT_MS; notifications sent
- * meanwhile are lost, so the caller keeps polling as well. `stop` closes the connection.
+ * meanwhile are lost, so the caller keeps polling as well. `stop` closes the connection. Behind a transaction pooler
+ * it does not listen (LISTEN needs a session of its own, which such a pooler does not keep): the poll alone wakes.
  */
 export function listenForOfferJobs(
-  db: Pick<Database, 'pool'>,
+  db: Pick<Database, 'pool' | 'transactionPooler'>,
   onJob: () => void,
   log: (msg: string, extra?: Record<string, unknown>) => void,
 ): { stop(): Promise<void> } {
+  if (db.transactionPooler) {
+    log('waitlist offer listener off behind a transaction pooler: offers follow the poll');
+    return { stop: async () => undefined };
+  }
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
