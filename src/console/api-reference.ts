@@ -18,14 +18,19 @@ SwaggerUIBundle({
 });
 
 /**
- * Fills the accessible names and keyboard access Swagger UI leaves out (its server picker and parameter selects sit
- * in empty labels, the dialog's close button has no text, example blocks scroll without being focusable). Runs on
+ * Fills the accessible names and keyboard access Swagger UI leaves out (its server picker, parameter and example selects
+ * sit in empty labels, the dialog's close button has no text, example blocks scroll without being focusable). Runs on
  * every change of the viewer's DOM, since it renders operations and dialogs on demand.
  */
 function repairAccessibility(): void {
   root.querySelector('select#servers:not([aria-label])')?.setAttribute('aria-label', 'Server');
   for (const select of root.querySelectorAll('tr[data-param-name] select:not([aria-label])')) {
     select.setAttribute('aria-label', `Parameter ${select.closest('tr')!.getAttribute('data-param-name')}`);
+  }
+  // A response with several examples (one per error code) gets an unlabelled example picker.
+  for (const select of root.querySelectorAll('select.examples-select-element:not([aria-label])')) {
+    const code = select.closest('tr[data-code]')?.getAttribute('data-code');
+    select.setAttribute('aria-label', code ? `Examples of the ${code} response` : 'Examples');
   }
   for (const close of root.querySelectorAll('button.close-modal:not([aria-label])'))
     close.setAttribute('aria-label', 'Close');

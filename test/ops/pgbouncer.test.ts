@@ -263,7 +263,12 @@ test.serial('migrations through PgBouncer: several at once, none left holding th
     t.true(all.length > 0);
     t.deepEqual(await runMigrations(pools[0]!.pool), []);
     // A session-level lock taken through the pooler would stay on whichever server connection took it.
-    const locks = await direct.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'`);
+    // Only this database's: other test files share the server, and their transactions take advisory locks meanwhile.
+    const locks = await direct.query(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'
+         AND database = (SELECT oid FROM pg_database WHERE datname = $1)`,
+      [fresh.name],
+    );
     t.is(locks.rows[0].n, 0);
   } finally {
     for (const d of pools) await d.close().catch(() => undefined);
