@@ -227,6 +227,11 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
   });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // pg-pool drops its own error listener when it hands a client over, and the new holder adds one only when its code
+  // runs again: an error parsed in between (PostgreSQL's shutdown FATAL read in the same chunk as the last answer)
+  // would be unheard and crash the process. Heard here, it leaves the client unqueryable: the holder's next
+  // statement fails with it (503) and the pool drops the client on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // Whether the server has `transaction_timeout` (PostgreSQL 17+); learnt from the first call transaction.
   let fenceSupported: boolean | undefined;
   const tracing = opts.tracing;
