@@ -166,8 +166,15 @@ test.serial(
       .slice(3, 5)
       .flatMap((k) => Array.from({ length: 10 }, () => watchDirect(svc.grpcTarget, k.key, o.actor)));
     try {
-      t.true(sse.every((s) => s.status === 200));
-      t.true((await Promise.all(direct.map((d) => d.started))).every((s) => 'view' in s));
+      t.true(
+        sse.every((s) => s.status === 200),
+        `event streams opened: ${JSON.stringify(sse.map((s) => s.status))}`,
+      );
+      const started = await Promise.all(direct.map((d) => d.started));
+      t.true(
+        started.every((s) => 'view' in s),
+        `direct streams: ${JSON.stringify(started.filter((s) => !('view' in s)))}`,
+      );
       const sixth = keys[5]!.key;
       const refused = await openEventStream(svc.url, o.path, bearer(sixth));
       t.is(refused.status, 429);
