@@ -1,5 +1,13 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
+import { credentials, Metadata, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import {
+  CatalogServiceClient,
+  type DeleteServiceResponse,
+  type UpdateServiceResponse,
+} from '../../src/gen/scheduling/v1/catalog_service.js';
+import { decodeServiceError } from '../../src/grpc/error-metadata.js';
+import { restOfResponse, typedRequest } from '../helpers/typed-messages.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
@@ -300,4 +308,64 @@ test('bookings made before a DELETE keep their service, and a hold taken before 
   );
   t.is(cancel.status, 200, JSON.stringify(cancel.body));
   t.is(cancel.body.status, 'cancelled');
+});
+
+/** Promisifies a grpc-js unary call made with a callback. */
+function unary<T>(fn: (cb: (err: GrpcError | null, res: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res))));
+}
+
+test('the gRPC door answers UpdateService and DeleteService in typed messages as REST does', async (t) => {
+  const o = await newOrganization(svc, `svc-grpc-${randomUUID().slice(0, 8)}`);
+  const { service } = await providerWithService(o, { externalId: 'p1' }, { schedule: null });
+  const other = await newOrganization(svc, `svc-grpc-b-${randomUUID().slice(0, 8)}`);
+  const md = new Metadata();
+  md.set('authorization', `Bearer ${o.key}`);
+  const catalog = new CatalogServiceClient(svc.grpcTarget, credentials.createInsecure());
+  try {
+    const v0 = await graphVersion(o);
+    const updated = await unary<UpdateServiceResponse>((cb) =>
+      catalog.updateService(
+        typedRequest('UpdateService', {
+          params: { id: service.id },
+          body: { title: 'Typed Title', price: 5000, currency: 'usd' },
+        }),
+        md,
+        cb,
+      ),
+    );
+    const rest = (await o.api.get(`/api/v2/services/${service.id}`)).body;
+    t.deepEqual(restOfResponse('UpdateService', updated), rest);
+    t.like(rest, { title: 'Typed Title', slug: 'typed-title', price: 5000, currency: 'USD' });
+    t.is(await graphVersion(o), v0 + 1);
+    t.is((await auditOf(service.id, 'service.update')).length, 1, 'audited like a REST write');
+
+    // Refusals carry the contract's code and field, as REST does.
+    const bad = await unary((cb) =>
+      catalog.updateService(
+        typedRequest('UpdateService', { params: { id: service.id }, body: { duration: 2 } }),
+        md,
+        cb,
+      ),
+    ).catch((e: GrpcError) => e);
+    t.like(decodeServiceError(bad as GrpcError), { code: 'VALIDATION_ERROR', field: 'duration' });
+    const otherMd = new Metadata();
+    otherMd.set('authorization', `Bearer ${other.key}`);
+    const foreign = await unary((cb) =>
+      catalog.deleteService(typedRequest('DeleteService', { params: { id: service.id } }), otherMd, cb),
+    ).catch((e: GrpcError) => e);
+    t.is(decodeServiceError(foreign as GrpcError).code, 'FORBIDDEN');
+
+    const deleted = await unary<DeleteServiceResponse>((cb) =>
+      catalog.deleteService(typedRequest('DeleteService', { params: { id: service.id } }), md, cb),
+    );
+    t.deepEqual(restOfResponse('DeleteService', deleted), { ...rest, deleted: true });
+    t.is((await o.api.get(`/api/v2/services/${service.id}`)).status, 404);
+    const again = await unary((cb) =>
+      catalog.deleteService(typedRequest('DeleteService', { params: { id: service.id } }), md, cb),
+    ).catch((e: GrpcError) => e);
+    t.is(decodeServiceError(again as GrpcError).code, 'SERVICE_NOT_FOUND');
+  } finally {
+    catalog.close();
+  }
 });
