@@ -76,7 +76,8 @@ export async function updateServiceRow(tx: Queryable, id: string, slug: string, 
     return r.rows[0] as Record<string, any> | undefined;
   } catch (e) {
     // A concurrent write took the slug between the check and the update.
-    if ((e as { code?: string; constraint?: string }).code === '23505') return undefined;
+    const err = e as { code?: string; constraint?: string };
+    if (err.code === '23505' && err.constraint === 'services_provider_id_slug_key') return undefined;
     throw e;
   }
 }

@@ -165,6 +165,14 @@ test('a title whose slug the provider already has is 409 DUPLICATE_EXTERNAL_ID o
   t.is(r.status, 409);
   t.like(r.body.error, { code: 'DUPLICATE_EXTERNAL_ID', field: 'title' });
   t.is((await o.api.get(`/api/v2/services/${second.id}`)).body.slug, 'second');
+  // A concurrent rename that passes the check meets the unique index; service-repository.ts names its constraint.
+  const unique = await svc.service.deps.db.query(
+    `SELECT conname FROM pg_constraint WHERE conrelid = 'services'::regclass AND contype = 'u'`,
+  );
+  t.deepEqual(
+    unique.rows.map((x) => x.conname),
+    ['services_provider_id_slug_key'],
+  );
   const ok = await o.api.patch(`/api/v2/services/${b.service.id}`, { title: 'Intake Session' });
   t.is(ok.status, 200);
   t.is(ok.body.slug, 'intake-session');
