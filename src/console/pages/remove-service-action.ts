@@ -1,7 +1,10 @@
+import type { z } from 'zod';
+import type { Service as ServiceSchema } from '../../contract/schemas/service.js';
 import type { ApiClient } from '../api-client.js';
 import { h, replaceChildren } from '../ui/dom.js';
 import { errorNotice } from '../ui/error-notice.js';
-import type { Service } from './services-page.js';
+
+type Service = z.infer<typeof ServiceSchema>;
 
 /**
  * A "Remove…" button that asks once more in place, then removes the service (DELETE /api/v2/services/:id) and calls
