@@ -432,10 +432,26 @@ export interface paths {
         get: operations["getService"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove a service; answers it as it was plus `deleted: true`. Afterwards it is 404 and its slug is free again. Provider graph version +1.
+         * @description Soft-deletes: the service is no longer listed, offered by resolutions or slots, bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made keep it (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until it expires.
+         *
+         *     Any API key, acting in its organization (a platform key: the one named by Service-Organization-Id, else the platform's default organization).
+         *
+         *     Errors besides the common ones: 404 SERVICE_NOT_FOUND.
+         */
+        delete: operations["deleteService"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a service; the fields sent change, null clears price, currency or modality (slotIntervalMinutes null: the duration). A new title gives a new slug (a slug the provider already has is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1 when something changed.
+         * @description Validated as on create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed (400 on `providerId`). A slot interval that equalled the duration follows a new duration. Bookings already made keep their times; resolutions made afterwards use the new values.
+         *
+         *     Any API key, acting in its organization (a platform key: the one named by Service-Organization-Id, else the platform's default organization).
+         *
+         *     Errors besides the common ones: 404 SERVICE_NOT_FOUND, 409 DUPLICATE_EXTERNAL_ID.
+         */
+        patch: operations["updateService"];
         trace?: never;
     };
     "/api/v1/event-types": {
@@ -4775,6 +4791,287 @@ export interface operations {
             };
             /** @description Error codes: REQUEST_TIMEOUT */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform keys only: act inside this organization. */
+                "Service-Organization-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        organizationId: string;
+                        providerId: string;
+                        title: string;
+                        slug: string;
+                        duration: number;
+                        price: number | null;
+                        currency: string | null;
+                        modality: ("virtual" | "in-person" | "both") | null;
+                        slotIntervalMinutes: number;
+                        minimumNoticeMinutes: number;
+                        bufferBeforeMinutes: number;
+                        bufferAfterMinutes: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Error codes: VALIDATION_ERROR, INVALID_JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: SERVICE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform keys only: act inside this organization. */
+                "Service-Organization-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    providerId?: unknown;
+                    title?: string;
+                    /** @description Session length in minutes (5..1440). */
+                    duration?: number;
+                    /** @description In the smallest currency unit (cents); needs `currency`. null clears it. */
+                    price?: number | null;
+                    /** @description ISO 4217 code; stored upper-case. null clears it (not while there is a price). */
+                    currency?: string | null;
+                    /** @description `virtual`, `in-person` or `both`; null clears it. */
+                    modality?: ("virtual" | "in-person" | "in_person" | "both") | null;
+                    slotIntervalMinutes?: number | null;
+                    /** @description Slots starting sooner than this are never offered. */
+                    minimumNoticeMinutes?: number;
+                    /** @description Free time kept before a session. */
+                    bufferBeforeMinutes?: number;
+                    /** @description Free time kept after a session. */
+                    bufferAfterMinutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        organizationId: string;
+                        providerId: string;
+                        title: string;
+                        slug: string;
+                        duration: number;
+                        price: number | null;
+                        currency: string | null;
+                        modality: ("virtual" | "in-person" | "both") | null;
+                        slotIntervalMinutes: number;
+                        minimumNoticeMinutes: number;
+                        bufferBeforeMinutes: number;
+                        bufferAfterMinutes: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Error codes: VALIDATION_ERROR, INVALID_JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: SERVICE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error codes: DUPLICATE_EXTERNAL_ID */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

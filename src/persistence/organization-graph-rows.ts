@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { LIVE_SERVICE_SQL } from './service-repository.js';
 
 /** The rows an organization's provider graph is built from. */
 export interface OrganizationGraphRows {
@@ -12,7 +13,7 @@ export interface OrganizationGraphRows {
 export async function readOrganizationGraphRows(db: Queryable, organizationId: string): Promise<OrganizationGraphRows> {
   const [p, s, c] = await Promise.all([
     db.query('SELECT * FROM providers WHERE organization_id = $1 ORDER BY id', [organizationId]),
-    db.query('SELECT * FROM services WHERE organization_id = $1 ORDER BY id', [organizationId]),
+    db.query(`SELECT * FROM services WHERE organization_id = $1 AND ${LIVE_SERVICE_SQL} ORDER BY id`, [organizationId]),
     db.query('SELECT * FROM calendar_connections WHERE organization_id = $1 ORDER BY id DESC', [organizationId]),
   ]);
   return { providers: p.rows, services: s.rows, schedules: c.rows };

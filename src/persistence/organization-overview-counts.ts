@@ -1,4 +1,5 @@
 import type { Queryable } from './database.js';
+import { LIVE_SERVICE_SQL } from './service-repository.js';
 import { claimLiveSql } from './slot-claims.js';
 
 /** What an organization holds, counted for the console's overview. */
@@ -31,7 +32,7 @@ export async function readOrganizationOverviewCounts(
     text: `SELECT
       (SELECT count(*) FROM providers WHERE organization_id = $1)::int AS providers_total,
       (SELECT count(*) FROM providers WHERE organization_id = $1 AND status = 'active')::int AS providers_active,
-      (SELECT count(*) FROM services WHERE organization_id = $1)::int AS services,
+      (SELECT count(*) FROM services WHERE organization_id = $1 AND ${LIVE_SERVICE_SQL})::int AS services,
       (SELECT coalesce(jsonb_object_agg(status, n), '{}') FROM (SELECT status, count(*)::int AS n FROM bookings WHERE organization_id = $1 GROUP BY status) b) AS bookings,
       (SELECT count(*) FROM resolutions WHERE organization_id = $1 AND created_at > $2::timestamptz - interval '24 hours' AND created_at <= $2)::int AS resolutions_24h,
       (SELECT count(*) FROM slot_claims WHERE organization_id = $1 AND active AND kind = 'hold' AND ${claimLiveSql('$2')})::int AS active_holds,

@@ -33,7 +33,8 @@ export function toServiceView(row: Record<string, any>): ServiceView {
     organizationId: row.organization_id,
     providerId: row.provider_id,
     title: d.title ?? '',
-    slug: row.slug,
+    // A removed service keeps its slug in the doc (the column is freed).
+    slug: (d as { removedSlug?: string }).removedSlug ?? row.slug,
     duration,
     price: d.price ?? null,
     currency: d.currency ?? null,
@@ -47,9 +48,48 @@ export function toServiceView(row: Record<string, any>): ServiceView {
   };
 }
 
-/** Reads one service row by id (any organization; callers check tenancy). */
-export async function findServiceRow(db: Queryable, id: string) {
-  const r = await db.query('SELECT * FROM services WHERE id = $1', [id]);
+/**
+ * The condition a service row meets until it is removed. A removed row stays (bookings keep naming it) with
+ * `removedAt` and its slug in the doc, and a slug column no title can give, so its slug is free for a new service.
+ */
+export const LIVE_SERVICE_SQL = `NOT (doc ? 'removedAt')`;
+
+/** Reads one service row by id (any organization; callers check tenancy); a removed service is not found. */
+export async function findServiceRow(db: Queryable, id: string, opts: { forUpdate?: boolean } = {}) {
+  const r = await db.query(
+    `SELECT * FROM services WHERE id = $1 AND ${LIVE_SERVICE_SQL}${opts.forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  return r.rows[0] as Record<string, any> | undefined;
+}
+
+/** Writes a service's slug and fields; returns the row, or undefined when the provider has another service with the slug. */
+export async function updateServiceRow(tx: Queryable, id: string, slug: string, doc: ServiceDoc, now: Date) {
+  try {
+    const r = await tx.query(
+      `UPDATE services SET slug = $2, doc = $3, updated_at = $4
+       WHERE id = $1 AND NOT EXISTS (
+         SELECT 1 FROM services o WHERE o.provider_id = services.provider_id AND o.slug = $2 AND o.id <> $1)
+       RETURNING *`,
+      [id, slug, JSON.stringify(doc), now],
+    );
+    return r.rows[0] as Record<string, any> | undefined;
+  } catch (e) {
+    // A concurrent write took the slug between the check and the update.
+    const err = e as { code?: string; constraint?: string };
+    if (err.code === '23505' && err.constraint === 'services_provider_id_slug_key') return undefined;
+    throw e;
+  }
+}
+
+/** Marks a service removed (see LIVE_SERVICE_SQL) and frees its slug; returns the row as it now is. */
+export async function removeServiceRow(tx: Queryable, id: string, now: Date) {
+  const r = await tx.query(
+    `UPDATE services SET doc = doc || jsonb_build_object('removedAt', $2::text, 'removedSlug', slug),
+       slug = 'removed:' || id, updated_at = $3
+     WHERE id = $1 AND ${LIVE_SERVICE_SQL} RETURNING *`,
+    [id, now.toISOString(), now],
+  );
   return r.rows[0] as Record<string, any> | undefined;
 }
 
@@ -82,7 +122,7 @@ export interface ServiceFilter {
 }
 
 function filterSql(f: ServiceFilter) {
-  const where = ['organization_id = $1'];
+  const where = ['organization_id = $1', LIVE_SERVICE_SQL];
   const args: unknown[] = [f.organizationId];
   if (f.providerId !== undefined) {
     args.push(f.providerId);
@@ -117,8 +157,8 @@ export async function listServiceRows(
   return r.rows as Record<string, any>[];
 }
 
-/** The organization a service belongs to (any organization; callers check tenancy), or undefined. */
+/** The organization a service belongs to (any organization; callers check tenancy), or undefined (also when removed). */
 export async function findServiceOrganization(db: Queryable, id: string): Promise<string | undefined> {
-  const r = await db.query('SELECT organization_id FROM services WHERE id = $1', [id]);
+  const r = await db.query(`SELECT organization_id FROM services WHERE id = $1 AND ${LIVE_SERVICE_SQL}`, [id]);
   return r.rows[0]?.organization_id as string | undefined;
 }

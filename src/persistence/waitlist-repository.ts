@@ -166,8 +166,8 @@ export async function updateWaitlistEntry(
 
 /**
  * The waiting entries of an organization whose service's session type (slug) the provider offers, oldest first
- * (creation time, then id): the order a freed slot of that provider is offered in. Read without a lock: each is
- * locked and checked again before an offer.
+ * (creation time, then id): the order a freed slot of that provider is offered in; entries of a removed service are
+ * not offered. Read without a lock: each is locked and checked again before an offer.
  */
 export async function waitingEntriesForProvider(
   db: Queryable,
@@ -178,6 +178,7 @@ export async function waitingEntriesForProvider(
     text: `SELECT w.id, w.doc->>'serviceId' AS service_id FROM waitlist_entries w
        JOIN services s ON s.id = w.doc->>'serviceId' AND s.organization_id = w.organization_id
        WHERE w.organization_id = $1 AND w.status = 'waiting'
+         AND NOT (s.doc ? 'removedAt')
          AND EXISTS (SELECT 1 FROM services ps WHERE ps.organization_id = $1 AND ps.provider_id = $2 AND ps.slug = s.slug)
        ORDER BY w.created_at, w.id LIMIT $3`,
     values: [p.organizationId, p.providerId, p.limit],

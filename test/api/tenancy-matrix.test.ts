@@ -139,6 +139,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v2/organizations/:id': { name: 'Alpha probe' },
   'PATCH /api/v2/providers/:id': { displayName: 'Alpha probe' },
   'PATCH /api/v2/calendar-connections/:id': { title: 'Alpha probe' },
+  'PATCH /api/v2/services/:id': { title: 'Alpha probe' },
   'POST /api/v2/resolutions/:id/options/:optionId/hold': { ttlSeconds: 60 },
   'POST /api/v2/resolutions/:id/confirm': {
     optionId: '@B.option',
@@ -319,6 +320,16 @@ const FIELD_ROWS: {
     covers: ['body.providerId'],
     label: 'own schedule, providerId B',
     params: { id: '@A.calendar' },
+    body: { providerId: '@B.provider' },
+    expect: 'VALIDATION_ERROR',
+    reason:
+      'providerId is never accepted on PATCH (the route says "400 on providerId"): any value, own or foreign, is refused before it is looked up',
+  },
+  {
+    key: 'PATCH /api/v2/services/:id',
+    covers: ['body.providerId'],
+    label: 'own service, providerId B',
+    params: { id: '@A.service' },
     body: { providerId: '@B.provider' },
     expect: 'VALIDATION_ERROR',
     reason:

@@ -218,7 +218,7 @@ test.serial('providers: create one with a licence, edit its codes and licences, 
 });
 
 test.serial(
-  'services: listed by provider; one created through the form; its page says it cannot be edited',
+  'services: listed by provider; one created through the form, edited, refused, then removed from the list',
   async (t) => {
     await fresh();
     await viaNavigation('Services', 'Services');
@@ -239,15 +239,59 @@ test.serial(
       .data[0];
     t.like(made, { duration: 30, price: 8550, currency: 'USD', modality: 'virtual', bufferAfterMinutes: 10 });
     t.is(new URL(page.url()).pathname, `/console/services/${made.id}`);
-    await page.getByText('A service cannot be changed or removed through the API').waitFor();
-    await accessibleAtBothWidths(t, 'Follow-up Session');
 
-    // The list filtered by provider, in the URL.
+    // Edit: the form shows the service; a new title, duration and no price are saved (PATCH), and the page agrees.
+    t.is(await page.getByLabel('Price', { exact: true }).inputValue(), '85.50');
+    t.is(await page.getByLabel('Slot interval (minutes)').inputValue(), '', 'an interval equal to the duration');
+    await page.getByLabel('Title').fill('Follow-up Visit');
+    await page.getByLabel('Duration (minutes)').fill('45');
+    await page.getByLabel('Price', { exact: true }).fill('');
+    await page.getByLabel('Currency').fill('');
+    await page.getByRole('button', { name: 'Save service' }).click();
+    await page.getByText('Service saved.').waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Follow-up Visit' }).waitFor();
+    t.like((await org.api.get(`/api/v2/services/${made.id}`)).body, {
+      title: 'Follow-up Visit',
+      slug: 'follow-up-visit',
+      duration: 45,
+      slotIntervalMinutes: 45,
+      price: null,
+      currency: null,
+      modality: 'virtual',
+      bufferAfterMinutes: 10,
+    });
+    await accessibleAtBothWidths(t, 'Follow-up Visit');
+
+    // A refusal shows the API's code and field and leaves the service as it was.
+    await page.getByLabel('Title').fill(graph.service.title);
+    await page.getByRole('button', { name: 'Save service' }).click();
+    await page.getByRole('alert').filter({ hasText: 'DUPLICATE_EXTERNAL_ID' }).waitFor();
+    t.is((await org.api.get(`/api/v2/services/${made.id}`)).body.title, 'Follow-up Visit');
+
+    // The list filtered by provider, in the URL; the row's remove action asks once more, then removes it.
     await viaNavigation('Services', 'Services');
     await page.getByLabel('Provider').selectOption(graph.provider.id);
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByRole('row').filter({ hasText: made.id }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: made.id });
+    await row.waitFor();
     t.is(new URL(page.url()).searchParams.get('providerId'), graph.provider.id);
+    t.is(
+      await row.getByRole('link', { name: 'Edit Follow-up Visit' }).getAttribute('href'),
+      `/console/services/${made.id}`,
+    );
+    await row.getByRole('button', { name: /^Remove Follow-up Visit ?…$/ }).click();
+    await row.getByRole('button', { name: 'Keep it' }).click();
+    t.is((await org.api.get(`/api/v2/services/${made.id}`)).status, 200);
+    await row.getByRole('button', { name: /^Remove Follow-up Visit ?…$/ }).click();
+    t.deepEqual(await seriousAxeFindings(page), [], 'the list with a removal to confirm');
+    await page.setViewportSize({ width: 390, height: 844 });
+    t.deepEqual(await overflowingCards(page), [], '390 px with a removal to confirm');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await row.getByRole('button', { name: 'Remove Follow-up Visit', exact: true }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByRole('row').filter({ hasText: graph.service.id }).waitFor();
+    t.is((await org.api.get(`/api/v2/services/${made.id}`)).status, 404);
+    expectedFailures(t, /status of 409/, 1);
     noProblems(t);
   },
 );

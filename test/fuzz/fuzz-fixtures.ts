@@ -329,6 +329,17 @@ export async function createFuzzFixtures(svc: TestService): Promise<FuzzFixtures
       ).id,
     'fresh.provider': async () =>
       (await ok('fresh provider', f.post('/api/v2/providers', providerBody(unique('fz-victim'))))).id,
+    'fresh.service': async (fresh) =>
+      (
+        await ok(
+          'fresh service',
+          f.post('/api/v2/services', {
+            providerId: await get('fresh.provider', fresh),
+            title: unique('Fuzz Session'),
+            duration: 50,
+          }),
+        )
+      ).id,
     'fresh.calendar': async (fresh) =>
       (
         await ok(

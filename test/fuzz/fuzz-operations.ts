@@ -54,6 +54,8 @@ const OWN_RESOURCES: Record<string, Record<string, string>> = {
   'DELETE /api/v2/api-keys/{id}': { id: 'fresh.apiKey' },
   'PATCH /api/v2/providers/{id}': { id: 'fresh.provider' },
   'DELETE /api/v2/providers/{id}': { id: 'fresh.provider' },
+  'PATCH /api/v2/services/{id}': { id: 'fresh.service' },
+  'DELETE /api/v2/services/{id}': { id: 'fresh.service' },
   'PATCH /api/v2/calendar-connections/{id}': { id: 'fresh.calendar' },
   'DELETE /api/v2/calendar-connections/{id}': { id: 'fresh.calendar' },
   'DELETE /api/v2/waitlist/{id}': { id: 'fresh.waitlist' },

@@ -5,8 +5,9 @@ import { h } from '../ui/dom.js';
 import { filterForm, queryValues } from '../ui/filter-form.js';
 import { formField } from '../ui/form-field.js';
 import { timeCell } from '../ui/format.js';
-import { pagedTable, type ListPage } from '../ui/paged-table.js';
+import { pagedTable, type ListPage, type PagedTable } from '../ui/paged-table.js';
 import { providerPicker } from './provider-picker.js';
+import { removeServiceAction } from './remove-service-action.js';
 
 /** A service (session type) as the API answers it. */
 export type Service = z.infer<typeof ServiceSchema>;
@@ -21,7 +22,7 @@ export function priceText(s: Service): string {
   }
 }
 
-/** The organization's services, filtered by provider in the URL, with a link to add one. */
+/** The organization's services, filtered by provider in the URL, each with edit and remove actions, and a link to add one. */
 export const servicesPage: Page = {
   path: '/console/services',
   title: 'Services',
@@ -30,7 +31,7 @@ export const servicesPage: Page = {
   async render(ctx) {
     const { api, signal } = ctx;
     let query = ctx.query;
-    const table = pagedTable<Service>({
+    const table: PagedTable = pagedTable<Service>({
       caption: 'Services',
       empty: 'No service matches this filter.',
       load: (cursor) =>
@@ -56,6 +57,21 @@ export const servicesPage: Page = {
         { header: 'Price', numeric: true, cell: priceText },
         { header: 'Modality', cell: (s) => s.modality ?? '—' },
         { header: 'Created', cell: (s) => timeCell(s.createdAt) },
+        {
+          header: 'Actions',
+          cell: (s) =>
+            h(
+              'div',
+              { class: 'row-actions' },
+              h(
+                'a',
+                { href: `/console/services/${encodeURIComponent(s.id)}` },
+                'Edit',
+                h('span', { class: 'visually-hidden' }, ` ${s.title}`),
+              ),
+              removeServiceAction(api, s, () => table.reload()),
+            ),
+        },
       ],
     });
     const providerId = query.get('providerId');

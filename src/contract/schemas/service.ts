@@ -14,27 +14,30 @@ const modalityInput = () =>
 const minutes = (min: number, max: number, description: string) =>
   z.number().int().min(min).max(max).meta({ description });
 
+const serviceTitle = () =>
+  name200().refine((t) => serviceSlug(t) !== '', {
+    message: 'must contain at least one letter or digit (the slug is derived from it)',
+  });
+
+const servicePrice = () => z.number().int().min(0).max(100_000_000_000);
+
+const PRICE = { description: 'In the smallest currency unit (cents); needs `currency`.' };
+const CURRENCY = { description: 'ISO 4217 code; stored upper-case.' };
+
+const currencyCode = () =>
+  z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
+    .transform((c) => c.toUpperCase());
+
 /** Body of POST /api/v2/services. */
 export const CreateServiceBody = z
   .object({
     providerId: text(200, 1),
-    title: name200().refine((t) => serviceSlug(t) !== '', {
-      message: 'must contain at least one letter or digit (the slug is derived from it)',
-    }),
+    title: serviceTitle(),
     duration: minutes(5, 1440, 'Session length in minutes (5..1440).'),
-    price: z
-      .number()
-      .int()
-      .min(0)
-      .max(100_000_000_000)
-      .optional()
-      .meta({ description: 'In the smallest currency unit (cents); needs `currency`.' }),
-    currency: z
-      .string()
-      .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
-      .transform((c) => c.toUpperCase())
-      .optional()
-      .meta({ description: 'ISO 4217 code; stored upper-case.' }),
+    price: servicePrice().optional().meta(PRICE),
+    currency: currencyCode().optional().meta(CURRENCY),
     modality: modalityInput().optional(),
     slotIntervalMinutes: minutes(5, 1440, 'Distance between slot starts; defaults to `duration`.').optional(),
     minimumNoticeMinutes: minutes(
@@ -49,6 +52,33 @@ export const CreateServiceBody = z
     if (b.price !== undefined && b.currency === undefined)
       ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is required when price is set' });
   });
+
+/**
+ * Body of PATCH /api/v2/services/:id: the fields sent change, null clears an optional one (`slotIntervalMinutes`
+ * null follows `duration` again); validated as on create, and the service after the change as a whole (a price
+ * needs a currency). A new title gives a new slug.
+ */
+export const UpdateServiceBody = z.object({
+  providerId: z.never({ error: 'cannot be changed; create a service for the other provider instead' }).optional(),
+  title: serviceTitle().optional(),
+  duration: minutes(5, 1440, 'Session length in minutes (5..1440).').optional(),
+  price: servicePrice()
+    .nullable()
+    .optional()
+    .meta({ description: `${PRICE.description} null clears it.` }),
+  currency: currencyCode()
+    .nullable()
+    .optional()
+    .meta({ description: `${CURRENCY.description} null clears it (not while there is a price).` }),
+  modality: modalityInput()
+    .nullable()
+    .optional()
+    .meta({ description: '`virtual`, `in-person` or `both`; null clears it.' }),
+  slotIntervalMinutes: minutes(5, 1440, 'Distance between slot starts; null: the duration.').nullable().optional(),
+  minimumNoticeMinutes: minutes(0, 525_600, 'Slots starting sooner than this are never offered.').optional(),
+  bufferBeforeMinutes: minutes(0, 1440, 'Free time kept before a session.').optional(),
+  bufferAfterMinutes: minutes(0, 1440, 'Free time kept after a session.').optional(),
+});
 
 /** Path of /api/v2/services/:id. */
 export const ServicePath = z.object({ id: text(200, 1) });
@@ -79,6 +109,9 @@ export const Service = z.object({
   createdAt: instant(),
   updatedAt: instant(),
 });
+
+/** A removed service as DELETE answers it: the service as it was, plus `deleted: true`. */
+export const DeletedService = Service.extend({ deleted: z.literal(true) });
 
 /** The services list envelope. */
 export const ServiceList = z.object({

@@ -18,7 +18,9 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { EventTypeList, Service, ServiceList } from "./resources.js";
+import { FieldMask } from "../../google/protobuf/field_mask.js";
+import { Value } from "../../google/protobuf/struct.js";
+import { DeletedService, EventTypeList, Service, ServiceList } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
@@ -187,6 +189,131 @@ export interface GetServiceRequest_QueryEntry {
 export interface GetServiceResponse {
   /** The answer: the Service. */
   service?: Service | undefined;
+}
+
+/** UpdateServiceRequest: the input of UpdateService. */
+export interface UpdateServiceRequest {
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /**
+   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
+   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
+   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   */
+  updateMask?:
+    | string[]
+    | undefined;
+  /** Text of 1 to 200 characters. Required. */
+  id?:
+    | string
+    | undefined;
+  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  providerId?:
+    | any
+    | undefined;
+  /** Text of 1 to 200 characters. Optional. */
+  title?:
+    | string
+    | undefined;
+  /** Session length in minutes (5..1440). A whole number from 5 to 1440. Optional. */
+  duration?:
+    | number
+    | undefined;
+  /**
+   * In the smallest currency unit (cents); needs `currency`. null clears it. A whole number from 0 to 100000000000.
+   * Optional.
+   */
+  price?:
+    | number
+    | undefined;
+  /** ISO 4217 code; stored upper-case. null clears it (not while there is a price). Matches `^[A-Za-z]{3}$`. Optional. */
+  currency?:
+    | string
+    | undefined;
+  /** `virtual`, `in-person` or `both`; null clears it. One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
+  modality?:
+    | string
+    | undefined;
+  /** Distance between slot starts; null: the duration. A whole number from 5 to 1440. Optional. */
+  slotIntervalMinutes?:
+    | number
+    | undefined;
+  /** Slots starting sooner than this are never offered. A whole number from 0 to 525600. Optional. */
+  minimumNoticeMinutes?:
+    | number
+    | undefined;
+  /** Free time kept before a session. A whole number from 0 to 1440. Optional. */
+  bufferBeforeMinutes?:
+    | number
+    | undefined;
+  /** Free time kept after a session. A whole number from 0 to 1440. Optional. */
+  bufferAfterMinutes?: number | undefined;
+}
+
+export interface UpdateServiceRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface UpdateServiceRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** UpdateServiceResponse: the output of UpdateService. */
+export interface UpdateServiceResponse {
+  /** The answer: the Service. */
+  service?: Service | undefined;
+}
+
+/** DeleteServiceRequest: the input of DeleteService. */
+export interface DeleteServiceRequest {
+  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
+  params?:
+    | { [key: string]: string }
+    | undefined;
+  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
+  query?:
+    | { [key: string]: string }
+    | undefined;
+  /**
+   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
+   * ignored.
+   */
+  bodyJson?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. */
+  id?: string | undefined;
+}
+
+export interface DeleteServiceRequest_ParamsEntry {
+  key: string;
+  value: string;
+}
+
+export interface DeleteServiceRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+/** DeleteServiceResponse: the output of DeleteService. */
+export interface DeleteServiceResponse {
+  /** The answer: the DeletedService. */
+  deletedService?: DeletedService | undefined;
 }
 
 /** ListEventTypesRequest: the input of ListEventTypes. */
@@ -1752,6 +1879,1068 @@ export const GetServiceResponse: MessageFns<GetServiceResponse> = {
   },
 };
 
+function createBaseUpdateServiceRequest(): UpdateServiceRequest {
+  return {
+    params: {},
+    query: {},
+    bodyJson: "",
+    updateMask: undefined,
+    id: "",
+    providerId: undefined,
+    title: undefined,
+    duration: undefined,
+    price: undefined,
+    currency: undefined,
+    modality: undefined,
+    slotIntervalMinutes: undefined,
+    minimumNoticeMinutes: undefined,
+    bufferBeforeMinutes: undefined,
+    bufferAfterMinutes: undefined,
+  };
+}
+
+export const UpdateServiceRequest: MessageFns<UpdateServiceRequest> = {
+  encode(message: UpdateServiceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      UpdateServiceRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      UpdateServiceRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.updateMask !== undefined) {
+      FieldMask.encode(FieldMask.wrap(message.updateMask), writer.uint32(42).fork()).join();
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    if (message.providerId !== undefined) {
+      Value.encode(Value.wrap(message.providerId), writer.uint32(138).fork()).join();
+    }
+    if (message.title !== undefined) {
+      writer.uint32(146).string(message.title);
+    }
+    if (message.duration !== undefined) {
+      writer.uint32(152).int64(message.duration);
+    }
+    if (message.price !== undefined) {
+      writer.uint32(160).int64(message.price);
+    }
+    if (message.currency !== undefined) {
+      writer.uint32(170).string(message.currency);
+    }
+    if (message.modality !== undefined) {
+      writer.uint32(178).string(message.modality);
+    }
+    if (message.slotIntervalMinutes !== undefined) {
+      writer.uint32(184).int64(message.slotIntervalMinutes);
+    }
+    if (message.minimumNoticeMinutes !== undefined) {
+      writer.uint32(192).int64(message.minimumNoticeMinutes);
+    }
+    if (message.bufferBeforeMinutes !== undefined) {
+      writer.uint32(200).int64(message.bufferBeforeMinutes);
+    }
+    if (message.bufferAfterMinutes !== undefined) {
+      writer.uint32(208).int64(message.bufferAfterMinutes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateServiceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateServiceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = UpdateServiceRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = UpdateServiceRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updateMask = FieldMask.unwrap(FieldMask.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.providerId = Value.unwrap(Value.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.duration = longToNumber(reader.int64());
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.price = longToNumber(reader.int64());
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.modality = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.slotIntervalMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.minimumNoticeMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 25: {
+            if (tag !== 200) {
+              break;
+            }
+
+            message.bufferBeforeMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 26: {
+            if (tag !== 208) {
+              break;
+            }
+
+            message.bufferAfterMinutes = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateServiceRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      updateMask: isSet(object.updateMask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
+        : isSet(object.update_mask)
+        ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
+        : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      providerId: isSet(object?.providerId)
+        ? object.providerId
+        : isSet(object?.provider_id)
+        ? object.provider_id
+        : undefined,
+      title: isSet(object.title) ? globalThis.String(object.title) : undefined,
+      duration: isSet(object.duration) ? globalThis.Number(object.duration) : undefined,
+      price: isSet(object.price) ? globalThis.Number(object.price) : undefined,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : undefined,
+      modality: isSet(object.modality) ? globalThis.String(object.modality) : undefined,
+      slotIntervalMinutes: isSet(object.slotIntervalMinutes)
+        ? globalThis.Number(object.slotIntervalMinutes)
+        : isSet(object.slot_interval_minutes)
+        ? globalThis.Number(object.slot_interval_minutes)
+        : undefined,
+      minimumNoticeMinutes: isSet(object.minimumNoticeMinutes)
+        ? globalThis.Number(object.minimumNoticeMinutes)
+        : isSet(object.minimum_notice_minutes)
+        ? globalThis.Number(object.minimum_notice_minutes)
+        : undefined,
+      bufferBeforeMinutes: isSet(object.bufferBeforeMinutes)
+        ? globalThis.Number(object.bufferBeforeMinutes)
+        : isSet(object.buffer_before_minutes)
+        ? globalThis.Number(object.buffer_before_minutes)
+        : undefined,
+      bufferAfterMinutes: isSet(object.bufferAfterMinutes)
+        ? globalThis.Number(object.bufferAfterMinutes)
+        : isSet(object.buffer_after_minutes)
+        ? globalThis.Number(object.buffer_after_minutes)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateServiceRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.updateMask !== undefined) {
+      obj.updateMask = FieldMask.toJSON(FieldMask.wrap(message.updateMask));
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.providerId !== undefined) {
+      obj.providerId = message.providerId;
+    }
+    if (message.title !== undefined) {
+      obj.title = message.title;
+    }
+    if (message.duration !== undefined) {
+      obj.duration = Math.round(message.duration);
+    }
+    if (message.price !== undefined) {
+      obj.price = Math.round(message.price);
+    }
+    if (message.currency !== undefined) {
+      obj.currency = message.currency;
+    }
+    if (message.modality !== undefined) {
+      obj.modality = message.modality;
+    }
+    if (message.slotIntervalMinutes !== undefined) {
+      obj.slotIntervalMinutes = Math.round(message.slotIntervalMinutes);
+    }
+    if (message.minimumNoticeMinutes !== undefined) {
+      obj.minimumNoticeMinutes = Math.round(message.minimumNoticeMinutes);
+    }
+    if (message.bufferBeforeMinutes !== undefined) {
+      obj.bufferBeforeMinutes = Math.round(message.bufferBeforeMinutes);
+    }
+    if (message.bufferAfterMinutes !== undefined) {
+      obj.bufferAfterMinutes = Math.round(message.bufferAfterMinutes);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateServiceRequest>): UpdateServiceRequest {
+    return UpdateServiceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateServiceRequest>): UpdateServiceRequest {
+    const message = createBaseUpdateServiceRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.bodyJson = object.bodyJson ?? "";
+    message.updateMask = object.updateMask ?? undefined;
+    message.id = object.id ?? "";
+    message.providerId = object.providerId === undefined ? undefined : object.providerId;
+    message.title = object.title ?? undefined;
+    message.duration = object.duration ?? undefined;
+    message.price = object.price ?? undefined;
+    message.currency = object.currency ?? undefined;
+    message.modality = object.modality ?? undefined;
+    message.slotIntervalMinutes = object.slotIntervalMinutes ?? undefined;
+    message.minimumNoticeMinutes = object.minimumNoticeMinutes ?? undefined;
+    message.bufferBeforeMinutes = object.bufferBeforeMinutes ?? undefined;
+    message.bufferAfterMinutes = object.bufferAfterMinutes ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateServiceRequest_ParamsEntry(): UpdateServiceRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const UpdateServiceRequest_ParamsEntry: MessageFns<UpdateServiceRequest_ParamsEntry> = {
+  encode(message: UpdateServiceRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateServiceRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateServiceRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateServiceRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: UpdateServiceRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateServiceRequest_ParamsEntry>): UpdateServiceRequest_ParamsEntry {
+    return UpdateServiceRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateServiceRequest_ParamsEntry>): UpdateServiceRequest_ParamsEntry {
+    const message = createBaseUpdateServiceRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateServiceRequest_QueryEntry(): UpdateServiceRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const UpdateServiceRequest_QueryEntry: MessageFns<UpdateServiceRequest_QueryEntry> = {
+  encode(message: UpdateServiceRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateServiceRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateServiceRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateServiceRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: UpdateServiceRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateServiceRequest_QueryEntry>): UpdateServiceRequest_QueryEntry {
+    return UpdateServiceRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateServiceRequest_QueryEntry>): UpdateServiceRequest_QueryEntry {
+    const message = createBaseUpdateServiceRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateServiceResponse(): UpdateServiceResponse {
+  return { service: undefined };
+}
+
+export const UpdateServiceResponse: MessageFns<UpdateServiceResponse> = {
+  encode(message: UpdateServiceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.service !== undefined) {
+      Service.encode(message.service, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateServiceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateServiceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.service = Service.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateServiceResponse {
+    return { service: isSet(object.service) ? Service.fromJSON(object.service) : undefined };
+  },
+
+  toJSON(message: UpdateServiceResponse): unknown {
+    const obj: any = {};
+    if (message.service !== undefined) {
+      obj.service = Service.toJSON(message.service);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateServiceResponse>): UpdateServiceResponse {
+    return UpdateServiceResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateServiceResponse>): UpdateServiceResponse {
+    const message = createBaseUpdateServiceResponse();
+    message.service = (object.service !== undefined && object.service !== null)
+      ? Service.fromPartial(object.service)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteServiceRequest(): DeleteServiceRequest {
+  return { params: {}, query: {}, bodyJson: "", id: "" };
+}
+
+export const DeleteServiceRequest: MessageFns<DeleteServiceRequest> = {
+  encode(message: DeleteServiceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
+      DeleteServiceRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
+      DeleteServiceRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(130).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteServiceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteServiceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = DeleteServiceRequest_ParamsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.params![entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = DeleteServiceRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.query![entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteServiceRequest {
+    return {
+      params: isObject(object.params)
+        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      query: isObject(object.query)
+        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: DeleteServiceRequest): unknown {
+    const obj: any = {};
+    if (message.params) {
+      const entries = globalThis.Object.entries(message.params) as [string, string][];
+      if (entries.length > 0) {
+        obj.params = {};
+        entries.forEach(([k, v]) => {
+          obj.params[k] = v;
+        });
+      }
+    }
+    if (message.query) {
+      const entries = globalThis.Object.entries(message.query) as [string, string][];
+      if (entries.length > 0) {
+        obj.query = {};
+        entries.forEach(([k, v]) => {
+          obj.query[k] = v;
+        });
+      }
+    }
+    if (message.bodyJson !== undefined && message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteServiceRequest>): DeleteServiceRequest {
+    return DeleteServiceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteServiceRequest>): DeleteServiceRequest {
+    const message = createBaseDeleteServiceRequest();
+    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.bodyJson = object.bodyJson ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteServiceRequest_ParamsEntry(): DeleteServiceRequest_ParamsEntry {
+  return { key: "", value: "" };
+}
+
+export const DeleteServiceRequest_ParamsEntry: MessageFns<DeleteServiceRequest_ParamsEntry> = {
+  encode(message: DeleteServiceRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteServiceRequest_ParamsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteServiceRequest_ParamsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteServiceRequest_ParamsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: DeleteServiceRequest_ParamsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteServiceRequest_ParamsEntry>): DeleteServiceRequest_ParamsEntry {
+    return DeleteServiceRequest_ParamsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteServiceRequest_ParamsEntry>): DeleteServiceRequest_ParamsEntry {
+    const message = createBaseDeleteServiceRequest_ParamsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteServiceRequest_QueryEntry(): DeleteServiceRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const DeleteServiceRequest_QueryEntry: MessageFns<DeleteServiceRequest_QueryEntry> = {
+  encode(message: DeleteServiceRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteServiceRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteServiceRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteServiceRequest_QueryEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: DeleteServiceRequest_QueryEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteServiceRequest_QueryEntry>): DeleteServiceRequest_QueryEntry {
+    return DeleteServiceRequest_QueryEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteServiceRequest_QueryEntry>): DeleteServiceRequest_QueryEntry {
+    const message = createBaseDeleteServiceRequest_QueryEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteServiceResponse(): DeleteServiceResponse {
+  return { deletedService: undefined };
+}
+
+export const DeleteServiceResponse: MessageFns<DeleteServiceResponse> = {
+  encode(message: DeleteServiceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deletedService !== undefined) {
+      DeletedService.encode(message.deletedService, writer.uint32(130).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteServiceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteServiceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.deletedService = DeletedService.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteServiceResponse {
+    return {
+      deletedService: isSet(object.deletedService)
+        ? DeletedService.fromJSON(object.deletedService)
+        : isSet(object.deleted_service)
+        ? DeletedService.fromJSON(object.deleted_service)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeleteServiceResponse): unknown {
+    const obj: any = {};
+    if (message.deletedService !== undefined) {
+      obj.deletedService = DeletedService.toJSON(message.deletedService);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteServiceResponse>): DeleteServiceResponse {
+    return DeleteServiceResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteServiceResponse>): DeleteServiceResponse {
+    const message = createBaseDeleteServiceResponse();
+    message.deletedService = (object.deletedService !== undefined && object.deletedService !== null)
+      ? DeletedService.fromPartial(object.deletedService)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseListEventTypesRequest(): ListEventTypesRequest {
   return { params: {}, query: {}, bodyJson: "", providerId: undefined, pageSize: undefined, pageToken: undefined };
 }
@@ -2282,6 +3471,42 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): GetServiceResponse => GetServiceResponse.decode(value),
   },
   /**
+   * UpdateService: Change a service; the fields sent change, null clears price, currency or modality
+   * (slotIntervalMinutes null: the duration). A new title gives a new slug (a slug the provider already has is 409
+   * DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1 when something changed. Validated as on
+   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
+   * (400 on `providerId`). A slot interval that equalled the duration follows a new duration. Bookings already made
+   * keep their times; resolutions made afterwards use the new values. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/services/:id.
+   */
+  updateService: {
+    path: "/scheduling.v1.CatalogService/UpdateService" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateServiceRequest): Buffer => Buffer.from(UpdateServiceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateServiceRequest => UpdateServiceRequest.decode(value),
+    responseSerialize: (value: UpdateServiceResponse): Buffer =>
+      Buffer.from(UpdateServiceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateServiceResponse => UpdateServiceResponse.decode(value),
+  },
+  /**
+   * DeleteService: Remove a service; answers it as it was plus `deleted: true`. Afterwards it is 404 and its slug is
+   * free again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or
+   * slots, bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made
+   * keep it (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until
+   * it expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. REST: DELETE /api/v2/services/:id.
+   */
+  deleteService: {
+    path: "/scheduling.v1.CatalogService/DeleteService" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteServiceRequest): Buffer => Buffer.from(DeleteServiceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteServiceRequest => DeleteServiceRequest.decode(value),
+    responseSerialize: (value: DeleteServiceResponse): Buffer =>
+      Buffer.from(DeleteServiceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteServiceResponse => DeleteServiceResponse.decode(value),
+  },
+  /**
    * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
    * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones: NOT_FOUND
    * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
@@ -2318,6 +3543,24 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
    * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
    */
   getService: handleUnaryCall<GetServiceRequest, GetServiceResponse>;
+  /**
+   * UpdateService: Change a service; the fields sent change, null clears price, currency or modality
+   * (slotIntervalMinutes null: the duration). A new title gives a new slug (a slug the provider already has is 409
+   * DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1 when something changed. Validated as on
+   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
+   * (400 on `providerId`). A slot interval that equalled the duration follows a new duration. Bookings already made
+   * keep their times; resolutions made afterwards use the new values. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/services/:id.
+   */
+  updateService: handleUnaryCall<UpdateServiceRequest, UpdateServiceResponse>;
+  /**
+   * DeleteService: Remove a service; answers it as it was plus `deleted: true`. Afterwards it is 404 and its slug is
+   * free again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or
+   * slots, bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made
+   * keep it (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until
+   * it expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. REST: DELETE /api/v2/services/:id.
+   */
+  deleteService: handleUnaryCall<DeleteServiceRequest, DeleteServiceResponse>;
   /**
    * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
    * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones: NOT_FOUND
@@ -2386,6 +3629,52 @@ export interface CatalogServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetServiceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateService: Change a service; the fields sent change, null clears price, currency or modality
+   * (slotIntervalMinutes null: the duration). A new title gives a new slug (a slug the provider already has is 409
+   * DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1 when something changed. Validated as on
+   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
+   * (400 on `providerId`). A slot interval that equalled the duration follows a new duration. Bookings already made
+   * keep their times; resolutions made afterwards use the new values. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/services/:id.
+   */
+  updateService(
+    request: UpdateServiceRequest,
+    callback: (error: ServiceError | null, response: UpdateServiceResponse) => void,
+  ): ClientUnaryCall;
+  updateService(
+    request: UpdateServiceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateServiceResponse) => void,
+  ): ClientUnaryCall;
+  updateService(
+    request: UpdateServiceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateServiceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteService: Remove a service; answers it as it was plus `deleted: true`. Afterwards it is 404 and its slug is
+   * free again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or
+   * slots, bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made
+   * keep it (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until
+   * it expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. REST: DELETE /api/v2/services/:id.
+   */
+  deleteService(
+    request: DeleteServiceRequest,
+    callback: (error: ServiceError | null, response: DeleteServiceResponse) => void,
+  ): ClientUnaryCall;
+  deleteService(
+    request: DeleteServiceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteServiceResponse) => void,
+  ): ClientUnaryCall;
+  deleteService(
+    request: DeleteServiceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteServiceResponse) => void,
   ): ClientUnaryCall;
   /**
    * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor

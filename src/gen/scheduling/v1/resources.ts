@@ -1985,6 +1985,72 @@ export interface DeletedCalendarConnection {
   deleted?: boolean | undefined;
 }
 
+/** DeletedService: the `DeletedService` of the contract (openapi.json), field for field. */
+export interface DeletedService {
+  /** Text. */
+  id?:
+    | string
+    | undefined;
+  /** Text. */
+  organizationId?:
+    | string
+    | undefined;
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text. */
+  title?:
+    | string
+    | undefined;
+  /** Text. */
+  slug?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  duration?:
+    | number
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  price?:
+    | number
+    | undefined;
+  /** Text. Unset when there is none. */
+  currency?:
+    | string
+    | undefined;
+  /** One of `virtual`, `in-person`, `both`. Unset when there is none. */
+  modality?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  slotIntervalMinutes?:
+    | number
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  minimumNoticeMinutes?:
+    | number
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  bufferBeforeMinutes?:
+    | number
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  bufferAfterMinutes?:
+    | number
+    | undefined;
+  /** An instant. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** An instant. */
+  updatedAt?:
+    | Date
+    | undefined;
+  /** True or false. */
+  deleted?: boolean | undefined;
+}
+
 /** Delivery: the `Delivery` of the contract (openapi.json), field for field. */
 export interface Delivery {
   /** Text. */
@@ -12497,6 +12563,364 @@ export const DeletedCalendarConnection: MessageFns<DeletedCalendarConnection> = 
     message.externalCalendar = (object.externalCalendar !== undefined && object.externalCalendar !== null)
       ? ExternalCalendar.fromPartial(object.externalCalendar)
       : undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    message.deleted = object.deleted ?? false;
+    return message;
+  },
+};
+
+function createBaseDeletedService(): DeletedService {
+  return {
+    id: "",
+    organizationId: "",
+    providerId: "",
+    title: "",
+    slug: "",
+    duration: 0,
+    price: undefined,
+    currency: undefined,
+    modality: undefined,
+    slotIntervalMinutes: 0,
+    minimumNoticeMinutes: 0,
+    bufferBeforeMinutes: 0,
+    bufferAfterMinutes: 0,
+    createdAt: undefined,
+    updatedAt: undefined,
+    deleted: false,
+  };
+}
+
+export const DeletedService: MessageFns<DeletedService> = {
+  encode(message: DeletedService, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organizationId !== undefined && message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(26).string(message.providerId);
+    }
+    if (message.title !== undefined && message.title !== "") {
+      writer.uint32(34).string(message.title);
+    }
+    if (message.slug !== undefined && message.slug !== "") {
+      writer.uint32(42).string(message.slug);
+    }
+    if (message.duration !== undefined && message.duration !== 0) {
+      writer.uint32(48).int64(message.duration);
+    }
+    if (message.price !== undefined) {
+      writer.uint32(56).int64(message.price);
+    }
+    if (message.currency !== undefined) {
+      writer.uint32(66).string(message.currency);
+    }
+    if (message.modality !== undefined) {
+      writer.uint32(74).string(message.modality);
+    }
+    if (message.slotIntervalMinutes !== undefined && message.slotIntervalMinutes !== 0) {
+      writer.uint32(80).int64(message.slotIntervalMinutes);
+    }
+    if (message.minimumNoticeMinutes !== undefined && message.minimumNoticeMinutes !== 0) {
+      writer.uint32(88).int64(message.minimumNoticeMinutes);
+    }
+    if (message.bufferBeforeMinutes !== undefined && message.bufferBeforeMinutes !== 0) {
+      writer.uint32(96).int64(message.bufferBeforeMinutes);
+    }
+    if (message.bufferAfterMinutes !== undefined && message.bufferAfterMinutes !== 0) {
+      writer.uint32(104).int64(message.bufferAfterMinutes);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(114).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(122).fork()).join();
+    }
+    if (message.deleted !== undefined && message.deleted !== false) {
+      writer.uint32(128).bool(message.deleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletedService {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletedService();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.duration = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.price = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.modality = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.slotIntervalMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.minimumNoticeMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.bufferBeforeMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.bufferAfterMinutes = longToNumber(reader.int64());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.deleted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletedService {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      organizationId: isSet(object.organizationId)
+        ? globalThis.String(object.organizationId)
+        : isSet(object.organization_id)
+        ? globalThis.String(object.organization_id)
+        : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      duration: isSet(object.duration) ? globalThis.Number(object.duration) : 0,
+      price: isSet(object.price) ? globalThis.Number(object.price) : undefined,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : undefined,
+      modality: isSet(object.modality) ? globalThis.String(object.modality) : undefined,
+      slotIntervalMinutes: isSet(object.slotIntervalMinutes)
+        ? globalThis.Number(object.slotIntervalMinutes)
+        : isSet(object.slot_interval_minutes)
+        ? globalThis.Number(object.slot_interval_minutes)
+        : 0,
+      minimumNoticeMinutes: isSet(object.minimumNoticeMinutes)
+        ? globalThis.Number(object.minimumNoticeMinutes)
+        : isSet(object.minimum_notice_minutes)
+        ? globalThis.Number(object.minimum_notice_minutes)
+        : 0,
+      bufferBeforeMinutes: isSet(object.bufferBeforeMinutes)
+        ? globalThis.Number(object.bufferBeforeMinutes)
+        : isSet(object.buffer_before_minutes)
+        ? globalThis.Number(object.buffer_before_minutes)
+        : 0,
+      bufferAfterMinutes: isSet(object.bufferAfterMinutes)
+        ? globalThis.Number(object.bufferAfterMinutes)
+        : isSet(object.buffer_after_minutes)
+        ? globalThis.Number(object.buffer_after_minutes)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+      deleted: isSet(object.deleted) ? globalThis.Boolean(object.deleted) : false,
+    };
+  },
+
+  toJSON(message: DeletedService): unknown {
+    const obj: any = {};
+    if (message.id !== undefined && message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.organizationId !== undefined && message.organizationId !== "") {
+      obj.organizationId = message.organizationId;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.title !== undefined && message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.slug !== undefined && message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.duration !== undefined && message.duration !== 0) {
+      obj.duration = Math.round(message.duration);
+    }
+    if (message.price !== undefined) {
+      obj.price = Math.round(message.price);
+    }
+    if (message.currency !== undefined) {
+      obj.currency = message.currency;
+    }
+    if (message.modality !== undefined) {
+      obj.modality = message.modality;
+    }
+    if (message.slotIntervalMinutes !== undefined && message.slotIntervalMinutes !== 0) {
+      obj.slotIntervalMinutes = Math.round(message.slotIntervalMinutes);
+    }
+    if (message.minimumNoticeMinutes !== undefined && message.minimumNoticeMinutes !== 0) {
+      obj.minimumNoticeMinutes = Math.round(message.minimumNoticeMinutes);
+    }
+    if (message.bufferBeforeMinutes !== undefined && message.bufferBeforeMinutes !== 0) {
+      obj.bufferBeforeMinutes = Math.round(message.bufferBeforeMinutes);
+    }
+    if (message.bufferAfterMinutes !== undefined && message.bufferAfterMinutes !== 0) {
+      obj.bufferAfterMinutes = Math.round(message.bufferAfterMinutes);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    if (message.deleted !== undefined && message.deleted !== false) {
+      obj.deleted = message.deleted;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeletedService>): DeletedService {
+    return DeletedService.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeletedService>): DeletedService {
+    const message = createBaseDeletedService();
+    message.id = object.id ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.providerId = object.providerId ?? "";
+    message.title = object.title ?? "";
+    message.slug = object.slug ?? "";
+    message.duration = object.duration ?? 0;
+    message.price = object.price ?? undefined;
+    message.currency = object.currency ?? undefined;
+    message.modality = object.modality ?? undefined;
+    message.slotIntervalMinutes = object.slotIntervalMinutes ?? 0;
+    message.minimumNoticeMinutes = object.minimumNoticeMinutes ?? 0;
+    message.bufferBeforeMinutes = object.bufferBeforeMinutes ?? 0;
+    message.bufferAfterMinutes = object.bufferAfterMinutes ?? 0;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.deleted = object.deleted ?? false;
