@@ -133,6 +133,23 @@ export async function startTestRedisCluster(): Promise<TestRedisCluster> {
   const alive = () => nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
   const info = async (port: number, section: string[]) => String(await nodeCommand(port, section));
 
+  /** Each live node's cluster state, slots served and replication link, for a failure message. */
+  const describe = () =>
+    Promise.all(
+      alive().map(async (n) => {
+        const ci = await info(n.port, ['CLUSTER', 'INFO']).catch((e: unknown) => String(e));
+        const repl = await info(n.port, ['INFO', 'replication']).catch((e: unknown) => String(e));
+        const pick = (text: string, re: RegExp) => re.exec(text)?.[1];
+        return {
+          port: n.port,
+          state: pick(ci, /cluster_state:(\w+)/),
+          slotsOk: pick(ci, /cluster_slots_ok:(\d+)/),
+          role: pick(repl, /role:(\w+)/),
+          link: pick(repl, /master_link_status:(\w+)/),
+        };
+      }),
+    );
+
   const cluster: TestRedisCluster = {
     url: redisClusterUrl(nodes.map((n) => ({ host: '127.0.0.1', port: n.port }))),
     nodesSetting: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
@@ -165,14 +182,17 @@ export async function startTestRedisCluster(): Promise<TestRedisCluster> {
           }),
         );
         if (live.length > 0 && states.every(Boolean)) return;
-        if (Date.now() > deadline) throw new Error(`the test cluster was not healthy within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `the test cluster was not healthy within ${timeoutMs} ms: ${JSON.stringify(await describe())}`,
+          );
         await sleep(100);
       }
     },
     stop,
   };
   try {
-    await cluster.waitHealthy();
+    await cluster.waitHealthy(60_000);
   } catch (err) {
     await stop();
     throw err;
