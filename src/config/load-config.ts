@@ -76,7 +76,6 @@ export const DATABASE_POOL_MODES = ['auto', 'direct', 'transaction'] as const;
 /** How DATABASE_URL reaches PostgreSQL: straight (or session-pooled), through a transaction pooler, or found out. */
 export type DatabasePoolMode = (typeof DATABASE_POOL_MODES)[number];
 
-/** Reads DATABASE_POOL_MODE; anything but its values fails start-up with a message naming them. */
 /**
  * Reads REDIS_URL or REDIS_CLUSTER_NODES (a comma-separated `host:port` list, written as the `redis-cluster://` URL
  * the service passes on, so forked workers get the same setting); both naming different stores fail start-up. Unset: a
@@ -91,6 +90,7 @@ function redisUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
   return url;
 }
 
+/** Reads DATABASE_POOL_MODE; anything but its values fails start-up with a message naming them. */
 function databasePoolModeSetting(raw: string | undefined): DatabasePoolMode {
   if (raw === undefined || raw === '') return 'auto';
   const mode = raw.trim().toLowerCase();

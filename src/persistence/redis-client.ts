@@ -13,7 +13,7 @@ export type Redis = RedisClientType;
 /** Default bound on waiting for a Redis reply (REDIS_COMMAND_TIMEOUT_MS). */
 export const REDIS_COMMAND_TIMEOUT_MS = 2000;
 /** Commands one client may have waiting (to be written or for their reply); beyond, a command fails at once. */
-export const MAX_QUEUED_COMMANDS = 10_000;
+const MAX_QUEUED_COMMANDS = 10_000;
 
 /**
  * Connects to Redis: one server, or a Redis Cluster when `url` is `redis-cluster://host:port,...`
