@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../observability/create-logger.js';
 import { SAMPLER_NAMES, type SamplerName, type TracingConfig } from '../observability/tracing-config.js';
 import { DEFAULT_MAX_LIMIT, DEFAULT_MAX_QUEUE, DEFAULT_MAX_WAIT_MS } from '../admission/admission-queue.js';
+import { parseRedisClusterNodes, redisClusterUrl } from '../persistence/redis-cluster-client.js';
 
 /** Which parts of the service a process runs. */
 export type Role = 'gateway' | 'grpc' | 'workers';
@@ -74,6 +75,20 @@ export interface Config {
 export const DATABASE_POOL_MODES = ['auto', 'direct', 'transaction'] as const;
 /** How DATABASE_URL reaches PostgreSQL: straight (or session-pooled), through a transaction pooler, or found out. */
 export type DatabasePoolMode = (typeof DATABASE_POOL_MODES)[number];
+
+/**
+ * Reads REDIS_URL or REDIS_CLUSTER_NODES (a comma-separated `host:port` list, written as the `redis-cluster://` URL
+ * the service passes on, so forked workers get the same setting); both naming different stores fail start-up. Unset: a
+ * private server.
+ */
+function redisUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
+  const nodes = env.REDIS_CLUSTER_NODES?.trim();
+  if (!nodes) return env.REDIS_URL || undefined;
+  const url = redisClusterUrl(parseRedisClusterNodes(nodes));
+  // A forked worker inherits REDIS_CLUSTER_NODES and is handed REDIS_URL: the same cluster URL.
+  if (env.REDIS_URL && env.REDIS_URL !== url) throw new Error('Set REDIS_URL or REDIS_CLUSTER_NODES, not both');
+  return url;
+}
 
 /** Reads DATABASE_POOL_MODE; anything but its values fails start-up with a message naming them. */
 function databasePoolModeSetting(raw: string | undefined): DatabasePoolMode {
@@ -235,7 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles,
     serviceProcesses: serviceProcessesSetting(env),
     dataDir: resolve(env.DATA_DIR ?? './.data'),
-    redisUrl: env.REDIS_URL || undefined,
+    redisUrl: redisUrlSetting(env),
     databaseUrl: env.DATABASE_URL || undefined,
     databasePoolMode: databasePoolModeSetting(env.DATABASE_POOL_MODE),
     bootstrapPlatformKey: env.SERVICE_BOOTSTRAP_PLATFORM_KEY || undefined,

@@ -1,9 +1,13 @@
 import { createClient, type RedisClientType } from 'redis';
 import { ServiceError } from '../errors/service-error.js';
 import type { Tracing } from '../observability/create-tracing.js';
+import { boundRedisReplies, RedisReplyTimeoutError } from './bound-redis-replies.js';
+import { createRedisCluster, redisClusterNodes } from './redis-cluster-client.js';
 import { traceRedisCommands } from './trace-redis-commands.js';
 
-/** The node-redis client type the service uses. */
+export { RedisReplyTimeoutError } from './bound-redis-replies.js';
+
+/** The node-redis client type the service uses (a Redis Cluster client is used through it too: see createRedis). */
 export type Redis = RedisClientType;
 
 /** Default bound on waiting for a Redis reply (REDIS_COMMAND_TIMEOUT_MS). */
@@ -11,16 +15,10 @@ export const REDIS_COMMAND_TIMEOUT_MS = 2000;
 /** Commands one client may have waiting (to be written or for their reply); beyond, a command fails at once. */
 const MAX_QUEUED_COMMANDS = 10_000;
 
-/** A Redis reply that did not come within the bound: the server hangs (stopped, stalled) or the link is gone. */
-export class RedisReplyTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`Redis did not answer within ${ms} ms`);
-    this.name = 'RedisReplyTimeoutError';
-  }
-}
-
 /**
- * Connects to Redis. Commands fail fast while disconnected (no offline queue) so callers answer 503,
+ * Connects to Redis: one server, or a Redis Cluster when `url` is `redis-cluster://host:port,...`
+ * (redis-cluster-client.ts; the cluster client answers the same commands, so it is used as a `Redis`, and its node
+ * connections follow the same policy). Commands fail fast while disconnected (no offline queue) so callers answer 503,
  * and the client keeps reconnecting in the background so the service recovers without a restart. Each command's
  * reply is awaited at most `commandTimeoutMs` (0: no bound), and at most MAX_QUEUED_COMMANDS wait at once, so a
  * server that accepts commands but never answers fails them within the bound instead of queueing them for ever. With
@@ -31,6 +29,13 @@ export async function createRedis(
   opts: { commandTimeoutMs?: number; tracing?: Tracing } = {},
 ): Promise<Redis> {
   const timeout = opts.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS;
+  const clusterNodes = redisClusterNodes(url);
+  if (clusterNodes)
+    return (await createRedisCluster(clusterNodes, {
+      commandTimeoutMs: timeout,
+      maxQueuedCommands: MAX_QUEUED_COMMANDS,
+      tracing: opts.tracing,
+    })) as unknown as Redis;
   const client = createClient({
     url,
     disableOfflineQueue: true,
@@ -39,47 +44,13 @@ export async function createRedis(
     ...(timeout > 0 ? { commandOptions: { timeout } } : {}),
     socket: { connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000) },
   }) as unknown as Redis;
-  if (timeout > 0) boundReplies(client, timeout);
+  if (timeout > 0) boundRedisReplies(client, timeout);
   // Outside the bound, so a span also ends when the bound gives up on a reply.
   if (opts.tracing) traceRedisCommands(client, opts.tracing, url);
   // Errors are reported per command; the 'error' listener only keeps them from crashing the process.
   client.on('error', () => undefined);
   await client.connect();
   return client;
-}
-
-/** The one place every command of a node-redis client passes (commands, scripts, MULTI, the connection handshake). */
-interface CommandQueue {
-  addCommand(...args: unknown[]): Promise<unknown>;
-}
-
-/**
- * Bounds the wait for each reply. node-redis stops timing a command once it is written, and a stopped server's
- * kernel still accepts the bytes, so its callers would wait for ever; the bound is put on the queue every command goes
- * through (`_getQueue`, internal to node-redis 5/6: an upgrade that drops it fails here, at start-up and in the tests).
- * A late reply is still read and dropped, so the connection stays in step.
- */
-function boundReplies(client: Redis, ms: number): void {
-  const queue = (client as unknown as { _getQueue?: () => CommandQueue })._getQueue?.();
-  if (typeof queue?.addCommand !== 'function')
-    throw new Error('node-redis has no _getQueue().addCommand: update boundReplies in src/persistence/redis-client.ts');
-  const add = queue.addCommand.bind(queue);
-  queue.addCommand = (...args: unknown[]) => {
-    const reply = add(...args);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new RedisReplyTimeoutError(ms)), ms);
-      reply.then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
-    });
-  };
 }
 
 const UNAVAILABLE_NAMES = new Set([
@@ -92,6 +63,9 @@ const UNAVAILABLE_NAMES = new Set([
   'RedisReplyTimeoutError',
   'TimeoutError',
   'DisconnectsClientError',
+  // A Redis Cluster whose seed nodes all fail, or whose slot moves more often than the client follows.
+  'RootNodesUnavailableError',
+  'MaxCommandRedirectionsError',
 ]);
 
 /** Answers whether an error means Redis is unreachable. */
@@ -101,7 +75,8 @@ export function isRedisUnavailable(err: unknown): boolean {
   if (UNAVAILABLE_NAMES.has(e.constructor?.name ?? '') || UNAVAILABLE_NAMES.has(e.name ?? '')) return true;
   if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET') return true;
   // `The queue is full`: MAX_QUEUED_COMMANDS are already waiting on a server that does not answer.
-  return /client is closed|client is offline|socket closed|connection is closed|queue is full|LOADING/i.test(
+  // CLUSTERDOWN / TRYAGAIN / MASTERDOWN: a cluster slot has no master yet (failover) or is being moved.
+  return /client is closed|client is offline|socket closed|connection is closed|queue is full|LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cannot find node/i.test(
     e.message ?? '',
   );
 }

@@ -2,7 +2,7 @@ import { SpanKind, type Attributes } from '@opentelemetry/api';
 import type { Tracing } from '../observability/create-tracing.js';
 import { markSpanFailed } from '../observability/mark-span-failed.js';
 
-/** The one place every command of a node-redis client passes (see boundReplies in redis-client.ts). */
+/** The one place every command of a node-redis client passes (see bound-redis-replies.ts). */
 interface CommandQueue {
   addCommand(args: readonly unknown[], ...rest: unknown[]): Promise<unknown>;
 }

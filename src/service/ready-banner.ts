@@ -1,4 +1,5 @@
 import type { Config } from '../config/load-config.js';
+import { REDIS_CLUSTER_SCHEME } from '../persistence/redis-cluster-client.js';
 
 /** Where a started service listens, and the platform key it generated on its first start. */
 export interface ReadyPorts {
@@ -39,7 +40,7 @@ export function readyBanner(
       `  metrics:      /metrics  (${bearer ?? 'anonymous: process, admission and store health only; set METRICS_TOKEN or METRICS_PORT for all'}${perWorker})`,
     );
   lines.push(
-    `  data:         ${config.redisUrl ? 'REDIS_URL' : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`,
+    `  data:         ${config.redisUrl ? (config.redisUrl.startsWith(REDIS_CLUSTER_SCHEME) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL') : `${config.dataDir}/redis`}, ${config.databaseUrl ? 'DATABASE_URL' : `${config.dataDir}/postgres`}`,
   );
   if (at.workerPids)
     lines.push(
