@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadavg, cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -13,38 +11,30 @@ import { startBenchStores } from './bench-stores.js';
 import { forEachBounded } from './closed-loop.js';
 import { keptSeed, readKeptSeed } from './kept-seed.js';
 import { latencyStats } from './latency-stats.js';
-import { processCpuMs, processTreeCpuMs } from './process-cpu.js';
+import { processCpuMs } from './process-cpu.js';
 import { startRawServer } from './raw-baseline.js';
 import { CLINIC_MIX, CONSTRAINT_MIXES, resolutionBody } from './resolution-requests.js';
 import { createResponseTally } from './response-tally.js';
 import { stopOnSignal } from './stop-on-signal.js';
+import { backlogOf, COUNTER_FIELDS, createStoreCounters, type CounterField } from './store-counters.js';
+import { startWorkersProcess, type WorkersProcess } from './workers-process.js';
 import { createSeededRandom } from '../test/helpers/seeded-random.js';
-import { serviceCommand } from '../test/helpers/service-process.js';
-import { benchServiceEnv } from './bench-service.js';
-import { countPostgresQueues, countRedisQueues } from '../src/persistence/queue-depths.js';
-import { TIMER_KEYS } from '../src/persistence/redis-keys.js';
 import type { Redis } from '../src/persistence/redis-client.js';
 
 /**
- * What each operation costs every part of a deployment (`npm run bench:capacity`), the input of docs/capacity.md:
- * one API process (the `npm start` command with SERVICE_ROLES=gateway,grpc: no background workers, so nothing but the
+ * What each operation costs every part of a deployment (`npm run bench:capacity`), the input of docs/capacity.md.
+ * One API process (the `npm start` command with SERVICE_ROLES=gateway,grpc: no background workers, so nothing but the
  * requests moves the counters) on kept stores in BENCH_DIR (default /tmp/scheduling-bench-capacity, seeded once like
- * `npm run bench:quick`: 10,000 providers through the API), the platform path (platform key + Service-Organization-Id). Each kind of operation runs CAPACITY_OPS times (default 300) from CAPACITY_CLIENTS
- * clients (default 4), after CAPACITY_WARM untimed ones, between two readings of:
- *   - CPU of the service, of PostgreSQL (postmaster and every backend) and of redis-server (/proc/<pid>/stat);
- *   - PostgreSQL: top-level statements (pg_stat_statements; one statement is one round trip for node-postgres,
- *     which sends no multi-statement strings on these paths), commits and rows written (pg_stat_database), WAL bytes
- *     (pg_current_wal_lsn()), database size;
- *   - Redis: commands run (INFO commandstats, the commands scripts run included; INFO itself left out), script
- *     calls, bytes received (total_net_input_bytes), AOF bytes and memory used;
- *   - the work each operation leaves to the workers: audit records and manual-review sightings in their Redis
- *     streams, outbox events, e-mails, durable timers;
- * less what the idle API process does meanwhile (measured first, CAPACITY_IDLE_SECONDS default 5, printed per second).
- * At the end a workers-only process (SERVICE_ROLES=workers) is started and drains that backlog: its CPU, PostgreSQL
- * and Redis use from spawn until the queues are empty (start-up included) are printed per deferred item and per op. A second small pass per kind (CAPACITY_MONITOR_OPS, default 20) under Redis
- * MONITOR counts the commands the service sends itself (not those its scripts run). Operations: the broad clinic
- * resolution (English, BCBS, licence in CA or NY: ~10% eligible, ~2,900 unknown on licence region) and the ~10% mix,
- * a hold of an option of each clinic resolution, a confirm of each hold, GET organization, GET booking, GET
+ * `npm run bench:quick`: 10,000 providers through the API), on the platform path (platform key +
+ * Service-Organization-Id). Each kind of operation runs CAPACITY_OPS times (default 300) from CAPACITY_CLIENTS clients
+ * (default 4), after CAPACITY_WARM untimed ones (default 30), between two readings of the counters of
+ * store-counters.ts (CPU of the service, PostgreSQL and Redis; statements, commits, WAL; Redis commands, AOF and
+ * memory; the work left to the workers), less what the idle API process does meanwhile (CAPACITY_IDLE_SECONDS,
+ * default 5). A second pass of CAPACITY_MONITOR_OPS per kind (default 20) under Redis MONITOR counts the commands the
+ * service sends itself (not those its scripts run). At the end a workers-only process drains the backlog the run left:
+ * its CPU, PostgreSQL and Redis use from spawn until the queues are empty (start-up included), per item and per op.
+ * Operations: the broad clinic resolution (English, BCBS, licence in CA or NY: ~10% eligible, thousands unknown on
+ * licence region), the ~10% mix, a hold of an option, a confirm of each hold, GET organization, GET booking, GET
  * resolution; and a raw node:http hello-world at the same clients for the CPU ratio. Raw figures go to
  * bench-results/capacity-<time>.json.
  */
@@ -60,63 +50,6 @@ const SETTLE_MS = 1500;
 const CUSTOMER = { name: 'Capacity Plan', email: 'capacity@example.org', timezone: 'America/Chicago' };
 const log = (line: string) => console.log(`[capacity ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-/** One reading of every counter. */
-interface Reading {
-  ms: number;
-  serviceCpu: number;
-  postgresCpu: number;
-  redisCpu: number;
-  statements: number;
-  commits: number;
-  rowsWritten: number;
-  walBytes: number;
-  dbBytes: number;
-  redisCommands: number;
-  redisScripts: number;
-  redisInBytes: number;
-  redisAofBytes: number;
-  redisMemory: number;
-  auditPending: number;
-  reviewPending: number;
-  outboxEvents: number;
-  emails: number;
-  timers: number;
-}
-
-/** A reading's difference to an earlier one, each field as what happened in between. */
-type Delta = Reading;
-
-const FIELDS = [
-  'serviceCpu',
-  'postgresCpu',
-  'redisCpu',
-  'statements',
-  'commits',
-  'rowsWritten',
-  'walBytes',
-  'dbBytes',
-  'redisCommands',
-  'redisScripts',
-  'redisInBytes',
-  'redisAofBytes',
-  'redisMemory',
-  'auditPending',
-  'reviewPending',
-  'outboxEvents',
-  'emails',
-  'timers',
-] as const;
-
-/** The fields of one INFO section as numbers (`name:value` lines). */
-function infoFields(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of text.split(/\r?\n/)) {
-    const i = line.indexOf(':');
-    if (i > 0 && !line.startsWith('#')) out.set(line.slice(0, i), line.slice(i + 1));
-  }
-  return out;
-}
-
 readKeptSeed(DIR);
 const tally = createResponseTally();
 const stores = await startBenchStores({
@@ -125,11 +58,11 @@ const stores = await startBenchStores({
 });
 let service: BenchService | undefined;
 stopOnSignal(async () => {
-  workers?.kill('SIGTERM');
+  await workers?.stop();
   await service?.process.stop().catch(() => undefined);
   await stores.stop();
 });
-let workers: ReturnType<typeof spawn> | undefined;
+let workers: WorkersProcess | undefined;
 const stats = new pg.Client({ connectionString: stores.databaseUrl });
 const redis = createClient({ url: stores.redisUrl });
 try {
@@ -147,104 +80,21 @@ try {
     tally,
   });
 
-  const read = async (): Promise<Reading> => {
-    const ms = performance.now();
-    const serviceCpu = processTreeCpuMs(svc.pid);
-    const postgresCpu = processTreeCpuMs(stores.postgresPid);
-    const redisCpu = processCpuMs(stores.redisPid);
-    const row = (
-      await stats.query(
-        `SELECT (SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE toplevel)::float8 AS statements,
-                xact_commit::float8 AS commits, (tup_inserted + tup_updated + tup_deleted)::float8 AS rows_written,
-                pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS wal, pg_database_size(datname)::float8 AS db
-           FROM pg_stat_database WHERE datname = current_database()`,
-      )
-    ).rows[0];
-    const commandStats = await redis.info('commandstats');
-    let redisCommands = 0;
-    let redisScripts = 0;
-    for (const m of commandStats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-      if (m[1] === 'info') continue;
-      redisCommands += Number(m[2]);
-      if (/^(eval|evalsha|eval_ro|evalsha_ro|fcall|fcall_ro)$/.test(m[1]!)) redisScripts += Number(m[2]);
-    }
-    const info = infoFields(await redis.info('all'));
-    const now = new Date();
-    const pgQueues = await countPostgresQueues(stats, now);
-    const redisQueues = await countRedisQueues(redis as unknown as Redis, now);
-    const timers = await redis.zCard(TIMER_KEYS.due);
-    return {
-      ms,
-      serviceCpu,
-      postgresCpu,
-      redisCpu,
-      statements: row.statements,
-      commits: row.commits,
-      rowsWritten: row.rows_written,
-      walBytes: row.wal,
-      dbBytes: row.db,
-      redisCommands,
-      redisScripts,
-      redisInBytes: Number(info.get('total_net_input_bytes')),
-      redisAofBytes: Number(info.get('aof_current_size') ?? 0),
-      redisMemory: Number(info.get('used_memory')),
-      auditPending: redisQueues.auditStreamPending,
-      reviewPending: redisQueues.reviewStreamPending,
-      outboxEvents: pgQueues.webhookEventsUndispatched,
-      emails: pgQueues.emailOutboxPending,
-      timers,
-    };
-  };
-  const diff = (a: Reading, b: Reading): Delta => {
-    const d = { ms: b.ms - a.ms } as Delta;
-    for (const f of FIELDS) d[f] = b[f] - a[f];
-    // The reading's own statements and commits, and its Redis commands (queue depths).
-    d.statements -= 2;
-    d.commits -= 2;
-    d.redisCommands -= 5;
-    return d;
-  };
+  const { read, diff } = createStoreCounters({
+    stats,
+    redis: redis as unknown as Redis,
+    servicePid: svc.pid,
+    postgresPid: stores.postgresPid,
+    redisPid: stores.redisPid,
+  });
   const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
 
-  /** Starts a workers-only service process (SERVICE_ROLES=workers: it serves no port) and waits for its banner. */
-  const startWorkers = async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const k of ['REDIS_URL', 'DATABASE_URL', 'PORT', 'GRPC_PORT', 'GRPC_TARGET', 'SERVICE_ROLES']) delete env[k];
-    Object.assign(env, benchServiceEnv(), {
-      PORT: '0',
-      GRPC_PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: stores.databaseUrl,
-      REDIS_URL: stores.redisUrl,
-      SERVICE_BOOTSTRAP_PLATFORM_KEY: seed.platformKey,
-      DATA_DIR: join(stores.dir, 'capacity-workers'),
-      SERVICE_ROLES: 'workers',
-    });
-    const [command, ...args] = serviceCommand();
-    const child = spawn(command!, args, { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
-    workers = child;
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const deadline = Date.now() + 180_000;
-    while (!/scheduling service ready/.test(out)) {
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`the workers-only process did not start:\n${out.slice(-4000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return child;
-  };
   const stopWorkers = async () => {
-    const child = workers;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
+    await workers?.stop();
     workers = undefined;
   };
-  const backlog = (r: Reading) => r.auditPending + r.reviewPending + r.outboxEvents + r.emails;
   /** CPU of the workers-only process so far (0 before it starts). */
-  const workersCpu = () => (workers?.pid ? processTreeCpuMs(workers.pid) : 0);
+  const workersCpu = () => workers?.cpuMs() ?? 0;
   /**
    * Starts a workers-only process and waits until the audit and review streams, the outbox and the e-mails are
    * empty (at most `timeoutMs`): answers the deltas from spawn to then, the workers' own CPU and the items drained.
@@ -252,18 +102,23 @@ try {
   const drain = async (timeoutMs: number) => {
     const before = await read();
     const t0 = performance.now();
-    await startWorkers();
+    workers = await startWorkersProcess({ stores, platformKey: seed.platformKey, name: 'capacity-workers' });
     const startedMs = performance.now() - t0;
     let last = before;
     while (performance.now() - t0 < timeoutMs) {
       await new Promise((r) => setTimeout(r, 250));
       last = await read();
-      if (backlog(last) === 0) break;
+      if (backlogOf(last) === 0) break;
     }
-    return { delta: diff(before, last), workersCpu: workersCpu(), items: backlog(before) - backlog(last), startedMs };
+    return {
+      delta: diff(before, last),
+      workersCpu: workersCpu(),
+      items: backlogOf(before) - backlogOf(last),
+      startedMs,
+    };
   };
 
-  if (backlog(await read()) > 0) {
+  if (backlogOf(await read()) > 0) {
     log('backlog left by an earlier run: draining it first');
     await drain(120_000);
     await stopWorkers();
@@ -274,7 +129,7 @@ try {
   await new Promise((r) => setTimeout(r, IDLE_MS));
   const idle = diff(idle0, await read());
   /** Per millisecond of idle time. */
-  const idleRate = (f: (typeof FIELDS)[number]) => idle[f] / idle.ms;
+  const idleRate = (f: CounterField) => idle[f] / idle.ms;
 
   interface Row {
     name: string;
@@ -282,7 +137,7 @@ try {
     statuses: Record<string, number>;
     p50: number;
     p99: number;
-    perOp: Record<(typeof FIELDS)[number], number>;
+    perOp: Record<CounterField, number>;
     /** Commands the service sent itself per op (MONITOR pass), and those its scripts ran. */
     redisSent?: number;
     redisInScripts?: number;
@@ -317,7 +172,7 @@ try {
     await settle();
     const d = diff(before, await read());
     const perOp = {} as Row['perOp'];
-    for (const f of FIELDS) perOp[f] = (d[f] - idleRate(f) * d.ms) / timed.length;
+    for (const f of COUNTER_FIELDS) perOp[f] = (d[f] - idleRate(f) * d.ms) / timed.length;
     const l = latencyStats(latencies);
     rows.push({ name, ops: timed.length, statuses, p50: l.p50, p99: l.p99, perOp });
     log(`${name}: ${timed.length} ops ${JSON.stringify(statuses)}, ${perOp.serviceCpu.toFixed(2)} ms service CPU/op`);
@@ -363,7 +218,7 @@ try {
 
   const total = WARM + OPS;
   const clinic = await measure(
-    'resolution: clinic (~10% eligible, ~2,900 unknown)',
+    'resolution: clinic (~10% eligible, thousands unknown)',
     Array.from({ length: total }, clinicBody),
     resolve,
   );
@@ -436,7 +291,7 @@ try {
   // MONITOR pass: the commands the service sends to Redis per op, and those its scripts run.
   log(`MONITOR pass, ${MONITOR_OPS} ops per kind...`);
   await monitor(
-    'resolution: clinic (~10% eligible, ~2,900 unknown)',
+    'resolution: clinic (~10% eligible, thousands unknown)',
     Array.from({ length: MONITOR_OPS }, clinicBody),
     resolve,
   );
@@ -518,7 +373,7 @@ try {
         )} | ${f(r.p50, 1)} / ${f(r.p99, 1)} | ${f(p.serviceCpu)} (${f(p.serviceCpu / rawCpuPerReq, 0)}x) | ${f(p.postgresCpu)} | ${f(p.redisCpu)} | ${f(p.statements, 1)} | ${f(p.commits, 1)} | ${f(p.rowsWritten, 1)} | ${kb(p.walBytes)} | ${f(p.redisCommands, 1)} | ${f(r.redisSent, 1)} | ${f(p.redisScripts, 1)} | ${kb(p.redisInBytes)} | ${kb(p.redisAofBytes)} | ${kb(p.redisMemory)} | ${[p.auditPending, p.reviewPending, p.outboxEvents, p.emails, p.timers].map((x) => f(x, 1)).join(' / ')} |`,
     );
   }
-  const perSec = (field: (typeof FIELDS)[number]) => idleRate(field) * 1000;
+  const perSec = (field: CounterField) => idleRate(field) * 1000;
   console.log('');
   console.log(
     `idle API process, per second: ${f(perSec('serviceCpu'))} ms service CPU, ${f(perSec('postgresCpu'))} ms PG CPU, ${f(perSec('redisCpu'))} ms Redis CPU, ${f(perSec('statements'), 1)} PG statements, ${f(perSec('commits'), 1)} commits, ${kb(perSec('walBytes'))} KB WAL, ${f(perSec('redisCommands'), 1)} Redis commands`,
@@ -545,7 +400,7 @@ try {
         ops: OPS,
         clients: CLIENTS,
         rawCpuPerReq,
-        idlePerSecond: Object.fromEntries(FIELDS.map((x) => [x, perSec(x)])),
+        idlePerSecond: Object.fromEntries(COUNTER_FIELDS.map((x) => [x, perSec(x)])),
         drain: { ...drained, opsTotal },
         workersIdle,
         rows,
@@ -557,10 +412,7 @@ try {
   console.log(`raw figures: ${file}`);
   await target.close();
 } finally {
-  if (workers && workers.exitCode === null) {
-    workers.kill('SIGTERM');
-    await new Promise((r) => workers!.once('exit', r));
-  }
+  await workers?.stop().catch(() => undefined);
   await stats.end().catch(() => undefined);
   if (redis.isOpen) redis.destroy();
   await service?.process.stop().catch(() => undefined);
