@@ -407,9 +407,11 @@ export interface NetworkAdequacyDemand {
  * Creates the reader of network adequacy's demand side: counts, zero results, median and p90 days to the first option,
  * and the top exclusion codes per value. Whole days past come from the daily rollups (made here on first read of a
  * day, ROLLUP_DAYS_PER_READ days per read at most, migration 0014), summed by PostgreSQL over the period's run of
- * whole days; once all of them are rolled up that sum is final and kept in `sums` (a rollup never changes), so a
- * steady read runs one statement: the raw rows of the partial days at either end of the period from
- * resolution_demands. The run moves on once a day (the first read an hour past midnight UTC sums it anew).
+ * whole days; once all of them are rolled up that sum is final and kept in `sums` (a rollup never changes). The partial
+ * days at either end are kept by the hour in `hours` once an hour has been over for HOUR_SETTLE_MS (those of the
+ * current day checked by their row count on every read), so a steady read runs one statement: the raw rows before the
+ * period's first whole hour and since the last settled one, and the counts. The run of days moves on once a day (the
+ * first read an hour past midnight UTC sums it anew).
  */
 export function createNetworkAdequacyDemand(deps: {
   db: Queryable;

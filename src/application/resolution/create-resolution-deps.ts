@@ -24,10 +24,10 @@ import { createDemandSumCache } from '../../persistence/demand-sum-cache.js';
  */
 const ADEQUACY_SUMS_MAX_WEIGHT = 1_000_000;
 /**
- * Weight of the sums over settled hours of partial days network adequacy keeps (~8 MB of heap at most): an hour of a
- * dimension takes ~10-150, the ~96 hours an organization's periods of a dimension read ~1,000-15,000.
+ * Weight of the sums over settled hours of partial days network adequacy keeps (~15 MB of heap at most): an hour of a
+ * dimension takes ~10-150, the ~96 hours the three periods of a dimension read ~1,000-15,000.
  */
-const ADEQUACY_HOURS_MAX_WEIGHT = 500_000;
+const ADEQUACY_HOURS_MAX_WEIGHT = 1_000_000;
 
 /**
  * Builds the actor runtime, timers, idempotency store, graph cache, feeds and the manual-review hand-off on top of the
