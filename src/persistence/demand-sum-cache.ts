@@ -16,7 +16,10 @@ export type DemandSum = readonly DemandSumValue[];
 
 /** Sums of runs of rolled-up days, kept in memory, least recently used first out. */
 export interface DemandSumCache {
-  /** The sum of the organization's dimension over the days [firstDay, endDay) (YYYY-MM-DD), when held. */
+  /**
+   * The sum of the organization's dimension over the days [firstDay, endDay) (YYYY-MM-DD; or the hours, YYYY-MM-DDTHH,
+   * in the cache of hours), when held.
+   */
   get(organizationId: string, dimension: string, firstDay: string, endDay: string): DemandSum | undefined;
   set(organizationId: string, dimension: string, firstDay: string, endDay: string, sum: DemandSum): void;
   /** Sums held, and their summed weight (values, wait buckets and exclusion codes). */
@@ -32,7 +35,8 @@ const weightOf = (d: DemandSum) => d.reduce((s, v) => s + 1 + v.waitBuckets.leng
  * exclusion tables, migration 0014). A day's rollup is written once, in the statement that marks it done, and never
  * changed, so the sum of days all rolled up never goes stale and needs no invalidation: the cache is bounded by
  * `maxWeight` only (the least recently used go first, such as yesterday's runs), and a sum it dropped is read from
- * PostgreSQL again.
+ * PostgreSQL again. The same kind of cache keeps the settled hours of partial days; the reader sets an hour of the
+ * current day anew when its row count shows it changed.
  */
 export function createDemandSumCache(opts: { maxWeight: number }): DemandSumCache {
   const entries = new Map<string, { sum: DemandSum; weight: number }>();

@@ -14,8 +14,16 @@ export interface DemandRowData {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+const HOUR_MS = 3600 * 1000;
 /** A day is rolled up once it has been over this long (resolutions written late still land in its raw rows). */
 const ROLLUP_AFTER_MS = 3600 * 1000;
+/**
+ * An hour of a partial day is summed and kept once it has been over this long (resolutions still being stored then are
+ * few; one written into a kept hour later is caught by its count, see readEdgesAndHours).
+ */
+const HOUR_SETTLE_MS = 5 * 60 * 1000;
+/** The key of the hour starting at `ms` in the cache of hours (YYYY-MM-DDTHH, UTC). */
+const hourKey = (ms: number) => new Date(ms).toISOString().slice(0, 13);
 /**
  * Wait histogram buckets are 5% wide: bucket k holds days d with floor(ln(1 + 24 d) / ln(1.05)) = k, so a year of waits
  * takes ~190 buckets whatever the number of resolutions.
@@ -279,6 +287,104 @@ async function readRawRanges(
   addAggregates(tally, rows);
 }
 
+/** What the rows of a DemandSum count: one resolution per demand row. */
+const rowsOf = (sum: DemandSum) => sum.reduce((n, v) => n + v.resolutions, 0);
+
+/** Hours [a, b) (epoch ms, whole hours), as runs to read or check. */
+interface HourRun {
+  a: number;
+  b: number;
+}
+
+/** The runs of consecutive hours in `hours` (ascending epoch ms of whole hours). */
+function runsOf(hours: readonly number[]): HourRun[] {
+  const runs: HourRun[] = [];
+  for (const h of hours) {
+    const last = runs[runs.length - 1];
+    if (last && last.b === h) last.b = h + HOUR_MS;
+    else runs.push({ a: h, b: h + HOUR_MS });
+  }
+  return runs;
+}
+
+/**
+ * In one statement: sums the raw demand rows of the organization's dimension created in `edges` into `tally`, sums
+ * those of each hour in `load` (answered by hour, an hour without rows as an empty sum), and counts the rows of each
+ * run of consecutive hours in `check` now (answered by the run's first hour; index-only range scans: as rows are only
+ * ever added, kept hours with as many rows as they were summed from have no other rows). Hours are UTC hours, as
+ * epoch ms of their start.
+ */
+async function readEdgesAndHours(
+  db: Queryable,
+  organizationId: string,
+  dimension: string,
+  o: { edges: readonly RawRange[]; load: readonly number[]; check: readonly number[] },
+  tally: ReturnType<typeof createTally>,
+): Promise<{ loaded: Map<number, DemandSum>; counts: Map<number, number> }> {
+  const values: unknown[] = [organizationId, dimension];
+  const bound = (at: Date | number) => {
+    values.push(typeof at === 'number' ? new Date(at) : at);
+    return `$${values.length}`;
+  };
+  const hourSql = (col: string) => `floor(extract(epoch FROM ${col}) / 3600)::float8`;
+  const rowRanges = [
+    ...o.edges.map(
+      (g) => `(r.created_at ${g.aIn ? '>=' : '>'} ${bound(g.a)} AND r.created_at ${g.bIn ? '<=' : '<'} ${bound(g.b)})`,
+    ),
+    ...runsOf(o.load).map((g) => `(r.created_at >= ${bound(g.a)} AND r.created_at < ${bound(g.b)})`),
+  ];
+  const parts: string[] = [];
+  let raw = '';
+  if (rowRanges.length > 0) {
+    // Every row is tagged with its hour: an hour to load takes its rows, the edges (never in such an hour) the rest.
+    raw = `WITH raw AS MATERIALIZED (
+        SELECT ${hourSql('r.created_at')} AS h, r.value, r.zero_results, r.days_to_first_option, r.exclusion_codes,
+          r.exclusion_counts
+        FROM resolution_demands r
+        WHERE r.organization_id = $1 AND r.dimension = $2 AND (${rowRanges.join(' OR ')}))`;
+    parts.push(
+      `SELECT 0 AS kind, h, value, NULL::text AS code, count(*)::float8 AS a,
+         count(*) FILTER (WHERE zero_results)::float8 AS b FROM raw GROUP BY h, value`,
+      `SELECT 1, h, value, NULL, ${BUCKET_SQL}::float8, count(*)::float8 FROM raw
+         WHERE days_to_first_option IS NOT NULL GROUP BY 2, 3, 5`,
+      `SELECT 2, raw.h, raw.value, x.code, sum(x.n)::float8, 0::float8
+         FROM raw, unnest(raw.exclusion_codes, raw.exclusion_counts) AS x(code, n) GROUP BY raw.h, raw.value, x.code`,
+    );
+  }
+  // One index-only range scan per run (an OR of ranges would be a bitmap scan reading the table's pages).
+  for (const g of runsOf(o.check))
+    parts.push(
+      `SELECT 3 AS kind, ${g.a / HOUR_MS}::float8 AS h, NULL::text AS value, NULL::text AS code, count(*)::float8 AS a,
+         0::float8 AS b FROM resolution_demands c
+         WHERE c.organization_id = $1 AND c.dimension = $2 AND c.created_at >= ${bound(g.a)} AND c.created_at < ${bound(g.b)}`,
+    );
+  const loaded = new Map<number, ReturnType<typeof createTally>>(o.load.map((h) => [h, createTally()]));
+  const counts = new Map<number, number>();
+  if (parts.length === 0) return { loaded: new Map(), counts };
+  // Unnamed: the ranges are written out, so each statement is planned with its own bounds.
+  const r = await db.query({
+    text: `${raw} SELECT coalesce(json_agg(json_build_array(kind, h, value, code, a, b)), '[]') AS rows
+           FROM (${parts.join(' UNION ALL ')}) AS q`,
+    values,
+  });
+  const byHour: [kind: 0 | 1 | 2 | 3, hour: number, value: string, code: string | null, a: number, b: number][] =
+    r.rows[0].rows;
+  const edgeRows: Aggregate[] = [];
+  const hourRows = new Map<number, Aggregate[]>();
+  for (const [kind, hourIndex, value, code, a, b] of byHour) {
+    const h = hourIndex * HOUR_MS;
+    if (kind === 3) counts.set(h, a);
+    else if (loaded.has(h)) {
+      let rows = hourRows.get(h);
+      if (!rows) hourRows.set(h, (rows = []));
+      rows.push([kind, value, code, a, b]);
+    } else edgeRows.push([kind, value, code, a, b]);
+  }
+  addAggregates(tally, edgeRows);
+  for (const [h, rows] of hourRows) addAggregates(loaded.get(h)!, rows);
+  return { loaded: new Map([...loaded].map(([h, t]) => [h, demandSumOf(t)])), counts };
+}
+
 /** Reads network adequacy's demand side (see createNetworkAdequacyDemand). */
 export interface NetworkAdequacyDemand {
   /**
@@ -293,48 +399,124 @@ export interface NetworkAdequacyDemand {
   ): Promise<DemandRowData[]>;
   /** The sums over whole days it keeps (read-only use: their count and weight). */
   readonly sums: Pick<DemandSumCache, 'size' | 'weight'>;
+  /** The sums over settled hours of partial days it keeps (read-only use: their count and weight). */
+  readonly hours: Pick<DemandSumCache, 'size' | 'weight'>;
 }
 
 /**
  * Creates the reader of network adequacy's demand side: counts, zero results, median and p90 days to the first option,
  * and the top exclusion codes per value. Whole days past come from the daily rollups (made here on first read of a
  * day, ROLLUP_DAYS_PER_READ days per read at most, migration 0014), summed by PostgreSQL over the period's run of
- * whole days; once all of them are rolled up that sum is final and kept in `sums` (a rollup never changes), so a
- * steady read runs one statement: the raw rows of the partial days at either end of the period from
- * resolution_demands. The run moves on once a day (the first read an hour past midnight UTC sums it anew).
+ * whole days; once all of them are rolled up that sum is final and kept in `sums` (a rollup never changes). The partial
+ * days at either end are kept by the hour in `hours` once an hour has been over for HOUR_SETTLE_MS (those of the
+ * current day checked by their row count on every read), so a steady read runs one statement: the raw rows before the
+ * period's first whole hour and since the last settled one, and the counts. The run of days moves on once a day (the
+ * first read an hour past midnight UTC sums it anew).
  */
-export function createNetworkAdequacyDemand(deps: { db: Queryable; sums: DemandSumCache }): NetworkAdequacyDemand {
-  const { db, sums: cache } = deps;
+export function createNetworkAdequacyDemand(deps: {
+  db: Queryable;
+  sums: DemandSumCache;
+  hours: DemandSumCache;
+}): NetworkAdequacyDemand {
+  const { db, sums: cache, hours } = deps;
+
+  /**
+   * Sums the partial days at either end of a period with whole days into `tally`: their settled hours from `hours`
+   * (summed by PostgreSQL on first need), each checked by its row count in the statement that reads the raw rows
+   * left (before the first whole hour, and since the last settled hour); an hour whose count moved is summed again.
+   */
+  async function readPartialDays(
+    organizationId: string,
+    dimension: string,
+    from: Date,
+    to: Date,
+    split: { headEnd: Date; tailStart: Date },
+    tally: ReturnType<typeof createTally>,
+  ): Promise<void> {
+    const keyOf = (h: number) => [organizationId, dimension, hourKey(h), hourKey(h + HOUR_MS)] as const;
+    const firstHour = Math.floor(from.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    const settled = Math.floor((to.getTime() - HOUR_SETTLE_MS) / HOUR_MS) * HOUR_MS;
+    const wanted: number[] = [];
+    for (let h = firstHour; h < split.headEnd.getTime(); h += HOUR_MS) wanted.push(h);
+    for (let h = split.tailStart.getTime(); h < settled; h += HOUR_MS) wanted.push(h);
+    const kept = new Map<number, DemandSum>();
+    const load: number[] = [];
+    for (const h of wanted) {
+      const sum = hours.get(...keyOf(h));
+      if (sum) kept.set(h, sum);
+      else load.push(h);
+    }
+    const edges: RawRange[] = [
+      { a: from, b: new Date(Math.min(firstHour, split.headEnd.getTime())), aIn: false, bIn: false },
+      { a: new Date(Math.max(settled, split.tailStart.getTime())), b: to, aIn: true, bIn: true },
+    ];
+    // Hours of days over (for an hour, as the rollups judge them) are final like those days' rollups; those of the day
+    // still partial at the end are checked by their count.
+    const check = [...kept.keys()].filter((h) => h >= split.tailStart.getTime());
+    const first = await readEdgesAndHours(db, organizationId, dimension, { edges, load, check }, tally);
+    const stale = runsOf(check)
+      .filter(
+        (g) =>
+          first.counts.get(g.a) !== check.reduce((n, h) => (h >= g.a && h < g.b ? n + rowsOf(kept.get(h)!) : n), 0),
+      )
+      .flatMap((g) => check.filter((h) => h >= g.a && h < g.b));
+    const again =
+      stale.length > 0
+        ? await readEdgesAndHours(db, organizationId, dimension, { edges: [], load: stale, check: [] }, tally)
+        : undefined;
+    for (const [h, sum] of [...first.loaded, ...(again?.loaded ?? [])]) {
+      hours.set(...keyOf(h), sum);
+      kept.set(h, sum);
+    }
+    for (const sum of kept.values()) tally.sum(sum);
+  }
+
   return {
     sums: cache,
+    hours,
     async read(scope, dimension, from, to) {
       const { organizationId } = scope;
       const split = splitPeriod(from, to);
       const tally = createTally();
-      const ranges: RawRange[] = [
-        { a: from, b: split.headEnd, aIn: false, bIn: false },
-        { a: split.tailStart, b: to, aIn: true, bIn: true },
-      ];
       const days = split.days;
-      const cached = days && cache.get(organizationId, dimension, days.firstDay, days.endDay);
-      if (cached) tally.sum(cached);
-      if (days && !cached) {
-        const notRolled = await rollUpDays(db, organizationId, scope.platformId, dimension, days.firstDay, days.endDay);
-        // Whole days not rolled up yet are read raw (their rollups are empty).
-        for (const d of notRolled) {
-          const start = Date.parse(`${d}T00:00:00Z`);
-          ranges.push({ a: new Date(start), b: new Date(start + DAY_MS), aIn: true, bIn: false });
+      if (!days) {
+        await readEdgesAndHours(
+          db,
+          organizationId,
+          dimension,
+          { edges: [{ a: from, b: to, aIn: false, bIn: true }], load: [], check: [] },
+          tally,
+        );
+      } else {
+        const cached = cache.get(organizationId, dimension, days.firstDay, days.endDay);
+        let wholeDays: Promise<void> | undefined;
+        let rawDays: Promise<void> | undefined;
+        if (cached) tally.sum(cached);
+        else {
+          const notRolled = await rollUpDays(
+            db,
+            organizationId,
+            scope.platformId,
+            dimension,
+            days.firstDay,
+            days.endDay,
+          );
+          // Whole days not rolled up yet are read raw (their rollups are empty).
+          const ranges: RawRange[] = notRolled.map((d) => {
+            const start = Date.parse(`${d}T00:00:00Z`);
+            return { a: new Date(start), b: new Date(start + DAY_MS), aIn: true, bIn: false };
+          });
+          if (ranges.length > 0) rawDays = readRawRanges(db, organizationId, dimension, ranges, tally);
+          const whole = createTally();
+          wholeDays = readRolledRun(db, organizationId, dimension, { ...days, readRaw: notRolled }, whole).then(() => {
+            const sum = demandSumOf(whole);
+            // Once every day of the run is rolled up its sum is final: the next reads of the period add only raw rows.
+            if (notRolled.length === 0) cache.set(organizationId, dimension, days.firstDay, days.endDay, sum);
+            tally.sum(sum);
+          });
         }
-        const whole = createTally();
-        await Promise.all([
-          readRolledRun(db, organizationId, dimension, { ...days, readRaw: notRolled }, whole),
-          readRawRanges(db, organizationId, dimension, ranges, tally),
-        ]);
-        const sum = demandSumOf(whole);
-        // Once every day of the run is rolled up its sum is final: the next reads of the period add only raw rows.
-        if (notRolled.length === 0) cache.set(organizationId, dimension, days.firstDay, days.endDay, sum);
-        tally.sum(sum);
-      } else await readRawRanges(db, organizationId, dimension, ranges, tally);
+        await Promise.all([wholeDays, rawDays, readPartialDays(organizationId, dimension, from, to, split, tally)]);
+      }
       return [...tally.byValue]
         .sort(([va, a], [vb, b]) => b.resolutions - a.resolutions || byCodeUnits(va, vb))
         .map(([value, t]) => {

@@ -23,6 +23,11 @@ import { createDemandSumCache } from '../../persistence/demand-sum-cache.js';
  * at most): a period of a dimension takes ~150-1,500 (a few KB), all 15 of an organization ~10,000.
  */
 const ADEQUACY_SUMS_MAX_WEIGHT = 1_000_000;
+/**
+ * Weight of the sums over settled hours of partial days network adequacy keeps (~15 MB of heap at most): an hour of a
+ * dimension takes ~10-150, the ~96 hours the three periods of a dimension read ~1,000-15,000.
+ */
+const ADEQUACY_HOURS_MAX_WEIGHT = 1_000_000;
 
 /**
  * Builds the actor runtime, timers, idempotency store, graph cache, feeds and the manual-review hand-off on top of the
@@ -72,6 +77,7 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     adequacyDemand: createNetworkAdequacyDemand({
       db: base.db,
       sums: createDemandSumCache({ maxWeight: ADEQUACY_SUMS_MAX_WEIGHT }),
+      hours: createDemandSumCache({ maxWeight: ADEQUACY_HOURS_MAX_WEIGHT }),
     }),
   };
 }
