@@ -11,6 +11,7 @@ import { benchGet } from './get-load.js';
 import { formatLoad, machineInfo } from './machine-info.js';
 import { measureScenario, type MeasureContext, type ScenarioMeasurement } from './measure-scenario.js';
 import { measureRawBaseline } from './raw-baseline.js';
+import { processCpuMs } from './process-cpu.js';
 import { renderTable } from './report-table.js';
 import { createResponseTally, formatStatusCounts, mergeStatusCounts, serverErrorCount } from './response-tally.js';
 import { stopOnSignal } from './stop-on-signal.js';
@@ -274,10 +275,23 @@ try {
         log(`round ${round}/${ROUNDS}, ${run.mode}: ${name}`);
         const m = await measure(name, run, from);
         const k = `${run.mode} ${name}`;
-        samples.set(k, [...(samples.get(k) ?? []), { m, raw: raw.byClients.get(clientsOf(name))! }]);
+        const sample = { m, raw: raw.byClients.get(clientsOf(name))! };
+        samples.set(k, [...(samples.get(k) ?? []), sample]);
+        log(
+          `  ${m.perSecond.toFixed(1)}/s, p50 ${m.latency.p50.toFixed(2)} ms, p99 ${m.latency.p99.toFixed(1)} ms, service CPU ${m.cpuMsPerRequest.service.toFixed(3)} ms/req (x${FIGURES.cpu(sample).toFixed(2)} raw's ${sample.raw.cpuMsPerRequest.service.toFixed(3)})`,
+        );
       }
     }
   }
+  // What each service spends with no request at all (background loops: timer claims, dispatchers, gauges), read after
+  // the rounds: a service started a minute later than another still spends more for a while.
+  const idle0 = runs.map((r) => processCpuMs(r.ctx.processes.service[0]!));
+  await new Promise((r) => setTimeout(r, PHASE_MS));
+  runs.forEach((r, i) =>
+    log(
+      `${r.mode} idle: ${(((processCpuMs(r.ctx.processes.service[0]!) - idle0[i]!) / PHASE_MS) * 1000).toFixed(1)} ms CPU/s`,
+    ),
+  );
   const { exports, bytes } = collector.counts();
   log(`the collector got ${exports} OTLP exports, ${(bytes / 1e6).toFixed(1)} MB`);
   const loadAtEnd = machineInfo().loadAverage;
