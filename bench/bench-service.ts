@@ -52,13 +52,15 @@ export function benchServiceEnv(): Record<string, string> {
 /**
  * Starts the service as its own process with exactly the `npm start` command (test/helpers/service-process.ts)
  * on the bench stores and ephemeral 127.0.0.1 ports; `name` separates the data directories of several processes;
- * `env` overrides the bench's settings.
+ * `env` overrides the bench's settings; `root`, another checkout of the service (an older commit's worktree), runs
+ * that tree's `npm start` instead of this one's.
  */
 export async function startBenchService(
   stores: BenchStores,
   platformKey: string,
   name = 'service',
   env: Readonly<Record<string, string>> = {},
+  root?: string,
 ): Promise<BenchService> {
   const t0 = performance.now();
   const proc = await startServiceProcess({
@@ -72,6 +74,7 @@ export async function startBenchService(
       ...(process.env.CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.CHILD_NODE_OPTIONS } : {}),
     },
     readyTimeoutMs: 180_000,
+    ...(root ? { root } : {}),
   });
   const startMs = performance.now() - t0;
   const out = proc.output();

@@ -42,19 +42,17 @@ export function createCallObserver(deps: {
     return new ServerInterceptingCall(
       call,
       new ResponderBuilder()
-        .withStart((next) =>
-          next(
-            new ServerListenerBuilder()
-              .withOnReceiveMetadata((md, nextMd) => {
-                requestMd = md;
-                spans?.start(method.path, md);
-                nextMd(md);
-              })
-              // After a status too (grpc-js tells listeners the call is over): the span then has ended already.
-              .withOnCancel(() => spans?.end(requestMd, GrpcStatus.CANCELLED, undefined))
-              .build(),
-          ),
-        )
+        .withStart((next) => {
+          const listener = new ServerListenerBuilder().withOnReceiveMetadata((md, nextMd) => {
+            requestMd = md;
+            spans?.start(method.path, md);
+            nextMd(md);
+          });
+          // After a status too (grpc-js tells listeners the call is over): the span then has ended already. Without
+          // tracing, no listener: a call costs what it did before tracing existed.
+          if (spans) listener.withOnCancel(() => spans.end(requestMd, GrpcStatus.CANCELLED, undefined));
+          next(listener.build());
+        })
         .withSendStatus((status, next) => {
           const durationMs = performance.now() - started;
           const errorCode = errorCodeOfTrailers(status.metadata);

@@ -237,7 +237,8 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
   const tracing = opts.tracing;
   const spanAttributes = tracing ? postgresSpanAttributes(url) : {};
   const poolQuery = (...a: unknown[]) => (pool.query as (...q: unknown[]) => Promise<unknown>)(...a);
-  const runQuery = tracing ? tracedQuery(tracing, poolQuery, spanAttributes) : poolQuery;
+  // Off, statements go to the pool as they did before tracing existed: no wrapper in between.
+  const traced = tracing ? tracedQuery(tracing, poolQuery, spanAttributes) : undefined;
   // A failed autocommit statement left nothing behind, so running it again is safe. Behind a transaction pooler with
   // bounds to set, it runs in a transaction of its own: a bound set outside one would stay on a shared server connection.
   const query = (async (...args: Parameters<pg.Pool['query']>) => {
@@ -245,7 +246,9 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     if (bounds.length > 0)
       return retryOnConflict(() => once((c) => (c.query as (...a: unknown[]) => Promise<unknown>)(...args)));
     try {
-      return await retryOnConflict(() => runQuery(...args));
+      return await retryOnConflict(() =>
+        traced ? traced(...args) : (pool.query as (...a: unknown[]) => Promise<unknown>)(...args),
+      );
     } catch (err) {
       throw translateDatabaseError(err);
     }

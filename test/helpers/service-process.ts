@@ -17,6 +17,8 @@ export interface ServiceProcessOptions {
   env?: Record<string, string>;
   /** How long to wait for GET /readyz to answer 200 (default 60 s). */
   readyTimeoutMs?: number;
+  /** The checkout whose `npm start` runs (default this one): a bench compares another tree of the service with it. */
+  root?: string;
 }
 
 /** A service running as a child process (the command of `npm start`), on its own free ports. */
@@ -42,8 +44,8 @@ export interface ServiceProcess {
  * heap settings included, without npm's own process in between (the script's leading `exec`, which makes the shell
  * npm starts become node, is dropped).
  */
-export function serviceCommand(): string[] {
-  const start = String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start);
+export function serviceCommand(root = ROOT): string[] {
+  const start = String(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start);
   const [node, ...args] = start
     .split(/\s+/)
     .filter(Boolean)
@@ -138,9 +140,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   });
   // SERVICE_NODE_ARGS adds Node flags that NODE_OPTIONS refuses (e.g. --cpu-prof for bench profiles).
   const extra = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const [command, ...args] = serviceCommand();
+  const [command, ...args] = serviceCommand(opts.root);
   const child: ChildProcess = spawn(command!, [...extra, ...args], {
-    cwd: ROOT,
+    cwd: opts.root ?? ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
