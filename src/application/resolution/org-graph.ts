@@ -131,6 +131,16 @@ function createGraphInterner() {
     }
     return v;
   };
+  const lists = new Map<string, string[]>();
+  /** A list of codes, shared with every equal list of the load. */
+  const list = (v: string[]): string[] => {
+    const key = v.join('\u0001');
+    const known = lists.get(key);
+    if (known !== undefined && known.length === v.length) return known;
+    for (let i = 0; i < v.length; i++) v[i] = str(v[i]!);
+    lists.set(key, v);
+    return v;
+  };
   const iso = (d: Date): string => {
     const ms = d.getTime();
     let s = isoByMs.get(ms);
@@ -142,9 +152,10 @@ function createGraphInterner() {
     let b = 0;
     for (const k of strings.keys()) b += 40 + k.length;
     for (const k of parsed.keys()) b += 120 + 3 * k.length;
+    for (const k of lists.keys()) b += 80 + 2 * k.length;
     return b + isoByMs.size * 80;
   };
-  return { str, json, iso, bytes };
+  return { str, json, list, iso, bytes };
 }
 
 // Heap of one graph entry beside its own strings (V8, 64-bit, no pointer compression), measured by
@@ -181,72 +192,62 @@ type GraphInterner = ReturnType<typeof createGraphInterner>;
 
 const NO_CODES: string[] = [];
 
-/** A JSON list of codes, shared with every provider listing the same ones (absent or null: none). */
-function codeList(n: GraphInterner, text: string | null): string[] {
-  return (n.json(text) as string[] | null | undefined) ?? NO_CODES;
+/** A doc's list of codes, shared with every provider listing the same ones (absent or null: none). */
+function codeList(n: GraphInterner, v: string[] | null | undefined): string[] {
+  return v === null || v === undefined ? NO_CODES : n.list(v);
 }
 
+const NO_LICENSES: LicenseRecord[] = [];
+
 /** License records of one provider (they differ by provider: their strings are shared, not the records). */
-function licenseRecords(n: GraphInterner, text: string | null): LicenseRecord[] {
-  if (text === null) return NO_LICENSES;
-  const list = JSON.parse(text) as LicenseRecord[] | null;
-  if (list === null) return NO_LICENSES;
+function licenseRecords(n: GraphInterner, list: LicenseRecord[] | null | undefined): LicenseRecord[] {
+  if (list === null || list === undefined) return NO_LICENSES;
   for (const r of list as unknown as Record<string, unknown>[])
     for (const k in r) if (typeof r[k] === 'string') r[k] = n.str(r[k] as string);
   return list;
 }
 
-const NO_LICENSES: LicenseRecord[] = [];
-
 /** The domain provider of a graph row: the same fields, in the same order, as `toDomainProvider(toProviderView(row))`. */
 function graphProvider(n: GraphInterner, r: ProviderGraphRow): Provider {
-  const orNone = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+  const d = r.doc;
   return {
     id: r.id,
     organizationId: n.str(r.organization_id),
     externalId: r.external_id,
-    displayName: r.display_name as string,
-    email: orNone(r.email),
+    displayName: d.displayName,
+    email: d.email ?? undefined,
     status: n.str(r.status) as Provider['status'],
     searchable: r.searchable,
-    professionCode: orNone(n.str(r.profession_code)),
-    specialtyCodes: codeList(n, r.specialty_codes),
-    languageCodes: codeList(n, r.language_codes),
-    modalityCodes: codeList(n, r.modality_codes),
-    serviceRegionCodes: codeList(n, r.service_region_codes),
-    insurancePlanCodes: codeList(n, r.insurance_plan_codes),
-    ageGroupCodes: codeList(n, r.age_group_codes),
-    licenseRecords: licenseRecords(n, r.license_records),
-    acceptsNewClients: n.json(r.accepts_new_clients) ?? undefined,
-    timezone: orNone(n.str(r.timezone)),
-    bio: orNone(r.bio),
-    username: orNone(r.username),
-    location: orNone(n.str(r.location)),
-    panelCapacity: n.json(r.panel_capacity) ?? undefined,
-    panelCurrentCount: n.json(r.panel_current_count) ?? undefined,
+    professionCode: n.str(d.professionCode) ?? undefined,
+    specialtyCodes: codeList(n, d.specialtyCodes),
+    languageCodes: codeList(n, d.languageCodes),
+    modalityCodes: codeList(n, d.modalityCodes),
+    serviceRegionCodes: codeList(n, d.serviceRegionCodes),
+    insurancePlanCodes: codeList(n, d.insurancePlanCodes),
+    ageGroupCodes: codeList(n, d.ageGroupCodes),
+    licenseRecords: licenseRecords(n, d.licenseRecords),
+    acceptsNewClients: d.acceptsNewClients ?? undefined,
+    timezone: n.str(d.timezone) ?? undefined,
+    bio: d.bio ?? undefined,
+    username: d.username ?? undefined,
+    location: n.str(d.location) ?? undefined,
+    panelCapacity: d.panelCapacity ?? undefined,
+    panelCurrentCount: d.panelCurrentCount ?? undefined,
     profileVersion: r.profile_version,
     createdAt: n.iso(r.created_at),
     updatedAt: n.iso(r.updated_at),
   };
 }
 
-/** The domain service of a graph row: the same values as `toDomainService` of the full row. */
+/** The domain service of a graph row (`toDomainService`), its repeated strings shared. */
 function graphService(n: GraphInterner, r: ServiceGraphRow): ProviderService {
-  return {
-    id: r.id,
-    organizationId: n.str(r.organization_id),
-    providerId: r.provider_id,
-    slug: n.str(r.slug),
-    title: n.json(r.title),
-    duration: Number(n.json(r.duration)),
-    price: n.json(r.price) ?? undefined,
-    currency: n.json(r.currency) ?? undefined,
-    modality: n.json(r.modality) ?? undefined,
-    slotIntervalMinutes: n.json(r.slot_interval_minutes) ?? undefined,
-    minimumNoticeMinutes: n.json(r.minimum_notice_minutes) ?? undefined,
-    bufferBeforeMinutes: n.json(r.buffer_before_minutes) ?? undefined,
-    bufferAfterMinutes: n.json(r.buffer_after_minutes) ?? undefined,
-  };
+  const svc = toDomainService(r);
+  svc.organizationId = n.str(svc.organizationId);
+  svc.slug = n.str(svc.slug);
+  if (typeof svc.title === 'string') svc.title = n.str(svc.title);
+  if (typeof svc.modality === 'string') svc.modality = n.str(svc.modality);
+  if (typeof svc.currency === 'string') svc.currency = n.str(svc.currency);
+  return svc;
 }
 
 const NO_DAYS: CalendarConnection['days'] = {};
