@@ -28,8 +28,13 @@ export interface Config {
   databasePoolMode: DatabasePoolMode;
   bootstrapPlatformKey: string | undefined;
   resolutionTtlSeconds: number;
-  /** Providers the in-memory graph cache may hold over all organizations (heap: ~3.7 KB each). */
-  graphCacheMaxProviders: number;
+  /**
+   * Estimated heap (bytes) the in-memory graph cache may hold over all organizations (GRAPH_CACHE_MAX_MB, default
+   * 256); graph snapshots read back for candidates get half as much more.
+   */
+  graphCacheMaxBytes: number;
+  /** Also bounds the providers the graph cache holds, when set (GRAPH_CACHE_MAX_PROVIDERS; unset: no such bound). */
+  graphCacheMaxProviders: number | undefined;
   webhookRetryDelaysSeconds: number[];
   rateLimitPerMinute: number;
   /** Failed authentications per client address and minute; beyond, 429 (FAILED_AUTH_LIMIT_PER_MINUTE; 0 = none). */
@@ -255,7 +260,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMode: databasePoolModeSetting(env.DATABASE_POOL_MODE),
     bootstrapPlatformKey: env.SERVICE_BOOTSTRAP_PLATFORM_KEY || undefined,
     resolutionTtlSeconds: intSetting(env, 'RESOLUTION_TTL_SECONDS', 300),
-    graphCacheMaxProviders: intSetting(env, 'GRAPH_CACHE_MAX_PROVIDERS', 50_000),
+    graphCacheMaxBytes: intSetting(env, 'GRAPH_CACHE_MAX_MB', 256) * 1024 * 1024,
+    graphCacheMaxProviders: env.GRAPH_CACHE_MAX_PROVIDERS ? intSetting(env, 'GRAPH_CACHE_MAX_PROVIDERS', 0) : undefined,
     webhookRetryDelaysSeconds: delays,
     rateLimitPerMinute: intSetting(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     failedAuthLimitPerMinute: intSetting(env, 'FAILED_AUTH_LIMIT_PER_MINUTE', 300),

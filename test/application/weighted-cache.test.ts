@@ -57,3 +57,25 @@ test('replacing a key replaces its weight', async (t) => {
   t.is(c.weight, 2);
   t.is(c.size, 1);
 });
+
+test('with several limits (estimated bytes and a count), each holds', async (t) => {
+  const c = createWeightedCache<{ items: number[]; bytes: number }>({
+    maxEntries: 10,
+    limits: [
+      { max: 1000, weightOf: (v) => v.bytes },
+      { max: 5, weightOf: (v) => v.items.length },
+    ],
+  });
+  c.set('a', Promise.resolve({ items: [1], bytes: 600 }));
+  c.set('b', Promise.resolve({ items: [1], bytes: 300 }));
+  await settle();
+  t.deepEqual(c.weights, [900, 2]);
+  c.set('c', Promise.resolve({ items: [1], bytes: 200 }));
+  await settle();
+  t.is(c.get('a'), undefined, 'the byte budget dropped the least recently used');
+  t.deepEqual(c.weights, [500, 2]);
+  c.set('d', Promise.resolve({ items: [1, 2, 3, 4], bytes: 10 }));
+  await settle();
+  t.is(c.get('b'), undefined, 'the count budget dropped the next one');
+  t.deepEqual(c.weights, [210, 5]);
+});

@@ -45,11 +45,12 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
     orgGraphs: createOrgGraphCache({
       db: base.db,
       clock: base.clock,
+      maxBytes: base.config.graphCacheMaxBytes,
       maxProviders: base.config.graphCacheMaxProviders,
     }),
     records: createResolutionRecords({
       redis: base.redis,
-      maxSnapshotProviders: Math.ceil(base.config.graphCacheMaxProviders / 2),
+      maxSnapshotBytes: Math.ceil(base.config.graphCacheMaxBytes / 2),
     }),
     feeds: createCalendarFeeds({
       clock: base.clock,

@@ -4,10 +4,17 @@ import {
   toProviderView,
   type ProviderView,
 } from '../../persistence/provider-repository.js';
-import { readOrganizationGraphRows } from '../../persistence/organization-graph-rows.js';
+import {
+  forEachProviderGraphPage,
+  readScheduleGraphRows,
+  readServiceGraphRows,
+  type ProviderGraphRow,
+  type ScheduleGraphRow,
+  type ServiceGraphRow,
+} from '../../persistence/organization-graph-rows.js';
 import { readGraphVersion } from '../../persistence/organization-repository.js';
-import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
-import { createWeightedCache } from './weighted-cache.js';
+import type { CalendarConnection, LicenseRecord, Provider, ProviderService } from '../../domain/provider.js';
+import { createWeightedCache, type WeightLimit } from './weighted-cache.js';
 import {
   buildEligibilityIndex,
   providerSetOf,
@@ -39,6 +46,8 @@ export interface OrgGraph {
    * dimension and day (the graph never changes under its version; the latest day of each dimension is kept).
    */
   servingOf(dimension: string, today: string): ReadonlyMap<string, ServingCount>;
+  /** Estimated heap the graph holds (bytes): what the graph cache is bounded by. */
+  approxBytes: number;
   loadedAt: number;
 }
 
@@ -89,35 +98,224 @@ export function toDomainSchedule(row: Record<string, any>): CalendarConnection {
   };
 }
 
-/** Loads an organization's whole graph in three queries (never one per provider). */
+/** The graph cache's default budget of estimated heap (GRAPH_CACHE_MAX_MB=256). */
+export const DEFAULT_GRAPH_CACHE_BYTES = 256 * 1024 * 1024;
+
+/** Providers read per query while loading a graph: bounds the rows held at once, not the queries' count. */
+const PROVIDER_PAGE = 10_000;
+
+/**
+ * Shares the values of one graph load that repeat across providers: strings (codes, dates, zones), code lists and
+ * schedule parts parsed once per distinct JSON text. Shared values are read-only, as every graph value is.
+ */
+function createGraphInterner() {
+  const strings = new Map<string, string>();
+  const parsed = new Map<string, unknown>();
+  const isoByMs = new Map<number, string>();
+  const str = <T extends string | undefined | null>(s: T): T => {
+    if (typeof s !== 'string') return s;
+    const known = strings.get(s);
+    if (known !== undefined) return known as T;
+    strings.set(s, s);
+    return s;
+  };
+  /** The value of a JSON text (SQL NULL: undefined), parsed once per distinct text. */
+  const json = (text: string | null): any => {
+    if (text === null) return undefined;
+    let v = parsed.get(text);
+    if (v === undefined && !parsed.has(text)) {
+      v = JSON.parse(text);
+      if (typeof v === 'string') v = str(v);
+      else if (Array.isArray(v)) v = v.map((x) => (typeof x === 'string' ? str(x) : x));
+      parsed.set(text, v);
+    }
+    return v;
+  };
+  const lists = new Map<string, string[]>();
+  /** A list of codes, shared with every equal list of the load. */
+  const list = (v: string[]): string[] => {
+    const key = v.join('\u0001');
+    const known = lists.get(key);
+    if (known !== undefined && known.length === v.length) return known;
+    for (let i = 0; i < v.length; i++) v[i] = str(v[i]!);
+    lists.set(key, v);
+    return v;
+  };
+  const iso = (d: Date): string => {
+    const ms = d.getTime();
+    let s = isoByMs.get(ms);
+    if (s === undefined) isoByMs.set(ms, (s = d.toISOString()));
+    return s;
+  };
+  /** Rough heap of the shared values: each distinct text once as its key and once parsed. */
+  const bytes = () => {
+    let b = 0;
+    for (const k of strings.keys()) b += 40 + k.length;
+    for (const k of parsed.keys()) b += 120 + 3 * k.length;
+    for (const k of lists.keys()) b += 80 + 2 * k.length;
+    return b + isoByMs.size * 80;
+  };
+  return { str, json, list, iso, bytes };
+}
+
+// Heap of one graph entry beside its own strings (V8, 64-bit, no pointer compression), measured by
+// bench/large-org-quick.ts: the provider object and its map entry; a license record; a service or schedule with its
+// map entries. The estimate bounds the cache; it need not be exact.
+const PROVIDER_BYTES = 420;
+const LICENSE_BYTES = 200;
+const SERVICE_BYTES = 260;
+const SCHEDULE_BYTES = 250;
+
+/** Estimated heap of one provider: its object and the strings of its own (ids, names, license records). */
+function providerBytes(p: Provider): number {
+  const own = (s: string | undefined) => (s === undefined ? 0 : 24 + s.length);
+  return (
+    PROVIDER_BYTES +
+    own(p.id) +
+    own(p.externalId) +
+    own(p.displayName) +
+    own(p.email) +
+    own(p.bio) +
+    own(p.username) +
+    p.licenseRecords.length * LICENSE_BYTES
+  );
+}
+
+/** Estimated heap of an eligibility index: its bitsets (4 bytes a word) and their map entries. */
+function indexBytes(index: EligibilityIndex): number {
+  let sets = 6 + index.subdivisionsOfCountry.size;
+  for (const f of Object.values(index.fields)) sets += 1 + f.byValue.size;
+  return sets * (index.words * 4 + 100);
+}
+
+type GraphInterner = ReturnType<typeof createGraphInterner>;
+
+const NO_CODES: string[] = [];
+
+/** A doc's list of codes, shared with every provider listing the same ones (absent or null: none). */
+function codeList(n: GraphInterner, v: string[] | null | undefined): string[] {
+  return v === null || v === undefined ? NO_CODES : n.list(v);
+}
+
+const NO_LICENSES: LicenseRecord[] = [];
+
+/** License records of one provider (they differ by provider: their strings are shared, not the records). */
+function licenseRecords(n: GraphInterner, list: LicenseRecord[] | null | undefined): LicenseRecord[] {
+  if (list === null || list === undefined) return NO_LICENSES;
+  for (const r of list as unknown as Record<string, unknown>[])
+    for (const k in r) if (typeof r[k] === 'string') r[k] = n.str(r[k] as string);
+  return list;
+}
+
+/** The domain provider of a graph row: the same fields, in the same order, as `toDomainProvider(toProviderView(row))`. */
+function graphProvider(n: GraphInterner, r: ProviderGraphRow): Provider {
+  const d = r.doc;
+  return {
+    id: r.id,
+    organizationId: n.str(r.organization_id),
+    externalId: r.external_id,
+    displayName: d.displayName,
+    email: d.email ?? undefined,
+    status: n.str(r.status) as Provider['status'],
+    searchable: r.searchable,
+    professionCode: n.str(d.professionCode) ?? undefined,
+    specialtyCodes: codeList(n, d.specialtyCodes),
+    languageCodes: codeList(n, d.languageCodes),
+    modalityCodes: codeList(n, d.modalityCodes),
+    serviceRegionCodes: codeList(n, d.serviceRegionCodes),
+    insurancePlanCodes: codeList(n, d.insurancePlanCodes),
+    ageGroupCodes: codeList(n, d.ageGroupCodes),
+    licenseRecords: licenseRecords(n, d.licenseRecords),
+    acceptsNewClients: d.acceptsNewClients ?? undefined,
+    timezone: n.str(d.timezone) ?? undefined,
+    bio: d.bio ?? undefined,
+    username: d.username ?? undefined,
+    location: n.str(d.location) ?? undefined,
+    panelCapacity: d.panelCapacity ?? undefined,
+    panelCurrentCount: d.panelCurrentCount ?? undefined,
+    profileVersion: r.profile_version,
+    createdAt: n.iso(r.created_at),
+    updatedAt: n.iso(r.updated_at),
+  };
+}
+
+/** The domain service of a graph row (`toDomainService`), its repeated strings shared. */
+function graphService(n: GraphInterner, r: ServiceGraphRow): ProviderService {
+  const svc = toDomainService(r);
+  svc.organizationId = n.str(svc.organizationId);
+  svc.slug = n.str(svc.slug);
+  if (typeof svc.title === 'string') svc.title = n.str(svc.title);
+  if (typeof svc.modality === 'string') svc.modality = n.str(svc.modality);
+  if (typeof svc.currency === 'string') svc.currency = n.str(svc.currency);
+  return svc;
+}
+
+const NO_DAYS: CalendarConnection['days'] = {};
+const NO_OVERRIDES: CalendarConnection['overrides'] = [];
+
+/** The domain schedule of a graph row: the same values as `toDomainSchedule` of the full row (weeks shared). */
+function graphSchedule(n: GraphInterner, r: ScheduleGraphRow): CalendarConnection {
+  return {
+    id: r.id,
+    organizationId: n.str(r.organization_id),
+    providerId: r.provider_id,
+    title: n.json(r.title) ?? undefined,
+    timezone: n.json(r.timezone),
+    days: n.json(r.days) ?? NO_DAYS,
+    overrides: n.json(r.overrides) ?? NO_OVERRIDES,
+    // Each feed is its own: parsed per schedule, not kept by text.
+    externalCalendar: r.external_calendar === null ? undefined : (JSON.parse(r.external_calendar) ?? undefined),
+    status: 'active',
+  };
+}
+
+/**
+ * Loads an organization's whole graph (providers in keyset pages, then services, then schedules; never a query per
+ * provider), sharing the values that repeat across providers.
+ */
 export async function loadOrgGraph(
   db: Queryable,
   organizationId: string,
   graphVersion: number,
   now: number,
 ): Promise<OrgGraph> {
-  const rows = await readOrganizationGraphRows(db, organizationId);
-  const providers = rows.providers.map((r) => toDomainProvider(toProviderView(r)));
+  const n = createGraphInterner();
+  const providers: Provider[] = [];
+  let bytes = 0;
+  await forEachProviderGraphPage(db, organizationId, PROVIDER_PAGE, (rows) => {
+    for (const r of rows) {
+      const p = graphProvider(n, r);
+      providers.push(p);
+      bytes += providerBytes(p);
+    }
+  });
+  const providerById = new Map(providers.map((x) => [x.id, x]));
   const serviceById = new Map<string, ProviderService>();
   const servicesBySlug = new Map<string, Map<string, ProviderService>>();
-  for (const row of rows.services) {
-    const svc = toDomainService(row);
+  for (const row of await readServiceGraphRows(db, organizationId)) {
+    const svc = graphService(n, row);
+    // Share the provider's id string (the row holds a copy of its own).
+    svc.providerId = providerById.get(svc.providerId)?.id ?? svc.providerId;
     serviceById.set(svc.id, svc);
+    bytes += SERVICE_BYTES + svc.id.length;
     let bySlug = servicesBySlug.get(svc.slug);
     if (!bySlug) servicesBySlug.set(svc.slug, (bySlug = new Map()));
     if (!bySlug.has(svc.providerId)) bySlug.set(svc.providerId, svc);
   }
   const schedulesByProvider = new Map<string, CalendarConnection[]>();
-  for (const row of rows.schedules) {
-    const sched = toDomainSchedule(row);
-    const list = schedulesByProvider.get(sched.providerId) ?? [];
-    list.push(sched);
-    schedulesByProvider.set(sched.providerId, list);
+  for (const row of await readScheduleGraphRows(db, organizationId)) {
+    const sched = graphSchedule(n, row);
+    sched.providerId = providerById.get(sched.providerId)?.id ?? sched.providerId;
+    bytes += SCHEDULE_BYTES + sched.id.length;
+    const list = schedulesByProvider.get(sched.providerId);
+    if (list) list.push(sched);
+    else schedulesByProvider.set(sched.providerId, [sched]);
   }
   const feedSchedules = [...schedulesByProvider.values()]
     .map((list) => list[0]!)
     .filter((c) => c.externalCalendar !== undefined);
   const eligibilityIndex = buildEligibilityIndex(providers);
+  bytes += n.bytes() + indexBytes(eligibilityIndex);
   const positionById = new Map(providers.map((x, i) => [x.id, i]));
   const offering = new Map<string, ProviderSet>();
   const offeringOf = (slug: string) => {
@@ -145,7 +343,7 @@ export async function loadOrgGraph(
     organizationId,
     graphVersion,
     providers,
-    providerById: new Map(providers.map((x) => [x.id, x])),
+    providerById,
     serviceById,
     servicesBySlug,
     schedulesByProvider,
@@ -153,6 +351,7 @@ export async function loadOrgGraph(
     eligibilityIndex,
     offeringOf,
     servingOf,
+    approxBytes: bytes,
     loadedAt: now,
   };
 }
@@ -160,20 +359,23 @@ export async function loadOrgGraph(
 /**
  * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one
  * small query for the current version (none when the caller read it already); a changed version reloads
- * the graph (concurrent loads shared). The cache is bounded by organizations and by providers held in total
- * (a 10,000-provider graph takes ~36 MB of heap): the least recently used graphs go first, never the one just read.
+ * the graph (concurrent loads shared). The cache is bounded by organizations and by the graphs' estimated heap
+ * (`approxBytes`; GRAPH_CACHE_MAX_MB): the least recently used graphs go first, never the one just read.
  */
 export function createOrgGraphCache(deps: {
   db: Queryable;
   clock: () => Date;
   maxOrganizations?: number;
+  /** Estimated heap the cached graphs may hold in total (bytes); default DEFAULT_GRAPH_CACHE_BYTES. */
+  maxBytes?: number;
+  /** Also bounds the providers held in total, when given (tests; the byte bound is the one that matters). */
   maxProviders?: number;
 }) {
-  const cache = createWeightedCache<OrgGraph>({
-    maxEntries: deps.maxOrganizations ?? 200,
-    maxWeight: deps.maxProviders ?? 50_000,
-    weightOf: (g) => g.providers.length,
-  });
+  const limits: WeightLimit<OrgGraph>[] = [
+    { max: deps.maxBytes ?? DEFAULT_GRAPH_CACHE_BYTES, weightOf: (g) => g.approxBytes },
+  ];
+  if (deps.maxProviders !== undefined) limits.push({ max: deps.maxProviders, weightOf: (g) => g.providers.length });
+  const cache = createWeightedCache<OrgGraph>({ maxEntries: deps.maxOrganizations ?? 200, limits });
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
     if (version === undefined) {

@@ -1,4 +1,4 @@
-import { gunzip, gzip } from 'node:zlib';
+import { constants as zlibConstants, createGzip, gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Provider } from '../../domain/provider.js';
 import type { EligibilityRequest } from '../../domain/eligibility.js';
@@ -6,7 +6,6 @@ import { withRedis, type Redis } from '../../persistence/redis-client.js';
 import type { OrgGraph } from './org-graph.js';
 import { createWeightedCache } from './weighted-cache.js';
 
-const gz = promisify(gzip);
 const gunz = promisify(gunzip);
 
 /** What is kept of a resolution beside its actor: the answer, and what candidates are recomputed from. */
@@ -49,6 +48,41 @@ export interface GraphSnapshot {
   offering: Record<string, string[]>;
 }
 
+/** A snapshot held in memory, with its estimated heap. */
+interface HeldSnapshot {
+  snapshot: GraphSnapshot;
+  approxBytes: number;
+}
+
+/**
+ * The gzipped JSON of a snapshot, the same bytes as `JSON.stringify(snapshot)` gives, written to the compressor a
+ * thousand providers at a time: a large organization's snapshot is never one string (nor one buffer) in memory, and
+ * other requests run between the chunks. Fastest compression level: it is on a graph's first resolution's path.
+ */
+async function gzipSnapshot(snapshot: GraphSnapshot): Promise<Buffer> {
+  const z = createGzip({ level: zlibConstants.Z_BEST_SPEED });
+  const chunks: Buffer[] = [];
+  z.on('data', (c: Buffer) => chunks.push(c));
+  const ended = new Promise<void>((resolve, reject) => {
+    z.once('end', resolve);
+    z.once('error', reject);
+  });
+  const write = (text: string) =>
+    new Promise<void>((resolve) => {
+      if (z.write(text)) resolve();
+      else z.once('drain', resolve);
+    });
+  const { providers, offering } = snapshot;
+  await write('{"providers":[');
+  for (let i = 0; i < providers.length; i += 1000) {
+    const part = providers.slice(i, i + 1000).map((p) => JSON.stringify(p));
+    await write((i === 0 ? '' : ',') + part.join(','));
+  }
+  z.end(`],"offering":${JSON.stringify(offering)}}`);
+  await ended;
+  return Buffer.concat(chunks);
+}
+
 const RECORD_TTL_S = 24 * 3600;
 const SNAPSHOT_TTL_S = 2 * 3600;
 
@@ -61,14 +95,15 @@ const snapshotKey = (orgId: string, version: number) => `graph:{${orgId}}:v${ver
  * graph version (gzipped) and shared by every resolution made on it, so a resolution over 10,000 providers
  * keeps only a few kilobytes of its own for the candidates endpoint.
  */
-export function createResolutionRecords(deps: { redis: Redis; maxSnapshotProviders?: number }) {
+export function createResolutionRecords(deps: { redis: Redis; maxSnapshotBytes?: number }) {
   const written = new Map<string, Promise<void>>();
   const refreshedAt = new Map<string, number>();
-  // Snapshots read back for candidates are whole provider lists: bounded by providers held, like the graph cache.
-  const snapshots = createWeightedCache<GraphSnapshot>({
+  // Snapshots read back for candidates are whole provider lists: bounded by their estimated heap, like the graph
+  // cache (those of a loaded graph share its providers: only their offering lists count).
+  const snapshots = createWeightedCache<HeldSnapshot>({
     maxEntries: 20,
-    maxWeight: deps.maxSnapshotProviders ?? 25_000,
-    weightOf: (s) => s.providers.length,
+    maxWeight: deps.maxSnapshotBytes ?? 128 * 1024 * 1024,
+    weightOf: (s) => s.approxBytes,
   });
   return {
     async save(id: string, record: ResolutionRecord): Promise<void> {
@@ -86,11 +121,15 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotProvide
         p = (async () => {
           const offering: Record<string, string[]> = {};
           for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
-          const body = await gz(
-            Buffer.from(JSON.stringify({ providers: graph.providers, offering } satisfies GraphSnapshot)),
-          );
+          const body = await gzipSnapshot({ providers: graph.providers, offering });
           await withRedis(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
-          snapshots.set(key, Promise.resolve({ providers: graph.providers, offering }));
+          snapshots.set(
+            key,
+            Promise.resolve({
+              snapshot: { providers: graph.providers, offering },
+              approxBytes: 16 * graph.providers.length,
+            }),
+          );
         })();
         p.catch(() => written.delete(key));
         written.set(key, p);
@@ -107,14 +146,16 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotProvide
     loadSnapshot(orgId: string, version: number): Promise<GraphSnapshot | undefined> {
       const key = snapshotKey(orgId, version);
       const cached = snapshots.get(key);
-      if (cached) return cached.catch(() => undefined);
+      if (cached) return cached.then((h) => h.snapshot).catch(() => undefined);
       const p = (async () => {
         const raw = await withRedis(() => deps.redis.get(key));
         if (raw === null) throw new Error('snapshot missing');
-        return JSON.parse((await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8')) as GraphSnapshot;
+        const text = (await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8');
+        // Parsed JSON holds about twice its text in heap (objects, unshared strings).
+        return { snapshot: JSON.parse(text) as GraphSnapshot, approxBytes: 2 * text.length };
       })();
       snapshots.set(key, p);
-      return p.catch(() => undefined);
+      return p.then((h) => h.snapshot).catch(() => undefined);
     },
   };
 }

@@ -1,35 +1,49 @@
-/** A cache of values being loaded or loaded, bounded by entries and by the summed weight of the loaded ones. */
+/** One bound of a weighted cache: the summed weight of its loaded entries stays at most `max`. */
+export interface WeightLimit<V> {
+  max: number;
+  weightOf: (value: V) => number;
+}
+
+/** A cache of values being loaded or loaded, bounded by entries and by the summed weights of the loaded ones. */
 export interface WeightedCache<V> {
   /** The entry of `key`, now the most recently used; undefined when absent. */
   get(key: string): Promise<V> | undefined;
   /** Puts a load under `key` (replacing any entry); a failed load leaves the cache. */
   set(key: string, value: Promise<V>): void;
-  /** Summed weight of the loaded entries. */
+  /** Summed weight of the loaded entries under the first limit. */
   readonly weight: number;
+  /** Summed weight of the loaded entries, by limit (in `limits` order). */
+  readonly weights: readonly number[];
   readonly size: number;
 }
 
 /**
- * Creates a least-recently-used cache bounded by `maxEntries` and by `maxWeight` (e.g. providers held, as a
- * proxy for heap). The entry just set is never evicted for its own weight, so one value above the budget is
- * still served (and dropped once another is loaded).
+ * Creates a least-recently-used cache bounded by `maxEntries` and by each of `limits` (or by one: `maxWeight` of
+ * `weightOf`), e.g. estimated bytes. The
+ * entry just set is never evicted for its own weight, so one value above a budget is still served (and dropped once
+ * another is loaded).
  */
-export function createWeightedCache<V>(opts: {
-  maxEntries: number;
-  maxWeight: number;
-  weightOf: (value: V) => number;
-}): WeightedCache<V> {
+export function createWeightedCache<V>(
+  opts: { maxEntries: number } & (
+    | { limits: readonly WeightLimit<V>[] }
+    | { maxWeight: number; weightOf: (value: V) => number }
+  ),
+): WeightedCache<V> {
+  const limits: readonly WeightLimit<V>[] =
+    'limits' in opts ? opts.limits : [{ max: opts.maxWeight, weightOf: opts.weightOf }];
   const entries = new Map<string, Promise<V>>();
-  const weights = new Map<string, number>();
-  let total = 0;
+  const weights = new Map<string, number[]>();
+  const totals = limits.map(() => 0);
   const drop = (key: string) => {
     entries.delete(key);
-    total -= weights.get(key) ?? 0;
+    const w = weights.get(key);
+    if (w) w.forEach((x, i) => (totals[i]! -= x));
     weights.delete(key);
   };
+  const within = () => entries.size <= opts.maxEntries && limits.every((l, i) => totals[i]! <= l.max);
   const evict = (keep: string) => {
     for (const key of entries.keys()) {
-      if (entries.size <= opts.maxEntries && total <= opts.maxWeight) return;
+      if (within()) return;
       if (key !== keep) drop(key);
     }
   };
@@ -48,9 +62,9 @@ export function createWeightedCache<V>(opts: {
       value.then(
         (v) => {
           if (entries.get(key) !== value) return;
-          const w = opts.weightOf(v);
+          const w = limits.map((l) => l.weightOf(v));
           weights.set(key, w);
-          total += w;
+          w.forEach((x, i) => (totals[i]! += x));
           evict(key);
         },
         () => {
@@ -59,7 +73,10 @@ export function createWeightedCache<V>(opts: {
       );
     },
     get weight() {
-      return total;
+      return totals[0] ?? 0;
+    },
+    get weights() {
+      return totals;
     },
     get size() {
       return entries.size;
