@@ -109,6 +109,15 @@ function patchServiceDoc(cur: ServiceDoc, body: ReturnType<typeof UpdateServiceB
   return next;
 }
 
+/** 409 for a title whose slug the provider's live services already have (the slug is derived from the title). */
+function slugTaken(providerId: string, slug: string): ServiceError {
+  return new ServiceError(
+    'DUPLICATE_EXTERNAL_ID',
+    `Provider ${providerId} already has a service with the slug "${slug}"; the slug comes from the title, so choose a different title.`,
+    { field: 'title' },
+  );
+}
+
 /** CatalogService operations: services (session types) of providers and their v1 event-type view. */
 export function createCatalogOperations(deps: AppDeps): OperationTable {
   /** Checks a provider id named in a query or body: 404 when unknown, 403 when another organization's. */
@@ -145,12 +154,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
             doc,
             now,
           });
-          if (!row)
-            throw new ServiceError(
-              'DUPLICATE_EXTERNAL_ID',
-              `Provider ${provider.id} already has a service with the slug "${slug}"; the slug comes from the title, so choose a different title.`,
-              { field: 'title' },
-            );
+          if (!row) throw slugTaken(provider.id, slug);
           const view = toServiceView(row);
           await bumpGraphVersion(tx, caller.organizationId);
           // A provider newly offering a session type may have time for its waiting entries.
@@ -197,12 +201,7 @@ export function createCatalogOperations(deps: AppDeps): OperationTable {
           if (JSON.stringify(next) === JSON.stringify(serviceDoc(cur))) return cur;
           const slug = serviceSlug(next.title);
           const row = await updateServiceRow(tx, id, slug, next, now);
-          if (!row)
-            throw new ServiceError(
-              'DUPLICATE_EXTERNAL_ID',
-              `Provider ${cur.providerId} already has a service with the slug "${slug}"; the slug comes from the title, so choose a different title.`,
-              { field: 'title' },
-            );
+          if (!row) throw slugTaken(cur.providerId, slug);
           const view = toServiceView(row);
           await bumpGraphVersion(tx, caller.organizationId);
           // A shorter session, interval, notice or buffer may fit waiting entries into the provider's time.

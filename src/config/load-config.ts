@@ -95,13 +95,17 @@ function redisUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
   return url;
 }
 
-/** Reads DATABASE_POOL_MODE; anything but its values fails start-up with a message naming them. */
-function databasePoolModeSetting(raw: string | undefined): DatabasePoolMode {
-  if (raw === undefined || raw === '') return 'auto';
-  const mode = raw.trim().toLowerCase();
-  if (!(DATABASE_POOL_MODES as readonly string[]).includes(mode))
-    throw new Error(`DATABASE_POOL_MODE must be one of ${DATABASE_POOL_MODES.join(', ')}, got "${raw}"`);
-  return mode as DatabasePoolMode;
+/**
+ * Reads a setting that takes one of `values` (case-insensitive; unset or empty: `fallback`); anything else fails
+ * start-up with a message naming the setting and its values.
+ */
+function choiceSetting<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (!(values as readonly string[]).includes(value))
+    throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return value as T;
 }
 
 /** Bounds on server streams open at once: beyond a key's or an organization's, 429; beyond the process's, 503. */
@@ -141,15 +145,6 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return n;
-}
-
-/** Reads LOG_LEVEL: one of the pino levels or `silent`; anything else fails start-up with a message naming it. */
-function logLevelSetting(raw: string | undefined): LogLevel {
-  if (raw === undefined || raw === '') return 'info';
-  const level = raw.trim().toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(level))
-    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
-  return level as LogLevel;
 }
 
 /** Shortest METRICS_TOKEN accepted: a guessable token would open the full exposition to anyone. */
@@ -257,7 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR ?? './.data'),
     redisUrl: redisUrlSetting(env),
     databaseUrl: env.DATABASE_URL || undefined,
-    databasePoolMode: databasePoolModeSetting(env.DATABASE_POOL_MODE),
+    databasePoolMode: choiceSetting(env, 'DATABASE_POOL_MODE', DATABASE_POOL_MODES, 'auto'),
     bootstrapPlatformKey: env.SERVICE_BOOTSTRAP_PLATFORM_KEY || undefined,
     resolutionTtlSeconds: intSetting(env, 'RESOLUTION_TTL_SECONDS', 300),
     graphCacheMaxBytes: intSetting(env, 'GRAPH_CACHE_MAX_MB', 256) * 1024 * 1024,
@@ -274,7 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamLimits: streamLimitsSetting(env),
     corsOrigins: corsOriginsSetting(env.CORS_ORIGINS),
     tracing: tracingSetting(env),
-    logLevel: logLevelSetting(env.LOG_LEVEL),
+    logLevel: choiceSetting(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     maxInFlightRequests: intSetting(env, 'MAX_IN_FLIGHT_REQUESTS', DEFAULT_MAX_LIMIT),
     maxInFlightCalls: intSetting(env, 'MAX_IN_FLIGHT_CALLS', DEFAULT_MAX_LIMIT),
     admissionQueueLength: intSetting(env, 'ADMISSION_QUEUE_LENGTH', DEFAULT_MAX_QUEUE),

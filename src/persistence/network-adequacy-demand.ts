@@ -239,6 +239,10 @@ interface RawRange {
   bIn: boolean;
 }
 
+/** The condition on `r.created_at` of a raw range, its bounds added as parameters by `bound`. */
+const rawRangeSql = (g: RawRange, bound: (at: Date) => string) =>
+  `(r.created_at ${g.aIn ? '>=' : '>'} ${bound(g.a)} AND r.created_at ${g.bIn ? '<=' : '<'} ${bound(g.b)})`;
+
 /** Sums the raw demand rows of the organization's dimension created in `ranges` into `tally`, in one statement. */
 async function readRawRanges(
   db: Queryable,
@@ -252,9 +256,7 @@ async function readRawRanges(
     values.push(at);
     return `$${values.length}`;
   };
-  const rangeSql = ranges.map(
-    (g) => `(r.created_at ${g.aIn ? '>=' : '>'} ${bound(g.a)} AND r.created_at ${g.bIn ? '<=' : '<'} ${bound(g.b)})`,
-  );
+  const rangeSql = ranges.map((g) => rawRangeSql(g, bound));
   const where = `r.organization_id = $1 AND r.dimension = $2 AND (${rangeSql.join(' OR ')})`;
   /** The three aggregates of the rows `r` of `from` that match `cond`. */
   const aggregatesOf = (from: string, cond: string) => [
@@ -328,9 +330,7 @@ async function readEdgesAndHours(
   };
   const hourSql = (col: string) => `floor(extract(epoch FROM ${col}) / 3600)::float8`;
   const rowRanges = [
-    ...o.edges.map(
-      (g) => `(r.created_at ${g.aIn ? '>=' : '>'} ${bound(g.a)} AND r.created_at ${g.bIn ? '<=' : '<'} ${bound(g.b)})`,
-    ),
+    ...o.edges.map((g) => rawRangeSql(g, bound)),
     ...runsOf(o.load).map((g) => `(r.created_at >= ${bound(g.a)} AND r.created_at < ${bound(g.b)})`),
   ];
   const parts: string[] = [];
