@@ -243,6 +243,24 @@ interface RawRange {
 const rawRangeSql = (g: RawRange, bound: (at: Date) => string) =>
   `(r.created_at ${g.aIn ? '>=' : '>'} ${bound(g.a)} AND r.created_at ${g.bIn ? '<=' : '<'} ${bound(g.b)})`;
 
+/**
+ * The three aggregates (Aggregate's kinds 0, 1, 2) of the demand rows `r` of `from` that match `cond`, as statements
+ * to UNION ALL; `byHour` adds each row's hour `r.h` after the kind, and groups by it.
+ */
+function aggregatesOf(from: string, cond: string, o: { byHour?: boolean } = {}): string[] {
+  const h = o.byHour ? 'r.h, ' : '';
+  // Positions of the value and the bucket in the wait statement's select list.
+  const waitGroup = o.byHour ? '2, 3, 5' : '2, 4';
+  return [
+    `SELECT 0 AS kind, ${h}r.value, NULL::text AS code, count(*)::float8 AS a,
+       count(*) FILTER (WHERE r.zero_results)::float8 AS b FROM ${from} WHERE ${cond} GROUP BY ${h}r.value`,
+    `SELECT 1 AS kind, ${h}r.value, NULL::text AS code, ${BUCKET_SQL.replace('days_to_first_option', 'r.days_to_first_option')}::float8 AS a,
+       count(*)::float8 AS b FROM ${from} WHERE ${cond} AND r.days_to_first_option IS NOT NULL GROUP BY ${waitGroup}`,
+    `SELECT 2 AS kind, ${h}r.value, x.code, sum(x.n)::float8 AS a, 0::float8 AS b
+       FROM ${from}, unnest(r.exclusion_codes, r.exclusion_counts) AS x(code, n) WHERE ${cond} GROUP BY ${h}r.value, x.code`,
+  ];
+}
+
 /** Sums the raw demand rows of the organization's dimension created in `ranges` into `tally`, in one statement. */
 async function readRawRanges(
   db: Queryable,
@@ -258,15 +276,6 @@ async function readRawRanges(
   };
   const rangeSql = ranges.map((g) => rawRangeSql(g, bound));
   const where = `r.organization_id = $1 AND r.dimension = $2 AND (${rangeSql.join(' OR ')})`;
-  /** The three aggregates of the rows `r` of `from` that match `cond`. */
-  const aggregatesOf = (from: string, cond: string) => [
-    `SELECT 0 AS kind, r.value, NULL::text AS code, count(*)::float8 AS a,
-       count(*) FILTER (WHERE r.zero_results)::float8 AS b FROM ${from} WHERE ${cond} GROUP BY r.value`,
-    `SELECT 1 AS kind, r.value, NULL::text AS code, ${BUCKET_SQL.replace('days_to_first_option', 'r.days_to_first_option')}::float8 AS a,
-       count(*)::float8 AS b FROM ${from} WHERE ${cond} AND r.days_to_first_option IS NOT NULL GROUP BY 2, 4`,
-    `SELECT 2 AS kind, r.value, x.code, sum(x.n)::float8 AS a, 0::float8 AS b
-       FROM ${from}, unnest(r.exclusion_codes, r.exclusion_counts) AS x(code, n) WHERE ${cond} GROUP BY r.value, x.code`,
-  ];
   // The ranges are written out (one index range scan of resolution_demands_by_period each, OR-ed in a bitmap), so the
   // statements are unnamed: planned each time with their own bounds. Only the partial days (about a day of rows): one
   // statement, the rows read once for the three aggregates. With whole days not rolled up yet too (a first read over
@@ -342,14 +351,7 @@ async function readEdgesAndHours(
           r.exclusion_counts
         FROM resolution_demands r
         WHERE r.organization_id = $1 AND r.dimension = $2 AND (${rowRanges.join(' OR ')}))`;
-    parts.push(
-      `SELECT 0 AS kind, h, value, NULL::text AS code, count(*)::float8 AS a,
-         count(*) FILTER (WHERE zero_results)::float8 AS b FROM raw GROUP BY h, value`,
-      `SELECT 1, h, value, NULL, ${BUCKET_SQL}::float8, count(*)::float8 FROM raw
-         WHERE days_to_first_option IS NOT NULL GROUP BY 2, 3, 5`,
-      `SELECT 2, raw.h, raw.value, x.code, sum(x.n)::float8, 0::float8
-         FROM raw, unnest(raw.exclusion_codes, raw.exclusion_counts) AS x(code, n) GROUP BY raw.h, raw.value, x.code`,
-    );
+    parts.push(...aggregatesOf('raw r', 'true', { byHour: true }));
   }
   // One index-only range scan per run (an OR of ranges would be a bitmap scan reading the table's pages).
   for (const g of runsOf(o.check))
