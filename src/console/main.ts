@@ -88,6 +88,7 @@ async function renderPage(api: ApiClient, caller: Caller, main: HTMLElement): Pr
     signal: controller.signal,
     navigate,
     setQuery(q: URLSearchParams) {
+      ctx.query = q;
       const s = q.toString();
       history.replaceState(null, '', s ? `${location.pathname}?${s}` : location.pathname);
     },

@@ -11,12 +11,13 @@ export interface PageContext {
   caller: Caller;
   /** Path parameters of the page's pattern (`:id` → `params.id`). */
   params: Record<string, string>;
+  /** The URL's query: the page's filters, as `setQuery` last set them. */
   query: URLSearchParams;
   /** Aborted when the reader leaves the page: stop timers and streams with it. */
   signal: AbortSignal;
   /** Goes to another console path (`/console/bookings/bk_1`) without reloading. */
   navigate(path: string): void;
-  /** Sets the URL's query for this page (filters) without re-rendering it. */
+  /** Sets the URL's query for this page (filters) and `query` without re-rendering it. */
   setQuery(query: URLSearchParams): void;
 }
 

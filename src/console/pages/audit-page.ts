@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { AuditEvent as AuditEventSchema } from '../../contract/schemas/audit-event.js';
 import type { Page } from '../page.js';
 import { h } from '../ui/dom.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField } from '../ui/form-field.js';
 import { idLink, jsonBlock, timeCell } from '../ui/format.js';
 import { pagedTable, type ListPage } from '../ui/paged-table.js';
@@ -61,19 +61,22 @@ export const auditPage: Page = {
   needsOrganization: true,
   async render(ctx) {
     const { api, signal } = ctx;
-    let query = ctx.query;
-    const current = queryValues(query, FILTERS);
+    const current = queryValues(ctx.query, FILTERS);
     const text = (name: string, value: string | undefined) =>
       h('input', { type: 'text', name, value: value ?? '', autocomplete: 'off', spellcheck: 'false' });
     const hiddenNote = h('p', { class: 'muted small', 'data-hidden-reads': '' });
     let hidden = 0;
     const list = (cursor: string | undefined, limit: number) =>
-      api.get<ListPage<AuditEvent>>('/api/v2/audit-events', { ...queryValues(query, FILTERS), limit, cursor }, signal);
+      api.get<ListPage<AuditEvent>>(
+        '/api/v2/audit-events',
+        { ...queryValues(ctx.query, FILTERS), limit, cursor },
+        signal,
+      );
     const table = pagedTable<AuditEvent>({
       caption: 'Audit events, newest first',
       empty: 'No audit event matches these filters.',
       async load(cursor) {
-        if (query.get('reads') === 'shown') {
+        if (ctx.query.get('reads') === 'shown') {
           hiddenNote.textContent = '';
           return list(cursor, 50);
         }
@@ -129,16 +132,12 @@ export const auditPage: Page = {
             name: 'reads',
             value: 'shown',
             id: 'audit-show-reads',
-            checked: query.get('reads') === 'shown',
+            checked: ctx.query.get('reads') === 'shown',
           }),
           h('label', { for: 'audit-show-reads' }, 'Show reads'),
         ),
       ],
-      (q) => {
-        ctx.setQuery(q);
-        query = q;
-        void table.reload();
-      },
+      reloadWithFilters(ctx, table),
     );
     const [verification] = await Promise.all([auditVerification(api, signal), table.reload()]);
     return h(

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { BookingV2 } from '../../contract/schemas/booking.js';
 import type { Page } from '../page.js';
 import { h } from '../ui/dom.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField, selectOf } from '../ui/form-field.js';
 import { idLink, slotText, statusBadge, timeCell } from '../ui/format.js';
 import { pagedTable, type ListPage } from '../ui/paged-table.js';
@@ -20,13 +20,16 @@ export const bookingsPage: Page = {
   needsOrganization: true,
   async render(ctx) {
     const { api, signal } = ctx;
-    let query = ctx.query;
-    const current = queryValues(query, FILTERS);
+    const current = queryValues(ctx.query, FILTERS);
     const table = pagedTable<Booking>({
       caption: 'Bookings, newest first',
       empty: 'No booking matches these filters.',
       load: (cursor) =>
-        api.get<ListPage<Booking>>('/api/v2/bookings', { ...queryValues(query, FILTERS), limit: 50, cursor }, signal),
+        api.get<ListPage<Booking>>(
+          '/api/v2/bookings',
+          { ...queryValues(ctx.query, FILTERS), limit: 50, cursor },
+          signal,
+        ),
       columns: [
         { header: 'Booking', cell: (b) => idLink(b.id, `/console/bookings/${encodeURIComponent(b.id)}`) },
         { header: 'Status', cell: (b) => statusBadge(b.status) },
@@ -62,11 +65,7 @@ export const bookingsPage: Page = {
         ),
         formField('Provider id', providerId),
       ],
-      (q) => {
-        ctx.setQuery(q);
-        query = q;
-        void table.reload();
-      },
+      reloadWithFilters(ctx, table),
     );
     await table.reload();
     return h('section', {}, h('h1', { tabindex: -1 }, 'Bookings'), form, table.element);

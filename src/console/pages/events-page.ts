@@ -3,7 +3,7 @@ import type { Event as EventSchema } from '../../contract/schemas/event.js';
 import { WEBHOOK_EVENT_TYPES } from '../../contract/webhook-vocabulary.js';
 import type { Page } from '../page.js';
 import { h } from '../ui/dom.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField, selectOf } from '../ui/form-field.js';
 import { idLink, jsonBlock, timeCell } from '../ui/format.js';
 import { pagedTable, type ListPage } from '../ui/paged-table.js';
@@ -50,15 +50,14 @@ export const eventsPage: Page = {
   needsOrganization: true,
   async render(ctx) {
     const { api, signal } = ctx;
-    let query = ctx.query;
-    const current = queryValues(query, FILTERS);
+    const current = queryValues(ctx.query, FILTERS);
     const table = pagedTable<ServiceEvent>({
       caption: 'Events of the last 30 days, newest first',
       empty: 'No event matches these filters.',
       load: (cursor) =>
         api.get<ListPage<ServiceEvent>>(
           '/api/v2/events',
-          { ...queryValues(query, FILTERS), limit: 50, cursor },
+          { ...queryValues(ctx.query, FILTERS), limit: 50, cursor },
           signal,
         ),
       columns: [
@@ -85,7 +84,7 @@ export const eventsPage: Page = {
           selectOf(
             'type',
             [['', 'Any type'], ...WEBHOOK_EVENT_TYPES.map((t): [string, string] => [t, t])],
-            known(query.get('type'), WEBHOOK_EVENT_TYPES),
+            known(ctx.query.get('type'), WEBHOOK_EVENT_TYPES),
           ),
         ),
         formField(
@@ -93,16 +92,12 @@ export const eventsPage: Page = {
           selectOf(
             'mode',
             [['', 'Live and test'], ...MODES.map((m): [string, string] => [m, m])],
-            known(query.get('mode'), MODES),
+            known(ctx.query.get('mode'), MODES),
           ),
         ),
         formField('Since', since, 'An instant such as 2026-03-02T09:00:00Z'),
       ],
-      (q) => {
-        ctx.setQuery(q);
-        query = q;
-        void table.reload();
-      },
+      reloadWithFilters(ctx, table),
     );
     await table.reload();
     return h(

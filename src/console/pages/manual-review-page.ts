@@ -4,7 +4,7 @@ import type { ApiClient } from '../api-client.js';
 import type { Page } from '../page.js';
 import { h, replaceChildren } from '../ui/dom.js';
 import { errorNotice } from '../ui/error-notice.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField, selectOf } from '../ui/form-field.js';
 import { statusBadge, timeCell } from '../ui/format.js';
 import { pagedTable, type ListPage } from '../ui/paged-table.js';
@@ -79,7 +79,6 @@ export const manualReviewPage: Page = {
   needsOrganization: true,
   async render(ctx) {
     const { api, signal } = ctx;
-    let query = ctx.query;
     const notice = h('div', { role: 'status' });
     const heading = h('h1', { tabindex: -1 }, 'Manual review');
     const table = pagedTable<ManualReviewEntry>({
@@ -88,7 +87,7 @@ export const manualReviewPage: Page = {
       load: (cursor) =>
         api.get<ListPage<ManualReviewEntry>>(
           '/api/v2/manual-review',
-          { ...queryValues(query, ['status']), limit: 50, cursor },
+          { ...queryValues(ctx.query, ['status']), limit: 50, cursor },
           signal,
         ),
       columns: [
@@ -142,15 +141,11 @@ export const manualReviewPage: Page = {
               ['', 'Open'],
               ['resolved', 'Resolved'],
             ],
-            query.get('status') ?? '',
+            ctx.query.get('status') ?? '',
           ),
         ),
       ],
-      (q) => {
-        ctx.setQuery(q);
-        query = q;
-        void table.reload();
-      },
+      reloadWithFilters(ctx, table),
     );
     await table.reload();
     return h(

@@ -1,6 +1,6 @@
 import type { Page } from '../page.js';
 import { h } from '../ui/dom.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField, selectOf } from '../ui/form-field.js';
 import { statusBadge, timeCell, valuesText } from '../ui/format.js';
 import { pagedTable, type ListPage } from '../ui/paged-table.js';
@@ -17,13 +17,16 @@ export const providersPage: Page = {
   needsOrganization: true,
   async render(ctx) {
     const { api, signal } = ctx;
-    let query = ctx.query;
-    const current = queryValues(query, FILTERS);
+    const current = queryValues(ctx.query, FILTERS);
     const table = pagedTable<Provider>({
       caption: 'Providers',
       empty: 'No provider matches these filters.',
       load: (cursor) =>
-        api.get<ListPage<Provider>>('/api/v2/providers', { ...queryValues(query, FILTERS), limit: 50, cursor }, signal),
+        api.get<ListPage<Provider>>(
+          '/api/v2/providers',
+          { ...queryValues(ctx.query, FILTERS), limit: 50, cursor },
+          signal,
+        ),
       columns: [
         {
           header: 'Provider',
@@ -83,11 +86,7 @@ export const providersPage: Page = {
         formField('External id', text('externalId')),
         formField('Language', text('languageCodes'), 'e.g. es'),
       ],
-      (q) => {
-        ctx.setQuery(q);
-        query = q;
-        void table.reload();
-      },
+      reloadWithFilters(ctx, table),
     );
     await table.reload();
     const platform = ctx.caller.keyType.startsWith('platform');

@@ -5,7 +5,7 @@ import type {
 } from '../../contract/schemas/resolution.js';
 import type { PageContext } from '../page.js';
 import { h } from '../ui/dom.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField, selectOf } from '../ui/form-field.js';
 import { statusBadge, valuesText } from '../ui/format.js';
 import { pagedTable } from '../ui/paged-table.js';
@@ -46,16 +46,15 @@ function exclusionList(c: Candidate): HTMLElement | string {
  */
 export async function resolutionCandidates(ctx: PageContext, resolutionId: string): Promise<HTMLElement> {
   const { api, signal } = ctx;
-  let query = ctx.query;
   const summary = h('p', { class: 'muted' });
-  const current = queryValues(query, ['status', 'exclusionCode']);
+  const current = queryValues(ctx.query, ['status', 'exclusionCode']);
   const codes: string[] = [...EXCLUSION_CODES];
   if (current.exclusionCode && !codes.includes(current.exclusionCode)) codes.push(current.exclusionCode);
   const table = pagedTable<Candidate>({
     caption: 'Candidates of this resolution with their exclusions',
     empty: 'No candidate matches these filters.',
     async load(cursor) {
-      const filters = queryValues(query, ['status', 'exclusionCode']);
+      const filters = queryValues(ctx.query, ['status', 'exclusionCode']);
       const page = await api.get<CandidatesPage>(
         `/api/v2/resolutions/${encodeURIComponent(resolutionId)}/candidates`,
         { ...filters, limit: 100, cursor },
@@ -98,11 +97,7 @@ export async function resolutionCandidates(ctx: PageContext, resolutionId: strin
         selectOf('exclusionCode', [['', 'Any'], ...codes.map((c): [string, string] => [c, c])], current.exclusionCode),
       ),
     ],
-    (q) => {
-      ctx.setQuery(q);
-      query = q;
-      void table.reload();
-    },
+    reloadWithFilters(ctx, table),
   );
   await table.reload();
   return h(

@@ -1,6 +1,6 @@
 import type { Page } from '../page.js';
 import { h } from '../ui/dom.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField } from '../ui/form-field.js';
 import { timeCell } from '../ui/format.js';
 import { pagedTable, type ListPage } from '../ui/paged-table.js';
@@ -18,14 +18,13 @@ export const schedulesPage: Page = {
   needsOrganization: true,
   async render(ctx) {
     const { api, signal } = ctx;
-    let query = ctx.query;
     const table = pagedTable<Schedule>({
       caption: 'Schedules (calendar connections)',
       empty: 'No schedule matches this filter.',
       load: (cursor) =>
         api.get<ListPage<Schedule>>(
           '/api/v2/calendar-connections',
-          { ...queryValues(query, ['providerId']), limit: 50, cursor },
+          { ...queryValues(ctx.query, ['providerId']), limit: 50, cursor },
           signal,
         ),
       columns: [
@@ -51,15 +50,11 @@ export const schedulesPage: Page = {
         { header: 'Updated', cell: (c) => timeCell(c.updatedAt) },
       ],
     });
-    const providerId = query.get('providerId');
+    const providerId = ctx.query.get('providerId');
     const form = filterForm(
       'Schedule filters',
       [formField('Provider', await providerPicker(api, signal, providerId, { anyLabel: 'Any' }))],
-      (q) => {
-        ctx.setQuery(q);
-        query = q;
-        void table.reload();
-      },
+      reloadWithFilters(ctx, table),
     );
     await table.reload();
     const add = `/console/schedules/new${providerId ? `?providerId=${encodeURIComponent(providerId)}` : ''}`;

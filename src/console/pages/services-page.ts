@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Service as ServiceSchema } from '../../contract/schemas/service.js';
 import type { Page } from '../page.js';
 import { h } from '../ui/dom.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField } from '../ui/form-field.js';
 import { timeCell } from '../ui/format.js';
 import { pagedTable, type ListPage, type PagedTable } from '../ui/paged-table.js';
@@ -30,14 +30,13 @@ export const servicesPage: Page = {
   needsOrganization: true,
   async render(ctx) {
     const { api, signal } = ctx;
-    let query = ctx.query;
     const table: PagedTable = pagedTable<Service>({
       caption: 'Services',
       empty: 'No service matches this filter.',
       load: (cursor) =>
         api.get<ListPage<Service>>(
           '/api/v2/services',
-          { ...queryValues(query, ['providerId']), limit: 50, cursor },
+          { ...queryValues(ctx.query, ['providerId']), limit: 50, cursor },
           signal,
         ),
       columns: [
@@ -74,15 +73,11 @@ export const servicesPage: Page = {
         },
       ],
     });
-    const providerId = query.get('providerId');
+    const providerId = ctx.query.get('providerId');
     const form = filterForm(
       'Service filters',
       [formField('Provider', await providerPicker(api, signal, providerId, { anyLabel: 'Any' }))],
-      (q) => {
-        ctx.setQuery(q);
-        query = q;
-        void table.reload();
-      },
+      reloadWithFilters(ctx, table),
     );
     await table.reload();
     const add = `/console/services/new${providerId ? `?providerId=${encodeURIComponent(providerId)}` : ''}`;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { WaitlistEntry as WaitlistEntrySchema } from '../../contract/schemas/care.js';
 import type { Page } from '../page.js';
 import { h } from '../ui/dom.js';
-import { filterForm, queryValues } from '../ui/filter-form.js';
+import { filterForm, queryValues, reloadWithFilters } from '../ui/filter-form.js';
 import { formField, selectOf } from '../ui/form-field.js';
 import { statusBadge, timeCell } from '../ui/format.js';
 import { pagedTable, type ListPage } from '../ui/paged-table.js';
@@ -57,14 +57,13 @@ export const waitlistPage: Page = {
   needsOrganization: true,
   async render(ctx) {
     const { api, signal } = ctx;
-    let query = ctx.query;
     const table = pagedTable<WaitlistEntry>({
       caption: 'Waitlist entries, oldest first',
       empty: 'No entry matches this filter.',
       load: (cursor) =>
         api.get<ListPage<WaitlistEntry>>(
           '/api/v2/waitlist',
-          { ...queryValues(query, ['status']), limit: 50, cursor },
+          { ...queryValues(ctx.query, ['status']), limit: 50, cursor },
           signal,
         ),
       columns: [
@@ -95,15 +94,11 @@ export const waitlistPage: Page = {
           selectOf(
             'status',
             [['', 'Any'], ...['waiting', 'offered', 'booked', 'cancelled'].map((s): [string, string] => [s, s])],
-            query.get('status') ?? '',
+            ctx.query.get('status') ?? '',
           ),
         ),
       ],
-      (q) => {
-        ctx.setQuery(q);
-        query = q;
-        void table.reload();
-      },
+      reloadWithFilters(ctx, table),
     );
     await table.reload();
     return h(

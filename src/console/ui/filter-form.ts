@@ -41,6 +41,20 @@ export function filterForm(
   return form;
 }
 
+/**
+ * The `apply` of a filter form over a list: the filters go into the page's URL (and its `query`, which the list's
+ * loader reads), then the list reloads with them.
+ */
+export function reloadWithFilters(
+  page: { setQuery(query: URLSearchParams): void },
+  list: { reload(): Promise<unknown> },
+): (query: URLSearchParams) => void {
+  return (query) => {
+    page.setQuery(query);
+    void list.reload();
+  };
+}
+
 /** Turns a URL query into API query values (the console's filter names are the API's). */
 export function queryValues(query: URLSearchParams, names: string[]): Record<string, string | undefined> {
   return Object.fromEntries(names.map((n) => [n, query.get(n) ?? undefined]));
