@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { EVENT_DATA_SCHEMAS } from '../contract/schemas/event.js';
 import type { BookingRow } from '../persistence/booking-repository.js';
 import type { OutboxEvent } from '../persistence/event-outbox.js';
 
@@ -7,130 +9,29 @@ import type { OutboxEvent } from '../persistence/event-outbox.js';
  * too: endLapsedHolds builds them from the hold machine's decision).
  */
 
-/** A booking's slot: ISO instants and the provider's IANA timezone. */
-export interface EventSlot {
-  start: string;
-  end: string;
-  timezone: string;
-}
-
-/**
- * `booking.confirmed`, `booking.cancelled`, `booking.completed`: SPEC's booking.confirmed plus `status`.
- * `resolutionId` is null for a booking made through v1 (no resolution). `rescheduledFrom` is present on a booking
- * made by a reschedule; `cancelledAt` and `reason` (null when none was given) on `booking.cancelled`.
- */
-export interface BookingEventData {
-  bookingId: string;
-  resolutionId: string | null;
-  providerId: string;
-  slot: EventSlot;
-  status: BookingRow['status'];
-  rescheduledFrom?: string;
-  cancelledAt?: string;
-  reason?: string | null;
-}
-
-/** `booking.rescheduled`: the original booking, the new one, and the new slot (CONTRACT part 5 and 6). */
-export interface BookingRescheduledData extends BookingEventData {
-  status: 'rescheduled';
-  rescheduledTo: string;
-}
-
-/** `resolution.resolved`, `resolution.zero_results`, `resolution.partial` (which adds `unknownProviders`). */
-export interface ResolutionEventData {
-  resolutionId: string;
-  status: string;
-  optionsReturned: number;
-  requestId: string;
-  unknownProviders?: number;
-}
-
-/** `option.held`. */
-export interface OptionHeldData {
-  resolutionId: string;
-  optionId: string;
-  holdId: string;
-  expiresAt: string;
-  reason: 'held';
-}
-
-/** `option.released`: a release by the client, or the end of the hold's lifetime (`releasedAt` = its expiry). */
-export interface OptionReleasedData {
-  resolutionId: string;
-  optionId: string;
-  holdId: string;
-  releasedAt: string;
-  reason: 'released' | 'expired';
-}
-
-/** `professional.created`, `professional.updated`. */
-export interface ProfessionalEventData {
-  providerId: string;
-  externalId: string;
-  profileVersion: number;
-}
-
-/** `provider_import.completed`. */
-export interface ProviderImportCompletedData {
-  importId: string;
-  summary: Record<string, number>;
-}
-
-/** `calendar.connection_degraded`, `calendar.reconnect_required`. */
-export interface CalendarEventData {
-  providerId: string;
-  calendarConnectionId: string;
-  reason: string;
-}
-
-/** `waitlist.offered`: a waitlist entry was offered a freed slot (CONTRACT part 8). */
-export interface WaitlistOfferedData {
-  entryId: string;
-  resolutionId: string;
-  holdId: string;
-  optionId: string;
-  providerId: string;
-  slotStart: string;
-  expiresAt: string;
-}
-
-/** `waitlist.booked`: a waitlist entry's offer was confirmed into a booking. */
-export interface WaitlistBookedData {
-  entryId: string;
-  resolutionId: string;
-  holdId: string;
-  bookingId: string;
-}
-
-/** Every event type and its data. */
-export interface EventDataByType {
-  'booking.confirmed': BookingEventData;
-  'booking.cancelled': BookingEventData;
-  'booking.completed': BookingEventData;
-  'booking.rescheduled': BookingRescheduledData;
-  'resolution.resolved': ResolutionEventData;
-  'resolution.zero_results': ResolutionEventData;
-  'resolution.partial': ResolutionEventData;
-  'option.held': OptionHeldData;
-  'option.released': OptionReleasedData;
-  'professional.created': ProfessionalEventData;
-  'professional.updated': ProfessionalEventData;
-  'provider_import.completed': ProviderImportCompletedData;
-  'calendar.connection_degraded': CalendarEventData;
-  'calendar.reconnect_required': CalendarEventData;
-  'waitlist.offered': WaitlistOfferedData;
-  'waitlist.booked': WaitlistBookedData;
-}
+/** The data of one event type, as its published zod schema (src/contract/schemas/event.ts) reads it. */
+type DataOf<T extends EventType> = z.infer<(typeof EVENT_DATA_SCHEMAS)[T]>;
 
 /** An event type of SPEC part 6. */
-export type EventType = keyof EventDataByType;
+export type EventType = keyof typeof EVENT_DATA_SCHEMAS;
+
+/** Every event type and its data: the published schemas' types, so the builders below cannot drift from them. */
+export type EventDataByType = { [T in EventType]: DataOf<T> };
+
+type EventSlot = DataOf<'booking.confirmed'>['slot'];
 
 function slotOf(b: BookingRow): EventSlot {
   return { start: b.start_at.toISOString(), end: b.end_at.toISOString(), timezone: b.timezone };
 }
 
-/** The data of `booking.confirmed` and `booking.completed`, from the booking as it is after the change. */
-export function bookingEventData(b: BookingRow): BookingEventData {
+/**
+ * The data of `booking.confirmed` or `booking.completed`, from the booking as it is after the change (its status is
+ * the one the type names: the booking machine moved it there).
+ */
+export function bookingEventData<T extends 'booking.confirmed' | 'booking.completed'>(
+  _type: T,
+  b: BookingRow,
+): DataOf<T> {
   return {
     bookingId: b.id,
     resolutionId: b.resolution_id,
@@ -138,16 +39,25 @@ export function bookingEventData(b: BookingRow): BookingEventData {
     slot: slotOf(b),
     status: b.status,
     ...(b.rescheduled_from !== null ? { rescheduledFrom: b.rescheduled_from } : {}),
-  };
+  } as DataOf<T>;
 }
 
 /** The data of `booking.cancelled`, from the cancelled booking. */
-export function bookingCancelledData(b: BookingRow, cancelledAt: Date, reason: string | null): BookingEventData {
-  return { ...bookingEventData(b), cancelledAt: cancelledAt.toISOString(), reason };
+export function bookingCancelledData(
+  b: BookingRow,
+  cancelledAt: Date,
+  reason: string | null,
+): DataOf<'booking.cancelled'> {
+  return {
+    ...bookingEventData('booking.confirmed', b),
+    status: 'cancelled',
+    cancelledAt: cancelledAt.toISOString(),
+    reason,
+  };
 }
 
 /** The data of `booking.rescheduled`: `bookingId` is the original (now `rescheduled`), `slot` the new booking's. */
-export function bookingRescheduledData(original: BookingRow, fresh: BookingRow): BookingRescheduledData {
+export function bookingRescheduledData(original: BookingRow, fresh: BookingRow): DataOf<'booking.rescheduled'> {
   return {
     bookingId: original.id,
     resolutionId: original.resolution_id,
@@ -159,18 +69,27 @@ export function bookingRescheduledData(original: BookingRow, fresh: BookingRow):
   };
 }
 
-/** The data of `resolution.*`; `unknownProviders` only for `resolution.partial`. */
-export function resolutionEventData(
-  r: { resolutionId: string; status: string; optionsReturned: number; requestId: string },
-  unknownProviders?: number,
-): ResolutionEventData {
+/** The facts of a resolution its events carry. */
+interface ResolutionFacts {
+  resolutionId: string;
+  status: 'resolved' | 'zero_results';
+  optionsReturned: number;
+  requestId: string;
+}
+
+/** The data of `resolution.resolved` or `resolution.zero_results`. */
+export function resolutionEventData(r: ResolutionFacts): DataOf<'resolution.resolved' | 'resolution.zero_results'> {
   return {
     resolutionId: r.resolutionId,
     status: r.status,
     optionsReturned: r.optionsReturned,
     requestId: r.requestId,
-    ...(unknownProviders !== undefined ? { unknownProviders } : {}),
-  };
+  } as DataOf<'resolution.resolved' | 'resolution.zero_results'>;
+}
+
+/** The data of `resolution.partial`: the outcome's data and the count of providers left unknown. */
+export function resolutionPartialData(r: ResolutionFacts, unknownProviders: number): DataOf<'resolution.partial'> {
+  return { ...resolutionEventData(r), unknownProviders };
 }
 
 /** The data of `option.held`. */
@@ -179,7 +98,7 @@ export function optionHeldData(h: {
   optionId: string;
   holdId: string;
   expiresAt: Date;
-}): OptionHeldData {
+}): DataOf<'option.held'> {
   return {
     resolutionId: h.resolutionId,
     optionId: h.optionId,
@@ -196,7 +115,7 @@ export function optionReleasedData(h: {
   holdId: string;
   releasedAt: Date;
   reason: 'released' | 'expired';
-}): OptionReleasedData {
+}): DataOf<'option.released'> {
   return {
     resolutionId: h.resolutionId,
     optionId: h.optionId,
@@ -211,15 +130,15 @@ export function professionalEventData(p: {
   id: string;
   externalId: string;
   profileVersion: number;
-}): ProfessionalEventData {
+}): DataOf<'professional.created'> {
   return { providerId: p.id, externalId: p.externalId, profileVersion: p.profileVersion };
 }
 
 /** The data of `provider_import.completed`. */
 export function providerImportCompletedData(
   importId: string,
-  summary: Record<string, number>,
-): ProviderImportCompletedData {
+  summary: DataOf<'provider_import.completed'>['summary'],
+): DataOf<'provider_import.completed'> {
   return { importId, summary: { ...summary } };
 }
 
@@ -228,7 +147,7 @@ export function calendarEventData(c: {
   providerId: string;
   calendarConnectionId: string;
   reason: string;
-}): CalendarEventData {
+}): DataOf<'calendar.reconnect_required'> {
   return { providerId: c.providerId, calendarConnectionId: c.calendarConnectionId, reason: c.reason };
 }
 
@@ -243,7 +162,7 @@ export function waitlistOfferedData(
     slotStart: string;
     expiresAt: string;
   },
-): WaitlistOfferedData {
+): DataOf<'waitlist.offered'> {
   return {
     entryId,
     resolutionId: o.resolutionId,
@@ -260,7 +179,7 @@ export function waitlistBookedData(
   entryId: string,
   o: { resolutionId: string; holdId: string },
   bookingId: string,
-): WaitlistBookedData {
+): DataOf<'waitlist.booked'> {
   return { entryId, resolutionId: o.resolutionId, holdId: o.holdId, bookingId };
 }
 

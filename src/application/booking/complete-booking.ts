@@ -25,7 +25,7 @@ export async function completeBooking(deps: ResolutionDeps, bookingId: string): 
       commit: async (tx, row, after) => {
         await storeEvent(
           tx,
-          outboxEvent('booking.completed', bookingEventData(after), {
+          outboxEvent('booking.completed', bookingEventData('booking.completed', after), {
             platformId: row.platform_id,
             organizationId: row.organization_id,
             mode: row.mode,

@@ -273,7 +273,7 @@ function confirmStatement(
   );
   return confirmBookingStatement(db, {
     ...p,
-    eventData: bookingEventData(b),
+    eventData: bookingEventData('booking.confirmed', b),
     auditParams: audit.params,
     answerParams: answerInsertParams(p.idempotency, p.view, b.created_at),
   });

@@ -61,7 +61,7 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
     commit: async (tx, row, updated) => {
       await storeEvent(
         tx,
-        outboxEvent('booking.confirmed', bookingEventData(updated), {
+        outboxEvent('booking.confirmed', bookingEventData('booking.confirmed', updated), {
           platformId: row.platform_id,
           organizationId: row.organization_id,
           mode: row.mode,

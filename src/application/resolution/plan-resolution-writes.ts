@@ -8,7 +8,7 @@ import type { ResolutionDemand } from '../../persistence/resolution-demand.js';
 import type { StepCause, TimerRequest } from '../../persistence/actor-store.js';
 import type { Caller } from '../caller.js';
 import { auditActor } from '../caller.js';
-import { calendarEventData, outboxEvent, resolutionEventData } from '../event-data.js';
+import { calendarEventData, outboxEvent, resolutionEventData, resolutionPartialData } from '../event-data.js';
 import { stepCause } from '../step-cause.js';
 import type { FeedIncident } from './calendar-feeds.js';
 import type { ResolutionDecision } from './decide-resolution.js';
@@ -104,7 +104,7 @@ export function planResolutionWrites(
   const status = String(getInitialSnapshot(resolutionMachine, actorInput).value);
   const base = {
     resolutionId: id,
-    status: response.status,
+    status: response.status as 'resolved' | 'zero_results',
     optionsReturned: outcome.options.length,
     requestId: caller.requestId,
   };
@@ -117,7 +117,7 @@ export function planResolutionWrites(
       type: response.status === 'resolved' ? 'resolution.resolved' : 'resolution.zero_results',
       data: resolutionEventData(base),
     },
-    ...(unknownCount > 0 ? [{ type: 'resolution.partial', data: resolutionEventData(base, unknownCount) }] : []),
+    ...(unknownCount > 0 ? [{ type: 'resolution.partial', data: resolutionPartialData(base, unknownCount) }] : []),
     ...inputs.incidents.map((i) => ({ type: i.type, data: incidentData(i) })),
   ];
   const record: ResolutionRecord = {

@@ -16,7 +16,10 @@ const slot = z
   .meta({ description: "The booking's slot: instants, and the provider's time zone." });
 
 /** `booking.*` data, `status` fixed per type. */
-function bookingData(status: z.infer<typeof BookingStatus>, extra: z.ZodRawShape = {}) {
+function bookingData<S extends z.infer<typeof BookingStatus>, E extends z.ZodRawShape = {}>(
+  status: S,
+  extra: E = {} as E,
+) {
   return z.object({
     bookingId: z.string(),
     resolutionId: z
@@ -35,7 +38,7 @@ function bookingData(status: z.infer<typeof BookingStatus>, extra: z.ZodRawShape
 }
 
 /** `resolution.*` data. */
-function resolutionData(status: z.ZodType, extra: z.ZodRawShape = {}) {
+function resolutionData<S extends z.ZodType, E extends z.ZodRawShape = {}>(status: S, extra: E = {} as E) {
   return z.object({
     resolutionId: z.string(),
     status,
