@@ -20,7 +20,9 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  * /tmp/scheduling-bench-procs), loaded with POST resolutions (the ~10% constraint mix, platform path) and
  * GET /api/v2/resolutions/:id, each as a share of a raw node:http hello-world at the same client count. The service CPU
  * per request sums the workers (the primary's own CPU, handing out connections, is printed apart). Prints the
- * 2-process figures as ratios to the 1-process ones.
+ * 2-process figures as ratios to the 1-process ones. A phase after the closed loop offers the same fixed rate of resolutions to both
+ * (PROCS_PACED_RATE, default 40/s, unsaturated): its CPU per request is the comparison a closed loop at saturation
+ * cannot give on two shared cores.
  *   PROCS_SECONDS=8 (each measured phase)   PROCS_CLIENTS=8 (resolutions; reads use 4x)   BENCH_PROVIDERS=1000
  */
 const DIR = process.env.BENCH_DIR ?? '/tmp/scheduling-bench-procs';
@@ -28,6 +30,9 @@ const PROVIDERS = Number(process.env.BENCH_PROVIDERS ?? 1000);
 const PHASE_MS = Number(process.env.PROCS_SECONDS ?? 8) * 1000;
 const CLIENTS = Number(process.env.PROCS_CLIENTS ?? 8);
 const READ_CLIENTS = CLIENTS * 4;
+/** The fixed offered rate of the paced phase (resolutions/s), well under what one process serves. */
+const PACED_RATE = Number(process.env.PROCS_PACED_RATE ?? 40);
+const PACED_CLIENTS = 4;
 const MIX = CONSTRAINT_MIXES.mix10;
 const log = (line: string) => console.log(`[procs ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -59,7 +64,10 @@ try {
   const seed = await keptSeed({ dir: DIR, stores, providerCount: PROVIDERS, tally, log });
   const rows: BenchRow[] = [];
   let primaryLine = '';
-  const measured = new Map<number, { resolve: ScenarioMeasurement; read: ScenarioMeasurement }>();
+  const measured = new Map<
+    number,
+    { paced: ScenarioMeasurement; resolve: ScenarioMeasurement; read: ScenarioMeasurement }
+  >();
   for (const procs of [1, 2]) {
     service = await startBenchService(stores, seed.platformKey, `procs-${procs}`, {
       SERVICE_PROCESSES: String(procs),
@@ -105,6 +113,27 @@ try {
       ctx,
     );
     rows.push(measurementRow(raw, 'procs', resolve, 'resolutions', seed.providerCount));
+    // The same offered rate at 1 and 2 processes, neither saturated: CPU per request without the contention of a
+    // closed loop that keeps every core of this 2-core machine busy. It runs after the closed loop, which warmed every
+    // worker's JIT and graph.
+    log(`POST resolutions, ${MIX.id}, paced at ${PACED_RATE}/s, ${procs} process(es), ${PHASE_MS / 1000} s`);
+    const paced = await benchResolutions(
+      {
+        id: `procs.p${procs}.resolution.paced${PACED_RATE}`,
+        label: `POST resolutions, ${MIX.id}, ${PACED_RATE}/s offered (${PACED_CLIENTS} paced clients), SERVICE_PROCESSES=${procs}`,
+        call,
+        mix: MIX,
+        rnd,
+        serviceIds: seed.serviceIds,
+        firstDate,
+        providerCount: seed.providerCount,
+        concurrency: PACED_CLIENTS,
+        durationMs: PHASE_MS,
+        paceMs: (PACED_CLIENTS * 1000) / PACED_RATE,
+      },
+      ctx,
+    );
+    rows.push(measurementRow(raw, 'procs', paced, 'resolutions', seed.providerCount));
     log(`GET /api/v2/resolutions/:id, ${READ_CLIENTS} clients, ${procs} process(es), ${PHASE_MS / 1000} s`);
     const read = await benchResolutionReads(
       {
@@ -121,9 +150,9 @@ try {
       ctx,
     );
     rows.push(measurementRow(raw, 'procs', read, 'reads'));
-    measured.set(procs, { resolve, read });
+    measured.set(procs, { paced, resolve, read });
     if (procs > 1)
-      primaryLine = `the primary (${service.pid}) used ${(primaryOwnCpuMs(service, pids) - primaryBefore).toFixed(0)} ms of CPU over both phases at ${procs} processes (${resolve.statuses.total + read.statuses.total} answers; not in the CPU column)`;
+      primaryLine = `the primary (${service.pid}) used ${(primaryOwnCpuMs(service, pids) - primaryBefore).toFixed(0)} ms of CPU over the three phases at ${procs} processes (${paced.statuses.total + resolve.statuses.total + read.statuses.total} answers; not in the CPU column)`;
     await target.close();
     await service.process.stop();
     service = undefined;
@@ -134,9 +163,14 @@ try {
   console.log(primaryLine);
   const one = measured.get(1)!;
   const two = measured.get(2)!;
-  for (const kind of ['resolve', 'read'] as const)
+  const kinds = {
+    paced: `POST resolutions at ${PACED_RATE}/s offered`,
+    resolve: `POST resolutions, ${CLIENTS} clients (saturated)`,
+    read: `GET resolution, ${READ_CLIENTS} clients`,
+  };
+  for (const kind of ['paced', 'resolve', 'read'] as const)
     console.log(
-      `${kind === 'resolve' ? 'POST resolutions' : 'GET resolution'}: 2 processes / 1 process = ` +
+      `${kinds[kind]}: 2 processes / 1 process = ` +
         `${(two[kind].perSecond / one[kind].perSecond).toFixed(2)}x throughput, ` +
         `${(two[kind].cpuMsPerRequest.service / one[kind].cpuMsPerRequest.service).toFixed(2)}x service CPU per request ` +
         `(${one[kind].cpuMsPerRequest.service.toFixed(2)} -> ${two[kind].cpuMsPerRequest.service.toFixed(2)} ms)`,

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchClient, BenchResponse } from './bench-client.js';
 import type { GrpcResolutionClient } from './grpc-resolution-client.js';
 import { measureScenario, type MeasureContext, type ScenarioMeasurement } from './measure-scenario.js';
@@ -32,6 +34,11 @@ export interface ResolutionLoad {
   concurrency: number;
   durationMs: number;
   warmupMs?: number;
+  /**
+   * Each client starts a request at most every `paceMs` (it waits out the rest after an answer): a fixed offered rate
+   * of `concurrency x 1000 / paceMs` per second while the service keeps up, instead of a closed loop at saturation.
+   */
+  paceMs?: number;
 }
 
 /**
@@ -52,9 +59,11 @@ export async function benchResolutions(o: ResolutionLoad, ctx: MeasureContext): 
       durationMs: o.durationMs,
       warmupMs: o.warmupMs,
       task: async (_client, phase) => {
+        const started = performance.now();
         const res = await o.call(
           resolutionBody(o.mix, o.rnd, { serviceIds: o.serviceIds, from: o.firstDate, days: 14 }),
         );
+        if (o.paceMs !== undefined) await sleep(o.paceMs - (performance.now() - started));
         if (res.status !== 200) return 'fail';
         if (phase === 'measure') {
           const s = res.body.summary;
