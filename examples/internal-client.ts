@@ -142,14 +142,15 @@ export async function runInternalClient(o: InternalClientOptions): Promise<Inter
       {
         serviceId,
         constraints: { languageCodes: { anyOf: ['en'] }, modalityCodes: { anyOf: ['virtual'] } },
-        dateRange: { from: o.from, to },
+        dateRange: { fromDate: o.from, toDate: to },
       },
       md(randomUUID()),
       deadlineMs,
     );
     const resolution = resolved.resolution!;
     const option = resolution.options?.[0];
-    if (!option) throw new Error(`resolution ${resolution.resolutionId} has no option (${resolution.status})`);
+    if (!option)
+      throw new Error(`resolution ${resolution.resolutionId} has no option (${resolution.resolutionStatus})`);
     log(
       `resolution ${resolution.resolutionId}: ${resolution.options!.length} options, first at ${option.slot?.start?.toISOString()}`,
     );
@@ -172,7 +173,7 @@ export async function runInternalClient(o: InternalClientOptions): Promise<Inter
       deadlineMs,
     );
     const booking = confirmed.booking!;
-    log(`booking ${booking.id} ${booking.status}`);
+    log(`booking ${booking.id} ${booking.bookingStatus}`);
     // Read back through the booking service, as a later step of the internal workflow would.
     const read = await call(bookings.getBooking.bind(bookings), { id: booking.id }, md(), deadlineMs);
     return {
@@ -203,7 +204,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     from,
     log: (l) => console.log(l),
   }).then(
-    (r) => console.log(`confirmed ${r.booking.id} (${r.booking.status})`),
+    (r) => console.log(`confirmed ${r.booking.id} (${r.booking.bookingStatus})`),
     (err: Error) => {
       console.error(err.message);
       process.exit(1);

@@ -1,4 +1,4 @@
-// `buf breaking`: the proto files must not break what callers of the previous commit built against (FILE rules of
+// `buf breaking`: the proto files must not break what callers of the previous commit built against (WIRE_JSON rules of
 // buf.yaml). The baseline is HEAD while proto/ has uncommitted changes, else the commit before HEAD; a clone without
 // that history has nothing to compare with and says so.
 import { execFileSync } from 'node:child_process';

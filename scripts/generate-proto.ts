@@ -22,6 +22,8 @@ import {
   protoFieldName,
   protoFieldNameIn,
   protoShapeOf,
+  tsPropertyName,
+  typedSchemaOf,
   unwrapSchema,
   type ProtoShape,
   type ShapeSide,
@@ -34,6 +36,7 @@ import {
   resultFieldName,
 } from '../src/contract/typed-message.js';
 import { SCHEMA_MODULES, SCHEMA_NAMES } from '../src/contract/schema-names.js';
+import { protoViewOf } from '../src/contract/proto-view.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../src/errors/error-catalogue.js';
 import { ERROR_DOMAIN, HTTP_TO_GRPC } from '../src/grpc/error-metadata.js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
@@ -96,6 +99,22 @@ if (listed !== onDisk)
 type Numbers = Record<string, Record<string, number>>;
 const numbers: Numbers = JSON.parse(readFileSync(NUMBERS_FILE, 'utf8').toString() || '{}') as Numbers;
 
+/**
+ * The `reserved` lines of a message: every field it ever had (in field-numbers.json) that it no longer declares keeps
+ * its number and name out of use, so a field whose type changed comes back under a new number and name. `handled`:
+ * names the message reserves or declares by other lines (the gateway form).
+ */
+function reservedLines(scope: string, declared: Set<string>, indent: string, handled: ReadonlySet<string>): string[] {
+  const gone = Object.entries(numbers[scope] ?? {})
+    .filter(([name]) => !declared.has(name) && !handled.has(name))
+    .sort((a, b) => a[1] - b[1]);
+  if (!gone.length) return [];
+  return [
+    `${indent}reserved ${gone.map(([, n]) => n).join(', ')};`,
+    `${indent}reserved ${gone.map(([name]) => `"${name}"`).join(', ')};`,
+  ];
+}
+
 /** The number of a field (or enum value) in a message (or enum), assigning the next free one the first time. */
 function numberOf(scope: string, name: string, floor = 1): number {
   const table = (numbers[scope] ??= {});
@@ -116,10 +135,19 @@ function facts(schema: z.ZodType, side: ShapeSide): Record<string, unknown> {
 }
 
 /** A sentence on what a field holds: its description, what it is for in the typed API (`use`), format, limits and values. */
-function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, side: ShapeSide, use?: string): string {
+function describeField(
+  restName: string,
+  restSchema: z.ZodType,
+  shape: ProtoShape,
+  side: ShapeSide,
+  use?: string,
+): string {
+  const schema = typedSchemaOf(restSchema);
   const u = unwrapSchema(schema, side);
   const f = facts(u.schema, side);
-  const meta = (z.globalRegistry.get(schema) ?? z.globalRegistry.get(u.schema)) as { description?: string } | undefined;
+  const meta = (z.globalRegistry.get(schema) ?? z.globalRegistry.get(u.schema) ?? z.globalRegistry.get(restSchema)) as
+    | { description?: string }
+    | undefined;
   const parts: string[] = [];
   if (meta?.description) parts.push(meta.description.trim().replace(/\.?$/, '.'));
   if (use) parts.push(use);
@@ -170,7 +198,10 @@ function describeField(restName: string, schema: z.ZodType, shape: ProtoShape, s
       parts.push('A free-form JSON object.');
       break;
     case 'value':
-      parts.push('Free-form JSON (the contract allows more than one shape here).');
+      parts.push('Free-form JSON.');
+      break;
+    case 'oneof':
+      parts.push(item.oneof.doc);
       break;
     default:
       break;
@@ -249,7 +280,16 @@ function typeOf(
     case 'struct':
       imports.add('google/protobuf/struct.proto');
       return 'google.protobuf.Struct';
+    case 'absent':
+      throw new Error(`${scope}.${restField}: a field with no typed form has no type`);
+    case 'oneof':
+      writeOneof(shape, side);
+      return `.scheduling.v1.${shape.oneof.message}`;
     case 'enum': {
+      if (shape.name) {
+        writeNamedEnum(shape.name, shape.values);
+        return `.scheduling.v1.${shape.name}`;
+      }
       const name = enumTypeName(restField);
       const full = `${scope}.${name}`;
       nested.push(
@@ -283,6 +323,68 @@ function typeOf(
   }
 }
 
+/** The lines of an enum type: `<PREFIX>_UNSPECIFIED` = 0, then each value under its kept number. */
+function enumLines(name: string, full: string, values: string[], indent: string, doc: string): string[] {
+  const lines = [...comment(doc, indent), `${indent}enum ${name} {`];
+  lines.push(...comment('Not given.', `${indent}  `), `${indent}  ${enumPrefix(name)}_UNSPECIFIED = 0;`);
+  for (const v of values) {
+    lines.push(...comment(`REST \`${v}\`.`, `${indent}  `));
+    lines.push(`${indent}  ${enumValueName(name, v)} = ${numberOf(full, v)};`);
+  }
+  lines.push(`${indent}}`);
+  return lines;
+}
+
+/** Writes a named zod enum (`ProviderStatus`) into resources.proto once: one enum per concept, used by every field. */
+function writeNamedEnum(name: string, values: string[]): void {
+  if (resourceMessages.has(name)) return;
+  resourceMessages.set(
+    name,
+    enumLines(
+      name,
+      `scheduling.v1.${name}`,
+      values,
+      '',
+      `${name}; \`${enumPrefix(name)}_UNSPECIFIED\` means not given.`,
+    ),
+  );
+}
+
+/** Writes a oneof message (proto-view.ts) into resources.proto once: one field per case, in one `oneof kind`. */
+function writeOneof(shape: Extract<ProtoShape, { kind: 'oneof' }>, side: ShapeSide): void {
+  const name = shape.oneof.message;
+  if (resourceMessages.has(name)) return;
+  resourceMessages.set(name, []);
+  const scope = `scheduling.v1.${name}`;
+  resourceMessages.set(name, [
+    ...comment(`${name}: ${shape.oneof.doc.charAt(0).toLowerCase()}${shape.oneof.doc.slice(1)}`, ''),
+    `message ${name} {`,
+    ...oneofBody(shape, scope, side, '  ', resourceImports),
+    '}',
+  ]);
+}
+
+/** The nested declarations and the `oneof kind { ... }` of a oneof shape, inside the message of `scope`. */
+function oneofBody(
+  shape: Extract<ProtoShape, { kind: 'oneof' }>,
+  scope: string,
+  side: ShapeSide,
+  indent: string,
+  imports: Imports,
+  doc = 'Exactly one is set.',
+): string[] {
+  const nested: string[] = [];
+  const fields: string[] = [];
+  shape.oneof.cases.forEach((c, i) => {
+    const caseShape = shape.cases[i]!;
+    const type = typeOf(caseShape, tsPropertyName(c.name), scope, nested, indent, side, imports, c.schema);
+    const doc = (z.globalRegistry.get(c.schema) as { description?: string } | undefined)?.description;
+    fields.push(...comment(doc ?? `The value when it is ${c.name.replace(/_/g, ' ')}.`, `${indent}  `));
+    fields.push(`${indent}  ${type} ${c.name} = ${numberOf(scope, c.name)};`);
+  });
+  return [...nested, ...comment(doc, indent), `${indent}oneof kind {`, ...fields, `${indent}}`];
+}
+
 /** The item schema of an array schema (wrappers taken off). */
 function itemSchemaOf(schema: z.ZodType, side: ShapeSide): z.ZodType {
   return (unwrapSchema(schema, side).schema as unknown as { _zod: { def: { element: z.ZodType } } })._zod.def.element;
@@ -305,13 +407,20 @@ function fieldLines(
   indent: string,
   imports: Imports,
   floor: number,
+  declared: Set<string>,
 ): string[] {
   const name = protoFieldNameIn(owner, restName);
   if (!/^[a-z][a-z0-9_]*$/.test(name))
     throw new Error(`${scope}.${restName}: ${name} is not a lower_snake_case field name`);
   const shape = protoShapeOf(schema, side);
-  const type = typeOf(shape, restName, scope, nested, indent, side, imports, schema);
-  const presence = hasPresence(shape, unwrapSchema(schema, side), side) ? 'optional ' : '';
+  if (shape.kind === 'absent') return [];
+  declared.add(name);
+  // A renamed field (proto-view.ts) names its nested types after its proto name.
+  const renamed = protoViewOf(schema)?.name;
+  const typeBase = renamed ? tsPropertyName(renamed) : restName;
+  const typed = typedSchemaOf(schema);
+  const type = typeOf(shape, typeBase, scope, nested, indent, side, imports, typed);
+  const presence = hasPresence(shape, unwrapSchema(typed, side), side) ? 'optional ' : '';
   return [
     ...comment(describeField(restName, schema, shape, side, listPagingField(owner, restName)?.doc), indent),
     `${indent}${presence}${type} ${name} = ${numberOf(scope, name, floor)};`,
@@ -330,9 +439,13 @@ function messageBody(
 ): string[] {
   const nested: string[] = [];
   const fields: string[] = [];
+  const declared = new Set<string>();
   for (const [key, value] of Object.entries(schema.shape))
-    fields.push(...fieldLines(schema, key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, floor));
-  return [`${indent}message ${name} {`, ...nested, ...fields, `${indent}}`];
+    fields.push(
+      ...fieldLines(schema, key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, floor, declared),
+    );
+  const reserved = reservedLines(scope, declared, `${indent}  `, new Set());
+  return [`${indent}message ${name} {`, ...nested, ...reserved, ...fields, `${indent}}`];
 }
 
 /** Writes a named message into resources.proto once (the answer side: resources are what the service answers). */
@@ -368,6 +481,8 @@ const GATEWAY_FORM_REQUEST = [
   '  string body_json = 4;',
 ];
 const RESERVED_RESPONSE = ['  reserved 1, 2;', '  reserved "result", "result_json";'];
+const GATEWAY_FORM_NAMES: ReadonlySet<string> = new Set(['params', 'query', 'body', 'body_json']);
+const RESPONSE_RESERVED_NAMES: ReadonlySet<string> = new Set(['result', 'result_json']);
 
 /** The response field of a route that answers browsers an HTML page (the e-mailed confirmation link). */
 const HTML_PAGE_FIELD = [
@@ -384,6 +499,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   const resScope = `scheduling.v1.${resName}`;
   const nested: string[] = [];
   const fields: string[] = [];
+  const declared = new Set<string>();
   for (const group of requestGroups(route)) {
     for (const [key, value] of Object.entries(group.schema.shape)) {
       if (['params', 'query', 'body', 'bodyJson'].includes(key))
@@ -399,11 +515,13 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
           '  ',
           imports,
           TYPED_FIELD_BASE,
+          declared,
         ),
       );
     }
   }
   if (route.method === 'PATCH') {
+    declared.add('update_mask');
     imports.add('google/protobuf/field_mask.proto');
     numbers[reqScope] = { ...numbers[reqScope], update_mask: UPDATE_MASK_FIELD };
     fields.unshift(
@@ -416,13 +534,21 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   }
   const out: string[] = [];
   out.push(...comment(`${reqName}: the input of ${route.rpc}.`, ''));
-  out.push(`message ${reqName} {`, ...nested, ...GATEWAY_FORM_REQUEST, ...fields, '}', '');
+  const reqReserved = reservedLines(reqScope, declared, '  ', GATEWAY_FORM_NAMES);
+  out.push(`message ${reqName} {`, ...nested, ...GATEWAY_FORM_REQUEST, ...reqReserved, ...fields, '}', '');
   const resNested: string[] = [];
   const resFields: string[] = [];
+  const resDeclared = new Set<string>();
   if (route.response) {
     const shape = protoShapeOf(route.response, 'output');
     const named = shape.kind === 'message' ? schemaNames.get(shape.schema) : undefined;
-    if (shape.kind === 'message' && !named) {
+    if (shape.kind === 'oneof') {
+      // The answer takes one of several shapes: the response message is the oneof (typed-message.ts reads it so).
+      for (const c of shape.oneof.cases) resDeclared.add(c.name);
+      resFields.push(
+        ...oneofBody(shape, resScope, 'output', '  ', imports, `The answer, exactly one of: ${shape.oneof.doc}`),
+      );
+    } else if (shape.kind === 'message' && !named) {
       for (const [key, value] of Object.entries(shape.schema.shape))
         resFields.push(
           ...fieldLines(
@@ -435,10 +561,12 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
             '  ',
             imports,
             TYPED_FIELD_BASE,
+            resDeclared,
           ),
         );
     } else {
       const field = named ? resultFieldName(named) : 'result_value';
+      resDeclared.add(protoFieldName(field));
       const type = typeOf(shape, field, resScope, resNested, '  ', 'output', imports, route.response);
       if (named) imports.add('scheduling/v1/resources.proto');
       resFields.push(...comment(`The answer${named ? `: the ${named}` : ''}.`, '  '));
@@ -448,8 +576,12 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
     }
   }
   out.push(...comment(`${resName}: the output of ${route.rpc}.`, ''));
-  if (route.htmlAnswer) resFields.push(...HTML_PAGE_FIELD);
-  out.push(`message ${resName} {`, ...resNested, ...RESERVED_RESPONSE, ...resFields, '}', '');
+  if (route.htmlAnswer) {
+    resFields.push(...HTML_PAGE_FIELD);
+    resDeclared.add('html_page');
+  }
+  const resReserved = reservedLines(resScope, resDeclared, '  ', RESPONSE_RESERVED_NAMES);
+  out.push(`message ${resName} {`, ...resNested, ...RESERVED_RESPONSE, ...resReserved, ...resFields, '}', '');
   if (out.some((l) => l.includes('.scheduling.v1.'))) imports.add('scheduling/v1/resources.proto');
   return out;
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { protoOneofOf, protoViewOf, type ProtoOneof } from './proto-view.js';
+import { SCHEMA_NAMES } from './schema-names.js';
 
 /**
  * How a REST shape (a zod schema of the contract) is carried in a typed protobuf message. The proto files of the
@@ -11,11 +13,19 @@ export type ProtoShape =
   /** `decimal`: REST carries it as decimal text (a query-string integer such as `limit`), the typed form as a number. */
   | { kind: 'int64'; decimal?: true }
   | { kind: 'timestamp' }
-  | { kind: 'enum'; values: string[] }
+  /** `name`: a named zod enum (`ProviderStatus`), one top-level proto enum wherever it is used. */
+  | { kind: 'enum'; values: string[]; name?: string }
   | { kind: 'message'; schema: z.ZodObject }
   | { kind: 'repeated'; item: ProtoShape }
   | { kind: 'map'; value: ProtoShape }
-  /** google.protobuf.Value: where the contract is free-form or polymorphic (a value or a list, any JSON). */
+  /** A message of one `oneof` (proto-view.ts): one case per shape the union takes. */
+  | { kind: 'oneof'; oneof: ProtoOneof; cases: ProtoShape[] }
+  /**
+   * No field: a REST field a caller may never send (`z.never()`: refused), or one that always answers null
+   * (`z.null()`, `null: true`): the typed message has nothing to carry.
+   */
+  | { kind: 'absent'; null?: true }
+  /** google.protobuf.Value: free-form JSON (booking metadata, the audit log's before and after). */
   | { kind: 'value' }
   /** google.protobuf.Struct: a free-form JSON object. */
   | { kind: 'struct' };
@@ -83,7 +93,17 @@ function isInstant(s: z.ZodType): boolean {
 export function protoShapeOf(schema: z.ZodType, side: ShapeSide): ProtoShape {
   const cached = shapes[side].get(schema);
   if (cached) return cached;
-  let shape = computeShape(unwrapSchema(schema, side).schema, side);
+  const view = protoViewOf(schema);
+  if (view?.schema) {
+    const viewed = protoShapeOf(view.schema, side);
+    shapes[side].set(schema, viewed);
+    return viewed;
+  }
+  const inner = unwrapSchema(schema, side).schema;
+  const oneof = protoOneofOf(inner);
+  let shape = oneof
+    ? { kind: 'oneof' as const, oneof, cases: oneof.cases.map((c) => protoShapeOf(c.schema, side)) }
+    : computeShape(inner, side);
   if (side === 'input' && shape.kind === 'string' && isDecimalText(schema)) shape = { kind: 'int64', decimal: true };
   shapes[side].set(schema, shape);
   return shape;
@@ -103,8 +123,10 @@ function computeShape(s: z.ZodType, side: ShapeSide): ProtoShape {
     case 'enum': {
       const values = Object.values(def.entries as Record<string, string | number>);
       if (values.length === 2 && values.includes('true') && values.includes('false')) return { kind: 'bool' };
-      if (values.every((v) => typeof v === 'string' && ENUM_VALUE.test(v)))
-        return { kind: 'enum', values: values as string[] };
+      if (values.every((v) => typeof v === 'string' && ENUM_VALUE.test(v))) {
+        const name = SCHEMA_NAMES.get(s);
+        return name ? { kind: 'enum', values: values as string[], name } : { kind: 'enum', values: values as string[] };
+      }
       return { kind: 'string' };
     }
     case 'literal': {
@@ -134,8 +156,16 @@ function computeShape(s: z.ZodType, side: ShapeSide): ProtoShape {
     }
     case 'union': {
       const options = (def.options as z.ZodType[]).map((o) => protoShapeOf(o, side));
-      return options.every((o) => o.kind === 'string' || o.kind === 'enum') ? { kind: 'string' } : { kind: 'value' };
+      if (options.every((o) => o.kind === 'string' || o.kind === 'enum')) return { kind: 'string' };
+      // A value or a list of such values (`"en"` or `["en"]`): the list; the service reads both alike.
+      const list = options.find((o) => o.kind === 'repeated');
+      if (list?.kind === 'repeated' && options.every((o) => o === list || o.kind === list.item.kind)) return list;
+      return { kind: 'value' };
     }
+    case 'never':
+      return { kind: 'absent' };
+    case 'null':
+      return { kind: 'absent', null: true };
     default:
       return { kind: 'value' };
   }
@@ -220,7 +250,28 @@ export function listPagingField(schema: z.ZodObject, restName: string): { proto:
  * list (`limit` -> `page_size`). Both the generator and the typed-message translation name fields with this.
  */
 export function protoFieldNameIn(schema: z.ZodObject, restName: string): string {
-  return listPagingField(schema, restName)?.proto ?? protoFieldName(restName);
+  const field = schema.shape[restName] as z.ZodType | undefined;
+  const view = field && protoViewOf(field);
+  return view?.name ?? listPagingField(schema, restName)?.proto ?? namedEnumField(field) ?? protoFieldName(restName);
+}
+
+/**
+ * The name of a field of a named enum (one enum per concept): the enum's (`status` of type ProviderStatus is
+ * `provider_status`), plural for a list. Such fields were typed by an enum of their own message before; the new type
+ * came with a new name and number (buf breaking WIRE_JSON: the old ones are reserved).
+ */
+function namedEnumField(field: z.ZodType | undefined): string | undefined {
+  if (!field) return undefined;
+  const shape = protoShapeOf(field, 'input');
+  if (shape.kind === 'enum' && shape.name) return protoFieldName(shape.name);
+  if (shape.kind === 'repeated' && shape.item.kind === 'enum' && shape.item.name)
+    return `${protoFieldName(shape.item.name)}s`;
+  return undefined;
+}
+
+/** The schema a field's typed form is described by: its proto view's (proto-view.ts), else its own. */
+export function typedSchemaOf(field: z.ZodType): z.ZodType {
+  return protoViewOf(field)?.schema ?? field;
 }
 
 /** The camelCase property ts-proto generates for a protobuf field name. */

@@ -10,6 +10,7 @@ import {
   protoFieldNameIn,
   protoShapeOf,
   tsPropertyName,
+  typedSchemaOf,
   unwrapSchema,
   type ProtoShape,
   type ShapeSide,
@@ -129,7 +130,7 @@ function planOf(schema: z.ZodObject, side: ShapeSide): FieldPlan[] {
   if (plan === undefined) {
     plan = Object.entries(schema.shape).map(([key, fieldSchema]) => {
       const shape = protoShapeOf(fieldSchema as z.ZodType, side);
-      const field = unwrapSchema(fieldSchema as z.ZodType, side);
+      const field = unwrapSchema(typedSchemaOf(fieldSchema as z.ZodType), side);
       const present = hasPresence(shape, field, side);
       return {
         key,
@@ -153,6 +154,10 @@ export function objectToRest(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of planOf(schema, side)) {
+    if (f.shape.kind === 'absent') {
+      if (side === 'output' && f.shape.null) out[f.key] = null;
+      continue;
+    }
     // An answer's field without presence is one the service always sets: its protobuf default is its value ('', 0,
     // false). An answer's nullable field the message leaves unset was null, or left out where the field is optional too.
     const v = valueToRest(f.shape, f.key, message[f.property], side === 'output' || f.present, side);
@@ -173,13 +178,13 @@ interface EnumTable {
 
 const enumTables = new WeakMap<ProtoShape, Map<string, EnumTable>>();
 
-/** The enum table of an enum shape under a field's name (the field names the enum type), cached. */
-function enumTableOf(shape: { kind: 'enum'; values: string[] }, field: string): EnumTable {
+/** The enum table of an enum shape under a field's name (the field names the enum type unless it is named), cached. */
+function enumTableOf(shape: { kind: 'enum'; values: string[]; name?: string }, field: string): EnumTable {
   let byField = enumTables.get(shape);
   if (byField === undefined) enumTables.set(shape, (byField = new Map()));
   let table = byField.get(field);
   if (table === undefined) {
-    const name = enumTypeName(field);
+    const name = shape.name ?? enumTypeName(field);
     table = { toRest: new Map(), fromRest: new Map(), unspecified: `${enumPrefix(name)}_UNSPECIFIED` };
     for (const value of shape.values) {
       table.toRest.set(enumValueName(name, value), value);
@@ -227,6 +232,15 @@ function valueToRest(shape: ProtoShape, field: string, v: unknown, present: bool
       ]);
       return entries.length === 0 && side === 'input' ? undefined : Object.fromEntries(entries);
     }
+    case 'oneof': {
+      const chosen = (v as { kind?: { $case: string; value: unknown } }).kind;
+      const at = chosen ? shape.oneof.cases.findIndex((c) => tsPropertyName(c.name) === chosen.$case) : -1;
+      if (at < 0) return undefined;
+      const rest = valueToRest(shape.cases[at]!, shape.oneof.cases[at]!.name, chosen!.value, true, side);
+      return shape.oneof.rest ? shape.oneof.rest(rest) : rest;
+    }
+    case 'absent':
+      return undefined;
     case 'value':
     case 'struct':
       return v;
@@ -240,17 +254,23 @@ export function objectFromRest(
   json: Record<string, unknown>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const f of planOf(schema, side)) out[f.property] = valueFromRest(f.shape, f.key, json?.[f.key], f.present, side);
+  for (const f of planOf(schema, side))
+    if (f.shape.kind !== 'absent')
+      out[f.property] = valueFromRest(f.shape, f.key, json?.[f.key], f.present, side, json);
   return out;
 }
 
-/** A ts-proto value from REST JSON; a missing value without presence takes the protobuf default (encoding needs one). */
+/**
+ * A ts-proto value from REST JSON; a missing value without presence takes the protobuf default (encoding needs one).
+ * `parent` is the object the value is a field of: a oneof's case may depend on a sibling (an event's `type`).
+ */
 export function valueFromRest(
   shape: ProtoShape,
   field: string,
   v: unknown,
   present: boolean,
   side: ShapeSide,
+  parent?: Record<string, unknown>,
 ): unknown {
   const missing = v === undefined || v === null;
   switch (shape.kind) {
@@ -270,7 +290,12 @@ export function valueFromRest(
     case 'message':
       return missing ? undefined : objectFromRest(shape.schema, side, v as Record<string, unknown>);
     case 'repeated':
-      return Array.isArray(v) ? v.map((item) => valueFromRest(shape.item, field, item, false, side)) : [];
+      // One value where a list goes (v1 constraints take `"en"` for `["en"]`) is a list of one.
+      if (!Array.isArray(v)) return missing ? [] : [valueFromRest(shape.item, field, v, false, side, parent)];
+      // A null item has no typed form where the items are messages (JSON null is no message): it is left out.
+      return v
+        .map((item) => valueFromRest(shape.item, field, item, false, side, parent))
+        .filter((item) => item !== undefined);
     case 'map':
       return missing
         ? {}
@@ -280,6 +305,16 @@ export function valueFromRest(
               valueFromRest(shape.value, field, item, false, side),
             ]),
           );
+    case 'oneof': {
+      // A list item must be a message: an empty one (no case set) stands for a value no case takes.
+      if (missing) return present ? undefined : {};
+      const at = shape.oneof.cases.findIndex((c) => c.test(v, parent));
+      if (at < 0) return {};
+      const c = shape.oneof.cases[at]!;
+      return { kind: { $case: tsPropertyName(c.name), value: valueFromRest(shape.cases[at]!, c.name, v, true, side) } };
+    }
+    case 'absent':
+      return undefined;
     case 'value':
       return v === null && side === 'output' ? null : missing ? undefined : v;
     case 'struct':
@@ -308,6 +343,9 @@ export function responseMessageOf(route: RouteSpec, result: unknown): Record<str
     const fields = objectFromRest(shape.schema, 'output', (result ?? {}) as Record<string, unknown>);
     return named ? { [tsPropertyName(resultFieldName(named))]: fields } : fields;
   }
+  // A answer of several shapes: the response message is its oneof (generate-proto.ts).
+  if (shape.kind === 'oneof')
+    return (valueFromRest(shape, 'result', result, false, 'output') ?? {}) as Record<string, unknown>;
   return { resultValue: valueFromRest(shape, 'resultValue', result, false, 'output') };
 }
 
@@ -320,6 +358,7 @@ export function restOfResponseMessage(route: RouteSpec, message: Record<string, 
     const fields = named ? message[tsPropertyName(resultFieldName(named))] : message;
     return fields === undefined ? undefined : objectToRest(shape.schema, 'output', fields as Record<string, unknown>);
   }
+  if (shape.kind === 'oneof') return valueToRest(shape, 'result', message, true, 'output');
   return valueToRest(shape, 'resultValue', message.resultValue, true, 'output');
 }
 
@@ -329,9 +368,10 @@ export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<s
   for (const group of requestGroups(route)) {
     const source = (group.kind === 'body' ? input.body : input[group.kind]) as Record<string, unknown> | undefined;
     for (const f of planOf(group.schema, 'input')) {
+      if (f.shape.kind === 'absent') continue;
       let v = source?.[f.key];
       if (group.kind !== 'body' && typeof v === 'string') v = textToJson(f.shape, v);
-      message[f.property] = valueFromRest(f.shape, f.key, v, f.present, 'input');
+      message[f.property] = valueFromRest(f.shape, f.key, v, f.present, 'input', source);
     }
   }
   return message;

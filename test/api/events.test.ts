@@ -219,13 +219,16 @@ test.serial('the typed gRPC door lists and reads the same events', async (t) => 
     t.is(listed.data[0].id, rest[0].id);
     t.deepEqual(listed.data[0].createdAt, new Date(rest[0].createdAt));
     t.is(Number(listed.data[0].attempt), 0);
-    t.like(listed.data[0].data, { providerId: rest[0].data.providerId, externalId: 'typed-2' });
+    // The data is typed: the case of EventData that the event's type names.
+    t.like(listed.data[0].eventData, {
+      kind: { $case: 'professionalCreated', value: { providerId: rest[0].data.providerId, externalId: 'typed-2' } },
+    });
     const one = await new Promise<any>((resolve, reject) =>
       grpc.getEvent({ id: rest[1].id }, md(), (err, res) => (err ? reject(err) : resolve(res))),
     );
     t.is(one.event.id, rest[1].id);
     t.is(one.event.type, 'professional.created');
-    t.like(one.event.data, { externalId: 'typed-1' });
+    t.like(one.event.eventData, { kind: { $case: 'professionalCreated', value: { externalId: 'typed-1' } } });
     const err = await new Promise<GrpcError>((resolve, reject) =>
       grpc.getEvent({ id: 'evt_nope' }, md(), (e, res) =>
         e ? resolve(e) : reject(new Error(`accepted: ${JSON.stringify(res)}`)),

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { credentials, loadPackageDefinition, Metadata, status, type ServiceError } from '@grpc/grpc-js';
@@ -6,10 +7,12 @@ import * as protoLoader from '@grpc/proto-loader';
 import { runInternalClient } from '../../examples/internal-client.js';
 import { ResolutionServiceClient } from '../../src/gen/scheduling/v1/resolution_service.js';
 import { ProviderServiceClient } from '../../src/gen/scheduling/v1/provider_service.js';
-import { BookingV2_Status } from '../../src/gen/scheduling/v1/resources.js';
+import { BookingStatus } from '../../src/gen/scheduling/v1/resources.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
+import { typedRequestOf } from '../../src/gateway/typed-request-of.js';
+import { restOfResponse, routeOf } from '../helpers/typed-messages.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -92,8 +95,9 @@ test('reflection describes CreateResolutionRequest with typed fields: ids as str
   t.true(oneofs.includes('_max_options_per_provider') && oneofs.includes('_policy_id'), oneofs.join(', '));
   const answer = await reflectMessage('scheduling.v1.Resolution');
   const byName = Object.fromEntries(answer.field.map((f) => [f.name, f]));
-  t.like(byName.status, { type: 'TYPE_ENUM' });
-  t.regex(byName.status!.typeName, /Status$/);
+  // One enum per concept: the outcome is the shared ResolutionStatus, named after it.
+  t.like(byName.resolution_status, { type: 'TYPE_ENUM' });
+  t.regex(byName.resolution_status!.typeName, /ResolutionStatus$/);
   t.like(byName.expires_at, { type: 'TYPE_MESSAGE', typeName: 'google.protobuf.Timestamp' });
   t.like(byName.options, { type: 'TYPE_MESSAGE', label: 'LABEL_REPEATED', typeName: 'ResolutionOption' });
 });
@@ -109,7 +113,7 @@ test('the example internal client creates a provider, a service and a schedule, 
     from: tomorrow(),
     log: (l) => lines.push(l),
   });
-  t.is(r.booking.status, BookingV2_Status.STATUS_CONFIRMED);
+  t.is(r.booking.bookingStatus, BookingStatus.BOOKING_STATUS_CONFIRMED);
   t.is(r.booking.resolutionId, r.resolutionId);
   t.is(r.booking.organizationId, o.org.id);
   t.true(r.booking.slot?.start instanceof Date);
@@ -135,13 +139,13 @@ test('bad typed input is refused behind the gRPC door with the code and field RE
     const to = new Date(Date.parse(`${tomorrow()}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
     const created = await unary<any>((cb) =>
       resolutions.createResolution(
-        { serviceId: service.id, dateRange: { from: tomorrow(), to } },
+        { serviceId: service.id, dateRange: { fromDate: tomorrow(), toDate: to } },
         bearer(o.key, { 'idempotency-key': `k-${Date.now()}` }),
         cb,
       ),
     );
     const resolution = created.resolution;
-    t.is(resolution.status, 'STATUS_RESOLVED');
+    t.is(resolution.resolutionStatus, 'RESOLUTION_STATUS_RESOLVED');
     const cases: { name: string; grpc: () => Promise<unknown>; rest: () => Promise<{ status: number; body: any }> }[] =
       [
         {
@@ -310,4 +314,72 @@ test('lists take page_size and page_token and answer next_page_token (REST limit
   } finally {
     providers.close();
   }
+});
+
+test('an internal caller sends v1 constraints as typed lists (no google.protobuf.Value) and gets the resolution REST gives', async (t) => {
+  // The request's constraints are a message of `repeated string` lists: nothing free-form is left to send.
+  const request = await reflectMessage('scheduling.v1.CreateResolutionV1Request');
+  const fields = Object.fromEntries(request.field.map((f) => [f.name, f]));
+  t.like(fields.constraint_lists, { type: 'TYPE_MESSAGE', typeName: 'ConstraintLists' });
+  t.false('constraints' in fields);
+  const o = await newOrganization(svc, 'typed-v1-lists');
+  await providerWithService(
+    o,
+    { externalId: 'typed-v1-es', languageCodes: ['en', 'es'], modalityCodes: ['virtual'] },
+    { title: 'Typed Lists Intake' },
+  );
+  const resolutions = new ResolutionServiceClient(svc.grpcTarget, credentials.createInsecure());
+  const to = new Date(Date.parse(`${tomorrow()}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
+  const typed = (constraintLists: Record<string, string[]>) =>
+    unary<any>((cb) =>
+      resolutions.createResolutionV1(
+        { service: 'typed-lists-intake', constraintLists, dateRange: { fromDate: tomorrow(), toDate: to } },
+        bearer(o.key, { 'idempotency-key': randomUUID() }),
+        cb,
+      ),
+    ).then((r) => restOfResponse('CreateResolutionV1', r));
+  // REST takes one code as text or a list; the typed caller sends lists.
+  const rest = (constraints: Record<string, unknown>) =>
+    o.api
+      .post('/api/v1/resolutions', {
+        service: 'typed-lists-intake',
+        constraints,
+        dateRange: { from: tomorrow(), to },
+      })
+      .then((r) => {
+        t.is(r.status, 200, JSON.stringify(r.body));
+        return r.body;
+      });
+  /** What two resolutions made at the same instant must share: outcome, and each option's provider and slot. */
+  const outcome = (r: any) => ({
+    status: r.status,
+    options: (r.options ?? []).map((x: any) => ({ provider: x.provider.id, start: x.slot.start, rank: x.rank })),
+  });
+  try {
+    const matching = await typed({ languages: ['es', 'fr'], modality: ['virtual'] });
+    t.is(matching.status, 'resolved');
+    t.true(matching.options.length > 0);
+    t.deepEqual(outcome(matching), outcome(await rest({ languages: ['es', 'fr'], modality: 'virtual' })));
+    t.deepEqual(outcome(matching), outcome(await rest({ languages: 'es', modality: ['virtual'] })));
+    const none = await typed({ languageCodes: ['fr'] });
+    t.is(none.status, 'zero_results');
+    t.deepEqual(outcome(none), outcome(await rest({ languageCodes: 'fr' })));
+  } finally {
+    resolutions.close();
+  }
+});
+
+test('the gateway sends v1 constraint lists typed, and one code given as text in the gateway form (the body as sent)', (t) => {
+  const route = routeOf('CreateResolutionV1');
+  const input = (constraints: unknown) => ({
+    params: {},
+    query: {},
+    body: { service: 'intake', constraints, dateRange: { from: '2026-03-02', to: '2026-03-04' } },
+  });
+  t.like(typedRequestOf(route, input({ languages: ['es'], modality: ['virtual'] })), {
+    constraintLists: { languages: ['es'], modality: ['virtual'] },
+  });
+  // "es" means ["es"] behind the door, but the operation fingerprints the body as sent for Idempotency-Key: a retry
+  // must match the first request as written, so text stays text (the gateway form) and REST answers stay the same.
+  t.is(typedRequestOf(route, input({ languages: 'es' })), undefined);
 });

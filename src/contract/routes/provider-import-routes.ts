@@ -8,6 +8,20 @@ import {
 } from '../schemas/provider-import.js';
 import { listOf } from '../schemas/list-envelope.js';
 import type { RouteSpec } from '../route.js';
+import { protoOneof } from '../proto-view.js';
+
+const importsPage = listOf(ProviderImport);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** The answer of ListProviderImports: the job asked for by `importId`, or a page of jobs. */
+const importOrPage = protoOneof(z.union([ProviderImport, importsPage]), {
+  message: 'ProviderImportOrPage',
+  doc: 'the job named by `import_id` (`provider_import`), or without it a page of jobs, newest first (`page`).',
+  cases: [
+    { name: 'provider_import', schema: ProviderImport, test: (v) => isObject(v) && !('data' in v) },
+    { name: 'page', schema: importsPage, test: (v) => isObject(v) && Array.isArray(v.data) },
+  ],
+});
 
 /** Bulk provider import routes (SPEC 4.3, CONTRACT part 3). */
 export const providerImportRoutes: RouteSpec[] = [
@@ -48,7 +62,7 @@ export const providerImportRoutes: RouteSpec[] = [
     description:
       "Lists the organization's import jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown).",
     query: ListProviderImportsQuery,
-    response: z.union([ProviderImport, listOf(ProviderImport)]),
+    response: importOrPage,
     errors: ['IMPORT_NOT_FOUND'],
   },
 ];

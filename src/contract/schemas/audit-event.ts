@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cursor, instant, nonNegativeInt, queryInt, text } from '../fields.js';
+import { protoOneof, protoView } from '../proto-view.js';
 
 /** Who made a change: an API key, or a background worker / operator tool (`{type: "system"}`). */
 export const AuditActor = z.union([
@@ -7,10 +8,28 @@ export const AuditActor = z.union([
   z.object({ type: z.literal('system') }),
 ]);
 
+/** Who made a change, as the typed API carries it: an API key, or the service itself. */
+const AuditActorCases = protoOneof(z.union([AuditActor]), {
+  message: 'AuditActor',
+  doc: 'Who made a change: an API key, or a background worker or operator tool of the service.',
+  cases: [
+    {
+      name: 'api_key',
+      schema: AuditActor.options[0].meta({ description: 'The API key (id and type) the change was made with.' }),
+      test: (v) => typeof v === 'object' && v !== null && 'keyId' in v,
+    },
+    {
+      name: 'system',
+      schema: AuditActor.options[1].meta({ description: 'A background worker or operator tool (`type` is `system`).' }),
+      test: (v) => typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'system',
+    },
+  ],
+});
+
 /** One immutable audit event (CONTRACT part 7). */
 export const AuditEvent = z.object({
   id: z.string(),
-  actor: AuditActor,
+  actor: protoView(AuditActor, { schema: AuditActorCases, name: 'changed_by' }),
   action: z.string().meta({ description: '`<resource>.<verb>`, e.g. `provider.create`.' }),
   resource_type: z.string(),
   resource_id: z.string().nullable(),

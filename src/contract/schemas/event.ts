@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { cursor, instant, isoTimestamp, nonNegativeInt, queryInt, text } from '../fields.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventTypeName } from '../webhook-vocabulary.js';
+import { jsonbKeyOrder, protoOneof, protoView } from '../proto-view.js';
 import { BookingStatus } from './booking.js';
 import { ImportSummary } from './provider-import.js';
+import { ResolutionStatus } from './resolution.js';
 import { WebhookEventType } from './webhook.js';
 
 /*
@@ -75,7 +77,7 @@ export const EVENT_DATA_SCHEMAS = {
   'resolution.zero_results': resolutionData(z.literal('zero_results')).meta({
     description: 'A resolution returned no option.',
   }),
-  'resolution.partial': resolutionData(z.enum(['resolved', 'zero_results']), {
+  'resolution.partial': resolutionData(ResolutionStatus, {
     unknownProviders: nonNegativeInt().meta({
       description: 'Providers left out because a requested constraint had no data (sent to manual review).',
     }),
@@ -166,13 +168,29 @@ export function eventEnvelopeOf(type: string, data: z.ZodType) {
   return z.object({ ...envelopeFields, type: z.literal(type), data });
 }
 
+/** An event's data as the typed API carries it: one case per event type, the one its `type` names. */
+const EventData = protoOneof(z.union([z.unknown()]), {
+  message: 'EventData',
+  doc: "An event's data: the case its `type` names (`professional.created` -> `professional_created`).",
+  cases: (Object.keys(EVENT_DATA_SCHEMAS) as WebhookEventTypeName[]).map((type) => ({
+    name: type.replace(/\./g, '_'),
+    schema: EVENT_DATA_SCHEMAS[type],
+    test: (_: unknown, parent: Record<string, unknown> | undefined) => parent?.type === type,
+  })),
+  // Events are read from their jsonb column: REST answers the data in the order deliveries carry it.
+  rest: jsonbKeyOrder,
+});
+
 /** One event: exactly the envelope a webhook delivery of it carries (CONTRACT part 6 and 8). */
 export const Event = z.object({
   ...envelopeFields,
   type: WebhookEventType,
-  data: z
-    .union(Object.values(EVENT_DATA_SCHEMAS) as unknown as [z.ZodObject, ...z.ZodObject[]])
-    .meta({ description: "The event's data; its shape depends on `type` (openapi.json `webhooks` gives each)." }),
+  data: protoView(
+    z
+      .union(Object.values(EVENT_DATA_SCHEMAS) as unknown as [z.ZodObject, ...z.ZodObject[]])
+      .meta({ description: "The event's data; its shape depends on `type` (openapi.json `webhooks` gives each)." }),
+    { schema: EventData, name: 'event_data' },
+  ),
 });
 
 /** Query of GET /api/v2/events. */

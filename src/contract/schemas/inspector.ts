@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { protoView } from '../proto-view.js';
 import { instant, nonNegativeInt, text } from '../fields.js';
 
 /** The machines the inspector knows, which are also the kinds of actors it shows. */
@@ -13,6 +14,12 @@ export const MachinePath = z.object({ machine: MachineName });
 /** Path of GET /api/v2/inspector/actors/:kind/:id. */
 export const ActorPath = z.object({ kind: MachineName, id: text(200, 1) });
 
+/**
+ * A state value as the typed API carries it: the state's key (`active`). The machines are flat, so an XState state
+ * value is always one key; REST keeps the contract's free-form JSON.
+ */
+const stateName = (description: string) => z.string().meta({ description: `${description} The state's key.` });
+
 /** A state of a machine. */
 export const MachineState = z.object({
   id: z.string().meta({
@@ -25,6 +32,13 @@ export const MachineState = z.object({
   states: z
     .array(z.any())
     .meta({ description: 'Child states, each of this same shape (empty for the three machines today).' }),
+});
+
+protoView(MachineState.shape.states, {
+  schema: z
+    .array(MachineState)
+    .meta({ description: 'Child states, each a MachineState (none in the machines today).' }),
+  name: 'child_states',
 });
 
 /** A transition of a machine. */
@@ -78,8 +92,14 @@ export const ActorHistoryEntry = z.object({
     description:
       'Event type, `create`, or `RESYNC` (the actor written again from its PostgreSQL ledger after a lost write).',
   }),
-  from: z.unknown().meta({ description: 'State value before (null for `create`).' }),
-  to: z.unknown().meta({ description: 'State value after.' }),
+  from: protoView(z.unknown().meta({ description: 'State value before (null for `create`).' }), {
+    schema: stateName('The state before the step; unset for `create`.').nullable(),
+    name: 'from_state',
+  }),
+  to: protoView(z.unknown().meta({ description: 'State value after.' }), {
+    schema: stateName('The state after the step.'),
+    name: 'to_state',
+  }),
   at: instant(),
   causedBy: StepCause.nullable().meta({ description: 'null when the step was recorded without its cause.' }),
 });
@@ -102,7 +122,10 @@ export const ActorView = z.object({
   id: z.string(),
   machine: z.string(),
   machineVersion: nonNegativeInt().meta({ description: 'Version of the machine that wrote the stored snapshot.' }),
-  state: z.unknown().meta({ description: 'Current state value.' }),
+  state: protoView(z.unknown().meta({ description: 'Current state value.' }), {
+    schema: stateName('The current state.').nullable(),
+    name: 'state_name',
+  }),
   activeStates: z
     .array(z.string())
     .meta({ description: 'State node ids of the current state (to highlight in the catalogue drawing).' }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursor, instant, nonNegativeInt, queryInt, text } from '../fields.js';
 import { CreateProviderBody } from './provider.js';
+import { protoView } from '../proto-view.js';
 
 /** Import modes (SPEC 4.3). */
 export const ImportMode = z.enum(['upsert', 'create_only', 'update_only']);
@@ -29,7 +30,13 @@ export const CreateProviderImportBody = z.object({
   mode: ImportMode.optional(),
   dryRun: z.boolean().optional(),
   deactivateMissing: z.boolean().optional(),
-  providers: z.array(ProviderImportRow).max(PROVIDERS_PER_IMPORT),
+  providers: protoView(z.array(ProviderImportRow).max(PROVIDERS_PER_IMPORT), {
+    schema: z.array(CreateProviderBody).meta({
+      description:
+        "The providers to import, each as CreateProvider takes it; a row whose external_id exists needs only external_id and is applied like UpdateProvider. Rows are validated one by one when the job runs: a bad row is listed in the job's `errors` and the others are imported. At most 500.",
+    }),
+    name: 'provider_rows',
+  }),
 });
 
 /** Per-row error of an import. */

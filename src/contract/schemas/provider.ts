@@ -21,6 +21,7 @@ import {
   normalizeRegionCode,
 } from '../../domain/normalize-codes.js';
 import { normalizedCode } from '../normalized-code.js';
+import { protoView } from '../proto-view.js';
 
 /** A provider status. */
 export const ProviderStatus = z.enum(['active', 'inactive', 'suspended']);
@@ -123,19 +124,33 @@ export const Provider = z.object({
   updatedAt: instant(),
 });
 
+/**
+ * A list filter on one code, as the typed API documents it: REST takes one code (`?specialtyCodes=anxiety`, no list),
+ * and the provider matches when its list has it.
+ */
+const oneCode = <T extends z.ZodType>(rest: T, what: string, alias?: string) =>
+  protoView(rest, {
+    schema: z
+      .string()
+      .optional()
+      .meta({
+        description: `One ${what}: only providers whose list has it (one code, not a list).${alias ? ` Same as \`${alias}\`; when both are set, this one counts.` : ''}`,
+      }),
+  });
+
 /** Query of GET /api/v2/providers (v2 field names; the short v1-style names are accepted too). */
 export const ListProvidersQuery = z.object({
   status: ProviderStatus.optional(),
   searchable: queryBool().optional(),
   externalId: text(200, 1).optional(),
-  specialtyCodes: code().optional(),
-  specialty: code().optional(),
-  languageCodes: language().optional(),
-  language: language().optional(),
-  professionCode: code().optional(),
-  profession: code().optional(),
-  modalityCodes: modality().optional(),
-  modality: modality().optional(),
+  specialtyCodes: oneCode(code().optional(), 'specialty code', 'specialty'),
+  specialty: oneCode(code().optional(), 'specialty code (the v1 name)'),
+  languageCodes: oneCode(language().optional(), 'language code (ISO 639-1)', 'language'),
+  language: oneCode(language().optional(), 'language code (the v1 name)'),
+  professionCode: oneCode(code().optional(), 'profession code', 'profession'),
+  profession: oneCode(code().optional(), 'profession code (the v1 name)'),
+  modalityCodes: oneCode(modality().optional(), 'modality (`virtual`, `in_person`)', 'modality'),
+  modality: oneCode(modality().optional(), 'modality (the v1 name)'),
   location: text(200, 1).optional(),
   limit: queryInt(1, 500).optional(),
   cursor: cursor().optional(),

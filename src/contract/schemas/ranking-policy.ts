@@ -6,6 +6,7 @@ import { DEFAULT_POLICY, TIE_BREAKERS, WEIGHT_KEYS, type WeightKey } from '../..
 import { WEIGHT_MAX } from '../../domain/ranking/validate-policy-input.js';
 import { RANKING_FACTOR_CODES } from '../../domain/ranking/ranking-factor.js';
 import { ResolutionPreferences } from './resolution.js';
+import { protoView } from '../proto-view.js';
 
 const weight = (key: WeightKey) =>
   z
@@ -26,8 +27,11 @@ export const WeightsInput = z
     description: `Non-negative numbers (at most ${WEIGHT_MAX}) keyed ${WEIGHT_KEYS.join(', ')}. Keys left out take the default policy's weights. Hard constraints are never weights.`,
   });
 
+/** A tie-breaker: how options of equal score are ordered. */
+export const TieBreaker = z.enum(TIE_BREAKERS);
+
 /** Tie-breakers applied in order after score and availability density; each at most once. */
-export const TieBreakersInput = list(z.enum(TIE_BREAKERS), TIE_BREAKERS.length).meta({
+export const TieBreakersInput = list(TieBreaker, TIE_BREAKERS.length).meta({
   description: `Order of ${TIE_BREAKERS.join(', ')}, each at most once; default ${DEFAULT_POLICY.tieBreakers.join(', ')}.`,
 });
 
@@ -35,14 +39,14 @@ export const TieBreakersInput = list(z.enum(TIE_BREAKERS), TIE_BREAKERS.length).
 export const CreateRankingPolicyBody = z.object({
   name: name200(),
   weights: WeightsInput.optional(),
-  tieBreakers: TieBreakersInput.optional(),
+  tieBreakers: protoView(TieBreakersInput.optional(), { name: 'tie_breaker_order' }),
 });
 
 /** Body of PATCH /api/v2/ranking-policies/:id: edits the working copy; `weights` given are merged key by key, `tieBreakers` replaces. */
 export const UpdateRankingPolicyBody = z.object({
   name: name200().optional(),
   weights: WeightsInput.optional(),
-  tieBreakers: TieBreakersInput.optional(),
+  tieBreakers: protoView(TieBreakersInput.optional(), { name: 'tie_breaker_order' }),
 });
 
 /** Path of /api/v2/ranking-policies/:id. */
@@ -74,7 +78,7 @@ export const RankingPolicy = z.object({
   name: z.string(),
   status: RankingPolicyStatus,
   weights: Weights.meta({ description: 'All six keys; keys a request left out hold the default weights.' }),
-  tieBreakers: z.array(z.enum(TIE_BREAKERS)),
+  tieBreakers: protoView(z.array(TieBreaker), { name: 'tie_breaker_order' }),
   activeVersion: nonNegativeInt().nullable(),
   createdAt: instant(),
   updatedAt: instant(),
@@ -93,7 +97,7 @@ export const RankingPolicyVersion = z.object({
   version: nonNegativeInt(),
   name: z.string(),
   weights: Weights,
-  tieBreakers: z.array(z.enum(TIE_BREAKERS)),
+  tieBreakers: protoView(z.array(TieBreaker), { name: 'tie_breaker_order' }),
   activatedAt: instant(),
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursor, ianaTimezone, instant, list, nonNegativeInt, queryInt, text } from '../fields.js';
 import { normalizedCode } from '../normalized-code.js';
+import { protoOneof, protoView } from '../proto-view.js';
 import {
   normalizeAgeGroupCode,
   normalizeCode,
@@ -27,9 +28,15 @@ export const ResolutionConstraints = z.object({
   acceptsNewClients: z.boolean().optional(),
 });
 
+/** A part of the day a client prefers. */
+export const DayPart = z.enum(['morning', 'afternoon', 'evening']);
+
+/** The outcome of a resolution: at least one option, or none. */
+export const ResolutionStatus = z.enum(['resolved', 'zero_results']);
+
 /** Ranking preferences (SPEC 4.1, CONTRACT part 4). */
 export const ResolutionPreferences = z.object({
-  dayParts: list(z.enum(['morning', 'afternoon', 'evening'])).optional(),
+  dayParts: protoView(list(DayPart).optional(), { name: 'preferred_day_parts' }),
   earliestAvailable: z.boolean().optional(),
   languageCodes: list(normalizedCode(normalizeLanguageCode, 'language code')).optional(),
   location: text(200).optional(),
@@ -38,10 +45,19 @@ export const ResolutionPreferences = z.object({
   timezone: ianaTimezone().optional(),
 });
 
+/** A date of a dateRange as the typed API carries it (REST takes any JSON and the domain judges it). */
+const rangeDate = (what: string) =>
+  z.string().meta({ description: `${what}, a provider-local date YYYY-MM-DD (INVALID_DATE_RANGE otherwise).` });
+
 /** A dateRange as sent; its dates are checked by the domain (INVALID_DATE_RANGE). */
-export const DateRangeInput = z.object({ from: z.unknown(), to: z.unknown() }).meta({
-  description: 'Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days.',
-});
+export const DateRangeInput = z
+  .object({
+    from: protoView(z.unknown(), { schema: rangeDate('The first day'), name: 'from_date' }),
+    to: protoView(z.unknown(), { schema: rangeDate('The day after the last'), name: 'to_date' }),
+  })
+  .meta({
+    description: 'Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days.',
+  });
 
 /** Body of POST /api/v2/resolutions. */
 export const CreateResolutionBody = z.object({
@@ -56,27 +72,58 @@ export const CreateResolutionBody = z.object({
 const plain = (fn: CodeNormalizer, what: string) =>
   z.union([normalizedCode(fn, what).transform((v) => [v]), list(normalizedCode(fn, what))]);
 
+/** A v1 constraint list as the typed API carries it: REST also takes one code as text, read as a list of one. */
+const codes = (what: string) =>
+  z
+    .array(z.string())
+    .optional()
+    .meta({ description: `${what}; a provider matches when it has one of them. Empty: no constraint.` });
+
+/** The v1 constraints as the typed API carries them: every list a `repeated string`, under the v1 or v2 name. */
+const V1ConstraintLists = z
+  .object({
+    languages: codes('Language codes (ISO 639-1)'),
+    languageCodes: codes('Language codes (ISO 639-1), the v2 name of `languages`'),
+    modality: codes('Modalities (`virtual`, `in_person`)'),
+    modalityCodes: codes('Modalities, the v2 name of `modality`'),
+    insurance: codes('Insurance plan codes'),
+    insurancePlanCodes: codes('Insurance plan codes, the v2 name of `insurance`'),
+    specialty: codes('Specialty codes'),
+    specialtyCodes: codes('Specialty codes, the v2 name of `specialty`'),
+    profession: codes('Profession codes'),
+    professionCodes: codes('Profession codes, the v2 name of `profession`'),
+    ageGroupCodes: codes('Age groups (`adult`, `adolescent`, `child`, `senior`)'),
+    serviceRegionCodes: codes('Service region codes (`US-CA`)'),
+    licenseRegionCodes: codes('License region codes (`US-CA`)'),
+    acceptsNewClients: z.boolean().optional().meta({ description: 'Only providers accepting new clients when true.' }),
+  })
+  .optional()
+  .meta({ description: 'Hard constraints: a provider is eligible only when it meets every one given.' });
+
 /** Body of POST /api/v1/resolutions: `service` (id or slug) and plain-value constraints under v1 or v2 names. */
 export const CreateResolutionV1Body = z.object({
   service: text(200, 1),
-  constraints: z
-    .object({
-      languages: plain(normalizeLanguageCode, 'language code').optional(),
-      languageCodes: plain(normalizeLanguageCode, 'language code').optional(),
-      modality: plain(normalizeModalityCode, 'modality').optional(),
-      modalityCodes: plain(normalizeModalityCode, 'modality').optional(),
-      insurance: plain(normalizeInsurancePlan, 'insurance plan').optional(),
-      insurancePlanCodes: plain(normalizeInsurancePlan, 'insurance plan').optional(),
-      specialty: plain(normalizeCode, 'specialty code').optional(),
-      specialtyCodes: plain(normalizeCode, 'specialty code').optional(),
-      profession: plain(normalizeCode, 'profession code').optional(),
-      professionCodes: plain(normalizeCode, 'profession code').optional(),
-      ageGroupCodes: plain(normalizeAgeGroupCode, 'age group').optional(),
-      serviceRegionCodes: plain(normalizeRegionCode, 'region code').optional(),
-      licenseRegionCodes: z.unknown().optional(),
-      acceptsNewClients: z.boolean().optional(),
-    })
-    .optional(),
+  constraints: protoView(
+    z
+      .object({
+        languages: plain(normalizeLanguageCode, 'language code').optional(),
+        languageCodes: plain(normalizeLanguageCode, 'language code').optional(),
+        modality: plain(normalizeModalityCode, 'modality').optional(),
+        modalityCodes: plain(normalizeModalityCode, 'modality').optional(),
+        insurance: plain(normalizeInsurancePlan, 'insurance plan').optional(),
+        insurancePlanCodes: plain(normalizeInsurancePlan, 'insurance plan').optional(),
+        specialty: plain(normalizeCode, 'specialty code').optional(),
+        specialtyCodes: plain(normalizeCode, 'specialty code').optional(),
+        profession: plain(normalizeCode, 'profession code').optional(),
+        professionCodes: plain(normalizeCode, 'profession code').optional(),
+        ageGroupCodes: plain(normalizeAgeGroupCode, 'age group').optional(),
+        serviceRegionCodes: plain(normalizeRegionCode, 'region code').optional(),
+        licenseRegionCodes: z.unknown().optional(),
+        acceptsNewClients: z.boolean().optional(),
+      })
+      .optional(),
+    { schema: V1ConstraintLists, name: 'constraint_lists' },
+  ),
   preferences: ResolutionPreferences.optional(),
   dateRange: DateRangeInput,
   maxOptionsPerProvider: z.number().int().min(1).max(10).optional(),
@@ -96,13 +143,28 @@ export const CandidatesQuery = z.object({
   cursor: cursor().optional(),
 });
 
+/** One value a constraint asks for or a provider has: a code, a number or a flag (`domain`'s ConstraintValue). */
+const ConstraintValue = protoOneof(z.union([z.string(), z.number(), z.boolean()]), {
+  message: 'ConstraintValue',
+  doc: 'One value a constraint asks for or a provider has: a code, a number or a flag.',
+  cases: [
+    { name: 'text', schema: z.string().meta({ description: 'A code.' }), test: (v) => typeof v === 'string' },
+    { name: 'number', schema: z.number().meta({ description: 'A number.' }), test: (v) => typeof v === 'number' },
+    { name: 'flag', schema: z.boolean().meta({ description: 'A flag.' }), test: (v) => typeof v === 'boolean' },
+  ],
+});
+
+/** The `required` or `actual` values of a constraint, typed for the proto (REST: a JSON array). */
+const constraintValues = (name: 'required_values' | 'actual_values', description: string) =>
+  protoView(z.array(z.unknown()), { schema: z.array(ConstraintValue).meta({ description }), name });
+
 /** One hard constraint as evaluated for a provider: required and actual values, status and source. */
 export const ConstraintRecord = z.object({
   code: z.string(),
   field: z.string(),
   status: z.string(),
-  required: z.array(z.unknown()),
-  actual: z.array(z.unknown()),
+  required: constraintValues('required_values', 'The values the constraint asks for (any one of them).'),
+  actual: constraintValues('actual_values', "The provider's values for the constraint."),
   sourceStatus: z.string(),
 });
 
@@ -132,7 +194,7 @@ export const ResolutionOption = z.object({
 /** A resolution (resolved or zero_results; SPEC part 2 and CONTRACT part 4). */
 export const Resolution = z.object({
   resolutionId: z.string(),
-  status: z.enum(['resolved', 'zero_results']),
+  status: ResolutionStatus,
   requestId: z.string(),
   organizationId: z.string(),
   policy: z.object({ id: z.string(), version: nonNegativeInt() }),
@@ -179,8 +241,8 @@ export const Candidate = z.object({
     z.object({
       code: z.string(),
       field: z.string(),
-      required: z.array(z.unknown()),
-      actual: z.array(z.unknown()),
+      required: constraintValues('required_values', 'The values the constraint asks for (any one of them).'),
+      actual: constraintValues('actual_values', "The provider's values for the constraint."),
       sourceStatus: z.string(),
       status: z.string(),
       detail: z
@@ -216,10 +278,13 @@ export const ListResolutionsQuery = z.object({
 /** A resolution as the ledger keeps it (GET /api/v2/resolutions); the options themselves are read with GET /api/v2/resolutions/:id. */
 export const ResolutionSummary = z.object({
   id: z.string(),
-  status: z.enum(['resolved', 'zero_results']).meta({
-    description:
-      'The outcome when the resolution was made; written once and never updated: expiry shows in `expiresAt`, confirmation in `bookingId`, the live state in GET /api/v2/resolutions/:id or the inspector.',
-  }),
+  status: protoView(
+    ResolutionStatus.meta({
+      description:
+        'The outcome when the resolution was made; written once and never updated: expiry shows in `expiresAt`, confirmation in `bookingId`, the live state in GET /api/v2/resolutions/:id or the inspector.',
+    }),
+    { schema: ResolutionStatus },
+  ),
   requestId: z.string(),
   serviceSlug: z.string(),
   policyId: z.string(),

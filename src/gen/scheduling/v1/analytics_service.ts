@@ -18,7 +18,14 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Analytics, NetworkAdequacy } from "./resources.js";
+import {
+  Analytics,
+  AnalyticsPeriod,
+  analyticsPeriodFromJSON,
+  analyticsPeriodToJSON,
+  analyticsPeriodToNumber,
+  NetworkAdequacy,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
@@ -42,73 +49,7 @@ export interface GetAnalyticsRequest {
     | string
     | undefined;
   /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
-  period?: GetAnalyticsRequest_Period | undefined;
-}
-
-/** The values of `period`; `PERIOD_UNSPECIFIED` means not given. */
-export enum GetAnalyticsRequest_Period {
-  /** PERIOD_UNSPECIFIED - Not given. */
-  PERIOD_UNSPECIFIED = "PERIOD_UNSPECIFIED",
-  /** PERIOD_LAST_7_DAYS - REST `last_7_days`. */
-  PERIOD_LAST_7_DAYS = "PERIOD_LAST_7_DAYS",
-  /** PERIOD_LAST_30_DAYS - REST `last_30_days`. */
-  PERIOD_LAST_30_DAYS = "PERIOD_LAST_30_DAYS",
-  /** PERIOD_LAST_90_DAYS - REST `last_90_days`. */
-  PERIOD_LAST_90_DAYS = "PERIOD_LAST_90_DAYS",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function getAnalyticsRequest_PeriodFromJSON(object: any): GetAnalyticsRequest_Period {
-  switch (object) {
-    case 0:
-    case "PERIOD_UNSPECIFIED":
-      return GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED;
-    case 1:
-    case "PERIOD_LAST_7_DAYS":
-      return GetAnalyticsRequest_Period.PERIOD_LAST_7_DAYS;
-    case 2:
-    case "PERIOD_LAST_30_DAYS":
-      return GetAnalyticsRequest_Period.PERIOD_LAST_30_DAYS;
-    case 3:
-    case "PERIOD_LAST_90_DAYS":
-      return GetAnalyticsRequest_Period.PERIOD_LAST_90_DAYS;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return GetAnalyticsRequest_Period.UNRECOGNIZED;
-  }
-}
-
-export function getAnalyticsRequest_PeriodToJSON(object: GetAnalyticsRequest_Period): string {
-  switch (object) {
-    case GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED:
-      return "PERIOD_UNSPECIFIED";
-    case GetAnalyticsRequest_Period.PERIOD_LAST_7_DAYS:
-      return "PERIOD_LAST_7_DAYS";
-    case GetAnalyticsRequest_Period.PERIOD_LAST_30_DAYS:
-      return "PERIOD_LAST_30_DAYS";
-    case GetAnalyticsRequest_Period.PERIOD_LAST_90_DAYS:
-      return "PERIOD_LAST_90_DAYS";
-    case GetAnalyticsRequest_Period.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function getAnalyticsRequest_PeriodToNumber(object: GetAnalyticsRequest_Period): number {
-  switch (object) {
-    case GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED:
-      return 0;
-    case GetAnalyticsRequest_Period.PERIOD_LAST_7_DAYS:
-      return 1;
-    case GetAnalyticsRequest_Period.PERIOD_LAST_30_DAYS:
-      return 2;
-    case GetAnalyticsRequest_Period.PERIOD_LAST_90_DAYS:
-      return 3;
-    case GetAnalyticsRequest_Period.UNRECOGNIZED:
-    default:
-      return -1;
-  }
+  analyticsPeriod?: AnalyticsPeriod | undefined;
 }
 
 export interface GetAnalyticsRequest_ParamsEntry {
@@ -145,8 +86,8 @@ export interface GetNetworkAdequacyRequest {
     | string
     | undefined;
   /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
-  period?:
-    | GetNetworkAdequacyRequest_Period
+  analyticsPeriod?:
+    | AnalyticsPeriod
     | undefined;
   /**
    * The constraint read: `language` (languageCodes), `license_region` (licenseRegionCodes), `insurance`
@@ -154,72 +95,6 @@ export interface GetNetworkAdequacyRequest {
    * `license_region`, `insurance`, `specialty`, `modality`. Required.
    */
   dimension?: GetNetworkAdequacyRequest_Dimension | undefined;
-}
-
-/** The values of `period`; `PERIOD_UNSPECIFIED` means not given. */
-export enum GetNetworkAdequacyRequest_Period {
-  /** PERIOD_UNSPECIFIED - Not given. */
-  PERIOD_UNSPECIFIED = "PERIOD_UNSPECIFIED",
-  /** PERIOD_LAST_7_DAYS - REST `last_7_days`. */
-  PERIOD_LAST_7_DAYS = "PERIOD_LAST_7_DAYS",
-  /** PERIOD_LAST_30_DAYS - REST `last_30_days`. */
-  PERIOD_LAST_30_DAYS = "PERIOD_LAST_30_DAYS",
-  /** PERIOD_LAST_90_DAYS - REST `last_90_days`. */
-  PERIOD_LAST_90_DAYS = "PERIOD_LAST_90_DAYS",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function getNetworkAdequacyRequest_PeriodFromJSON(object: any): GetNetworkAdequacyRequest_Period {
-  switch (object) {
-    case 0:
-    case "PERIOD_UNSPECIFIED":
-      return GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED;
-    case 1:
-    case "PERIOD_LAST_7_DAYS":
-      return GetNetworkAdequacyRequest_Period.PERIOD_LAST_7_DAYS;
-    case 2:
-    case "PERIOD_LAST_30_DAYS":
-      return GetNetworkAdequacyRequest_Period.PERIOD_LAST_30_DAYS;
-    case 3:
-    case "PERIOD_LAST_90_DAYS":
-      return GetNetworkAdequacyRequest_Period.PERIOD_LAST_90_DAYS;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return GetNetworkAdequacyRequest_Period.UNRECOGNIZED;
-  }
-}
-
-export function getNetworkAdequacyRequest_PeriodToJSON(object: GetNetworkAdequacyRequest_Period): string {
-  switch (object) {
-    case GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED:
-      return "PERIOD_UNSPECIFIED";
-    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_7_DAYS:
-      return "PERIOD_LAST_7_DAYS";
-    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_30_DAYS:
-      return "PERIOD_LAST_30_DAYS";
-    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_90_DAYS:
-      return "PERIOD_LAST_90_DAYS";
-    case GetNetworkAdequacyRequest_Period.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function getNetworkAdequacyRequest_PeriodToNumber(object: GetNetworkAdequacyRequest_Period): number {
-  switch (object) {
-    case GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED:
-      return 0;
-    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_7_DAYS:
-      return 1;
-    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_30_DAYS:
-      return 2;
-    case GetNetworkAdequacyRequest_Period.PERIOD_LAST_90_DAYS:
-      return 3;
-    case GetNetworkAdequacyRequest_Period.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The values of `dimension`; `DIMENSION_UNSPECIFIED` means not given. */
@@ -323,7 +198,7 @@ export interface GetNetworkAdequacyResponse {
 }
 
 function createBaseGetAnalyticsRequest(): GetAnalyticsRequest {
-  return { params: {}, query: {}, bodyJson: "", period: GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED };
+  return { params: {}, query: {}, bodyJson: "", analyticsPeriod: AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED };
 }
 
 export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
@@ -337,8 +212,10 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.period !== undefined && message.period !== GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED) {
-      writer.uint32(128).int32(getAnalyticsRequest_PeriodToNumber(message.period));
+    if (
+      message.analyticsPeriod !== undefined && message.analyticsPeriod !== AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED
+    ) {
+      writer.uint32(136).int32(analyticsPeriodToNumber(message.analyticsPeriod));
     }
     return writer;
   },
@@ -386,12 +263,12 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 17: {
+            if (tag !== 136) {
               break;
             }
 
-            message.period = getAnalyticsRequest_PeriodFromJSON(reader.int32());
+            message.analyticsPeriod = analyticsPeriodFromJSON(reader.int32());
             continue;
           }
         }
@@ -441,9 +318,11 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      period: isSet(object.period)
-        ? getAnalyticsRequest_PeriodFromJSON(object.period)
-        : GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED,
+      analyticsPeriod: isSet(object.analyticsPeriod)
+        ? analyticsPeriodFromJSON(object.analyticsPeriod)
+        : isSet(object.analytics_period)
+        ? analyticsPeriodFromJSON(object.analytics_period)
+        : AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED,
     };
   },
 
@@ -470,8 +349,10 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.period !== undefined && message.period !== GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED) {
-      obj.period = getAnalyticsRequest_PeriodToJSON(message.period);
+    if (
+      message.analyticsPeriod !== undefined && message.analyticsPeriod !== AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED
+    ) {
+      obj.analyticsPeriod = analyticsPeriodToJSON(message.analyticsPeriod);
     }
     return obj;
   },
@@ -500,7 +381,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.period = object.period ?? GetAnalyticsRequest_Period.PERIOD_UNSPECIFIED;
+    message.analyticsPeriod = object.analyticsPeriod ?? AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED;
     return message;
   },
 };
@@ -749,7 +630,7 @@ function createBaseGetNetworkAdequacyRequest(): GetNetworkAdequacyRequest {
     params: {},
     query: {},
     bodyJson: "",
-    period: GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED,
+    analyticsPeriod: AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED,
     dimension: GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED,
   };
 }
@@ -765,8 +646,10 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.period !== undefined && message.period !== GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED) {
-      writer.uint32(128).int32(getNetworkAdequacyRequest_PeriodToNumber(message.period));
+    if (
+      message.analyticsPeriod !== undefined && message.analyticsPeriod !== AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED
+    ) {
+      writer.uint32(144).int32(analyticsPeriodToNumber(message.analyticsPeriod));
     }
     if (
       message.dimension !== undefined && message.dimension !== GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED
@@ -819,12 +702,12 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 18: {
+            if (tag !== 144) {
               break;
             }
 
-            message.period = getNetworkAdequacyRequest_PeriodFromJSON(reader.int32());
+            message.analyticsPeriod = analyticsPeriodFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -882,9 +765,11 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      period: isSet(object.period)
-        ? getNetworkAdequacyRequest_PeriodFromJSON(object.period)
-        : GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED,
+      analyticsPeriod: isSet(object.analyticsPeriod)
+        ? analyticsPeriodFromJSON(object.analyticsPeriod)
+        : isSet(object.analytics_period)
+        ? analyticsPeriodFromJSON(object.analytics_period)
+        : AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED,
       dimension: isSet(object.dimension)
         ? getNetworkAdequacyRequest_DimensionFromJSON(object.dimension)
         : GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED,
@@ -914,8 +799,10 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.period !== undefined && message.period !== GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED) {
-      obj.period = getNetworkAdequacyRequest_PeriodToJSON(message.period);
+    if (
+      message.analyticsPeriod !== undefined && message.analyticsPeriod !== AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED
+    ) {
+      obj.analyticsPeriod = analyticsPeriodToJSON(message.analyticsPeriod);
     }
     if (
       message.dimension !== undefined && message.dimension !== GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED
@@ -949,7 +836,7 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.period = object.period ?? GetNetworkAdequacyRequest_Period.PERIOD_UNSPECIFIED;
+    message.analyticsPeriod = object.analyticsPeriod ?? AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED;
     message.dimension = object.dimension ?? GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED;
     return message;
   },

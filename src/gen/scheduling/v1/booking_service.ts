@@ -19,6 +19,10 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import {
+  BookingStatus,
+  bookingStatusFromJSON,
+  bookingStatusToJSON,
+  bookingStatusToNumber,
   BookingsV1Page,
   BookingV1Cancelled,
   BookingV1ConfirmResult,
@@ -51,8 +55,8 @@ export interface ListBookingsRequest {
     | string
     | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
-  status?:
-    | ListBookingsRequest_Status
+  bookingStatus?:
+    | BookingStatus
     | undefined;
   /** Text of 1 to 200 characters. Optional. */
   providerId?:
@@ -70,90 +74,6 @@ export interface ListBookingsRequest {
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ListBookingsRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_CONFIRMED - REST `confirmed`. */
-  STATUS_CONFIRMED = "STATUS_CONFIRMED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  /** STATUS_COMPLETED - REST `completed`. */
-  STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_RESCHEDULED - REST `rescheduled`. */
-  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listBookingsRequest_StatusFromJSON(object: any): ListBookingsRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ListBookingsRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return ListBookingsRequest_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_CONFIRMED":
-      return ListBookingsRequest_Status.STATUS_CONFIRMED;
-    case 3:
-    case "STATUS_CANCELLED":
-      return ListBookingsRequest_Status.STATUS_CANCELLED;
-    case 4:
-    case "STATUS_COMPLETED":
-      return ListBookingsRequest_Status.STATUS_COMPLETED;
-    case 5:
-    case "STATUS_RESCHEDULED":
-      return ListBookingsRequest_Status.STATUS_RESCHEDULED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListBookingsRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function listBookingsRequest_StatusToJSON(object: ListBookingsRequest_Status): string {
-  switch (object) {
-    case ListBookingsRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ListBookingsRequest_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case ListBookingsRequest_Status.STATUS_CONFIRMED:
-      return "STATUS_CONFIRMED";
-    case ListBookingsRequest_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case ListBookingsRequest_Status.STATUS_COMPLETED:
-      return "STATUS_COMPLETED";
-    case ListBookingsRequest_Status.STATUS_RESCHEDULED:
-      return "STATUS_RESCHEDULED";
-    case ListBookingsRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listBookingsRequest_StatusToNumber(object: ListBookingsRequest_Status): number {
-  switch (object) {
-    case ListBookingsRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ListBookingsRequest_Status.STATUS_PENDING:
-      return 1;
-    case ListBookingsRequest_Status.STATUS_CONFIRMED:
-      return 2;
-    case ListBookingsRequest_Status.STATUS_CANCELLED:
-      return 3;
-    case ListBookingsRequest_Status.STATUS_COMPLETED:
-      return 4;
-    case ListBookingsRequest_Status.STATUS_RESCHEDULED:
-      return 5;
-    case ListBookingsRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface ListBookingsRequest_ParamsEntry {
@@ -359,91 +279,7 @@ export interface ListBookingsV1Request {
     | number
     | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
-  status?: ListBookingsV1Request_Status | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ListBookingsV1Request_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_CONFIRMED - REST `confirmed`. */
-  STATUS_CONFIRMED = "STATUS_CONFIRMED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  /** STATUS_COMPLETED - REST `completed`. */
-  STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_RESCHEDULED - REST `rescheduled`. */
-  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listBookingsV1Request_StatusFromJSON(object: any): ListBookingsV1Request_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ListBookingsV1Request_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return ListBookingsV1Request_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_CONFIRMED":
-      return ListBookingsV1Request_Status.STATUS_CONFIRMED;
-    case 3:
-    case "STATUS_CANCELLED":
-      return ListBookingsV1Request_Status.STATUS_CANCELLED;
-    case 4:
-    case "STATUS_COMPLETED":
-      return ListBookingsV1Request_Status.STATUS_COMPLETED;
-    case 5:
-    case "STATUS_RESCHEDULED":
-      return ListBookingsV1Request_Status.STATUS_RESCHEDULED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListBookingsV1Request_Status.UNRECOGNIZED;
-  }
-}
-
-export function listBookingsV1Request_StatusToJSON(object: ListBookingsV1Request_Status): string {
-  switch (object) {
-    case ListBookingsV1Request_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ListBookingsV1Request_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case ListBookingsV1Request_Status.STATUS_CONFIRMED:
-      return "STATUS_CONFIRMED";
-    case ListBookingsV1Request_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case ListBookingsV1Request_Status.STATUS_COMPLETED:
-      return "STATUS_COMPLETED";
-    case ListBookingsV1Request_Status.STATUS_RESCHEDULED:
-      return "STATUS_RESCHEDULED";
-    case ListBookingsV1Request_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listBookingsV1Request_StatusToNumber(object: ListBookingsV1Request_Status): number {
-  switch (object) {
-    case ListBookingsV1Request_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ListBookingsV1Request_Status.STATUS_PENDING:
-      return 1;
-    case ListBookingsV1Request_Status.STATUS_CONFIRMED:
-      return 2;
-    case ListBookingsV1Request_Status.STATUS_CANCELLED:
-      return 3;
-    case ListBookingsV1Request_Status.STATUS_COMPLETED:
-      return 4;
-    case ListBookingsV1Request_Status.STATUS_RESCHEDULED:
-      return 5;
-    case ListBookingsV1Request_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
+  bookingStatus?: BookingStatus | undefined;
 }
 
 export interface ListBookingsV1Request_ParamsEntry {
@@ -642,7 +478,7 @@ function createBaseListBookingsRequest(): ListBookingsRequest {
     params: {},
     query: {},
     bodyJson: "",
-    status: ListBookingsRequest_Status.STATUS_UNSPECIFIED,
+    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     providerId: undefined,
     pageSize: undefined,
     pageToken: undefined,
@@ -660,8 +496,8 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.status !== undefined && message.status !== ListBookingsRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(128).int32(listBookingsRequest_StatusToNumber(message.status));
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(176).int32(bookingStatusToNumber(message.bookingStatus));
     }
     if (message.providerId !== undefined) {
       writer.uint32(138).string(message.providerId);
@@ -718,12 +554,12 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 22: {
+            if (tag !== 176) {
               break;
             }
 
-            message.status = listBookingsRequest_StatusFromJSON(reader.int32());
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -797,9 +633,11 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      status: isSet(object.status)
-        ? listBookingsRequest_StatusFromJSON(object.status)
-        : ListBookingsRequest_Status.STATUS_UNSPECIFIED,
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
       providerId: isSet(object.providerId)
         ? globalThis.String(object.providerId)
         : isSet(object.provider_id)
@@ -841,8 +679,8 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.status !== undefined && message.status !== ListBookingsRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = listBookingsRequest_StatusToJSON(message.status);
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     if (message.providerId !== undefined) {
       obj.providerId = message.providerId;
@@ -880,7 +718,7 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.status = object.status ?? ListBookingsRequest_Status.STATUS_UNSPECIFIED;
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.providerId = object.providerId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
@@ -2695,7 +2533,7 @@ function createBaseListBookingsV1Request(): ListBookingsV1Request {
     bodyJson: "",
     page: undefined,
     limit: undefined,
-    status: ListBookingsV1Request_Status.STATUS_UNSPECIFIED,
+    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
   };
 }
 
@@ -2716,8 +2554,8 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
     if (message.limit !== undefined) {
       writer.uint32(136).int64(message.limit);
     }
-    if (message.status !== undefined && message.status !== ListBookingsV1Request_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(144).int32(listBookingsV1Request_StatusToNumber(message.status));
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(152).int32(bookingStatusToNumber(message.bookingStatus));
     }
     return writer;
   },
@@ -2781,12 +2619,12 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
             message.limit = longToNumber(reader.int64());
             continue;
           }
-          case 18: {
-            if (tag !== 144) {
+          case 19: {
+            if (tag !== 152) {
               break;
             }
 
-            message.status = listBookingsV1Request_StatusFromJSON(reader.int32());
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
         }
@@ -2838,9 +2676,11 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
         : "",
       page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
-      status: isSet(object.status)
-        ? listBookingsV1Request_StatusFromJSON(object.status)
-        : ListBookingsV1Request_Status.STATUS_UNSPECIFIED,
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     };
   },
 
@@ -2873,8 +2713,8 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
     if (message.limit !== undefined) {
       obj.limit = Math.round(message.limit);
     }
-    if (message.status !== undefined && message.status !== ListBookingsV1Request_Status.STATUS_UNSPECIFIED) {
-      obj.status = listBookingsV1Request_StatusToJSON(message.status);
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     return obj;
   },
@@ -2905,7 +2745,7 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
     message.bodyJson = object.bodyJson ?? "";
     message.page = object.page ?? undefined;
     message.limit = object.limit ?? undefined;
-    message.status = object.status ?? ListBookingsV1Request_Status.STATUS_UNSPECIFIED;
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     return message;
   },
 };

@@ -19,7 +19,6 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { FieldMask } from "../../google/protobuf/field_mask.js";
-import { Value } from "../../google/protobuf/struct.js";
 import {
   CalendarConnection,
   CalendarConnectionList,
@@ -206,10 +205,6 @@ export interface UpdateCalendarConnectionRequest {
   /** Text of 1 to 200 characters. Required. */
   id?:
     | string
-    | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
-  providerId?:
-    | any
     | undefined;
   /** Text of at most 200 characters. Optional. */
   title?:
@@ -1732,7 +1727,6 @@ function createBaseUpdateCalendarConnectionRequest(): UpdateCalendarConnectionRe
     bodyJson: "",
     updateMask: undefined,
     id: "",
-    providerId: undefined,
     title: undefined,
     timezone: undefined,
     days: undefined,
@@ -1757,9 +1751,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
     }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
-    }
-    if (message.providerId !== undefined) {
-      Value.encode(Value.wrap(message.providerId), writer.uint32(138).fork()).join();
     }
     if (message.title !== undefined) {
       writer.uint32(146).string(message.title);
@@ -1838,14 +1829,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
             }
 
             message.id = reader.string();
-            continue;
-          }
-          case 17: {
-            if (tag !== 138) {
-              break;
-            }
-
-            message.providerId = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 18: {
@@ -1944,11 +1927,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
         ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
         : undefined,
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      providerId: isSet(object?.providerId)
-        ? object.providerId
-        : isSet(object?.provider_id)
-        ? object.provider_id
-        : undefined,
       title: isSet(object.title) ? globalThis.String(object.title) : undefined,
       timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
       days: isSet(object.days) ? DaysInput.fromJSON(object.days) : undefined,
@@ -1991,9 +1969,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
     }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
-    }
-    if (message.providerId !== undefined) {
-      obj.providerId = message.providerId;
     }
     if (message.title !== undefined) {
       obj.title = message.title;
@@ -2039,7 +2014,6 @@ export const UpdateCalendarConnectionRequest: MessageFns<UpdateCalendarConnectio
     message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
-    message.providerId = object.providerId === undefined ? undefined : object.providerId;
     message.title = object.title ?? undefined;
     message.timezone = object.timezone ?? undefined;
     message.days = (object.days !== undefined && object.days !== null) ? DaysInput.fromPartial(object.days) : undefined;

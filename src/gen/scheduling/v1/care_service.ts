@@ -22,9 +22,17 @@ import { Timestamp } from "../../google/protobuf/timestamp.js";
 import {
   ContinuityRecord,
   ManualReviewEntry,
+  ManualReviewStatus,
+  manualReviewStatusFromJSON,
+  manualReviewStatusToJSON,
+  manualReviewStatusToNumber,
   ResolutionConstraints,
   ResolutionPreferences,
   WaitlistEntry,
+  WaitlistStatus,
+  waitlistStatusFromJSON,
+  waitlistStatusToJSON,
+  waitlistStatusToNumber,
 } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
@@ -229,8 +237,8 @@ export interface ListWaitlistEntriesRequest {
     | string
     | undefined;
   /** One of `waiting`, `offered`, `booked`, `cancelled`. Optional. */
-  status?:
-    | ListWaitlistEntriesRequest_Status
+  waitlistStatus?:
+    | WaitlistStatus
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
@@ -244,81 +252,6 @@ export interface ListWaitlistEntriesRequest {
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ListWaitlistEntriesRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_WAITING - REST `waiting`. */
-  STATUS_WAITING = "STATUS_WAITING",
-  /** STATUS_OFFERED - REST `offered`. */
-  STATUS_OFFERED = "STATUS_OFFERED",
-  /** STATUS_BOOKED - REST `booked`. */
-  STATUS_BOOKED = "STATUS_BOOKED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listWaitlistEntriesRequest_StatusFromJSON(object: any): ListWaitlistEntriesRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_WAITING":
-      return ListWaitlistEntriesRequest_Status.STATUS_WAITING;
-    case 3:
-    case "STATUS_OFFERED":
-      return ListWaitlistEntriesRequest_Status.STATUS_OFFERED;
-    case 4:
-    case "STATUS_BOOKED":
-      return ListWaitlistEntriesRequest_Status.STATUS_BOOKED;
-    case 2:
-    case "STATUS_CANCELLED":
-      return ListWaitlistEntriesRequest_Status.STATUS_CANCELLED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListWaitlistEntriesRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function listWaitlistEntriesRequest_StatusToJSON(object: ListWaitlistEntriesRequest_Status): string {
-  switch (object) {
-    case ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ListWaitlistEntriesRequest_Status.STATUS_WAITING:
-      return "STATUS_WAITING";
-    case ListWaitlistEntriesRequest_Status.STATUS_OFFERED:
-      return "STATUS_OFFERED";
-    case ListWaitlistEntriesRequest_Status.STATUS_BOOKED:
-      return "STATUS_BOOKED";
-    case ListWaitlistEntriesRequest_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case ListWaitlistEntriesRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listWaitlistEntriesRequest_StatusToNumber(object: ListWaitlistEntriesRequest_Status): number {
-  switch (object) {
-    case ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ListWaitlistEntriesRequest_Status.STATUS_WAITING:
-      return 1;
-    case ListWaitlistEntriesRequest_Status.STATUS_OFFERED:
-      return 3;
-    case ListWaitlistEntriesRequest_Status.STATUS_BOOKED:
-      return 4;
-    case ListWaitlistEntriesRequest_Status.STATUS_CANCELLED:
-      return 2;
-    case ListWaitlistEntriesRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface ListWaitlistEntriesRequest_ParamsEntry {
@@ -404,8 +337,8 @@ export interface ListManualReviewRequest {
     | string
     | undefined;
   /** Default `open`. One of `open`, `resolved`. Optional. */
-  status?:
-    | ListManualReviewRequest_Status
+  manualReviewStatus?:
+    | ManualReviewStatus
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
@@ -419,63 +352,6 @@ export interface ListManualReviewRequest {
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ListManualReviewRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_OPEN - REST `open`. */
-  STATUS_OPEN = "STATUS_OPEN",
-  /** STATUS_RESOLVED - REST `resolved`. */
-  STATUS_RESOLVED = "STATUS_RESOLVED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listManualReviewRequest_StatusFromJSON(object: any): ListManualReviewRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ListManualReviewRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_OPEN":
-      return ListManualReviewRequest_Status.STATUS_OPEN;
-    case 2:
-    case "STATUS_RESOLVED":
-      return ListManualReviewRequest_Status.STATUS_RESOLVED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListManualReviewRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function listManualReviewRequest_StatusToJSON(object: ListManualReviewRequest_Status): string {
-  switch (object) {
-    case ListManualReviewRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ListManualReviewRequest_Status.STATUS_OPEN:
-      return "STATUS_OPEN";
-    case ListManualReviewRequest_Status.STATUS_RESOLVED:
-      return "STATUS_RESOLVED";
-    case ListManualReviewRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listManualReviewRequest_StatusToNumber(object: ListManualReviewRequest_Status): number {
-  switch (object) {
-    case ListManualReviewRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ListManualReviewRequest_Status.STATUS_OPEN:
-      return 1;
-    case ListManualReviewRequest_Status.STATUS_RESOLVED:
-      return 2;
-    case ListManualReviewRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface ListManualReviewRequest_ParamsEntry {
@@ -2141,7 +2017,7 @@ function createBaseListWaitlistEntriesRequest(): ListWaitlistEntriesRequest {
     params: {},
     query: {},
     bodyJson: "",
-    status: ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED,
+    waitlistStatus: WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED,
     pageSize: undefined,
     pageToken: undefined,
   };
@@ -2158,8 +2034,8 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.status !== undefined && message.status !== ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(128).int32(listWaitlistEntriesRequest_StatusToNumber(message.status));
+    if (message.waitlistStatus !== undefined && message.waitlistStatus !== WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED) {
+      writer.uint32(168).int32(waitlistStatusToNumber(message.waitlistStatus));
     }
     if (message.pageSize !== undefined) {
       writer.uint32(152).int64(message.pageSize);
@@ -2213,12 +2089,12 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 21: {
+            if (tag !== 168) {
               break;
             }
 
-            message.status = listWaitlistEntriesRequest_StatusFromJSON(reader.int32());
+            message.waitlistStatus = waitlistStatusFromJSON(reader.int32());
             continue;
           }
           case 19: {
@@ -2284,9 +2160,11 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      status: isSet(object.status)
-        ? listWaitlistEntriesRequest_StatusFromJSON(object.status)
-        : ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED,
+      waitlistStatus: isSet(object.waitlistStatus)
+        ? waitlistStatusFromJSON(object.waitlistStatus)
+        : isSet(object.waitlist_status)
+        ? waitlistStatusFromJSON(object.waitlist_status)
+        : WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -2323,8 +2201,8 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.status !== undefined && message.status !== ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = listWaitlistEntriesRequest_StatusToJSON(message.status);
+    if (message.waitlistStatus !== undefined && message.waitlistStatus !== WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED) {
+      obj.waitlistStatus = waitlistStatusToJSON(message.waitlistStatus);
     }
     if (message.pageSize !== undefined) {
       obj.pageSize = Math.round(message.pageSize);
@@ -2359,7 +2237,7 @@ export const ListWaitlistEntriesRequest: MessageFns<ListWaitlistEntriesRequest> 
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.status = object.status ?? ListWaitlistEntriesRequest_Status.STATUS_UNSPECIFIED;
+    message.waitlistStatus = object.waitlistStatus ?? WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
     return message;
@@ -3097,7 +2975,7 @@ function createBaseListManualReviewRequest(): ListManualReviewRequest {
     params: {},
     query: {},
     bodyJson: "",
-    status: ListManualReviewRequest_Status.STATUS_UNSPECIFIED,
+    manualReviewStatus: ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED,
     pageSize: undefined,
     pageToken: undefined,
   };
@@ -3114,8 +2992,11 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.status !== undefined && message.status !== ListManualReviewRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(128).int32(listManualReviewRequest_StatusToNumber(message.status));
+    if (
+      message.manualReviewStatus !== undefined &&
+      message.manualReviewStatus !== ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED
+    ) {
+      writer.uint32(168).int32(manualReviewStatusToNumber(message.manualReviewStatus));
     }
     if (message.pageSize !== undefined) {
       writer.uint32(152).int64(message.pageSize);
@@ -3169,12 +3050,12 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 21: {
+            if (tag !== 168) {
               break;
             }
 
-            message.status = listManualReviewRequest_StatusFromJSON(reader.int32());
+            message.manualReviewStatus = manualReviewStatusFromJSON(reader.int32());
             continue;
           }
           case 19: {
@@ -3240,9 +3121,11 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      status: isSet(object.status)
-        ? listManualReviewRequest_StatusFromJSON(object.status)
-        : ListManualReviewRequest_Status.STATUS_UNSPECIFIED,
+      manualReviewStatus: isSet(object.manualReviewStatus)
+        ? manualReviewStatusFromJSON(object.manualReviewStatus)
+        : isSet(object.manual_review_status)
+        ? manualReviewStatusFromJSON(object.manual_review_status)
+        : ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -3279,8 +3162,11 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.status !== undefined && message.status !== ListManualReviewRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = listManualReviewRequest_StatusToJSON(message.status);
+    if (
+      message.manualReviewStatus !== undefined &&
+      message.manualReviewStatus !== ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED
+    ) {
+      obj.manualReviewStatus = manualReviewStatusToJSON(message.manualReviewStatus);
     }
     if (message.pageSize !== undefined) {
       obj.pageSize = Math.round(message.pageSize);
@@ -3315,7 +3201,7 @@ export const ListManualReviewRequest: MessageFns<ListManualReviewRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.status = object.status ?? ListManualReviewRequest_Status.STATUS_UNSPECIFIED;
+    message.manualReviewStatus = object.manualReviewStatus ?? ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
     return message;

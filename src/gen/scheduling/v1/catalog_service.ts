@@ -19,7 +19,6 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { FieldMask } from "../../google/protobuf/field_mask.js";
-import { Value } from "../../google/protobuf/struct.js";
 import { DeletedService, EventTypeList, Service, ServiceList } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
@@ -219,10 +218,6 @@ export interface UpdateServiceRequest {
   /** Text of 1 to 200 characters. Required. */
   id?:
     | string
-    | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
-  providerId?:
-    | any
     | undefined;
   /** Text of 1 to 200 characters. Optional. */
   title?:
@@ -1886,7 +1881,6 @@ function createBaseUpdateServiceRequest(): UpdateServiceRequest {
     bodyJson: "",
     updateMask: undefined,
     id: "",
-    providerId: undefined,
     title: undefined,
     duration: undefined,
     price: undefined,
@@ -1915,9 +1909,6 @@ export const UpdateServiceRequest: MessageFns<UpdateServiceRequest> = {
     }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
-    }
-    if (message.providerId !== undefined) {
-      Value.encode(Value.wrap(message.providerId), writer.uint32(138).fork()).join();
     }
     if (message.title !== undefined) {
       writer.uint32(146).string(message.title);
@@ -2006,14 +1997,6 @@ export const UpdateServiceRequest: MessageFns<UpdateServiceRequest> = {
             }
 
             message.id = reader.string();
-            continue;
-          }
-          case 17: {
-            if (tag !== 138) {
-              break;
-            }
-
-            message.providerId = Value.unwrap(Value.decode(reader, reader.uint32()));
             continue;
           }
           case 18: {
@@ -2141,11 +2124,6 @@ export const UpdateServiceRequest: MessageFns<UpdateServiceRequest> = {
         ? FieldMask.unwrap(FieldMask.fromJSON(object.update_mask))
         : undefined,
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      providerId: isSet(object?.providerId)
-        ? object.providerId
-        : isSet(object?.provider_id)
-        ? object.provider_id
-        : undefined,
       title: isSet(object.title) ? globalThis.String(object.title) : undefined,
       duration: isSet(object.duration) ? globalThis.Number(object.duration) : undefined,
       price: isSet(object.price) ? globalThis.Number(object.price) : undefined,
@@ -2203,9 +2181,6 @@ export const UpdateServiceRequest: MessageFns<UpdateServiceRequest> = {
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
-    if (message.providerId !== undefined) {
-      obj.providerId = message.providerId;
-    }
     if (message.title !== undefined) {
       obj.title = message.title;
     }
@@ -2262,7 +2237,6 @@ export const UpdateServiceRequest: MessageFns<UpdateServiceRequest> = {
     message.bodyJson = object.bodyJson ?? "";
     message.updateMask = object.updateMask ?? undefined;
     message.id = object.id ?? "";
-    message.providerId = object.providerId === undefined ? undefined : object.providerId;
     message.title = object.title ?? undefined;
     message.duration = object.duration ?? undefined;
     message.price = object.price ?? undefined;

@@ -18,8 +18,15 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Value } from "../../google/protobuf/struct.js";
-import { ProviderImport, ProviderImportAccepted } from "./resources.js";
+import {
+  CreateProviderBody,
+  ImportMode,
+  importModeFromJSON,
+  importModeToJSON,
+  importModeToNumber,
+  ProviderImport,
+  ProviderImportAccepted,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
@@ -43,8 +50,8 @@ export interface CreateProviderImportRequest {
     | string
     | undefined;
   /** One of `upsert`, `create_only`, `update_only`. Optional. */
-  mode?:
-    | CreateProviderImportRequest_Mode
+  importMode?:
+    | ImportMode
     | undefined;
   /** True or false. Optional. */
   dryRun?:
@@ -54,74 +61,12 @@ export interface CreateProviderImportRequest {
   deactivateMissing?:
     | boolean
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Required. */
-  providers?: any | undefined;
-}
-
-/** The values of `mode`; `MODE_UNSPECIFIED` means not given. */
-export enum CreateProviderImportRequest_Mode {
-  /** MODE_UNSPECIFIED - Not given. */
-  MODE_UNSPECIFIED = "MODE_UNSPECIFIED",
-  /** MODE_UPSERT - REST `upsert`. */
-  MODE_UPSERT = "MODE_UPSERT",
-  /** MODE_CREATE_ONLY - REST `create_only`. */
-  MODE_CREATE_ONLY = "MODE_CREATE_ONLY",
-  /** MODE_UPDATE_ONLY - REST `update_only`. */
-  MODE_UPDATE_ONLY = "MODE_UPDATE_ONLY",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function createProviderImportRequest_ModeFromJSON(object: any): CreateProviderImportRequest_Mode {
-  switch (object) {
-    case 0:
-    case "MODE_UNSPECIFIED":
-      return CreateProviderImportRequest_Mode.MODE_UNSPECIFIED;
-    case 1:
-    case "MODE_UPSERT":
-      return CreateProviderImportRequest_Mode.MODE_UPSERT;
-    case 2:
-    case "MODE_CREATE_ONLY":
-      return CreateProviderImportRequest_Mode.MODE_CREATE_ONLY;
-    case 3:
-    case "MODE_UPDATE_ONLY":
-      return CreateProviderImportRequest_Mode.MODE_UPDATE_ONLY;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return CreateProviderImportRequest_Mode.UNRECOGNIZED;
-  }
-}
-
-export function createProviderImportRequest_ModeToJSON(object: CreateProviderImportRequest_Mode): string {
-  switch (object) {
-    case CreateProviderImportRequest_Mode.MODE_UNSPECIFIED:
-      return "MODE_UNSPECIFIED";
-    case CreateProviderImportRequest_Mode.MODE_UPSERT:
-      return "MODE_UPSERT";
-    case CreateProviderImportRequest_Mode.MODE_CREATE_ONLY:
-      return "MODE_CREATE_ONLY";
-    case CreateProviderImportRequest_Mode.MODE_UPDATE_ONLY:
-      return "MODE_UPDATE_ONLY";
-    case CreateProviderImportRequest_Mode.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function createProviderImportRequest_ModeToNumber(object: CreateProviderImportRequest_Mode): number {
-  switch (object) {
-    case CreateProviderImportRequest_Mode.MODE_UNSPECIFIED:
-      return 0;
-    case CreateProviderImportRequest_Mode.MODE_UPSERT:
-      return 1;
-    case CreateProviderImportRequest_Mode.MODE_CREATE_ONLY:
-      return 2;
-    case CreateProviderImportRequest_Mode.MODE_UPDATE_ONLY:
-      return 3;
-    case CreateProviderImportRequest_Mode.UNRECOGNIZED:
-    default:
-      return -1;
-  }
+  /**
+   * The providers to import, each as CreateProvider takes it; a row whose external_id exists needs only external_id
+   * and is applied like UpdateProvider. Rows are validated one by one when the job runs: a bad row is listed in the
+   * job's `errors` and the others are imported. At most 500.
+   */
+  providerRows?: CreateProviderBody[] | undefined;
 }
 
 export interface CreateProviderImportRequest_ParamsEntry {
@@ -224,8 +169,36 @@ export interface ListProviderImportsRequest_QueryEntry {
 
 /** ListProviderImportsResponse: the output of ListProviderImports. */
 export interface ListProviderImportsResponse {
-  /** The answer. */
-  resultValue?: any | undefined;
+  /**
+   * The answer, exactly one of: the job named by `import_id` (`provider_import`), or without it a page of jobs,
+   * newest first (`page`).
+   */
+  kind?:
+    | //
+    /** The value when it is provider import. */
+    { $case: "providerImport"; value: ProviderImport }
+    | //
+    /** The value when it is page. */
+    { $case: "page"; value: ListProviderImportsResponse_Page }
+    | undefined;
+}
+
+/** The `page` object. */
+export interface ListProviderImportsResponse_Page {
+  /** The items of this page. */
+  data?:
+    | ProviderImport[]
+    | undefined;
+  /** True or false. */
+  hasMore?:
+    | boolean
+    | undefined;
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  nextPageToken?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  total?: number | undefined;
 }
 
 function createBaseCreateProviderImportRequest(): CreateProviderImportRequest {
@@ -233,10 +206,10 @@ function createBaseCreateProviderImportRequest(): CreateProviderImportRequest {
     params: {},
     query: {},
     bodyJson: "",
-    mode: CreateProviderImportRequest_Mode.MODE_UNSPECIFIED,
+    importMode: ImportMode.IMPORT_MODE_UNSPECIFIED,
     dryRun: undefined,
     deactivateMissing: undefined,
-    providers: undefined,
+    providerRows: [],
   };
 }
 
@@ -251,8 +224,8 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.mode !== undefined && message.mode !== CreateProviderImportRequest_Mode.MODE_UNSPECIFIED) {
-      writer.uint32(128).int32(createProviderImportRequest_ModeToNumber(message.mode));
+    if (message.importMode !== undefined && message.importMode !== ImportMode.IMPORT_MODE_UNSPECIFIED) {
+      writer.uint32(168).int32(importModeToNumber(message.importMode));
     }
     if (message.dryRun !== undefined) {
       writer.uint32(136).bool(message.dryRun);
@@ -260,8 +233,10 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     if (message.deactivateMissing !== undefined) {
       writer.uint32(144).bool(message.deactivateMissing);
     }
-    if (message.providers !== undefined) {
-      Value.encode(Value.wrap(message.providers), writer.uint32(154).fork()).join();
+    if (message.providerRows !== undefined && message.providerRows.length !== 0) {
+      for (const v of message.providerRows) {
+        CreateProviderBody.encode(v!, writer.uint32(162).fork()).join();
+      }
     }
     return writer;
   },
@@ -309,12 +284,12 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 21: {
+            if (tag !== 168) {
               break;
             }
 
-            message.mode = createProviderImportRequest_ModeFromJSON(reader.int32());
+            message.importMode = importModeFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -333,12 +308,15 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
             message.deactivateMissing = reader.bool();
             continue;
           }
-          case 19: {
-            if (tag !== 154) {
+          case 20: {
+            if (tag !== 162) {
               break;
             }
 
-            message.providers = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = CreateProviderBody.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.providerRows!.push(el);
+            }
             continue;
           }
         }
@@ -388,9 +366,11 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      mode: isSet(object.mode)
-        ? createProviderImportRequest_ModeFromJSON(object.mode)
-        : CreateProviderImportRequest_Mode.MODE_UNSPECIFIED,
+      importMode: isSet(object.importMode)
+        ? importModeFromJSON(object.importMode)
+        : isSet(object.import_mode)
+        ? importModeFromJSON(object.import_mode)
+        : ImportMode.IMPORT_MODE_UNSPECIFIED,
       dryRun: isSet(object.dryRun)
         ? globalThis.Boolean(object.dryRun)
         : isSet(object.dry_run)
@@ -401,7 +381,11 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
         : isSet(object.deactivate_missing)
         ? globalThis.Boolean(object.deactivate_missing)
         : undefined,
-      providers: isSet(object?.providers) ? object.providers : undefined,
+      providerRows: globalThis.Array.isArray(object?.providerRows)
+        ? object.providerRows.map((e: any) => CreateProviderBody.fromJSON(e))
+        : globalThis.Array.isArray(object?.provider_rows)
+        ? object.provider_rows.map((e: any) => CreateProviderBody.fromJSON(e))
+        : [],
     };
   },
 
@@ -428,8 +412,8 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.mode !== undefined && message.mode !== CreateProviderImportRequest_Mode.MODE_UNSPECIFIED) {
-      obj.mode = createProviderImportRequest_ModeToJSON(message.mode);
+    if (message.importMode !== undefined && message.importMode !== ImportMode.IMPORT_MODE_UNSPECIFIED) {
+      obj.importMode = importModeToJSON(message.importMode);
     }
     if (message.dryRun !== undefined) {
       obj.dryRun = message.dryRun;
@@ -437,8 +421,8 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     if (message.deactivateMissing !== undefined) {
       obj.deactivateMissing = message.deactivateMissing;
     }
-    if (message.providers !== undefined) {
-      obj.providers = message.providers;
+    if (message.providerRows?.length) {
+      obj.providerRows = message.providerRows.map((e) => CreateProviderBody.toJSON(e));
     }
     return obj;
   },
@@ -467,10 +451,10 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.mode = object.mode ?? CreateProviderImportRequest_Mode.MODE_UNSPECIFIED;
+    message.importMode = object.importMode ?? ImportMode.IMPORT_MODE_UNSPECIFIED;
     message.dryRun = object.dryRun ?? undefined;
     message.deactivateMissing = object.deactivateMissing ?? undefined;
-    message.providers = object.providers === undefined ? undefined : object.providers;
+    message.providerRows = object.providerRows?.map((e) => CreateProviderBody.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1547,13 +1531,18 @@ export const ListProviderImportsRequest_QueryEntry: MessageFns<ListProviderImpor
 };
 
 function createBaseListProviderImportsResponse(): ListProviderImportsResponse {
-  return { resultValue: undefined };
+  return { kind: undefined };
 }
 
 export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse> = {
   encode(message: ListProviderImportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.resultValue !== undefined) {
-      Value.encode(Value.wrap(message.resultValue), writer.uint32(130).fork()).join();
+    switch (message.kind?.$case) {
+      case "providerImport":
+        ProviderImport.encode(message.kind.value, writer.uint32(138).fork()).join();
+        break;
+      case "page":
+        ListProviderImportsResponse_Page.encode(message.kind.value, writer.uint32(146).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1571,12 +1560,20 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.resultValue = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.kind = { $case: "providerImport", value: ProviderImport.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.kind = { $case: "page", value: ListProviderImportsResponse_Page.decode(reader, reader.uint32()) };
             continue;
           }
         }
@@ -1593,18 +1590,22 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
 
   fromJSON(object: any): ListProviderImportsResponse {
     return {
-      resultValue: isSet(object?.resultValue)
-        ? object.resultValue
-        : isSet(object?.result_value)
-        ? object.result_value
+      kind: isSet(object.providerImport)
+        ? { $case: "providerImport", value: ProviderImport.fromJSON(object.providerImport) }
+        : isSet(object.provider_import)
+        ? { $case: "providerImport", value: ProviderImport.fromJSON(object.provider_import) }
+        : isSet(object.page)
+        ? { $case: "page", value: ListProviderImportsResponse_Page.fromJSON(object.page) }
         : undefined,
     };
   },
 
   toJSON(message: ListProviderImportsResponse): unknown {
     const obj: any = {};
-    if (message.resultValue !== undefined) {
-      obj.resultValue = message.resultValue;
+    if (message.kind?.$case === "providerImport") {
+      obj.providerImport = ProviderImport.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "page") {
+      obj.page = ListProviderImportsResponse_Page.toJSON(message.kind.value);
     }
     return obj;
   },
@@ -1614,7 +1615,150 @@ export const ListProviderImportsResponse: MessageFns<ListProviderImportsResponse
   },
   fromPartial(object: DeepPartial<ListProviderImportsResponse>): ListProviderImportsResponse {
     const message = createBaseListProviderImportsResponse();
-    message.resultValue = object.resultValue === undefined ? undefined : object.resultValue;
+    switch (object.kind?.$case) {
+      case "providerImport": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "providerImport", value: ProviderImport.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "page": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "page", value: ListProviderImportsResponse_Page.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseListProviderImportsResponse_Page(): ListProviderImportsResponse_Page {
+  return { data: [], hasMore: false, nextPageToken: undefined, total: undefined };
+}
+
+export const ListProviderImportsResponse_Page: MessageFns<ListProviderImportsResponse_Page> = {
+  encode(message: ListProviderImportsResponse_Page, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined && message.data.length !== 0) {
+      for (const v of message.data) {
+        ProviderImport.encode(v!, writer.uint32(10).fork()).join();
+      }
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      writer.uint32(16).bool(message.hasMore);
+    }
+    if (message.nextPageToken !== undefined) {
+      writer.uint32(26).string(message.nextPageToken);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(32).int64(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProviderImportsResponse_Page {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProviderImportsResponse_Page();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const el = ProviderImport.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.data!.push(el);
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProviderImportsResponse_Page {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ProviderImport.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : undefined,
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
+    };
+  },
+
+  toJSON(message: ListProviderImportsResponse_Page): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => ProviderImport.toJSON(e));
+    }
+    if (message.hasMore !== undefined && message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListProviderImportsResponse_Page>): ListProviderImportsResponse_Page {
+    return ListProviderImportsResponse_Page.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListProviderImportsResponse_Page>): ListProviderImportsResponse_Page {
+    const message = createBaseListProviderImportsResponse_Page();
+    message.data = object.data?.map((e) => ProviderImport.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextPageToken = object.nextPageToken ?? undefined;
+    message.total = object.total ?? undefined;
     return message;
   },
 };

@@ -20,7 +20,15 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { ActorView, Machine, MachineCatalogue } from "./resources.js";
+import {
+  ActorView,
+  Machine,
+  MachineCatalogue,
+  MachineName,
+  machineNameFromJSON,
+  machineNameToJSON,
+  machineNameToNumber,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
@@ -77,82 +85,7 @@ export interface GetMachineRequest {
     | string
     | undefined;
   /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
-  machine?: GetMachineRequest_Machine | undefined;
-}
-
-/** The values of `machine`; `MACHINE_UNSPECIFIED` means not given. */
-export enum GetMachineRequest_Machine {
-  /** MACHINE_UNSPECIFIED - Not given. */
-  MACHINE_UNSPECIFIED = "MACHINE_UNSPECIFIED",
-  /** MACHINE_RESOLUTION - REST `resolution`. */
-  MACHINE_RESOLUTION = "MACHINE_RESOLUTION",
-  /** MACHINE_HOLD - REST `hold`. */
-  MACHINE_HOLD = "MACHINE_HOLD",
-  /** MACHINE_BOOKING - REST `booking`. */
-  MACHINE_BOOKING = "MACHINE_BOOKING",
-  /** MACHINE_WAITLIST_ENTRY - REST `waitlist_entry`. */
-  MACHINE_WAITLIST_ENTRY = "MACHINE_WAITLIST_ENTRY",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function getMachineRequest_MachineFromJSON(object: any): GetMachineRequest_Machine {
-  switch (object) {
-    case 0:
-    case "MACHINE_UNSPECIFIED":
-      return GetMachineRequest_Machine.MACHINE_UNSPECIFIED;
-    case 1:
-    case "MACHINE_RESOLUTION":
-      return GetMachineRequest_Machine.MACHINE_RESOLUTION;
-    case 2:
-    case "MACHINE_HOLD":
-      return GetMachineRequest_Machine.MACHINE_HOLD;
-    case 3:
-    case "MACHINE_BOOKING":
-      return GetMachineRequest_Machine.MACHINE_BOOKING;
-    case 4:
-    case "MACHINE_WAITLIST_ENTRY":
-      return GetMachineRequest_Machine.MACHINE_WAITLIST_ENTRY;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return GetMachineRequest_Machine.UNRECOGNIZED;
-  }
-}
-
-export function getMachineRequest_MachineToJSON(object: GetMachineRequest_Machine): string {
-  switch (object) {
-    case GetMachineRequest_Machine.MACHINE_UNSPECIFIED:
-      return "MACHINE_UNSPECIFIED";
-    case GetMachineRequest_Machine.MACHINE_RESOLUTION:
-      return "MACHINE_RESOLUTION";
-    case GetMachineRequest_Machine.MACHINE_HOLD:
-      return "MACHINE_HOLD";
-    case GetMachineRequest_Machine.MACHINE_BOOKING:
-      return "MACHINE_BOOKING";
-    case GetMachineRequest_Machine.MACHINE_WAITLIST_ENTRY:
-      return "MACHINE_WAITLIST_ENTRY";
-    case GetMachineRequest_Machine.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function getMachineRequest_MachineToNumber(object: GetMachineRequest_Machine): number {
-  switch (object) {
-    case GetMachineRequest_Machine.MACHINE_UNSPECIFIED:
-      return 0;
-    case GetMachineRequest_Machine.MACHINE_RESOLUTION:
-      return 1;
-    case GetMachineRequest_Machine.MACHINE_HOLD:
-      return 2;
-    case GetMachineRequest_Machine.MACHINE_BOOKING:
-      return 3;
-    case GetMachineRequest_Machine.MACHINE_WAITLIST_ENTRY:
-      return 4;
-    case GetMachineRequest_Machine.UNRECOGNIZED:
-    default:
-      return -1;
-  }
+  machineName?: MachineName | undefined;
 }
 
 export interface GetMachineRequest_ParamsEntry {
@@ -189,86 +122,11 @@ export interface GetActorRequest {
     | string
     | undefined;
   /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
-  kind?:
-    | GetActorRequest_Kind
+  machineName?:
+    | MachineName
     | undefined;
   /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
-}
-
-/** The values of `kind`; `KIND_UNSPECIFIED` means not given. */
-export enum GetActorRequest_Kind {
-  /** KIND_UNSPECIFIED - Not given. */
-  KIND_UNSPECIFIED = "KIND_UNSPECIFIED",
-  /** KIND_RESOLUTION - REST `resolution`. */
-  KIND_RESOLUTION = "KIND_RESOLUTION",
-  /** KIND_HOLD - REST `hold`. */
-  KIND_HOLD = "KIND_HOLD",
-  /** KIND_BOOKING - REST `booking`. */
-  KIND_BOOKING = "KIND_BOOKING",
-  /** KIND_WAITLIST_ENTRY - REST `waitlist_entry`. */
-  KIND_WAITLIST_ENTRY = "KIND_WAITLIST_ENTRY",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function getActorRequest_KindFromJSON(object: any): GetActorRequest_Kind {
-  switch (object) {
-    case 0:
-    case "KIND_UNSPECIFIED":
-      return GetActorRequest_Kind.KIND_UNSPECIFIED;
-    case 1:
-    case "KIND_RESOLUTION":
-      return GetActorRequest_Kind.KIND_RESOLUTION;
-    case 2:
-    case "KIND_HOLD":
-      return GetActorRequest_Kind.KIND_HOLD;
-    case 3:
-    case "KIND_BOOKING":
-      return GetActorRequest_Kind.KIND_BOOKING;
-    case 4:
-    case "KIND_WAITLIST_ENTRY":
-      return GetActorRequest_Kind.KIND_WAITLIST_ENTRY;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return GetActorRequest_Kind.UNRECOGNIZED;
-  }
-}
-
-export function getActorRequest_KindToJSON(object: GetActorRequest_Kind): string {
-  switch (object) {
-    case GetActorRequest_Kind.KIND_UNSPECIFIED:
-      return "KIND_UNSPECIFIED";
-    case GetActorRequest_Kind.KIND_RESOLUTION:
-      return "KIND_RESOLUTION";
-    case GetActorRequest_Kind.KIND_HOLD:
-      return "KIND_HOLD";
-    case GetActorRequest_Kind.KIND_BOOKING:
-      return "KIND_BOOKING";
-    case GetActorRequest_Kind.KIND_WAITLIST_ENTRY:
-      return "KIND_WAITLIST_ENTRY";
-    case GetActorRequest_Kind.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function getActorRequest_KindToNumber(object: GetActorRequest_Kind): number {
-  switch (object) {
-    case GetActorRequest_Kind.KIND_UNSPECIFIED:
-      return 0;
-    case GetActorRequest_Kind.KIND_RESOLUTION:
-      return 1;
-    case GetActorRequest_Kind.KIND_HOLD:
-      return 2;
-    case GetActorRequest_Kind.KIND_BOOKING:
-      return 3;
-    case GetActorRequest_Kind.KIND_WAITLIST_ENTRY:
-      return 4;
-    case GetActorRequest_Kind.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface GetActorRequest_ParamsEntry {
@@ -305,86 +163,11 @@ export interface WatchActorRequest {
     | string
     | undefined;
   /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
-  kind?:
-    | WatchActorRequest_Kind
+  machineName?:
+    | MachineName
     | undefined;
   /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
-}
-
-/** The values of `kind`; `KIND_UNSPECIFIED` means not given. */
-export enum WatchActorRequest_Kind {
-  /** KIND_UNSPECIFIED - Not given. */
-  KIND_UNSPECIFIED = "KIND_UNSPECIFIED",
-  /** KIND_RESOLUTION - REST `resolution`. */
-  KIND_RESOLUTION = "KIND_RESOLUTION",
-  /** KIND_HOLD - REST `hold`. */
-  KIND_HOLD = "KIND_HOLD",
-  /** KIND_BOOKING - REST `booking`. */
-  KIND_BOOKING = "KIND_BOOKING",
-  /** KIND_WAITLIST_ENTRY - REST `waitlist_entry`. */
-  KIND_WAITLIST_ENTRY = "KIND_WAITLIST_ENTRY",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function watchActorRequest_KindFromJSON(object: any): WatchActorRequest_Kind {
-  switch (object) {
-    case 0:
-    case "KIND_UNSPECIFIED":
-      return WatchActorRequest_Kind.KIND_UNSPECIFIED;
-    case 1:
-    case "KIND_RESOLUTION":
-      return WatchActorRequest_Kind.KIND_RESOLUTION;
-    case 2:
-    case "KIND_HOLD":
-      return WatchActorRequest_Kind.KIND_HOLD;
-    case 3:
-    case "KIND_BOOKING":
-      return WatchActorRequest_Kind.KIND_BOOKING;
-    case 4:
-    case "KIND_WAITLIST_ENTRY":
-      return WatchActorRequest_Kind.KIND_WAITLIST_ENTRY;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return WatchActorRequest_Kind.UNRECOGNIZED;
-  }
-}
-
-export function watchActorRequest_KindToJSON(object: WatchActorRequest_Kind): string {
-  switch (object) {
-    case WatchActorRequest_Kind.KIND_UNSPECIFIED:
-      return "KIND_UNSPECIFIED";
-    case WatchActorRequest_Kind.KIND_RESOLUTION:
-      return "KIND_RESOLUTION";
-    case WatchActorRequest_Kind.KIND_HOLD:
-      return "KIND_HOLD";
-    case WatchActorRequest_Kind.KIND_BOOKING:
-      return "KIND_BOOKING";
-    case WatchActorRequest_Kind.KIND_WAITLIST_ENTRY:
-      return "KIND_WAITLIST_ENTRY";
-    case WatchActorRequest_Kind.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function watchActorRequest_KindToNumber(object: WatchActorRequest_Kind): number {
-  switch (object) {
-    case WatchActorRequest_Kind.KIND_UNSPECIFIED:
-      return 0;
-    case WatchActorRequest_Kind.KIND_RESOLUTION:
-      return 1;
-    case WatchActorRequest_Kind.KIND_HOLD:
-      return 2;
-    case WatchActorRequest_Kind.KIND_BOOKING:
-      return 3;
-    case WatchActorRequest_Kind.KIND_WAITLIST_ENTRY:
-      return 4;
-    case WatchActorRequest_Kind.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface WatchActorRequest_ParamsEntry {
@@ -814,7 +597,7 @@ export const ListMachinesResponse: MessageFns<ListMachinesResponse> = {
 };
 
 function createBaseGetMachineRequest(): GetMachineRequest {
-  return { params: {}, query: {}, bodyJson: "", machine: GetMachineRequest_Machine.MACHINE_UNSPECIFIED };
+  return { params: {}, query: {}, bodyJson: "", machineName: MachineName.MACHINE_NAME_UNSPECIFIED };
 }
 
 export const GetMachineRequest: MessageFns<GetMachineRequest> = {
@@ -828,8 +611,8 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.machine !== undefined && message.machine !== GetMachineRequest_Machine.MACHINE_UNSPECIFIED) {
-      writer.uint32(128).int32(getMachineRequest_MachineToNumber(message.machine));
+    if (message.machineName !== undefined && message.machineName !== MachineName.MACHINE_NAME_UNSPECIFIED) {
+      writer.uint32(136).int32(machineNameToNumber(message.machineName));
     }
     return writer;
   },
@@ -877,12 +660,12 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 17: {
+            if (tag !== 136) {
               break;
             }
 
-            message.machine = getMachineRequest_MachineFromJSON(reader.int32());
+            message.machineName = machineNameFromJSON(reader.int32());
             continue;
           }
         }
@@ -932,9 +715,11 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      machine: isSet(object.machine)
-        ? getMachineRequest_MachineFromJSON(object.machine)
-        : GetMachineRequest_Machine.MACHINE_UNSPECIFIED,
+      machineName: isSet(object.machineName)
+        ? machineNameFromJSON(object.machineName)
+        : isSet(object.machine_name)
+        ? machineNameFromJSON(object.machine_name)
+        : MachineName.MACHINE_NAME_UNSPECIFIED,
     };
   },
 
@@ -961,8 +746,8 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.machine !== undefined && message.machine !== GetMachineRequest_Machine.MACHINE_UNSPECIFIED) {
-      obj.machine = getMachineRequest_MachineToJSON(message.machine);
+    if (message.machineName !== undefined && message.machineName !== MachineName.MACHINE_NAME_UNSPECIFIED) {
+      obj.machineName = machineNameToJSON(message.machineName);
     }
     return obj;
   },
@@ -991,7 +776,7 @@ export const GetMachineRequest: MessageFns<GetMachineRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.machine = object.machine ?? GetMachineRequest_Machine.MACHINE_UNSPECIFIED;
+    message.machineName = object.machineName ?? MachineName.MACHINE_NAME_UNSPECIFIED;
     return message;
   },
 };
@@ -1236,7 +1021,7 @@ export const GetMachineResponse: MessageFns<GetMachineResponse> = {
 };
 
 function createBaseGetActorRequest(): GetActorRequest {
-  return { params: {}, query: {}, bodyJson: "", kind: GetActorRequest_Kind.KIND_UNSPECIFIED, id: "" };
+  return { params: {}, query: {}, bodyJson: "", machineName: MachineName.MACHINE_NAME_UNSPECIFIED, id: "" };
 }
 
 export const GetActorRequest: MessageFns<GetActorRequest> = {
@@ -1250,8 +1035,8 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.kind !== undefined && message.kind !== GetActorRequest_Kind.KIND_UNSPECIFIED) {
-      writer.uint32(128).int32(getActorRequest_KindToNumber(message.kind));
+    if (message.machineName !== undefined && message.machineName !== MachineName.MACHINE_NAME_UNSPECIFIED) {
+      writer.uint32(144).int32(machineNameToNumber(message.machineName));
     }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(138).string(message.id);
@@ -1302,12 +1087,12 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 18: {
+            if (tag !== 144) {
               break;
             }
 
-            message.kind = getActorRequest_KindFromJSON(reader.int32());
+            message.machineName = machineNameFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -1365,7 +1150,11 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      kind: isSet(object.kind) ? getActorRequest_KindFromJSON(object.kind) : GetActorRequest_Kind.KIND_UNSPECIFIED,
+      machineName: isSet(object.machineName)
+        ? machineNameFromJSON(object.machineName)
+        : isSet(object.machine_name)
+        ? machineNameFromJSON(object.machine_name)
+        : MachineName.MACHINE_NAME_UNSPECIFIED,
       id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
@@ -1393,8 +1182,8 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.kind !== undefined && message.kind !== GetActorRequest_Kind.KIND_UNSPECIFIED) {
-      obj.kind = getActorRequest_KindToJSON(message.kind);
+    if (message.machineName !== undefined && message.machineName !== MachineName.MACHINE_NAME_UNSPECIFIED) {
+      obj.machineName = machineNameToJSON(message.machineName);
     }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
@@ -1426,7 +1215,7 @@ export const GetActorRequest: MessageFns<GetActorRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.kind = object.kind ?? GetActorRequest_Kind.KIND_UNSPECIFIED;
+    message.machineName = object.machineName ?? MachineName.MACHINE_NAME_UNSPECIFIED;
     message.id = object.id ?? "";
     return message;
   },
@@ -1678,7 +1467,7 @@ export const GetActorResponse: MessageFns<GetActorResponse> = {
 };
 
 function createBaseWatchActorRequest(): WatchActorRequest {
-  return { params: {}, query: {}, bodyJson: "", kind: WatchActorRequest_Kind.KIND_UNSPECIFIED, id: "" };
+  return { params: {}, query: {}, bodyJson: "", machineName: MachineName.MACHINE_NAME_UNSPECIFIED, id: "" };
 }
 
 export const WatchActorRequest: MessageFns<WatchActorRequest> = {
@@ -1692,8 +1481,8 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.kind !== undefined && message.kind !== WatchActorRequest_Kind.KIND_UNSPECIFIED) {
-      writer.uint32(128).int32(watchActorRequest_KindToNumber(message.kind));
+    if (message.machineName !== undefined && message.machineName !== MachineName.MACHINE_NAME_UNSPECIFIED) {
+      writer.uint32(144).int32(machineNameToNumber(message.machineName));
     }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(138).string(message.id);
@@ -1744,12 +1533,12 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 18: {
+            if (tag !== 144) {
               break;
             }
 
-            message.kind = watchActorRequest_KindFromJSON(reader.int32());
+            message.machineName = machineNameFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -1807,7 +1596,11 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      kind: isSet(object.kind) ? watchActorRequest_KindFromJSON(object.kind) : WatchActorRequest_Kind.KIND_UNSPECIFIED,
+      machineName: isSet(object.machineName)
+        ? machineNameFromJSON(object.machineName)
+        : isSet(object.machine_name)
+        ? machineNameFromJSON(object.machine_name)
+        : MachineName.MACHINE_NAME_UNSPECIFIED,
       id: isSet(object.id) ? globalThis.String(object.id) : "",
     };
   },
@@ -1835,8 +1628,8 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.kind !== undefined && message.kind !== WatchActorRequest_Kind.KIND_UNSPECIFIED) {
-      obj.kind = watchActorRequest_KindToJSON(message.kind);
+    if (message.machineName !== undefined && message.machineName !== MachineName.MACHINE_NAME_UNSPECIFIED) {
+      obj.machineName = machineNameToJSON(message.machineName);
     }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
@@ -1868,7 +1661,7 @@ export const WatchActorRequest: MessageFns<WatchActorRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.kind = object.kind ?? WatchActorRequest_Kind.KIND_UNSPECIFIED;
+    message.machineName = object.machineName ?? MachineName.MACHINE_NAME_UNSPECIFIED;
     message.id = object.id ?? "";
     return message;
   },

@@ -19,7 +19,16 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { FieldMask } from "../../google/protobuf/field_mask.js";
-import { LicenseRecordInput, Professional, Provider, ProviderList } from "./resources.js";
+import {
+  LicenseRecordInput,
+  Professional,
+  Provider,
+  ProviderList,
+  ProviderStatus,
+  providerStatusFromJSON,
+  providerStatusToJSON,
+  providerStatusToNumber,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
@@ -55,8 +64,8 @@ export interface CreateProviderRequest {
     | string
     | undefined;
   /** One of `active`, `inactive`, `suspended`. Optional. */
-  status?:
-    | CreateProviderRequest_Status
+  providerStatus?:
+    | ProviderStatus
     | undefined;
   /** True or false. Optional. */
   searchable?:
@@ -126,72 +135,6 @@ export interface CreateProviderRequest {
   panelCurrentCount?: number | undefined;
 }
 
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum CreateProviderRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - REST `active`. */
-  STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - REST `inactive`. */
-  STATUS_INACTIVE = "STATUS_INACTIVE",
-  /** STATUS_SUSPENDED - REST `suspended`. */
-  STATUS_SUSPENDED = "STATUS_SUSPENDED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function createProviderRequest_StatusFromJSON(object: any): CreateProviderRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return CreateProviderRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_ACTIVE":
-      return CreateProviderRequest_Status.STATUS_ACTIVE;
-    case 2:
-    case "STATUS_INACTIVE":
-      return CreateProviderRequest_Status.STATUS_INACTIVE;
-    case 3:
-    case "STATUS_SUSPENDED":
-      return CreateProviderRequest_Status.STATUS_SUSPENDED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return CreateProviderRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function createProviderRequest_StatusToJSON(object: CreateProviderRequest_Status): string {
-  switch (object) {
-    case CreateProviderRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case CreateProviderRequest_Status.STATUS_ACTIVE:
-      return "STATUS_ACTIVE";
-    case CreateProviderRequest_Status.STATUS_INACTIVE:
-      return "STATUS_INACTIVE";
-    case CreateProviderRequest_Status.STATUS_SUSPENDED:
-      return "STATUS_SUSPENDED";
-    case CreateProviderRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function createProviderRequest_StatusToNumber(object: CreateProviderRequest_Status): number {
-  switch (object) {
-    case CreateProviderRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case CreateProviderRequest_Status.STATUS_ACTIVE:
-      return 1;
-    case CreateProviderRequest_Status.STATUS_INACTIVE:
-      return 2;
-    case CreateProviderRequest_Status.STATUS_SUSPENDED:
-      return 3;
-    case CreateProviderRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
-}
-
 export interface CreateProviderRequest_ParamsEntry {
   key: string;
   value: string;
@@ -226,8 +169,8 @@ export interface ListProvidersRequest {
     | string
     | undefined;
   /** One of `active`, `inactive`, `suspended`. Optional. */
-  status?:
-    | ListProvidersRequest_Status
+  providerStatus?:
+    | ProviderStatus
     | undefined;
   /** True or false. Optional. */
   searchable?:
@@ -237,35 +180,47 @@ export interface ListProvidersRequest {
   externalId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /**
+   * One specialty code: only providers whose list has it (one code, not a list). Same as `specialty`; when both are
+   * set, this one counts. Optional.
+   */
   specialtyCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** One specialty code (the v1 name): only providers whose list has it (one code, not a list). Optional. */
   specialty?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /**
+   * One language code (ISO 639-1): only providers whose list has it (one code, not a list). Same as `language`; when
+   * both are set, this one counts. Optional.
+   */
   languageCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** One language code (the v1 name): only providers whose list has it (one code, not a list). Optional. */
   language?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /**
+   * One profession code: only providers whose list has it (one code, not a list). Same as `profession`; when both are
+   * set, this one counts. Optional.
+   */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** One profession code (the v1 name): only providers whose list has it (one code, not a list). Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /**
+   * One modality (`virtual`, `in_person`): only providers whose list has it (one code, not a list). Same as
+   * `modality`; when both are set, this one counts. Optional.
+   */
   modalityCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** One modality (the v1 name): only providers whose list has it (one code, not a list). Optional. */
   modality?:
     | string
     | undefined;
@@ -285,72 +240,6 @@ export interface ListProvidersRequest {
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ListProvidersRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - REST `active`. */
-  STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - REST `inactive`. */
-  STATUS_INACTIVE = "STATUS_INACTIVE",
-  /** STATUS_SUSPENDED - REST `suspended`. */
-  STATUS_SUSPENDED = "STATUS_SUSPENDED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listProvidersRequest_StatusFromJSON(object: any): ListProvidersRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ListProvidersRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_ACTIVE":
-      return ListProvidersRequest_Status.STATUS_ACTIVE;
-    case 2:
-    case "STATUS_INACTIVE":
-      return ListProvidersRequest_Status.STATUS_INACTIVE;
-    case 3:
-    case "STATUS_SUSPENDED":
-      return ListProvidersRequest_Status.STATUS_SUSPENDED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListProvidersRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function listProvidersRequest_StatusToJSON(object: ListProvidersRequest_Status): string {
-  switch (object) {
-    case ListProvidersRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ListProvidersRequest_Status.STATUS_ACTIVE:
-      return "STATUS_ACTIVE";
-    case ListProvidersRequest_Status.STATUS_INACTIVE:
-      return "STATUS_INACTIVE";
-    case ListProvidersRequest_Status.STATUS_SUSPENDED:
-      return "STATUS_SUSPENDED";
-    case ListProvidersRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listProvidersRequest_StatusToNumber(object: ListProvidersRequest_Status): number {
-  switch (object) {
-    case ListProvidersRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ListProvidersRequest_Status.STATUS_ACTIVE:
-      return 1;
-    case ListProvidersRequest_Status.STATUS_INACTIVE:
-      return 2;
-    case ListProvidersRequest_Status.STATUS_SUSPENDED:
-      return 3;
-    case ListProvidersRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface ListProvidersRequest_ParamsEntry {
@@ -448,8 +337,8 @@ export interface UpdateProviderRequest {
     | string
     | undefined;
   /** One of `active`, `inactive`, `suspended`. Optional. */
-  status?:
-    | UpdateProviderRequest_Status
+  providerStatus?:
+    | ProviderStatus
     | undefined;
   /** True or false. Optional. */
   searchable?:
@@ -517,72 +406,6 @@ export interface UpdateProviderRequest {
     | undefined;
   /** A whole number from 0 to 1000000. Optional. */
   panelCurrentCount?: number | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum UpdateProviderRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - REST `active`. */
-  STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - REST `inactive`. */
-  STATUS_INACTIVE = "STATUS_INACTIVE",
-  /** STATUS_SUSPENDED - REST `suspended`. */
-  STATUS_SUSPENDED = "STATUS_SUSPENDED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function updateProviderRequest_StatusFromJSON(object: any): UpdateProviderRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return UpdateProviderRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_ACTIVE":
-      return UpdateProviderRequest_Status.STATUS_ACTIVE;
-    case 2:
-    case "STATUS_INACTIVE":
-      return UpdateProviderRequest_Status.STATUS_INACTIVE;
-    case 3:
-    case "STATUS_SUSPENDED":
-      return UpdateProviderRequest_Status.STATUS_SUSPENDED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return UpdateProviderRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function updateProviderRequest_StatusToJSON(object: UpdateProviderRequest_Status): string {
-  switch (object) {
-    case UpdateProviderRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case UpdateProviderRequest_Status.STATUS_ACTIVE:
-      return "STATUS_ACTIVE";
-    case UpdateProviderRequest_Status.STATUS_INACTIVE:
-      return "STATUS_INACTIVE";
-    case UpdateProviderRequest_Status.STATUS_SUSPENDED:
-      return "STATUS_SUSPENDED";
-    case UpdateProviderRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function updateProviderRequest_StatusToNumber(object: UpdateProviderRequest_Status): number {
-  switch (object) {
-    case UpdateProviderRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case UpdateProviderRequest_Status.STATUS_ACTIVE:
-      return 1;
-    case UpdateProviderRequest_Status.STATUS_INACTIVE:
-      return 2;
-    case UpdateProviderRequest_Status.STATUS_SUSPENDED:
-      return 3;
-    case UpdateProviderRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface UpdateProviderRequest_ParamsEntry {
@@ -656,8 +479,8 @@ export interface ListProfessionalsRequest {
     | string
     | undefined;
   /** One of `active`, `inactive`, `suspended`. Optional. */
-  status?:
-    | ListProfessionalsRequest_Status
+  providerStatus?:
+    | ProviderStatus
     | undefined;
   /** True or false. Optional. */
   searchable?:
@@ -667,35 +490,47 @@ export interface ListProfessionalsRequest {
   externalId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /**
+   * One specialty code: only providers whose list has it (one code, not a list). Same as `specialty`; when both are
+   * set, this one counts. Optional.
+   */
   specialtyCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** One specialty code (the v1 name): only providers whose list has it (one code, not a list). Optional. */
   specialty?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /**
+   * One language code (ISO 639-1): only providers whose list has it (one code, not a list). Same as `language`; when
+   * both are set, this one counts. Optional.
+   */
   languageCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** One language code (the v1 name): only providers whose list has it (one code, not a list). Optional. */
   language?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /**
+   * One profession code: only providers whose list has it (one code, not a list). Same as `profession`; when both are
+   * set, this one counts. Optional.
+   */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** One profession code (the v1 name): only providers whose list has it (one code, not a list). Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /**
+   * One modality (`virtual`, `in_person`): only providers whose list has it (one code, not a list). Same as
+   * `modality`; when both are set, this one counts. Optional.
+   */
   modalityCodes?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** One modality (the v1 name): only providers whose list has it (one code, not a list). Optional. */
   modality?:
     | string
     | undefined;
@@ -715,72 +550,6 @@ export interface ListProfessionalsRequest {
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ListProfessionalsRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - REST `active`. */
-  STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - REST `inactive`. */
-  STATUS_INACTIVE = "STATUS_INACTIVE",
-  /** STATUS_SUSPENDED - REST `suspended`. */
-  STATUS_SUSPENDED = "STATUS_SUSPENDED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listProfessionalsRequest_StatusFromJSON(object: any): ListProfessionalsRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ListProfessionalsRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_ACTIVE":
-      return ListProfessionalsRequest_Status.STATUS_ACTIVE;
-    case 2:
-    case "STATUS_INACTIVE":
-      return ListProfessionalsRequest_Status.STATUS_INACTIVE;
-    case 3:
-    case "STATUS_SUSPENDED":
-      return ListProfessionalsRequest_Status.STATUS_SUSPENDED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListProfessionalsRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function listProfessionalsRequest_StatusToJSON(object: ListProfessionalsRequest_Status): string {
-  switch (object) {
-    case ListProfessionalsRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ListProfessionalsRequest_Status.STATUS_ACTIVE:
-      return "STATUS_ACTIVE";
-    case ListProfessionalsRequest_Status.STATUS_INACTIVE:
-      return "STATUS_INACTIVE";
-    case ListProfessionalsRequest_Status.STATUS_SUSPENDED:
-      return "STATUS_SUSPENDED";
-    case ListProfessionalsRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listProfessionalsRequest_StatusToNumber(object: ListProfessionalsRequest_Status): number {
-  switch (object) {
-    case ListProfessionalsRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ListProfessionalsRequest_Status.STATUS_ACTIVE:
-      return 1;
-    case ListProfessionalsRequest_Status.STATUS_INACTIVE:
-      return 2;
-    case ListProfessionalsRequest_Status.STATUS_SUSPENDED:
-      return 3;
-    case ListProfessionalsRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface ListProfessionalsRequest_ParamsEntry {
@@ -856,7 +625,7 @@ function createBaseCreateProviderRequest(): CreateProviderRequest {
     externalId: "",
     displayName: "",
     email: undefined,
-    status: CreateProviderRequest_Status.STATUS_UNSPECIFIED,
+    providerStatus: ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
     searchable: undefined,
     professionCode: undefined,
     profession: undefined,
@@ -897,8 +666,8 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
     if (message.email !== undefined) {
       writer.uint32(146).string(message.email);
     }
-    if (message.status !== undefined && message.status !== CreateProviderRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(152).int32(createProviderRequest_StatusToNumber(message.status));
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      writer.uint32(296).int32(providerStatusToNumber(message.providerStatus));
     }
     if (message.searchable !== undefined) {
       writer.uint32(160).bool(message.searchable);
@@ -1035,12 +804,12 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
             message.email = reader.string();
             continue;
           }
-          case 19: {
-            if (tag !== 152) {
+          case 37: {
+            if (tag !== 296) {
               break;
             }
 
-            message.status = createProviderRequest_StatusFromJSON(reader.int32());
+            message.providerStatus = providerStatusFromJSON(reader.int32());
             continue;
           }
           case 20: {
@@ -1258,9 +1027,11 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
         ? globalThis.String(object.display_name)
         : "",
       email: isSet(object.email) ? globalThis.String(object.email) : undefined,
-      status: isSet(object.status)
-        ? createProviderRequest_StatusFromJSON(object.status)
-        : CreateProviderRequest_Status.STATUS_UNSPECIFIED,
+      providerStatus: isSet(object.providerStatus)
+        ? providerStatusFromJSON(object.providerStatus)
+        : isSet(object.provider_status)
+        ? providerStatusFromJSON(object.provider_status)
+        : ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
       searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
       professionCode: isSet(object.professionCode)
         ? globalThis.String(object.professionCode)
@@ -1357,8 +1128,8 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
     if (message.email !== undefined) {
       obj.email = message.email;
     }
-    if (message.status !== undefined && message.status !== CreateProviderRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = createProviderRequest_StatusToJSON(message.status);
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      obj.providerStatus = providerStatusToJSON(message.providerStatus);
     }
     if (message.searchable !== undefined) {
       obj.searchable = message.searchable;
@@ -1441,7 +1212,7 @@ export const CreateProviderRequest: MessageFns<CreateProviderRequest> = {
     message.externalId = object.externalId ?? "";
     message.displayName = object.displayName ?? "";
     message.email = object.email ?? undefined;
-    message.status = object.status ?? CreateProviderRequest_Status.STATUS_UNSPECIFIED;
+    message.providerStatus = object.providerStatus ?? ProviderStatus.PROVIDER_STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? undefined;
     message.professionCode = object.professionCode ?? undefined;
     message.profession = object.profession ?? undefined;
@@ -1707,7 +1478,7 @@ function createBaseListProvidersRequest(): ListProvidersRequest {
     params: {},
     query: {},
     bodyJson: "",
-    status: ListProvidersRequest_Status.STATUS_UNSPECIFIED,
+    providerStatus: ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
     searchable: undefined,
     externalId: undefined,
     specialtyCodes: undefined,
@@ -1735,8 +1506,8 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.status !== undefined && message.status !== ListProvidersRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(128).int32(listProvidersRequest_StatusToNumber(message.status));
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      writer.uint32(256).int32(providerStatusToNumber(message.providerStatus));
     }
     if (message.searchable !== undefined) {
       writer.uint32(136).bool(message.searchable);
@@ -1823,12 +1594,12 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 32: {
+            if (tag !== 256) {
               break;
             }
 
-            message.status = listProvidersRequest_StatusFromJSON(reader.int32());
+            message.providerStatus = providerStatusFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -1982,9 +1753,11 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      status: isSet(object.status)
-        ? listProvidersRequest_StatusFromJSON(object.status)
-        : ListProvidersRequest_Status.STATUS_UNSPECIFIED,
+      providerStatus: isSet(object.providerStatus)
+        ? providerStatusFromJSON(object.providerStatus)
+        : isSet(object.provider_status)
+        ? providerStatusFromJSON(object.provider_status)
+        : ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
       searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
       externalId: isSet(object.externalId)
         ? globalThis.String(object.externalId)
@@ -2052,8 +1825,8 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.status !== undefined && message.status !== ListProvidersRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = listProvidersRequest_StatusToJSON(message.status);
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      obj.providerStatus = providerStatusToJSON(message.providerStatus);
     }
     if (message.searchable !== undefined) {
       obj.searchable = message.searchable;
@@ -2121,7 +1894,7 @@ export const ListProvidersRequest: MessageFns<ListProvidersRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.status = object.status ?? ListProvidersRequest_Status.STATUS_UNSPECIFIED;
+    message.providerStatus = object.providerStatus ?? ProviderStatus.PROVIDER_STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? undefined;
     message.externalId = object.externalId ?? undefined;
     message.specialtyCodes = object.specialtyCodes ?? undefined;
@@ -2814,7 +2587,7 @@ function createBaseUpdateProviderRequest(): UpdateProviderRequest {
     externalId: undefined,
     displayName: undefined,
     email: undefined,
-    status: UpdateProviderRequest_Status.STATUS_UNSPECIFIED,
+    providerStatus: ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
     searchable: undefined,
     professionCode: undefined,
     profession: undefined,
@@ -2861,8 +2634,8 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     if (message.email !== undefined) {
       writer.uint32(154).string(message.email);
     }
-    if (message.status !== undefined && message.status !== UpdateProviderRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(160).int32(updateProviderRequest_StatusToNumber(message.status));
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      writer.uint32(304).int32(providerStatusToNumber(message.providerStatus));
     }
     if (message.searchable !== undefined) {
       writer.uint32(168).bool(message.searchable);
@@ -3015,12 +2788,12 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
             message.email = reader.string();
             continue;
           }
-          case 20: {
-            if (tag !== 160) {
+          case 38: {
+            if (tag !== 304) {
               break;
             }
 
-            message.status = updateProviderRequest_StatusFromJSON(reader.int32());
+            message.providerStatus = providerStatusFromJSON(reader.int32());
             continue;
           }
           case 21: {
@@ -3244,9 +3017,11 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
         ? globalThis.String(object.display_name)
         : undefined,
       email: isSet(object.email) ? globalThis.String(object.email) : undefined,
-      status: isSet(object.status)
-        ? updateProviderRequest_StatusFromJSON(object.status)
-        : UpdateProviderRequest_Status.STATUS_UNSPECIFIED,
+      providerStatus: isSet(object.providerStatus)
+        ? providerStatusFromJSON(object.providerStatus)
+        : isSet(object.provider_status)
+        ? providerStatusFromJSON(object.provider_status)
+        : ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
       searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
       professionCode: isSet(object.professionCode)
         ? globalThis.String(object.professionCode)
@@ -3349,8 +3124,8 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     if (message.email !== undefined) {
       obj.email = message.email;
     }
-    if (message.status !== undefined && message.status !== UpdateProviderRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = updateProviderRequest_StatusToJSON(message.status);
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      obj.providerStatus = providerStatusToJSON(message.providerStatus);
     }
     if (message.searchable !== undefined) {
       obj.searchable = message.searchable;
@@ -3435,7 +3210,7 @@ export const UpdateProviderRequest: MessageFns<UpdateProviderRequest> = {
     message.externalId = object.externalId ?? undefined;
     message.displayName = object.displayName ?? undefined;
     message.email = object.email ?? undefined;
-    message.status = object.status ?? UpdateProviderRequest_Status.STATUS_UNSPECIFIED;
+    message.providerStatus = object.providerStatus ?? ProviderStatus.PROVIDER_STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? undefined;
     message.professionCode = object.professionCode ?? undefined;
     message.profession = object.profession ?? undefined;
@@ -4121,7 +3896,7 @@ function createBaseListProfessionalsRequest(): ListProfessionalsRequest {
     params: {},
     query: {},
     bodyJson: "",
-    status: ListProfessionalsRequest_Status.STATUS_UNSPECIFIED,
+    providerStatus: ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
     searchable: undefined,
     externalId: undefined,
     specialtyCodes: undefined,
@@ -4149,8 +3924,8 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.status !== undefined && message.status !== ListProfessionalsRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(128).int32(listProfessionalsRequest_StatusToNumber(message.status));
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      writer.uint32(256).int32(providerStatusToNumber(message.providerStatus));
     }
     if (message.searchable !== undefined) {
       writer.uint32(136).bool(message.searchable);
@@ -4237,12 +4012,12 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 32: {
+            if (tag !== 256) {
               break;
             }
 
-            message.status = listProfessionalsRequest_StatusFromJSON(reader.int32());
+            message.providerStatus = providerStatusFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -4396,9 +4171,11 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      status: isSet(object.status)
-        ? listProfessionalsRequest_StatusFromJSON(object.status)
-        : ListProfessionalsRequest_Status.STATUS_UNSPECIFIED,
+      providerStatus: isSet(object.providerStatus)
+        ? providerStatusFromJSON(object.providerStatus)
+        : isSet(object.provider_status)
+        ? providerStatusFromJSON(object.provider_status)
+        : ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
       searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
       externalId: isSet(object.externalId)
         ? globalThis.String(object.externalId)
@@ -4466,8 +4243,8 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.status !== undefined && message.status !== ListProfessionalsRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = listProfessionalsRequest_StatusToJSON(message.status);
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      obj.providerStatus = providerStatusToJSON(message.providerStatus);
     }
     if (message.searchable !== undefined) {
       obj.searchable = message.searchable;
@@ -4535,7 +4312,7 @@ export const ListProfessionalsRequest: MessageFns<ListProfessionalsRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.status = object.status ?? ListProfessionalsRequest_Status.STATUS_UNSPECIFIED;
+    message.providerStatus = object.providerStatus ?? ProviderStatus.PROVIDER_STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? undefined;
     message.externalId = object.externalId ?? undefined;
     message.specialtyCodes = object.specialtyCodes ?? undefined;

@@ -21,10 +21,22 @@ import {
 import { FieldMask } from "../../google/protobuf/field_mask.js";
 import {
   ActivatedRankingPolicy,
+  DayPart,
+  dayPartFromJSON,
+  dayPartToJSON,
+  dayPartToNumber,
   RankingPolicy,
+  RankingPolicyStatus,
+  rankingPolicyStatusFromJSON,
+  rankingPolicyStatusToJSON,
+  rankingPolicyStatusToNumber,
   RankingPolicyVersion,
   SimulationCandidateInput,
   SimulationResult,
+  TieBreaker,
+  tieBreakerFromJSON,
+  tieBreakerToJSON,
+  tieBreakerToNumber,
   WeightsInput,
 } from "./resources.js";
 
@@ -66,73 +78,7 @@ export interface CreateRankingPolicyRequest {
    * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id`. At most 3 items.
    * Optional.
    */
-  tieBreakers?: CreateRankingPolicyRequest_TieBreakers[] | undefined;
-}
-
-/** The values of `tieBreakers`; `TIE_BREAKERS_UNSPECIFIED` means not given. */
-export enum CreateRankingPolicyRequest_TieBreakers {
-  /** TIE_BREAKERS_UNSPECIFIED - Not given. */
-  TIE_BREAKERS_UNSPECIFIED = "TIE_BREAKERS_UNSPECIFIED",
-  /** TIE_BREAKERS_EARLIEST_START - REST `earliest_start`. */
-  TIE_BREAKERS_EARLIEST_START = "TIE_BREAKERS_EARLIEST_START",
-  /** TIE_BREAKERS_LOWEST_WORKLOAD - REST `lowest_workload`. */
-  TIE_BREAKERS_LOWEST_WORKLOAD = "TIE_BREAKERS_LOWEST_WORKLOAD",
-  /** TIE_BREAKERS_PROVIDER_ID - REST `provider_id`. */
-  TIE_BREAKERS_PROVIDER_ID = "TIE_BREAKERS_PROVIDER_ID",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function createRankingPolicyRequest_TieBreakersFromJSON(object: any): CreateRankingPolicyRequest_TieBreakers {
-  switch (object) {
-    case 0:
-    case "TIE_BREAKERS_UNSPECIFIED":
-      return CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED;
-    case 1:
-    case "TIE_BREAKERS_EARLIEST_START":
-      return CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START;
-    case 2:
-    case "TIE_BREAKERS_LOWEST_WORKLOAD":
-      return CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD;
-    case 3:
-    case "TIE_BREAKERS_PROVIDER_ID":
-      return CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return CreateRankingPolicyRequest_TieBreakers.UNRECOGNIZED;
-  }
-}
-
-export function createRankingPolicyRequest_TieBreakersToJSON(object: CreateRankingPolicyRequest_TieBreakers): string {
-  switch (object) {
-    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
-      return "TIE_BREAKERS_UNSPECIFIED";
-    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START:
-      return "TIE_BREAKERS_EARLIEST_START";
-    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
-      return "TIE_BREAKERS_LOWEST_WORKLOAD";
-    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
-      return "TIE_BREAKERS_PROVIDER_ID";
-    case CreateRankingPolicyRequest_TieBreakers.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function createRankingPolicyRequest_TieBreakersToNumber(object: CreateRankingPolicyRequest_TieBreakers): number {
-  switch (object) {
-    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
-      return 0;
-    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START:
-      return 1;
-    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
-      return 2;
-    case CreateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
-      return 3;
-    case CreateRankingPolicyRequest_TieBreakers.UNRECOGNIZED:
-    default:
-      return -1;
-  }
+  tieBreakerOrder?: TieBreaker[] | undefined;
 }
 
 export interface CreateRankingPolicyRequest_ParamsEntry {
@@ -169,8 +115,8 @@ export interface ListRankingPoliciesRequest {
     | string
     | undefined;
   /** One of `draft`, `active`, `inactive`. Optional. */
-  status?:
-    | ListRankingPoliciesRequest_Status
+  rankingPolicyStatus?:
+    | RankingPolicyStatus
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
@@ -184,72 +130,6 @@ export interface ListRankingPoliciesRequest {
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ListRankingPoliciesRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_DRAFT - REST `draft`. */
-  STATUS_DRAFT = "STATUS_DRAFT",
-  /** STATUS_ACTIVE - REST `active`. */
-  STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - REST `inactive`. */
-  STATUS_INACTIVE = "STATUS_INACTIVE",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listRankingPoliciesRequest_StatusFromJSON(object: any): ListRankingPoliciesRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_DRAFT":
-      return ListRankingPoliciesRequest_Status.STATUS_DRAFT;
-    case 2:
-    case "STATUS_ACTIVE":
-      return ListRankingPoliciesRequest_Status.STATUS_ACTIVE;
-    case 3:
-    case "STATUS_INACTIVE":
-      return ListRankingPoliciesRequest_Status.STATUS_INACTIVE;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListRankingPoliciesRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function listRankingPoliciesRequest_StatusToJSON(object: ListRankingPoliciesRequest_Status): string {
-  switch (object) {
-    case ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ListRankingPoliciesRequest_Status.STATUS_DRAFT:
-      return "STATUS_DRAFT";
-    case ListRankingPoliciesRequest_Status.STATUS_ACTIVE:
-      return "STATUS_ACTIVE";
-    case ListRankingPoliciesRequest_Status.STATUS_INACTIVE:
-      return "STATUS_INACTIVE";
-    case ListRankingPoliciesRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listRankingPoliciesRequest_StatusToNumber(object: ListRankingPoliciesRequest_Status): number {
-  switch (object) {
-    case ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ListRankingPoliciesRequest_Status.STATUS_DRAFT:
-      return 1;
-    case ListRankingPoliciesRequest_Status.STATUS_ACTIVE:
-      return 2;
-    case ListRankingPoliciesRequest_Status.STATUS_INACTIVE:
-      return 3;
-    case ListRankingPoliciesRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface ListRankingPoliciesRequest_ParamsEntry {
@@ -363,73 +243,7 @@ export interface UpdateRankingPolicyRequest {
    * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id`. At most 3 items.
    * Optional.
    */
-  tieBreakers?: UpdateRankingPolicyRequest_TieBreakers[] | undefined;
-}
-
-/** The values of `tieBreakers`; `TIE_BREAKERS_UNSPECIFIED` means not given. */
-export enum UpdateRankingPolicyRequest_TieBreakers {
-  /** TIE_BREAKERS_UNSPECIFIED - Not given. */
-  TIE_BREAKERS_UNSPECIFIED = "TIE_BREAKERS_UNSPECIFIED",
-  /** TIE_BREAKERS_EARLIEST_START - REST `earliest_start`. */
-  TIE_BREAKERS_EARLIEST_START = "TIE_BREAKERS_EARLIEST_START",
-  /** TIE_BREAKERS_LOWEST_WORKLOAD - REST `lowest_workload`. */
-  TIE_BREAKERS_LOWEST_WORKLOAD = "TIE_BREAKERS_LOWEST_WORKLOAD",
-  /** TIE_BREAKERS_PROVIDER_ID - REST `provider_id`. */
-  TIE_BREAKERS_PROVIDER_ID = "TIE_BREAKERS_PROVIDER_ID",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function updateRankingPolicyRequest_TieBreakersFromJSON(object: any): UpdateRankingPolicyRequest_TieBreakers {
-  switch (object) {
-    case 0:
-    case "TIE_BREAKERS_UNSPECIFIED":
-      return UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED;
-    case 1:
-    case "TIE_BREAKERS_EARLIEST_START":
-      return UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START;
-    case 2:
-    case "TIE_BREAKERS_LOWEST_WORKLOAD":
-      return UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD;
-    case 3:
-    case "TIE_BREAKERS_PROVIDER_ID":
-      return UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return UpdateRankingPolicyRequest_TieBreakers.UNRECOGNIZED;
-  }
-}
-
-export function updateRankingPolicyRequest_TieBreakersToJSON(object: UpdateRankingPolicyRequest_TieBreakers): string {
-  switch (object) {
-    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
-      return "TIE_BREAKERS_UNSPECIFIED";
-    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START:
-      return "TIE_BREAKERS_EARLIEST_START";
-    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
-      return "TIE_BREAKERS_LOWEST_WORKLOAD";
-    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
-      return "TIE_BREAKERS_PROVIDER_ID";
-    case UpdateRankingPolicyRequest_TieBreakers.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function updateRankingPolicyRequest_TieBreakersToNumber(object: UpdateRankingPolicyRequest_TieBreakers): number {
-  switch (object) {
-    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
-      return 0;
-    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_EARLIEST_START:
-      return 1;
-    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
-      return 2;
-    case UpdateRankingPolicyRequest_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
-      return 3;
-    case UpdateRankingPolicyRequest_TieBreakers.UNRECOGNIZED:
-    default:
-      return -1;
-  }
+  tieBreakerOrder?: TieBreaker[] | undefined;
 }
 
 export interface UpdateRankingPolicyRequest_ParamsEntry {
@@ -584,8 +398,8 @@ export interface SimulateRankingPolicyRequest_Preferences {
     | string[]
     | undefined;
   /** One of `morning`, `afternoon`, `evening`. At most 100 items. Optional. */
-  dayParts?:
-    | SimulateRankingPolicyRequest_Preferences_DayParts[]
+  preferredDayParts?:
+    | DayPart[]
     | undefined;
   /** True or false. Optional. */
   earliestAvailable?:
@@ -593,78 +407,6 @@ export interface SimulateRankingPolicyRequest_Preferences {
     | undefined;
   /** Text of at most 100 characters. Optional. */
   timezone?: string | undefined;
-}
-
-/** The values of `dayParts`; `DAY_PARTS_UNSPECIFIED` means not given. */
-export enum SimulateRankingPolicyRequest_Preferences_DayParts {
-  /** DAY_PARTS_UNSPECIFIED - Not given. */
-  DAY_PARTS_UNSPECIFIED = "DAY_PARTS_UNSPECIFIED",
-  /** DAY_PARTS_MORNING - REST `morning`. */
-  DAY_PARTS_MORNING = "DAY_PARTS_MORNING",
-  /** DAY_PARTS_AFTERNOON - REST `afternoon`. */
-  DAY_PARTS_AFTERNOON = "DAY_PARTS_AFTERNOON",
-  /** DAY_PARTS_EVENING - REST `evening`. */
-  DAY_PARTS_EVENING = "DAY_PARTS_EVENING",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(
-  object: any,
-): SimulateRankingPolicyRequest_Preferences_DayParts {
-  switch (object) {
-    case 0:
-    case "DAY_PARTS_UNSPECIFIED":
-      return SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_UNSPECIFIED;
-    case 1:
-    case "DAY_PARTS_MORNING":
-      return SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_MORNING;
-    case 2:
-    case "DAY_PARTS_AFTERNOON":
-      return SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_AFTERNOON;
-    case 3:
-    case "DAY_PARTS_EVENING":
-      return SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_EVENING;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return SimulateRankingPolicyRequest_Preferences_DayParts.UNRECOGNIZED;
-  }
-}
-
-export function simulateRankingPolicyRequest_Preferences_DayPartsToJSON(
-  object: SimulateRankingPolicyRequest_Preferences_DayParts,
-): string {
-  switch (object) {
-    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_UNSPECIFIED:
-      return "DAY_PARTS_UNSPECIFIED";
-    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_MORNING:
-      return "DAY_PARTS_MORNING";
-    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_AFTERNOON:
-      return "DAY_PARTS_AFTERNOON";
-    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_EVENING:
-      return "DAY_PARTS_EVENING";
-    case SimulateRankingPolicyRequest_Preferences_DayParts.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function simulateRankingPolicyRequest_Preferences_DayPartsToNumber(
-  object: SimulateRankingPolicyRequest_Preferences_DayParts,
-): number {
-  switch (object) {
-    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_UNSPECIFIED:
-      return 0;
-    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_MORNING:
-      return 1;
-    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_AFTERNOON:
-      return 2;
-    case SimulateRankingPolicyRequest_Preferences_DayParts.DAY_PARTS_EVENING:
-      return 3;
-    case SimulateRankingPolicyRequest_Preferences_DayParts.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface SimulateRankingPolicyRequest_ParamsEntry {
@@ -684,7 +426,7 @@ export interface SimulateRankingPolicyResponse {
 }
 
 function createBaseCreateRankingPolicyRequest(): CreateRankingPolicyRequest {
-  return { params: {}, query: {}, bodyJson: "", name: "", weights: undefined, tieBreakers: [] };
+  return { params: {}, query: {}, bodyJson: "", name: "", weights: undefined, tieBreakerOrder: [] };
 }
 
 export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> = {
@@ -704,10 +446,10 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
     if (message.weights !== undefined) {
       WeightsInput.encode(message.weights, writer.uint32(138).fork()).join();
     }
-    if (message.tieBreakers !== undefined && message.tieBreakers.length !== 0) {
-      writer.uint32(146).fork();
-      for (const v of message.tieBreakers) {
-        writer.int32(createRankingPolicyRequest_TieBreakersToNumber(v));
+    if (message.tieBreakerOrder !== undefined && message.tieBreakerOrder.length !== 0) {
+      writer.uint32(154).fork();
+      for (const v of message.tieBreakerOrder) {
+        writer.int32(tieBreakerToNumber(v));
       }
       writer.join();
     }
@@ -773,17 +515,17 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
             message.weights = WeightsInput.decode(reader, reader.uint32());
             continue;
           }
-          case 18: {
-            if (tag === 144) {
-              message.tieBreakers!.push(createRankingPolicyRequest_TieBreakersFromJSON(reader.int32()));
+          case 19: {
+            if (tag === 152) {
+              message.tieBreakerOrder!.push(tieBreakerFromJSON(reader.int32()));
 
               continue;
             }
 
-            if (tag === 146) {
+            if (tag === 154) {
               const end2 = reader.uint32() + reader.pos;
               while (reader.pos < end2) {
-                message.tieBreakers!.push(createRankingPolicyRequest_TieBreakersFromJSON(reader.int32()));
+                message.tieBreakerOrder!.push(tieBreakerFromJSON(reader.int32()));
               }
 
               continue;
@@ -840,10 +582,10 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
         : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       weights: isSet(object.weights) ? WeightsInput.fromJSON(object.weights) : undefined,
-      tieBreakers: globalThis.Array.isArray(object?.tieBreakers)
-        ? object.tieBreakers.map((e: any) => createRankingPolicyRequest_TieBreakersFromJSON(e))
-        : globalThis.Array.isArray(object?.tie_breakers)
-        ? object.tie_breakers.map((e: any) => createRankingPolicyRequest_TieBreakersFromJSON(e))
+      tieBreakerOrder: globalThis.Array.isArray(object?.tieBreakerOrder)
+        ? object.tieBreakerOrder.map((e: any) => tieBreakerFromJSON(e))
+        : globalThis.Array.isArray(object?.tie_breaker_order)
+        ? object.tie_breaker_order.map((e: any) => tieBreakerFromJSON(e))
         : [],
     };
   },
@@ -877,8 +619,8 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
     if (message.weights !== undefined) {
       obj.weights = WeightsInput.toJSON(message.weights);
     }
-    if (message.tieBreakers?.length) {
-      obj.tieBreakers = message.tieBreakers.map((e) => createRankingPolicyRequest_TieBreakersToJSON(e));
+    if (message.tieBreakerOrder?.length) {
+      obj.tieBreakerOrder = message.tieBreakerOrder.map((e) => tieBreakerToJSON(e));
     }
     return obj;
   },
@@ -911,7 +653,7 @@ export const CreateRankingPolicyRequest: MessageFns<CreateRankingPolicyRequest> 
     message.weights = (object.weights !== undefined && object.weights !== null)
       ? WeightsInput.fromPartial(object.weights)
       : undefined;
-    message.tieBreakers = object.tieBreakers?.map((e) => e) || [];
+    message.tieBreakerOrder = object.tieBreakerOrder?.map((e) => e) || [];
     return message;
   },
 };
@@ -1166,7 +908,7 @@ function createBaseListRankingPoliciesRequest(): ListRankingPoliciesRequest {
     params: {},
     query: {},
     bodyJson: "",
-    status: ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
+    rankingPolicyStatus: RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED,
     pageSize: undefined,
     pageToken: undefined,
   };
@@ -1183,8 +925,11 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.status !== undefined && message.status !== ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(128).int32(listRankingPoliciesRequest_StatusToNumber(message.status));
+    if (
+      message.rankingPolicyStatus !== undefined &&
+      message.rankingPolicyStatus !== RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED
+    ) {
+      writer.uint32(168).int32(rankingPolicyStatusToNumber(message.rankingPolicyStatus));
     }
     if (message.pageSize !== undefined) {
       writer.uint32(152).int64(message.pageSize);
@@ -1238,12 +983,12 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 21: {
+            if (tag !== 168) {
               break;
             }
 
-            message.status = listRankingPoliciesRequest_StatusFromJSON(reader.int32());
+            message.rankingPolicyStatus = rankingPolicyStatusFromJSON(reader.int32());
             continue;
           }
           case 19: {
@@ -1309,9 +1054,11 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      status: isSet(object.status)
-        ? listRankingPoliciesRequest_StatusFromJSON(object.status)
-        : ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED,
+      rankingPolicyStatus: isSet(object.rankingPolicyStatus)
+        ? rankingPolicyStatusFromJSON(object.rankingPolicyStatus)
+        : isSet(object.ranking_policy_status)
+        ? rankingPolicyStatusFromJSON(object.ranking_policy_status)
+        : RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -1348,8 +1095,11 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.status !== undefined && message.status !== ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = listRankingPoliciesRequest_StatusToJSON(message.status);
+    if (
+      message.rankingPolicyStatus !== undefined &&
+      message.rankingPolicyStatus !== RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED
+    ) {
+      obj.rankingPolicyStatus = rankingPolicyStatusToJSON(message.rankingPolicyStatus);
     }
     if (message.pageSize !== undefined) {
       obj.pageSize = Math.round(message.pageSize);
@@ -1384,7 +1134,7 @@ export const ListRankingPoliciesRequest: MessageFns<ListRankingPoliciesRequest> 
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.status = object.status ?? ListRankingPoliciesRequest_Status.STATUS_UNSPECIFIED;
+    message.rankingPolicyStatus = object.rankingPolicyStatus ?? RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
     return message;
@@ -2126,7 +1876,7 @@ function createBaseUpdateRankingPolicyRequest(): UpdateRankingPolicyRequest {
     id: "",
     name: undefined,
     weights: undefined,
-    tieBreakers: [],
+    tieBreakerOrder: [],
   };
 }
 
@@ -2153,10 +1903,10 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
     if (message.weights !== undefined) {
       WeightsInput.encode(message.weights, writer.uint32(146).fork()).join();
     }
-    if (message.tieBreakers !== undefined && message.tieBreakers.length !== 0) {
-      writer.uint32(154).fork();
-      for (const v of message.tieBreakers) {
-        writer.int32(updateRankingPolicyRequest_TieBreakersToNumber(v));
+    if (message.tieBreakerOrder !== undefined && message.tieBreakerOrder.length !== 0) {
+      writer.uint32(162).fork();
+      for (const v of message.tieBreakerOrder) {
+        writer.int32(tieBreakerToNumber(v));
       }
       writer.join();
     }
@@ -2238,17 +1988,17 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
             message.weights = WeightsInput.decode(reader, reader.uint32());
             continue;
           }
-          case 19: {
-            if (tag === 152) {
-              message.tieBreakers!.push(updateRankingPolicyRequest_TieBreakersFromJSON(reader.int32()));
+          case 20: {
+            if (tag === 160) {
+              message.tieBreakerOrder!.push(tieBreakerFromJSON(reader.int32()));
 
               continue;
             }
 
-            if (tag === 154) {
+            if (tag === 162) {
               const end2 = reader.uint32() + reader.pos;
               while (reader.pos < end2) {
-                message.tieBreakers!.push(updateRankingPolicyRequest_TieBreakersFromJSON(reader.int32()));
+                message.tieBreakerOrder!.push(tieBreakerFromJSON(reader.int32()));
               }
 
               continue;
@@ -2311,10 +2061,10 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : undefined,
       weights: isSet(object.weights) ? WeightsInput.fromJSON(object.weights) : undefined,
-      tieBreakers: globalThis.Array.isArray(object?.tieBreakers)
-        ? object.tieBreakers.map((e: any) => updateRankingPolicyRequest_TieBreakersFromJSON(e))
-        : globalThis.Array.isArray(object?.tie_breakers)
-        ? object.tie_breakers.map((e: any) => updateRankingPolicyRequest_TieBreakersFromJSON(e))
+      tieBreakerOrder: globalThis.Array.isArray(object?.tieBreakerOrder)
+        ? object.tieBreakerOrder.map((e: any) => tieBreakerFromJSON(e))
+        : globalThis.Array.isArray(object?.tie_breaker_order)
+        ? object.tie_breaker_order.map((e: any) => tieBreakerFromJSON(e))
         : [],
     };
   },
@@ -2354,8 +2104,8 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
     if (message.weights !== undefined) {
       obj.weights = WeightsInput.toJSON(message.weights);
     }
-    if (message.tieBreakers?.length) {
-      obj.tieBreakers = message.tieBreakers.map((e) => updateRankingPolicyRequest_TieBreakersToJSON(e));
+    if (message.tieBreakerOrder?.length) {
+      obj.tieBreakerOrder = message.tieBreakerOrder.map((e) => tieBreakerToJSON(e));
     }
     return obj;
   },
@@ -2390,7 +2140,7 @@ export const UpdateRankingPolicyRequest: MessageFns<UpdateRankingPolicyRequest> 
     message.weights = (object.weights !== undefined && object.weights !== null)
       ? WeightsInput.fromPartial(object.weights)
       : undefined;
-    message.tieBreakers = object.tieBreakers?.map((e) => e) || [];
+    message.tieBreakerOrder = object.tieBreakerOrder?.map((e) => e) || [];
     return message;
   },
 };
@@ -3825,7 +3575,7 @@ export const SimulateRankingPolicyRequest: MessageFns<SimulateRankingPolicyReque
 };
 
 function createBaseSimulateRankingPolicyRequest_Preferences(): SimulateRankingPolicyRequest_Preferences {
-  return { languageCodes: [], dayParts: [], earliestAvailable: undefined, timezone: undefined };
+  return { languageCodes: [], preferredDayParts: [], earliestAvailable: undefined, timezone: undefined };
 }
 
 export const SimulateRankingPolicyRequest_Preferences: MessageFns<SimulateRankingPolicyRequest_Preferences> = {
@@ -3835,10 +3585,10 @@ export const SimulateRankingPolicyRequest_Preferences: MessageFns<SimulateRankin
         writer.uint32(10).string(v!);
       }
     }
-    if (message.dayParts !== undefined && message.dayParts.length !== 0) {
-      writer.uint32(18).fork();
-      for (const v of message.dayParts) {
-        writer.int32(simulateRankingPolicyRequest_Preferences_DayPartsToNumber(v));
+    if (message.preferredDayParts !== undefined && message.preferredDayParts.length !== 0) {
+      writer.uint32(42).fork();
+      for (const v of message.preferredDayParts) {
+        writer.int32(dayPartToNumber(v));
       }
       writer.join();
     }
@@ -3875,17 +3625,17 @@ export const SimulateRankingPolicyRequest_Preferences: MessageFns<SimulateRankin
             }
             continue;
           }
-          case 2: {
-            if (tag === 16) {
-              message.dayParts!.push(simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(reader.int32()));
+          case 5: {
+            if (tag === 40) {
+              message.preferredDayParts!.push(dayPartFromJSON(reader.int32()));
 
               continue;
             }
 
-            if (tag === 18) {
+            if (tag === 42) {
               const end2 = reader.uint32() + reader.pos;
               while (reader.pos < end2) {
-                message.dayParts!.push(simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(reader.int32()));
+                message.preferredDayParts!.push(dayPartFromJSON(reader.int32()));
               }
 
               continue;
@@ -3928,10 +3678,10 @@ export const SimulateRankingPolicyRequest_Preferences: MessageFns<SimulateRankin
         : globalThis.Array.isArray(object?.language_codes)
         ? object.language_codes.map((e: any) => globalThis.String(e))
         : [],
-      dayParts: globalThis.Array.isArray(object?.dayParts)
-        ? object.dayParts.map((e: any) => simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(e))
-        : globalThis.Array.isArray(object?.day_parts)
-        ? object.day_parts.map((e: any) => simulateRankingPolicyRequest_Preferences_DayPartsFromJSON(e))
+      preferredDayParts: globalThis.Array.isArray(object?.preferredDayParts)
+        ? object.preferredDayParts.map((e: any) => dayPartFromJSON(e))
+        : globalThis.Array.isArray(object?.preferred_day_parts)
+        ? object.preferred_day_parts.map((e: any) => dayPartFromJSON(e))
         : [],
       earliestAvailable: isSet(object.earliestAvailable)
         ? globalThis.Boolean(object.earliestAvailable)
@@ -3947,8 +3697,8 @@ export const SimulateRankingPolicyRequest_Preferences: MessageFns<SimulateRankin
     if (message.languageCodes?.length) {
       obj.languageCodes = message.languageCodes;
     }
-    if (message.dayParts?.length) {
-      obj.dayParts = message.dayParts.map((e) => simulateRankingPolicyRequest_Preferences_DayPartsToJSON(e));
+    if (message.preferredDayParts?.length) {
+      obj.preferredDayParts = message.preferredDayParts.map((e) => dayPartToJSON(e));
     }
     if (message.earliestAvailable !== undefined) {
       obj.earliestAvailable = message.earliestAvailable;
@@ -3965,7 +3715,7 @@ export const SimulateRankingPolicyRequest_Preferences: MessageFns<SimulateRankin
   fromPartial(object: DeepPartial<SimulateRankingPolicyRequest_Preferences>): SimulateRankingPolicyRequest_Preferences {
     const message = createBaseSimulateRankingPolicyRequest_Preferences();
     message.languageCodes = object.languageCodes?.map((e) => e) || [];
-    message.dayParts = object.dayParts?.map((e) => e) || [];
+    message.preferredDayParts = object.preferredDayParts?.map((e) => e) || [];
     message.earliestAvailable = object.earliestAvailable ?? undefined;
     message.timezone = object.timezone ?? undefined;
     return message;

@@ -18,7 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Struct, Value } from "../../google/protobuf/struct.js";
+import { Struct } from "../../google/protobuf/struct.js";
 import {
   BookingV2,
   CandidatesPage,
@@ -112,9 +112,9 @@ export interface CreateResolutionV1Request {
   service?:
     | string
     | undefined;
-  /** The constraints. Optional. */
-  constraints?:
-    | CreateResolutionV1Request_Constraints
+  /** Hard constraints: a provider is eligible only when it meets every one given. Optional. */
+  constraintLists?:
+    | CreateResolutionV1Request_ConstraintLists
     | undefined;
   /** The preferences. Optional. */
   preferences?:
@@ -128,61 +128,82 @@ export interface CreateResolutionV1Request {
   maxOptionsPerProvider?: number | undefined;
 }
 
-/** The `constraints` object. */
-export interface CreateResolutionV1Request_Constraints {
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+/** The `constraintLists` object. */
+export interface CreateResolutionV1Request_ConstraintLists {
+  /** Language codes (ISO 639-1); a provider matches when it has one of them. Empty: no constraint. Optional. */
   languages?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /**
+   * Language codes (ISO 639-1), the v2 name of `languages`; a provider matches when it has one of them. Empty: no
+   * constraint. Optional.
+   */
   languageCodes?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /**
+   * Modalities (`virtual`, `in_person`); a provider matches when it has one of them. Empty: no constraint.
+   * Optional.
+   */
   modality?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /**
+   * Modalities, the v2 name of `modality`; a provider matches when it has one of them. Empty: no constraint.
+   * Optional.
+   */
   modalityCodes?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /** Insurance plan codes; a provider matches when it has one of them. Empty: no constraint. Optional. */
   insurance?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /**
+   * Insurance plan codes, the v2 name of `insurance`; a provider matches when it has one of them. Empty: no
+   * constraint. Optional.
+   */
   insurancePlanCodes?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /** Specialty codes; a provider matches when it has one of them. Empty: no constraint. Optional. */
   specialty?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /**
+   * Specialty codes, the v2 name of `specialty`; a provider matches when it has one of them. Empty: no constraint.
+   * Optional.
+   */
   specialtyCodes?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /** Profession codes; a provider matches when it has one of them. Empty: no constraint. Optional. */
   profession?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /**
+   * Profession codes, the v2 name of `profession`; a provider matches when it has one of them. Empty: no
+   * constraint. Optional.
+   */
   professionCodes?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /**
+   * Age groups (`adult`, `adolescent`, `child`, `senior`); a provider matches when it has one of them. Empty: no
+   * constraint. Optional.
+   */
   ageGroupCodes?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /** Service region codes (`US-CA`); a provider matches when it has one of them. Empty: no constraint. Optional. */
   serviceRegionCodes?:
-    | any
+    | string[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Optional. */
+  /** License region codes (`US-CA`); a provider matches when it has one of them. Empty: no constraint. Optional. */
   licenseRegionCodes?:
-    | any
+    | string[]
     | undefined;
-  /** True or false. Optional. */
+  /** Only providers accepting new clients when true. True or false. Optional. */
   acceptsNewClients?: boolean | undefined;
 }
 
@@ -1172,7 +1193,7 @@ function createBaseCreateResolutionV1Request(): CreateResolutionV1Request {
     query: {},
     bodyJson: "",
     service: "",
-    constraints: undefined,
+    constraintLists: undefined,
     preferences: undefined,
     dateRange: undefined,
     maxOptionsPerProvider: undefined,
@@ -1193,8 +1214,8 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
     if (message.service !== undefined && message.service !== "") {
       writer.uint32(130).string(message.service);
     }
-    if (message.constraints !== undefined) {
-      CreateResolutionV1Request_Constraints.encode(message.constraints, writer.uint32(138).fork()).join();
+    if (message.constraintLists !== undefined) {
+      CreateResolutionV1Request_ConstraintLists.encode(message.constraintLists, writer.uint32(170).fork()).join();
     }
     if (message.preferences !== undefined) {
       ResolutionPreferences.encode(message.preferences, writer.uint32(146).fork()).join();
@@ -1259,12 +1280,12 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
             message.service = reader.string();
             continue;
           }
-          case 17: {
-            if (tag !== 138) {
+          case 21: {
+            if (tag !== 170) {
               break;
             }
 
-            message.constraints = CreateResolutionV1Request_Constraints.decode(reader, reader.uint32());
+            message.constraintLists = CreateResolutionV1Request_ConstraintLists.decode(reader, reader.uint32());
             continue;
           }
           case 18: {
@@ -1339,8 +1360,10 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
         ? globalThis.String(object.body_json)
         : "",
       service: isSet(object.service) ? globalThis.String(object.service) : "",
-      constraints: isSet(object.constraints)
-        ? CreateResolutionV1Request_Constraints.fromJSON(object.constraints)
+      constraintLists: isSet(object.constraintLists)
+        ? CreateResolutionV1Request_ConstraintLists.fromJSON(object.constraintLists)
+        : isSet(object.constraint_lists)
+        ? CreateResolutionV1Request_ConstraintLists.fromJSON(object.constraint_lists)
         : undefined,
       preferences: isSet(object.preferences) ? ResolutionPreferences.fromJSON(object.preferences) : undefined,
       dateRange: isSet(object.dateRange)
@@ -1382,8 +1405,8 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
     if (message.service !== undefined && message.service !== "") {
       obj.service = message.service;
     }
-    if (message.constraints !== undefined) {
-      obj.constraints = CreateResolutionV1Request_Constraints.toJSON(message.constraints);
+    if (message.constraintLists !== undefined) {
+      obj.constraintLists = CreateResolutionV1Request_ConstraintLists.toJSON(message.constraintLists);
     }
     if (message.preferences !== undefined) {
       obj.preferences = ResolutionPreferences.toJSON(message.preferences);
@@ -1422,8 +1445,8 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
     );
     message.bodyJson = object.bodyJson ?? "";
     message.service = object.service ?? "";
-    message.constraints = (object.constraints !== undefined && object.constraints !== null)
-      ? CreateResolutionV1Request_Constraints.fromPartial(object.constraints)
+    message.constraintLists = (object.constraintLists !== undefined && object.constraintLists !== null)
+      ? CreateResolutionV1Request_ConstraintLists.fromPartial(object.constraintLists)
       : undefined;
     message.preferences = (object.preferences !== undefined && object.preferences !== null)
       ? ResolutionPreferences.fromPartial(object.preferences)
@@ -1436,65 +1459,91 @@ export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = 
   },
 };
 
-function createBaseCreateResolutionV1Request_Constraints(): CreateResolutionV1Request_Constraints {
+function createBaseCreateResolutionV1Request_ConstraintLists(): CreateResolutionV1Request_ConstraintLists {
   return {
-    languages: undefined,
-    languageCodes: undefined,
-    modality: undefined,
-    modalityCodes: undefined,
-    insurance: undefined,
-    insurancePlanCodes: undefined,
-    specialty: undefined,
-    specialtyCodes: undefined,
-    profession: undefined,
-    professionCodes: undefined,
-    ageGroupCodes: undefined,
-    serviceRegionCodes: undefined,
-    licenseRegionCodes: undefined,
+    languages: [],
+    languageCodes: [],
+    modality: [],
+    modalityCodes: [],
+    insurance: [],
+    insurancePlanCodes: [],
+    specialty: [],
+    specialtyCodes: [],
+    profession: [],
+    professionCodes: [],
+    ageGroupCodes: [],
+    serviceRegionCodes: [],
+    licenseRegionCodes: [],
     acceptsNewClients: undefined,
   };
 }
 
-export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV1Request_Constraints> = {
-  encode(message: CreateResolutionV1Request_Constraints, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.languages !== undefined) {
-      Value.encode(Value.wrap(message.languages), writer.uint32(10).fork()).join();
+export const CreateResolutionV1Request_ConstraintLists: MessageFns<CreateResolutionV1Request_ConstraintLists> = {
+  encode(message: CreateResolutionV1Request_ConstraintLists, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.languages !== undefined && message.languages.length !== 0) {
+      for (const v of message.languages) {
+        writer.uint32(10).string(v!);
+      }
     }
-    if (message.languageCodes !== undefined) {
-      Value.encode(Value.wrap(message.languageCodes), writer.uint32(18).fork()).join();
+    if (message.languageCodes !== undefined && message.languageCodes.length !== 0) {
+      for (const v of message.languageCodes) {
+        writer.uint32(18).string(v!);
+      }
     }
-    if (message.modality !== undefined) {
-      Value.encode(Value.wrap(message.modality), writer.uint32(26).fork()).join();
+    if (message.modality !== undefined && message.modality.length !== 0) {
+      for (const v of message.modality) {
+        writer.uint32(26).string(v!);
+      }
     }
-    if (message.modalityCodes !== undefined) {
-      Value.encode(Value.wrap(message.modalityCodes), writer.uint32(34).fork()).join();
+    if (message.modalityCodes !== undefined && message.modalityCodes.length !== 0) {
+      for (const v of message.modalityCodes) {
+        writer.uint32(34).string(v!);
+      }
     }
-    if (message.insurance !== undefined) {
-      Value.encode(Value.wrap(message.insurance), writer.uint32(42).fork()).join();
+    if (message.insurance !== undefined && message.insurance.length !== 0) {
+      for (const v of message.insurance) {
+        writer.uint32(42).string(v!);
+      }
     }
-    if (message.insurancePlanCodes !== undefined) {
-      Value.encode(Value.wrap(message.insurancePlanCodes), writer.uint32(50).fork()).join();
+    if (message.insurancePlanCodes !== undefined && message.insurancePlanCodes.length !== 0) {
+      for (const v of message.insurancePlanCodes) {
+        writer.uint32(50).string(v!);
+      }
     }
-    if (message.specialty !== undefined) {
-      Value.encode(Value.wrap(message.specialty), writer.uint32(58).fork()).join();
+    if (message.specialty !== undefined && message.specialty.length !== 0) {
+      for (const v of message.specialty) {
+        writer.uint32(58).string(v!);
+      }
     }
-    if (message.specialtyCodes !== undefined) {
-      Value.encode(Value.wrap(message.specialtyCodes), writer.uint32(66).fork()).join();
+    if (message.specialtyCodes !== undefined && message.specialtyCodes.length !== 0) {
+      for (const v of message.specialtyCodes) {
+        writer.uint32(66).string(v!);
+      }
     }
-    if (message.profession !== undefined) {
-      Value.encode(Value.wrap(message.profession), writer.uint32(74).fork()).join();
+    if (message.profession !== undefined && message.profession.length !== 0) {
+      for (const v of message.profession) {
+        writer.uint32(74).string(v!);
+      }
     }
-    if (message.professionCodes !== undefined) {
-      Value.encode(Value.wrap(message.professionCodes), writer.uint32(82).fork()).join();
+    if (message.professionCodes !== undefined && message.professionCodes.length !== 0) {
+      for (const v of message.professionCodes) {
+        writer.uint32(82).string(v!);
+      }
     }
-    if (message.ageGroupCodes !== undefined) {
-      Value.encode(Value.wrap(message.ageGroupCodes), writer.uint32(90).fork()).join();
+    if (message.ageGroupCodes !== undefined && message.ageGroupCodes.length !== 0) {
+      for (const v of message.ageGroupCodes) {
+        writer.uint32(90).string(v!);
+      }
     }
-    if (message.serviceRegionCodes !== undefined) {
-      Value.encode(Value.wrap(message.serviceRegionCodes), writer.uint32(98).fork()).join();
+    if (message.serviceRegionCodes !== undefined && message.serviceRegionCodes.length !== 0) {
+      for (const v of message.serviceRegionCodes) {
+        writer.uint32(98).string(v!);
+      }
     }
-    if (message.licenseRegionCodes !== undefined) {
-      Value.encode(Value.wrap(message.licenseRegionCodes), writer.uint32(106).fork()).join();
+    if (message.licenseRegionCodes !== undefined && message.licenseRegionCodes.length !== 0) {
+      for (const v of message.licenseRegionCodes) {
+        writer.uint32(106).string(v!);
+      }
     }
     if (message.acceptsNewClients !== undefined) {
       writer.uint32(112).bool(message.acceptsNewClients);
@@ -1502,7 +1551,7 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request_Constraints {
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request_ConstraintLists {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1511,7 +1560,7 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionV1Request_Constraints();
+      const message = createBaseCreateResolutionV1Request_ConstraintLists();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1520,7 +1569,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.languages = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.languages!.push(el);
+            }
             continue;
           }
           case 2: {
@@ -1528,7 +1580,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.languageCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.languageCodes!.push(el);
+            }
             continue;
           }
           case 3: {
@@ -1536,7 +1591,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.modality = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.modality!.push(el);
+            }
             continue;
           }
           case 4: {
@@ -1544,7 +1602,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.modalityCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.modalityCodes!.push(el);
+            }
             continue;
           }
           case 5: {
@@ -1552,7 +1613,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.insurance = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.insurance!.push(el);
+            }
             continue;
           }
           case 6: {
@@ -1560,7 +1624,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.insurancePlanCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.insurancePlanCodes!.push(el);
+            }
             continue;
           }
           case 7: {
@@ -1568,7 +1635,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.specialty = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.specialty!.push(el);
+            }
             continue;
           }
           case 8: {
@@ -1576,7 +1646,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.specialtyCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.specialtyCodes!.push(el);
+            }
             continue;
           }
           case 9: {
@@ -1584,7 +1657,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.profession = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.profession!.push(el);
+            }
             continue;
           }
           case 10: {
@@ -1592,7 +1668,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.professionCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.professionCodes!.push(el);
+            }
             continue;
           }
           case 11: {
@@ -1600,7 +1679,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.ageGroupCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.ageGroupCodes!.push(el);
+            }
             continue;
           }
           case 12: {
@@ -1608,7 +1690,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.serviceRegionCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.serviceRegionCodes!.push(el);
+            }
             continue;
           }
           case 13: {
@@ -1616,7 +1701,10 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
               break;
             }
 
-            message.licenseRegionCodes = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = reader.string();
+            if (el !== undefined) {
+              message.licenseRegionCodes!.push(el);
+            }
             continue;
           }
           case 14: {
@@ -1639,53 +1727,61 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
     }
   },
 
-  fromJSON(object: any): CreateResolutionV1Request_Constraints {
+  fromJSON(object: any): CreateResolutionV1Request_ConstraintLists {
     return {
-      languages: isSet(object?.languages) ? object.languages : undefined,
-      languageCodes: isSet(object?.languageCodes)
-        ? object.languageCodes
-        : isSet(object?.language_codes)
-        ? object.language_codes
-        : undefined,
-      modality: isSet(object?.modality) ? object.modality : undefined,
-      modalityCodes: isSet(object?.modalityCodes)
-        ? object.modalityCodes
-        : isSet(object?.modality_codes)
-        ? object.modality_codes
-        : undefined,
-      insurance: isSet(object?.insurance) ? object.insurance : undefined,
-      insurancePlanCodes: isSet(object?.insurancePlanCodes)
-        ? object.insurancePlanCodes
-        : isSet(object?.insurance_plan_codes)
-        ? object.insurance_plan_codes
-        : undefined,
-      specialty: isSet(object?.specialty) ? object.specialty : undefined,
-      specialtyCodes: isSet(object?.specialtyCodes)
-        ? object.specialtyCodes
-        : isSet(object?.specialty_codes)
-        ? object.specialty_codes
-        : undefined,
-      profession: isSet(object?.profession) ? object.profession : undefined,
-      professionCodes: isSet(object?.professionCodes)
-        ? object.professionCodes
-        : isSet(object?.profession_codes)
-        ? object.profession_codes
-        : undefined,
-      ageGroupCodes: isSet(object?.ageGroupCodes)
-        ? object.ageGroupCodes
-        : isSet(object?.age_group_codes)
-        ? object.age_group_codes
-        : undefined,
-      serviceRegionCodes: isSet(object?.serviceRegionCodes)
-        ? object.serviceRegionCodes
-        : isSet(object?.service_region_codes)
-        ? object.service_region_codes
-        : undefined,
-      licenseRegionCodes: isSet(object?.licenseRegionCodes)
-        ? object.licenseRegionCodes
-        : isSet(object?.license_region_codes)
-        ? object.license_region_codes
-        : undefined,
+      languages: globalThis.Array.isArray(object?.languages)
+        ? object.languages.map((e: any) => globalThis.String(e))
+        : [],
+      languageCodes: globalThis.Array.isArray(object?.languageCodes)
+        ? object.languageCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.language_codes)
+        ? object.language_codes.map((e: any) => globalThis.String(e))
+        : [],
+      modality: globalThis.Array.isArray(object?.modality) ? object.modality.map((e: any) => globalThis.String(e)) : [],
+      modalityCodes: globalThis.Array.isArray(object?.modalityCodes)
+        ? object.modalityCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.modality_codes)
+        ? object.modality_codes.map((e: any) => globalThis.String(e))
+        : [],
+      insurance: globalThis.Array.isArray(object?.insurance)
+        ? object.insurance.map((e: any) => globalThis.String(e))
+        : [],
+      insurancePlanCodes: globalThis.Array.isArray(object?.insurancePlanCodes)
+        ? object.insurancePlanCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.insurance_plan_codes)
+        ? object.insurance_plan_codes.map((e: any) => globalThis.String(e))
+        : [],
+      specialty: globalThis.Array.isArray(object?.specialty)
+        ? object.specialty.map((e: any) => globalThis.String(e))
+        : [],
+      specialtyCodes: globalThis.Array.isArray(object?.specialtyCodes)
+        ? object.specialtyCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.specialty_codes)
+        ? object.specialty_codes.map((e: any) => globalThis.String(e))
+        : [],
+      profession: globalThis.Array.isArray(object?.profession)
+        ? object.profession.map((e: any) => globalThis.String(e))
+        : [],
+      professionCodes: globalThis.Array.isArray(object?.professionCodes)
+        ? object.professionCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.profession_codes)
+        ? object.profession_codes.map((e: any) => globalThis.String(e))
+        : [],
+      ageGroupCodes: globalThis.Array.isArray(object?.ageGroupCodes)
+        ? object.ageGroupCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.age_group_codes)
+        ? object.age_group_codes.map((e: any) => globalThis.String(e))
+        : [],
+      serviceRegionCodes: globalThis.Array.isArray(object?.serviceRegionCodes)
+        ? object.serviceRegionCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.service_region_codes)
+        ? object.service_region_codes.map((e: any) => globalThis.String(e))
+        : [],
+      licenseRegionCodes: globalThis.Array.isArray(object?.licenseRegionCodes)
+        ? object.licenseRegionCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.license_region_codes)
+        ? object.license_region_codes.map((e: any) => globalThis.String(e))
+        : [],
       acceptsNewClients: isSet(object.acceptsNewClients)
         ? globalThis.Boolean(object.acceptsNewClients)
         : isSet(object.accepts_new_clients)
@@ -1694,45 +1790,45 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
     };
   },
 
-  toJSON(message: CreateResolutionV1Request_Constraints): unknown {
+  toJSON(message: CreateResolutionV1Request_ConstraintLists): unknown {
     const obj: any = {};
-    if (message.languages !== undefined) {
+    if (message.languages?.length) {
       obj.languages = message.languages;
     }
-    if (message.languageCodes !== undefined) {
+    if (message.languageCodes?.length) {
       obj.languageCodes = message.languageCodes;
     }
-    if (message.modality !== undefined) {
+    if (message.modality?.length) {
       obj.modality = message.modality;
     }
-    if (message.modalityCodes !== undefined) {
+    if (message.modalityCodes?.length) {
       obj.modalityCodes = message.modalityCodes;
     }
-    if (message.insurance !== undefined) {
+    if (message.insurance?.length) {
       obj.insurance = message.insurance;
     }
-    if (message.insurancePlanCodes !== undefined) {
+    if (message.insurancePlanCodes?.length) {
       obj.insurancePlanCodes = message.insurancePlanCodes;
     }
-    if (message.specialty !== undefined) {
+    if (message.specialty?.length) {
       obj.specialty = message.specialty;
     }
-    if (message.specialtyCodes !== undefined) {
+    if (message.specialtyCodes?.length) {
       obj.specialtyCodes = message.specialtyCodes;
     }
-    if (message.profession !== undefined) {
+    if (message.profession?.length) {
       obj.profession = message.profession;
     }
-    if (message.professionCodes !== undefined) {
+    if (message.professionCodes?.length) {
       obj.professionCodes = message.professionCodes;
     }
-    if (message.ageGroupCodes !== undefined) {
+    if (message.ageGroupCodes?.length) {
       obj.ageGroupCodes = message.ageGroupCodes;
     }
-    if (message.serviceRegionCodes !== undefined) {
+    if (message.serviceRegionCodes?.length) {
       obj.serviceRegionCodes = message.serviceRegionCodes;
     }
-    if (message.licenseRegionCodes !== undefined) {
+    if (message.licenseRegionCodes?.length) {
       obj.licenseRegionCodes = message.licenseRegionCodes;
     }
     if (message.acceptsNewClients !== undefined) {
@@ -1741,24 +1837,26 @@ export const CreateResolutionV1Request_Constraints: MessageFns<CreateResolutionV
     return obj;
   },
 
-  create(base?: DeepPartial<CreateResolutionV1Request_Constraints>): CreateResolutionV1Request_Constraints {
-    return CreateResolutionV1Request_Constraints.fromPartial(base ?? {});
+  create(base?: DeepPartial<CreateResolutionV1Request_ConstraintLists>): CreateResolutionV1Request_ConstraintLists {
+    return CreateResolutionV1Request_ConstraintLists.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CreateResolutionV1Request_Constraints>): CreateResolutionV1Request_Constraints {
-    const message = createBaseCreateResolutionV1Request_Constraints();
-    message.languages = object.languages === undefined ? undefined : object.languages;
-    message.languageCodes = object.languageCodes === undefined ? undefined : object.languageCodes;
-    message.modality = object.modality === undefined ? undefined : object.modality;
-    message.modalityCodes = object.modalityCodes === undefined ? undefined : object.modalityCodes;
-    message.insurance = object.insurance === undefined ? undefined : object.insurance;
-    message.insurancePlanCodes = object.insurancePlanCodes === undefined ? undefined : object.insurancePlanCodes;
-    message.specialty = object.specialty === undefined ? undefined : object.specialty;
-    message.specialtyCodes = object.specialtyCodes === undefined ? undefined : object.specialtyCodes;
-    message.profession = object.profession === undefined ? undefined : object.profession;
-    message.professionCodes = object.professionCodes === undefined ? undefined : object.professionCodes;
-    message.ageGroupCodes = object.ageGroupCodes === undefined ? undefined : object.ageGroupCodes;
-    message.serviceRegionCodes = object.serviceRegionCodes === undefined ? undefined : object.serviceRegionCodes;
-    message.licenseRegionCodes = object.licenseRegionCodes === undefined ? undefined : object.licenseRegionCodes;
+  fromPartial(
+    object: DeepPartial<CreateResolutionV1Request_ConstraintLists>,
+  ): CreateResolutionV1Request_ConstraintLists {
+    const message = createBaseCreateResolutionV1Request_ConstraintLists();
+    message.languages = object.languages?.map((e) => e) || [];
+    message.languageCodes = object.languageCodes?.map((e) => e) || [];
+    message.modality = object.modality?.map((e) => e) || [];
+    message.modalityCodes = object.modalityCodes?.map((e) => e) || [];
+    message.insurance = object.insurance?.map((e) => e) || [];
+    message.insurancePlanCodes = object.insurancePlanCodes?.map((e) => e) || [];
+    message.specialty = object.specialty?.map((e) => e) || [];
+    message.specialtyCodes = object.specialtyCodes?.map((e) => e) || [];
+    message.profession = object.profession?.map((e) => e) || [];
+    message.professionCodes = object.professionCodes?.map((e) => e) || [];
+    message.ageGroupCodes = object.ageGroupCodes?.map((e) => e) || [];
+    message.serviceRegionCodes = object.serviceRegionCodes?.map((e) => e) || [];
+    message.licenseRegionCodes = object.licenseRegionCodes?.map((e) => e) || [];
     message.acceptsNewClients = object.acceptsNewClients ?? undefined;
     return message;
   },

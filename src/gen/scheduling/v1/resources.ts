@@ -13,6 +13,834 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/resources.proto";
 
+/** AnalyticsPeriod; `ANALYTICS_PERIOD_UNSPECIFIED` means not given. */
+export enum AnalyticsPeriod {
+  /** ANALYTICS_PERIOD_UNSPECIFIED - Not given. */
+  ANALYTICS_PERIOD_UNSPECIFIED = "ANALYTICS_PERIOD_UNSPECIFIED",
+  /** ANALYTICS_PERIOD_LAST_7_DAYS - REST `last_7_days`. */
+  ANALYTICS_PERIOD_LAST_7_DAYS = "ANALYTICS_PERIOD_LAST_7_DAYS",
+  /** ANALYTICS_PERIOD_LAST_30_DAYS - REST `last_30_days`. */
+  ANALYTICS_PERIOD_LAST_30_DAYS = "ANALYTICS_PERIOD_LAST_30_DAYS",
+  /** ANALYTICS_PERIOD_LAST_90_DAYS - REST `last_90_days`. */
+  ANALYTICS_PERIOD_LAST_90_DAYS = "ANALYTICS_PERIOD_LAST_90_DAYS",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function analyticsPeriodFromJSON(object: any): AnalyticsPeriod {
+  switch (object) {
+    case 0:
+    case "ANALYTICS_PERIOD_UNSPECIFIED":
+      return AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED;
+    case 1:
+    case "ANALYTICS_PERIOD_LAST_7_DAYS":
+      return AnalyticsPeriod.ANALYTICS_PERIOD_LAST_7_DAYS;
+    case 2:
+    case "ANALYTICS_PERIOD_LAST_30_DAYS":
+      return AnalyticsPeriod.ANALYTICS_PERIOD_LAST_30_DAYS;
+    case 3:
+    case "ANALYTICS_PERIOD_LAST_90_DAYS":
+      return AnalyticsPeriod.ANALYTICS_PERIOD_LAST_90_DAYS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return AnalyticsPeriod.UNRECOGNIZED;
+  }
+}
+
+export function analyticsPeriodToJSON(object: AnalyticsPeriod): string {
+  switch (object) {
+    case AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED:
+      return "ANALYTICS_PERIOD_UNSPECIFIED";
+    case AnalyticsPeriod.ANALYTICS_PERIOD_LAST_7_DAYS:
+      return "ANALYTICS_PERIOD_LAST_7_DAYS";
+    case AnalyticsPeriod.ANALYTICS_PERIOD_LAST_30_DAYS:
+      return "ANALYTICS_PERIOD_LAST_30_DAYS";
+    case AnalyticsPeriod.ANALYTICS_PERIOD_LAST_90_DAYS:
+      return "ANALYTICS_PERIOD_LAST_90_DAYS";
+    case AnalyticsPeriod.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function analyticsPeriodToNumber(object: AnalyticsPeriod): number {
+  switch (object) {
+    case AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED:
+      return 0;
+    case AnalyticsPeriod.ANALYTICS_PERIOD_LAST_7_DAYS:
+      return 1;
+    case AnalyticsPeriod.ANALYTICS_PERIOD_LAST_30_DAYS:
+      return 2;
+    case AnalyticsPeriod.ANALYTICS_PERIOD_LAST_90_DAYS:
+      return 3;
+    case AnalyticsPeriod.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** BookingStatus; `BOOKING_STATUS_UNSPECIFIED` means not given. */
+export enum BookingStatus {
+  /** BOOKING_STATUS_UNSPECIFIED - Not given. */
+  BOOKING_STATUS_UNSPECIFIED = "BOOKING_STATUS_UNSPECIFIED",
+  /** BOOKING_STATUS_PENDING - REST `pending`. */
+  BOOKING_STATUS_PENDING = "BOOKING_STATUS_PENDING",
+  /** BOOKING_STATUS_CONFIRMED - REST `confirmed`. */
+  BOOKING_STATUS_CONFIRMED = "BOOKING_STATUS_CONFIRMED",
+  /** BOOKING_STATUS_CANCELLED - REST `cancelled`. */
+  BOOKING_STATUS_CANCELLED = "BOOKING_STATUS_CANCELLED",
+  /** BOOKING_STATUS_COMPLETED - REST `completed`. */
+  BOOKING_STATUS_COMPLETED = "BOOKING_STATUS_COMPLETED",
+  /** BOOKING_STATUS_RESCHEDULED - REST `rescheduled`. */
+  BOOKING_STATUS_RESCHEDULED = "BOOKING_STATUS_RESCHEDULED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function bookingStatusFromJSON(object: any): BookingStatus {
+  switch (object) {
+    case 0:
+    case "BOOKING_STATUS_UNSPECIFIED":
+      return BookingStatus.BOOKING_STATUS_UNSPECIFIED;
+    case 1:
+    case "BOOKING_STATUS_PENDING":
+      return BookingStatus.BOOKING_STATUS_PENDING;
+    case 2:
+    case "BOOKING_STATUS_CONFIRMED":
+      return BookingStatus.BOOKING_STATUS_CONFIRMED;
+    case 3:
+    case "BOOKING_STATUS_CANCELLED":
+      return BookingStatus.BOOKING_STATUS_CANCELLED;
+    case 4:
+    case "BOOKING_STATUS_COMPLETED":
+      return BookingStatus.BOOKING_STATUS_COMPLETED;
+    case 5:
+    case "BOOKING_STATUS_RESCHEDULED":
+      return BookingStatus.BOOKING_STATUS_RESCHEDULED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return BookingStatus.UNRECOGNIZED;
+  }
+}
+
+export function bookingStatusToJSON(object: BookingStatus): string {
+  switch (object) {
+    case BookingStatus.BOOKING_STATUS_UNSPECIFIED:
+      return "BOOKING_STATUS_UNSPECIFIED";
+    case BookingStatus.BOOKING_STATUS_PENDING:
+      return "BOOKING_STATUS_PENDING";
+    case BookingStatus.BOOKING_STATUS_CONFIRMED:
+      return "BOOKING_STATUS_CONFIRMED";
+    case BookingStatus.BOOKING_STATUS_CANCELLED:
+      return "BOOKING_STATUS_CANCELLED";
+    case BookingStatus.BOOKING_STATUS_COMPLETED:
+      return "BOOKING_STATUS_COMPLETED";
+    case BookingStatus.BOOKING_STATUS_RESCHEDULED:
+      return "BOOKING_STATUS_RESCHEDULED";
+    case BookingStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function bookingStatusToNumber(object: BookingStatus): number {
+  switch (object) {
+    case BookingStatus.BOOKING_STATUS_UNSPECIFIED:
+      return 0;
+    case BookingStatus.BOOKING_STATUS_PENDING:
+      return 1;
+    case BookingStatus.BOOKING_STATUS_CONFIRMED:
+      return 2;
+    case BookingStatus.BOOKING_STATUS_CANCELLED:
+      return 3;
+    case BookingStatus.BOOKING_STATUS_COMPLETED:
+      return 4;
+    case BookingStatus.BOOKING_STATUS_RESCHEDULED:
+      return 5;
+    case BookingStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** DayPart; `DAY_PART_UNSPECIFIED` means not given. */
+export enum DayPart {
+  /** DAY_PART_UNSPECIFIED - Not given. */
+  DAY_PART_UNSPECIFIED = "DAY_PART_UNSPECIFIED",
+  /** DAY_PART_MORNING - REST `morning`. */
+  DAY_PART_MORNING = "DAY_PART_MORNING",
+  /** DAY_PART_AFTERNOON - REST `afternoon`. */
+  DAY_PART_AFTERNOON = "DAY_PART_AFTERNOON",
+  /** DAY_PART_EVENING - REST `evening`. */
+  DAY_PART_EVENING = "DAY_PART_EVENING",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function dayPartFromJSON(object: any): DayPart {
+  switch (object) {
+    case 0:
+    case "DAY_PART_UNSPECIFIED":
+      return DayPart.DAY_PART_UNSPECIFIED;
+    case 1:
+    case "DAY_PART_MORNING":
+      return DayPart.DAY_PART_MORNING;
+    case 2:
+    case "DAY_PART_AFTERNOON":
+      return DayPart.DAY_PART_AFTERNOON;
+    case 3:
+    case "DAY_PART_EVENING":
+      return DayPart.DAY_PART_EVENING;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DayPart.UNRECOGNIZED;
+  }
+}
+
+export function dayPartToJSON(object: DayPart): string {
+  switch (object) {
+    case DayPart.DAY_PART_UNSPECIFIED:
+      return "DAY_PART_UNSPECIFIED";
+    case DayPart.DAY_PART_MORNING:
+      return "DAY_PART_MORNING";
+    case DayPart.DAY_PART_AFTERNOON:
+      return "DAY_PART_AFTERNOON";
+    case DayPart.DAY_PART_EVENING:
+      return "DAY_PART_EVENING";
+    case DayPart.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function dayPartToNumber(object: DayPart): number {
+  switch (object) {
+    case DayPart.DAY_PART_UNSPECIFIED:
+      return 0;
+    case DayPart.DAY_PART_MORNING:
+      return 1;
+    case DayPart.DAY_PART_AFTERNOON:
+      return 2;
+    case DayPart.DAY_PART_EVENING:
+      return 3;
+    case DayPart.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** DeliveryStatus; `DELIVERY_STATUS_UNSPECIFIED` means not given. */
+export enum DeliveryStatus {
+  /** DELIVERY_STATUS_UNSPECIFIED - Not given. */
+  DELIVERY_STATUS_UNSPECIFIED = "DELIVERY_STATUS_UNSPECIFIED",
+  /** DELIVERY_STATUS_PENDING - REST `pending`. */
+  DELIVERY_STATUS_PENDING = "DELIVERY_STATUS_PENDING",
+  /** DELIVERY_STATUS_DELIVERED - REST `delivered`. */
+  DELIVERY_STATUS_DELIVERED = "DELIVERY_STATUS_DELIVERED",
+  /** DELIVERY_STATUS_FAILED - REST `failed`. */
+  DELIVERY_STATUS_FAILED = "DELIVERY_STATUS_FAILED",
+  /** DELIVERY_STATUS_DEAD_LETTERED - REST `dead_lettered`. */
+  DELIVERY_STATUS_DEAD_LETTERED = "DELIVERY_STATUS_DEAD_LETTERED",
+  /** DELIVERY_STATUS_SUPPRESSED - REST `suppressed`. */
+  DELIVERY_STATUS_SUPPRESSED = "DELIVERY_STATUS_SUPPRESSED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function deliveryStatusFromJSON(object: any): DeliveryStatus {
+  switch (object) {
+    case 0:
+    case "DELIVERY_STATUS_UNSPECIFIED":
+      return DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED;
+    case 1:
+    case "DELIVERY_STATUS_PENDING":
+      return DeliveryStatus.DELIVERY_STATUS_PENDING;
+    case 2:
+    case "DELIVERY_STATUS_DELIVERED":
+      return DeliveryStatus.DELIVERY_STATUS_DELIVERED;
+    case 3:
+    case "DELIVERY_STATUS_FAILED":
+      return DeliveryStatus.DELIVERY_STATUS_FAILED;
+    case 4:
+    case "DELIVERY_STATUS_DEAD_LETTERED":
+      return DeliveryStatus.DELIVERY_STATUS_DEAD_LETTERED;
+    case 5:
+    case "DELIVERY_STATUS_SUPPRESSED":
+      return DeliveryStatus.DELIVERY_STATUS_SUPPRESSED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DeliveryStatus.UNRECOGNIZED;
+  }
+}
+
+export function deliveryStatusToJSON(object: DeliveryStatus): string {
+  switch (object) {
+    case DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED:
+      return "DELIVERY_STATUS_UNSPECIFIED";
+    case DeliveryStatus.DELIVERY_STATUS_PENDING:
+      return "DELIVERY_STATUS_PENDING";
+    case DeliveryStatus.DELIVERY_STATUS_DELIVERED:
+      return "DELIVERY_STATUS_DELIVERED";
+    case DeliveryStatus.DELIVERY_STATUS_FAILED:
+      return "DELIVERY_STATUS_FAILED";
+    case DeliveryStatus.DELIVERY_STATUS_DEAD_LETTERED:
+      return "DELIVERY_STATUS_DEAD_LETTERED";
+    case DeliveryStatus.DELIVERY_STATUS_SUPPRESSED:
+      return "DELIVERY_STATUS_SUPPRESSED";
+    case DeliveryStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function deliveryStatusToNumber(object: DeliveryStatus): number {
+  switch (object) {
+    case DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED:
+      return 0;
+    case DeliveryStatus.DELIVERY_STATUS_PENDING:
+      return 1;
+    case DeliveryStatus.DELIVERY_STATUS_DELIVERED:
+      return 2;
+    case DeliveryStatus.DELIVERY_STATUS_FAILED:
+      return 3;
+    case DeliveryStatus.DELIVERY_STATUS_DEAD_LETTERED:
+      return 4;
+    case DeliveryStatus.DELIVERY_STATUS_SUPPRESSED:
+      return 5;
+    case DeliveryStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** ImportMode; `IMPORT_MODE_UNSPECIFIED` means not given. */
+export enum ImportMode {
+  /** IMPORT_MODE_UNSPECIFIED - Not given. */
+  IMPORT_MODE_UNSPECIFIED = "IMPORT_MODE_UNSPECIFIED",
+  /** IMPORT_MODE_UPSERT - REST `upsert`. */
+  IMPORT_MODE_UPSERT = "IMPORT_MODE_UPSERT",
+  /** IMPORT_MODE_CREATE_ONLY - REST `create_only`. */
+  IMPORT_MODE_CREATE_ONLY = "IMPORT_MODE_CREATE_ONLY",
+  /** IMPORT_MODE_UPDATE_ONLY - REST `update_only`. */
+  IMPORT_MODE_UPDATE_ONLY = "IMPORT_MODE_UPDATE_ONLY",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function importModeFromJSON(object: any): ImportMode {
+  switch (object) {
+    case 0:
+    case "IMPORT_MODE_UNSPECIFIED":
+      return ImportMode.IMPORT_MODE_UNSPECIFIED;
+    case 1:
+    case "IMPORT_MODE_UPSERT":
+      return ImportMode.IMPORT_MODE_UPSERT;
+    case 2:
+    case "IMPORT_MODE_CREATE_ONLY":
+      return ImportMode.IMPORT_MODE_CREATE_ONLY;
+    case 3:
+    case "IMPORT_MODE_UPDATE_ONLY":
+      return ImportMode.IMPORT_MODE_UPDATE_ONLY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ImportMode.UNRECOGNIZED;
+  }
+}
+
+export function importModeToJSON(object: ImportMode): string {
+  switch (object) {
+    case ImportMode.IMPORT_MODE_UNSPECIFIED:
+      return "IMPORT_MODE_UNSPECIFIED";
+    case ImportMode.IMPORT_MODE_UPSERT:
+      return "IMPORT_MODE_UPSERT";
+    case ImportMode.IMPORT_MODE_CREATE_ONLY:
+      return "IMPORT_MODE_CREATE_ONLY";
+    case ImportMode.IMPORT_MODE_UPDATE_ONLY:
+      return "IMPORT_MODE_UPDATE_ONLY";
+    case ImportMode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function importModeToNumber(object: ImportMode): number {
+  switch (object) {
+    case ImportMode.IMPORT_MODE_UNSPECIFIED:
+      return 0;
+    case ImportMode.IMPORT_MODE_UPSERT:
+      return 1;
+    case ImportMode.IMPORT_MODE_CREATE_ONLY:
+      return 2;
+    case ImportMode.IMPORT_MODE_UPDATE_ONLY:
+      return 3;
+    case ImportMode.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** MachineName; `MACHINE_NAME_UNSPECIFIED` means not given. */
+export enum MachineName {
+  /** MACHINE_NAME_UNSPECIFIED - Not given. */
+  MACHINE_NAME_UNSPECIFIED = "MACHINE_NAME_UNSPECIFIED",
+  /** MACHINE_NAME_RESOLUTION - REST `resolution`. */
+  MACHINE_NAME_RESOLUTION = "MACHINE_NAME_RESOLUTION",
+  /** MACHINE_NAME_HOLD - REST `hold`. */
+  MACHINE_NAME_HOLD = "MACHINE_NAME_HOLD",
+  /** MACHINE_NAME_BOOKING - REST `booking`. */
+  MACHINE_NAME_BOOKING = "MACHINE_NAME_BOOKING",
+  /** MACHINE_NAME_WAITLIST_ENTRY - REST `waitlist_entry`. */
+  MACHINE_NAME_WAITLIST_ENTRY = "MACHINE_NAME_WAITLIST_ENTRY",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function machineNameFromJSON(object: any): MachineName {
+  switch (object) {
+    case 0:
+    case "MACHINE_NAME_UNSPECIFIED":
+      return MachineName.MACHINE_NAME_UNSPECIFIED;
+    case 1:
+    case "MACHINE_NAME_RESOLUTION":
+      return MachineName.MACHINE_NAME_RESOLUTION;
+    case 2:
+    case "MACHINE_NAME_HOLD":
+      return MachineName.MACHINE_NAME_HOLD;
+    case 3:
+    case "MACHINE_NAME_BOOKING":
+      return MachineName.MACHINE_NAME_BOOKING;
+    case 4:
+    case "MACHINE_NAME_WAITLIST_ENTRY":
+      return MachineName.MACHINE_NAME_WAITLIST_ENTRY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return MachineName.UNRECOGNIZED;
+  }
+}
+
+export function machineNameToJSON(object: MachineName): string {
+  switch (object) {
+    case MachineName.MACHINE_NAME_UNSPECIFIED:
+      return "MACHINE_NAME_UNSPECIFIED";
+    case MachineName.MACHINE_NAME_RESOLUTION:
+      return "MACHINE_NAME_RESOLUTION";
+    case MachineName.MACHINE_NAME_HOLD:
+      return "MACHINE_NAME_HOLD";
+    case MachineName.MACHINE_NAME_BOOKING:
+      return "MACHINE_NAME_BOOKING";
+    case MachineName.MACHINE_NAME_WAITLIST_ENTRY:
+      return "MACHINE_NAME_WAITLIST_ENTRY";
+    case MachineName.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function machineNameToNumber(object: MachineName): number {
+  switch (object) {
+    case MachineName.MACHINE_NAME_UNSPECIFIED:
+      return 0;
+    case MachineName.MACHINE_NAME_RESOLUTION:
+      return 1;
+    case MachineName.MACHINE_NAME_HOLD:
+      return 2;
+    case MachineName.MACHINE_NAME_BOOKING:
+      return 3;
+    case MachineName.MACHINE_NAME_WAITLIST_ENTRY:
+      return 4;
+    case MachineName.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** ManualReviewStatus; `MANUAL_REVIEW_STATUS_UNSPECIFIED` means not given. */
+export enum ManualReviewStatus {
+  /** MANUAL_REVIEW_STATUS_UNSPECIFIED - Not given. */
+  MANUAL_REVIEW_STATUS_UNSPECIFIED = "MANUAL_REVIEW_STATUS_UNSPECIFIED",
+  /** MANUAL_REVIEW_STATUS_OPEN - REST `open`. */
+  MANUAL_REVIEW_STATUS_OPEN = "MANUAL_REVIEW_STATUS_OPEN",
+  /** MANUAL_REVIEW_STATUS_RESOLVED - REST `resolved`. */
+  MANUAL_REVIEW_STATUS_RESOLVED = "MANUAL_REVIEW_STATUS_RESOLVED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function manualReviewStatusFromJSON(object: any): ManualReviewStatus {
+  switch (object) {
+    case 0:
+    case "MANUAL_REVIEW_STATUS_UNSPECIFIED":
+      return ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED;
+    case 1:
+    case "MANUAL_REVIEW_STATUS_OPEN":
+      return ManualReviewStatus.MANUAL_REVIEW_STATUS_OPEN;
+    case 2:
+    case "MANUAL_REVIEW_STATUS_RESOLVED":
+      return ManualReviewStatus.MANUAL_REVIEW_STATUS_RESOLVED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ManualReviewStatus.UNRECOGNIZED;
+  }
+}
+
+export function manualReviewStatusToJSON(object: ManualReviewStatus): string {
+  switch (object) {
+    case ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED:
+      return "MANUAL_REVIEW_STATUS_UNSPECIFIED";
+    case ManualReviewStatus.MANUAL_REVIEW_STATUS_OPEN:
+      return "MANUAL_REVIEW_STATUS_OPEN";
+    case ManualReviewStatus.MANUAL_REVIEW_STATUS_RESOLVED:
+      return "MANUAL_REVIEW_STATUS_RESOLVED";
+    case ManualReviewStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function manualReviewStatusToNumber(object: ManualReviewStatus): number {
+  switch (object) {
+    case ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED:
+      return 0;
+    case ManualReviewStatus.MANUAL_REVIEW_STATUS_OPEN:
+      return 1;
+    case ManualReviewStatus.MANUAL_REVIEW_STATUS_RESOLVED:
+      return 2;
+    case ManualReviewStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** ProviderStatus; `PROVIDER_STATUS_UNSPECIFIED` means not given. */
+export enum ProviderStatus {
+  /** PROVIDER_STATUS_UNSPECIFIED - Not given. */
+  PROVIDER_STATUS_UNSPECIFIED = "PROVIDER_STATUS_UNSPECIFIED",
+  /** PROVIDER_STATUS_ACTIVE - REST `active`. */
+  PROVIDER_STATUS_ACTIVE = "PROVIDER_STATUS_ACTIVE",
+  /** PROVIDER_STATUS_INACTIVE - REST `inactive`. */
+  PROVIDER_STATUS_INACTIVE = "PROVIDER_STATUS_INACTIVE",
+  /** PROVIDER_STATUS_SUSPENDED - REST `suspended`. */
+  PROVIDER_STATUS_SUSPENDED = "PROVIDER_STATUS_SUSPENDED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function providerStatusFromJSON(object: any): ProviderStatus {
+  switch (object) {
+    case 0:
+    case "PROVIDER_STATUS_UNSPECIFIED":
+      return ProviderStatus.PROVIDER_STATUS_UNSPECIFIED;
+    case 1:
+    case "PROVIDER_STATUS_ACTIVE":
+      return ProviderStatus.PROVIDER_STATUS_ACTIVE;
+    case 2:
+    case "PROVIDER_STATUS_INACTIVE":
+      return ProviderStatus.PROVIDER_STATUS_INACTIVE;
+    case 3:
+    case "PROVIDER_STATUS_SUSPENDED":
+      return ProviderStatus.PROVIDER_STATUS_SUSPENDED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ProviderStatus.UNRECOGNIZED;
+  }
+}
+
+export function providerStatusToJSON(object: ProviderStatus): string {
+  switch (object) {
+    case ProviderStatus.PROVIDER_STATUS_UNSPECIFIED:
+      return "PROVIDER_STATUS_UNSPECIFIED";
+    case ProviderStatus.PROVIDER_STATUS_ACTIVE:
+      return "PROVIDER_STATUS_ACTIVE";
+    case ProviderStatus.PROVIDER_STATUS_INACTIVE:
+      return "PROVIDER_STATUS_INACTIVE";
+    case ProviderStatus.PROVIDER_STATUS_SUSPENDED:
+      return "PROVIDER_STATUS_SUSPENDED";
+    case ProviderStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function providerStatusToNumber(object: ProviderStatus): number {
+  switch (object) {
+    case ProviderStatus.PROVIDER_STATUS_UNSPECIFIED:
+      return 0;
+    case ProviderStatus.PROVIDER_STATUS_ACTIVE:
+      return 1;
+    case ProviderStatus.PROVIDER_STATUS_INACTIVE:
+      return 2;
+    case ProviderStatus.PROVIDER_STATUS_SUSPENDED:
+      return 3;
+    case ProviderStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** RankingPolicyStatus; `RANKING_POLICY_STATUS_UNSPECIFIED` means not given. */
+export enum RankingPolicyStatus {
+  /** RANKING_POLICY_STATUS_UNSPECIFIED - Not given. */
+  RANKING_POLICY_STATUS_UNSPECIFIED = "RANKING_POLICY_STATUS_UNSPECIFIED",
+  /** RANKING_POLICY_STATUS_DRAFT - REST `draft`. */
+  RANKING_POLICY_STATUS_DRAFT = "RANKING_POLICY_STATUS_DRAFT",
+  /** RANKING_POLICY_STATUS_ACTIVE - REST `active`. */
+  RANKING_POLICY_STATUS_ACTIVE = "RANKING_POLICY_STATUS_ACTIVE",
+  /** RANKING_POLICY_STATUS_INACTIVE - REST `inactive`. */
+  RANKING_POLICY_STATUS_INACTIVE = "RANKING_POLICY_STATUS_INACTIVE",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function rankingPolicyStatusFromJSON(object: any): RankingPolicyStatus {
+  switch (object) {
+    case 0:
+    case "RANKING_POLICY_STATUS_UNSPECIFIED":
+      return RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED;
+    case 1:
+    case "RANKING_POLICY_STATUS_DRAFT":
+      return RankingPolicyStatus.RANKING_POLICY_STATUS_DRAFT;
+    case 2:
+    case "RANKING_POLICY_STATUS_ACTIVE":
+      return RankingPolicyStatus.RANKING_POLICY_STATUS_ACTIVE;
+    case 3:
+    case "RANKING_POLICY_STATUS_INACTIVE":
+      return RankingPolicyStatus.RANKING_POLICY_STATUS_INACTIVE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return RankingPolicyStatus.UNRECOGNIZED;
+  }
+}
+
+export function rankingPolicyStatusToJSON(object: RankingPolicyStatus): string {
+  switch (object) {
+    case RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED:
+      return "RANKING_POLICY_STATUS_UNSPECIFIED";
+    case RankingPolicyStatus.RANKING_POLICY_STATUS_DRAFT:
+      return "RANKING_POLICY_STATUS_DRAFT";
+    case RankingPolicyStatus.RANKING_POLICY_STATUS_ACTIVE:
+      return "RANKING_POLICY_STATUS_ACTIVE";
+    case RankingPolicyStatus.RANKING_POLICY_STATUS_INACTIVE:
+      return "RANKING_POLICY_STATUS_INACTIVE";
+    case RankingPolicyStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function rankingPolicyStatusToNumber(object: RankingPolicyStatus): number {
+  switch (object) {
+    case RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED:
+      return 0;
+    case RankingPolicyStatus.RANKING_POLICY_STATUS_DRAFT:
+      return 1;
+    case RankingPolicyStatus.RANKING_POLICY_STATUS_ACTIVE:
+      return 2;
+    case RankingPolicyStatus.RANKING_POLICY_STATUS_INACTIVE:
+      return 3;
+    case RankingPolicyStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** ResolutionStatus; `RESOLUTION_STATUS_UNSPECIFIED` means not given. */
+export enum ResolutionStatus {
+  /** RESOLUTION_STATUS_UNSPECIFIED - Not given. */
+  RESOLUTION_STATUS_UNSPECIFIED = "RESOLUTION_STATUS_UNSPECIFIED",
+  /** RESOLUTION_STATUS_RESOLVED - REST `resolved`. */
+  RESOLUTION_STATUS_RESOLVED = "RESOLUTION_STATUS_RESOLVED",
+  /** RESOLUTION_STATUS_ZERO_RESULTS - REST `zero_results`. */
+  RESOLUTION_STATUS_ZERO_RESULTS = "RESOLUTION_STATUS_ZERO_RESULTS",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function resolutionStatusFromJSON(object: any): ResolutionStatus {
+  switch (object) {
+    case 0:
+    case "RESOLUTION_STATUS_UNSPECIFIED":
+      return ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED;
+    case 1:
+    case "RESOLUTION_STATUS_RESOLVED":
+      return ResolutionStatus.RESOLUTION_STATUS_RESOLVED;
+    case 2:
+    case "RESOLUTION_STATUS_ZERO_RESULTS":
+      return ResolutionStatus.RESOLUTION_STATUS_ZERO_RESULTS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ResolutionStatus.UNRECOGNIZED;
+  }
+}
+
+export function resolutionStatusToJSON(object: ResolutionStatus): string {
+  switch (object) {
+    case ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED:
+      return "RESOLUTION_STATUS_UNSPECIFIED";
+    case ResolutionStatus.RESOLUTION_STATUS_RESOLVED:
+      return "RESOLUTION_STATUS_RESOLVED";
+    case ResolutionStatus.RESOLUTION_STATUS_ZERO_RESULTS:
+      return "RESOLUTION_STATUS_ZERO_RESULTS";
+    case ResolutionStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function resolutionStatusToNumber(object: ResolutionStatus): number {
+  switch (object) {
+    case ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED:
+      return 0;
+    case ResolutionStatus.RESOLUTION_STATUS_RESOLVED:
+      return 1;
+    case ResolutionStatus.RESOLUTION_STATUS_ZERO_RESULTS:
+      return 2;
+    case ResolutionStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** TieBreaker; `TIE_BREAKER_UNSPECIFIED` means not given. */
+export enum TieBreaker {
+  /** TIE_BREAKER_UNSPECIFIED - Not given. */
+  TIE_BREAKER_UNSPECIFIED = "TIE_BREAKER_UNSPECIFIED",
+  /** TIE_BREAKER_EARLIEST_START - REST `earliest_start`. */
+  TIE_BREAKER_EARLIEST_START = "TIE_BREAKER_EARLIEST_START",
+  /** TIE_BREAKER_LOWEST_WORKLOAD - REST `lowest_workload`. */
+  TIE_BREAKER_LOWEST_WORKLOAD = "TIE_BREAKER_LOWEST_WORKLOAD",
+  /** TIE_BREAKER_PROVIDER_ID - REST `provider_id`. */
+  TIE_BREAKER_PROVIDER_ID = "TIE_BREAKER_PROVIDER_ID",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function tieBreakerFromJSON(object: any): TieBreaker {
+  switch (object) {
+    case 0:
+    case "TIE_BREAKER_UNSPECIFIED":
+      return TieBreaker.TIE_BREAKER_UNSPECIFIED;
+    case 1:
+    case "TIE_BREAKER_EARLIEST_START":
+      return TieBreaker.TIE_BREAKER_EARLIEST_START;
+    case 2:
+    case "TIE_BREAKER_LOWEST_WORKLOAD":
+      return TieBreaker.TIE_BREAKER_LOWEST_WORKLOAD;
+    case 3:
+    case "TIE_BREAKER_PROVIDER_ID":
+      return TieBreaker.TIE_BREAKER_PROVIDER_ID;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return TieBreaker.UNRECOGNIZED;
+  }
+}
+
+export function tieBreakerToJSON(object: TieBreaker): string {
+  switch (object) {
+    case TieBreaker.TIE_BREAKER_UNSPECIFIED:
+      return "TIE_BREAKER_UNSPECIFIED";
+    case TieBreaker.TIE_BREAKER_EARLIEST_START:
+      return "TIE_BREAKER_EARLIEST_START";
+    case TieBreaker.TIE_BREAKER_LOWEST_WORKLOAD:
+      return "TIE_BREAKER_LOWEST_WORKLOAD";
+    case TieBreaker.TIE_BREAKER_PROVIDER_ID:
+      return "TIE_BREAKER_PROVIDER_ID";
+    case TieBreaker.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function tieBreakerToNumber(object: TieBreaker): number {
+  switch (object) {
+    case TieBreaker.TIE_BREAKER_UNSPECIFIED:
+      return 0;
+    case TieBreaker.TIE_BREAKER_EARLIEST_START:
+      return 1;
+    case TieBreaker.TIE_BREAKER_LOWEST_WORKLOAD:
+      return 2;
+    case TieBreaker.TIE_BREAKER_PROVIDER_ID:
+      return 3;
+    case TieBreaker.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** WaitlistStatus; `WAITLIST_STATUS_UNSPECIFIED` means not given. */
+export enum WaitlistStatus {
+  /** WAITLIST_STATUS_UNSPECIFIED - Not given. */
+  WAITLIST_STATUS_UNSPECIFIED = "WAITLIST_STATUS_UNSPECIFIED",
+  /** WAITLIST_STATUS_WAITING - REST `waiting`. */
+  WAITLIST_STATUS_WAITING = "WAITLIST_STATUS_WAITING",
+  /** WAITLIST_STATUS_OFFERED - REST `offered`. */
+  WAITLIST_STATUS_OFFERED = "WAITLIST_STATUS_OFFERED",
+  /** WAITLIST_STATUS_BOOKED - REST `booked`. */
+  WAITLIST_STATUS_BOOKED = "WAITLIST_STATUS_BOOKED",
+  /** WAITLIST_STATUS_CANCELLED - REST `cancelled`. */
+  WAITLIST_STATUS_CANCELLED = "WAITLIST_STATUS_CANCELLED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function waitlistStatusFromJSON(object: any): WaitlistStatus {
+  switch (object) {
+    case 0:
+    case "WAITLIST_STATUS_UNSPECIFIED":
+      return WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED;
+    case 1:
+    case "WAITLIST_STATUS_WAITING":
+      return WaitlistStatus.WAITLIST_STATUS_WAITING;
+    case 2:
+    case "WAITLIST_STATUS_OFFERED":
+      return WaitlistStatus.WAITLIST_STATUS_OFFERED;
+    case 3:
+    case "WAITLIST_STATUS_BOOKED":
+      return WaitlistStatus.WAITLIST_STATUS_BOOKED;
+    case 4:
+    case "WAITLIST_STATUS_CANCELLED":
+      return WaitlistStatus.WAITLIST_STATUS_CANCELLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return WaitlistStatus.UNRECOGNIZED;
+  }
+}
+
+export function waitlistStatusToJSON(object: WaitlistStatus): string {
+  switch (object) {
+    case WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED:
+      return "WAITLIST_STATUS_UNSPECIFIED";
+    case WaitlistStatus.WAITLIST_STATUS_WAITING:
+      return "WAITLIST_STATUS_WAITING";
+    case WaitlistStatus.WAITLIST_STATUS_OFFERED:
+      return "WAITLIST_STATUS_OFFERED";
+    case WaitlistStatus.WAITLIST_STATUS_BOOKED:
+      return "WAITLIST_STATUS_BOOKED";
+    case WaitlistStatus.WAITLIST_STATUS_CANCELLED:
+      return "WAITLIST_STATUS_CANCELLED";
+    case WaitlistStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function waitlistStatusToNumber(object: WaitlistStatus): number {
+  switch (object) {
+    case WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED:
+      return 0;
+    case WaitlistStatus.WAITLIST_STATUS_WAITING:
+      return 1;
+    case WaitlistStatus.WAITLIST_STATUS_OFFERED:
+      return 2;
+    case WaitlistStatus.WAITLIST_STATUS_BOOKED:
+      return 3;
+    case WaitlistStatus.WAITLIST_STATUS_CANCELLED:
+      return 4;
+    case WaitlistStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
 /** ActivatedRankingPolicy: the `ActivatedRankingPolicy` of the contract (openapi.json), field for field. */
 export interface ActivatedRankingPolicy {
   /** Text. */
@@ -44,13 +872,13 @@ export interface ActorHistoryEntry {
   event?:
     | string
     | undefined;
-  /** State value before (null for `create`). Free-form JSON (the contract allows more than one shape here). */
-  from?:
-    | any
+  /** The state before the step; unset for `create`. The state's key. Unset when there is none. */
+  fromState?:
+    | string
     | undefined;
-  /** State value after. Free-form JSON (the contract allows more than one shape here). */
-  to?:
-    | any
+  /** The state after the step. The state's key. */
+  toState?:
+    | string
     | undefined;
   /** An instant. */
   at?:
@@ -80,8 +908,8 @@ export interface ActorTimer {
 /** ActorView: the `ActorView` of the contract (openapi.json), field for field. */
 export interface ActorView {
   /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. */
-  kind?:
-    | ActorView_Kind
+  machineName?:
+    | MachineName
     | undefined;
   /** Text. */
   id?:
@@ -95,9 +923,9 @@ export interface ActorView {
   machineVersion?:
     | number
     | undefined;
-  /** Current state value. Free-form JSON (the contract allows more than one shape here). */
-  state?:
-    | any
+  /** The current state. The state's key. Unset when there is none. */
+  stateName?:
+    | string
     | undefined;
   /** State node ids of the current state (to highlight in the catalogue drawing). */
   activeStates?:
@@ -125,81 +953,6 @@ export interface ActorView {
     | undefined;
   /** The history's transitions numbered from 1 in order, as state node ids (comma-joined for several). */
   transitionsTaken?: ActorView_TransitionsTaken[] | undefined;
-}
-
-/** The values of `kind`; `KIND_UNSPECIFIED` means not given. */
-export enum ActorView_Kind {
-  /** KIND_UNSPECIFIED - Not given. */
-  KIND_UNSPECIFIED = "KIND_UNSPECIFIED",
-  /** KIND_RESOLUTION - REST `resolution`. */
-  KIND_RESOLUTION = "KIND_RESOLUTION",
-  /** KIND_HOLD - REST `hold`. */
-  KIND_HOLD = "KIND_HOLD",
-  /** KIND_BOOKING - REST `booking`. */
-  KIND_BOOKING = "KIND_BOOKING",
-  /** KIND_WAITLIST_ENTRY - REST `waitlist_entry`. */
-  KIND_WAITLIST_ENTRY = "KIND_WAITLIST_ENTRY",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function actorView_KindFromJSON(object: any): ActorView_Kind {
-  switch (object) {
-    case 0:
-    case "KIND_UNSPECIFIED":
-      return ActorView_Kind.KIND_UNSPECIFIED;
-    case 1:
-    case "KIND_RESOLUTION":
-      return ActorView_Kind.KIND_RESOLUTION;
-    case 2:
-    case "KIND_HOLD":
-      return ActorView_Kind.KIND_HOLD;
-    case 3:
-    case "KIND_BOOKING":
-      return ActorView_Kind.KIND_BOOKING;
-    case 4:
-    case "KIND_WAITLIST_ENTRY":
-      return ActorView_Kind.KIND_WAITLIST_ENTRY;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ActorView_Kind.UNRECOGNIZED;
-  }
-}
-
-export function actorView_KindToJSON(object: ActorView_Kind): string {
-  switch (object) {
-    case ActorView_Kind.KIND_UNSPECIFIED:
-      return "KIND_UNSPECIFIED";
-    case ActorView_Kind.KIND_RESOLUTION:
-      return "KIND_RESOLUTION";
-    case ActorView_Kind.KIND_HOLD:
-      return "KIND_HOLD";
-    case ActorView_Kind.KIND_BOOKING:
-      return "KIND_BOOKING";
-    case ActorView_Kind.KIND_WAITLIST_ENTRY:
-      return "KIND_WAITLIST_ENTRY";
-    case ActorView_Kind.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function actorView_KindToNumber(object: ActorView_Kind): number {
-  switch (object) {
-    case ActorView_Kind.KIND_UNSPECIFIED:
-      return 0;
-    case ActorView_Kind.KIND_RESOLUTION:
-      return 1;
-    case ActorView_Kind.KIND_HOLD:
-      return 2;
-    case ActorView_Kind.KIND_BOOKING:
-      return 3;
-    case ActorView_Kind.KIND_WAITLIST_ENTRY:
-      return 4;
-    case ActorView_Kind.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `transitionsTaken` object. */
@@ -317,6 +1070,35 @@ export interface ApiKey {
   revokedAt?: Date | undefined;
 }
 
+/** AuditActor: who made a change: an API key, or a background worker or operator tool of the service. */
+export interface AuditActor {
+  /** Exactly one is set. */
+  kind?:
+    | //
+    /** The API key (id and type) the change was made with. */
+    { $case: "apiKey"; value: AuditActor_ApiKey }
+    | //
+    /** A background worker or operator tool (`type` is `system`). */
+    { $case: "system"; value: AuditActor_System }
+    | undefined;
+}
+
+/** The `apiKey` object. */
+export interface AuditActor_ApiKey {
+  /** Text. */
+  keyId?:
+    | string
+    | undefined;
+  /** Text. */
+  keyType?: string | undefined;
+}
+
+/** The `system` object. */
+export interface AuditActor_System {
+  /** Text. */
+  type?: string | undefined;
+}
+
 /** AuditChainVerification: the `AuditChainVerification` of the contract (openapi.json), field for field. */
 export interface AuditChainVerification {
   /** One of `intact`, `broken`. */
@@ -431,9 +1213,9 @@ export interface AuditEvent {
   id?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). */
-  actor?:
-    | any
+  /** Who made a change: an API key, or a background worker or operator tool of the service. */
+  changedBy?:
+    | AuditActor
     | undefined;
   /** `<resource>.<verb>`, e.g. `provider.create`. */
   action?:
@@ -455,11 +1237,11 @@ export interface AuditEvent {
   organizationId?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Unset when there is none. */
+  /** Free-form JSON. Unset when there is none. */
   before?:
     | any
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Unset when there is none. */
+  /** Free-form JSON. Unset when there is none. */
   after?:
     | any
     | undefined;
@@ -488,91 +1270,7 @@ export interface BookingV1ConfirmResult {
     | string
     | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
-  status?: BookingV1ConfirmResult_Status | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum BookingV1ConfirmResult_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_CONFIRMED - REST `confirmed`. */
-  STATUS_CONFIRMED = "STATUS_CONFIRMED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  /** STATUS_COMPLETED - REST `completed`. */
-  STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_RESCHEDULED - REST `rescheduled`. */
-  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function bookingV1ConfirmResult_StatusFromJSON(object: any): BookingV1ConfirmResult_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return BookingV1ConfirmResult_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return BookingV1ConfirmResult_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_CONFIRMED":
-      return BookingV1ConfirmResult_Status.STATUS_CONFIRMED;
-    case 3:
-    case "STATUS_CANCELLED":
-      return BookingV1ConfirmResult_Status.STATUS_CANCELLED;
-    case 4:
-    case "STATUS_COMPLETED":
-      return BookingV1ConfirmResult_Status.STATUS_COMPLETED;
-    case 5:
-    case "STATUS_RESCHEDULED":
-      return BookingV1ConfirmResult_Status.STATUS_RESCHEDULED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return BookingV1ConfirmResult_Status.UNRECOGNIZED;
-  }
-}
-
-export function bookingV1ConfirmResult_StatusToJSON(object: BookingV1ConfirmResult_Status): string {
-  switch (object) {
-    case BookingV1ConfirmResult_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case BookingV1ConfirmResult_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case BookingV1ConfirmResult_Status.STATUS_CONFIRMED:
-      return "STATUS_CONFIRMED";
-    case BookingV1ConfirmResult_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case BookingV1ConfirmResult_Status.STATUS_COMPLETED:
-      return "STATUS_COMPLETED";
-    case BookingV1ConfirmResult_Status.STATUS_RESCHEDULED:
-      return "STATUS_RESCHEDULED";
-    case BookingV1ConfirmResult_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function bookingV1ConfirmResult_StatusToNumber(object: BookingV1ConfirmResult_Status): number {
-  switch (object) {
-    case BookingV1ConfirmResult_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case BookingV1ConfirmResult_Status.STATUS_PENDING:
-      return 1;
-    case BookingV1ConfirmResult_Status.STATUS_CONFIRMED:
-      return 2;
-    case BookingV1ConfirmResult_Status.STATUS_CANCELLED:
-      return 3;
-    case BookingV1ConfirmResult_Status.STATUS_COMPLETED:
-      return 4;
-    case BookingV1ConfirmResult_Status.STATUS_RESCHEDULED:
-      return 5;
-    case BookingV1ConfirmResult_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
+  bookingStatus?: BookingStatus | undefined;
 }
 
 /** BookingV1Created: the `BookingV1Created` of the contract (openapi.json), field for field. */
@@ -588,8 +1286,8 @@ export interface BookingV1Created_Data {
     | string
     | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
-  status?:
-    | BookingV1Created_Data_Status
+  bookingStatus?:
+    | BookingStatus
     | undefined;
   /** Text. */
   title?:
@@ -611,90 +1309,6 @@ export interface BookingV1Created_Data {
   resolutionId?: string | undefined;
 }
 
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum BookingV1Created_Data_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_CONFIRMED - REST `confirmed`. */
-  STATUS_CONFIRMED = "STATUS_CONFIRMED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  /** STATUS_COMPLETED - REST `completed`. */
-  STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_RESCHEDULED - REST `rescheduled`. */
-  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function bookingV1Created_Data_StatusFromJSON(object: any): BookingV1Created_Data_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return BookingV1Created_Data_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return BookingV1Created_Data_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_CONFIRMED":
-      return BookingV1Created_Data_Status.STATUS_CONFIRMED;
-    case 3:
-    case "STATUS_CANCELLED":
-      return BookingV1Created_Data_Status.STATUS_CANCELLED;
-    case 4:
-    case "STATUS_COMPLETED":
-      return BookingV1Created_Data_Status.STATUS_COMPLETED;
-    case 5:
-    case "STATUS_RESCHEDULED":
-      return BookingV1Created_Data_Status.STATUS_RESCHEDULED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return BookingV1Created_Data_Status.UNRECOGNIZED;
-  }
-}
-
-export function bookingV1Created_Data_StatusToJSON(object: BookingV1Created_Data_Status): string {
-  switch (object) {
-    case BookingV1Created_Data_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case BookingV1Created_Data_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case BookingV1Created_Data_Status.STATUS_CONFIRMED:
-      return "STATUS_CONFIRMED";
-    case BookingV1Created_Data_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case BookingV1Created_Data_Status.STATUS_COMPLETED:
-      return "STATUS_COMPLETED";
-    case BookingV1Created_Data_Status.STATUS_RESCHEDULED:
-      return "STATUS_RESCHEDULED";
-    case BookingV1Created_Data_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function bookingV1Created_Data_StatusToNumber(object: BookingV1Created_Data_Status): number {
-  switch (object) {
-    case BookingV1Created_Data_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case BookingV1Created_Data_Status.STATUS_PENDING:
-      return 1;
-    case BookingV1Created_Data_Status.STATUS_CONFIRMED:
-      return 2;
-    case BookingV1Created_Data_Status.STATUS_CANCELLED:
-      return 3;
-    case BookingV1Created_Data_Status.STATUS_COMPLETED:
-      return 4;
-    case BookingV1Created_Data_Status.STATUS_RESCHEDULED:
-      return 5;
-    case BookingV1Created_Data_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
-}
-
 /** BookingV1Detail: the `BookingV1Detail` of the contract (openapi.json), field for field. */
 export interface BookingV1Detail {
   /** Text. */
@@ -702,8 +1316,8 @@ export interface BookingV1Detail {
     | string
     | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
-  status?:
-    | BookingV1Detail_Status
+  bookingStatus?:
+    | BookingStatus
     | undefined;
   /** The provider. */
   provider?:
@@ -735,90 +1349,6 @@ export interface BookingV1Detail {
     | undefined;
   /** Text. Unset when there is none. */
   rescheduledTo?: string | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum BookingV1Detail_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_CONFIRMED - REST `confirmed`. */
-  STATUS_CONFIRMED = "STATUS_CONFIRMED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  /** STATUS_COMPLETED - REST `completed`. */
-  STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_RESCHEDULED - REST `rescheduled`. */
-  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function bookingV1Detail_StatusFromJSON(object: any): BookingV1Detail_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return BookingV1Detail_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return BookingV1Detail_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_CONFIRMED":
-      return BookingV1Detail_Status.STATUS_CONFIRMED;
-    case 3:
-    case "STATUS_CANCELLED":
-      return BookingV1Detail_Status.STATUS_CANCELLED;
-    case 4:
-    case "STATUS_COMPLETED":
-      return BookingV1Detail_Status.STATUS_COMPLETED;
-    case 5:
-    case "STATUS_RESCHEDULED":
-      return BookingV1Detail_Status.STATUS_RESCHEDULED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return BookingV1Detail_Status.UNRECOGNIZED;
-  }
-}
-
-export function bookingV1Detail_StatusToJSON(object: BookingV1Detail_Status): string {
-  switch (object) {
-    case BookingV1Detail_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case BookingV1Detail_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case BookingV1Detail_Status.STATUS_CONFIRMED:
-      return "STATUS_CONFIRMED";
-    case BookingV1Detail_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case BookingV1Detail_Status.STATUS_COMPLETED:
-      return "STATUS_COMPLETED";
-    case BookingV1Detail_Status.STATUS_RESCHEDULED:
-      return "STATUS_RESCHEDULED";
-    case BookingV1Detail_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function bookingV1Detail_StatusToNumber(object: BookingV1Detail_Status): number {
-  switch (object) {
-    case BookingV1Detail_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case BookingV1Detail_Status.STATUS_PENDING:
-      return 1;
-    case BookingV1Detail_Status.STATUS_CONFIRMED:
-      return 2;
-    case BookingV1Detail_Status.STATUS_CANCELLED:
-      return 3;
-    case BookingV1Detail_Status.STATUS_COMPLETED:
-      return 4;
-    case BookingV1Detail_Status.STATUS_RESCHEDULED:
-      return 5;
-    case BookingV1Detail_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `provider` object. */
@@ -862,8 +1392,8 @@ export interface BookingV1ListItem {
     | string
     | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
-  status?:
-    | BookingV1ListItem_Status
+  bookingStatus?:
+    | BookingStatus
     | undefined;
   /** The provider. */
   provider?:
@@ -875,90 +1405,6 @@ export interface BookingV1ListItem {
     | undefined;
   /** An instant. */
   end?: Date | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum BookingV1ListItem_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_CONFIRMED - REST `confirmed`. */
-  STATUS_CONFIRMED = "STATUS_CONFIRMED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  /** STATUS_COMPLETED - REST `completed`. */
-  STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_RESCHEDULED - REST `rescheduled`. */
-  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function bookingV1ListItem_StatusFromJSON(object: any): BookingV1ListItem_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return BookingV1ListItem_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return BookingV1ListItem_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_CONFIRMED":
-      return BookingV1ListItem_Status.STATUS_CONFIRMED;
-    case 3:
-    case "STATUS_CANCELLED":
-      return BookingV1ListItem_Status.STATUS_CANCELLED;
-    case 4:
-    case "STATUS_COMPLETED":
-      return BookingV1ListItem_Status.STATUS_COMPLETED;
-    case 5:
-    case "STATUS_RESCHEDULED":
-      return BookingV1ListItem_Status.STATUS_RESCHEDULED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return BookingV1ListItem_Status.UNRECOGNIZED;
-  }
-}
-
-export function bookingV1ListItem_StatusToJSON(object: BookingV1ListItem_Status): string {
-  switch (object) {
-    case BookingV1ListItem_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case BookingV1ListItem_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case BookingV1ListItem_Status.STATUS_CONFIRMED:
-      return "STATUS_CONFIRMED";
-    case BookingV1ListItem_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case BookingV1ListItem_Status.STATUS_COMPLETED:
-      return "STATUS_COMPLETED";
-    case BookingV1ListItem_Status.STATUS_RESCHEDULED:
-      return "STATUS_RESCHEDULED";
-    case BookingV1ListItem_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function bookingV1ListItem_StatusToNumber(object: BookingV1ListItem_Status): number {
-  switch (object) {
-    case BookingV1ListItem_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case BookingV1ListItem_Status.STATUS_PENDING:
-      return 1;
-    case BookingV1ListItem_Status.STATUS_CONFIRMED:
-      return 2;
-    case BookingV1ListItem_Status.STATUS_CANCELLED:
-      return 3;
-    case BookingV1ListItem_Status.STATUS_COMPLETED:
-      return 4;
-    case BookingV1ListItem_Status.STATUS_RESCHEDULED:
-      return 5;
-    case BookingV1ListItem_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `provider` object. */
@@ -980,8 +1426,8 @@ export interface BookingV1Rescheduled_Data {
     | string
     | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
-  status?:
-    | BookingV1Rescheduled_Data_Status
+  bookingStatus?:
+    | BookingStatus
     | undefined;
   /** Text. */
   title?:
@@ -993,90 +1439,6 @@ export interface BookingV1Rescheduled_Data {
     | undefined;
   /** An instant. */
   endTime?: Date | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum BookingV1Rescheduled_Data_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_CONFIRMED - REST `confirmed`. */
-  STATUS_CONFIRMED = "STATUS_CONFIRMED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  /** STATUS_COMPLETED - REST `completed`. */
-  STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_RESCHEDULED - REST `rescheduled`. */
-  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function bookingV1Rescheduled_Data_StatusFromJSON(object: any): BookingV1Rescheduled_Data_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return BookingV1Rescheduled_Data_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return BookingV1Rescheduled_Data_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_CONFIRMED":
-      return BookingV1Rescheduled_Data_Status.STATUS_CONFIRMED;
-    case 3:
-    case "STATUS_CANCELLED":
-      return BookingV1Rescheduled_Data_Status.STATUS_CANCELLED;
-    case 4:
-    case "STATUS_COMPLETED":
-      return BookingV1Rescheduled_Data_Status.STATUS_COMPLETED;
-    case 5:
-    case "STATUS_RESCHEDULED":
-      return BookingV1Rescheduled_Data_Status.STATUS_RESCHEDULED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return BookingV1Rescheduled_Data_Status.UNRECOGNIZED;
-  }
-}
-
-export function bookingV1Rescheduled_Data_StatusToJSON(object: BookingV1Rescheduled_Data_Status): string {
-  switch (object) {
-    case BookingV1Rescheduled_Data_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case BookingV1Rescheduled_Data_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case BookingV1Rescheduled_Data_Status.STATUS_CONFIRMED:
-      return "STATUS_CONFIRMED";
-    case BookingV1Rescheduled_Data_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case BookingV1Rescheduled_Data_Status.STATUS_COMPLETED:
-      return "STATUS_COMPLETED";
-    case BookingV1Rescheduled_Data_Status.STATUS_RESCHEDULED:
-      return "STATUS_RESCHEDULED";
-    case BookingV1Rescheduled_Data_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function bookingV1Rescheduled_Data_StatusToNumber(object: BookingV1Rescheduled_Data_Status): number {
-  switch (object) {
-    case BookingV1Rescheduled_Data_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case BookingV1Rescheduled_Data_Status.STATUS_PENDING:
-      return 1;
-    case BookingV1Rescheduled_Data_Status.STATUS_CONFIRMED:
-      return 2;
-    case BookingV1Rescheduled_Data_Status.STATUS_CANCELLED:
-      return 3;
-    case BookingV1Rescheduled_Data_Status.STATUS_COMPLETED:
-      return 4;
-    case BookingV1Rescheduled_Data_Status.STATUS_RESCHEDULED:
-      return 5;
-    case BookingV1Rescheduled_Data_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** BookingV2: the `BookingV2` of the contract (openapi.json), field for field. */
@@ -1098,8 +1460,8 @@ export interface BookingV2 {
     | string
     | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
-  status?:
-    | BookingV2_Status
+  bookingStatus?:
+    | BookingStatus
     | undefined;
   /** The provider. */
   provider?:
@@ -1146,90 +1508,6 @@ export interface BookingV2 {
     | undefined;
   /** An instant. */
   updatedAt?: Date | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum BookingV2_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_CONFIRMED - REST `confirmed`. */
-  STATUS_CONFIRMED = "STATUS_CONFIRMED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  /** STATUS_COMPLETED - REST `completed`. */
-  STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_RESCHEDULED - REST `rescheduled`. */
-  STATUS_RESCHEDULED = "STATUS_RESCHEDULED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function bookingV2_StatusFromJSON(object: any): BookingV2_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return BookingV2_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return BookingV2_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_CONFIRMED":
-      return BookingV2_Status.STATUS_CONFIRMED;
-    case 3:
-    case "STATUS_CANCELLED":
-      return BookingV2_Status.STATUS_CANCELLED;
-    case 4:
-    case "STATUS_COMPLETED":
-      return BookingV2_Status.STATUS_COMPLETED;
-    case 5:
-    case "STATUS_RESCHEDULED":
-      return BookingV2_Status.STATUS_RESCHEDULED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return BookingV2_Status.UNRECOGNIZED;
-  }
-}
-
-export function bookingV2_StatusToJSON(object: BookingV2_Status): string {
-  switch (object) {
-    case BookingV2_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case BookingV2_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case BookingV2_Status.STATUS_CONFIRMED:
-      return "STATUS_CONFIRMED";
-    case BookingV2_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case BookingV2_Status.STATUS_COMPLETED:
-      return "STATUS_COMPLETED";
-    case BookingV2_Status.STATUS_RESCHEDULED:
-      return "STATUS_RESCHEDULED";
-    case BookingV2_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function bookingV2_StatusToNumber(object: BookingV2_Status): number {
-  switch (object) {
-    case BookingV2_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case BookingV2_Status.STATUS_PENDING:
-      return 1;
-    case BookingV2_Status.STATUS_CONFIRMED:
-      return 2;
-    case BookingV2_Status.STATUS_CANCELLED:
-      return 3;
-    case BookingV2_Status.STATUS_COMPLETED:
-      return 4;
-    case BookingV2_Status.STATUS_RESCHEDULED:
-      return 5;
-    case BookingV2_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The values of `source`; `SOURCE_UNSPECIFIED` means not given. */
@@ -1719,13 +1997,19 @@ export interface Candidate_Exclusions {
   field?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). */
-  required?:
-    | any
+  /**
+   * The values the constraint asks for (any one of them). One value a constraint asks for or a provider has: a
+   * code, a number or a flag.
+   */
+  requiredValues?:
+    | ConstraintValue[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). */
-  actual?:
-    | any
+  /**
+   * The provider's values for the constraint. One value a constraint asks for or a provider has: a code, a number
+   * or a flag.
+   */
+  actualValues?:
+    | ConstraintValue[]
     | undefined;
   /** Text. */
   sourceStatus?:
@@ -1793,16 +2077,38 @@ export interface ConstraintRecord {
   status?:
     | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). */
-  required?:
-    | any
+  /**
+   * The values the constraint asks for (any one of them). One value a constraint asks for or a provider has: a code,
+   * a number or a flag.
+   */
+  requiredValues?:
+    | ConstraintValue[]
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). */
-  actual?:
-    | any
+  /**
+   * The provider's values for the constraint. One value a constraint asks for or a provider has: a code, a number or
+   * a flag.
+   */
+  actualValues?:
+    | ConstraintValue[]
     | undefined;
   /** Text. */
   sourceStatus?: string | undefined;
+}
+
+/** ConstraintValue: one value a constraint asks for or a provider has: a code, a number or a flag. */
+export interface ConstraintValue {
+  /** Exactly one is set. */
+  kind?:
+    | //
+    /** A code. */
+    { $case: "text"; value: string }
+    | //
+    /** A number. */
+    { $case: "number"; value: number }
+    | //
+    /** A flag. */
+    { $case: "flag"; value: boolean }
+    | undefined;
 }
 
 /** ContinuityRecord: the `ContinuityRecord` of the contract (openapi.json), field for field. */
@@ -1825,6 +2131,92 @@ export interface ContinuityRecord {
     | undefined;
   /** An instant. */
   createdAt?: Date | undefined;
+}
+
+/** CreateProviderBody: the `CreateProviderBody` of the contract (openapi.json), field for field. */
+export interface CreateProviderBody {
+  /** Text of 1 to 200 characters. Required. */
+  externalId?:
+    | string
+    | undefined;
+  /** Text of 1 to 200 characters. Required. */
+  displayName?:
+    | string
+    | undefined;
+  /** An e-mail address. Text of at most 1000 characters. Optional. */
+  email?:
+    | string
+    | undefined;
+  /** One of `active`, `inactive`, `suspended`. Optional. */
+  providerStatus?:
+    | ProviderStatus
+    | undefined;
+  /** True or false. Optional. */
+  searchable?:
+    | boolean
+    | undefined;
+  /** Text of at most 200 characters. Optional. */
+  professionCode?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. */
+  profession?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. */
+  specialtyCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. */
+  languageCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. */
+  modalityCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. */
+  serviceRegionCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. */
+  insurancePlanCodes?:
+    | string[]
+    | undefined;
+  /** Text of at most 200 characters. At most 100 items. Optional. */
+  ageGroupCodes?:
+    | string[]
+    | undefined;
+  /** The license records. At most 100 items. Optional. */
+  licenseRecords?:
+    | LicenseRecordInput[]
+    | undefined;
+  /** True or false. Optional. */
+  acceptsNewClients?:
+    | boolean
+    | undefined;
+  /** Text of at most 100 characters. Optional. */
+  timezone?:
+    | string
+    | undefined;
+  /** Text of at most 5000 characters. Optional. */
+  bio?:
+    | string
+    | undefined;
+  /** Text of at most 200 characters. Optional. */
+  username?:
+    | string
+    | undefined;
+  /** Text of at most 1000 characters. Optional. */
+  location?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 1000000. Optional. */
+  panelCapacity?:
+    | number
+    | undefined;
+  /** A whole number from 0 to 1000000. Optional. */
+  panelCurrentCount?: number | undefined;
 }
 
 /** CreatedApiKey: the `CreatedApiKey` of the contract (openapi.json), field for field. */
@@ -1877,12 +2269,12 @@ export interface DateOverride {
 
 /** Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. */
 export interface DateRangeInput {
-  /** Free-form JSON (the contract allows more than one shape here). Required. */
-  from?:
-    | any
+  /** The first day, a provider-local date YYYY-MM-DD (INVALID_DATE_RANGE otherwise). Required. */
+  fromDate?:
+    | string
     | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). Required. */
-  to?: any | undefined;
+  /** The day after the last, a provider-local date YYYY-MM-DD (INVALID_DATE_RANGE otherwise). Required. */
+  toDate?: string | undefined;
 }
 
 /** Day: the `Day` of the contract (openapi.json), field for field. */
@@ -2066,8 +2458,8 @@ export interface Delivery {
     | string
     | undefined;
   /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. */
-  status?:
-    | Delivery_Status
+  deliveryStatus?:
+    | DeliveryStatus
     | undefined;
   /**
    * Number of the latest attempt (0 before the first); manual replays go on numbering after 5. A whole number from 0
@@ -2103,90 +2495,6 @@ export interface Delivery {
    * none.
    */
   nextAttemptAt?: Date | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum Delivery_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_DELIVERED - REST `delivered`. */
-  STATUS_DELIVERED = "STATUS_DELIVERED",
-  /** STATUS_FAILED - REST `failed`. */
-  STATUS_FAILED = "STATUS_FAILED",
-  /** STATUS_DEAD_LETTERED - REST `dead_lettered`. */
-  STATUS_DEAD_LETTERED = "STATUS_DEAD_LETTERED",
-  /** STATUS_SUPPRESSED - REST `suppressed`. */
-  STATUS_SUPPRESSED = "STATUS_SUPPRESSED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function delivery_StatusFromJSON(object: any): Delivery_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return Delivery_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return Delivery_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_DELIVERED":
-      return Delivery_Status.STATUS_DELIVERED;
-    case 3:
-    case "STATUS_FAILED":
-      return Delivery_Status.STATUS_FAILED;
-    case 4:
-    case "STATUS_DEAD_LETTERED":
-      return Delivery_Status.STATUS_DEAD_LETTERED;
-    case 5:
-    case "STATUS_SUPPRESSED":
-      return Delivery_Status.STATUS_SUPPRESSED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return Delivery_Status.UNRECOGNIZED;
-  }
-}
-
-export function delivery_StatusToJSON(object: Delivery_Status): string {
-  switch (object) {
-    case Delivery_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case Delivery_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case Delivery_Status.STATUS_DELIVERED:
-      return "STATUS_DELIVERED";
-    case Delivery_Status.STATUS_FAILED:
-      return "STATUS_FAILED";
-    case Delivery_Status.STATUS_DEAD_LETTERED:
-      return "STATUS_DEAD_LETTERED";
-    case Delivery_Status.STATUS_SUPPRESSED:
-      return "STATUS_SUPPRESSED";
-    case Delivery_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function delivery_StatusToNumber(object: Delivery_Status): number {
-  switch (object) {
-    case Delivery_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case Delivery_Status.STATUS_PENDING:
-      return 1;
-    case Delivery_Status.STATUS_DELIVERED:
-      return 2;
-    case Delivery_Status.STATUS_FAILED:
-      return 3;
-    case Delivery_Status.STATUS_DEAD_LETTERED:
-      return 4;
-    case Delivery_Status.STATUS_SUPPRESSED:
-      return 5;
-    case Delivery_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** DeliveryAttempt: the `DeliveryAttempt` of the contract (openapi.json), field for field. */
@@ -2237,8 +2545,8 @@ export interface DeliveryDetail {
     | string
     | undefined;
   /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. */
-  status?:
-    | DeliveryDetail_Status
+  deliveryStatus?:
+    | DeliveryStatus
     | undefined;
   /**
    * Number of the latest attempt (0 before the first); manual replays go on numbering after 5. A whole number from 0
@@ -2278,90 +2586,6 @@ export interface DeliveryDetail {
     | undefined;
   /** The attempts. */
   attempts?: DeliveryAttempt[] | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum DeliveryDetail_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_DELIVERED - REST `delivered`. */
-  STATUS_DELIVERED = "STATUS_DELIVERED",
-  /** STATUS_FAILED - REST `failed`. */
-  STATUS_FAILED = "STATUS_FAILED",
-  /** STATUS_DEAD_LETTERED - REST `dead_lettered`. */
-  STATUS_DEAD_LETTERED = "STATUS_DEAD_LETTERED",
-  /** STATUS_SUPPRESSED - REST `suppressed`. */
-  STATUS_SUPPRESSED = "STATUS_SUPPRESSED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function deliveryDetail_StatusFromJSON(object: any): DeliveryDetail_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return DeliveryDetail_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return DeliveryDetail_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_DELIVERED":
-      return DeliveryDetail_Status.STATUS_DELIVERED;
-    case 3:
-    case "STATUS_FAILED":
-      return DeliveryDetail_Status.STATUS_FAILED;
-    case 4:
-    case "STATUS_DEAD_LETTERED":
-      return DeliveryDetail_Status.STATUS_DEAD_LETTERED;
-    case 5:
-    case "STATUS_SUPPRESSED":
-      return DeliveryDetail_Status.STATUS_SUPPRESSED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return DeliveryDetail_Status.UNRECOGNIZED;
-  }
-}
-
-export function deliveryDetail_StatusToJSON(object: DeliveryDetail_Status): string {
-  switch (object) {
-    case DeliveryDetail_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case DeliveryDetail_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case DeliveryDetail_Status.STATUS_DELIVERED:
-      return "STATUS_DELIVERED";
-    case DeliveryDetail_Status.STATUS_FAILED:
-      return "STATUS_FAILED";
-    case DeliveryDetail_Status.STATUS_DEAD_LETTERED:
-      return "STATUS_DEAD_LETTERED";
-    case DeliveryDetail_Status.STATUS_SUPPRESSED:
-      return "STATUS_SUPPRESSED";
-    case DeliveryDetail_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function deliveryDetail_StatusToNumber(object: DeliveryDetail_Status): number {
-  switch (object) {
-    case DeliveryDetail_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case DeliveryDetail_Status.STATUS_PENDING:
-      return 1;
-    case DeliveryDetail_Status.STATUS_DELIVERED:
-      return 2;
-    case DeliveryDetail_Status.STATUS_FAILED:
-      return 3;
-    case DeliveryDetail_Status.STATUS_DEAD_LETTERED:
-      return 4;
-    case DeliveryDetail_Status.STATUS_SUPPRESSED:
-      return 5;
-    case DeliveryDetail_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** DeliveryList: the `DeliveryList` of the contract (openapi.json), field for field. */
@@ -2417,10 +2641,519 @@ export interface Event {
     | string
     | undefined;
   /**
-   * The event's data; its shape depends on `type` (openapi.json `webhooks` gives each). Free-form JSON (the contract
-   * allows more than one shape here).
+   * The event's data; its shape depends on `type` (openapi.json `webhooks` gives each). An event's data: the case its
+   * `type` names (`professional.created` -> `professional_created`).
    */
-  data?: any | undefined;
+  eventData?: EventData | undefined;
+}
+
+/** EventData: an event's data: the case its `type` names (`professional.created` -> `professional_created`). */
+export interface EventData {
+  /** Exactly one is set. */
+  kind?:
+    | //
+    /** A provider was created (API or import). */
+    { $case: "professionalCreated"; value: EventData_ProfessionalCreated }
+    | //
+    /** A provider's profile changed (PATCH, import, deactivation); `profileVersion` is the new one. */
+    { $case: "professionalUpdated"; value: EventData_ProfessionalUpdated }
+    | //
+    /** A provider import finished. */
+    { $case: "providerImportCompleted"; value: EventData_ProviderImportCompleted }
+    | //
+    /** A resolution returned at least one option. */
+    { $case: "resolutionResolved"; value: EventData_ResolutionResolved }
+    | //
+    /** A resolution returned no option. */
+    { $case: "resolutionZeroResults"; value: EventData_ResolutionZeroResults }
+    | //
+    /**
+     * Sent beside `resolution.resolved` or `resolution.zero_results` (never instead) when some providers were unknown
+     * on a requested constraint.
+     */
+    { $case: "resolutionPartial"; value: EventData_ResolutionPartial }
+    | //
+    /** An option's slot was held. */
+    { $case: "optionHeld"; value: EventData_OptionHeld }
+    | //
+    /** A hold ended: released by the client, or expired. */
+    { $case: "optionReleased"; value: EventData_OptionReleased }
+    | //
+    /** A booking was confirmed (v2 confirm, or the v1 e-mailed link). */
+    { $case: "bookingConfirmed"; value: EventData_BookingConfirmed }
+    | //
+    /**
+     * A booking was rescheduled: `bookingId` is the original (now `rescheduled`), `rescheduledTo` the new booking,
+     * `slot` the new slot.
+     */
+    { $case: "bookingRescheduled"; value: EventData_BookingRescheduled }
+    | //
+    /** A booking was cancelled. */
+    { $case: "bookingCancelled"; value: EventData_BookingCancelled }
+    | //
+    /** A confirmed booking's end time passed. */
+    { $case: "bookingCompleted"; value: EventData_BookingCompleted }
+    | //
+    /** A provider's calendar feed began to fail (its free time is no longer offered as verified). */
+    { $case: "calendarConnectionDegraded"; value: EventData_CalendarConnectionDegraded }
+    | //
+    /** A provider's calendar feed refused access: the connection must be made again. */
+    { $case: "calendarReconnectRequired"; value: EventData_CalendarReconnectRequired }
+    | //
+    /** A waitlist entry was offered freed time: a resolution and a hold on the slot, for the usual confirm. */
+    { $case: "waitlistOffered"; value: EventData_WaitlistOffered }
+    | //
+    /** A waitlist entry's offer was confirmed into a booking. */
+    { $case: "waitlistBooked"; value: EventData_WaitlistBooked }
+    | undefined;
+}
+
+/** The `professionalCreated` object. */
+export interface EventData_ProfessionalCreated {
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text. */
+  externalId?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  profileVersion?: number | undefined;
+}
+
+/** The `professionalUpdated` object. */
+export interface EventData_ProfessionalUpdated {
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text. */
+  externalId?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  profileVersion?: number | undefined;
+}
+
+/** The `providerImportCompleted` object. */
+export interface EventData_ProviderImportCompleted {
+  /** Text. */
+  importId?:
+    | string
+    | undefined;
+  /** The summary. */
+  summary?: ImportSummary | undefined;
+}
+
+/** The `resolutionResolved` object. */
+export interface EventData_ResolutionResolved {
+  /** Text. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  status?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  optionsReturned?:
+    | number
+    | undefined;
+  /** The X-Service-Request-Id of the request that made the resolution. */
+  requestId?: string | undefined;
+}
+
+/** The `resolutionZeroResults` object. */
+export interface EventData_ResolutionZeroResults {
+  /** Text. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  status?:
+    | string
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  optionsReturned?:
+    | number
+    | undefined;
+  /** The X-Service-Request-Id of the request that made the resolution. */
+  requestId?: string | undefined;
+}
+
+/** The `resolutionPartial` object. */
+export interface EventData_ResolutionPartial {
+  /** Text. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** One of `resolved`, `zero_results`. */
+  resolutionStatus?:
+    | ResolutionStatus
+    | undefined;
+  /** A whole number from 0 to 9007199254740991. */
+  optionsReturned?:
+    | number
+    | undefined;
+  /** The X-Service-Request-Id of the request that made the resolution. */
+  requestId?:
+    | string
+    | undefined;
+  /**
+   * Providers left out because a requested constraint had no data (sent to manual review). A whole number from 0 to
+   * 9007199254740991.
+   */
+  unknownProviders?: number | undefined;
+}
+
+/** The `optionHeld` object. */
+export interface EventData_OptionHeld {
+  /** Text. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  optionId?:
+    | string
+    | undefined;
+  /** Text. */
+  holdId?:
+    | string
+    | undefined;
+  /** An instant. */
+  expiresAt?:
+    | Date
+    | undefined;
+  /** Text. */
+  reason?: string | undefined;
+}
+
+/** The `optionReleased` object. */
+export interface EventData_OptionReleased {
+  /** Text. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  optionId?:
+    | string
+    | undefined;
+  /** Text. */
+  holdId?:
+    | string
+    | undefined;
+  /** When the hold ended: the release, or its expiry. An instant. */
+  releasedAt?:
+    | Date
+    | undefined;
+  /** One of `released`, `expired`. */
+  reason?: EventData_OptionReleased_Reason | undefined;
+}
+
+/** The values of `reason`; `REASON_UNSPECIFIED` means not given. */
+export enum EventData_OptionReleased_Reason {
+  /** REASON_UNSPECIFIED - Not given. */
+  REASON_UNSPECIFIED = "REASON_UNSPECIFIED",
+  /** REASON_RELEASED - REST `released`. */
+  REASON_RELEASED = "REASON_RELEASED",
+  /** REASON_EXPIRED - REST `expired`. */
+  REASON_EXPIRED = "REASON_EXPIRED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function eventData_OptionReleased_ReasonFromJSON(object: any): EventData_OptionReleased_Reason {
+  switch (object) {
+    case 0:
+    case "REASON_UNSPECIFIED":
+      return EventData_OptionReleased_Reason.REASON_UNSPECIFIED;
+    case 1:
+    case "REASON_RELEASED":
+      return EventData_OptionReleased_Reason.REASON_RELEASED;
+    case 2:
+    case "REASON_EXPIRED":
+      return EventData_OptionReleased_Reason.REASON_EXPIRED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return EventData_OptionReleased_Reason.UNRECOGNIZED;
+  }
+}
+
+export function eventData_OptionReleased_ReasonToJSON(object: EventData_OptionReleased_Reason): string {
+  switch (object) {
+    case EventData_OptionReleased_Reason.REASON_UNSPECIFIED:
+      return "REASON_UNSPECIFIED";
+    case EventData_OptionReleased_Reason.REASON_RELEASED:
+      return "REASON_RELEASED";
+    case EventData_OptionReleased_Reason.REASON_EXPIRED:
+      return "REASON_EXPIRED";
+    case EventData_OptionReleased_Reason.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function eventData_OptionReleased_ReasonToNumber(object: EventData_OptionReleased_Reason): number {
+  switch (object) {
+    case EventData_OptionReleased_Reason.REASON_UNSPECIFIED:
+      return 0;
+    case EventData_OptionReleased_Reason.REASON_RELEASED:
+      return 1;
+    case EventData_OptionReleased_Reason.REASON_EXPIRED:
+      return 2;
+    case EventData_OptionReleased_Reason.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** The `bookingConfirmed` object. */
+export interface EventData_BookingConfirmed {
+  /** Text. */
+  bookingId?:
+    | string
+    | undefined;
+  /** The resolution the booking was confirmed from; null for a v1 booking. Unset when there is none. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** The booking's slot: instants, and the provider's time zone. */
+  slot?:
+    | EventData_BookingConfirmed_Slot
+    | undefined;
+  /** Text. */
+  status?:
+    | string
+    | undefined;
+  /** Present on a booking made by a reschedule: the original booking. Unset when there is none. */
+  rescheduledFrom?: string | undefined;
+}
+
+/** The `slot` object. */
+export interface EventData_BookingConfirmed_Slot {
+  /** An instant. */
+  start?:
+    | Date
+    | undefined;
+  /** An instant. */
+  end?:
+    | Date
+    | undefined;
+  /** IANA time zone. */
+  timezone?: string | undefined;
+}
+
+/** The `bookingRescheduled` object. */
+export interface EventData_BookingRescheduled {
+  /** Text. */
+  bookingId?:
+    | string
+    | undefined;
+  /** The resolution the booking was confirmed from; null for a v1 booking. Unset when there is none. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** The booking's slot: instants, and the provider's time zone. */
+  slot?:
+    | EventData_BookingRescheduled_Slot
+    | undefined;
+  /** Text. */
+  status?:
+    | string
+    | undefined;
+  /** Present on a booking made by a reschedule: the original booking. Unset when there is none. */
+  rescheduledFrom?:
+    | string
+    | undefined;
+  /** The new booking. */
+  rescheduledTo?: string | undefined;
+}
+
+/** The `slot` object. */
+export interface EventData_BookingRescheduled_Slot {
+  /** An instant. */
+  start?:
+    | Date
+    | undefined;
+  /** An instant. */
+  end?:
+    | Date
+    | undefined;
+  /** IANA time zone. */
+  timezone?: string | undefined;
+}
+
+/** The `bookingCancelled` object. */
+export interface EventData_BookingCancelled {
+  /** Text. */
+  bookingId?:
+    | string
+    | undefined;
+  /** The resolution the booking was confirmed from; null for a v1 booking. Unset when there is none. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** The booking's slot: instants, and the provider's time zone. */
+  slot?:
+    | EventData_BookingCancelled_Slot
+    | undefined;
+  /** Text. */
+  status?:
+    | string
+    | undefined;
+  /** Present on a booking made by a reschedule: the original booking. Unset when there is none. */
+  rescheduledFrom?:
+    | string
+    | undefined;
+  /** An instant. */
+  cancelledAt?:
+    | Date
+    | undefined;
+  /** The reason given, or null. Unset when there is none. */
+  reason?: string | undefined;
+}
+
+/** The `slot` object. */
+export interface EventData_BookingCancelled_Slot {
+  /** An instant. */
+  start?:
+    | Date
+    | undefined;
+  /** An instant. */
+  end?:
+    | Date
+    | undefined;
+  /** IANA time zone. */
+  timezone?: string | undefined;
+}
+
+/** The `bookingCompleted` object. */
+export interface EventData_BookingCompleted {
+  /** Text. */
+  bookingId?:
+    | string
+    | undefined;
+  /** The resolution the booking was confirmed from; null for a v1 booking. Unset when there is none. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** The booking's slot: instants, and the provider's time zone. */
+  slot?:
+    | EventData_BookingCompleted_Slot
+    | undefined;
+  /** Text. */
+  status?:
+    | string
+    | undefined;
+  /** Present on a booking made by a reschedule: the original booking. Unset when there is none. */
+  rescheduledFrom?: string | undefined;
+}
+
+/** The `slot` object. */
+export interface EventData_BookingCompleted_Slot {
+  /** An instant. */
+  start?:
+    | Date
+    | undefined;
+  /** An instant. */
+  end?:
+    | Date
+    | undefined;
+  /** IANA time zone. */
+  timezone?: string | undefined;
+}
+
+/** The `calendarConnectionDegraded` object. */
+export interface EventData_CalendarConnectionDegraded {
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text. */
+  calendarConnectionId?:
+    | string
+    | undefined;
+  /** Why the feed failed, in words. */
+  reason?: string | undefined;
+}
+
+/** The `calendarReconnectRequired` object. */
+export interface EventData_CalendarReconnectRequired {
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** Text. */
+  calendarConnectionId?:
+    | string
+    | undefined;
+  /** Why the feed failed, in words. */
+  reason?: string | undefined;
+}
+
+/** The `waitlistOffered` object. */
+export interface EventData_WaitlistOffered {
+  /** Text. */
+  entryId?:
+    | string
+    | undefined;
+  /** Text. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  holdId?:
+    | string
+    | undefined;
+  /** Text. */
+  optionId?:
+    | string
+    | undefined;
+  /** Text. */
+  providerId?:
+    | string
+    | undefined;
+  /** An instant. */
+  slotStart?:
+    | Date
+    | undefined;
+  /** When the offer (its resolution and its hold) ends. An instant. */
+  expiresAt?: Date | undefined;
+}
+
+/** The `waitlistBooked` object. */
+export interface EventData_WaitlistBooked {
+  /** Text. */
+  entryId?:
+    | string
+    | undefined;
+  /** Text. */
+  resolutionId?:
+    | string
+    | undefined;
+  /** Text. */
+  holdId?:
+    | string
+    | undefined;
+  /** Text. */
+  bookingId?: string | undefined;
 }
 
 /** EventType: the `EventType` of the contract (openapi.json), field for field. */
@@ -2901,11 +3634,8 @@ export interface MachineState {
   initial?:
     | string
     | undefined;
-  /**
-   * Child states, each of this same shape (empty for the three machines today). Free-form JSON (the contract allows
-   * more than one shape here).
-   */
-  states?: any | undefined;
+  /** Child states, each a MachineState (none in the machines today). */
+  childStates?: MachineState[] | undefined;
 }
 
 /** The values of `type`; `TYPE_UNSPECIFIED` means not given. */
@@ -3040,68 +3770,11 @@ export interface ManualReviewEntry {
     | Date
     | undefined;
   /** One of `open`, `resolved`. */
-  status?:
-    | ManualReviewEntry_Status
+  manualReviewStatus?:
+    | ManualReviewStatus
     | undefined;
   /** An instant. Unset when there is none. */
   resolvedAt?: Date | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ManualReviewEntry_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_OPEN - REST `open`. */
-  STATUS_OPEN = "STATUS_OPEN",
-  /** STATUS_RESOLVED - REST `resolved`. */
-  STATUS_RESOLVED = "STATUS_RESOLVED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function manualReviewEntry_StatusFromJSON(object: any): ManualReviewEntry_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ManualReviewEntry_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_OPEN":
-      return ManualReviewEntry_Status.STATUS_OPEN;
-    case 2:
-    case "STATUS_RESOLVED":
-      return ManualReviewEntry_Status.STATUS_RESOLVED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ManualReviewEntry_Status.UNRECOGNIZED;
-  }
-}
-
-export function manualReviewEntry_StatusToJSON(object: ManualReviewEntry_Status): string {
-  switch (object) {
-    case ManualReviewEntry_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ManualReviewEntry_Status.STATUS_OPEN:
-      return "STATUS_OPEN";
-    case ManualReviewEntry_Status.STATUS_RESOLVED:
-      return "STATUS_RESOLVED";
-    case ManualReviewEntry_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function manualReviewEntry_StatusToNumber(object: ManualReviewEntry_Status): number {
-  switch (object) {
-    case ManualReviewEntry_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ManualReviewEntry_Status.STATUS_OPEN:
-      return 1;
-    case ManualReviewEntry_Status.STATUS_RESOLVED:
-      return 2;
-    case ManualReviewEntry_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `reasons` object. */
@@ -3626,8 +4299,8 @@ export interface Provider {
     | string
     | undefined;
   /** One of `active`, `inactive`, `suspended`. */
-  status?:
-    | Provider_Status
+  providerStatus?:
+    | ProviderStatus
     | undefined;
   /** True or false. */
   searchable?:
@@ -3705,72 +4378,6 @@ export interface Provider {
   updatedAt?: Date | undefined;
 }
 
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum Provider_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - REST `active`. */
-  STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - REST `inactive`. */
-  STATUS_INACTIVE = "STATUS_INACTIVE",
-  /** STATUS_SUSPENDED - REST `suspended`. */
-  STATUS_SUSPENDED = "STATUS_SUSPENDED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function provider_StatusFromJSON(object: any): Provider_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return Provider_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_ACTIVE":
-      return Provider_Status.STATUS_ACTIVE;
-    case 2:
-    case "STATUS_INACTIVE":
-      return Provider_Status.STATUS_INACTIVE;
-    case 3:
-    case "STATUS_SUSPENDED":
-      return Provider_Status.STATUS_SUSPENDED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return Provider_Status.UNRECOGNIZED;
-  }
-}
-
-export function provider_StatusToJSON(object: Provider_Status): string {
-  switch (object) {
-    case Provider_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case Provider_Status.STATUS_ACTIVE:
-      return "STATUS_ACTIVE";
-    case Provider_Status.STATUS_INACTIVE:
-      return "STATUS_INACTIVE";
-    case Provider_Status.STATUS_SUSPENDED:
-      return "STATUS_SUSPENDED";
-    case Provider_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function provider_StatusToNumber(object: Provider_Status): number {
-  switch (object) {
-    case Provider_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case Provider_Status.STATUS_ACTIVE:
-      return 1;
-    case Provider_Status.STATUS_INACTIVE:
-      return 2;
-    case Provider_Status.STATUS_SUSPENDED:
-      return 3;
-    case Provider_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
-}
-
 /** The `licenseRecords` object. */
 export interface Provider_LicenseRecords {
   /** Text. */
@@ -3808,8 +4415,8 @@ export interface ProviderImport {
     | boolean
     | undefined;
   /** One of `upsert`, `create_only`, `update_only`. */
-  mode?:
-    | ProviderImport_Mode
+  importMode?:
+    | ImportMode
     | undefined;
   /** True or false. */
   deactivateMissing?:
@@ -3914,72 +4521,6 @@ export function providerImport_StatusToNumber(object: ProviderImport_Status): nu
   }
 }
 
-/** The values of `mode`; `MODE_UNSPECIFIED` means not given. */
-export enum ProviderImport_Mode {
-  /** MODE_UNSPECIFIED - Not given. */
-  MODE_UNSPECIFIED = "MODE_UNSPECIFIED",
-  /** MODE_UPSERT - REST `upsert`. */
-  MODE_UPSERT = "MODE_UPSERT",
-  /** MODE_CREATE_ONLY - REST `create_only`. */
-  MODE_CREATE_ONLY = "MODE_CREATE_ONLY",
-  /** MODE_UPDATE_ONLY - REST `update_only`. */
-  MODE_UPDATE_ONLY = "MODE_UPDATE_ONLY",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function providerImport_ModeFromJSON(object: any): ProviderImport_Mode {
-  switch (object) {
-    case 0:
-    case "MODE_UNSPECIFIED":
-      return ProviderImport_Mode.MODE_UNSPECIFIED;
-    case 1:
-    case "MODE_UPSERT":
-      return ProviderImport_Mode.MODE_UPSERT;
-    case 2:
-    case "MODE_CREATE_ONLY":
-      return ProviderImport_Mode.MODE_CREATE_ONLY;
-    case 3:
-    case "MODE_UPDATE_ONLY":
-      return ProviderImport_Mode.MODE_UPDATE_ONLY;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ProviderImport_Mode.UNRECOGNIZED;
-  }
-}
-
-export function providerImport_ModeToJSON(object: ProviderImport_Mode): string {
-  switch (object) {
-    case ProviderImport_Mode.MODE_UNSPECIFIED:
-      return "MODE_UNSPECIFIED";
-    case ProviderImport_Mode.MODE_UPSERT:
-      return "MODE_UPSERT";
-    case ProviderImport_Mode.MODE_CREATE_ONLY:
-      return "MODE_CREATE_ONLY";
-    case ProviderImport_Mode.MODE_UPDATE_ONLY:
-      return "MODE_UPDATE_ONLY";
-    case ProviderImport_Mode.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function providerImport_ModeToNumber(object: ProviderImport_Mode): number {
-  switch (object) {
-    case ProviderImport_Mode.MODE_UNSPECIFIED:
-      return 0;
-    case ProviderImport_Mode.MODE_UPSERT:
-      return 1;
-    case ProviderImport_Mode.MODE_CREATE_ONLY:
-      return 2;
-    case ProviderImport_Mode.MODE_UPDATE_ONLY:
-      return 3;
-    case ProviderImport_Mode.UNRECOGNIZED:
-    default:
-      return -1;
-  }
-}
-
 /** The `progress` object. */
 export interface ProviderImport_Progress {
   /** A whole number from 0 to 9007199254740991. */
@@ -4005,73 +4546,7 @@ export interface ProviderImportAccepted {
     | boolean
     | undefined;
   /** One of `upsert`, `create_only`, `update_only`. */
-  mode?: ProviderImportAccepted_Mode | undefined;
-}
-
-/** The values of `mode`; `MODE_UNSPECIFIED` means not given. */
-export enum ProviderImportAccepted_Mode {
-  /** MODE_UNSPECIFIED - Not given. */
-  MODE_UNSPECIFIED = "MODE_UNSPECIFIED",
-  /** MODE_UPSERT - REST `upsert`. */
-  MODE_UPSERT = "MODE_UPSERT",
-  /** MODE_CREATE_ONLY - REST `create_only`. */
-  MODE_CREATE_ONLY = "MODE_CREATE_ONLY",
-  /** MODE_UPDATE_ONLY - REST `update_only`. */
-  MODE_UPDATE_ONLY = "MODE_UPDATE_ONLY",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function providerImportAccepted_ModeFromJSON(object: any): ProviderImportAccepted_Mode {
-  switch (object) {
-    case 0:
-    case "MODE_UNSPECIFIED":
-      return ProviderImportAccepted_Mode.MODE_UNSPECIFIED;
-    case 1:
-    case "MODE_UPSERT":
-      return ProviderImportAccepted_Mode.MODE_UPSERT;
-    case 2:
-    case "MODE_CREATE_ONLY":
-      return ProviderImportAccepted_Mode.MODE_CREATE_ONLY;
-    case 3:
-    case "MODE_UPDATE_ONLY":
-      return ProviderImportAccepted_Mode.MODE_UPDATE_ONLY;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ProviderImportAccepted_Mode.UNRECOGNIZED;
-  }
-}
-
-export function providerImportAccepted_ModeToJSON(object: ProviderImportAccepted_Mode): string {
-  switch (object) {
-    case ProviderImportAccepted_Mode.MODE_UNSPECIFIED:
-      return "MODE_UNSPECIFIED";
-    case ProviderImportAccepted_Mode.MODE_UPSERT:
-      return "MODE_UPSERT";
-    case ProviderImportAccepted_Mode.MODE_CREATE_ONLY:
-      return "MODE_CREATE_ONLY";
-    case ProviderImportAccepted_Mode.MODE_UPDATE_ONLY:
-      return "MODE_UPDATE_ONLY";
-    case ProviderImportAccepted_Mode.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function providerImportAccepted_ModeToNumber(object: ProviderImportAccepted_Mode): number {
-  switch (object) {
-    case ProviderImportAccepted_Mode.MODE_UNSPECIFIED:
-      return 0;
-    case ProviderImportAccepted_Mode.MODE_UPSERT:
-      return 1;
-    case ProviderImportAccepted_Mode.MODE_CREATE_ONLY:
-      return 2;
-    case ProviderImportAccepted_Mode.MODE_UPDATE_ONLY:
-      return 3;
-    case ProviderImportAccepted_Mode.UNRECOGNIZED:
-    default:
-      return -1;
-  }
+  importMode?: ImportMode | undefined;
 }
 
 /** ProviderList: the `ProviderList` of the contract (openapi.json), field for field. */
@@ -4117,16 +4592,16 @@ export interface RankingPolicy {
     | string
     | undefined;
   /** One of `draft`, `active`, `inactive`. */
-  status?:
-    | RankingPolicy_Status
+  rankingPolicyStatus?:
+    | RankingPolicyStatus
     | undefined;
   /** All six keys; keys a request left out hold the default weights. */
   weights?:
     | RankingPolicy_Weights
     | undefined;
   /** One of `earliest_start`, `lowest_workload`, `provider_id`. */
-  tieBreakers?:
-    | RankingPolicy_TieBreakers[]
+  tieBreakerOrder?:
+    | TieBreaker[]
     | undefined;
   /** A whole number from 0 to 9007199254740991. Unset when there is none. */
   activeVersion?:
@@ -4138,138 +4613,6 @@ export interface RankingPolicy {
     | undefined;
   /** An instant. */
   updatedAt?: Date | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum RankingPolicy_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_DRAFT - REST `draft`. */
-  STATUS_DRAFT = "STATUS_DRAFT",
-  /** STATUS_ACTIVE - REST `active`. */
-  STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - REST `inactive`. */
-  STATUS_INACTIVE = "STATUS_INACTIVE",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function rankingPolicy_StatusFromJSON(object: any): RankingPolicy_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return RankingPolicy_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_DRAFT":
-      return RankingPolicy_Status.STATUS_DRAFT;
-    case 2:
-    case "STATUS_ACTIVE":
-      return RankingPolicy_Status.STATUS_ACTIVE;
-    case 3:
-    case "STATUS_INACTIVE":
-      return RankingPolicy_Status.STATUS_INACTIVE;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return RankingPolicy_Status.UNRECOGNIZED;
-  }
-}
-
-export function rankingPolicy_StatusToJSON(object: RankingPolicy_Status): string {
-  switch (object) {
-    case RankingPolicy_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case RankingPolicy_Status.STATUS_DRAFT:
-      return "STATUS_DRAFT";
-    case RankingPolicy_Status.STATUS_ACTIVE:
-      return "STATUS_ACTIVE";
-    case RankingPolicy_Status.STATUS_INACTIVE:
-      return "STATUS_INACTIVE";
-    case RankingPolicy_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function rankingPolicy_StatusToNumber(object: RankingPolicy_Status): number {
-  switch (object) {
-    case RankingPolicy_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case RankingPolicy_Status.STATUS_DRAFT:
-      return 1;
-    case RankingPolicy_Status.STATUS_ACTIVE:
-      return 2;
-    case RankingPolicy_Status.STATUS_INACTIVE:
-      return 3;
-    case RankingPolicy_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
-}
-
-/** The values of `tieBreakers`; `TIE_BREAKERS_UNSPECIFIED` means not given. */
-export enum RankingPolicy_TieBreakers {
-  /** TIE_BREAKERS_UNSPECIFIED - Not given. */
-  TIE_BREAKERS_UNSPECIFIED = "TIE_BREAKERS_UNSPECIFIED",
-  /** TIE_BREAKERS_EARLIEST_START - REST `earliest_start`. */
-  TIE_BREAKERS_EARLIEST_START = "TIE_BREAKERS_EARLIEST_START",
-  /** TIE_BREAKERS_LOWEST_WORKLOAD - REST `lowest_workload`. */
-  TIE_BREAKERS_LOWEST_WORKLOAD = "TIE_BREAKERS_LOWEST_WORKLOAD",
-  /** TIE_BREAKERS_PROVIDER_ID - REST `provider_id`. */
-  TIE_BREAKERS_PROVIDER_ID = "TIE_BREAKERS_PROVIDER_ID",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function rankingPolicy_TieBreakersFromJSON(object: any): RankingPolicy_TieBreakers {
-  switch (object) {
-    case 0:
-    case "TIE_BREAKERS_UNSPECIFIED":
-      return RankingPolicy_TieBreakers.TIE_BREAKERS_UNSPECIFIED;
-    case 1:
-    case "TIE_BREAKERS_EARLIEST_START":
-      return RankingPolicy_TieBreakers.TIE_BREAKERS_EARLIEST_START;
-    case 2:
-    case "TIE_BREAKERS_LOWEST_WORKLOAD":
-      return RankingPolicy_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD;
-    case 3:
-    case "TIE_BREAKERS_PROVIDER_ID":
-      return RankingPolicy_TieBreakers.TIE_BREAKERS_PROVIDER_ID;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return RankingPolicy_TieBreakers.UNRECOGNIZED;
-  }
-}
-
-export function rankingPolicy_TieBreakersToJSON(object: RankingPolicy_TieBreakers): string {
-  switch (object) {
-    case RankingPolicy_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
-      return "TIE_BREAKERS_UNSPECIFIED";
-    case RankingPolicy_TieBreakers.TIE_BREAKERS_EARLIEST_START:
-      return "TIE_BREAKERS_EARLIEST_START";
-    case RankingPolicy_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
-      return "TIE_BREAKERS_LOWEST_WORKLOAD";
-    case RankingPolicy_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
-      return "TIE_BREAKERS_PROVIDER_ID";
-    case RankingPolicy_TieBreakers.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function rankingPolicy_TieBreakersToNumber(object: RankingPolicy_TieBreakers): number {
-  switch (object) {
-    case RankingPolicy_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
-      return 0;
-    case RankingPolicy_TieBreakers.TIE_BREAKERS_EARLIEST_START:
-      return 1;
-    case RankingPolicy_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
-      return 2;
-    case RankingPolicy_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
-      return 3;
-    case RankingPolicy_TieBreakers.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `weights` object. */
@@ -4313,77 +4656,11 @@ export interface RankingPolicyVersion {
     | RankingPolicyVersion_Weights
     | undefined;
   /** One of `earliest_start`, `lowest_workload`, `provider_id`. */
-  tieBreakers?:
-    | RankingPolicyVersion_TieBreakers[]
+  tieBreakerOrder?:
+    | TieBreaker[]
     | undefined;
   /** An instant. */
   activatedAt?: Date | undefined;
-}
-
-/** The values of `tieBreakers`; `TIE_BREAKERS_UNSPECIFIED` means not given. */
-export enum RankingPolicyVersion_TieBreakers {
-  /** TIE_BREAKERS_UNSPECIFIED - Not given. */
-  TIE_BREAKERS_UNSPECIFIED = "TIE_BREAKERS_UNSPECIFIED",
-  /** TIE_BREAKERS_EARLIEST_START - REST `earliest_start`. */
-  TIE_BREAKERS_EARLIEST_START = "TIE_BREAKERS_EARLIEST_START",
-  /** TIE_BREAKERS_LOWEST_WORKLOAD - REST `lowest_workload`. */
-  TIE_BREAKERS_LOWEST_WORKLOAD = "TIE_BREAKERS_LOWEST_WORKLOAD",
-  /** TIE_BREAKERS_PROVIDER_ID - REST `provider_id`. */
-  TIE_BREAKERS_PROVIDER_ID = "TIE_BREAKERS_PROVIDER_ID",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function rankingPolicyVersion_TieBreakersFromJSON(object: any): RankingPolicyVersion_TieBreakers {
-  switch (object) {
-    case 0:
-    case "TIE_BREAKERS_UNSPECIFIED":
-      return RankingPolicyVersion_TieBreakers.TIE_BREAKERS_UNSPECIFIED;
-    case 1:
-    case "TIE_BREAKERS_EARLIEST_START":
-      return RankingPolicyVersion_TieBreakers.TIE_BREAKERS_EARLIEST_START;
-    case 2:
-    case "TIE_BREAKERS_LOWEST_WORKLOAD":
-      return RankingPolicyVersion_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD;
-    case 3:
-    case "TIE_BREAKERS_PROVIDER_ID":
-      return RankingPolicyVersion_TieBreakers.TIE_BREAKERS_PROVIDER_ID;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return RankingPolicyVersion_TieBreakers.UNRECOGNIZED;
-  }
-}
-
-export function rankingPolicyVersion_TieBreakersToJSON(object: RankingPolicyVersion_TieBreakers): string {
-  switch (object) {
-    case RankingPolicyVersion_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
-      return "TIE_BREAKERS_UNSPECIFIED";
-    case RankingPolicyVersion_TieBreakers.TIE_BREAKERS_EARLIEST_START:
-      return "TIE_BREAKERS_EARLIEST_START";
-    case RankingPolicyVersion_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
-      return "TIE_BREAKERS_LOWEST_WORKLOAD";
-    case RankingPolicyVersion_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
-      return "TIE_BREAKERS_PROVIDER_ID";
-    case RankingPolicyVersion_TieBreakers.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function rankingPolicyVersion_TieBreakersToNumber(object: RankingPolicyVersion_TieBreakers): number {
-  switch (object) {
-    case RankingPolicyVersion_TieBreakers.TIE_BREAKERS_UNSPECIFIED:
-      return 0;
-    case RankingPolicyVersion_TieBreakers.TIE_BREAKERS_EARLIEST_START:
-      return 1;
-    case RankingPolicyVersion_TieBreakers.TIE_BREAKERS_LOWEST_WORKLOAD:
-      return 2;
-    case RankingPolicyVersion_TieBreakers.TIE_BREAKERS_PROVIDER_ID:
-      return 3;
-    case RankingPolicyVersion_TieBreakers.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `weights` object. */
@@ -4441,8 +4718,8 @@ export interface Resolution {
     | string
     | undefined;
   /** One of `resolved`, `zero_results`. */
-  status?:
-    | Resolution_Status
+  resolutionStatus?:
+    | ResolutionStatus
     | undefined;
   /** Text. */
   requestId?:
@@ -4494,63 +4771,6 @@ export interface Resolution {
     | undefined;
   /** Unset when there is none. */
   zeroResultReasons?: Resolution_ZeroResultReasons[] | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum Resolution_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_RESOLVED - REST `resolved`. */
-  STATUS_RESOLVED = "STATUS_RESOLVED",
-  /** STATUS_ZERO_RESULTS - REST `zero_results`. */
-  STATUS_ZERO_RESULTS = "STATUS_ZERO_RESULTS",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function resolution_StatusFromJSON(object: any): Resolution_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return Resolution_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_RESOLVED":
-      return Resolution_Status.STATUS_RESOLVED;
-    case 2:
-    case "STATUS_ZERO_RESULTS":
-      return Resolution_Status.STATUS_ZERO_RESULTS;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return Resolution_Status.UNRECOGNIZED;
-  }
-}
-
-export function resolution_StatusToJSON(object: Resolution_Status): string {
-  switch (object) {
-    case Resolution_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case Resolution_Status.STATUS_RESOLVED:
-      return "STATUS_RESOLVED";
-    case Resolution_Status.STATUS_ZERO_RESULTS:
-      return "STATUS_ZERO_RESULTS";
-    case Resolution_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function resolution_StatusToNumber(object: Resolution_Status): number {
-  switch (object) {
-    case Resolution_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case Resolution_Status.STATUS_RESOLVED:
-      return 1;
-    case Resolution_Status.STATUS_ZERO_RESULTS:
-      return 2;
-    case Resolution_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `policy` object. */
@@ -4835,8 +5055,8 @@ export interface ResolutionOption_Warnings {
 /** ResolutionPreferences: the `ResolutionPreferences` of the contract (openapi.json), field for field. */
 export interface ResolutionPreferences {
   /** One of `morning`, `afternoon`, `evening`. At most 100 items. Optional. */
-  dayParts?:
-    | ResolutionPreferences_DayParts[]
+  preferredDayParts?:
+    | DayPart[]
     | undefined;
   /** True or false. Optional. */
   earliestAvailable?:
@@ -4862,72 +5082,6 @@ export interface ResolutionPreferences {
   timezone?: string | undefined;
 }
 
-/** The values of `dayParts`; `DAY_PARTS_UNSPECIFIED` means not given. */
-export enum ResolutionPreferences_DayParts {
-  /** DAY_PARTS_UNSPECIFIED - Not given. */
-  DAY_PARTS_UNSPECIFIED = "DAY_PARTS_UNSPECIFIED",
-  /** DAY_PARTS_MORNING - REST `morning`. */
-  DAY_PARTS_MORNING = "DAY_PARTS_MORNING",
-  /** DAY_PARTS_AFTERNOON - REST `afternoon`. */
-  DAY_PARTS_AFTERNOON = "DAY_PARTS_AFTERNOON",
-  /** DAY_PARTS_EVENING - REST `evening`. */
-  DAY_PARTS_EVENING = "DAY_PARTS_EVENING",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function resolutionPreferences_DayPartsFromJSON(object: any): ResolutionPreferences_DayParts {
-  switch (object) {
-    case 0:
-    case "DAY_PARTS_UNSPECIFIED":
-      return ResolutionPreferences_DayParts.DAY_PARTS_UNSPECIFIED;
-    case 1:
-    case "DAY_PARTS_MORNING":
-      return ResolutionPreferences_DayParts.DAY_PARTS_MORNING;
-    case 2:
-    case "DAY_PARTS_AFTERNOON":
-      return ResolutionPreferences_DayParts.DAY_PARTS_AFTERNOON;
-    case 3:
-    case "DAY_PARTS_EVENING":
-      return ResolutionPreferences_DayParts.DAY_PARTS_EVENING;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ResolutionPreferences_DayParts.UNRECOGNIZED;
-  }
-}
-
-export function resolutionPreferences_DayPartsToJSON(object: ResolutionPreferences_DayParts): string {
-  switch (object) {
-    case ResolutionPreferences_DayParts.DAY_PARTS_UNSPECIFIED:
-      return "DAY_PARTS_UNSPECIFIED";
-    case ResolutionPreferences_DayParts.DAY_PARTS_MORNING:
-      return "DAY_PARTS_MORNING";
-    case ResolutionPreferences_DayParts.DAY_PARTS_AFTERNOON:
-      return "DAY_PARTS_AFTERNOON";
-    case ResolutionPreferences_DayParts.DAY_PARTS_EVENING:
-      return "DAY_PARTS_EVENING";
-    case ResolutionPreferences_DayParts.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function resolutionPreferences_DayPartsToNumber(object: ResolutionPreferences_DayParts): number {
-  switch (object) {
-    case ResolutionPreferences_DayParts.DAY_PARTS_UNSPECIFIED:
-      return 0;
-    case ResolutionPreferences_DayParts.DAY_PARTS_MORNING:
-      return 1;
-    case ResolutionPreferences_DayParts.DAY_PARTS_AFTERNOON:
-      return 2;
-    case ResolutionPreferences_DayParts.DAY_PARTS_EVENING:
-      return 3;
-    case ResolutionPreferences_DayParts.UNRECOGNIZED:
-    default:
-      return -1;
-  }
-}
-
 /** ResolutionSummary: the `ResolutionSummary` of the contract (openapi.json), field for field. */
 export interface ResolutionSummary {
   /** Text. */
@@ -4939,8 +5093,8 @@ export interface ResolutionSummary {
    * confirmation in `bookingId`, the live state in GET /api/v2/resolutions/:id or the inspector. One of `resolved`,
    * `zero_results`.
    */
-  status?:
-    | ResolutionSummary_Status
+  resolutionStatus?:
+    | ResolutionStatus
     | undefined;
   /** Text. */
   requestId?:
@@ -4984,63 +5138,6 @@ export interface ResolutionSummary {
     | undefined;
   /** An instant. */
   expiresAt?: Date | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ResolutionSummary_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_RESOLVED - REST `resolved`. */
-  STATUS_RESOLVED = "STATUS_RESOLVED",
-  /** STATUS_ZERO_RESULTS - REST `zero_results`. */
-  STATUS_ZERO_RESULTS = "STATUS_ZERO_RESULTS",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function resolutionSummary_StatusFromJSON(object: any): ResolutionSummary_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ResolutionSummary_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_RESOLVED":
-      return ResolutionSummary_Status.STATUS_RESOLVED;
-    case 2:
-    case "STATUS_ZERO_RESULTS":
-      return ResolutionSummary_Status.STATUS_ZERO_RESULTS;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ResolutionSummary_Status.UNRECOGNIZED;
-  }
-}
-
-export function resolutionSummary_StatusToJSON(object: ResolutionSummary_Status): string {
-  switch (object) {
-    case ResolutionSummary_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ResolutionSummary_Status.STATUS_RESOLVED:
-      return "STATUS_RESOLVED";
-    case ResolutionSummary_Status.STATUS_ZERO_RESULTS:
-      return "STATUS_ZERO_RESULTS";
-    case ResolutionSummary_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function resolutionSummary_StatusToNumber(object: ResolutionSummary_Status): number {
-  switch (object) {
-    case ResolutionSummary_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ResolutionSummary_Status.STATUS_RESOLVED:
-      return 1;
-    case ResolutionSummary_Status.STATUS_ZERO_RESULTS:
-      return 2;
-    case ResolutionSummary_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** Service: the `Service` of the contract (openapi.json), field for field. */
@@ -5157,11 +5254,7 @@ export interface SimulationResult {
 /** The `policy` object. */
 export interface SimulationResult_Policy {
   /** Text. */
-  id?:
-    | string
-    | undefined;
-  /** Free-form JSON (the contract allows more than one shape here). */
-  version?: any | undefined;
+  id?: string | undefined;
 }
 
 /** The `ranked` object. */
@@ -5365,8 +5458,8 @@ export interface WaitlistEntry {
     | string
     | undefined;
   /** One of `waiting`, `offered`, `booked`, `cancelled`. */
-  status?:
-    | WaitlistEntry_Status
+  waitlistStatus?:
+    | WaitlistStatus
     | undefined;
   /** Text. */
   serviceId?:
@@ -5406,81 +5499,6 @@ export interface WaitlistEntry {
     | undefined;
   /** An instant. Unset when there is none. */
   cancelledAt?: Date | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum WaitlistEntry_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_WAITING - REST `waiting`. */
-  STATUS_WAITING = "STATUS_WAITING",
-  /** STATUS_OFFERED - REST `offered`. */
-  STATUS_OFFERED = "STATUS_OFFERED",
-  /** STATUS_BOOKED - REST `booked`. */
-  STATUS_BOOKED = "STATUS_BOOKED",
-  /** STATUS_CANCELLED - REST `cancelled`. */
-  STATUS_CANCELLED = "STATUS_CANCELLED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function waitlistEntry_StatusFromJSON(object: any): WaitlistEntry_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return WaitlistEntry_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_WAITING":
-      return WaitlistEntry_Status.STATUS_WAITING;
-    case 3:
-    case "STATUS_OFFERED":
-      return WaitlistEntry_Status.STATUS_OFFERED;
-    case 4:
-    case "STATUS_BOOKED":
-      return WaitlistEntry_Status.STATUS_BOOKED;
-    case 2:
-    case "STATUS_CANCELLED":
-      return WaitlistEntry_Status.STATUS_CANCELLED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return WaitlistEntry_Status.UNRECOGNIZED;
-  }
-}
-
-export function waitlistEntry_StatusToJSON(object: WaitlistEntry_Status): string {
-  switch (object) {
-    case WaitlistEntry_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case WaitlistEntry_Status.STATUS_WAITING:
-      return "STATUS_WAITING";
-    case WaitlistEntry_Status.STATUS_OFFERED:
-      return "STATUS_OFFERED";
-    case WaitlistEntry_Status.STATUS_BOOKED:
-      return "STATUS_BOOKED";
-    case WaitlistEntry_Status.STATUS_CANCELLED:
-      return "STATUS_CANCELLED";
-    case WaitlistEntry_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function waitlistEntry_StatusToNumber(object: WaitlistEntry_Status): number {
-  switch (object) {
-    case WaitlistEntry_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case WaitlistEntry_Status.STATUS_WAITING:
-      return 1;
-    case WaitlistEntry_Status.STATUS_OFFERED:
-      return 3;
-    case WaitlistEntry_Status.STATUS_BOOKED:
-      return 4;
-    case WaitlistEntry_Status.STATUS_CANCELLED:
-      return 2;
-    case WaitlistEntry_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `customer` object. */
@@ -5736,7 +5754,7 @@ export const ActivatedRankingPolicy: MessageFns<ActivatedRankingPolicy> = {
 };
 
 function createBaseActorHistoryEntry(): ActorHistoryEntry {
-  return { seq: 0, event: "", from: undefined, to: undefined, at: undefined, causedBy: undefined };
+  return { seq: 0, event: "", fromState: undefined, toState: "", at: undefined, causedBy: undefined };
 }
 
 export const ActorHistoryEntry: MessageFns<ActorHistoryEntry> = {
@@ -5747,11 +5765,11 @@ export const ActorHistoryEntry: MessageFns<ActorHistoryEntry> = {
     if (message.event !== undefined && message.event !== "") {
       writer.uint32(18).string(message.event);
     }
-    if (message.from !== undefined) {
-      Value.encode(Value.wrap(message.from), writer.uint32(26).fork()).join();
+    if (message.fromState !== undefined) {
+      writer.uint32(58).string(message.fromState);
     }
-    if (message.to !== undefined) {
-      Value.encode(Value.wrap(message.to), writer.uint32(34).fork()).join();
+    if (message.toState !== undefined && message.toState !== "") {
+      writer.uint32(66).string(message.toState);
     }
     if (message.at !== undefined) {
       Timestamp.encode(toTimestamp(message.at), writer.uint32(42).fork()).join();
@@ -5791,20 +5809,20 @@ export const ActorHistoryEntry: MessageFns<ActorHistoryEntry> = {
             message.event = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
-            message.from = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.fromState = reader.string();
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
-            message.to = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.toState = reader.string();
             continue;
           }
           case 5: {
@@ -5839,8 +5857,16 @@ export const ActorHistoryEntry: MessageFns<ActorHistoryEntry> = {
     return {
       seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
       event: isSet(object.event) ? globalThis.String(object.event) : "",
-      from: isSet(object?.from) ? object.from : undefined,
-      to: isSet(object?.to) ? object.to : undefined,
+      fromState: isSet(object.fromState)
+        ? globalThis.String(object.fromState)
+        : isSet(object.from_state)
+        ? globalThis.String(object.from_state)
+        : undefined,
+      toState: isSet(object.toState)
+        ? globalThis.String(object.toState)
+        : isSet(object.to_state)
+        ? globalThis.String(object.to_state)
+        : "",
       at: isSet(object.at) ? fromJsonTimestamp(object.at) : undefined,
       causedBy: isSet(object.causedBy)
         ? StepCause.fromJSON(object.causedBy)
@@ -5858,11 +5884,11 @@ export const ActorHistoryEntry: MessageFns<ActorHistoryEntry> = {
     if (message.event !== undefined && message.event !== "") {
       obj.event = message.event;
     }
-    if (message.from !== undefined) {
-      obj.from = message.from;
+    if (message.fromState !== undefined) {
+      obj.fromState = message.fromState;
     }
-    if (message.to !== undefined) {
-      obj.to = message.to;
+    if (message.toState !== undefined && message.toState !== "") {
+      obj.toState = message.toState;
     }
     if (message.at !== undefined) {
       obj.at = message.at.toISOString();
@@ -5880,8 +5906,8 @@ export const ActorHistoryEntry: MessageFns<ActorHistoryEntry> = {
     const message = createBaseActorHistoryEntry();
     message.seq = object.seq ?? 0;
     message.event = object.event ?? "";
-    message.from = object.from === undefined ? undefined : object.from;
-    message.to = object.to === undefined ? undefined : object.to;
+    message.fromState = object.fromState ?? undefined;
+    message.toState = object.toState ?? "";
     message.at = object.at ?? undefined;
     message.causedBy = (object.causedBy !== undefined && object.causedBy !== null)
       ? StepCause.fromPartial(object.causedBy)
@@ -5997,11 +6023,11 @@ export const ActorTimer: MessageFns<ActorTimer> = {
 
 function createBaseActorView(): ActorView {
   return {
-    kind: ActorView_Kind.KIND_UNSPECIFIED,
+    machineName: MachineName.MACHINE_NAME_UNSPECIFIED,
     id: "",
     machine: "",
     machineVersion: 0,
-    state: undefined,
+    stateName: undefined,
     activeStates: [],
     status: "",
     revision: 0,
@@ -6014,8 +6040,8 @@ function createBaseActorView(): ActorView {
 
 export const ActorView: MessageFns<ActorView> = {
   encode(message: ActorView, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.kind !== undefined && message.kind !== ActorView_Kind.KIND_UNSPECIFIED) {
-      writer.uint32(8).int32(actorView_KindToNumber(message.kind));
+    if (message.machineName !== undefined && message.machineName !== MachineName.MACHINE_NAME_UNSPECIFIED) {
+      writer.uint32(112).int32(machineNameToNumber(message.machineName));
     }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(18).string(message.id);
@@ -6026,8 +6052,8 @@ export const ActorView: MessageFns<ActorView> = {
     if (message.machineVersion !== undefined && message.machineVersion !== 0) {
       writer.uint32(32).int64(message.machineVersion);
     }
-    if (message.state !== undefined) {
-      Value.encode(Value.wrap(message.state), writer.uint32(42).fork()).join();
+    if (message.stateName !== undefined) {
+      writer.uint32(106).string(message.stateName);
     }
     if (message.activeStates !== undefined && message.activeStates.length !== 0) {
       for (const v of message.activeStates) {
@@ -6074,12 +6100,12 @@ export const ActorView: MessageFns<ActorView> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
+          case 14: {
+            if (tag !== 112) {
               break;
             }
 
-            message.kind = actorView_KindFromJSON(reader.int32());
+            message.machineName = machineNameFromJSON(reader.int32());
             continue;
           }
           case 2: {
@@ -6106,12 +6132,12 @@ export const ActorView: MessageFns<ActorView> = {
             message.machineVersion = longToNumber(reader.int64());
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
+          case 13: {
+            if (tag !== 106) {
               break;
             }
 
-            message.state = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.stateName = reader.string();
             continue;
           }
           case 6: {
@@ -6196,7 +6222,11 @@ export const ActorView: MessageFns<ActorView> = {
 
   fromJSON(object: any): ActorView {
     return {
-      kind: isSet(object.kind) ? actorView_KindFromJSON(object.kind) : ActorView_Kind.KIND_UNSPECIFIED,
+      machineName: isSet(object.machineName)
+        ? machineNameFromJSON(object.machineName)
+        : isSet(object.machine_name)
+        ? machineNameFromJSON(object.machine_name)
+        : MachineName.MACHINE_NAME_UNSPECIFIED,
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       machine: isSet(object.machine) ? globalThis.String(object.machine) : "",
       machineVersion: isSet(object.machineVersion)
@@ -6204,7 +6234,11 @@ export const ActorView: MessageFns<ActorView> = {
         : isSet(object.machine_version)
         ? globalThis.Number(object.machine_version)
         : 0,
-      state: isSet(object?.state) ? object.state : undefined,
+      stateName: isSet(object.stateName)
+        ? globalThis.String(object.stateName)
+        : isSet(object.state_name)
+        ? globalThis.String(object.state_name)
+        : undefined,
       activeStates: globalThis.Array.isArray(object?.activeStates)
         ? object.activeStates.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.active_states)
@@ -6227,8 +6261,8 @@ export const ActorView: MessageFns<ActorView> = {
 
   toJSON(message: ActorView): unknown {
     const obj: any = {};
-    if (message.kind !== undefined && message.kind !== ActorView_Kind.KIND_UNSPECIFIED) {
-      obj.kind = actorView_KindToJSON(message.kind);
+    if (message.machineName !== undefined && message.machineName !== MachineName.MACHINE_NAME_UNSPECIFIED) {
+      obj.machineName = machineNameToJSON(message.machineName);
     }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
@@ -6239,8 +6273,8 @@ export const ActorView: MessageFns<ActorView> = {
     if (message.machineVersion !== undefined && message.machineVersion !== 0) {
       obj.machineVersion = Math.round(message.machineVersion);
     }
-    if (message.state !== undefined) {
-      obj.state = message.state;
+    if (message.stateName !== undefined) {
+      obj.stateName = message.stateName;
     }
     if (message.activeStates?.length) {
       obj.activeStates = message.activeStates;
@@ -6271,11 +6305,11 @@ export const ActorView: MessageFns<ActorView> = {
   },
   fromPartial(object: DeepPartial<ActorView>): ActorView {
     const message = createBaseActorView();
-    message.kind = object.kind ?? ActorView_Kind.KIND_UNSPECIFIED;
+    message.machineName = object.machineName ?? MachineName.MACHINE_NAME_UNSPECIFIED;
     message.id = object.id ?? "";
     message.machine = object.machine ?? "";
     message.machineVersion = object.machineVersion ?? 0;
-    message.state = object.state === undefined ? undefined : object.state;
+    message.stateName = object.stateName ?? undefined;
     message.activeStates = object.activeStates?.map((e) => e) || [];
     message.status = object.status ?? "";
     message.revision = object.revision ?? 0;
@@ -6977,6 +7011,269 @@ export const ApiKey: MessageFns<ApiKey> = {
   },
 };
 
+function createBaseAuditActor(): AuditActor {
+  return { kind: undefined };
+}
+
+export const AuditActor: MessageFns<AuditActor> = {
+  encode(message: AuditActor, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.kind?.$case) {
+      case "apiKey":
+        AuditActor_ApiKey.encode(message.kind.value, writer.uint32(10).fork()).join();
+        break;
+      case "system":
+        AuditActor_System.encode(message.kind.value, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditActor {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditActor();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = { $case: "apiKey", value: AuditActor_ApiKey.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = { $case: "system", value: AuditActor_System.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditActor {
+    return {
+      kind: isSet(object.apiKey)
+        ? { $case: "apiKey", value: AuditActor_ApiKey.fromJSON(object.apiKey) }
+        : isSet(object.api_key)
+        ? { $case: "apiKey", value: AuditActor_ApiKey.fromJSON(object.api_key) }
+        : isSet(object.system)
+        ? { $case: "system", value: AuditActor_System.fromJSON(object.system) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: AuditActor): unknown {
+    const obj: any = {};
+    if (message.kind?.$case === "apiKey") {
+      obj.apiKey = AuditActor_ApiKey.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "system") {
+      obj.system = AuditActor_System.toJSON(message.kind.value);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuditActor>): AuditActor {
+    return AuditActor.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuditActor>): AuditActor {
+    const message = createBaseAuditActor();
+    switch (object.kind?.$case) {
+      case "apiKey": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "apiKey", value: AuditActor_ApiKey.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "system": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "system", value: AuditActor_System.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseAuditActor_ApiKey(): AuditActor_ApiKey {
+  return { keyId: "", keyType: "" };
+}
+
+export const AuditActor_ApiKey: MessageFns<AuditActor_ApiKey> = {
+  encode(message: AuditActor_ApiKey, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== undefined && message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.keyType !== undefined && message.keyType !== "") {
+      writer.uint32(18).string(message.keyType);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditActor_ApiKey {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditActor_ApiKey();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyType = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditActor_ApiKey {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      keyType: isSet(object.keyType)
+        ? globalThis.String(object.keyType)
+        : isSet(object.key_type)
+        ? globalThis.String(object.key_type)
+        : "",
+    };
+  },
+
+  toJSON(message: AuditActor_ApiKey): unknown {
+    const obj: any = {};
+    if (message.keyId !== undefined && message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.keyType !== undefined && message.keyType !== "") {
+      obj.keyType = message.keyType;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuditActor_ApiKey>): AuditActor_ApiKey {
+    return AuditActor_ApiKey.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuditActor_ApiKey>): AuditActor_ApiKey {
+    const message = createBaseAuditActor_ApiKey();
+    message.keyId = object.keyId ?? "";
+    message.keyType = object.keyType ?? "";
+    return message;
+  },
+};
+
+function createBaseAuditActor_System(): AuditActor_System {
+  return { type: "" };
+}
+
+export const AuditActor_System: MessageFns<AuditActor_System> = {
+  encode(message: AuditActor_System, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== undefined && message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditActor_System {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditActor_System();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditActor_System {
+    return { type: isSet(object.type) ? globalThis.String(object.type) : "" };
+  },
+
+  toJSON(message: AuditActor_System): unknown {
+    const obj: any = {};
+    if (message.type !== undefined && message.type !== "") {
+      obj.type = message.type;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuditActor_System>): AuditActor_System {
+    return AuditActor_System.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuditActor_System>): AuditActor_System {
+    const message = createBaseAuditActor_System();
+    message.type = object.type ?? "";
+    return message;
+  },
+};
+
 function createBaseAuditChainVerification(): AuditChainVerification {
   return {
     status: AuditChainVerification_Status.STATUS_UNSPECIFIED,
@@ -7297,7 +7594,7 @@ export const AuditChainVerification_Breaks: MessageFns<AuditChainVerification_Br
 function createBaseAuditEvent(): AuditEvent {
   return {
     id: "",
-    actor: undefined,
+    changedBy: undefined,
     action: "",
     resourceType: "",
     resourceId: undefined,
@@ -7314,8 +7611,8 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.actor !== undefined) {
-      Value.encode(Value.wrap(message.actor), writer.uint32(18).fork()).join();
+    if (message.changedBy !== undefined) {
+      AuditActor.encode(message.changedBy, writer.uint32(90).fork()).join();
     }
     if (message.action !== undefined && message.action !== "") {
       writer.uint32(26).string(message.action);
@@ -7365,12 +7662,12 @@ export const AuditEvent: MessageFns<AuditEvent> = {
             message.id = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 11: {
+            if (tag !== 90) {
               break;
             }
 
-            message.actor = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.changedBy = AuditActor.decode(reader, reader.uint32());
             continue;
           }
           case 3: {
@@ -7452,7 +7749,11 @@ export const AuditEvent: MessageFns<AuditEvent> = {
   fromJSON(object: any): AuditEvent {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      actor: isSet(object?.actor) ? object.actor : undefined,
+      changedBy: isSet(object.changedBy)
+        ? AuditActor.fromJSON(object.changedBy)
+        : isSet(object.changed_by)
+        ? AuditActor.fromJSON(object.changed_by)
+        : undefined,
       action: isSet(object.action) ? globalThis.String(object.action) : "",
       resourceType: isSet(object.resourceType)
         ? globalThis.String(object.resourceType)
@@ -7485,8 +7786,8 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
-    if (message.actor !== undefined) {
-      obj.actor = message.actor;
+    if (message.changedBy !== undefined) {
+      obj.changedBy = AuditActor.toJSON(message.changedBy);
     }
     if (message.action !== undefined && message.action !== "") {
       obj.action = message.action;
@@ -7521,7 +7822,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
   fromPartial(object: DeepPartial<AuditEvent>): AuditEvent {
     const message = createBaseAuditEvent();
     message.id = object.id ?? "";
-    message.actor = object.actor === undefined ? undefined : object.actor;
+    message.changedBy = (object.changedBy !== undefined && object.changedBy !== null)
+      ? AuditActor.fromPartial(object.changedBy)
+      : undefined;
     message.action = object.action ?? "";
     message.resourceType = object.resourceType ?? "";
     message.resourceId = object.resourceId ?? undefined;
@@ -7644,7 +7947,7 @@ export const BookingV1Cancelled: MessageFns<BookingV1Cancelled> = {
 };
 
 function createBaseBookingV1ConfirmResult(): BookingV1ConfirmResult {
-  return { bookingId: "", status: BookingV1ConfirmResult_Status.STATUS_UNSPECIFIED };
+  return { bookingId: "", bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED };
 }
 
 export const BookingV1ConfirmResult: MessageFns<BookingV1ConfirmResult> = {
@@ -7652,8 +7955,8 @@ export const BookingV1ConfirmResult: MessageFns<BookingV1ConfirmResult> = {
     if (message.bookingId !== undefined && message.bookingId !== "") {
       writer.uint32(10).string(message.bookingId);
     }
-    if (message.status !== undefined && message.status !== BookingV1ConfirmResult_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(16).int32(bookingV1ConfirmResult_StatusToNumber(message.status));
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(24).int32(bookingStatusToNumber(message.bookingStatus));
     }
     return writer;
   },
@@ -7679,12 +7982,12 @@ export const BookingV1ConfirmResult: MessageFns<BookingV1ConfirmResult> = {
             message.bookingId = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 16) {
+          case 3: {
+            if (tag !== 24) {
               break;
             }
 
-            message.status = bookingV1ConfirmResult_StatusFromJSON(reader.int32());
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
         }
@@ -7706,9 +8009,11 @@ export const BookingV1ConfirmResult: MessageFns<BookingV1ConfirmResult> = {
         : isSet(object.booking_id)
         ? globalThis.String(object.booking_id)
         : "",
-      status: isSet(object.status)
-        ? bookingV1ConfirmResult_StatusFromJSON(object.status)
-        : BookingV1ConfirmResult_Status.STATUS_UNSPECIFIED,
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     };
   },
 
@@ -7717,8 +8022,8 @@ export const BookingV1ConfirmResult: MessageFns<BookingV1ConfirmResult> = {
     if (message.bookingId !== undefined && message.bookingId !== "") {
       obj.bookingId = message.bookingId;
     }
-    if (message.status !== undefined && message.status !== BookingV1ConfirmResult_Status.STATUS_UNSPECIFIED) {
-      obj.status = bookingV1ConfirmResult_StatusToJSON(message.status);
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     return obj;
   },
@@ -7729,7 +8034,7 @@ export const BookingV1ConfirmResult: MessageFns<BookingV1ConfirmResult> = {
   fromPartial(object: DeepPartial<BookingV1ConfirmResult>): BookingV1ConfirmResult {
     const message = createBaseBookingV1ConfirmResult();
     message.bookingId = object.bookingId ?? "";
-    message.status = object.status ?? BookingV1ConfirmResult_Status.STATUS_UNSPECIFIED;
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     return message;
   },
 };
@@ -7806,7 +8111,7 @@ export const BookingV1Created: MessageFns<BookingV1Created> = {
 function createBaseBookingV1Created_Data(): BookingV1Created_Data {
   return {
     id: "",
-    status: BookingV1Created_Data_Status.STATUS_UNSPECIFIED,
+    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     title: "",
     date: undefined,
     endTime: undefined,
@@ -7820,8 +8125,8 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.status !== undefined && message.status !== BookingV1Created_Data_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(16).int32(bookingV1Created_Data_StatusToNumber(message.status));
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(64).int32(bookingStatusToNumber(message.bookingStatus));
     }
     if (message.title !== undefined && message.title !== "") {
       writer.uint32(26).string(message.title);
@@ -7862,12 +8167,12 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
             message.id = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 16) {
+          case 8: {
+            if (tag !== 64) {
               break;
             }
 
-            message.status = bookingV1Created_Data_StatusFromJSON(reader.int32());
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
           case 3: {
@@ -7925,9 +8230,11 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
   fromJSON(object: any): BookingV1Created_Data {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      status: isSet(object.status)
-        ? bookingV1Created_Data_StatusFromJSON(object.status)
-        : BookingV1Created_Data_Status.STATUS_UNSPECIFIED,
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
       title: isSet(object.title) ? globalThis.String(object.title) : "",
       date: isSet(object.date) ? fromJsonTimestamp(object.date) : undefined,
       endTime: isSet(object.endTime)
@@ -7953,8 +8260,8 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
-    if (message.status !== undefined && message.status !== BookingV1Created_Data_Status.STATUS_UNSPECIFIED) {
-      obj.status = bookingV1Created_Data_StatusToJSON(message.status);
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     if (message.title !== undefined && message.title !== "") {
       obj.title = message.title;
@@ -7980,7 +8287,7 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
   fromPartial(object: DeepPartial<BookingV1Created_Data>): BookingV1Created_Data {
     const message = createBaseBookingV1Created_Data();
     message.id = object.id ?? "";
-    message.status = object.status ?? BookingV1Created_Data_Status.STATUS_UNSPECIFIED;
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.title = object.title ?? "";
     message.date = object.date ?? undefined;
     message.endTime = object.endTime ?? undefined;
@@ -7993,7 +8300,7 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
 function createBaseBookingV1Detail(): BookingV1Detail {
   return {
     bookingId: "",
-    status: BookingV1Detail_Status.STATUS_UNSPECIFIED,
+    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     provider: undefined,
     service: undefined,
     attendee: undefined,
@@ -8010,8 +8317,8 @@ export const BookingV1Detail: MessageFns<BookingV1Detail> = {
     if (message.bookingId !== undefined && message.bookingId !== "") {
       writer.uint32(10).string(message.bookingId);
     }
-    if (message.status !== undefined && message.status !== BookingV1Detail_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(16).int32(bookingV1Detail_StatusToNumber(message.status));
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(88).int32(bookingStatusToNumber(message.bookingStatus));
     }
     if (message.provider !== undefined) {
       BookingV1Detail_Provider.encode(message.provider, writer.uint32(26).fork()).join();
@@ -8061,12 +8368,12 @@ export const BookingV1Detail: MessageFns<BookingV1Detail> = {
             message.bookingId = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 16) {
+          case 11: {
+            if (tag !== 88) {
               break;
             }
 
-            message.status = bookingV1Detail_StatusFromJSON(reader.int32());
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
           case 3: {
@@ -8152,9 +8459,11 @@ export const BookingV1Detail: MessageFns<BookingV1Detail> = {
         : isSet(object.booking_id)
         ? globalThis.String(object.booking_id)
         : "",
-      status: isSet(object.status)
-        ? bookingV1Detail_StatusFromJSON(object.status)
-        : BookingV1Detail_Status.STATUS_UNSPECIFIED,
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
       provider: isSet(object.provider) ? BookingV1Detail_Provider.fromJSON(object.provider) : undefined,
       service: isSet(object.service) ? BookingV1Detail_Service.fromJSON(object.service) : undefined,
       attendee: isSet(object.attendee) ? BookingV1Detail_Attendee.fromJSON(object.attendee) : undefined,
@@ -8183,8 +8492,8 @@ export const BookingV1Detail: MessageFns<BookingV1Detail> = {
     if (message.bookingId !== undefined && message.bookingId !== "") {
       obj.bookingId = message.bookingId;
     }
-    if (message.status !== undefined && message.status !== BookingV1Detail_Status.STATUS_UNSPECIFIED) {
-      obj.status = bookingV1Detail_StatusToJSON(message.status);
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     if (message.provider !== undefined) {
       obj.provider = BookingV1Detail_Provider.toJSON(message.provider);
@@ -8219,7 +8528,7 @@ export const BookingV1Detail: MessageFns<BookingV1Detail> = {
   fromPartial(object: DeepPartial<BookingV1Detail>): BookingV1Detail {
     const message = createBaseBookingV1Detail();
     message.bookingId = object.bookingId ?? "";
-    message.status = object.status ?? BookingV1Detail_Status.STATUS_UNSPECIFIED;
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? BookingV1Detail_Provider.fromPartial(object.provider)
       : undefined;
@@ -8512,7 +8821,7 @@ export const BookingV1Detail_Attendee: MessageFns<BookingV1Detail_Attendee> = {
 function createBaseBookingV1ListItem(): BookingV1ListItem {
   return {
     bookingId: "",
-    status: BookingV1ListItem_Status.STATUS_UNSPECIFIED,
+    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     provider: undefined,
     start: undefined,
     end: undefined,
@@ -8524,8 +8833,8 @@ export const BookingV1ListItem: MessageFns<BookingV1ListItem> = {
     if (message.bookingId !== undefined && message.bookingId !== "") {
       writer.uint32(10).string(message.bookingId);
     }
-    if (message.status !== undefined && message.status !== BookingV1ListItem_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(16).int32(bookingV1ListItem_StatusToNumber(message.status));
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(48).int32(bookingStatusToNumber(message.bookingStatus));
     }
     if (message.provider !== undefined) {
       BookingV1ListItem_Provider.encode(message.provider, writer.uint32(26).fork()).join();
@@ -8560,12 +8869,12 @@ export const BookingV1ListItem: MessageFns<BookingV1ListItem> = {
             message.bookingId = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 16) {
+          case 6: {
+            if (tag !== 48) {
               break;
             }
 
-            message.status = bookingV1ListItem_StatusFromJSON(reader.int32());
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
           case 3: {
@@ -8611,9 +8920,11 @@ export const BookingV1ListItem: MessageFns<BookingV1ListItem> = {
         : isSet(object.booking_id)
         ? globalThis.String(object.booking_id)
         : "",
-      status: isSet(object.status)
-        ? bookingV1ListItem_StatusFromJSON(object.status)
-        : BookingV1ListItem_Status.STATUS_UNSPECIFIED,
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
       provider: isSet(object.provider) ? BookingV1ListItem_Provider.fromJSON(object.provider) : undefined,
       start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
       end: isSet(object.end) ? fromJsonTimestamp(object.end) : undefined,
@@ -8625,8 +8936,8 @@ export const BookingV1ListItem: MessageFns<BookingV1ListItem> = {
     if (message.bookingId !== undefined && message.bookingId !== "") {
       obj.bookingId = message.bookingId;
     }
-    if (message.status !== undefined && message.status !== BookingV1ListItem_Status.STATUS_UNSPECIFIED) {
-      obj.status = bookingV1ListItem_StatusToJSON(message.status);
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     if (message.provider !== undefined) {
       obj.provider = BookingV1ListItem_Provider.toJSON(message.provider);
@@ -8646,7 +8957,7 @@ export const BookingV1ListItem: MessageFns<BookingV1ListItem> = {
   fromPartial(object: DeepPartial<BookingV1ListItem>): BookingV1ListItem {
     const message = createBaseBookingV1ListItem();
     message.bookingId = object.bookingId ?? "";
-    message.status = object.status ?? BookingV1ListItem_Status.STATUS_UNSPECIFIED;
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? BookingV1ListItem_Provider.fromPartial(object.provider)
       : undefined;
@@ -8795,7 +9106,7 @@ export const BookingV1Rescheduled: MessageFns<BookingV1Rescheduled> = {
 function createBaseBookingV1Rescheduled_Data(): BookingV1Rescheduled_Data {
   return {
     id: "",
-    status: BookingV1Rescheduled_Data_Status.STATUS_UNSPECIFIED,
+    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     title: "",
     date: undefined,
     endTime: undefined,
@@ -8807,8 +9118,8 @@ export const BookingV1Rescheduled_Data: MessageFns<BookingV1Rescheduled_Data> = 
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.status !== undefined && message.status !== BookingV1Rescheduled_Data_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(16).int32(bookingV1Rescheduled_Data_StatusToNumber(message.status));
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(48).int32(bookingStatusToNumber(message.bookingStatus));
     }
     if (message.title !== undefined && message.title !== "") {
       writer.uint32(26).string(message.title);
@@ -8843,12 +9154,12 @@ export const BookingV1Rescheduled_Data: MessageFns<BookingV1Rescheduled_Data> = 
             message.id = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 16) {
+          case 6: {
+            if (tag !== 48) {
               break;
             }
 
-            message.status = bookingV1Rescheduled_Data_StatusFromJSON(reader.int32());
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
           case 3: {
@@ -8890,9 +9201,11 @@ export const BookingV1Rescheduled_Data: MessageFns<BookingV1Rescheduled_Data> = 
   fromJSON(object: any): BookingV1Rescheduled_Data {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      status: isSet(object.status)
-        ? bookingV1Rescheduled_Data_StatusFromJSON(object.status)
-        : BookingV1Rescheduled_Data_Status.STATUS_UNSPECIFIED,
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
       title: isSet(object.title) ? globalThis.String(object.title) : "",
       date: isSet(object.date) ? fromJsonTimestamp(object.date) : undefined,
       endTime: isSet(object.endTime)
@@ -8908,8 +9221,8 @@ export const BookingV1Rescheduled_Data: MessageFns<BookingV1Rescheduled_Data> = 
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
-    if (message.status !== undefined && message.status !== BookingV1Rescheduled_Data_Status.STATUS_UNSPECIFIED) {
-      obj.status = bookingV1Rescheduled_Data_StatusToJSON(message.status);
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     if (message.title !== undefined && message.title !== "") {
       obj.title = message.title;
@@ -8929,7 +9242,7 @@ export const BookingV1Rescheduled_Data: MessageFns<BookingV1Rescheduled_Data> = 
   fromPartial(object: DeepPartial<BookingV1Rescheduled_Data>): BookingV1Rescheduled_Data {
     const message = createBaseBookingV1Rescheduled_Data();
     message.id = object.id ?? "";
-    message.status = object.status ?? BookingV1Rescheduled_Data_Status.STATUS_UNSPECIFIED;
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.title = object.title ?? "";
     message.date = object.date ?? undefined;
     message.endTime = object.endTime ?? undefined;
@@ -8943,7 +9256,7 @@ function createBaseBookingV2(): BookingV2 {
     organizationId: "",
     resolutionId: undefined,
     optionId: undefined,
-    status: BookingV2_Status.STATUS_UNSPECIFIED,
+    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     provider: undefined,
     service: undefined,
     customer: undefined,
@@ -8972,8 +9285,8 @@ export const BookingV2: MessageFns<BookingV2> = {
     if (message.optionId !== undefined) {
       writer.uint32(34).string(message.optionId);
     }
-    if (message.status !== undefined && message.status !== BookingV2_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(40).int32(bookingV2_StatusToNumber(message.status));
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(136).int32(bookingStatusToNumber(message.bookingStatus));
     }
     if (message.provider !== undefined) {
       BookingV2_Provider.encode(message.provider, writer.uint32(50).fork()).join();
@@ -9056,12 +9369,12 @@ export const BookingV2: MessageFns<BookingV2> = {
             message.optionId = reader.string();
             continue;
           }
-          case 5: {
-            if (tag !== 40) {
+          case 17: {
+            if (tag !== 136) {
               break;
             }
 
-            message.status = bookingV2_StatusFromJSON(reader.int32());
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
           case 6: {
@@ -9182,7 +9495,11 @@ export const BookingV2: MessageFns<BookingV2> = {
         : isSet(object.option_id)
         ? globalThis.String(object.option_id)
         : undefined,
-      status: isSet(object.status) ? bookingV2_StatusFromJSON(object.status) : BookingV2_Status.STATUS_UNSPECIFIED,
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
       provider: isSet(object.provider) ? BookingV2_Provider.fromJSON(object.provider) : undefined,
       service: isSet(object.service) ? BookingV2_Service.fromJSON(object.service) : undefined,
       customer: isSet(object.customer) ? BookingV2_Customer.fromJSON(object.customer) : undefined,
@@ -9231,8 +9548,8 @@ export const BookingV2: MessageFns<BookingV2> = {
     if (message.optionId !== undefined) {
       obj.optionId = message.optionId;
     }
-    if (message.status !== undefined && message.status !== BookingV2_Status.STATUS_UNSPECIFIED) {
-      obj.status = bookingV2_StatusToJSON(message.status);
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     if (message.provider !== undefined) {
       obj.provider = BookingV2_Provider.toJSON(message.provider);
@@ -9279,7 +9596,7 @@ export const BookingV2: MessageFns<BookingV2> = {
     message.organizationId = object.organizationId ?? "";
     message.resolutionId = object.resolutionId ?? undefined;
     message.optionId = object.optionId ?? undefined;
-    message.status = object.status ?? BookingV2_Status.STATUS_UNSPECIFIED;
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.provider = (object.provider !== undefined && object.provider !== null)
       ? BookingV2_Provider.fromPartial(object.provider)
       : undefined;
@@ -10772,15 +11089,7 @@ export const Candidate: MessageFns<Candidate> = {
 };
 
 function createBaseCandidate_Exclusions(): Candidate_Exclusions {
-  return {
-    code: "",
-    field: "",
-    required: undefined,
-    actual: undefined,
-    sourceStatus: "",
-    status: "",
-    detail: undefined,
-  };
+  return { code: "", field: "", requiredValues: [], actualValues: [], sourceStatus: "", status: "", detail: undefined };
 }
 
 export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
@@ -10791,11 +11100,15 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
     if (message.field !== undefined && message.field !== "") {
       writer.uint32(18).string(message.field);
     }
-    if (message.required !== undefined) {
-      Value.encode(Value.wrap(message.required), writer.uint32(26).fork()).join();
+    if (message.requiredValues !== undefined && message.requiredValues.length !== 0) {
+      for (const v of message.requiredValues) {
+        ConstraintValue.encode(v!, writer.uint32(66).fork()).join();
+      }
     }
-    if (message.actual !== undefined) {
-      Value.encode(Value.wrap(message.actual), writer.uint32(34).fork()).join();
+    if (message.actualValues !== undefined && message.actualValues.length !== 0) {
+      for (const v of message.actualValues) {
+        ConstraintValue.encode(v!, writer.uint32(74).fork()).join();
+      }
     }
     if (message.sourceStatus !== undefined && message.sourceStatus !== "") {
       writer.uint32(42).string(message.sourceStatus);
@@ -10838,20 +11151,26 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
             message.field = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
-            message.required = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = ConstraintValue.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.requiredValues!.push(el);
+            }
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 9: {
+            if (tag !== 74) {
               break;
             }
 
-            message.actual = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = ConstraintValue.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.actualValues!.push(el);
+            }
             continue;
           }
           case 5: {
@@ -10894,8 +11213,16 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
     return {
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       field: isSet(object.field) ? globalThis.String(object.field) : "",
-      required: isSet(object?.required) ? object.required : undefined,
-      actual: isSet(object?.actual) ? object.actual : undefined,
+      requiredValues: globalThis.Array.isArray(object?.requiredValues)
+        ? object.requiredValues.map((e: any) => ConstraintValue.fromJSON(e))
+        : globalThis.Array.isArray(object?.required_values)
+        ? object.required_values.map((e: any) => ConstraintValue.fromJSON(e))
+        : [],
+      actualValues: globalThis.Array.isArray(object?.actualValues)
+        ? object.actualValues.map((e: any) => ConstraintValue.fromJSON(e))
+        : globalThis.Array.isArray(object?.actual_values)
+        ? object.actual_values.map((e: any) => ConstraintValue.fromJSON(e))
+        : [],
       sourceStatus: isSet(object.sourceStatus)
         ? globalThis.String(object.sourceStatus)
         : isSet(object.source_status)
@@ -10914,11 +11241,11 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
     if (message.field !== undefined && message.field !== "") {
       obj.field = message.field;
     }
-    if (message.required !== undefined) {
-      obj.required = message.required;
+    if (message.requiredValues?.length) {
+      obj.requiredValues = message.requiredValues.map((e) => ConstraintValue.toJSON(e));
     }
-    if (message.actual !== undefined) {
-      obj.actual = message.actual;
+    if (message.actualValues?.length) {
+      obj.actualValues = message.actualValues.map((e) => ConstraintValue.toJSON(e));
     }
     if (message.sourceStatus !== undefined && message.sourceStatus !== "") {
       obj.sourceStatus = message.sourceStatus;
@@ -10939,8 +11266,8 @@ export const Candidate_Exclusions: MessageFns<Candidate_Exclusions> = {
     const message = createBaseCandidate_Exclusions();
     message.code = object.code ?? "";
     message.field = object.field ?? "";
-    message.required = object.required === undefined ? undefined : object.required;
-    message.actual = object.actual === undefined ? undefined : object.actual;
+    message.requiredValues = object.requiredValues?.map((e) => ConstraintValue.fromPartial(e)) || [];
+    message.actualValues = object.actualValues?.map((e) => ConstraintValue.fromPartial(e)) || [];
     message.sourceStatus = object.sourceStatus ?? "";
     message.status = object.status ?? "";
     message.detail = object.detail ?? undefined;
@@ -11220,7 +11547,7 @@ export const CandidatesPage_Summary: MessageFns<CandidatesPage_Summary> = {
 };
 
 function createBaseConstraintRecord(): ConstraintRecord {
-  return { code: "", field: "", status: "", required: undefined, actual: undefined, sourceStatus: "" };
+  return { code: "", field: "", status: "", requiredValues: [], actualValues: [], sourceStatus: "" };
 }
 
 export const ConstraintRecord: MessageFns<ConstraintRecord> = {
@@ -11234,11 +11561,15 @@ export const ConstraintRecord: MessageFns<ConstraintRecord> = {
     if (message.status !== undefined && message.status !== "") {
       writer.uint32(26).string(message.status);
     }
-    if (message.required !== undefined) {
-      Value.encode(Value.wrap(message.required), writer.uint32(34).fork()).join();
+    if (message.requiredValues !== undefined && message.requiredValues.length !== 0) {
+      for (const v of message.requiredValues) {
+        ConstraintValue.encode(v!, writer.uint32(58).fork()).join();
+      }
     }
-    if (message.actual !== undefined) {
-      Value.encode(Value.wrap(message.actual), writer.uint32(42).fork()).join();
+    if (message.actualValues !== undefined && message.actualValues.length !== 0) {
+      for (const v of message.actualValues) {
+        ConstraintValue.encode(v!, writer.uint32(66).fork()).join();
+      }
     }
     if (message.sourceStatus !== undefined && message.sourceStatus !== "") {
       writer.uint32(50).string(message.sourceStatus);
@@ -11283,20 +11614,26 @@ export const ConstraintRecord: MessageFns<ConstraintRecord> = {
             message.status = reader.string();
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
-            message.required = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = ConstraintValue.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.requiredValues!.push(el);
+            }
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
-            message.actual = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = ConstraintValue.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.actualValues!.push(el);
+            }
             continue;
           }
           case 6: {
@@ -11324,8 +11661,16 @@ export const ConstraintRecord: MessageFns<ConstraintRecord> = {
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       field: isSet(object.field) ? globalThis.String(object.field) : "",
       status: isSet(object.status) ? globalThis.String(object.status) : "",
-      required: isSet(object?.required) ? object.required : undefined,
-      actual: isSet(object?.actual) ? object.actual : undefined,
+      requiredValues: globalThis.Array.isArray(object?.requiredValues)
+        ? object.requiredValues.map((e: any) => ConstraintValue.fromJSON(e))
+        : globalThis.Array.isArray(object?.required_values)
+        ? object.required_values.map((e: any) => ConstraintValue.fromJSON(e))
+        : [],
+      actualValues: globalThis.Array.isArray(object?.actualValues)
+        ? object.actualValues.map((e: any) => ConstraintValue.fromJSON(e))
+        : globalThis.Array.isArray(object?.actual_values)
+        ? object.actual_values.map((e: any) => ConstraintValue.fromJSON(e))
+        : [],
       sourceStatus: isSet(object.sourceStatus)
         ? globalThis.String(object.sourceStatus)
         : isSet(object.source_status)
@@ -11345,11 +11690,11 @@ export const ConstraintRecord: MessageFns<ConstraintRecord> = {
     if (message.status !== undefined && message.status !== "") {
       obj.status = message.status;
     }
-    if (message.required !== undefined) {
-      obj.required = message.required;
+    if (message.requiredValues?.length) {
+      obj.requiredValues = message.requiredValues.map((e) => ConstraintValue.toJSON(e));
     }
-    if (message.actual !== undefined) {
-      obj.actual = message.actual;
+    if (message.actualValues?.length) {
+      obj.actualValues = message.actualValues.map((e) => ConstraintValue.toJSON(e));
     }
     if (message.sourceStatus !== undefined && message.sourceStatus !== "") {
       obj.sourceStatus = message.sourceStatus;
@@ -11365,9 +11710,131 @@ export const ConstraintRecord: MessageFns<ConstraintRecord> = {
     message.code = object.code ?? "";
     message.field = object.field ?? "";
     message.status = object.status ?? "";
-    message.required = object.required === undefined ? undefined : object.required;
-    message.actual = object.actual === undefined ? undefined : object.actual;
+    message.requiredValues = object.requiredValues?.map((e) => ConstraintValue.fromPartial(e)) || [];
+    message.actualValues = object.actualValues?.map((e) => ConstraintValue.fromPartial(e)) || [];
     message.sourceStatus = object.sourceStatus ?? "";
+    return message;
+  },
+};
+
+function createBaseConstraintValue(): ConstraintValue {
+  return { kind: undefined };
+}
+
+export const ConstraintValue: MessageFns<ConstraintValue> = {
+  encode(message: ConstraintValue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.kind?.$case) {
+      case "text":
+        writer.uint32(10).string(message.kind.value);
+        break;
+      case "number":
+        writer.uint32(17).double(message.kind.value);
+        break;
+      case "flag":
+        writer.uint32(24).bool(message.kind.value);
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConstraintValue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConstraintValue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = { $case: "text", value: reader.string() };
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.kind = { $case: "number", value: reader.double() };
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.kind = { $case: "flag", value: reader.bool() };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConstraintValue {
+    return {
+      kind: isSet(object.text)
+        ? { $case: "text", value: globalThis.String(object.text) }
+        : isSet(object.number)
+        ? { $case: "number", value: globalThis.Number(object.number) }
+        : isSet(object.flag)
+        ? { $case: "flag", value: globalThis.Boolean(object.flag) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: ConstraintValue): unknown {
+    const obj: any = {};
+    if (message.kind?.$case === "text") {
+      obj.text = message.kind.value;
+    } else if (message.kind?.$case === "number") {
+      obj.number = floatToJson(message.kind.value);
+    } else if (message.kind?.$case === "flag") {
+      obj.flag = message.kind.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ConstraintValue>): ConstraintValue {
+    return ConstraintValue.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConstraintValue>): ConstraintValue {
+    const message = createBaseConstraintValue();
+    switch (object.kind?.$case) {
+      case "text": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "text", value: object.kind.value };
+        }
+        break;
+      }
+      case "number": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "number", value: object.kind.value };
+        }
+        break;
+      }
+      case "flag": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "flag", value: object.kind.value };
+        }
+        break;
+      }
+    }
     return message;
   },
 };
@@ -11517,6 +11984,508 @@ export const ContinuityRecord: MessageFns<ContinuityRecord> = {
     message.clientRef = object.clientRef ?? "";
     message.lastSeenAt = object.lastSeenAt ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProviderBody(): CreateProviderBody {
+  return {
+    externalId: "",
+    displayName: "",
+    email: undefined,
+    providerStatus: ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
+    searchable: undefined,
+    professionCode: undefined,
+    profession: undefined,
+    specialtyCodes: [],
+    languageCodes: [],
+    modalityCodes: [],
+    serviceRegionCodes: [],
+    insurancePlanCodes: [],
+    ageGroupCodes: [],
+    licenseRecords: [],
+    acceptsNewClients: undefined,
+    timezone: undefined,
+    bio: undefined,
+    username: undefined,
+    location: undefined,
+    panelCapacity: undefined,
+    panelCurrentCount: undefined,
+  };
+}
+
+export const CreateProviderBody: MessageFns<CreateProviderBody> = {
+  encode(message: CreateProviderBody, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.externalId !== undefined && message.externalId !== "") {
+      writer.uint32(10).string(message.externalId);
+    }
+    if (message.displayName !== undefined && message.displayName !== "") {
+      writer.uint32(18).string(message.displayName);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(26).string(message.email);
+    }
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      writer.uint32(176).int32(providerStatusToNumber(message.providerStatus));
+    }
+    if (message.searchable !== undefined) {
+      writer.uint32(40).bool(message.searchable);
+    }
+    if (message.professionCode !== undefined) {
+      writer.uint32(50).string(message.professionCode);
+    }
+    if (message.profession !== undefined) {
+      writer.uint32(58).string(message.profession);
+    }
+    if (message.specialtyCodes !== undefined && message.specialtyCodes.length !== 0) {
+      for (const v of message.specialtyCodes) {
+        writer.uint32(66).string(v!);
+      }
+    }
+    if (message.languageCodes !== undefined && message.languageCodes.length !== 0) {
+      for (const v of message.languageCodes) {
+        writer.uint32(74).string(v!);
+      }
+    }
+    if (message.modalityCodes !== undefined && message.modalityCodes.length !== 0) {
+      for (const v of message.modalityCodes) {
+        writer.uint32(82).string(v!);
+      }
+    }
+    if (message.serviceRegionCodes !== undefined && message.serviceRegionCodes.length !== 0) {
+      for (const v of message.serviceRegionCodes) {
+        writer.uint32(90).string(v!);
+      }
+    }
+    if (message.insurancePlanCodes !== undefined && message.insurancePlanCodes.length !== 0) {
+      for (const v of message.insurancePlanCodes) {
+        writer.uint32(98).string(v!);
+      }
+    }
+    if (message.ageGroupCodes !== undefined && message.ageGroupCodes.length !== 0) {
+      for (const v of message.ageGroupCodes) {
+        writer.uint32(106).string(v!);
+      }
+    }
+    if (message.licenseRecords !== undefined && message.licenseRecords.length !== 0) {
+      for (const v of message.licenseRecords) {
+        LicenseRecordInput.encode(v!, writer.uint32(114).fork()).join();
+      }
+    }
+    if (message.acceptsNewClients !== undefined) {
+      writer.uint32(120).bool(message.acceptsNewClients);
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(130).string(message.timezone);
+    }
+    if (message.bio !== undefined) {
+      writer.uint32(138).string(message.bio);
+    }
+    if (message.username !== undefined) {
+      writer.uint32(146).string(message.username);
+    }
+    if (message.location !== undefined) {
+      writer.uint32(154).string(message.location);
+    }
+    if (message.panelCapacity !== undefined) {
+      writer.uint32(160).int64(message.panelCapacity);
+    }
+    if (message.panelCurrentCount !== undefined) {
+      writer.uint32(168).int64(message.panelCurrentCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProviderBody {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProviderBody();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.providerStatus = providerStatusFromJSON(reader.int32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.searchable = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.professionCode = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.profession = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.specialtyCodes!.push(el);
+            }
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.languageCodes!.push(el);
+            }
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.modalityCodes!.push(el);
+            }
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.serviceRegionCodes!.push(el);
+            }
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.insurancePlanCodes!.push(el);
+            }
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            const el = reader.string();
+            if (el !== undefined) {
+              message.ageGroupCodes!.push(el);
+            }
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            const el = LicenseRecordInput.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.licenseRecords!.push(el);
+            }
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.acceptsNewClients = reader.bool();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.bio = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.panelCapacity = longToNumber(reader.int64());
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.panelCurrentCount = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProviderBody {
+    return {
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      displayName: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      providerStatus: isSet(object.providerStatus)
+        ? providerStatusFromJSON(object.providerStatus)
+        : isSet(object.provider_status)
+        ? providerStatusFromJSON(object.provider_status)
+        : ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
+      searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : undefined,
+      professionCode: isSet(object.professionCode)
+        ? globalThis.String(object.professionCode)
+        : isSet(object.profession_code)
+        ? globalThis.String(object.profession_code)
+        : undefined,
+      profession: isSet(object.profession) ? globalThis.String(object.profession) : undefined,
+      specialtyCodes: globalThis.Array.isArray(object?.specialtyCodes)
+        ? object.specialtyCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.specialty_codes)
+        ? object.specialty_codes.map((e: any) => globalThis.String(e))
+        : [],
+      languageCodes: globalThis.Array.isArray(object?.languageCodes)
+        ? object.languageCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.language_codes)
+        ? object.language_codes.map((e: any) => globalThis.String(e))
+        : [],
+      modalityCodes: globalThis.Array.isArray(object?.modalityCodes)
+        ? object.modalityCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.modality_codes)
+        ? object.modality_codes.map((e: any) => globalThis.String(e))
+        : [],
+      serviceRegionCodes: globalThis.Array.isArray(object?.serviceRegionCodes)
+        ? object.serviceRegionCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.service_region_codes)
+        ? object.service_region_codes.map((e: any) => globalThis.String(e))
+        : [],
+      insurancePlanCodes: globalThis.Array.isArray(object?.insurancePlanCodes)
+        ? object.insurancePlanCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.insurance_plan_codes)
+        ? object.insurance_plan_codes.map((e: any) => globalThis.String(e))
+        : [],
+      ageGroupCodes: globalThis.Array.isArray(object?.ageGroupCodes)
+        ? object.ageGroupCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.age_group_codes)
+        ? object.age_group_codes.map((e: any) => globalThis.String(e))
+        : [],
+      licenseRecords: globalThis.Array.isArray(object?.licenseRecords)
+        ? object.licenseRecords.map((e: any) => LicenseRecordInput.fromJSON(e))
+        : globalThis.Array.isArray(object?.license_records)
+        ? object.license_records.map((e: any) => LicenseRecordInput.fromJSON(e))
+        : [],
+      acceptsNewClients: isSet(object.acceptsNewClients)
+        ? globalThis.Boolean(object.acceptsNewClients)
+        : isSet(object.accepts_new_clients)
+        ? globalThis.Boolean(object.accepts_new_clients)
+        : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+      bio: isSet(object.bio) ? globalThis.String(object.bio) : undefined,
+      username: isSet(object.username) ? globalThis.String(object.username) : undefined,
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      panelCapacity: isSet(object.panelCapacity)
+        ? globalThis.Number(object.panelCapacity)
+        : isSet(object.panel_capacity)
+        ? globalThis.Number(object.panel_capacity)
+        : undefined,
+      panelCurrentCount: isSet(object.panelCurrentCount)
+        ? globalThis.Number(object.panelCurrentCount)
+        : isSet(object.panel_current_count)
+        ? globalThis.Number(object.panel_current_count)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateProviderBody): unknown {
+    const obj: any = {};
+    if (message.externalId !== undefined && message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.displayName !== undefined && message.displayName !== "") {
+      obj.displayName = message.displayName;
+    }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      obj.providerStatus = providerStatusToJSON(message.providerStatus);
+    }
+    if (message.searchable !== undefined) {
+      obj.searchable = message.searchable;
+    }
+    if (message.professionCode !== undefined) {
+      obj.professionCode = message.professionCode;
+    }
+    if (message.profession !== undefined) {
+      obj.profession = message.profession;
+    }
+    if (message.specialtyCodes?.length) {
+      obj.specialtyCodes = message.specialtyCodes;
+    }
+    if (message.languageCodes?.length) {
+      obj.languageCodes = message.languageCodes;
+    }
+    if (message.modalityCodes?.length) {
+      obj.modalityCodes = message.modalityCodes;
+    }
+    if (message.serviceRegionCodes?.length) {
+      obj.serviceRegionCodes = message.serviceRegionCodes;
+    }
+    if (message.insurancePlanCodes?.length) {
+      obj.insurancePlanCodes = message.insurancePlanCodes;
+    }
+    if (message.ageGroupCodes?.length) {
+      obj.ageGroupCodes = message.ageGroupCodes;
+    }
+    if (message.licenseRecords?.length) {
+      obj.licenseRecords = message.licenseRecords.map((e) => LicenseRecordInput.toJSON(e));
+    }
+    if (message.acceptsNewClients !== undefined) {
+      obj.acceptsNewClients = message.acceptsNewClients;
+    }
+    if (message.timezone !== undefined) {
+      obj.timezone = message.timezone;
+    }
+    if (message.bio !== undefined) {
+      obj.bio = message.bio;
+    }
+    if (message.username !== undefined) {
+      obj.username = message.username;
+    }
+    if (message.location !== undefined) {
+      obj.location = message.location;
+    }
+    if (message.panelCapacity !== undefined) {
+      obj.panelCapacity = Math.round(message.panelCapacity);
+    }
+    if (message.panelCurrentCount !== undefined) {
+      obj.panelCurrentCount = Math.round(message.panelCurrentCount);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CreateProviderBody>): CreateProviderBody {
+    return CreateProviderBody.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateProviderBody>): CreateProviderBody {
+    const message = createBaseCreateProviderBody();
+    message.externalId = object.externalId ?? "";
+    message.displayName = object.displayName ?? "";
+    message.email = object.email ?? undefined;
+    message.providerStatus = object.providerStatus ?? ProviderStatus.PROVIDER_STATUS_UNSPECIFIED;
+    message.searchable = object.searchable ?? undefined;
+    message.professionCode = object.professionCode ?? undefined;
+    message.profession = object.profession ?? undefined;
+    message.specialtyCodes = object.specialtyCodes?.map((e) => e) || [];
+    message.languageCodes = object.languageCodes?.map((e) => e) || [];
+    message.modalityCodes = object.modalityCodes?.map((e) => e) || [];
+    message.serviceRegionCodes = object.serviceRegionCodes?.map((e) => e) || [];
+    message.insurancePlanCodes = object.insurancePlanCodes?.map((e) => e) || [];
+    message.ageGroupCodes = object.ageGroupCodes?.map((e) => e) || [];
+    message.licenseRecords = object.licenseRecords?.map((e) => LicenseRecordInput.fromPartial(e)) || [];
+    message.acceptsNewClients = object.acceptsNewClients ?? undefined;
+    message.timezone = object.timezone ?? undefined;
+    message.bio = object.bio ?? undefined;
+    message.username = object.username ?? undefined;
+    message.location = object.location ?? undefined;
+    message.panelCapacity = object.panelCapacity ?? undefined;
+    message.panelCurrentCount = object.panelCurrentCount ?? undefined;
     return message;
   },
 };
@@ -11835,16 +12804,16 @@ export const DateOverride: MessageFns<DateOverride> = {
 };
 
 function createBaseDateRangeInput(): DateRangeInput {
-  return { from: undefined, to: undefined };
+  return { fromDate: "", toDate: "" };
 }
 
 export const DateRangeInput: MessageFns<DateRangeInput> = {
   encode(message: DateRangeInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.from !== undefined) {
-      Value.encode(Value.wrap(message.from), writer.uint32(10).fork()).join();
+    if (message.fromDate !== undefined && message.fromDate !== "") {
+      writer.uint32(26).string(message.fromDate);
     }
-    if (message.to !== undefined) {
-      Value.encode(Value.wrap(message.to), writer.uint32(18).fork()).join();
+    if (message.toDate !== undefined && message.toDate !== "") {
+      writer.uint32(34).string(message.toDate);
     }
     return writer;
   },
@@ -11862,20 +12831,20 @@ export const DateRangeInput: MessageFns<DateRangeInput> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.from = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.fromDate = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.to = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.toDate = reader.string();
             continue;
           }
         }
@@ -11891,16 +12860,27 @@ export const DateRangeInput: MessageFns<DateRangeInput> = {
   },
 
   fromJSON(object: any): DateRangeInput {
-    return { from: isSet(object?.from) ? object.from : undefined, to: isSet(object?.to) ? object.to : undefined };
+    return {
+      fromDate: isSet(object.fromDate)
+        ? globalThis.String(object.fromDate)
+        : isSet(object.from_date)
+        ? globalThis.String(object.from_date)
+        : "",
+      toDate: isSet(object.toDate)
+        ? globalThis.String(object.toDate)
+        : isSet(object.to_date)
+        ? globalThis.String(object.to_date)
+        : "",
+    };
   },
 
   toJSON(message: DateRangeInput): unknown {
     const obj: any = {};
-    if (message.from !== undefined) {
-      obj.from = message.from;
+    if (message.fromDate !== undefined && message.fromDate !== "") {
+      obj.fromDate = message.fromDate;
     }
-    if (message.to !== undefined) {
-      obj.to = message.to;
+    if (message.toDate !== undefined && message.toDate !== "") {
+      obj.toDate = message.toDate;
     }
     return obj;
   },
@@ -11910,8 +12890,8 @@ export const DateRangeInput: MessageFns<DateRangeInput> = {
   },
   fromPartial(object: DeepPartial<DateRangeInput>): DateRangeInput {
     const message = createBaseDateRangeInput();
-    message.from = object.from === undefined ? undefined : object.from;
-    message.to = object.to === undefined ? undefined : object.to;
+    message.fromDate = object.fromDate ?? "";
+    message.toDate = object.toDate ?? "";
     return message;
   },
 };
@@ -12933,7 +13913,7 @@ function createBaseDelivery(): Delivery {
     id: "",
     eventId: "",
     event: "",
-    status: Delivery_Status.STATUS_UNSPECIFIED,
+    deliveryStatus: DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED,
     attempt: 0,
     statusCode: undefined,
     latencyMs: undefined,
@@ -12954,8 +13934,8 @@ export const Delivery: MessageFns<Delivery> = {
     if (message.event !== undefined && message.event !== "") {
       writer.uint32(26).string(message.event);
     }
-    if (message.status !== undefined && message.status !== Delivery_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(32).int32(delivery_StatusToNumber(message.status));
+    if (message.deliveryStatus !== undefined && message.deliveryStatus !== DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED) {
+      writer.uint32(88).int32(deliveryStatusToNumber(message.deliveryStatus));
     }
     if (message.attempt !== undefined && message.attempt !== 0) {
       writer.uint32(40).int64(message.attempt);
@@ -13015,12 +13995,12 @@ export const Delivery: MessageFns<Delivery> = {
             message.event = reader.string();
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 11: {
+            if (tag !== 88) {
               break;
             }
 
-            message.status = delivery_StatusFromJSON(reader.int32());
+            message.deliveryStatus = deliveryStatusFromJSON(reader.int32());
             continue;
           }
           case 5: {
@@ -13092,7 +14072,11 @@ export const Delivery: MessageFns<Delivery> = {
         ? globalThis.String(object.event_id)
         : "",
       event: isSet(object.event) ? globalThis.String(object.event) : "",
-      status: isSet(object.status) ? delivery_StatusFromJSON(object.status) : Delivery_Status.STATUS_UNSPECIFIED,
+      deliveryStatus: isSet(object.deliveryStatus)
+        ? deliveryStatusFromJSON(object.deliveryStatus)
+        : isSet(object.delivery_status)
+        ? deliveryStatusFromJSON(object.delivery_status)
+        : DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED,
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
       statusCode: isSet(object.statusCode)
         ? globalThis.Number(object.statusCode)
@@ -13125,8 +14109,8 @@ export const Delivery: MessageFns<Delivery> = {
     if (message.event !== undefined && message.event !== "") {
       obj.event = message.event;
     }
-    if (message.status !== undefined && message.status !== Delivery_Status.STATUS_UNSPECIFIED) {
-      obj.status = delivery_StatusToJSON(message.status);
+    if (message.deliveryStatus !== undefined && message.deliveryStatus !== DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED) {
+      obj.deliveryStatus = deliveryStatusToJSON(message.deliveryStatus);
     }
     if (message.attempt !== undefined && message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
@@ -13157,7 +14141,7 @@ export const Delivery: MessageFns<Delivery> = {
     message.id = object.id ?? "";
     message.eventId = object.eventId ?? "";
     message.event = object.event ?? "";
-    message.status = object.status ?? Delivery_Status.STATUS_UNSPECIFIED;
+    message.deliveryStatus = object.deliveryStatus ?? DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED;
     message.attempt = object.attempt ?? 0;
     message.statusCode = object.statusCode ?? undefined;
     message.latencyMs = object.latencyMs ?? undefined;
@@ -13354,7 +14338,7 @@ function createBaseDeliveryDetail(): DeliveryDetail {
     id: "",
     eventId: "",
     event: "",
-    status: DeliveryDetail_Status.STATUS_UNSPECIFIED,
+    deliveryStatus: DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED,
     attempt: 0,
     statusCode: undefined,
     latencyMs: undefined,
@@ -13376,8 +14360,8 @@ export const DeliveryDetail: MessageFns<DeliveryDetail> = {
     if (message.event !== undefined && message.event !== "") {
       writer.uint32(26).string(message.event);
     }
-    if (message.status !== undefined && message.status !== DeliveryDetail_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(32).int32(deliveryDetail_StatusToNumber(message.status));
+    if (message.deliveryStatus !== undefined && message.deliveryStatus !== DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED) {
+      writer.uint32(96).int32(deliveryStatusToNumber(message.deliveryStatus));
     }
     if (message.attempt !== undefined && message.attempt !== 0) {
       writer.uint32(40).int64(message.attempt);
@@ -13442,12 +14426,12 @@ export const DeliveryDetail: MessageFns<DeliveryDetail> = {
             message.event = reader.string();
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 12: {
+            if (tag !== 96) {
               break;
             }
 
-            message.status = deliveryDetail_StatusFromJSON(reader.int32());
+            message.deliveryStatus = deliveryStatusFromJSON(reader.int32());
             continue;
           }
           case 5: {
@@ -13530,9 +14514,11 @@ export const DeliveryDetail: MessageFns<DeliveryDetail> = {
         ? globalThis.String(object.event_id)
         : "",
       event: isSet(object.event) ? globalThis.String(object.event) : "",
-      status: isSet(object.status)
-        ? deliveryDetail_StatusFromJSON(object.status)
-        : DeliveryDetail_Status.STATUS_UNSPECIFIED,
+      deliveryStatus: isSet(object.deliveryStatus)
+        ? deliveryStatusFromJSON(object.deliveryStatus)
+        : isSet(object.delivery_status)
+        ? deliveryStatusFromJSON(object.delivery_status)
+        : DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED,
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
       statusCode: isSet(object.statusCode)
         ? globalThis.Number(object.statusCode)
@@ -13568,8 +14554,8 @@ export const DeliveryDetail: MessageFns<DeliveryDetail> = {
     if (message.event !== undefined && message.event !== "") {
       obj.event = message.event;
     }
-    if (message.status !== undefined && message.status !== DeliveryDetail_Status.STATUS_UNSPECIFIED) {
-      obj.status = deliveryDetail_StatusToJSON(message.status);
+    if (message.deliveryStatus !== undefined && message.deliveryStatus !== DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED) {
+      obj.deliveryStatus = deliveryStatusToJSON(message.deliveryStatus);
     }
     if (message.attempt !== undefined && message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
@@ -13603,7 +14589,7 @@ export const DeliveryDetail: MessageFns<DeliveryDetail> = {
     message.id = object.id ?? "";
     message.eventId = object.eventId ?? "";
     message.event = object.event ?? "";
-    message.status = object.status ?? DeliveryDetail_Status.STATUS_UNSPECIFIED;
+    message.deliveryStatus = object.deliveryStatus ?? DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED;
     message.attempt = object.attempt ?? 0;
     message.statusCode = object.statusCode ?? undefined;
     message.latencyMs = object.latencyMs ?? undefined;
@@ -13728,7 +14714,15 @@ export const DeliveryList: MessageFns<DeliveryList> = {
 };
 
 function createBaseEvent(): Event {
-  return { id: "", apiVersion: "", createdAt: undefined, organizationId: "", attempt: 0, type: "", data: undefined };
+  return {
+    id: "",
+    apiVersion: "",
+    createdAt: undefined,
+    organizationId: "",
+    attempt: 0,
+    type: "",
+    eventData: undefined,
+  };
 }
 
 export const Event: MessageFns<Event> = {
@@ -13751,8 +14745,8 @@ export const Event: MessageFns<Event> = {
     if (message.type !== undefined && message.type !== "") {
       writer.uint32(50).string(message.type);
     }
-    if (message.data !== undefined) {
-      Value.encode(Value.wrap(message.data), writer.uint32(58).fork()).join();
+    if (message.eventData !== undefined) {
+      EventData.encode(message.eventData, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -13818,12 +14812,12 @@ export const Event: MessageFns<Event> = {
             message.type = reader.string();
             continue;
           }
-          case 7: {
-            if (tag !== 58) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
-            message.data = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.eventData = EventData.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -13858,7 +14852,11 @@ export const Event: MessageFns<Event> = {
         : "",
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
       type: isSet(object.type) ? globalThis.String(object.type) : "",
-      data: isSet(object?.data) ? object.data : undefined,
+      eventData: isSet(object.eventData)
+        ? EventData.fromJSON(object.eventData)
+        : isSet(object.event_data)
+        ? EventData.fromJSON(object.event_data)
+        : undefined,
     };
   },
 
@@ -13882,8 +14880,8 @@ export const Event: MessageFns<Event> = {
     if (message.type !== undefined && message.type !== "") {
       obj.type = message.type;
     }
-    if (message.data !== undefined) {
-      obj.data = message.data;
+    if (message.eventData !== undefined) {
+      obj.eventData = EventData.toJSON(message.eventData);
     }
     return obj;
   },
@@ -13899,7 +14897,3292 @@ export const Event: MessageFns<Event> = {
     message.organizationId = object.organizationId ?? "";
     message.attempt = object.attempt ?? 0;
     message.type = object.type ?? "";
-    message.data = object.data === undefined ? undefined : object.data;
+    message.eventData = (object.eventData !== undefined && object.eventData !== null)
+      ? EventData.fromPartial(object.eventData)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEventData(): EventData {
+  return { kind: undefined };
+}
+
+export const EventData: MessageFns<EventData> = {
+  encode(message: EventData, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.kind?.$case) {
+      case "professionalCreated":
+        EventData_ProfessionalCreated.encode(message.kind.value, writer.uint32(10).fork()).join();
+        break;
+      case "professionalUpdated":
+        EventData_ProfessionalUpdated.encode(message.kind.value, writer.uint32(18).fork()).join();
+        break;
+      case "providerImportCompleted":
+        EventData_ProviderImportCompleted.encode(message.kind.value, writer.uint32(26).fork()).join();
+        break;
+      case "resolutionResolved":
+        EventData_ResolutionResolved.encode(message.kind.value, writer.uint32(34).fork()).join();
+        break;
+      case "resolutionZeroResults":
+        EventData_ResolutionZeroResults.encode(message.kind.value, writer.uint32(42).fork()).join();
+        break;
+      case "resolutionPartial":
+        EventData_ResolutionPartial.encode(message.kind.value, writer.uint32(50).fork()).join();
+        break;
+      case "optionHeld":
+        EventData_OptionHeld.encode(message.kind.value, writer.uint32(58).fork()).join();
+        break;
+      case "optionReleased":
+        EventData_OptionReleased.encode(message.kind.value, writer.uint32(66).fork()).join();
+        break;
+      case "bookingConfirmed":
+        EventData_BookingConfirmed.encode(message.kind.value, writer.uint32(74).fork()).join();
+        break;
+      case "bookingRescheduled":
+        EventData_BookingRescheduled.encode(message.kind.value, writer.uint32(82).fork()).join();
+        break;
+      case "bookingCancelled":
+        EventData_BookingCancelled.encode(message.kind.value, writer.uint32(90).fork()).join();
+        break;
+      case "bookingCompleted":
+        EventData_BookingCompleted.encode(message.kind.value, writer.uint32(98).fork()).join();
+        break;
+      case "calendarConnectionDegraded":
+        EventData_CalendarConnectionDegraded.encode(message.kind.value, writer.uint32(106).fork()).join();
+        break;
+      case "calendarReconnectRequired":
+        EventData_CalendarReconnectRequired.encode(message.kind.value, writer.uint32(114).fork()).join();
+        break;
+      case "waitlistOffered":
+        EventData_WaitlistOffered.encode(message.kind.value, writer.uint32(122).fork()).join();
+        break;
+      case "waitlistBooked":
+        EventData_WaitlistBooked.encode(message.kind.value, writer.uint32(130).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = {
+              $case: "professionalCreated",
+              value: EventData_ProfessionalCreated.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = {
+              $case: "professionalUpdated",
+              value: EventData_ProfessionalUpdated.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = {
+              $case: "providerImportCompleted",
+              value: EventData_ProviderImportCompleted.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.kind = {
+              $case: "resolutionResolved",
+              value: EventData_ResolutionResolved.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.kind = {
+              $case: "resolutionZeroResults",
+              value: EventData_ResolutionZeroResults.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.kind = {
+              $case: "resolutionPartial",
+              value: EventData_ResolutionPartial.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.kind = { $case: "optionHeld", value: EventData_OptionHeld.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.kind = { $case: "optionReleased", value: EventData_OptionReleased.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.kind = {
+              $case: "bookingConfirmed",
+              value: EventData_BookingConfirmed.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.kind = {
+              $case: "bookingRescheduled",
+              value: EventData_BookingRescheduled.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.kind = {
+              $case: "bookingCancelled",
+              value: EventData_BookingCancelled.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.kind = {
+              $case: "bookingCompleted",
+              value: EventData_BookingCompleted.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.kind = {
+              $case: "calendarConnectionDegraded",
+              value: EventData_CalendarConnectionDegraded.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.kind = {
+              $case: "calendarReconnectRequired",
+              value: EventData_CalendarReconnectRequired.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.kind = {
+              $case: "waitlistOffered",
+              value: EventData_WaitlistOffered.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.kind = { $case: "waitlistBooked", value: EventData_WaitlistBooked.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData {
+    return {
+      kind: isSet(object.professionalCreated)
+        ? { $case: "professionalCreated", value: EventData_ProfessionalCreated.fromJSON(object.professionalCreated) }
+        : isSet(object.professional_created)
+        ? { $case: "professionalCreated", value: EventData_ProfessionalCreated.fromJSON(object.professional_created) }
+        : isSet(object.professionalUpdated)
+        ? { $case: "professionalUpdated", value: EventData_ProfessionalUpdated.fromJSON(object.professionalUpdated) }
+        : isSet(object.professional_updated)
+        ? { $case: "professionalUpdated", value: EventData_ProfessionalUpdated.fromJSON(object.professional_updated) }
+        : isSet(object.providerImportCompleted)
+        ? {
+          $case: "providerImportCompleted",
+          value: EventData_ProviderImportCompleted.fromJSON(object.providerImportCompleted),
+        }
+        : isSet(object.provider_import_completed)
+        ? {
+          $case: "providerImportCompleted",
+          value: EventData_ProviderImportCompleted.fromJSON(object.provider_import_completed),
+        }
+        : isSet(object.resolutionResolved)
+        ? { $case: "resolutionResolved", value: EventData_ResolutionResolved.fromJSON(object.resolutionResolved) }
+        : isSet(object.resolution_resolved)
+        ? { $case: "resolutionResolved", value: EventData_ResolutionResolved.fromJSON(object.resolution_resolved) }
+        : isSet(object.resolutionZeroResults)
+        ? {
+          $case: "resolutionZeroResults",
+          value: EventData_ResolutionZeroResults.fromJSON(object.resolutionZeroResults),
+        }
+        : isSet(object.resolution_zero_results)
+        ? {
+          $case: "resolutionZeroResults",
+          value: EventData_ResolutionZeroResults.fromJSON(object.resolution_zero_results),
+        }
+        : isSet(object.resolutionPartial)
+        ? { $case: "resolutionPartial", value: EventData_ResolutionPartial.fromJSON(object.resolutionPartial) }
+        : isSet(object.resolution_partial)
+        ? { $case: "resolutionPartial", value: EventData_ResolutionPartial.fromJSON(object.resolution_partial) }
+        : isSet(object.optionHeld)
+        ? { $case: "optionHeld", value: EventData_OptionHeld.fromJSON(object.optionHeld) }
+        : isSet(object.option_held)
+        ? { $case: "optionHeld", value: EventData_OptionHeld.fromJSON(object.option_held) }
+        : isSet(object.optionReleased)
+        ? { $case: "optionReleased", value: EventData_OptionReleased.fromJSON(object.optionReleased) }
+        : isSet(object.option_released)
+        ? { $case: "optionReleased", value: EventData_OptionReleased.fromJSON(object.option_released) }
+        : isSet(object.bookingConfirmed)
+        ? { $case: "bookingConfirmed", value: EventData_BookingConfirmed.fromJSON(object.bookingConfirmed) }
+        : isSet(object.booking_confirmed)
+        ? { $case: "bookingConfirmed", value: EventData_BookingConfirmed.fromJSON(object.booking_confirmed) }
+        : isSet(object.bookingRescheduled)
+        ? { $case: "bookingRescheduled", value: EventData_BookingRescheduled.fromJSON(object.bookingRescheduled) }
+        : isSet(object.booking_rescheduled)
+        ? { $case: "bookingRescheduled", value: EventData_BookingRescheduled.fromJSON(object.booking_rescheduled) }
+        : isSet(object.bookingCancelled)
+        ? { $case: "bookingCancelled", value: EventData_BookingCancelled.fromJSON(object.bookingCancelled) }
+        : isSet(object.booking_cancelled)
+        ? { $case: "bookingCancelled", value: EventData_BookingCancelled.fromJSON(object.booking_cancelled) }
+        : isSet(object.bookingCompleted)
+        ? { $case: "bookingCompleted", value: EventData_BookingCompleted.fromJSON(object.bookingCompleted) }
+        : isSet(object.booking_completed)
+        ? { $case: "bookingCompleted", value: EventData_BookingCompleted.fromJSON(object.booking_completed) }
+        : isSet(object.calendarConnectionDegraded)
+        ? {
+          $case: "calendarConnectionDegraded",
+          value: EventData_CalendarConnectionDegraded.fromJSON(object.calendarConnectionDegraded),
+        }
+        : isSet(object.calendar_connection_degraded)
+        ? {
+          $case: "calendarConnectionDegraded",
+          value: EventData_CalendarConnectionDegraded.fromJSON(object.calendar_connection_degraded),
+        }
+        : isSet(object.calendarReconnectRequired)
+        ? {
+          $case: "calendarReconnectRequired",
+          value: EventData_CalendarReconnectRequired.fromJSON(object.calendarReconnectRequired),
+        }
+        : isSet(object.calendar_reconnect_required)
+        ? {
+          $case: "calendarReconnectRequired",
+          value: EventData_CalendarReconnectRequired.fromJSON(object.calendar_reconnect_required),
+        }
+        : isSet(object.waitlistOffered)
+        ? { $case: "waitlistOffered", value: EventData_WaitlistOffered.fromJSON(object.waitlistOffered) }
+        : isSet(object.waitlist_offered)
+        ? { $case: "waitlistOffered", value: EventData_WaitlistOffered.fromJSON(object.waitlist_offered) }
+        : isSet(object.waitlistBooked)
+        ? { $case: "waitlistBooked", value: EventData_WaitlistBooked.fromJSON(object.waitlistBooked) }
+        : isSet(object.waitlist_booked)
+        ? { $case: "waitlistBooked", value: EventData_WaitlistBooked.fromJSON(object.waitlist_booked) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: EventData): unknown {
+    const obj: any = {};
+    if (message.kind?.$case === "professionalCreated") {
+      obj.professionalCreated = EventData_ProfessionalCreated.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "professionalUpdated") {
+      obj.professionalUpdated = EventData_ProfessionalUpdated.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "providerImportCompleted") {
+      obj.providerImportCompleted = EventData_ProviderImportCompleted.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "resolutionResolved") {
+      obj.resolutionResolved = EventData_ResolutionResolved.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "resolutionZeroResults") {
+      obj.resolutionZeroResults = EventData_ResolutionZeroResults.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "resolutionPartial") {
+      obj.resolutionPartial = EventData_ResolutionPartial.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "optionHeld") {
+      obj.optionHeld = EventData_OptionHeld.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "optionReleased") {
+      obj.optionReleased = EventData_OptionReleased.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "bookingConfirmed") {
+      obj.bookingConfirmed = EventData_BookingConfirmed.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "bookingRescheduled") {
+      obj.bookingRescheduled = EventData_BookingRescheduled.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "bookingCancelled") {
+      obj.bookingCancelled = EventData_BookingCancelled.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "bookingCompleted") {
+      obj.bookingCompleted = EventData_BookingCompleted.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "calendarConnectionDegraded") {
+      obj.calendarConnectionDegraded = EventData_CalendarConnectionDegraded.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "calendarReconnectRequired") {
+      obj.calendarReconnectRequired = EventData_CalendarReconnectRequired.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "waitlistOffered") {
+      obj.waitlistOffered = EventData_WaitlistOffered.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "waitlistBooked") {
+      obj.waitlistBooked = EventData_WaitlistBooked.toJSON(message.kind.value);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData>): EventData {
+    return EventData.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData>): EventData {
+    const message = createBaseEventData();
+    switch (object.kind?.$case) {
+      case "professionalCreated": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "professionalCreated",
+            value: EventData_ProfessionalCreated.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "professionalUpdated": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "professionalUpdated",
+            value: EventData_ProfessionalUpdated.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "providerImportCompleted": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "providerImportCompleted",
+            value: EventData_ProviderImportCompleted.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "resolutionResolved": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "resolutionResolved",
+            value: EventData_ResolutionResolved.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "resolutionZeroResults": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "resolutionZeroResults",
+            value: EventData_ResolutionZeroResults.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "resolutionPartial": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "resolutionPartial",
+            value: EventData_ResolutionPartial.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "optionHeld": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "optionHeld", value: EventData_OptionHeld.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "optionReleased": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "optionReleased", value: EventData_OptionReleased.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "bookingConfirmed": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "bookingConfirmed",
+            value: EventData_BookingConfirmed.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "bookingRescheduled": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "bookingRescheduled",
+            value: EventData_BookingRescheduled.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "bookingCancelled": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "bookingCancelled",
+            value: EventData_BookingCancelled.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "bookingCompleted": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "bookingCompleted",
+            value: EventData_BookingCompleted.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "calendarConnectionDegraded": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "calendarConnectionDegraded",
+            value: EventData_CalendarConnectionDegraded.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "calendarReconnectRequired": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "calendarReconnectRequired",
+            value: EventData_CalendarReconnectRequired.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "waitlistOffered": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "waitlistOffered", value: EventData_WaitlistOffered.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "waitlistBooked": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "waitlistBooked", value: EventData_WaitlistBooked.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseEventData_ProfessionalCreated(): EventData_ProfessionalCreated {
+  return { providerId: "", externalId: "", profileVersion: 0 };
+}
+
+export const EventData_ProfessionalCreated: MessageFns<EventData_ProfessionalCreated> = {
+  encode(message: EventData_ProfessionalCreated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.externalId !== undefined && message.externalId !== "") {
+      writer.uint32(18).string(message.externalId);
+    }
+    if (message.profileVersion !== undefined && message.profileVersion !== 0) {
+      writer.uint32(24).int64(message.profileVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_ProfessionalCreated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_ProfessionalCreated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.profileVersion = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_ProfessionalCreated {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      profileVersion: isSet(object.profileVersion)
+        ? globalThis.Number(object.profileVersion)
+        : isSet(object.profile_version)
+        ? globalThis.Number(object.profile_version)
+        : 0,
+    };
+  },
+
+  toJSON(message: EventData_ProfessionalCreated): unknown {
+    const obj: any = {};
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.externalId !== undefined && message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.profileVersion !== undefined && message.profileVersion !== 0) {
+      obj.profileVersion = Math.round(message.profileVersion);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_ProfessionalCreated>): EventData_ProfessionalCreated {
+    return EventData_ProfessionalCreated.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_ProfessionalCreated>): EventData_ProfessionalCreated {
+    const message = createBaseEventData_ProfessionalCreated();
+    message.providerId = object.providerId ?? "";
+    message.externalId = object.externalId ?? "";
+    message.profileVersion = object.profileVersion ?? 0;
+    return message;
+  },
+};
+
+function createBaseEventData_ProfessionalUpdated(): EventData_ProfessionalUpdated {
+  return { providerId: "", externalId: "", profileVersion: 0 };
+}
+
+export const EventData_ProfessionalUpdated: MessageFns<EventData_ProfessionalUpdated> = {
+  encode(message: EventData_ProfessionalUpdated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.externalId !== undefined && message.externalId !== "") {
+      writer.uint32(18).string(message.externalId);
+    }
+    if (message.profileVersion !== undefined && message.profileVersion !== 0) {
+      writer.uint32(24).int64(message.profileVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_ProfessionalUpdated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_ProfessionalUpdated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.profileVersion = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_ProfessionalUpdated {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      profileVersion: isSet(object.profileVersion)
+        ? globalThis.Number(object.profileVersion)
+        : isSet(object.profile_version)
+        ? globalThis.Number(object.profile_version)
+        : 0,
+    };
+  },
+
+  toJSON(message: EventData_ProfessionalUpdated): unknown {
+    const obj: any = {};
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.externalId !== undefined && message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.profileVersion !== undefined && message.profileVersion !== 0) {
+      obj.profileVersion = Math.round(message.profileVersion);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_ProfessionalUpdated>): EventData_ProfessionalUpdated {
+    return EventData_ProfessionalUpdated.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_ProfessionalUpdated>): EventData_ProfessionalUpdated {
+    const message = createBaseEventData_ProfessionalUpdated();
+    message.providerId = object.providerId ?? "";
+    message.externalId = object.externalId ?? "";
+    message.profileVersion = object.profileVersion ?? 0;
+    return message;
+  },
+};
+
+function createBaseEventData_ProviderImportCompleted(): EventData_ProviderImportCompleted {
+  return { importId: "", summary: undefined };
+}
+
+export const EventData_ProviderImportCompleted: MessageFns<EventData_ProviderImportCompleted> = {
+  encode(message: EventData_ProviderImportCompleted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.importId !== undefined && message.importId !== "") {
+      writer.uint32(10).string(message.importId);
+    }
+    if (message.summary !== undefined) {
+      ImportSummary.encode(message.summary, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_ProviderImportCompleted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_ProviderImportCompleted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.importId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.summary = ImportSummary.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_ProviderImportCompleted {
+    return {
+      importId: isSet(object.importId)
+        ? globalThis.String(object.importId)
+        : isSet(object.import_id)
+        ? globalThis.String(object.import_id)
+        : "",
+      summary: isSet(object.summary) ? ImportSummary.fromJSON(object.summary) : undefined,
+    };
+  },
+
+  toJSON(message: EventData_ProviderImportCompleted): unknown {
+    const obj: any = {};
+    if (message.importId !== undefined && message.importId !== "") {
+      obj.importId = message.importId;
+    }
+    if (message.summary !== undefined) {
+      obj.summary = ImportSummary.toJSON(message.summary);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_ProviderImportCompleted>): EventData_ProviderImportCompleted {
+    return EventData_ProviderImportCompleted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_ProviderImportCompleted>): EventData_ProviderImportCompleted {
+    const message = createBaseEventData_ProviderImportCompleted();
+    message.importId = object.importId ?? "";
+    message.summary = (object.summary !== undefined && object.summary !== null)
+      ? ImportSummary.fromPartial(object.summary)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEventData_ResolutionResolved(): EventData_ResolutionResolved {
+  return { resolutionId: "", status: "", optionsReturned: 0, requestId: "" };
+}
+
+export const EventData_ResolutionResolved: MessageFns<EventData_ResolutionResolved> = {
+  encode(message: EventData_ResolutionResolved, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      writer.uint32(10).string(message.resolutionId);
+    }
+    if (message.status !== undefined && message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.optionsReturned !== undefined && message.optionsReturned !== 0) {
+      writer.uint32(24).int64(message.optionsReturned);
+    }
+    if (message.requestId !== undefined && message.requestId !== "") {
+      writer.uint32(34).string(message.requestId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_ResolutionResolved {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_ResolutionResolved();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.optionsReturned = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_ResolutionResolved {
+    return {
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      optionsReturned: isSet(object.optionsReturned)
+        ? globalThis.Number(object.optionsReturned)
+        : isSet(object.options_returned)
+        ? globalThis.Number(object.options_returned)
+        : 0,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+    };
+  },
+
+  toJSON(message: EventData_ResolutionResolved): unknown {
+    const obj: any = {};
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.status !== undefined && message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.optionsReturned !== undefined && message.optionsReturned !== 0) {
+      obj.optionsReturned = Math.round(message.optionsReturned);
+    }
+    if (message.requestId !== undefined && message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_ResolutionResolved>): EventData_ResolutionResolved {
+    return EventData_ResolutionResolved.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_ResolutionResolved>): EventData_ResolutionResolved {
+    const message = createBaseEventData_ResolutionResolved();
+    message.resolutionId = object.resolutionId ?? "";
+    message.status = object.status ?? "";
+    message.optionsReturned = object.optionsReturned ?? 0;
+    message.requestId = object.requestId ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_ResolutionZeroResults(): EventData_ResolutionZeroResults {
+  return { resolutionId: "", status: "", optionsReturned: 0, requestId: "" };
+}
+
+export const EventData_ResolutionZeroResults: MessageFns<EventData_ResolutionZeroResults> = {
+  encode(message: EventData_ResolutionZeroResults, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      writer.uint32(10).string(message.resolutionId);
+    }
+    if (message.status !== undefined && message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.optionsReturned !== undefined && message.optionsReturned !== 0) {
+      writer.uint32(24).int64(message.optionsReturned);
+    }
+    if (message.requestId !== undefined && message.requestId !== "") {
+      writer.uint32(34).string(message.requestId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_ResolutionZeroResults {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_ResolutionZeroResults();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.optionsReturned = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_ResolutionZeroResults {
+    return {
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      optionsReturned: isSet(object.optionsReturned)
+        ? globalThis.Number(object.optionsReturned)
+        : isSet(object.options_returned)
+        ? globalThis.Number(object.options_returned)
+        : 0,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+    };
+  },
+
+  toJSON(message: EventData_ResolutionZeroResults): unknown {
+    const obj: any = {};
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.status !== undefined && message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.optionsReturned !== undefined && message.optionsReturned !== 0) {
+      obj.optionsReturned = Math.round(message.optionsReturned);
+    }
+    if (message.requestId !== undefined && message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_ResolutionZeroResults>): EventData_ResolutionZeroResults {
+    return EventData_ResolutionZeroResults.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_ResolutionZeroResults>): EventData_ResolutionZeroResults {
+    const message = createBaseEventData_ResolutionZeroResults();
+    message.resolutionId = object.resolutionId ?? "";
+    message.status = object.status ?? "";
+    message.optionsReturned = object.optionsReturned ?? 0;
+    message.requestId = object.requestId ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_ResolutionPartial(): EventData_ResolutionPartial {
+  return {
+    resolutionId: "",
+    resolutionStatus: ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED,
+    optionsReturned: 0,
+    requestId: "",
+    unknownProviders: 0,
+  };
+}
+
+export const EventData_ResolutionPartial: MessageFns<EventData_ResolutionPartial> = {
+  encode(message: EventData_ResolutionPartial, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      writer.uint32(10).string(message.resolutionId);
+    }
+    if (
+      message.resolutionStatus !== undefined &&
+      message.resolutionStatus !== ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED
+    ) {
+      writer.uint32(16).int32(resolutionStatusToNumber(message.resolutionStatus));
+    }
+    if (message.optionsReturned !== undefined && message.optionsReturned !== 0) {
+      writer.uint32(24).int64(message.optionsReturned);
+    }
+    if (message.requestId !== undefined && message.requestId !== "") {
+      writer.uint32(34).string(message.requestId);
+    }
+    if (message.unknownProviders !== undefined && message.unknownProviders !== 0) {
+      writer.uint32(40).int64(message.unknownProviders);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_ResolutionPartial {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_ResolutionPartial();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.resolutionStatus = resolutionStatusFromJSON(reader.int32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.optionsReturned = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.unknownProviders = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_ResolutionPartial {
+    return {
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : "",
+      resolutionStatus: isSet(object.resolutionStatus)
+        ? resolutionStatusFromJSON(object.resolutionStatus)
+        : isSet(object.resolution_status)
+        ? resolutionStatusFromJSON(object.resolution_status)
+        : ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED,
+      optionsReturned: isSet(object.optionsReturned)
+        ? globalThis.Number(object.optionsReturned)
+        : isSet(object.options_returned)
+        ? globalThis.Number(object.options_returned)
+        : 0,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      unknownProviders: isSet(object.unknownProviders)
+        ? globalThis.Number(object.unknownProviders)
+        : isSet(object.unknown_providers)
+        ? globalThis.Number(object.unknown_providers)
+        : 0,
+    };
+  },
+
+  toJSON(message: EventData_ResolutionPartial): unknown {
+    const obj: any = {};
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (
+      message.resolutionStatus !== undefined &&
+      message.resolutionStatus !== ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED
+    ) {
+      obj.resolutionStatus = resolutionStatusToJSON(message.resolutionStatus);
+    }
+    if (message.optionsReturned !== undefined && message.optionsReturned !== 0) {
+      obj.optionsReturned = Math.round(message.optionsReturned);
+    }
+    if (message.requestId !== undefined && message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.unknownProviders !== undefined && message.unknownProviders !== 0) {
+      obj.unknownProviders = Math.round(message.unknownProviders);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_ResolutionPartial>): EventData_ResolutionPartial {
+    return EventData_ResolutionPartial.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_ResolutionPartial>): EventData_ResolutionPartial {
+    const message = createBaseEventData_ResolutionPartial();
+    message.resolutionId = object.resolutionId ?? "";
+    message.resolutionStatus = object.resolutionStatus ?? ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED;
+    message.optionsReturned = object.optionsReturned ?? 0;
+    message.requestId = object.requestId ?? "";
+    message.unknownProviders = object.unknownProviders ?? 0;
+    return message;
+  },
+};
+
+function createBaseEventData_OptionHeld(): EventData_OptionHeld {
+  return { resolutionId: "", optionId: "", holdId: "", expiresAt: undefined, reason: "" };
+}
+
+export const EventData_OptionHeld: MessageFns<EventData_OptionHeld> = {
+  encode(message: EventData_OptionHeld, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      writer.uint32(10).string(message.resolutionId);
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      writer.uint32(18).string(message.optionId);
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      writer.uint32(26).string(message.holdId);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(34).fork()).join();
+    }
+    if (message.reason !== undefined && message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_OptionHeld {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_OptionHeld();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.optionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.holdId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_OptionHeld {
+    return {
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : "",
+      optionId: isSet(object.optionId)
+        ? globalThis.String(object.optionId)
+        : isSet(object.option_id)
+        ? globalThis.String(object.option_id)
+        : "",
+      holdId: isSet(object.holdId)
+        ? globalThis.String(object.holdId)
+        : isSet(object.hold_id)
+        ? globalThis.String(object.hold_id)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: EventData_OptionHeld): unknown {
+    const obj: any = {};
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      obj.optionId = message.optionId;
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      obj.holdId = message.holdId;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    if (message.reason !== undefined && message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_OptionHeld>): EventData_OptionHeld {
+    return EventData_OptionHeld.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_OptionHeld>): EventData_OptionHeld {
+    const message = createBaseEventData_OptionHeld();
+    message.resolutionId = object.resolutionId ?? "";
+    message.optionId = object.optionId ?? "";
+    message.holdId = object.holdId ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_OptionReleased(): EventData_OptionReleased {
+  return {
+    resolutionId: "",
+    optionId: "",
+    holdId: "",
+    releasedAt: undefined,
+    reason: EventData_OptionReleased_Reason.REASON_UNSPECIFIED,
+  };
+}
+
+export const EventData_OptionReleased: MessageFns<EventData_OptionReleased> = {
+  encode(message: EventData_OptionReleased, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      writer.uint32(10).string(message.resolutionId);
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      writer.uint32(18).string(message.optionId);
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      writer.uint32(26).string(message.holdId);
+    }
+    if (message.releasedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.releasedAt), writer.uint32(34).fork()).join();
+    }
+    if (message.reason !== undefined && message.reason !== EventData_OptionReleased_Reason.REASON_UNSPECIFIED) {
+      writer.uint32(40).int32(eventData_OptionReleased_ReasonToNumber(message.reason));
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_OptionReleased {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_OptionReleased();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.optionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.holdId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.releasedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.reason = eventData_OptionReleased_ReasonFromJSON(reader.int32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_OptionReleased {
+    return {
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : "",
+      optionId: isSet(object.optionId)
+        ? globalThis.String(object.optionId)
+        : isSet(object.option_id)
+        ? globalThis.String(object.option_id)
+        : "",
+      holdId: isSet(object.holdId)
+        ? globalThis.String(object.holdId)
+        : isSet(object.hold_id)
+        ? globalThis.String(object.hold_id)
+        : "",
+      releasedAt: isSet(object.releasedAt)
+        ? fromJsonTimestamp(object.releasedAt)
+        : isSet(object.released_at)
+        ? fromJsonTimestamp(object.released_at)
+        : undefined,
+      reason: isSet(object.reason)
+        ? eventData_OptionReleased_ReasonFromJSON(object.reason)
+        : EventData_OptionReleased_Reason.REASON_UNSPECIFIED,
+    };
+  },
+
+  toJSON(message: EventData_OptionReleased): unknown {
+    const obj: any = {};
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      obj.optionId = message.optionId;
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      obj.holdId = message.holdId;
+    }
+    if (message.releasedAt !== undefined) {
+      obj.releasedAt = message.releasedAt.toISOString();
+    }
+    if (message.reason !== undefined && message.reason !== EventData_OptionReleased_Reason.REASON_UNSPECIFIED) {
+      obj.reason = eventData_OptionReleased_ReasonToJSON(message.reason);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_OptionReleased>): EventData_OptionReleased {
+    return EventData_OptionReleased.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_OptionReleased>): EventData_OptionReleased {
+    const message = createBaseEventData_OptionReleased();
+    message.resolutionId = object.resolutionId ?? "";
+    message.optionId = object.optionId ?? "";
+    message.holdId = object.holdId ?? "";
+    message.releasedAt = object.releasedAt ?? undefined;
+    message.reason = object.reason ?? EventData_OptionReleased_Reason.REASON_UNSPECIFIED;
+    return message;
+  },
+};
+
+function createBaseEventData_BookingConfirmed(): EventData_BookingConfirmed {
+  return {
+    bookingId: "",
+    resolutionId: undefined,
+    providerId: "",
+    slot: undefined,
+    status: "",
+    rescheduledFrom: undefined,
+  };
+}
+
+export const EventData_BookingConfirmed: MessageFns<EventData_BookingConfirmed> = {
+  encode(message: EventData_BookingConfirmed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      writer.uint32(10).string(message.bookingId);
+    }
+    if (message.resolutionId !== undefined) {
+      writer.uint32(18).string(message.resolutionId);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(26).string(message.providerId);
+    }
+    if (message.slot !== undefined) {
+      EventData_BookingConfirmed_Slot.encode(message.slot, writer.uint32(34).fork()).join();
+    }
+    if (message.status !== undefined && message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.rescheduledFrom !== undefined) {
+      writer.uint32(50).string(message.rescheduledFrom);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_BookingConfirmed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_BookingConfirmed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bookingId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.slot = EventData_BookingConfirmed_Slot.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.rescheduledFrom = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_BookingConfirmed {
+    return {
+      bookingId: isSet(object.bookingId)
+        ? globalThis.String(object.bookingId)
+        : isSet(object.booking_id)
+        ? globalThis.String(object.booking_id)
+        : "",
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      slot: isSet(object.slot) ? EventData_BookingConfirmed_Slot.fromJSON(object.slot) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      rescheduledFrom: isSet(object.rescheduledFrom)
+        ? globalThis.String(object.rescheduledFrom)
+        : isSet(object.rescheduled_from)
+        ? globalThis.String(object.rescheduled_from)
+        : undefined,
+    };
+  },
+
+  toJSON(message: EventData_BookingConfirmed): unknown {
+    const obj: any = {};
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      obj.bookingId = message.bookingId;
+    }
+    if (message.resolutionId !== undefined) {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.slot !== undefined) {
+      obj.slot = EventData_BookingConfirmed_Slot.toJSON(message.slot);
+    }
+    if (message.status !== undefined && message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.rescheduledFrom !== undefined) {
+      obj.rescheduledFrom = message.rescheduledFrom;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_BookingConfirmed>): EventData_BookingConfirmed {
+    return EventData_BookingConfirmed.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_BookingConfirmed>): EventData_BookingConfirmed {
+    const message = createBaseEventData_BookingConfirmed();
+    message.bookingId = object.bookingId ?? "";
+    message.resolutionId = object.resolutionId ?? undefined;
+    message.providerId = object.providerId ?? "";
+    message.slot = (object.slot !== undefined && object.slot !== null)
+      ? EventData_BookingConfirmed_Slot.fromPartial(object.slot)
+      : undefined;
+    message.status = object.status ?? "";
+    message.rescheduledFrom = object.rescheduledFrom ?? undefined;
+    return message;
+  },
+};
+
+function createBaseEventData_BookingConfirmed_Slot(): EventData_BookingConfirmed_Slot {
+  return { start: undefined, end: undefined, timezone: "" };
+}
+
+export const EventData_BookingConfirmed_Slot: MessageFns<EventData_BookingConfirmed_Slot> = {
+  encode(message: EventData_BookingConfirmed_Slot, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.start !== undefined) {
+      Timestamp.encode(toTimestamp(message.start), writer.uint32(10).fork()).join();
+    }
+    if (message.end !== undefined) {
+      Timestamp.encode(toTimestamp(message.end), writer.uint32(18).fork()).join();
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      writer.uint32(26).string(message.timezone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_BookingConfirmed_Slot {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_BookingConfirmed_Slot();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.start = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.end = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_BookingConfirmed_Slot {
+    return {
+      start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
+      end: isSet(object.end) ? fromJsonTimestamp(object.end) : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : "",
+    };
+  },
+
+  toJSON(message: EventData_BookingConfirmed_Slot): unknown {
+    const obj: any = {};
+    if (message.start !== undefined) {
+      obj.start = message.start.toISOString();
+    }
+    if (message.end !== undefined) {
+      obj.end = message.end.toISOString();
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      obj.timezone = message.timezone;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_BookingConfirmed_Slot>): EventData_BookingConfirmed_Slot {
+    return EventData_BookingConfirmed_Slot.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_BookingConfirmed_Slot>): EventData_BookingConfirmed_Slot {
+    const message = createBaseEventData_BookingConfirmed_Slot();
+    message.start = object.start ?? undefined;
+    message.end = object.end ?? undefined;
+    message.timezone = object.timezone ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_BookingRescheduled(): EventData_BookingRescheduled {
+  return {
+    bookingId: "",
+    resolutionId: undefined,
+    providerId: "",
+    slot: undefined,
+    status: "",
+    rescheduledFrom: undefined,
+    rescheduledTo: "",
+  };
+}
+
+export const EventData_BookingRescheduled: MessageFns<EventData_BookingRescheduled> = {
+  encode(message: EventData_BookingRescheduled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      writer.uint32(10).string(message.bookingId);
+    }
+    if (message.resolutionId !== undefined) {
+      writer.uint32(18).string(message.resolutionId);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(26).string(message.providerId);
+    }
+    if (message.slot !== undefined) {
+      EventData_BookingRescheduled_Slot.encode(message.slot, writer.uint32(34).fork()).join();
+    }
+    if (message.status !== undefined && message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.rescheduledFrom !== undefined) {
+      writer.uint32(50).string(message.rescheduledFrom);
+    }
+    if (message.rescheduledTo !== undefined && message.rescheduledTo !== "") {
+      writer.uint32(58).string(message.rescheduledTo);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_BookingRescheduled {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_BookingRescheduled();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bookingId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.slot = EventData_BookingRescheduled_Slot.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.rescheduledFrom = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.rescheduledTo = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_BookingRescheduled {
+    return {
+      bookingId: isSet(object.bookingId)
+        ? globalThis.String(object.bookingId)
+        : isSet(object.booking_id)
+        ? globalThis.String(object.booking_id)
+        : "",
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      slot: isSet(object.slot) ? EventData_BookingRescheduled_Slot.fromJSON(object.slot) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      rescheduledFrom: isSet(object.rescheduledFrom)
+        ? globalThis.String(object.rescheduledFrom)
+        : isSet(object.rescheduled_from)
+        ? globalThis.String(object.rescheduled_from)
+        : undefined,
+      rescheduledTo: isSet(object.rescheduledTo)
+        ? globalThis.String(object.rescheduledTo)
+        : isSet(object.rescheduled_to)
+        ? globalThis.String(object.rescheduled_to)
+        : "",
+    };
+  },
+
+  toJSON(message: EventData_BookingRescheduled): unknown {
+    const obj: any = {};
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      obj.bookingId = message.bookingId;
+    }
+    if (message.resolutionId !== undefined) {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.slot !== undefined) {
+      obj.slot = EventData_BookingRescheduled_Slot.toJSON(message.slot);
+    }
+    if (message.status !== undefined && message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.rescheduledFrom !== undefined) {
+      obj.rescheduledFrom = message.rescheduledFrom;
+    }
+    if (message.rescheduledTo !== undefined && message.rescheduledTo !== "") {
+      obj.rescheduledTo = message.rescheduledTo;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_BookingRescheduled>): EventData_BookingRescheduled {
+    return EventData_BookingRescheduled.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_BookingRescheduled>): EventData_BookingRescheduled {
+    const message = createBaseEventData_BookingRescheduled();
+    message.bookingId = object.bookingId ?? "";
+    message.resolutionId = object.resolutionId ?? undefined;
+    message.providerId = object.providerId ?? "";
+    message.slot = (object.slot !== undefined && object.slot !== null)
+      ? EventData_BookingRescheduled_Slot.fromPartial(object.slot)
+      : undefined;
+    message.status = object.status ?? "";
+    message.rescheduledFrom = object.rescheduledFrom ?? undefined;
+    message.rescheduledTo = object.rescheduledTo ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_BookingRescheduled_Slot(): EventData_BookingRescheduled_Slot {
+  return { start: undefined, end: undefined, timezone: "" };
+}
+
+export const EventData_BookingRescheduled_Slot: MessageFns<EventData_BookingRescheduled_Slot> = {
+  encode(message: EventData_BookingRescheduled_Slot, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.start !== undefined) {
+      Timestamp.encode(toTimestamp(message.start), writer.uint32(10).fork()).join();
+    }
+    if (message.end !== undefined) {
+      Timestamp.encode(toTimestamp(message.end), writer.uint32(18).fork()).join();
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      writer.uint32(26).string(message.timezone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_BookingRescheduled_Slot {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_BookingRescheduled_Slot();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.start = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.end = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_BookingRescheduled_Slot {
+    return {
+      start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
+      end: isSet(object.end) ? fromJsonTimestamp(object.end) : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : "",
+    };
+  },
+
+  toJSON(message: EventData_BookingRescheduled_Slot): unknown {
+    const obj: any = {};
+    if (message.start !== undefined) {
+      obj.start = message.start.toISOString();
+    }
+    if (message.end !== undefined) {
+      obj.end = message.end.toISOString();
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      obj.timezone = message.timezone;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_BookingRescheduled_Slot>): EventData_BookingRescheduled_Slot {
+    return EventData_BookingRescheduled_Slot.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_BookingRescheduled_Slot>): EventData_BookingRescheduled_Slot {
+    const message = createBaseEventData_BookingRescheduled_Slot();
+    message.start = object.start ?? undefined;
+    message.end = object.end ?? undefined;
+    message.timezone = object.timezone ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_BookingCancelled(): EventData_BookingCancelled {
+  return {
+    bookingId: "",
+    resolutionId: undefined,
+    providerId: "",
+    slot: undefined,
+    status: "",
+    rescheduledFrom: undefined,
+    cancelledAt: undefined,
+    reason: undefined,
+  };
+}
+
+export const EventData_BookingCancelled: MessageFns<EventData_BookingCancelled> = {
+  encode(message: EventData_BookingCancelled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      writer.uint32(10).string(message.bookingId);
+    }
+    if (message.resolutionId !== undefined) {
+      writer.uint32(18).string(message.resolutionId);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(26).string(message.providerId);
+    }
+    if (message.slot !== undefined) {
+      EventData_BookingCancelled_Slot.encode(message.slot, writer.uint32(34).fork()).join();
+    }
+    if (message.status !== undefined && message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.rescheduledFrom !== undefined) {
+      writer.uint32(50).string(message.rescheduledFrom);
+    }
+    if (message.cancelledAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.cancelledAt), writer.uint32(58).fork()).join();
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(66).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_BookingCancelled {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_BookingCancelled();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bookingId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.slot = EventData_BookingCancelled_Slot.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.rescheduledFrom = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cancelledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_BookingCancelled {
+    return {
+      bookingId: isSet(object.bookingId)
+        ? globalThis.String(object.bookingId)
+        : isSet(object.booking_id)
+        ? globalThis.String(object.booking_id)
+        : "",
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      slot: isSet(object.slot) ? EventData_BookingCancelled_Slot.fromJSON(object.slot) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      rescheduledFrom: isSet(object.rescheduledFrom)
+        ? globalThis.String(object.rescheduledFrom)
+        : isSet(object.rescheduled_from)
+        ? globalThis.String(object.rescheduled_from)
+        : undefined,
+      cancelledAt: isSet(object.cancelledAt)
+        ? fromJsonTimestamp(object.cancelledAt)
+        : isSet(object.cancelled_at)
+        ? fromJsonTimestamp(object.cancelled_at)
+        : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+    };
+  },
+
+  toJSON(message: EventData_BookingCancelled): unknown {
+    const obj: any = {};
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      obj.bookingId = message.bookingId;
+    }
+    if (message.resolutionId !== undefined) {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.slot !== undefined) {
+      obj.slot = EventData_BookingCancelled_Slot.toJSON(message.slot);
+    }
+    if (message.status !== undefined && message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.rescheduledFrom !== undefined) {
+      obj.rescheduledFrom = message.rescheduledFrom;
+    }
+    if (message.cancelledAt !== undefined) {
+      obj.cancelledAt = message.cancelledAt.toISOString();
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_BookingCancelled>): EventData_BookingCancelled {
+    return EventData_BookingCancelled.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_BookingCancelled>): EventData_BookingCancelled {
+    const message = createBaseEventData_BookingCancelled();
+    message.bookingId = object.bookingId ?? "";
+    message.resolutionId = object.resolutionId ?? undefined;
+    message.providerId = object.providerId ?? "";
+    message.slot = (object.slot !== undefined && object.slot !== null)
+      ? EventData_BookingCancelled_Slot.fromPartial(object.slot)
+      : undefined;
+    message.status = object.status ?? "";
+    message.rescheduledFrom = object.rescheduledFrom ?? undefined;
+    message.cancelledAt = object.cancelledAt ?? undefined;
+    message.reason = object.reason ?? undefined;
+    return message;
+  },
+};
+
+function createBaseEventData_BookingCancelled_Slot(): EventData_BookingCancelled_Slot {
+  return { start: undefined, end: undefined, timezone: "" };
+}
+
+export const EventData_BookingCancelled_Slot: MessageFns<EventData_BookingCancelled_Slot> = {
+  encode(message: EventData_BookingCancelled_Slot, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.start !== undefined) {
+      Timestamp.encode(toTimestamp(message.start), writer.uint32(10).fork()).join();
+    }
+    if (message.end !== undefined) {
+      Timestamp.encode(toTimestamp(message.end), writer.uint32(18).fork()).join();
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      writer.uint32(26).string(message.timezone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_BookingCancelled_Slot {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_BookingCancelled_Slot();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.start = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.end = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_BookingCancelled_Slot {
+    return {
+      start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
+      end: isSet(object.end) ? fromJsonTimestamp(object.end) : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : "",
+    };
+  },
+
+  toJSON(message: EventData_BookingCancelled_Slot): unknown {
+    const obj: any = {};
+    if (message.start !== undefined) {
+      obj.start = message.start.toISOString();
+    }
+    if (message.end !== undefined) {
+      obj.end = message.end.toISOString();
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      obj.timezone = message.timezone;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_BookingCancelled_Slot>): EventData_BookingCancelled_Slot {
+    return EventData_BookingCancelled_Slot.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_BookingCancelled_Slot>): EventData_BookingCancelled_Slot {
+    const message = createBaseEventData_BookingCancelled_Slot();
+    message.start = object.start ?? undefined;
+    message.end = object.end ?? undefined;
+    message.timezone = object.timezone ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_BookingCompleted(): EventData_BookingCompleted {
+  return {
+    bookingId: "",
+    resolutionId: undefined,
+    providerId: "",
+    slot: undefined,
+    status: "",
+    rescheduledFrom: undefined,
+  };
+}
+
+export const EventData_BookingCompleted: MessageFns<EventData_BookingCompleted> = {
+  encode(message: EventData_BookingCompleted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      writer.uint32(10).string(message.bookingId);
+    }
+    if (message.resolutionId !== undefined) {
+      writer.uint32(18).string(message.resolutionId);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(26).string(message.providerId);
+    }
+    if (message.slot !== undefined) {
+      EventData_BookingCompleted_Slot.encode(message.slot, writer.uint32(34).fork()).join();
+    }
+    if (message.status !== undefined && message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.rescheduledFrom !== undefined) {
+      writer.uint32(50).string(message.rescheduledFrom);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_BookingCompleted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_BookingCompleted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bookingId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.slot = EventData_BookingCompleted_Slot.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.rescheduledFrom = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_BookingCompleted {
+    return {
+      bookingId: isSet(object.bookingId)
+        ? globalThis.String(object.bookingId)
+        : isSet(object.booking_id)
+        ? globalThis.String(object.booking_id)
+        : "",
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : undefined,
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      slot: isSet(object.slot) ? EventData_BookingCompleted_Slot.fromJSON(object.slot) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      rescheduledFrom: isSet(object.rescheduledFrom)
+        ? globalThis.String(object.rescheduledFrom)
+        : isSet(object.rescheduled_from)
+        ? globalThis.String(object.rescheduled_from)
+        : undefined,
+    };
+  },
+
+  toJSON(message: EventData_BookingCompleted): unknown {
+    const obj: any = {};
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      obj.bookingId = message.bookingId;
+    }
+    if (message.resolutionId !== undefined) {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.slot !== undefined) {
+      obj.slot = EventData_BookingCompleted_Slot.toJSON(message.slot);
+    }
+    if (message.status !== undefined && message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.rescheduledFrom !== undefined) {
+      obj.rescheduledFrom = message.rescheduledFrom;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_BookingCompleted>): EventData_BookingCompleted {
+    return EventData_BookingCompleted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_BookingCompleted>): EventData_BookingCompleted {
+    const message = createBaseEventData_BookingCompleted();
+    message.bookingId = object.bookingId ?? "";
+    message.resolutionId = object.resolutionId ?? undefined;
+    message.providerId = object.providerId ?? "";
+    message.slot = (object.slot !== undefined && object.slot !== null)
+      ? EventData_BookingCompleted_Slot.fromPartial(object.slot)
+      : undefined;
+    message.status = object.status ?? "";
+    message.rescheduledFrom = object.rescheduledFrom ?? undefined;
+    return message;
+  },
+};
+
+function createBaseEventData_BookingCompleted_Slot(): EventData_BookingCompleted_Slot {
+  return { start: undefined, end: undefined, timezone: "" };
+}
+
+export const EventData_BookingCompleted_Slot: MessageFns<EventData_BookingCompleted_Slot> = {
+  encode(message: EventData_BookingCompleted_Slot, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.start !== undefined) {
+      Timestamp.encode(toTimestamp(message.start), writer.uint32(10).fork()).join();
+    }
+    if (message.end !== undefined) {
+      Timestamp.encode(toTimestamp(message.end), writer.uint32(18).fork()).join();
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      writer.uint32(26).string(message.timezone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_BookingCompleted_Slot {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_BookingCompleted_Slot();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.start = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.end = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_BookingCompleted_Slot {
+    return {
+      start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
+      end: isSet(object.end) ? fromJsonTimestamp(object.end) : undefined,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : "",
+    };
+  },
+
+  toJSON(message: EventData_BookingCompleted_Slot): unknown {
+    const obj: any = {};
+    if (message.start !== undefined) {
+      obj.start = message.start.toISOString();
+    }
+    if (message.end !== undefined) {
+      obj.end = message.end.toISOString();
+    }
+    if (message.timezone !== undefined && message.timezone !== "") {
+      obj.timezone = message.timezone;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_BookingCompleted_Slot>): EventData_BookingCompleted_Slot {
+    return EventData_BookingCompleted_Slot.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_BookingCompleted_Slot>): EventData_BookingCompleted_Slot {
+    const message = createBaseEventData_BookingCompleted_Slot();
+    message.start = object.start ?? undefined;
+    message.end = object.end ?? undefined;
+    message.timezone = object.timezone ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_CalendarConnectionDegraded(): EventData_CalendarConnectionDegraded {
+  return { providerId: "", calendarConnectionId: "", reason: "" };
+}
+
+export const EventData_CalendarConnectionDegraded: MessageFns<EventData_CalendarConnectionDegraded> = {
+  encode(message: EventData_CalendarConnectionDegraded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.calendarConnectionId !== undefined && message.calendarConnectionId !== "") {
+      writer.uint32(18).string(message.calendarConnectionId);
+    }
+    if (message.reason !== undefined && message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_CalendarConnectionDegraded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_CalendarConnectionDegraded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.calendarConnectionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_CalendarConnectionDegraded {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      calendarConnectionId: isSet(object.calendarConnectionId)
+        ? globalThis.String(object.calendarConnectionId)
+        : isSet(object.calendar_connection_id)
+        ? globalThis.String(object.calendar_connection_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: EventData_CalendarConnectionDegraded): unknown {
+    const obj: any = {};
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.calendarConnectionId !== undefined && message.calendarConnectionId !== "") {
+      obj.calendarConnectionId = message.calendarConnectionId;
+    }
+    if (message.reason !== undefined && message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_CalendarConnectionDegraded>): EventData_CalendarConnectionDegraded {
+    return EventData_CalendarConnectionDegraded.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_CalendarConnectionDegraded>): EventData_CalendarConnectionDegraded {
+    const message = createBaseEventData_CalendarConnectionDegraded();
+    message.providerId = object.providerId ?? "";
+    message.calendarConnectionId = object.calendarConnectionId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_CalendarReconnectRequired(): EventData_CalendarReconnectRequired {
+  return { providerId: "", calendarConnectionId: "", reason: "" };
+}
+
+export const EventData_CalendarReconnectRequired: MessageFns<EventData_CalendarReconnectRequired> = {
+  encode(message: EventData_CalendarReconnectRequired, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.calendarConnectionId !== undefined && message.calendarConnectionId !== "") {
+      writer.uint32(18).string(message.calendarConnectionId);
+    }
+    if (message.reason !== undefined && message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_CalendarReconnectRequired {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_CalendarReconnectRequired();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.calendarConnectionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_CalendarReconnectRequired {
+    return {
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      calendarConnectionId: isSet(object.calendarConnectionId)
+        ? globalThis.String(object.calendarConnectionId)
+        : isSet(object.calendar_connection_id)
+        ? globalThis.String(object.calendar_connection_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: EventData_CalendarReconnectRequired): unknown {
+    const obj: any = {};
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.calendarConnectionId !== undefined && message.calendarConnectionId !== "") {
+      obj.calendarConnectionId = message.calendarConnectionId;
+    }
+    if (message.reason !== undefined && message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_CalendarReconnectRequired>): EventData_CalendarReconnectRequired {
+    return EventData_CalendarReconnectRequired.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_CalendarReconnectRequired>): EventData_CalendarReconnectRequired {
+    const message = createBaseEventData_CalendarReconnectRequired();
+    message.providerId = object.providerId ?? "";
+    message.calendarConnectionId = object.calendarConnectionId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseEventData_WaitlistOffered(): EventData_WaitlistOffered {
+  return {
+    entryId: "",
+    resolutionId: "",
+    holdId: "",
+    optionId: "",
+    providerId: "",
+    slotStart: undefined,
+    expiresAt: undefined,
+  };
+}
+
+export const EventData_WaitlistOffered: MessageFns<EventData_WaitlistOffered> = {
+  encode(message: EventData_WaitlistOffered, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entryId !== undefined && message.entryId !== "") {
+      writer.uint32(10).string(message.entryId);
+    }
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      writer.uint32(18).string(message.resolutionId);
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      writer.uint32(26).string(message.holdId);
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      writer.uint32(34).string(message.optionId);
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      writer.uint32(42).string(message.providerId);
+    }
+    if (message.slotStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.slotStart), writer.uint32(50).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_WaitlistOffered {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_WaitlistOffered();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.holdId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.optionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.slotStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_WaitlistOffered {
+    return {
+      entryId: isSet(object.entryId)
+        ? globalThis.String(object.entryId)
+        : isSet(object.entry_id)
+        ? globalThis.String(object.entry_id)
+        : "",
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : "",
+      holdId: isSet(object.holdId)
+        ? globalThis.String(object.holdId)
+        : isSet(object.hold_id)
+        ? globalThis.String(object.hold_id)
+        : "",
+      optionId: isSet(object.optionId)
+        ? globalThis.String(object.optionId)
+        : isSet(object.option_id)
+        ? globalThis.String(object.option_id)
+        : "",
+      providerId: isSet(object.providerId)
+        ? globalThis.String(object.providerId)
+        : isSet(object.provider_id)
+        ? globalThis.String(object.provider_id)
+        : "",
+      slotStart: isSet(object.slotStart)
+        ? fromJsonTimestamp(object.slotStart)
+        : isSet(object.slot_start)
+        ? fromJsonTimestamp(object.slot_start)
+        : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: EventData_WaitlistOffered): unknown {
+    const obj: any = {};
+    if (message.entryId !== undefined && message.entryId !== "") {
+      obj.entryId = message.entryId;
+    }
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      obj.holdId = message.holdId;
+    }
+    if (message.optionId !== undefined && message.optionId !== "") {
+      obj.optionId = message.optionId;
+    }
+    if (message.providerId !== undefined && message.providerId !== "") {
+      obj.providerId = message.providerId;
+    }
+    if (message.slotStart !== undefined) {
+      obj.slotStart = message.slotStart.toISOString();
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_WaitlistOffered>): EventData_WaitlistOffered {
+    return EventData_WaitlistOffered.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_WaitlistOffered>): EventData_WaitlistOffered {
+    const message = createBaseEventData_WaitlistOffered();
+    message.entryId = object.entryId ?? "";
+    message.resolutionId = object.resolutionId ?? "";
+    message.holdId = object.holdId ?? "";
+    message.optionId = object.optionId ?? "";
+    message.providerId = object.providerId ?? "";
+    message.slotStart = object.slotStart ?? undefined;
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseEventData_WaitlistBooked(): EventData_WaitlistBooked {
+  return { entryId: "", resolutionId: "", holdId: "", bookingId: "" };
+}
+
+export const EventData_WaitlistBooked: MessageFns<EventData_WaitlistBooked> = {
+  encode(message: EventData_WaitlistBooked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entryId !== undefined && message.entryId !== "") {
+      writer.uint32(10).string(message.entryId);
+    }
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      writer.uint32(18).string(message.resolutionId);
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      writer.uint32(26).string(message.holdId);
+    }
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      writer.uint32(34).string(message.bookingId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventData_WaitlistBooked {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventData_WaitlistBooked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resolutionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.holdId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.bookingId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventData_WaitlistBooked {
+    return {
+      entryId: isSet(object.entryId)
+        ? globalThis.String(object.entryId)
+        : isSet(object.entry_id)
+        ? globalThis.String(object.entry_id)
+        : "",
+      resolutionId: isSet(object.resolutionId)
+        ? globalThis.String(object.resolutionId)
+        : isSet(object.resolution_id)
+        ? globalThis.String(object.resolution_id)
+        : "",
+      holdId: isSet(object.holdId)
+        ? globalThis.String(object.holdId)
+        : isSet(object.hold_id)
+        ? globalThis.String(object.hold_id)
+        : "",
+      bookingId: isSet(object.bookingId)
+        ? globalThis.String(object.bookingId)
+        : isSet(object.booking_id)
+        ? globalThis.String(object.booking_id)
+        : "",
+    };
+  },
+
+  toJSON(message: EventData_WaitlistBooked): unknown {
+    const obj: any = {};
+    if (message.entryId !== undefined && message.entryId !== "") {
+      obj.entryId = message.entryId;
+    }
+    if (message.resolutionId !== undefined && message.resolutionId !== "") {
+      obj.resolutionId = message.resolutionId;
+    }
+    if (message.holdId !== undefined && message.holdId !== "") {
+      obj.holdId = message.holdId;
+    }
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      obj.bookingId = message.bookingId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EventData_WaitlistBooked>): EventData_WaitlistBooked {
+    return EventData_WaitlistBooked.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EventData_WaitlistBooked>): EventData_WaitlistBooked {
+    const message = createBaseEventData_WaitlistBooked();
+    message.entryId = object.entryId ?? "";
+    message.resolutionId = object.resolutionId ?? "";
+    message.holdId = object.holdId ?? "";
+    message.bookingId = object.bookingId ?? "";
     return message;
   },
 };
@@ -15427,7 +19710,7 @@ export const MachineCatalogue: MessageFns<MachineCatalogue> = {
 };
 
 function createBaseMachineState(): MachineState {
-  return { id: "", key: "", type: MachineState_Type.TYPE_UNSPECIFIED, initial: undefined, states: undefined };
+  return { id: "", key: "", type: MachineState_Type.TYPE_UNSPECIFIED, initial: undefined, childStates: [] };
 }
 
 export const MachineState: MessageFns<MachineState> = {
@@ -15444,8 +19727,10 @@ export const MachineState: MessageFns<MachineState> = {
     if (message.initial !== undefined) {
       writer.uint32(34).string(message.initial);
     }
-    if (message.states !== undefined) {
-      Value.encode(Value.wrap(message.states), writer.uint32(42).fork()).join();
+    if (message.childStates !== undefined && message.childStates.length !== 0) {
+      for (const v of message.childStates) {
+        MachineState.encode(v!, writer.uint32(50).fork()).join();
+      }
     }
     return writer;
   },
@@ -15495,12 +19780,15 @@ export const MachineState: MessageFns<MachineState> = {
             message.initial = reader.string();
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.states = Value.unwrap(Value.decode(reader, reader.uint32()));
+            const el = MachineState.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.childStates!.push(el);
+            }
             continue;
           }
         }
@@ -15521,7 +19809,11 @@ export const MachineState: MessageFns<MachineState> = {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       type: isSet(object.type) ? machineState_TypeFromJSON(object.type) : MachineState_Type.TYPE_UNSPECIFIED,
       initial: isSet(object.initial) ? globalThis.String(object.initial) : undefined,
-      states: isSet(object?.states) ? object.states : undefined,
+      childStates: globalThis.Array.isArray(object?.childStates)
+        ? object.childStates.map((e: any) => MachineState.fromJSON(e))
+        : globalThis.Array.isArray(object?.child_states)
+        ? object.child_states.map((e: any) => MachineState.fromJSON(e))
+        : [],
     };
   },
 
@@ -15539,8 +19831,8 @@ export const MachineState: MessageFns<MachineState> = {
     if (message.initial !== undefined) {
       obj.initial = message.initial;
     }
-    if (message.states !== undefined) {
-      obj.states = message.states;
+    if (message.childStates?.length) {
+      obj.childStates = message.childStates.map((e) => MachineState.toJSON(e));
     }
     return obj;
   },
@@ -15554,7 +19846,7 @@ export const MachineState: MessageFns<MachineState> = {
     message.key = object.key ?? "";
     message.type = object.type ?? MachineState_Type.TYPE_UNSPECIFIED;
     message.initial = object.initial ?? undefined;
-    message.states = object.states === undefined ? undefined : object.states;
+    message.childStates = object.childStates?.map((e) => MachineState.fromPartial(e)) || [];
     return message;
   },
 };
@@ -15704,7 +19996,7 @@ function createBaseManualReviewEntry(): ManualReviewEntry {
     reasons: [],
     firstSeenAt: undefined,
     lastSeenAt: undefined,
-    status: ManualReviewEntry_Status.STATUS_UNSPECIFIED,
+    manualReviewStatus: ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED,
     resolvedAt: undefined,
   };
 }
@@ -15728,8 +20020,11 @@ export const ManualReviewEntry: MessageFns<ManualReviewEntry> = {
     if (message.lastSeenAt !== undefined) {
       Timestamp.encode(toTimestamp(message.lastSeenAt), writer.uint32(42).fork()).join();
     }
-    if (message.status !== undefined && message.status !== ManualReviewEntry_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(48).int32(manualReviewEntry_StatusToNumber(message.status));
+    if (
+      message.manualReviewStatus !== undefined &&
+      message.manualReviewStatus !== ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED
+    ) {
+      writer.uint32(64).int32(manualReviewStatusToNumber(message.manualReviewStatus));
     }
     if (message.resolvedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.resolvedAt), writer.uint32(58).fork()).join();
@@ -15793,12 +20088,12 @@ export const ManualReviewEntry: MessageFns<ManualReviewEntry> = {
             message.lastSeenAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
-          case 6: {
-            if (tag !== 48) {
+          case 8: {
+            if (tag !== 64) {
               break;
             }
 
-            message.status = manualReviewEntry_StatusFromJSON(reader.int32());
+            message.manualReviewStatus = manualReviewStatusFromJSON(reader.int32());
             continue;
           }
           case 7: {
@@ -15846,9 +20141,11 @@ export const ManualReviewEntry: MessageFns<ManualReviewEntry> = {
         : isSet(object.last_seen_at)
         ? fromJsonTimestamp(object.last_seen_at)
         : undefined,
-      status: isSet(object.status)
-        ? manualReviewEntry_StatusFromJSON(object.status)
-        : ManualReviewEntry_Status.STATUS_UNSPECIFIED,
+      manualReviewStatus: isSet(object.manualReviewStatus)
+        ? manualReviewStatusFromJSON(object.manualReviewStatus)
+        : isSet(object.manual_review_status)
+        ? manualReviewStatusFromJSON(object.manual_review_status)
+        : ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED,
       resolvedAt: isSet(object.resolvedAt)
         ? fromJsonTimestamp(object.resolvedAt)
         : isSet(object.resolved_at)
@@ -15874,8 +20171,11 @@ export const ManualReviewEntry: MessageFns<ManualReviewEntry> = {
     if (message.lastSeenAt !== undefined) {
       obj.lastSeenAt = message.lastSeenAt.toISOString();
     }
-    if (message.status !== undefined && message.status !== ManualReviewEntry_Status.STATUS_UNSPECIFIED) {
-      obj.status = manualReviewEntry_StatusToJSON(message.status);
+    if (
+      message.manualReviewStatus !== undefined &&
+      message.manualReviewStatus !== ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED
+    ) {
+      obj.manualReviewStatus = manualReviewStatusToJSON(message.manualReviewStatus);
     }
     if (message.resolvedAt !== undefined) {
       obj.resolvedAt = message.resolvedAt.toISOString();
@@ -15893,7 +20193,7 @@ export const ManualReviewEntry: MessageFns<ManualReviewEntry> = {
     message.reasons = object.reasons?.map((e) => ManualReviewEntry_Reasons.fromPartial(e)) || [];
     message.firstSeenAt = object.firstSeenAt ?? undefined;
     message.lastSeenAt = object.lastSeenAt ?? undefined;
-    message.status = object.status ?? ManualReviewEntry_Status.STATUS_UNSPECIFIED;
+    message.manualReviewStatus = object.manualReviewStatus ?? ManualReviewStatus.MANUAL_REVIEW_STATUS_UNSPECIFIED;
     message.resolvedAt = object.resolvedAt ?? undefined;
     return message;
   },
@@ -18103,7 +22403,7 @@ function createBaseProvider(): Provider {
     externalId: "",
     displayName: "",
     email: undefined,
-    status: Provider_Status.STATUS_UNSPECIFIED,
+    providerStatus: ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
     searchable: false,
     professionCode: undefined,
     specialtyCodes: [],
@@ -18143,8 +22443,8 @@ export const Provider: MessageFns<Provider> = {
     if (message.email !== undefined) {
       writer.uint32(42).string(message.email);
     }
-    if (message.status !== undefined && message.status !== Provider_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(48).int32(provider_StatusToNumber(message.status));
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      writer.uint32(208).int32(providerStatusToNumber(message.providerStatus));
     }
     if (message.searchable !== undefined && message.searchable !== false) {
       writer.uint32(56).bool(message.searchable);
@@ -18273,12 +22573,12 @@ export const Provider: MessageFns<Provider> = {
             message.email = reader.string();
             continue;
           }
-          case 6: {
-            if (tag !== 48) {
+          case 26: {
+            if (tag !== 208) {
               break;
             }
 
-            message.status = provider_StatusFromJSON(reader.int32());
+            message.providerStatus = providerStatusFromJSON(reader.int32());
             continue;
           }
           case 7: {
@@ -18485,7 +22785,11 @@ export const Provider: MessageFns<Provider> = {
         ? globalThis.String(object.display_name)
         : "",
       email: isSet(object.email) ? globalThis.String(object.email) : undefined,
-      status: isSet(object.status) ? provider_StatusFromJSON(object.status) : Provider_Status.STATUS_UNSPECIFIED,
+      providerStatus: isSet(object.providerStatus)
+        ? providerStatusFromJSON(object.providerStatus)
+        : isSet(object.provider_status)
+        ? providerStatusFromJSON(object.provider_status)
+        : ProviderStatus.PROVIDER_STATUS_UNSPECIFIED,
       searchable: isSet(object.searchable) ? globalThis.Boolean(object.searchable) : false,
       professionCode: isSet(object.professionCode)
         ? globalThis.String(object.professionCode)
@@ -18581,8 +22885,8 @@ export const Provider: MessageFns<Provider> = {
     if (message.email !== undefined) {
       obj.email = message.email;
     }
-    if (message.status !== undefined && message.status !== Provider_Status.STATUS_UNSPECIFIED) {
-      obj.status = provider_StatusToJSON(message.status);
+    if (message.providerStatus !== undefined && message.providerStatus !== ProviderStatus.PROVIDER_STATUS_UNSPECIFIED) {
+      obj.providerStatus = providerStatusToJSON(message.providerStatus);
     }
     if (message.searchable !== undefined && message.searchable !== false) {
       obj.searchable = message.searchable;
@@ -18654,7 +22958,7 @@ export const Provider: MessageFns<Provider> = {
     message.externalId = object.externalId ?? "";
     message.displayName = object.displayName ?? "";
     message.email = object.email ?? undefined;
-    message.status = object.status ?? Provider_Status.STATUS_UNSPECIFIED;
+    message.providerStatus = object.providerStatus ?? ProviderStatus.PROVIDER_STATUS_UNSPECIFIED;
     message.searchable = object.searchable ?? false;
     message.professionCode = object.professionCode ?? undefined;
     message.specialtyCodes = object.specialtyCodes?.map((e) => e) || [];
@@ -18832,7 +23136,7 @@ function createBaseProviderImport(): ProviderImport {
     importId: "",
     status: ProviderImport_Status.STATUS_UNSPECIFIED,
     dryRun: false,
-    mode: ProviderImport_Mode.MODE_UNSPECIFIED,
+    importMode: ImportMode.IMPORT_MODE_UNSPECIFIED,
     deactivateMissing: false,
     summary: undefined,
     progress: undefined,
@@ -18854,8 +23158,8 @@ export const ProviderImport: MessageFns<ProviderImport> = {
     if (message.dryRun !== undefined && message.dryRun !== false) {
       writer.uint32(24).bool(message.dryRun);
     }
-    if (message.mode !== undefined && message.mode !== ProviderImport_Mode.MODE_UNSPECIFIED) {
-      writer.uint32(32).int32(providerImport_ModeToNumber(message.mode));
+    if (message.importMode !== undefined && message.importMode !== ImportMode.IMPORT_MODE_UNSPECIFIED) {
+      writer.uint32(96).int32(importModeToNumber(message.importMode));
     }
     if (message.deactivateMissing !== undefined && message.deactivateMissing !== false) {
       writer.uint32(40).bool(message.deactivateMissing);
@@ -18922,12 +23226,12 @@ export const ProviderImport: MessageFns<ProviderImport> = {
             message.dryRun = reader.bool();
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 12: {
+            if (tag !== 96) {
               break;
             }
 
-            message.mode = providerImport_ModeFromJSON(reader.int32());
+            message.importMode = importModeFromJSON(reader.int32());
             continue;
           }
           case 5: {
@@ -19019,7 +23323,11 @@ export const ProviderImport: MessageFns<ProviderImport> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
-      mode: isSet(object.mode) ? providerImport_ModeFromJSON(object.mode) : ProviderImport_Mode.MODE_UNSPECIFIED,
+      importMode: isSet(object.importMode)
+        ? importModeFromJSON(object.importMode)
+        : isSet(object.import_mode)
+        ? importModeFromJSON(object.import_mode)
+        : ImportMode.IMPORT_MODE_UNSPECIFIED,
       deactivateMissing: isSet(object.deactivateMissing)
         ? globalThis.Boolean(object.deactivateMissing)
         : isSet(object.deactivate_missing)
@@ -19027,8 +23335,12 @@ export const ProviderImport: MessageFns<ProviderImport> = {
         : false,
       summary: isSet(object.summary) ? ImportSummary.fromJSON(object.summary) : undefined,
       progress: isSet(object.progress) ? ProviderImport_Progress.fromJSON(object.progress) : undefined,
-      errors: globalThis.Array.isArray(object?.errors) ? object.errors.map((e: any) => ImportRowError.fromJSON(e)) : [],
-      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => ImportRowOutcome.fromJSON(e)) : [],
+      errors: globalThis.Array.isArray(object?.errors)
+        ? object.errors.map((e: any) => ImportRowError.fromJSON(e))
+        : [],
+      rows: globalThis.Array.isArray(object?.rows)
+        ? object.rows.map((e: any) => ImportRowOutcome.fromJSON(e))
+        : [],
       createdAt: isSet(object.createdAt)
         ? fromJsonTimestamp(object.createdAt)
         : isSet(object.created_at)
@@ -19053,8 +23365,8 @@ export const ProviderImport: MessageFns<ProviderImport> = {
     if (message.dryRun !== undefined && message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
-    if (message.mode !== undefined && message.mode !== ProviderImport_Mode.MODE_UNSPECIFIED) {
-      obj.mode = providerImport_ModeToJSON(message.mode);
+    if (message.importMode !== undefined && message.importMode !== ImportMode.IMPORT_MODE_UNSPECIFIED) {
+      obj.importMode = importModeToJSON(message.importMode);
     }
     if (message.deactivateMissing !== undefined && message.deactivateMissing !== false) {
       obj.deactivateMissing = message.deactivateMissing;
@@ -19088,7 +23400,7 @@ export const ProviderImport: MessageFns<ProviderImport> = {
     message.importId = object.importId ?? "";
     message.status = object.status ?? ProviderImport_Status.STATUS_UNSPECIFIED;
     message.dryRun = object.dryRun ?? false;
-    message.mode = object.mode ?? ProviderImport_Mode.MODE_UNSPECIFIED;
+    message.importMode = object.importMode ?? ImportMode.IMPORT_MODE_UNSPECIFIED;
     message.deactivateMissing = object.deactivateMissing ?? false;
     message.summary = (object.summary !== undefined && object.summary !== null)
       ? ImportSummary.fromPartial(object.summary)
@@ -19190,7 +23502,7 @@ export const ProviderImport_Progress: MessageFns<ProviderImport_Progress> = {
 };
 
 function createBaseProviderImportAccepted(): ProviderImportAccepted {
-  return { importId: "", status: "", dryRun: false, mode: ProviderImportAccepted_Mode.MODE_UNSPECIFIED };
+  return { importId: "", status: "", dryRun: false, importMode: ImportMode.IMPORT_MODE_UNSPECIFIED };
 }
 
 export const ProviderImportAccepted: MessageFns<ProviderImportAccepted> = {
@@ -19204,8 +23516,8 @@ export const ProviderImportAccepted: MessageFns<ProviderImportAccepted> = {
     if (message.dryRun !== undefined && message.dryRun !== false) {
       writer.uint32(24).bool(message.dryRun);
     }
-    if (message.mode !== undefined && message.mode !== ProviderImportAccepted_Mode.MODE_UNSPECIFIED) {
-      writer.uint32(32).int32(providerImportAccepted_ModeToNumber(message.mode));
+    if (message.importMode !== undefined && message.importMode !== ImportMode.IMPORT_MODE_UNSPECIFIED) {
+      writer.uint32(40).int32(importModeToNumber(message.importMode));
     }
     return writer;
   },
@@ -19247,12 +23559,12 @@ export const ProviderImportAccepted: MessageFns<ProviderImportAccepted> = {
             message.dryRun = reader.bool();
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 5: {
+            if (tag !== 40) {
               break;
             }
 
-            message.mode = providerImportAccepted_ModeFromJSON(reader.int32());
+            message.importMode = importModeFromJSON(reader.int32());
             continue;
           }
         }
@@ -19280,9 +23592,11 @@ export const ProviderImportAccepted: MessageFns<ProviderImportAccepted> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
-      mode: isSet(object.mode)
-        ? providerImportAccepted_ModeFromJSON(object.mode)
-        : ProviderImportAccepted_Mode.MODE_UNSPECIFIED,
+      importMode: isSet(object.importMode)
+        ? importModeFromJSON(object.importMode)
+        : isSet(object.import_mode)
+        ? importModeFromJSON(object.import_mode)
+        : ImportMode.IMPORT_MODE_UNSPECIFIED,
     };
   },
 
@@ -19297,8 +23611,8 @@ export const ProviderImportAccepted: MessageFns<ProviderImportAccepted> = {
     if (message.dryRun !== undefined && message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
-    if (message.mode !== undefined && message.mode !== ProviderImportAccepted_Mode.MODE_UNSPECIFIED) {
-      obj.mode = providerImportAccepted_ModeToJSON(message.mode);
+    if (message.importMode !== undefined && message.importMode !== ImportMode.IMPORT_MODE_UNSPECIFIED) {
+      obj.importMode = importModeToJSON(message.importMode);
     }
     return obj;
   },
@@ -19311,7 +23625,7 @@ export const ProviderImportAccepted: MessageFns<ProviderImportAccepted> = {
     message.importId = object.importId ?? "";
     message.status = object.status ?? "";
     message.dryRun = object.dryRun ?? false;
-    message.mode = object.mode ?? ProviderImportAccepted_Mode.MODE_UNSPECIFIED;
+    message.importMode = object.importMode ?? ImportMode.IMPORT_MODE_UNSPECIFIED;
     return message;
   },
 };
@@ -19555,9 +23869,9 @@ function createBaseRankingPolicy(): RankingPolicy {
   return {
     id: "",
     name: "",
-    status: RankingPolicy_Status.STATUS_UNSPECIFIED,
+    rankingPolicyStatus: RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED,
     weights: undefined,
-    tieBreakers: [],
+    tieBreakerOrder: [],
     activeVersion: undefined,
     createdAt: undefined,
     updatedAt: undefined,
@@ -19572,16 +23886,19 @@ export const RankingPolicy: MessageFns<RankingPolicy> = {
     if (message.name !== undefined && message.name !== "") {
       writer.uint32(18).string(message.name);
     }
-    if (message.status !== undefined && message.status !== RankingPolicy_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(24).int32(rankingPolicy_StatusToNumber(message.status));
+    if (
+      message.rankingPolicyStatus !== undefined &&
+      message.rankingPolicyStatus !== RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED
+    ) {
+      writer.uint32(72).int32(rankingPolicyStatusToNumber(message.rankingPolicyStatus));
     }
     if (message.weights !== undefined) {
       RankingPolicy_Weights.encode(message.weights, writer.uint32(34).fork()).join();
     }
-    if (message.tieBreakers !== undefined && message.tieBreakers.length !== 0) {
-      writer.uint32(42).fork();
-      for (const v of message.tieBreakers) {
-        writer.int32(rankingPolicy_TieBreakersToNumber(v));
+    if (message.tieBreakerOrder !== undefined && message.tieBreakerOrder.length !== 0) {
+      writer.uint32(82).fork();
+      for (const v of message.tieBreakerOrder) {
+        writer.int32(tieBreakerToNumber(v));
       }
       writer.join();
     }
@@ -19626,12 +23943,12 @@ export const RankingPolicy: MessageFns<RankingPolicy> = {
             message.name = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 24) {
+          case 9: {
+            if (tag !== 72) {
               break;
             }
 
-            message.status = rankingPolicy_StatusFromJSON(reader.int32());
+            message.rankingPolicyStatus = rankingPolicyStatusFromJSON(reader.int32());
             continue;
           }
           case 4: {
@@ -19642,17 +23959,17 @@ export const RankingPolicy: MessageFns<RankingPolicy> = {
             message.weights = RankingPolicy_Weights.decode(reader, reader.uint32());
             continue;
           }
-          case 5: {
-            if (tag === 40) {
-              message.tieBreakers!.push(rankingPolicy_TieBreakersFromJSON(reader.int32()));
+          case 10: {
+            if (tag === 80) {
+              message.tieBreakerOrder!.push(tieBreakerFromJSON(reader.int32()));
 
               continue;
             }
 
-            if (tag === 42) {
+            if (tag === 82) {
               const end2 = reader.uint32() + reader.pos;
               while (reader.pos < end2) {
-                message.tieBreakers!.push(rankingPolicy_TieBreakersFromJSON(reader.int32()));
+                message.tieBreakerOrder!.push(tieBreakerFromJSON(reader.int32()));
               }
 
               continue;
@@ -19700,14 +24017,16 @@ export const RankingPolicy: MessageFns<RankingPolicy> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
-      status: isSet(object.status)
-        ? rankingPolicy_StatusFromJSON(object.status)
-        : RankingPolicy_Status.STATUS_UNSPECIFIED,
+      rankingPolicyStatus: isSet(object.rankingPolicyStatus)
+        ? rankingPolicyStatusFromJSON(object.rankingPolicyStatus)
+        : isSet(object.ranking_policy_status)
+        ? rankingPolicyStatusFromJSON(object.ranking_policy_status)
+        : RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED,
       weights: isSet(object.weights) ? RankingPolicy_Weights.fromJSON(object.weights) : undefined,
-      tieBreakers: globalThis.Array.isArray(object?.tieBreakers)
-        ? object.tieBreakers.map((e: any) => rankingPolicy_TieBreakersFromJSON(e))
-        : globalThis.Array.isArray(object?.tie_breakers)
-        ? object.tie_breakers.map((e: any) => rankingPolicy_TieBreakersFromJSON(e))
+      tieBreakerOrder: globalThis.Array.isArray(object?.tieBreakerOrder)
+        ? object.tieBreakerOrder.map((e: any) => tieBreakerFromJSON(e))
+        : globalThis.Array.isArray(object?.tie_breaker_order)
+        ? object.tie_breaker_order.map((e: any) => tieBreakerFromJSON(e))
         : [],
       activeVersion: isSet(object.activeVersion)
         ? globalThis.Number(object.activeVersion)
@@ -19735,14 +24054,17 @@ export const RankingPolicy: MessageFns<RankingPolicy> = {
     if (message.name !== undefined && message.name !== "") {
       obj.name = message.name;
     }
-    if (message.status !== undefined && message.status !== RankingPolicy_Status.STATUS_UNSPECIFIED) {
-      obj.status = rankingPolicy_StatusToJSON(message.status);
+    if (
+      message.rankingPolicyStatus !== undefined &&
+      message.rankingPolicyStatus !== RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED
+    ) {
+      obj.rankingPolicyStatus = rankingPolicyStatusToJSON(message.rankingPolicyStatus);
     }
     if (message.weights !== undefined) {
       obj.weights = RankingPolicy_Weights.toJSON(message.weights);
     }
-    if (message.tieBreakers?.length) {
-      obj.tieBreakers = message.tieBreakers.map((e) => rankingPolicy_TieBreakersToJSON(e));
+    if (message.tieBreakerOrder?.length) {
+      obj.tieBreakerOrder = message.tieBreakerOrder.map((e) => tieBreakerToJSON(e));
     }
     if (message.activeVersion !== undefined) {
       obj.activeVersion = Math.round(message.activeVersion);
@@ -19763,11 +24085,11 @@ export const RankingPolicy: MessageFns<RankingPolicy> = {
     const message = createBaseRankingPolicy();
     message.id = object.id ?? "";
     message.name = object.name ?? "";
-    message.status = object.status ?? RankingPolicy_Status.STATUS_UNSPECIFIED;
+    message.rankingPolicyStatus = object.rankingPolicyStatus ?? RankingPolicyStatus.RANKING_POLICY_STATUS_UNSPECIFIED;
     message.weights = (object.weights !== undefined && object.weights !== null)
       ? RankingPolicy_Weights.fromPartial(object.weights)
       : undefined;
-    message.tieBreakers = object.tieBreakers?.map((e) => e) || [];
+    message.tieBreakerOrder = object.tieBreakerOrder?.map((e) => e) || [];
     message.activeVersion = object.activeVersion ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
@@ -19956,7 +24278,7 @@ export const RankingPolicy_Weights: MessageFns<RankingPolicy_Weights> = {
 };
 
 function createBaseRankingPolicyVersion(): RankingPolicyVersion {
-  return { version: 0, name: "", weights: undefined, tieBreakers: [], activatedAt: undefined };
+  return { version: 0, name: "", weights: undefined, tieBreakerOrder: [], activatedAt: undefined };
 }
 
 export const RankingPolicyVersion: MessageFns<RankingPolicyVersion> = {
@@ -19970,10 +24292,10 @@ export const RankingPolicyVersion: MessageFns<RankingPolicyVersion> = {
     if (message.weights !== undefined) {
       RankingPolicyVersion_Weights.encode(message.weights, writer.uint32(26).fork()).join();
     }
-    if (message.tieBreakers !== undefined && message.tieBreakers.length !== 0) {
-      writer.uint32(34).fork();
-      for (const v of message.tieBreakers) {
-        writer.int32(rankingPolicyVersion_TieBreakersToNumber(v));
+    if (message.tieBreakerOrder !== undefined && message.tieBreakerOrder.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.tieBreakerOrder) {
+        writer.int32(tieBreakerToNumber(v));
       }
       writer.join();
     }
@@ -20020,17 +24342,17 @@ export const RankingPolicyVersion: MessageFns<RankingPolicyVersion> = {
             message.weights = RankingPolicyVersion_Weights.decode(reader, reader.uint32());
             continue;
           }
-          case 4: {
-            if (tag === 32) {
-              message.tieBreakers!.push(rankingPolicyVersion_TieBreakersFromJSON(reader.int32()));
+          case 6: {
+            if (tag === 48) {
+              message.tieBreakerOrder!.push(tieBreakerFromJSON(reader.int32()));
 
               continue;
             }
 
-            if (tag === 34) {
+            if (tag === 50) {
               const end2 = reader.uint32() + reader.pos;
               while (reader.pos < end2) {
-                message.tieBreakers!.push(rankingPolicyVersion_TieBreakersFromJSON(reader.int32()));
+                message.tieBreakerOrder!.push(tieBreakerFromJSON(reader.int32()));
               }
 
               continue;
@@ -20063,10 +24385,10 @@ export const RankingPolicyVersion: MessageFns<RankingPolicyVersion> = {
       version: isSet(object.version) ? globalThis.Number(object.version) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       weights: isSet(object.weights) ? RankingPolicyVersion_Weights.fromJSON(object.weights) : undefined,
-      tieBreakers: globalThis.Array.isArray(object?.tieBreakers)
-        ? object.tieBreakers.map((e: any) => rankingPolicyVersion_TieBreakersFromJSON(e))
-        : globalThis.Array.isArray(object?.tie_breakers)
-        ? object.tie_breakers.map((e: any) => rankingPolicyVersion_TieBreakersFromJSON(e))
+      tieBreakerOrder: globalThis.Array.isArray(object?.tieBreakerOrder)
+        ? object.tieBreakerOrder.map((e: any) => tieBreakerFromJSON(e))
+        : globalThis.Array.isArray(object?.tie_breaker_order)
+        ? object.tie_breaker_order.map((e: any) => tieBreakerFromJSON(e))
         : [],
       activatedAt: isSet(object.activatedAt)
         ? fromJsonTimestamp(object.activatedAt)
@@ -20087,8 +24409,8 @@ export const RankingPolicyVersion: MessageFns<RankingPolicyVersion> = {
     if (message.weights !== undefined) {
       obj.weights = RankingPolicyVersion_Weights.toJSON(message.weights);
     }
-    if (message.tieBreakers?.length) {
-      obj.tieBreakers = message.tieBreakers.map((e) => rankingPolicyVersion_TieBreakersToJSON(e));
+    if (message.tieBreakerOrder?.length) {
+      obj.tieBreakerOrder = message.tieBreakerOrder.map((e) => tieBreakerToJSON(e));
     }
     if (message.activatedAt !== undefined) {
       obj.activatedAt = message.activatedAt.toISOString();
@@ -20106,7 +24428,7 @@ export const RankingPolicyVersion: MessageFns<RankingPolicyVersion> = {
     message.weights = (object.weights !== undefined && object.weights !== null)
       ? RankingPolicyVersion_Weights.fromPartial(object.weights)
       : undefined;
-    message.tieBreakers = object.tieBreakers?.map((e) => e) || [];
+    message.tieBreakerOrder = object.tieBreakerOrder?.map((e) => e) || [];
     message.activatedAt = object.activatedAt ?? undefined;
     return message;
   },
@@ -20440,7 +24762,7 @@ export const ReplayResult: MessageFns<ReplayResult> = {
 function createBaseResolution(): Resolution {
   return {
     resolutionId: "",
-    status: Resolution_Status.STATUS_UNSPECIFIED,
+    resolutionStatus: ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED,
     requestId: "",
     organizationId: "",
     policy: undefined,
@@ -20462,8 +24784,11 @@ export const Resolution: MessageFns<Resolution> = {
     if (message.resolutionId !== undefined && message.resolutionId !== "") {
       writer.uint32(10).string(message.resolutionId);
     }
-    if (message.status !== undefined && message.status !== Resolution_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(16).int32(resolution_StatusToNumber(message.status));
+    if (
+      message.resolutionStatus !== undefined &&
+      message.resolutionStatus !== ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED
+    ) {
+      writer.uint32(128).int32(resolutionStatusToNumber(message.resolutionStatus));
     }
     if (message.requestId !== undefined && message.requestId !== "") {
       writer.uint32(26).string(message.requestId);
@@ -20534,12 +24859,12 @@ export const Resolution: MessageFns<Resolution> = {
             message.resolutionId = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 16) {
+          case 16: {
+            if (tag !== 128) {
               break;
             }
 
-            message.status = resolution_StatusFromJSON(reader.int32());
+            message.resolutionStatus = resolutionStatusFromJSON(reader.int32());
             continue;
           }
           case 3: {
@@ -20677,7 +25002,11 @@ export const Resolution: MessageFns<Resolution> = {
         : isSet(object.resolution_id)
         ? globalThis.String(object.resolution_id)
         : "",
-      status: isSet(object.status) ? resolution_StatusFromJSON(object.status) : Resolution_Status.STATUS_UNSPECIFIED,
+      resolutionStatus: isSet(object.resolutionStatus)
+        ? resolutionStatusFromJSON(object.resolutionStatus)
+        : isSet(object.resolution_status)
+        ? resolutionStatusFromJSON(object.resolution_status)
+        : ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED,
       requestId: isSet(object.requestId)
         ? globalThis.String(object.requestId)
         : isSet(object.request_id)
@@ -20761,8 +25090,11 @@ export const Resolution: MessageFns<Resolution> = {
     if (message.resolutionId !== undefined && message.resolutionId !== "") {
       obj.resolutionId = message.resolutionId;
     }
-    if (message.status !== undefined && message.status !== Resolution_Status.STATUS_UNSPECIFIED) {
-      obj.status = resolution_StatusToJSON(message.status);
+    if (
+      message.resolutionStatus !== undefined &&
+      message.resolutionStatus !== ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED
+    ) {
+      obj.resolutionStatus = resolutionStatusToJSON(message.resolutionStatus);
     }
     if (message.requestId !== undefined && message.requestId !== "") {
       obj.requestId = message.requestId;
@@ -20818,7 +25150,7 @@ export const Resolution: MessageFns<Resolution> = {
   fromPartial(object: DeepPartial<Resolution>): Resolution {
     const message = createBaseResolution();
     message.resolutionId = object.resolutionId ?? "";
-    message.status = object.status ?? Resolution_Status.STATUS_UNSPECIFIED;
+    message.resolutionStatus = object.resolutionStatus ?? ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED;
     message.requestId = object.requestId ?? "";
     message.organizationId = object.organizationId ?? "";
     message.policy = (object.policy !== undefined && object.policy !== null)
@@ -23134,7 +27466,7 @@ export const ResolutionOption_Warnings: MessageFns<ResolutionOption_Warnings> = 
 
 function createBaseResolutionPreferences(): ResolutionPreferences {
   return {
-    dayParts: [],
+    preferredDayParts: [],
     earliestAvailable: undefined,
     languageCodes: [],
     location: undefined,
@@ -23146,10 +27478,10 @@ function createBaseResolutionPreferences(): ResolutionPreferences {
 
 export const ResolutionPreferences: MessageFns<ResolutionPreferences> = {
   encode(message: ResolutionPreferences, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.dayParts !== undefined && message.dayParts.length !== 0) {
-      writer.uint32(10).fork();
-      for (const v of message.dayParts) {
-        writer.int32(resolutionPreferences_DayPartsToNumber(v));
+    if (message.preferredDayParts !== undefined && message.preferredDayParts.length !== 0) {
+      writer.uint32(66).fork();
+      for (const v of message.preferredDayParts) {
+        writer.int32(dayPartToNumber(v));
       }
       writer.join();
     }
@@ -23191,17 +27523,17 @@ export const ResolutionPreferences: MessageFns<ResolutionPreferences> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag === 8) {
-              message.dayParts!.push(resolutionPreferences_DayPartsFromJSON(reader.int32()));
+          case 8: {
+            if (tag === 64) {
+              message.preferredDayParts!.push(dayPartFromJSON(reader.int32()));
 
               continue;
             }
 
-            if (tag === 10) {
+            if (tag === 66) {
               const end2 = reader.uint32() + reader.pos;
               while (reader.pos < end2) {
-                message.dayParts!.push(resolutionPreferences_DayPartsFromJSON(reader.int32()));
+                message.preferredDayParts!.push(dayPartFromJSON(reader.int32()));
               }
 
               continue;
@@ -23277,10 +27609,10 @@ export const ResolutionPreferences: MessageFns<ResolutionPreferences> = {
 
   fromJSON(object: any): ResolutionPreferences {
     return {
-      dayParts: globalThis.Array.isArray(object?.dayParts)
-        ? object.dayParts.map((e: any) => resolutionPreferences_DayPartsFromJSON(e))
-        : globalThis.Array.isArray(object?.day_parts)
-        ? object.day_parts.map((e: any) => resolutionPreferences_DayPartsFromJSON(e))
+      preferredDayParts: globalThis.Array.isArray(object?.preferredDayParts)
+        ? object.preferredDayParts.map((e: any) => dayPartFromJSON(e))
+        : globalThis.Array.isArray(object?.preferred_day_parts)
+        ? object.preferred_day_parts.map((e: any) => dayPartFromJSON(e))
         : [],
       earliestAvailable: isSet(object.earliestAvailable)
         ? globalThis.Boolean(object.earliestAvailable)
@@ -23309,8 +27641,8 @@ export const ResolutionPreferences: MessageFns<ResolutionPreferences> = {
 
   toJSON(message: ResolutionPreferences): unknown {
     const obj: any = {};
-    if (message.dayParts?.length) {
-      obj.dayParts = message.dayParts.map((e) => resolutionPreferences_DayPartsToJSON(e));
+    if (message.preferredDayParts?.length) {
+      obj.preferredDayParts = message.preferredDayParts.map((e) => dayPartToJSON(e));
     }
     if (message.earliestAvailable !== undefined) {
       obj.earliestAvailable = message.earliestAvailable;
@@ -23338,7 +27670,7 @@ export const ResolutionPreferences: MessageFns<ResolutionPreferences> = {
   },
   fromPartial(object: DeepPartial<ResolutionPreferences>): ResolutionPreferences {
     const message = createBaseResolutionPreferences();
-    message.dayParts = object.dayParts?.map((e) => e) || [];
+    message.preferredDayParts = object.preferredDayParts?.map((e) => e) || [];
     message.earliestAvailable = object.earliestAvailable ?? undefined;
     message.languageCodes = object.languageCodes?.map((e) => e) || [];
     message.location = object.location ?? undefined;
@@ -23352,7 +27684,7 @@ export const ResolutionPreferences: MessageFns<ResolutionPreferences> = {
 function createBaseResolutionSummary(): ResolutionSummary {
   return {
     id: "",
-    status: ResolutionSummary_Status.STATUS_UNSPECIFIED,
+    resolutionStatus: ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED,
     requestId: "",
     serviceSlug: "",
     policyId: "",
@@ -23372,8 +27704,11 @@ export const ResolutionSummary: MessageFns<ResolutionSummary> = {
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.status !== undefined && message.status !== ResolutionSummary_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(16).int32(resolutionSummary_StatusToNumber(message.status));
+    if (
+      message.resolutionStatus !== undefined &&
+      message.resolutionStatus !== ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED
+    ) {
+      writer.uint32(112).int32(resolutionStatusToNumber(message.resolutionStatus));
     }
     if (message.requestId !== undefined && message.requestId !== "") {
       writer.uint32(26).string(message.requestId);
@@ -23432,12 +27767,12 @@ export const ResolutionSummary: MessageFns<ResolutionSummary> = {
             message.id = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 16) {
+          case 14: {
+            if (tag !== 112) {
               break;
             }
 
-            message.status = resolutionSummary_StatusFromJSON(reader.int32());
+            message.resolutionStatus = resolutionStatusFromJSON(reader.int32());
             continue;
           }
           case 3: {
@@ -23543,9 +27878,11 @@ export const ResolutionSummary: MessageFns<ResolutionSummary> = {
   fromJSON(object: any): ResolutionSummary {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      status: isSet(object.status)
-        ? resolutionSummary_StatusFromJSON(object.status)
-        : ResolutionSummary_Status.STATUS_UNSPECIFIED,
+      resolutionStatus: isSet(object.resolutionStatus)
+        ? resolutionStatusFromJSON(object.resolutionStatus)
+        : isSet(object.resolution_status)
+        ? resolutionStatusFromJSON(object.resolution_status)
+        : ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED,
       requestId: isSet(object.requestId)
         ? globalThis.String(object.requestId)
         : isSet(object.request_id)
@@ -23609,8 +27946,11 @@ export const ResolutionSummary: MessageFns<ResolutionSummary> = {
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
-    if (message.status !== undefined && message.status !== ResolutionSummary_Status.STATUS_UNSPECIFIED) {
-      obj.status = resolutionSummary_StatusToJSON(message.status);
+    if (
+      message.resolutionStatus !== undefined &&
+      message.resolutionStatus !== ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED
+    ) {
+      obj.resolutionStatus = resolutionStatusToJSON(message.resolutionStatus);
     }
     if (message.requestId !== undefined && message.requestId !== "") {
       obj.requestId = message.requestId;
@@ -23654,7 +27994,7 @@ export const ResolutionSummary: MessageFns<ResolutionSummary> = {
   fromPartial(object: DeepPartial<ResolutionSummary>): ResolutionSummary {
     const message = createBaseResolutionSummary();
     message.id = object.id ?? "";
-    message.status = object.status ?? ResolutionSummary_Status.STATUS_UNSPECIFIED;
+    message.resolutionStatus = object.resolutionStatus ?? ResolutionStatus.RESOLUTION_STATUS_UNSPECIFIED;
     message.requestId = object.requestId ?? "";
     message.serviceSlug = object.serviceSlug ?? "";
     message.policyId = object.policyId ?? "";
@@ -24374,16 +28714,13 @@ export const SimulationResult: MessageFns<SimulationResult> = {
 };
 
 function createBaseSimulationResult_Policy(): SimulationResult_Policy {
-  return { id: "", version: undefined };
+  return { id: "" };
 }
 
 export const SimulationResult_Policy: MessageFns<SimulationResult_Policy> = {
   encode(message: SimulationResult_Policy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(10).string(message.id);
-    }
-    if (message.version !== undefined) {
-      Value.encode(Value.wrap(message.version), writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -24409,14 +28746,6 @@ export const SimulationResult_Policy: MessageFns<SimulationResult_Policy> = {
             message.id = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.version = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -24430,19 +28759,13 @@ export const SimulationResult_Policy: MessageFns<SimulationResult_Policy> = {
   },
 
   fromJSON(object: any): SimulationResult_Policy {
-    return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      version: isSet(object?.version) ? object.version : undefined,
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: SimulationResult_Policy): unknown {
     const obj: any = {};
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
-    }
-    if (message.version !== undefined) {
-      obj.version = message.version;
     }
     return obj;
   },
@@ -24453,7 +28776,6 @@ export const SimulationResult_Policy: MessageFns<SimulationResult_Policy> = {
   fromPartial(object: DeepPartial<SimulationResult_Policy>): SimulationResult_Policy {
     const message = createBaseSimulationResult_Policy();
     message.id = object.id ?? "";
-    message.version = object.version === undefined ? undefined : object.version;
     return message;
   },
 };
@@ -25381,7 +29703,7 @@ export const UpdatedWebhook: MessageFns<UpdatedWebhook> = {
 function createBaseWaitlistEntry(): WaitlistEntry {
   return {
     id: "",
-    status: WaitlistEntry_Status.STATUS_UNSPECIFIED,
+    waitlistStatus: WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED,
     serviceId: "",
     customer: undefined,
     constraints: undefined,
@@ -25400,8 +29722,8 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.status !== undefined && message.status !== WaitlistEntry_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(16).int32(waitlistEntry_StatusToNumber(message.status));
+    if (message.waitlistStatus !== undefined && message.waitlistStatus !== WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED) {
+      writer.uint32(104).int32(waitlistStatusToNumber(message.waitlistStatus));
     }
     if (message.serviceId !== undefined && message.serviceId !== "") {
       writer.uint32(26).string(message.serviceId);
@@ -25457,12 +29779,12 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
             message.id = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 16) {
+          case 13: {
+            if (tag !== 104) {
               break;
             }
 
-            message.status = waitlistEntry_StatusFromJSON(reader.int32());
+            message.waitlistStatus = waitlistStatusFromJSON(reader.int32());
             continue;
           }
           case 3: {
@@ -25560,9 +29882,11 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
   fromJSON(object: any): WaitlistEntry {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      status: isSet(object.status)
-        ? waitlistEntry_StatusFromJSON(object.status)
-        : WaitlistEntry_Status.STATUS_UNSPECIFIED,
+      waitlistStatus: isSet(object.waitlistStatus)
+        ? waitlistStatusFromJSON(object.waitlistStatus)
+        : isSet(object.waitlist_status)
+        ? waitlistStatusFromJSON(object.waitlist_status)
+        : WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED,
       serviceId: isSet(object.serviceId)
         ? globalThis.String(object.serviceId)
         : isSet(object.service_id)
@@ -25605,8 +29929,8 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
-    if (message.status !== undefined && message.status !== WaitlistEntry_Status.STATUS_UNSPECIFIED) {
-      obj.status = waitlistEntry_StatusToJSON(message.status);
+    if (message.waitlistStatus !== undefined && message.waitlistStatus !== WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED) {
+      obj.waitlistStatus = waitlistStatusToJSON(message.waitlistStatus);
     }
     if (message.serviceId !== undefined && message.serviceId !== "") {
       obj.serviceId = message.serviceId;
@@ -25647,7 +29971,7 @@ export const WaitlistEntry: MessageFns<WaitlistEntry> = {
   fromPartial(object: DeepPartial<WaitlistEntry>): WaitlistEntry {
     const message = createBaseWaitlistEntry();
     message.id = object.id ?? "";
-    message.status = object.status ?? WaitlistEntry_Status.STATUS_UNSPECIFIED;
+    message.waitlistStatus = object.waitlistStatus ?? WaitlistStatus.WAITLIST_STATUS_UNSPECIFIED;
     message.serviceId = object.serviceId ?? "";
     message.customer = (object.customer !== undefined && object.customer !== null)
       ? WaitlistEntry_Customer.fromPartial(object.customer)

@@ -21,6 +21,10 @@ import {
 import {
   DeliveryDetail,
   DeliveryList,
+  DeliveryStatus,
+  deliveryStatusFromJSON,
+  deliveryStatusToJSON,
+  deliveryStatusToNumber,
   QueuedReplay,
   ReplayResult,
   UpdatedWebhook,
@@ -175,8 +179,8 @@ export interface ListWebhookDeliveriesRequest {
     | string
     | undefined;
   /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. Optional. */
-  status?:
-    | ListWebhookDeliveriesRequest_Status
+  deliveryStatus?:
+    | DeliveryStatus
     | undefined;
   /**
    * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
@@ -199,90 +203,6 @@ export interface ListWebhookDeliveriesRequest {
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
-}
-
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
-export enum ListWebhookDeliveriesRequest_Status {
-  /** STATUS_UNSPECIFIED - Not given. */
-  STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_PENDING - REST `pending`. */
-  STATUS_PENDING = "STATUS_PENDING",
-  /** STATUS_DELIVERED - REST `delivered`. */
-  STATUS_DELIVERED = "STATUS_DELIVERED",
-  /** STATUS_FAILED - REST `failed`. */
-  STATUS_FAILED = "STATUS_FAILED",
-  /** STATUS_DEAD_LETTERED - REST `dead_lettered`. */
-  STATUS_DEAD_LETTERED = "STATUS_DEAD_LETTERED",
-  /** STATUS_SUPPRESSED - REST `suppressed`. */
-  STATUS_SUPPRESSED = "STATUS_SUPPRESSED",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listWebhookDeliveriesRequest_StatusFromJSON(object: any): ListWebhookDeliveriesRequest_Status {
-  switch (object) {
-    case 0:
-    case "STATUS_UNSPECIFIED":
-      return ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED;
-    case 1:
-    case "STATUS_PENDING":
-      return ListWebhookDeliveriesRequest_Status.STATUS_PENDING;
-    case 2:
-    case "STATUS_DELIVERED":
-      return ListWebhookDeliveriesRequest_Status.STATUS_DELIVERED;
-    case 3:
-    case "STATUS_FAILED":
-      return ListWebhookDeliveriesRequest_Status.STATUS_FAILED;
-    case 4:
-    case "STATUS_DEAD_LETTERED":
-      return ListWebhookDeliveriesRequest_Status.STATUS_DEAD_LETTERED;
-    case 5:
-    case "STATUS_SUPPRESSED":
-      return ListWebhookDeliveriesRequest_Status.STATUS_SUPPRESSED;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListWebhookDeliveriesRequest_Status.UNRECOGNIZED;
-  }
-}
-
-export function listWebhookDeliveriesRequest_StatusToJSON(object: ListWebhookDeliveriesRequest_Status): string {
-  switch (object) {
-    case ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED:
-      return "STATUS_UNSPECIFIED";
-    case ListWebhookDeliveriesRequest_Status.STATUS_PENDING:
-      return "STATUS_PENDING";
-    case ListWebhookDeliveriesRequest_Status.STATUS_DELIVERED:
-      return "STATUS_DELIVERED";
-    case ListWebhookDeliveriesRequest_Status.STATUS_FAILED:
-      return "STATUS_FAILED";
-    case ListWebhookDeliveriesRequest_Status.STATUS_DEAD_LETTERED:
-      return "STATUS_DEAD_LETTERED";
-    case ListWebhookDeliveriesRequest_Status.STATUS_SUPPRESSED:
-      return "STATUS_SUPPRESSED";
-    case ListWebhookDeliveriesRequest_Status.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listWebhookDeliveriesRequest_StatusToNumber(object: ListWebhookDeliveriesRequest_Status): number {
-  switch (object) {
-    case ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED:
-      return 0;
-    case ListWebhookDeliveriesRequest_Status.STATUS_PENDING:
-      return 1;
-    case ListWebhookDeliveriesRequest_Status.STATUS_DELIVERED:
-      return 2;
-    case ListWebhookDeliveriesRequest_Status.STATUS_FAILED:
-      return 3;
-    case ListWebhookDeliveriesRequest_Status.STATUS_DEAD_LETTERED:
-      return 4;
-    case ListWebhookDeliveriesRequest_Status.STATUS_SUPPRESSED:
-      return 5;
-    case ListWebhookDeliveriesRequest_Status.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface ListWebhookDeliveriesRequest_ParamsEntry {
@@ -1714,7 +1634,7 @@ function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest 
     params: {},
     query: {},
     bodyJson: "",
-    status: ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
+    deliveryStatus: DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED,
     event: undefined,
     pageSize: undefined,
     pageToken: undefined,
@@ -1732,8 +1652,8 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.status !== undefined && message.status !== ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED) {
-      writer.uint32(128).int32(listWebhookDeliveriesRequest_StatusToNumber(message.status));
+    if (message.deliveryStatus !== undefined && message.deliveryStatus !== DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED) {
+      writer.uint32(176).int32(deliveryStatusToNumber(message.deliveryStatus));
     }
     if (message.event !== undefined) {
       writer.uint32(138).string(message.event);
@@ -1790,12 +1710,12 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 22: {
+            if (tag !== 176) {
               break;
             }
 
-            message.status = listWebhookDeliveriesRequest_StatusFromJSON(reader.int32());
+            message.deliveryStatus = deliveryStatusFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -1869,9 +1789,11 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      status: isSet(object.status)
-        ? listWebhookDeliveriesRequest_StatusFromJSON(object.status)
-        : ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED,
+      deliveryStatus: isSet(object.deliveryStatus)
+        ? deliveryStatusFromJSON(object.deliveryStatus)
+        : isSet(object.delivery_status)
+        ? deliveryStatusFromJSON(object.delivery_status)
+        : DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED,
       event: isSet(object.event) ? globalThis.String(object.event) : undefined,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
@@ -1909,8 +1831,8 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.status !== undefined && message.status !== ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED) {
-      obj.status = listWebhookDeliveriesRequest_StatusToJSON(message.status);
+    if (message.deliveryStatus !== undefined && message.deliveryStatus !== DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED) {
+      obj.deliveryStatus = deliveryStatusToJSON(message.deliveryStatus);
     }
     if (message.event !== undefined) {
       obj.event = message.event;
@@ -1948,7 +1870,7 @@ export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesReque
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.status = object.status ?? ListWebhookDeliveriesRequest_Status.STATUS_UNSPECIFIED;
+    message.deliveryStatus = object.deliveryStatus ?? DeliveryStatus.DELIVERY_STATUS_UNSPECIFIED;
     message.event = object.event ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
