@@ -280,8 +280,12 @@ interface Undecodable {
 function refuseUndecodable(undecodable: Undecodable | undefined): void {
   if (undecodable === undefined) return;
   if (undecodable.refusal) throw undecodable.refusal;
-  const { reason, field } = undecodable;
-  throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
+  throw undecodableError(undecodable.reason, undecodable.field);
+}
+
+/** The 400 VALIDATION_ERROR of a request that cannot be read, naming `field`. */
+function undecodableError(reason: string, field: string): ServiceError {
+  return new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
     field,
     details: [
       {
@@ -356,7 +360,7 @@ async function handleTypedCall(
   let input = unread;
   try {
     caller = await authenticateCall(deps, md, requestId, trailers, { peer: call.getPeer(), counted: true });
-    const request = typedRequestOf(call.request, route);
+    const request = typedMessageOfCall(call.request, route);
     input = { ...unread, params: pathParamsOfMessage(route, request) };
     const who = caller;
     const response = await runForCall(call, () => spec.handle(who, request));
@@ -379,11 +383,8 @@ async function handleTypedCall(
  * The typed request message of a call: the decoded message itself, or, for a request in the gateway form, the message
  * its path, query and JSON body map onto (request-message-of.ts), refused as the gateway refuses it.
  */
-function typedRequestOf(request: RpcRequest | UndecodableRequest, route: RouteSpec): Record<string, unknown> {
-  if (isUndecodable(request)) {
-    refuseUndecodable({ reason: request.reason, field: 'body' });
-    throw new Error('unreachable');
-  }
+function typedMessageOfCall(request: RpcRequest | UndecodableRequest, route: RouteSpec): Record<string, unknown> {
+  if (isUndecodable(request)) throw undecodableError(request.reason, 'body');
   if (!request.bodyJson && !hasEntries(request.params) && !hasEntries(request.query)) return request;
   let body: unknown;
   if (request.bodyJson) {
@@ -392,7 +393,7 @@ function typedRequestOf(request: RpcRequest | UndecodableRequest, route: RouteSp
     try {
       body = JSON.parse(request.bodyJson);
     } catch (err) {
-      refuseUndecodable({ reason: `body_json is not JSON (${(err as Error).message})`, field: 'body' });
+      throw undecodableError(`body_json is not JSON (${(err as Error).message})`, 'body');
     }
   }
   return requestMessageOf(route, { params: request.params ?? {}, query: request.query ?? {}, body });
