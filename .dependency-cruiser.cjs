@@ -30,7 +30,9 @@ module.exports = {
         'src/domain (pure rules) and machines/ (XState definitions) import no I/O and no layer above them; machines ' +
         'may use src/domain.',
       from: { path: '^(src/domain|machines)/' },
-      to: { path: '^src/(application|persistence|grpc|gateway|contract|workers|launcher|console|observability|cli)/' },
+      to: {
+        path: '^src/(application|api|persistence|grpc|gateway|contract|workers|launcher|console|observability|cli)/',
+      },
     },
     {
       name: 'domain-does-not-import-machines',
@@ -46,7 +48,7 @@ module.exports = {
         'src/persistence (repositories, stores) is called by operations and workers; what it shares with them lives ' +
         'in src/domain (key format, delivery schedule) or in persistence itself.',
       from: { path: '^src/persistence/' },
-      to: { path: '^src/(application|grpc|gateway|contract|workers|console)/' },
+      to: { path: '^src/(application|api|grpc|gateway|contract|workers|console)/' },
     },
     {
       name: 'application-knows-no-transport',
@@ -58,13 +60,29 @@ module.exports = {
       to: { path: '^src/(grpc|gateway|workers|console|cli|launcher)/' },
     },
     {
+      name: 'typed-services-know-no-transport',
+      comment:
+        'src/api (one folder per gRPC service, one file per RPC on its typed messages) is called by the gRPC server; ' +
+        'like the operations it knows neither door nor the workers. It builds on src/application (caller, audit), ' +
+        'src/persistence, src/contract (field rules), src/domain and the generated types of src/gen.',
+      from: { path: '^src/api/' },
+      to: { path: '^src/(grpc|gateway|workers|console|cli|launcher)/' },
+    },
+    {
+      name: 'operations-do-not-import-typed-services',
+      comment:
+        'The typed services build on src/application, not the other way round (start-grpc-role.ts composes both).',
+      from: { path: '^src/application/' },
+      to: { path: '^src/api/' },
+    },
+    {
       name: 'contract-is-shapes-only',
       severity: 'error',
       comment:
         'src/contract (REST shapes, route table) is read by the gateway, the operations and the browser; it may use ' +
         'src/domain (code normalization, ranking vocabulary) and src/errors, never a layer that does I/O.',
       from: { path: '^src/contract/' },
-      to: { path: '^src/(application|persistence|grpc|gateway|workers|console|observability)/' },
+      to: { path: '^src/(application|api|persistence|grpc|gateway|workers|console|observability)/' },
     },
     {
       name: 'gateway-only-translates',
@@ -73,7 +91,7 @@ module.exports = {
         'src/gateway turns HTTP into gRPC calls and holds no rule of its own, so it reaches no operation, store or ' +
         'domain rule: only src/contract, src/errors, src/observability, src/gen and src/console (assets).',
       from: { path: '^src/gateway/' },
-      to: { path: '^src/(application|persistence|domain|workers)/|^machines/' },
+      to: { path: '^src/(application|api|persistence|domain|workers)/|^machines/' },
     },
     {
       name: 'gateway-uses-only-the-grpc-wire-vocabulary',

@@ -1,12 +1,10 @@
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
-import { createApiKeyOperations } from './api-key-operations.js';
 import { createAuditOperations } from './audit-operations.js';
 import { createCalendarOperations } from './calendar-operations.js';
 import { createCatalogOperations } from './catalog-operations.js';
 import type { OperationTable } from './operation.js';
-import { createOrganizationOperations } from './organization-operations.js';
 import { createProviderOperations } from './provider-operations.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
 import { createRankingPolicyOperations } from './ranking-policy-operations.js';
@@ -19,11 +17,12 @@ import { createEventOperations } from './event-operations.js';
 import { createInspectorOperations } from './inspector-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
-/** Every operation of the internal API, grouped by gRPC service; none runs on input it could not store (refuseUnstorableInput). */
+/**
+ * Every operation of the internal API that still takes the REST input, grouped by gRPC service (the typed services are
+ * src/api's: create-typed-services.ts); none runs on input it could not store (refuseUnstorableInput).
+ */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
-    OrganizationService: createOrganizationOperations(deps),
-    ApiKeyService: createApiKeyOperations(deps),
     ProviderService: createProviderOperations(deps),
     CatalogService: createCatalogOperations(deps),
     CalendarService: createCalendarOperations(deps),

@@ -59,11 +59,38 @@ export interface StreamingOperationSpec {
   ): Promise<void>;
 }
 
+/**
+ * One RPC implemented on its typed messages (src/api/<service>/<rpc>.ts): the server hands it the decoded request
+ * message and answers its response message as it is, with no REST input in between. It validates its request itself.
+ */
+export interface TypedOperationSpec {
+  auth?: 'key';
+  audit: OperationAudit;
+  /** Marks the spec as typed. */
+  typed: true;
+  handle(caller: Caller, request: object): Promise<object>;
+}
+
+/** A typed RPC of `audit` that runs `handle` (its request and response are the generated ts-proto types). */
+export function typedOperation<Req extends object, Res extends object>(
+  audit: OperationAudit,
+  handle: (caller: Caller, request: Req) => Promise<Res>,
+): TypedOperationSpec {
+  return { audit, typed: true, handle: handle as TypedOperationSpec['handle'] };
+}
+
 /** Operations of one gRPC service, keyed by RPC name (`CreateProvider`). */
-export type OperationTable = Record<string, OperationSpec | StreamingOperationSpec>;
+export type OperationTable = Record<string, OperationSpec | StreamingOperationSpec | TypedOperationSpec>;
+
+/** Answers whether an RPC is implemented on its typed messages. */
+export function isTyped(spec: OperationSpec | StreamingOperationSpec | TypedOperationSpec): spec is TypedOperationSpec {
+  return 'typed' in spec && spec.typed === true;
+}
 
 /** Answers whether an operation streams its results. */
-export function isStreaming(spec: OperationSpec | StreamingOperationSpec): spec is StreamingOperationSpec {
+export function isStreaming(
+  spec: OperationSpec | StreamingOperationSpec | TypedOperationSpec,
+): spec is StreamingOperationSpec {
   return 'streaming' in spec && spec.streaming === true;
 }
 

@@ -1,6 +1,6 @@
-import { findUnstorableInput } from '../contract/find-unstorable-input.js';
+import { findUnstorableInput, findUnstorableValue } from '../contract/find-unstorable-input.js';
 import { validationError } from '../errors/service-error.js';
-import { isStreaming, type OperationInput, type OperationTable } from './operation.js';
+import { isStreaming, isTyped, type OperationInput, type OperationTable } from './operation.js';
 
 /** Throws 400 VALIDATION_ERROR (with `field`) when a request holds what no operation may store. */
 function check(input: OperationInput): void {
@@ -12,11 +12,24 @@ function check(input: OperationInput): void {
  * Wraps every operation of a table so that, once the caller is authenticated and before the operation reads anything,
  * a request with U+0000 or an unpaired surrogate in any path parameter, query value, body string or key, or a body
  * nested deeper than MAX_INPUT_DEPTH, is refused the same way through both doors: PostgreSQL can store neither, and
- * recursive code (canonical JSON, serialization) must never meet unbounded nesting.
+ * recursive code (canonical JSON, serialization) must never meet unbounded nesting. A typed RPC's request message is
+ * checked the same way, its strings named by their fields.
  */
 export function refuseUnstorableInput(table: OperationTable): OperationTable {
   const out: OperationTable = {};
   for (const [rpc, spec] of Object.entries(table)) {
+    if (isTyped(spec)) {
+      out[rpc] = {
+        ...spec,
+        handle: async (caller, request) => {
+          // A typed request names its fields by their message (JSON) names: `settings.timezone`.
+          const problem = findUnstorableValue(request);
+          if (problem) throw validationError([problem]);
+          return spec.handle(caller, request);
+        },
+      };
+      continue;
+    }
     out[rpc] = isStreaming(spec)
       ? {
           ...spec,

@@ -18,10 +18,12 @@ import type { Caller } from '../application/caller.js';
 import {
   isAnswer,
   isStreaming,
+  isTyped,
   type OperationInput,
   type OperationSpec,
   type OperationTable,
   type StreamingOperationSpec,
+  type TypedOperationSpec,
 } from '../application/operation.js';
 import type { RecordHeaderUse } from '../application/audit/record-header-use.js';
 import type { OpenStream, OpenStreams } from '../application/open-streams.js';
@@ -46,6 +48,8 @@ import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
 import { addressOfPeer } from '../application/failed-auth-limit.js';
 import { responseMessageOf, restInputOfMessage, UnreadableTypedRequest } from '../contract/typed-message.js';
+import { pathParamsOfMessage, requestMessageOf } from '../contract/request-message-of.js';
+import { TYPED_SERVICES } from '../contract/typed-services.js';
 
 /**
  * A request message: the typed fields of the method (a ts-proto object, see `typed-message.ts`), or the gateway form
@@ -119,6 +123,24 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       const spec = table[rpc];
       if (!spec) continue;
       const route = ROUTE_OF_RPC.get(`${name}/${rpc}`);
+      if (TYPED_SERVICES.has(name) !== isTyped(spec))
+        throw new Error(`${name}/${rpc}: a typed service's RPCs, and only those, are implemented on typed messages`);
+      if (isTyped(spec)) {
+        if (!route || def.responseStream) throw new Error(`${name}/${rpc}: a typed RPC is unary and has a route`);
+        const handler = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
+          inCallContext(call.metadata, () => {
+            handleTypedCall(deps, spec, rpc, route, call, callback).catch((err: unknown) =>
+              lastResort(deps, rpc, err, () => {
+                const internal = new ServiceError('INTERNAL_ERROR');
+                callback(carryServiceError(encodeServiceError(internal), internal) as never, null);
+              }),
+            );
+          });
+        };
+        impl[method] = handler;
+        unaryMethods.set(def.path, { definition: def, handler: handler as UnaryMethod['handler'] });
+        continue;
+      }
       if (def.responseStream) {
         if (!isStreaming(spec)) throw new Error(`${name}/${rpc} streams but its operation does not`);
         impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
@@ -258,8 +280,12 @@ interface Undecodable {
 function refuseUndecodable(undecodable: Undecodable | undefined): void {
   if (undecodable === undefined) return;
   if (undecodable.refusal) throw undecodable.refusal;
-  const { reason, field } = undecodable;
-  throw new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
+  throw undecodableError(undecodable.reason, undecodable.field);
+}
+
+/** The 400 VALIDATION_ERROR of a request that cannot be read, naming `field`. */
+function undecodableError(reason: string, field: string): ServiceError {
+  return new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
     field,
     details: [
       {
@@ -313,6 +339,64 @@ async function handleCall(
       );
     callback(carryServiceError(encodeServiceError(se, trailers), se) as never, null);
   }
+}
+
+/**
+ * Runs a call of an RPC implemented on its typed messages (TYPED_SERVICES): authenticated and counted like any call,
+ * then its decoded request message goes to the implementation as it is, and its response message is the answer. A
+ * request in the gateway form (a gateway of the previous version) is first mapped as the gateway maps REST.
+ */
+async function handleTypedCall(
+  deps: GrpcServerDeps,
+  spec: TypedOperationSpec,
+  rpc: string,
+  route: RouteSpec,
+  call: ServerUnaryCall<RpcRequest, unknown>,
+  callback: sendUnaryData<unknown>,
+) {
+  const md = call.metadata;
+  const { requestId, trailers, unread } = startCall(md, call.request, route);
+  let caller: Caller | undefined;
+  let input = unread;
+  try {
+    caller = await authenticateCall(deps, md, requestId, trailers, { peer: call.getPeer(), counted: true });
+    const request = typedMessageOfCall(call.request, route);
+    input = { ...unread, params: pathParamsOfMessage(route, request) };
+    const who = caller;
+    const response = await runForCall(call, () => spec.handle(who, request));
+    if (caller.viaOrganizationHeader)
+      await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: false });
+    callback(null, response, trailers);
+  } catch (err) {
+    let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+    if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
+    if (caller?.viaOrganizationHeader)
+      se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(
+        () => se,
+        (e: unknown) => e as ServiceError,
+      );
+    callback(carryServiceError(encodeServiceError(se, trailers), se) as never, null);
+  }
+}
+
+/**
+ * The typed request message of a call: the decoded message itself, or, for a request in the gateway form, the message
+ * its path, query and JSON body map onto (request-message-of.ts), refused as the gateway refuses it.
+ */
+function typedMessageOfCall(request: RpcRequest | UndecodableRequest, route: RouteSpec): Record<string, unknown> {
+  if (isUndecodable(request)) throw undecodableError(request.reason, 'body');
+  if (!request.bodyJson && !hasEntries(request.params) && !hasEntries(request.query)) return request;
+  let body: unknown;
+  if (request.bodyJson) {
+    const tooDeep = findTooDeepJson(request.bodyJson);
+    if (tooDeep) throw validationError([tooDeep]);
+    try {
+      body = JSON.parse(request.bodyJson);
+    } catch (err) {
+      throw undecodableError(`body_json is not JSON (${(err as Error).message})`, 'body');
+    }
+  }
+  return requestMessageOf(route, { params: request.params ?? {}, query: request.query ?? {}, body });
 }
 
 /**

@@ -7,6 +7,7 @@ import { createRateLimiter } from '../application/rate-limiter.js';
 import { createOpenStreams } from '../application/open-streams.js';
 import { createFailedAuthLimit } from '../application/failed-auth-limit.js';
 import { createOperations } from '../application/create-operations.js';
+import { createTypedServices } from '../api/create-typed-services.js';
 import { createHeaderUseRecorder } from '../application/audit/record-header-use.js';
 import { createStreamLeases } from '../persistence/stream-leases.js';
 import type { AuditStream } from '../persistence/audit-stream.js';
@@ -67,7 +68,7 @@ export async function startGrpcRole(config: Config, r: GrpcRoleDeps): Promise<Gr
   );
   const grpc = createGrpcServer({
     streams,
-    operations: createOperations(deps),
+    operations: { ...createOperations(deps), ...createTypedServices(deps) },
     authenticate: createAuthenticator({
       credentials: deps.credentials,
       clock,

@@ -84,7 +84,7 @@ test.after.always(async () => {
 });
 
 test.serial(
-  'through the gateway: a plain request goes typed, a malformed one in JSON form, and both answer as the contract says',
+  'through the gateway: a plain request goes typed, a malformed one is refused at the edge (typed services) or sent in JSON form, and all answer as the contract says',
   async (t) => {
     const platform = client(svc.url, svc.platformKey);
     const form = async (f: string) =>
@@ -98,11 +98,17 @@ test.serial(
     t.is(read.body.name, 'Typed');
     t.is(await form('typed'), typed0 + 2);
     t.is(await form('json'), json0);
-    // A number where the contract wants text: only the JSON form can carry it, and the validator names the field.
+    // A number where the contract wants text: a typed service's route (TYPED_SERVICES) refuses it at the edge with the
+    // field and sends nothing; another service's gets the JSON form, whose validator names the field.
     const bad = await platform.post('/api/v2/organizations', { externalId: 7, name: 'Typed' });
     t.is(bad.status, 400);
     t.is(bad.body.error.code, 'VALIDATION_ERROR');
     t.is(bad.body.error.field, 'externalId');
+    t.is(await form('json'), json0);
+    const badProvider = await platform.post('/api/v2/providers', { externalId: 7, displayName: 'Dr. Typed' });
+    t.is(badProvider.status, 400);
+    t.is(badProvider.body.error.code, 'VALIDATION_ERROR');
+    t.is(badProvider.body.error.field, 'externalId');
     t.is(await form('json'), json0 + 1);
   },
 );

@@ -1,0 +1,46 @@
+import { OrganizationSettings_Plan, type OrganizationSettings } from '../../gen/scheduling/v1/resources.js';
+import { OrganizationSettings as SettingsRules, PLANS } from '../../contract/schemas/organization.js';
+import type { RequestProblems } from '../request-problems.js';
+
+type Plan = (typeof PLANS)[number];
+
+/** The plan a request names; UNSPECIFIED: not given. */
+const PLAN_OF: Partial<Record<OrganizationSettings_Plan, Plan>> = {
+  [OrganizationSettings_Plan.PLAN_FREE]: 'free',
+  [OrganizationSettings_Plan.PLAN_LAUNCH]: 'launch',
+  [OrganizationSettings_Plan.PLAN_SCALE]: 'scale',
+  [OrganizationSettings_Plan.PLAN_ENTERPRISE]: 'enterprise',
+};
+
+/** The settings a request gives (each one left out when not given). */
+export interface SettingsInput {
+  plan?: Plan;
+  allowUnverifiable?: boolean;
+  timezone?: string;
+  waitlistOfferTtlSeconds?: number;
+}
+
+/**
+ * Reads the settings of a create or update request, judging each given one (a known plan, an IANA time zone, an offer
+ * lifetime of 60..3600 s) into `problems` as `settings.<name>`.
+ */
+export function readSettings(problems: RequestProblems, settings: OrganizationSettings | undefined): SettingsInput {
+  const out: SettingsInput = {};
+  if (!settings) return out;
+  const plan = settings.plan ?? OrganizationSettings_Plan.PLAN_UNSPECIFIED;
+  if (plan !== OrganizationSettings_Plan.PLAN_UNSPECIFIED) {
+    const known = PLAN_OF[plan];
+    if (known) out.plan = known;
+    else problems.add('settings.plan', `Invalid option: expected one of ${PLANS.map((p) => `"${p}"`).join('|')}`);
+  }
+  if (settings.allowUnverifiable !== undefined) out.allowUnverifiable = settings.allowUnverifiable;
+  const timezone = problems.check('settings.timezone', SettingsRules.shape.timezone, settings.timezone);
+  if (timezone !== undefined) out.timezone = timezone;
+  const ttl = problems.check(
+    'settings.waitlistOfferTtlSeconds',
+    SettingsRules.shape.waitlistOfferTtlSeconds,
+    settings.waitlistOfferTtlSeconds,
+  );
+  if (ttl !== undefined) out.waitlistOfferTtlSeconds = ttl;
+  return out;
+}

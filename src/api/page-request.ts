@@ -1,0 +1,35 @@
+import { cursor } from '../contract/fields.js';
+import { decodeCursor, page } from '../contract/pagination.js';
+import type { RequestProblems } from './request-problems.js';
+
+/** A list request's paging fields (`page_size`, `page_token`: REST `limit`, `cursor`). */
+export interface PageRequest {
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+}
+
+/** Page sizes a list takes (REST `limit`), and the size of a page not asked for. */
+export const PAGE_SIZE = { min: 1, max: 500, default: 50 } as const;
+
+const CURSOR = cursor().optional();
+
+/**
+ * Judges a list request's paging (size 1..500, token at most 200 characters; named `limit` and `cursor` as REST
+ * clients name them) into `problems`; `position` reads the token once the request is known valid (a token this
+ * service did not issue is 400 on `cursor`).
+ */
+export function readPageRequest(problems: RequestProblems, request: PageRequest) {
+  const size = request.pageSize ?? PAGE_SIZE.default;
+  // A negative size is no decimal count: REST text of one would not be digits either.
+  if (!Number.isInteger(size) || size < 0) problems.add('limit', 'must be an integer');
+  else if (size < PAGE_SIZE.min) problems.add('limit', `Too small: expected number to be >=${PAGE_SIZE.min}`);
+  else if (size > PAGE_SIZE.max) problems.add('limit', `Too big: expected number to be <=${PAGE_SIZE.max}`);
+  const token = problems.check('cursor', CURSOR, request.pageToken);
+  return { size, position: () => decodeCursor(token) ?? '' };
+}
+
+/** A page of rows fetched with size + 1 as a list response's fields, each row mapped to its message. */
+export function pageMessage<T, M>(rows: T[], size: number, positionOf: (row: T) => string, message: (row: T) => M) {
+  const p = page(rows, size, positionOf);
+  return { data: p.data.map(message), hasMore: p.hasMore, nextPageToken: p.nextCursor ?? undefined };
+}

@@ -1,0 +1,279 @@
+import type { z } from 'zod';
+import { validationError, type ErrorDetail } from '../errors/service-error.js';
+import type { RouteSpec } from './route.js';
+import { findUnstorableInput } from './find-unstorable-input.js';
+import { issuesToDetails } from './parse-input.js';
+import {
+  enumTypeName,
+  enumValueName,
+  hasPresence,
+  protoFieldName,
+  protoFieldNameIn,
+  protoShapeOf,
+  tsPropertyName,
+  unwrapSchema,
+  type ProtoShape,
+} from './proto-shape.js';
+import { requestGroups, type RestInput } from './typed-message.js';
+
+/** One field of an object schema as the REST-to-message mapping reads it, worked out once per schema. */
+interface MappedField {
+  key: string;
+  property: string;
+  schema: z.ZodType;
+  shape: ProtoShape;
+  /** The message can tell the field left out from its default ('' , 0, false). */
+  present: boolean;
+  nullable: boolean;
+}
+
+const fieldsOf = new WeakMap<z.ZodObject, MappedField[]>();
+
+function mappedFields(schema: z.ZodObject): MappedField[] {
+  let fields = fieldsOf.get(schema);
+  if (fields === undefined) {
+    fields = Object.entries(schema.shape).map(([key, s]) => {
+      const fieldSchema = s as z.ZodType;
+      const shape = protoShapeOf(fieldSchema, 'input');
+      const unwrapped = unwrapSchema(fieldSchema, 'input');
+      return {
+        key,
+        property: tsPropertyName(protoFieldNameIn(schema, key)),
+        schema: fieldSchema,
+        shape,
+        present: hasPresence(shape, unwrapped, 'input'),
+        nullable: unwrapped.nullable,
+      };
+    });
+    fieldsOf.set(schema, fields);
+  }
+  return fields;
+}
+
+/** The JSON type of a value as the contract's messages name it (`received number`). */
+function jsonTypeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** A refused value: the contract's detail for it. */
+function invalid(field: string, message: string): ErrorDetail {
+  return { field, code: 'INVALID', message };
+}
+
+const expected = (field: string, type: string, v: unknown) =>
+  invalid(field, `Invalid input: expected ${type}, received ${jsonTypeOf(v)}`);
+
+/** Why an empty string is refused for a field: what the field's rule says of it, else that it must not be empty. */
+function emptyTextRefusal(schema: z.ZodType, field: string): ErrorDetail[] {
+  const r = schema.safeParse('');
+  return r.success ? [invalid(field, 'must not be empty')] : issuesToDetails(r.error.issues, field);
+}
+
+/** Where one value is read from: a JSON body member, or path or query text. */
+type Source = 'json' | 'text';
+
+/**
+ * The typed value of one REST value of a field's shape, or the detail saying why the message cannot carry it: a
+ * value of another JSON type, a number that is no exact int64, text that spells no number or no instant, a value
+ * outside an enum, a null where the field takes none, an empty string where the message cannot tell it from a
+ * missing field. Ranges, lengths and references are not looked at: they are the implementation's.
+ */
+function typedValue(
+  f: Pick<MappedField, 'key' | 'schema' | 'shape' | 'present'>,
+  shape: ProtoShape,
+  v: unknown,
+  field: string,
+  source: Source,
+  problems: ErrorDetail[],
+): unknown {
+  switch (shape.kind) {
+    case 'string':
+      if (typeof v !== 'string') return (problems.push(expected(field, 'string', v)), undefined);
+      // A string without presence cannot be told apart from one left out: refused here, not lost, in the words of
+      // the field's own rule when it refuses an empty string too.
+      if (v === '' && !f.present) return (problems.push(...emptyTextRefusal(f.schema, field)), undefined);
+      return v;
+    case 'bool':
+      if (source === 'text') {
+        if (v === 'true' || v === 'false') return v === 'true';
+        return (problems.push(invalid(field, 'Invalid option: expected one of "true"|"false"')), undefined);
+      }
+      if (typeof v !== 'boolean') return (problems.push(expected(field, 'boolean', v)), undefined);
+      return v;
+    case 'int64': {
+      let n: number;
+      if (source === 'text' || (shape.decimal && typeof v === 'string')) {
+        if (typeof v !== 'string' || !/^\d+$/.test(v))
+          return (problems.push(invalid(field, 'must be an integer')), undefined);
+        n = Number(v);
+      } else {
+        if (typeof v !== 'number') return (problems.push(expected(field, 'number', v)), undefined);
+        if (!Number.isInteger(v)) return (problems.push(expected(field, 'int', v)), undefined);
+        n = v;
+      }
+      // A number JavaScript cannot hold exactly is no int64 the message can carry.
+      if (n > Number.MAX_SAFE_INTEGER)
+        return (problems.push(invalid(field, `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`)), undefined);
+      if (n < Number.MIN_SAFE_INTEGER)
+        return (problems.push(invalid(field, `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`)), undefined);
+      return n;
+    }
+    case 'double': {
+      const n = source === 'text' && typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+      if (typeof n !== 'number' || !Number.isFinite(n)) return (problems.push(expected(field, 'number', v)), undefined);
+      return n;
+    }
+    case 'timestamp': {
+      // An instant's REST spelling is the field's own rule (isoTimestamp, instant): read with it, as the message
+      // has no text to check later.
+      const r = f.schema.safeParse(v);
+      if (!r.success)
+        return (problems.push(invalid(field, r.error.issues[0]?.message ?? 'is not a timestamp')), undefined);
+      return new Date(String(v));
+    }
+    case 'enum':
+      if (typeof v !== 'string' || !shape.values.includes(v))
+        return (
+          problems.push(
+            invalid(field, `Invalid option: expected one of ${shape.values.map((s) => `"${s}"`).join('|')}`),
+          ),
+          undefined
+        );
+      return enumValueName(enumTypeName(f.key), v);
+    case 'message':
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        return (problems.push(expected(field, 'object', v)), undefined);
+      return objectMessage(shape.schema, v as Record<string, unknown>, `${field}.`, 'json', problems);
+    case 'repeated': {
+      const items = source === 'text' && typeof v === 'string' ? v.split(',') : v;
+      if (!Array.isArray(items)) return (problems.push(expected(field, 'array', v)), undefined);
+      return items.map((item, i) =>
+        typedValue(
+          { ...f, present: true },
+          shape.item,
+          item,
+          source === 'text' ? field : `${field}.${i}`,
+          source,
+          problems,
+        ),
+      );
+    }
+    case 'map':
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        return (problems.push(expected(field, 'record', v)), undefined);
+      return Object.fromEntries(
+        Object.entries(v).map(([k, item]) => [
+          k,
+          typedValue({ ...f, present: true }, shape.value, item, `${field}.${k}`, source, problems),
+        ]),
+      );
+    case 'struct':
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        return (problems.push(expected(field, 'record', v)), undefined);
+      return v;
+    case 'value':
+      return v;
+  }
+}
+
+/**
+ * The message object of a JSON object (or path or query text) read with an object schema: its known members by their
+ * message property, members the schema does not name left out (as the REST contract ignores them).
+ */
+function objectMessage(
+  schema: z.ZodObject,
+  json: Record<string, unknown>,
+  prefix: string,
+  source: Source,
+  problems: ErrorDetail[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of mappedFields(schema)) {
+    const v = json[f.key];
+    if (v === undefined) continue;
+    const field = `${prefix}${f.key}`;
+    if (v === null) {
+      // A null clears a nullable field: unset here, named by the update mask. Elsewhere the field takes no null.
+      if (f.nullable) continue;
+      if (f.shape.kind === 'enum') typedValue(f, f.shape, v, field, source, problems);
+      else if (f.shape.kind !== 'value') problems.push(expected(field, expectedType(f.shape), v));
+      else out[f.property] = v;
+      continue;
+    }
+    const typed = typedValue(f, f.shape, v, field, source, problems);
+    if (typed !== undefined) out[f.property] = typed;
+  }
+  return out;
+}
+
+/** The JSON type a shape reads, as an error names it. */
+function expectedType(shape: ProtoShape): string {
+  switch (shape.kind) {
+    case 'bool':
+      return 'boolean';
+    case 'int64':
+    case 'double':
+      return 'number';
+    case 'message':
+      return 'object';
+    case 'repeated':
+      return 'array';
+    case 'map':
+    case 'struct':
+      return 'record';
+    default:
+      return 'string';
+  }
+}
+
+/**
+ * The typed request message of a REST request, mapped one way: path and query text and the JSON body's members onto
+ * the fields of the route's RPC request (a list's `limit`/`cursor` onto `page_size`/`page_token`, a PATCH body's
+ * members onto its fields and `update_mask`). What the message cannot carry is refused here with the contract's
+ * VALIDATION_ERROR, `field` and `details` (every problem found, in field order): a string where a number goes, a
+ * number that is not an integer, text that is no number or instant, a value outside an enum, a null where none is
+ * taken, an empty string in a field without presence, a body that is not an object; before these, what no operation
+ * may store (U+0000, unpaired surrogates, nesting past the bound: find-unstorable-input.ts). Members the route does not
+ * name are ignored, as the REST contract does. Ranges, lengths, required fields and references are the
+ * implementation's to judge, for every caller alike.
+ */
+export function requestMessageOf(route: RouteSpec, input: RestInput): Record<string, unknown> {
+  const unstorable = findUnstorableInput(input);
+  if (unstorable) throw validationError([unstorable]);
+  const problems: ErrorDetail[] = [];
+  const message: Record<string, unknown> = {};
+  for (const group of requestGroups(route)) {
+    if (group.kind !== 'body') {
+      Object.assign(message, objectMessage(group.schema, input[group.kind], '', 'text', problems));
+      continue;
+    }
+    // A route whose body may be left out reads a missing body as `{}` (route.ts).
+    const body = input.body === undefined && route.bodyOptional ? {} : input.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      problems.push(expected('(body)', 'object', body ?? null));
+      continue;
+    }
+    Object.assign(message, objectMessage(group.schema, body as Record<string, unknown>, '', 'json', problems));
+    if (route.method === 'PATCH')
+      message.updateMask = mappedFields(group.schema)
+        .filter((f) => (body as Record<string, unknown>)[f.key] !== undefined)
+        .map((f) => protoFieldName(f.key));
+  }
+  if (problems.length > 0) throw validationError(problems);
+  return message;
+}
+
+/** The path parameters a typed request names (`{id}`), as the REST path carried them: what an audit entry names. */
+export function pathParamsOfMessage(route: RouteSpec, message: Record<string, unknown>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const group of requestGroups(route)) {
+    if (group.kind !== 'params') continue;
+    for (const f of mappedFields(group.schema)) {
+      const v = message[f.property];
+      if (typeof v === 'string' && v !== '') params[f.key] = v;
+    }
+  }
+  return params;
+}
