@@ -10,7 +10,7 @@ const resolutionBody = { serviceId: 'svc_1', dateRange: { from: '2026-03-02', to
 
 test("a REST input the message carries exactly becomes the typed request; path and query text take their fields' types", (t) => {
   const create = typedRequestOf(route('CreateResolution'), { params: {}, query: {}, body: resolutionBody });
-  t.like(create, { serviceId: 'svc_1', dateRange: { from: '2026-03-02', to: '2026-03-03' } });
+  t.like(create, { serviceId: 'svc_1', dateRange: { fromDate: '2026-03-02', toDate: '2026-03-03' } });
   t.is(create!.bodyJson, undefined);
   const list = typedRequestOf(route('ListProviders'), {
     params: {},
