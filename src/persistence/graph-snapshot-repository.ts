@@ -1,0 +1,52 @@
+import type { Queryable } from './database.js';
+
+/** A stored graph snapshot: its parts in order (each a gzipped slice of one buffer) and its format. */
+export interface StoredGraphSnapshot {
+  format: number;
+  parts: Buffer[];
+}
+
+/**
+ * Reads the snapshot of an organization's graph at `graphVersion` in one statement; undefined when none is stored or
+ * its parts are not all there.
+ */
+export async function readGraphSnapshot(
+  db: Queryable,
+  organizationId: string,
+  graphVersion: number,
+): Promise<StoredGraphSnapshot | undefined> {
+  const r = await db.query<{ format: number; part: number; parts: number; body: Buffer }>(
+    `SELECT format, part, parts, body FROM graph_snapshots WHERE organization_id = $1 AND graph_version = $2
+     ORDER BY part`,
+    [organizationId, graphVersion],
+  );
+  const rows = r.rows;
+  if (rows.length === 0) return undefined;
+  const format = rows[0]!.format;
+  if (rows.length !== rows[0]!.parts || rows.some((x, i) => x.part !== i || x.format !== format)) return undefined;
+  return { format, parts: rows.map((x) => x.body) };
+}
+
+/**
+ * Stores the snapshot of an organization's graph at `graphVersion` (all parts in one statement; a snapshot already
+ * stored for that version is kept), then drops the organization's snapshots of older versions written before
+ * `keepSince` (resolutions made on a version read its snapshot for their candidates while it is kept).
+ */
+export async function writeGraphSnapshot(
+  db: Queryable,
+  s: { organizationId: string; graphVersion: number; format: number; parts: Buffer[]; now: Date; keepSince: Date },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO graph_snapshots (platform_id, organization_id, graph_version, format, part, parts, body, created_at)
+     SELECT o.platform_id, o.id, $2, $3, p.part - 1, $4, p.body, $5
+     FROM organizations o, unnest($6::bytea[]) WITH ORDINALITY AS p(body, part)
+     WHERE o.id = $1
+     ON CONFLICT (organization_id, graph_version, part) DO NOTHING`,
+    [s.organizationId, s.graphVersion, s.format, s.parts.length, s.now, s.parts],
+  );
+  await db.query('DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version < $2 AND created_at < $3', [
+    s.organizationId,
+    s.graphVersion,
+    s.keepSince,
+  ]);
+}
