@@ -1,4 +1,4 @@
-import type { Queryable } from './database.js';
+import type { Database, Queryable } from './database.js';
 
 /** A stored graph snapshot: its parts in order (each a gzipped slice of one buffer) and its format. */
 export interface StoredGraphSnapshot {
@@ -33,20 +33,42 @@ export async function readGraphSnapshot(
  * `keepSince` (resolutions made on a version read its snapshot for their candidates while it is kept).
  */
 export async function writeGraphSnapshot(
-  db: Queryable,
+  db: Database,
+  timeoutMs: number,
   s: { organizationId: string; graphVersion: number; format: number; parts: Buffer[]; now: Date; keepSince: Date },
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO graph_snapshots (platform_id, organization_id, graph_version, format, part, parts, body, created_at)
-     SELECT o.platform_id, o.id, $2, $3, p.part - 1, $4, p.body, $5
-     FROM organizations o, unnest($6::bytea[]) WITH ORDINALITY AS p(body, part)
-     WHERE o.id = $1
-     ON CONFLICT (organization_id, graph_version, part) DO NOTHING`,
-    [s.organizationId, s.graphVersion, s.format, s.parts.length, s.now, s.parts],
+  await db.transaction(async (tx) => {
+    // Megabytes of parts: bounded by their own timeout, not a request's (SET LOCAL ends with the transaction).
+    await tx.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
+    await tx.query(
+      `INSERT INTO graph_snapshots (platform_id, organization_id, graph_version, format, part, parts, body, created_at)
+       SELECT o.platform_id, o.id, $2, $3, p.part - 1, $4, p.body, $5
+       FROM organizations o, unnest($6::bytea[]) WITH ORDINALITY AS p(body, part)
+       WHERE o.id = $1
+       ON CONFLICT (organization_id, graph_version, part) DO NOTHING`,
+      [s.organizationId, s.graphVersion, s.format, s.parts.length, s.now, s.parts],
+    );
+    await tx.query(
+      'DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version < $2 AND created_at < $3',
+      [s.organizationId, s.graphVersion, s.keepSince],
+    );
+  });
+}
+
+/**
+ * Organizations that have a stored graph snapshot (so a graph large enough to get one) but none of their current
+ * version: their graph changed since. At most `limit`, by id.
+ */
+export async function listGraphsWithoutSnapshot(
+  db: Queryable,
+  limit: number,
+): Promise<{ organizationId: string; graphVersion: number }[]> {
+  const r = await db.query<{ id: string; graph_version: string }>(
+    `SELECT o.id, o.graph_version FROM organizations o
+     WHERE EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id)
+       AND NOT EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id AND s.graph_version = o.graph_version)
+     ORDER BY o.id LIMIT $1`,
+    [limit],
   );
-  await db.query('DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version < $2 AND created_at < $3', [
-    s.organizationId,
-    s.graphVersion,
-    s.keepSince,
-  ]);
+  return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
 }

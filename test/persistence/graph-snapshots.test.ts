@@ -10,6 +10,7 @@ import {
 import { createGraphSnapshots } from '../../src/application/resolution/graph-snapshots.js';
 import { encodeGraphColumns } from '../../src/application/resolution/graph-columns.js';
 import { readGraphVersion } from '../../src/persistence/organization-repository.js';
+import { createGraphSnapshotBuildStep } from '../../src/workers/graph-snapshot-builder.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
@@ -238,3 +239,42 @@ test('the snapshot is not written when the version moved since it was read (the 
   t.deepEqual(await snapshotRows(id), []);
   t.deepEqual(problems, []);
 });
+
+test.serial(
+  'the builder stores the snapshot of a changed graph once its version has settled, and only for graphs that had one',
+  async (t) => {
+    const large = await variedOrganization();
+    const small = await variedOrganization();
+    const db = svc.service.deps.db;
+    const clock = () => new Date();
+    const snapshots = createGraphSnapshots({ db, clock });
+    t.true(
+      await (
+        await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(large.id)
+      ).snapshotStored,
+    );
+    await providerWithService(large.o, { externalId: 'changed' });
+    await providerWithService(small.o, { externalId: 'changed' });
+    const now = await readGraphVersion(db, large.id);
+    const step = createGraphSnapshotBuildStep({ db, clock });
+    const builtBy = async () => {
+      const built: string[] = [];
+      for (let org = await step(); org !== undefined; org = await step()) built.push(org);
+      return built;
+    };
+    t.false((await builtBy()).includes(large.id), 'first seen at this version: not yet settled');
+    await providerWithService(large.o, { externalId: 'again' });
+    const settled = await readGraphVersion(db, large.id);
+    t.true(settled > now);
+    t.false((await builtBy()).includes(large.id), 'moved since the previous step: not yet');
+    t.true((await builtBy()).includes(large.id), 'unchanged over a step: built');
+    t.deepEqual(
+      (await snapshotRows(large.id)).map((r) => r.graph_version),
+      [large.version, settled],
+    );
+    t.deepEqual(await snapshotRows(small.id), [], 'a graph that never had a snapshot is left to the resolving process');
+    const g = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(large.id);
+    t.is(g.source, 'snapshot');
+    t.deepEqual(contentOf(g), contentOf(await loadOrgGraph(db, large.id, settled, Date.now())));
+  },
+);

@@ -1,6 +1,6 @@
 import { constants as zlibConstants, gunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import type { Queryable } from '../../persistence/database.js';
+import type { Database } from '../../persistence/database.js';
 import { readGraphSnapshot, writeGraphSnapshot } from '../../persistence/graph-snapshot-repository.js';
 import {
   decodeGraphColumns,
@@ -15,6 +15,8 @@ const gunz = promisify(gunzip);
 
 /** Bytes of one stored part (compressed): well under PostgreSQL's and V8's single-value limits. */
 const PART_BYTES = 8 * 1024 * 1024;
+/** Statement timeout of a snapshot's write: megabytes, off the request path, may take longer than a request's bound. */
+const WRITE_TIMEOUT_MS = 120_000;
 /** How long a snapshot of an older version is kept: resolutions made on it read it for their candidates. */
 export const GRAPH_SNAPSHOT_KEEP_MS = 24 * 3600_000;
 
@@ -28,7 +30,7 @@ export type GraphSnapshotRead =
  * form (graph-columns.ts), gzipped (which also checks it: a damaged part fails its CRC), written once per version and
  * read back in one statement.
  */
-export function createGraphSnapshots(deps: { db: Queryable; clock: () => Date }) {
+export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) {
   return {
     /** Reads and decodes the snapshot of `key`'s version; anything missing, of another format or damaged is not found. */
     async read(key: GraphColumnsKey): Promise<GraphSnapshotRead> {
@@ -48,7 +50,7 @@ export function createGraphSnapshots(deps: { db: Queryable; clock: () => Date })
       const cut: Buffer[] = [];
       for (let i = 0; i < body.length; i += PART_BYTES) cut.push(body.subarray(i, i + PART_BYTES));
       const now = deps.clock();
-      await writeGraphSnapshot(deps.db, {
+      await writeGraphSnapshot(deps.db, WRITE_TIMEOUT_MS, {
         organizationId: key.organizationId,
         graphVersion: key.graphVersion,
         format: GRAPH_COLUMNS_FORMAT,

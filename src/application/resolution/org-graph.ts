@@ -435,13 +435,11 @@ export function createOrgGraphCache(deps: {
     const now = deps.clock().getTime();
     const snapshots = deps.snapshots;
     if (snapshots) {
-      const read = await snapshots
-        .read({ organizationId, graphVersion: version })
-        .catch((e: unknown) => ({
-          found: false as const,
-          reason: 'unreadable' as const,
-          detail: (e as Error).message,
-        }));
+      const read = await snapshots.read({ organizationId, graphVersion: version }).catch((e: unknown) => ({
+        found: false as const,
+        reason: 'unreadable' as const,
+        detail: (e as Error).message,
+      }));
       if (read.found)
         return assembleOrgGraph(organizationId, version, read.parts, now, {
           source: 'snapshot',
