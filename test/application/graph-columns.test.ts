@@ -84,9 +84,16 @@ function parts(): GraphParts {
   return { providers, services, schedules, sharedBytes: 0 };
 }
 
-test('columns decode to records equal to those encoded: strings of any plane, -0, NaN, large and fractional numbers, absent fields', (t) => {
+test('columns decode to records equal to those encoded: strings of any plane, -0, NaN, large and fractional numbers, absent fields', async (t) => {
   const p = parts();
-  const back = decodeGraphColumns(encodeGraphColumns(key, p), key);
+  let pauses = 0;
+  const back = decodeGraphColumns(
+    await encodeGraphColumns(key, p, async () => {
+      pauses++;
+    }),
+    key,
+  );
+  t.is(pauses, 25 + 13 + 9, 'one pause before each column');
   t.deepEqual(back.providers, p.providers);
   t.deepEqual(
     back.providers.map((x) => Object.keys(x)),
@@ -103,8 +110,8 @@ test('columns decode to records equal to those encoded: strings of any plane, -0
   t.true(back.sharedBytes > 0);
 });
 
-test('columns are refused (GraphColumnsError) for another organization or version, and when cut or damaged', (t) => {
-  const buf = encodeGraphColumns(key, parts());
+test('columns are refused (GraphColumnsError) for another organization or version, and when cut or damaged', async (t) => {
+  const buf = await encodeGraphColumns(key, parts());
   const refused = (b: Buffer, k = key) => t.throws(() => decodeGraphColumns(b, k), { instanceOf: GraphColumnsError });
   refused(buf, { organizationId: 'org_2', graphVersion: 42 });
   refused(buf, { organizationId: 'org_1', graphVersion: 41 });

@@ -182,7 +182,7 @@ test('a damaged, cut or mislabelled snapshot is not used: the graph is read from
   const flipped = Buffer.from(good);
   flipped[Math.floor(flipped.length / 2)]! ^= 0xff;
   const mislabelled = gzipSync(
-    encodeGraphColumns(
+    await encodeGraphColumns(
       { organizationId: id, graphVersion: version - 1 },
       { providers: reference.providers, services: [], schedules: [], sharedBytes: 0 },
     ),

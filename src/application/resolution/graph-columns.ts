@@ -116,15 +116,21 @@ interface Header extends GraphColumnsKey {
  * Encodes an organization's graph as columns: per record kind and field, one byte of kind and one number per record
  * (float64), over one table of distinct strings (UTF-16, so every string round-trips exactly) where JSON values (code
  * lists, license records, weekly schedules) are kept as their text. Nothing per record but its column cells: a
- * million providers is one buffer of ~250 bytes each plus their distinct strings.
+ * million providers is one buffer of ~250 bytes each plus their distinct strings. `pause` is awaited before each
+ * column: a large graph's encoding leaves the event loop to other requests between columns.
  */
-export function encodeGraphColumns(key: GraphColumnsKey, parts: GraphParts): Buffer {
+export async function encodeGraphColumns(
+  key: GraphColumnsKey,
+  parts: GraphParts,
+  pause: () => Promise<void> = async () => undefined,
+): Promise<Buffer> {
   const strings = createTable();
   const texts = createTable();
   const textOf = new Map<object, number>();
   const sections: { name: string; data: Uint8Array }[] = [];
-  const columns = (name: string, records: readonly object[], fields: readonly string[]) => {
+  const columns = async (name: string, records: readonly object[], fields: readonly string[]) => {
     for (const field of fields) {
+      await pause();
       const kinds = new Uint8Array(records.length);
       const values = new Float64Array(records.length);
       const own = OWN_FIELDS.has(field);
@@ -161,9 +167,9 @@ export function encodeGraphColumns(key: GraphColumnsKey, parts: GraphParts): Buf
       else sections.push({ name: `${name}.${field}.f64`, data: new Uint8Array(values.buffer) });
     }
   };
-  columns('providers', parts.providers, PROVIDER_FIELDS);
-  columns('services', parts.services, SERVICE_FIELDS);
-  columns('schedules', parts.schedules, SCHEDULE_FIELDS);
+  await columns('providers', parts.providers, PROVIDER_FIELDS);
+  await columns('services', parts.services, SERVICE_FIELDS);
+  await columns('schedules', parts.schedules, SCHEDULE_FIELDS);
   const encodings = { strings: strings.write('strings', sections), texts: texts.write('texts', sections) };
   const infos: SectionInfo[] = [];
   let offset = 0;

@@ -46,7 +46,8 @@ export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) 
     },
     /** Encodes and stores the snapshot of `key`'s version (kept if one is there already); drops old versions' ones. */
     async write(key: GraphColumnsKey, parts: GraphParts): Promise<void> {
-      const body = await gz(encodeGraphColumns(key, parts), { level: zlibConstants.Z_BEST_SPEED });
+      const columns = await encodeGraphColumns(key, parts, () => new Promise((resolve) => setImmediate(resolve)));
+      const body = await gz(columns, { level: zlibConstants.Z_BEST_SPEED });
       const cut: Buffer[] = [];
       for (let i = 0; i < body.length; i += PART_BYTES) cut.push(body.subarray(i, i + PART_BYTES));
       const now = deps.clock();
