@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Database, Queryable } from './database.js';
 
 /** A stored graph snapshot: its parts in order (each a gzipped slice of one buffer) and its format. */
@@ -40,14 +41,16 @@ export async function writeGraphSnapshot(
   await db.transaction(async (tx) => {
     // Megabytes of parts: bounded by their own timeout, not a request's (SET LOCAL ends with the transaction).
     await tx.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
-    await tx.query(
-      `INSERT INTO graph_snapshots (platform_id, organization_id, graph_version, format, part, parts, body, created_at)
+    await tx.query({
+      text: `INSERT INTO graph_snapshots (platform_id, organization_id, graph_version, format, part, parts, body, created_at)
        SELECT o.platform_id, o.id, $2, $3, p.part - 1, $4, p.body, $5
        FROM organizations o, unnest($6::bytea[]) WITH ORDINALITY AS p(body, part)
        WHERE o.id = $1
        ON CONFLICT (organization_id, graph_version, part) DO NOTHING`,
-      [s.organizationId, s.graphVersion, s.format, s.parts.length, s.now, s.parts],
-    );
+      values: [s.organizationId, s.graphVersion, s.format, s.parts.length, s.now, s.parts],
+      // The client's own wait, which the pool sets a little above a request's statement timeout.
+      query_timeout: timeoutMs + 1000,
+    } as pg.QueryConfig);
     await tx.query(
       'DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version < $2 AND created_at < $3',
       [s.organizationId, s.graphVersion, s.keepSince],

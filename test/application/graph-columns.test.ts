@@ -128,4 +128,6 @@ test('columns are refused (GraphColumnsError) for another organization or versio
   lying.copy(liar, 8);
   refused(liar);
   t.notThrows(() => decodeGraphColumns(buf, key));
+  const unaligned = Buffer.concat([Buffer.alloc(3), buf]).subarray(3);
+  t.deepEqual(decodeGraphColumns(unaligned, key), decodeGraphColumns(buf, key), 'read from a buffer at any offset');
 });

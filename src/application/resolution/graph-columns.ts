@@ -285,17 +285,20 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
       throw new GraphColumnsError(`section ${name} missing or cut`);
     return { from: start + x.offset, to: start + x.offset + x.bytes };
   };
-  /** A section's bytes, copied so typed views are aligned whatever the buffer's offset. */
-  const section = (name: string, elementBytes: number, count: number): ArrayBuffer => {
+  // Sections start at multiples of 8 from `start` (itself one): on a buffer at such an offset they are read in place.
+  const aligned = buf.byteOffset % 8 === 0;
+  /** A section as a typed array's (buffer, offset): in place when aligned, else a copy. */
+  const section = (name: string, elementBytes: number, count: number): [ArrayBufferLike, number] => {
     const b = bounds(name);
     if (b.to - b.from !== elementBytes * count) throw new GraphColumnsError(`section ${name} of another size`);
+    if (aligned) return [buf.buffer, buf.byteOffset + b.from];
     const copy = new Uint8Array(b.to - b.from);
     copy.set(buf.subarray(b.from, b.to));
-    return copy.buffer;
+    return [copy.buffer, 0];
   };
   const table = (name: 'strings' | 'texts') => {
     const count = header.tables[name];
-    const offsets = new Float64Array(section(`${name}.offsets`, 8, count + 1));
+    const offsets = new Float64Array(...section(`${name}.offsets`, 8, count + 1), count + 1);
     const b = bounds(`${name}.text`);
     const encoding = header.encodings[name];
     if (encoding !== 'latin1' && encoding !== 'utf16le') throw new GraphColumnsError(`${name}: encoding ${encoding}`);
@@ -349,11 +352,11 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
   };
   const cellsOf = (name: string, count: number): ArrayLike<number> =>
     byName.has(`${name}.u32`)
-      ? new Uint32Array(section(`${name}.u32`, 4, count))
-      : new Float64Array(section(`${name}.f64`, 8, count));
+      ? new Uint32Array(...section(`${name}.u32`, 4, count), count)
+      : new Float64Array(...section(`${name}.f64`, 8, count), count);
   /** A column's cell reader: the value of record r. */
   const column = (name: string, field: string, count: number): ((r: number) => unknown) => {
-    const kinds = new Uint8Array(section(`${name}.${field}.kind`, 1, count));
+    const kinds = new Uint8Array(...section(`${name}.${field}.kind`, 1, count), count);
     const values = cellsOf(`${name}.${field}`, count);
     return (r) => {
       switch (kinds[r]) {

@@ -13,6 +13,7 @@ import {
   type ServiceGraphRow,
 } from '../../persistence/organization-graph-rows.js';
 import { readGraphVersion } from '../../persistence/organization-repository.js';
+import { runOutsideCallScope } from '../../persistence/call-scope.js';
 import type { CalendarConnection, LicenseRecord, Provider, ProviderService } from '../../domain/provider.js';
 import { createWeightedCache, type WeightLimit } from './weighted-cache.js';
 import {
@@ -420,17 +421,20 @@ export function createOrgGraphCache(deps: {
   const problem = (organizationId: string, version: number, what: string) =>
     deps.onSnapshotProblem?.(organizationId, version, what);
   /** Writes a version's snapshot once the current request is answered; false when it was not written. */
+  // Outside the call that loaded the graph: the write outlives its answer, and must not be cut off by its deadline.
   const storeLater = (snapshots: GraphSnapshots, organizationId: string, version: number, parts: GraphParts) =>
-    new Promise<void>((resolve) => setImmediate(resolve))
-      .then(async () => {
-        if ((await readGraphVersion(deps.db, organizationId)) !== version) return false;
-        await snapshots.write({ organizationId, graphVersion: version }, parts);
-        return true;
-      })
-      .catch((e: unknown) => {
-        problem(organizationId, version, `not written: ${(e as Error).message}`);
-        return false;
-      });
+    runOutsideCallScope(() =>
+      new Promise<void>((resolve) => setImmediate(resolve))
+        .then(async () => {
+          if ((await readGraphVersion(deps.db, organizationId)) !== version) return false;
+          await snapshots.write({ organizationId, graphVersion: version }, parts);
+          return true;
+        })
+        .catch((e: unknown) => {
+          problem(organizationId, version, `not written: ${(e as Error).message}`);
+          return false;
+        }),
+    );
   const load = async (organizationId: string, version: number): Promise<OrgGraph> => {
     const now = deps.clock().getTime();
     const snapshots = deps.snapshots;
