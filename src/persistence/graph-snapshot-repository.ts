@@ -8,20 +8,26 @@ export interface StoredGraphSnapshot {
 }
 
 /**
- * Reads the snapshot of an organization's graph at `graphVersion` in one statement; undefined when none is stored or
- * its parts are not all there.
+ * Reads the snapshot of an organization's graph at `graphVersion` in one statement, bounded by `timeoutMs` rather than a
+ * request's statement timeout (a million providers' snapshot is ~120 MB); undefined when none is stored or its parts are
+ * not all there.
  */
 export async function readGraphSnapshot(
-  db: Queryable,
+  db: Database,
+  timeoutMs: number,
   organizationId: string,
   graphVersion: number,
 ): Promise<StoredGraphSnapshot | undefined> {
-  const r = await db.query<{ format: number; part: number; parts: number; body: Buffer }>(
-    `SELECT format, part, parts, body FROM graph_snapshots WHERE organization_id = $1 AND graph_version = $2
-     ORDER BY part`,
-    [organizationId, graphVersion],
-  );
-  const rows = r.rows;
+  const rows = await db.transaction(async (tx) => {
+    await tx.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
+    const r = await tx.query<{ format: number; part: number; parts: number; body: Buffer }>({
+      text: `SELECT format, part, parts, body FROM graph_snapshots WHERE organization_id = $1 AND graph_version = $2
+       ORDER BY part`,
+      values: [organizationId, graphVersion],
+      query_timeout: timeoutMs + 1000,
+    } as pg.QueryConfig);
+    return r.rows;
+  });
   if (rows.length === 0) return undefined;
   const format = rows[0]!.format;
   if (rows.length !== rows[0]!.parts || rows.some((x, i) => x.part !== i || x.format !== format)) return undefined;

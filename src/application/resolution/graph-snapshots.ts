@@ -1,6 +1,7 @@
 import { constants as zlibConstants, gunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Database } from '../../persistence/database.js';
+import { runOutsideCallScope } from '../../persistence/call-scope.js';
 import { readGraphSnapshot, writeGraphSnapshot } from '../../persistence/graph-snapshot-repository.js';
 import {
   decodeGraphColumns,
@@ -17,6 +18,8 @@ const gunz = promisify(gunzip);
 const PART_BYTES = 8 * 1024 * 1024;
 /** Statement timeout of a snapshot's write: megabytes, off the request path, may take longer than a request's bound. */
 const WRITE_TIMEOUT_MS = 120_000;
+/** Statement timeout of a snapshot's read (one statement for every part). */
+const TRANSFER_TIMEOUT_MS = 60_000;
 /** How long a snapshot of an older version is kept: resolutions made on it read it for their candidates. */
 export const GRAPH_SNAPSHOT_KEEP_MS = 24 * 3600_000;
 
@@ -34,7 +37,10 @@ export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) 
   return {
     /** Reads and decodes the snapshot of `key`'s version; anything missing, of another format or damaged is not found. */
     async read(key: GraphColumnsKey): Promise<GraphSnapshotRead> {
-      const stored = await readGraphSnapshot(deps.db, key.organizationId, key.graphVersion);
+      // Outside the call that asked: the load is shared by every caller waiting for the graph, and may outlast the first.
+      const stored = await runOutsideCallScope(() =>
+        readGraphSnapshot(deps.db, TRANSFER_TIMEOUT_MS, key.organizationId, key.graphVersion),
+      );
       if (!stored) return { found: false, reason: 'missing' };
       if (stored.format !== GRAPH_COLUMNS_FORMAT) return { found: false, reason: 'other_format' };
       try {
