@@ -94,6 +94,55 @@ const phaseSums = async (url: string) =>
     .map((m) => `${m[1]} ${Number(m[2]).toFixed(2)} s`)
     .join(', ');
 
+/** The first resolution of a fresh process: its time until a 200 (503s retried), CPU, peak RSS and phases. */
+async function firstResolution(
+  s: BenchService,
+  call: ReturnType<typeof httpResolutionCaller>,
+  body: () => Record<string, unknown>,
+) {
+  const peak = sampleRss([s.pid]);
+  // A load longer than the gateway's deadline answers 503 while it goes on, and the caller retries.
+  const t0 = performance.now();
+  const cpu0 = processCpuMs(s.pid);
+  const pgCpu0 = processTreeCpuMs(stores.postgresPid);
+  let r = await call(body());
+  let refused = 0;
+  while (r.status === 503 && performance.now() - t0 < 600_000) {
+    refused++;
+    r = await call(body());
+  }
+  const ms = performance.now() - t0;
+  // CPU the first resolution took (service; PostgreSQL's backends): on a machine shared by others, wall time
+  // stretches with the load average, CPU time much less.
+  const cpuMs = processCpuMs(s.pid) - cpu0;
+  const pgCpuMs = processTreeCpuMs(stores.postgresPid) - pgCpu0;
+  const rssPeak = peak.stop()[0]!;
+  if (r.status !== 200) throw new Error(`first resolution: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+  return { ms, cpuMs, pgCpuMs, refused, rssPeak, phases: await phaseSums(s.url) };
+}
+
+/** Waits until the organization's current graph version has its snapshot stored (graph_snapshots). */
+async function waitForSnapshot(databaseUrl: string, organizationId: string) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const t0 = performance.now();
+  try {
+    for (;;) {
+      const r = await db.query(
+        `SELECT count(*)::int AS parts, coalesce(sum(length(body)), 0)::bigint AS bytes FROM graph_snapshots s
+         JOIN organizations o ON o.id = s.organization_id AND o.graph_version = s.graph_version WHERE o.id = $1`,
+        [organizationId],
+      );
+      if (r.rows[0].parts > 0)
+        return { ms: performance.now() - t0, parts: r.rows[0].parts, bytes: Number(r.rows[0].bytes) };
+      if (performance.now() - t0 > 300_000) throw new Error('no graph snapshot stored within 300 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await db.end();
+  }
+}
+
 const rows: string[] = [];
 try {
   const key = newPlatformKey();
@@ -132,41 +181,38 @@ try {
     const call = httpResolutionCaller(api);
     const rnd = createSeededRandom(7);
     const body = () => resolutionBody(CONSTRAINT_MIXES.mix10, rnd, { serviceIds, from: firstDate, days: 14 });
-    const rssIdle = rssOf(s.pid);
-    const heapIdle = await heapUsed(s.url);
-    const peak = sampleRss([s.pid]);
-    // The first resolution loads the graph: a load longer than the gateway's deadline answers 503 while it goes on, and
-    // the caller retries; its time is until the first 200.
-    const firstT0 = performance.now();
-    const cpu0 = processCpuMs(s.pid);
-    const pgCpu0 = processTreeCpuMs(stores.postgresPid);
-    let first = await call(body());
-    let refused = 0;
-    while (first.status === 503 && performance.now() - firstT0 < 600_000) {
-      refused++;
-      first = await call(body());
-    }
-    const firstMs = performance.now() - firstT0;
-    // CPU the first resolution took (service; PostgreSQL's backends): on a machine shared by others, wall time
-    // stretches with the load average, CPU time much less.
-    const firstCpuMs = processCpuMs(s.pid) - cpu0;
-    const firstPgCpuMs = processTreeCpuMs(stores.postgresPid) - pgCpu0;
-    const rssPeak = peak.stop()[0]!;
-    if (first.status !== 200) throw new Error(`first resolution: HTTP ${first.status} ${JSON.stringify(first.body)}`);
-    const rssAfterFirst = rssOf(s.pid);
-    const firstPhases = await phaseSums(s.url);
+    // The first resolution after the seeding has no stored snapshot of the graph's version: it loads the rows, and the
+    // service writes the snapshot after answering.
+    const noSnapshot = await firstResolution(s, call, body);
+    const written = await waitForSnapshot(stores.databaseUrl, lo.organizationId);
+    log(
+      `  first resolution from the rows ${noSnapshot.ms.toFixed(0)} ms (CPU service ${noSnapshot.cpuMs.toFixed(0)} ms, ` +
+        `PostgreSQL ${noSnapshot.pgCpuMs.toFixed(0)} ms; peak RSS ${mb(noSnapshot.rssPeak)}; phases ${noSnapshot.phases}); ` +
+        `snapshot stored ` +
+        `${(written.ms / 1000).toFixed(1)} s after it, ${mb(written.bytes)} in ${written.parts} part(s)`,
+    );
+    // A new process (a restart, another process of the pool) finds the version's snapshot.
+    const s2 = await restart(key);
+    const api2 = createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally });
+    const call2 = httpResolutionCaller(api2);
+    const rssIdle = rssOf(s2.pid);
+    const heapIdle = await heapUsed(s2.url);
+    const first = await firstResolution(s2, call2, body);
+    const { ms: firstMs, cpuMs: firstCpuMs, pgCpuMs: firstPgCpuMs, refused, rssPeak } = first;
+    const rssAfterFirst = rssOf(s2.pid);
+    const firstPhases = first.phases;
     const warm: number[] = [];
-    const warmPeak = sampleRss([s.pid]);
+    const warmPeak = sampleRss([s2.pid]);
     let eligible = 0;
     for (let i = 0; i < WARM; i++) {
-      const r = await call(body());
+      const r = await call2(body());
       if (r.status !== 200) throw new Error(`warm resolution: HTTP ${r.status} ${JSON.stringify(r.body)}`);
       warm.push(r.ms);
       eligible += r.body.summary.eligibleProviders;
     }
     const rssWarmPeak = warmPeak.stop()[0]!;
-    const rssAfter = rssOf(s.pid);
-    const heapAfter = await heapUsed(s.url);
+    const rssAfter = rssOf(s2.pid);
+    const heapAfter = await heapUsed(s2.url);
     warm.sort((a, b) => a - b);
     const p50 = percentile(warm, 50);
     const p99 = percentile(warm, 99);
@@ -176,12 +222,14 @@ try {
     const line =
       `${String(size).padStart(8)} providers | RSS idle ${mb(rssIdle)}, peak ${mb(Math.max(rssPeak, rssWarmPeak))}, ` +
       `after ${mb(rssAfter)} (${perProvider.toFixed(0)} B/provider) | heap ${mb(heapAfter)} ` +
-      `(${heapPerProvider.toFixed(0)} B/provider) | first resolution ${firstMs.toFixed(0)} ms ` +
+      `(${heapPerProvider.toFixed(0)} B/provider) | first resolution from the rows ${noSnapshot.ms.toFixed(0)} ms ` +
+      `(${(noSnapshot.ms / rawMeanMs).toFixed(0)}x raw) | first resolution in a new process (snapshot) ${firstMs.toFixed(0)} ms ` +
       `(${(firstMs / rawMeanMs).toFixed(0)}x raw${refused ? `, after ${refused} x 503` : ''}; CPU service ` +
       `${firstCpuMs.toFixed(0)} ms, PostgreSQL ${firstPgCpuMs.toFixed(0)} ms) | warm p50 ${p50.toFixed(1)} ms (${(p50 / rawMeanMs).toFixed(0)}x raw), ` +
       `p99 ${p99.toFixed(1)} ms (${(p99 / rawMeanMs).toFixed(0)}x raw) | eligible ~${(eligible / WARM).toFixed(0)} | load ${load}`;
     log(line);
     log(`  RSS after the first resolution ${mb(rssAfterFirst)}; its phases (every attempt): ${firstPhases}`);
+    log(`  snapshot: ${mb(written.bytes)} stored (${(written.bytes / size).toFixed(0)} B/provider)`);
     rows.push(line);
   }
   console.log('');

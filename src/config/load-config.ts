@@ -35,6 +35,11 @@ export interface Config {
   graphCacheMaxBytes: number;
   /** Also bounds the providers the graph cache holds, when set (GRAPH_CACHE_MAX_PROVIDERS; unset: no such bound). */
   graphCacheMaxProviders: number | undefined;
+  /**
+   * Graphs of at least this many providers get a snapshot stored in PostgreSQL per version, which later loads read in
+   * one statement (GRAPH_SNAPSHOT_MIN_PROVIDERS, default 2000; 0: every graph).
+   */
+  graphSnapshotMinProviders: number;
   webhookRetryDelaysSeconds: number[];
   rateLimitPerMinute: number;
   /** Failed authentications per client address and minute; beyond, 429 (FAILED_AUTH_LIMIT_PER_MINUTE; 0 = none). */
@@ -257,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resolutionTtlSeconds: intSetting(env, 'RESOLUTION_TTL_SECONDS', 300),
     graphCacheMaxBytes: intSetting(env, 'GRAPH_CACHE_MAX_MB', 256) * 1024 * 1024,
     graphCacheMaxProviders: env.GRAPH_CACHE_MAX_PROVIDERS ? intSetting(env, 'GRAPH_CACHE_MAX_PROVIDERS', 0) : undefined,
+    graphSnapshotMinProviders: intSetting(env, 'GRAPH_SNAPSHOT_MIN_PROVIDERS', 2000),
     webhookRetryDelaysSeconds: delays,
     rateLimitPerMinute: intSetting(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     failedAuthLimitPerMinute: intSetting(env, 'FAILED_AUTH_LIMIT_PER_MINUTE', 300),

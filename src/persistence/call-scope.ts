@@ -16,6 +16,14 @@ export function runInCallScope<T>(scope: CallScope, fn: () => Promise<T>): Promi
   return storage.run(scope, fn);
 }
 
+/**
+ * Runs `fn` (and everything it awaits) as work of no call: background work a call starts but does not wait for (its
+ * statements are then not bounded by the call's deadline, nor rolled back when the call ends).
+ */
+export function runOutsideCallScope<T>(fn: () => Promise<T>): Promise<T> {
+  return storage.exit(fn);
+}
+
 /** The scope of the call the current code works for; undefined outside calls (workers, start-up, tools). */
 export function currentCallScope(): CallScope | undefined {
   return storage.getStore();

@@ -11,11 +11,12 @@ import type { Worker } from './worker.js';
 import { createWebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookSender } from './webhook-sender.js';
 import { createWaitlistOfferWorker } from './waitlist-offer-worker.js';
+import { createGraphSnapshotBuilder } from './graph-snapshot-builder.js';
 
 /**
  * Builds the background workers of this process: import jobs, durable timers, the manual-review recorder, the audit
  * drain and sequencer (when given), the webhook dispatcher and sender, the sweepers of day-old idempotent answers and
- * of events over 30 days old, the waitlist offer worker, and
+ * of events over 30 days old, the builder of large graphs' snapshots, the waitlist offer worker, and
  * (with SMTP_URL) the e-mail outbox.
  */
 export function createWorkers(
@@ -39,6 +40,7 @@ export function createWorkers(
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
     createIdempotencyAnswerSweeper({ db: deps.db, clock: deps.clock }),
     createEventSweeper({ db: deps.db, clock: deps.clock }),
+    createGraphSnapshotBuilder({ db: deps.db, clock: deps.clock }),
     createReviewRecorder({ db: deps.db, queue: deps.reviewQueue, log: opts.log }),
     createTimerWorker({
       timers: deps.timers,

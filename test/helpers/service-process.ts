@@ -138,10 +138,11 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl } : {}),
     ...opts.env,
   });
-  // SERVICE_NODE_ARGS adds Node flags that NODE_OPTIONS refuses (e.g. --cpu-prof for bench profiles).
+  // SERVICE_NODE_ARGS adds Node flags that NODE_OPTIONS refuses (e.g. --cpu-prof for bench profiles); put just before
+  // the entry script, after the start command's own flags, they override those (e.g. --max-old-space-size=4096).
   const extra = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const [command, ...args] = serviceCommand(opts.root);
-  const child: ChildProcess = spawn(command!, [...extra, ...args], {
+  const child: ChildProcess = spawn(command!, [...args.slice(0, -1), ...extra, ...args.slice(-1)], {
     cwd: opts.root ?? ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -31,9 +31,12 @@ export async function commitResolution(
     ]);
     return;
   }
+  // The graph's snapshot (what candidates are recomputed from) is written beside, not awaited: a large graph's takes
+  // seconds, and until it is there candidates read the graph itself while its version is current.
+  deps.records.ensureSnapshot(graph).catch(() => undefined);
   await Promise.all([
     deps.reviewHandOff(plan.review),
-    deps.records.ensureSnapshot(graph).then(() => deps.records.save(id, plan.record)),
+    deps.records.save(id, plan.record),
     insertResolution(deps.db, plan.ledger),
   ]);
   const { actor } = plan;

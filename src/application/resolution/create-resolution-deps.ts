@@ -4,6 +4,7 @@ import { createActorStore } from '../../persistence/actor-store.js';
 import { createDurableTimers } from '../../persistence/durable-timers.js';
 import { createIdempotencyStore } from '../idempotency.js';
 import { createOrgGraphCache } from './org-graph.js';
+import { createGraphSnapshots } from './graph-snapshots.js';
 import { createResolutionRecords } from './resolution-record.js';
 import { createCalendarFeeds } from './calendar-feeds.js';
 import { createFeedClient } from './feed-client.js';
@@ -36,6 +37,7 @@ const ADEQUACY_HOURS_MAX_WEIGHT = 1_000_000;
 export function createResolutionDeps(base: AppDeps): ResolutionDeps {
   const timers = createDurableTimers({ redis: base.redis });
   const reviewQueue = createReviewQueue({ redis: base.redis });
+  const graphSnapshots = createGraphSnapshots({ db: base.db, clock: base.clock });
   return {
     ...base,
     timers,
@@ -47,9 +49,12 @@ export function createResolutionDeps(base: AppDeps): ResolutionDeps {
       clock: base.clock,
       maxBytes: base.config.graphCacheMaxBytes,
       maxProviders: base.config.graphCacheMaxProviders,
+      snapshots: graphSnapshots,
+      snapshotMinProviders: base.config.graphSnapshotMinProviders,
     }),
     records: createResolutionRecords({
       redis: base.redis,
+      graphSnapshots,
       maxSnapshotBytes: Math.ceil(base.config.graphCacheMaxBytes / 2),
     }),
     feeds: createCalendarFeeds({

@@ -13,6 +13,7 @@ import {
   type ServiceGraphRow,
 } from '../../persistence/organization-graph-rows.js';
 import { readGraphVersion } from '../../persistence/organization-repository.js';
+import { runOutsideCallScope } from '../../persistence/call-scope.js';
 import type { CalendarConnection, LicenseRecord, Provider, ProviderService } from '../../domain/provider.js';
 import { createWeightedCache, type WeightLimit } from './weighted-cache.js';
 import {
@@ -22,6 +23,8 @@ import {
   type ProviderSet,
 } from '../../domain/eligibility/eligibility-index.js';
 import { countProvidersServing, type ServingCount } from '../../domain/providers-serving.js';
+import type { GraphParts } from './graph-columns.js';
+import type { GraphSnapshots } from './graph-snapshots.js';
 
 /** An organization's provider graph at one version, indexed for resolution. */
 export interface OrgGraph {
@@ -49,6 +52,9 @@ export interface OrgGraph {
   /** Estimated heap the graph holds (bytes): what the graph cache is bounded by. */
   approxBytes: number;
   loadedAt: number;
+  /** Read from the version's stored snapshot, or from the rows. */
+  source: GraphOrigin['source'];
+  snapshotStored: GraphOrigin['snapshotStored'];
 }
 
 /** Maps the API view of a provider to the domain type (nulls become absent). */
@@ -270,30 +276,42 @@ function graphSchedule(n: GraphInterner, r: ScheduleGraphRow): CalendarConnectio
 }
 
 /**
- * Loads an organization's whole graph (providers in keyset pages, then services, then schedules; never a query per
- * provider), sharing the values that repeat across providers.
+ * Reads an organization's graph records from its rows (providers in keyset pages, then services, then schedules; never a
+ * query per provider), sharing the values that repeat across providers.
  */
-export async function loadOrgGraph(
-  db: Queryable,
-  organizationId: string,
-  graphVersion: number,
-  now: number,
-): Promise<OrgGraph> {
+export async function readGraphParts(db: Queryable, organizationId: string): Promise<GraphParts> {
   const n = createGraphInterner();
   const providers: Provider[] = [];
-  let bytes = 0;
   await forEachProviderGraphPage(db, organizationId, PROVIDER_PAGE, (rows) => {
-    for (const r of rows) {
-      const p = graphProvider(n, r);
-      providers.push(p);
-      bytes += providerBytes(p);
-    }
+    for (const r of rows) providers.push(graphProvider(n, r));
   });
+  const services = (await readServiceGraphRows(db, organizationId)).map((row) => graphService(n, row));
+  const schedules = (await readScheduleGraphRows(db, organizationId)).map((row) => graphSchedule(n, row));
+  return { providers, services, schedules, sharedBytes: n.bytes() };
+}
+
+/** Where a graph's records came from, and whether its version's snapshot is stored. */
+export interface GraphOrigin {
+  source: 'rows' | 'snapshot';
+  /** Resolves true once the snapshot of this version is stored in PostgreSQL (at once when read from it). */
+  snapshotStored: Promise<boolean>;
+}
+
+/** Indexes an organization's graph records at one version for resolution. */
+export function assembleOrgGraph(
+  organizationId: string,
+  graphVersion: number,
+  parts: GraphParts,
+  now: number,
+  origin: GraphOrigin = { source: 'rows', snapshotStored: Promise.resolve(false) },
+): OrgGraph {
+  const { providers } = parts;
+  let bytes = 0;
+  for (const p of providers) bytes += providerBytes(p);
   const providerById = new Map(providers.map((x) => [x.id, x]));
   const serviceById = new Map<string, ProviderService>();
   const servicesBySlug = new Map<string, Map<string, ProviderService>>();
-  for (const row of await readServiceGraphRows(db, organizationId)) {
-    const svc = graphService(n, row);
+  for (const svc of parts.services) {
     // Share the provider's id string (the row holds a copy of its own).
     svc.providerId = providerById.get(svc.providerId)?.id ?? svc.providerId;
     serviceById.set(svc.id, svc);
@@ -303,8 +321,7 @@ export async function loadOrgGraph(
     if (!bySlug.has(svc.providerId)) bySlug.set(svc.providerId, svc);
   }
   const schedulesByProvider = new Map<string, CalendarConnection[]>();
-  for (const row of await readScheduleGraphRows(db, organizationId)) {
-    const sched = graphSchedule(n, row);
+  for (const sched of parts.schedules) {
     sched.providerId = providerById.get(sched.providerId)?.id ?? sched.providerId;
     bytes += SCHEDULE_BYTES + sched.id.length;
     const list = schedulesByProvider.get(sched.providerId);
@@ -315,7 +332,7 @@ export async function loadOrgGraph(
     .map((list) => list[0]!)
     .filter((c) => c.externalCalendar !== undefined);
   const eligibilityIndex = buildEligibilityIndex(providers);
-  bytes += n.bytes() + indexBytes(eligibilityIndex);
+  bytes += parts.sharedBytes + indexBytes(eligibilityIndex);
   const positionById = new Map(providers.map((x, i) => [x.id, i]));
   const offering = new Map<string, ProviderSet>();
   const offeringOf = (slug: string) => {
@@ -353,14 +370,33 @@ export async function loadOrgGraph(
     servingOf,
     approxBytes: bytes,
     loadedAt: now,
+    ...origin,
   };
 }
+
+/** Loads an organization's whole graph from its rows (no snapshot read or written). */
+export async function loadOrgGraph(
+  db: Queryable,
+  organizationId: string,
+  graphVersion: number,
+  now: number,
+): Promise<OrgGraph> {
+  return assembleOrgGraph(organizationId, graphVersion, await readGraphParts(db, organizationId), now);
+}
+
+/** Graphs of at least this many providers get a stored snapshot (GRAPH_SNAPSHOT_MIN_PROVIDERS). */
+export const DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS = 2000;
 
 /**
  * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one
  * small query for the current version (none when the caller read it already); a changed version reloads
  * the graph (concurrent loads shared). The cache is bounded by organizations and by the graphs' estimated heap
  * (`approxBytes`; GRAPH_CACHE_MAX_MB): the least recently used graphs go first, never the one just read.
+ *
+ * With `snapshots`, a version is loaded from its stored snapshot when there is one (one statement, no row parsed), and
+ * from the rows otherwise (none yet, of another format, damaged); a graph of `snapshotMinProviders` or more loaded from
+ * its rows then has its snapshot written after the load, off the request that waits for it, unless the version moved
+ * during the load (its rows may then mix two versions).
  */
 export function createOrgGraphCache(deps: {
   db: Queryable;
@@ -370,12 +406,58 @@ export function createOrgGraphCache(deps: {
   maxBytes?: number;
   /** Also bounds the providers held in total, when given (tests; the byte bound is the one that matters). */
   maxProviders?: number;
+  snapshots?: GraphSnapshots;
+  /** Default DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS. */
+  snapshotMinProviders?: number;
+  /** Told when a stored snapshot could not be used or written (the graph is served from its rows all the same). */
+  onSnapshotProblem?: (organizationId: string, graphVersion: number, problem: string) => void;
 }) {
   const limits: WeightLimit<OrgGraph>[] = [
     { max: deps.maxBytes ?? DEFAULT_GRAPH_CACHE_BYTES, weightOf: (g) => g.approxBytes },
   ];
   if (deps.maxProviders !== undefined) limits.push({ max: deps.maxProviders, weightOf: (g) => g.providers.length });
   const cache = createWeightedCache<OrgGraph>({ maxEntries: deps.maxOrganizations ?? 200, limits });
+  const minProviders = deps.snapshotMinProviders ?? DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS;
+  const problem = (organizationId: string, version: number, what: string) =>
+    deps.onSnapshotProblem?.(organizationId, version, what);
+  /** Writes a version's snapshot once the current request is answered; false when it was not written. */
+  // Outside the call that loaded the graph: the write outlives its answer, and must not be cut off by its deadline.
+  const storeLater = (snapshots: GraphSnapshots, organizationId: string, version: number, parts: GraphParts) =>
+    runOutsideCallScope(() =>
+      new Promise<void>((resolve) => setImmediate(resolve))
+        .then(async () => {
+          if ((await readGraphVersion(deps.db, organizationId)) !== version) return false;
+          await snapshots.write({ organizationId, graphVersion: version }, parts);
+          return true;
+        })
+        .catch((e: unknown) => {
+          problem(organizationId, version, `not written: ${(e as Error).message}`);
+          return false;
+        }),
+    );
+  const load = async (organizationId: string, version: number): Promise<OrgGraph> => {
+    const now = deps.clock().getTime();
+    const snapshots = deps.snapshots;
+    if (snapshots) {
+      const read = await snapshots.read({ organizationId, graphVersion: version }).catch((e: unknown) => ({
+        found: false as const,
+        reason: 'unreadable' as const,
+        detail: (e as Error).message,
+      }));
+      if (read.found)
+        return assembleOrgGraph(organizationId, version, read.parts, now, {
+          source: 'snapshot',
+          snapshotStored: Promise.resolve(true),
+        });
+      if (read.reason !== 'missing') problem(organizationId, version, `${read.reason} ${read.detail ?? ''}`.trim());
+    }
+    const parts = await readGraphParts(deps.db, organizationId);
+    const stored =
+      snapshots && parts.providers.length >= minProviders
+        ? storeLater(snapshots, organizationId, version, parts)
+        : Promise.resolve(false);
+    return assembleOrgGraph(organizationId, version, parts, now, { source: 'rows', snapshotStored: stored });
+  };
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
     if (version === undefined) {
@@ -389,7 +471,7 @@ export function createOrgGraphCache(deps: {
       const latest = cache.get(organizationId);
       cached = latest !== cached ? latest : undefined;
     }
-    const loading = loadOrgGraph(deps.db, organizationId, version, deps.clock().getTime());
+    const loading = load(organizationId, version);
     cache.set(organizationId, loading);
     return loading;
   };

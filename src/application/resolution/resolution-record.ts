@@ -5,6 +5,8 @@ import type { EligibilityRequest } from '../../domain/eligibility.js';
 import { withRedis, type Redis } from '../../persistence/redis-client.js';
 import type { OrgGraph } from './org-graph.js';
 import { createWeightedCache } from './weighted-cache.js';
+import type { GraphParts } from './graph-columns.js';
+import type { GraphSnapshots } from './graph-snapshots.js';
 
 const gunz = promisify(gunzip);
 
@@ -95,7 +97,12 @@ const snapshotKey = (orgId: string, version: number) => `graph:{${orgId}}:v${ver
  * graph version (gzipped) and shared by every resolution made on it, so a resolution over 10,000 providers
  * keeps only a few kilobytes of its own for the candidates endpoint.
  */
-export function createResolutionRecords(deps: { redis: Redis; maxSnapshotBytes?: number }) {
+export function createResolutionRecords(deps: {
+  redis: Redis;
+  maxSnapshotBytes?: number;
+  /** Graph snapshots stored in PostgreSQL: a version stored there is read from there, and not copied to Redis. */
+  graphSnapshots?: GraphSnapshots;
+}) {
   const written = new Map<string, Promise<void>>();
   const refreshedAt = new Map<string, number>();
   // Snapshots read back for candidates are whole provider lists: bounded by their estimated heap, like the graph
@@ -113,7 +120,10 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotBytes?:
       const raw = await withRedis(() => deps.redis.get(recordKey(id)));
       return raw === null ? undefined : (JSON.parse(String(raw)) as ResolutionRecord);
     },
-    /** Makes sure the snapshot of this graph version is stored (once per process and version). */
+    /**
+     * Makes sure the snapshot of this graph version is stored (once per process and version): in PostgreSQL when the
+     * graph cache stores it there (large graphs), else in Redis.
+     */
     ensureSnapshot(graph: OrgGraph): Promise<void> {
       const key = snapshotKey(graph.organizationId, graph.graphVersion);
       let p = written.get(key);
@@ -121,8 +131,10 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotBytes?:
         p = (async () => {
           const offering: Record<string, string[]> = {};
           for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
-          const body = await gzipSnapshot({ providers: graph.providers, offering });
-          await withRedis(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
+          if (!(await graph.snapshotStored)) {
+            const body = await gzipSnapshot({ providers: graph.providers, offering });
+            await withRedis(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
+          }
           snapshots.set(
             key,
             Promise.resolve({
@@ -134,7 +146,7 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotBytes?:
         p.catch(() => written.delete(key));
         written.set(key, p);
         if (written.size > 500) written.delete(written.keys().next().value as string);
-      } else if (Date.now() - (refreshedAt.get(key) ?? 0) > 60_000) {
+      } else if (graph.source === 'rows' && Date.now() - (refreshedAt.get(key) ?? 0) > 60_000) {
         // Keep a snapshot in use alive as long as resolutions made on it can be read (refreshed once a minute at most).
         refreshedAt.set(key, Date.now());
         if (refreshedAt.size > 500) refreshedAt.delete(refreshedAt.keys().next().value as string);
@@ -149,7 +161,11 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotBytes?:
       if (cached) return cached.then((h) => h.snapshot).catch(() => undefined);
       const p = (async () => {
         const raw = await withRedis(() => deps.redis.get(key));
-        if (raw === null) throw new Error('snapshot missing');
+        if (raw === null) {
+          const stored = await deps.graphSnapshots?.read({ organizationId: orgId, graphVersion: version });
+          if (!stored?.found) throw new Error('snapshot missing');
+          return snapshotOfParts(stored.parts);
+        }
         const text = (await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8');
         // Parsed JSON holds about twice its text in heap (objects, unshared strings).
         return { snapshot: JSON.parse(text) as GraphSnapshot, approxBytes: 2 * text.length };
@@ -158,6 +174,20 @@ export function createResolutionRecords(deps: { redis: Redis; maxSnapshotBytes?:
       return p.then((h) => h.snapshot).catch(() => undefined);
     },
   };
+}
+
+/** What candidates need of a graph's records: providers, and who offers each slug (their first service, by id). */
+function snapshotOfParts(parts: GraphParts): HeldSnapshot {
+  const bySlug = new Map<string, Set<string>>();
+  for (const svc of parts.services) {
+    let set = bySlug.get(svc.slug);
+    if (!set) bySlug.set(svc.slug, (set = new Set()));
+    set.add(svc.providerId);
+  }
+  const offering: Record<string, string[]> = {};
+  for (const [slug, set] of bySlug) offering[slug] = [...set];
+  // About the heap of a graph's providers (docs/configuration.md#memory).
+  return { snapshot: { providers: parts.providers, offering }, approxBytes: 1800 * parts.providers.length };
 }
 
 /** The store created by createResolutionRecords. */

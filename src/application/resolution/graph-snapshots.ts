@@ -1,0 +1,73 @@
+import { constants as zlibConstants, gunzip, gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import type { Database } from '../../persistence/database.js';
+import { runOutsideCallScope } from '../../persistence/call-scope.js';
+import { readGraphSnapshot, writeGraphSnapshot } from '../../persistence/graph-snapshot-repository.js';
+import {
+  decodeGraphColumns,
+  encodeGraphColumns,
+  GRAPH_COLUMNS_FORMAT,
+  type GraphColumnsKey,
+  type GraphParts,
+} from './graph-columns.js';
+
+const gz = promisify(gzip);
+const gunz = promisify(gunzip);
+
+/** Bytes of one stored part (compressed): well under PostgreSQL's and V8's single-value limits. */
+const PART_BYTES = 8 * 1024 * 1024;
+/** Statement timeout of a snapshot's write: megabytes, off the request path, may take longer than a request's bound. */
+const WRITE_TIMEOUT_MS = 120_000;
+/** Statement timeout of a snapshot's read (one statement for every part). */
+const TRANSFER_TIMEOUT_MS = 60_000;
+/** How long a snapshot of an older version is kept: resolutions made on it read it for their candidates. */
+export const GRAPH_SNAPSHOT_KEEP_MS = 24 * 3600_000;
+
+/** What reading a stored snapshot gave: its records, or why there were none to use. */
+export type GraphSnapshotRead =
+  | { found: true; parts: GraphParts }
+  | { found: false; reason: 'missing' | 'other_format' | 'unreadable'; detail?: string };
+
+/**
+ * The graph snapshots kept in PostgreSQL (graph_snapshots): an organization's graph at one version in its columnar
+ * form (graph-columns.ts), gzipped (which also checks it: a damaged part fails its CRC), written once per version and
+ * read back in one statement.
+ */
+export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) {
+  return {
+    /** Reads and decodes the snapshot of `key`'s version; anything missing, of another format or damaged is not found. */
+    async read(key: GraphColumnsKey): Promise<GraphSnapshotRead> {
+      // Outside the call that asked: the load is shared by every caller waiting for the graph, and may outlast the first.
+      const stored = await runOutsideCallScope(() =>
+        readGraphSnapshot(deps.db, TRANSFER_TIMEOUT_MS, key.organizationId, key.graphVersion),
+      );
+      if (!stored) return { found: false, reason: 'missing' };
+      if (stored.format !== GRAPH_COLUMNS_FORMAT) return { found: false, reason: 'other_format' };
+      try {
+        const buf = await gunz(stored.parts.length === 1 ? stored.parts[0]! : Buffer.concat(stored.parts));
+        return { found: true, parts: decodeGraphColumns(buf, key) };
+      } catch (e) {
+        return { found: false, reason: 'unreadable', detail: (e as Error).message };
+      }
+    },
+    /** Encodes and stores the snapshot of `key`'s version (kept if one is there already); drops old versions' ones. */
+    async write(key: GraphColumnsKey, parts: GraphParts): Promise<void> {
+      const columns = await encodeGraphColumns(key, parts, () => new Promise((resolve) => setImmediate(resolve)));
+      const body = await gz(columns, { level: zlibConstants.Z_BEST_SPEED });
+      const cut: Buffer[] = [];
+      for (let i = 0; i < body.length; i += PART_BYTES) cut.push(body.subarray(i, i + PART_BYTES));
+      const now = deps.clock();
+      await writeGraphSnapshot(deps.db, WRITE_TIMEOUT_MS, {
+        organizationId: key.organizationId,
+        graphVersion: key.graphVersion,
+        format: GRAPH_COLUMNS_FORMAT,
+        parts: cut,
+        now,
+        keepSince: new Date(now.getTime() - GRAPH_SNAPSHOT_KEEP_MS),
+      });
+    },
+  };
+}
+
+/** The store created by createGraphSnapshots. */
+export type GraphSnapshots = ReturnType<typeof createGraphSnapshots>;

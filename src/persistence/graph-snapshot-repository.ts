@@ -1,0 +1,83 @@
+import type pg from 'pg';
+import type { Database, Queryable } from './database.js';
+
+/** A stored graph snapshot: its parts in order (each a gzipped slice of one buffer) and its format. */
+export interface StoredGraphSnapshot {
+  format: number;
+  parts: Buffer[];
+}
+
+/**
+ * Reads the snapshot of an organization's graph at `graphVersion` in one statement, bounded by `timeoutMs` rather than a
+ * request's statement timeout (a million providers' snapshot is ~120 MB); undefined when none is stored or its parts are
+ * not all there.
+ */
+export async function readGraphSnapshot(
+  db: Database,
+  timeoutMs: number,
+  organizationId: string,
+  graphVersion: number,
+): Promise<StoredGraphSnapshot | undefined> {
+  const rows = await db.transaction(async (tx) => {
+    await tx.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
+    const r = await tx.query<{ format: number; part: number; parts: number; body: Buffer }>({
+      text: `SELECT format, part, parts, body FROM graph_snapshots WHERE organization_id = $1 AND graph_version = $2
+       ORDER BY part`,
+      values: [organizationId, graphVersion],
+      query_timeout: timeoutMs + 1000,
+    } as pg.QueryConfig);
+    return r.rows;
+  });
+  if (rows.length === 0) return undefined;
+  const format = rows[0]!.format;
+  if (rows.length !== rows[0]!.parts || rows.some((x, i) => x.part !== i || x.format !== format)) return undefined;
+  return { format, parts: rows.map((x) => x.body) };
+}
+
+/**
+ * Stores the snapshot of an organization's graph at `graphVersion` (all parts in one statement; a snapshot already
+ * stored for that version is kept), then drops the organization's snapshots of older versions written before
+ * `keepSince` (resolutions made on a version read its snapshot for their candidates while it is kept).
+ */
+export async function writeGraphSnapshot(
+  db: Database,
+  timeoutMs: number,
+  s: { organizationId: string; graphVersion: number; format: number; parts: Buffer[]; now: Date; keepSince: Date },
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    // Megabytes of parts: bounded by their own timeout, not a request's (SET LOCAL ends with the transaction).
+    await tx.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
+    await tx.query({
+      text: `INSERT INTO graph_snapshots (platform_id, organization_id, graph_version, format, part, parts, body, created_at)
+       SELECT o.platform_id, o.id, $2, $3, p.part - 1, $4, p.body, $5
+       FROM organizations o, unnest($6::bytea[]) WITH ORDINALITY AS p(body, part)
+       WHERE o.id = $1
+       ON CONFLICT (organization_id, graph_version, part) DO NOTHING`,
+      values: [s.organizationId, s.graphVersion, s.format, s.parts.length, s.now, s.parts],
+      // The client's own wait, which the pool sets a little above a request's statement timeout.
+      query_timeout: timeoutMs + 1000,
+    } as pg.QueryConfig);
+    await tx.query(
+      'DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version < $2 AND created_at < $3',
+      [s.organizationId, s.graphVersion, s.keepSince],
+    );
+  });
+}
+
+/**
+ * Organizations that have a stored graph snapshot (so a graph large enough to get one) but none of their current
+ * version: their graph changed since. At most `limit`, by id.
+ */
+export async function listGraphsWithoutSnapshot(
+  db: Queryable,
+  limit: number,
+): Promise<{ organizationId: string; graphVersion: number }[]> {
+  const r = await db.query<{ id: string; graph_version: string }>(
+    `SELECT o.id, o.graph_version FROM organizations o
+     WHERE EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id)
+       AND NOT EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id AND s.graph_version = o.graph_version)
+     ORDER BY o.id LIMIT $1`,
+    [limit],
+  );
+  return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
+}

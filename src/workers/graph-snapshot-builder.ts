@@ -1,0 +1,54 @@
+import type { Database } from '../persistence/database.js';
+import { listGraphsWithoutSnapshot } from '../persistence/graph-snapshot-repository.js';
+import { readGraphVersion } from '../persistence/organization-repository.js';
+import { createGraphSnapshots } from '../application/resolution/graph-snapshots.js';
+import { readGraphParts } from '../application/resolution/org-graph.js';
+import { createPollingWorker } from './polling-worker.js';
+import type { Worker } from './worker.js';
+
+/** Organizations looked at per step. */
+const BATCH = 50;
+
+/**
+ * One step of the graph snapshot builder: among the organizations whose graph has had a stored snapshot but has none
+ * of its current version, builds the snapshot of one whose version has not moved since the previous step (an import
+ * or an edit in progress moves it: its graph is built once it has settled, not after each change). Returns the
+ * organization built, if any. The state (versions seen at the previous step) is the step's own.
+ */
+export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => Date }) {
+  const snapshots = createGraphSnapshots(deps);
+  let seen = new Map<string, number>();
+  return async function buildStep(): Promise<string | undefined> {
+    const due = await listGraphsWithoutSnapshot(deps.db, BATCH);
+    const next = new Map<string, number>();
+    let built: string | undefined;
+    for (const { organizationId, graphVersion } of due) {
+      if (built === undefined && seen.get(organizationId) === graphVersion) {
+        const parts = await readGraphParts(deps.db, organizationId);
+        // Moved during the read: the rows may be of a later version; the next steps take it up again.
+        if ((await readGraphVersion(deps.db, organizationId)) === graphVersion) {
+          await snapshots.write({ organizationId, graphVersion }, parts);
+          built = organizationId;
+          continue;
+        }
+      }
+      next.set(organizationId, graphVersion);
+    }
+    seen = next;
+    return built;
+  };
+}
+
+/**
+ * Keeps large organizations' graph snapshots current (every `pollMs`, default 5 s): after their graph changes and
+ * settles, the snapshot of the new version is built here, so that the first resolution on it in any process reads the
+ * snapshot instead of every row. A graph gets its first snapshot from the process that first loads it from its rows
+ * (org-graph.ts). Several processes may build the same version: the first one stored is kept.
+ */
+export function createGraphSnapshotBuilder(deps: { db: Database; clock: () => Date; pollMs?: number }): Worker {
+  const step = createGraphSnapshotBuildStep(deps);
+  return createPollingWorker({
+    pollMs: deps.pollMs ?? 5000,
+    step: async () => (await step()) !== undefined,
+  });
+}

@@ -1,0 +1,280 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import {
+  createOrgGraphCache,
+  loadOrgGraph,
+  toDomainProvider,
+  type OrgGraph,
+} from '../../src/application/resolution/org-graph.js';
+import { createGraphSnapshots } from '../../src/application/resolution/graph-snapshots.js';
+import { encodeGraphColumns } from '../../src/application/resolution/graph-columns.js';
+import { readGraphVersion } from '../../src/persistence/organization-repository.js';
+import { createGraphSnapshotBuildStep } from '../../src/workers/graph-snapshot-builder.js';
+import { toProviderView } from '../../src/persistence/provider-repository.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+
+let svc: TestService;
+test.before(async () => {
+  svc = await startTestService();
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
+
+/** An organization with varied providers (shared lists, licence records, a second service and schedule, a bare one). */
+async function variedOrganization() {
+  const o = await newOrganization(svc, `snap-${randomUUID().slice(0, 8)}`);
+  await providerWithService(o, {
+    externalId: 'full',
+    displayName: 'Zoë Ångström 名前',
+    email: 'full@example.org',
+    professionCode: 'psychologist',
+    specialtyCodes: ['anxiety', 'trauma'],
+    languageCodes: ['en', 'es'],
+    modalityCodes: ['virtual'],
+    serviceRegionCodes: ['US-CA', 'US-NY'],
+    insurancePlanCodes: ['aetna'],
+    ageGroupCodes: ['adult'],
+    licenseRecords: [
+      { licenseTypeCode: 'psychologist', regionCode: 'US-CA', status: 'active', expiresAt: '2031-01-31' },
+      {
+        licenseTypeCode: 'psychologist',
+        regionCode: 'US-NY',
+        status: 'active',
+        expiresAt: '2030-06-30',
+        verifiedAt: '2026-01-02T03:04:05.000Z',
+      },
+    ],
+    acceptsNewClients: true,
+    timezone: 'America/Los_Angeles',
+    panelCapacity: 30,
+    panelCurrentCount: 12,
+  });
+  const twin = await providerWithService(o, {
+    externalId: 'twin',
+    languageCodes: ['en', 'es'],
+    modalityCodes: ['virtual'],
+    acceptsNewClients: false,
+  });
+  await o.api.post('/api/v2/services', { providerId: twin.provider.id, title: 'Follow-up', duration: 30, price: 90.5 });
+  await o.api.post('/api/v2/calendar-connections', {
+    providerId: twin.provider.id,
+    timezone: 'Europe/Paris',
+    days: { monday: { enabled: true, slots: [{ start: '08:00', end: '12:00' }] } },
+    externalCalendar: { type: 'ics', url: 'https://calendar.example.org/twin.ics' },
+  });
+  await providerWithService(o, { externalId: 'bare' }, { schedule: null });
+  const db = svc.service.deps.db;
+  await db.query(
+    `UPDATE providers SET doc = doc - 'languageCodes' || '{"insurancePlanCodes": null, "panelCapacity": null, "bio": null}'::jsonb
+     WHERE organization_id = $1 AND external_id = 'bare'`,
+    [o.org.id],
+  );
+  return { o, id: o.org.id as string, version: await readGraphVersion(db, o.org.id as string) };
+}
+
+/** What a resolution reads of a graph, for comparing two loads of one version. */
+function contentOf(g: OrgGraph) {
+  const index = g.eligibilityIndex;
+  return {
+    providers: g.providers,
+    keys: g.providers.map((p) => Object.keys(p)),
+    services: [...g.serviceById.values()],
+    slugs: [...g.servicesBySlug].map(([slug, m]) => [slug, [...m.keys()]]),
+    schedules: [...g.schedulesByProvider],
+    feeds: g.feedSchedules,
+    index: {
+      words: index.words,
+      sets: [index.all, index.inactive, index.notSearchable, index.panelFull, index.acceptsYes, index.acceptsNo].map(
+        (s) => [...s],
+      ),
+      fields: Object.entries(index.fields).map(([f, a]) => [
+        f,
+        [...a.empty],
+        [...a.byValue].map(([v, s]) => [v, [...s]]),
+      ]),
+      licenses: [...index.licenses.byRegion],
+      subdivisions: [...index.subdivisionsOfCountry].map(([c, s]) => [c, [...s]]),
+    },
+  };
+}
+
+const snapshotRows = async (orgId: string) =>
+  (
+    await svc.service.deps.db.query(
+      'SELECT graph_version, part, parts, length(body) AS bytes FROM graph_snapshots WHERE organization_id = $1 ORDER BY graph_version, part',
+      [orgId],
+    )
+  ).rows;
+
+test('a graph read from its stored snapshot equals the graph read from its rows, and both equal the full rows mapped', async (t) => {
+  const { id, version } = await variedOrganization();
+  const db = svc.service.deps.db;
+  const clock = () => new Date();
+  const snapshots = createGraphSnapshots({ db, clock });
+  const first = createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 });
+  const fromRows = await first(id);
+  t.is(fromRows.source, 'rows', 'no snapshot yet: the rows');
+  t.true(await fromRows.snapshotStored, 'the snapshot is written after the load');
+  t.like(await snapshotRows(id), [{ graph_version: version, part: 0, parts: 1 }]);
+
+  // Another process (a new cache) reads the stored snapshot of the current version.
+  const fromSnapshot = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(id);
+  t.is(fromSnapshot.source, 'snapshot');
+  t.deepEqual(contentOf(fromSnapshot), contentOf(fromRows));
+  t.deepEqual(contentOf(fromSnapshot), contentOf(await loadOrgGraph(db, id, version, Date.now())));
+  const rows = (await db.query('SELECT * FROM providers WHERE organization_id = $1 ORDER BY id', [id])).rows;
+  t.deepEqual(
+    fromSnapshot.providers,
+    rows.map((r) => toDomainProvider(toProviderView(r))),
+  );
+  const [full, twin] = fromSnapshot.providers.filter((p) => p.externalId !== 'bare');
+  t.is(full!.languageCodes, twin!.languageCodes, 'equal code lists come back as one shared list');
+  t.not(full!.licenseRecords, twin!.licenseRecords);
+  t.true(Math.abs(fromSnapshot.approxBytes - fromRows.approxBytes) < fromRows.approxBytes / 2);
+});
+
+test('a snapshot of an older version is ignored: the graph is read from its rows, and the new version stored', async (t) => {
+  const { o, id, version } = await variedOrganization();
+  const db = svc.service.deps.db;
+  const clock = () => new Date();
+  const snapshots = createGraphSnapshots({ db, clock });
+  const old = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(id);
+  t.true(await old.snapshotStored);
+  const added = await providerWithService(o, { externalId: 'late' });
+  const now = await readGraphVersion(db, id);
+  t.true(now > version);
+
+  const g = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(id);
+  t.is(g.source, 'rows', 'the stored snapshot is of another version');
+  t.is(g.graphVersion, now);
+  t.truthy(g.providerById.get(added.provider.id), 'the provider added after the old snapshot is there');
+  t.true(await g.snapshotStored);
+  t.deepEqual(
+    (await snapshotRows(id)).map((r) => r.graph_version),
+    [version, now],
+    'the older version is kept (resolutions made on it read it for their candidates)',
+  );
+  const again = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(id);
+  t.is(again.source, 'snapshot');
+  t.deepEqual(contentOf(again), contentOf(g));
+});
+
+test('a damaged, cut or mislabelled snapshot is not used: the graph is read from its rows', async (t) => {
+  const { id, version } = await variedOrganization();
+  const db = svc.service.deps.db;
+  const clock = () => new Date();
+  const snapshots = createGraphSnapshots({ db, clock });
+  const reference = await loadOrgGraph(db, id, version, Date.now());
+  await snapshots.write(
+    { organizationId: id, graphVersion: version },
+    {
+      providers: reference.providers,
+      services: [...reference.serviceById.values()],
+      schedules: [...reference.schedulesByProvider.values()].flat(),
+      sharedBytes: 0,
+    },
+  );
+  const good = (await db.query('SELECT body FROM graph_snapshots WHERE organization_id = $1', [id])).rows[0]
+    .body as Buffer;
+  const flipped = Buffer.from(good);
+  flipped[Math.floor(flipped.length / 2)]! ^= 0xff;
+  const mislabelled = gzipSync(
+    await encodeGraphColumns(
+      { organizationId: id, graphVersion: version - 1 },
+      { providers: reference.providers, services: [], schedules: [], sharedBytes: 0 },
+    ),
+  );
+  const cases: [string, Buffer, string][] = [
+    ['a flipped byte', flipped, 'unreadable'],
+    ['cut short', good.subarray(0, Math.floor(good.length / 2)), 'unreadable'],
+    ['not gzip', Buffer.from('not a snapshot'), 'unreadable'],
+    ["another version's columns", mislabelled, 'unreadable'],
+  ];
+  for (const [what, body, reason] of cases) {
+    await db.query('UPDATE graph_snapshots SET body = $2 WHERE organization_id = $1', [id, body]);
+    const problems: string[] = [];
+    const g = await createOrgGraphCache({
+      db,
+      clock,
+      snapshots,
+      snapshotMinProviders: 1000,
+      onSnapshotProblem: (_org, v, p) => problems.push(`${v} ${p}`),
+    })(id);
+    t.is(g.source, 'rows', what);
+    t.deepEqual(contentOf(g), contentOf(reference), what);
+    t.true(problems.length === 1 && problems[0]!.startsWith(`${version} ${reason}`), `${what}: ${problems.join()}`);
+  }
+  await db.query('UPDATE graph_snapshots SET format = format + 1 WHERE organization_id = $1', [id]);
+  const problems: string[] = [];
+  const g = await createOrgGraphCache({
+    db,
+    clock,
+    snapshots,
+    onSnapshotProblem: (_org, _v, p) => problems.push(p),
+  })(id);
+  t.is(g.source, 'rows', 'a snapshot of another format');
+  t.deepEqual(problems, ['other_format']);
+  t.false(await g.snapshotStored, 'a graph under snapshotMinProviders gets no snapshot');
+});
+
+test('the snapshot is not written when the version moved since it was read (the rows may be of a later one)', async (t) => {
+  const { id, version } = await variedOrganization();
+  const db = svc.service.deps.db;
+  const clock = () => new Date();
+  const problems: string[] = [];
+  const cache = createOrgGraphCache({
+    db,
+    clock,
+    snapshots: createGraphSnapshots({ db, clock }),
+    snapshotMinProviders: 0,
+    onSnapshotProblem: (_org, _v, p) => problems.push(p),
+  });
+  // A caller that read the version just before the last change: the rows it loads are of the later version.
+  const g = await cache(id, version - 1);
+  t.is(g.source, 'rows');
+  t.false(await g.snapshotStored);
+  t.deepEqual(await snapshotRows(id), []);
+  t.deepEqual(problems, []);
+});
+
+test.serial(
+  'the builder stores the snapshot of a changed graph once its version has settled, and only for graphs that had one',
+  async (t) => {
+    const large = await variedOrganization();
+    const small = await variedOrganization();
+    const db = svc.service.deps.db;
+    const clock = () => new Date();
+    const snapshots = createGraphSnapshots({ db, clock });
+    t.true(
+      await (
+        await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(large.id)
+      ).snapshotStored,
+    );
+    await providerWithService(large.o, { externalId: 'changed' });
+    await providerWithService(small.o, { externalId: 'changed' });
+    const now = await readGraphVersion(db, large.id);
+    const step = createGraphSnapshotBuildStep({ db, clock });
+    const builtBy = async () => {
+      const built: string[] = [];
+      for (let org = await step(); org !== undefined; org = await step()) built.push(org);
+      return built;
+    };
+    t.false((await builtBy()).includes(large.id), 'first seen at this version: not yet settled');
+    await providerWithService(large.o, { externalId: 'again' });
+    const settled = await readGraphVersion(db, large.id);
+    t.true(settled > now);
+    t.false((await builtBy()).includes(large.id), 'moved since the previous step: not yet');
+    t.true((await builtBy()).includes(large.id), 'unchanged over a step: built');
+    t.deepEqual(
+      (await snapshotRows(large.id)).map((r) => r.graph_version),
+      [large.version, settled],
+    );
+    t.deepEqual(await snapshotRows(small.id), [], 'a graph that never had a snapshot is left to the resolving process');
+    const g = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(large.id);
+    t.is(g.source, 'snapshot');
+    t.deepEqual(contentOf(g), contentOf(await loadOrgGraph(db, large.id, settled, Date.now())));
+  },
+);
