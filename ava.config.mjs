@@ -14,6 +14,7 @@ const SLOW_FIRST = [
   'test/console/keys-and-webhooks.test.ts',
   'test/ops/service-processes.test.ts',
   'test/ops/waitlist-offers-concurrency.test.ts',
+  'test/security/stream-limits.test.ts',
   'test/console/data-pages.test.ts',
   'test/ops/webhook-kill.test.ts',
   'test/ops/claims-soak.test.ts',
