@@ -1,20 +1,85 @@
 // Runs the ava suite against private Redis and PostgreSQL that this run starts and stops itself
 // (or REDIS_URL / DATABASE_URL when given), then prints the plain "N passed, N failed" line CI reads.
+// `--checks` (npm test) first runs the static checks, in two lanes, while the stores start (docs/testing.md).
 import { spawn } from 'node:child_process';
 import { rmSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = process.cwd();
+const started = Date.now();
+const args = process.argv.slice(2);
+const withChecks = args[0] === '--checks';
+const files = withChecks ? args.slice(1) : args;
+const whole = files.length === 0;
 const dataDir = resolve(root, '.test-data', String(process.pid));
 rmSync(dataDir, { recursive: true, force: true });
 mkdirSync(dataDir, { recursive: true });
 
+/** Seconds since this run started, for the timing lines. */
+const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
+
+/** Writes whole lines to stdout, so that the outputs of concurrent steps never cut into one another's lines. */
+function writeLines(text) {
+  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Runs `npm run <name>`, its output kept until it ends: whether it passed, its output and its duration. */
+function runCheck(name) {
+  const t0 = Date.now();
+  return new Promise((done) => {
+    const child = spawn('npm', ['run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    child.on('close', (code) => {
+      const s = Math.round((Date.now() - t0) / 1000);
+      writeLines(`# check ${name}: ${code === 0 ? 'passed' : 'FAILED'} (${s} s)\n${out}`);
+      done({ name, ok: code === 0, seconds: s });
+    });
+  });
+}
+
+/** The static checks of npm test, in two lanes that take about as long: tsc alone, the others one after another. */
+async function runChecks() {
+  const lanes = [['typecheck'], ['check:generated', 'lint:format', 'lint:proto', 'lint:layers']];
+  const results = await Promise.all(
+    lanes.map(async (lane) => {
+      const done = [];
+      for (const name of lane) done.push(await runCheck(name));
+      return done;
+    }),
+  );
+  return results.flat();
+}
+
+const checks = withChecks ? runChecks() : Promise.resolve([]);
+
+// The Node.js 24 binary of the API pass is fetched (once; then read from .cache/node) while the stores start.
+/** Runs scripts/fetch-node.mjs: the path of the Node.js 24 binary, or undefined when it could not be fetched. */
+function fetchNode24() {
+  return new Promise((res) => {
+    const child = spawn(process.execPath, [join(root, 'scripts/fetch-node.mjs')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('close', (code) => {
+      if (code === 0) return res(out.trim());
+      console.error(`Node.js 24 could not be fetched: ${err.trim()}`);
+      res(undefined);
+    });
+  });
+}
+const node24 = whole ? fetchNode24() : undefined;
+
 const env = { ...process.env, LOG_LEVEL: 'silent', TEST_DATA_DIR: dataDir };
 const stops = [];
+const { register } = await import('tsx/esm/api');
+register();
 if (!process.env.DATABASE_URL) {
-  const { register } = await import('tsx/esm/api');
-  register();
   const { startEmbeddedPostgres } = await import(pathToFileURL(join(root, 'src/launcher/embedded-postgres.ts')).href);
   const pg = await startEmbeddedPostgres({ dir: join(dataDir, 'postgres') });
   env.TEST_DATABASE_URL = pg.url;
@@ -23,20 +88,28 @@ if (!process.env.DATABASE_URL) {
   env.TEST_DATABASE_URL = process.env.DATABASE_URL;
 }
 if (process.env.REDIS_URL) env.TEST_REDIS_URL = process.env.REDIS_URL;
+// Every migration applied once, into a template the test files copy (test/helpers/test-database.ts): a copy is much
+// cheaper than migrating each file's database.
+const { createMigratedTemplate } = await import(pathToFileURL(join(root, 'test/helpers/test-database.ts')).href);
+env.TEST_TEMPLATE_DATABASE = `template_${process.pid}`;
+stops.unshift(await createMigratedTemplate(env.TEST_DATABASE_URL, env.TEST_TEMPLATE_DATABASE));
 
-/** Runs ava with `args` on the `node` binary given: its counts of passed, failed and skipped tests. */
-async function runAva(node, args) {
+/** Runs ava with `args` on the `node` binary given, its TAP output to stdout: its counts of passed, failed and skipped tests. */
+async function runAva(node, args, { extraEnv = {} } = {}) {
   const cli = join(root, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
-  const child = spawn(node, [cli, '--tap', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(node, [cli, '--tap', ...args], {
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const counts = { passed: 0, failed: 0, skipped: 0 };
   let buffer = '';
   child.stdout.on('data', (chunk) => {
-    process.stdout.write(chunk);
     buffer += chunk.toString();
-    let nl;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
+    const end = buffer.lastIndexOf('\n') + 1;
+    const lines = buffer.slice(0, end);
+    buffer = buffer.slice(end);
+    writeLines(lines);
+    for (const line of lines.split('\n')) {
       if (/^ok \d+/.test(line)) {
         if (/# SKIP/i.test(line)) counts.skipped++;
         else counts.passed++;
@@ -47,32 +120,49 @@ async function runAva(node, args) {
     }
   });
   const code = await new Promise((r) => child.on('close', (c) => r(c ?? 1)));
+  writeLines(buffer);
   return { ...counts, code };
 }
 
-const files = process.argv.slice(2);
+/** Stops the stores and prints the final line CI reads; exits 1 unless every test and check passed. */
+async function finish(runs, failedChecks) {
+  const passed = runs.reduce((n, r) => n + r.passed, 0);
+  const failed = runs.reduce((n, r) => n + r.failed, 0) + failedChecks;
+  const skipped = runs.reduce((n, r) => n + r.skipped, 0);
+  const code = runs.some((r) => r.code !== 0) ? 1 : 0;
+  for (const stop of stops) await stop().catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+  const exitCode = code !== 0 || failed > 0 || passed === 0 ? 1 : 0;
+  console.log(`# whole run: ${elapsed()}`);
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exit(exitCode);
+}
+
+// The checks ran while the stores started; as before, the suite does not run when one of them failed.
+const checked = await checks;
+const failedChecks = checked.filter((c) => !c.ok).length;
+if (withChecks)
+  console.log(`# checks: ${checked.map((c) => `${c.name} ${c.ok ? 'passed' : 'FAILED'} (${c.seconds} s)`).join(', ')}`);
+if (failedChecks > 0) await finish([], failedChecks);
+
 // TEST_NODE runs the tests on another Node.js binary (e.g. `TEST_NODE=$(node scripts/fetch-node.mjs)`).
 const runs = [await runAva(process.env.TEST_NODE || process.execPath, files)];
-// A whole run also runs the API tests on Node.js 24 LTS, fetched from the npm registry (scripts/fetch-node.mjs): the
-// service supports 22 and 24 as well as the machine's Node.
-if (files.length === 0) {
-  const { fetchNode, NODE_24 } = await import(pathToFileURL(join(root, 'scripts/fetch-node.mjs')).href);
-  let node24;
-  try {
-    node24 = fetchNode();
-  } catch (err) {
-    console.error(`Node.js ${NODE_24.version} could not be fetched: ${err.message}`);
-  }
-  const run = node24 ? await runAva(node24, ['test/api/**/*.test.ts']) : { passed: 0, failed: 1, skipped: 0, code: 1 };
-  console.log(`Node.js ${NODE_24.version}, API tests: ${run.passed} passed, ${run.failed} failed`);
+console.log(`# suite on Node.js ${process.version}: done at ${elapsed()}`);
+// A whole run also runs the API tests on Node.js 24 LTS, fetched from the npm registry (scripts/fetch-node.mjs) while
+// the stores started: the service supports 22 and 24 as well as the machine's Node. Node's compile cache spares its
+// workers part of their start-up. (Run beside the main pass, it made the 2-core machine busy enough for timing-bound
+// tests to fail; docs/testing.md.)
+if (node24) {
+  const bin = await node24;
+  const run = bin
+    ? await runAva(bin, ['test/api/**/*.test.ts'], {
+        extraEnv: { NODE_COMPILE_CACHE: join(root, '.cache', 'node-compile') },
+      })
+    : { passed: 0, failed: 1, skipped: 0, code: 1 };
+  const { NODE_24 } = await import(pathToFileURL(join(root, 'scripts/fetch-node.mjs')).href);
+  console.log(
+    `Node.js ${NODE_24.version}, API tests: ${run.passed} passed, ${run.failed} failed (done at ${elapsed()})`,
+  );
   runs.push(run);
 }
-const passed = runs.reduce((n, r) => n + r.passed, 0);
-const failed = runs.reduce((n, r) => n + r.failed, 0);
-const skipped = runs.reduce((n, r) => n + r.skipped, 0);
-const code = runs.some((r) => r.code !== 0) ? 1 : 0;
-for (const stop of stops) await stop().catch(() => undefined);
-rmSync(dataDir, { recursive: true, force: true });
-const exitCode = code !== 0 || failed > 0 || passed === 0 ? 1 : 0;
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-process.exit(exitCode);
+await finish(runs, 0);

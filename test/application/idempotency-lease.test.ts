@@ -23,7 +23,7 @@ let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let db: Database;
 let redis: TestRedis;
 test.before(async () => {
-  database = await createTestDatabase();
+  database = await createTestDatabase({ schema: 'migrated' });
   db = createDatabase(database.url);
   await runMigrations(db.pool);
   redis = await startTestRedis();

@@ -9,7 +9,7 @@ import type { ServiceLogger } from '../../src/observability/create-logger.js';
 import type { OutboundLookup } from '../../src/application/outbound/guarded-lookup.js';
 import type { Tracing } from '../../src/observability/create-tracing.js';
 
-/** Private stores for one test file: a fresh database and a private redis-server (or TEST_REDIS_URL). */
+/** Private stores for one test file: a fresh migrated database and a private redis-server (or TEST_REDIS_URL). */
 export interface TestStores {
   databaseUrl: string;
   redisUrl: string;
@@ -17,18 +17,26 @@ export interface TestStores {
   stop(): Promise<void>;
 }
 
-/** Starts the stores a test file uses. */
+/** Starts the stores a test file uses, both at once. */
 export async function startTestStores(): Promise<TestStores> {
-  const database = await createTestDatabase();
   const dir = join(process.env.TEST_DATA_DIR ?? '/tmp', `redis-${randomBytes(4).toString('hex')}`);
-  const redis = process.env.TEST_REDIS_URL ? undefined : await startPrivateRedis({ dir });
+  const [db, rs] = await Promise.allSettled([
+    createTestDatabase({ schema: 'migrated' }),
+    process.env.TEST_REDIS_URL ? undefined : startPrivateRedis({ dir }),
+  ]);
+  if (db.status === 'rejected' || rs.status === 'rejected') {
+    if (db.status === 'fulfilled') await db.value.drop().catch(() => undefined);
+    if (rs.status === 'fulfilled') await rs.value?.stop();
+    throw db.status === 'rejected' ? db.reason : (rs as PromiseRejectedResult).reason;
+  }
+  const database = db.value;
+  const redis = rs.value;
   return {
     databaseUrl: database.url,
     redisUrl: process.env.TEST_REDIS_URL ?? redis!.url,
     redis,
     async stop() {
-      await redis?.stop();
-      await database.drop().catch(() => undefined);
+      await Promise.all([redis?.stop(), database.drop().catch(() => undefined)]);
     },
   };
 }

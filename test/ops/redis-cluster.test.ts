@@ -19,7 +19,7 @@ const clock = createTestClock('2026-03-02T12:00:00Z');
 
 test.before(async () => {
   cluster = await startTestRedisCluster();
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ schema: 'migrated' });
   stores = {
     databaseUrl: database.url,
     redisUrl: cluster.url,

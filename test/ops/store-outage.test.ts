@@ -39,7 +39,7 @@ function assertUnavailable(t: import('ava').ExecutionContext, r: JsonResponse, w
 test('a Redis outage answers 503 and the service recovers when Redis returns', async (t) => {
   const dir = unique('redis-outage');
   let redis: PrivateRedis = await startPrivateRedis({ dir });
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ schema: 'migrated' });
   const svc = await startTestService({
     stores: { databaseUrl: database.url, redisUrl: redis.url, redis, stop: async () => undefined },
   });

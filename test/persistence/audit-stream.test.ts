@@ -19,7 +19,7 @@ let db: Database;
 let stream: AuditStream;
 test.before(async () => {
   redis = await startTestRedis();
-  database = await createTestDatabase();
+  database = await createTestDatabase({ schema: 'migrated' });
   db = createDatabase(database.url);
   await runMigrations(db.pool);
   stream = createAuditStream({ redis: redis.client });

@@ -9,7 +9,7 @@ import { createTestDatabase } from '../helpers/test-database.js';
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let db: Database;
 test.before(async () => {
-  database = await createTestDatabase();
+  database = await createTestDatabase({ schema: 'migrated' });
   db = createDatabase(database.url);
   await runMigrations(db.pool);
 });

@@ -25,7 +25,7 @@ async function linkUntil(count: number): Promise<void> {
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let db: Database;
 test.before(async () => {
-  database = await createTestDatabase();
+  database = await createTestDatabase({ schema: 'migrated' });
   db = createDatabase(database.url);
   await runMigrations(db.pool);
   // Two organizations, events interleaved, all linked.

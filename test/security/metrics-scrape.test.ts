@@ -17,7 +17,7 @@ const SAMPLE_INTERVAL_MS = 10_000;
  * commandstats count every client of the server, so only this file's service may talk to it.
  */
 async function privateStores(): Promise<TestStores> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ schema: 'migrated' });
   const redis = await startPrivateRedis({
     dir: join(process.env.TEST_DATA_DIR ?? '/tmp', `redis-${randomBytes(4).toString('hex')}`),
   });
