@@ -249,6 +249,34 @@ test.serial(
   },
 );
 
+test.serial(
+  'confirm with a hold that ended after its resolution expired too is still 410 HOLD_EXPIRED (CONTRACT part 5)',
+  async (t) => {
+    const { o, r } = await resolved('expiry-late');
+    const base = `/api/v2/resolutions/${r.resolutionId}`;
+    const [a] = r.options;
+    const hold = (await o.api.post(`${base}/options/${a.optionId}/hold`, { ttlSeconds: 600 })).body;
+    clock.advance(601_000);
+    try {
+      // The hold's timer ends the hold and with it the resolution (its own 300 s passed long ago).
+      for (let i = 0; i < 40; i++) {
+        if ((await o.api.get(base)).status === 410) break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      t.is((await o.api.get(base)).body.error.code, 'RESOLUTION_EXPIRED');
+      const late = await o.api.post(`${base}/confirm`, { optionId: a.optionId, holdId: hold.holdId, customer }, idem());
+      t.is(late.status, 410);
+      t.is(late.body.error.code, 'HOLD_EXPIRED');
+      t.is(late.body.error.field, 'holdId');
+      // Without a hold, the expired resolution is what the client is told.
+      const bare = await o.api.post(`${base}/confirm`, { optionId: a.optionId, customer }, idem());
+      t.is(bare.body.error.code, 'RESOLUTION_EXPIRED');
+    } finally {
+      clock.set('2026-03-02T12:00:00Z');
+    }
+  },
+);
+
 test('bad input for holds and confirm changes nothing', async (t) => {
   const { o, r } = await resolved('bad-hold');
   const base = `/api/v2/resolutions/${r.resolutionId}`;

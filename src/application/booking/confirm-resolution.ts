@@ -64,6 +64,33 @@ function checkHold(
   return hold;
 }
 
+/**
+ * Answers a confirm whose resolution expired because the hold it names ended: CONTRACT part 5 answers confirming with
+ * an expired hold 410 HOLD_EXPIRED, whether or not the hold's expiry timer has yet expired its resolution too (which
+ * one a client saw would otherwise depend on when the timer ran). Any other error is thrown as it is.
+ */
+async function refuseLapsedHoldFirst(
+  deps: ResolutionDeps,
+  caller: Caller,
+  resolutionId: string,
+  holdId: string | undefined,
+  err: unknown,
+): Promise<never> {
+  if (err instanceof ServiceError && err.code === 'RESOLUTION_EXPIRED' && holdId) {
+    const hold = await holdById(deps.db, holdId);
+    if (
+      hold &&
+      hold.organization_id === caller.organizationId &&
+      hold.resolution_id === resolutionId &&
+      holdStep(hold, { type: 'CONFIRM', bookingId: '', at: deps.clock().toISOString() }).value === 'expired'
+    )
+      throw new ServiceError('HOLD_EXPIRED', `The hold expired at ${hold.expires_at.toISOString()}.`, {
+        field: 'holdId',
+      });
+  }
+  throw err;
+}
+
 /** How often a confirm is tried when the hold or the names changed between its reads and its statement. */
 const CONFIRM_ATTEMPTS = 3;
 
@@ -81,7 +108,13 @@ export async function confirmResolution(
   input: ConfirmInput,
   idempotency?: IdempotencyRecord,
 ) {
-  const { record, bookingId: already, activeHoldId } = await accessResolution(deps, caller, resolutionId);
+  const {
+    record,
+    bookingId: already,
+    activeHoldId,
+  } = await accessResolution(deps, caller, resolutionId).catch((err: unknown) =>
+    refuseLapsedHoldFirst(deps, caller, resolutionId, input.holdId, err),
+  );
   if (already) throw new ServiceError('RESOLUTION_ALREADY_CONFIRMED');
   const option = record.options.find((o) => o.optionId === input.optionId);
   if (!option) throw new ServiceError('OPTION_NOT_FOUND', undefined, { field: 'optionId' });
