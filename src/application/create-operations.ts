@@ -9,7 +9,6 @@ import { createProviderOperations } from './provider-operations.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
 import { createRankingPolicyOperations } from './ranking-policy-operations.js';
 import { createCareOperations } from './care-operations.js';
-import { createAnalyticsOperations } from './analytics-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { createWebhookOperations } from './webhook-operations.js';
@@ -31,7 +30,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     AuditService: createAuditOperations(deps),
     RankingPolicyService: createRankingPolicyOperations(deps),
     CareService: createCareOperations(deps),
-    AnalyticsService: createAnalyticsOperations(deps),
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
     WebhookService: createWebhookOperations(deps),

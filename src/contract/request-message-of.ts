@@ -141,7 +141,8 @@ function typedValue(
           ),
           undefined
         );
-      return enumValueName(enumTypeName(f.key), v);
+      // A named enum (one per concept, AnalyticsPeriod) prefixes its values with its own name, not the field's.
+      return enumValueName(shape.name ?? enumTypeName(f.key), v);
     case 'message':
       if (typeof v !== 'object' || v === null || Array.isArray(v))
         return (problems.push(expected(field, 'object', v)), undefined);
