@@ -6,6 +6,7 @@ import { startBenchStores } from './bench-stores.js';
 import { keptSeed, readKeptSeed } from './kept-seed.js';
 import type { MeasureContext, ScenarioMeasurement } from './measure-scenario.js';
 import { processTreeCpuMs } from './process-cpu.js';
+import { startResourceProbe } from './resource-probe.js';
 import { measureRawBaseline } from './raw-baseline.js';
 import { benchResolutions, httpResolutionCaller } from './resolution-load.js';
 import { benchResolutionReads } from './resolution-read-load.js';
@@ -33,6 +34,8 @@ const READ_CLIENTS = CLIENTS * 4;
 /** The fixed offered rate of the paced phase (resolutions/s), well under what one process serves. */
 const PACED_RATE = Number(process.env.PROCS_PACED_RATE ?? 40);
 const PACED_CLIENTS = 4;
+/** How long the serving processes are watched with no request, for their idle CPU. */
+const IDLE_MS = 4000;
 const MIX = CONSTRAINT_MIXES.mix10;
 const log = (line: string) => console.log(`[procs ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -66,7 +69,12 @@ try {
   let primaryLine = '';
   const measured = new Map<
     number,
-    { paced: ScenarioMeasurement; resolve: ScenarioMeasurement; read: ScenarioMeasurement }
+    {
+      paced: ScenarioMeasurement;
+      resolve: ScenarioMeasurement;
+      read: ScenarioMeasurement;
+      idleCpuMsPerSecond: number;
+    }
   >();
   for (const procs of [1, 2]) {
     service = await startBenchService(stores, seed.platformKey, `procs-${procs}`, {
@@ -113,6 +121,12 @@ try {
       ctx,
     );
     rows.push(measurementRow(raw, 'procs', resolve, 'resolutions', seed.providerCount));
+    // What the serving processes spend with no request at all (timers, pollers, gauges): each process pays it, so at a
+    // low offered rate it weighs on the CPU per request of more processes; the paced line is also given net of it.
+    const idleProbe = startResourceProbe(ctx.processes);
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const idleCpuMsPerSecond = idleProbe.stop().serviceCpuMs / (IDLE_MS / 1000);
+    log(`idle: the serving processes used ${idleCpuMsPerSecond.toFixed(1)} ms of CPU per second with no request`);
     // The same offered rate at 1 and 2 processes, neither saturated: CPU per request without the contention of a
     // closed loop that keeps every core of this 2-core machine busy. It runs after the closed loop, which warmed every
     // worker's JIT and graph.
@@ -150,7 +164,7 @@ try {
       ctx,
     );
     rows.push(measurementRow(raw, 'procs', read, 'reads'));
-    measured.set(procs, { paced, resolve, read });
+    measured.set(procs, { paced, resolve, read, idleCpuMsPerSecond });
     if (procs > 1)
       primaryLine = `the primary (${service.pid}) used ${(primaryOwnCpuMs(service, pids) - primaryBefore).toFixed(0)} ms of CPU over the three phases at ${procs} processes (${paced.statuses.total + resolve.statuses.total + read.statuses.total} answers; not in the CPU column)`;
     await target.close();
@@ -163,6 +177,14 @@ try {
   console.log(primaryLine);
   const one = measured.get(1)!;
   const two = measured.get(2)!;
+  // Net of idle: the paced phase's CPU less what the processes spend with no request over its length.
+  const net = (m: { paced: ScenarioMeasurement; idleCpuMsPerSecond: number }) =>
+    (m.paced.resources.serviceCpuMs - m.idleCpuMsPerSecond * (m.paced.elapsedMs / 1000)) / m.paced.statuses.total;
+  console.log(
+    `idle CPU of the serving processes: ${one.idleCpuMsPerSecond.toFixed(1)} ms/s at 1 process, ` +
+      `${two.idleCpuMsPerSecond.toFixed(1)} ms/s at 2; paced CPU per request net of it: ` +
+      `${net(one).toFixed(2)} -> ${net(two).toFixed(2)} ms (${(net(two) / net(one)).toFixed(2)}x)`,
+  );
   const kinds = {
     paced: `POST resolutions at ${PACED_RATE}/s offered`,
     resolve: `POST resolutions, ${CLIENTS} clients (saturated)`,
