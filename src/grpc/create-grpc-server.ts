@@ -118,6 +118,26 @@ export function createGrpcServer(deps: GrpcServerDeps) {
   for (const [name, table] of Object.entries(deps.operations) as [GrpcServiceName, OperationTable][]) {
     const definition = guardCodecs(GRPC_SERVICES[name].definition, deps.logger);
     const impl: UntypedServiceImplementation = {};
+    /** Serves a unary method with `run` in its call's context; an error `run` did not answer is INTERNAL_ERROR. */
+    const addUnary = (
+      method: string,
+      def: (typeof definition)[string],
+      rpc: string,
+      run: (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => Promise<void>,
+    ) => {
+      const handler = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
+        inCallContext(call.metadata, () => {
+          run(call, callback).catch((err: unknown) =>
+            lastResort(deps, rpc, err, () => {
+              const internal = new ServiceError('INTERNAL_ERROR');
+              callback(carryServiceError(encodeServiceError(internal), internal) as never, null);
+            }),
+          );
+        });
+      };
+      impl[method] = handler;
+      unaryMethods.set(def.path, { definition: def, handler: handler as UnaryMethod['handler'] });
+    };
     for (const [method, def] of Object.entries(definition)) {
       const rpc = def.path.split('/')[2] ?? method;
       const spec = table[rpc];
@@ -127,18 +147,7 @@ export function createGrpcServer(deps: GrpcServerDeps) {
         throw new Error(`${name}/${rpc}: a typed service's RPCs, and only those, are implemented on typed messages`);
       if (isTyped(spec)) {
         if (!route || def.responseStream) throw new Error(`${name}/${rpc}: a typed RPC is unary and has a route`);
-        const handler = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
-          inCallContext(call.metadata, () => {
-            handleTypedCall(deps, spec, rpc, route, call, callback).catch((err: unknown) =>
-              lastResort(deps, rpc, err, () => {
-                const internal = new ServiceError('INTERNAL_ERROR');
-                callback(carryServiceError(encodeServiceError(internal), internal) as never, null);
-              }),
-            );
-          });
-        };
-        impl[method] = handler;
-        unaryMethods.set(def.path, { definition: def, handler: handler as UnaryMethod['handler'] });
+        addUnary(method, def, rpc, (call, callback) => handleTypedCall(deps, spec, rpc, route, call, callback));
         continue;
       }
       if (def.responseStream) {
@@ -155,18 +164,7 @@ export function createGrpcServer(deps: GrpcServerDeps) {
         continue;
       }
       if (isStreaming(spec)) throw new Error(`${name}/${rpc} is unary but its operation streams`);
-      const handler = (call: ServerUnaryCall<RpcRequest, unknown>, callback: sendUnaryData<unknown>) => {
-        inCallContext(call.metadata, () => {
-          handleCall(deps, spec, rpc, route, call, callback).catch((err: unknown) =>
-            lastResort(deps, rpc, err, () => {
-              const internal = new ServiceError('INTERNAL_ERROR');
-              callback(carryServiceError(encodeServiceError(internal), internal) as never, null);
-            }),
-          );
-        });
-      };
-      impl[method] = handler;
-      unaryMethods.set(def.path, { definition: def, handler: handler as UnaryMethod['handler'] });
+      addUnary(method, def, rpc, (call, callback) => handleCall(deps, spec, rpc, route, call, callback));
     }
     server.addService(definition, impl);
     health.setStatus(qualifiedServiceName(name), 'SERVING');
