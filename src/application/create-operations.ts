@@ -13,7 +13,6 @@ import { createAnalyticsOperations } from './analytics-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { createWebhookOperations } from './webhook-operations.js';
-import { createEventOperations } from './event-operations.js';
 import { createInspectorOperations } from './inspector-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
@@ -35,7 +34,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
     WebhookService: createWebhookOperations(deps),
-    EventService: createEventOperations(deps),
     InspectorService: createInspectorOperations(deps),
   };
   // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.

@@ -8,4 +8,5 @@ import type { GrpcServiceName } from './grpc-service-name.js';
 export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceName>([
   'OrganizationService',
   'ApiKeyService',
+  'EventService',
 ]);
