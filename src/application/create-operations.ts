@@ -1,7 +1,6 @@
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
-import { createAuditOperations } from './audit-operations.js';
 import { createCalendarOperations } from './calendar-operations.js';
 import { createCatalogOperations } from './catalog-operations.js';
 import type { OperationTable } from './operation.js';
@@ -27,7 +26,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
-    AuditService: createAuditOperations(deps),
     RankingPolicyService: createRankingPolicyOperations(deps),
     CareService: createCareOperations(deps),
     AnalyticsService: createAnalyticsOperations(deps),

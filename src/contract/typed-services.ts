@@ -9,4 +9,5 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'OrganizationService',
   'ApiKeyService',
   'EventService',
+  'AuditService',
 ]);
