@@ -12,7 +12,7 @@ export interface VerifyAuditChainDeps {
 }
 
 /** How many of the latest chain links a verification takes (REST `limit`), and how many when not asked. */
-export const VERIFY_LIMIT = { min: 1, max: 50_000, default: 10_000 } as const;
+const VERIFY_LIMIT = { min: 1, max: 50_000, default: 10_000 } as const;
 
 /**
  * VerifyAuditChain: recomputes the caller's organization's audit hash chain over its latest `limit` links (and its
