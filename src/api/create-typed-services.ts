@@ -4,17 +4,21 @@ import { refuseUnstorableInput } from '../application/refuse-unstorable-input.js
 import { organizationService, type OrganizationServiceDeps } from './organization-service/organization-service.js';
 import { apiKeyService, type ApiKeyServiceDeps } from './api-key-service/api-key-service.js';
 import { analyticsService, type AnalyticsServiceDeps } from './analytics-service/analytics-service.js';
+import { eventService, type EventServiceDeps } from './event-service/event-service.js';
+import { auditService, type AuditServiceDeps } from './audit-service/audit-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
  * before it runs, as the other services' operations do.
  */
 export function createTypedServices(
-  deps: OrganizationServiceDeps & ApiKeyServiceDeps & AnalyticsServiceDeps,
+  deps: OrganizationServiceDeps & ApiKeyServiceDeps & AnalyticsServiceDeps & EventServiceDeps & AuditServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
     ApiKeyService: refuseUnstorableInput(apiKeyService(deps)),
     AnalyticsService: refuseUnstorableInput(analyticsService(deps)),
+    EventService: refuseUnstorableInput(eventService(deps)),
+    AuditService: refuseUnstorableInput(auditService(deps)),
   };
 }

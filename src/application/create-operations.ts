@@ -1,7 +1,6 @@
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
-import { createAuditOperations } from './audit-operations.js';
 import { createCalendarOperations } from './calendar-operations.js';
 import { createCatalogOperations } from './catalog-operations.js';
 import type { OperationTable } from './operation.js';
@@ -12,7 +11,6 @@ import { createCareOperations } from './care-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { createWebhookOperations } from './webhook-operations.js';
-import { createEventOperations } from './event-operations.js';
 import { createInspectorOperations } from './inspector-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
@@ -27,13 +25,11 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
-    AuditService: createAuditOperations(deps),
     RankingPolicyService: createRankingPolicyOperations(deps),
     CareService: createCareOperations(deps),
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
     WebhookService: createWebhookOperations(deps),
-    EventService: createEventOperations(deps),
     InspectorService: createInspectorOperations(deps),
   };
   // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.

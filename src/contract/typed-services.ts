@@ -9,4 +9,6 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'OrganizationService',
   'ApiKeyService',
   'AnalyticsService',
+  'EventService',
+  'AuditService',
 ]);

@@ -1,4 +1,4 @@
-import { EVENT_RETENTION_MS } from '../application/event-operations.js';
+import { EVENT_RETENTION_MS } from '../domain/event-retention.js';
 import type { Database } from '../persistence/database.js';
 import { deleteEventsBefore } from '../persistence/event-repository.js';
 import { createPollingWorker } from './polling-worker.js';
