@@ -36,3 +36,11 @@ export class RequestProblems {
 export function given(text: string | undefined): string | undefined {
   return text === '' ? undefined : text;
 }
+
+/** A resource id from the request's path, checked alone with its rule (`field`: `id`): its value, or the 400 of it. */
+export function pathId(rule: z.ZodType<string>, id: string | undefined): string {
+  const problems = new RequestProblems();
+  const checked = problems.check('id', rule, given(id));
+  problems.throwIfAny();
+  return checked!;
+}

@@ -8,7 +8,7 @@ import { requirePlatformKey } from '../../application/authenticate.js';
 import type { Caller } from '../../application/caller.js';
 import { recordAudit } from '../../application/record-audit.js';
 import { AUDIT_ACTIONS } from '../../application/audit/audit-actions.js';
-import { RequestProblems, given } from '../request-problems.js';
+import { pathId } from '../request-problems.js';
 import { apiKeyMessage } from '../messages/api-key-message.js';
 
 /** What RevokeApiKey uses. */
@@ -28,9 +28,7 @@ export async function revokeApiKey(
   request: RevokeApiKeyRequest,
 ): Promise<RevokeApiKeyResponse> {
   requirePlatformKey(caller);
-  const problems = new RequestProblems();
-  const id = problems.check('id', ApiKeyPath.shape.id, given(request.id))!;
-  problems.throwIfAny();
+  const id = pathId(ApiKeyPath.shape.id, request.id);
   const now = deps.clock();
   const revoked = await deps.db.transaction(async (tx) => {
     const cur = await findApiKey(tx, id, { forUpdate: true });

@@ -4,7 +4,7 @@ import { EventPath } from '../../contract/schemas/event.js';
 import type { Database } from '../../persistence/database.js';
 import { findEvent } from '../../persistence/event-repository.js';
 import type { Caller } from '../../application/caller.js';
-import { RequestProblems, given } from '../request-problems.js';
+import { pathId } from '../request-problems.js';
 import { eventMessage } from '../messages/event-message.js';
 import { retainedSince } from './retained-since.js';
 
@@ -23,9 +23,7 @@ export async function getEvent(
   caller: Caller,
   request: GetEventRequest,
 ): Promise<GetEventResponse> {
-  const problems = new RequestProblems();
-  const id = problems.check('id', EventPath.shape.id, given(request.id))!;
-  problems.throwIfAny();
+  const id = pathId(EventPath.shape.id, request.id);
   const row = await findEvent(deps.db, id);
   if (!row || row.created_at < retainedSince(deps.clock()))
     throw new ServiceError('EVENT_NOT_FOUND', `No event ${id}.`);

@@ -7,7 +7,7 @@ import type { Database } from '../../persistence/database.js';
 import { readOrganizationOverviewCounts } from '../../persistence/organization-overview-counts.js';
 import type { OrganizationCache } from '../../application/organization-cache.js';
 import type { Caller } from '../../application/caller.js';
-import { RequestProblems, given } from '../request-problems.js';
+import { pathId } from '../request-problems.js';
 import { organizationMessage } from '../messages/organization-message.js';
 import { visibleOrganization } from './visible-organization.js';
 
@@ -27,10 +27,8 @@ export async function getOrganizationOverview(
   caller: Caller,
   request: GetOrganizationOverviewRequest,
 ): Promise<GetOrganizationOverviewResponse> {
-  const problems = new RequestProblems();
-  const id = problems.check('id', OrganizationPath.shape.id, given(request.id));
-  problems.throwIfAny();
-  const organization = await visibleOrganization(deps.organizations, caller, id!);
+  const id = pathId(OrganizationPath.shape.id, request.id);
+  const organization = await visibleOrganization(deps.organizations, caller, id);
   const now = deps.clock();
   const c = await readOrganizationOverviewCounts(deps.db, organization.id, now);
   return {

@@ -2,7 +2,7 @@ import type { GetOrganizationRequest, GetOrganizationResponse } from '../../gen/
 import { OrganizationPath } from '../../contract/schemas/organization.js';
 import type { OrganizationCache } from '../../application/organization-cache.js';
 import type { Caller } from '../../application/caller.js';
-import { RequestProblems, given } from '../request-problems.js';
+import { pathId } from '../request-problems.js';
 import { organizationMessage } from '../messages/organization-message.js';
 import { visibleOrganization } from './visible-organization.js';
 
@@ -17,8 +17,6 @@ export async function getOrganization(
   caller: Caller,
   request: GetOrganizationRequest,
 ): Promise<GetOrganizationResponse> {
-  const problems = new RequestProblems();
-  const id = problems.check('id', OrganizationPath.shape.id, given(request.id));
-  problems.throwIfAny();
-  return { organization: organizationMessage(await visibleOrganization(deps.organizations, caller, id!)) };
+  const id = pathId(OrganizationPath.shape.id, request.id);
+  return { organization: organizationMessage(await visibleOrganization(deps.organizations, caller, id)) };
 }

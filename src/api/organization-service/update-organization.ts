@@ -14,7 +14,7 @@ import { requirePlatformKey } from '../../application/authenticate.js';
 import type { Caller } from '../../application/caller.js';
 import { recordAudit } from '../../application/record-audit.js';
 import { AUDIT_ACTIONS } from '../../application/audit/audit-actions.js';
-import { RequestProblems, given } from '../request-problems.js';
+import { RequestProblems, pathId } from '../request-problems.js';
 import { readUpdateMask } from '../update-mask.js';
 import { organizationMessage } from '../messages/organization-message.js';
 import { readSettings } from './settings-input.js';
@@ -44,10 +44,8 @@ export async function updateOrganization(
     name: request.name !== undefined,
     settings: request.settings !== undefined,
   });
-  const pathProblems = new RequestProblems();
-  const id = pathProblems.check('id', OrganizationPath.shape.id, given(request.id));
-  pathProblems.throwIfAny();
-  const before = await visibleOrganization(deps.organizations, caller, id!);
+  const id = pathId(OrganizationPath.shape.id, request.id);
+  const before = await visibleOrganization(deps.organizations, caller, id);
   requirePlatformKey(caller);
   const problems = new RequestProblems();
   let name: string | undefined;
@@ -63,19 +61,19 @@ export async function updateOrganization(
   problems.throwIfAny();
   const now = deps.clock();
   const after = await deps.db.transaction(async (tx) => {
-    const cur = await findOrganization(tx, id!, { forUpdate: true });
+    const cur = await findOrganization(tx, id, { forUpdate: true });
     if (!cur) throw new ServiceError('ORGANIZATION_NOT_FOUND');
-    const updated = await updateOrganizationRow(tx, id!, {
+    const updated = await updateOrganizationRow(tx, id, {
       name: name ?? cur.name,
       settings: { ...cur.settings, ...settings },
       now,
     });
     await recordAudit(tx, caller, now, {
       ...AUDIT_ACTIONS.organizationUpdate,
-      resourceId: id!,
+      resourceId: id,
       before,
       after: updated,
-      organizationId: id!,
+      organizationId: id,
     });
     return updated;
   });
