@@ -327,16 +327,37 @@ async function handleCall(
       for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
     callback(null, request.answer(result), trailers);
   } catch (err) {
-    let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
-    if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
-    // A failed call made with the header is recorded too (after authentication only: the organization is then known).
-    if (caller?.viaOrganizationHeader)
-      se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(
-        () => se,
-        (e: unknown) => e as ServiceError,
-      );
-    callback(carryServiceError(encodeServiceError(se, trailers), se) as never, null);
+    await answerFailedCall(deps, { rpc, requestId, caller, audit: spec.audit, input, trailers }, err, callback);
   }
+}
+
+/**
+ * Answers a unary call that failed with its contract error (INTERNAL_ERROR, logged, for anything else). A failed call
+ * made with the Service-Organization-Id header is recorded too (after authentication only: the organization is then
+ * known); a failure to record it is the answer instead.
+ */
+async function answerFailedCall(
+  deps: GrpcServerDeps,
+  call: {
+    rpc: string;
+    requestId: string;
+    caller: Caller | undefined;
+    audit: OperationSpec['audit'];
+    input: OperationInput;
+    trailers: Metadata;
+  },
+  err: unknown,
+  callback: sendUnaryData<unknown>,
+): Promise<void> {
+  let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
+  if (se.code === 'INTERNAL_ERROR')
+    deps.logger.error({ rpc: call.rpc, requestId: call.requestId, err }, 'internal error');
+  if (call.caller?.viaOrganizationHeader)
+    se = await deps.recordHeaderUse(call.caller, call.audit, call.input, { ok: false, errorCode: se.code }).then(
+      () => se,
+      (e: unknown) => e as ServiceError,
+    );
+  callback(carryServiceError(encodeServiceError(se, call.trailers), se) as never, null);
 }
 
 /**
@@ -366,14 +387,7 @@ async function handleTypedCall(
       await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: false });
     callback(null, response, trailers);
   } catch (err) {
-    let se = err instanceof ServiceError ? err : new ServiceError('INTERNAL_ERROR', undefined, { cause: err });
-    if (se.code === 'INTERNAL_ERROR') deps.logger.error({ rpc, requestId, err }, 'internal error');
-    if (caller?.viaOrganizationHeader)
-      se = await deps.recordHeaderUse(caller, spec.audit, input, { ok: false, errorCode: se.code }).then(
-        () => se,
-        (e: unknown) => e as ServiceError,
-      );
-    callback(carryServiceError(encodeServiceError(se, trailers), se) as never, null);
+    await answerFailedCall(deps, { rpc, requestId, caller, audit: spec.audit, input, trailers }, err, callback);
   }
 }
 
