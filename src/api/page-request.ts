@@ -15,8 +15,8 @@ const CURSOR = cursor().optional();
 
 /**
  * Judges a list request's paging (size 1..500, token at most 200 characters; named `limit` and `cursor` as REST
- * clients name them) into `problems`; `position` reads the token once the request is known valid (a token this
- * service did not issue is 400 on `cursor`).
+ * clients name them) into `problems`; `position` reads the token once the request is known valid (undefined for the
+ * first page; a token this service did not issue is 400 on `cursor`).
  */
 export function readPageRequest(problems: RequestProblems, request: PageRequest) {
   const size = request.pageSize ?? PAGE_SIZE.default;
@@ -25,7 +25,7 @@ export function readPageRequest(problems: RequestProblems, request: PageRequest)
   else if (size < PAGE_SIZE.min) problems.add('limit', `Too small: expected number to be >=${PAGE_SIZE.min}`);
   else if (size > PAGE_SIZE.max) problems.add('limit', `Too big: expected number to be <=${PAGE_SIZE.max}`);
   const token = problems.check('cursor', CURSOR, request.pageToken);
-  return { size, position: () => decodeCursor(token) ?? '' };
+  return { size, position: () => decodeCursor(token) };
 }
 
 /** A page of rows fetched with size + 1 as a list response's fields, each row mapped to its message. */

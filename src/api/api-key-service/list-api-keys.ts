@@ -22,6 +22,9 @@ export async function listApiKeys(
   const problems = new RequestProblems();
   const paging = readPageRequest(problems, request);
   problems.throwIfAny();
-  const rows = await listApiKeyRows(deps.db, caller.platformId, { after: paging.position(), limit: paging.size + 1 });
+  const rows = await listApiKeyRows(deps.db, caller.platformId, {
+    after: paging.position() ?? '',
+    limit: paging.size + 1,
+  });
   return pageMessage(rows, paging.size, (k) => k.id, apiKeyMessage);
 }

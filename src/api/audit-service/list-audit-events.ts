@@ -31,8 +31,7 @@ export async function listAuditEvents(
   const rows = await listAuditEventRows(
     deps.db,
     { organizationId: caller.organizationId, action, resourceType, resourceId },
-    // No token: the first page.
-    { after: auditListPosition(paging.position() || undefined), limit: paging.size + 1 },
+    { after: auditListPosition(paging.position()), limit: paging.size + 1 },
   );
   return pageMessage(rows, paging.size, (row) => `${row.position.timestamp}|${row.position.id}`, auditEventMessage);
 }

@@ -47,8 +47,7 @@ export async function listEvents(
   const rows = await listEventRows(
     deps.db,
     { organizationId: caller.organizationId, notBefore: retainedSince(deps.clock()), type, since: request.since, mode },
-    // No token: the first page (an empty position names no event).
-    { afterId: paging.position() || undefined, limit: paging.size + 1 },
+    { afterId: paging.position(), limit: paging.size + 1 },
   );
   return pageMessage(rows, paging.size, (row) => row.id, eventMessage);
 }

@@ -29,7 +29,7 @@ export async function listOrganizations(
   const rows = await listOrganizationRows(
     deps.db,
     caller.isPlatformKey ? { platformId: caller.platformId } : { organizationId: caller.organizationId },
-    { after: paging.position(), limit: paging.size + 1 },
+    { after: paging.position() ?? '', limit: paging.size + 1 },
   );
   return pageMessage(rows, paging.size, (o) => o.id, organizationMessage);
 }
