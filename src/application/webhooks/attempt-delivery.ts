@@ -22,6 +22,9 @@ export type AttemptDeps = Pick<AppDeps, 'db' | 'clock' | 'config' | 'tracing'> &
   metrics?: Pick<AppDeps['metrics'], 'webhookAttempts'>;
 };
 
+/** What a send asked for through the API uses (a replay, a test event): an attempt's needs and the outbound DNS. */
+export type SendDeps = AttemptDeps & { outboundLookup?: OutboundLookup };
+
 /** The outcome of one attempt. */
 export interface AttemptOutcome {
   result: PostResult;
@@ -126,7 +129,7 @@ async function recordWithRetries(record: () => Promise<boolean>): Promise<boolea
  * organization's) and DELIVERY_IN_PROGRESS while a sender is attempting it.
  */
 export async function deliverNow(
-  deps: AppDeps & { outboundLookup?: OutboundLookup },
+  deps: SendDeps,
   organizationId: string,
   deliveryId: string,
 ): Promise<{ delivered: boolean; statusCode: number | null; latencyMs: number; attempt: number; attemptedAt: Date }> {
@@ -168,7 +171,7 @@ export async function deliverNow(
  * through the same guard; nothing is recorded.
  */
 export async function sendTestEvent(
-  deps: AppDeps & { outboundLookup?: OutboundLookup },
+  deps: SendDeps,
   target: { url: string; secrets: string[]; organizationId: string },
 ): Promise<{ delivered: boolean; statusCode: number | null; latencyMs: number }> {
   const now = deps.clock();
