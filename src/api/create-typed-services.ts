@@ -7,6 +7,7 @@ import { analyticsService, type AnalyticsServiceDeps } from './analytics-service
 import { eventService, type EventServiceDeps } from './event-service/event-service.js';
 import { auditService, type AuditServiceDeps } from './audit-service/audit-service.js';
 import { webhookService, type WebhookServiceDeps } from './webhook-service/webhook-service.js';
+import { catalogService, type CatalogServiceDeps } from './catalog-service/catalog-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -18,7 +19,8 @@ export function createTypedServices(
     AnalyticsServiceDeps &
     EventServiceDeps &
     AuditServiceDeps &
-    WebhookServiceDeps,
+    WebhookServiceDeps &
+    CatalogServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -27,5 +29,6 @@ export function createTypedServices(
     EventService: refuseUnstorableInput(eventService(deps)),
     AuditService: refuseUnstorableInput(auditService(deps)),
     WebhookService: refuseUnstorableInput(webhookService(deps)),
+    CatalogService: refuseUnstorableInput(catalogService(deps)),
   };
 }

@@ -195,6 +195,13 @@ function objectMessage(
     const v = json[f.key];
     if (v === undefined) continue;
     const field = `${prefix}${f.key}`;
+    if (f.shape.kind === 'absent') {
+      // The message has no field for it (`z.never()`: a member the route refuses, such as a PATCH's providerId): any
+      // value sent is judged here with the field's own rule, as the REST door judged it.
+      const r = f.schema.safeParse(v, { reportInput: true });
+      if (!r.success) problems.push(...issuesToDetails(r.error.issues, field));
+      continue;
+    }
     if (v === null) {
       // A null clears a nullable field: unset here, named by the update mask. Elsewhere the field takes no null.
       if (f.nullable) continue;
@@ -235,7 +242,8 @@ function expectedType(shape: ProtoShape): string {
  * members onto its fields and `update_mask`). What the message cannot carry is refused here with the contract's
  * VALIDATION_ERROR, `field` and `details` (every problem found, in field order): a string where a number goes, a
  * number that is not an integer, text that is no number or instant, a value outside an enum, a null where none is
- * taken, an empty string in a field without presence, a body that is not an object; before these, what no operation
+ * taken, an empty string in a field without presence, a value for a member the route never takes (`z.never()`, in its
+ * rule's words), a body that is not an object; before these, what no operation
  * may store (U+0000, unpaired surrogates, nesting past the bound: find-unstorable-input.ts). Members the route does not
  * name are ignored, as the REST contract does. Ranges, lengths, required fields and references are the
  * implementation's to judge, for every caller alike.
@@ -259,7 +267,7 @@ export function requestMessageOf(route: RouteSpec, input: RestInput): Record<str
     Object.assign(message, objectMessage(group.schema, body as Record<string, unknown>, '', 'json', problems));
     if (route.method === 'PATCH')
       message.updateMask = mappedFields(group.schema)
-        .filter((f) => (body as Record<string, unknown>)[f.key] !== undefined)
+        .filter((f) => f.shape.kind !== 'absent' && (body as Record<string, unknown>)[f.key] !== undefined)
         .map((f) => protoFieldName(f.key));
   }
   if (problems.length > 0) throw validationError(problems);

@@ -94,3 +94,24 @@ test('what the message cannot carry is refused with VALIDATION_ERROR, the field 
     details: [{ message: 'must not contain the NUL character (U+0000)' }],
   });
 });
+
+test('a member the route never takes (z.never(): a PATCH of a service naming its provider) is refused in its rule’s words', (t) => {
+  const never = 'cannot be changed; create a service for the other provider instead';
+  t.deepEqual(refusal('UpdateService', { params: { id: 'svc_1' }, body: { providerId: 'prv_2', duration: 2.5 } }), {
+    code: 'VALIDATION_ERROR',
+    field: 'providerId',
+    details: [
+      { field: 'providerId', code: 'INVALID', message: never },
+      { field: 'duration', code: 'INVALID', message: 'Invalid input: expected int, received number' },
+    ],
+  });
+  t.like(refusal('UpdateService', { params: { id: 'svc_1' }, body: { providerId: null } }), {
+    field: 'providerId',
+    details: [{ message: never }],
+  });
+  t.deepEqual(
+    requestMessageOf(route('UpdateService'), input({ params: { id: 'svc_1' }, body: { price: null, duration: 40 } })),
+    { id: 'svc_1', duration: 40, updateMask: ['duration', 'price'] },
+    'a null clears a nullable field: unset, named by the mask',
+  );
+});
