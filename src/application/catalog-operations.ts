@@ -27,7 +27,7 @@ import type { Queryable } from '../persistence/database.js';
 import type { AppDeps } from './app-deps.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
-import { providerOfCaller } from './provider-operations.js';
+import { providerOfCaller } from './provider-of-caller.js';
 import { recordAudit } from './record-audit.js';
 import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 

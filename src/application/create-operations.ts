@@ -4,7 +4,6 @@ import { createResolutionOperations } from './resolution-operations.js';
 import { createCalendarOperations } from './calendar-operations.js';
 import { createCatalogOperations } from './catalog-operations.js';
 import type { OperationTable } from './operation.js';
-import { createProviderOperations } from './provider-operations.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
 import { createRankingPolicyOperations } from './ranking-policy-operations.js';
 import { createCareOperations } from './care-operations.js';
@@ -20,7 +19,6 @@ import { refuseUnstorableInput } from './refuse-unstorable-input.js';
  */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
-    ProviderService: createProviderOperations(deps),
     CatalogService: createCatalogOperations(deps),
     CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
