@@ -130,12 +130,13 @@ const PROPERTY_OF: Record<WritableField, keyof UpdateProviderRequest> = {
 /** What an UpdateProvider `update_mask` may name: the message properties of the writable fields. */
 export const UPDATABLE_PROVIDER_FIELDS = WRITABLE.map((k) => PROPERTY_OF[k]);
 
-/** The fields of an UpdateProvider request that are set (a list: when it has an item). */
+/** The fields of an UpdateProvider request that are set (an enum: not UNSPECIFIED; a list: when it has an item). */
 export function updatedFields(request: UpdateProviderRequest): Record<keyof UpdateProviderRequest, boolean> {
+  const values = writableValues(request);
   const set: Record<string, boolean> = {};
-  for (const p of UPDATABLE_PROVIDER_FIELDS) {
-    const v = request[p];
-    set[p] = Array.isArray(v) ? v.length > 0 : v !== undefined;
+  for (const key of WRITABLE) {
+    const v = values[key];
+    set[PROPERTY_OF[key]] = Array.isArray(v) ? v.length > 0 : v !== undefined;
   }
   return set;
 }
