@@ -8,6 +8,7 @@ import { eventService, type EventServiceDeps } from './event-service/event-servi
 import { auditService, type AuditServiceDeps } from './audit-service/audit-service.js';
 import { webhookService, type WebhookServiceDeps } from './webhook-service/webhook-service.js';
 import { catalogService, type CatalogServiceDeps } from './catalog-service/catalog-service.js';
+import { providerService, type ProviderServiceDeps } from './provider-service/provider-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -20,7 +21,8 @@ export function createTypedServices(
     EventServiceDeps &
     AuditServiceDeps &
     WebhookServiceDeps &
-    CatalogServiceDeps,
+    CatalogServiceDeps &
+    ProviderServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -30,5 +32,6 @@ export function createTypedServices(
     AuditService: refuseUnstorableInput(auditService(deps)),
     WebhookService: refuseUnstorableInput(webhookService(deps)),
     CatalogService: refuseUnstorableInput(catalogService(deps)),
+    ProviderService: refuseUnstorableInput(providerService(deps)),
   };
 }

@@ -31,7 +31,7 @@ import { queueProviderTime } from './waitlist/queue-provider-time.js';
 import type { AppDeps } from './app-deps.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
-import { providerOfCaller } from './provider-operations.js';
+import { providerOfCaller } from './provider-of-caller.js';
 import { recordAudit } from './record-audit.js';
 import { checkFeedUrl } from './resolution/feed-client.js';
 import { AUDIT_ACTIONS } from './audit/audit-actions.js';

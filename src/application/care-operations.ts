@@ -44,7 +44,7 @@ import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { REVIEW_SIGHTING_WINDOW_MS } from './resolution/review-hand-off.js';
 import type { Caller } from './caller.js';
 import type { OperationTable } from './operation.js';
-import { providerOfCaller } from './provider-operations.js';
+import { providerOfCaller } from './provider-of-caller.js';
 import { recordAudit } from './record-audit.js';
 import { AUDIT_ACTIONS } from './audit/audit-actions.js';
 

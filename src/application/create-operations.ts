@@ -3,7 +3,6 @@ import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
 import { createCalendarOperations } from './calendar-operations.js';
 import type { OperationTable } from './operation.js';
-import { createProviderOperations } from './provider-operations.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
 import { createRankingPolicyOperations } from './ranking-policy-operations.js';
 import { createCareOperations } from './care-operations.js';
@@ -18,7 +17,6 @@ import { refuseUnstorableInput } from './refuse-unstorable-input.js';
  */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
-    ProviderService: createProviderOperations(deps),
     CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),

@@ -7,7 +7,6 @@ import {
   enumTypeName,
   enumValueName,
   hasPresence,
-  protoFieldName,
   protoFieldNameIn,
   protoShapeOf,
   tsPropertyName,
@@ -265,10 +264,11 @@ export function requestMessageOf(route: RouteSpec, input: RestInput): Record<str
       continue;
     }
     Object.assign(message, objectMessage(group.schema, body as Record<string, unknown>, '', 'json', problems));
+    // The mask names each field by its protobuf name (REST `status` of type ProviderStatus is `provider_status`).
     if (route.method === 'PATCH')
       message.updateMask = mappedFields(group.schema)
         .filter((f) => f.shape.kind !== 'absent' && (body as Record<string, unknown>)[f.key] !== undefined)
-        .map((f) => protoFieldName(f.key));
+        .map((f) => protoFieldNameIn(group.schema, f.key));
   }
   if (problems.length > 0) throw validationError(problems);
   return message;

@@ -13,4 +13,5 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'AuditService',
   'WebhookService',
   'CatalogService',
+  'ProviderService',
 ]);

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { typedRequestOf } from '../../src/gateway/typed-request-of.js';
+import { requestMessageOf } from '../../src/contract/request-message-of.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { client } from '../helpers/http.js';
 import { metricSample, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
@@ -75,6 +76,17 @@ test("a PATCH body's keys become the update mask, a null among them clears that 
   t.deepEqual([...(m!.updateMask as string[])].sort(), ['bio', 'display_name']);
 });
 
+test("a typed service's PATCH names each field in its mask by its protobuf name, a named enum's field included", (t) => {
+  const m = requestMessageOf(route('UpdateProvider'), {
+    params: { id: 'prv_1' },
+    query: {},
+    body: { status: 'inactive', panelCapacity: null, specialtyCodes: [] },
+  });
+  t.like(m, { id: 'prv_1', providerStatus: 'PROVIDER_STATUS_INACTIVE', specialtyCodes: [] });
+  t.deepEqual(m.updateMask, ['provider_status', 'specialty_codes', 'panel_capacity']);
+  t.false('panelCapacity' in m, 'a null is an unset field the mask names');
+});
+
 let svc: TestService;
 test.before(async () => {
   svc = await startTestService({ env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
@@ -105,10 +117,11 @@ test.serial(
     t.is(bad.body.error.code, 'VALIDATION_ERROR');
     t.is(bad.body.error.field, 'externalId');
     t.is(await form('json'), json0);
-    const badProvider = await platform.post('/api/v2/providers', { externalId: 7, displayName: 'Dr. Typed' });
-    t.is(badProvider.status, 400);
-    t.is(badProvider.body.error.code, 'VALIDATION_ERROR');
-    t.is(badProvider.body.error.field, 'externalId');
+    const inOrg = client(svc.url, svc.platformKey, { 'service-organization-id': org.body.id });
+    const badContinuity = await inOrg.post('/api/v2/continuity', { clientRef: 7, providerId: 'prv_1' });
+    t.is(badContinuity.status, 400);
+    t.is(badContinuity.body.error.code, 'VALIDATION_ERROR');
+    t.is(badContinuity.body.error.field, 'clientRef');
     t.is(await form('json'), json0 + 1);
   },
 );

@@ -6,7 +6,7 @@ import { newId } from '../../persistence/new-id.js';
 import { bumpGraphVersion } from '../../persistence/organization-repository.js';
 import { insertServiceRow, toServiceView, type ServiceDoc } from '../../persistence/service-repository.js';
 import type { Caller } from '../../application/caller.js';
-import { providerOfCaller } from '../../application/provider-operations.js';
+import { providerOfCaller } from '../../application/provider-of-caller.js';
 import { queueProviderTime } from '../../application/waitlist/queue-provider-time.js';
 import { recordAudit } from '../../application/record-audit.js';
 import { AUDIT_ACTIONS } from '../../application/audit/audit-actions.js';

@@ -6,7 +6,7 @@ import {
   type ServiceView,
 } from '../../persistence/service-repository.js';
 import type { Caller } from '../../application/caller.js';
-import { providerOfCaller } from '../../application/provider-operations.js';
+import { providerOfCaller } from '../../application/provider-of-caller.js';
 
 /**
  * A page of the caller's organization's live services in id order (ListServices, ListEventTypes), optionally of one
