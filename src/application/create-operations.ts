@@ -1,7 +1,6 @@
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
-import { createCalendarOperations } from './calendar-operations.js';
 import { createCatalogOperations } from './catalog-operations.js';
 import type { OperationTable } from './operation.js';
 import { createProviderOperations } from './provider-operations.js';
@@ -22,7 +21,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
     ProviderService: createProviderOperations(deps),
     CatalogService: createCatalogOperations(deps),
-    CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
     RankingPolicyService: createRankingPolicyOperations(deps),
