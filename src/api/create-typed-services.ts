@@ -7,6 +7,7 @@ import { analyticsService, type AnalyticsServiceDeps } from './analytics-service
 import { eventService, type EventServiceDeps } from './event-service/event-service.js';
 import { auditService, type AuditServiceDeps } from './audit-service/audit-service.js';
 import { calendarService, type CalendarServiceDeps } from './calendar-service/calendar-service.js';
+import { inspectorService, type InspectorServiceDeps } from './inspector-service/inspector-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -18,7 +19,8 @@ export function createTypedServices(
     AnalyticsServiceDeps &
     EventServiceDeps &
     AuditServiceDeps &
-    CalendarServiceDeps,
+    CalendarServiceDeps &
+    InspectorServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -27,5 +29,6 @@ export function createTypedServices(
     EventService: refuseUnstorableInput(eventService(deps)),
     AuditService: refuseUnstorableInput(auditService(deps)),
     CalendarService: refuseUnstorableInput(calendarService(deps)),
+    InspectorService: refuseUnstorableInput(inspectorService(deps)),
   };
 }

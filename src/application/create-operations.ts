@@ -10,7 +10,6 @@ import { createCareOperations } from './care-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { createWebhookOperations } from './webhook-operations.js';
-import { createInspectorOperations } from './inspector-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
 /**
@@ -28,7 +27,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
     WebhookService: createWebhookOperations(deps),
-    InspectorService: createInspectorOperations(deps),
   };
   // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
   return Object.fromEntries(
