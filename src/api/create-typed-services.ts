@@ -9,6 +9,8 @@ import { auditService, type AuditServiceDeps } from './audit-service/audit-servi
 import { webhookService, type WebhookServiceDeps } from './webhook-service/webhook-service.js';
 import { catalogService, type CatalogServiceDeps } from './catalog-service/catalog-service.js';
 import { providerService, type ProviderServiceDeps } from './provider-service/provider-service.js';
+import { calendarService, type CalendarServiceDeps } from './calendar-service/calendar-service.js';
+import { inspectorService, type InspectorServiceDeps } from './inspector-service/inspector-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -22,7 +24,9 @@ export function createTypedServices(
     AuditServiceDeps &
     WebhookServiceDeps &
     CatalogServiceDeps &
-    ProviderServiceDeps,
+    ProviderServiceDeps &
+    CalendarServiceDeps &
+    InspectorServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -33,5 +37,7 @@ export function createTypedServices(
     WebhookService: refuseUnstorableInput(webhookService(deps)),
     CatalogService: refuseUnstorableInput(catalogService(deps)),
     ProviderService: refuseUnstorableInput(providerService(deps)),
+    CalendarService: refuseUnstorableInput(calendarService(deps)),
+    InspectorService: refuseUnstorableInput(inspectorService(deps)),
   };
 }

@@ -26,6 +26,11 @@ export class RequestProblems {
     this.details.push({ field, code, message });
   }
 
+  /** The fields named by the problems found so far, in order. */
+  get fields(): readonly string[] {
+    return this.details.map((d) => d.field);
+  }
+
   /** Throws the problems found so far, if any. */
   throwIfAny(): void {
     if (this.details.length > 0) throw validationError(this.details);

@@ -1,14 +1,12 @@
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
-import { createCalendarOperations } from './calendar-operations.js';
 import type { OperationTable } from './operation.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
 import { createRankingPolicyOperations } from './ranking-policy-operations.js';
 import { createCareOperations } from './care-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
-import { createInspectorOperations } from './inspector-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
 /**
@@ -17,14 +15,12 @@ import { refuseUnstorableInput } from './refuse-unstorable-input.js';
  */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
-    CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
     RankingPolicyService: createRankingPolicyOperations(deps),
     CareService: createCareOperations(deps),
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
-    InspectorService: createInspectorOperations(deps),
   };
   // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
   return Object.fromEntries(

@@ -71,6 +71,29 @@ export interface TypedOperationSpec {
   handle(caller: Caller, request: object): Promise<object>;
 }
 
+/**
+ * One server-streaming RPC implemented on its typed messages: the server hands it the decoded request message and
+ * writes each message it sends as it is. Like StreamingOperationSpec, throwing before the first `send` refuses the
+ * call like a unary operation's error.
+ */
+export interface TypedStreamingOperationSpec {
+  auth?: 'key';
+  audit: OperationAudit;
+  /** Marks the spec as typed. */
+  typed: true;
+  /** Marks the spec as streaming. */
+  streaming: true;
+  stream(caller: Caller, request: object, send: (message: object) => Promise<void>, signal: AbortSignal): Promise<void>;
+}
+
+/** A typed server-streaming RPC of `audit` that runs `stream` (its request and messages are the generated types). */
+export function typedStreamingOperation<Req extends object, Res extends object>(
+  audit: OperationAudit,
+  stream: (caller: Caller, request: Req, send: (message: Res) => Promise<void>, signal: AbortSignal) => Promise<void>,
+): TypedStreamingOperationSpec {
+  return { audit, typed: true, streaming: true, stream: stream as TypedStreamingOperationSpec['stream'] };
+}
+
 /** A typed RPC of `audit` that runs `handle` (its request and response are the generated ts-proto types). */
 export function typedOperation<Req extends object, Res extends object>(
   audit: OperationAudit,
@@ -80,17 +103,22 @@ export function typedOperation<Req extends object, Res extends object>(
 }
 
 /** Operations of one gRPC service, keyed by RPC name (`CreateProvider`). */
-export type OperationTable = Record<string, OperationSpec | StreamingOperationSpec | TypedOperationSpec>;
+export type OperationTable = Record<string, AnyOperationSpec>;
+
+/** Any operation of a table. */
+export type AnyOperationSpec =
+  | OperationSpec
+  | StreamingOperationSpec
+  | TypedOperationSpec
+  | TypedStreamingOperationSpec;
 
 /** Answers whether an RPC is implemented on its typed messages. */
-export function isTyped(spec: OperationSpec | StreamingOperationSpec | TypedOperationSpec): spec is TypedOperationSpec {
+export function isTyped(spec: AnyOperationSpec): spec is TypedOperationSpec | TypedStreamingOperationSpec {
   return 'typed' in spec && spec.typed === true;
 }
 
 /** Answers whether an operation streams its results. */
-export function isStreaming(
-  spec: OperationSpec | StreamingOperationSpec | TypedOperationSpec,
-): spec is StreamingOperationSpec {
+export function isStreaming(spec: AnyOperationSpec): spec is StreamingOperationSpec | TypedStreamingOperationSpec {
   return 'streaming' in spec && spec.streaming === true;
 }
 

@@ -1,6 +1,14 @@
 import { findUnstorableInput, findUnstorableValue } from '../contract/find-unstorable-input.js';
 import { validationError } from '../errors/service-error.js';
-import { isStreaming, isTyped, type OperationInput, type OperationTable } from './operation.js';
+import {
+  isStreaming,
+  isTyped,
+  type AnyOperationSpec,
+  type OperationInput,
+  type OperationTable,
+  type StreamingOperationSpec,
+  type TypedStreamingOperationSpec,
+} from './operation.js';
 
 /** Throws 400 VALIDATION_ERROR (with `field`) when a request holds what no operation may store. */
 function check(input: OperationInput): void {
@@ -18,33 +26,52 @@ function check(input: OperationInput): void {
 export function refuseUnstorableInput(table: OperationTable): OperationTable {
   const out: OperationTable = {};
   for (const [rpc, spec] of Object.entries(table)) {
-    if (isTyped(spec)) {
-      out[rpc] = {
-        ...spec,
-        handle: async (caller, request) => {
-          // A typed request names its fields by their message (JSON) names: `settings.timezone`.
-          const problem = findUnstorableValue(request);
-          if (problem) throw validationError([problem]);
-          return spec.handle(caller, request);
-        },
-      };
-      continue;
-    }
-    out[rpc] = isStreaming(spec)
-      ? {
-          ...spec,
-          stream: async (caller, input, send, signal) => {
-            check(input);
-            return spec.stream(caller, input, send, signal);
-          },
-        }
-      : {
-          ...spec,
-          handler: async (caller, input) => {
-            check(input);
-            return spec.handler(caller, input);
-          },
-        };
+    out[rpc] = refusing(spec);
   }
   return out;
+}
+
+/** One operation wrapped as refuseUnstorableInput says. */
+function refusing(spec: AnyOperationSpec): AnyOperationSpec {
+  if (isTyped(spec)) {
+    // A typed request names its fields by their message (JSON) names: `settings.timezone`.
+    const refuse = (request: object) => {
+      const problem = findUnstorableValue(request);
+      if (problem) throw validationError([problem]);
+    };
+    if (isStreaming(spec)) {
+      const typedStream: TypedStreamingOperationSpec = {
+        ...spec,
+        stream: async (caller, request, send, signal) => {
+          refuse(request);
+          return spec.stream(caller, request, send, signal);
+        },
+      };
+      return typedStream;
+    }
+    return {
+      ...spec,
+      handle: async (caller, request) => {
+        refuse(request);
+        return spec.handle(caller, request);
+      },
+    };
+  }
+  if (isStreaming(spec)) {
+    const stream: StreamingOperationSpec = {
+      ...spec,
+      stream: async (caller, input, send, signal) => {
+        check(input);
+        return spec.stream(caller, input, send, signal);
+      },
+    };
+    return stream;
+  }
+  return {
+    ...spec,
+    handler: async (caller, input) => {
+      check(input);
+      return spec.handler(caller, input);
+    },
+  };
 }

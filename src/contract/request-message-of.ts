@@ -3,6 +3,7 @@ import { validationError, type ErrorDetail } from '../errors/service-error.js';
 import type { RouteSpec } from './route.js';
 import { findUnstorableInput } from './find-unstorable-input.js';
 import { issuesToDetails } from './parse-input.js';
+import { unknownMemberRefusal } from './closed-object.js';
 import {
   enumTypeName,
   enumValueName,
@@ -23,6 +24,7 @@ interface MappedField {
   shape: ProtoShape;
   /** The message can tell the field left out from its default ('' , 0, false). */
   present: boolean;
+  optional: boolean;
   nullable: boolean;
 }
 
@@ -41,6 +43,7 @@ function mappedFields(schema: z.ZodObject): MappedField[] {
         schema: fieldSchema,
         shape,
         present: hasPresence(shape, unwrapped, 'input'),
+        optional: unwrapped.optional,
         nullable: unwrapped.nullable,
       };
     });
@@ -68,6 +71,12 @@ const expected = (field: string, type: string, v: unknown) =>
 function emptyTextRefusal(schema: z.ZodType, field: string): ErrorDetail[] {
   const r = schema.safeParse('');
   return r.success ? [invalid(field, 'must not be empty')] : issuesToDetails(r.error.issues, field);
+}
+
+/** The details of a field's own rule refusing a value (`undefined`: the field left out). */
+function ruleRefusal(schema: z.ZodType, field: string, v: unknown): ErrorDetail[] {
+  const r = schema.safeParse(v, { reportInput: true });
+  return r.success ? [] : issuesToDetails(r.error.issues, field);
 }
 
 /** Where one value is read from: a JSON body member, or path or query text. */
@@ -192,13 +201,16 @@ function objectMessage(
   const out: Record<string, unknown> = {};
   for (const f of mappedFields(schema)) {
     const v = json[f.key];
-    if (v === undefined) continue;
     const field = `${prefix}${f.key}`;
-    if (f.shape.kind === 'absent') {
-      // The message has no field for it (`z.never()`: a member the route refuses, such as a PATCH's providerId): any
-      // value sent is judged here with the field's own rule, as the REST door judged it.
-      const r = f.schema.safeParse(v, { reportInput: true });
-      if (!r.success) problems.push(...issuesToDetails(r.error.issues, field));
+    if (v === undefined) {
+      // A required list left out cannot be told from an empty one in the message: refused here, as its rule does.
+      if (f.shape.kind === 'repeated' && !f.optional) problems.push(...ruleRefusal(f.schema, field, v));
+      continue;
+    }
+    // A member the contract refuses whatever its value (`z.never()`, a provider that cannot change): the message has
+    // no field to carry it, so it is refused here in the words of its rule rather than ignored.
+    if (f.shape.kind === 'absent' && !f.shape.null) {
+      problems.push(...ruleRefusal(f.schema, field, v));
       continue;
     }
     if (v === null) {
@@ -212,6 +224,11 @@ function objectMessage(
     const typed = typedValue(f, f.shape, v, field, source, problems);
     if (typed !== undefined) out[f.property] = typed;
   }
+  // An object declared closed (closed-object.ts) refuses the members it does not name, which the message cannot carry.
+  const refuseMember = source === 'json' ? unknownMemberRefusal(schema) : undefined;
+  if (refuseMember)
+    for (const key of Object.keys(json))
+      if (!Object.hasOwn(schema.shape, key)) problems.push(invalid(`${prefix}${key}`, refuseMember(key)));
   return out;
 }
 
@@ -241,11 +258,11 @@ function expectedType(shape: ProtoShape): string {
  * members onto its fields and `update_mask`). What the message cannot carry is refused here with the contract's
  * VALIDATION_ERROR, `field` and `details` (every problem found, in field order): a string where a number goes, a
  * number that is not an integer, text that is no number or instant, a value outside an enum, a null where none is
- * taken, an empty string in a field without presence, a value for a member the route never takes (`z.never()`, in its
- * rule's words), a body that is not an object; before these, what no operation
- * may store (U+0000, unpaired surrogates, nesting past the bound: find-unstorable-input.ts). Members the route does not
- * name are ignored, as the REST contract does. Ranges, lengths, required fields and references are the
- * implementation's to judge, for every caller alike.
+ * taken, an empty string in a field without presence, a required list left out (the message reads it as empty), a
+ * member the contract refuses whatever its value (`z.never()`), a body that is not an object; before these, what no
+ * operation may store (U+0000, unpaired surrogates, nesting past the bound: find-unstorable-input.ts). Members the route
+ * does not name are ignored, as the REST contract does, except in an object declared closed (closed-object.ts). Ranges,
+ * lengths, other required fields and references are the implementation's to judge, for every caller alike.
  */
 export function requestMessageOf(route: RouteSpec, input: RestInput): Record<string, unknown> {
   const unstorable = findUnstorableInput(input);

@@ -14,4 +14,6 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'WebhookService',
   'CatalogService',
   'ProviderService',
+  'CalendarService',
+  'InspectorService',
 ]);

@@ -24,6 +24,7 @@ import {
   type OperationTable,
   type StreamingOperationSpec,
   type TypedOperationSpec,
+  type TypedStreamingOperationSpec,
 } from '../application/operation.js';
 import type { RecordHeaderUse } from '../application/audit/record-header-use.js';
 import type { OpenStream, OpenStreams } from '../application/open-streams.js';
@@ -146,7 +147,21 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       if (TYPED_SERVICES.has(name) !== isTyped(spec))
         throw new Error(`${name}/${rpc}: a typed service's RPCs, and only those, are implemented on typed messages`);
       if (isTyped(spec)) {
-        if (!route || def.responseStream) throw new Error(`${name}/${rpc}: a typed RPC is unary and has a route`);
+        if (!route) throw new Error(`${name}/${rpc}: a typed RPC has a route`);
+        if (def.responseStream !== isStreaming(spec))
+          throw new Error(`${name}/${rpc}: a typed RPC streams exactly when its method does`);
+        if (isStreaming(spec)) {
+          impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
+            inCallContext(call.metadata, () => {
+              handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) =>
+                lastResort(deps, rpc, err, () =>
+                  call.emit('error', encodeServiceError(new ServiceError('INTERNAL_ERROR'))),
+                ),
+              );
+            });
+          };
+          continue;
+        }
         addUnary(method, def, rpc, (call, callback) => handleTypedCall(deps, spec, rpc, route, call, callback));
         continue;
       }
@@ -436,7 +451,7 @@ const SHUTDOWN = Symbol('server shutdown');
  */
 async function handleStream(
   deps: GrpcServerDeps,
-  spec: StreamingOperationSpec,
+  spec: StreamingOperationSpec | TypedStreamingOperationSpec,
   rpc: string,
   route: RouteSpec | undefined,
   call: ServerWritableStream<RpcRequest, unknown>,
@@ -455,45 +470,53 @@ async function handleStream(
   let started = false;
   try {
     caller = await authenticateCall(deps, md, requestId, trailers, { peer: call.getPeer(), counted: true });
-    const request = read();
-    refuseUndecodable(request.undecodable);
-    input = request.input;
-    const { answer } = request;
+    const who = caller;
+    // A typed RPC gets its decoded request message and sends its messages as they are; another, the REST input, its
+    // results turned into the response message.
+    let run: (send: (result: unknown) => Promise<void>, signal: AbortSignal) => Promise<void>;
+    let answer: (result: unknown) => unknown;
+    if (isTyped(spec)) {
+      const message = typedMessageOfCall(call.request, route!);
+      input = { ...unread, params: pathParamsOfMessage(route!, message) };
+      answer = (result) => result;
+      run = (send, signal) => spec.stream(who, message, send, signal);
+    } else {
+      const request = read();
+      refuseUndecodable(request.undecodable);
+      const restInput = request.input;
+      input = restInput;
+      answer = request.answer;
+      run = (send, signal) => spec.stream(who, restInput, send, signal);
+    }
     admitted = await deps.streams.open(caller);
     admitted.signal.addEventListener('abort', onEnded, { once: true });
-    const who = caller;
-    await spec.stream(
-      who,
-      input,
-      async (result) => {
-        if (abort.signal.aborted) return;
-        // A key revoked or expired while the stream is open gets nothing more: every later message checks the key
-        // again (the credential cache answers, so this costs no query), without counting it against the rate limit.
-        // Between messages, open-streams.ts reads the keys of open streams four times a second.
-        if (started)
-          await deps.authenticate(
-            {
-              authorization: mdString(md, 'authorization'),
-              organizationHeader: mdString(md, 'service-organization-id'),
-              requestId,
-              clientAddress: clientAddressOf(md, call.getPeer()),
-            },
-            async () => undefined,
-          );
-        if (!started) {
-          started = true;
-          if (who.viaOrganizationHeader)
-            await deps.recordHeaderUse(who, spec.audit, input, { ok: true, replayed: false });
-          const head = new Metadata();
-          for (const [k, v] of Object.entries(trailers.getMap()))
-            if (k.startsWith('rest-header-') || k === 'x-service-request-id') head.set(k, String(v));
-          call.sendMetadata(head);
-        }
-        // Backpressure: a slow reader holds the next view back rather than buffering views without bound.
-        if (!call.write(answer(result))) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
-      },
-      abort.signal,
-    );
+    await run(async (result) => {
+      if (abort.signal.aborted) return;
+      // A key revoked or expired while the stream is open gets nothing more: every later message checks the key
+      // again (the credential cache answers, so this costs no query), without counting it against the rate limit.
+      // Between messages, open-streams.ts reads the keys of open streams four times a second.
+      if (started)
+        await deps.authenticate(
+          {
+            authorization: mdString(md, 'authorization'),
+            organizationHeader: mdString(md, 'service-organization-id'),
+            requestId,
+            clientAddress: clientAddressOf(md, call.getPeer()),
+          },
+          async () => undefined,
+        );
+      if (!started) {
+        started = true;
+        if (who.viaOrganizationHeader)
+          await deps.recordHeaderUse(who, spec.audit, input, { ok: true, replayed: false });
+        const head = new Metadata();
+        for (const [k, v] of Object.entries(trailers.getMap()))
+          if (k.startsWith('rest-header-') || k === 'x-service-request-id') head.set(k, String(v));
+        call.sendMetadata(head);
+      }
+      // Backpressure: a slow reader holds the next view back rather than buffering views without bound.
+      if (!call.write(answer(result))) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
+    }, abort.signal);
     const reason: unknown = abort.signal.reason;
     if (reason === SHUTDOWN)
       throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down: follow again.', { retryAfter: 1 });

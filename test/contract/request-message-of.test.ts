@@ -115,3 +115,58 @@ test('a member the route never takes (z.never(): a PATCH of a service naming its
     'a null clears a nullable field: unset, named by the mask',
   );
 });
+
+test('what the message would lose is refused: a required list left out, a member never taken, a closed object’s stranger', (t) => {
+  const schedule = { providerId: 'prv_1', timezone: 'UTC' };
+  t.deepEqual(
+    refusal('CreateCalendarConnection', {
+      body: { ...schedule, days: { monday: { enabled: true } }, overrides: [{ date: '2026-03-02' }] },
+    }),
+    {
+      code: 'VALIDATION_ERROR',
+      field: 'days.monday.slots',
+      details: [
+        { field: 'days.monday.slots', code: 'REQUIRED', message: 'is required' },
+        { field: 'overrides.0.slots', code: 'REQUIRED', message: 'is required' },
+      ],
+    },
+    'a list read as empty would have been a closed day and a day off',
+  );
+  t.deepEqual(
+    refusal('UpdateCalendarConnection', { params: { id: 'cal_1' }, body: { providerId: 'prv_2', title: 'x' } }),
+    {
+      code: 'VALIDATION_ERROR',
+      field: 'providerId',
+      details: [
+        {
+          field: 'providerId',
+          code: 'INVALID',
+          message: 'cannot be changed; create a connection for the other provider instead',
+        },
+      ],
+    },
+  );
+  t.like(
+    refusal('CreateCalendarConnection', { body: { ...schedule, days: { funday: { enabled: true, slots: [] } } } }),
+    {
+      field: 'days.funday',
+      details: [
+        {
+          code: 'INVALID',
+          message: 'Unknown day "funday"; use monday, tuesday, wednesday, thursday, friday, saturday, sunday.',
+        },
+      ],
+    },
+  );
+  t.deepEqual(
+    requestMessageOf(
+      route('UpdateCalendarConnection'),
+      input({
+        params: { id: 'cal_1' },
+        body: { days: { friday: { enabled: false, slots: [] } }, overrides: [], x: 1 },
+      }),
+    ),
+    { id: 'cal_1', days: { friday: { enabled: false, slots: [] } }, overrides: [], updateMask: ['days', 'overrides'] },
+    'an empty list given is carried; a member the body does not name is ignored outside a closed object',
+  );
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { closedObject } from '../closed-object.js';
 import { cursor, ianaTimezone, instant, isoDate, list, nonNegativeInt, queryInt, text } from '../fields.js';
 
 /** The weekday keys of a schedule, Monday first. */
@@ -19,12 +20,15 @@ export const TimeWindowInput = z.object({ start: wallClock(false), end: wallCloc
 /** One weekday: whether it is open and its windows (they must not overlap; they may touch). */
 export const DayInput = z.object({ enabled: z.boolean(), slots: list(TimeWindowInput, 48) });
 
-/** The weekly pattern, keyed `monday`..`sunday`; a day left out is closed. */
-export const DaysInput = z.object(
-  Object.fromEntries(WEEKDAYS.map((d) => [d, DayInput.optional()])) as Record<
-    (typeof WEEKDAYS)[number],
-    z.ZodOptional<typeof DayInput>
-  >,
+/** The weekly pattern, keyed `monday`..`sunday`; a day left out is closed, another key is refused. */
+export const DaysInput = closedObject(
+  z.object(
+    Object.fromEntries(WEEKDAYS.map((d) => [d, DayInput.optional()])) as Record<
+      (typeof WEEKDAYS)[number],
+      z.ZodOptional<typeof DayInput>
+    >,
+  ),
+  (key) => `Unknown day "${key}"; use ${WEEKDAYS.join(', ')}.`,
 );
 
 /** A date-specific override: its windows replace that date's weekday windows; empty `slots` is a day off. */
