@@ -193,8 +193,15 @@ function objectMessage(
   const out: Record<string, unknown> = {};
   for (const f of mappedFields(schema)) {
     const v = json[f.key];
-    if (v === undefined) continue;
     const field = `${prefix}${f.key}`;
+    if (v === undefined) {
+      // A list has no presence in protobuf: a required one left out would read as empty, so it is refused here.
+      if (source === 'json' && f.shape.kind === 'repeated') {
+        const r = f.schema.safeParse(undefined, { reportInput: true });
+        if (!r.success) problems.push(...issuesToDetails(r.error.issues, field));
+      }
+      continue;
+    }
     if (v === null) {
       // A null clears a nullable field: unset here, named by the update mask. Elsewhere the field takes no null.
       if (f.nullable) continue;
@@ -206,7 +213,21 @@ function objectMessage(
     const typed = typedValue(f, f.shape, v, field, source, problems);
     if (typed !== undefined) out[f.property] = typed;
   }
+  // A strict object (weights) refuses members it does not name, each in the words of its own rule: the message has no
+  // field to carry them.
+  if (isStrict(schema))
+    for (const [key, v] of Object.entries(json)) {
+      if (v === undefined || Object.hasOwn(schema.shape, key)) continue;
+      const r = schema.safeParse({ [key]: v });
+      const message = r.success ? 'is not a member of this object' : (r.error.issues[0]?.message ?? 'is not known');
+      problems.push(invalid(`${prefix}${key}`, message));
+    }
   return out;
+}
+
+/** True for an object schema that refuses members it does not name (`z.strictObject`). */
+function isStrict(schema: z.ZodObject): boolean {
+  return (schema._zod.def.catchall as z.ZodType | undefined)?._zod.def.type === 'never';
 }
 
 /** The JSON type a shape reads, as an error names it. */
@@ -235,9 +256,10 @@ function expectedType(shape: ProtoShape): string {
  * members onto its fields and `update_mask`). What the message cannot carry is refused here with the contract's
  * VALIDATION_ERROR, `field` and `details` (every problem found, in field order): a string where a number goes, a
  * number that is not an integer, text that is no number or instant, a value outside an enum, a null where none is
- * taken, an empty string in a field without presence, a body that is not an object; before these, what no operation
- * may store (U+0000, unpaired surrogates, nesting past the bound: find-unstorable-input.ts). Members the route does not
- * name are ignored, as the REST contract does. Ranges, lengths, required fields and references are the
+ * taken, an empty string in a field without presence, a body that is not an object, a required list left out (it would
+ * read as empty); before these, what no operation may store (U+0000, unpaired surrogates, nesting past the bound:
+ * find-unstorable-input.ts). Members the route does not name are ignored, as the REST contract does, except those of
+ * a strict object, refused in the words of its rule. Ranges, lengths, required fields and references are the
  * implementation's to judge, for every caller alike.
  */
 export function requestMessageOf(route: RouteSpec, input: RestInput): Record<string, unknown> {
