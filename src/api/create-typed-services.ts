@@ -6,13 +6,22 @@ import { apiKeyService, type ApiKeyServiceDeps } from './api-key-service/api-key
 import { analyticsService, type AnalyticsServiceDeps } from './analytics-service/analytics-service.js';
 import { eventService, type EventServiceDeps } from './event-service/event-service.js';
 import { auditService, type AuditServiceDeps } from './audit-service/audit-service.js';
+import {
+  rankingPolicyService,
+  type RankingPolicyServiceDeps,
+} from './ranking-policy-service/ranking-policy-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
  * before it runs, as the other services' operations do.
  */
 export function createTypedServices(
-  deps: OrganizationServiceDeps & ApiKeyServiceDeps & AnalyticsServiceDeps & EventServiceDeps & AuditServiceDeps,
+  deps: OrganizationServiceDeps &
+    ApiKeyServiceDeps &
+    AnalyticsServiceDeps &
+    EventServiceDeps &
+    AuditServiceDeps &
+    RankingPolicyServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -20,5 +29,6 @@ export function createTypedServices(
     AnalyticsService: refuseUnstorableInput(analyticsService(deps)),
     EventService: refuseUnstorableInput(eventService(deps)),
     AuditService: refuseUnstorableInput(auditService(deps)),
+    RankingPolicyService: refuseUnstorableInput(rankingPolicyService(deps)),
   };
 }

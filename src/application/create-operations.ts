@@ -6,7 +6,6 @@ import { createCatalogOperations } from './catalog-operations.js';
 import type { OperationTable } from './operation.js';
 import { createProviderOperations } from './provider-operations.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
-import { createRankingPolicyOperations } from './ranking-policy-operations.js';
 import { createCareOperations } from './care-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
@@ -25,7 +24,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
-    RankingPolicyService: createRankingPolicyOperations(deps),
     CareService: createCareOperations(deps),
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),

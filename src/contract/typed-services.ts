@@ -11,4 +11,5 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'AnalyticsService',
   'EventService',
   'AuditService',
+  'RankingPolicyService',
 ]);
