@@ -10,6 +10,7 @@ import {
   rankingPolicyService,
   type RankingPolicyServiceDeps,
 } from './ranking-policy-service/ranking-policy-service.js';
+import { careService, type CareServiceDeps } from './care-service/care-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -21,7 +22,8 @@ export function createTypedServices(
     AnalyticsServiceDeps &
     EventServiceDeps &
     AuditServiceDeps &
-    RankingPolicyServiceDeps,
+    RankingPolicyServiceDeps &
+    CareServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -30,5 +32,6 @@ export function createTypedServices(
     EventService: refuseUnstorableInput(eventService(deps)),
     AuditService: refuseUnstorableInput(auditService(deps)),
     RankingPolicyService: refuseUnstorableInput(rankingPolicyService(deps)),
+    CareService: refuseUnstorableInput(careService(deps)),
   };
 }

@@ -6,7 +6,6 @@ import { createCatalogOperations } from './catalog-operations.js';
 import type { OperationTable } from './operation.js';
 import { createProviderOperations } from './provider-operations.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
-import { createCareOperations } from './care-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { createWebhookOperations } from './webhook-operations.js';
@@ -24,7 +23,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     CalendarService: createCalendarOperations(deps),
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
-    CareService: createCareOperations(deps),
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
     WebhookService: createWebhookOperations(deps),
