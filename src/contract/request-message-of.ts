@@ -50,6 +50,11 @@ function mappedFields(schema: z.ZodObject): MappedField[] {
   return fields;
 }
 
+/** True for a JSON member without presence whose rule requires it and takes '' as a value of its own. */
+function requiredTakingEmpty(f: Pick<MappedField, 'schema' | 'present'>): boolean {
+  return !f.present && f.schema.safeParse('').success && !f.schema.safeParse(undefined).success;
+}
+
 /** The JSON type of a value as the contract's messages name it (`received number`). */
 function jsonTypeOf(v: unknown): string {
   if (v === null) return 'null';
@@ -92,8 +97,10 @@ function typedValue(
     case 'string':
       if (typeof v !== 'string') return (problems.push(expected(field, 'string', v)), undefined);
       // A string without presence cannot be told apart from one left out: refused here, not lost, in the words of
-      // the field's own rule when it refuses an empty string too.
-      if (v === '' && !f.present) return (problems.push(...emptyTextRefusal(f.schema, field)), undefined);
+      // the field's own rule when it refuses an empty string too; unless the member is required and its rule takes
+      // '' (a blank display name), since then a member left out is refused instead (objectMessage).
+      if (v === '' && !f.present && !(source === 'json' && requiredTakingEmpty(f)))
+        return (problems.push(...emptyTextRefusal(f.schema, field)), undefined);
       return v;
     case 'bool':
       if (source === 'text') {
@@ -195,8 +202,9 @@ function objectMessage(
     const v = json[f.key];
     const field = `${prefix}${f.key}`;
     if (v === undefined) {
-      // A list has no presence in protobuf: a required one left out would read as empty, so it is refused here.
-      if (source === 'json' && f.shape.kind === 'repeated') {
+      // A list has no presence in protobuf: a required one left out would read as empty, so it is refused here; so is
+      // a required string its rule allows empty, which would read as ''.
+      if (source === 'json' && (f.shape.kind === 'repeated' || (f.shape.kind === 'string' && requiredTakingEmpty(f)))) {
         const r = f.schema.safeParse(undefined, { reportInput: true });
         if (!r.success) problems.push(...issuesToDetails(r.error.issues, field));
       }

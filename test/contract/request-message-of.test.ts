@@ -95,7 +95,7 @@ test('what the message cannot carry is refused with VALIDATION_ERROR, the field 
   });
 });
 
-test('a strict object refuses each member it does not name, in the words of its rule; a required list left out is refused', (t) => {
+test('a strict object refuses each member it does not name, in the words of its rule; a required list or empty-taking text left out is refused', (t) => {
   // weights is a strict object: a hard-constraint key or an unknown key has no field of the message to go to.
   const weights = refusal('CreateRankingPolicy', {
     body: { name: 'P', weights: { preferredLanguage: 5, languageCodes: 10, popularity: 1 } },
@@ -123,6 +123,34 @@ test('a strict object refuses each member it does not name, in the words of its 
   t.deepEqual(
     requestMessageOf(route('SimulateRankingPolicy'), input({ params: { id: 'pol_1' }, body: { candidates: [] } })),
     { id: 'pol_1', candidates: [] },
+  );
+  // A required string without presence whose rule takes '' (a blank display name) is carried as ''; left out, it is
+  // refused here, as it would otherwise read as ''.
+  t.deepEqual(
+    requestMessageOf(
+      route('SimulateRankingPolicy'),
+      input({ params: { id: 'pol_1' }, body: { candidates: [{ providerId: 'p', displayName: '', slotStart: 'x' }] } }),
+    ),
+    { id: 'pol_1', candidates: [{ providerId: 'p', displayName: '', slotStartText: 'x' }] },
+  );
+  t.deepEqual(
+    refusal('SimulateRankingPolicy', {
+      params: { id: 'pol_1' },
+      body: { candidates: [{ providerId: 'p', slotStart: 'x' }] },
+    }),
+    {
+      code: 'VALIDATION_ERROR',
+      field: 'candidates.0.displayName',
+      details: [{ field: 'candidates.0.displayName', code: 'REQUIRED', message: 'is required' }],
+    },
+  );
+  // An empty string stays refused where the rule refuses it too (providerId: 1 to 200 characters).
+  t.is(
+    refusal('SimulateRankingPolicy', {
+      params: { id: 'pol_1' },
+      body: { candidates: [{ providerId: '', displayName: 'P', slotStart: 'x' }] },
+    }).field,
+    'candidates.0.providerId',
   );
   // The slot start travels as the text sent: its offset decides day parts.
   t.deepEqual(
