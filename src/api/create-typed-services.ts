@@ -11,6 +11,11 @@ import { catalogService, type CatalogServiceDeps } from './catalog-service/catal
 import { providerService, type ProviderServiceDeps } from './provider-service/provider-service.js';
 import { calendarService, type CalendarServiceDeps } from './calendar-service/calendar-service.js';
 import { inspectorService, type InspectorServiceDeps } from './inspector-service/inspector-service.js';
+import {
+  rankingPolicyService,
+  type RankingPolicyServiceDeps,
+} from './ranking-policy-service/ranking-policy-service.js';
+import { careService, type CareServiceDeps } from './care-service/care-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -26,7 +31,9 @@ export function createTypedServices(
     CatalogServiceDeps &
     ProviderServiceDeps &
     CalendarServiceDeps &
-    InspectorServiceDeps,
+    InspectorServiceDeps &
+    RankingPolicyServiceDeps &
+    CareServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -39,5 +46,7 @@ export function createTypedServices(
     ProviderService: refuseUnstorableInput(providerService(deps)),
     CalendarService: refuseUnstorableInput(calendarService(deps)),
     InspectorService: refuseUnstorableInput(inspectorService(deps)),
+    RankingPolicyService: refuseUnstorableInput(rankingPolicyService(deps)),
+    CareService: refuseUnstorableInput(careService(deps)),
   };
 }

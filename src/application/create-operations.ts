@@ -3,8 +3,6 @@ import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
 import type { OperationTable } from './operation.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
-import { createRankingPolicyOperations } from './ranking-policy-operations.js';
-import { createCareOperations } from './care-operations.js';
 import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
@@ -17,8 +15,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
-    RankingPolicyService: createRankingPolicyOperations(deps),
-    CareService: createCareOperations(deps),
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
   };

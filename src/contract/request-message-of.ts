@@ -52,6 +52,11 @@ function mappedFields(schema: z.ZodObject): MappedField[] {
   return fields;
 }
 
+/** True for a JSON member without presence whose rule requires it and takes '' as a value of its own. */
+function requiredTakingEmpty(f: Pick<MappedField, 'schema' | 'present'>): boolean {
+  return !f.present && f.schema.safeParse('').success && !f.schema.safeParse(undefined).success;
+}
+
 /** The JSON type of a value as the contract's messages name it (`received number`). */
 function jsonTypeOf(v: unknown): string {
   if (v === null) return 'null';
@@ -100,8 +105,10 @@ function typedValue(
     case 'string':
       if (typeof v !== 'string') return (problems.push(expected(field, 'string', v)), undefined);
       // A string without presence cannot be told apart from one left out: refused here, not lost, in the words of
-      // the field's own rule when it refuses an empty string too.
-      if (v === '' && !f.present) return (problems.push(...emptyTextRefusal(f.schema, field)), undefined);
+      // the field's own rule when it refuses an empty string too; unless the member is required and its rule takes
+      // '' (a blank display name), since then a member left out is refused instead (objectMessage).
+      if (v === '' && !f.present && !(source === 'json' && requiredTakingEmpty(f)))
+        return (problems.push(...emptyTextRefusal(f.schema, field)), undefined);
       return v;
     case 'bool':
       if (source === 'text') {
@@ -203,8 +210,12 @@ function objectMessage(
     const v = json[f.key];
     const field = `${prefix}${f.key}`;
     if (v === undefined) {
-      // A required list left out cannot be told from an empty one in the message: refused here, as its rule does.
-      if (f.shape.kind === 'repeated' && !f.optional) problems.push(...ruleRefusal(f.schema, field, v));
+      // A list has no presence in protobuf: a required one left out would read as empty, so it is refused here; so is
+      // a required string its rule allows empty, which would read as ''.
+      if (source === 'json' && (f.shape.kind === 'repeated' || (f.shape.kind === 'string' && requiredTakingEmpty(f)))) {
+        const r = f.schema.safeParse(undefined, { reportInput: true });
+        if (!r.success) problems.push(...issuesToDetails(r.error.issues, field));
+      }
       continue;
     }
     // A member the contract refuses whatever its value (`z.never()`, a provider that cannot change): the message has
@@ -229,7 +240,21 @@ function objectMessage(
   if (refuseMember)
     for (const key of Object.keys(json))
       if (!Object.hasOwn(schema.shape, key)) problems.push(invalid(`${prefix}${key}`, refuseMember(key)));
+  // A strict object (weights) refuses members it does not name, each in the words of its own rule: the message has no
+  // field to carry them.
+  if (isStrict(schema))
+    for (const [key, v] of Object.entries(json)) {
+      if (v === undefined || Object.hasOwn(schema.shape, key)) continue;
+      const r = schema.safeParse({ [key]: v });
+      const message = r.success ? 'is not a member of this object' : (r.error.issues[0]?.message ?? 'is not known');
+      problems.push(invalid(`${prefix}${key}`, message));
+    }
   return out;
+}
+
+/** True for an object schema that refuses members it does not name (`z.strictObject`). */
+function isStrict(schema: z.ZodObject): boolean {
+  return (schema._zod.def.catchall as z.ZodType | undefined)?._zod.def.type === 'never';
 }
 
 /** The JSON type a shape reads, as an error names it. */
@@ -258,11 +283,13 @@ function expectedType(shape: ProtoShape): string {
  * members onto its fields and `update_mask`). What the message cannot carry is refused here with the contract's
  * VALIDATION_ERROR, `field` and `details` (every problem found, in field order): a string where a number goes, a
  * number that is not an integer, text that is no number or instant, a value outside an enum, a null where none is
- * taken, an empty string in a field without presence, a required list left out (the message reads it as empty), a
- * member the contract refuses whatever its value (`z.never()`), a body that is not an object; before these, what no
- * operation may store (U+0000, unpaired surrogates, nesting past the bound: find-unstorable-input.ts). Members the route
- * does not name are ignored, as the REST contract does, except in an object declared closed (closed-object.ts). Ranges,
- * lengths, other required fields and references are the implementation's to judge, for every caller alike.
+ * taken, an empty string in a field without presence, a required list left out (the message reads it as empty) or a
+ * required text its rule allows empty (it would read as ''), a member the contract refuses whatever its value
+ * (`z.never()`), a body that is not an object; before these, what no operation may store (U+0000, unpaired
+ * surrogates, nesting past the bound: find-unstorable-input.ts). Members the route does not name are ignored, as the
+ * REST contract does, except in an object declared closed (closed-object.ts) or strict (refused in the words of its
+ * rule). Ranges, lengths, other required fields and references are the implementation's to judge, for every caller
+ * alike.
  */
 export function requestMessageOf(route: RouteSpec, input: RestInput): Record<string, unknown> {
   const unstorable = findUnstorableInput(input);

@@ -16,4 +16,6 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'ProviderService',
   'CalendarService',
   'InspectorService',
+  'RankingPolicyService',
+  'CareService',
 ]);

@@ -170,3 +170,73 @@ test('what the message would lose is refused: a required list left out, a member
     'an empty list given is carried; a member the body does not name is ignored outside a closed object',
   );
 });
+
+test('a strict object refuses each member it does not name, in the words of its rule; a required list or empty-taking text left out is refused', (t) => {
+  // weights is a strict object: a hard-constraint key or an unknown key has no field of the message to go to.
+  const weights = refusal('CreateRankingPolicy', {
+    body: { name: 'P', weights: { preferredLanguage: 5, languageCodes: 10, popularity: 1 } },
+  });
+  t.is(weights.field, 'weights.languageCodes');
+  t.deepEqual(
+    weights.details?.map((d) => [d.field, d.code]),
+    [
+      ['weights.languageCodes', 'INVALID'],
+      ['weights.popularity', 'INVALID'],
+    ],
+  );
+  t.regex(weights.details![0]!.message, /^languageCodes is a hard constraint, and hard constraints are never weights/);
+  t.regex(weights.details![1]!.message, /^is not a weight key; use one of preferredLanguage/);
+  // Members of an object that is not strict are still left out.
+  t.deepEqual(requestMessageOf(route('CreateRankingPolicy'), input({ body: { name: 'P', other: 1 } })), { name: 'P' });
+
+  // A list has no presence in protobuf: a required one left out would read as an empty one, so it is refused here; an
+  // empty one is carried (as the empty list it is).
+  t.deepEqual(refusal('SimulateRankingPolicy', { params: { id: 'pol_1' }, body: {} }), {
+    code: 'VALIDATION_ERROR',
+    field: 'candidates',
+    details: [{ field: 'candidates', code: 'REQUIRED', message: 'is required' }],
+  });
+  t.deepEqual(
+    requestMessageOf(route('SimulateRankingPolicy'), input({ params: { id: 'pol_1' }, body: { candidates: [] } })),
+    { id: 'pol_1', candidates: [] },
+  );
+  // A required string without presence whose rule takes '' (a blank display name) is carried as ''; left out, it is
+  // refused here, as it would otherwise read as ''.
+  t.deepEqual(
+    requestMessageOf(
+      route('SimulateRankingPolicy'),
+      input({ params: { id: 'pol_1' }, body: { candidates: [{ providerId: 'p', displayName: '', slotStart: 'x' }] } }),
+    ),
+    { id: 'pol_1', candidates: [{ providerId: 'p', displayName: '', slotStartText: 'x' }] },
+  );
+  t.deepEqual(
+    refusal('SimulateRankingPolicy', {
+      params: { id: 'pol_1' },
+      body: { candidates: [{ providerId: 'p', slotStart: 'x' }] },
+    }),
+    {
+      code: 'VALIDATION_ERROR',
+      field: 'candidates.0.displayName',
+      details: [{ field: 'candidates.0.displayName', code: 'REQUIRED', message: 'is required' }],
+    },
+  );
+  // An empty string stays refused where the rule refuses it too (providerId: 1 to 200 characters).
+  t.is(
+    refusal('SimulateRankingPolicy', {
+      params: { id: 'pol_1' },
+      body: { candidates: [{ providerId: '', displayName: 'P', slotStart: 'x' }] },
+    }).field,
+    'candidates.0.providerId',
+  );
+  // The slot start travels as the text sent: its offset decides day parts.
+  t.deepEqual(
+    requestMessageOf(
+      route('SimulateRankingPolicy'),
+      input({
+        params: { id: 'pol_1' },
+        body: { candidates: [{ providerId: 'p', displayName: 'P', slotStart: '2026-03-02T09:00:00-05:00' }] },
+      }),
+    ),
+    { id: 'pol_1', candidates: [{ providerId: 'p', displayName: 'P', slotStartText: '2026-03-02T09:00:00-05:00' }] },
+  );
+});

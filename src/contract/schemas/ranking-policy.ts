@@ -3,7 +3,7 @@ import { cursor, instant, isoTimestamp, list, name200, nonNegativeInt, queryInt,
 import { normalizedCode } from '../normalized-code.js';
 import { normalizeLanguageCode } from '../../domain/normalize-codes.js';
 import { DEFAULT_POLICY, TIE_BREAKERS, WEIGHT_KEYS, type WeightKey } from '../../domain/ranking/ranking-policy.js';
-import { WEIGHT_MAX } from '../../domain/ranking/validate-policy-input.js';
+import { notAWeightKey, WEIGHT_MAX } from '../../domain/ranking/validate-policy-input.js';
 import { RANKING_FACTOR_CODES } from '../../domain/ranking/ranking-factor.js';
 import { ResolutionPreferences } from './resolution.js';
 import { protoView } from '../proto-view.js';
@@ -22,6 +22,9 @@ export const WeightsInput = z
       WeightKey,
       z.ZodOptional<z.ZodNumber>
     >,
+    // A key that is no weight is refused in the words of the policy rules (one key per issue: the gateway's edge
+    // judges each unknown member alone).
+    { error: (iss) => (iss.code === 'unrecognized_keys' ? notAWeightKey(iss.keys[0] ?? '') : undefined) },
   )
   .meta({
     description: `Non-negative numbers (at most ${WEIGHT_MAX}) keyed ${WEIGHT_KEYS.join(', ')}. Keys left out take the default policy's weights. Hard constraints are never weights.`,
@@ -106,10 +109,20 @@ export const SimulationCandidateInput = z.object({
   providerId: text(200, 1),
   displayName: text(200),
   languageCodes: list(normalizedCode(normalizeLanguageCode, 'language code')).default([]),
-  slotStart: isoTimestamp().meta({
-    description:
-      'ISO 8601 timestamp; its offset decides day parts unless preferences.timezone is given (none means UTC).',
-  }),
+  // Carried as its text: its offset decides day parts and the answer repeats it as sent, which a Timestamp loses.
+  slotStart: protoView(
+    isoTimestamp().meta({
+      description:
+        'ISO 8601 timestamp; its offset decides day parts unless preferences.timezone is given (none means UTC).',
+    }),
+    {
+      schema: z.string().meta({
+        description:
+          'ISO 8601 timestamp as text (at most 40 characters); its offset decides day parts unless preferences.timezone is given (none means UTC), and the answer repeats it as sent.',
+      }),
+      name: 'slot_start_text',
+    },
+  ),
 });
 
 /** Body of POST /api/v2/ranking-policies/:id/simulate. */

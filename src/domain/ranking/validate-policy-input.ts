@@ -35,6 +35,13 @@ const HARD_CONSTRAINT_KEYS = new Set([
   'serviceRegion',
 ]);
 
+/** Why a key of `weights` is refused when it is none of the six weight keys (a hard constraint gets its own words). */
+export function notAWeightKey(key: string): string {
+  return HARD_CONSTRAINT_KEYS.has(key)
+    ? `${key} is a hard constraint, and hard constraints are never weights; put it in the resolution's constraints. Weight keys: ${WEIGHT_KEYS.join(', ')}`
+    : `is not a weight key; use one of ${WEIGHT_KEYS.join(', ')}`;
+}
+
 /**
  * validatePolicyInput lists every problem of a policy body; an empty list means valid. With `partial` (PATCH)
  * absent fields are allowed; otherwise name, weights and tieBreakers are required. Weight keys a body leaves out
@@ -65,13 +72,8 @@ export function validatePolicyInput(input: unknown, opts: { partial?: boolean } 
   else {
     for (const [key, value] of Object.entries(weights)) {
       const field = `weights.${key}`;
-      if (HARD_CONSTRAINT_KEYS.has(key)) {
-        problem(
-          field,
-          `${key} is a hard constraint, and hard constraints are never weights; put it in the resolution's constraints. Weight keys: ${WEIGHT_KEYS.join(', ')}`,
-        );
-      } else if (!(WEIGHT_KEYS as readonly string[]).includes(key)) {
-        problem(field, `is not a weight key; use one of ${WEIGHT_KEYS.join(', ')}`);
+      if (!(WEIGHT_KEYS as readonly string[]).includes(key)) {
+        problem(field, notAWeightKey(key));
       } else if (typeof value !== 'number' || !Number.isFinite(value)) {
         problem(field, 'must be a finite number');
       } else if (value < 0) {

@@ -5235,10 +5235,10 @@ export interface SimulationCandidateInput {
     | string[]
     | undefined;
   /**
-   * ISO 8601 timestamp; its offset decides day parts unless preferences.timezone is given (none means UTC). An
-   * instant. Required.
+   * ISO 8601 timestamp as text (at most 40 characters); its offset decides day parts unless preferences.timezone is
+   * given (none means UTC), and the answer repeats it as sent. Required.
    */
-  slotStart?: Date | undefined;
+  slotStartText?: string | undefined;
 }
 
 /** SimulationResult: the `SimulationResult` of the contract (openapi.json), field for field. */
@@ -28482,7 +28482,7 @@ export const ServiceList: MessageFns<ServiceList> = {
 };
 
 function createBaseSimulationCandidateInput(): SimulationCandidateInput {
-  return { providerId: "", displayName: "", languageCodes: [], slotStart: undefined };
+  return { providerId: "", displayName: "", languageCodes: [], slotStartText: "" };
 }
 
 export const SimulationCandidateInput: MessageFns<SimulationCandidateInput> = {
@@ -28498,8 +28498,8 @@ export const SimulationCandidateInput: MessageFns<SimulationCandidateInput> = {
         writer.uint32(26).string(v!);
       }
     }
-    if (message.slotStart !== undefined) {
-      Timestamp.encode(toTimestamp(message.slotStart), writer.uint32(34).fork()).join();
+    if (message.slotStartText !== undefined && message.slotStartText !== "") {
+      writer.uint32(42).string(message.slotStartText);
     }
     return writer;
   },
@@ -28544,12 +28544,12 @@ export const SimulationCandidateInput: MessageFns<SimulationCandidateInput> = {
             }
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.slotStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.slotStartText = reader.string();
             continue;
           }
         }
@@ -28581,11 +28581,11 @@ export const SimulationCandidateInput: MessageFns<SimulationCandidateInput> = {
         : globalThis.Array.isArray(object?.language_codes)
         ? object.language_codes.map((e: any) => globalThis.String(e))
         : [],
-      slotStart: isSet(object.slotStart)
-        ? fromJsonTimestamp(object.slotStart)
-        : isSet(object.slot_start)
-        ? fromJsonTimestamp(object.slot_start)
-        : undefined,
+      slotStartText: isSet(object.slotStartText)
+        ? globalThis.String(object.slotStartText)
+        : isSet(object.slot_start_text)
+        ? globalThis.String(object.slot_start_text)
+        : "",
     };
   },
 
@@ -28600,8 +28600,8 @@ export const SimulationCandidateInput: MessageFns<SimulationCandidateInput> = {
     if (message.languageCodes?.length) {
       obj.languageCodes = message.languageCodes;
     }
-    if (message.slotStart !== undefined) {
-      obj.slotStart = message.slotStart.toISOString();
+    if (message.slotStartText !== undefined && message.slotStartText !== "") {
+      obj.slotStartText = message.slotStartText;
     }
     return obj;
   },
@@ -28614,7 +28614,7 @@ export const SimulationCandidateInput: MessageFns<SimulationCandidateInput> = {
     message.providerId = object.providerId ?? "";
     message.displayName = object.displayName ?? "";
     message.languageCodes = object.languageCodes?.map((e) => e) || [];
-    message.slotStart = object.slotStart ?? undefined;
+    message.slotStartText = object.slotStartText ?? "";
     return message;
   },
 };
