@@ -118,10 +118,11 @@ test.serial(
     t.is(bad.body.error.field, 'externalId');
     t.is(await form('json'), json0);
     const inOrg = client(svc.url, svc.platformKey, { 'service-organization-id': org.body.id });
-    const badContinuity = await inOrg.post('/api/v2/continuity', { clientRef: 7, providerId: 'prv_1' });
-    t.is(badContinuity.status, 400);
-    t.is(badContinuity.body.error.code, 'VALIDATION_ERROR');
-    t.is(badContinuity.body.error.field, 'clientRef');
+    // BookingService still takes the REST input: query text that is no decimal count goes in the JSON form.
+    const badList = await inOrg.get('/api/v2/bookings?limit=ten');
+    t.is(badList.status, 400);
+    t.is(badList.body.error.code, 'VALIDATION_ERROR');
+    t.is(badList.body.error.field, 'limit');
     t.is(await form('json'), json0 + 1);
   },
 );
