@@ -104,27 +104,6 @@ export async function linkAuditChain(db: Database, opts: { batch?: number } = {}
 }
 
 /**
- * Runs linking passes until one finds nothing more that is final. While another process holds the sequencer lock
- * (its pass takes milliseconds) it tries again for at most `lockWaitMs`, then leaves the rest to that process.
- */
-export async function catchUpAuditChain(
-  db: Database,
-  opts: { batch?: number; lockWaitMs?: number } = {},
-): Promise<number> {
-  const deadline = Date.now() + (opts.lockWaitMs ?? 2000);
-  let linked = 0;
-  for (;;) {
-    const pass = await linkAuditChain(db, opts);
-    linked += pass.linked;
-    if (pass.locked && pass.caughtUp) return linked;
-    if (!pass.locked) {
-      if (Date.now() > deadline) return linked;
-      await sleep(10);
-    }
-  }
-}
-
-/**
  * Waits until every audit event committed before the call is linked, linking itself when no other process is
  * (tests and `audit:verify` use it; nothing on the request path does). A transaction still open anywhere in the
  * cluster holds linking back, so this waits for it too, at most `timeoutMs`.
