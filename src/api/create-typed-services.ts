@@ -7,10 +7,11 @@ import { analyticsService, type AnalyticsServiceDeps } from './analytics-service
 import { eventService, type EventServiceDeps } from './event-service/event-service.js';
 import { auditService, type AuditServiceDeps } from './audit-service/audit-service.js';
 import { webhookService, type WebhookServiceDeps } from './webhook-service/webhook-service.js';
+import { gatewayService, type GatewayServiceDeps } from './gateway-service/gateway-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
- * before it runs, as the other services' operations do.
+ * before it runs, as the other services' operations do (GatewayService aside: it stores nothing).
  */
 export function createTypedServices(
   deps: OrganizationServiceDeps &
@@ -18,7 +19,8 @@ export function createTypedServices(
     AnalyticsServiceDeps &
     EventServiceDeps &
     AuditServiceDeps &
-    WebhookServiceDeps,
+    WebhookServiceDeps &
+    GatewayServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -27,5 +29,7 @@ export function createTypedServices(
     EventService: refuseUnstorableInput(eventService(deps)),
     AuditService: refuseUnstorableInput(auditService(deps)),
     WebhookService: refuseUnstorableInput(webhookService(deps)),
+    // Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
+    GatewayService: gatewayService(deps),
   };
 }

@@ -9,7 +9,6 @@ import { createProviderImportOperations } from './provider-import-operations.js'
 import { createRankingPolicyOperations } from './ranking-policy-operations.js';
 import { createCareOperations } from './care-operations.js';
 import { createBookingOperations } from './booking-operations.js';
-import { createGatewayOperations } from './gateway-operations.js';
 import { createInspectorOperations } from './inspector-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
@@ -27,14 +26,7 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     RankingPolicyService: createRankingPolicyOperations(deps),
     CareService: createCareOperations(deps),
     BookingService: createBookingOperations(deps),
-    GatewayService: createGatewayOperations(),
     InspectorService: createInspectorOperations(deps),
   };
-  // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
-  return Object.fromEntries(
-    Object.entries(tables).map(([name, table]) => [
-      name,
-      name === 'GatewayService' ? table : refuseUnstorableInput(table),
-    ]),
-  );
+  return Object.fromEntries(Object.entries(tables).map(([name, table]) => [name, refuseUnstorableInput(table)]));
 }

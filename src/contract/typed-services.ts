@@ -12,4 +12,5 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'EventService',
   'AuditService',
   'WebhookService',
+  'GatewayService',
 ]);
