@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, isoTimestamp, name200, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, name200, pageLimit, text } from '../fields.js';
 
 /** The type of an API key: one enum (`KeyType`) in the typed API, wherever it is given or answered. */
 export const KeyType = z.enum(['platform_live', 'platform_test', 'organization_live', 'organization_test']);
@@ -35,7 +35,7 @@ export const ApiKey = z.object({
 export const CreatedApiKey = ApiKey.extend({ key: z.string() });
 
 /** Query of GET /api/v2/api-keys. */
-export const ListApiKeysQuery = z.object({ limit: queryInt(1, 500).optional(), cursor: cursor().optional() });
+export const ListApiKeysQuery = z.object({ limit: pageLimit(), cursor: cursor().optional() });
 
 /** Path of /api/v2/api-keys/:id. */
 export const ApiKeyPath = z.object({ id: text(200, 1) });

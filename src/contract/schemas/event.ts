@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, isoTimestamp, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, nonNegativeInt, pageLimit, text } from '../fields.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventTypeName } from '../webhook-vocabulary.js';
 import { jsonbKeyOrder, protoOneof, protoView } from '../proto-view.js';
 import { KeyMode } from './api-key.js';
@@ -204,7 +204,7 @@ export const ListEventsQuery = z.object({
     description:
       'Only events caused with keys of this mode. Webhooks deliver only live events; test events are listed too unless `mode=live`.',
   }),
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 

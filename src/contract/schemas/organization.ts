@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, ianaTimezone, instant, name200, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, ianaTimezone, instant, name200, nonNegativeInt, pageLimit, text } from '../fields.js';
 
 /** Plans in increasing order (replay needs `launch` or higher). */
 export const PLANS = ['free', 'launch', 'scale', 'enterprise'] as const;
@@ -51,7 +51,7 @@ export const Organization = z.object({
 });
 
 /** Query of GET /api/v2/organizations. */
-export const ListOrganizationsQuery = z.object({ limit: queryInt(1, 500).optional(), cursor: cursor().optional() });
+export const ListOrganizationsQuery = z.object({ limit: pageLimit(), cursor: cursor().optional() });
 
 /** Path of /api/v2/organizations/:id. */
 export const OrganizationPath = z.object({ id: text(200, 1) });
