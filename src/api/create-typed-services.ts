@@ -16,10 +16,11 @@ import {
   type RankingPolicyServiceDeps,
 } from './ranking-policy-service/ranking-policy-service.js';
 import { careService, type CareServiceDeps } from './care-service/care-service.js';
+import { gatewayService, type GatewayServiceDeps } from './gateway-service/gateway-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
- * before it runs, as the other services' operations do.
+ * before it runs, as the other services' operations do (GatewayService aside: it stores nothing).
  */
 export function createTypedServices(
   deps: OrganizationServiceDeps &
@@ -33,7 +34,8 @@ export function createTypedServices(
     CalendarServiceDeps &
     InspectorServiceDeps &
     RankingPolicyServiceDeps &
-    CareServiceDeps,
+    CareServiceDeps &
+    GatewayServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -48,5 +50,7 @@ export function createTypedServices(
     InspectorService: refuseUnstorableInput(inspectorService(deps)),
     RankingPolicyService: refuseUnstorableInput(rankingPolicyService(deps)),
     CareService: refuseUnstorableInput(careService(deps)),
+    // Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
+    GatewayService: gatewayService(deps),
   };
 }

@@ -1,4 +1,4 @@
-import { cursor } from '../contract/fields.js';
+import { cursor, PAGE_SIZE } from '../contract/fields.js';
 import { decodeCursor, page } from '../contract/pagination.js';
 import type { RequestProblems } from './request-problems.js';
 
@@ -8,13 +8,10 @@ export interface PageRequest {
   pageToken?: string | undefined;
 }
 
-/** Page sizes a list takes (REST `limit`), and the size of a page not asked for. */
-export const PAGE_SIZE = { min: 1, max: 500, default: 50 } as const;
-
 const CURSOR = cursor().optional();
 
 /**
- * Judges a list request's paging (size 1..500, token at most 200 characters; named `limit` and `cursor` as REST
+ * Judges a list request's paging (a size of PAGE_SIZE, token at most 200 characters; named `limit` and `cursor` as REST
  * clients name them) into `problems`; `position` reads the token once the request is known valid (undefined for the
  * first page; a token this service did not issue is 400 on `cursor`).
  */

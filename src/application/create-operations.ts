@@ -4,7 +4,6 @@ import { createResolutionOperations } from './resolution-operations.js';
 import type { OperationTable } from './operation.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
 import { createBookingOperations } from './booking-operations.js';
-import { createGatewayOperations } from './gateway-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
 /**
@@ -16,13 +15,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
     BookingService: createBookingOperations(deps),
-    GatewayService: createGatewayOperations(),
   };
-  // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
-  return Object.fromEntries(
-    Object.entries(tables).map(([name, table]) => [
-      name,
-      name === 'GatewayService' ? table : refuseUnstorableInput(table),
-    ]),
-  );
+  return Object.fromEntries(Object.entries(tables).map(([name, table]) => [name, refuseUnstorableInput(table)]));
 }

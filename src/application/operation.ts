@@ -65,6 +65,8 @@ export interface StreamingOperationSpec {
  */
 export interface TypedOperationSpec {
   auth?: 'key';
+  /** As OperationSpec's: a call that only checks the key ahead of the request's own call is not counted. */
+  uncounted?: boolean;
   audit: OperationAudit;
   /** Marks the spec as typed. */
   typed: true;
@@ -98,8 +100,9 @@ export function typedStreamingOperation<Req extends object, Res extends object>(
 export function typedOperation<Req extends object, Res extends object>(
   audit: OperationAudit,
   handle: (caller: Caller, request: Req) => Promise<Res>,
+  opts: { uncounted?: boolean } = {},
 ): TypedOperationSpec {
-  return { audit, typed: true, handle: handle as TypedOperationSpec['handle'] };
+  return { ...opts, audit, typed: true, handle: handle as TypedOperationSpec['handle'] };
 }
 
 /** Operations of one gRPC service, keyed by RPC name (`CreateProvider`). */

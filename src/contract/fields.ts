@@ -87,6 +87,17 @@ export function queryInt(min: number, max: number) {
   return z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(min).max(max));
 }
 
+/**
+ * Page sizes a cursor-paged list takes (REST `limit`, typed `page_size`), and the size of a page not asked for: the one
+ * statement of the rule, which the REST schemas (`pageLimit`) and the typed lists (src/api/page-request.ts) judge by.
+ */
+export const PAGE_SIZE = { min: 1, max: 500, default: 50 } as const;
+
+/** The REST `limit` of a cursor-paged list: decimal text of a page size (PAGE_SIZE), optional (default 50). */
+export function pageLimit() {
+  return queryInt(PAGE_SIZE.min, PAGE_SIZE.max).optional();
+}
+
 /** Query-string boolean (`true` / `false`). */
 export const queryBool = () => z.enum(['true', 'false']).transform((v) => v === 'true');
 

@@ -147,10 +147,10 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       if (TYPED_SERVICES.has(name) !== isTyped(spec))
         throw new Error(`${name}/${rpc}: a typed service's RPCs, and only those, are implemented on typed messages`);
       if (isTyped(spec)) {
-        if (!route) throw new Error(`${name}/${rpc}: a typed RPC has a route`);
         if (def.responseStream !== isStreaming(spec))
           throw new Error(`${name}/${rpc}: a typed RPC streams exactly when its method does`);
         if (isStreaming(spec)) {
+          if (!route) throw new Error(`${name}/${rpc}: a typed streaming RPC has a route`);
           impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
             inCallContext(call.metadata, () => {
               handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) =>
@@ -376,15 +376,16 @@ async function answerFailedCall(
 }
 
 /**
- * Runs a call of an RPC implemented on its typed messages (TYPED_SERVICES): authenticated and counted like any call,
- * then its decoded request message goes to the implementation as it is, and its response message is the answer. A
- * request in the gateway form (a gateway of the previous version) is first mapped as the gateway maps REST.
+ * Runs a call of an RPC implemented on its typed messages (TYPED_SERVICES): authenticated and counted like any call
+ * (unless `uncounted`), then its decoded request message goes to the implementation as it is, and its response message
+ * is the answer. A request in the gateway form (a gateway of the previous version) is first mapped as the gateway maps
+ * REST. A method without a route (GatewayService) has no gateway form: its message is taken as it is.
  */
 async function handleTypedCall(
   deps: GrpcServerDeps,
   spec: TypedOperationSpec,
   rpc: string,
-  route: RouteSpec,
+  route: RouteSpec | undefined,
   call: ServerUnaryCall<RpcRequest, unknown>,
   callback: sendUnaryData<unknown>,
 ) {
@@ -393,9 +394,12 @@ async function handleTypedCall(
   let caller: Caller | undefined;
   let input = unread;
   try {
-    caller = await authenticateCall(deps, md, requestId, trailers, { peer: call.getPeer(), counted: true });
+    caller = await authenticateCall(deps, md, requestId, trailers, {
+      peer: call.getPeer(),
+      counted: spec.uncounted !== true,
+    });
     const request = typedMessageOfCall(call.request, route);
-    input = { ...unread, params: pathParamsOfMessage(route, request) };
+    if (route) input = { ...unread, params: pathParamsOfMessage(route, request) };
     const who = caller;
     const response = await runForCall(call, () => spec.handle(who, request));
     if (caller.viaOrganizationHeader)
@@ -410,9 +414,12 @@ async function handleTypedCall(
  * The typed request message of a call: the decoded message itself, or, for a request in the gateway form, the message
  * its path, query and JSON body map onto (request-message-of.ts), refused as the gateway refuses it.
  */
-function typedMessageOfCall(request: RpcRequest | UndecodableRequest, route: RouteSpec): Record<string, unknown> {
+function typedMessageOfCall(
+  request: RpcRequest | UndecodableRequest,
+  route: RouteSpec | undefined,
+): Record<string, unknown> {
   if (isUndecodable(request)) throw undecodableError(request.reason, 'body');
-  if (!request.bodyJson && !hasEntries(request.params) && !hasEntries(request.query)) return request;
+  if (!route || (!request.bodyJson && !hasEntries(request.params) && !hasEntries(request.query))) return request;
   let body: unknown;
   if (request.bodyJson) {
     const tooDeep = findTooDeepJson(request.bodyJson);
@@ -544,7 +551,7 @@ async function handleStream(
  * The operation input of a request message, or why it cannot be read (a message grpc-js could not decode, body_json
  * that is not JSON or nests too deep, a field mask naming no field). A request with any gateway-form field set is read
  * in that form; otherwise its typed fields are turned into the REST input the operation validates, so every caller
- * meets the same checks. A method without a route (GatewayService) has its message as its body.
+ * meets the same checks. A method without a route has its message as its body.
  */
 function decodeRequest(
   request: RpcRequest | UndecodableRequest,

@@ -40,7 +40,7 @@ test('REST maps onto the typed request: paging names, enums, instants, a PATCH b
       route('CreateApiKey'),
       input({ body: { type: 'organization_test', name: 'k', expiresAt: '2099-01-01T02:00:00+02:00' } }),
     ),
-    { type: 'TYPE_ORGANIZATION_TEST', name: 'k', expiresAt: new Date('2099-01-01T00:00:00Z') },
+    { keyType: 'KEY_TYPE_ORGANIZATION_TEST', name: 'k', expiresAt: new Date('2099-01-01T00:00:00Z') },
   );
   const patch = requestMessageOf(
     route('UpdateOrganization'),

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
 import {
   EventServiceClient,
-  ListEventsRequest_Mode,
   type GetEventResponse,
   type ListEventsResponse,
 } from '../../src/gen/scheduling/v1/event_service.js';
+import { KeyMode } from '../../src/gen/scheduling/v1/resources.js';
 import { Status } from '../../src/gen/google/rpc/status.js';
 import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { eventRoutes } from '../../src/contract/routes/event-routes.js';
@@ -77,7 +77,7 @@ function errorInfoOf(err: GrpcError): ErrorInfo {
 }
 
 test('ListEvents and GetEvent answer typed events, page by page, with the data case their type names', async (t) => {
-  const first = await unary<ListEventsResponse>('listEvents', { pageSize: 1, mode: ListEventsRequest_Mode.MODE_TEST });
+  const first = await unary<ListEventsResponse>('listEvents', { pageSize: 1, keyMode: KeyMode.KEY_MODE_TEST });
   t.is(first.data?.length, 1);
   t.true(first.hasMore);
   t.truthy(first.nextPageToken);
@@ -88,7 +88,7 @@ test('ListEvents and GetEvent answer typed events, page by page, with the data c
     [...first.data!, ...next.data!].map((e) => e.eventData?.kind?.$case),
     ['professionalCreated', 'professionalCreated'],
   );
-  const live = await unary<ListEventsResponse>('listEvents', { mode: ListEventsRequest_Mode.MODE_LIVE });
+  const live = await unary<ListEventsResponse>('listEvents', { keyMode: KeyMode.KEY_MODE_LIVE });
   t.deepEqual(live.data, [], 'the events were caused with a test key');
 
   const one = await unary<GetEventResponse>('getEvent', { id: first.data![0]!.id });

@@ -9,17 +9,12 @@ import {
 } from '../../src/gen/scheduling/v1/organization_service.js';
 import {
   ApiKeyServiceClient,
-  CreateApiKeyRequest_Type,
   type CreateApiKeyResponse,
   type GetCallerResponse,
   type ListApiKeysResponse,
   type RevokeApiKeyResponse,
 } from '../../src/gen/scheduling/v1/api_key_service.js';
-import {
-  CallerIdentity_KeyType,
-  OrganizationSettings_Plan,
-  OrganizationSettingsView_Plan,
-} from '../../src/gen/scheduling/v1/resources.js';
+import { KeyType, Plan } from '../../src/gen/scheduling/v1/resources.js';
 import { Status } from '../../src/gen/google/rpc/status.js';
 import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { getOrganization } from '../../src/api/organization-service/get-organization.js';
@@ -75,11 +70,11 @@ test('CreateOrganization, GetOrganization, UpdateOrganization and ListOrganizati
   const created = await unary<CreateOrganizationResponse>(orgs, 'createOrganization', {
     externalId: 'typed-svc-1',
     name: 'Typed',
-    settings: { plan: OrganizationSettings_Plan.PLAN_SCALE, waitlistOfferTtlSeconds: 600 },
+    settings: { plan: Plan.PLAN_SCALE, waitlistOfferTtlSeconds: 600 },
   });
   const org = created.organization!;
   t.regex(org.id!, /^org_/);
-  t.is(org.settings?.plan, OrganizationSettingsView_Plan.PLAN_SCALE);
+  t.is(org.settings?.plan, Plan.PLAN_SCALE);
   t.is(org.settings?.allowUnverifiable, false);
   t.is(org.settings?.timezone, undefined, 'no timezone is an unset field');
   t.is(org.settings?.waitlistOfferTtlSeconds, 600);
@@ -95,7 +90,7 @@ test('CreateOrganization, GetOrganization, UpdateOrganization and ListOrganizati
     updateMask: ['name', 'settings'],
   });
   t.is(renamed.organization?.name, 'Renamed');
-  t.like(renamed.organization?.settings, { plan: OrganizationSettingsView_Plan.PLAN_SCALE, timezone: 'Europe/Paris' });
+  t.like(renamed.organization?.settings, { plan: Plan.PLAN_SCALE, timezone: 'Europe/Paris' });
 
   const page = await unary<ListOrganizationsResponse>(orgs, 'listOrganizations', { pageSize: 1 });
   t.is(page.data?.length, 1);
@@ -115,7 +110,7 @@ test('CreateApiKey, GetCaller, ListApiKeys and RevokeApiKey on typed messages', 
   ).organization!;
   const created = (
     await unary<CreateApiKeyResponse>(keys, 'createApiKey', {
-      type: CreateApiKeyRequest_Type.TYPE_ORGANIZATION_TEST,
+      keyType: KeyType.KEY_TYPE_ORGANIZATION_TEST,
       organizationId: org.id,
       name: 'desk',
       expiresAt: new Date(svc.clock().getTime() + 86_400_000),
@@ -128,7 +123,7 @@ test('CreateApiKey, GetCaller, ListApiKeys and RevokeApiKey on typed messages', 
 
   const who = (await unary<GetCallerResponse>(keys, 'getCaller', {}, created.key)).callerIdentity!;
   t.is(who.keyId, created.id);
-  t.is(who.keyType, CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_TEST);
+  t.is(who.keyType, KeyType.KEY_TYPE_ORGANIZATION_TEST);
   t.is(who.organizationId, org.id);
   t.is(who.defaultOrganizationId, undefined, 'an organization key has no default organization');
   t.is(who.organization?.name, 'Keys');
@@ -200,7 +195,7 @@ const refusals: {
     name: 'a live key asked with a test key',
     call: () =>
       unary<CreateApiKeyResponse>(keys, 'createApiKey', {
-        type: CreateApiKeyRequest_Type.TYPE_PLATFORM_LIVE,
+        keyType: KeyType.KEY_TYPE_PLATFORM_LIVE,
         name: 'live',
       }),
     code: status.PERMISSION_DENIED,

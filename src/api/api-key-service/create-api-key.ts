@@ -1,11 +1,6 @@
 import { ServiceError } from '../../errors/service-error.js';
-import {
-  CreateApiKeyRequest_Type,
-  type CreateApiKeyRequest,
-  type CreateApiKeyResponse,
-} from '../../gen/scheduling/v1/api_key_service.js';
+import type { CreateApiKeyRequest, CreateApiKeyResponse } from '../../gen/scheduling/v1/api_key_service.js';
 import { CreateApiKeyBody } from '../../contract/schemas/api-key.js';
-import type { KeyType } from '../../domain/key-type.js';
 import type { Database } from '../../persistence/database.js';
 import { insertApiKey } from '../../persistence/api-key-repository.js';
 import { findDefaultOrganizationId } from '../../persistence/organization-repository.js';
@@ -15,7 +10,7 @@ import type { Caller } from '../../application/caller.js';
 import { recordAudit } from '../../application/record-audit.js';
 import { AUDIT_ACTIONS } from '../../application/audit/audit-actions.js';
 import { RequestProblems, given } from '../request-problems.js';
-import { apiKeyMessage } from '../messages/api-key-message.js';
+import { apiKeyMessage, keyTypeOfMessage } from '../messages/api-key-message.js';
 
 /** What CreateApiKey uses. */
 export interface CreateApiKeyDeps {
@@ -23,14 +18,6 @@ export interface CreateApiKeyDeps {
   clock: () => Date;
   organizations: OrganizationCache;
 }
-
-/** The key type a request names; UNSPECIFIED names none. */
-const KEY_TYPE_OF: Partial<Record<CreateApiKeyRequest_Type, KeyType>> = {
-  [CreateApiKeyRequest_Type.TYPE_PLATFORM_LIVE]: 'platform_live',
-  [CreateApiKeyRequest_Type.TYPE_PLATFORM_TEST]: 'platform_test',
-  [CreateApiKeyRequest_Type.TYPE_ORGANIZATION_LIVE]: 'organization_live',
-  [CreateApiKeyRequest_Type.TYPE_ORGANIZATION_TEST]: 'organization_test',
-};
 
 /**
  * CreateApiKey (platform key): a key of the caller's platform, answered once with its secret (`key`; only a hash is
@@ -45,7 +32,7 @@ export async function createApiKey(
 ): Promise<CreateApiKeyResponse> {
   requirePlatformKey(caller);
   const problems = new RequestProblems();
-  const type = KEY_TYPE_OF[request.type ?? CreateApiKeyRequest_Type.TYPE_UNSPECIFIED];
+  const type = keyTypeOfMessage(request.keyType);
   if (type === undefined) problems.check('type', CreateApiKeyBody.shape.type, undefined);
   const organizationId = problems.check(
     'organizationId',

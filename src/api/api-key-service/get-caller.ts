@@ -1,29 +1,16 @@
 import type { GetCallerRequest, GetCallerResponse } from '../../gen/scheduling/v1/api_key_service.js';
-import { CallerIdentity_KeyType, CallerIdentity_Mode } from '../../gen/scheduling/v1/resources.js';
-import type { KeyType } from '../../domain/key-type.js';
 import type { Database } from '../../persistence/database.js';
 import { findDefaultOrganizationId } from '../../persistence/organization-repository.js';
 import type { OrganizationCache } from '../../application/organization-cache.js';
 import type { Caller } from '../../application/caller.js';
 import { settingsViewMessage } from '../messages/organization-message.js';
+import { keyModeMessage, keyTypeMessage } from '../messages/api-key-message.js';
 
 /** What GetCaller uses. */
 export interface GetCallerDeps {
   db: Database;
   organizations: OrganizationCache;
 }
-
-const KEY_TYPE: Record<KeyType, CallerIdentity_KeyType> = {
-  platform_live: CallerIdentity_KeyType.KEY_TYPE_PLATFORM_LIVE,
-  platform_test: CallerIdentity_KeyType.KEY_TYPE_PLATFORM_TEST,
-  organization_live: CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_LIVE,
-  organization_test: CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_TEST,
-};
-
-const MODE: Record<Caller['mode'], CallerIdentity_Mode> = {
-  test: CallerIdentity_Mode.MODE_TEST,
-  live: CallerIdentity_Mode.MODE_LIVE,
-};
 
 /**
  * GetCaller (any key): who the credentials are — key, type, mode, platform — and the organization the call acts in,
@@ -43,8 +30,8 @@ export async function getCaller(
   return {
     callerIdentity: {
       keyId: caller.keyId,
-      keyType: KEY_TYPE[caller.keyType],
-      mode: MODE[caller.mode],
+      keyType: keyTypeMessage(caller.keyType),
+      keyMode: keyModeMessage(caller.mode),
       platformId: caller.platformId,
       organizationId,
       defaultOrganizationId: defaultOrganizationId ?? undefined,

@@ -1,8 +1,5 @@
-import {
-  ListEventsRequest_Mode,
-  type ListEventsRequest,
-  type ListEventsResponse,
-} from '../../gen/scheduling/v1/event_service.js';
+import type { ListEventsRequest, ListEventsResponse } from '../../gen/scheduling/v1/event_service.js';
+import { KeyMode } from '../../gen/scheduling/v1/resources.js';
 import { ListEventsQuery } from '../../contract/schemas/event.js';
 import type { Database } from '../../persistence/database.js';
 import { listEvents as listEventRows } from '../../persistence/event-repository.js';
@@ -10,6 +7,7 @@ import type { Caller } from '../../application/caller.js';
 import { RequestProblems } from '../request-problems.js';
 import { pageMessage, readPageRequest } from '../page-request.js';
 import { eventMessage } from '../messages/event-message.js';
+import { keyModeOfMessage } from '../messages/api-key-message.js';
 import { retainedSince } from './retained-since.js';
 
 /** What ListEvents uses. */
@@ -17,14 +15,6 @@ export interface ListEventsDeps {
   db: Database;
   clock: () => Date;
 }
-
-const MODES = ['live', 'test'] as const;
-
-/** The key mode a request names; UNSPECIFIED: not given. */
-const MODE_OF: Partial<Record<ListEventsRequest_Mode, (typeof MODES)[number]>> = {
-  [ListEventsRequest_Mode.MODE_LIVE]: 'live',
-  [ListEventsRequest_Mode.MODE_TEST]: 'test',
-};
 
 /**
  * ListEvents: the caller's organization's events of the last 30 days, newest first (keyset on (created_at, id)), a
@@ -38,10 +28,10 @@ export async function listEvents(
 ): Promise<ListEventsResponse> {
   const problems = new RequestProblems();
   const type = problems.check('type', ListEventsQuery.shape.type, request.type);
-  const modeAsked = request.mode ?? ListEventsRequest_Mode.MODE_UNSPECIFIED;
-  const mode = MODE_OF[modeAsked];
-  if (modeAsked !== ListEventsRequest_Mode.MODE_UNSPECIFIED && mode === undefined)
-    problems.add('mode', `Invalid option: expected one of ${MODES.map((m) => `"${m}"`).join('|')}`);
+  const modeAsked = request.keyMode ?? KeyMode.KEY_MODE_UNSPECIFIED;
+  const mode = keyModeOfMessage(modeAsked);
+  if (modeAsked !== KeyMode.KEY_MODE_UNSPECIFIED && mode === undefined)
+    problems.check('mode', ListEventsQuery.shape.mode, modeAsked);
   const paging = readPageRequest(problems, request);
   problems.throwIfAny();
   const rows = await listEventRows(

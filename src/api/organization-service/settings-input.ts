@@ -1,16 +1,9 @@
-import { OrganizationSettings_Plan, type OrganizationSettings } from '../../gen/scheduling/v1/resources.js';
+import { Plan as PlanValue, type OrganizationSettings } from '../../gen/scheduling/v1/resources.js';
 import { OrganizationSettings as SettingsRules, PLANS } from '../../contract/schemas/organization.js';
 import type { RequestProblems } from '../request-problems.js';
+import { planOfMessage } from '../messages/organization-message.js';
 
 type Plan = (typeof PLANS)[number];
-
-/** The plan a request names; UNSPECIFIED: not given. */
-const PLAN_OF: Partial<Record<OrganizationSettings_Plan, Plan>> = {
-  [OrganizationSettings_Plan.PLAN_FREE]: 'free',
-  [OrganizationSettings_Plan.PLAN_LAUNCH]: 'launch',
-  [OrganizationSettings_Plan.PLAN_SCALE]: 'scale',
-  [OrganizationSettings_Plan.PLAN_ENTERPRISE]: 'enterprise',
-};
 
 /** The settings a request gives (each one left out when not given). */
 export interface SettingsInput {
@@ -27,9 +20,9 @@ export interface SettingsInput {
 export function readSettings(problems: RequestProblems, settings: OrganizationSettings | undefined): SettingsInput {
   const out: SettingsInput = {};
   if (!settings) return out;
-  const plan = settings.plan ?? OrganizationSettings_Plan.PLAN_UNSPECIFIED;
-  if (plan !== OrganizationSettings_Plan.PLAN_UNSPECIFIED) {
-    const known = PLAN_OF[plan];
+  const plan = settings.plan ?? PlanValue.PLAN_UNSPECIFIED;
+  if (plan !== PlanValue.PLAN_UNSPECIFIED) {
+    const known = planOfMessage(plan);
     if (known) out.plan = known;
     else problems.add('settings.plan', `Invalid option: expected one of ${PLANS.map((p) => `"${p}"`).join('|')}`);
   }

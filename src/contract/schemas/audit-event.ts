@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, instant, nonNegativeInt, pageLimit, queryInt, text } from '../fields.js';
 import { protoOneof, protoView } from '../proto-view.js';
 
 /** Who made a change: an API key, or a background worker / operator tool (`{type: "system"}`). */
@@ -48,7 +48,7 @@ export const ListAuditEventsQuery = z.object({
   action: text(200, 1).optional(),
   resource_type: text(200, 1).optional(),
   resource_id: text(200, 1).optional(),
-  limit: queryInt(1, 500).optional(),
+  limit: pageLimit(),
   cursor: cursor().optional(),
 });
 

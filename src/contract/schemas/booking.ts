@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { decodeSlotId } from '../../domain/availability/slot-id.js';
-import { cursor, ianaTimezone, instant, isoDate, name200, nonNegativeInt, queryInt, text } from '../fields.js';
+import {
+  cursor,
+  ianaTimezone,
+  instant,
+  isoDate,
+  name200,
+  nonNegativeInt,
+  pageLimit,
+  queryInt,
+  text,
+} from '../fields.js';
 
 /** Every booking status (SPEC part 3). */
 export const BookingStatus = z.enum(['pending', 'confirmed', 'cancelled', 'completed', 'rescheduled']);
@@ -12,7 +22,7 @@ export const BookingPath = z.object({ id: text(200, 1) });
 export const ListBookingsQuery = z.object({
   status: BookingStatus.optional(),
   providerId: text(200, 1).optional(),
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { closedObject } from '../closed-object.js';
-import { cursor, ianaTimezone, instant, isoDate, list, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, ianaTimezone, instant, isoDate, list, nonNegativeInt, pageLimit, text } from '../fields.js';
 
 /** The weekday keys of a schedule, Monday first. */
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -76,7 +76,7 @@ export const CalendarConnectionPath = z.object({ id: text(200, 1) });
 /** Query of GET /api/v2/calendar-connections. */
 export const ListCalendarConnectionsQuery = z.object({
   providerId: text(200, 1).optional(),
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 

@@ -1,13 +1,18 @@
 import { z } from 'zod';
+import { protoView } from '../proto-view.js';
 import { Organization } from './organization.js';
+import { KeyMode, KeyType } from './api-key.js';
 
 /** Answer of GET /api/v2/caller: who the call's credentials are and which organization the call acts in. */
 export const CallerIdentity = z.object({
   keyId: z.string(),
-  keyType: z.enum(['platform_live', 'platform_test', 'organization_live', 'organization_test']),
-  mode: z
-    .enum(['test', 'live'])
-    .meta({ description: "The key's mode, which decides side effects (e-mail, webhooks)." }),
+  keyType: KeyType,
+  mode: protoView(
+    KeyMode.extract(['test', 'live']).meta({
+      description: "The key's mode, which decides side effects (e-mail, webhooks).",
+    }),
+    { schema: KeyMode },
+  ),
   platformId: z.string(),
   organizationId: z.string().nullable().meta({
     description:

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { cursor, instant, isoTimestamp, name200, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, name200, nonNegativeInt, pageLimit, text } from '../fields.js';
 import { ResolutionConstraints, ResolutionPreferences } from './resolution.js';
 
-const limit = () => queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' });
+const limit = () => pageLimit().meta({ description: 'Page size, default 50, at most 500.' });
 
 /** Body of POST /api/v2/continuity: records (or refreshes) a client-provider relationship used as a ranking boost. */
 export const CreateContinuityBody = z.object({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { cursor, instant, isoTimestamp, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, nonNegativeInt, pageLimit, text } from '../fields.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventTypeName } from '../webhook-vocabulary.js';
 import { jsonbKeyOrder, protoOneof, protoView } from '../proto-view.js';
+import { KeyMode } from './api-key.js';
 import { BookingStatus } from './booking.js';
 import { ImportSummary } from './provider-import.js';
 import { ResolutionStatus } from './resolution.js';
@@ -199,11 +200,11 @@ export const ListEventsQuery = z.object({
   since: isoTimestamp()
     .optional()
     .meta({ description: 'Only events created at or after this instant (events are kept 30 days).' }),
-  mode: z.enum(['live', 'test']).optional().meta({
+  mode: KeyMode.optional().meta({
     description:
       'Only events caused with keys of this mode. Webhooks deliver only live events; test events are listed too unless `mode=live`.',
   }),
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 

@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { cursor, ianaTimezone, instant, name200, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, ianaTimezone, instant, name200, nonNegativeInt, pageLimit, text } from '../fields.js';
 
 /** Plans in increasing order (replay needs `launch` or higher). */
 export const PLANS = ['free', 'launch', 'scale', 'enterprise'] as const;
 
+/** An organization's plan: one enum (`Plan`) in the typed API, wherever it is set or answered. */
+export const Plan = z.enum(PLANS);
+
 /** Organization settings (CONTRACT part 2). */
 export const OrganizationSettings = z.object({
-  plan: z.enum(PLANS).optional(),
+  plan: Plan.optional(),
   allowUnverifiable: z.boolean().optional(),
   timezone: ianaTimezone().optional(),
   waitlistOfferTtlSeconds: z.number().int().min(60).max(3600).optional().meta({
@@ -29,7 +32,7 @@ export const UpdateOrganizationBody = z.object({
 
 /** An organization's settings as answered: every setting with its value. */
 export const OrganizationSettingsView = z.object({
-  plan: z.enum(PLANS),
+  plan: Plan,
   allowUnverifiable: z.boolean(),
   timezone: z.string().nullable(),
   waitlistOfferTtlSeconds: z.number().int().min(60).max(3600),
@@ -48,7 +51,7 @@ export const Organization = z.object({
 });
 
 /** Query of GET /api/v2/organizations. */
-export const ListOrganizationsQuery = z.object({ limit: queryInt(1, 500).optional(), cursor: cursor().optional() });
+export const ListOrganizationsQuery = z.object({ limit: pageLimit(), cursor: cursor().optional() });
 
 /** Path of /api/v2/organizations/:id. */
 export const OrganizationPath = z.object({ id: text(200, 1) });

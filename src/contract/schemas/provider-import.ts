@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, instant, nonNegativeInt, pageLimit, text } from '../fields.js';
 import { CreateProviderBody } from './provider.js';
 import { protoView } from '../proto-view.js';
 
@@ -95,6 +95,6 @@ export const ProviderImportPath = z.object({ importId: text(200, 1) });
 /** Query of GET /api/v2/provider-imports. */
 export const ListProviderImportsQuery = z.object({
   importId: text(200, 1).optional(),
-  limit: queryInt(1, 500).optional(),
+  limit: pageLimit(),
   cursor: cursor().optional(),
 });

@@ -8,8 +8,8 @@ import {
   list,
   name200,
   nonNegativeInt,
+  pageLimit,
   queryBool,
-  queryInt,
   text,
 } from '../fields.js';
 import {
@@ -152,7 +152,7 @@ export const ListProvidersQuery = z.object({
   modalityCodes: oneCode(modality().optional(), 'modality (`virtual`, `in_person`)', 'modality'),
   modality: oneCode(modality().optional(), 'modality (the v1 name)'),
   location: text(200, 1).optional(),
-  limit: queryInt(1, 500).optional(),
+  limit: pageLimit(),
   cursor: cursor().optional(),
 });
 

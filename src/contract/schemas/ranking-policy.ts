@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, isoTimestamp, list, name200, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, instant, isoTimestamp, list, name200, nonNegativeInt, pageLimit, text } from '../fields.js';
 import { normalizedCode } from '../normalized-code.js';
 import { normalizeLanguageCode } from '../../domain/normalize-codes.js';
 import { DEFAULT_POLICY, TIE_BREAKERS, WEIGHT_KEYS, type WeightKey } from '../../domain/ranking/ranking-policy.js';
@@ -61,13 +61,13 @@ export const RankingPolicyStatus = z.enum(['draft', 'active', 'inactive']);
 /** Query of GET /api/v2/ranking-policies. */
 export const ListRankingPoliciesQuery = z.object({
   status: RankingPolicyStatus.optional(),
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 
 /** Query of GET /api/v2/ranking-policies/:id/versions. */
 export const ListRankingPolicyVersionsQuery = z.object({
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 

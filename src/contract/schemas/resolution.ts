@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, ianaTimezone, instant, list, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, ianaTimezone, instant, list, nonNegativeInt, pageLimit, queryInt, text } from '../fields.js';
 import { normalizedCode } from '../normalized-code.js';
 import { protoOneof, protoView } from '../proto-view.js';
 import {
@@ -139,7 +139,7 @@ export const CandidatesQuery = z.object({
     .string()
     .regex(/^[A-Z_]{1,64}$/, 'must be an exclusion code such as LANGUAGE_MISMATCH')
     .optional(),
-  limit: queryInt(1, 500).optional(),
+  limit: pageLimit(),
   cursor: cursor().optional(),
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, name200, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, instant, name200, nonNegativeInt, pageLimit, text } from '../fields.js';
 import { serviceSlug } from '../../domain/service-slug.js';
 
 /** How a session is held; `in_person` is accepted and stored as `in-person` (SPEC part 2 spells it hyphenated). */
@@ -87,7 +87,7 @@ export const ServicePath = z.object({ id: text(200, 1) });
 export const ListServicesQuery = z.object({
   providerId: text(200, 1).optional(),
   slug: text(200, 1).optional(),
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 
@@ -124,7 +124,7 @@ export const ServiceList = z.object({
 /** Query of GET /api/v1/event-types. */
 export const ListEventTypesQuery = z.object({
   providerId: text(200, 1).optional(),
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 

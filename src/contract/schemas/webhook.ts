@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursor, instant, nonNegativeInt, queryInt, text } from '../fields.js';
+import { cursor, instant, nonNegativeInt, pageLimit, text } from '../fields.js';
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../webhook-vocabulary.js';
 
 /** An event type of SPEC part 6. */
@@ -60,7 +60,7 @@ export const WebhookTestResult = z.object({
 export const ListDeliveriesQuery = z.object({
   status: DeliveryStatus.optional(),
   event: WebhookEventType.optional(),
-  limit: queryInt(1, 500).optional().meta({ description: 'Page size, default 50, at most 500.' }),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
   cursor: cursor().optional(),
 });
 

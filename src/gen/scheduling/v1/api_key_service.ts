@@ -19,7 +19,15 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
-import { ApiKey, CallerIdentity, CreatedApiKey } from "./resources.js";
+import {
+  ApiKey,
+  CallerIdentity,
+  CreatedApiKey,
+  KeyType,
+  keyTypeFromJSON,
+  keyTypeToJSON,
+  keyTypeToNumber,
+} from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
@@ -76,8 +84,8 @@ export interface CreateApiKeyRequest {
     | string
     | undefined;
   /** One of `platform_live`, `platform_test`, `organization_live`, `organization_test`. Required. */
-  type?:
-    | CreateApiKeyRequest_Type
+  keyType?:
+    | KeyType
     | undefined;
   /** Text of 1 to 200 characters. Optional. */
   organizationId?:
@@ -89,81 +97,6 @@ export interface CreateApiKeyRequest {
     | undefined;
   /** An instant. Optional. */
   expiresAt?: Date | undefined;
-}
-
-/** The values of `type`; `TYPE_UNSPECIFIED` means not given. */
-export enum CreateApiKeyRequest_Type {
-  /** TYPE_UNSPECIFIED - Not given. */
-  TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED",
-  /** TYPE_PLATFORM_LIVE - REST `platform_live`. */
-  TYPE_PLATFORM_LIVE = "TYPE_PLATFORM_LIVE",
-  /** TYPE_PLATFORM_TEST - REST `platform_test`. */
-  TYPE_PLATFORM_TEST = "TYPE_PLATFORM_TEST",
-  /** TYPE_ORGANIZATION_LIVE - REST `organization_live`. */
-  TYPE_ORGANIZATION_LIVE = "TYPE_ORGANIZATION_LIVE",
-  /** TYPE_ORGANIZATION_TEST - REST `organization_test`. */
-  TYPE_ORGANIZATION_TEST = "TYPE_ORGANIZATION_TEST",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function createApiKeyRequest_TypeFromJSON(object: any): CreateApiKeyRequest_Type {
-  switch (object) {
-    case 0:
-    case "TYPE_UNSPECIFIED":
-      return CreateApiKeyRequest_Type.TYPE_UNSPECIFIED;
-    case 1:
-    case "TYPE_PLATFORM_LIVE":
-      return CreateApiKeyRequest_Type.TYPE_PLATFORM_LIVE;
-    case 2:
-    case "TYPE_PLATFORM_TEST":
-      return CreateApiKeyRequest_Type.TYPE_PLATFORM_TEST;
-    case 3:
-    case "TYPE_ORGANIZATION_LIVE":
-      return CreateApiKeyRequest_Type.TYPE_ORGANIZATION_LIVE;
-    case 4:
-    case "TYPE_ORGANIZATION_TEST":
-      return CreateApiKeyRequest_Type.TYPE_ORGANIZATION_TEST;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return CreateApiKeyRequest_Type.UNRECOGNIZED;
-  }
-}
-
-export function createApiKeyRequest_TypeToJSON(object: CreateApiKeyRequest_Type): string {
-  switch (object) {
-    case CreateApiKeyRequest_Type.TYPE_UNSPECIFIED:
-      return "TYPE_UNSPECIFIED";
-    case CreateApiKeyRequest_Type.TYPE_PLATFORM_LIVE:
-      return "TYPE_PLATFORM_LIVE";
-    case CreateApiKeyRequest_Type.TYPE_PLATFORM_TEST:
-      return "TYPE_PLATFORM_TEST";
-    case CreateApiKeyRequest_Type.TYPE_ORGANIZATION_LIVE:
-      return "TYPE_ORGANIZATION_LIVE";
-    case CreateApiKeyRequest_Type.TYPE_ORGANIZATION_TEST:
-      return "TYPE_ORGANIZATION_TEST";
-    case CreateApiKeyRequest_Type.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function createApiKeyRequest_TypeToNumber(object: CreateApiKeyRequest_Type): number {
-  switch (object) {
-    case CreateApiKeyRequest_Type.TYPE_UNSPECIFIED:
-      return 0;
-    case CreateApiKeyRequest_Type.TYPE_PLATFORM_LIVE:
-      return 1;
-    case CreateApiKeyRequest_Type.TYPE_PLATFORM_TEST:
-      return 2;
-    case CreateApiKeyRequest_Type.TYPE_ORGANIZATION_LIVE:
-      return 3;
-    case CreateApiKeyRequest_Type.TYPE_ORGANIZATION_TEST:
-      return 4;
-    case CreateApiKeyRequest_Type.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface CreateApiKeyRequest_ParamsEntry {
@@ -693,7 +626,7 @@ function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
     params: {},
     query: {},
     bodyJson: "",
-    type: CreateApiKeyRequest_Type.TYPE_UNSPECIFIED,
+    keyType: KeyType.KEY_TYPE_UNSPECIFIED,
     organizationId: undefined,
     name: "",
     expiresAt: undefined,
@@ -711,8 +644,8 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
     }
-    if (message.type !== undefined && message.type !== CreateApiKeyRequest_Type.TYPE_UNSPECIFIED) {
-      writer.uint32(128).int32(createApiKeyRequest_TypeToNumber(message.type));
+    if (message.keyType !== undefined && message.keyType !== KeyType.KEY_TYPE_UNSPECIFIED) {
+      writer.uint32(160).int32(keyTypeToNumber(message.keyType));
     }
     if (message.organizationId !== undefined) {
       writer.uint32(138).string(message.organizationId);
@@ -769,12 +702,12 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             message.bodyJson = reader.string();
             continue;
           }
-          case 16: {
-            if (tag !== 128) {
+          case 20: {
+            if (tag !== 160) {
               break;
             }
 
-            message.type = createApiKeyRequest_TypeFromJSON(reader.int32());
+            message.keyType = keyTypeFromJSON(reader.int32());
             continue;
           }
           case 17: {
@@ -848,9 +781,11 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
-      type: isSet(object.type)
-        ? createApiKeyRequest_TypeFromJSON(object.type)
-        : CreateApiKeyRequest_Type.TYPE_UNSPECIFIED,
+      keyType: isSet(object.keyType)
+        ? keyTypeFromJSON(object.keyType)
+        : isSet(object.key_type)
+        ? keyTypeFromJSON(object.key_type)
+        : KeyType.KEY_TYPE_UNSPECIFIED,
       organizationId: isSet(object.organizationId)
         ? globalThis.String(object.organizationId)
         : isSet(object.organization_id)
@@ -888,8 +823,8 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
-    if (message.type !== undefined && message.type !== CreateApiKeyRequest_Type.TYPE_UNSPECIFIED) {
-      obj.type = createApiKeyRequest_TypeToJSON(message.type);
+    if (message.keyType !== undefined && message.keyType !== KeyType.KEY_TYPE_UNSPECIFIED) {
+      obj.keyType = keyTypeToJSON(message.keyType);
     }
     if (message.organizationId !== undefined) {
       obj.organizationId = message.organizationId;
@@ -927,7 +862,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
       {},
     );
     message.bodyJson = object.bodyJson ?? "";
-    message.type = object.type ?? CreateApiKeyRequest_Type.TYPE_UNSPECIFIED;
+    message.keyType = object.keyType ?? KeyType.KEY_TYPE_UNSPECIFIED;
     message.organizationId = object.organizationId ?? undefined;
     message.name = object.name ?? "";
     message.expiresAt = object.expiresAt ?? undefined;

@@ -19,7 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
-import { Event } from "./resources.js";
+import { Event, KeyMode, keyModeFromJSON, keyModeToJSON, keyModeToNumber } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
 
@@ -59,8 +59,8 @@ export interface ListEventsRequest {
    * Only events caused with keys of this mode. Webhooks deliver only live events; test events are listed too unless
    * `mode=live`. One of `live`, `test`. Optional.
    */
-  mode?:
-    | ListEventsRequest_Mode
+  keyMode?:
+    | KeyMode
     | undefined;
   /**
    * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
@@ -74,63 +74,6 @@ export interface ListEventsRequest {
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
   pageToken?: string | undefined;
-}
-
-/** The values of `mode`; `MODE_UNSPECIFIED` means not given. */
-export enum ListEventsRequest_Mode {
-  /** MODE_UNSPECIFIED - Not given. */
-  MODE_UNSPECIFIED = "MODE_UNSPECIFIED",
-  /** MODE_LIVE - REST `live`. */
-  MODE_LIVE = "MODE_LIVE",
-  /** MODE_TEST - REST `test`. */
-  MODE_TEST = "MODE_TEST",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function listEventsRequest_ModeFromJSON(object: any): ListEventsRequest_Mode {
-  switch (object) {
-    case 0:
-    case "MODE_UNSPECIFIED":
-      return ListEventsRequest_Mode.MODE_UNSPECIFIED;
-    case 1:
-    case "MODE_LIVE":
-      return ListEventsRequest_Mode.MODE_LIVE;
-    case 2:
-    case "MODE_TEST":
-      return ListEventsRequest_Mode.MODE_TEST;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return ListEventsRequest_Mode.UNRECOGNIZED;
-  }
-}
-
-export function listEventsRequest_ModeToJSON(object: ListEventsRequest_Mode): string {
-  switch (object) {
-    case ListEventsRequest_Mode.MODE_UNSPECIFIED:
-      return "MODE_UNSPECIFIED";
-    case ListEventsRequest_Mode.MODE_LIVE:
-      return "MODE_LIVE";
-    case ListEventsRequest_Mode.MODE_TEST:
-      return "MODE_TEST";
-    case ListEventsRequest_Mode.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function listEventsRequest_ModeToNumber(object: ListEventsRequest_Mode): number {
-  switch (object) {
-    case ListEventsRequest_Mode.MODE_UNSPECIFIED:
-      return 0;
-    case ListEventsRequest_Mode.MODE_LIVE:
-      return 1;
-    case ListEventsRequest_Mode.MODE_TEST:
-      return 2;
-    case ListEventsRequest_Mode.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 export interface ListEventsRequest_ParamsEntry {
@@ -205,7 +148,7 @@ function createBaseListEventsRequest(): ListEventsRequest {
     bodyJson: "",
     type: undefined,
     since: undefined,
-    mode: ListEventsRequest_Mode.MODE_UNSPECIFIED,
+    keyMode: KeyMode.KEY_MODE_UNSPECIFIED,
     pageSize: undefined,
     pageToken: undefined,
   };
@@ -228,8 +171,8 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     if (message.since !== undefined) {
       Timestamp.encode(toTimestamp(message.since), writer.uint32(138).fork()).join();
     }
-    if (message.mode !== undefined && message.mode !== ListEventsRequest_Mode.MODE_UNSPECIFIED) {
-      writer.uint32(144).int32(listEventsRequest_ModeToNumber(message.mode));
+    if (message.keyMode !== undefined && message.keyMode !== KeyMode.KEY_MODE_UNSPECIFIED) {
+      writer.uint32(168).int32(keyModeToNumber(message.keyMode));
     }
     if (message.pageSize !== undefined) {
       writer.uint32(152).int64(message.pageSize);
@@ -299,12 +242,12 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
             message.since = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
-          case 18: {
-            if (tag !== 144) {
+          case 21: {
+            if (tag !== 168) {
               break;
             }
 
-            message.mode = listEventsRequest_ModeFromJSON(reader.int32());
+            message.keyMode = keyModeFromJSON(reader.int32());
             continue;
           }
           case 19: {
@@ -372,7 +315,11 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
         : "",
       type: isSet(object.type) ? globalThis.String(object.type) : undefined,
       since: isSet(object.since) ? fromJsonTimestamp(object.since) : undefined,
-      mode: isSet(object.mode) ? listEventsRequest_ModeFromJSON(object.mode) : ListEventsRequest_Mode.MODE_UNSPECIFIED,
+      keyMode: isSet(object.keyMode)
+        ? keyModeFromJSON(object.keyMode)
+        : isSet(object.key_mode)
+        ? keyModeFromJSON(object.key_mode)
+        : KeyMode.KEY_MODE_UNSPECIFIED,
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
@@ -415,8 +362,8 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     if (message.since !== undefined) {
       obj.since = message.since.toISOString();
     }
-    if (message.mode !== undefined && message.mode !== ListEventsRequest_Mode.MODE_UNSPECIFIED) {
-      obj.mode = listEventsRequest_ModeToJSON(message.mode);
+    if (message.keyMode !== undefined && message.keyMode !== KeyMode.KEY_MODE_UNSPECIFIED) {
+      obj.keyMode = keyModeToJSON(message.keyMode);
     }
     if (message.pageSize !== undefined) {
       obj.pageSize = Math.round(message.pageSize);
@@ -453,7 +400,7 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     message.bodyJson = object.bodyJson ?? "";
     message.type = object.type ?? undefined;
     message.since = object.since ?? undefined;
-    message.mode = object.mode ?? ListEventsRequest_Mode.MODE_UNSPECIFIED;
+    message.keyMode = object.keyMode ?? KeyMode.KEY_MODE_UNSPECIFIED;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
     return message;

@@ -379,6 +379,138 @@ export function importModeToNumber(object: ImportMode): number {
   }
 }
 
+/** KeyMode; `KEY_MODE_UNSPECIFIED` means not given. */
+export enum KeyMode {
+  /** KEY_MODE_UNSPECIFIED - Not given. */
+  KEY_MODE_UNSPECIFIED = "KEY_MODE_UNSPECIFIED",
+  /** KEY_MODE_LIVE - REST `live`. */
+  KEY_MODE_LIVE = "KEY_MODE_LIVE",
+  /** KEY_MODE_TEST - REST `test`. */
+  KEY_MODE_TEST = "KEY_MODE_TEST",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function keyModeFromJSON(object: any): KeyMode {
+  switch (object) {
+    case 0:
+    case "KEY_MODE_UNSPECIFIED":
+      return KeyMode.KEY_MODE_UNSPECIFIED;
+    case 1:
+    case "KEY_MODE_LIVE":
+      return KeyMode.KEY_MODE_LIVE;
+    case 2:
+    case "KEY_MODE_TEST":
+      return KeyMode.KEY_MODE_TEST;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return KeyMode.UNRECOGNIZED;
+  }
+}
+
+export function keyModeToJSON(object: KeyMode): string {
+  switch (object) {
+    case KeyMode.KEY_MODE_UNSPECIFIED:
+      return "KEY_MODE_UNSPECIFIED";
+    case KeyMode.KEY_MODE_LIVE:
+      return "KEY_MODE_LIVE";
+    case KeyMode.KEY_MODE_TEST:
+      return "KEY_MODE_TEST";
+    case KeyMode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function keyModeToNumber(object: KeyMode): number {
+  switch (object) {
+    case KeyMode.KEY_MODE_UNSPECIFIED:
+      return 0;
+    case KeyMode.KEY_MODE_LIVE:
+      return 1;
+    case KeyMode.KEY_MODE_TEST:
+      return 2;
+    case KeyMode.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** KeyType; `KEY_TYPE_UNSPECIFIED` means not given. */
+export enum KeyType {
+  /** KEY_TYPE_UNSPECIFIED - Not given. */
+  KEY_TYPE_UNSPECIFIED = "KEY_TYPE_UNSPECIFIED",
+  /** KEY_TYPE_PLATFORM_LIVE - REST `platform_live`. */
+  KEY_TYPE_PLATFORM_LIVE = "KEY_TYPE_PLATFORM_LIVE",
+  /** KEY_TYPE_PLATFORM_TEST - REST `platform_test`. */
+  KEY_TYPE_PLATFORM_TEST = "KEY_TYPE_PLATFORM_TEST",
+  /** KEY_TYPE_ORGANIZATION_LIVE - REST `organization_live`. */
+  KEY_TYPE_ORGANIZATION_LIVE = "KEY_TYPE_ORGANIZATION_LIVE",
+  /** KEY_TYPE_ORGANIZATION_TEST - REST `organization_test`. */
+  KEY_TYPE_ORGANIZATION_TEST = "KEY_TYPE_ORGANIZATION_TEST",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function keyTypeFromJSON(object: any): KeyType {
+  switch (object) {
+    case 0:
+    case "KEY_TYPE_UNSPECIFIED":
+      return KeyType.KEY_TYPE_UNSPECIFIED;
+    case 1:
+    case "KEY_TYPE_PLATFORM_LIVE":
+      return KeyType.KEY_TYPE_PLATFORM_LIVE;
+    case 2:
+    case "KEY_TYPE_PLATFORM_TEST":
+      return KeyType.KEY_TYPE_PLATFORM_TEST;
+    case 3:
+    case "KEY_TYPE_ORGANIZATION_LIVE":
+      return KeyType.KEY_TYPE_ORGANIZATION_LIVE;
+    case 4:
+    case "KEY_TYPE_ORGANIZATION_TEST":
+      return KeyType.KEY_TYPE_ORGANIZATION_TEST;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return KeyType.UNRECOGNIZED;
+  }
+}
+
+export function keyTypeToJSON(object: KeyType): string {
+  switch (object) {
+    case KeyType.KEY_TYPE_UNSPECIFIED:
+      return "KEY_TYPE_UNSPECIFIED";
+    case KeyType.KEY_TYPE_PLATFORM_LIVE:
+      return "KEY_TYPE_PLATFORM_LIVE";
+    case KeyType.KEY_TYPE_PLATFORM_TEST:
+      return "KEY_TYPE_PLATFORM_TEST";
+    case KeyType.KEY_TYPE_ORGANIZATION_LIVE:
+      return "KEY_TYPE_ORGANIZATION_LIVE";
+    case KeyType.KEY_TYPE_ORGANIZATION_TEST:
+      return "KEY_TYPE_ORGANIZATION_TEST";
+    case KeyType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function keyTypeToNumber(object: KeyType): number {
+  switch (object) {
+    case KeyType.KEY_TYPE_UNSPECIFIED:
+      return 0;
+    case KeyType.KEY_TYPE_PLATFORM_LIVE:
+      return 1;
+    case KeyType.KEY_TYPE_PLATFORM_TEST:
+      return 2;
+    case KeyType.KEY_TYPE_ORGANIZATION_LIVE:
+      return 3;
+    case KeyType.KEY_TYPE_ORGANIZATION_TEST:
+      return 4;
+    case KeyType.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
 /** MachineName; `MACHINE_NAME_UNSPECIFIED` means not given. */
 export enum MachineName {
   /** MACHINE_NAME_UNSPECIFIED - Not given. */
@@ -506,6 +638,81 @@ export function manualReviewStatusToNumber(object: ManualReviewStatus): number {
     case ManualReviewStatus.MANUAL_REVIEW_STATUS_RESOLVED:
       return 2;
     case ManualReviewStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** Plan; `PLAN_UNSPECIFIED` means not given. */
+export enum Plan {
+  /** PLAN_UNSPECIFIED - Not given. */
+  PLAN_UNSPECIFIED = "PLAN_UNSPECIFIED",
+  /** PLAN_FREE - REST `free`. */
+  PLAN_FREE = "PLAN_FREE",
+  /** PLAN_LAUNCH - REST `launch`. */
+  PLAN_LAUNCH = "PLAN_LAUNCH",
+  /** PLAN_SCALE - REST `scale`. */
+  PLAN_SCALE = "PLAN_SCALE",
+  /** PLAN_ENTERPRISE - REST `enterprise`. */
+  PLAN_ENTERPRISE = "PLAN_ENTERPRISE",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function planFromJSON(object: any): Plan {
+  switch (object) {
+    case 0:
+    case "PLAN_UNSPECIFIED":
+      return Plan.PLAN_UNSPECIFIED;
+    case 1:
+    case "PLAN_FREE":
+      return Plan.PLAN_FREE;
+    case 2:
+    case "PLAN_LAUNCH":
+      return Plan.PLAN_LAUNCH;
+    case 3:
+    case "PLAN_SCALE":
+      return Plan.PLAN_SCALE;
+    case 4:
+    case "PLAN_ENTERPRISE":
+      return Plan.PLAN_ENTERPRISE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return Plan.UNRECOGNIZED;
+  }
+}
+
+export function planToJSON(object: Plan): string {
+  switch (object) {
+    case Plan.PLAN_UNSPECIFIED:
+      return "PLAN_UNSPECIFIED";
+    case Plan.PLAN_FREE:
+      return "PLAN_FREE";
+    case Plan.PLAN_LAUNCH:
+      return "PLAN_LAUNCH";
+    case Plan.PLAN_SCALE:
+      return "PLAN_SCALE";
+    case Plan.PLAN_ENTERPRISE:
+      return "PLAN_ENTERPRISE";
+    case Plan.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function planToNumber(object: Plan): number {
+  switch (object) {
+    case Plan.PLAN_UNSPECIFIED:
+      return 0;
+    case Plan.PLAN_FREE:
+      return 1;
+    case Plan.PLAN_LAUNCH:
+      return 2;
+    case Plan.PLAN_SCALE:
+      return 3;
+    case Plan.PLAN_ENTERPRISE:
+      return 4;
+    case Plan.UNRECOGNIZED:
     default:
       return -1;
   }
@@ -1713,11 +1920,11 @@ export interface CallerIdentity {
     | undefined;
   /** One of `platform_live`, `platform_test`, `organization_live`, `organization_test`. */
   keyType?:
-    | CallerIdentity_KeyType
+    | KeyType
     | undefined;
-  /** The key's mode, which decides side effects (e-mail, webhooks). One of `test`, `live`. */
-  mode?:
-    | CallerIdentity_Mode
+  /** The key's mode, which decides side effects (e-mail, webhooks). One of `live`, `test`. */
+  keyMode?:
+    | KeyMode
     | undefined;
   /** Text. */
   platformId?:
@@ -1739,138 +1946,6 @@ export interface CallerIdentity {
     | undefined;
   /** The organization of `organizationId`; null when `organizationId` is. Unset when there is none. */
   organization?: CallerIdentity_Organization | undefined;
-}
-
-/** The values of `keyType`; `KEY_TYPE_UNSPECIFIED` means not given. */
-export enum CallerIdentity_KeyType {
-  /** KEY_TYPE_UNSPECIFIED - Not given. */
-  KEY_TYPE_UNSPECIFIED = "KEY_TYPE_UNSPECIFIED",
-  /** KEY_TYPE_PLATFORM_LIVE - REST `platform_live`. */
-  KEY_TYPE_PLATFORM_LIVE = "KEY_TYPE_PLATFORM_LIVE",
-  /** KEY_TYPE_PLATFORM_TEST - REST `platform_test`. */
-  KEY_TYPE_PLATFORM_TEST = "KEY_TYPE_PLATFORM_TEST",
-  /** KEY_TYPE_ORGANIZATION_LIVE - REST `organization_live`. */
-  KEY_TYPE_ORGANIZATION_LIVE = "KEY_TYPE_ORGANIZATION_LIVE",
-  /** KEY_TYPE_ORGANIZATION_TEST - REST `organization_test`. */
-  KEY_TYPE_ORGANIZATION_TEST = "KEY_TYPE_ORGANIZATION_TEST",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function callerIdentity_KeyTypeFromJSON(object: any): CallerIdentity_KeyType {
-  switch (object) {
-    case 0:
-    case "KEY_TYPE_UNSPECIFIED":
-      return CallerIdentity_KeyType.KEY_TYPE_UNSPECIFIED;
-    case 1:
-    case "KEY_TYPE_PLATFORM_LIVE":
-      return CallerIdentity_KeyType.KEY_TYPE_PLATFORM_LIVE;
-    case 2:
-    case "KEY_TYPE_PLATFORM_TEST":
-      return CallerIdentity_KeyType.KEY_TYPE_PLATFORM_TEST;
-    case 3:
-    case "KEY_TYPE_ORGANIZATION_LIVE":
-      return CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_LIVE;
-    case 4:
-    case "KEY_TYPE_ORGANIZATION_TEST":
-      return CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_TEST;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return CallerIdentity_KeyType.UNRECOGNIZED;
-  }
-}
-
-export function callerIdentity_KeyTypeToJSON(object: CallerIdentity_KeyType): string {
-  switch (object) {
-    case CallerIdentity_KeyType.KEY_TYPE_UNSPECIFIED:
-      return "KEY_TYPE_UNSPECIFIED";
-    case CallerIdentity_KeyType.KEY_TYPE_PLATFORM_LIVE:
-      return "KEY_TYPE_PLATFORM_LIVE";
-    case CallerIdentity_KeyType.KEY_TYPE_PLATFORM_TEST:
-      return "KEY_TYPE_PLATFORM_TEST";
-    case CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_LIVE:
-      return "KEY_TYPE_ORGANIZATION_LIVE";
-    case CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_TEST:
-      return "KEY_TYPE_ORGANIZATION_TEST";
-    case CallerIdentity_KeyType.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function callerIdentity_KeyTypeToNumber(object: CallerIdentity_KeyType): number {
-  switch (object) {
-    case CallerIdentity_KeyType.KEY_TYPE_UNSPECIFIED:
-      return 0;
-    case CallerIdentity_KeyType.KEY_TYPE_PLATFORM_LIVE:
-      return 1;
-    case CallerIdentity_KeyType.KEY_TYPE_PLATFORM_TEST:
-      return 2;
-    case CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_LIVE:
-      return 3;
-    case CallerIdentity_KeyType.KEY_TYPE_ORGANIZATION_TEST:
-      return 4;
-    case CallerIdentity_KeyType.UNRECOGNIZED:
-    default:
-      return -1;
-  }
-}
-
-/** The values of `mode`; `MODE_UNSPECIFIED` means not given. */
-export enum CallerIdentity_Mode {
-  /** MODE_UNSPECIFIED - Not given. */
-  MODE_UNSPECIFIED = "MODE_UNSPECIFIED",
-  /** MODE_TEST - REST `test`. */
-  MODE_TEST = "MODE_TEST",
-  /** MODE_LIVE - REST `live`. */
-  MODE_LIVE = "MODE_LIVE",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function callerIdentity_ModeFromJSON(object: any): CallerIdentity_Mode {
-  switch (object) {
-    case 0:
-    case "MODE_UNSPECIFIED":
-      return CallerIdentity_Mode.MODE_UNSPECIFIED;
-    case 1:
-    case "MODE_TEST":
-      return CallerIdentity_Mode.MODE_TEST;
-    case 2:
-    case "MODE_LIVE":
-      return CallerIdentity_Mode.MODE_LIVE;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return CallerIdentity_Mode.UNRECOGNIZED;
-  }
-}
-
-export function callerIdentity_ModeToJSON(object: CallerIdentity_Mode): string {
-  switch (object) {
-    case CallerIdentity_Mode.MODE_UNSPECIFIED:
-      return "MODE_UNSPECIFIED";
-    case CallerIdentity_Mode.MODE_TEST:
-      return "MODE_TEST";
-    case CallerIdentity_Mode.MODE_LIVE:
-      return "MODE_LIVE";
-    case CallerIdentity_Mode.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function callerIdentity_ModeToNumber(object: CallerIdentity_Mode): number {
-  switch (object) {
-    case CallerIdentity_Mode.MODE_UNSPECIFIED:
-      return 0;
-    case CallerIdentity_Mode.MODE_TEST:
-      return 1;
-    case CallerIdentity_Mode.MODE_LIVE:
-      return 2;
-    case CallerIdentity_Mode.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** The `organization` object. */
@@ -4003,7 +4078,7 @@ export interface OrganizationOverview_Counts_WebhookDeliveries {
 export interface OrganizationSettings {
   /** One of `free`, `launch`, `scale`, `enterprise`. Optional. */
   plan?:
-    | OrganizationSettings_Plan
+    | Plan
     | undefined;
   /** True or false. Optional. */
   allowUnverifiable?:
@@ -4020,86 +4095,11 @@ export interface OrganizationSettings {
   waitlistOfferTtlSeconds?: number | undefined;
 }
 
-/** The values of `plan`; `PLAN_UNSPECIFIED` means not given. */
-export enum OrganizationSettings_Plan {
-  /** PLAN_UNSPECIFIED - Not given. */
-  PLAN_UNSPECIFIED = "PLAN_UNSPECIFIED",
-  /** PLAN_FREE - REST `free`. */
-  PLAN_FREE = "PLAN_FREE",
-  /** PLAN_LAUNCH - REST `launch`. */
-  PLAN_LAUNCH = "PLAN_LAUNCH",
-  /** PLAN_SCALE - REST `scale`. */
-  PLAN_SCALE = "PLAN_SCALE",
-  /** PLAN_ENTERPRISE - REST `enterprise`. */
-  PLAN_ENTERPRISE = "PLAN_ENTERPRISE",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function organizationSettings_PlanFromJSON(object: any): OrganizationSettings_Plan {
-  switch (object) {
-    case 0:
-    case "PLAN_UNSPECIFIED":
-      return OrganizationSettings_Plan.PLAN_UNSPECIFIED;
-    case 1:
-    case "PLAN_FREE":
-      return OrganizationSettings_Plan.PLAN_FREE;
-    case 2:
-    case "PLAN_LAUNCH":
-      return OrganizationSettings_Plan.PLAN_LAUNCH;
-    case 3:
-    case "PLAN_SCALE":
-      return OrganizationSettings_Plan.PLAN_SCALE;
-    case 4:
-    case "PLAN_ENTERPRISE":
-      return OrganizationSettings_Plan.PLAN_ENTERPRISE;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return OrganizationSettings_Plan.UNRECOGNIZED;
-  }
-}
-
-export function organizationSettings_PlanToJSON(object: OrganizationSettings_Plan): string {
-  switch (object) {
-    case OrganizationSettings_Plan.PLAN_UNSPECIFIED:
-      return "PLAN_UNSPECIFIED";
-    case OrganizationSettings_Plan.PLAN_FREE:
-      return "PLAN_FREE";
-    case OrganizationSettings_Plan.PLAN_LAUNCH:
-      return "PLAN_LAUNCH";
-    case OrganizationSettings_Plan.PLAN_SCALE:
-      return "PLAN_SCALE";
-    case OrganizationSettings_Plan.PLAN_ENTERPRISE:
-      return "PLAN_ENTERPRISE";
-    case OrganizationSettings_Plan.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function organizationSettings_PlanToNumber(object: OrganizationSettings_Plan): number {
-  switch (object) {
-    case OrganizationSettings_Plan.PLAN_UNSPECIFIED:
-      return 0;
-    case OrganizationSettings_Plan.PLAN_FREE:
-      return 1;
-    case OrganizationSettings_Plan.PLAN_LAUNCH:
-      return 2;
-    case OrganizationSettings_Plan.PLAN_SCALE:
-      return 3;
-    case OrganizationSettings_Plan.PLAN_ENTERPRISE:
-      return 4;
-    case OrganizationSettings_Plan.UNRECOGNIZED:
-    default:
-      return -1;
-  }
-}
-
 /** OrganizationSettingsView: the `OrganizationSettingsView` of the contract (openapi.json), field for field. */
 export interface OrganizationSettingsView {
   /** One of `free`, `launch`, `scale`, `enterprise`. */
   plan?:
-    | OrganizationSettingsView_Plan
+    | Plan
     | undefined;
   /** True or false. */
   allowUnverifiable?:
@@ -4111,81 +4111,6 @@ export interface OrganizationSettingsView {
     | undefined;
   /** A whole number from 60 to 3600. */
   waitlistOfferTtlSeconds?: number | undefined;
-}
-
-/** The values of `plan`; `PLAN_UNSPECIFIED` means not given. */
-export enum OrganizationSettingsView_Plan {
-  /** PLAN_UNSPECIFIED - Not given. */
-  PLAN_UNSPECIFIED = "PLAN_UNSPECIFIED",
-  /** PLAN_FREE - REST `free`. */
-  PLAN_FREE = "PLAN_FREE",
-  /** PLAN_LAUNCH - REST `launch`. */
-  PLAN_LAUNCH = "PLAN_LAUNCH",
-  /** PLAN_SCALE - REST `scale`. */
-  PLAN_SCALE = "PLAN_SCALE",
-  /** PLAN_ENTERPRISE - REST `enterprise`. */
-  PLAN_ENTERPRISE = "PLAN_ENTERPRISE",
-  UNRECOGNIZED = "UNRECOGNIZED",
-}
-
-export function organizationSettingsView_PlanFromJSON(object: any): OrganizationSettingsView_Plan {
-  switch (object) {
-    case 0:
-    case "PLAN_UNSPECIFIED":
-      return OrganizationSettingsView_Plan.PLAN_UNSPECIFIED;
-    case 1:
-    case "PLAN_FREE":
-      return OrganizationSettingsView_Plan.PLAN_FREE;
-    case 2:
-    case "PLAN_LAUNCH":
-      return OrganizationSettingsView_Plan.PLAN_LAUNCH;
-    case 3:
-    case "PLAN_SCALE":
-      return OrganizationSettingsView_Plan.PLAN_SCALE;
-    case 4:
-    case "PLAN_ENTERPRISE":
-      return OrganizationSettingsView_Plan.PLAN_ENTERPRISE;
-    case -1:
-    case "UNRECOGNIZED":
-    default:
-      return OrganizationSettingsView_Plan.UNRECOGNIZED;
-  }
-}
-
-export function organizationSettingsView_PlanToJSON(object: OrganizationSettingsView_Plan): string {
-  switch (object) {
-    case OrganizationSettingsView_Plan.PLAN_UNSPECIFIED:
-      return "PLAN_UNSPECIFIED";
-    case OrganizationSettingsView_Plan.PLAN_FREE:
-      return "PLAN_FREE";
-    case OrganizationSettingsView_Plan.PLAN_LAUNCH:
-      return "PLAN_LAUNCH";
-    case OrganizationSettingsView_Plan.PLAN_SCALE:
-      return "PLAN_SCALE";
-    case OrganizationSettingsView_Plan.PLAN_ENTERPRISE:
-      return "PLAN_ENTERPRISE";
-    case OrganizationSettingsView_Plan.UNRECOGNIZED:
-    default:
-      return "UNRECOGNIZED";
-  }
-}
-
-export function organizationSettingsView_PlanToNumber(object: OrganizationSettingsView_Plan): number {
-  switch (object) {
-    case OrganizationSettingsView_Plan.PLAN_UNSPECIFIED:
-      return 0;
-    case OrganizationSettingsView_Plan.PLAN_FREE:
-      return 1;
-    case OrganizationSettingsView_Plan.PLAN_LAUNCH:
-      return 2;
-    case OrganizationSettingsView_Plan.PLAN_SCALE:
-      return 3;
-    case OrganizationSettingsView_Plan.PLAN_ENTERPRISE:
-      return 4;
-    case OrganizationSettingsView_Plan.UNRECOGNIZED:
-    default:
-      return -1;
-  }
 }
 
 /** OverrideInput: the `OverrideInput` of the contract (openapi.json), field for field. */
@@ -10563,8 +10488,8 @@ export const CalendarConnectionList: MessageFns<CalendarConnectionList> = {
 function createBaseCallerIdentity(): CallerIdentity {
   return {
     keyId: "",
-    keyType: CallerIdentity_KeyType.KEY_TYPE_UNSPECIFIED,
-    mode: CallerIdentity_Mode.MODE_UNSPECIFIED,
+    keyType: KeyType.KEY_TYPE_UNSPECIFIED,
+    keyMode: KeyMode.KEY_MODE_UNSPECIFIED,
     platformId: "",
     organizationId: undefined,
     defaultOrganizationId: undefined,
@@ -10577,11 +10502,11 @@ export const CallerIdentity: MessageFns<CallerIdentity> = {
     if (message.keyId !== undefined && message.keyId !== "") {
       writer.uint32(10).string(message.keyId);
     }
-    if (message.keyType !== undefined && message.keyType !== CallerIdentity_KeyType.KEY_TYPE_UNSPECIFIED) {
-      writer.uint32(16).int32(callerIdentity_KeyTypeToNumber(message.keyType));
+    if (message.keyType !== undefined && message.keyType !== KeyType.KEY_TYPE_UNSPECIFIED) {
+      writer.uint32(16).int32(keyTypeToNumber(message.keyType));
     }
-    if (message.mode !== undefined && message.mode !== CallerIdentity_Mode.MODE_UNSPECIFIED) {
-      writer.uint32(24).int32(callerIdentity_ModeToNumber(message.mode));
+    if (message.keyMode !== undefined && message.keyMode !== KeyMode.KEY_MODE_UNSPECIFIED) {
+      writer.uint32(64).int32(keyModeToNumber(message.keyMode));
     }
     if (message.platformId !== undefined && message.platformId !== "") {
       writer.uint32(34).string(message.platformId);
@@ -10624,15 +10549,15 @@ export const CallerIdentity: MessageFns<CallerIdentity> = {
               break;
             }
 
-            message.keyType = callerIdentity_KeyTypeFromJSON(reader.int32());
+            message.keyType = keyTypeFromJSON(reader.int32());
             continue;
           }
-          case 3: {
-            if (tag !== 24) {
+          case 8: {
+            if (tag !== 64) {
               break;
             }
 
-            message.mode = callerIdentity_ModeFromJSON(reader.int32());
+            message.keyMode = keyModeFromJSON(reader.int32());
             continue;
           }
           case 4: {
@@ -10687,11 +10612,15 @@ export const CallerIdentity: MessageFns<CallerIdentity> = {
         ? globalThis.String(object.key_id)
         : "",
       keyType: isSet(object.keyType)
-        ? callerIdentity_KeyTypeFromJSON(object.keyType)
+        ? keyTypeFromJSON(object.keyType)
         : isSet(object.key_type)
-        ? callerIdentity_KeyTypeFromJSON(object.key_type)
-        : CallerIdentity_KeyType.KEY_TYPE_UNSPECIFIED,
-      mode: isSet(object.mode) ? callerIdentity_ModeFromJSON(object.mode) : CallerIdentity_Mode.MODE_UNSPECIFIED,
+        ? keyTypeFromJSON(object.key_type)
+        : KeyType.KEY_TYPE_UNSPECIFIED,
+      keyMode: isSet(object.keyMode)
+        ? keyModeFromJSON(object.keyMode)
+        : isSet(object.key_mode)
+        ? keyModeFromJSON(object.key_mode)
+        : KeyMode.KEY_MODE_UNSPECIFIED,
       platformId: isSet(object.platformId)
         ? globalThis.String(object.platformId)
         : isSet(object.platform_id)
@@ -10716,11 +10645,11 @@ export const CallerIdentity: MessageFns<CallerIdentity> = {
     if (message.keyId !== undefined && message.keyId !== "") {
       obj.keyId = message.keyId;
     }
-    if (message.keyType !== undefined && message.keyType !== CallerIdentity_KeyType.KEY_TYPE_UNSPECIFIED) {
-      obj.keyType = callerIdentity_KeyTypeToJSON(message.keyType);
+    if (message.keyType !== undefined && message.keyType !== KeyType.KEY_TYPE_UNSPECIFIED) {
+      obj.keyType = keyTypeToJSON(message.keyType);
     }
-    if (message.mode !== undefined && message.mode !== CallerIdentity_Mode.MODE_UNSPECIFIED) {
-      obj.mode = callerIdentity_ModeToJSON(message.mode);
+    if (message.keyMode !== undefined && message.keyMode !== KeyMode.KEY_MODE_UNSPECIFIED) {
+      obj.keyMode = keyModeToJSON(message.keyMode);
     }
     if (message.platformId !== undefined && message.platformId !== "") {
       obj.platformId = message.platformId;
@@ -10743,8 +10672,8 @@ export const CallerIdentity: MessageFns<CallerIdentity> = {
   fromPartial(object: DeepPartial<CallerIdentity>): CallerIdentity {
     const message = createBaseCallerIdentity();
     message.keyId = object.keyId ?? "";
-    message.keyType = object.keyType ?? CallerIdentity_KeyType.KEY_TYPE_UNSPECIFIED;
-    message.mode = object.mode ?? CallerIdentity_Mode.MODE_UNSPECIFIED;
+    message.keyType = object.keyType ?? KeyType.KEY_TYPE_UNSPECIFIED;
+    message.keyMode = object.keyMode ?? KeyMode.KEY_MODE_UNSPECIFIED;
     message.platformId = object.platformId ?? "";
     message.organizationId = object.organizationId ?? undefined;
     message.defaultOrganizationId = object.defaultOrganizationId ?? undefined;
@@ -21609,7 +21538,7 @@ export const OrganizationOverview_Counts_WebhookDeliveries: MessageFns<Organizat
 
 function createBaseOrganizationSettings(): OrganizationSettings {
   return {
-    plan: OrganizationSettings_Plan.PLAN_UNSPECIFIED,
+    plan: Plan.PLAN_UNSPECIFIED,
     allowUnverifiable: undefined,
     timezone: undefined,
     waitlistOfferTtlSeconds: undefined,
@@ -21618,8 +21547,8 @@ function createBaseOrganizationSettings(): OrganizationSettings {
 
 export const OrganizationSettings: MessageFns<OrganizationSettings> = {
   encode(message: OrganizationSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.plan !== undefined && message.plan !== OrganizationSettings_Plan.PLAN_UNSPECIFIED) {
-      writer.uint32(8).int32(organizationSettings_PlanToNumber(message.plan));
+    if (message.plan !== undefined && message.plan !== Plan.PLAN_UNSPECIFIED) {
+      writer.uint32(8).int32(planToNumber(message.plan));
     }
     if (message.allowUnverifiable !== undefined) {
       writer.uint32(16).bool(message.allowUnverifiable);
@@ -21651,7 +21580,7 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
               break;
             }
 
-            message.plan = organizationSettings_PlanFromJSON(reader.int32());
+            message.plan = planFromJSON(reader.int32());
             continue;
           }
           case 2: {
@@ -21692,9 +21621,7 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
 
   fromJSON(object: any): OrganizationSettings {
     return {
-      plan: isSet(object.plan)
-        ? organizationSettings_PlanFromJSON(object.plan)
-        : OrganizationSettings_Plan.PLAN_UNSPECIFIED,
+      plan: isSet(object.plan) ? planFromJSON(object.plan) : Plan.PLAN_UNSPECIFIED,
       allowUnverifiable: isSet(object.allowUnverifiable)
         ? globalThis.Boolean(object.allowUnverifiable)
         : isSet(object.allow_unverifiable)
@@ -21711,8 +21638,8 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
 
   toJSON(message: OrganizationSettings): unknown {
     const obj: any = {};
-    if (message.plan !== undefined && message.plan !== OrganizationSettings_Plan.PLAN_UNSPECIFIED) {
-      obj.plan = organizationSettings_PlanToJSON(message.plan);
+    if (message.plan !== undefined && message.plan !== Plan.PLAN_UNSPECIFIED) {
+      obj.plan = planToJSON(message.plan);
     }
     if (message.allowUnverifiable !== undefined) {
       obj.allowUnverifiable = message.allowUnverifiable;
@@ -21731,7 +21658,7 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
   },
   fromPartial(object: DeepPartial<OrganizationSettings>): OrganizationSettings {
     const message = createBaseOrganizationSettings();
-    message.plan = object.plan ?? OrganizationSettings_Plan.PLAN_UNSPECIFIED;
+    message.plan = object.plan ?? Plan.PLAN_UNSPECIFIED;
     message.allowUnverifiable = object.allowUnverifiable ?? undefined;
     message.timezone = object.timezone ?? undefined;
     message.waitlistOfferTtlSeconds = object.waitlistOfferTtlSeconds ?? undefined;
@@ -21740,18 +21667,13 @@ export const OrganizationSettings: MessageFns<OrganizationSettings> = {
 };
 
 function createBaseOrganizationSettingsView(): OrganizationSettingsView {
-  return {
-    plan: OrganizationSettingsView_Plan.PLAN_UNSPECIFIED,
-    allowUnverifiable: false,
-    timezone: undefined,
-    waitlistOfferTtlSeconds: 0,
-  };
+  return { plan: Plan.PLAN_UNSPECIFIED, allowUnverifiable: false, timezone: undefined, waitlistOfferTtlSeconds: 0 };
 }
 
 export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
   encode(message: OrganizationSettingsView, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.plan !== undefined && message.plan !== OrganizationSettingsView_Plan.PLAN_UNSPECIFIED) {
-      writer.uint32(8).int32(organizationSettingsView_PlanToNumber(message.plan));
+    if (message.plan !== undefined && message.plan !== Plan.PLAN_UNSPECIFIED) {
+      writer.uint32(8).int32(planToNumber(message.plan));
     }
     if (message.allowUnverifiable !== undefined && message.allowUnverifiable !== false) {
       writer.uint32(16).bool(message.allowUnverifiable);
@@ -21783,7 +21705,7 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
               break;
             }
 
-            message.plan = organizationSettingsView_PlanFromJSON(reader.int32());
+            message.plan = planFromJSON(reader.int32());
             continue;
           }
           case 2: {
@@ -21824,9 +21746,7 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
 
   fromJSON(object: any): OrganizationSettingsView {
     return {
-      plan: isSet(object.plan)
-        ? organizationSettingsView_PlanFromJSON(object.plan)
-        : OrganizationSettingsView_Plan.PLAN_UNSPECIFIED,
+      plan: isSet(object.plan) ? planFromJSON(object.plan) : Plan.PLAN_UNSPECIFIED,
       allowUnverifiable: isSet(object.allowUnverifiable)
         ? globalThis.Boolean(object.allowUnverifiable)
         : isSet(object.allow_unverifiable)
@@ -21843,8 +21763,8 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
 
   toJSON(message: OrganizationSettingsView): unknown {
     const obj: any = {};
-    if (message.plan !== undefined && message.plan !== OrganizationSettingsView_Plan.PLAN_UNSPECIFIED) {
-      obj.plan = organizationSettingsView_PlanToJSON(message.plan);
+    if (message.plan !== undefined && message.plan !== Plan.PLAN_UNSPECIFIED) {
+      obj.plan = planToJSON(message.plan);
     }
     if (message.allowUnverifiable !== undefined && message.allowUnverifiable !== false) {
       obj.allowUnverifiable = message.allowUnverifiable;
@@ -21863,7 +21783,7 @@ export const OrganizationSettingsView: MessageFns<OrganizationSettingsView> = {
   },
   fromPartial(object: DeepPartial<OrganizationSettingsView>): OrganizationSettingsView {
     const message = createBaseOrganizationSettingsView();
-    message.plan = object.plan ?? OrganizationSettingsView_Plan.PLAN_UNSPECIFIED;
+    message.plan = object.plan ?? Plan.PLAN_UNSPECIFIED;
     message.allowUnverifiable = object.allowUnverifiable ?? false;
     message.timezone = object.timezone ?? undefined;
     message.waitlistOfferTtlSeconds = object.waitlistOfferTtlSeconds ?? 0;
