@@ -9,15 +9,14 @@ export const SHED_RETRY_AFTER_SECONDS = 1;
  */
 export const ADMITTED_TOKEN_KEY = 'x-service-admitted';
 
-/** The longest a request waits to start by default: the wait budget (docs/operations.md "Admission and overload"). */
-export const DEFAULT_MAX_WAIT_MS = 1000;
 /**
- * How many wait budgets a request may wait at most while its door keeps finishing work: a queue that moves is drained,
- * however slowly (a burst on a process short of CPU, confirms taking one slot's lock in turn), and its clients are
- * served rather than sent away to retry at the back of it. A door that finished nothing for a whole budget (a hung
- * store) refuses at the budget.
+ * The longest a request waits in the queue to start by default, never past its own deadline (docs/operations.md
+ * "Admission and overload"). One firm bound, measured from its arrival: how fast the door finished work meanwhile does
+ * not shorten it, since on a process short of CPU (a loaded host) a queue that moves can finish nothing for seconds
+ * (tens of concurrent creates behind one slot's lock, PostgreSQL starved of CPU), and its clients are to be served, not
+ * sent away to retry at the back of it. Overload is shed by the target (CoDel, below), not by this bound.
  */
-export const PATIENCE_BUDGETS = 10;
+export const DEFAULT_MAX_WAIT_MS = 10_000;
 /** Requests one door holds waiting by default; beyond, refused at once. */
 export const DEFAULT_MAX_QUEUE = 1024;
 /** Requests one door runs at once at most, by default (the adaptive limit moves below it). */
@@ -43,7 +42,11 @@ const SATURATED_ABOVE = 0.95;
  * door drains (its clients send nothing more while it does); a standing load does not.
  */
 const OVERLOAD_INTERVAL_MS = 500;
-/** A queue still holding this share of what it held an interval ago is standing, not draining. */
+/**
+ * A queue still holding this share of what it held an interval ago, and refilled meanwhile by arrivals at least this
+ * share of what it started, is standing, not draining. A burst gets no arrivals while it waits (its clients wait for
+ * their answers), however slowly it drains on a process short of CPU: it is never overload.
+ */
 const STANDING_SHARE = 0.8;
 /**
  * How long an overload lasts after its last sign (work that waited past the target, an arrival that would have): longer
@@ -101,7 +104,7 @@ export interface AdmissionQueueOptions {
   limit: number;
   /** Requests that may wait at once; beyond, refused at once. @default DEFAULT_MAX_QUEUE */
   maxQueue?: number;
-  /** The wait budget: the longest a request waits to start. @default DEFAULT_MAX_WAIT_MS */
+  /** The longest a request waits to start (its own deadline may be shorter). @default DEFAULT_MAX_WAIT_MS */
   maxWaitMs?: number;
   timers?: AdmissionTimers;
   /**
@@ -115,7 +118,7 @@ export interface AdmissionQueueOptions {
 export type RefusalReason =
   /** The queue holds as many as it may. */
   | 'queue_full'
-  /** It could not start within the wait budget (or its own deadline). */
+  /** It could not start within the longest wait (or its own deadline). */
   | 'wait_budget'
   /** The door is overloaded and the work would wait past the target. */
   | 'overloaded'
@@ -136,8 +139,8 @@ export type Admission = { admitted: true; ticket: AdmissionTicket } | { admitted
 /** A door's admission: work runs within its limit, the rest waits in a bounded queue. */
 export interface AdmissionQueue {
   /**
-   * Admits a request: at once when it fits, else after waiting its turn, or refuses it. `budgetMs` shortens the wait
-   * budget (the caller's remaining deadline); `signal` withdraws a waiting request.
+   * Admits a request: at once when it fits, else after waiting its turn, or refuses it. `budgetMs` shortens the longest
+   * wait (the caller's remaining deadline); `signal` withdraws a waiting request.
    */
   enter(opts?: { budgetMs?: number; signal?: AbortSignal }): Promise<Admission>;
   /** Requests running now. */
@@ -162,25 +165,24 @@ interface Waiter {
 
 /**
  * createAdmissionQueue bounds the requests one door of a process runs at once and queues the rest, refusing only what
- * could not start in time. **The limit adapts** to the event loop (additive increase, multiplicative decrease, every
- * 100 ms): while requests wait and the loop has room (busy under 80% of the time: the work waits on PostgreSQL or
- * Redis), more run at once, up to `limit`; while the loop is saturated (busy over 95%), fewer, down to 16, since running
- * more on one saturated loop adds only latency. **The queue**: a request that does not fit waits in FIFO order and is
- * refused only when the queue is full, when its budget (1 s by default) passes while the door finished nothing for a
- * whole budget on an event loop with room (its work waits on a hung store) or after ten budgets in all (never past the
- * caller's own deadline), or (on a saturated
- * loop, where the prediction holds) at once when its predicted wait (the requests ahead of it, over the limit, times
- * the average service time) exceeds that. A burst thus waits its turn instead of being refused, even on a process
- * short of CPU, as long as its queue moves.
+ * could not start in time or what overload brings. **The limit adapts** to the event loop (additive increase,
+ * multiplicative decrease, every 100 ms): while requests wait and the loop has room (busy under 80% of the time: the
+ * work waits on PostgreSQL or Redis), more run at once, up to `limit`; while the loop is saturated (busy over 95%),
+ * fewer, down to 16, since running more on one saturated loop adds only latency. **The queue**: a request that does not
+ * fit waits in FIFO order and is refused only when the queue is full, when it could not start within the longest wait
+ * (10 s by default, never past the caller's own deadline), or (on a saturated loop, where the prediction holds) at once
+ * when its predicted wait (the requests ahead of it, over the limit, times the average service time) exceeds that. A
+ * burst of tens of requests thus waits its turn instead of being refused, even on a process short of CPU whose queue
+ * finishes nothing for seconds.
  *
  * **Overload** (CoDel, as in Nichols and Jacobson's queue management and Facebook's adaptive queueing): when work has
  * kept waiting past a target (half the average service time, at least 50 ms) for half a second, the queue has not
- * drained meanwhile (a burst drains: its clients send nothing more while it does) and the event loop is saturated, the
- * door is overloaded: arrivals that would wait past the target are refused at once (a cheap answer), and so are waiters
- * that have already waited past it. A queue that stands while the loop has room is not overload: the limit grows
- * instead. Each sign of overload keeps it for another 1.5 s; without one (the load has gone) it ends by itself, so no
- * state outlives the load for long: within 2 s of its last sign, a wait past the target starts it again at once
- * (clients sent away come back together after their Retry-After).
+ * drained meanwhile and arrivals kept refilling it (a burst gets none: its clients wait for their answers) and the
+ * event loop is saturated, the door is overloaded: arrivals that would wait past the target are refused at once (a
+ * cheap answer), and so are waiters that have already waited past it. A queue that stands while the loop has room is
+ * not overload: the limit grows instead. Each sign of overload keeps it for another 1.5 s; without one (the load has
+ * gone) it ends by itself, so no state outlives the load for long: within 2 s of its last sign, a wait past the target
+ * starts it again at once (clients sent away come back together after their Retry-After).
  */
 export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   const t = o.timers ?? REAL_TIMERS;
@@ -195,13 +197,14 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   let inFlight = 0;
   let waiting = 0;
   let workMs: number | undefined;
-  /** When the door last finished a request: a queue that moves is waited on past the budget. */
-  let finishedAt = -Infinity;
   let adaptedAt = t.now();
   let saturated = false;
   // CoDel state: since when waits have been above the target and how many waited then, and the overload.
   let aboveSince: number | undefined;
   let waitingAtMark = 0;
+  /** Requests that joined the queue, and that left it to start, since the mark: a queue refilled as it drains stands. */
+  let arrivedSinceMark = 0;
+  let startedSinceMark = 0;
   let overloadedUntil = -Infinity;
   const isOverloaded = (now: number) => now < overloadedUntil;
   /** Work waited, or would wait, past the target while overloaded: the overload goes on. */
@@ -238,17 +241,25 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       stillOverloaded(now);
       return;
     }
-    if (aboveSince === undefined) {
+    const mark = () => {
       aboveSince = now;
       waitingAtMark = waiting;
-      return;
-    }
+      arrivedSinceMark = 0;
+      startedSinceMark = 0;
+    };
+    if (aboveSince === undefined) return mark();
     if (now - aboveSince < OVERLOAD_INTERVAL_MS) return;
-    // An interval of long waits: a queue that still holds most of what it held, on a saturated loop, is a standing
-    // load (overloaded); one that drained is a burst, and one whose loop has room waits for the limit to grow.
-    if (saturated && waiting > 0 && waiting >= waitingAtMark * STANDING_SHARE) stillOverloaded(now);
-    aboveSince = now;
-    waitingAtMark = waiting;
+    // An interval of long waits: a queue that still holds most of what it held and that arrivals kept refilling, on a
+    // saturated loop, is a standing load (overloaded); one that drained, or that nothing new joined (a burst draining
+    // slowly on a process short of CPU), is not, and one whose loop has room waits for the limit to grow.
+    if (
+      saturated &&
+      waiting > 0 &&
+      waiting >= waitingAtMark * STANDING_SHARE &&
+      arrivedSinceMark >= startedSinceMark * STANDING_SHARE
+    )
+      stillOverloaded(now);
+    mark();
   };
 
   const start = (waitedMs: number): AdmissionTicket => {
@@ -262,7 +273,6 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
         left = true;
         inFlight--;
         const now = t.now();
-        finishedAt = now;
         workMs = workMs === undefined ? now - startedAt : workMs + EWMA_WEIGHT * (now - startedAt - workMs);
         adapt(now);
         pump();
@@ -296,6 +306,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       }
       if (inFlight >= limit) break;
       head++;
+      startedSinceMark++;
       observeWait(waited, now);
       answer(w, { admitted: true, ticket: start(waited) });
     }
@@ -335,10 +346,8 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
         return Promise.resolve({ admitted: true, ticket: start(0) });
       }
       if (waiting >= maxQueue) return Promise.resolve({ admitted: false, reason: 'queue_full' });
-      const callerBudget = opts.budgetMs ?? Infinity;
-      const budget = Math.min(maxWaitMs, callerBudget);
-      // The longest it may wait: its caller's deadline is firm; the door's budget stretches while the queue moves.
-      const patience = Math.min(callerBudget, maxWaitMs * PATIENCE_BUDGETS);
+      // The longest it may wait: the door's bound, never past its caller's deadline.
+      const budget = Math.min(maxWaitMs, opts.budgetMs ?? Infinity);
       const predicted = predictedWaitMs();
       if (isOverloaded(now) && predicted > targetMs()) {
         stillOverloaded(now);
@@ -346,7 +355,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
       }
       // The prediction holds for work that shares a saturated loop; work that waits on a lock or a store drains at the
       // pace of that, so it is given its budget to wait instead.
-      if (budget <= 0 || (saturated && predicted > patience))
+      if (budget <= 0 || (saturated && predicted > budget))
         return Promise.resolve({ admitted: false, reason: 'wait_budget' });
       if (opts.signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
       return new Promise<Admission>((resolve) => {
@@ -357,18 +366,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
           // A waiter leaving may let the one behind it start (it was blocked only by this one's place).
           pump();
         };
-        // At each budget's end it waits on, within its patience, while the door finished something within the last
-        // budget (the queue moves) or its event loop is saturated (its work runs, slowly: a process short of CPU runs
-        // all it admitted at once and finishes them together); a door idle with nothing finished waits on a store.
-        const due = () => {
-          if (w.done) return;
-          const at = t.now();
-          const waited = at - w.enqueuedAt;
-          adapt(at);
-          if (waited >= patience || (at - finishedAt >= maxWaitMs && !saturated)) return drop('wait_budget');
-          w.timer = t.setTimeout(due, Math.min(maxWaitMs, patience - waited));
-        };
-        w.timer = t.setTimeout(due, budget);
+        w.timer = t.setTimeout(() => drop('wait_budget'), budget);
         if (opts.signal) {
           w.signal = opts.signal;
           w.onAbort = () => drop('cancelled');
@@ -376,6 +374,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
         }
         queue.push(w);
         waiting++;
+        arrivedSinceMark++;
       });
     },
   };

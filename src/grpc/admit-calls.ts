@@ -42,7 +42,7 @@ function remainingMs(deadline: Date | number): number {
 
 /**
  * admitCalls returns a server interceptor that bounds the work of the calls in flight and queues the rest (see
- * admission-queue.ts: a call waits its turn within the wait budget and its own deadline). A call that cannot start in
+ * admission-queue.ts: a call waits its turn within the longest wait and its own deadline). A call that cannot start in
  * time is answered, before its message is read, `UNAVAILABLE` with the usual error status (a `google.rpc.Status` whose
  * ErrorInfo reason is `SERVICE_UNAVAILABLE`, with a RetryInfo). A call holds its units until it starts answering (its
  * first message or headers, or its status) or is cancelled, so an open server stream does not keep them. Health
