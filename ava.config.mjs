@@ -32,16 +32,23 @@ const SLOW_FIRST = [
   'test/ops/workers-resume.test.ts',
 ];
 
-/** Rank of `file` (an absolute path) in SLOW_FIRST; files not listed rank after them all. */
+/** Rank of `file` (an absolute path, `.ts` or its compiled `.js`) in SLOW_FIRST; files not listed rank after them all. */
 const rank = (file) => {
-  const i = SLOW_FIRST.findIndex((f) => file.endsWith(`/${f}`));
+  const source = file.replace(/\.js$/, '.ts');
+  const i = SLOW_FIRST.findIndex((f) => source.endsWith(`/${f}`));
   return i < 0 ? SLOW_FIRST.length : i;
 };
 
+/**
+ * A whole run (scripts/run-tests.mjs) runs the compiled tree (.cache/build, scripts/build-tests.mjs) with TEST_COMPILED=1:
+ * the test files' JavaScript, loaded without tsx. Otherwise ava runs the TypeScript through tsx.
+ */
+const compiled = process.env.TEST_COMPILED === '1';
+
 export default {
-  extensions: { ts: 'module' },
-  nodeArguments: ['--import=tsx'],
-  files: ['test/**/*.test.ts'],
+  ...(compiled
+    ? { extensions: ['js'], files: ['test/**/*.test.js'] }
+    : { extensions: { ts: 'module' }, nodeArguments: ['--import=tsx'], files: ['test/**/*.test.ts'] }),
   timeout: '120s',
   concurrency: 2,
   workerThreads: false,

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { rmSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildDirOf, buildTests } from './build-tests.mjs';
 
 const root = process.cwd();
 const started = Date.now();
@@ -40,9 +41,15 @@ function runCheck(name) {
   });
 }
 
-/** The static checks of npm test, in two lanes that take about as long: tsc alone, the others one after another. */
+/**
+ * The static checks of npm test, in two lanes that take about as long: tsc alone (for a whole run, `build:tests`: tsc
+ * emitting the compiled tree the suite then runs, which type-checks as `typecheck` does), the others one after another.
+ */
 async function runChecks() {
-  const lanes = [['typecheck'], ['check:generated', 'lint:format', 'lint:proto', 'lint:layers']];
+  const lanes = [
+    [whole ? 'build:tests' : 'typecheck'],
+    ['check:generated', 'lint:format', 'lint:proto', 'lint:layers'],
+  ];
   const results = await Promise.all(
     lanes.map(async (lane) => {
       const done = [];
@@ -98,6 +105,7 @@ stops.unshift(await createMigratedTemplate(env.TEST_DATABASE_URL, env.TEST_TEMPL
 async function runAva(node, args, { extraEnv = {} } = {}) {
   const cli = join(root, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
   const child = spawn(node, [cli, '--tap', ...args], {
+    cwd: avaCwd,
     env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -145,8 +153,24 @@ if (withChecks)
   console.log(`# checks: ${checked.map((c) => `${c.name} ${c.ok ? 'passed' : 'FAILED'} (${c.seconds} s)`).join(', ')}`);
 if (failedChecks > 0) await finish([], failedChecks);
 
+// A whole run runs the compiled tree (scripts/build-tests.mjs; built by the `build:tests` check, or here without
+// checks): each test process then loads plain JavaScript instead of paying tsx's loader for every module.
+// TEST_COMPILED=1 runs the files named on the compiled tree too (their `.ts` names are taken as the `.js` ones).
+const compiled = whole || process.env.TEST_COMPILED === '1';
+let avaCwd = root;
+if (compiled) {
+  const built = withChecks && whole ? buildDirOf(root) : await buildTests(root);
+  if (!built) await finish([], 1);
+  avaCwd = buildDirOf(root);
+  env.TEST_COMPILED = '1';
+}
 // TEST_NODE runs the tests on another Node.js binary (e.g. `TEST_NODE=$(node scripts/fetch-node.mjs)`).
-const runs = [await runAva(process.env.TEST_NODE || process.execPath, files)];
+const runs = [
+  await runAva(
+    process.env.TEST_NODE || process.execPath,
+    compiled ? files.map((f) => f.replace(/\.ts$/, '.js')) : files,
+  ),
+];
 console.log(`# suite on Node.js ${process.version}: done at ${elapsed()}`);
 // A whole run also runs the API tests on Node.js 24 LTS, fetched from the npm registry (scripts/fetch-node.mjs) while
 // the stores started: the service supports 22 and 24 as well as the machine's Node. Node's compile cache spares its
@@ -155,7 +179,7 @@ console.log(`# suite on Node.js ${process.version}: done at ${elapsed()}`);
 if (node24) {
   const bin = await node24;
   const run = bin
-    ? await runAva(bin, ['test/api/**/*.test.ts'], {
+    ? await runAva(bin, ['test/api/**/*.test.js'], {
         extraEnv: { NODE_COMPILE_CACHE: join(root, '.cache', 'node-compile') },
       })
     : { passed: 0, failed: 1, skipped: 0, code: 1 };

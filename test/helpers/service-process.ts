@@ -51,7 +51,20 @@ export function serviceCommand(root = ROOT): string[] {
     .filter(Boolean)
     .filter((word, i) => !(i === 0 && word === 'exec'));
   if (node !== 'node') throw new Error(`package.json start script must begin with node: ${start}`);
+  // In the compiled tree of a whole run (scripts/build-tests.mjs) the child runs the same entry point's JavaScript.
+  if (existsSync(join(root, 'src', 'main.js'))) return [process.execPath, ...compiledArgs(args)];
   return [process.execPath, ...args];
+}
+
+/** The start script's node arguments for the compiled tree: tsx's loader dropped, `src/main.ts` as `src/main.js`. */
+function compiledArgs(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--import' && args[i + 1] === 'tsx') i++;
+    else if (args[i] === '--import=tsx') continue;
+    else out.push(args[i] === 'src/main.ts' ? 'src/main.js' : args[i]!);
+  }
+  return out;
 }
 
 /** Answers whether a process id is alive. */

@@ -1,0 +1,124 @@
+// Compiles the tree once for a whole test run: `tsc` emits JavaScript into .cache/build (type-checking as it goes), and
+// every other file of the tree appears there as a symbolic link at its own path, so the compiled tests, the service
+// processes they start and the files they read (migrations, fixtures, the console, docs) find each other as in the
+// source tree. Test files then load plain JavaScript, without tsx's loader hooks, which cost each process about a second
+// of CPU to load the service (docs/testing.md). Exits non-zero when tsc reports an error.
+import { spawn } from 'node:child_process';
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+} from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The directories tsc compiles (tsconfig.json's `include`): mirrored file by file, the others linked whole. */
+const COMPILED_DIRS = ['src', 'machines', 'test', 'bench', 'scripts', 'examples'];
+/** Top-level entries that never go into the build. */
+const LEFT_OUT = new Set(['.git', '.cache', '.test-data', '.data', 'tmp', '.scratch']);
+
+/** Where the compiled tree of `root` lives. */
+export const buildDirOf = (root) => join(root, '.cache', 'build');
+
+/** Runs a command, its output passed through; resolves with its exit code. */
+function run(cmd, args, cwd) {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('close', (code) => done(code ?? 1));
+  });
+}
+
+/** Makes `link` a symbolic link to `target`, unless it already is one. */
+function linkTo(target, link) {
+  try {
+    const st = lstatSync(link);
+    if (st.isSymbolicLink() && readlinkSync(link) === target) return;
+    rmSync(link, { recursive: true, force: true });
+  } catch {
+    // absent
+  }
+  symlinkSync(target, link);
+}
+
+/** Copies `from` (whose stat is `st`) to `to` unless `to` is a file of the same size and modification time. */
+function copyIfChanged(from, to, st) {
+  try {
+    const cur = lstatSync(to);
+    if (cur.isFile() && cur.size === st.size && cur.mtimeMs === st.mtimeMs) return;
+    rmSync(to, { recursive: true, force: true });
+  } catch {
+    // absent
+  }
+  copyFileSync(from, to);
+  utimesSync(to, st.atime, st.mtime);
+}
+
+/**
+ * Mirrors the source directory `src` into `out`: a link for every file that is not compiled output, a directory for
+ * every directory; removes what the source no longer has (a deleted test's JavaScript would otherwise still run).
+ */
+function mirror(srcDir, outDir) {
+  mkdirSync(outDir, { recursive: true });
+  const names = new Set(readdirSync(srcDir));
+  for (const name of names) {
+    const from = join(srcDir, name);
+    const to = join(outDir, name);
+    const st = lstatSync(from);
+    if (st.isDirectory()) mirror(from, to);
+    // A TypeScript source is copied, not linked: run with tsx from the build (a CLI, the quickstart's receiver), it
+    // then imports the compiled modules beside it, and `import.meta.url` names the path it was started by.
+    else if (name.endsWith('.ts')) copyIfChanged(from, to, st);
+    else linkTo(from, to);
+  }
+  for (const name of readdirSync(outDir)) {
+    if (names.has(name)) continue;
+    const to = join(outDir, name);
+    const st = lstatSync(to);
+    // tsc's output: x.js from x.ts that still exists; anything else is left over.
+    const fromSource = name.endsWith('.js') && names.has(`${name.slice(0, -3)}.ts`);
+    if (!fromSource || st.isSymbolicLink()) rmSync(to, { recursive: true, force: true });
+  }
+}
+
+/** Builds the compiled tree of `root`: resolves with its directory, or undefined when tsc failed. */
+export async function buildTests(root) {
+  const out = buildDirOf(root);
+  mkdirSync(out, { recursive: true });
+  // The build info lives in the build, so that a removed build is emitted again in full.
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const code = await run(
+    process.execPath,
+    [
+      tsc,
+      '-p',
+      'tsconfig.json',
+      '--noEmit',
+      'false',
+      '--outDir',
+      out,
+      '--incremental',
+      '--tsBuildInfoFile',
+      join(out, '.tsbuildinfo'),
+    ],
+    root,
+  );
+  for (const name of readdirSync(root)) {
+    if (LEFT_OUT.has(name)) continue;
+    const from = join(root, name);
+    if (COMPILED_DIRS.includes(name)) mirror(from, join(out, name));
+    else linkTo(from, join(out, name));
+  }
+  return code === 0 ? out : undefined;
+}
+
+if (resolve(process.argv[1] ?? '') === fileURLToPath(import.meta.url)) {
+  const root = process.cwd();
+  const out = await buildTests(root);
+  if (!out) process.exit(1);
+  console.log(`compiled into ${relative(root, out)}`);
+}
