@@ -17,6 +17,7 @@ import {
 } from './ranking-policy-service/ranking-policy-service.js';
 import { careService, type CareServiceDeps } from './care-service/care-service.js';
 import { gatewayService, type GatewayServiceDeps } from './gateway-service/gateway-service.js';
+import { importService, type ImportServiceDeps } from './import-service/import-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -35,7 +36,8 @@ export function createTypedServices(
     InspectorServiceDeps &
     RankingPolicyServiceDeps &
     CareServiceDeps &
-    GatewayServiceDeps,
+    GatewayServiceDeps &
+    ImportServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -52,5 +54,6 @@ export function createTypedServices(
     CareService: refuseUnstorableInput(careService(deps)),
     // Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
     GatewayService: gatewayService(deps),
+    ImportService: refuseUnstorableInput(importService(deps)),
   };
 }

@@ -95,7 +95,10 @@ export function protoShapeOf(schema: z.ZodType, side: ShapeSide): ProtoShape {
   if (cached) return cached;
   const view = protoViewOf(schema);
   if (view?.schema) {
-    const viewed = protoShapeOf(view.schema, side);
+    const element = view.repeated ? arrayElementOf(view.schema, side) : undefined;
+    const viewed: ProtoShape = element
+      ? { kind: 'repeated', item: protoShapeOf(element, side) }
+      : protoShapeOf(view.schema, side);
     shapes[side].set(schema, viewed);
     return viewed;
   }
@@ -107,6 +110,12 @@ export function protoShapeOf(schema: z.ZodType, side: ShapeSide): ProtoShape {
   if (side === 'input' && shape.kind === 'string' && isDecimalText(schema)) shape = { kind: 'int64', decimal: true };
   shapes[side].set(schema, shape);
   return shape;
+}
+
+/** The item schema of an array schema (wrappers taken off), if it is one. */
+function arrayElementOf(schema: z.ZodType, side: ShapeSide): z.ZodType | undefined {
+  const def = defOf(unwrapSchema(schema, side).schema);
+  return def.type === 'array' ? (def.element as z.ZodType) : undefined;
 }
 
 function computeShape(s: z.ZodType, side: ShapeSide): ProtoShape {

@@ -11,6 +11,12 @@ export interface ProtoView {
   schema?: z.ZodType;
   /** The proto field name, when not the REST name's snake_case. */
   name?: string;
+  /**
+   * The schema (an array) is carried as a `repeated` field of its item's shape even when the item is free-form JSON
+   * (`repeated google.protobuf.Value`), which protobuf allows: the list keeps its presence rules (a required list left
+   * out is refused at the edge) while each item stays a value the implementation judges itself.
+   */
+  repeated?: true;
 }
 
 /** One case of a oneof: its proto field name, schema, and whether a REST value (beside its parent object) is this case. */

@@ -19,4 +19,5 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'RankingPolicyService',
   'CareService',
   'GatewayService',
+  'ImportService',
 ]);

@@ -240,3 +240,22 @@ test('a strict object refuses each member it does not name, in the words of its 
     { id: 'pol_1', candidates: [{ providerId: 'p', displayName: 'P', slotStartText: '2026-03-02T09:00:00-05:00' }] },
   );
 });
+
+test('a list of free-form values (an import’s rows) is carried item by item as sent; left out, it is refused as required', (t) => {
+  const rows = [
+    { externalId: 'a', languageCodes: [], licenseRecords: [{ verifiedAt: '2026-01-01T00:00:00+02:00' }] },
+    7,
+    null,
+    'x',
+  ];
+  t.deepEqual(requestMessageOf(route('CreateProviderImport'), input({ body: { providers: rows, dryRun: true } })), {
+    providerRowValues: rows,
+    dryRun: true,
+  });
+  t.deepEqual(requestMessageOf(route('CreateProviderImport'), input({ body: { providers: [] } })), {
+    providerRowValues: [],
+  });
+  t.like(refusal('CreateProviderImport', { body: {} }), { code: 'VALIDATION_ERROR', field: 'providers' });
+  t.is(refusal('CreateProviderImport', { body: {} }).details?.[0]?.code, 'REQUIRED');
+  t.like(refusal('CreateProviderImport', { body: { providers: { a: 1 } } }), { field: 'providers' });
+});

@@ -31,11 +31,12 @@ export const CreateProviderImportBody = z.object({
   dryRun: z.boolean().optional(),
   deactivateMissing: z.boolean().optional(),
   providers: protoView(z.array(ProviderImportRow).max(PROVIDERS_PER_IMPORT), {
-    schema: z.array(CreateProviderBody).meta({
+    schema: z.array(z.unknown()).meta({
       description:
-        "The providers to import, each as CreateProvider takes it; a row whose external_id exists needs only external_id and is applied like UpdateProvider. Rows are validated one by one when the job runs: a bad row is listed in the job's `errors` and the others are imported. At most 500.",
+        "The providers to import, each a JSON object as the REST body of POST /api/v2/providers spells it (camelCase members, `verifiedAt` as sent); a row whose externalId exists needs only externalId and is applied like PATCH /api/v2/providers/:id. Rows are free-form here and validated one by one when the job runs, with the REST rules: a bad row (even one that is no object) is listed in the job's `errors` and the others are imported. Required over REST; at most 500.",
     }),
-    name: 'provider_rows',
+    name: 'provider_row_values',
+    repeated: true,
   }),
 });
 

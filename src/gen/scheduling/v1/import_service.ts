@@ -18,8 +18,8 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Value } from "../../google/protobuf/struct.js";
 import {
-  CreateProviderBody,
   ImportMode,
   importModeFromJSON,
   importModeToJSON,
@@ -62,11 +62,13 @@ export interface CreateProviderImportRequest {
     | boolean
     | undefined;
   /**
-   * The providers to import, each as CreateProvider takes it; a row whose external_id exists needs only external_id
-   * and is applied like UpdateProvider. Rows are validated one by one when the job runs: a bad row is listed in the
-   * job's `errors` and the others are imported. At most 500.
+   * The providers to import, each a JSON object as the REST body of POST /api/v2/providers spells it (camelCase
+   * members, `verifiedAt` as sent); a row whose externalId exists needs only externalId and is applied like PATCH
+   * /api/v2/providers/:id. Rows are free-form here and validated one by one when the job runs, with the REST rules: a
+   * bad row (even one that is no object) is listed in the job's `errors` and the others are imported. Required over
+   * REST; at most 500. Free-form JSON.
    */
-  providerRows?: CreateProviderBody[] | undefined;
+  providerRowValues?: any[] | undefined;
 }
 
 export interface CreateProviderImportRequest_ParamsEntry {
@@ -209,7 +211,7 @@ function createBaseCreateProviderImportRequest(): CreateProviderImportRequest {
     importMode: ImportMode.IMPORT_MODE_UNSPECIFIED,
     dryRun: undefined,
     deactivateMissing: undefined,
-    providerRows: [],
+    providerRowValues: [],
   };
 }
 
@@ -233,9 +235,9 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     if (message.deactivateMissing !== undefined) {
       writer.uint32(144).bool(message.deactivateMissing);
     }
-    if (message.providerRows !== undefined && message.providerRows.length !== 0) {
-      for (const v of message.providerRows) {
-        CreateProviderBody.encode(v!, writer.uint32(162).fork()).join();
+    if (message.providerRowValues !== undefined && message.providerRowValues.length !== 0) {
+      for (const v of message.providerRowValues) {
+        Value.encode(Value.wrap(v!), writer.uint32(178).fork()).join();
       }
     }
     return writer;
@@ -308,14 +310,14 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
             message.deactivateMissing = reader.bool();
             continue;
           }
-          case 20: {
-            if (tag !== 162) {
+          case 22: {
+            if (tag !== 178) {
               break;
             }
 
-            const el = CreateProviderBody.decode(reader, reader.uint32());
+            const el = Value.unwrap(Value.decode(reader, reader.uint32()));
             if (el !== undefined) {
-              message.providerRows!.push(el);
+              message.providerRowValues!.push(el);
             }
             continue;
           }
@@ -381,10 +383,10 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
         : isSet(object.deactivate_missing)
         ? globalThis.Boolean(object.deactivate_missing)
         : undefined,
-      providerRows: globalThis.Array.isArray(object?.providerRows)
-        ? object.providerRows.map((e: any) => CreateProviderBody.fromJSON(e))
-        : globalThis.Array.isArray(object?.provider_rows)
-        ? object.provider_rows.map((e: any) => CreateProviderBody.fromJSON(e))
+      providerRowValues: globalThis.Array.isArray(object?.providerRowValues)
+        ? [...object.providerRowValues]
+        : globalThis.Array.isArray(object?.provider_row_values)
+        ? [...object.provider_row_values]
         : [],
     };
   },
@@ -421,8 +423,8 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     if (message.deactivateMissing !== undefined) {
       obj.deactivateMissing = message.deactivateMissing;
     }
-    if (message.providerRows?.length) {
-      obj.providerRows = message.providerRows.map((e) => CreateProviderBody.toJSON(e));
+    if (message.providerRowValues?.length) {
+      obj.providerRowValues = message.providerRowValues;
     }
     return obj;
   },
@@ -454,7 +456,7 @@ export const CreateProviderImportRequest: MessageFns<CreateProviderImportRequest
     message.importMode = object.importMode ?? ImportMode.IMPORT_MODE_UNSPECIFIED;
     message.dryRun = object.dryRun ?? undefined;
     message.deactivateMissing = object.deactivateMissing ?? undefined;
-    message.providerRows = object.providerRows?.map((e) => CreateProviderBody.fromPartial(e)) || [];
+    message.providerRowValues = object.providerRowValues?.map((e) => e) || [];
     return message;
   },
 };
