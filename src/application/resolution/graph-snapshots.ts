@@ -62,18 +62,24 @@ export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) 
         return { found: false, reason: 'unreadable', detail: (e as Error).message };
       }
     },
-    /** Encodes and stores the snapshot of `key`'s version (kept if one is there already); drops old versions' ones. */
-    async write(key: GraphColumnsKey, parts: GraphParts): Promise<void> {
-      const columns = await encodeGraphColumns(key, parts, () => new Promise((resolve) => setImmediate(resolve)));
-      const body = await gz(columns, { level: zlibConstants.Z_BEST_SPEED });
-      const cut: Buffer[] = [];
-      for (let i = 0; i < body.length; i += PART_BYTES) cut.push(body.subarray(i, i + PART_BYTES));
+    /**
+     * Encodes and stores the snapshot of `key`'s version under the organization's build lease (writeGraphSnapshot):
+     * 'present' when it was stored already, or by another process while this one waited for the lease (then nothing
+     * is encoded here); drops old versions' ones.
+     */
+    async write(key: GraphColumnsKey, parts: GraphParts): Promise<'written' | 'present'> {
       const now = deps.clock();
-      await writeGraphSnapshot(deps.db, WRITE_TIMEOUT_MS, {
+      return writeGraphSnapshot(deps.db, WRITE_TIMEOUT_MS, {
         organizationId: key.organizationId,
         graphVersion: key.graphVersion,
         format: GRAPH_COLUMNS_FORMAT,
-        parts: cut,
+        parts: async () => {
+          const columns = await encodeGraphColumns(key, parts, () => new Promise((resolve) => setImmediate(resolve)));
+          const body = await gz(columns, { level: zlibConstants.Z_BEST_SPEED });
+          const cut: Buffer[] = [];
+          for (let i = 0; i < body.length; i += PART_BYTES) cut.push(body.subarray(i, i + PART_BYTES));
+          return cut;
+        },
         now,
         keepSince: new Date(now.getTime() - GRAPH_SNAPSHOT_KEEP_MS),
       });
