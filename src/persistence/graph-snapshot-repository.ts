@@ -34,26 +34,55 @@ export async function readGraphSnapshot(
   return { format, parts: rows.map((x) => x.body) };
 }
 
+/** Prefix of the advisory-lock key of an organization's snapshot builds (hashed with its id). */
+const BUILD_LOCK = 'graph_snapshot:';
+
 /**
- * Stores the snapshot of an organization's graph at `graphVersion` (all parts in one statement; a snapshot already
- * stored for that version is kept), then drops the organization's snapshots of older versions written before
- * `keepSince` (resolutions made on a version read its snapshot for their candidates while it is kept).
+ * Stores the snapshot of an organization's graph at `graphVersion` under the organization's build lease: a
+ * transaction-scoped advisory lock (safe behind a transaction pooler), so that of several processes that would store
+ * the same version only the first builds it (`parts` is called under the lease, and only when the version is not
+ * stored yet); the others wait for the lease and find it stored ('present'). All parts are written in one statement,
+ * then the organization's snapshots of older versions written before `keepSince` are dropped (resolutions made on a
+ * version read its snapshot for their candidates while it is kept). Everything, building included, is bounded by
+ * `timeoutMs` rather than a request's bounds.
  */
 export async function writeGraphSnapshot(
   db: Database,
   timeoutMs: number,
-  s: { organizationId: string; graphVersion: number; format: number; parts: Buffer[]; now: Date; keepSince: Date },
-): Promise<void> {
-  await db.transaction(async (tx) => {
-    // Megabytes of parts: bounded by their own timeout, not a request's (SET LOCAL ends with the transaction).
-    await tx.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
+  s: {
+    organizationId: string;
+    graphVersion: number;
+    format: number;
+    parts: () => Promise<Buffer[]>;
+    now: Date;
+    keepSince: Date;
+  },
+): Promise<'written' | 'present'> {
+  return db.transaction(async (tx) => {
+    // Megabytes of parts built while the transaction is open: bounded by their own timeouts, not a request's (SET LOCAL
+    // ends with the transaction).
+    const ms = Math.floor(timeoutMs);
+    await tx.query(`SET LOCAL statement_timeout = ${ms}`);
+    await tx.query(`SET LOCAL idle_in_transaction_session_timeout = ${ms}`);
+    await tx.query(`SET LOCAL lock_timeout = ${ms}`);
+    await tx.query({
+      text: 'SELECT pg_advisory_xact_lock(hashtext($1))',
+      values: [BUILD_LOCK + s.organizationId],
+      query_timeout: timeoutMs + 1000,
+    } as pg.QueryConfig);
+    const stored = await tx.query(
+      'SELECT 1 FROM graph_snapshots WHERE organization_id = $1 AND graph_version = $2 LIMIT 1',
+      [s.organizationId, s.graphVersion],
+    );
+    if ((stored.rowCount ?? 0) > 0) return 'present';
+    const parts = await s.parts();
     await tx.query({
       text: `INSERT INTO graph_snapshots (platform_id, organization_id, graph_version, format, part, parts, body, created_at)
        SELECT o.platform_id, o.id, $2, $3, p.part - 1, $4, p.body, $5
        FROM organizations o, unnest($6::bytea[]) WITH ORDINALITY AS p(body, part)
        WHERE o.id = $1
        ON CONFLICT (organization_id, graph_version, part) DO NOTHING`,
-      values: [s.organizationId, s.graphVersion, s.format, s.parts.length, s.now, s.parts],
+      values: [s.organizationId, s.graphVersion, s.format, parts.length, s.now, parts],
       // The client's own wait, which the pool sets a little above a request's statement timeout.
       query_timeout: timeoutMs + 1000,
     } as pg.QueryConfig);
@@ -61,6 +90,7 @@ export async function writeGraphSnapshot(
       'DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version < $2 AND created_at < $3',
       [s.organizationId, s.graphVersion, s.keepSince],
     );
+    return 'written';
   });
 }
 

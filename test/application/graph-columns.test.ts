@@ -93,7 +93,7 @@ test('columns decode to records equal to those encoded: strings of any plane, -0
     }),
     key,
   );
-  t.is(pauses, 25 + 13 + 9, 'one pause before each column');
+  t.is(pauses, 25 + 13 + 9 + 7, 'one pause before each column (providers, services, schedules, licenses)');
   t.deepEqual(back.providers, p.providers);
   t.deepEqual(
     back.providers.map((x) => Object.keys(x)),

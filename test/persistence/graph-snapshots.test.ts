@@ -278,3 +278,31 @@ test.serial(
     t.deepEqual(contentOf(g), contentOf(await loadOrgGraph(db, large.id, settled, Date.now())));
   },
 );
+
+test('two writers of one version: the second waits for the build lease and finds it stored (built once)', async (t) => {
+  const { id, version } = await variedOrganization();
+  const db = svc.service.deps.db;
+  const clock = () => new Date();
+  const reference = await loadOrgGraph(db, id, version, Date.now());
+  const parts = {
+    providers: reference.providers,
+    services: [...reference.serviceById.values()],
+    schedules: [...reference.schedulesByProvider.values()].flat(),
+    sharedBytes: 0,
+  };
+  // Two processes' stores (each its own), writing at once.
+  const outcomes = await Promise.all([
+    createGraphSnapshots({ db, clock }).write({ organizationId: id, graphVersion: version }, parts),
+    createGraphSnapshots({ db, clock }).write({ organizationId: id, graphVersion: version }, parts),
+  ]);
+  t.deepEqual([...outcomes].sort(), ['present', 'written']);
+  t.like(await snapshotRows(id), [{ graph_version: version, part: 0, parts: 1 }]);
+  t.is(
+    await createGraphSnapshots({ db, clock }).write({ organizationId: id, graphVersion: version }, parts),
+    'present',
+    'a later write of a stored version builds nothing',
+  );
+  const g = await createOrgGraphCache({ db, clock, snapshots: createGraphSnapshots({ db, clock }) })(id);
+  t.is(g.source, 'snapshot');
+  t.deepEqual(contentOf(g), contentOf(reference));
+});

@@ -1,4 +1,4 @@
-import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
+import type { CalendarConnection, LicenseRecord, Provider, ProviderService } from '../../domain/provider.js';
 
 /** The records of an organization's graph at one version, in the order the graph keeps them. */
 export interface GraphParts {
@@ -10,6 +10,8 @@ export interface GraphParts {
   schedules: CalendarConnection[];
   /** Estimated heap of the values the records share (codes, code lists, weekly schedules). */
   sharedBytes: number;
+  /** True when services and schedules hold their provider's own id string (decoded columns): nothing to share. */
+  providerIdsShared?: boolean;
 }
 
 /** Who the columns belong to: decoding checks it, so a snapshot is never read as another organization's or version's. */
@@ -73,16 +75,33 @@ const SCHEDULE_FIELDS = [
   'status',
 ] as const satisfies readonly (keyof CalendarConnection)[];
 /**
- * Fields whose objects are each record's own (parsed per record, never shared by equal text): license records, and
- * calendar feeds (each feed is its own, as the row loader keeps them).
+ * The fields of a license record, kept as columns of their own table (one row per record, providers' records in
+ * provider order): a record with any other key, or a value that is not a string, keeps its provider's list as JSON.
+ */
+const LICENSE_FIELDS = [
+  'licenseTypeCode',
+  'regionCode',
+  'status',
+  'expiresAt',
+  'verifiedAt',
+] as const satisfies readonly (keyof LicenseRecord)[];
+const LICENSE_FIELD_SET = new Set<string>(LICENSE_FIELDS);
+/** The license table's columns: the record's fields, its provider's position, and its keys in their order. */
+const LICENSE_TABLE_FIELDS = [...LICENSE_FIELDS, 'holder', 'keys'] as const;
+/**
+ * Fields whose objects are each record's own (parsed per record, never shared by equal text): license records (when
+ * not in the license table), and calendar feeds (each feed is its own, as the row loader keeps them).
  */
 const OWN_FIELDS = new Set<string>(['licenseRecords', 'externalCalendar']);
 /** Fields whose strings are (nearly) each record's own: written without looking for an equal one. */
 const UNIQUE_FIELDS = new Set<string>(['id', 'externalId', 'displayName', 'email', 'bio', 'username']);
 
 const MAGIC = 'OGC1';
-/** Bumped whenever the layout or a field list changes: columns of another format are ignored (the graph loads from rows). */
-export const GRAPH_COLUMNS_FORMAT = 1;
+/**
+ * Bumped whenever the layout or a field list changes: columns of another format are ignored (the graph loads from rows).
+ * 2: license records as a table of columns; a provider's id is the string its services and schedules refer to.
+ */
+export const GRAPH_COLUMNS_FORMAT = 2;
 
 // A value's kind in a column; the column's number is a string-table index (strings, JSON texts) or the number itself.
 const UNDEFINED = 0;
@@ -93,6 +112,8 @@ const STRING = 4;
 const NUMBER = 5;
 const JSON_SHARED = 6;
 const JSON_OWN = 7;
+/** A provider's license records: the rows of the license table from the cell's number while their holder is it. */
+const LICENSE_ROWS = 8;
 
 interface SectionInfo {
   name: string;
@@ -102,8 +123,13 @@ interface SectionInfo {
 
 interface Header extends GraphColumnsKey {
   format: number;
-  counts: { providers: number; services: number; schedules: number };
-  fields: { providers: readonly string[]; services: readonly string[]; schedules: readonly string[] };
+  counts: { providers: number; services: number; schedules: number; licenses: number };
+  fields: {
+    providers: readonly string[];
+    services: readonly string[];
+    schedules: readonly string[];
+    licenses: readonly string[];
+  };
   /** How many strings each table holds (strings: values kept; texts: JSON texts, parsed on decoding). */
   tables: { strings: number; texts: number };
   encodings: { strings: 'latin1' | 'utf16le'; texts: 'latin1' | 'utf16le' };
@@ -128,13 +154,34 @@ export async function encodeGraphColumns(
   const texts = createTable();
   const textOf = new Map<object, number>();
   const sections: { name: string; data: Uint8Array }[] = [];
+  // License records go to a table of their own (providers' lists in provider order): a provider's cell names its first
+  // row, the holder column says where its list ends; the key order of each record is kept as a string.
+  const licenses: Record<string, unknown>[] = [];
+  const licenseStart = new Array<number | undefined>(parts.providers.length);
+  parts.providers.forEach((p, i) => {
+    const list = p.licenseRecords as unknown;
+    if (!Array.isArray(list)) return;
+    const tabular = list.every(
+      (x) =>
+        x !== null &&
+        typeof x === 'object' &&
+        !Array.isArray(x) &&
+        Object.entries(x).every(([k, v]) => LICENSE_FIELD_SET.has(k) && (typeof v === 'string' || v === undefined)),
+    );
+    if (!tabular) return;
+    licenseStart[i] = licenses.length;
+    for (const x of list as Record<string, unknown>[])
+      licenses.push({ ...x, holder: i, keys: Object.keys(x).join(',') });
+  });
   const columns = async (name: string, records: readonly object[], fields: readonly string[]) => {
     for (const field of fields) {
       await pause();
       const kinds = new Uint8Array(records.length);
       const values = new Float64Array(records.length);
       const own = OWN_FIELDS.has(field);
-      const unique = UNIQUE_FIELDS.has(field);
+      // A provider's id is looked up by its services and schedules: they refer to the same string.
+      const unique = UNIQUE_FIELDS.has(field) && !(name === 'providers' && field === 'id');
+      const licenseList = name === 'providers' && field === 'licenseRecords';
       let narrow = true;
       for (let r = 0; r < records.length; r++) {
         const v = (records[r] as Record<string, unknown>)[field];
@@ -149,6 +196,9 @@ export async function encodeGraphColumns(
           kinds[r] = NUMBER;
           values[r] = v;
           if (!(Number.isInteger(v) && v >= 0 && v <= 0xffffffff) || Object.is(v, -0)) narrow = false;
+        } else if (licenseList && licenseStart[r] !== undefined) {
+          kinds[r] = LICENSE_ROWS;
+          values[r] = licenseStart[r]!;
         } else if (typeof v === 'object') {
           kinds[r] = own ? JSON_OWN : JSON_SHARED;
           // Lists the graph shares (one object for equal code lists) are written once.
@@ -170,6 +220,7 @@ export async function encodeGraphColumns(
   await columns('providers', parts.providers, PROVIDER_FIELDS);
   await columns('services', parts.services, SERVICE_FIELDS);
   await columns('schedules', parts.schedules, SCHEDULE_FIELDS);
+  await columns('licenses', licenses, LICENSE_TABLE_FIELDS);
   const encodings = { strings: strings.write('strings', sections), texts: texts.write('texts', sections) };
   const infos: SectionInfo[] = [];
   let offset = 0;
@@ -181,8 +232,18 @@ export async function encodeGraphColumns(
     format: GRAPH_COLUMNS_FORMAT,
     organizationId: key.organizationId,
     graphVersion: key.graphVersion,
-    counts: { providers: parts.providers.length, services: parts.services.length, schedules: parts.schedules.length },
-    fields: { providers: PROVIDER_FIELDS, services: SERVICE_FIELDS, schedules: SCHEDULE_FIELDS },
+    counts: {
+      providers: parts.providers.length,
+      services: parts.services.length,
+      schedules: parts.schedules.length,
+      licenses: licenses.length,
+    },
+    fields: {
+      providers: PROVIDER_FIELDS,
+      services: SERVICE_FIELDS,
+      schedules: SCHEDULE_FIELDS,
+      licenses: LICENSE_TABLE_FIELDS,
+    },
     tables: { strings: strings.size(), texts: texts.size() },
     encodings,
     sections: infos,
@@ -273,7 +334,8 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
   if (
     !same(header.fields.providers, PROVIDER_FIELDS) ||
     !same(header.fields.services, SERVICE_FIELDS) ||
-    !same(header.fields.schedules, SCHEDULE_FIELDS)
+    !same(header.fields.schedules, SCHEDULE_FIELDS) ||
+    !same(header.fields.licenses, LICENSE_TABLE_FIELDS)
   )
     throw new GraphColumnsError('other fields');
   const start = align8(8 + headerLength);
@@ -327,14 +389,14 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
     sharedBytes += 40 + x.length;
     return x;
   };
-  const parsed = new Map<number, unknown>();
+  const parsed = new Array<unknown>(header.tables.texts);
   const shared = (i: number): unknown => {
-    let v = parsed.get(i);
+    let v = parsed[i];
     if (v === undefined) {
       const t = jsonText(i);
       v = JSON.parse(t);
       if (Array.isArray(v)) for (let k = 0; k < v.length; k++) if (typeof v[k] === 'string') v[k] = intern(v[k]);
-      parsed.set(i, v);
+      parsed[i] = v;
       sharedBytes += 120 + 3 * t.length;
     }
     return v;
@@ -355,6 +417,9 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
       ? new Uint32Array(...section(`${name}.u32`, 4, count), count)
       : new Float64Array(...section(`${name}.f64`, 8, count), count);
   /** A column's cell reader: the value of record r. */
+  let licenseRows: (r: number, start: number) => LicenseRecord[] = () => {
+    throw new GraphColumnsError('license rows before the license table');
+  };
   const column = (name: string, field: string, count: number): ((r: number) => unknown) => {
     const kinds = new Uint8Array(...section(`${name}.${field}.kind`, 1, count), count);
     const values = cellsOf(`${name}.${field}`, count);
@@ -376,6 +441,8 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
           return shared(values[r]!);
         case JSON_OWN:
           return own(values[r]!);
+        case LICENSE_ROWS:
+          return licenseRows(r, values[r]!);
         default:
           throw new GraphColumnsError(`unknown kind in ${name}.${field}`);
       }
@@ -386,6 +453,32 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
   // Each record is one object literal of a fixed shape (fields in the order of the lists above, which the round-trip
   // test checks): V8 gives every record one hidden class, as the row loader's records have.
   const n = header.counts;
+  const l = columnsOf('licenses', LICENSE_TABLE_FIELDS, n.licenses);
+  const holderOf = cellsOf('licenses.holder', n.licenses);
+  // Records of one key order share a builder (the order is a string of the table: one per distinct order).
+  const builders = new Map<string, (k: number) => LicenseRecord>();
+  const builderOf = (keys: string) => {
+    let b = builders.get(keys);
+    if (b === undefined) {
+      const fields = keys === '' ? [] : keys.split(',');
+      if (!fields.every((f) => LICENSE_FIELD_SET.has(f))) throw new GraphColumnsError(`license keys ${keys}`);
+      const cells = fields.map((f) => l[f as (typeof LICENSE_FIELDS)[number]]);
+      builders.set(
+        keys,
+        (b = (k) => {
+          const x: Record<string, unknown> = {};
+          for (let f = 0; f < fields.length; f++) x[fields[f]!] = cells[f]!(k);
+          return x as unknown as LicenseRecord;
+        }),
+      );
+    }
+    return b;
+  };
+  licenseRows = (r, start) => {
+    const list: LicenseRecord[] = [];
+    for (let k = start; k < n.licenses && holderOf[k] === r; k++) list.push(builderOf(l.keys(k))(k));
+    return list;
+  };
   const p = columnsOf('providers', PROVIDER_FIELDS, n.providers);
   const providers = new Array<Provider>(n.providers);
   for (let r = 0; r < n.providers; r++)
@@ -448,5 +541,5 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
       externalCalendar: c.externalCalendar(r),
       status: c.status(r),
     };
-  return { providers, services, schedules, sharedBytes };
+  return { providers, services, schedules, sharedBytes, providerIdsShared: true };
 }

@@ -23,6 +23,17 @@ const TRANSFER_TIMEOUT_MS = 60_000;
 /** How long a snapshot of an older version is kept: resolutions made on it read it for their candidates. */
 export const GRAPH_SNAPSHOT_KEEP_MS = 24 * 3600_000;
 
+/**
+ * Gunzips a whole gzip member into one buffer of its final size: its trailer gives the size (ISIZE, modulo 2^32), so
+ * zlib writes a single chunk instead of chunks concatenated at the end (half the transient memory, no copy). A size
+ * that does not fit (a corrupt trailer, columns of 4 GiB or more) only costs the chunked path.
+ */
+export async function gunzipWhole(body: Buffer): Promise<Buffer> {
+  const size = body.length >= 18 ? body.readUInt32LE(body.length - 4) : 0;
+  const chunkSize = Math.min(Math.max(size + 1, 64 * 1024), 1024 * 1024 * 1024);
+  return gunz(body, { chunkSize });
+}
+
 /** What reading a stored snapshot gave: its records, or why there were none to use. */
 export type GraphSnapshotRead =
   | { found: true; parts: GraphParts }
@@ -44,24 +55,31 @@ export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) 
       if (!stored) return { found: false, reason: 'missing' };
       if (stored.format !== GRAPH_COLUMNS_FORMAT) return { found: false, reason: 'other_format' };
       try {
-        const buf = await gunz(stored.parts.length === 1 ? stored.parts[0]! : Buffer.concat(stored.parts));
-        return { found: true, parts: decodeGraphColumns(buf, key) };
+        const body = stored.parts.length === 1 ? stored.parts[0]! : Buffer.concat(stored.parts);
+        stored.parts.length = 0;
+        return { found: true, parts: decodeGraphColumns(await gunzipWhole(body), key) };
       } catch (e) {
         return { found: false, reason: 'unreadable', detail: (e as Error).message };
       }
     },
-    /** Encodes and stores the snapshot of `key`'s version (kept if one is there already); drops old versions' ones. */
-    async write(key: GraphColumnsKey, parts: GraphParts): Promise<void> {
-      const columns = await encodeGraphColumns(key, parts, () => new Promise((resolve) => setImmediate(resolve)));
-      const body = await gz(columns, { level: zlibConstants.Z_BEST_SPEED });
-      const cut: Buffer[] = [];
-      for (let i = 0; i < body.length; i += PART_BYTES) cut.push(body.subarray(i, i + PART_BYTES));
+    /**
+     * Encodes and stores the snapshot of `key`'s version under the organization's build lease (writeGraphSnapshot):
+     * 'present' when it was stored already, or by another process while this one waited for the lease (then nothing
+     * is encoded here); drops old versions' ones.
+     */
+    async write(key: GraphColumnsKey, parts: GraphParts): Promise<'written' | 'present'> {
       const now = deps.clock();
-      await writeGraphSnapshot(deps.db, WRITE_TIMEOUT_MS, {
+      return writeGraphSnapshot(deps.db, WRITE_TIMEOUT_MS, {
         organizationId: key.organizationId,
         graphVersion: key.graphVersion,
         format: GRAPH_COLUMNS_FORMAT,
-        parts: cut,
+        parts: async () => {
+          const columns = await encodeGraphColumns(key, parts, () => new Promise((resolve) => setImmediate(resolve)));
+          const body = await gz(columns, { level: zlibConstants.Z_BEST_SPEED });
+          const cut: Buffer[] = [];
+          for (let i = 0; i < body.length; i += PART_BYTES) cut.push(body.subarray(i, i + PART_BYTES));
+          return cut;
+        },
         now,
         keepSince: new Date(now.getTime() - GRAPH_SNAPSHOT_KEEP_MS),
       });

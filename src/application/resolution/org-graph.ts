@@ -307,13 +307,23 @@ export function assembleOrgGraph(
 ): OrgGraph {
   const { providers } = parts;
   let bytes = 0;
-  for (const p of providers) bytes += providerBytes(p);
-  const providerById = new Map(providers.map((x) => [x.id, x]));
+  const positionById = new Map<string, number>();
+  for (let i = 0; i < providers.length; i++) {
+    const p = providers[i]!;
+    bytes += providerBytes(p);
+    positionById.set(p.id, i);
+  }
+  // The provider's own id string (a row holds a copy of its own; decoded columns share it already).
+  const share = parts.providerIdsShared
+    ? (id: string) => id
+    : (id: string) => {
+        const i = positionById.get(id);
+        return i === undefined ? id : providers[i]!.id;
+      };
   const serviceById = new Map<string, ProviderService>();
   const servicesBySlug = new Map<string, Map<string, ProviderService>>();
   for (const svc of parts.services) {
-    // Share the provider's id string (the row holds a copy of its own).
-    svc.providerId = providerById.get(svc.providerId)?.id ?? svc.providerId;
+    svc.providerId = share(svc.providerId);
     serviceById.set(svc.id, svc);
     bytes += SERVICE_BYTES + svc.id.length;
     let bySlug = servicesBySlug.get(svc.slug);
@@ -321,19 +331,20 @@ export function assembleOrgGraph(
     if (!bySlug.has(svc.providerId)) bySlug.set(svc.providerId, svc);
   }
   const schedulesByProvider = new Map<string, CalendarConnection[]>();
+  const feedSchedules: CalendarConnection[] = [];
   for (const sched of parts.schedules) {
-    sched.providerId = providerById.get(sched.providerId)?.id ?? sched.providerId;
+    sched.providerId = share(sched.providerId);
     bytes += SCHEDULE_BYTES + sched.id.length;
     const list = schedulesByProvider.get(sched.providerId);
     if (list) list.push(sched);
-    else schedulesByProvider.set(sched.providerId, [sched]);
+    else {
+      schedulesByProvider.set(sched.providerId, [sched]);
+      // The schedule in use is a provider's newest: its first.
+      if (sched.externalCalendar !== undefined) feedSchedules.push(sched);
+    }
   }
-  const feedSchedules = [...schedulesByProvider.values()]
-    .map((list) => list[0]!)
-    .filter((c) => c.externalCalendar !== undefined);
   const eligibilityIndex = buildEligibilityIndex(providers);
   bytes += parts.sharedBytes + indexBytes(eligibilityIndex);
-  const positionById = new Map(providers.map((x, i) => [x.id, i]));
   const offering = new Map<string, ProviderSet>();
   const offeringOf = (slug: string) => {
     let set = offering.get(slug);
@@ -356,11 +367,15 @@ export function assembleOrgGraph(
       serving.set(dimension, (entry = { today, counts: countProvidersServing(providers, dimension, today) }));
     return entry.counts;
   };
+  let providerById: Map<string, Provider> | undefined;
   return {
     organizationId,
     graphVersion,
     providers,
-    providerById,
+    // Built on first use (nothing on a resolution's path reads it): one map of every provider is enough.
+    get providerById() {
+      return (providerById ??= new Map(providers.map((x) => [x.id, x])));
+    },
     serviceById,
     servicesBySlug,
     schedulesByProvider,

@@ -74,27 +74,27 @@ export function buildEligibilityIndex(providers: readonly Provider[]): Eligibili
     acceptsNo: newSet(words),
   };
   const subdivisionsOfCountry = new Map<string, ProviderSet>();
-  providers.forEach((p, i) => {
+  // One pass without a list per provider: a graph of 100,000 providers is indexed on its first resolution.
+  const listOf = (index: AttributeIndex, values: readonly string[], i: number) => {
+    if (values.length === 0) add(index.empty, i);
+    for (let k = 0; k < values.length; k++) addValue(index, words, values[k]!, i);
+  };
+  for (let i = 0; i < providers.length; i++) {
+    const p = providers[i]!;
     add(x.all, i);
     if (p.status !== 'active') add(x.inactive, i);
     if (!p.searchable) add(x.notSearchable, i);
     if (p.panelCapacity !== undefined && (p.panelCurrentCount ?? 0) >= p.panelCapacity) add(x.panelFull, i);
     if (p.acceptsNewClients === true) add(x.acceptsYes, i);
     else if (p.acceptsNewClients === false) add(x.acceptsNo, i);
-    const lists: [ListField, readonly string[]][] = [
-      ['professionCodes', p.professionCode === undefined || p.professionCode === '' ? [] : [p.professionCode]],
-      ['specialtyCodes', p.specialtyCodes],
-      ['ageGroupCodes', p.ageGroupCodes],
-      ['modalityCodes', p.modalityCodes],
-      ['serviceRegionCodes', p.serviceRegionCodes],
-      ['insurancePlanCodes', p.insurancePlanCodes],
-      ['languageCodes', p.languageCodes],
-    ];
-    for (const [field, values] of lists) {
-      const index = fields[field];
-      if (values.length === 0) add(index.empty, i);
-      for (const v of values) addValue(index, words, v, i);
-    }
+    if (p.professionCode === undefined || p.professionCode === '') add(fields.professionCodes.empty, i);
+    else addValue(fields.professionCodes, words, p.professionCode, i);
+    listOf(fields.specialtyCodes, p.specialtyCodes, i);
+    listOf(fields.ageGroupCodes, p.ageGroupCodes, i);
+    listOf(fields.modalityCodes, p.modalityCodes, i);
+    listOf(fields.serviceRegionCodes, p.serviceRegionCodes, i);
+    listOf(fields.insurancePlanCodes, p.insurancePlanCodes, i);
+    listOf(fields.languageCodes, p.languageCodes, i);
     for (const region of p.serviceRegionCodes) {
       if (region.length === 2) continue;
       const country = region.slice(0, 2);
@@ -102,7 +102,7 @@ export function buildEligibilityIndex(providers: readonly Provider[]): Eligibili
       if (!set) subdivisionsOfCountry.set(country, (set = newSet(words)));
       add(set, i);
     }
-  });
+  }
   return { providers, words, ...x, licenses: buildLicenseIndex(providers), fields, subdivisionsOfCountry };
 }
 
