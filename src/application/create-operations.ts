@@ -3,7 +3,6 @@ import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
 import type { OperationTable } from './operation.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
-import { createBookingOperations } from './booking-operations.js';
 import { createGatewayOperations } from './gateway-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
@@ -15,7 +14,6 @@ export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServi
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
     ImportService: createProviderImportOperations(deps),
     ResolutionService: createResolutionOperations(deps),
-    BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
   };
   // GatewayService/Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
