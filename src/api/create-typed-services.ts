@@ -18,6 +18,7 @@ import {
 import { careService, type CareServiceDeps } from './care-service/care-service.js';
 import { gatewayService, type GatewayServiceDeps } from './gateway-service/gateway-service.js';
 import { importService, type ImportServiceDeps } from './import-service/import-service.js';
+import { bookingService, type BookingServiceDeps } from './booking-service/booking-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -37,7 +38,8 @@ export function createTypedServices(
     RankingPolicyServiceDeps &
     CareServiceDeps &
     GatewayServiceDeps &
-    ImportServiceDeps,
+    ImportServiceDeps &
+    BookingServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -55,5 +57,6 @@ export function createTypedServices(
     // Refuse only carries the gateway's own refusal (whose message may quote a malformed body) and stores nothing.
     GatewayService: gatewayService(deps),
     ImportService: refuseUnstorableInput(importService(deps)),
+    BookingService: refuseUnstorableInput(bookingService(deps)),
   };
 }

@@ -2,7 +2,6 @@ import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
 import { createResolutionOperations } from './resolution-operations.js';
 import type { OperationTable } from './operation.js';
-import { createBookingOperations } from './booking-operations.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
 /**
@@ -12,7 +11,6 @@ import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
     ResolutionService: createResolutionOperations(deps),
-    BookingService: createBookingOperations(deps),
   };
   return Object.fromEntries(Object.entries(tables).map(([name, table]) => [name, refuseUnstorableInput(table)]));
 }

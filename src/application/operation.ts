@@ -64,14 +64,27 @@ export interface StreamingOperationSpec {
  * message and answers its response message as it is, with no REST input in between. It validates its request itself.
  */
 export interface TypedOperationSpec {
-  auth?: 'key';
+  /** As OperationSpec's: `none` for an RPC whose request itself is the credential (a confirmation token). */
+  auth?: 'key' | 'none';
   /** As OperationSpec's: a call that only checks the key ahead of the request's own call is not counted. */
   uncounted?: boolean;
   audit: OperationAudit;
   /** Marks the spec as typed. */
   typed: true;
-  handle(caller: Caller, request: object): Promise<object>;
+  /**
+   * Answers the response message, or `answer(response, headers)` when the call also sets REST response headers
+   * (`Idempotent-Replayed`), carried as `rest-header-*` trailers.
+   */
+  handle(caller: Caller, request: object, call: TypedCall): Promise<object | OperationAnswer>;
 }
+
+/** What a typed RPC reads of its call besides the request message: the passed metadata (`idempotency-key`, `accept`). */
+export interface TypedCall {
+  headers: Record<string, string>;
+}
+
+/** A typed response message with the REST response headers its call sets. */
+export type TypedAnswer<Res> = OperationAnswer & { result: Res };
 
 /**
  * One server-streaming RPC implemented on its typed messages: the server hands it the decoded request message and
@@ -99,8 +112,8 @@ export function typedStreamingOperation<Req extends object, Res extends object>(
 /** A typed RPC of `audit` that runs `handle` (its request and response are the generated ts-proto types). */
 export function typedOperation<Req extends object, Res extends object>(
   audit: OperationAudit,
-  handle: (caller: Caller, request: Req) => Promise<Res>,
-  opts: { uncounted?: boolean } = {},
+  handle: (caller: Caller, request: Req, call: TypedCall) => Promise<Res | TypedAnswer<Res>>,
+  opts: { auth?: 'key' | 'none'; uncounted?: boolean } = {},
 ): TypedOperationSpec {
   return { ...opts, audit, typed: true, handle: handle as TypedOperationSpec['handle'] };
 }

@@ -4,6 +4,7 @@ import type { RouteSpec } from './route.js';
 import { findUnstorableInput } from './find-unstorable-input.js';
 import { issuesToDetails } from './parse-input.js';
 import { unknownMemberRefusal } from './closed-object.js';
+import { refusedMemberOf } from './refused-members.js';
 import {
   enumTypeName,
   enumValueName,
@@ -288,8 +289,8 @@ function expectedType(shape: ProtoShape): string {
  * (`z.never()`), a body that is not an object; before these, what no operation may store (U+0000, unpaired
  * surrogates, nesting past the bound: find-unstorable-input.ts). Members the route does not name are ignored, as the
  * REST contract does, except in an object declared closed (closed-object.ts) or strict (refused in the words of its
- * rule). Ranges, lengths, other required fields and references are the implementation's to judge, for every caller
- * alike.
+ * rule), and a body member declared refused with an error of its own (refused-members.ts), which comes first. Ranges,
+ * lengths, other required fields and references are the implementation's to judge, for every caller alike.
  */
 export function requestMessageOf(route: RouteSpec, input: RestInput): Record<string, unknown> {
   const unstorable = findUnstorableInput(input);
@@ -307,6 +308,9 @@ export function requestMessageOf(route: RouteSpec, input: RestInput): Record<str
       problems.push(expected('(body)', 'object', body ?? null));
       continue;
     }
+    // A member the contract refuses with an error of its own is refused first, as the operation did before reading.
+    const refused = refusedMemberOf(group.schema, body as Record<string, unknown>);
+    if (refused) throw refused;
     Object.assign(message, objectMessage(group.schema, body as Record<string, unknown>, '', 'json', problems));
     // The mask names each field by its protobuf name (REST `status` of type ProviderStatus is `provider_status`).
     if (route.method === 'PATCH')

@@ -20,4 +20,5 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'CareService',
   'GatewayService',
   'ImportService',
+  'BookingService',
 ]);

@@ -377,8 +377,9 @@ async function answerFailedCall(
 
 /**
  * Runs a call of an RPC implemented on its typed messages (TYPED_SERVICES): authenticated and counted like any call
- * (unless `uncounted`), then its decoded request message goes to the implementation as it is, and its response message
- * is the answer. A request in the gateway form (a gateway of the previous version) is first mapped as the gateway maps
+ * (unless `uncounted`, or its request is the credential, `auth: 'none'`), then its decoded request message goes to
+ * the implementation as it is, with the passed headers, and its response message is the answer (its REST headers as
+ * trailers). A request in the gateway form (a gateway of the previous version) is first mapped as the gateway maps
  * REST. A method without a route (GatewayService) has no gateway form: its message is taken as it is.
  */
 async function handleTypedCall(
@@ -394,17 +395,20 @@ async function handleTypedCall(
   let caller: Caller | undefined;
   let input = unread;
   try {
-    caller = await authenticateCall(deps, md, requestId, trailers, {
-      peer: call.getPeer(),
-      counted: spec.uncounted !== true,
-    });
+    if (spec.auth !== 'none')
+      caller = await authenticateCall(deps, md, requestId, trailers, {
+        peer: call.getPeer(),
+        counted: spec.uncounted !== true,
+      });
     const request = typedMessageOfCall(call.request, route);
     if (route) input = { ...unread, params: pathParamsOfMessage(route, request) };
-    const who = caller;
-    const response = await runForCall(call, () => spec.handle(who, request));
-    if (caller.viaOrganizationHeader)
-      await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: false });
-    callback(null, response, trailers);
+    const who = caller ?? anonymousCaller(requestId);
+    const out = await runForCall(call, () => spec.handle(who, request, { headers: unread.headers }));
+    const replayed = isAnswer(out) && out.headers['idempotent-replayed'] === 'true';
+    if (caller?.viaOrganizationHeader) await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed });
+    if (isAnswer(out))
+      for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
+    callback(null, isAnswer(out) ? out.result : out, trailers);
   } catch (err) {
     await answerFailedCall(deps, { rpc, requestId, caller, audit: spec.audit, input, trailers }, err, callback);
   }

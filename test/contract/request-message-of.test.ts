@@ -259,3 +259,37 @@ test('a list of free-form values (an import’s rows) is carried item by item as
   t.is(refusal('CreateProviderImport', { body: {} }).details?.[0]?.code, 'REQUIRED');
   t.like(refusal('CreateProviderImport', { body: { providers: { a: 1 } } }), { field: 'providers' });
 });
+
+test('a body member declared refused (refused-members.ts) is refused first with its own error, whatever else the body holds', (t) => {
+  const reschedule = (body: unknown) => refusal('RescheduleBookingV1', { params: { id: 'bkg_1' }, body });
+  const combined = (field: string) => ({
+    code: 'COMBINED_DATETIME_NOT_ACCEPTED',
+    field,
+    details: undefined,
+  });
+  t.like(reschedule({ datetime: '2026-03-05T10:00:00-05:00' }), combined('datetime'));
+  t.like(reschedule({ start: '2026-03-05T15:00:00Z', date: '2026-03-05', time: '10:00' }), combined('start'));
+  t.like(
+    reschedule({ date: 5, time: null, datetime: 'x' }),
+    combined('datetime'),
+    'before what the message cannot carry',
+  );
+  // Its value does not matter (a null too), and the schema's zod parse and openapi.json are unchanged.
+  t.like(reschedule({ datetime: null }), combined('datetime'));
+  t.deepEqual(
+    requestMessageOf(
+      route('RescheduleBookingV1'),
+      input({ params: { id: 'bkg_1' }, body: { date: '2026-03-05', time: '10:00', other: 1 } }),
+    ),
+    { id: 'bkg_1', date: '2026-03-05', time: '10:00' },
+    'another member the route does not name is still ignored',
+  );
+  const message = (() => {
+    try {
+      requestMessageOf(route('RescheduleBookingV1'), input({ params: { id: 'b' }, body: { datetime: 'x' } }));
+    } catch (err) {
+      return (err as ServiceError).message;
+    }
+  })();
+  t.is(message, 'Send separate `date` (YYYY-MM-DD) and `time` (HH:MM) fields instead of `datetime`.');
+});

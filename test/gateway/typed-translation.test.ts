@@ -118,8 +118,8 @@ test.serial(
     t.is(bad.body.error.field, 'externalId');
     t.is(await form('json'), json0);
     const inOrg = client(svc.url, svc.platformKey, { 'service-organization-id': org.body.id });
-    // BookingService still takes the REST input: query text that is no decimal count goes in the JSON form.
-    const badList = await inOrg.get('/api/v2/bookings?limit=ten');
+    // ResolutionService still takes the REST input: query text that is no decimal count goes in the JSON form.
+    const badList = await inOrg.get('/api/v2/resolutions?limit=ten');
     t.is(badList.status, 400);
     t.is(badList.body.error.code, 'VALIDATION_ERROR');
     t.is(badList.body.error.field, 'limit');

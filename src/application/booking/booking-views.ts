@@ -51,30 +51,3 @@ export function toBookingV1Created(b: BookingRow, extra: Record<string, unknown>
     },
   };
 }
-
-/** A v1 list item. */
-export function toBookingV1ListItem(b: BookingRow) {
-  return {
-    bookingId: b.id,
-    status: b.status,
-    provider: { name: b.provider_name },
-    start: b.start_at.toISOString(),
-    end: b.end_at.toISOString(),
-  };
-}
-
-/** The v1 detail shape. */
-export function toBookingV1Detail(b: BookingRow, publicBaseUrl: string) {
-  return {
-    bookingId: b.id,
-    status: b.status,
-    provider: { id: b.provider_id, name: b.provider_name, username: b.provider_username },
-    service: { title: b.service_title, duration: b.service_duration },
-    attendee: { name: b.customer.name, email: b.customer.email },
-    start: b.start_at.toISOString(),
-    end: b.end_at.toISOString(),
-    confirmationUrl: confirmationUrl(publicBaseUrl, b),
-    rescheduledFrom: b.rescheduled_from,
-    rescheduledTo: b.rescheduled_to,
-  };
-}

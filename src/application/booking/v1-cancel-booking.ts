@@ -1,5 +1,3 @@
-import { parseInput } from '../../contract/parse-input.js';
-import { CancelBookingV1Body } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { Caller } from '../caller.js';
@@ -23,10 +21,9 @@ export async function cancelBookingV1(
   deps: ResolutionDeps,
   caller: Caller,
   id: string,
-  input: unknown,
+  body: { reason?: string | undefined },
   idempotency?: IdempotencyRecord,
 ) {
-  const body = parseInput(CancelBookingV1Body, input ?? {});
   const reason = body.reason ?? null;
   const now = deps.clock();
   const event = { type: 'CANCEL' as const, at: now.toISOString(), ...(reason !== null ? { reason } : {}) };

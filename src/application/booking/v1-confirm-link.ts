@@ -1,6 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { parseInput } from '../../contract/parse-input.js';
-import { ConfirmBookingV1Query } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
 import { appendAudit } from '../../persistence/audit-log.js';
 import { findBooking, type BookingRow } from '../../persistence/booking-repository.js';
@@ -10,7 +8,6 @@ import { stepCause } from '../step-cause.js';
 import { escapeHtml } from '../email/escape-html.js';
 import { formatBookingTime } from '../email/format-booking-time.js';
 import { htmlLayout } from '../email/html-layout.js';
-import { answer, type OperationInput } from '../operation.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { stepBooking } from './step-booking.js';
 import { bookingTitle } from './booking-views.js';
@@ -26,7 +23,7 @@ export function tokenMatches(presented: string, stored: string | null): boolean 
 }
 
 /** The small page a person sees after following the link. */
-function confirmationPage(b: BookingRow): string {
+export function confirmationPage(b: BookingRow): string {
   const title = bookingTitle(b);
   const heading = b.status === 'completed' ? 'This booking has taken place' : 'Your booking is confirmed';
   return htmlLayout(
@@ -42,12 +39,16 @@ function confirmationPage(b: BookingRow): string {
 /**
  * GET /api/v1/bookings/:id/confirm?token=...: the e-mailed link (no API key; the token is the credential).
  * Confirms a pending booking through the booking machine (event booking.confirmed, system audit), and answers
- * a small HTML page, or `{bookingId, status}` when the request accepts JSON. Following it again is still 200;
- * an unknown id or a wrong token is 404 BOOKING_NOT_FOUND; a cancelled or rescheduled booking is 409.
+ * the booking as it stands (the RPC answers a small HTML page of it, confirmationPage, or `{bookingId, status}` when
+ * the request accepts JSON). Following it again is still 200; an unknown id or a wrong token is 404
+ * BOOKING_NOT_FOUND; a cancelled or rescheduled booking is 409.
  */
-export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, input: OperationInput) {
-  const { token } = parseInput(ConfirmBookingV1Query, input.query);
-  const id = input.params.id ?? '';
+export async function confirmBookingV1(
+  deps: ResolutionDeps,
+  caller: Caller,
+  link: { id: string; token: string },
+): Promise<BookingRow> {
+  const { id, token } = link;
   const found = await findBooking(deps.db, id);
   // Same answer for an unknown id and a wrong token: the link reveals nothing without its token.
   if (!found || !tokenMatches(token, found.confirm_token)) throw new ServiceError('BOOKING_NOT_FOUND');
@@ -85,6 +86,5 @@ export async function confirmBookingV1(deps: ResolutionDeps, caller: Caller, inp
   if (status === 'cancelled' || status === 'rescheduled') {
     throw new ServiceError('BOOKING_STATE_CONFLICT', `The booking was ${status} and can no longer be confirmed.`);
   }
-  if ((input.headers.accept ?? '').includes('application/json')) return { bookingId: outcome.row.id, status };
-  return answer(confirmationPage(outcome.row), { 'content-type': 'text/html; charset=utf-8' });
+  return outcome.row;
 }

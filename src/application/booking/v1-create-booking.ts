@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { parseInput } from '../../contract/parse-input.js';
-import { CreateBookingV1Body } from '../../contract/schemas/booking.js';
+import type { z } from 'zod';
+import type { CreateBookingV1Body } from '../../contract/schemas/booking.js';
 import { decodeSlotId } from '../../domain/availability/slot-id.js';
 import { ServiceError } from '../../errors/service-error.js';
 import { insertBooking } from '../../persistence/booking-repository.js';
@@ -23,6 +23,9 @@ export function newConfirmToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** A v1 create request, checked with CreateBookingV1Body's rules (src/api/booking-service/create-booking-v1.ts). */
+export type BookingV1Input = z.output<typeof CreateBookingV1Body>;
+
 /**
  * POST /api/v1/bookings: books a slot directly as a `pending` booking. One transaction writes the booking,
  * its slot claim (the exclusion constraint turns a race for the slot into 409 SLOT_UNAVAILABLE for every
@@ -32,10 +35,9 @@ export function newConfirmToken(): string {
 export async function createBookingV1(
   deps: ResolutionDeps,
   caller: Caller,
-  input: unknown,
+  body: BookingV1Input,
   idempotency?: IdempotencyRecord,
 ) {
-  const body = parseInput(CreateBookingV1Body, input);
   const slot = decodeSlotId(body.slotId);
   if (!slot)
     throw new ServiceError('VALIDATION_ERROR', 'slotId: is not a slot id issued by GET /api/v1/slots', {

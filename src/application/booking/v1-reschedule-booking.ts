@@ -1,5 +1,5 @@
-import { parseInput } from '../../contract/parse-input.js';
-import { RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
+import type { z } from 'zod';
+import type { RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
 import { insertBooking } from '../../persistence/booking-repository.js';
 import { insertIdempotencyAnswer, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
@@ -21,8 +21,11 @@ import { writeBookingActor } from './write-booking-actor.js';
 import { newConfirmToken } from './v1-create-booking.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
-/** Fields that would carry a combined date-time, which the v1 reschedule refuses (CONTRACT part 5). */
-const COMBINED_FIELDS = ['datetime', 'start'];
+/**
+ * A v1 reschedule request, checked with RescheduleBookingV1Body's rules (a combined `datetime`/`start` is refused at
+ * the gateway's edge, refused-members.ts: the message cannot carry one).
+ */
+export type RescheduleV1Input = z.output<typeof RescheduleBookingV1Body>;
 
 /**
  * POST /api/v1/bookings/:id/reschedule: moves a pending or confirmed booking to the local `date` and `time` in
@@ -35,18 +38,9 @@ export async function rescheduleBookingV1(
   deps: ResolutionDeps,
   caller: Caller,
   id: string,
-  input: unknown,
+  body: RescheduleV1Input,
   idempotency?: IdempotencyRecord,
 ) {
-  if (typeof input === 'object' && input !== null && COMBINED_FIELDS.some((f) => Object.hasOwn(input, f))) {
-    const field = COMBINED_FIELDS.find((f) => Object.hasOwn(input, f))!;
-    throw new ServiceError(
-      'COMBINED_DATETIME_NOT_ACCEPTED',
-      `Send separate \`date\` (YYYY-MM-DD) and \`time\` (HH:MM) fields instead of \`${field}\`.`,
-      { field },
-    );
-  }
-  const body = parseInput(RescheduleBookingV1Body, input ?? {});
   const now = deps.clock();
   const newBookingId = newId('bkg', now.getTime());
   const event = { type: 'RESCHEDULE' as const, at: now.toISOString(), rescheduledTo: newBookingId };

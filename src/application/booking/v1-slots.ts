@@ -1,5 +1,3 @@
-import { parseInput } from '../../contract/parse-input.js';
-import { ListSlotsV1Query } from '../../contract/schemas/booking.js';
 import { addDays } from '../../domain/availability/local-date.js';
 import { slotsForLocalDate } from '../../domain/availability/slot-generation.js';
 import { encodeSlotId } from '../../domain/availability/slot-id.js';
@@ -19,8 +17,11 @@ export function slotLabel(time: string): string {
  * slot interval; a slot overlapping an active claim (buffers included) is `available: false`. Past slots, slots
  * inside the minimum notice and slots after the provider's active licences end are not listed.
  */
-export async function listSlotsV1(deps: ResolutionDeps, caller: Caller, query: unknown) {
-  const q = parseInput(ListSlotsV1Query, query);
+export async function listSlotsV1(
+  deps: Pick<ResolutionDeps, 'db' | 'clock'>,
+  caller: Caller,
+  q: { providerId: string; eventTypeId: string; date: string },
+) {
   const bookable = await loadBookableService(deps.db, caller, q.providerId, q.eventTypeId, {
     provider: 'providerId',
     service: 'eventTypeId',

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { decodeSlotId } from '../../domain/availability/slot-id.js';
+import { ServiceError } from '../../errors/service-error.js';
+import { refusedMembers } from '../refused-members.js';
 import {
   cursor,
   ianaTimezone,
@@ -147,14 +149,23 @@ export const BookingV1Detail = z.object({
 });
 
 /** Body of POST /api/v1/bookings/:id/reschedule: separate local date and time (a combined `datetime`/`start` is 422). */
-export const RescheduleBookingV1Body = z.object({
-  date: isoDate(),
-  time: z
-    .string()
-    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a HH:MM wall-clock time')
-    .meta({ description: "HH:MM in the provider's schedule timezone." }),
-  notes: text(5000).optional(),
-});
+export const RescheduleBookingV1Body = refusedMembers(
+  z.object({
+    date: isoDate(),
+    time: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a HH:MM wall-clock time')
+      .meta({ description: "HH:MM in the provider's schedule timezone." }),
+    notes: text(5000).optional(),
+  }),
+  ['datetime', 'start'],
+  (field) =>
+    new ServiceError(
+      'COMBINED_DATETIME_NOT_ACCEPTED',
+      `Send separate \`date\` (YYYY-MM-DD) and \`time\` (HH:MM) fields instead of \`${field}\`.`,
+      { field },
+    ),
+);
 
 /** Answer of POST /api/v1/bookings/:id/reschedule: the new pending booking. */
 export const BookingV1Rescheduled = z.object({

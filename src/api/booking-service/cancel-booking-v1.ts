@@ -1,0 +1,37 @@
+import type { CancelBookingV1Request, CancelBookingV1Response } from '../../gen/scheduling/v1/booking_service.js';
+import { BookingPath, CancelBookingV1Body } from '../../contract/schemas/booking.js';
+import type { Caller } from '../../application/caller.js';
+import type { TypedAnswer, TypedCall } from '../../application/operation.js';
+import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
+import { cancelBookingV1 as cancelBooking } from '../../application/booking/v1-cancel-booking.js';
+import { pathId, RequestProblems } from '../request-problems.js';
+import { bookingV1CancelledMessage } from '../messages/booking-message.js';
+import { idempotentWrite } from './idempotent-write.js';
+
+/** What CancelBookingV1 uses: the booking machine, the e-mail queue and the idempotency store. */
+export type CancelBookingV1Deps = ResolutionDeps;
+
+/**
+ * CancelBookingV1 (POST /api/v1/bookings/:id/cancel): cancels a pending or confirmed booking (v1-cancel-booking.ts);
+ * with an `idempotency-key`, a retry answers the first cancellation instead of 409.
+ */
+export async function cancelBookingV1(
+  deps: CancelBookingV1Deps,
+  caller: Caller,
+  request: CancelBookingV1Request,
+  call: TypedCall = { headers: {} },
+): Promise<TypedAnswer<CancelBookingV1Response>> {
+  const id = pathId(BookingPath.shape.id, request.id);
+  const body = request.reason !== undefined ? { reason: request.reason } : {};
+  const problems = new RequestProblems();
+  const reason = problems.check('reason', CancelBookingV1Body.shape.reason, body.reason);
+  problems.throwIfAny();
+  return idempotentWrite(
+    deps,
+    caller,
+    call,
+    { endpoint: `v1-cancel:${id}`, payload: body },
+    (record) => cancelBooking(deps, caller, id, { reason }, record),
+    (view) => ({ bookingV1Cancelled: bookingV1CancelledMessage(view) }),
+  );
+}

@@ -1,0 +1,58 @@
+import type { CreateBookingV1Request, CreateBookingV1Response } from '../../gen/scheduling/v1/booking_service.js';
+import { CreateBookingV1Body } from '../../contract/schemas/booking.js';
+import type { Caller } from '../../application/caller.js';
+import type { TypedAnswer, TypedCall } from '../../application/operation.js';
+import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
+import { createBookingV1 as bookSlot } from '../../application/booking/v1-create-booking.js';
+import { given, RequestProblems } from '../request-problems.js';
+import { bookingV1CreatedMessage, type BookingV1CreatedView } from '../messages/booking-message.js';
+import { idempotentWrite } from './idempotent-write.js';
+
+/** What CreateBookingV1 uses: the v1 create path (booking, claim, e-mail, actor) and the idempotency store. */
+export type CreateBookingV1Deps = ResolutionDeps;
+
+/**
+ * CreateBookingV1 (POST /api/v1/bookings): books a slot id from ListSlotsV1 as a `pending` booking
+ * (v1-create-booking.ts); with an `idempotency-key`, a retry with the same request answers the first booking.
+ */
+export async function createBookingV1(
+  deps: CreateBookingV1Deps,
+  caller: Caller,
+  request: CreateBookingV1Request,
+  call: TypedCall = { headers: {} },
+): Promise<TypedAnswer<CreateBookingV1Response>> {
+  const shape = CreateBookingV1Body.shape;
+  const a = request.attendee;
+  // The request as REST spells it: what is checked, and what a replay must repeat.
+  const attendee =
+    a === undefined
+      ? undefined
+      : {
+          ...(given(a.name) !== undefined ? { name: a.name } : {}),
+          ...(given(a.email) !== undefined ? { email: a.email } : {}),
+          ...(a.timezone !== undefined ? { timezone: a.timezone } : {}),
+        };
+  const body = {
+    ...(given(request.providerId) !== undefined ? { providerId: request.providerId } : {}),
+    ...(given(request.serviceId) !== undefined ? { serviceId: request.serviceId } : {}),
+    ...(given(request.slotId) !== undefined ? { slotId: request.slotId } : {}),
+    ...(attendee !== undefined ? { attendee } : {}),
+    ...(request.notes !== undefined ? { notes: request.notes } : {}),
+  };
+  const problems = new RequestProblems();
+  const providerId = problems.check('providerId', shape.providerId, body.providerId);
+  const serviceId = problems.check('serviceId', shape.serviceId, body.serviceId);
+  const slotId = problems.check('slotId', shape.slotId, body.slotId);
+  const checkedAttendee = problems.check('attendee', shape.attendee, attendee);
+  const notes = problems.check('notes', shape.notes, body.notes);
+  problems.throwIfAny();
+  const input = { providerId: providerId!, serviceId: serviceId!, slotId: slotId!, attendee: checkedAttendee!, notes };
+  return idempotentWrite(
+    deps,
+    caller,
+    call,
+    { endpoint: 'v1-bookings', payload: body },
+    (record) => bookSlot(deps, caller, input, record) as Promise<BookingV1CreatedView>,
+    (view) => ({ bookingV1Created: bookingV1CreatedMessage(view) }),
+  );
+}

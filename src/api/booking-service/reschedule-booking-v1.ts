@@ -1,0 +1,49 @@
+import type {
+  RescheduleBookingV1Request,
+  RescheduleBookingV1Response,
+} from '../../gen/scheduling/v1/booking_service.js';
+import { BookingPath, RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
+import type { Caller } from '../../application/caller.js';
+import type { TypedAnswer, TypedCall } from '../../application/operation.js';
+import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
+import { rescheduleBookingV1 as moveBooking } from '../../application/booking/v1-reschedule-booking.js';
+import { given, pathId, RequestProblems } from '../request-problems.js';
+import { bookingV1RescheduledMessage, type BookingV1CreatedView } from '../messages/booking-message.js';
+import { idempotentWrite } from './idempotent-write.js';
+
+/** What RescheduleBookingV1 uses: the booking machine, the v1 create path's writes and the idempotency store. */
+export type RescheduleBookingV1Deps = ResolutionDeps;
+
+/**
+ * RescheduleBookingV1 (POST /api/v1/bookings/:id/reschedule): moves a pending or confirmed booking to the local `date`
+ * and `time` (v1-reschedule-booking.ts). A combined `datetime`/`start` has no field here: REST's is refused 422
+ * COMBINED_DATETIME_NOT_ACCEPTED at the gateway's edge (refused-members.ts).
+ */
+export async function rescheduleBookingV1(
+  deps: RescheduleBookingV1Deps,
+  caller: Caller,
+  request: RescheduleBookingV1Request,
+  call: TypedCall = { headers: {} },
+): Promise<TypedAnswer<RescheduleBookingV1Response>> {
+  const id = pathId(BookingPath.shape.id, request.id);
+  const body = {
+    ...(given(request.date) !== undefined ? { date: request.date } : {}),
+    ...(given(request.time) !== undefined ? { time: request.time } : {}),
+    ...(request.notes !== undefined ? { notes: request.notes } : {}),
+  };
+  const shape = RescheduleBookingV1Body.shape;
+  const problems = new RequestProblems();
+  const date = problems.check('date', shape.date, body.date);
+  const time = problems.check('time', shape.time, body.time);
+  const notes = problems.check('notes', shape.notes, body.notes);
+  problems.throwIfAny();
+  return idempotentWrite(
+    deps,
+    caller,
+    call,
+    { endpoint: `v1-reschedule:${id}`, payload: body },
+    (record) =>
+      moveBooking(deps, caller, id, { date: date!, time: time!, notes }, record) as Promise<BookingV1CreatedView>,
+    (view) => ({ bookingV1Rescheduled: bookingV1RescheduledMessage(view) }),
+  );
+}

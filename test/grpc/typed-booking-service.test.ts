@@ -1,0 +1,382 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { credentials, Metadata, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import {
+  BookingServiceClient,
+  type CancelBookingV1Response,
+  type ConfirmBookingV1Response,
+  type CreateBookingV1Response,
+  type GetBookingResponse,
+  type GetBookingV1Response,
+  type ListBookingsResponse,
+  type ListBookingsV1Response,
+  type ListSlotsV1Response,
+  type RescheduleBookingV1Response,
+} from '../../src/gen/scheduling/v1/booking_service.js';
+import { BookingStatus, BookingV2_Source } from '../../src/gen/scheduling/v1/resources.js';
+import { Status } from '../../src/gen/google/rpc/status.js';
+import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
+import { bookingRoutes } from '../../src/contract/routes/booking-routes.js';
+import { restJsonOf } from '../../src/gateway/rest-json-of.js';
+import { getBooking } from '../../src/api/booking-service/get-booking.js';
+import { listBookingsV1 } from '../../src/api/booking-service/list-bookings-v1.js';
+import { listSlotsV1 } from '../../src/api/booking-service/list-slots-v1.js';
+import { ServiceError } from '../../src/errors/service-error.js';
+import type { Caller } from '../../src/application/caller.js';
+import { request } from '../helpers/http.js';
+import { createTestClock } from '../helpers/test-clock.js';
+import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+/**
+ * BookingService on its typed messages (src/api/booking-service/): typed answers (the v1 ones included), the
+ * confirmation link without an API key, Idempotency-Key replays, refusals with the contract's code as ErrorInfo reason
+ * and the REST field, implementations callable with their deps alone, and REST answering what the RPCs answer.
+ */
+
+let svc: TestService;
+let bookings: BookingServiceClient;
+// Monday 2 March 2026, 07:00 in New York: weekday slots 09:00-17:00 local are ahead.
+const clock = createTestClock('2026-03-02T12:00:00Z');
+type Org = Awaited<ReturnType<typeof newOrganization>>;
+type Graph = Awaited<ReturnType<typeof providerWithService>>;
+let o: Org;
+let p: Graph;
+let other: Org;
+test.before(async () => {
+  svc = await startTestService({ clock });
+  bookings = new BookingServiceClient(svc.grpcTarget, credentials.createInsecure());
+  o = await newOrganization(svc, `tbs-${randomUUID().slice(0, 8)}`);
+  p = await providerWithService(o, { externalId: 'p1' });
+  other = await newOrganization(svc, `tbs-other-${randomUUID().slice(0, 8)}`);
+});
+test.after.always(async () => {
+  bookings?.close();
+  await svc?.stop();
+});
+
+type Method =
+  | 'listBookings'
+  | 'getBooking'
+  | 'listSlotsV1'
+  | 'createBookingV1'
+  | 'listBookingsV1'
+  | 'getBookingV1'
+  | 'confirmBookingV1'
+  | 'rescheduleBookingV1'
+  | 'cancelBookingV1';
+
+interface CallOpts {
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** A unary call with its answer and trailers. */
+function call<Res>(method: Method, req: object, opts: CallOpts = {}): Promise<{ res: Res; trailers: Metadata }> {
+  const md = new Metadata();
+  const key = opts.key === undefined ? o.key : opts.key;
+  if (key !== null) md.set('authorization', `Bearer ${key}`);
+  for (const [k, v] of Object.entries(opts.headers ?? {})) md.set(k, v);
+  const fn = (bookings as unknown as Record<string, Function>)[method]!;
+  return new Promise((resolve, reject) => {
+    let trailers = new Metadata();
+    const c = fn.call(bookings, req, md, (err: GrpcError | null, res: Res) =>
+      err ? reject(err) : setImmediate(() => resolve({ res, trailers })),
+    );
+    c.on('status', (s: { metadata: Metadata }) => (trailers = s.metadata));
+  });
+}
+
+const unary = async <Res>(method: Method, req: object, opts?: CallOpts) => (await call<Res>(method, req, opts)).res;
+
+function errorInfoOf(err: GrpcError): ErrorInfo {
+  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
+  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
+  if (!detail?.value) throw new Error('no ErrorInfo');
+  return ErrorInfo.decode(detail.value);
+}
+
+async function slotOf(date: string, time: string): Promise<string> {
+  const slots = await unary<ListSlotsV1Response>('listSlotsV1', {
+    providerId: p.provider.id,
+    eventTypeId: p.service.id,
+    date,
+  });
+  const s = slots.slotsV1Page!.slots!.find((x) => x.time === time);
+  if (!s) throw new Error(`no slot ${date} ${time}`);
+  return s.id!;
+}
+
+const attendee = { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' };
+const route = (rpc: string) => bookingRoutes.find((r) => r.rpc === rpc)!;
+
+test.serial(
+  'the v1 path on typed messages: slots, create (replayed with its key), reads, confirm link, reschedule, cancel',
+  async (t) => {
+    const slots = await unary<ListSlotsV1Response>('listSlotsV1', {
+      providerId: p.provider.id,
+      eventTypeId: p.service.id,
+      date: '2026-03-03',
+    });
+    t.is(slots.slotsV1Page!.total, 8);
+    t.like(slots.slotsV1Page!.slots![0], { date: '2026-03-03', time: '09:00', label: '9:00 AM', available: true });
+    const empty = await unary<ListSlotsV1Response>('listSlotsV1', {
+      providerId: p.provider.id,
+      eventTypeId: p.service.id,
+      date: '2026-03-07',
+    });
+    t.deepEqual(empty.slotsV1Page, { slots: [], total: 0 }, 'a weekend has no slot');
+
+    const req = {
+      providerId: p.provider.id,
+      serviceId: p.service.id,
+      slotId: slots.slotsV1Page!.slots![0]!.id,
+      attendee,
+    };
+    const key = { 'idempotency-key': `k-${randomUUID()}` };
+    const first = await call<CreateBookingV1Response>('createBookingV1', req, { headers: key });
+    const created = first.res.bookingV1Created!.data!;
+    t.like(created, { bookingStatus: BookingStatus.BOOKING_STATUS_PENDING, title: 'Intake Session with Dr. p1' });
+    t.deepEqual(created.date, new Date('2026-03-03T14:00:00.000Z'));
+    t.deepEqual(created.endTime, new Date('2026-03-03T15:00:00.000Z'));
+    t.is(first.trailers.get('rest-header-idempotent-replayed').length, 0);
+    const replay = await call<CreateBookingV1Response>('createBookingV1', req, { headers: key });
+    t.deepEqual(replay.res, first.res, 'a replay answers the first booking');
+    t.deepEqual(replay.trailers.get('rest-header-idempotent-replayed'), ['true']);
+    const reused = await t.throwsAsync<GrpcError>(() =>
+      unary('createBookingV1', { ...req, notes: 'another payload' }, { headers: key }),
+    );
+    t.like(errorInfoOf(reused!), { reason: 'IDEMPOTENCY_KEY_REUSED' });
+
+    const id = created.id!;
+    const v1 = await unary<GetBookingV1Response>('getBookingV1', { id });
+    t.like(v1.bookingV1Detail, {
+      bookingId: id,
+      bookingStatus: BookingStatus.BOOKING_STATUS_PENDING,
+      attendee: { name: 'Pat Doe', email: 'pat@example.com' },
+    });
+    t.true(
+      v1.bookingV1Detail!.confirmationUrl!.endsWith(`/api/v1/bookings/${id}/confirm?token=${created.tokenToConfirm}`),
+    );
+    const v2 = await unary<GetBookingResponse>('getBooking', { id });
+    t.like(v2.booking, {
+      id,
+      organizationId: o.org.id,
+      source: BookingV2_Source.SOURCE_V1,
+      customer: { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' },
+      metadata: {},
+    });
+    t.is(v2.booking!.resolutionId, undefined, 'a null is an unset field');
+
+    // The confirmation link takes no API key: its token is the credential. A page, or the JSON answer when accepted.
+    const wrong = await t.throwsAsync<GrpcError>(() =>
+      unary('confirmBookingV1', { id, token: 'not-the-token' }, { key: null }),
+    );
+    t.like(errorInfoOf(wrong!), { reason: 'BOOKING_NOT_FOUND' });
+    const page = await unary<ConfirmBookingV1Response>(
+      'confirmBookingV1',
+      { id, token: created.tokenToConfirm },
+      { key: null },
+    );
+    t.regex(page.htmlPage!, /Your booking is confirmed/);
+    t.is(page.bookingV1ConfirmResult, undefined);
+    const json = await unary<ConfirmBookingV1Response>(
+      'confirmBookingV1',
+      { id, token: created.tokenToConfirm },
+      { key: null, headers: { accept: 'application/json' } },
+    );
+    t.deepEqual(json.bookingV1ConfirmResult, { bookingId: id, bookingStatus: BookingStatus.BOOKING_STATUS_CONFIRMED });
+
+    // Bookings made a second apart list in that order (one instant would leave it to their ids).
+    clock.advance(1000);
+    const moved = await unary<RescheduleBookingV1Response>('rescheduleBookingV1', {
+      id,
+      date: '2026-03-04',
+      time: '10:00',
+    });
+    const fresh = moved.bookingV1Rescheduled!.data!;
+    t.like(fresh, { bookingStatus: BookingStatus.BOOKING_STATUS_PENDING });
+    t.deepEqual(fresh.date, new Date('2026-03-04T15:00:00.000Z'));
+    const old = await unary<GetBookingResponse>('getBooking', { id });
+    t.like(old.booking, { bookingStatus: BookingStatus.BOOKING_STATUS_RESCHEDULED, rescheduledTo: fresh.id });
+
+    const cancelled = await unary<CancelBookingV1Response>('cancelBookingV1', {
+      id: fresh.id,
+      reason: 'changed plans',
+    });
+    t.like(cancelled.bookingV1Cancelled, { bookingId: fresh.id, status: 'cancelled' });
+    t.deepEqual(cancelled.bookingV1Cancelled!.cancelledAt, clock());
+
+    const listed = await unary<ListBookingsResponse>('listBookings', { pageSize: 1 });
+    t.is(listed.data!.length, 1);
+    t.true(listed.hasMore);
+    t.is(listed.data![0]!.id, fresh.id, 'newest first');
+    const next = await unary<ListBookingsResponse>('listBookings', { pageSize: 1, pageToken: listed.nextPageToken });
+    t.is(next.data![0]!.id, id);
+    const byStatus = await unary<ListBookingsV1Response>('listBookingsV1', {
+      bookingStatus: BookingStatus.BOOKING_STATUS_CANCELLED,
+    });
+    t.like(byStatus.bookingsV1Page, { total: 1, page: 1, limit: 20 });
+    t.is(byStatus.bookingsV1Page!.bookings![0]!.bookingId, fresh.id);
+    const none = await unary<ListBookingsV1Response>('listBookingsV1', {
+      bookingStatus: BookingStatus.BOOKING_STATUS_COMPLETED,
+    });
+    t.deepEqual(none.bookingsV1Page, { bookings: [], total: 0, page: 1, limit: 20 });
+  },
+);
+
+test.serial('refusals carry the contract code as ErrorInfo reason and the REST field', async (t) => {
+  const reasonOf = async (method: Method, req: object, opts?: CallOpts) => {
+    const err = await t.throwsAsync<GrpcError>(() => unary(method, req, opts));
+    const info = errorInfoOf(err!);
+    return { reason: info.reason, field: info.metadata?.field };
+  };
+  t.deepEqual(
+    await reasonOf('listSlotsV1', { providerId: p.provider.id, eventTypeId: p.service.id, date: '2026-02-30' }),
+    {
+      reason: 'VALIDATION_ERROR',
+      field: 'date',
+    },
+  );
+  t.deepEqual(await reasonOf('listSlotsV1', { eventTypeId: p.service.id, date: '2026-03-03' }), {
+    reason: 'VALIDATION_ERROR',
+    field: 'providerId',
+  });
+  t.deepEqual(
+    await reasonOf('createBookingV1', { providerId: p.provider.id, serviceId: p.service.id, slotId: 'nope', attendee }),
+    { reason: 'VALIDATION_ERROR', field: 'slotId' },
+  );
+  const slot = await slotOf('2026-03-05', '11:00');
+  t.deepEqual(
+    await reasonOf('createBookingV1', {
+      providerId: p.provider.id,
+      serviceId: p.service.id,
+      slotId: slot,
+      attendee: { name: 'Pat', email: 'not-an-email' },
+    }),
+    { reason: 'VALIDATION_ERROR', field: 'attendee.email' },
+  );
+  t.deepEqual(await reasonOf('createBookingV1', { providerId: p.provider.id, serviceId: p.service.id, slotId: slot }), {
+    reason: 'VALIDATION_ERROR',
+    field: 'attendee',
+  });
+  t.deepEqual(await reasonOf('getBooking', { id: 'bkg_unknown' }), { reason: 'BOOKING_NOT_FOUND', field: undefined });
+  t.deepEqual(await reasonOf('getBookingV1', { id: '' }), { reason: 'VALIDATION_ERROR', field: 'id' });
+  t.deepEqual(await reasonOf('listBookings', { providerId: 'prv_unknown' }), {
+    reason: 'PROVIDER_NOT_FOUND',
+    field: 'providerId',
+  });
+  t.deepEqual(await reasonOf('listBookings', { pageSize: 501 }), { reason: 'VALIDATION_ERROR', field: 'limit' });
+  t.deepEqual(await reasonOf('listBookingsV1', { limit: 101 }), { reason: 'VALIDATION_ERROR', field: 'limit' });
+  t.deepEqual(await reasonOf('listBookingsV1', { page: 0 }), { reason: 'VALIDATION_ERROR', field: 'page' });
+  const made = await unary<CreateBookingV1Response>('createBookingV1', {
+    providerId: p.provider.id,
+    serviceId: p.service.id,
+    slotId: slot,
+    attendee,
+  });
+  const id = made.bookingV1Created!.data!.id!;
+  t.deepEqual(await reasonOf('rescheduleBookingV1', { id, date: '2026-03-05', time: '25:00' }), {
+    reason: 'VALIDATION_ERROR',
+    field: 'time',
+  });
+  t.deepEqual(await reasonOf('rescheduleBookingV1', { id, date: '2026-03-07', time: '10:00' }), {
+    reason: 'SLOT_OUTSIDE_AVAILABILITY',
+    field: 'time',
+  });
+  t.deepEqual(await reasonOf('getBooking', { id }, { key: other.key }), { reason: 'FORBIDDEN', field: undefined });
+  t.deepEqual(await reasonOf('confirmBookingV1', { id, token: '' }, { key: null }), {
+    reason: 'VALIDATION_ERROR',
+    field: 'token',
+  });
+  t.deepEqual(await reasonOf('cancelBookingV1', { id }, { key: null }), {
+    reason: 'UNAUTHENTICATED',
+    field: undefined,
+  });
+  await unary('cancelBookingV1', { id });
+  t.deepEqual(await reasonOf('cancelBookingV1', { id }), { reason: 'BOOKING_STATE_CONFLICT', field: undefined });
+});
+
+test.serial('an implementation is a function of its dependencies, the caller and the typed request', async (t) => {
+  const { db, clock: now } = svc.service.deps;
+  const caller = { requestId: 'req_direct', organizationId: o.org.id } as Caller;
+  const listed = await unary<ListBookingsV1Response>('listBookingsV1', { limit: 2 });
+  t.deepEqual(await listBookingsV1({ db }, caller, { limit: 2 }), listed);
+  const id = listed.bookingsV1Page!.bookings![0]!.bookingId!;
+  t.deepEqual(await getBooking({ db }, caller, { id }), await unary<GetBookingResponse>('getBooking', { id }));
+  const err = await t.throwsAsync(() => getBooking({ db }, caller, { id: '' }));
+  t.true(err instanceof ServiceError);
+  t.like(err, { code: 'VALIDATION_ERROR', field: 'id' });
+  const slots = await listSlotsV1({ db, clock: now }, caller, {
+    providerId: p.provider.id,
+    eventTypeId: p.service.id,
+    date: '2026-03-06',
+  });
+  t.is(slots.slotsV1Page!.total, 8);
+  const elsewhere = await t.throwsAsync(() => getBooking({ db }, { ...caller, organizationId: other.org.id }, { id }));
+  t.like(elsewhere, { code: 'FORBIDDEN' });
+});
+
+test.serial('REST answers what the typed RPCs answer: a read and a write', async (t) => {
+  const rest = o.api;
+  const slot = await slotOf('2026-03-06', '13:00');
+  const made = await rest.post('/api/v1/bookings', {
+    providerId: p.provider.id,
+    serviceId: p.service.id,
+    slotId: slot,
+    attendee,
+    notes: 'via REST',
+  });
+  t.is(made.status, 200, JSON.stringify(made.body));
+  const id = made.body.data.id as string;
+  for (const [rpc, path] of [
+    ['GetBookingV1', `/api/v1/bookings/${id}`],
+    ['GetBooking', `/api/v2/bookings/${id}`],
+  ] as const) {
+    const typed = await unary<object>(rpc === 'GetBooking' ? 'getBooking' : 'getBookingV1', { id });
+    t.deepEqual(JSON.parse(restJsonOf(route(rpc), typed as Record<string, unknown>)), (await rest.get(path)).body);
+  }
+  const list = await rest.get('/api/v1/bookings?limit=3');
+  const typedList = await unary<ListBookingsV1Response>('listBookingsV1', { limit: 3 });
+  t.deepEqual(JSON.parse(restJsonOf(route('ListBookingsV1'), typedList as Record<string, unknown>)), list.body);
+
+  // A write: the same cancellation through both doors answers the same JSON (ids and instants aside).
+  const twinSlot = await slotOf('2026-03-06', '15:00');
+  const twin = await unary<CreateBookingV1Response>('createBookingV1', {
+    providerId: p.provider.id,
+    serviceId: p.service.id,
+    slotId: twinSlot,
+    attendee,
+    notes: 'via gRPC',
+  });
+  const twinId = twin.bookingV1Created!.data!.id!;
+  t.deepEqual(
+    Object.keys(JSON.parse(restJsonOf(route('CreateBookingV1'), twin as Record<string, unknown>)).data),
+    Object.keys(made.body.data),
+    'the same members in the same order',
+  );
+  const restCancel = await rest.post(`/api/v1/bookings/${id}/cancel`, { reason: 'r' });
+  t.is(restCancel.status, 200);
+  const typedCancel = await unary<CancelBookingV1Response>('cancelBookingV1', { id: twinId, reason: 'r' });
+  t.deepEqual(JSON.parse(restJsonOf(route('CancelBookingV1'), typedCancel as Record<string, unknown>)), {
+    ...restCancel.body,
+    bookingId: twinId,
+  });
+  // The confirmation link answers the same page through the gateway as to a typed call.
+  const third = await rest.post('/api/v1/bookings', {
+    providerId: p.provider.id,
+    serviceId: p.service.id,
+    slotId: await slotOf('2026-03-09', '09:00'),
+    attendee,
+  });
+  const link = `/api/v1/bookings/${third.body.data.id}/confirm?token=${third.body.data.tokenToConfirm}`;
+  const html = await request(svc.url, 'GET', link);
+  t.is(html.status, 200);
+  t.regex(html.headers.get('content-type') ?? '', /^text\/html/);
+  const typedPage = await unary<ConfirmBookingV1Response>(
+    'confirmBookingV1',
+    { id: third.body.data.id, token: third.body.data.tokenToConfirm },
+    { key: null },
+  );
+  t.is(typedPage.htmlPage, html.body);
+});
