@@ -16,6 +16,7 @@ import {
   type RankingPolicyServiceDeps,
 } from './ranking-policy-service/ranking-policy-service.js';
 import { careService, type CareServiceDeps } from './care-service/care-service.js';
+import { resolutionService, type ResolutionServiceDeps } from './resolution-service/resolution-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -33,7 +34,8 @@ export function createTypedServices(
     CalendarServiceDeps &
     InspectorServiceDeps &
     RankingPolicyServiceDeps &
-    CareServiceDeps,
+    CareServiceDeps &
+    ResolutionServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -48,5 +50,6 @@ export function createTypedServices(
     InspectorService: refuseUnstorableInput(inspectorService(deps)),
     RankingPolicyService: refuseUnstorableInput(rankingPolicyService(deps)),
     CareService: refuseUnstorableInput(careService(deps)),
+    ResolutionService: refuseUnstorableInput(resolutionService(deps)),
   };
 }

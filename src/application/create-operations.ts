@@ -1,6 +1,5 @@
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
-import { createResolutionOperations } from './resolution-operations.js';
 import type { OperationTable } from './operation.js';
 import { createProviderImportOperations } from './provider-import-operations.js';
 import { createBookingOperations } from './booking-operations.js';
@@ -14,7 +13,6 @@ import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
   const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
     ImportService: createProviderImportOperations(deps),
-    ResolutionService: createResolutionOperations(deps),
     BookingService: createBookingOperations(deps),
     GatewayService: createGatewayOperations(),
   };

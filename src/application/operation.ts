@@ -68,7 +68,21 @@ export interface TypedOperationSpec {
   audit: OperationAudit;
   /** Marks the spec as typed. */
   typed: true;
-  handle(caller: Caller, request: object): Promise<object>;
+  /**
+   * Answers the response message, or an OperationAnswer carrying it with response headers (a replay under an
+   * Idempotency-Key: `Idempotent-Replayed`).
+   */
+  handle(caller: Caller, request: object, call: TypedCall): Promise<object>;
+}
+
+/** What a typed RPC reads of its call beside the request message: the metadata passed on (`idempotency-key`). */
+export interface TypedCall {
+  headers: Record<string, string>;
+}
+
+/** A typed RPC's response message with response headers for the REST edge. */
+export interface TypedAnswer<Res> extends OperationAnswer {
+  result: Res;
 }
 
 /**
@@ -97,7 +111,7 @@ export function typedStreamingOperation<Req extends object, Res extends object>(
 /** A typed RPC of `audit` that runs `handle` (its request and response are the generated ts-proto types). */
 export function typedOperation<Req extends object, Res extends object>(
   audit: OperationAudit,
-  handle: (caller: Caller, request: Req) => Promise<Res>,
+  handle: (caller: Caller, request: Req, call: TypedCall) => Promise<Res | TypedAnswer<Res>>,
 ): TypedOperationSpec {
   return { audit, typed: true, handle: handle as TypedOperationSpec['handle'] };
 }

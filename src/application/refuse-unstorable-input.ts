@@ -51,9 +51,9 @@ function refusing(spec: AnyOperationSpec): AnyOperationSpec {
     }
     return {
       ...spec,
-      handle: async (caller, request) => {
+      handle: async (caller, request, call) => {
         refuse(request);
-        return spec.handle(caller, request);
+        return spec.handle(caller, request, call);
       },
     };
   }

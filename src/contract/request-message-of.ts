@@ -158,10 +158,14 @@ function typedValue(
         );
       // A named enum (one per concept, AnalyticsPeriod) prefixes its values with its own name, not the field's.
       return enumValueName(shape.name ?? enumTypeName(f.key), v);
-    case 'message':
+    case 'message': {
       if (typeof v !== 'object' || v === null || Array.isArray(v))
         return (problems.push(expected(field, 'object', v)), undefined);
-      return objectMessage(shape.schema, v as Record<string, unknown>, `${field}.`, 'json', problems);
+      // A message typed by a view of its own (protoView) is read with its REST object beside it (restListOf).
+      const rest = unwrapSchema(f.schema, 'input').schema;
+      const restObject = rest !== shape.schema && rest.def.type === 'object' ? (rest as z.ZodObject) : undefined;
+      return objectMessage(shape.schema, v as Record<string, unknown>, `${field}.`, 'json', problems, restObject);
+    }
     case 'repeated': {
       const items = source === 'text' && typeof v === 'string' ? v.split(',') : v;
       if (!Array.isArray(items)) return (problems.push(expected(field, 'array', v)), undefined);
@@ -204,10 +208,11 @@ function objectMessage(
   prefix: string,
   source: Source,
   problems: ErrorDetail[],
+  rest?: z.ZodObject,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of mappedFields(schema)) {
-    const v = json[f.key];
+    const v = restListOf(f, json[f.key], rest);
     const field = `${prefix}${f.key}`;
     if (v === undefined) {
       // A list has no presence in protobuf: a required one left out would read as empty, so it is refused here; so is
@@ -250,6 +255,17 @@ function objectMessage(
       problems.push(invalid(`${prefix}${key}`, message));
     }
   return out;
+}
+
+/**
+ * A JSON member of a list field as its message carries it: a single value the REST object's own rule reads as a list
+ * (a v1 constraint given as one code, `"languages": "en"`) is a list of that one value; anything else as it is.
+ */
+function restListOf(f: Pick<MappedField, 'key' | 'shape'>, v: unknown, rest: z.ZodObject | undefined): unknown {
+  if (f.shape.kind !== 'repeated' || v === undefined || Array.isArray(v) || !rest) return v;
+  const rule = rest.shape[f.key] as z.ZodType | undefined;
+  const r = rule?.safeParse(v);
+  return r?.success && Array.isArray(r.data) ? [v] : v;
 }
 
 /** True for an object schema that refuses members it does not name (`z.strictObject`). */

@@ -18,4 +18,5 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'InspectorService',
   'RankingPolicyService',
   'CareService',
+  'ResolutionService',
 ]);

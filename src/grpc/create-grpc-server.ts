@@ -397,10 +397,15 @@ async function handleTypedCall(
     const request = typedMessageOfCall(call.request, route);
     input = { ...unread, params: pathParamsOfMessage(route, request) };
     const who = caller;
-    const response = await runForCall(call, () => spec.handle(who, request));
+    const out = await runForCall(call, () => spec.handle(who, request, { headers: unread.headers }));
     if (caller.viaOrganizationHeader)
-      await deps.recordHeaderUse(caller, spec.audit, input, { ok: true, replayed: false });
-    callback(null, response, trailers);
+      await deps.recordHeaderUse(caller, spec.audit, input, {
+        ok: true,
+        replayed: isAnswer(out) && out.headers['idempotent-replayed'] === 'true',
+      });
+    if (isAnswer(out))
+      for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
+    callback(null, isAnswer(out) ? out.result : out, trailers);
   } catch (err) {
     await answerFailedCall(deps, { rpc, requestId, caller, audit: spec.audit, input, trailers }, err, callback);
   }
