@@ -240,3 +240,21 @@ test('a strict object refuses each member it does not name, in the words of its 
     { id: 'pol_1', candidates: [{ providerId: 'p', displayName: 'P', slotStartText: '2026-03-02T09:00:00-05:00' }] },
   );
 });
+
+test('a list member its REST rule also takes as one value (a v1 constraint code) is carried as a list of one', (t) => {
+  const body = {
+    service: 'svc',
+    constraints: { languages: 'EN', modalityCodes: ['virtual'], acceptsNewClients: true },
+    dateRange: { from: '2026-03-03', to: '2026-03-04' },
+  };
+  t.deepEqual(requestMessageOf(route('CreateResolutionV1'), input({ body })), {
+    service: 'svc',
+    constraintLists: { languages: ['EN'], modalityCodes: ['virtual'], acceptsNewClients: true },
+    dateRange: { fromDate: '2026-03-03', toDate: '2026-03-04' },
+  });
+  // A value no REST rule reads as a list is refused as before.
+  t.like(refusal('CreateResolutionV1', { body: { ...body, constraints: { languages: 3 } } }), {
+    code: 'VALIDATION_ERROR',
+    field: 'constraints.languages',
+  });
+});
