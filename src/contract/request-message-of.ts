@@ -212,8 +212,9 @@ function objectMessage(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of mappedFields(schema)) {
-    const v = restListOf(f, json[f.key], rest);
     const field = `${prefix}${f.key}`;
+    const v = restListOf(f, json[f.key], rest, field, problems);
+    if (v === REFUSED) continue;
     if (v === undefined) {
       // A list has no presence in protobuf: a required one left out would read as empty, so it is refused here; so is
       // a required string its rule allows empty, which would read as ''.
@@ -257,15 +258,25 @@ function objectMessage(
   return out;
 }
 
+const REFUSED = Symbol('refused');
+
 /**
- * A JSON member of a list field as its message carries it: a single value the REST object's own rule reads as a list
- * (a v1 constraint given as one code, `"languages": "en"`) is a list of that one value; anything else as it is.
+ * A JSON member of a list field as its message carries it, when the field's object has a REST rule of its own (a
+ * protoView: the v1 constraints): a single value that rule reads as a list (`"languages": "en"`) is a list of that one
+ * value, one it refuses is refused in its words (as REST answered it); anything else as it is.
  */
-function restListOf(f: Pick<MappedField, 'key' | 'shape'>, v: unknown, rest: z.ZodObject | undefined): unknown {
-  if (f.shape.kind !== 'repeated' || v === undefined || Array.isArray(v) || !rest) return v;
-  const rule = rest.shape[f.key] as z.ZodType | undefined;
-  const r = rule?.safeParse(v);
-  return r?.success && Array.isArray(r.data) ? [v] : v;
+function restListOf(
+  f: Pick<MappedField, 'key' | 'shape'>,
+  v: unknown,
+  rest: z.ZodObject | undefined,
+  field: string,
+  problems: ErrorDetail[],
+): unknown {
+  const rule = rest?.shape[f.key] as z.ZodType | undefined;
+  if (f.shape.kind !== 'repeated' || v === undefined || v === null || Array.isArray(v) || !rule) return v;
+  const r = rule.safeParse(v, { reportInput: true });
+  if (!r.success) return (problems.push(...issuesToDetails(r.error.issues, field)), REFUSED);
+  return Array.isArray(r.data) ? [v] : v;
 }
 
 /** True for an object schema that refuses members it does not name (`z.strictObject`). */

@@ -252,9 +252,10 @@ test('a list member its REST rule also takes as one value (a v1 constraint code)
     constraintLists: { languages: ['EN'], modalityCodes: ['virtual'], acceptsNewClients: true },
     dateRange: { fromDate: '2026-03-03', toDate: '2026-03-04' },
   });
-  // A value no REST rule reads as a list is refused as before.
-  t.like(refusal('CreateResolutionV1', { body: { ...body, constraints: { languages: 3 } } }), {
+  // A single value the REST rule refuses is refused in its words, as REST answered it.
+  t.deepEqual(refusal('CreateResolutionV1', { body: { ...body, constraints: { languages: 'not a language' } } }), {
     code: 'VALIDATION_ERROR',
     field: 'constraints.languages',
+    details: [{ field: 'constraints.languages', code: 'INVALID', message: 'Invalid input' }],
   });
 });
