@@ -19,6 +19,7 @@ import { careService, type CareServiceDeps } from './care-service/care-service.j
 import { gatewayService, type GatewayServiceDeps } from './gateway-service/gateway-service.js';
 import { importService, type ImportServiceDeps } from './import-service/import-service.js';
 import { bookingService, type BookingServiceDeps } from './booking-service/booking-service.js';
+import { resolutionService, type ResolutionServiceDeps } from './resolution-service/resolution-service.js';
 
 /**
  * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
@@ -39,7 +40,8 @@ export function createTypedServices(
     CareServiceDeps &
     GatewayServiceDeps &
     ImportServiceDeps &
-    BookingServiceDeps,
+    BookingServiceDeps &
+    ResolutionServiceDeps,
 ): Partial<Record<GrpcServiceName, OperationTable>> {
   return {
     OrganizationService: refuseUnstorableInput(organizationService(deps)),
@@ -58,5 +60,6 @@ export function createTypedServices(
     GatewayService: gatewayService(deps),
     ImportService: refuseUnstorableInput(importService(deps)),
     BookingService: refuseUnstorableInput(bookingService(deps)),
+    ResolutionService: refuseUnstorableInput(resolutionService(deps)),
   };
 }

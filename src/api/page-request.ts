@@ -11,18 +11,22 @@ export interface PageRequest {
 const CURSOR = cursor().optional();
 
 /**
- * Judges a list request's paging (a size of PAGE_SIZE, token at most 200 characters; named `limit` and `cursor` as REST
+ * Judges a list request's paging (a size of PAGE_SIZE unless `sizes` says otherwise, token at most 200 characters; named `limit` and `cursor` as REST
  * clients name them) into `problems`; `position` reads the token once the request is known valid (undefined for the
  * first page; a token this service did not issue is 400 on `cursor`).
  */
-export function readPageRequest(problems: RequestProblems, request: PageRequest) {
-  const size = request.pageSize ?? PAGE_SIZE.default;
+export function readPageRequest(
+  problems: RequestProblems,
+  request: PageRequest,
+  sizes: { min: number; max: number; default: number } = PAGE_SIZE,
+) {
+  const size = request.pageSize ?? sizes.default;
   // A negative size is no decimal count: REST text of one would not be digits either.
   if (!Number.isInteger(size) || size < 0) problems.add('limit', 'must be an integer');
-  else if (size < PAGE_SIZE.min) problems.add('limit', `Too small: expected number to be >=${PAGE_SIZE.min}`);
-  else if (size > PAGE_SIZE.max) problems.add('limit', `Too big: expected number to be <=${PAGE_SIZE.max}`);
+  else if (size < sizes.min) problems.add('limit', `Too small: expected number to be >=${sizes.min}`);
+  else if (size > sizes.max) problems.add('limit', `Too big: expected number to be <=${sizes.max}`);
   const token = problems.check('cursor', CURSOR, request.pageToken);
-  return { size, position: () => decodeCursor(token) };
+  return { size, token, position: () => decodeCursor(token) };
 }
 
 /** A page of rows fetched with size + 1 as a list response's fields, each row mapped to its message. */

@@ -1,6 +1,5 @@
 import type { GrpcServiceName } from '../contract/grpc-service-name.js';
 import type { ResolutionDeps } from './resolution/resolution-deps.js';
-import { createResolutionOperations } from './resolution-operations.js';
 import type { OperationTable } from './operation.js';
 import { refuseUnstorableInput } from './refuse-unstorable-input.js';
 
@@ -9,8 +8,6 @@ import { refuseUnstorableInput } from './refuse-unstorable-input.js';
  * src/api's: create-typed-services.ts); none runs on input it could not store (refuseUnstorableInput).
  */
 export function createOperations(deps: ResolutionDeps): Partial<Record<GrpcServiceName, OperationTable>> {
-  const tables: Partial<Record<GrpcServiceName, OperationTable>> = {
-    ResolutionService: createResolutionOperations(deps),
-  };
+  const tables: Partial<Record<GrpcServiceName, OperationTable>> = {};
   return Object.fromEntries(Object.entries(tables).map(([name, table]) => [name, refuseUnstorableInput(table)]));
 }

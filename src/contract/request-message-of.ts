@@ -159,10 +159,14 @@ function typedValue(
         );
       // A named enum (one per concept, AnalyticsPeriod) prefixes its values with its own name, not the field's.
       return enumValueName(shape.name ?? enumTypeName(f.key), v);
-    case 'message':
+    case 'message': {
       if (typeof v !== 'object' || v === null || Array.isArray(v))
         return (problems.push(expected(field, 'object', v)), undefined);
-      return objectMessage(shape.schema, v as Record<string, unknown>, `${field}.`, 'json', problems);
+      // A message typed by a view of its own (protoView) is read with its REST object beside it (restListOf).
+      const rest = unwrapSchema(f.schema, 'input').schema;
+      const restObject = rest !== shape.schema && rest.def.type === 'object' ? (rest as z.ZodObject) : undefined;
+      return objectMessage(shape.schema, v as Record<string, unknown>, `${field}.`, 'json', problems, restObject);
+    }
     case 'repeated': {
       const items = source === 'text' && typeof v === 'string' ? v.split(',') : v;
       if (!Array.isArray(items)) return (problems.push(expected(field, 'array', v)), undefined);
@@ -205,11 +209,13 @@ function objectMessage(
   prefix: string,
   source: Source,
   problems: ErrorDetail[],
+  rest?: z.ZodObject,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of mappedFields(schema)) {
-    const v = json[f.key];
     const field = `${prefix}${f.key}`;
+    const v = restListOf(f, json[f.key], rest, field, problems);
+    if (v === REFUSED) continue;
     if (v === undefined) {
       // A list has no presence in protobuf: a required one left out would read as empty, so it is refused here; so is
       // a required string its rule allows empty, which would read as ''.
@@ -251,6 +257,27 @@ function objectMessage(
       problems.push(invalid(`${prefix}${key}`, message));
     }
   return out;
+}
+
+const REFUSED = Symbol('refused');
+
+/**
+ * A JSON member of a list field as its message carries it, when the field's object has a REST rule of its own (a
+ * protoView: the v1 constraints): a single value that rule reads as a list (`"languages": "en"`) is a list of that one
+ * value, one it refuses is refused in its words (as REST answered it); anything else as it is.
+ */
+function restListOf(
+  f: Pick<MappedField, 'key' | 'shape'>,
+  v: unknown,
+  rest: z.ZodObject | undefined,
+  field: string,
+  problems: ErrorDetail[],
+): unknown {
+  const rule = rest?.shape[f.key] as z.ZodType | undefined;
+  if (f.shape.kind !== 'repeated' || v === undefined || v === null || Array.isArray(v) || !rule) return v;
+  const r = rule.safeParse(v, { reportInput: true });
+  if (!r.success) return (problems.push(...issuesToDetails(r.error.issues, field)), REFUSED);
+  return Array.isArray(r.data) ? [v] : v;
 }
 
 /** True for an object schema that refuses members it does not name (`z.strictObject`). */

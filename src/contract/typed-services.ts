@@ -21,4 +21,5 @@ export const TYPED_SERVICES: ReadonlySet<GrpcServiceName> = new Set<GrpcServiceN
   'GatewayService',
   'ImportService',
   'BookingService',
+  'ResolutionService',
 ]);

@@ -293,3 +293,22 @@ test('a body member declared refused (refused-members.ts) is refused first with 
   })();
   t.is(message, 'Send separate `date` (YYYY-MM-DD) and `time` (HH:MM) fields instead of `datetime`.');
 });
+
+test('a list member its REST rule also takes as one value (a v1 constraint code) is carried as a list of one', (t) => {
+  const body = {
+    service: 'svc',
+    constraints: { languages: 'EN', modalityCodes: ['virtual'], acceptsNewClients: true },
+    dateRange: { from: '2026-03-03', to: '2026-03-04' },
+  };
+  t.deepEqual(requestMessageOf(route('CreateResolutionV1'), input({ body })), {
+    service: 'svc',
+    constraintLists: { languages: ['EN'], modalityCodes: ['virtual'], acceptsNewClients: true },
+    dateRange: { fromDate: '2026-03-03', toDate: '2026-03-04' },
+  });
+  // A single value the REST rule refuses is refused in its words, as REST answered it.
+  t.deepEqual(refusal('CreateResolutionV1', { body: { ...body, constraints: { languages: 'not a language' } } }), {
+    code: 'VALIDATION_ERROR',
+    field: 'constraints.languages',
+    details: [{ field: 'constraints.languages', code: 'INVALID', message: 'Invalid input' }],
+  });
+});

@@ -1,6 +1,4 @@
-import { parseInput } from '../../contract/parse-input.js';
 import { decodeCursor, page } from '../../contract/pagination.js';
-import { ListResolutionsQuery } from '../../contract/schemas/resolution.js';
 import { ServiceError } from '../../errors/service-error.js';
 import type { Database } from '../../persistence/database.js';
 import { listResolutions as readResolutions } from '../../persistence/resolution-repository.js';
@@ -22,10 +20,16 @@ function positionOf(cursor: string | undefined): { createdAt: Date; id: string }
   return { createdAt, id };
 }
 
-/** Answers GET /api/v2/resolutions: the caller's organization's resolutions from the ledger, newest first. */
-export async function listResolutions(deps: { db: Database }, caller: Caller, query: unknown) {
-  const q = parseInput(ListResolutionsQuery, query);
-  const limit = q.limit ?? 20;
+/**
+ * A page of the caller's organization's resolutions from the ledger, newest first (GET /api/v2/resolutions), for a
+ * page size and cursor already judged by the contract's rules.
+ */
+export async function listResolutions(
+  deps: { db: Database },
+  caller: Caller,
+  q: { limit: number; cursor?: string | undefined },
+) {
+  const limit = q.limit;
   const before = positionOf(q.cursor);
   const rows = await readResolutions(deps.db, caller.organizationId, {
     limit: limit + 1,
