@@ -217,8 +217,8 @@ export function holdMessage(h: Json): Hold {
   };
 }
 
-/** The `BookingV2` message of a booking's v2 answer. */
-export function bookingV2Message(b: Json): BookingV2 {
+/** The `BookingV2` message of a booking's stored v2 answer (a confirm's, replayed under its Idempotency-Key); of a row: booking-message.ts. */
+export function bookingV2MessageOfAnswer(b: Json): BookingV2 {
   return {
     id: b.id,
     organizationId: b.organizationId,

@@ -11,7 +11,7 @@ import { withIdempotency } from '../../application/with-idempotency.js';
 import { confirmResolution as runConfirm, type ConfirmInput } from '../../application/booking/confirm-resolution.js';
 import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
 import { RequestProblems, given, pathId } from '../request-problems.js';
-import { bookingV2Message } from '../messages/resolution-message.js';
+import { bookingV2MessageOfAnswer } from '../messages/resolution-message.js';
 import { typedAnswerOf } from './resolution-body.js';
 
 /** What ConfirmResolution uses: the resolution's records and actors, holds, bookings and the idempotency store. */
@@ -56,5 +56,5 @@ export async function confirmResolution(
     (record) => runConfirm(deps, caller, id, input as ConfirmInput, record),
     { durable: true },
   );
-  return typedAnswerOf(out, (b) => ({ booking: bookingV2Message(b) }));
+  return typedAnswerOf(out, (b) => ({ booking: bookingV2MessageOfAnswer(b) }));
 }
