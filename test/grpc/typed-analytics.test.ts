@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, Metadata, status } from '@grpc/grpc-js';
 import {
   AnalyticsServiceClient,
   GetNetworkAdequacyRequest_Dimension as Dimension,
@@ -8,14 +8,13 @@ import {
   type GetNetworkAdequacyResponse,
 } from '../../src/gen/scheduling/v1/analytics_service.js';
 import { AnalyticsPeriod } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { getAnalytics } from '../../src/api/analytics-service/get-analytics.js';
 import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, unaryCall } from '../helpers/typed-calls.js';
 
 /**
  * AnalyticsService on its typed messages (src/api/analytics-service/): typed answers equal to the REST door's, refusals
@@ -86,27 +85,12 @@ test.after.always(async () => {
 });
 
 /** Metadata of a call made with `key` (and, for a platform key, the organization it acts in). */
-const metadata = (key: string, organizationId?: string) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  if (organizationId) md.set('service-organization-id', organizationId);
-  return md;
-};
+const metadata = (key: string, organizationId?: string) =>
+  bearer(key, organizationId ? { 'service-organization-id': organizationId } : {});
 
 /** Calls a unary AnalyticsService method and resolves with its typed answer, or rejects with its gRPC error. */
 function unary<Res>(method: string, req: object, md = metadata(org.key)): Promise<Res> {
-  const fn = (analytics as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(analytics, req, md, (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-/** The ErrorInfo of a refusal, read from `grpc-status-details-bin` as any gRPC client reads it. */
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(analytics, method, req, md);
 }
 
 test('GetAnalytics answers the period’s counts on typed messages, as the REST door does', async (t) => {
@@ -189,16 +173,11 @@ const refusals: { name: string; call: () => Promise<unknown>; field: string }[] 
     field: 'period',
   },
 ];
-for (const r of refusals) {
-  test(`a typed analytics request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, status.INVALID_ARGUMENT);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, 'VALIDATION_ERROR');
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(
+  test,
+  'a typed analytics request is refused with ErrorInfo',
+  refusals.map((r) => ({ ...r, code: status.INVALID_ARGUMENT, reason: 'VALIDATION_ERROR' })),
+);
 
 test('GetAnalytics is a function of its dependencies, the caller and the typed request', async (t) => {
   const { db } = svc.service.deps;

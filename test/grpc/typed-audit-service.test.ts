@@ -1,14 +1,12 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status } from '@grpc/grpc-js';
 import {
   AuditServiceClient,
   type ListAuditEventsResponse,
   type VerifyAuditChainResponse,
 } from '../../src/gen/scheduling/v1/audit_service.js';
 import { AuditChainVerification_Status } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { auditRoutes } from '../../src/contract/routes/audit-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import { auditEventMessage } from '../../src/api/messages/audit-event-message.js';
@@ -17,6 +15,7 @@ import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * AuditService on its typed messages (src/api/audit-service/): typed answers (the actor as the AuditActor case,
@@ -47,25 +46,10 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const metadata = () => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${svc.platformKey}`);
-  md.set('service-organization-id', orgId);
-  return md;
-};
+const metadata = () => bearer(svc.platformKey, { 'service-organization-id': orgId });
 
 function unary<Res>(method: 'listAuditEvents' | 'verifyAuditChain', req: object): Promise<Res> {
-  const fn = (audit as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(audit, req, metadata(), (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(audit, method, req, metadata());
 }
 
 test('ListAuditEvents answers typed audit events page by page, filtered; VerifyAuditChain a typed report', async (t) => {
@@ -103,7 +87,7 @@ test('ListAuditEvents answers typed audit events page by page, filtered; VerifyA
   t.true(report.checked! >= 2);
 });
 
-const refusals: { name: string; call: () => Promise<unknown>; code: status; reason: string; field?: string }[] = [
+const refusals: Refusal[] = [
   {
     name: 'an empty action filter',
     call: () => unary('listAuditEvents', { action: '' }),
@@ -140,16 +124,7 @@ const refusals: { name: string; call: () => Promise<unknown>; code: status; reas
     field: 'limit',
   },
 ];
-for (const r of refusals) {
-  test(`a typed AuditService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed AuditService request is refused with ErrorInfo', refusals);
 
 test('ListAuditEvents is a function of its dependencies, the caller and the typed request', async (t) => {
   const { db } = svc.service.deps;

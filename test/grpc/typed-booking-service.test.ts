@@ -14,8 +14,6 @@ import {
   type RescheduleBookingV1Response,
 } from '../../src/gen/scheduling/v1/booking_service.js';
 import { BookingStatus, BookingV2_Source } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { bookingRoutes } from '../../src/contract/routes/booking-routes.js';
 import { restJsonOf } from '../../src/gateway/rest-json-of.js';
 import { getBooking } from '../../src/api/booking-service/get-booking.js';
@@ -27,6 +25,7 @@ import { request } from '../helpers/http.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { errorInfoOf } from '../helpers/typed-calls.js';
 
 /**
  * BookingService on its typed messages (src/api/booking-service/): typed answers (the v1 ones included), the
@@ -88,13 +87,6 @@ function call<Res>(method: Method, req: object, opts: CallOpts = {}): Promise<{ 
 }
 
 const unary = async <Res>(method: Method, req: object, opts?: CallOpts) => (await call<Res>(method, req, opts)).res;
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
-}
 
 async function slotOf(date: string, time: string): Promise<string> {
   const slots = await unary<ListSlotsV1Response>('listSlotsV1', {

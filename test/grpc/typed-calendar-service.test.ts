@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
 import {
   CalendarServiceClient,
   type CreateCalendarConnectionResponse,
@@ -9,8 +9,6 @@ import {
   type ListCalendarConnectionsResponse,
   type UpdateCalendarConnectionResponse,
 } from '../../src/gen/scheduling/v1/calendar_service.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { calendarRoutes } from '../../src/contract/routes/calendar-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import { createCalendarConnection } from '../../src/api/calendar-service/create-calendar-connection.js';
@@ -19,6 +17,7 @@ import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * CalendarService on its typed messages (src/api/calendar-service/): typed schedules in and out, refusals with the
@@ -64,12 +63,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const metadata = () => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${svc.platformKey}`);
-  md.set('service-organization-id', orgId);
-  return md;
-};
+const metadata = () => bearer(svc.platformKey, { 'service-organization-id': orgId });
 
 type Method =
   | 'createCalendarConnection'
@@ -79,17 +73,7 @@ type Method =
   | 'deleteCalendarConnection';
 
 function unary<Res>(method: Method, req: object): Promise<Res> {
-  const fn = (calendars as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(calendars, req, metadata(), (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(calendars, method, req, metadata());
 }
 
 const closed = { enabled: false, slots: [] };
@@ -159,7 +143,7 @@ test('Create, Get, List, Update and Delete a calendar connection on typed messag
 });
 
 const valid = () => ({ providerId, timezone: 'UTC', days: { monday } });
-const refusals: { name: string; call: () => Promise<unknown>; code: status; reason: string; field?: string }[] = [
+const refusals: Refusal[] = [
   {
     name: 'no provider',
     call: () => unary('createCalendarConnection', { ...valid(), providerId: '' }),
@@ -271,15 +255,7 @@ const refusals: { name: string; call: () => Promise<unknown>; code: status; reas
     reason: 'FORBIDDEN',
   },
 ];
-for (const r of refusals) {
-  test(`a typed CalendarService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed CalendarService request is refused with ErrorInfo', refusals, { domain: false });
 
 test('Create and Get are functions of their dependencies, the caller and the typed request', async (t) => {
   const { db, clock, config } = svc.service.deps;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status } from '@grpc/grpc-js';
 import {
   CareServiceClient,
   type CancelWaitlistEntryResponse,
@@ -12,8 +12,6 @@ import {
   type ResolveManualReviewResponse,
 } from '../../src/gen/scheduling/v1/care_service.js';
 import { DayPart, ManualReviewStatus, WaitlistStatus } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { careRoutes } from '../../src/contract/routes/care-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import { listManualReview } from '../../src/api/care-service/list-manual-review.js';
@@ -22,6 +20,7 @@ import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * CareService on its typed messages (src/api/care-service/): typed answers for continuity, the waitlist and the
@@ -51,24 +50,8 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const bearer = (key: string) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  return md;
-};
-
 function unary<Res>(method: string, req: object, key = orgKey): Promise<Res> {
-  const fn = (care as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(care, req, bearer(key), (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(care, method, req, bearer(key));
 }
 
 const route = (rpc: string) => careRoutes.find((r) => r.rpc === rpc)!;
@@ -161,7 +144,7 @@ test.serial('the manual-review queue over typed calls: open entries listed, reso
   t.deepEqual(responseMessageOf(route('ListManualReview'), rest.body).data, listed.data);
 });
 
-const refusals: { name: string; call: () => Promise<unknown>; code: status; reason: string; field?: string }[] = [
+const refusals: Refusal[] = [
   {
     name: 'a continuity without a client reference',
     call: () => unary('createContinuity', { providerId: 'prv_x' }),
@@ -218,16 +201,7 @@ const refusals: { name: string; call: () => Promise<unknown>; code: status; reas
     field: 'providerId',
   },
 ];
-for (const r of refusals) {
-  test(`a typed CareService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed CareService request is refused with ErrorInfo', refusals);
 
 test.serial(
   'CreateContinuity and ListManualReview are functions of their dependencies, the caller and the typed request',

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
 import {
   CatalogServiceClient,
   type CreateServiceResponse,
@@ -10,8 +10,6 @@ import {
   type ListServicesResponse,
   type UpdateServiceResponse,
 } from '../../src/gen/scheduling/v1/catalog_service.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { catalogRoutes } from '../../src/contract/routes/catalog-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import type { ServiceView } from '../../src/persistence/service-repository.js';
@@ -22,6 +20,7 @@ import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { assertRefusals, bearer, errorInfoOf, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * CatalogService on its typed messages (src/api/catalog-service/): typed answers, refusals with the contract's code as
@@ -56,19 +55,7 @@ type Method = 'createService' | 'listServices' | 'getService' | 'updateService' 
 
 /** Calls a CatalogService method with organization A's key and resolves with its typed answer. */
 function unary<Res>(method: Method, req: object): Promise<Res> {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${a.key}`);
-  const fn = (catalog as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(catalog, req, md, (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(catalog, method, req, bearer(a.key));
 }
 
 const routeOf = (rpc: string) => catalogRoutes.find((r) => r.rpc === rpc)!;
@@ -146,7 +133,7 @@ test('CreateService, GetService, UpdateService, ListServices, ListEventTypes and
   t.is(errorInfoOf(gone!).reason, 'SERVICE_NOT_FOUND');
 });
 
-const refusals: { name: string; call: () => Promise<unknown>; code: status; reason: string; field?: string }[] = [
+const refusals: Refusal[] = [
   {
     name: 'a create without a provider',
     call: () => unary('createService', { title: 'X', duration: 30 }),
@@ -231,16 +218,7 @@ const refusals: { name: string; call: () => Promise<unknown>; code: status; reas
     reason: 'PROVIDER_NOT_FOUND',
   },
 ];
-for (const r of refusals) {
-  test(`a typed CatalogService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed CatalogService request is refused with ErrorInfo', refusals);
 
 test('CreateService and GetService are functions of their dependencies, the caller and the typed request', async (t) => {
   const { db, clock } = svc.service.deps;

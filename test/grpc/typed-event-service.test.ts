@@ -1,14 +1,12 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status } from '@grpc/grpc-js';
 import {
   EventServiceClient,
   type GetEventResponse,
   type ListEventsResponse,
 } from '../../src/gen/scheduling/v1/event_service.js';
 import { KeyMode } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { eventRoutes } from '../../src/contract/routes/event-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import { eventEnvelope } from '../../src/persistence/event-outbox.js';
@@ -19,6 +17,7 @@ import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * EventService on its typed messages (src/api/event-service/): typed answers with the event's data as the EventData
@@ -55,25 +54,10 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const metadata = () => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${svc.platformKey}`);
-  md.set('service-organization-id', orgId);
-  return md;
-};
+const metadata = () => bearer(svc.platformKey, { 'service-organization-id': orgId });
 
 function unary<Res>(method: 'listEvents' | 'getEvent', req: object): Promise<Res> {
-  const fn = (events as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(events, req, metadata(), (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(events, method, req, metadata());
 }
 
 test('ListEvents and GetEvent answer typed events, page by page, with the data case their type names', async (t) => {
@@ -100,7 +84,7 @@ test('ListEvents and GetEvent answer typed events, page by page, with the data c
   });
 });
 
-const refusals: { name: string; call: () => Promise<unknown>; code: status; reason: string; field?: string }[] = [
+const refusals: Refusal[] = [
   {
     name: 'an event type the contract does not know',
     call: () => unary('listEvents', { type: 'booking.exploded' }),
@@ -142,16 +126,7 @@ const refusals: { name: string; call: () => Promise<unknown>; code: status; reas
     reason: 'FORBIDDEN',
   },
 ];
-for (const r of refusals) {
-  test(`a typed EventService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed EventService request is refused with ErrorInfo', refusals);
 
 test('GetEvent is a function of its dependencies, the caller and the typed request', async (t) => {
   const { db, clock } = svc.service.deps;

@@ -5,14 +5,13 @@ import {
   type CheckCredentialsResponse,
   type RefuseRequest,
 } from '../../src/gen/scheduling/v1/gateway_service.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { refuse } from '../../src/api/gateway-service/refuse.js';
 import { checkCredentials } from '../../src/api/gateway-service/check-credentials.js';
 import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { client, request } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { bearer, errorInfoOf } from '../helpers/typed-calls.js';
 
 /**
  * GatewayService on its typed messages (src/api/gateway-service/): Refuse fails with the refusal it carries after
@@ -41,12 +40,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const metadata = (key = svc.platformKey, headers: Record<string, string> = {}) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  for (const [k, v] of Object.entries(headers)) md.set(k, v);
-  return md;
-};
+const metadata = (key = svc.platformKey, headers: Record<string, string> = {}) => bearer(key, headers);
 
 /** A unary call's answer, or its error, with the trailers it carried. */
 function unary<Res>(
@@ -63,13 +57,6 @@ function unary<Res>(
     );
     call.on('status', (s: { metadata: Metadata }) => (trailers = s.metadata));
   });
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
 }
 
 const CALLER: Caller = {

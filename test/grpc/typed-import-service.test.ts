@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, Metadata, status } from '@grpc/grpc-js';
 import {
   ImportServiceClient,
   type CreateProviderImportResponse,
@@ -13,8 +13,6 @@ import {
   ProviderImport_Status,
   type ProviderImport,
 } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { providerImportRoutes } from '../../src/contract/routes/provider-import-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import { createProviderImport } from '../../src/api/import-service/create-provider-import.js';
@@ -22,6 +20,7 @@ import { listProviderImports } from '../../src/api/import-service/list-provider-
 import type { Caller } from '../../src/application/caller.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * ImportService on its typed messages (src/api/import-service/): rows carried as free-form values and judged one by
@@ -49,25 +48,11 @@ test.after.always(async () => {
 });
 
 /** Metadata of a call: the platform key acting in the test organization, or another key alone. */
-const metadataOf = (key?: string) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key ?? svc.platformKey}`);
-  if (key === undefined) md.set('service-organization-id', org.id);
-  return md;
-};
+const metadataOf = (key?: string) =>
+  key === undefined ? bearer(svc.platformKey, { 'service-organization-id': org.id }) : bearer(key);
 
 function unary<Res>(method: string, req: object, key?: string): Promise<Res> {
-  const fn = (imports as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(imports, req, metadataOf(key), (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(imports, method, req, metadataOf(key));
 }
 
 const route = (rpc: string) => providerImportRoutes.find((r) => r.rpc === rpc)!;
@@ -168,7 +153,7 @@ test.serial('REST parity for a write: the same rows over REST answer the same 20
   t.is((await rest().post('/api/v2/provider-imports', { dryRun: true, providers: [] })).status, 202);
 });
 
-const refusals: { name: string; call: () => Promise<unknown>; code: status; reason: string; field?: string }[] = [
+const refusals: Refusal[] = [
   {
     name: 'an organization key cannot import',
     call: () => unary('createProviderImport', { providerRowValues: [] }, orgKey),
@@ -206,16 +191,7 @@ const refusals: { name: string; call: () => Promise<unknown>; code: status; reas
     field: 'limit',
   },
 ];
-for (const r of refusals) {
-  test(`a typed ImportService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed ImportService request is refused with ErrorInfo', refusals);
 
 test.serial(
   'CreateProviderImport and ListProviderImports are functions of their dependencies, the caller and the request',

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
 import {
   ProviderServiceClient,
   type CreateProviderResponse,
@@ -12,8 +12,6 @@ import {
   type UpdateProviderResponse,
 } from '../../src/gen/scheduling/v1/provider_service.js';
 import { LicenseRecordInput_Status, ProviderStatus } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { providerRoutes } from '../../src/contract/routes/provider-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import { restJsonOf } from '../../src/gateway/rest-json-of.js';
@@ -25,6 +23,7 @@ import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, errorInfoOf, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * ProviderService on its typed messages (src/api/provider-service/): typed answers, refusals with the contract's code as
@@ -59,12 +58,8 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const metadata = (key = svc.platformKey) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  if (key === svc.platformKey) md.set('service-organization-id', orgId);
-  return md;
-};
+const metadata = (key = svc.platformKey) =>
+  key === svc.platformKey ? bearer(key, { 'service-organization-id': orgId }) : bearer(key);
 
 type Method =
   | 'createProvider'
@@ -76,17 +71,7 @@ type Method =
   | 'getProfessional';
 
 function unary<Res>(method: Method, req: object, key?: string): Promise<Res> {
-  const fn = (providers as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(providers, req, metadata(key), (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(providers, method, req, metadata(key));
 }
 
 test.serial(
@@ -195,13 +180,7 @@ test.serial(
   },
 );
 
-const refusals: {
-  name: string;
-  call: () => Promise<unknown>;
-  code: status;
-  reason: string;
-  field?: string;
-}[] = [
+const refusals: Refusal[] = [
   {
     name: 'a create without its required externalId',
     call: () => unary('createProvider', { displayName: 'Dr. No Id' }),
@@ -283,16 +262,7 @@ const refusals: {
     field: 'cursor',
   },
 ];
-for (const r of refusals) {
-  test(`a typed ProviderService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed ProviderService request is refused with ErrorInfo', refusals);
 
 test.serial(
   'an update naming a field that cannot be cleared, left unset, is refused as REST refuses its null',

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
 import {
   RankingPolicyServiceClient,
   type ActivateRankingPolicyResponse,
@@ -12,8 +12,6 @@ import {
   type UpdateRankingPolicyResponse,
 } from '../../src/gen/scheduling/v1/ranking_policy_service.js';
 import { DayPart, RankingPolicyStatus, TieBreaker } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { rankingPolicyRoutes } from '../../src/contract/routes/ranking-policy-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import { getRankingPolicy } from '../../src/api/ranking-policy-service/get-ranking-policy.js';
@@ -22,6 +20,7 @@ import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, errorInfoOf, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * RankingPolicyService on its typed messages (src/api/ranking-policy-service/): typed answers for the whole lifecycle
@@ -46,24 +45,8 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const bearer = (key: string) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  return md;
-};
-
 function unary<Res>(method: string, req: object, key = orgKey): Promise<Res> {
-  const fn = (policies as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(policies, req, bearer(key), (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(policies, method, req, bearer(key));
 }
 
 const route = (rpc: string) => rankingPolicyRoutes.find((r) => r.rpc === rpc)!;
@@ -170,7 +153,7 @@ test('simulate over a typed call: the slot start travels as sent, and its offset
   t.deepEqual(none.simulationResult, { policy: { id: p.id }, ranked: [] }, 'no candidates: nothing ranked');
 });
 
-const refusals: { name: string; call: () => Promise<unknown>; code: status; reason: string; field?: string }[] = [
+const refusals: Refusal[] = [
   {
     name: 'a create without a name',
     call: () => unary('createRankingPolicy', { weights: { preferredLanguage: 1 } }),
@@ -224,16 +207,7 @@ const refusals: { name: string; call: () => Promise<unknown>; code: status; reas
     field: 'limit',
   },
 ];
-for (const r of refusals) {
-  test(`a typed RankingPolicyService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed RankingPolicyService request is refused with ErrorInfo', refusals);
 
 test('a simulated slot start that is no timestamp is refused on its candidate, another organization gets 403', async (t) => {
   const p = (await unary<CreateRankingPolicyResponse>('createRankingPolicy', { name: 'Bad sim' })).rankingPolicy!;

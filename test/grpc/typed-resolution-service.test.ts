@@ -15,8 +15,6 @@ import {
   type ReleaseHoldResponse,
 } from '../../src/gen/scheduling/v1/resolution_service.js';
 import { BookingStatus, Hold_Status, ResolutionStatus } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { resolutionRoutes } from '../../src/contract/routes/resolution-routes.js';
 import { responseMessageOf } from '../../src/contract/typed-message.js';
 import { listResolutions } from '../../src/api/resolution-service/list-resolutions.js';
@@ -27,6 +25,7 @@ import type { ResolutionDeps } from '../../src/application/resolution/resolution
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { bearer, errorInfoOf } from '../helpers/typed-calls.js';
 
 /**
  * ResolutionService on its typed messages (src/api/resolution-service/): a resolution, its candidates, a hold and a
@@ -56,9 +55,7 @@ function unary<Res>(
   req: object,
   md: Record<string, string> = {},
 ): Promise<{ res: Res; trailers: Metadata }> {
-  const meta = new Metadata();
-  meta.set('authorization', `Bearer ${o.key}`);
-  for (const [k, v] of Object.entries(md)) meta.set(k, v);
+  const meta = bearer(o.key, md);
   const fn = (rpc as unknown as Record<string, Function>)[method]!;
   return new Promise((resolve, reject) => {
     let res: Res | undefined;
@@ -70,13 +67,6 @@ function unary<Res>(
       if (s.code === status.OK) resolve({ res: res!, trailers: s.metadata });
     });
   });
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
 }
 
 const route = (name: string) => resolutionRoutes.find((r) => r.rpc === name)!;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status } from '@grpc/grpc-js';
 import {
   OrganizationServiceClient,
   type CreateOrganizationResponse,
@@ -15,8 +15,6 @@ import {
   type RevokeApiKeyResponse,
 } from '../../src/gen/scheduling/v1/api_key_service.js';
 import { KeyType, Plan } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { getOrganization } from '../../src/api/organization-service/get-organization.js';
 import { createOrganization } from '../../src/api/organization-service/create-organization.js';
 import { ServiceError } from '../../src/errors/service-error.js';
@@ -24,6 +22,7 @@ import type { Caller } from '../../src/application/caller.js';
 import { client } from '../helpers/http.js';
 import { metricSample, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { assertRefusals, bearer, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * The typed services (src/api/): internal callers send typed requests and get typed answers, refusals carry the
@@ -44,26 +43,9 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const bearer = (key: string) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  return md;
-};
-
 /** Calls a unary method of a generated client and resolves with its typed answer, or rejects with its gRPC error. */
 function unary<Res>(self: object, method: string, req: object, key = svc.platformKey): Promise<Res> {
-  const fn = (self as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(self, req, bearer(key), (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-/** The ErrorInfo of a refusal, read from `grpc-status-details-bin` as any gRPC client reads it. */
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(self, method, req, bearer(key));
 }
 
 test('CreateOrganization, GetOrganization, UpdateOrganization and ListOrganizations on typed messages', async (t) => {
@@ -137,13 +119,7 @@ test('CreateApiKey, GetCaller, ListApiKeys and RevokeApiKey on typed messages', 
   t.true(revoked.revokedAt instanceof Date);
 });
 
-const refusals: {
-  name: string;
-  call: () => Promise<unknown>;
-  code: status;
-  reason: string;
-  field?: string;
-}[] = [
+const refusals: Refusal[] = [
   {
     name: 'CreateOrganization without a name',
     call: () => unary<CreateOrganizationResponse>(orgs, 'createOrganization', { externalId: 'typed-x' }),
@@ -209,16 +185,7 @@ const refusals: {
     reason: 'ORGANIZATION_NOT_FOUND',
   },
 ];
-for (const r of refusals) {
-  test(`a typed request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed request is refused with ErrorInfo', refusals);
 
 test('an implementation is a function of its dependencies, the caller and the typed request', async (t) => {
   const { db, organizations, clock } = svc.service.deps;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { credentials, Metadata, status, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { credentials, status } from '@grpc/grpc-js';
 import {
   WebhookServiceClient,
   type GetWebhookDeliveryResponse,
@@ -11,8 +11,6 @@ import {
   type UpdateWebhookResponse,
 } from '../../src/gen/scheduling/v1/webhook_service.js';
 import { DeliveryStatus } from '../../src/gen/scheduling/v1/resources.js';
-import { Status } from '../../src/gen/google/rpc/status.js';
-import { ErrorInfo } from '../../src/gen/google/rpc/error_details.js';
 import { getWebhook } from '../../src/api/webhook-service/get-webhook.js';
 import { updateWebhook } from '../../src/api/webhook-service/update-webhook.js';
 import { listWebhookDeliveries } from '../../src/api/webhook-service/list-webhook-deliveries.js';
@@ -23,6 +21,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { livePlatformKey } from '../helpers/live-platform-key.js';
 import { restOfResponse } from '../helpers/typed-messages.js';
+import { assertRefusals, bearer, unaryCall, type Refusal } from '../helpers/typed-calls.js';
 
 /**
  * WebhookService on its typed messages (src/api/webhook-service/): typed answers from an internal gRPC client (the
@@ -68,12 +67,7 @@ test.after.always(async () => {
   await receiver?.stop();
 });
 
-const metadata = (key = liveKey, org = orgId) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  md.set('service-organization-id', org);
-  return md;
-};
+const metadata = (key = liveKey, org = orgId) => bearer(key, { 'service-organization-id': org });
 
 type Method =
   | 'getWebhook'
@@ -85,17 +79,7 @@ type Method =
   | 'queueWebhookDeliveryReplay';
 
 function unary<Res>(method: Method, req: object, md = metadata()): Promise<Res> {
-  const fn = (webhooks as unknown as Record<string, Function>)[method]!;
-  return new Promise((resolve, reject) =>
-    fn.call(webhooks, req, md, (err: GrpcError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
-}
-
-function errorInfoOf(err: GrpcError): ErrorInfo {
-  const bin = err.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  const detail = (Status.decode(bin).details ?? []).find((d) => d.typeUrl?.endsWith('/google.rpc.ErrorInfo'));
-  if (!detail?.value) throw new Error('no ErrorInfo');
-  return ErrorInfo.decode(detail.value);
+  return unaryCall(webhooks, method, req, md);
 }
 
 /** Polls the typed delivery list until a delivered delivery shows (the dispatcher sends in the background). */
@@ -166,13 +150,7 @@ test.serial(
   },
 );
 
-const refusals: {
-  name: string;
-  call: () => Promise<unknown>;
-  code: status;
-  reason: string;
-  field?: string;
-}[] = [
+const refusals: Refusal[] = [
   {
     name: 'a test key changing the configuration',
     call: () => unary('updateWebhook', { url: 'http://127.0.0.1:9/x', events: ['*'] }, metadata(svc.platformKey)),
@@ -279,16 +257,7 @@ const refusals: {
     reason: 'DELIVERY_NOT_FOUND',
   },
 ];
-for (const r of refusals) {
-  test(`a typed WebhookService request is refused with ErrorInfo: ${r.name}`, async (t) => {
-    const err = await t.throwsAsync<GrpcError>(r.call);
-    t.is(err!.code, r.code);
-    const info = errorInfoOf(err!);
-    t.is(info.reason, r.reason);
-    t.is(info.domain, 'scheduling.example');
-    t.is(info.metadata?.field, r.field);
-  });
-}
+assertRefusals(test, 'a typed WebhookService request is refused with ErrorInfo', refusals);
 
 test('the implementations are functions of their dependencies, the caller and the typed request', async (t) => {
   const { db, clock } = svc.service.deps;
