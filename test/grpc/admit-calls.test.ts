@@ -2,7 +2,7 @@ import test from 'ava';
 import { metricSample, untilMetricSample } from '../helpers/metric-sample.js';
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { once } from 'node:events';
-import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { OrganizationServiceClient } from '../../src/gen/scheduling/v1/organization_service.js';
 import { createGateway } from '../../src/gateway/create-gateway.js';
 import { closeGrpcClients, createGrpcClients } from '../../src/gateway/grpc-clients.js';
@@ -14,6 +14,7 @@ import { createServiceMetrics } from '../../src/observability/service-metrics.js
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
+import { bearer } from '../helpers/typed-calls.js';
 
 // A gRPC server running two direct calls at once, the rest queued with a short wait budget; its own gateway's requests
 // count at the gateway only.
@@ -50,16 +51,12 @@ const metric = (sample: string) => metricSample(svc.url, sample);
 /** Waits (bounded) until a metric sample reads `value`. */
 const untilMetric = (sample: string, value: number) => untilMetricSample(svc.url, sample, value);
 
-const bearer = () => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${svc.platformKey}`);
-  return md;
-};
+const platformBearer = () => bearer(svc.platformKey);
 
 /** ListOrganizations through a grpc-js client: the error, or null. */
 function listOrganizations(orgs: OrganizationServiceClient): Promise<ServiceError | null> {
   return new Promise((resolve) =>
-    orgs.listOrganizations({}, bearer(), { deadline: Date.now() + 10_000 }, (err) => resolve(err)),
+    orgs.listOrganizations({}, platformBearer(), { deadline: Date.now() + 10_000 }, (err) => resolve(err)),
   );
 }
 

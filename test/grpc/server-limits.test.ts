@@ -1,13 +1,14 @@
 import test from 'ava';
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
 import { once } from 'node:events';
-import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { OrganizationServiceClient } from '../../src/gen/scheduling/v1/organization_service.js';
 import { GRPC_CHANNEL_OPTIONS } from '../../src/grpc/grpc-channel-options.js';
 import { closeGrpcClients, createGrpcClients } from '../../src/gateway/grpc-clients.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
+import { bearer } from '../helpers/typed-calls.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -18,12 +19,6 @@ test.after.always(async () => {
 });
 
 const MAX_REQUEST = GRPC_CHANNEL_OPTIONS.server['grpc.max_receive_message_length'];
-
-const bearer = (key: string) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  return md;
-};
 
 /** A CreateOrganization request of about `bytes` bytes (its name). */
 const bigRequest = (bytes: number) => ({ externalId: 'big', name: 'x'.repeat(bytes) });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import { credentials, loadPackageDefinition, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { credentials, loadPackageDefinition, status, type ServiceError } from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { runInternalClient } from '../../examples/internal-client.js';
 import { ResolutionServiceClient } from '../../src/gen/scheduling/v1/resolution_service.js';
@@ -13,6 +13,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
 import { typedRequestOf } from '../../src/gateway/typed-request-of.js';
 import { restOfResponse, routeOf } from '../helpers/typed-messages.js';
+import { bearer, callbackCall } from '../helpers/typed-calls.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -22,17 +23,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-/** Promisifies a grpc-js unary call made with a callback. */
-function unary<T>(fn: (cb: (err: ServiceError | null, res: T) => void) => void): Promise<T> {
-  return new Promise((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res))));
-}
-
-const bearer = (key: string, extra: Record<string, string> = {}) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  for (const [k, v] of Object.entries(extra)) md.set(k, v);
-  return md;
-};
+const unary = callbackCall;
 
 const tomorrow = () => new Date(svc.clock().getTime() + 86_400_000).toISOString().slice(0, 10);
 

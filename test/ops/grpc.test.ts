@@ -21,6 +21,7 @@ import { restOfResponse } from '../helpers/typed-messages.js';
 import { client } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
+import { bearer, callbackCall } from '../helpers/typed-calls.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -30,16 +31,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const bearer = (key: string) => {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${key}`);
-  return md;
-};
-
-/** Promisifies a grpc-js unary call made with a callback. */
-function unary<T>(fn: (cb: (err: ServiceError | null, res: T) => void) => void): Promise<T> {
-  return new Promise((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res))));
-}
+const unary = callbackCall;
 
 test('gRPC health checking answers SERVING for the server and each service', async (t) => {
   const Health = makeGenericClientConstructor(healthService as never, 'Health');
