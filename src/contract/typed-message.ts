@@ -379,8 +379,8 @@ export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<s
 
 /**
  * A path or query value as the JSON value of its field's shape (`'20'` -> 20, `'true'` -> true). Text that is not
- * the canonical spelling (`'02'`, `'1e3'`, `'ten'`, `'yes'`) reads as a value that spells differently, so the
- * gateway's round trip (`typed-request-of.ts`) sends such a request in the gateway form for the validator to answer.
+ * the canonical spelling (`'02'`, `'1e3'`, `'ten'`, `'yes'`) reads as a value that spells differently (the gateway
+ * itself refuses such text at its edge: request-message-of.ts).
  */
 function textToJson(shape: ProtoShape, text: string): unknown {
   if (shape.kind === 'bool') return text === 'true';

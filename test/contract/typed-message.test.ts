@@ -40,8 +40,7 @@ function methodOf(service: keyof typeof GRPC_SERVICES, rpc: string) {
 
 /**
  * A REST body as its typed message reads it: a value where the contract takes a value or a list of them (v1
- * constraints, `"en"` or `["en"]`) is a list of one; the service reads both alike, and the gateway sends the
- * single-value form as the gateway form to keep its validation errors (typed-request-of.ts).
+ * constraints, `"en"` or `["en"]`) is a list of one; the service reads both alike.
  */
 function asTyped(schema: z.ZodType, v: unknown): unknown {
   const shape = protoShapeOf(schema, 'input');
