@@ -8,10 +8,10 @@ import {
   messageOfRestInput,
   requestGroups,
   responseMessageOf,
-  restInputOfMessage,
   restOfResponseMessage,
 } from '../../src/contract/typed-message.js';
 import { GRPC_SERVICES } from '../../src/grpc/service-registry.js';
+import { restInputOfMessage } from '../helpers/typed-messages.js';
 import { protoFieldNameIn, protoShapeOf } from '../../src/contract/proto-shape.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
