@@ -28,45 +28,17 @@ export interface OperationAudit {
   kind: 'read' | 'write' | 'write-if-changed';
 }
 
-/** One operation of the internal API. */
-export interface OperationSpec {
-  /** `key`: needs an API key (the default); `none`: the input itself is the credential (e.g. a confirmation token). */
-  auth?: 'key' | 'none';
-  /**
-   * Set on a call that only checks the key ahead of the request's own call (GatewayService/CheckCredentials): that
-   * call counts the request against the key's rate limit, so this one is not counted.
-   */
-  uncounted?: boolean;
-  audit: OperationAudit;
-  handler(caller: Caller, input: OperationInput): Promise<unknown>;
-}
-
-/**
- * One server-streaming operation of the internal API (e.g. following an actor). It checks its input and access, then
- * sends results through `send` until it returns or `signal` aborts (the client went away, or the server stops).
- * Throwing before the first `send` refuses the call like a unary operation's error.
- */
-export interface StreamingOperationSpec {
-  auth?: 'key';
-  audit: OperationAudit;
-  /** Marks the spec as streaming (the generated method is declared `returns (stream …)`). */
-  streaming: true;
-  stream(
-    caller: Caller,
-    input: OperationInput,
-    send: (result: unknown) => Promise<void>,
-    signal: AbortSignal,
-  ): Promise<void>;
-}
-
 /**
  * One RPC implemented on its typed messages (src/api/<service>/<rpc>.ts): the server hands it the decoded request
  * message and answers its response message as it is, with no REST input in between. It validates its request itself.
  */
 export interface TypedOperationSpec {
-  /** As OperationSpec's: `none` for an RPC whose request itself is the credential (a confirmation token). */
+  /** `key`: needs an API key (the default); `none`: the request itself is the credential (a confirmation token). */
   auth?: 'key' | 'none';
-  /** As OperationSpec's: a call that only checks the key ahead of the request's own call is not counted. */
+  /**
+   * Set on a call that only checks the key ahead of the request's own call (GatewayService/CheckCredentials): that
+   * call counts the request against the key's rate limit, so this one is not counted.
+   */
   uncounted?: boolean;
   audit: OperationAudit;
   /** Marks the spec as typed. */
@@ -88,8 +60,8 @@ export type TypedAnswer<Res> = OperationAnswer & { result: Res };
 
 /**
  * One server-streaming RPC implemented on its typed messages: the server hands it the decoded request message and
- * writes each message it sends as it is. Like StreamingOperationSpec, throwing before the first `send` refuses the
- * call like a unary operation's error.
+ * writes each message it sends as it is, until it returns or `signal` aborts (the client went away, or the server
+ * stops). Throwing before the first `send` refuses the call like a unary operation's error.
  */
 export interface TypedStreamingOperationSpec {
   auth?: 'key';
@@ -122,19 +94,10 @@ export function typedOperation<Req extends object, Res extends object>(
 export type OperationTable = Record<string, AnyOperationSpec>;
 
 /** Any operation of a table. */
-export type AnyOperationSpec =
-  | OperationSpec
-  | StreamingOperationSpec
-  | TypedOperationSpec
-  | TypedStreamingOperationSpec;
-
-/** Answers whether an RPC is implemented on its typed messages. */
-export function isTyped(spec: AnyOperationSpec): spec is TypedOperationSpec | TypedStreamingOperationSpec {
-  return 'typed' in spec && spec.typed === true;
-}
+export type AnyOperationSpec = TypedOperationSpec | TypedStreamingOperationSpec;
 
 /** Answers whether an operation streams its results. */
-export function isStreaming(spec: AnyOperationSpec): spec is StreamingOperationSpec | TypedStreamingOperationSpec {
+export function isStreaming(spec: AnyOperationSpec): spec is TypedStreamingOperationSpec {
   return 'streaming' in spec && spec.streaming === true;
 }
 

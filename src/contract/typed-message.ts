@@ -38,16 +38,6 @@ export const HTML_PAGE_FIELD_NUMBER = 15;
 /** The number of `update_mask` (google.protobuf.FieldMask) in the request of every PATCH route. */
 export const UPDATE_MASK_FIELD = 5;
 
-/** A typed request the service cannot read (an unknown field mask path): refused as VALIDATION_ERROR on `field`. */
-export class UnreadableTypedRequest extends Error {
-  constructor(
-    message: string,
-    readonly field: string,
-  ) {
-    super(message);
-  }
-}
-
 /** The object schemas a route's typed request message is made of, in field order: path, query, then body fields. */
 export function requestGroups(route: RouteSpec): { kind: 'params' | 'query' | 'body'; schema: z.ZodObject }[] {
   const groups: { kind: 'params' | 'query' | 'body'; schema: z.ZodObject }[] = [];
@@ -66,49 +56,6 @@ export interface RestInput {
   params: Record<string, string>;
   query: Record<string, string>;
   body: unknown;
-}
-
-/**
- * The REST input of a typed request message (a ts-proto object): path and query fields become strings as in a URL,
- * body fields the JSON of the contract. A field left at its protobuf default without presence is "not given".
- */
-export function restInputOfMessage(route: RouteSpec, message: Record<string, unknown>): RestInput {
-  const input: RestInput = { params: {}, query: {}, body: undefined };
-  for (const group of requestGroups(route)) {
-    const json = objectToRest(group.schema, 'input', message);
-    if (group.kind === 'body') input.body = maskedBody(group.schema, json, message.updateMask as string[] | undefined);
-    else for (const [k, v] of Object.entries(json)) input[group.kind][k] = queryText(v);
-  }
-  return input;
-}
-
-/**
- * The PATCH body a field mask asks for: exactly the named fields, a named field left unset as null (clear it).
- * Without a mask (or an empty one) the body is the fields that are set.
- */
-function maskedBody(
-  schema: z.ZodObject,
-  json: Record<string, unknown>,
-  mask: string[] | undefined,
-): Record<string, unknown> {
-  if (!mask || mask.length === 0) return json;
-  const body: Record<string, unknown> = {};
-  for (const path of mask) {
-    const key = Object.keys(schema.shape).find((k) => k === path || protoFieldNameIn(schema, k) === path);
-    if (key === undefined)
-      throw new UnreadableTypedRequest(
-        `updateMask names "${path.slice(0, 100)}", which is not a field of this update`,
-        'updateMask',
-      );
-    body[key] = json[key] ?? null;
-  }
-  return body;
-}
-
-/** A value as it is spelled in a path or query string. */
-function queryText(v: unknown): string {
-  if (Array.isArray(v)) return v.map(queryText).join(',');
-  return typeof v === 'string' ? v : String(v);
 }
 
 /** What the translation needs of one field of an object schema on one side, worked out once per schema. */
@@ -379,8 +326,8 @@ export function messageOfRestInput(route: RouteSpec, input: RestInput): Record<s
 
 /**
  * A path or query value as the JSON value of its field's shape (`'20'` -> 20, `'true'` -> true). Text that is not
- * the canonical spelling (`'02'`, `'1e3'`, `'ten'`, `'yes'`) reads as a value that spells differently, so the
- * gateway's round trip (`typed-request-of.ts`) sends such a request in the gateway form for the validator to answer.
+ * the canonical spelling (`'02'`, `'1e3'`, `'ten'`, `'yes'`) reads as a value that spells differently (the gateway
+ * itself refuses such text at its edge: request-message-of.ts).
  */
 function textToJson(shape: ProtoShape, text: string): unknown {
   if (shape.kind === 'bool') return text === 'true';

@@ -18,7 +18,7 @@ import { tracedCaller } from './traced-caller.js';
 import { correlationIdOf } from './correlation-id.js';
 import { v1ErrorBody, v2ErrorBody } from './error-envelope.js';
 import type { GrpcClients } from './grpc-clients.js';
-import { readJsonBody, type JsonBody } from './read-json-body.js';
+import { readJsonBody } from './read-json-body.js';
 import { newRequestId } from './new-request-id.js';
 import { refuseThroughApi } from './refuse-through-api.js';
 import { openRpcStream } from './open-rpc-stream.js';
@@ -27,9 +27,7 @@ import { serveConsole } from './serve-console.js';
 import { serveMetrics } from './serve-metrics.js';
 import { createRequestAdmission } from './admit-requests.js';
 import { createCredentialsCheck } from './create-credentials-check.js';
-import { typedRequestOf } from './typed-request-of.js';
 import { requestMessageOf } from '../contract/request-message-of.js';
-import { TYPED_SERVICES } from '../contract/typed-services.js';
 import { restJsonOf } from './rest-json-of.js';
 import { ADMITTED_TOKEN_KEY, type AdmissionQueueOptions } from '../admission/admission-queue.js';
 import { answerCors } from './answer-cors.js';
@@ -301,42 +299,31 @@ export function createGateway(deps: GatewayDeps): Koa {
       }
       const body = hasBody ? await readJsonBody(ctx.req) : undefined;
       const input = { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body?.value };
-      let message: Record<string, unknown> | undefined;
-      if (TYPED_SERVICES.has(route.service)) {
-        try {
-          message = requestMessageOf(route, input);
-        } catch (err) {
-          // Refused at the edge: a request whose key was not checked yet (no body) is judged on its key first, as
-          // the RPC would have judged it.
-          if (!hasBody && route.auth !== 'none')
-            await checkCredentials({
-              authorization: ctx.get('authorization') || undefined,
-              clientAddress: ctx.req.socket.remoteAddress,
-              requestId: ctx.state.requestId as string,
-            });
-          throw err;
-        }
+      // The request message, mapped one way (request-message-of.ts); what it cannot carry is refused at the edge.
+      let message: Record<string, unknown>;
+      try {
+        message = requestMessageOf(route, input);
+      } catch (err) {
+        // A request whose key was not checked yet (no body) is judged on its key first, as the RPC would have judged it.
+        if (!hasBody && route.auth !== 'none')
+          await checkCredentials({
+            authorization: ctx.get('authorization') || undefined,
+            clientAddress: ctx.req.socket.remoteAddress,
+            requestId: ctx.state.requestId as string,
+          });
+        throw err;
       }
       const ticket = await admission.admit(ctx, deadlineMs - (performance.now() - ctx.state.startedAt));
       try {
-        await answerRoute(ctx, route, input, body, message);
+        await answerRoute(ctx, route, message);
       } finally {
         ticket.leave();
       }
     });
   }
 
-  /**
-   * Calls the route's RPC with the request and writes its answer (an event stream: opens it). A typed service's
-   * route comes with its request `message`, mapped one way; another's request is mapped here (typed-request-of.ts).
-   */
-  async function answerRoute(
-    ctx: Koa.Context,
-    route: RouteSpec,
-    input: { params: Record<string, string>; query: Record<string, string>; body: unknown },
-    body: JsonBody | undefined,
-    message: Record<string, unknown> | undefined,
-  ) {
+  /** Calls the route's RPC with its request `message` and writes its answer (an event stream: opens it). */
+  async function answerRoute(ctx: Koa.Context, route: RouteSpec, message: Record<string, unknown>) {
     const md = new Metadata();
     md.set('x-service-request-id', ctx.state.requestId as string);
     md.set('x-service-door', 'rest');
@@ -350,17 +337,15 @@ export function createGateway(deps: GatewayDeps): Koa {
       const v = ctx.get(h);
       if (v) setHeaderMetadata(md, h, v);
     }
-    // The typed request when it carries the input exactly, else the gateway form (see typed-request-of.ts).
-    const typed = message ?? typedRequestOf(route, input);
-    deps.metrics.gatewayRequestForm.inc({ form: typed ? 'typed' : 'json' });
-    const request = typed ?? { params: input.params, query: input.query, bodyJson: body?.text ?? 'null' };
+    // Every request goes typed now; the metric keeps its name and its `typed` series (docs/internal-api.md).
+    deps.metrics.gatewayRequestForm.inc({ form: 'typed' });
     if (route.stream) {
       // A streaming call lives as long as the response: it is cancelled when the response closes, whoever closed it.
       // It waits for the first message, so a refusal is thrown here and rendered as the usual error envelope.
       // The access log line and the request histogram record the time to the first message.
       const abort = new AbortController();
       ctx.res.once('close', () => abort.abort());
-      const opened = await openRpcStream(deps.streamClients[route.service], route.rpc, request, md, {
+      const opened = await openRpcStream(deps.streamClients[route.service], route.rpc, message, md, {
         signal: abort.signal,
       });
       serveEventStream(ctx, opened, {
@@ -378,7 +363,7 @@ export function createGateway(deps: GatewayDeps): Koa {
     };
     ctx.res.once('close', onClose);
     try {
-      const out = await call(route.service, route.rpc, request, md, {
+      const out = await call(route.service, route.rpc, message, md, {
         deadlineMs: deadlineMs - (performance.now() - ctx.state.startedAt),
         signal: abort.signal,
       });

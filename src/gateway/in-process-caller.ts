@@ -25,7 +25,7 @@ export interface InProcessApi {
  * a gRPC client sees: the answer and its `rest-header-*` trailers, or an RpcFailure carrying the server's ServiceError
  * as it was (a status the server made without one, its deadline or a cancellation, is decoded as a network client
  * decodes it). Requests and responses are the typed messages as objects, as grpc-gateway's in-process handlers pass
- * them: nothing is encoded (the gateway checked that the request's message carries it: typed-request-of.ts).
+ * them: nothing is encoded (the gateway built the request's message: request-message-of.ts).
  */
 export function inProcessCaller(api: InProcessApi): RpcCaller {
   return async (service, rpc, request, metadata, o) => {

@@ -5,14 +5,13 @@ import { findTooDeepJson } from '../contract/json-depth.js';
 /** The body size limit (CONTRACT part 1). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** A JSON request body: its text, as the JSON form carries it, and its value, which the typed form is built from. */
+/** A JSON request body: its value, which the request message is built from. */
 export interface JsonBody {
-  text: string;
   value: unknown;
 }
 
 /**
- * Reads a JSON request body and checks that it parses: its text and value, or undefined when empty; 413 over 1 MB,
+ * Reads a JSON request body and checks that it parses: its value, or undefined when empty; 413 over 1 MB,
  * 400 INVALID_JSON when malformed; nested more than MAX_JSON_DEPTH levels, 400 VALIDATION_ERROR on the member holding
  * the nesting, found before parsing (as operations refuse more than 32 levels once parsed).
  */
@@ -48,7 +47,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<JsonBody | und
   const tooDeep = findTooDeepJson(text);
   if (tooDeep) throw validationError([tooDeep]);
   try {
-    return { text, value: JSON.parse(text) as unknown };
+    return { value: JSON.parse(text) as unknown };
   } catch (err) {
     throw new ServiceError('INVALID_JSON', `The request body is not valid JSON: ${(err as Error).message}`);
   }

@@ -18,11 +18,9 @@ import type { Caller } from '../application/caller.js';
 import {
   isAnswer,
   isStreaming,
-  isTyped,
+  type OperationAudit,
   type OperationInput,
-  type OperationSpec,
   type OperationTable,
-  type StreamingOperationSpec,
   type TypedOperationSpec,
   type TypedStreamingOperationSpec,
 } from '../application/operation.js';
@@ -48,13 +46,11 @@ import { addReflection, HEALTH_SERVICE_NAME } from './add-reflection.js';
 import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
 import { addressOfPeer } from '../application/failed-auth-limit.js';
-import { responseMessageOf, restInputOfMessage, UnreadableTypedRequest } from '../contract/typed-message.js';
 import { pathParamsOfMessage, requestMessageOf } from '../contract/request-message-of.js';
-import { TYPED_SERVICES } from '../contract/typed-services.js';
 
 /**
- * A request message: the typed fields of the method (a ts-proto object, see `typed-message.ts`), or the gateway form
- * (path and query text and the JSON body as text) for REST input the typed fields cannot carry exactly.
+ * A request message: the typed fields of the method (a ts-proto object), or the gateway form (path and query text and
+ * the JSON body as text) that the proto still declares, read as the gateway maps REST (see typedMessageOfCall).
  */
 interface RpcRequest {
   params?: Record<string, string>;
@@ -144,29 +140,10 @@ export function createGrpcServer(deps: GrpcServerDeps) {
       const spec = table[rpc];
       if (!spec) continue;
       const route = ROUTE_OF_RPC.get(`${name}/${rpc}`);
-      if (TYPED_SERVICES.has(name) !== isTyped(spec))
-        throw new Error(`${name}/${rpc}: a typed service's RPCs, and only those, are implemented on typed messages`);
-      if (isTyped(spec)) {
-        if (def.responseStream !== isStreaming(spec))
-          throw new Error(`${name}/${rpc}: a typed RPC streams exactly when its method does`);
-        if (isStreaming(spec)) {
-          if (!route) throw new Error(`${name}/${rpc}: a typed streaming RPC has a route`);
-          impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
-            inCallContext(call.metadata, () => {
-              handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) =>
-                lastResort(deps, rpc, err, () =>
-                  call.emit('error', encodeServiceError(new ServiceError('INTERNAL_ERROR'))),
-                ),
-              );
-            });
-          };
-          continue;
-        }
-        addUnary(method, def, rpc, (call, callback) => handleTypedCall(deps, spec, rpc, route, call, callback));
-        continue;
-      }
-      if (def.responseStream) {
-        if (!isStreaming(spec)) throw new Error(`${name}/${rpc} streams but its operation does not`);
+      if (def.responseStream !== isStreaming(spec))
+        throw new Error(`${name}/${rpc}: an RPC streams exactly when its method does`);
+      if (isStreaming(spec)) {
+        if (!route) throw new Error(`${name}/${rpc}: a streaming RPC has a route`);
         impl[method] = (call: ServerWritableStream<RpcRequest, unknown>) => {
           inCallContext(call.metadata, () => {
             handleStream(deps, spec, rpc, route, call, streams).catch((err: unknown) =>
@@ -178,8 +155,7 @@ export function createGrpcServer(deps: GrpcServerDeps) {
         };
         continue;
       }
-      if (isStreaming(spec)) throw new Error(`${name}/${rpc} is unary but its operation streams`);
-      addUnary(method, def, rpc, (call, callback) => handleCall(deps, spec, rpc, route, call, callback));
+      addUnary(method, def, rpc, (call, callback) => handleTypedCall(deps, spec, rpc, route, call, callback));
     }
     server.addService(definition, impl);
     health.setStatus(qualifiedServiceName(name), 'SERVING');
@@ -210,11 +186,11 @@ export function createGrpcServer(deps: GrpcServerDeps) {
 }
 
 /**
- * What every call starts from: its request id, the trailers it will answer, the input of a request that is not read
- * yet, and `read`, which reads the request message into the operation input. A call reads it only once its key is
- * known valid: an unknown key never costs the server a parse of its body.
+ * What every call starts from: its request id, the trailers it will answer, and the operation input it records before
+ * its request message is read (the passed headers). A call reads its message only once its key is known valid
+ * (typedMessageOfCall): an unknown key never costs the server a parse of a gateway-form body.
  */
-function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route: RouteSpec | undefined) {
+function startCall(md: Metadata) {
   const requestId = mdString(md, 'x-service-request-id') ?? `req_${randomUUID().replace(/-/g, '')}`;
   const trailers = new Metadata();
   trailers.set('x-service-request-id', requestId);
@@ -224,17 +200,7 @@ function startCall(md: Metadata, request: RpcRequest | UndecodableRequest, route
     if (v !== undefined) headers[h] = v;
   }
   const unread: OperationInput = { params: {}, query: {}, body: undefined, headers };
-  const read = () => {
-    const decoded = decodeRequest(request, route);
-    const undecodable: Undecodable | undefined =
-      'reason' in decoded
-        ? { reason: decoded.reason, field: decoded.field ?? 'body', refusal: decoded.refusal }
-        : undefined;
-    const input: OperationInput = 'input' in decoded ? { ...decoded.input, headers } : unread;
-    return { input, undecodable, answer: (result: unknown) => answerOf(route, result) };
-  };
-
-  return { requestId, trailers, unread, read };
+  return { requestId, trailers, unread };
 }
 
 /**
@@ -278,24 +244,6 @@ async function authenticateCall(
   );
 }
 
-/** Why a request cannot be read, and the field to name. */
-interface Undecodable {
-  reason: string;
-  field: string;
-  /** The refusal to answer instead, when the request was judged without being decoded (body_json nested too deep). */
-  refusal?: ServiceError;
-}
-
-/**
- * Refuses a request grpc-js could not decode (or whose body_json is not JSON, or a typed request that cannot be read)
- * as 400 VALIDATION_ERROR, or with the refusal it was judged to deserve unread.
- */
-function refuseUndecodable(undecodable: Undecodable | undefined): void {
-  if (undecodable === undefined) return;
-  if (undecodable.refusal) throw undecodable.refusal;
-  throw undecodableError(undecodable.reason, undecodable.field);
-}
-
 /** The 400 VALIDATION_ERROR of a request that cannot be read, naming `field`. */
 function undecodableError(reason: string, field: string): ServiceError {
   return new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
@@ -310,42 +258,6 @@ function undecodableError(reason: string, field: string): ServiceError {
   });
 }
 
-async function handleCall(
-  deps: GrpcServerDeps,
-  spec: OperationSpec,
-  rpc: string,
-  route: RouteSpec | undefined,
-  call: ServerUnaryCall<RpcRequest, unknown>,
-  callback: sendUnaryData<unknown>,
-) {
-  const md = call.metadata;
-  const { requestId, trailers, unread, read } = startCall(md, call.request, route);
-  let caller: Caller | undefined;
-  let input = unread;
-  try {
-    if (spec.auth !== 'none')
-      caller = await authenticateCall(deps, md, requestId, trailers, {
-        peer: call.getPeer(),
-        counted: spec.uncounted !== true,
-      });
-    const request = read();
-    refuseUndecodable(request.undecodable);
-    input = request.input;
-    const out = await runForCall(call, () => spec.handler(caller ?? anonymousCaller(requestId), input));
-    if (caller?.viaOrganizationHeader)
-      await deps.recordHeaderUse(caller, spec.audit, input, {
-        ok: true,
-        replayed: isAnswer(out) && out.headers['idempotent-replayed'] === 'true',
-      });
-    const result = isAnswer(out) ? out.result : out;
-    if (isAnswer(out))
-      for (const [k, v] of Object.entries(out.headers)) trailers.set(`rest-header-${k.toLowerCase()}`, v);
-    callback(null, request.answer(result), trailers);
-  } catch (err) {
-    await answerFailedCall(deps, { rpc, requestId, caller, audit: spec.audit, input, trailers }, err, callback);
-  }
-}
-
 /**
  * Answers a unary call that failed with its contract error (INTERNAL_ERROR, logged, for anything else). A failed call
  * made with the Service-Organization-Id header is recorded too (after authentication only: the organization is then
@@ -357,7 +269,7 @@ async function answerFailedCall(
     rpc: string;
     requestId: string;
     caller: Caller | undefined;
-    audit: OperationSpec['audit'];
+    audit: OperationAudit;
     input: OperationInput;
     trailers: Metadata;
   },
@@ -379,8 +291,8 @@ async function answerFailedCall(
  * Runs a call of an RPC implemented on its typed messages (TYPED_SERVICES): authenticated and counted like any call
  * (unless `uncounted`, or its request is the credential, `auth: 'none'`), then its decoded request message goes to
  * the implementation as it is, with the passed headers, and its response message is the answer (its REST headers as
- * trailers). A request in the gateway form (a gateway of the previous version) is first mapped as the gateway maps
- * REST. A method without a route (GatewayService) has no gateway form: its message is taken as it is.
+ * trailers). A request in the gateway form (the proto still declares it; the gateway no longer sends it) is first
+ * mapped as the gateway maps REST. A method without a route (GatewayService) has no gateway form: its message is taken as it is.
  */
 async function handleTypedCall(
   deps: GrpcServerDeps,
@@ -391,7 +303,7 @@ async function handleTypedCall(
   callback: sendUnaryData<unknown>,
 ) {
   const md = call.metadata;
-  const { requestId, trailers, unread } = startCall(md, call.request, route);
+  const { requestId, trailers, unread } = startCall(md);
   let caller: Caller | undefined;
   let input = unread;
   try {
@@ -462,14 +374,14 @@ const SHUTDOWN = Symbol('server shutdown');
  */
 async function handleStream(
   deps: GrpcServerDeps,
-  spec: StreamingOperationSpec | TypedStreamingOperationSpec,
+  spec: TypedStreamingOperationSpec,
   rpc: string,
-  route: RouteSpec | undefined,
+  route: RouteSpec,
   call: ServerWritableStream<RpcRequest, unknown>,
   streams: Set<AbortController>,
 ) {
   const md = call.metadata;
-  const { requestId, trailers, unread, read } = startCall(md, call.request, route);
+  const { requestId, trailers, unread } = startCall(md);
   let input = unread;
   const abort = new AbortController();
   streams.add(abort);
@@ -482,52 +394,43 @@ async function handleStream(
   try {
     caller = await authenticateCall(deps, md, requestId, trailers, { peer: call.getPeer(), counted: true });
     const who = caller;
-    // A typed RPC gets its decoded request message and sends its messages as they are; another, the REST input, its
-    // results turned into the response message.
-    let run: (send: (result: unknown) => Promise<void>, signal: AbortSignal) => Promise<void>;
-    let answer: (result: unknown) => unknown;
-    if (isTyped(spec)) {
-      const message = typedMessageOfCall(call.request, route!);
-      input = { ...unread, params: pathParamsOfMessage(route!, message) };
-      answer = (result) => result;
-      run = (send, signal) => spec.stream(who, message, send, signal);
-    } else {
-      const request = read();
-      refuseUndecodable(request.undecodable);
-      const restInput = request.input;
-      input = restInput;
-      answer = request.answer;
-      run = (send, signal) => spec.stream(who, restInput, send, signal);
-    }
+    // The RPC gets its decoded request message and sends its messages as they are.
+    const message = typedMessageOfCall(call.request, route);
+    input = { ...unread, params: pathParamsOfMessage(route, message) };
     admitted = await deps.streams.open(caller);
     admitted.signal.addEventListener('abort', onEnded, { once: true });
-    await run(async (result) => {
-      if (abort.signal.aborted) return;
-      // A key revoked or expired while the stream is open gets nothing more: every later message checks the key
-      // again (the credential cache answers, so this costs no query), without counting it against the rate limit.
-      // Between messages, open-streams.ts reads the keys of open streams four times a second.
-      if (started)
-        await deps.authenticate(
-          {
-            authorization: mdString(md, 'authorization'),
-            organizationHeader: mdString(md, 'service-organization-id'),
-            requestId,
-            clientAddress: clientAddressOf(md, call.getPeer()),
-          },
-          async () => undefined,
-        );
-      if (!started) {
-        started = true;
-        if (who.viaOrganizationHeader)
-          await deps.recordHeaderUse(who, spec.audit, input, { ok: true, replayed: false });
-        const head = new Metadata();
-        for (const [k, v] of Object.entries(trailers.getMap()))
-          if (k.startsWith('rest-header-') || k === 'x-service-request-id') head.set(k, String(v));
-        call.sendMetadata(head);
-      }
-      // Backpressure: a slow reader holds the next view back rather than buffering views without bound.
-      if (!call.write(answer(result))) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
-    }, abort.signal);
+    await spec.stream(
+      who,
+      message,
+      async (result) => {
+        if (abort.signal.aborted) return;
+        // A key revoked or expired while the stream is open gets nothing more: every later message checks the key
+        // again (the credential cache answers, so this costs no query), without counting it against the rate limit.
+        // Between messages, open-streams.ts reads the keys of open streams four times a second.
+        if (started)
+          await deps.authenticate(
+            {
+              authorization: mdString(md, 'authorization'),
+              organizationHeader: mdString(md, 'service-organization-id'),
+              requestId,
+              clientAddress: clientAddressOf(md, call.getPeer()),
+            },
+            async () => undefined,
+          );
+        if (!started) {
+          started = true;
+          if (who.viaOrganizationHeader)
+            await deps.recordHeaderUse(who, spec.audit, input, { ok: true, replayed: false });
+          const head = new Metadata();
+          for (const [k, v] of Object.entries(trailers.getMap()))
+            if (k.startsWith('rest-header-') || k === 'x-service-request-id') head.set(k, String(v));
+          call.sendMetadata(head);
+        }
+        // Backpressure: a slow reader holds the next view back rather than buffering views without bound.
+        if (!call.write(result)) await once(call, 'drain', { signal: abort.signal }).catch(() => undefined);
+      },
+      abort.signal,
+    );
     const reason: unknown = abort.signal.reason;
     if (reason === SHUTDOWN)
       throw new ServiceError('SERVICE_UNAVAILABLE', 'The service is shutting down: follow again.', { retryAfter: 1 });
@@ -551,56 +454,11 @@ async function handleStream(
   }
 }
 
-/**
- * The operation input of a request message, or why it cannot be read (a message grpc-js could not decode, body_json
- * that is not JSON or nests too deep, a field mask naming no field). A request with any gateway-form field set is read
- * in that form; otherwise its typed fields are turned into the REST input the operation validates, so every caller
- * meets the same checks. A method without a route has its message as its body.
- */
-function decodeRequest(
-  request: RpcRequest | UndecodableRequest,
-  route: RouteSpec | undefined,
-): { input: Omit<OperationInput, 'headers'> } | { reason: string; field?: string; refusal?: ServiceError } {
-  if (isUndecodable(request)) return { reason: request.reason };
-  const gatewayForm = !!request.bodyJson || hasEntries(request.params) || hasEntries(request.query);
-  if (!gatewayForm) {
-    if (!route) return { input: { params: {}, query: {}, body: request } };
-    try {
-      return { input: restInputOfMessage(route, request) };
-    } catch (err) {
-      if (err instanceof UnreadableTypedRequest) return { reason: err.message, field: err.field };
-      throw err;
-    }
-  }
-  let body: unknown;
-  if (request.bodyJson) {
-    // Counted before parsing: a megabyte of brackets takes JSON.parse over a second of the event loop.
-    const tooDeep = findTooDeepJson(request.bodyJson);
-    if (tooDeep) return { reason: tooDeep.message, refusal: validationError([tooDeep]) };
-    try {
-      body = JSON.parse(request.bodyJson);
-    } catch (err) {
-      return { reason: `body_json is not JSON (${(err as Error).message})` };
-    }
-  }
-  return { input: { params: request.params ?? {}, query: request.query ?? {}, body } };
-}
-
 /** True when an object has at least one own key. */
 function hasEntries(o: Record<string, unknown> | undefined): boolean {
   if (!o) return false;
   for (const _ in o) return true;
   return false;
-}
-
-/**
- * The response message of an operation's result: the route's typed response, or the page of a route that answers
- * browsers HTML (`htmlAnswer`); an empty message for a method without a route.
- */
-function answerOf(route: RouteSpec | undefined, result: unknown): Record<string, unknown> {
-  if (!route) return {};
-  if (route.htmlAnswer && typeof result === 'string') return { htmlPage: result };
-  return responseMessageOf(route, result);
 }
 
 /** A placeholder caller for operations whose input is its own credential. */

@@ -135,7 +135,7 @@ export function createServiceMetrics(): ServiceMetrics {
     }),
     gatewayRequestForm: new Counter({
       name: 'scheduling_gateway_request_form_total',
-      help: 'REST requests sent to the internal API by form: typed messages, or json (the gateway form) where a typed message cannot carry the input exactly.',
+      help: 'REST requests sent to the internal API by form: typed (every request; the gateway form json is no longer sent).',
       labelNames: ['form'],
       registers,
     }),

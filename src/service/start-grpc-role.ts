@@ -6,7 +6,6 @@ import { createAuthenticator } from '../application/authenticate.js';
 import { createRateLimiter } from '../application/rate-limiter.js';
 import { createOpenStreams } from '../application/open-streams.js';
 import { createFailedAuthLimit } from '../application/failed-auth-limit.js';
-import { createOperations } from '../application/create-operations.js';
 import { createTypedServices } from '../api/create-typed-services.js';
 import { createHeaderUseRecorder } from '../application/audit/record-header-use.js';
 import { createStreamLeases } from '../persistence/stream-leases.js';
@@ -68,7 +67,7 @@ export async function startGrpcRole(config: Config, r: GrpcRoleDeps): Promise<Gr
   );
   const grpc = createGrpcServer({
     streams,
-    operations: { ...createOperations(deps), ...createTypedServices(deps) },
+    operations: createTypedServices(deps),
     authenticate: createAuthenticator({
       credentials: deps.credentials,
       clock,

@@ -24,7 +24,8 @@ import { EventServiceClient } from '../../src/gen/scheduling/v1/event_service.js
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue.js';
 import { decodeServiceError } from '../../src/grpc/error-metadata.js';
-import { messageOfRestInput, restInputOfMessage } from '../../src/contract/typed-message.js';
+import { messageOfRestInput } from '../../src/contract/typed-message.js';
+import { restInputOfMessage } from '../helpers/typed-messages.js';
 import { isDeepStrictEqual } from 'node:util';
 import { request } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';

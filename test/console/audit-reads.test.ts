@@ -1,7 +1,5 @@
 import test from 'ava';
-import { createOperations } from '../../src/application/create-operations.js';
 import { createTypedServices } from '../../src/api/create-typed-services.js';
-import type { ResolutionDeps } from '../../src/application/resolution/resolution-deps.js';
 import { isSuccessfulRead, READ_ACTIONS } from '../../src/console/audit-reads.js';
 
 /** The audit action of every operation, by kind, as the service's operation tables (typed services too) declare it. */
@@ -9,7 +7,7 @@ function actionsByKind(): Map<string, Set<string>> {
   // Only the tables' declarations are read, no handler runs: a stand-in answers every dependency a table touches while
   // it is built (a gauge registered, a helper made) with itself.
   const standIn: any = new Proxy(function standIn() {}, { get: () => standIn, apply: () => standIn });
-  const tables = { ...createOperations(standIn as ResolutionDeps), ...createTypedServices(standIn) };
+  const tables = createTypedServices(standIn);
   const kinds = new Map<string, Set<string>>();
   for (const table of Object.values(tables))
     for (const op of Object.values(table ?? {})) {

@@ -8,10 +8,10 @@ import {
   messageOfRestInput,
   requestGroups,
   responseMessageOf,
-  restInputOfMessage,
   restOfResponseMessage,
 } from '../../src/contract/typed-message.js';
 import { GRPC_SERVICES } from '../../src/grpc/service-registry.js';
+import { restInputOfMessage } from '../helpers/typed-messages.js';
 import { protoFieldNameIn, protoShapeOf } from '../../src/contract/proto-shape.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -40,8 +40,7 @@ function methodOf(service: keyof typeof GRPC_SERVICES, rpc: string) {
 
 /**
  * A REST body as its typed message reads it: a value where the contract takes a value or a list of them (v1
- * constraints, `"en"` or `["en"]`) is a list of one; the service reads both alike, and the gateway sends the
- * single-value form as the gateway form to keep its validation errors (typed-request-of.ts).
+ * constraints, `"en"` or `["en"]`) is a list of one; the service reads both alike.
  */
 function asTyped(schema: z.ZodType, v: unknown): unknown {
   const shape = protoShapeOf(schema, 'input');

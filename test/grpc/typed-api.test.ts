@@ -11,7 +11,6 @@ import { BookingStatus } from '../../src/gen/scheduling/v1/resources.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { decodeServiceError, errorCodeOfTrailers } from '../../src/grpc/error-metadata.js';
-import { typedRequestOf } from '../../src/gateway/typed-request-of.js';
 import { restOfResponse, routeOf } from '../helpers/typed-messages.js';
 import { bearer, callbackCall } from '../helpers/typed-calls.js';
 
@@ -358,19 +357,4 @@ test('an internal caller sends v1 constraints as typed lists (no google.protobuf
   } finally {
     resolutions.close();
   }
-});
-
-test('the gateway sends v1 constraint lists typed, and one code given as text in the gateway form (the body as sent)', (t) => {
-  const route = routeOf('CreateResolutionV1');
-  const input = (constraints: unknown) => ({
-    params: {},
-    query: {},
-    body: { service: 'intake', constraints, dateRange: { from: '2026-03-02', to: '2026-03-04' } },
-  });
-  t.like(typedRequestOf(route, input({ languages: ['es'], modality: ['virtual'] })), {
-    constraintLists: { languages: ['es'], modality: ['virtual'] },
-  });
-  // "es" means ["es"] behind the door, but the operation fingerprints the body as sent for Idempotency-Key: a retry
-  // must match the first request as written, so text stays text (the gateway form) and REST answers stay the same.
-  t.is(typedRequestOf(route, input({ languages: 'es' })), undefined);
 });
