@@ -22,8 +22,8 @@ import { bookingService, type BookingServiceDeps } from './booking-service/booki
 import { resolutionService, type ResolutionServiceDeps } from './resolution-service/resolution-service.js';
 
 /**
- * The services implemented on their typed messages (TYPED_SERVICES), each RPC refusing what no operation may store
- * before it runs, as the other services' operations do (GatewayService aside: it stores nothing).
+ * Every gRPC service, implemented on its typed messages (src/api/<service>/), each RPC refusing what no operation may
+ * store before it runs (GatewayService aside: it stores nothing). The server refuses to start without one of them.
  */
 export function createTypedServices(
   deps: OrganizationServiceDeps &

@@ -112,6 +112,8 @@ export function createGrpcServer(deps: GrpcServerDeps) {
   // Open server streams: stop() ends them, since a graceful shutdown waits for every call and a stream never ends alone.
   const streams = new Set<AbortController>();
   const health = new HealthImplementation({ '': 'SERVING' });
+  for (const name of Object.keys(GRPC_SERVICES) as GrpcServiceName[])
+    if (!deps.operations[name]) throw new Error(`${name}: no implementation`);
   for (const [name, table] of Object.entries(deps.operations) as [GrpcServiceName, OperationTable][]) {
     const definition = guardCodecs(GRPC_SERVICES[name].definition, deps.logger);
     const impl: UntypedServiceImplementation = {};
@@ -138,7 +140,8 @@ export function createGrpcServer(deps: GrpcServerDeps) {
     for (const [method, def] of Object.entries(definition)) {
       const rpc = def.path.split('/')[2] ?? method;
       const spec = table[rpc];
-      if (!spec) continue;
+      // Every RPC of the proto is implemented (src/api/create-typed-services.ts): none is left to answer UNIMPLEMENTED.
+      if (!spec) throw new Error(`${name}/${rpc}: no implementation`);
       const route = ROUTE_OF_RPC.get(`${name}/${rpc}`);
       if (def.responseStream !== isStreaming(spec))
         throw new Error(`${name}/${rpc}: an RPC streams exactly when its method does`);
@@ -288,7 +291,7 @@ async function answerFailedCall(
 }
 
 /**
- * Runs a call of an RPC implemented on its typed messages (TYPED_SERVICES): authenticated and counted like any call
+ * Runs a call of an RPC on its typed messages: authenticated and counted like any call
  * (unless `uncounted`, or its request is the credential, `auth: 'none'`), then its decoded request message goes to
  * the implementation as it is, with the passed headers, and its response message is the answer (its REST headers as
  * trailers). A request in the gateway form (the proto still declares it; the gateway no longer sends it) is first

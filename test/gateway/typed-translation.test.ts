@@ -63,7 +63,7 @@ test.serial(
     t.is(read.status, 200);
     t.is(read.body.name, 'Typed');
     t.is(await form('typed'), typed0 + 2);
-    // A number where the contract wants text: every service being typed (TYPED_SERVICES), the edge refuses it with the
+    // A number where the contract wants text: every service being typed, the edge refuses it with the
     // field and sends nothing.
     const bad = await platform.post('/api/v2/organizations', { externalId: 7, name: 'Typed' });
     t.is(bad.status, 400);

@@ -103,16 +103,23 @@ export interface BookingV1CreatedView {
   };
 }
 
+/** The fields a v1 create and a v1 reschedule answer both give of the (new) pending booking. */
+function bookingV1PendingFields(d: BookingV1CreatedView['data']) {
+  return {
+    id: d.id,
+    bookingStatus: BOOKING_STATUS_MESSAGE[d.status],
+    title: d.title,
+    date: new Date(d.date),
+    endTime: new Date(d.end_time),
+  };
+}
+
 /** The `BookingV1Created` message of a committed v1 create answer. */
 export function bookingV1CreatedMessage(view: BookingV1CreatedView): BookingV1Created {
   const d = view.data;
   return {
     data: {
-      id: d.id,
-      bookingStatus: BOOKING_STATUS_MESSAGE[d.status],
-      title: d.title,
-      date: new Date(d.date),
-      endTime: new Date(d.end_time),
+      ...bookingV1PendingFields(d),
       tokenToConfirm: typeof d.tokenToConfirm === 'string' ? d.tokenToConfirm : '',
       resolutionId: typeof d.resolutionId === 'string' ? d.resolutionId : undefined,
     },
@@ -121,16 +128,7 @@ export function bookingV1CreatedMessage(view: BookingV1CreatedView): BookingV1Cr
 
 /** The `BookingV1Rescheduled` message of a committed reschedule answer (the new pending booking). */
 export function bookingV1RescheduledMessage(view: BookingV1CreatedView): BookingV1Rescheduled {
-  const d = view.data;
-  return {
-    data: {
-      id: d.id,
-      bookingStatus: BOOKING_STATUS_MESSAGE[d.status],
-      title: d.title,
-      date: new Date(d.date),
-      endTime: new Date(d.end_time),
-    },
-  };
+  return { data: bookingV1PendingFields(view.data) };
 }
 
 /** The `BookingV1Cancelled` message of a committed cancellation answer `{bookingId, status, cancelledAt}`. */
