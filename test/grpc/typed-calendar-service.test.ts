@@ -92,7 +92,7 @@ test('Create, Get, List, Update and Delete a calendar connection on typed messag
     timezone: 'Europe/Paris',
     days: { monday },
     overrides: [{ date: '2026-12-24', slots: [] }],
-    externalCalendar: { type: 'ics', url: 'https://calendar.example.com/a.ics' },
+    externalCalendar: { type: 'ics', url: 'http://127.0.0.1:9/a.ics' },
   });
   const c = created.calendarConnection!;
   t.regex(c.id!, /^cal_/);
@@ -108,7 +108,7 @@ test('Create, Get, List, Update and Delete a calendar connection on typed messag
     sunday: closed,
   });
   t.deepEqual(c.overrides, [{ date: '2026-12-24', slots: [] }]);
-  t.deepEqual(c.externalCalendar, { type: 'ics', url: 'https://calendar.example.com/a.ics' });
+  t.deepEqual(c.externalCalendar, { type: 'ics', url: 'http://127.0.0.1:9/a.ics' });
 
   const read = await unary<GetCalendarConnectionResponse>('getCalendarConnection', { id: c.id });
   t.deepEqual(read.calendarConnection, c);

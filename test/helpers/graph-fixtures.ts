@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { readGraphVersion } from '../../src/persistence/organization-repository.js';
 import { client } from './http.js';
 import { livePlatformKey } from './live-platform-key.js';
 import type { TestService } from './test-service.js';
@@ -66,4 +68,60 @@ export async function providerWithService(
     if (!schedule.id) throw new Error(`schedule create failed: ${JSON.stringify(schedule)}`);
   }
   return { provider, service, schedule };
+}
+
+/**
+ * An organization with varied providers for the graph's load tests: shared lists, licence records, a second service
+ * and a schedule with a loopback feed (the service must allow insecure outbound URLs), and a bare provider whose row
+ * lacks lists and holds JSON nulls, as rows written without the API do. Its id and graph version.
+ */
+export async function variedOrganization(svc: TestService, prefix: string) {
+  const o = await newOrganization(svc, `${prefix}-${randomUUID().slice(0, 8)}`);
+  await providerWithService(o, {
+    externalId: 'full',
+    displayName: 'Zoë Ångström 名前',
+    email: 'full@example.org',
+    professionCode: 'psychologist',
+    specialtyCodes: ['anxiety', 'trauma'],
+    languageCodes: ['en', 'es'],
+    modalityCodes: ['virtual'],
+    serviceRegionCodes: ['US-CA', 'US-NY'],
+    insurancePlanCodes: ['aetna'],
+    ageGroupCodes: ['adult'],
+    licenseRecords: [
+      { licenseTypeCode: 'psychologist', regionCode: 'US-CA', status: 'active', expiresAt: '2031-01-31' },
+      {
+        licenseTypeCode: 'psychologist',
+        regionCode: 'US-NY',
+        status: 'active',
+        expiresAt: '2030-06-30',
+        verifiedAt: '2026-01-02T03:04:05.000Z',
+      },
+    ],
+    acceptsNewClients: true,
+    timezone: 'America/Los_Angeles',
+    panelCapacity: 30,
+    panelCurrentCount: 12,
+  });
+  const twin = await providerWithService(o, {
+    externalId: 'twin',
+    languageCodes: ['en', 'es'],
+    modalityCodes: ['virtual'],
+    acceptsNewClients: false,
+  });
+  await o.api.post('/api/v2/services', { providerId: twin.provider.id, title: 'Follow-up', duration: 30, price: 90.5 });
+  await o.api.post('/api/v2/calendar-connections', {
+    providerId: twin.provider.id,
+    timezone: 'Europe/Paris',
+    days: { monday: { enabled: true, slots: [{ start: '08:00', end: '12:00' }] } },
+    externalCalendar: { type: 'ics', url: 'http://127.0.0.1:9/twin.ics' },
+  });
+  await providerWithService(o, { externalId: 'bare' }, { schedule: null });
+  const db = svc.service.deps.db;
+  await db.query(
+    `UPDATE providers SET doc = doc - 'languageCodes' || '{"insurancePlanCodes": null, "panelCapacity": null, "bio": null}'::jsonb
+     WHERE organization_id = $1 AND external_id = 'bare'`,
+    [o.org.id],
+  );
+  return { o, id: o.org.id as string, version: await readGraphVersion(db, o.org.id as string) };
 }

@@ -1,5 +1,4 @@
 import test from 'ava';
-import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import {
   createOrgGraphCache,
@@ -13,67 +12,15 @@ import { readGraphVersion } from '../../src/persistence/organization-repository.
 import { createGraphSnapshotBuildStep } from '../../src/workers/graph-snapshot-builder.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { providerWithService, variedOrganization } from '../helpers/graph-fixtures.js';
 
 let svc: TestService;
 test.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ env: { OUTBOUND_ALLOW_INSECURE_URLS: '1' } });
 });
 test.after.always(async () => {
   await svc?.stop();
 });
-
-/** An organization with varied providers (shared lists, licence records, a second service and schedule, a bare one). */
-async function variedOrganization() {
-  const o = await newOrganization(svc, `snap-${randomUUID().slice(0, 8)}`);
-  await providerWithService(o, {
-    externalId: 'full',
-    displayName: 'Zoë Ångström 名前',
-    email: 'full@example.org',
-    professionCode: 'psychologist',
-    specialtyCodes: ['anxiety', 'trauma'],
-    languageCodes: ['en', 'es'],
-    modalityCodes: ['virtual'],
-    serviceRegionCodes: ['US-CA', 'US-NY'],
-    insurancePlanCodes: ['aetna'],
-    ageGroupCodes: ['adult'],
-    licenseRecords: [
-      { licenseTypeCode: 'psychologist', regionCode: 'US-CA', status: 'active', expiresAt: '2031-01-31' },
-      {
-        licenseTypeCode: 'psychologist',
-        regionCode: 'US-NY',
-        status: 'active',
-        expiresAt: '2030-06-30',
-        verifiedAt: '2026-01-02T03:04:05.000Z',
-      },
-    ],
-    acceptsNewClients: true,
-    timezone: 'America/Los_Angeles',
-    panelCapacity: 30,
-    panelCurrentCount: 12,
-  });
-  const twin = await providerWithService(o, {
-    externalId: 'twin',
-    languageCodes: ['en', 'es'],
-    modalityCodes: ['virtual'],
-    acceptsNewClients: false,
-  });
-  await o.api.post('/api/v2/services', { providerId: twin.provider.id, title: 'Follow-up', duration: 30, price: 90.5 });
-  await o.api.post('/api/v2/calendar-connections', {
-    providerId: twin.provider.id,
-    timezone: 'Europe/Paris',
-    days: { monday: { enabled: true, slots: [{ start: '08:00', end: '12:00' }] } },
-    externalCalendar: { type: 'ics', url: 'https://calendar.example.org/twin.ics' },
-  });
-  await providerWithService(o, { externalId: 'bare' }, { schedule: null });
-  const db = svc.service.deps.db;
-  await db.query(
-    `UPDATE providers SET doc = doc - 'languageCodes' || '{"insurancePlanCodes": null, "panelCapacity": null, "bio": null}'::jsonb
-     WHERE organization_id = $1 AND external_id = 'bare'`,
-    [o.org.id],
-  );
-  return { o, id: o.org.id as string, version: await readGraphVersion(db, o.org.id as string) };
-}
 
 /** What a resolution reads of a graph, for comparing two loads of one version. */
 function contentOf(g: OrgGraph) {
@@ -110,7 +57,7 @@ const snapshotRows = async (orgId: string) =>
   ).rows;
 
 test('a graph read from its stored snapshot equals the graph read from its rows, and both equal the full rows mapped', async (t) => {
-  const { id, version } = await variedOrganization();
+  const { id, version } = await variedOrganization(svc, 'snap');
   const db = svc.service.deps.db;
   const clock = () => new Date();
   const snapshots = createGraphSnapshots({ db, clock });
@@ -137,7 +84,7 @@ test('a graph read from its stored snapshot equals the graph read from its rows,
 });
 
 test('a snapshot of an older version is ignored: the graph is read from its rows, and the new version stored', async (t) => {
-  const { o, id, version } = await variedOrganization();
+  const { o, id, version } = await variedOrganization(svc, 'snap');
   const db = svc.service.deps.db;
   const clock = () => new Date();
   const snapshots = createGraphSnapshots({ db, clock });
@@ -163,7 +110,7 @@ test('a snapshot of an older version is ignored: the graph is read from its rows
 });
 
 test('a damaged, cut or mislabelled snapshot is not used: the graph is read from its rows', async (t) => {
-  const { id, version } = await variedOrganization();
+  const { id, version } = await variedOrganization(svc, 'snap');
   const db = svc.service.deps.db;
   const clock = () => new Date();
   const snapshots = createGraphSnapshots({ db, clock });
@@ -221,7 +168,7 @@ test('a damaged, cut or mislabelled snapshot is not used: the graph is read from
 });
 
 test('the snapshot is not written when the version moved since it was read (the rows may be of a later one)', async (t) => {
-  const { id, version } = await variedOrganization();
+  const { id, version } = await variedOrganization(svc, 'snap');
   const db = svc.service.deps.db;
   const clock = () => new Date();
   const problems: string[] = [];
@@ -243,8 +190,8 @@ test('the snapshot is not written when the version moved since it was read (the 
 test.serial(
   'the builder stores the snapshot of a changed graph once its version has settled, and only for graphs that had one',
   async (t) => {
-    const large = await variedOrganization();
-    const small = await variedOrganization();
+    const large = await variedOrganization(svc, 'snap');
+    const small = await variedOrganization(svc, 'snap');
     const db = svc.service.deps.db;
     const clock = () => new Date();
     const snapshots = createGraphSnapshots({ db, clock });
@@ -280,7 +227,7 @@ test.serial(
 );
 
 test('two writers of one version: the second waits for the build lease and finds it stored (built once)', async (t) => {
-  const { id, version } = await variedOrganization();
+  const { id, version } = await variedOrganization(svc, 'snap');
   const db = svc.service.deps.db;
   const clock = () => new Date();
   const reference = await loadOrgGraph(db, id, version, Date.now());
