@@ -91,7 +91,7 @@ test('create answers the schedule with all seven weekdays, status active; graph 
         { date: '2026-12-24', slots: [] },
         { date: '2026-12-26', slots: [{ start: '10:00', end: '11:00' }] },
       ],
-      externalCalendar: { type: 'ics', url: 'https://calendar.example.com/feed.ics' },
+      externalCalendar: { type: 'ics', url: 'http://127.0.0.1:9/feed.ics' },
     }),
   );
   t.is(r.status, 200);
@@ -116,7 +116,7 @@ test('create answers the schedule with all seven weekdays, status active; graph 
       { date: '2026-12-24', slots: [] },
       { date: '2026-12-26', slots: [{ start: '10:00', end: '11:00' }] },
     ],
-    externalCalendar: { type: 'ics', url: 'https://calendar.example.com/feed.ics' },
+    externalCalendar: { type: 'ics', url: 'http://127.0.0.1:9/feed.ics' },
     createdAt: r.body.createdAt,
     updatedAt: r.body.createdAt,
   });
@@ -421,7 +421,7 @@ test('patch changes only what it names, re-validates the whole schedule, and bum
     await c.post(
       '/api/v2/calendar-connections',
       schedule(provider.id, {
-        externalCalendar: { type: 'ics', url: 'http://feeds.example/a.ics' },
+        externalCalendar: { type: 'ics', url: 'http://127.0.0.1:9/a.ics' },
         overrides: [{ date: '2026-07-04', slots: [] }],
       }),
     )

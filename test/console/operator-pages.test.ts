@@ -312,7 +312,7 @@ test.serial('schedules: weekly hours, an override and a calendar feed created, e
   await page.getByLabel('Saturday open').check();
   await page.getByLabel('Saturday windows').fill('10:00-14:00');
   await page.getByLabel('Date overrides').fill('2026-03-10: 08:00-10:00\n2026-03-11: closed');
-  await page.getByLabel('Calendar feed (ICS URL)').fill('https://calendar.example.com/cy.ics');
+  await page.getByLabel('Calendar feed (ICS URL)').fill('http://127.0.0.1:9/cy.ics');
   t.deepEqual(await seriousAxeFindings(page), [], 'the new-schedule form');
   await page.getByRole('button', { name: 'Create schedule' }).click();
   await page.getByRole('heading', { level: 1, name: 'Clinic hours' }).waitFor();
@@ -320,7 +320,7 @@ test.serial('schedules: weekly hours, an override and a calendar feed created, e
   t.like(made, {
     title: 'Clinic hours',
     timezone: 'Europe/Madrid',
-    externalCalendar: { type: 'ics', url: 'https://calendar.example.com/cy.ics' },
+    externalCalendar: { type: 'ics', url: 'http://127.0.0.1:9/cy.ics' },
   });
   t.deepEqual(made.days.monday, {
     enabled: true,
