@@ -59,7 +59,8 @@ const SERVICE_DOCS: Record<Exclude<GrpcServiceName, 'GatewayService'>, string> =
     'Resolutions: eligibility, live availability and ranked options; candidates; holds and confirmation.',
   RankingPolicyService: 'Versioned ranking policies.',
   CareService: 'Continuity records, the waitlist and the manual-review queue.',
-  BookingService: 'Bookings (v2 reads and the v1 direct path).',
+  BookingService:
+    'Bookings: reads, and the direct path (slots of a date, booking a slot, confirming by the e-mailed link, rescheduling, cancelling).',
   AnalyticsService: 'Resolution and booking analytics.',
   WebhookService: "The organization's webhook configuration, its delivery log and replays (CONTRACT part 6).",
   EventService:

@@ -3871,7 +3871,8 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
 };
 
 /**
- * BookingService: Bookings (v2 reads and the v1 direct path).
+ * BookingService: Bookings: reads, and the direct path (slots of a date, booking a slot, confirming by the e-mailed
+ * link, rescheduling, cancelling).
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
