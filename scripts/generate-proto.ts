@@ -36,7 +36,7 @@ import {
   resultFieldName,
 } from '../src/contract/typed-message.js';
 import { SCHEMA_MODULES, SCHEMA_NAMES } from '../src/contract/schema-names.js';
-import { protoViewOf } from '../src/contract/proto-view.js';
+import { protoFieldsOf, protoViewOf } from '../src/contract/proto-view.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../src/errors/error-catalogue.js';
 import { ERROR_DOMAIN, HTTP_TO_GRPC } from '../src/grpc/error-metadata.js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
@@ -59,7 +59,8 @@ const SERVICE_DOCS: Record<Exclude<GrpcServiceName, 'GatewayService'>, string> =
     'Resolutions: eligibility, live availability and ranked options; candidates; holds and confirmation.',
   RankingPolicyService: 'Versioned ranking policies.',
   CareService: 'Continuity records, the waitlist and the manual-review queue.',
-  BookingService: 'Bookings (v2 reads and the v1 direct path).',
+  BookingService:
+    'Bookings: reads, and the direct path (slots of a date, booking a slot, confirming by the e-mailed link, rescheduling, cancelling).',
   AnalyticsService: 'Resolution and booking analytics.',
   WebhookService: "The organization's webhook configuration, its delivery log and replays (CONTRACT part 6).",
   EventService:
@@ -427,6 +428,11 @@ function fieldLines(
   ];
 }
 
+/** The fields of an object schema's message: its REST fields, then those only the typed API carries (protoFields). */
+function typedEntries(schema: z.ZodObject): [string, z.ZodType][] {
+  return [...Object.entries(schema.shape), ...Object.entries(protoFieldsOf(schema))] as [string, z.ZodType][];
+}
+
 /** A message declaration from an object schema (nested declarations first). */
 function messageBody(
   name: string,
@@ -440,10 +446,8 @@ function messageBody(
   const nested: string[] = [];
   const fields: string[] = [];
   const declared = new Set<string>();
-  for (const [key, value] of Object.entries(schema.shape))
-    fields.push(
-      ...fieldLines(schema, key, value as z.ZodType, side, scope, nested, `${indent}  `, imports, floor, declared),
-    );
+  for (const [key, value] of typedEntries(schema))
+    fields.push(...fieldLines(schema, key, value, side, scope, nested, `${indent}  `, imports, floor, declared));
   const reserved = reservedLines(scope, declared, `${indent}  `, new Set());
   return [`${indent}message ${name} {`, ...nested, ...reserved, ...fields, `${indent}}`];
 }
@@ -501,7 +505,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   const fields: string[] = [];
   const declared = new Set<string>();
   for (const group of requestGroups(route)) {
-    for (const [key, value] of Object.entries(group.schema.shape)) {
+    for (const [key, value] of typedEntries(group.schema)) {
       if (['params', 'query', 'body', 'bodyJson'].includes(key))
         throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
       fields.push(
@@ -549,7 +553,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
         ...oneofBody(shape, resScope, 'output', '  ', imports, `The answer, exactly one of: ${shape.oneof.doc}`),
       );
     } else if (shape.kind === 'message' && !named) {
-      for (const [key, value] of Object.entries(shape.schema.shape))
+      for (const [key, value] of typedEntries(shape.schema))
         resFields.push(
           ...fieldLines(
             shape.schema,
@@ -590,7 +594,9 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
 function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes: RouteSpec[]): string {
   const imports: Imports = new Set();
   const messages: string[] = [];
-  for (const r of routes) messages.push(...rpcMessages(r, imports));
+  // A route that is an alias of another route's RPC (RouteSpec.restView) adds no method: its RPC's comment names it.
+  const methods = routes.filter((r) => !r.restView);
+  for (const r of methods) messages.push(...rpcMessages(r, imports));
   const lines: string[] = ['syntax = "proto3";', '', 'package scheduling.v1;', ''];
   for (const i of [...imports].sort()) lines.push(`import "${i}";`);
   lines.push('');
@@ -601,13 +607,17 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
     ),
   );
   lines.push(`service ${service} {`);
-  for (const r of routes) {
+  for (const r of methods) {
+    const aliases = routes
+      .filter((a) => a.restView && a.rpc === r.rpc)
+      .map((a) => ` Also REST ${a.method} ${a.path}: ${a.description}`)
+      .join('');
     const errors = (r.errors ?? []).length
       ? ` Errors beyond the common ones: ${(r.errors ?? []).map(errorText).join(', ')}.`
       : ' Errors: the common ones.';
     lines.push(
       ...comment(
-        `${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}.`,
+        `${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}.${aliases}`,
         '  ',
       ),
     );

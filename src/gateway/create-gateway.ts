@@ -299,10 +299,12 @@ export function createGateway(deps: GatewayDeps): Koa {
       }
       const body = hasBody ? await readJsonBody(ctx.req) : undefined;
       const input = { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body?.value };
-      // The request message, mapped one way (request-message-of.ts); what it cannot carry is refused at the edge.
+      // The request message, mapped one way (request-message-of.ts); what it cannot carry is refused at the edge. A
+      // route on another route's RPC (a v1 read) maps its message onto that RPC's request (RouteSpec.restView).
       let message: Record<string, unknown>;
       try {
         message = requestMessageOf(route, input);
+        if (route.restView) message = route.restView.request(message);
       } catch (err) {
         // A request whose key was not checked yet (no body) is judged on its key first, as the RPC would have judged it.
         if (!hasBody && route.auth !== 'none')
@@ -373,7 +375,7 @@ export function createGateway(deps: GatewayDeps): Koa {
         ctx.body = out.response.htmlPage;
       } else {
         ctx.type = 'application/json';
-        ctx.body = restJsonOf(route, out.response);
+        ctx.body = restJsonOf(route, out.response, message);
       }
     } finally {
       ctx.res.off('close', onClose);

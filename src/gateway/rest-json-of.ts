@@ -2,10 +2,16 @@ import type { RouteSpec } from '../contract/route.js';
 import { restOfResponseMessage } from '../contract/typed-message.js';
 
 /**
- * The REST JSON text of a typed response message, rendered with the route's response shape (typed-message.ts); `null`
- * for a route that answers nothing.
+ * The REST JSON text of a typed response message, rendered with the route's response shape (typed-message.ts), or by
+ * the route's own view of another route's RPC (RouteSpec.restView), given the `request` it answers; `null` for a
+ * route that answers nothing.
  */
-export function restJsonOf(route: RouteSpec, response: Record<string, unknown>): string {
+export function restJsonOf(
+  route: RouteSpec,
+  response: Record<string, unknown>,
+  request: Record<string, unknown> = {},
+): string {
   if (!route.response) return 'null';
-  return JSON.stringify(restOfResponseMessage(route, response) ?? null);
+  const rest = route.restView ? route.restView.response(response, request) : restOfResponseMessage(route, response);
+  return JSON.stringify(rest ?? null);
 }

@@ -176,11 +176,14 @@ function bookingWhere(f: BookingFilter): { where: string; params: unknown[] } {
   return { where, params };
 }
 
-/** Lists bookings newest first (created_at, id) strictly before the keyset position `before`, at most `limit` rows. */
+/**
+ * Lists bookings newest first (created_at, id) strictly before the keyset position `before`, passing over the first
+ * `skip` of them, at most `limit` rows.
+ */
 export async function listBookingsBefore(
   db: Queryable,
   f: BookingFilter,
-  page: { before?: { createdAt: Date; id: string } | undefined; limit: number },
+  page: { before?: { createdAt: Date; id: string } | undefined; limit: number; skip?: number },
 ): Promise<BookingRow[]> {
   const { where: base, params } = bookingWhere(f);
   const where = [base];
@@ -193,23 +196,18 @@ export async function listBookingsBefore(
       limit: page.limit,
     },
   );
-  const r = await db.query(`${BOOKING_SELECT} WHERE ${where.join(' AND ')} ${orderLimit}`, params);
+  let offset = '';
+  if (page.skip) {
+    params.push(page.skip);
+    offset = ` OFFSET $${params.length}`;
+  }
+  const r = await db.query(`${BOOKING_SELECT} WHERE ${where.join(' AND ')} ${orderLimit}${offset}`, params);
   return r.rows as BookingRow[];
 }
 
-/** Lists one page of bookings newest first by offset, with the number of bookings matching the filter. */
-export async function listBookingsPage(
-  db: Queryable,
-  f: BookingFilter,
-  page: { limit: number; offset: number },
-): Promise<{ rows: BookingRow[]; total: number }> {
+/** The number of bookings the filter matches. */
+export async function countBookings(db: Queryable, f: BookingFilter): Promise<number> {
   const { where, params } = bookingWhere(f);
-  const [rows, count] = await Promise.all([
-    db.query(
-      `${BOOKING_SELECT} WHERE ${where} ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, page.limit, page.offset],
-    ),
-    db.query(`SELECT count(*)::int AS n FROM bookings b WHERE ${where}`, params),
-  ]);
-  return { rows: rows.rows as BookingRow[], total: count.rows[0]?.n ?? 0 };
+  const r = await db.query(`SELECT count(*)::int AS n FROM bookings b WHERE ${where}`, params);
+  return (r.rows[0] as { n: number } | undefined)?.n ?? 0;
 }

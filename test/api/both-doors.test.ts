@@ -25,6 +25,8 @@ import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue.js';
 import { decodeServiceError } from '../../src/grpc/error-metadata.js';
 import { messageOfRestInput } from '../../src/contract/typed-message.js';
+import { requestMessageOf } from '../../src/contract/request-message-of.js';
+import type { ServiceError } from '../../src/errors/service-error.js';
 import { restInputOfMessage } from '../helpers/typed-messages.js';
 import { isDeepStrictEqual } from 'node:util';
 import { request } from '../helpers/http.js';
@@ -593,6 +595,24 @@ for (const [i, row] of TABLE.entries()) {
     // REST door.
     const rest = await request(svc.url, row.method, path, { key: svc.platformKey, body, headers });
     const restError = rest.body?.error ?? {};
+    // A route on another route's RPC (a v1 read: RouteSpec.restView) has no gateway form of its own: its gRPC door is
+    // that RPC with the request the gateway's view makes, and a bound of the route's own contract (v1 `page`) is the
+    // view's refusal, before any call.
+    let viewed: Record<string, unknown> | undefined;
+    if (route.restView) {
+      try {
+        viewed = route.restView.request(requestMessageOf(route, { params, query, body }));
+      } catch (err) {
+        const refused = err as ServiceError;
+        const seen = `REST ${rest.status} ${restError.code} | view ${refused.code} field=${refused.field}`;
+        t.is(refused.code, row.code, seen);
+        t.is(refused.field, row.field, seen);
+        t.is(restError.code, row.code, seen);
+        t.is(rest.status, ERROR_CATALOGUE[row.code].status, seen);
+        t.is(await snapshot(), before, 'a refused request changed nothing');
+        return;
+      }
+    }
     // gRPC door: the RPC the route maps to, with the request the gateway builds.
     const Ctor = CLIENTS[route.service as keyof typeof CLIENTS];
     if (!Ctor) return t.fail(`no client for ${route.service}`);
@@ -605,7 +625,7 @@ for (const [i, row] of TABLE.entries()) {
       grpcErr = await callForError(
         grpc,
         route.rpc,
-        { params, query, body: undefined, bodyJson: body === undefined ? 'null' : JSON.stringify(body) },
+        viewed ?? { params, query, body: undefined, bodyJson: body === undefined ? 'null' : JSON.stringify(body) },
         md,
       );
     } finally {

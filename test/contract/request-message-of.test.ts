@@ -261,7 +261,7 @@ test('a list of free-form values (an import’s rows) is carried item by item as
 });
 
 test('a body member declared refused (refused-members.ts) is refused first with its own error, whatever else the body holds', (t) => {
-  const reschedule = (body: unknown) => refusal('RescheduleBookingV1', { params: { id: 'bkg_1' }, body });
+  const reschedule = (body: unknown) => refusal('RescheduleBooking', { params: { id: 'bkg_1' }, body });
   const combined = (field: string) => ({
     code: 'COMBINED_DATETIME_NOT_ACCEPTED',
     field,
@@ -278,7 +278,7 @@ test('a body member declared refused (refused-members.ts) is refused first with 
   t.like(reschedule({ datetime: null }), combined('datetime'));
   t.deepEqual(
     requestMessageOf(
-      route('RescheduleBookingV1'),
+      route('RescheduleBooking'),
       input({ params: { id: 'bkg_1' }, body: { date: '2026-03-05', time: '10:00', other: 1 } }),
     ),
     { id: 'bkg_1', date: '2026-03-05', time: '10:00' },
@@ -286,7 +286,7 @@ test('a body member declared refused (refused-members.ts) is refused first with 
   );
   const message = (() => {
     try {
-      requestMessageOf(route('RescheduleBookingV1'), input({ params: { id: 'b' }, body: { datetime: 'x' } }));
+      requestMessageOf(route('RescheduleBooking'), input({ params: { id: 'b' }, body: { datetime: 'x' } }));
     } catch (err) {
       return (err as ServiceError).message;
     }

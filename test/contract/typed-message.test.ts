@@ -63,7 +63,8 @@ const example = (schema: z.ZodType, io: 'input' | 'output') =>
 test('every route answers in its typed response message: the REST example survives encoding and decoding field for field', (t) => {
   let checked = 0;
   for (const r of ALL_ROUTES) {
-    if (!r.response || r.service === 'GatewayService') continue;
+    // A route on another route's RPC (a v1 read) renders that RPC's answer one way: booking-v1-views.test.ts.
+    if (!r.response || r.service === 'GatewayService' || r.restView) continue;
     const result = r.examples && 'response' in r.examples ? r.examples.response : example(r.response, 'output');
     const m = methodOf(r.service, r.rpc);
     const decoded = m.responseDeserialize(m.responseSerialize(responseMessageOf(r, result))) as Record<string, unknown>;
@@ -76,7 +77,7 @@ test('every route answers in its typed response message: the REST example surviv
 test('every route takes its input in typed request fields: path, query and body survive encoding and decoding', (t) => {
   let checked = 0;
   for (const r of ALL_ROUTES) {
-    if (r.service === 'GatewayService') continue;
+    if (r.service === 'GatewayService' || r.restView) continue;
     const groups = requestGroups(r);
     const text = (o: unknown) =>
       Object.fromEntries(
@@ -136,6 +137,7 @@ test('a request with no typed field set reads as empty; gateway-form fields are 
 
 test('cursor-paged lists carry REST limit, cursor and nextCursor as page_size, page_token and next_page_token; other limits keep their name', (t) => {
   const route = (rpc: string) => ALL_ROUTES.find((r) => r.rpc === rpc)!;
+  const v1Bookings = ALL_ROUTES.find((r) => r.method === 'GET' && r.path === '/api/v1/bookings')!;
   const providers = route('ListProviders');
   const request = messageOfRestInput(providers, { params: {}, query: { limit: '2', cursor: 'abc' }, body: undefined });
   t.like(request, { pageSize: 2, pageToken: 'abc' });
@@ -172,14 +174,14 @@ test('cursor-paged lists carry REST limit, cursor and nextCursor as page_size, p
     nextCursor: 'tok',
   });
   // Not cursor paging: the v1 page-number envelope and the audit chain verification keep `limit` (and `page`), as numbers too.
-  t.like(
-    messageOfRestInput(route('ListBookingsV1'), { params: {}, query: { page: '2', limit: '10' }, body: undefined }),
-    { page: 2, limit: 10 },
-  );
+  t.like(messageOfRestInput(v1Bookings, { params: {}, query: { page: '2', limit: '10' }, body: undefined }), {
+    page: 2,
+    limit: 10,
+  });
   t.like(messageOfRestInput(route('VerifyAuditChain'), { params: {}, query: { limit: '100' }, body: undefined }), {
     limit: 100,
   });
-  t.like(protoShapeOf(requestGroups(route('ListBookingsV1'))[0]!.schema.shape.page as z.ZodType, 'input'), {
+  t.like(protoShapeOf(requestGroups(v1Bookings)[0]!.schema.shape.page as z.ZodType, 'input'), {
     kind: 'int64',
     decimal: true,
   });

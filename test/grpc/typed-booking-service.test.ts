@@ -3,22 +3,21 @@ import { randomUUID } from 'node:crypto';
 import { credentials, Metadata, type ServiceError as GrpcError } from '@grpc/grpc-js';
 import {
   BookingServiceClient,
-  type CancelBookingV1Response,
-  type ConfirmBookingV1Response,
-  type CreateBookingV1Response,
+  type BookSlotResponse,
+  type CancelBookingResponse,
+  type ConfirmBookingResponse,
   type GetBookingResponse,
-  type GetBookingV1Response,
+  type ListBookingsRequest,
   type ListBookingsResponse,
-  type ListBookingsV1Response,
-  type ListSlotsV1Response,
-  type RescheduleBookingV1Response,
+  type ListSlotsResponse,
+  type RescheduleBookingResponse,
 } from '../../src/gen/scheduling/v1/booking_service.js';
 import { BookingStatus, BookingV2_Source } from '../../src/gen/scheduling/v1/resources.js';
 import { bookingRoutes } from '../../src/contract/routes/booking-routes.js';
 import { restJsonOf } from '../../src/gateway/rest-json-of.js';
 import { getBooking } from '../../src/api/booking-service/get-booking.js';
-import { listBookingsV1 } from '../../src/api/booking-service/list-bookings-v1.js';
-import { listSlotsV1 } from '../../src/api/booking-service/list-slots-v1.js';
+import { listBookings } from '../../src/api/booking-service/list-bookings.js';
+import { listSlots } from '../../src/api/booking-service/list-slots.js';
 import { ServiceError } from '../../src/errors/service-error.js';
 import type { Caller } from '../../src/application/caller.js';
 import { request } from '../helpers/http.js';
@@ -28,9 +27,11 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { errorInfoOf } from '../helpers/typed-calls.js';
 
 /**
- * BookingService on its typed messages (src/api/booking-service/): typed answers (the v1 ones included), the
- * confirmation link without an API key, Idempotency-Key replays, refusals with the contract's code as ErrorInfo reason
- * and the REST field, implementations callable with their deps alone, and REST answering what the RPCs answer.
+ * BookingService on its typed messages (src/api/booking-service/): typed answers of the direct path (ListSlots,
+ * BookSlot, ConfirmBooking, RescheduleBooking, CancelBooking) and of the reads v1 REST maps onto (GetBooking,
+ * ListBookings with `skip` and `include_total`), the confirmation link without an API key, Idempotency-Key replays,
+ * refusals with the contract's code as ErrorInfo reason and the REST field, implementations callable with their deps
+ * alone, and REST answering what the RPCs answer.
  */
 
 let svc: TestService;
@@ -57,13 +58,11 @@ test.after.always(async () => {
 type Method =
   | 'listBookings'
   | 'getBooking'
-  | 'listSlotsV1'
-  | 'createBookingV1'
-  | 'listBookingsV1'
-  | 'getBookingV1'
-  | 'confirmBookingV1'
-  | 'rescheduleBookingV1'
-  | 'cancelBookingV1';
+  | 'listSlots'
+  | 'bookSlot'
+  | 'confirmBooking'
+  | 'rescheduleBooking'
+  | 'cancelBooking';
 
 interface CallOpts {
   key?: string | null;
@@ -89,7 +88,7 @@ function call<Res>(method: Method, req: object, opts: CallOpts = {}): Promise<{ 
 const unary = async <Res>(method: Method, req: object, opts?: CallOpts) => (await call<Res>(method, req, opts)).res;
 
 async function slotOf(date: string, time: string): Promise<string> {
-  const slots = await unary<ListSlotsV1Response>('listSlotsV1', {
+  const slots = await unary<ListSlotsResponse>('listSlots', {
     providerId: p.provider.id,
     eventTypeId: p.service.id,
     date,
@@ -100,19 +99,20 @@ async function slotOf(date: string, time: string): Promise<string> {
 }
 
 const attendee = { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' };
-const route = (rpc: string) => bookingRoutes.find((r) => r.rpc === rpc)!;
+/** The booking route of a method and path: v1 and v2 reads share their RPCs. */
+const route = (method: string, path: string) => bookingRoutes.find((r) => r.method === method && r.path === path)!;
 
 test.serial(
   'the v1 path on typed messages: slots, create (replayed with its key), reads, confirm link, reschedule, cancel',
   async (t) => {
-    const slots = await unary<ListSlotsV1Response>('listSlotsV1', {
+    const slots = await unary<ListSlotsResponse>('listSlots', {
       providerId: p.provider.id,
       eventTypeId: p.service.id,
       date: '2026-03-03',
     });
     t.is(slots.slotsV1Page!.total, 8);
     t.like(slots.slotsV1Page!.slots![0], { date: '2026-03-03', time: '09:00', label: '9:00 AM', available: true });
-    const empty = await unary<ListSlotsV1Response>('listSlotsV1', {
+    const empty = await unary<ListSlotsResponse>('listSlots', {
       providerId: p.provider.id,
       eventTypeId: p.service.id,
       date: '2026-03-07',
@@ -126,54 +126,48 @@ test.serial(
       attendee,
     };
     const key = { 'idempotency-key': `k-${randomUUID()}` };
-    const first = await call<CreateBookingV1Response>('createBookingV1', req, { headers: key });
+    const first = await call<BookSlotResponse>('bookSlot', req, { headers: key });
     const created = first.res.bookingV1Created!.data!;
     t.like(created, { bookingStatus: BookingStatus.BOOKING_STATUS_PENDING, title: 'Intake Session with Dr. p1' });
     t.deepEqual(created.date, new Date('2026-03-03T14:00:00.000Z'));
     t.deepEqual(created.endTime, new Date('2026-03-03T15:00:00.000Z'));
     t.is(first.trailers.get('rest-header-idempotent-replayed').length, 0);
-    const replay = await call<CreateBookingV1Response>('createBookingV1', req, { headers: key });
+    const replay = await call<BookSlotResponse>('bookSlot', req, { headers: key });
     t.deepEqual(replay.res, first.res, 'a replay answers the first booking');
     t.deepEqual(replay.trailers.get('rest-header-idempotent-replayed'), ['true']);
     const reused = await t.throwsAsync<GrpcError>(() =>
-      unary('createBookingV1', { ...req, notes: 'another payload' }, { headers: key }),
+      unary('bookSlot', { ...req, notes: 'another payload' }, { headers: key }),
     );
     t.like(errorInfoOf(reused!), { reason: 'IDEMPOTENCY_KEY_REUSED' });
 
     const id = created.id!;
-    const v1 = await unary<GetBookingV1Response>('getBookingV1', { id });
-    t.like(v1.bookingV1Detail, {
-      bookingId: id,
-      bookingStatus: BookingStatus.BOOKING_STATUS_PENDING,
-      attendee: { name: 'Pat Doe', email: 'pat@example.com' },
-    });
-    t.true(
-      v1.bookingV1Detail!.confirmationUrl!.endsWith(`/api/v1/bookings/${id}/confirm?token=${created.tokenToConfirm}`),
-    );
     const v2 = await unary<GetBookingResponse>('getBooking', { id });
     t.like(v2.booking, {
       id,
+      bookingStatus: BookingStatus.BOOKING_STATUS_PENDING,
       organizationId: o.org.id,
       source: BookingV2_Source.SOURCE_V1,
       customer: { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' },
       metadata: {},
     });
     t.is(v2.booking!.resolutionId, undefined, 'a null is an unset field');
+    // What v1 REST shows of a booking and v2 REST does not: its confirmation link.
+    t.true(v2.booking!.confirmationUrl!.endsWith(`/api/v1/bookings/${id}/confirm?token=${created.tokenToConfirm}`));
 
     // The confirmation link takes no API key: its token is the credential. A page, or the JSON answer when accepted.
     const wrong = await t.throwsAsync<GrpcError>(() =>
-      unary('confirmBookingV1', { id, token: 'not-the-token' }, { key: null }),
+      unary('confirmBooking', { id, token: 'not-the-token' }, { key: null }),
     );
     t.like(errorInfoOf(wrong!), { reason: 'BOOKING_NOT_FOUND' });
-    const page = await unary<ConfirmBookingV1Response>(
-      'confirmBookingV1',
+    const page = await unary<ConfirmBookingResponse>(
+      'confirmBooking',
       { id, token: created.tokenToConfirm },
       { key: null },
     );
     t.regex(page.htmlPage!, /Your booking is confirmed/);
     t.is(page.bookingV1ConfirmResult, undefined);
-    const json = await unary<ConfirmBookingV1Response>(
-      'confirmBookingV1',
+    const json = await unary<ConfirmBookingResponse>(
+      'confirmBooking',
       { id, token: created.tokenToConfirm },
       { key: null, headers: { accept: 'application/json' } },
     );
@@ -181,7 +175,7 @@ test.serial(
 
     // Bookings made a second apart list in that order (one instant would leave it to their ids).
     clock.advance(1000);
-    const moved = await unary<RescheduleBookingV1Response>('rescheduleBookingV1', {
+    const moved = await unary<RescheduleBookingResponse>('rescheduleBooking', {
       id,
       date: '2026-03-04',
       time: '10:00',
@@ -192,7 +186,7 @@ test.serial(
     const old = await unary<GetBookingResponse>('getBooking', { id });
     t.like(old.booking, { bookingStatus: BookingStatus.BOOKING_STATUS_RESCHEDULED, rescheduledTo: fresh.id });
 
-    const cancelled = await unary<CancelBookingV1Response>('cancelBookingV1', {
+    const cancelled = await unary<CancelBookingResponse>('cancelBooking', {
       id: fresh.id,
       reason: 'changed plans',
     });
@@ -205,15 +199,25 @@ test.serial(
     t.is(listed.data![0]!.id, fresh.id, 'newest first');
     const next = await unary<ListBookingsResponse>('listBookings', { pageSize: 1, pageToken: listed.nextPageToken });
     t.is(next.data![0]!.id, id);
-    const byStatus = await unary<ListBookingsV1Response>('listBookingsV1', {
+    t.is(listed.total, undefined, 'no count unless asked');
+    // Paging by number (as v1 REST does): `skip` passes over bookings, `include_total` counts what the filter matches.
+    const second = await unary<ListBookingsResponse>('listBookings', { pageSize: 1, skip: 1, includeTotal: true });
+    t.deepEqual(
+      second.data!.map((b) => b.id),
+      [id],
+    );
+    t.is(second.total, 2);
+    const byStatus = await unary<ListBookingsResponse>('listBookings', {
       bookingStatus: BookingStatus.BOOKING_STATUS_CANCELLED,
+      includeTotal: true,
     });
-    t.like(byStatus.bookingsV1Page, { total: 1, page: 1, limit: 20 });
-    t.is(byStatus.bookingsV1Page!.bookings![0]!.bookingId, fresh.id);
-    const none = await unary<ListBookingsV1Response>('listBookingsV1', {
+    t.is(byStatus.total, 1);
+    t.is(byStatus.data![0]!.id, fresh.id);
+    const none = await unary<ListBookingsResponse>('listBookings', {
       bookingStatus: BookingStatus.BOOKING_STATUS_COMPLETED,
+      includeTotal: true,
     });
-    t.deepEqual(none.bookingsV1Page, { bookings: [], total: 0, page: 1, limit: 20 });
+    t.like(none, { data: [], total: 0, hasMore: false });
   },
 );
 
@@ -224,23 +228,23 @@ test.serial('refusals carry the contract code as ErrorInfo reason and the REST f
     return { reason: info.reason, field: info.metadata?.field };
   };
   t.deepEqual(
-    await reasonOf('listSlotsV1', { providerId: p.provider.id, eventTypeId: p.service.id, date: '2026-02-30' }),
+    await reasonOf('listSlots', { providerId: p.provider.id, eventTypeId: p.service.id, date: '2026-02-30' }),
     {
       reason: 'VALIDATION_ERROR',
       field: 'date',
     },
   );
-  t.deepEqual(await reasonOf('listSlotsV1', { eventTypeId: p.service.id, date: '2026-03-03' }), {
+  t.deepEqual(await reasonOf('listSlots', { eventTypeId: p.service.id, date: '2026-03-03' }), {
     reason: 'VALIDATION_ERROR',
     field: 'providerId',
   });
   t.deepEqual(
-    await reasonOf('createBookingV1', { providerId: p.provider.id, serviceId: p.service.id, slotId: 'nope', attendee }),
+    await reasonOf('bookSlot', { providerId: p.provider.id, serviceId: p.service.id, slotId: 'nope', attendee }),
     { reason: 'VALIDATION_ERROR', field: 'slotId' },
   );
   const slot = await slotOf('2026-03-05', '11:00');
   t.deepEqual(
-    await reasonOf('createBookingV1', {
+    await reasonOf('bookSlot', {
       providerId: p.provider.id,
       serviceId: p.service.id,
       slotId: slot,
@@ -248,64 +252,66 @@ test.serial('refusals carry the contract code as ErrorInfo reason and the REST f
     }),
     { reason: 'VALIDATION_ERROR', field: 'attendee.email' },
   );
-  t.deepEqual(await reasonOf('createBookingV1', { providerId: p.provider.id, serviceId: p.service.id, slotId: slot }), {
+  t.deepEqual(await reasonOf('bookSlot', { providerId: p.provider.id, serviceId: p.service.id, slotId: slot }), {
     reason: 'VALIDATION_ERROR',
     field: 'attendee',
   });
   t.deepEqual(await reasonOf('getBooking', { id: 'bkg_unknown' }), { reason: 'BOOKING_NOT_FOUND', field: undefined });
-  t.deepEqual(await reasonOf('getBookingV1', { id: '' }), { reason: 'VALIDATION_ERROR', field: 'id' });
+  t.deepEqual(await reasonOf('getBooking', { id: '' }), { reason: 'VALIDATION_ERROR', field: 'id' });
   t.deepEqual(await reasonOf('listBookings', { providerId: 'prv_unknown' }), {
     reason: 'PROVIDER_NOT_FOUND',
     field: 'providerId',
   });
   t.deepEqual(await reasonOf('listBookings', { pageSize: 501 }), { reason: 'VALIDATION_ERROR', field: 'limit' });
-  t.deepEqual(await reasonOf('listBookingsV1', { limit: 101 }), { reason: 'VALIDATION_ERROR', field: 'limit' });
-  t.deepEqual(await reasonOf('listBookingsV1', { page: 0 }), { reason: 'VALIDATION_ERROR', field: 'page' });
-  const made = await unary<CreateBookingV1Response>('createBookingV1', {
+  t.deepEqual(await reasonOf('listBookings', { skip: -1 }), { reason: 'VALIDATION_ERROR', field: 'skip' });
+  const made = await unary<BookSlotResponse>('bookSlot', {
     providerId: p.provider.id,
     serviceId: p.service.id,
     slotId: slot,
     attendee,
   });
   const id = made.bookingV1Created!.data!.id!;
-  t.deepEqual(await reasonOf('rescheduleBookingV1', { id, date: '2026-03-05', time: '25:00' }), {
+  t.deepEqual(await reasonOf('rescheduleBooking', { id, date: '2026-03-05', time: '25:00' }), {
     reason: 'VALIDATION_ERROR',
     field: 'time',
   });
-  t.deepEqual(await reasonOf('rescheduleBookingV1', { id, date: '2026-03-07', time: '10:00' }), {
+  t.deepEqual(await reasonOf('rescheduleBooking', { id, date: '2026-03-07', time: '10:00' }), {
     reason: 'SLOT_OUTSIDE_AVAILABILITY',
     field: 'time',
   });
   t.deepEqual(await reasonOf('getBooking', { id }, { key: other.key }), { reason: 'FORBIDDEN', field: undefined });
-  t.deepEqual(await reasonOf('confirmBookingV1', { id, token: '' }, { key: null }), {
+  t.deepEqual(await reasonOf('confirmBooking', { id, token: '' }, { key: null }), {
     reason: 'VALIDATION_ERROR',
     field: 'token',
   });
-  t.deepEqual(await reasonOf('cancelBookingV1', { id }, { key: null }), {
+  t.deepEqual(await reasonOf('cancelBooking', { id }, { key: null }), {
     reason: 'UNAUTHENTICATED',
     field: undefined,
   });
-  await unary('cancelBookingV1', { id });
-  t.deepEqual(await reasonOf('cancelBookingV1', { id }), { reason: 'BOOKING_STATE_CONFLICT', field: undefined });
+  await unary('cancelBooking', { id });
+  t.deepEqual(await reasonOf('cancelBooking', { id }), { reason: 'BOOKING_STATE_CONFLICT', field: undefined });
 });
 
 test.serial('an implementation is a function of its dependencies, the caller and the typed request', async (t) => {
   const { db, clock: now } = svc.service.deps;
   const caller = { requestId: 'req_direct', organizationId: o.org.id } as Caller;
-  const listed = await unary<ListBookingsV1Response>('listBookingsV1', { limit: 2 });
-  t.deepEqual(await listBookingsV1({ db }, caller, { limit: 2 }), listed);
-  const id = listed.bookingsV1Page!.bookings![0]!.bookingId!;
-  t.deepEqual(await getBooking({ db }, caller, { id }), await unary<GetBookingResponse>('getBooking', { id }));
-  const err = await t.throwsAsync(() => getBooking({ db }, caller, { id: '' }));
+  const config = svc.config;
+  const listed = await unary<ListBookingsResponse>('listBookings', { pageSize: 2, skip: 1, includeTotal: true });
+  t.deepEqual(await listBookings({ db, config }, caller, { pageSize: 2, skip: 1, includeTotal: true }), listed);
+  const id = listed.data![0]!.id;
+  t.deepEqual(await getBooking({ db, config }, caller, { id }), await unary<GetBookingResponse>('getBooking', { id }));
+  const err = await t.throwsAsync(() => getBooking({ db, config }, caller, { id: '' }));
   t.true(err instanceof ServiceError);
   t.like(err, { code: 'VALIDATION_ERROR', field: 'id' });
-  const slots = await listSlotsV1({ db, clock: now }, caller, {
+  const slots = await listSlots({ db, clock: now }, caller, {
     providerId: p.provider.id,
     eventTypeId: p.service.id,
     date: '2026-03-06',
   });
   t.is(slots.slotsV1Page!.total, 8);
-  const elsewhere = await t.throwsAsync(() => getBooking({ db }, { ...caller, organizationId: other.org.id }, { id }));
+  const elsewhere = await t.throwsAsync(() =>
+    getBooking({ db, config }, { ...caller, organizationId: other.org.id }, { id }),
+  );
   t.like(elsewhere, { code: 'FORBIDDEN' });
 });
 
@@ -321,20 +327,26 @@ test.serial('REST answers what the typed RPCs answer: a read and a write', async
   });
   t.is(made.status, 200, JSON.stringify(made.body));
   const id = made.body.data.id as string;
-  for (const [rpc, path] of [
-    ['GetBookingV1', `/api/v1/bookings/${id}`],
-    ['GetBooking', `/api/v2/bookings/${id}`],
-  ] as const) {
-    const typed = await unary<object>(rpc === 'GetBooking' ? 'getBooking' : 'getBookingV1', { id });
-    t.deepEqual(JSON.parse(restJsonOf(route(rpc), typed as Record<string, unknown>)), (await rest.get(path)).body);
+  // Both REST reads of a booking answer GetBooking, each in its shape.
+  const typed = await unary<GetBookingResponse>('getBooking', { id });
+  for (const version of ['v1', 'v2']) {
+    const read = route('GET', `/api/${version}/bookings/:id`);
+    t.deepEqual(
+      JSON.parse(restJsonOf(read, typed as unknown as Record<string, unknown>)),
+      (await rest.get(`/api/${version}/bookings/${id}`)).body,
+    );
   }
-  const list = await rest.get('/api/v1/bookings?limit=3');
-  const typedList = await unary<ListBookingsV1Response>('listBookingsV1', { limit: 3 });
-  t.deepEqual(JSON.parse(restJsonOf(route('ListBookingsV1'), typedList as Record<string, unknown>)), list.body);
+  // v1 page 2 of 2 is ListBookings with `skip` 2, as the gateway asks it.
+  const list = await rest.get('/api/v1/bookings?page=2&limit=2');
+  const v1List = route('GET', '/api/v1/bookings');
+  const asked = v1List.restView!.request({ page: 2, limit: 2 });
+  t.like(asked as ListBookingsRequest, { pageSize: 2, skip: 2, includeTotal: true });
+  const typedList = await unary<ListBookingsResponse>('listBookings', asked);
+  t.deepEqual(JSON.parse(restJsonOf(v1List, typedList as unknown as Record<string, unknown>, asked)), list.body);
 
   // A write: the same cancellation through both doors answers the same JSON (ids and instants aside).
   const twinSlot = await slotOf('2026-03-06', '15:00');
-  const twin = await unary<CreateBookingV1Response>('createBookingV1', {
+  const twin = await unary<BookSlotResponse>('bookSlot', {
     providerId: p.provider.id,
     serviceId: p.service.id,
     slotId: twinSlot,
@@ -343,17 +355,20 @@ test.serial('REST answers what the typed RPCs answer: a read and a write', async
   });
   const twinId = twin.bookingV1Created!.data!.id!;
   t.deepEqual(
-    Object.keys(JSON.parse(restJsonOf(route('CreateBookingV1'), twin as Record<string, unknown>)).data),
+    Object.keys(JSON.parse(restJsonOf(route('POST', '/api/v1/bookings'), twin as Record<string, unknown>)).data),
     Object.keys(made.body.data),
     'the same members in the same order',
   );
   const restCancel = await rest.post(`/api/v1/bookings/${id}/cancel`, { reason: 'r' });
   t.is(restCancel.status, 200);
-  const typedCancel = await unary<CancelBookingV1Response>('cancelBookingV1', { id: twinId, reason: 'r' });
-  t.deepEqual(JSON.parse(restJsonOf(route('CancelBookingV1'), typedCancel as Record<string, unknown>)), {
-    ...restCancel.body,
-    bookingId: twinId,
-  });
+  const typedCancel = await unary<CancelBookingResponse>('cancelBooking', { id: twinId, reason: 'r' });
+  t.deepEqual(
+    JSON.parse(restJsonOf(route('POST', '/api/v1/bookings/:id/cancel'), typedCancel as Record<string, unknown>)),
+    {
+      ...restCancel.body,
+      bookingId: twinId,
+    },
+  );
   // The confirmation link answers the same page through the gateway as to a typed call.
   const third = await rest.post('/api/v1/bookings', {
     providerId: p.provider.id,
@@ -365,8 +380,8 @@ test.serial('REST answers what the typed RPCs answer: a read and a write', async
   const html = await request(svc.url, 'GET', link);
   t.is(html.status, 200);
   t.regex(html.headers.get('content-type') ?? '', /^text\/html/);
-  const typedPage = await unary<ConfirmBookingV1Response>(
-    'confirmBookingV1',
+  const typedPage = await unary<ConfirmBookingResponse>(
+    'confirmBooking',
     { id: third.body.data.id, token: third.body.data.tokenToConfirm },
     { key: null },
   );

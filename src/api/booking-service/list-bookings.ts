@@ -3,16 +3,18 @@ import { BookingStatus as BookingStatusMessage } from '../../gen/scheduling/v1/r
 import { ListBookingsQuery } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
 import type { Database } from '../../persistence/database.js';
-import { listBookingsBefore, type BookingRow } from '../../persistence/booking-repository.js';
+import type { Config } from '../../config/load-config.js';
+import { countBookings, listBookingsBefore, type BookingRow } from '../../persistence/booking-repository.js';
 import { findProviderRow } from '../../persistence/provider-repository.js';
 import type { Caller } from '../../application/caller.js';
 import { RequestProblems } from '../request-problems.js';
 import { pageMessage, readPageRequest } from '../page-request.js';
 import { BOOKING_STATUS_OF, BOOKING_STATUS_REFUSAL, bookingV2Message } from '../messages/booking-message.js';
 
-/** What ListBookings uses. */
+/** What ListBookings uses: the database, and the public base URL of a booking's confirmation link. */
 export interface ListBookingsDeps {
   db: Database;
+  config: Pick<Config, 'publicBaseUrl'>;
 }
 
 /** The keyset position of a booking in newest-first order: `<created ms>|<id>`. */
@@ -21,8 +23,10 @@ function positionOf(b: BookingRow): string {
 }
 
 /**
- * ListBookings (GET /api/v2/bookings): the organization's bookings newest first, filtered by status and provider,
- * keyset-paginated. A provider of another organization is 403 on `providerId`, an unknown one 404.
+ * ListBookings (GET /api/v2/bookings; GET /api/v1/bookings pages it by number): the organization's bookings newest
+ * first, filtered by status and provider, keyset-paginated; `skip` passes over that many after the token's position
+ * (AIP-158), and `include_total` adds `total`, the number the filter matches. A provider of another organization is
+ * 403 on `providerId`, an unknown one 404.
  */
 export async function listBookings(
   deps: ListBookingsDeps,
@@ -38,6 +42,9 @@ export async function listBookings(
   }
   const providerId = problems.check('providerId', ListBookingsQuery.shape.providerId, request.providerId);
   const paging = readPageRequest(problems, request);
+  const skip = request.skip ?? 0;
+  // A negative or fractional count has no meaning as a number of bookings to pass over.
+  if (!Number.isInteger(skip) || skip < 0) problems.add('skip', 'must be an integer of at least 0');
   problems.throwIfAny();
   if (providerId !== undefined) {
     const provider = await findProviderRow(deps.db, providerId);
@@ -56,10 +63,11 @@ export async function listBookings(
       });
     before = { createdAt: new Date(Number(ms)), id };
   }
-  const rows = await listBookingsBefore(
-    deps.db,
-    { organizationId: caller.organizationId, status, providerId },
-    { before, limit: paging.size + 1 },
-  );
-  return pageMessage(rows, paging.size, positionOf, bookingV2Message);
+  const filter = { organizationId: caller.organizationId, status, providerId };
+  const [rows, total] = await Promise.all([
+    listBookingsBefore(deps.db, filter, { before, limit: paging.size + 1, skip }),
+    request.includeTotal ? countBookings(deps.db, filter) : undefined,
+  ]);
+  const page = pageMessage(rows, paging.size, positionOf, (b) => bookingV2Message(b, deps.config.publicBaseUrl));
+  return total === undefined ? page : { ...page, total };
 }

@@ -3,8 +3,6 @@ import {
   BookingV2_Source,
   type BookingV1Cancelled,
   type BookingV1Created,
-  type BookingV1Detail,
-  type BookingV1ListItem,
   type BookingV1Rescheduled,
   type BookingV2,
 } from '../../gen/scheduling/v1/resources.js';
@@ -33,15 +31,18 @@ export const BOOKING_STATUS_REFUSAL = `Invalid option: expected one of ${Object.
   .map((s) => `"${s}"`)
   .join('|')}`;
 
-/** The `BookingV2` message of a booking row (v1-created bookings show their attendee as `customer`). */
-export function bookingV2Message(b: BookingRow): BookingV2 {
+/**
+ * The `BookingV2` message of a booking row (v1-created bookings show their attendee as `customer`), with its
+ * confirmation link (made with `publicBaseUrl`) while it has one.
+ */
+export function bookingV2Message(b: BookingRow, publicBaseUrl: string): BookingV2 {
   return {
     id: b.id,
     organizationId: b.organization_id,
     resolutionId: b.resolution_id ?? undefined,
     optionId: b.option_id ?? undefined,
     bookingStatus: BOOKING_STATUS_MESSAGE[b.status],
-    provider: { id: b.provider_id, displayName: b.provider_name },
+    provider: { id: b.provider_id, displayName: b.provider_name, username: b.provider_username ?? undefined },
     service: { id: b.service_id, displayName: b.service_title, durationMinutes: b.service_duration },
     customer: {
       name: b.customer.name,
@@ -57,33 +58,7 @@ export function bookingV2Message(b: BookingRow): BookingV2 {
     cancelledAt: b.cancelled_at ?? undefined,
     createdAt: b.created_at,
     updatedAt: b.updated_at,
-  };
-}
-
-/** The `BookingV1ListItem` message of a booking row. */
-export function bookingV1ListItemMessage(b: BookingRow): BookingV1ListItem {
-  return {
-    bookingId: b.id,
-    bookingStatus: BOOKING_STATUS_MESSAGE[b.status],
-    provider: { name: b.provider_name },
-    start: b.start_at,
-    end: b.end_at,
-  };
-}
-
-/** The `BookingV1Detail` message of a booking row, with its confirmation link while it has one. */
-export function bookingV1DetailMessage(b: BookingRow, publicBaseUrl: string): BookingV1Detail {
-  return {
-    bookingId: b.id,
-    bookingStatus: BOOKING_STATUS_MESSAGE[b.status],
-    provider: { id: b.provider_id, name: b.provider_name, username: b.provider_username ?? undefined },
-    service: { title: b.service_title, duration: b.service_duration },
-    attendee: { name: b.customer.name, email: b.customer.email },
-    start: b.start_at,
-    end: b.end_at,
     confirmationUrl: confirmationUrl(publicBaseUrl, b) ?? undefined,
-    rescheduledFrom: b.rescheduled_from ?? undefined,
-    rescheduledTo: b.rescheduled_to ?? undefined,
   };
 }
 

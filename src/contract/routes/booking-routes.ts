@@ -19,8 +19,13 @@ import {
 } from '../schemas/booking.js';
 import type { RouteSpec } from '../route.js';
 import { idempotencyHeader } from './idempotency-header.js';
+import { bookingV1DetailView } from './booking-v1-detail-view.js';
+import { bookingsV1PageView } from './bookings-v1-page-view.js';
 
-/** Booking routes: v2 reads and the v1 direct path (SPEC 4.4, CONTRACT part 5). */
+/**
+ * Booking routes: v2 reads and the v1 direct path (SPEC 4.4, CONTRACT part 5). The v1 reads map onto the v2 reads'
+ * RPCs (GetBooking, ListBookings) through a view of their own; the v1 writes have RPCs named for what they do.
+ */
 export const bookingRoutes: RouteSpec[] = [
   {
     method: 'GET',
@@ -50,7 +55,8 @@ export const bookingRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/api/v1/slots',
     service: 'BookingService',
-    rpc: 'ListSlotsV1',
+    rpc: 'ListSlots',
+    operationId: 'listSlotsV1',
     tag: 'v1',
     summary:
       "The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum notice are left out.",
@@ -64,7 +70,8 @@ export const bookingRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/api/v1/bookings',
     service: 'BookingService',
-    rpc: 'CreateBookingV1',
+    rpc: 'BookSlot',
+    operationId: 'createBookingV1',
     tag: 'v1',
     summary:
       'Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot succeeds.',
@@ -86,7 +93,9 @@ export const bookingRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/api/v1/bookings',
     service: 'BookingService',
-    rpc: 'ListBookingsV1',
+    rpc: 'ListBookings',
+    operationId: 'listBookingsV1',
+    restView: bookingsV1PageView,
     tag: 'v1',
     summary:
       'List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100), filtered by any booking `status`.',
@@ -98,7 +107,9 @@ export const bookingRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/api/v1/bookings/:id',
     service: 'BookingService',
-    rpc: 'GetBookingV1',
+    rpc: 'GetBooking',
+    operationId: 'getBookingV1',
+    restView: bookingV1DetailView,
     tag: 'v1',
     summary: 'Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`).',
     description: 'Answers one booking of the organization in the v1 shape.',
@@ -110,7 +121,8 @@ export const bookingRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/api/v1/bookings/:id/confirm',
     service: 'BookingService',
-    rpc: 'ConfirmBookingV1',
+    rpc: 'ConfirmBooking',
+    operationId: 'confirmBookingV1',
     tag: 'v1',
     auth: 'none',
     htmlAnswer: true,
@@ -127,7 +139,8 @@ export const bookingRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/api/v1/bookings/:id/reschedule',
     service: 'BookingService',
-    rpc: 'RescheduleBookingV1',
+    rpc: 'RescheduleBooking',
+    operationId: 'rescheduleBookingV1',
     tag: 'v1',
     summary:
       "Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined `datetime`/`start` is 422.",
@@ -151,7 +164,8 @@ export const bookingRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/api/v1/bookings/:id/cancel',
     service: 'BookingService',
-    rpc: 'CancelBookingV1',
+    rpc: 'CancelBooking',
+    operationId: 'cancelBookingV1',
     tag: 'v1',
     bodyOptional: true,
     summary:

@@ -23,11 +23,9 @@ import {
   bookingStatusFromJSON,
   bookingStatusToJSON,
   bookingStatusToNumber,
-  BookingsV1Page,
   BookingV1Cancelled,
   BookingV1ConfirmResult,
   BookingV1Created,
-  BookingV1Detail,
   BookingV1Rescheduled,
   BookingV2,
   SlotsV1Page,
@@ -73,7 +71,18 @@ export interface ListBookingsRequest {
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
    * get the next page; unset for the first page. Text of at most 200 characters. Optional.
    */
-  pageToken?: string | undefined;
+  pageToken?:
+    | string
+    | undefined;
+  /**
+   * How many bookings to pass over before the page starts (after `page_token`, if any). A whole number from 0 to
+   * 9007199254740991. Optional.
+   */
+  skip?:
+    | number
+    | undefined;
+  /** Set to get `total`, the number of bookings the filter matches (one more count). True or false. Optional. */
+  includeTotal?: boolean | undefined;
 }
 
 export interface ListBookingsRequest_ParamsEntry {
@@ -141,8 +150,8 @@ export interface GetBookingResponse {
   booking?: BookingV2 | undefined;
 }
 
-/** ListSlotsV1Request: the input of ListSlotsV1. */
-export interface ListSlotsV1Request {
+/** ListSlotsRequest: the input of ListSlots. */
+export interface ListSlotsRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
@@ -170,24 +179,24 @@ export interface ListSlotsV1Request {
   date?: string | undefined;
 }
 
-export interface ListSlotsV1Request_ParamsEntry {
+export interface ListSlotsRequest_ParamsEntry {
   key: string;
   value: string;
 }
 
-export interface ListSlotsV1Request_QueryEntry {
+export interface ListSlotsRequest_QueryEntry {
   key: string;
   value: string;
 }
 
-/** ListSlotsV1Response: the output of ListSlotsV1. */
-export interface ListSlotsV1Response {
+/** ListSlotsResponse: the output of ListSlots. */
+export interface ListSlotsResponse {
   /** The answer: the SlotsV1Page. */
   slotsV1Page?: SlotsV1Page | undefined;
 }
 
-/** CreateBookingV1Request: the input of CreateBookingV1. */
-export interface CreateBookingV1Request {
+/** BookSlotRequest: the input of BookSlot. */
+export interface BookSlotRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
@@ -217,14 +226,14 @@ export interface CreateBookingV1Request {
     | undefined;
   /** The attendee. Required. */
   attendee?:
-    | CreateBookingV1Request_Attendee
+    | BookSlotRequest_Attendee
     | undefined;
   /** Text of at most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
 /** The `attendee` object. */
-export interface CreateBookingV1Request_Attendee {
+export interface BookSlotRequest_Attendee {
   /** Text of 1 to 200 characters. Required. */
   name?:
     | string
@@ -237,106 +246,24 @@ export interface CreateBookingV1Request_Attendee {
   timezone?: string | undefined;
 }
 
-export interface CreateBookingV1Request_ParamsEntry {
+export interface BookSlotRequest_ParamsEntry {
   key: string;
   value: string;
 }
 
-export interface CreateBookingV1Request_QueryEntry {
+export interface BookSlotRequest_QueryEntry {
   key: string;
   value: string;
 }
 
-/** CreateBookingV1Response: the output of CreateBookingV1. */
-export interface CreateBookingV1Response {
+/** BookSlotResponse: the output of BookSlot. */
+export interface BookSlotResponse {
   /** The answer: the BookingV1Created. */
   bookingV1Created?: BookingV1Created | undefined;
 }
 
-/** ListBookingsV1Request: the input of ListBookingsV1. */
-export interface ListBookingsV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
-  /** Page number, default 1. A whole number from 1 to 1000000. Optional. */
-  page?:
-    | number
-    | undefined;
-  /** Page size, default 20, at most 100. A whole number from 1 to 100. Optional. */
-  limit?:
-    | number
-    | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
-  bookingStatus?: BookingStatus | undefined;
-}
-
-export interface ListBookingsV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListBookingsV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** ListBookingsV1Response: the output of ListBookingsV1. */
-export interface ListBookingsV1Response {
-  /** The answer: the BookingsV1Page. */
-  bookingsV1Page?: BookingsV1Page | undefined;
-}
-
-/** GetBookingV1Request: the input of GetBookingV1. */
-export interface GetBookingV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
-  /** Text of 1 to 200 characters. Required. */
-  id?: string | undefined;
-}
-
-export interface GetBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** GetBookingV1Response: the output of GetBookingV1. */
-export interface GetBookingV1Response {
-  /** The answer: the BookingV1Detail. */
-  bookingV1Detail?: BookingV1Detail | undefined;
-}
-
-/** ConfirmBookingV1Request: the input of ConfirmBookingV1. */
-export interface ConfirmBookingV1Request {
+/** ConfirmBookingRequest: the input of ConfirmBooking. */
+export interface ConfirmBookingRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
@@ -360,18 +287,18 @@ export interface ConfirmBookingV1Request {
   token?: string | undefined;
 }
 
-export interface ConfirmBookingV1Request_ParamsEntry {
+export interface ConfirmBookingRequest_ParamsEntry {
   key: string;
   value: string;
 }
 
-export interface ConfirmBookingV1Request_QueryEntry {
+export interface ConfirmBookingRequest_QueryEntry {
   key: string;
   value: string;
 }
 
-/** ConfirmBookingV1Response: the output of ConfirmBookingV1. */
-export interface ConfirmBookingV1Response {
+/** ConfirmBookingResponse: the output of ConfirmBooking. */
+export interface ConfirmBookingResponse {
   /** The answer: the BookingV1ConfirmResult. */
   bookingV1ConfirmResult?:
     | BookingV1ConfirmResult
@@ -383,8 +310,8 @@ export interface ConfirmBookingV1Response {
   htmlPage?: string | undefined;
 }
 
-/** RescheduleBookingV1Request: the input of RescheduleBookingV1. */
-export interface RescheduleBookingV1Request {
+/** RescheduleBookingRequest: the input of RescheduleBooking. */
+export interface RescheduleBookingRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
@@ -416,24 +343,24 @@ export interface RescheduleBookingV1Request {
   notes?: string | undefined;
 }
 
-export interface RescheduleBookingV1Request_ParamsEntry {
+export interface RescheduleBookingRequest_ParamsEntry {
   key: string;
   value: string;
 }
 
-export interface RescheduleBookingV1Request_QueryEntry {
+export interface RescheduleBookingRequest_QueryEntry {
   key: string;
   value: string;
 }
 
-/** RescheduleBookingV1Response: the output of RescheduleBookingV1. */
-export interface RescheduleBookingV1Response {
+/** RescheduleBookingResponse: the output of RescheduleBooking. */
+export interface RescheduleBookingResponse {
   /** The answer: the BookingV1Rescheduled. */
   bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
 }
 
-/** CancelBookingV1Request: the input of CancelBookingV1. */
-export interface CancelBookingV1Request {
+/** CancelBookingRequest: the input of CancelBooking. */
+export interface CancelBookingRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
     | { [key: string]: string }
@@ -457,18 +384,18 @@ export interface CancelBookingV1Request {
   reason?: string | undefined;
 }
 
-export interface CancelBookingV1Request_ParamsEntry {
+export interface CancelBookingRequest_ParamsEntry {
   key: string;
   value: string;
 }
 
-export interface CancelBookingV1Request_QueryEntry {
+export interface CancelBookingRequest_QueryEntry {
   key: string;
   value: string;
 }
 
-/** CancelBookingV1Response: the output of CancelBookingV1. */
-export interface CancelBookingV1Response {
+/** CancelBookingResponse: the output of CancelBooking. */
+export interface CancelBookingResponse {
   /** The answer: the BookingV1Cancelled. */
   bookingV1Cancelled?: BookingV1Cancelled | undefined;
 }
@@ -482,6 +409,8 @@ function createBaseListBookingsRequest(): ListBookingsRequest {
     providerId: undefined,
     pageSize: undefined,
     pageToken: undefined,
+    skip: undefined,
+    includeTotal: undefined,
   };
 }
 
@@ -507,6 +436,12 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     }
     if (message.pageToken !== undefined) {
       writer.uint32(170).string(message.pageToken);
+    }
+    if (message.skip !== undefined) {
+      writer.uint32(184).int64(message.skip);
+    }
+    if (message.includeTotal !== undefined) {
+      writer.uint32(192).bool(message.includeTotal);
     }
     return writer;
   },
@@ -586,6 +521,22 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.skip = longToNumber(reader.int64());
+            continue;
+          }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.includeTotal = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -653,6 +604,12 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : undefined,
+      skip: isSet(object.skip) ? globalThis.Number(object.skip) : undefined,
+      includeTotal: isSet(object.includeTotal)
+        ? globalThis.Boolean(object.includeTotal)
+        : isSet(object.include_total)
+        ? globalThis.Boolean(object.include_total)
+        : undefined,
     };
   },
 
@@ -691,6 +648,12 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     if (message.pageToken !== undefined) {
       obj.pageToken = message.pageToken;
     }
+    if (message.skip !== undefined) {
+      obj.skip = Math.round(message.skip);
+    }
+    if (message.includeTotal !== undefined) {
+      obj.includeTotal = message.includeTotal;
+    }
     return obj;
   },
 
@@ -722,6 +685,8 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
     message.providerId = object.providerId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
+    message.skip = object.skip ?? undefined;
+    message.includeTotal = object.includeTotal ?? undefined;
     return message;
   },
 };
@@ -1446,17 +1411,17 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
   },
 };
 
-function createBaseListSlotsV1Request(): ListSlotsV1Request {
+function createBaseListSlotsRequest(): ListSlotsRequest {
   return { params: {}, query: {}, bodyJson: "", providerId: "", eventTypeId: "", date: "" };
 }
 
-export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
-  encode(message: ListSlotsV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ListSlotsRequest: MessageFns<ListSlotsRequest> = {
+  encode(message: ListSlotsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListSlotsV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+      ListSlotsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListSlotsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+      ListSlotsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
@@ -1473,7 +1438,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsV1Request {
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1482,7 +1447,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSlotsV1Request();
+      const message = createBaseListSlotsRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1491,7 +1456,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
               break;
             }
 
-            const entry1 = ListSlotsV1Request_ParamsEntry.decode(reader, reader.uint32());
+            const entry1 = ListSlotsRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
               message.params![entry1.key] = entry1.value;
             }
@@ -1502,7 +1467,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
               break;
             }
 
-            const entry2 = ListSlotsV1Request_QueryEntry.decode(reader, reader.uint32());
+            const entry2 = ListSlotsRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
@@ -1552,7 +1517,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     }
   },
 
-  fromJSON(object: any): ListSlotsV1Request {
+  fromJSON(object: any): ListSlotsRequest {
     return {
       params: isObject(object.params)
         ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
@@ -1601,7 +1566,7 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     };
   },
 
-  toJSON(message: ListSlotsV1Request): unknown {
+  toJSON(message: ListSlotsRequest): unknown {
     const obj: any = {};
     if (message.params) {
       const entries = globalThis.Object.entries(message.params) as [string, string][];
@@ -1636,11 +1601,11 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
     return obj;
   },
 
-  create(base?: DeepPartial<ListSlotsV1Request>): ListSlotsV1Request {
-    return ListSlotsV1Request.fromPartial(base ?? {});
+  create(base?: DeepPartial<ListSlotsRequest>): ListSlotsRequest {
+    return ListSlotsRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ListSlotsV1Request>): ListSlotsV1Request {
-    const message = createBaseListSlotsV1Request();
+  fromPartial(object: DeepPartial<ListSlotsRequest>): ListSlotsRequest {
+    const message = createBaseListSlotsRequest();
     message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
       (acc: { [key: string]: string }, [key, value]: [string, string]) => {
         if (value !== undefined) {
@@ -1667,12 +1632,12 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
   },
 };
 
-function createBaseListSlotsV1Request_ParamsEntry(): ListSlotsV1Request_ParamsEntry {
+function createBaseListSlotsRequest_ParamsEntry(): ListSlotsRequest_ParamsEntry {
   return { key: "", value: "" };
 }
 
-export const ListSlotsV1Request_ParamsEntry: MessageFns<ListSlotsV1Request_ParamsEntry> = {
-  encode(message: ListSlotsV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ListSlotsRequest_ParamsEntry: MessageFns<ListSlotsRequest_ParamsEntry> = {
+  encode(message: ListSlotsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -1682,7 +1647,7 @@ export const ListSlotsV1Request_ParamsEntry: MessageFns<ListSlotsV1Request_Param
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsV1Request_ParamsEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsRequest_ParamsEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1691,7 +1656,7 @@ export const ListSlotsV1Request_ParamsEntry: MessageFns<ListSlotsV1Request_Param
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSlotsV1Request_ParamsEntry();
+      const message = createBaseListSlotsRequest_ParamsEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1723,14 +1688,14 @@ export const ListSlotsV1Request_ParamsEntry: MessageFns<ListSlotsV1Request_Param
     }
   },
 
-  fromJSON(object: any): ListSlotsV1Request_ParamsEntry {
+  fromJSON(object: any): ListSlotsRequest_ParamsEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: ListSlotsV1Request_ParamsEntry): unknown {
+  toJSON(message: ListSlotsRequest_ParamsEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -1741,23 +1706,23 @@ export const ListSlotsV1Request_ParamsEntry: MessageFns<ListSlotsV1Request_Param
     return obj;
   },
 
-  create(base?: DeepPartial<ListSlotsV1Request_ParamsEntry>): ListSlotsV1Request_ParamsEntry {
-    return ListSlotsV1Request_ParamsEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<ListSlotsRequest_ParamsEntry>): ListSlotsRequest_ParamsEntry {
+    return ListSlotsRequest_ParamsEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ListSlotsV1Request_ParamsEntry>): ListSlotsV1Request_ParamsEntry {
-    const message = createBaseListSlotsV1Request_ParamsEntry();
+  fromPartial(object: DeepPartial<ListSlotsRequest_ParamsEntry>): ListSlotsRequest_ParamsEntry {
+    const message = createBaseListSlotsRequest_ParamsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseListSlotsV1Request_QueryEntry(): ListSlotsV1Request_QueryEntry {
+function createBaseListSlotsRequest_QueryEntry(): ListSlotsRequest_QueryEntry {
   return { key: "", value: "" };
 }
 
-export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryEntry> = {
-  encode(message: ListSlotsV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ListSlotsRequest_QueryEntry: MessageFns<ListSlotsRequest_QueryEntry> = {
+  encode(message: ListSlotsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -1767,7 +1732,7 @@ export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryE
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsV1Request_QueryEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsRequest_QueryEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1776,7 +1741,7 @@ export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryE
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSlotsV1Request_QueryEntry();
+      const message = createBaseListSlotsRequest_QueryEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1808,14 +1773,14 @@ export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryE
     }
   },
 
-  fromJSON(object: any): ListSlotsV1Request_QueryEntry {
+  fromJSON(object: any): ListSlotsRequest_QueryEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: ListSlotsV1Request_QueryEntry): unknown {
+  toJSON(message: ListSlotsRequest_QueryEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -1826,30 +1791,30 @@ export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryE
     return obj;
   },
 
-  create(base?: DeepPartial<ListSlotsV1Request_QueryEntry>): ListSlotsV1Request_QueryEntry {
-    return ListSlotsV1Request_QueryEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<ListSlotsRequest_QueryEntry>): ListSlotsRequest_QueryEntry {
+    return ListSlotsRequest_QueryEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ListSlotsV1Request_QueryEntry>): ListSlotsV1Request_QueryEntry {
-    const message = createBaseListSlotsV1Request_QueryEntry();
+  fromPartial(object: DeepPartial<ListSlotsRequest_QueryEntry>): ListSlotsRequest_QueryEntry {
+    const message = createBaseListSlotsRequest_QueryEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseListSlotsV1Response(): ListSlotsV1Response {
+function createBaseListSlotsResponse(): ListSlotsResponse {
   return { slotsV1Page: undefined };
 }
 
-export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
-  encode(message: ListSlotsV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
+  encode(message: ListSlotsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.slotsV1Page !== undefined) {
       SlotsV1Page.encode(message.slotsV1Page, writer.uint32(130).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsV1Response {
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1858,7 +1823,7 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSlotsV1Response();
+      const message = createBaseListSlotsResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1882,7 +1847,7 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
     }
   },
 
-  fromJSON(object: any): ListSlotsV1Response {
+  fromJSON(object: any): ListSlotsResponse {
     return {
       slotsV1Page: isSet(object.slotsV1Page)
         ? SlotsV1Page.fromJSON(object.slotsV1Page)
@@ -1892,7 +1857,7 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
     };
   },
 
-  toJSON(message: ListSlotsV1Response): unknown {
+  toJSON(message: ListSlotsResponse): unknown {
     const obj: any = {};
     if (message.slotsV1Page !== undefined) {
       obj.slotsV1Page = SlotsV1Page.toJSON(message.slotsV1Page);
@@ -1900,11 +1865,11 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
     return obj;
   },
 
-  create(base?: DeepPartial<ListSlotsV1Response>): ListSlotsV1Response {
-    return ListSlotsV1Response.fromPartial(base ?? {});
+  create(base?: DeepPartial<ListSlotsResponse>): ListSlotsResponse {
+    return ListSlotsResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ListSlotsV1Response>): ListSlotsV1Response {
-    const message = createBaseListSlotsV1Response();
+  fromPartial(object: DeepPartial<ListSlotsResponse>): ListSlotsResponse {
+    const message = createBaseListSlotsResponse();
     message.slotsV1Page = (object.slotsV1Page !== undefined && object.slotsV1Page !== null)
       ? SlotsV1Page.fromPartial(object.slotsV1Page)
       : undefined;
@@ -1912,7 +1877,7 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
   },
 };
 
-function createBaseCreateBookingV1Request(): CreateBookingV1Request {
+function createBaseBookSlotRequest(): BookSlotRequest {
   return {
     params: {},
     query: {},
@@ -1925,13 +1890,13 @@ function createBaseCreateBookingV1Request(): CreateBookingV1Request {
   };
 }
 
-export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
-  encode(message: CreateBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const BookSlotRequest: MessageFns<BookSlotRequest> = {
+  encode(message: BookSlotRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+      BookSlotRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+      BookSlotRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
@@ -1946,7 +1911,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
       writer.uint32(146).string(message.slotId);
     }
     if (message.attendee !== undefined) {
-      CreateBookingV1Request_Attendee.encode(message.attendee, writer.uint32(154).fork()).join();
+      BookSlotRequest_Attendee.encode(message.attendee, writer.uint32(154).fork()).join();
     }
     if (message.notes !== undefined) {
       writer.uint32(162).string(message.notes);
@@ -1954,7 +1919,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request {
+  decode(input: BinaryReader | Uint8Array, length?: number): BookSlotRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1963,7 +1928,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Request();
+      const message = createBaseBookSlotRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1972,7 +1937,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
               break;
             }
 
-            const entry1 = CreateBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
+            const entry1 = BookSlotRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
               message.params![entry1.key] = entry1.value;
             }
@@ -1983,7 +1948,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
               break;
             }
 
-            const entry2 = CreateBookingV1Request_QueryEntry.decode(reader, reader.uint32());
+            const entry2 = BookSlotRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
@@ -2026,7 +1991,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
               break;
             }
 
-            message.attendee = CreateBookingV1Request_Attendee.decode(reader, reader.uint32());
+            message.attendee = BookSlotRequest_Attendee.decode(reader, reader.uint32());
             continue;
           }
           case 20: {
@@ -2049,7 +2014,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     }
   },
 
-  fromJSON(object: any): CreateBookingV1Request {
+  fromJSON(object: any): BookSlotRequest {
     return {
       params: isObject(object.params)
         ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
@@ -2099,12 +2064,12 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
         : isSet(object.slot_id)
         ? globalThis.String(object.slot_id)
         : "",
-      attendee: isSet(object.attendee) ? CreateBookingV1Request_Attendee.fromJSON(object.attendee) : undefined,
+      attendee: isSet(object.attendee) ? BookSlotRequest_Attendee.fromJSON(object.attendee) : undefined,
       notes: isSet(object.notes) ? globalThis.String(object.notes) : undefined,
     };
   },
 
-  toJSON(message: CreateBookingV1Request): unknown {
+  toJSON(message: BookSlotRequest): unknown {
     const obj: any = {};
     if (message.params) {
       const entries = globalThis.Object.entries(message.params) as [string, string][];
@@ -2137,7 +2102,7 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
       obj.slotId = message.slotId;
     }
     if (message.attendee !== undefined) {
-      obj.attendee = CreateBookingV1Request_Attendee.toJSON(message.attendee);
+      obj.attendee = BookSlotRequest_Attendee.toJSON(message.attendee);
     }
     if (message.notes !== undefined) {
       obj.notes = message.notes;
@@ -2145,11 +2110,11 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     return obj;
   },
 
-  create(base?: DeepPartial<CreateBookingV1Request>): CreateBookingV1Request {
-    return CreateBookingV1Request.fromPartial(base ?? {});
+  create(base?: DeepPartial<BookSlotRequest>): BookSlotRequest {
+    return BookSlotRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CreateBookingV1Request>): CreateBookingV1Request {
-    const message = createBaseCreateBookingV1Request();
+  fromPartial(object: DeepPartial<BookSlotRequest>): BookSlotRequest {
+    const message = createBaseBookSlotRequest();
     message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
       (acc: { [key: string]: string }, [key, value]: [string, string]) => {
         if (value !== undefined) {
@@ -2173,19 +2138,19 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
     message.serviceId = object.serviceId ?? "";
     message.slotId = object.slotId ?? "";
     message.attendee = (object.attendee !== undefined && object.attendee !== null)
-      ? CreateBookingV1Request_Attendee.fromPartial(object.attendee)
+      ? BookSlotRequest_Attendee.fromPartial(object.attendee)
       : undefined;
     message.notes = object.notes ?? undefined;
     return message;
   },
 };
 
-function createBaseCreateBookingV1Request_Attendee(): CreateBookingV1Request_Attendee {
+function createBaseBookSlotRequest_Attendee(): BookSlotRequest_Attendee {
   return { name: "", email: "", timezone: undefined };
 }
 
-export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_Attendee> = {
-  encode(message: CreateBookingV1Request_Attendee, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const BookSlotRequest_Attendee: MessageFns<BookSlotRequest_Attendee> = {
+  encode(message: BookSlotRequest_Attendee, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.name !== undefined && message.name !== "") {
       writer.uint32(10).string(message.name);
     }
@@ -2198,7 +2163,7 @@ export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request_Attendee {
+  decode(input: BinaryReader | Uint8Array, length?: number): BookSlotRequest_Attendee {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2207,7 +2172,7 @@ export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Request_Attendee();
+      const message = createBaseBookSlotRequest_Attendee();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2247,7 +2212,7 @@ export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_
     }
   },
 
-  fromJSON(object: any): CreateBookingV1Request_Attendee {
+  fromJSON(object: any): BookSlotRequest_Attendee {
     return {
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
@@ -2255,7 +2220,7 @@ export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_
     };
   },
 
-  toJSON(message: CreateBookingV1Request_Attendee): unknown {
+  toJSON(message: BookSlotRequest_Attendee): unknown {
     const obj: any = {};
     if (message.name !== undefined && message.name !== "") {
       obj.name = message.name;
@@ -2269,11 +2234,11 @@ export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_
     return obj;
   },
 
-  create(base?: DeepPartial<CreateBookingV1Request_Attendee>): CreateBookingV1Request_Attendee {
-    return CreateBookingV1Request_Attendee.fromPartial(base ?? {});
+  create(base?: DeepPartial<BookSlotRequest_Attendee>): BookSlotRequest_Attendee {
+    return BookSlotRequest_Attendee.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CreateBookingV1Request_Attendee>): CreateBookingV1Request_Attendee {
-    const message = createBaseCreateBookingV1Request_Attendee();
+  fromPartial(object: DeepPartial<BookSlotRequest_Attendee>): BookSlotRequest_Attendee {
+    const message = createBaseBookSlotRequest_Attendee();
     message.name = object.name ?? "";
     message.email = object.email ?? "";
     message.timezone = object.timezone ?? undefined;
@@ -2281,12 +2246,12 @@ export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_
   },
 };
 
-function createBaseCreateBookingV1Request_ParamsEntry(): CreateBookingV1Request_ParamsEntry {
+function createBaseBookSlotRequest_ParamsEntry(): BookSlotRequest_ParamsEntry {
   return { key: "", value: "" };
 }
 
-export const CreateBookingV1Request_ParamsEntry: MessageFns<CreateBookingV1Request_ParamsEntry> = {
-  encode(message: CreateBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const BookSlotRequest_ParamsEntry: MessageFns<BookSlotRequest_ParamsEntry> = {
+  encode(message: BookSlotRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -2296,7 +2261,7 @@ export const CreateBookingV1Request_ParamsEntry: MessageFns<CreateBookingV1Reque
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request_ParamsEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): BookSlotRequest_ParamsEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2305,7 +2270,7 @@ export const CreateBookingV1Request_ParamsEntry: MessageFns<CreateBookingV1Reque
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Request_ParamsEntry();
+      const message = createBaseBookSlotRequest_ParamsEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2337,14 +2302,14 @@ export const CreateBookingV1Request_ParamsEntry: MessageFns<CreateBookingV1Reque
     }
   },
 
-  fromJSON(object: any): CreateBookingV1Request_ParamsEntry {
+  fromJSON(object: any): BookSlotRequest_ParamsEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: CreateBookingV1Request_ParamsEntry): unknown {
+  toJSON(message: BookSlotRequest_ParamsEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -2355,23 +2320,23 @@ export const CreateBookingV1Request_ParamsEntry: MessageFns<CreateBookingV1Reque
     return obj;
   },
 
-  create(base?: DeepPartial<CreateBookingV1Request_ParamsEntry>): CreateBookingV1Request_ParamsEntry {
-    return CreateBookingV1Request_ParamsEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<BookSlotRequest_ParamsEntry>): BookSlotRequest_ParamsEntry {
+    return BookSlotRequest_ParamsEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CreateBookingV1Request_ParamsEntry>): CreateBookingV1Request_ParamsEntry {
-    const message = createBaseCreateBookingV1Request_ParamsEntry();
+  fromPartial(object: DeepPartial<BookSlotRequest_ParamsEntry>): BookSlotRequest_ParamsEntry {
+    const message = createBaseBookSlotRequest_ParamsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseCreateBookingV1Request_QueryEntry(): CreateBookingV1Request_QueryEntry {
+function createBaseBookSlotRequest_QueryEntry(): BookSlotRequest_QueryEntry {
   return { key: "", value: "" };
 }
 
-export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Request_QueryEntry> = {
-  encode(message: CreateBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const BookSlotRequest_QueryEntry: MessageFns<BookSlotRequest_QueryEntry> = {
+  encode(message: BookSlotRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -2381,7 +2346,7 @@ export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Reques
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request_QueryEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): BookSlotRequest_QueryEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2390,7 +2355,7 @@ export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Reques
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Request_QueryEntry();
+      const message = createBaseBookSlotRequest_QueryEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2422,14 +2387,14 @@ export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Reques
     }
   },
 
-  fromJSON(object: any): CreateBookingV1Request_QueryEntry {
+  fromJSON(object: any): BookSlotRequest_QueryEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: CreateBookingV1Request_QueryEntry): unknown {
+  toJSON(message: BookSlotRequest_QueryEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -2440,30 +2405,30 @@ export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Reques
     return obj;
   },
 
-  create(base?: DeepPartial<CreateBookingV1Request_QueryEntry>): CreateBookingV1Request_QueryEntry {
-    return CreateBookingV1Request_QueryEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<BookSlotRequest_QueryEntry>): BookSlotRequest_QueryEntry {
+    return BookSlotRequest_QueryEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CreateBookingV1Request_QueryEntry>): CreateBookingV1Request_QueryEntry {
-    const message = createBaseCreateBookingV1Request_QueryEntry();
+  fromPartial(object: DeepPartial<BookSlotRequest_QueryEntry>): BookSlotRequest_QueryEntry {
+    const message = createBaseBookSlotRequest_QueryEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseCreateBookingV1Response(): CreateBookingV1Response {
+function createBaseBookSlotResponse(): BookSlotResponse {
   return { bookingV1Created: undefined };
 }
 
-export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
-  encode(message: CreateBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const BookSlotResponse: MessageFns<BookSlotResponse> = {
+  encode(message: BookSlotResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.bookingV1Created !== undefined) {
       BookingV1Created.encode(message.bookingV1Created, writer.uint32(130).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Response {
+  decode(input: BinaryReader | Uint8Array, length?: number): BookSlotResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2472,7 +2437,7 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Response();
+      const message = createBaseBookSlotResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2496,7 +2461,7 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
     }
   },
 
-  fromJSON(object: any): CreateBookingV1Response {
+  fromJSON(object: any): BookSlotResponse {
     return {
       bookingV1Created: isSet(object.bookingV1Created)
         ? BookingV1Created.fromJSON(object.bookingV1Created)
@@ -2506,7 +2471,7 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
     };
   },
 
-  toJSON(message: CreateBookingV1Response): unknown {
+  toJSON(message: BookSlotResponse): unknown {
     const obj: any = {};
     if (message.bookingV1Created !== undefined) {
       obj.bookingV1Created = BookingV1Created.toJSON(message.bookingV1Created);
@@ -2514,11 +2479,11 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
     return obj;
   },
 
-  create(base?: DeepPartial<CreateBookingV1Response>): CreateBookingV1Response {
-    return CreateBookingV1Response.fromPartial(base ?? {});
+  create(base?: DeepPartial<BookSlotResponse>): BookSlotResponse {
+    return BookSlotResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CreateBookingV1Response>): CreateBookingV1Response {
-    const message = createBaseCreateBookingV1Response();
+  fromPartial(object: DeepPartial<BookSlotResponse>): BookSlotResponse {
+    const message = createBaseBookSlotResponse();
     message.bookingV1Created = (object.bookingV1Created !== undefined && object.bookingV1Created !== null)
       ? BookingV1Created.fromPartial(object.bookingV1Created)
       : undefined;
@@ -2526,912 +2491,17 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
   },
 };
 
-function createBaseListBookingsV1Request(): ListBookingsV1Request {
-  return {
-    params: {},
-    query: {},
-    bodyJson: "",
-    page: undefined,
-    limit: undefined,
-    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-  };
-}
-
-export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
-  encode(message: ListBookingsV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    if (message.page !== undefined) {
-      writer.uint32(128).int64(message.page);
-    }
-    if (message.limit !== undefined) {
-      writer.uint32(136).int64(message.limit);
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      writer.uint32(152).int32(bookingStatusToNumber(message.bookingStatus));
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsV1Request {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsV1Request();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListBookingsV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListBookingsV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-          case 16: {
-            if (tag !== 128) {
-              break;
-            }
-
-            message.page = longToNumber(reader.int64());
-            continue;
-          }
-          case 17: {
-            if (tag !== 136) {
-              break;
-            }
-
-            message.limit = longToNumber(reader.int64());
-            continue;
-          }
-          case 19: {
-            if (tag !== 152) {
-              break;
-            }
-
-            message.bookingStatus = bookingStatusFromJSON(reader.int32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsV1Request {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
-      bookingStatus: isSet(object.bookingStatus)
-        ? bookingStatusFromJSON(object.bookingStatus)
-        : isSet(object.booking_status)
-        ? bookingStatusFromJSON(object.booking_status)
-        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-    };
-  },
-
-  toJSON(message: ListBookingsV1Request): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    if (message.page !== undefined) {
-      obj.page = Math.round(message.page);
-    }
-    if (message.limit !== undefined) {
-      obj.limit = Math.round(message.limit);
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsV1Request>): ListBookingsV1Request {
-    return ListBookingsV1Request.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsV1Request>): ListBookingsV1Request {
-    const message = createBaseListBookingsV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
-    message.page = object.page ?? undefined;
-    message.limit = object.limit ?? undefined;
-    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
-    return message;
-  },
-};
-
-function createBaseListBookingsV1Request_ParamsEntry(): ListBookingsV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsV1Request_ParamsEntry: MessageFns<ListBookingsV1Request_ParamsEntry> = {
-  encode(message: ListBookingsV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsV1Request_ParamsEntry>): ListBookingsV1Request_ParamsEntry {
-    return ListBookingsV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsV1Request_ParamsEntry>): ListBookingsV1Request_ParamsEntry {
-    const message = createBaseListBookingsV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListBookingsV1Request_QueryEntry(): ListBookingsV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsV1Request_QueryEntry: MessageFns<ListBookingsV1Request_QueryEntry> = {
-  encode(message: ListBookingsV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsV1Request_QueryEntry>): ListBookingsV1Request_QueryEntry {
-    return ListBookingsV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsV1Request_QueryEntry>): ListBookingsV1Request_QueryEntry {
-    const message = createBaseListBookingsV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListBookingsV1Response(): ListBookingsV1Response {
-  return { bookingsV1Page: undefined };
-}
-
-export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
-  encode(message: ListBookingsV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingsV1Page !== undefined) {
-      BookingsV1Page.encode(message.bookingsV1Page, writer.uint32(130).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsV1Response {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsV1Response();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
-              break;
-            }
-
-            message.bookingsV1Page = BookingsV1Page.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsV1Response {
-    return {
-      bookingsV1Page: isSet(object.bookingsV1Page)
-        ? BookingsV1Page.fromJSON(object.bookingsV1Page)
-        : isSet(object.bookings_v1_page)
-        ? BookingsV1Page.fromJSON(object.bookings_v1_page)
-        : undefined,
-    };
-  },
-
-  toJSON(message: ListBookingsV1Response): unknown {
-    const obj: any = {};
-    if (message.bookingsV1Page !== undefined) {
-      obj.bookingsV1Page = BookingsV1Page.toJSON(message.bookingsV1Page);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsV1Response>): ListBookingsV1Response {
-    return ListBookingsV1Response.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsV1Response>): ListBookingsV1Response {
-    const message = createBaseListBookingsV1Response();
-    message.bookingsV1Page = (object.bookingsV1Page !== undefined && object.bookingsV1Page !== null)
-      ? BookingsV1Page.fromPartial(object.bookingsV1Page)
-      : undefined;
-    return message;
-  },
-};
-
-function createBaseGetBookingV1Request(): GetBookingV1Request {
-  return { params: {}, query: {}, bodyJson: "", id: "" };
-}
-
-export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
-  encode(message: GetBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    if (message.id !== undefined && message.id !== "") {
-      writer.uint32(130).string(message.id);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingV1Request {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingV1Request();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-          case 16: {
-            if (tag !== 130) {
-              break;
-            }
-
-            message.id = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingV1Request {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
-  },
-
-  toJSON(message: GetBookingV1Request): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    if (message.id !== undefined && message.id !== "") {
-      obj.id = message.id;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingV1Request>): GetBookingV1Request {
-    return GetBookingV1Request.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingV1Request>): GetBookingV1Request {
-    const message = createBaseGetBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
-    message.id = object.id ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingV1Request_ParamsEntry(): GetBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingV1Request_ParamsEntry: MessageFns<GetBookingV1Request_ParamsEntry> = {
-  encode(message: GetBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingV1Request_ParamsEntry>): GetBookingV1Request_ParamsEntry {
-    return GetBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingV1Request_ParamsEntry>): GetBookingV1Request_ParamsEntry {
-    const message = createBaseGetBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingV1Request_QueryEntry(): GetBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingV1Request_QueryEntry: MessageFns<GetBookingV1Request_QueryEntry> = {
-  encode(message: GetBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingV1Request_QueryEntry>): GetBookingV1Request_QueryEntry {
-    return GetBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingV1Request_QueryEntry>): GetBookingV1Request_QueryEntry {
-    const message = createBaseGetBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingV1Response(): GetBookingV1Response {
-  return { bookingV1Detail: undefined };
-}
-
-export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
-  encode(message: GetBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1Detail !== undefined) {
-      BookingV1Detail.encode(message.bookingV1Detail, writer.uint32(130).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingV1Response {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingV1Response();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
-              break;
-            }
-
-            message.bookingV1Detail = BookingV1Detail.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingV1Response {
-    return {
-      bookingV1Detail: isSet(object.bookingV1Detail)
-        ? BookingV1Detail.fromJSON(object.bookingV1Detail)
-        : isSet(object.booking_v1_detail)
-        ? BookingV1Detail.fromJSON(object.booking_v1_detail)
-        : undefined,
-    };
-  },
-
-  toJSON(message: GetBookingV1Response): unknown {
-    const obj: any = {};
-    if (message.bookingV1Detail !== undefined) {
-      obj.bookingV1Detail = BookingV1Detail.toJSON(message.bookingV1Detail);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingV1Response>): GetBookingV1Response {
-    return GetBookingV1Response.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingV1Response>): GetBookingV1Response {
-    const message = createBaseGetBookingV1Response();
-    message.bookingV1Detail = (object.bookingV1Detail !== undefined && object.bookingV1Detail !== null)
-      ? BookingV1Detail.fromPartial(object.bookingV1Detail)
-      : undefined;
-    return message;
-  },
-};
-
-function createBaseConfirmBookingV1Request(): ConfirmBookingV1Request {
+function createBaseConfirmBookingRequest(): ConfirmBookingRequest {
   return { params: {}, query: {}, bodyJson: "", id: "", token: "" };
 }
 
-export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
-  encode(message: ConfirmBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ConfirmBookingRequest: MessageFns<ConfirmBookingRequest> = {
+  encode(message: ConfirmBookingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ConfirmBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+      ConfirmBookingRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ConfirmBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+      ConfirmBookingRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
@@ -3445,7 +2515,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingV1Request {
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -3454,7 +2524,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmBookingV1Request();
+      const message = createBaseConfirmBookingRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -3463,7 +2533,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
               break;
             }
 
-            const entry1 = ConfirmBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
+            const entry1 = ConfirmBookingRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
               message.params![entry1.key] = entry1.value;
             }
@@ -3474,7 +2544,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
               break;
             }
 
-            const entry2 = ConfirmBookingV1Request_QueryEntry.decode(reader, reader.uint32());
+            const entry2 = ConfirmBookingRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
@@ -3516,7 +2586,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     }
   },
 
-  fromJSON(object: any): ConfirmBookingV1Request {
+  fromJSON(object: any): ConfirmBookingRequest {
     return {
       params: isObject(object.params)
         ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
@@ -3556,7 +2626,7 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     };
   },
 
-  toJSON(message: ConfirmBookingV1Request): unknown {
+  toJSON(message: ConfirmBookingRequest): unknown {
     const obj: any = {};
     if (message.params) {
       const entries = globalThis.Object.entries(message.params) as [string, string][];
@@ -3588,11 +2658,11 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
     return obj;
   },
 
-  create(base?: DeepPartial<ConfirmBookingV1Request>): ConfirmBookingV1Request {
-    return ConfirmBookingV1Request.fromPartial(base ?? {});
+  create(base?: DeepPartial<ConfirmBookingRequest>): ConfirmBookingRequest {
+    return ConfirmBookingRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ConfirmBookingV1Request>): ConfirmBookingV1Request {
-    const message = createBaseConfirmBookingV1Request();
+  fromPartial(object: DeepPartial<ConfirmBookingRequest>): ConfirmBookingRequest {
+    const message = createBaseConfirmBookingRequest();
     message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
       (acc: { [key: string]: string }, [key, value]: [string, string]) => {
         if (value !== undefined) {
@@ -3618,12 +2688,12 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
   },
 };
 
-function createBaseConfirmBookingV1Request_ParamsEntry(): ConfirmBookingV1Request_ParamsEntry {
+function createBaseConfirmBookingRequest_ParamsEntry(): ConfirmBookingRequest_ParamsEntry {
   return { key: "", value: "" };
 }
 
-export const ConfirmBookingV1Request_ParamsEntry: MessageFns<ConfirmBookingV1Request_ParamsEntry> = {
-  encode(message: ConfirmBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ConfirmBookingRequest_ParamsEntry: MessageFns<ConfirmBookingRequest_ParamsEntry> = {
+  encode(message: ConfirmBookingRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -3633,7 +2703,7 @@ export const ConfirmBookingV1Request_ParamsEntry: MessageFns<ConfirmBookingV1Req
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingV1Request_ParamsEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingRequest_ParamsEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -3642,7 +2712,7 @@ export const ConfirmBookingV1Request_ParamsEntry: MessageFns<ConfirmBookingV1Req
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmBookingV1Request_ParamsEntry();
+      const message = createBaseConfirmBookingRequest_ParamsEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -3674,14 +2744,14 @@ export const ConfirmBookingV1Request_ParamsEntry: MessageFns<ConfirmBookingV1Req
     }
   },
 
-  fromJSON(object: any): ConfirmBookingV1Request_ParamsEntry {
+  fromJSON(object: any): ConfirmBookingRequest_ParamsEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: ConfirmBookingV1Request_ParamsEntry): unknown {
+  toJSON(message: ConfirmBookingRequest_ParamsEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -3692,23 +2762,23 @@ export const ConfirmBookingV1Request_ParamsEntry: MessageFns<ConfirmBookingV1Req
     return obj;
   },
 
-  create(base?: DeepPartial<ConfirmBookingV1Request_ParamsEntry>): ConfirmBookingV1Request_ParamsEntry {
-    return ConfirmBookingV1Request_ParamsEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<ConfirmBookingRequest_ParamsEntry>): ConfirmBookingRequest_ParamsEntry {
+    return ConfirmBookingRequest_ParamsEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ConfirmBookingV1Request_ParamsEntry>): ConfirmBookingV1Request_ParamsEntry {
-    const message = createBaseConfirmBookingV1Request_ParamsEntry();
+  fromPartial(object: DeepPartial<ConfirmBookingRequest_ParamsEntry>): ConfirmBookingRequest_ParamsEntry {
+    const message = createBaseConfirmBookingRequest_ParamsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseConfirmBookingV1Request_QueryEntry(): ConfirmBookingV1Request_QueryEntry {
+function createBaseConfirmBookingRequest_QueryEntry(): ConfirmBookingRequest_QueryEntry {
   return { key: "", value: "" };
 }
 
-export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Request_QueryEntry> = {
-  encode(message: ConfirmBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ConfirmBookingRequest_QueryEntry: MessageFns<ConfirmBookingRequest_QueryEntry> = {
+  encode(message: ConfirmBookingRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -3718,7 +2788,7 @@ export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Requ
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingV1Request_QueryEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingRequest_QueryEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -3727,7 +2797,7 @@ export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Requ
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmBookingV1Request_QueryEntry();
+      const message = createBaseConfirmBookingRequest_QueryEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -3759,14 +2829,14 @@ export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Requ
     }
   },
 
-  fromJSON(object: any): ConfirmBookingV1Request_QueryEntry {
+  fromJSON(object: any): ConfirmBookingRequest_QueryEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: ConfirmBookingV1Request_QueryEntry): unknown {
+  toJSON(message: ConfirmBookingRequest_QueryEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -3777,23 +2847,23 @@ export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Requ
     return obj;
   },
 
-  create(base?: DeepPartial<ConfirmBookingV1Request_QueryEntry>): ConfirmBookingV1Request_QueryEntry {
-    return ConfirmBookingV1Request_QueryEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<ConfirmBookingRequest_QueryEntry>): ConfirmBookingRequest_QueryEntry {
+    return ConfirmBookingRequest_QueryEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ConfirmBookingV1Request_QueryEntry>): ConfirmBookingV1Request_QueryEntry {
-    const message = createBaseConfirmBookingV1Request_QueryEntry();
+  fromPartial(object: DeepPartial<ConfirmBookingRequest_QueryEntry>): ConfirmBookingRequest_QueryEntry {
+    const message = createBaseConfirmBookingRequest_QueryEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseConfirmBookingV1Response(): ConfirmBookingV1Response {
+function createBaseConfirmBookingResponse(): ConfirmBookingResponse {
   return { bookingV1ConfirmResult: undefined, htmlPage: "" };
 }
 
-export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
-  encode(message: ConfirmBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
+  encode(message: ConfirmBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.bookingV1ConfirmResult !== undefined) {
       BookingV1ConfirmResult.encode(message.bookingV1ConfirmResult, writer.uint32(130).fork()).join();
     }
@@ -3803,7 +2873,7 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingV1Response {
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -3812,7 +2882,7 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmBookingV1Response();
+      const message = createBaseConfirmBookingResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -3844,7 +2914,7 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
     }
   },
 
-  fromJSON(object: any): ConfirmBookingV1Response {
+  fromJSON(object: any): ConfirmBookingResponse {
     return {
       bookingV1ConfirmResult: isSet(object.bookingV1ConfirmResult)
         ? BookingV1ConfirmResult.fromJSON(object.bookingV1ConfirmResult)
@@ -3859,7 +2929,7 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
     };
   },
 
-  toJSON(message: ConfirmBookingV1Response): unknown {
+  toJSON(message: ConfirmBookingResponse): unknown {
     const obj: any = {};
     if (message.bookingV1ConfirmResult !== undefined) {
       obj.bookingV1ConfirmResult = BookingV1ConfirmResult.toJSON(message.bookingV1ConfirmResult);
@@ -3870,11 +2940,11 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
     return obj;
   },
 
-  create(base?: DeepPartial<ConfirmBookingV1Response>): ConfirmBookingV1Response {
-    return ConfirmBookingV1Response.fromPartial(base ?? {});
+  create(base?: DeepPartial<ConfirmBookingResponse>): ConfirmBookingResponse {
+    return ConfirmBookingResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ConfirmBookingV1Response>): ConfirmBookingV1Response {
-    const message = createBaseConfirmBookingV1Response();
+  fromPartial(object: DeepPartial<ConfirmBookingResponse>): ConfirmBookingResponse {
+    const message = createBaseConfirmBookingResponse();
     message.bookingV1ConfirmResult =
       (object.bookingV1ConfirmResult !== undefined && object.bookingV1ConfirmResult !== null)
         ? BookingV1ConfirmResult.fromPartial(object.bookingV1ConfirmResult)
@@ -3884,17 +2954,17 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
   },
 };
 
-function createBaseRescheduleBookingV1Request(): RescheduleBookingV1Request {
+function createBaseRescheduleBookingRequest(): RescheduleBookingRequest {
   return { params: {}, query: {}, bodyJson: "", id: "", date: "", time: "", notes: undefined };
 }
 
-export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> = {
-  encode(message: RescheduleBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const RescheduleBookingRequest: MessageFns<RescheduleBookingRequest> = {
+  encode(message: RescheduleBookingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      RescheduleBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+      RescheduleBookingRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      RescheduleBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+      RescheduleBookingRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
@@ -3914,7 +2984,7 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request {
+  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -3923,7 +2993,7 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request();
+      const message = createBaseRescheduleBookingRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -3932,7 +3002,7 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
               break;
             }
 
-            const entry1 = RescheduleBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
+            const entry1 = RescheduleBookingRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
               message.params![entry1.key] = entry1.value;
             }
@@ -3943,7 +3013,7 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
               break;
             }
 
-            const entry2 = RescheduleBookingV1Request_QueryEntry.decode(reader, reader.uint32());
+            const entry2 = RescheduleBookingRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
@@ -4001,7 +3071,7 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
     }
   },
 
-  fromJSON(object: any): RescheduleBookingV1Request {
+  fromJSON(object: any): RescheduleBookingRequest {
     return {
       params: isObject(object.params)
         ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
@@ -4043,7 +3113,7 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
     };
   },
 
-  toJSON(message: RescheduleBookingV1Request): unknown {
+  toJSON(message: RescheduleBookingRequest): unknown {
     const obj: any = {};
     if (message.params) {
       const entries = globalThis.Object.entries(message.params) as [string, string][];
@@ -4081,11 +3151,11 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
     return obj;
   },
 
-  create(base?: DeepPartial<RescheduleBookingV1Request>): RescheduleBookingV1Request {
-    return RescheduleBookingV1Request.fromPartial(base ?? {});
+  create(base?: DeepPartial<RescheduleBookingRequest>): RescheduleBookingRequest {
+    return RescheduleBookingRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request>): RescheduleBookingV1Request {
-    const message = createBaseRescheduleBookingV1Request();
+  fromPartial(object: DeepPartial<RescheduleBookingRequest>): RescheduleBookingRequest {
+    const message = createBaseRescheduleBookingRequest();
     message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
       (acc: { [key: string]: string }, [key, value]: [string, string]) => {
         if (value !== undefined) {
@@ -4113,12 +3183,12 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
   },
 };
 
-function createBaseRescheduleBookingV1Request_ParamsEntry(): RescheduleBookingV1Request_ParamsEntry {
+function createBaseRescheduleBookingRequest_ParamsEntry(): RescheduleBookingRequest_ParamsEntry {
   return { key: "", value: "" };
 }
 
-export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookingV1Request_ParamsEntry> = {
-  encode(message: RescheduleBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const RescheduleBookingRequest_ParamsEntry: MessageFns<RescheduleBookingRequest_ParamsEntry> = {
+  encode(message: RescheduleBookingRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -4128,7 +3198,7 @@ export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookin
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_ParamsEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingRequest_ParamsEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4137,7 +3207,7 @@ export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookin
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request_ParamsEntry();
+      const message = createBaseRescheduleBookingRequest_ParamsEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4169,14 +3239,14 @@ export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookin
     }
   },
 
-  fromJSON(object: any): RescheduleBookingV1Request_ParamsEntry {
+  fromJSON(object: any): RescheduleBookingRequest_ParamsEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: RescheduleBookingV1Request_ParamsEntry): unknown {
+  toJSON(message: RescheduleBookingRequest_ParamsEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -4187,23 +3257,23 @@ export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookin
     return obj;
   },
 
-  create(base?: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
-    return RescheduleBookingV1Request_ParamsEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<RescheduleBookingRequest_ParamsEntry>): RescheduleBookingRequest_ParamsEntry {
+    return RescheduleBookingRequest_ParamsEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
-    const message = createBaseRescheduleBookingV1Request_ParamsEntry();
+  fromPartial(object: DeepPartial<RescheduleBookingRequest_ParamsEntry>): RescheduleBookingRequest_ParamsEntry {
+    const message = createBaseRescheduleBookingRequest_ParamsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseRescheduleBookingV1Request_QueryEntry(): RescheduleBookingV1Request_QueryEntry {
+function createBaseRescheduleBookingRequest_QueryEntry(): RescheduleBookingRequest_QueryEntry {
   return { key: "", value: "" };
 }
 
-export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBookingV1Request_QueryEntry> = {
-  encode(message: RescheduleBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const RescheduleBookingRequest_QueryEntry: MessageFns<RescheduleBookingRequest_QueryEntry> = {
+  encode(message: RescheduleBookingRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -4213,7 +3283,7 @@ export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBooking
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_QueryEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingRequest_QueryEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4222,7 +3292,7 @@ export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBooking
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request_QueryEntry();
+      const message = createBaseRescheduleBookingRequest_QueryEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4254,14 +3324,14 @@ export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBooking
     }
   },
 
-  fromJSON(object: any): RescheduleBookingV1Request_QueryEntry {
+  fromJSON(object: any): RescheduleBookingRequest_QueryEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: RescheduleBookingV1Request_QueryEntry): unknown {
+  toJSON(message: RescheduleBookingRequest_QueryEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -4272,30 +3342,30 @@ export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBooking
     return obj;
   },
 
-  create(base?: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
-    return RescheduleBookingV1Request_QueryEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<RescheduleBookingRequest_QueryEntry>): RescheduleBookingRequest_QueryEntry {
+    return RescheduleBookingRequest_QueryEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
-    const message = createBaseRescheduleBookingV1Request_QueryEntry();
+  fromPartial(object: DeepPartial<RescheduleBookingRequest_QueryEntry>): RescheduleBookingRequest_QueryEntry {
+    const message = createBaseRescheduleBookingRequest_QueryEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseRescheduleBookingV1Response(): RescheduleBookingV1Response {
+function createBaseRescheduleBookingResponse(): RescheduleBookingResponse {
   return { bookingV1Rescheduled: undefined };
 }
 
-export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response> = {
-  encode(message: RescheduleBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = {
+  encode(message: RescheduleBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.bookingV1Rescheduled !== undefined) {
       BookingV1Rescheduled.encode(message.bookingV1Rescheduled, writer.uint32(130).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Response {
+  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4304,7 +3374,7 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Response();
+      const message = createBaseRescheduleBookingResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4328,7 +3398,7 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
     }
   },
 
-  fromJSON(object: any): RescheduleBookingV1Response {
+  fromJSON(object: any): RescheduleBookingResponse {
     return {
       bookingV1Rescheduled: isSet(object.bookingV1Rescheduled)
         ? BookingV1Rescheduled.fromJSON(object.bookingV1Rescheduled)
@@ -4338,7 +3408,7 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
     };
   },
 
-  toJSON(message: RescheduleBookingV1Response): unknown {
+  toJSON(message: RescheduleBookingResponse): unknown {
     const obj: any = {};
     if (message.bookingV1Rescheduled !== undefined) {
       obj.bookingV1Rescheduled = BookingV1Rescheduled.toJSON(message.bookingV1Rescheduled);
@@ -4346,11 +3416,11 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
     return obj;
   },
 
-  create(base?: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
-    return RescheduleBookingV1Response.fromPartial(base ?? {});
+  create(base?: DeepPartial<RescheduleBookingResponse>): RescheduleBookingResponse {
+    return RescheduleBookingResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Response>): RescheduleBookingV1Response {
-    const message = createBaseRescheduleBookingV1Response();
+  fromPartial(object: DeepPartial<RescheduleBookingResponse>): RescheduleBookingResponse {
+    const message = createBaseRescheduleBookingResponse();
     message.bookingV1Rescheduled = (object.bookingV1Rescheduled !== undefined && object.bookingV1Rescheduled !== null)
       ? BookingV1Rescheduled.fromPartial(object.bookingV1Rescheduled)
       : undefined;
@@ -4358,17 +3428,17 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
   },
 };
 
-function createBaseCancelBookingV1Request(): CancelBookingV1Request {
+function createBaseCancelBookingRequest(): CancelBookingRequest {
   return { params: {}, query: {}, bodyJson: "", id: "", reason: undefined };
 }
 
-export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
-  encode(message: CancelBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const CancelBookingRequest: MessageFns<CancelBookingRequest> = {
+  encode(message: CancelBookingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CancelBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+      CancelBookingRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
     globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CancelBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+      CancelBookingRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
     });
     if (message.bodyJson !== undefined && message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
@@ -4382,7 +3452,7 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request {
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4391,7 +3461,7 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request();
+      const message = createBaseCancelBookingRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4400,7 +3470,7 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
               break;
             }
 
-            const entry1 = CancelBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
+            const entry1 = CancelBookingRequest_ParamsEntry.decode(reader, reader.uint32());
             if (entry1.value !== undefined) {
               message.params![entry1.key] = entry1.value;
             }
@@ -4411,7 +3481,7 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
               break;
             }
 
-            const entry2 = CancelBookingV1Request_QueryEntry.decode(reader, reader.uint32());
+            const entry2 = CancelBookingRequest_QueryEntry.decode(reader, reader.uint32());
             if (entry2.value !== undefined) {
               message.query![entry2.key] = entry2.value;
             }
@@ -4453,7 +3523,7 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
     }
   },
 
-  fromJSON(object: any): CancelBookingV1Request {
+  fromJSON(object: any): CancelBookingRequest {
     return {
       params: isObject(object.params)
         ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
@@ -4493,7 +3563,7 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
     };
   },
 
-  toJSON(message: CancelBookingV1Request): unknown {
+  toJSON(message: CancelBookingRequest): unknown {
     const obj: any = {};
     if (message.params) {
       const entries = globalThis.Object.entries(message.params) as [string, string][];
@@ -4525,11 +3595,11 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
     return obj;
   },
 
-  create(base?: DeepPartial<CancelBookingV1Request>): CancelBookingV1Request {
-    return CancelBookingV1Request.fromPartial(base ?? {});
+  create(base?: DeepPartial<CancelBookingRequest>): CancelBookingRequest {
+    return CancelBookingRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CancelBookingV1Request>): CancelBookingV1Request {
-    const message = createBaseCancelBookingV1Request();
+  fromPartial(object: DeepPartial<CancelBookingRequest>): CancelBookingRequest {
+    const message = createBaseCancelBookingRequest();
     message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
       (acc: { [key: string]: string }, [key, value]: [string, string]) => {
         if (value !== undefined) {
@@ -4555,12 +3625,12 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
   },
 };
 
-function createBaseCancelBookingV1Request_ParamsEntry(): CancelBookingV1Request_ParamsEntry {
+function createBaseCancelBookingRequest_ParamsEntry(): CancelBookingRequest_ParamsEntry {
   return { key: "", value: "" };
 }
 
-export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Request_ParamsEntry> = {
-  encode(message: CancelBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const CancelBookingRequest_ParamsEntry: MessageFns<CancelBookingRequest_ParamsEntry> = {
+  encode(message: CancelBookingRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -4570,7 +3640,7 @@ export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Reque
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_ParamsEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingRequest_ParamsEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4579,7 +3649,7 @@ export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Reque
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request_ParamsEntry();
+      const message = createBaseCancelBookingRequest_ParamsEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4611,14 +3681,14 @@ export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Reque
     }
   },
 
-  fromJSON(object: any): CancelBookingV1Request_ParamsEntry {
+  fromJSON(object: any): CancelBookingRequest_ParamsEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: CancelBookingV1Request_ParamsEntry): unknown {
+  toJSON(message: CancelBookingRequest_ParamsEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -4629,23 +3699,23 @@ export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Reque
     return obj;
   },
 
-  create(base?: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
-    return CancelBookingV1Request_ParamsEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<CancelBookingRequest_ParamsEntry>): CancelBookingRequest_ParamsEntry {
+    return CancelBookingRequest_ParamsEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
-    const message = createBaseCancelBookingV1Request_ParamsEntry();
+  fromPartial(object: DeepPartial<CancelBookingRequest_ParamsEntry>): CancelBookingRequest_ParamsEntry {
+    const message = createBaseCancelBookingRequest_ParamsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseCancelBookingV1Request_QueryEntry(): CancelBookingV1Request_QueryEntry {
+function createBaseCancelBookingRequest_QueryEntry(): CancelBookingRequest_QueryEntry {
   return { key: "", value: "" };
 }
 
-export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Request_QueryEntry> = {
-  encode(message: CancelBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const CancelBookingRequest_QueryEntry: MessageFns<CancelBookingRequest_QueryEntry> = {
+  encode(message: CancelBookingRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -4655,7 +3725,7 @@ export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Reques
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_QueryEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingRequest_QueryEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4664,7 +3734,7 @@ export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Reques
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request_QueryEntry();
+      const message = createBaseCancelBookingRequest_QueryEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4696,14 +3766,14 @@ export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Reques
     }
   },
 
-  fromJSON(object: any): CancelBookingV1Request_QueryEntry {
+  fromJSON(object: any): CancelBookingRequest_QueryEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
-  toJSON(message: CancelBookingV1Request_QueryEntry): unknown {
+  toJSON(message: CancelBookingRequest_QueryEntry): unknown {
     const obj: any = {};
     if (message.key !== "") {
       obj.key = message.key;
@@ -4714,30 +3784,30 @@ export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Reques
     return obj;
   },
 
-  create(base?: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
-    return CancelBookingV1Request_QueryEntry.fromPartial(base ?? {});
+  create(base?: DeepPartial<CancelBookingRequest_QueryEntry>): CancelBookingRequest_QueryEntry {
+    return CancelBookingRequest_QueryEntry.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
-    const message = createBaseCancelBookingV1Request_QueryEntry();
+  fromPartial(object: DeepPartial<CancelBookingRequest_QueryEntry>): CancelBookingRequest_QueryEntry {
+    const message = createBaseCancelBookingRequest_QueryEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;
   },
 };
 
-function createBaseCancelBookingV1Response(): CancelBookingV1Response {
+function createBaseCancelBookingResponse(): CancelBookingResponse {
   return { bookingV1Cancelled: undefined };
 }
 
-export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
-  encode(message: CancelBookingV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
+  encode(message: CancelBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.bookingV1Cancelled !== undefined) {
       BookingV1Cancelled.encode(message.bookingV1Cancelled, writer.uint32(130).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Response {
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -4746,7 +3816,7 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Response();
+      const message = createBaseCancelBookingResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -4770,7 +3840,7 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
     }
   },
 
-  fromJSON(object: any): CancelBookingV1Response {
+  fromJSON(object: any): CancelBookingResponse {
     return {
       bookingV1Cancelled: isSet(object.bookingV1Cancelled)
         ? BookingV1Cancelled.fromJSON(object.bookingV1Cancelled)
@@ -4780,7 +3850,7 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
     };
   },
 
-  toJSON(message: CancelBookingV1Response): unknown {
+  toJSON(message: CancelBookingResponse): unknown {
     const obj: any = {};
     if (message.bookingV1Cancelled !== undefined) {
       obj.bookingV1Cancelled = BookingV1Cancelled.toJSON(message.bookingV1Cancelled);
@@ -4788,11 +3858,11 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
     return obj;
   },
 
-  create(base?: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
-    return CancelBookingV1Response.fromPartial(base ?? {});
+  create(base?: DeepPartial<CancelBookingResponse>): CancelBookingResponse {
+    return CancelBookingResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<CancelBookingV1Response>): CancelBookingV1Response {
-    const message = createBaseCancelBookingV1Response();
+  fromPartial(object: DeepPartial<CancelBookingResponse>): CancelBookingResponse {
+    const message = createBaseCancelBookingResponse();
     message.bookingV1Cancelled = (object.bookingV1Cancelled !== undefined && object.bookingV1Cancelled !== null)
       ? BookingV1Cancelled.fromPartial(object.bookingV1Cancelled)
       : undefined;
@@ -4801,7 +3871,8 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
 };
 
 /**
- * BookingService: Bookings (v2 reads and the v1 direct path).
+ * BookingService: Bookings: reads, and the direct path (slots of a date, booking a slot, confirming by the e-mailed
+ * link, rescheduling, cancelling).
  *
  * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
  * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
@@ -4818,7 +3889,8 @@ export const BookingServiceService = {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
    * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings. Also REST GET /api/v1/bookings: The v1 page of the
+   * organization's bookings.
    */
   listBookings: {
     path: "/scheduling.v1.BookingService/ListBookings" as const,
@@ -4833,7 +3905,8 @@ export const BookingServiceService = {
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
    * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id.
+   * /api/v2/bookings/:id. Also REST GET /api/v1/bookings/:id: Answers one booking of the organization in the v1
+   * shape.
    */
   getBooking: {
     path: "/scheduling.v1.BookingService/GetBooking" as const,
@@ -4845,24 +3918,24 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): GetBookingResponse => GetBookingResponse.decode(value),
   },
   /**
-   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
+   * ListSlots: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
    * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
    * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
    * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
    * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
    */
-  listSlotsV1: {
-    path: "/scheduling.v1.BookingService/ListSlotsV1" as const,
+  listSlots: {
+    path: "/scheduling.v1.BookingService/ListSlots" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListSlotsV1Request): Buffer => Buffer.from(ListSlotsV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListSlotsV1Request => ListSlotsV1Request.decode(value),
-    responseSerialize: (value: ListSlotsV1Response): Buffer => Buffer.from(ListSlotsV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListSlotsV1Response => ListSlotsV1Response.decode(value),
+    requestSerialize: (value: ListSlotsRequest): Buffer => Buffer.from(ListSlotsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSlotsRequest => ListSlotsRequest.decode(value),
+    responseSerialize: (value: ListSlotsResponse): Buffer => Buffer.from(ListSlotsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListSlotsResponse => ListSlotsResponse.decode(value),
   },
   /**
-   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
-   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
+   * BookSlot: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the
+   * confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
    * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
    * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
@@ -4870,69 +3943,36 @@ export const BookingServiceService = {
    * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
    * /api/v1/bookings.
    */
-  createBookingV1: {
-    path: "/scheduling.v1.BookingService/CreateBookingV1" as const,
+  bookSlot: {
+    path: "/scheduling.v1.BookingService/BookSlot" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateBookingV1Request): Buffer =>
-      Buffer.from(CreateBookingV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CreateBookingV1Request => CreateBookingV1Request.decode(value),
-    responseSerialize: (value: CreateBookingV1Response): Buffer =>
-      Buffer.from(CreateBookingV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CreateBookingV1Response => CreateBookingV1Response.decode(value),
+    requestSerialize: (value: BookSlotRequest): Buffer => Buffer.from(BookSlotRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BookSlotRequest => BookSlotRequest.decode(value),
+    responseSerialize: (value: BookSlotResponse): Buffer => Buffer.from(BookSlotResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BookSlotResponse => BookSlotResponse.decode(value),
   },
   /**
-   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
-   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
-   * /api/v1/bookings.
-   */
-  listBookingsV1: {
-    path: "/scheduling.v1.BookingService/ListBookingsV1" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ListBookingsV1Request): Buffer =>
-      Buffer.from(ListBookingsV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListBookingsV1Request => ListBookingsV1Request.decode(value),
-    responseSerialize: (value: ListBookingsV1Response): Buffer =>
-      Buffer.from(ListBookingsV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListBookingsV1Response => ListBookingsV1Response.decode(value),
-  },
-  /**
-   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v1/bookings/:id.
-   */
-  getBookingV1: {
-    path: "/scheduling.v1.BookingService/GetBookingV1" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: GetBookingV1Request): Buffer => Buffer.from(GetBookingV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetBookingV1Request => GetBookingV1Request.decode(value),
-    responseSerialize: (value: GetBookingV1Response): Buffer =>
-      Buffer.from(GetBookingV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetBookingV1Response => GetBookingV1Response.decode(value),
-  },
-  /**
-   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
+   * ConfirmBooking: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
    * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
    * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
    * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
    * /api/v1/bookings/:id/confirm.
    */
-  confirmBookingV1: {
-    path: "/scheduling.v1.BookingService/ConfirmBookingV1" as const,
+  confirmBooking: {
+    path: "/scheduling.v1.BookingService/ConfirmBooking" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ConfirmBookingV1Request): Buffer =>
-      Buffer.from(ConfirmBookingV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ConfirmBookingV1Request => ConfirmBookingV1Request.decode(value),
-    responseSerialize: (value: ConfirmBookingV1Response): Buffer =>
-      Buffer.from(ConfirmBookingV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ConfirmBookingV1Response => ConfirmBookingV1Response.decode(value),
+    requestSerialize: (value: ConfirmBookingRequest): Buffer =>
+      Buffer.from(ConfirmBookingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmBookingRequest => ConfirmBookingRequest.decode(value),
+    responseSerialize: (value: ConfirmBookingResponse): Buffer =>
+      Buffer.from(ConfirmBookingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConfirmBookingResponse => ConfirmBookingResponse.decode(value),
   },
   /**
-   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
+   * RescheduleBooking: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
    * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
@@ -4941,35 +3981,34 @@ export const BookingServiceService = {
    * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    * REST: POST /api/v1/bookings/:id/reschedule.
    */
-  rescheduleBookingV1: {
-    path: "/scheduling.v1.BookingService/RescheduleBookingV1" as const,
+  rescheduleBooking: {
+    path: "/scheduling.v1.BookingService/RescheduleBooking" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RescheduleBookingV1Request): Buffer =>
-      Buffer.from(RescheduleBookingV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RescheduleBookingV1Request => RescheduleBookingV1Request.decode(value),
-    responseSerialize: (value: RescheduleBookingV1Response): Buffer =>
-      Buffer.from(RescheduleBookingV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RescheduleBookingV1Response => RescheduleBookingV1Response.decode(value),
+    requestSerialize: (value: RescheduleBookingRequest): Buffer =>
+      Buffer.from(RescheduleBookingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RescheduleBookingRequest => RescheduleBookingRequest.decode(value),
+    responseSerialize: (value: RescheduleBookingResponse): Buffer =>
+      Buffer.from(RescheduleBookingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RescheduleBookingResponse => RescheduleBookingResponse.decode(value),
   },
   /**
-   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
-   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
-   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * CancelBooking: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice);
+   * answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are optional.
+   * Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
    * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
    * /api/v1/bookings/:id/cancel.
    */
-  cancelBookingV1: {
-    path: "/scheduling.v1.BookingService/CancelBookingV1" as const,
+  cancelBooking: {
+    path: "/scheduling.v1.BookingService/CancelBooking" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CancelBookingV1Request): Buffer =>
-      Buffer.from(CancelBookingV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CancelBookingV1Request => CancelBookingV1Request.decode(value),
-    responseSerialize: (value: CancelBookingV1Response): Buffer =>
-      Buffer.from(CancelBookingV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CancelBookingV1Response => CancelBookingV1Response.decode(value),
+    requestSerialize: (value: CancelBookingRequest): Buffer => Buffer.from(CancelBookingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelBookingRequest => CancelBookingRequest.decode(value),
+    responseSerialize: (value: CancelBookingResponse): Buffer =>
+      Buffer.from(CancelBookingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelBookingResponse => CancelBookingResponse.decode(value),
   },
 } as const;
 
@@ -4977,26 +4016,28 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
    * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings. Also REST GET /api/v1/bookings: The v1 page of the
+   * organization's bookings.
    */
   listBookings: handleUnaryCall<ListBookingsRequest, ListBookingsResponse>;
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
    * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id.
+   * /api/v2/bookings/:id. Also REST GET /api/v1/bookings/:id: Answers one booking of the organization in the v1
+   * shape.
    */
   getBooking: handleUnaryCall<GetBookingRequest, GetBookingResponse>;
   /**
-   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
+   * ListSlots: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
    * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
    * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
    * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
    * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
    */
-  listSlotsV1: handleUnaryCall<ListSlotsV1Request, ListSlotsV1Response>;
+  listSlots: handleUnaryCall<ListSlotsRequest, ListSlotsResponse>;
   /**
-   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
-   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
+   * BookSlot: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the
+   * confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
    * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
    * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
@@ -5004,30 +4045,18 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
    * /api/v1/bookings.
    */
-  createBookingV1: handleUnaryCall<CreateBookingV1Request, CreateBookingV1Response>;
+  bookSlot: handleUnaryCall<BookSlotRequest, BookSlotResponse>;
   /**
-   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
-   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
-   * /api/v1/bookings.
-   */
-  listBookingsV1: handleUnaryCall<ListBookingsV1Request, ListBookingsV1Response>;
-  /**
-   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v1/bookings/:id.
-   */
-  getBookingV1: handleUnaryCall<GetBookingV1Request, GetBookingV1Response>;
-  /**
-   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
+   * ConfirmBooking: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
    * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
    * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
    * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
    * /api/v1/bookings/:id/confirm.
    */
-  confirmBookingV1: handleUnaryCall<ConfirmBookingV1Request, ConfirmBookingV1Response>;
+  confirmBooking: handleUnaryCall<ConfirmBookingRequest, ConfirmBookingResponse>;
   /**
-   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
+   * RescheduleBooking: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
    * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
@@ -5036,23 +4065,24 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    * REST: POST /api/v1/bookings/:id/reschedule.
    */
-  rescheduleBookingV1: handleUnaryCall<RescheduleBookingV1Request, RescheduleBookingV1Response>;
+  rescheduleBooking: handleUnaryCall<RescheduleBookingRequest, RescheduleBookingResponse>;
   /**
-   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
-   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
-   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * CancelBooking: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice);
+   * answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are optional.
+   * Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
    * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
    * /api/v1/bookings/:id/cancel.
    */
-  cancelBookingV1: handleUnaryCall<CancelBookingV1Request, CancelBookingV1Response>;
+  cancelBooking: handleUnaryCall<CancelBookingRequest, CancelBookingResponse>;
 }
 
 export interface BookingServiceClient extends Client {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
    * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings. Also REST GET /api/v1/bookings: The v1 page of the
+   * organization's bookings.
    */
   listBookings(
     request: ListBookingsRequest,
@@ -5072,7 +4102,8 @@ export interface BookingServiceClient extends Client {
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
    * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id.
+   * /api/v2/bookings/:id. Also REST GET /api/v1/bookings/:id: Answers one booking of the organization in the v1
+   * shape.
    */
   getBooking(
     request: GetBookingRequest,
@@ -5090,30 +4121,30 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
+   * ListSlots: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
    * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
    * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
    * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
    * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
    */
-  listSlotsV1(
-    request: ListSlotsV1Request,
-    callback: (error: ServiceError | null, response: ListSlotsV1Response) => void,
+  listSlots(
+    request: ListSlotsRequest,
+    callback: (error: ServiceError | null, response: ListSlotsResponse) => void,
   ): ClientUnaryCall;
-  listSlotsV1(
-    request: ListSlotsV1Request,
+  listSlots(
+    request: ListSlotsRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListSlotsV1Response) => void,
+    callback: (error: ServiceError | null, response: ListSlotsResponse) => void,
   ): ClientUnaryCall;
-  listSlotsV1(
-    request: ListSlotsV1Request,
+  listSlots(
+    request: ListSlotsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListSlotsV1Response) => void,
+    callback: (error: ServiceError | null, response: ListSlotsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
-   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
+   * BookSlot: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the
+   * confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
    * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
    * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
    * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
@@ -5121,86 +4152,46 @@ export interface BookingServiceClient extends Client {
    * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
    * /api/v1/bookings.
    */
-  createBookingV1(
-    request: CreateBookingV1Request,
-    callback: (error: ServiceError | null, response: CreateBookingV1Response) => void,
+  bookSlot(
+    request: BookSlotRequest,
+    callback: (error: ServiceError | null, response: BookSlotResponse) => void,
   ): ClientUnaryCall;
-  createBookingV1(
-    request: CreateBookingV1Request,
+  bookSlot(
+    request: BookSlotRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: CreateBookingV1Response) => void,
+    callback: (error: ServiceError | null, response: BookSlotResponse) => void,
   ): ClientUnaryCall;
-  createBookingV1(
-    request: CreateBookingV1Request,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CreateBookingV1Response) => void,
-  ): ClientUnaryCall;
-  /**
-   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
-   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
-   * /api/v1/bookings.
-   */
-  listBookingsV1(
-    request: ListBookingsV1Request,
-    callback: (error: ServiceError | null, response: ListBookingsV1Response) => void,
-  ): ClientUnaryCall;
-  listBookingsV1(
-    request: ListBookingsV1Request,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListBookingsV1Response) => void,
-  ): ClientUnaryCall;
-  listBookingsV1(
-    request: ListBookingsV1Request,
+  bookSlot(
+    request: BookSlotRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListBookingsV1Response) => void,
+    callback: (error: ServiceError | null, response: BookSlotResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v1/bookings/:id.
-   */
-  getBookingV1(
-    request: GetBookingV1Request,
-    callback: (error: ServiceError | null, response: GetBookingV1Response) => void,
-  ): ClientUnaryCall;
-  getBookingV1(
-    request: GetBookingV1Request,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetBookingV1Response) => void,
-  ): ClientUnaryCall;
-  getBookingV1(
-    request: GetBookingV1Request,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetBookingV1Response) => void,
-  ): ClientUnaryCall;
-  /**
-   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
+   * ConfirmBooking: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
    * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
    * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
    * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
    * /api/v1/bookings/:id/confirm.
    */
-  confirmBookingV1(
-    request: ConfirmBookingV1Request,
-    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
+  confirmBooking(
+    request: ConfirmBookingRequest,
+    callback: (error: ServiceError | null, response: ConfirmBookingResponse) => void,
   ): ClientUnaryCall;
-  confirmBookingV1(
-    request: ConfirmBookingV1Request,
+  confirmBooking(
+    request: ConfirmBookingRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
+    callback: (error: ServiceError | null, response: ConfirmBookingResponse) => void,
   ): ClientUnaryCall;
-  confirmBookingV1(
-    request: ConfirmBookingV1Request,
+  confirmBooking(
+    request: ConfirmBookingRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
+    callback: (error: ServiceError | null, response: ConfirmBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
+   * RescheduleBooking: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
    * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
    * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
    * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
@@ -5209,43 +4200,43 @@ export interface BookingServiceClient extends Client {
    * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    * REST: POST /api/v1/bookings/:id/reschedule.
    */
-  rescheduleBookingV1(
-    request: RescheduleBookingV1Request,
-    callback: (error: ServiceError | null, response: RescheduleBookingV1Response) => void,
+  rescheduleBooking(
+    request: RescheduleBookingRequest,
+    callback: (error: ServiceError | null, response: RescheduleBookingResponse) => void,
   ): ClientUnaryCall;
-  rescheduleBookingV1(
-    request: RescheduleBookingV1Request,
+  rescheduleBooking(
+    request: RescheduleBookingRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: RescheduleBookingV1Response) => void,
+    callback: (error: ServiceError | null, response: RescheduleBookingResponse) => void,
   ): ClientUnaryCall;
-  rescheduleBookingV1(
-    request: RescheduleBookingV1Request,
+  rescheduleBooking(
+    request: RescheduleBookingRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RescheduleBookingV1Response) => void,
+    callback: (error: ServiceError | null, response: RescheduleBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
-   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
-   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * CancelBooking: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice);
+   * answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are optional.
+   * Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
    * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
    * /api/v1/bookings/:id/cancel.
    */
-  cancelBookingV1(
-    request: CancelBookingV1Request,
-    callback: (error: ServiceError | null, response: CancelBookingV1Response) => void,
+  cancelBooking(
+    request: CancelBookingRequest,
+    callback: (error: ServiceError | null, response: CancelBookingResponse) => void,
   ): ClientUnaryCall;
-  cancelBookingV1(
-    request: CancelBookingV1Request,
+  cancelBooking(
+    request: CancelBookingRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: CancelBookingV1Response) => void,
+    callback: (error: ServiceError | null, response: CancelBookingResponse) => void,
   ): ClientUnaryCall;
-  cancelBookingV1(
-    request: CancelBookingV1Request,
+  cancelBooking(
+    request: CancelBookingRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CancelBookingV1Response) => void,
+    callback: (error: ServiceError | null, response: CancelBookingResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1516,110 +1516,6 @@ export interface BookingV1Created_Data {
   resolutionId?: string | undefined;
 }
 
-/** BookingV1Detail: the `BookingV1Detail` of the contract (openapi.json), field for field. */
-export interface BookingV1Detail {
-  /** Text. */
-  bookingId?:
-    | string
-    | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
-  bookingStatus?:
-    | BookingStatus
-    | undefined;
-  /** The provider. */
-  provider?:
-    | BookingV1Detail_Provider
-    | undefined;
-  /** The service. */
-  service?:
-    | BookingV1Detail_Service
-    | undefined;
-  /** The attendee. */
-  attendee?:
-    | BookingV1Detail_Attendee
-    | undefined;
-  /** An instant. */
-  start?:
-    | Date
-    | undefined;
-  /** An instant. */
-  end?:
-    | Date
-    | undefined;
-  /** Text. Unset when there is none. */
-  confirmationUrl?:
-    | string
-    | undefined;
-  /** Text. Unset when there is none. */
-  rescheduledFrom?:
-    | string
-    | undefined;
-  /** Text. Unset when there is none. */
-  rescheduledTo?: string | undefined;
-}
-
-/** The `provider` object. */
-export interface BookingV1Detail_Provider {
-  /** Text. */
-  id?:
-    | string
-    | undefined;
-  /** Text. */
-  name?:
-    | string
-    | undefined;
-  /** Text. Unset when there is none. */
-  username?: string | undefined;
-}
-
-/** The `service` object. */
-export interface BookingV1Detail_Service {
-  /** Text. */
-  title?:
-    | string
-    | undefined;
-  /** A whole number from 0 to 9007199254740991. */
-  duration?: number | undefined;
-}
-
-/** The `attendee` object. */
-export interface BookingV1Detail_Attendee {
-  /** Text. */
-  name?:
-    | string
-    | undefined;
-  /** Text. */
-  email?: string | undefined;
-}
-
-/** BookingV1ListItem: the `BookingV1ListItem` of the contract (openapi.json), field for field. */
-export interface BookingV1ListItem {
-  /** Text. */
-  bookingId?:
-    | string
-    | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
-  bookingStatus?:
-    | BookingStatus
-    | undefined;
-  /** The provider. */
-  provider?:
-    | BookingV1ListItem_Provider
-    | undefined;
-  /** An instant. */
-  start?:
-    | Date
-    | undefined;
-  /** An instant. */
-  end?: Date | undefined;
-}
-
-/** The `provider` object. */
-export interface BookingV1ListItem_Provider {
-  /** Text. */
-  name?: string | undefined;
-}
-
 /** BookingV1Rescheduled: the `BookingV1Rescheduled` of the contract (openapi.json), field for field. */
 export interface BookingV1Rescheduled {
   /** The items of this page. */
@@ -1714,7 +1610,14 @@ export interface BookingV2 {
     | Date
     | undefined;
   /** An instant. */
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /**
+   * The link the attendee of a booking booked directly follows to confirm it (its token is the credential). Unset
+   * when there is none.
+   */
+  confirmationUrl?: string | undefined;
 }
 
 /** The values of `source`; `SOURCE_UNSPECIFIED` means not given. */
@@ -1781,7 +1684,11 @@ export interface BookingV2_Provider {
     | string
     | undefined;
   /** Text. */
-  displayName?: string | undefined;
+  displayName?:
+    | string
+    | undefined;
+  /** The provider's username, when it has one. Unset when there is none. */
+  username?: string | undefined;
 }
 
 /** The `service` object. */
@@ -1828,24 +1735,6 @@ export interface BookingV2_Slot {
     | undefined;
   /** Text. */
   timezone?: string | undefined;
-}
-
-/** BookingsV1Page: the `BookingsV1Page` of the contract (openapi.json), field for field. */
-export interface BookingsV1Page {
-  /** The bookings. */
-  bookings?:
-    | BookingV1ListItem[]
-    | undefined;
-  /** A whole number from 0 to 9007199254740991. */
-  total?:
-    | number
-    | undefined;
-  /** A whole number from 0 to 9007199254740991. */
-  page?:
-    | number
-    | undefined;
-  /** A whole number from 0 to 9007199254740991. */
-  limit?: number | undefined;
 }
 
 /** CalendarConnection: the `CalendarConnection` of the contract (openapi.json), field for field. */
@@ -8136,743 +8025,6 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
   },
 };
 
-function createBaseBookingV1Detail(): BookingV1Detail {
-  return {
-    bookingId: "",
-    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-    provider: undefined,
-    service: undefined,
-    attendee: undefined,
-    start: undefined,
-    end: undefined,
-    confirmationUrl: undefined,
-    rescheduledFrom: undefined,
-    rescheduledTo: undefined,
-  };
-}
-
-export const BookingV1Detail: MessageFns<BookingV1Detail> = {
-  encode(message: BookingV1Detail, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingId !== undefined && message.bookingId !== "") {
-      writer.uint32(10).string(message.bookingId);
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      writer.uint32(88).int32(bookingStatusToNumber(message.bookingStatus));
-    }
-    if (message.provider !== undefined) {
-      BookingV1Detail_Provider.encode(message.provider, writer.uint32(26).fork()).join();
-    }
-    if (message.service !== undefined) {
-      BookingV1Detail_Service.encode(message.service, writer.uint32(34).fork()).join();
-    }
-    if (message.attendee !== undefined) {
-      BookingV1Detail_Attendee.encode(message.attendee, writer.uint32(42).fork()).join();
-    }
-    if (message.start !== undefined) {
-      Timestamp.encode(toTimestamp(message.start), writer.uint32(50).fork()).join();
-    }
-    if (message.end !== undefined) {
-      Timestamp.encode(toTimestamp(message.end), writer.uint32(58).fork()).join();
-    }
-    if (message.confirmationUrl !== undefined) {
-      writer.uint32(66).string(message.confirmationUrl);
-    }
-    if (message.rescheduledFrom !== undefined) {
-      writer.uint32(74).string(message.rescheduledFrom);
-    }
-    if (message.rescheduledTo !== undefined) {
-      writer.uint32(82).string(message.rescheduledTo);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Detail {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Detail();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.bookingId = reader.string();
-            continue;
-          }
-          case 11: {
-            if (tag !== 88) {
-              break;
-            }
-
-            message.bookingStatus = bookingStatusFromJSON(reader.int32());
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.provider = BookingV1Detail_Provider.decode(reader, reader.uint32());
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.service = BookingV1Detail_Service.decode(reader, reader.uint32());
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.attendee = BookingV1Detail_Attendee.decode(reader, reader.uint32());
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.start = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 7: {
-            if (tag !== 58) {
-              break;
-            }
-
-            message.end = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 8: {
-            if (tag !== 66) {
-              break;
-            }
-
-            message.confirmationUrl = reader.string();
-            continue;
-          }
-          case 9: {
-            if (tag !== 74) {
-              break;
-            }
-
-            message.rescheduledFrom = reader.string();
-            continue;
-          }
-          case 10: {
-            if (tag !== 82) {
-              break;
-            }
-
-            message.rescheduledTo = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1Detail {
-    return {
-      bookingId: isSet(object.bookingId)
-        ? globalThis.String(object.bookingId)
-        : isSet(object.booking_id)
-        ? globalThis.String(object.booking_id)
-        : "",
-      bookingStatus: isSet(object.bookingStatus)
-        ? bookingStatusFromJSON(object.bookingStatus)
-        : isSet(object.booking_status)
-        ? bookingStatusFromJSON(object.booking_status)
-        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-      provider: isSet(object.provider) ? BookingV1Detail_Provider.fromJSON(object.provider) : undefined,
-      service: isSet(object.service) ? BookingV1Detail_Service.fromJSON(object.service) : undefined,
-      attendee: isSet(object.attendee) ? BookingV1Detail_Attendee.fromJSON(object.attendee) : undefined,
-      start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
-      end: isSet(object.end) ? fromJsonTimestamp(object.end) : undefined,
-      confirmationUrl: isSet(object.confirmationUrl)
-        ? globalThis.String(object.confirmationUrl)
-        : isSet(object.confirmation_url)
-        ? globalThis.String(object.confirmation_url)
-        : undefined,
-      rescheduledFrom: isSet(object.rescheduledFrom)
-        ? globalThis.String(object.rescheduledFrom)
-        : isSet(object.rescheduled_from)
-        ? globalThis.String(object.rescheduled_from)
-        : undefined,
-      rescheduledTo: isSet(object.rescheduledTo)
-        ? globalThis.String(object.rescheduledTo)
-        : isSet(object.rescheduled_to)
-        ? globalThis.String(object.rescheduled_to)
-        : undefined,
-    };
-  },
-
-  toJSON(message: BookingV1Detail): unknown {
-    const obj: any = {};
-    if (message.bookingId !== undefined && message.bookingId !== "") {
-      obj.bookingId = message.bookingId;
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
-    }
-    if (message.provider !== undefined) {
-      obj.provider = BookingV1Detail_Provider.toJSON(message.provider);
-    }
-    if (message.service !== undefined) {
-      obj.service = BookingV1Detail_Service.toJSON(message.service);
-    }
-    if (message.attendee !== undefined) {
-      obj.attendee = BookingV1Detail_Attendee.toJSON(message.attendee);
-    }
-    if (message.start !== undefined) {
-      obj.start = message.start.toISOString();
-    }
-    if (message.end !== undefined) {
-      obj.end = message.end.toISOString();
-    }
-    if (message.confirmationUrl !== undefined) {
-      obj.confirmationUrl = message.confirmationUrl;
-    }
-    if (message.rescheduledFrom !== undefined) {
-      obj.rescheduledFrom = message.rescheduledFrom;
-    }
-    if (message.rescheduledTo !== undefined) {
-      obj.rescheduledTo = message.rescheduledTo;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1Detail>): BookingV1Detail {
-    return BookingV1Detail.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1Detail>): BookingV1Detail {
-    const message = createBaseBookingV1Detail();
-    message.bookingId = object.bookingId ?? "";
-    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
-    message.provider = (object.provider !== undefined && object.provider !== null)
-      ? BookingV1Detail_Provider.fromPartial(object.provider)
-      : undefined;
-    message.service = (object.service !== undefined && object.service !== null)
-      ? BookingV1Detail_Service.fromPartial(object.service)
-      : undefined;
-    message.attendee = (object.attendee !== undefined && object.attendee !== null)
-      ? BookingV1Detail_Attendee.fromPartial(object.attendee)
-      : undefined;
-    message.start = object.start ?? undefined;
-    message.end = object.end ?? undefined;
-    message.confirmationUrl = object.confirmationUrl ?? undefined;
-    message.rescheduledFrom = object.rescheduledFrom ?? undefined;
-    message.rescheduledTo = object.rescheduledTo ?? undefined;
-    return message;
-  },
-};
-
-function createBaseBookingV1Detail_Provider(): BookingV1Detail_Provider {
-  return { id: "", name: "", username: undefined };
-}
-
-export const BookingV1Detail_Provider: MessageFns<BookingV1Detail_Provider> = {
-  encode(message: BookingV1Detail_Provider, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.id !== undefined && message.id !== "") {
-      writer.uint32(10).string(message.id);
-    }
-    if (message.name !== undefined && message.name !== "") {
-      writer.uint32(18).string(message.name);
-    }
-    if (message.username !== undefined) {
-      writer.uint32(26).string(message.username);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Detail_Provider {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Detail_Provider();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.id = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.name = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.username = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1Detail_Provider {
-    return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      name: isSet(object.name) ? globalThis.String(object.name) : "",
-      username: isSet(object.username) ? globalThis.String(object.username) : undefined,
-    };
-  },
-
-  toJSON(message: BookingV1Detail_Provider): unknown {
-    const obj: any = {};
-    if (message.id !== undefined && message.id !== "") {
-      obj.id = message.id;
-    }
-    if (message.name !== undefined && message.name !== "") {
-      obj.name = message.name;
-    }
-    if (message.username !== undefined) {
-      obj.username = message.username;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1Detail_Provider>): BookingV1Detail_Provider {
-    return BookingV1Detail_Provider.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1Detail_Provider>): BookingV1Detail_Provider {
-    const message = createBaseBookingV1Detail_Provider();
-    message.id = object.id ?? "";
-    message.name = object.name ?? "";
-    message.username = object.username ?? undefined;
-    return message;
-  },
-};
-
-function createBaseBookingV1Detail_Service(): BookingV1Detail_Service {
-  return { title: "", duration: 0 };
-}
-
-export const BookingV1Detail_Service: MessageFns<BookingV1Detail_Service> = {
-  encode(message: BookingV1Detail_Service, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.title !== undefined && message.title !== "") {
-      writer.uint32(10).string(message.title);
-    }
-    if (message.duration !== undefined && message.duration !== 0) {
-      writer.uint32(16).int64(message.duration);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Detail_Service {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Detail_Service();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.title = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.duration = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1Detail_Service {
-    return {
-      title: isSet(object.title) ? globalThis.String(object.title) : "",
-      duration: isSet(object.duration) ? globalThis.Number(object.duration) : 0,
-    };
-  },
-
-  toJSON(message: BookingV1Detail_Service): unknown {
-    const obj: any = {};
-    if (message.title !== undefined && message.title !== "") {
-      obj.title = message.title;
-    }
-    if (message.duration !== undefined && message.duration !== 0) {
-      obj.duration = Math.round(message.duration);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1Detail_Service>): BookingV1Detail_Service {
-    return BookingV1Detail_Service.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1Detail_Service>): BookingV1Detail_Service {
-    const message = createBaseBookingV1Detail_Service();
-    message.title = object.title ?? "";
-    message.duration = object.duration ?? 0;
-    return message;
-  },
-};
-
-function createBaseBookingV1Detail_Attendee(): BookingV1Detail_Attendee {
-  return { name: "", email: "" };
-}
-
-export const BookingV1Detail_Attendee: MessageFns<BookingV1Detail_Attendee> = {
-  encode(message: BookingV1Detail_Attendee, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.name !== undefined && message.name !== "") {
-      writer.uint32(10).string(message.name);
-    }
-    if (message.email !== undefined && message.email !== "") {
-      writer.uint32(18).string(message.email);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Detail_Attendee {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Detail_Attendee();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.name = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.email = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1Detail_Attendee {
-    return {
-      name: isSet(object.name) ? globalThis.String(object.name) : "",
-      email: isSet(object.email) ? globalThis.String(object.email) : "",
-    };
-  },
-
-  toJSON(message: BookingV1Detail_Attendee): unknown {
-    const obj: any = {};
-    if (message.name !== undefined && message.name !== "") {
-      obj.name = message.name;
-    }
-    if (message.email !== undefined && message.email !== "") {
-      obj.email = message.email;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1Detail_Attendee>): BookingV1Detail_Attendee {
-    return BookingV1Detail_Attendee.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1Detail_Attendee>): BookingV1Detail_Attendee {
-    const message = createBaseBookingV1Detail_Attendee();
-    message.name = object.name ?? "";
-    message.email = object.email ?? "";
-    return message;
-  },
-};
-
-function createBaseBookingV1ListItem(): BookingV1ListItem {
-  return {
-    bookingId: "",
-    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-    provider: undefined,
-    start: undefined,
-    end: undefined,
-  };
-}
-
-export const BookingV1ListItem: MessageFns<BookingV1ListItem> = {
-  encode(message: BookingV1ListItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingId !== undefined && message.bookingId !== "") {
-      writer.uint32(10).string(message.bookingId);
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      writer.uint32(48).int32(bookingStatusToNumber(message.bookingStatus));
-    }
-    if (message.provider !== undefined) {
-      BookingV1ListItem_Provider.encode(message.provider, writer.uint32(26).fork()).join();
-    }
-    if (message.start !== undefined) {
-      Timestamp.encode(toTimestamp(message.start), writer.uint32(34).fork()).join();
-    }
-    if (message.end !== undefined) {
-      Timestamp.encode(toTimestamp(message.end), writer.uint32(42).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1ListItem {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1ListItem();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.bookingId = reader.string();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.bookingStatus = bookingStatusFromJSON(reader.int32());
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.provider = BookingV1ListItem_Provider.decode(reader, reader.uint32());
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.start = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.end = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1ListItem {
-    return {
-      bookingId: isSet(object.bookingId)
-        ? globalThis.String(object.bookingId)
-        : isSet(object.booking_id)
-        ? globalThis.String(object.booking_id)
-        : "",
-      bookingStatus: isSet(object.bookingStatus)
-        ? bookingStatusFromJSON(object.bookingStatus)
-        : isSet(object.booking_status)
-        ? bookingStatusFromJSON(object.booking_status)
-        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-      provider: isSet(object.provider) ? BookingV1ListItem_Provider.fromJSON(object.provider) : undefined,
-      start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
-      end: isSet(object.end) ? fromJsonTimestamp(object.end) : undefined,
-    };
-  },
-
-  toJSON(message: BookingV1ListItem): unknown {
-    const obj: any = {};
-    if (message.bookingId !== undefined && message.bookingId !== "") {
-      obj.bookingId = message.bookingId;
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
-    }
-    if (message.provider !== undefined) {
-      obj.provider = BookingV1ListItem_Provider.toJSON(message.provider);
-    }
-    if (message.start !== undefined) {
-      obj.start = message.start.toISOString();
-    }
-    if (message.end !== undefined) {
-      obj.end = message.end.toISOString();
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1ListItem>): BookingV1ListItem {
-    return BookingV1ListItem.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1ListItem>): BookingV1ListItem {
-    const message = createBaseBookingV1ListItem();
-    message.bookingId = object.bookingId ?? "";
-    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
-    message.provider = (object.provider !== undefined && object.provider !== null)
-      ? BookingV1ListItem_Provider.fromPartial(object.provider)
-      : undefined;
-    message.start = object.start ?? undefined;
-    message.end = object.end ?? undefined;
-    return message;
-  },
-};
-
-function createBaseBookingV1ListItem_Provider(): BookingV1ListItem_Provider {
-  return { name: "" };
-}
-
-export const BookingV1ListItem_Provider: MessageFns<BookingV1ListItem_Provider> = {
-  encode(message: BookingV1ListItem_Provider, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.name !== undefined && message.name !== "") {
-      writer.uint32(10).string(message.name);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1ListItem_Provider {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1ListItem_Provider();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.name = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1ListItem_Provider {
-    return { name: isSet(object.name) ? globalThis.String(object.name) : "" };
-  },
-
-  toJSON(message: BookingV1ListItem_Provider): unknown {
-    const obj: any = {};
-    if (message.name !== undefined && message.name !== "") {
-      obj.name = message.name;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1ListItem_Provider>): BookingV1ListItem_Provider {
-    return BookingV1ListItem_Provider.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1ListItem_Provider>): BookingV1ListItem_Provider {
-    const message = createBaseBookingV1ListItem_Provider();
-    message.name = object.name ?? "";
-    return message;
-  },
-};
-
 function createBaseBookingV1Rescheduled(): BookingV1Rescheduled {
   return { data: undefined };
 }
@@ -9107,6 +8259,7 @@ function createBaseBookingV2(): BookingV2 {
     cancelledAt: undefined,
     createdAt: undefined,
     updatedAt: undefined,
+    confirmationUrl: undefined,
   };
 }
 
@@ -9159,6 +8312,9 @@ export const BookingV2: MessageFns<BookingV2> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(130).fork()).join();
+    }
+    if (message.confirmationUrl !== undefined) {
+      writer.uint32(146).string(message.confirmationUrl);
     }
     return writer;
   },
@@ -9304,6 +8460,14 @@ export const BookingV2: MessageFns<BookingV2> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.confirmationUrl = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -9370,6 +8534,11 @@ export const BookingV2: MessageFns<BookingV2> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      confirmationUrl: isSet(object.confirmationUrl)
+        ? globalThis.String(object.confirmationUrl)
+        : isSet(object.confirmation_url)
+        ? globalThis.String(object.confirmation_url)
+        : undefined,
     };
   },
 
@@ -9423,6 +8592,9 @@ export const BookingV2: MessageFns<BookingV2> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.confirmationUrl !== undefined) {
+      obj.confirmationUrl = message.confirmationUrl;
+    }
     return obj;
   },
 
@@ -9455,12 +8627,13 @@ export const BookingV2: MessageFns<BookingV2> = {
     message.cancelledAt = object.cancelledAt ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.confirmationUrl = object.confirmationUrl ?? undefined;
     return message;
   },
 };
 
 function createBaseBookingV2_Provider(): BookingV2_Provider {
-  return { id: "", displayName: "" };
+  return { id: "", displayName: "", username: undefined };
 }
 
 export const BookingV2_Provider: MessageFns<BookingV2_Provider> = {
@@ -9470,6 +8643,9 @@ export const BookingV2_Provider: MessageFns<BookingV2_Provider> = {
     }
     if (message.displayName !== undefined && message.displayName !== "") {
       writer.uint32(18).string(message.displayName);
+    }
+    if (message.username !== undefined) {
+      writer.uint32(26).string(message.username);
     }
     return writer;
   },
@@ -9503,6 +8679,14 @@ export const BookingV2_Provider: MessageFns<BookingV2_Provider> = {
             message.displayName = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -9523,6 +8707,7 @@ export const BookingV2_Provider: MessageFns<BookingV2_Provider> = {
         : isSet(object.display_name)
         ? globalThis.String(object.display_name)
         : "",
+      username: isSet(object.username) ? globalThis.String(object.username) : undefined,
     };
   },
 
@@ -9534,6 +8719,9 @@ export const BookingV2_Provider: MessageFns<BookingV2_Provider> = {
     if (message.displayName !== undefined && message.displayName !== "") {
       obj.displayName = message.displayName;
     }
+    if (message.username !== undefined) {
+      obj.username = message.username;
+    }
     return obj;
   },
 
@@ -9544,6 +8732,7 @@ export const BookingV2_Provider: MessageFns<BookingV2_Provider> = {
     const message = createBaseBookingV2_Provider();
     message.id = object.id ?? "";
     message.displayName = object.displayName ?? "";
+    message.username = object.username ?? undefined;
     return message;
   },
 };
@@ -9871,130 +9060,6 @@ export const BookingV2_Slot: MessageFns<BookingV2_Slot> = {
     message.start = object.start ?? undefined;
     message.end = object.end ?? undefined;
     message.timezone = object.timezone ?? "";
-    return message;
-  },
-};
-
-function createBaseBookingsV1Page(): BookingsV1Page {
-  return { bookings: [], total: 0, page: 0, limit: 0 };
-}
-
-export const BookingsV1Page: MessageFns<BookingsV1Page> = {
-  encode(message: BookingsV1Page, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookings !== undefined && message.bookings.length !== 0) {
-      for (const v of message.bookings) {
-        BookingV1ListItem.encode(v!, writer.uint32(10).fork()).join();
-      }
-    }
-    if (message.total !== undefined && message.total !== 0) {
-      writer.uint32(16).int64(message.total);
-    }
-    if (message.page !== undefined && message.page !== 0) {
-      writer.uint32(24).int64(message.page);
-    }
-    if (message.limit !== undefined && message.limit !== 0) {
-      writer.uint32(32).int64(message.limit);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingsV1Page {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingsV1Page();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const el = BookingV1ListItem.decode(reader, reader.uint32());
-            if (el !== undefined) {
-              message.bookings!.push(el);
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.total = longToNumber(reader.int64());
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.page = longToNumber(reader.int64());
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.limit = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingsV1Page {
-    return {
-      bookings: globalThis.Array.isArray(object?.bookings)
-        ? object.bookings.map((e: any) => BookingV1ListItem.fromJSON(e))
-        : [],
-      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
-      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
-      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
-    };
-  },
-
-  toJSON(message: BookingsV1Page): unknown {
-    const obj: any = {};
-    if (message.bookings?.length) {
-      obj.bookings = message.bookings.map((e) => BookingV1ListItem.toJSON(e));
-    }
-    if (message.total !== undefined && message.total !== 0) {
-      obj.total = Math.round(message.total);
-    }
-    if (message.page !== undefined && message.page !== 0) {
-      obj.page = Math.round(message.page);
-    }
-    if (message.limit !== undefined && message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingsV1Page>): BookingsV1Page {
-    return BookingsV1Page.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingsV1Page>): BookingsV1Page {
-    const message = createBaseBookingsV1Page();
-    message.bookings = object.bookings?.map((e) => BookingV1ListItem.fromPartial(e)) || [];
-    message.total = object.total ?? 0;
-    message.page = object.page ?? 0;
-    message.limit = object.limit ?? 0;
     return message;
   },
 };

@@ -1,22 +1,22 @@
-import type { ListSlotsV1Request, ListSlotsV1Response } from '../../gen/scheduling/v1/booking_service.js';
+import type { ListSlotsRequest, ListSlotsResponse } from '../../gen/scheduling/v1/booking_service.js';
 import { ListSlotsV1Query } from '../../contract/schemas/booking.js';
 import type { Caller } from '../../application/caller.js';
 import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
 import { listSlotsV1 as slotsOfDate } from '../../application/booking/v1-slots.js';
 import { given, RequestProblems } from '../request-problems.js';
 
-/** What ListSlotsV1 uses. */
-export type ListSlotsV1Deps = Pick<ResolutionDeps, 'db' | 'clock'>;
+/** What ListSlots uses. */
+export type ListSlotsDeps = Pick<ResolutionDeps, 'db' | 'clock'>;
 
 /**
- * ListSlotsV1 (GET /api/v1/slots): the slots of one local date in the provider's schedule timezone; taken ones are
+ * ListSlots (GET /api/v1/slots): the slots of one local date in the provider's schedule timezone; taken ones are
  * `available: false` (v1-slots.ts).
  */
-export async function listSlotsV1(
-  deps: ListSlotsV1Deps,
+export async function listSlots(
+  deps: ListSlotsDeps,
   caller: Caller,
-  request: ListSlotsV1Request,
-): Promise<ListSlotsV1Response> {
+  request: ListSlotsRequest,
+): Promise<ListSlotsResponse> {
   const problems = new RequestProblems();
   const shape = ListSlotsV1Query.shape;
   const providerId = problems.check('providerId', shape.providerId, given(request.providerId));

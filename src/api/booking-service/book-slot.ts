@@ -1,26 +1,26 @@
-import type { CreateBookingV1Request, CreateBookingV1Response } from '../../gen/scheduling/v1/booking_service.js';
+import type { BookSlotRequest, BookSlotResponse } from '../../gen/scheduling/v1/booking_service.js';
 import { CreateBookingV1Body } from '../../contract/schemas/booking.js';
 import type { Caller } from '../../application/caller.js';
 import type { TypedAnswer, TypedCall } from '../../application/operation.js';
 import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
-import { createBookingV1 as bookSlot } from '../../application/booking/v1-create-booking.js';
+import { createBookingV1 as bookDirectly } from '../../application/booking/v1-create-booking.js';
 import { given, RequestProblems } from '../request-problems.js';
 import { bookingV1CreatedMessage, type BookingV1CreatedView } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
 
-/** What CreateBookingV1 uses: the v1 create path (booking, claim, e-mail, actor) and the idempotency store. */
-export type CreateBookingV1Deps = ResolutionDeps;
+/** What BookSlot uses: the direct booking path (booking, claim, e-mail, actor) and the idempotency store. */
+export type BookSlotDeps = ResolutionDeps;
 
 /**
- * CreateBookingV1 (POST /api/v1/bookings): books a slot id from ListSlotsV1 as a `pending` booking
+ * BookSlot (POST /api/v1/bookings): books a slot id from ListSlots as a `pending` booking
  * (v1-create-booking.ts); with an `idempotency-key`, a retry with the same request answers the first booking.
  */
-export async function createBookingV1(
-  deps: CreateBookingV1Deps,
+export async function bookSlot(
+  deps: BookSlotDeps,
   caller: Caller,
-  request: CreateBookingV1Request,
+  request: BookSlotRequest,
   call: TypedCall = { headers: {} },
-): Promise<TypedAnswer<CreateBookingV1Response>> {
+): Promise<TypedAnswer<BookSlotResponse>> {
   const shape = CreateBookingV1Body.shape;
   const a = request.attendee;
   // The request as REST spells it: what is checked, and what a replay must repeat.
@@ -52,7 +52,7 @@ export async function createBookingV1(
     caller,
     call,
     { endpoint: 'v1-bookings', payload: body },
-    (record) => bookSlot(deps, caller, input, record) as Promise<BookingV1CreatedView>,
+    (record) => bookDirectly(deps, caller, input, record) as Promise<BookingV1CreatedView>,
     (view) => ({ bookingV1Created: bookingV1CreatedMessage(view) }),
   );
 }

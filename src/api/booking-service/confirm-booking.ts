@@ -1,4 +1,4 @@
-import type { ConfirmBookingV1Request, ConfirmBookingV1Response } from '../../gen/scheduling/v1/booking_service.js';
+import type { ConfirmBookingRequest, ConfirmBookingResponse } from '../../gen/scheduling/v1/booking_service.js';
 import { ConfirmBookingV1Query } from '../../contract/schemas/booking.js';
 import type { Caller } from '../../application/caller.js';
 import { answer, type TypedAnswer, type TypedCall } from '../../application/operation.js';
@@ -7,20 +7,20 @@ import { confirmationPage, confirmBookingV1 as confirmByLink } from '../../appli
 import { given, RequestProblems } from '../request-problems.js';
 import { BOOKING_STATUS_MESSAGE } from '../messages/booking-message.js';
 
-/** What ConfirmBookingV1 uses: the booking machine, the event outbox and the audit log. */
-export type ConfirmBookingV1Deps = ResolutionDeps;
+/** What ConfirmBooking uses: the booking machine, the event outbox and the audit log. */
+export type ConfirmBookingDeps = ResolutionDeps;
 
 /**
- * ConfirmBookingV1 (GET /api/v1/bookings/:id/confirm?token=…, the e-mailed link; no API key, the token is the
+ * ConfirmBooking (GET /api/v1/bookings/:id/confirm?token=…, the e-mailed link; no API key, the token is the
  * credential): confirms a pending booking (v1-confirm-link.ts) and answers `html_page`, the small page a browser
  * shows, or, when the call accepts `application/json`, `{bookingId, status}`.
  */
-export async function confirmBookingV1(
-  deps: ConfirmBookingV1Deps,
+export async function confirmBooking(
+  deps: ConfirmBookingDeps,
   caller: Caller,
-  request: ConfirmBookingV1Request,
+  request: ConfirmBookingRequest,
   call: TypedCall = { headers: {} },
-): Promise<ConfirmBookingV1Response | TypedAnswer<ConfirmBookingV1Response>> {
+): Promise<ConfirmBookingResponse | TypedAnswer<ConfirmBookingResponse>> {
   const problems = new RequestProblems();
   const token = problems.check('token', ConfirmBookingV1Query.shape.token, given(request.token));
   problems.throwIfAny();
@@ -28,6 +28,6 @@ export async function confirmBookingV1(
   const row = await confirmByLink(deps, caller, { id: request.id ?? '', token: token! });
   if ((call.headers.accept ?? '').includes('application/json'))
     return { bookingV1ConfirmResult: { bookingId: row.id, bookingStatus: BOOKING_STATUS_MESSAGE[row.status] } };
-  const page: ConfirmBookingV1Response = { htmlPage: confirmationPage(row) };
-  return answer(page, { 'content-type': 'text/html; charset=utf-8' }) as TypedAnswer<ConfirmBookingV1Response>;
+  const page: ConfirmBookingResponse = { htmlPage: confirmationPage(row) };
+  return answer(page, { 'content-type': 'text/html; charset=utf-8' }) as TypedAnswer<ConfirmBookingResponse>;
 }

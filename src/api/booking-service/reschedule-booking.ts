@@ -1,7 +1,4 @@
-import type {
-  RescheduleBookingV1Request,
-  RescheduleBookingV1Response,
-} from '../../gen/scheduling/v1/booking_service.js';
+import type { RescheduleBookingRequest, RescheduleBookingResponse } from '../../gen/scheduling/v1/booking_service.js';
 import { BookingPath, RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
 import type { Caller } from '../../application/caller.js';
 import type { TypedAnswer, TypedCall } from '../../application/operation.js';
@@ -11,20 +8,20 @@ import { given, pathId, RequestProblems } from '../request-problems.js';
 import { bookingV1RescheduledMessage, type BookingV1CreatedView } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
 
-/** What RescheduleBookingV1 uses: the booking machine, the v1 create path's writes and the idempotency store. */
-export type RescheduleBookingV1Deps = ResolutionDeps;
+/** What RescheduleBooking uses: the booking machine, the direct booking path's writes and the idempotency store. */
+export type RescheduleBookingDeps = ResolutionDeps;
 
 /**
- * RescheduleBookingV1 (POST /api/v1/bookings/:id/reschedule): moves a pending or confirmed booking to the local `date`
+ * RescheduleBooking (POST /api/v1/bookings/:id/reschedule): moves a pending or confirmed booking to the local `date`
  * and `time` (v1-reschedule-booking.ts). A combined `datetime`/`start` has no field here: REST's is refused 422
  * COMBINED_DATETIME_NOT_ACCEPTED at the gateway's edge (refused-members.ts).
  */
-export async function rescheduleBookingV1(
-  deps: RescheduleBookingV1Deps,
+export async function rescheduleBooking(
+  deps: RescheduleBookingDeps,
   caller: Caller,
-  request: RescheduleBookingV1Request,
+  request: RescheduleBookingRequest,
   call: TypedCall = { headers: {} },
-): Promise<TypedAnswer<RescheduleBookingV1Response>> {
+): Promise<TypedAnswer<RescheduleBookingResponse>> {
   const id = pathId(BookingPath.shape.id, request.id);
   const body = {
     ...(given(request.date) !== undefined ? { date: request.date } : {}),

@@ -1,26 +1,26 @@
-import type { CancelBookingV1Request, CancelBookingV1Response } from '../../gen/scheduling/v1/booking_service.js';
+import type { CancelBookingRequest, CancelBookingResponse } from '../../gen/scheduling/v1/booking_service.js';
 import { BookingPath, CancelBookingV1Body } from '../../contract/schemas/booking.js';
 import type { Caller } from '../../application/caller.js';
 import type { TypedAnswer, TypedCall } from '../../application/operation.js';
 import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
-import { cancelBookingV1 as cancelBooking } from '../../application/booking/v1-cancel-booking.js';
+import { cancelBookingV1 as cancelDirectBooking } from '../../application/booking/v1-cancel-booking.js';
 import { pathId, RequestProblems } from '../request-problems.js';
 import { bookingV1CancelledMessage } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
 
-/** What CancelBookingV1 uses: the booking machine, the e-mail queue and the idempotency store. */
-export type CancelBookingV1Deps = ResolutionDeps;
+/** What CancelBooking uses: the booking machine, the e-mail queue and the idempotency store. */
+export type CancelBookingDeps = ResolutionDeps;
 
 /**
- * CancelBookingV1 (POST /api/v1/bookings/:id/cancel): cancels a pending or confirmed booking (v1-cancel-booking.ts);
+ * CancelBooking (POST /api/v1/bookings/:id/cancel): cancels a pending or confirmed booking (v1-cancel-booking.ts);
  * with an `idempotency-key`, a retry answers the first cancellation instead of 409.
  */
-export async function cancelBookingV1(
-  deps: CancelBookingV1Deps,
+export async function cancelBooking(
+  deps: CancelBookingDeps,
   caller: Caller,
-  request: CancelBookingV1Request,
+  request: CancelBookingRequest,
   call: TypedCall = { headers: {} },
-): Promise<TypedAnswer<CancelBookingV1Response>> {
+): Promise<TypedAnswer<CancelBookingResponse>> {
   const id = pathId(BookingPath.shape.id, request.id);
   const body = request.reason !== undefined ? { reason: request.reason } : {};
   const problems = new RequestProblems();
@@ -31,7 +31,7 @@ export async function cancelBookingV1(
     caller,
     call,
     { endpoint: `v1-cancel:${id}`, payload: body },
-    (record) => cancelBooking(deps, caller, id, { reason }, record),
+    (record) => cancelDirectBooking(deps, caller, id, { reason }, record),
     (view) => ({ bookingV1Cancelled: bookingV1CancelledMessage(view) }),
   );
 }
