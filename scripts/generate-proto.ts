@@ -500,13 +500,15 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   const nested: string[] = [];
   const fields: string[] = [];
   const declared = new Set<string>();
-  for (const group of requestGroups(route)) {
-    for (const [key, value] of Object.entries(group.schema.shape)) {
+  // The typed-only fields (RouteSpec.typedFields) follow the REST ones.
+  const groups = [...requestGroups(route).map((g) => g.schema), ...(route.typedFields ? [route.typedFields] : [])];
+  for (const schema of groups) {
+    for (const [key, value] of Object.entries(schema.shape)) {
       if (['params', 'query', 'body', 'bodyJson'].includes(key))
         throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
       fields.push(
         ...fieldLines(
-          group.schema,
+          schema,
           key,
           value as z.ZodType,
           'input',
@@ -590,7 +592,9 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
 function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes: RouteSpec[]): string {
   const imports: Imports = new Set();
   const messages: string[] = [];
-  for (const r of routes) messages.push(...rpcMessages(r, imports));
+  // A route whose REST form maps onto another route's RPC (RouteSpec.restForm) adds no messages of its own.
+  const rpcRoutes = routes.filter((r) => !r.restForm);
+  for (const r of rpcRoutes) messages.push(...rpcMessages(r, imports));
   const lines: string[] = ['syntax = "proto3";', '', 'package scheduling.v1;', ''];
   for (const i of [...imports].sort()) lines.push(`import "${i}";`);
   lines.push('');
@@ -601,13 +605,17 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
     ),
   );
   lines.push(`service ${service} {`);
-  for (const r of routes) {
+  for (const r of rpcRoutes) {
+    const forms = routes
+      .filter((f) => f.restForm && f.rpc === r.rpc)
+      .map((f) => `, and its ${f.path.split('/')[2]} form ${f.method} ${f.path}`)
+      .join('');
     const errors = (r.errors ?? []).length
       ? ` Errors beyond the common ones: ${(r.errors ?? []).map(errorText).join(', ')}.`
       : ' Errors: the common ones.';
     lines.push(
       ...comment(
-        `${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}.`,
+        `${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}${forms}.`,
         '  ',
       ),
     );

@@ -506,7 +506,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; today
       ...errorResponses([...(r.errors ?? []), ...COMMON_ERRORS], r.path.startsWith('/api/v1/') ? 'v1' : 'v2'),
     };
     const op: Record<string, unknown> = {
-      operationId: r.rpc.charAt(0).toLowerCase() + r.rpc.slice(1),
+      operationId: r.restForm?.operationId ?? r.rpc.charAt(0).toLowerCase() + r.rpc.slice(1),
       summary: r.summary,
       description: operationDescription(r),
       tags: [r.tag],

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors/error-catalogue.js';
 import type { GrpcServiceName } from './grpc-service-name.js';
+import type { RestForm } from './rest-form.js';
 
 /** One REST route of the contract and the RPC it maps onto; the single source for gateway routing and openapi.json. */
 export interface RouteSpec {
@@ -26,6 +27,11 @@ export interface RouteSpec {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /**
+   * Request fields only the typed API has, after the body's (a rule an internal caller or another route's REST form
+   * asks for, such as the v1 form's): not part of REST, so not in openapi.json.
+   */
+  typedFields?: z.ZodObject;
   /** Set when the body may be left out (the operation reads a missing body as `{}`); openapi.json then says so. */
   bodyOptional?: boolean;
   response?: z.ZodType;
@@ -49,4 +55,9 @@ export interface RouteSpec {
    * the usual JSON error envelope.
    */
   stream?: { format: 'sse'; event: string };
+  /**
+   * Set on a route whose REST form maps onto the RPC of another route (a v1 form): `rpc` names that RPC, whose
+   * messages are the other route's, and the gateway maps this route's REST input onto them (rest-form.ts).
+   */
+  restForm?: RestForm;
 }

@@ -316,6 +316,11 @@ export function createGateway(deps: GatewayDeps): Koa {
       const ticket = await admission.admit(ctx, deadlineMs - (performance.now() - ctx.state.startedAt));
       try {
         await answerRoute(ctx, route, message);
+      } catch (err) {
+        // A REST form of another route's RPC (a v1 form) names the error's fields as its input did.
+        if (err instanceof RpcFailure && route.restForm?.error)
+          throw new RpcFailure(route.restForm.error(err.error, input), err.headers);
+        throw err;
       } finally {
         ticket.leave();
       }

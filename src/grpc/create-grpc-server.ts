@@ -60,7 +60,10 @@ interface RpcRequest {
 }
 
 /** The route of each RPC (`ProviderService/GetProvider`): the REST shapes its typed messages carry. */
-const ROUTE_OF_RPC = new Map<string, RouteSpec>(ALL_ROUTES.map((r) => [`${r.service}/${r.rpc}`, r]));
+const ROUTE_OF_RPC = new Map<string, RouteSpec>(
+  // A route whose REST form maps onto another route's RPC (a v1 form) is not that RPC's route.
+  ALL_ROUTES.filter((r) => !r.restForm).map((r) => [`${r.service}/${r.rpc}`, r]),
+);
 
 /** Metadata keys passed through from REST headers to operations. */
 const PASSED_HEADERS = ['idempotency-key', 'accept'];

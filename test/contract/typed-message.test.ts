@@ -76,7 +76,8 @@ test('every route answers in its typed response message: the REST example surviv
 test('every route takes its input in typed request fields: path, query and body survive encoding and decoding', (t) => {
   let checked = 0;
   for (const r of ALL_ROUTES) {
-    if (r.service === 'GatewayService') continue;
+    // A REST form of another route's RPC (a v1 form) is mapped onto that route's message by its own mapping.
+    if (r.service === 'GatewayService' || r.restForm) continue;
     const groups = requestGroups(r);
     const text = (o: unknown) =>
       Object.fromEntries(

@@ -2,6 +2,7 @@ import {
   CandidatesPage,
   CandidatesQuery,
   CreateResolutionBody,
+  CreateResolutionTypedFields,
   CreateResolutionV1Body,
   ListResolutionsQuery,
   Resolution,
@@ -13,6 +14,7 @@ import { BookingV2 } from '../schemas/booking.js';
 import { ConfirmBody, Hold, HoldBody, HoldPath } from '../schemas/hold.js';
 import type { RouteSpec } from '../route.js';
 import { idempotencyHeader } from './idempotency-header.js';
+import { v1ResolutionForm } from './v1-resolution-form.js';
 
 /** Resolution routes (SPEC 4.1, CONTRACT part 4). */
 export const resolutionRoutes: RouteSpec[] = [
@@ -27,6 +29,7 @@ export const resolutionRoutes: RouteSpec[] = [
       "Screens the organization's providers against the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the resolution expires after the deployment's TTL.",
     headers: [idempotencyHeader(true)],
     body: CreateResolutionBody,
+    typedFields: CreateResolutionTypedFields,
     response: Resolution,
     errors: [
       'IDEMPOTENCY_KEY_REQUIRED',
@@ -42,7 +45,8 @@ export const resolutionRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/api/v1/resolutions',
     service: 'ResolutionService',
-    rpc: 'CreateResolutionV1',
+    rpc: 'CreateResolution',
+    restForm: v1ResolutionForm,
     tag: 'v1',
     summary: 'v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape.',
     description: 'The v1 form of POST /api/v2/resolutions; Idempotency-Key is optional.',

@@ -69,17 +69,31 @@ export const CreateResolutionBody = z.object({
   maxOptionsPerProvider: z.number().int().min(1).max(10).optional(),
 });
 
+/**
+ * The fields of CreateResolution only the typed API has: the rules of the v1 form (POST /api/v1/resolutions maps onto
+ * CreateResolution with them).
+ */
+export const CreateResolutionTypedFields = z.object({
+  v1Rules: z.boolean().optional().meta({
+    description:
+      'True for the rules of the v1 contract: `service_id` may name the service by its slug, the Idempotency-Key is optional, and a key is kept apart from the v2 keys, its payload compared as v1 spelled it. Unset or false: the v2 rules.',
+  }),
+});
+
 const plain = (fn: CodeNormalizer, what: string) =>
   z.union([normalizedCode(fn, what).transform((v) => [v]), list(normalizedCode(fn, what))]);
 
-/** A v1 constraint list as the typed API carries it: REST also takes one code as text, read as a list of one. */
+/** A v1 constraint list as its REST form is read: REST also takes one code as text, read as a list of one. */
 const codes = (what: string) =>
   z
     .array(z.string())
     .optional()
     .meta({ description: `${what}; a provider matches when it has one of them. Empty: no constraint.` });
 
-/** The v1 constraints as the typed API carries them: every list a `repeated string`, under the v1 or v2 name. */
+/**
+ * The v1 constraints as the gateway reads them before mapping them onto CreateResolution (v1-resolution-form.ts): every
+ * list a list of codes, under the v1 or v2 name.
+ */
 const V1ConstraintLists = z
   .object({
     languages: codes('Language codes (ISO 639-1)'),
