@@ -594,9 +594,9 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
 function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes: RouteSpec[]): string {
   const imports: Imports = new Set();
   const messages: string[] = [];
-  // A route that is an alias of another route's RPC (RouteSpec.restView) adds no method: its RPC's comment names it.
-  const methods = routes.filter((r) => !r.restView);
-  for (const r of methods) messages.push(...rpcMessages(r, imports));
+  // A route whose REST form maps onto another route's RPC (RouteSpec.restForm) adds no messages of its own.
+  const rpcRoutes = routes.filter((r) => !r.restForm);
+  for (const r of rpcRoutes) messages.push(...rpcMessages(r, imports));
   const lines: string[] = ['syntax = "proto3";', '', 'package scheduling.v1;', ''];
   for (const i of [...imports].sort()) lines.push(`import "${i}";`);
   lines.push('');
@@ -607,17 +607,17 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
     ),
   );
   lines.push(`service ${service} {`);
-  for (const r of methods) {
-    const aliases = routes
-      .filter((a) => a.restView && a.rpc === r.rpc)
-      .map((a) => ` Also REST ${a.method} ${a.path}: ${a.description}`)
+  for (const r of rpcRoutes) {
+    const forms = routes
+      .filter((f) => f.restForm && f.rpc === r.rpc)
+      .map((f) => `, and its ${f.path.split('/')[2]} form ${f.method} ${f.path}`)
       .join('');
     const errors = (r.errors ?? []).length
       ? ` Errors beyond the common ones: ${(r.errors ?? []).map(errorText).join(', ')}.`
       : ' Errors: the common ones.';
     lines.push(
       ...comment(
-        `${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}.${aliases}`,
+        `${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}${forms}.`,
         '  ',
       ),
     );

@@ -317,9 +317,17 @@ function expectedType(shape: ProtoShape): string {
  * surrogates, nesting past the bound: find-unstorable-input.ts). Members the route does not name are ignored, as the
  * REST contract does, except in an object declared closed (closed-object.ts) or strict (refused in the words of its
  * rule), and a body member declared refused with an error of its own (refused-members.ts), which comes first. Ranges,
- * lengths, other required fields and references are the implementation's to judge, for every caller alike.
+ * lengths, other required fields and references are the implementation's to judge, for every caller alike. A route
+ * with a REST form of another RPC (`restForm`, a v1 form) maps its input onto that RPC's message with its own mapping.
  */
 export function requestMessageOf(route: RouteSpec, input: RestInput): Record<string, unknown> {
+  // A route whose REST form maps onto another route's RPC maps what its own schemas read onto that RPC's message.
+  if (route.restForm) return route.restForm.request(input, (i) => ownMessageOf(route, i));
+  return ownMessageOf(route, input);
+}
+
+/** The message a REST input maps onto by the route's own REST schemas (requestMessageOf). */
+function ownMessageOf(route: RouteSpec, input: RestInput): Record<string, unknown> {
   const unstorable = findUnstorableInput(input);
   if (unstorable) throw validationError([unstorable]);
   const problems: ErrorDetail[] = [];

@@ -1,22 +1,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors/error-catalogue.js';
 import type { GrpcServiceName } from './grpc-service-name.js';
-
-/**
- * How a route maps onto the RPC of another route that does the same (a v1 route onto the v2 method): the RPC's
- * messages are that route's; this route's `params`, `query`, `body` and `response` stay its REST shapes, and these two
- * functions map between them one way each. They hold no rule: what the v1 contract defaults and bounds, and field
- * names and shapes.
- */
-export interface RestView {
-  /**
-   * The RPC's request (a ts-proto object) from the message this route's own schemas read from REST
-   * (request-message-of.ts); throws the contract's VALIDATION_ERROR for a value the route's contract bounds narrower.
-   */
-  request(message: Record<string, unknown>): Record<string, unknown>;
-  /** The route's REST JSON of the RPC's response, given the RPC request it answers. */
-  response(response: Record<string, unknown>, request: Record<string, unknown>): unknown;
-}
+import type { RestForm } from './rest-form.js';
 
 /** One REST route of the contract and the RPC it maps onto; the single source for gateway routing and openapi.json. */
 export interface RouteSpec {
@@ -27,8 +12,6 @@ export interface RouteSpec {
   rpc: string;
   /** openapi.json's `operationId` when it is not the RPC's name in lowerCamelCase (a v1 route on a renamed RPC). */
   operationId?: string;
-  /** Set when the route is an alias of the RPC of another route (see RestView); the generator skips its messages. */
-  restView?: RestView;
   summary: string;
   /**
    * What a caller needs beyond the summary, in a sentence or two: what the operation does, limits and side effects.
@@ -69,4 +52,10 @@ export interface RouteSpec {
    * the usual JSON error envelope.
    */
   stream?: { format: 'sse'; event: string };
+  /**
+   * Set on a route whose REST form maps onto the RPC of another route (a v1 route): `rpc` names that RPC, whose
+   * messages are the other route's, and the gateway maps this route's REST input and answer onto them (rest-form.ts);
+   * the proto has no messages of this route.
+   */
+  restForm?: RestForm;
 }

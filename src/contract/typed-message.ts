@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { RouteSpec } from './route.js';
+import type { RestInput } from './rest-form.js';
 import { SCHEMA_NAMES } from './schema-names.js';
 import {
   enumPrefix,
@@ -51,12 +52,7 @@ export function requestGroups(route: RouteSpec): { kind: 'params' | 'query' | 'b
   return groups;
 }
 
-/** An operation's input as the REST gateway would give it. */
-export interface RestInput {
-  params: Record<string, string>;
-  query: Record<string, string>;
-  body: unknown;
-}
+export type { RestInput } from './rest-form.js';
 
 /** What the translation needs of one field of an object schema on one side, worked out once per schema. */
 interface FieldPlan {

@@ -299,12 +299,10 @@ export function createGateway(deps: GatewayDeps): Koa {
       }
       const body = hasBody ? await readJsonBody(ctx.req) : undefined;
       const input = { params: { ...ctx.params }, query: flatQuery(ctx.query), body: body?.value };
-      // The request message, mapped one way (request-message-of.ts); what it cannot carry is refused at the edge. A
-      // route on another route's RPC (a v1 read) maps its message onto that RPC's request (RouteSpec.restView).
+      // The request message, mapped one way (request-message-of.ts); what it cannot carry is refused at the edge.
       let message: Record<string, unknown>;
       try {
         message = requestMessageOf(route, input);
-        if (route.restView) message = route.restView.request(message);
       } catch (err) {
         // A request whose key was not checked yet (no body) is judged on its key first, as the RPC would have judged it.
         if (!hasBody && route.auth !== 'none')
@@ -318,6 +316,11 @@ export function createGateway(deps: GatewayDeps): Koa {
       const ticket = await admission.admit(ctx, deadlineMs - (performance.now() - ctx.state.startedAt));
       try {
         await answerRoute(ctx, route, message);
+      } catch (err) {
+        // A REST form of another route's RPC (a v1 form) names the error's fields as its input did.
+        if (err instanceof RpcFailure && route.restForm?.error)
+          throw new RpcFailure(route.restForm.error(err.error, input), err.headers);
+        throw err;
       } finally {
         ticket.leave();
       }

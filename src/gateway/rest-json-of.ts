@@ -3,7 +3,7 @@ import { restOfResponseMessage } from '../contract/typed-message.js';
 
 /**
  * The REST JSON text of a typed response message, rendered with the route's response shape (typed-message.ts), or by
- * the route's own view of another route's RPC (RouteSpec.restView), given the `request` it answers; `null` for a
+ * the route's REST form of another route's RPC (RouteSpec.restForm), given the `request` it answers; `null` for a
  * route that answers nothing.
  */
 export function restJsonOf(
@@ -12,6 +12,8 @@ export function restJsonOf(
   request: Record<string, unknown> = {},
 ): string {
   if (!route.response) return 'null';
-  const rest = route.restView ? route.restView.response(response, request) : restOfResponseMessage(route, response);
+  const rest = route.restForm?.response
+    ? route.restForm.response(response, request)
+    : restOfResponseMessage(route, response);
   return JSON.stringify(rest ?? null);
 }

@@ -59,12 +59,10 @@ interface RpcRequest {
   [typedField: string]: unknown;
 }
 
-/**
- * The route of each RPC (`ProviderService/GetProvider`): the REST shapes its typed messages carry. A route that is an
- * alias of another's RPC (a v1 read on its v2 method: RouteSpec.restView) does not make its messages.
- */
+/** The route of each RPC (`ProviderService/GetProvider`): the REST shapes its typed messages carry. */
 const ROUTE_OF_RPC = new Map<string, RouteSpec>(
-  ALL_ROUTES.filter((r) => !r.restView).map((r) => [`${r.service}/${r.rpc}`, r]),
+  // A route whose REST form maps onto another route's RPC (a v1 form) is not that RPC's route.
+  ALL_ROUTES.filter((r) => !r.restForm).map((r) => [`${r.service}/${r.rpc}`, r]),
 );
 
 /** Metadata keys passed through from REST headers to operations. */

@@ -595,13 +595,13 @@ for (const [i, row] of TABLE.entries()) {
     // REST door.
     const rest = await request(svc.url, row.method, path, { key: svc.platformKey, body, headers });
     const restError = rest.body?.error ?? {};
-    // A route on another route's RPC (a v1 read: RouteSpec.restView) has no gateway form of its own: its gRPC door is
+    // A route on another route's RPC (a v1 read: RouteSpec.restForm) has no gateway form of its own: its gRPC door is
     // that RPC with the request the gateway's view makes, and a bound of the route's own contract (v1 `page`) is the
     // view's refusal, before any call.
     let viewed: Record<string, unknown> | undefined;
-    if (route.restView) {
+    if (route.restForm) {
       try {
-        viewed = route.restView.request(requestMessageOf(route, { params, query, body }));
+        viewed = requestMessageOf(route, { params, query, body });
       } catch (err) {
         const refused = err as ServiceError;
         const seen = `REST ${rest.status} ${restError.code} | view ${refused.code} field=${refused.field}`;

@@ -12,6 +12,7 @@ import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import type { RouteSpec } from '../../src/contract/route.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors/error-catalogue.js';
 import { decodeServiceError } from '../../src/grpc/error-metadata.js';
+import { requestMessageOf } from '../../src/contract/request-message-of.js';
 import { GRPC_SERVICES } from '../../src/grpc/service-registry.js';
 import { bootstrapPlatform } from '../../src/application/bootstrap-platform.js';
 import { encodeSlotId } from '../../src/domain/availability/slot-id.js';
@@ -867,7 +868,10 @@ async function viaGrpc(
   const c = new Ctor(svc.grpcTarget, credentials.createInsecure()) as Client;
   const md = new Metadata();
   for (const [k, v] of Object.entries(headers)) md.set(k, v);
-  const request = { params, query, bodyJson: body === undefined ? 'null' : JSON.stringify(body) };
+  // A REST form of another route's RPC (a v1 form) reaches that RPC as the gateway maps it: typed.
+  const request = route.restForm
+    ? requestMessageOf(route, { params, query, body })
+    : { params, query, bodyJson: body === undefined ? 'null' : JSON.stringify(body) };
   const deadline = Date.now() + 15_000;
   try {
     const outcome = await new Promise<{ err: GrpcError } | { res: unknown }>((done) => {

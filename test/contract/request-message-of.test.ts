@@ -3,7 +3,8 @@ import { requestMessageOf, pathParamsOfMessage } from '../../src/contract/reques
 import { ALL_ROUTES } from '../../src/contract/routes/all-routes.js';
 import { ServiceError } from '../../src/errors/service-error.js';
 
-const route = (rpc: string) => ALL_ROUTES.find((r) => r.rpc === rpc)!;
+/** The route of an RPC, or (a path) of a REST form of another route's RPC. */
+const route = (rpc: string) => ALL_ROUTES.find((r) => (rpc.startsWith('/') ? r.path === rpc : r.rpc === rpc))!;
 const input = (i: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown }) => ({
   params: {},
   query: {},
@@ -294,19 +295,37 @@ test('a body member declared refused (refused-members.ts) is refused first with 
   t.is(message, 'Send separate `date` (YYYY-MM-DD) and `time` (HH:MM) fields instead of `datetime`.');
 });
 
-test('a list member its REST rule also takes as one value (a v1 constraint code) is carried as a list of one', (t) => {
+test('the v1 form of a resolution maps onto CreateResolution: one code is a list of one, under its v2 name', (t) => {
+  const v1 = route('/api/v1/resolutions');
   const body = {
     service: 'svc',
-    constraints: { languages: 'EN', modalityCodes: ['virtual'], acceptsNewClients: true },
+    constraints: {
+      languages: 'EN',
+      modalityCodes: ['virtual'],
+      modality: ['in_person'],
+      insurance: [],
+      licenseRegionCodes: ['US-CA'],
+      acceptsNewClients: true,
+    },
     dateRange: { from: '2026-03-03', to: '2026-03-04' },
   };
-  t.deepEqual(requestMessageOf(route('CreateResolutionV1'), input({ body })), {
-    service: 'svc',
-    constraintLists: { languages: ['EN'], modalityCodes: ['virtual'], acceptsNewClients: true },
+  // The v2 name wins over the v1 one; an empty list is no constraint; license regions, which v1 ignores, are left out.
+  t.deepEqual(requestMessageOf(v1, input({ body })), {
+    serviceId: 'svc',
+    v1Rules: true,
+    constraints: {
+      languageCodes: { anyOf: ['EN'] },
+      modalityCodes: { anyOf: ['virtual'] },
+      acceptsNewClients: true,
+    },
     dateRange: { fromDate: '2026-03-03', toDate: '2026-03-04' },
   });
+  // The losing v1 list is not carried, so it is judged at the edge, as v1 judged it.
+  const losing = { ...body, constraints: { modalityCodes: ['virtual'], modality: ['by pigeon'] } };
+  t.throws(() => requestMessageOf(v1, input({ body: losing })), { message: 'constraints.modality: Invalid input' });
   // A single value the REST rule refuses is refused in its words, as REST answered it.
-  t.deepEqual(refusal('CreateResolutionV1', { body: { ...body, constraints: { languages: 'not a language' } } }), {
+  const one = { body: { ...body, constraints: { languages: 'not a language' } } };
+  t.deepEqual(refusal('/api/v1/resolutions', one), {
     code: 'VALIDATION_ERROR',
     field: 'constraints.languages',
     details: [{ field: 'constraints.languages', code: 'INVALID', message: 'Invalid input' }],

@@ -306,13 +306,13 @@ test('lists take page_size and page_token and answer next_page_token (REST limit
   }
 });
 
-test('an internal caller sends v1 constraints as typed lists (no google.protobuf.Value) and gets the resolution REST gives', async (t) => {
-  // The request's constraints are a message of `repeated string` lists: nothing free-form is left to send.
-  const request = await reflectMessage('scheduling.v1.CreateResolutionV1Request');
+test('an internal caller gets the v1 rules through CreateResolution (`v1_rules`) and the resolution v1 REST gives', async (t) => {
+  // No `...V1` RPC: the v1 rules are a typed field of CreateResolution, and v1 constraints are its v2 lists.
+  const request = await reflectMessage('scheduling.v1.CreateResolutionRequest');
   const fields = Object.fromEntries(request.field.map((f) => [f.name, f]));
-  t.like(fields.constraint_lists, { type: 'TYPE_MESSAGE', typeName: 'ConstraintLists' });
-  t.false('constraints' in fields);
-  const o = await newOrganization(svc, 'typed-v1-lists');
+  t.like(fields.v1_rules, { type: 'TYPE_BOOL' });
+  t.false(Object.keys(ResolutionServiceClient.service).includes('createResolutionV1'));
+  const o = await newOrganization(svc, 'typed-v1-rules');
   await providerWithService(
     o,
     { externalId: 'typed-v1-es', languageCodes: ['en', 'es'], modalityCodes: ['virtual'] },
@@ -320,15 +320,20 @@ test('an internal caller sends v1 constraints as typed lists (no google.protobuf
   );
   const resolutions = new ResolutionServiceClient(svc.grpcTarget, credentials.createInsecure());
   const to = new Date(Date.parse(`${tomorrow()}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
-  const typed = (constraintLists: Record<string, string[]>) =>
+  const typed = (constraints: Record<string, string[]>, v1Rules = true) =>
     unary<any>((cb) =>
-      resolutions.createResolutionV1(
-        { service: 'typed-lists-intake', constraintLists, dateRange: { fromDate: tomorrow(), toDate: to } },
-        bearer(o.key, { 'idempotency-key': randomUUID() }),
+      resolutions.createResolution(
+        {
+          serviceId: 'typed-lists-intake',
+          v1Rules,
+          constraints: Object.fromEntries(Object.entries(constraints).map(([k, anyOf]) => [k, { anyOf }])),
+          dateRange: { fromDate: tomorrow(), toDate: to },
+        },
+        bearer(o.key),
         cb,
       ),
-    ).then((r) => restOfResponse('CreateResolutionV1', r));
-  // REST takes one code as text or a list; the typed caller sends lists.
+    ).then((r) => restOfResponse('CreateResolution', r));
+  // REST takes one code as text or a list, under the v1 or the v2 name; the typed caller sends v2 lists.
   const rest = (constraints: Record<string, unknown>) =>
     o.api
       .post('/api/v1/resolutions', {
@@ -346,7 +351,8 @@ test('an internal caller sends v1 constraints as typed lists (no google.protobuf
     options: (r.options ?? []).map((x: any) => ({ provider: x.provider.id, start: x.slot.start, rank: x.rank })),
   });
   try {
-    const matching = await typed({ languages: ['es', 'fr'], modality: ['virtual'] });
+    // The v1 rules: the service by its slug, without an Idempotency-Key.
+    const matching = await typed({ languageCodes: ['es', 'fr'], modalityCodes: ['virtual'] });
     t.is(matching.status, 'resolved');
     t.true(matching.options.length > 0);
     t.deepEqual(outcome(matching), outcome(await rest({ languages: ['es', 'fr'], modality: 'virtual' })));
@@ -354,6 +360,25 @@ test('an internal caller sends v1 constraints as typed lists (no google.protobuf
     const none = await typed({ languageCodes: ['fr'] });
     t.is(none.status, 'zero_results');
     t.deepEqual(outcome(none), outcome(await rest({ languageCodes: 'fr' })));
+    // Without them, the v2 rules: the key is required (and then a slug is no service id).
+    const v2 = (await unary((cb) =>
+      resolutions.createResolution(
+        { serviceId: 'typed-lists-intake', dateRange: { fromDate: tomorrow(), toDate: to } },
+        bearer(o.key),
+        cb,
+      ),
+    ).catch((err: unknown) => err)) as ServiceError;
+    t.is(v2.code, status.INVALID_ARGUMENT);
+    t.is(decodeServiceError(v2).code, 'IDEMPOTENCY_KEY_REQUIRED');
+    const slug = (await unary((cb) =>
+      resolutions.createResolution(
+        { serviceId: 'typed-lists-intake', dateRange: { fromDate: tomorrow(), toDate: to } },
+        bearer(o.key, { 'idempotency-key': randomUUID() }),
+        cb,
+      ),
+    ).catch((err: unknown) => err)) as ServiceError;
+    t.is(decodeServiceError(slug).code, 'SERVICE_NOT_FOUND');
+    t.is(decodeServiceError(slug).field, 'serviceId');
   } finally {
     resolutions.close();
   }

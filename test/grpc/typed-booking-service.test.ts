@@ -15,6 +15,7 @@ import {
 import { BookingStatus, BookingV2_Source } from '../../src/gen/scheduling/v1/resources.js';
 import { bookingRoutes } from '../../src/contract/routes/booking-routes.js';
 import { restJsonOf } from '../../src/gateway/rest-json-of.js';
+import { requestMessageOf } from '../../src/contract/request-message-of.js';
 import { getBooking } from '../../src/api/booking-service/get-booking.js';
 import { listBookings } from '../../src/api/booking-service/list-bookings.js';
 import { listSlots } from '../../src/api/booking-service/list-slots.js';
@@ -339,7 +340,7 @@ test.serial('REST answers what the typed RPCs answer: a read and a write', async
   // v1 page 2 of 2 is ListBookings with `skip` 2, as the gateway asks it.
   const list = await rest.get('/api/v1/bookings?page=2&limit=2');
   const v1List = route('GET', '/api/v1/bookings');
-  const asked = v1List.restView!.request({ page: 2, limit: 2 });
+  const asked = requestMessageOf(v1List, { params: {}, query: { page: '2', limit: '2' }, body: undefined });
   t.like(asked as ListBookingsRequest, { pageSize: 2, skip: 2, includeTotal: true });
   const typedList = await unary<ListBookingsResponse>('listBookings', asked);
   t.deepEqual(JSON.parse(restJsonOf(v1List, typedList as unknown as Record<string, unknown>, asked)), list.body);

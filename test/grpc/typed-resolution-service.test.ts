@@ -6,7 +6,6 @@ import {
   ListCandidatesRequest_Status,
   type ConfirmResolutionResponse,
   type CreateResolutionResponse,
-  type CreateResolutionV1Response,
   type GetHoldResponse,
   type GetResolutionResponse,
   type HoldOptionResponse,
@@ -119,11 +118,11 @@ test('a resolution over typed calls: created once under its key (a replay says s
   // REST answers what the typed calls answered.
   const rest = await o.api.get(`/api/v2/resolutions/${r.resolutionId}`);
   t.deepEqual(responseMessageOf(route('GetResolution'), rest.body), read);
+  // The v1 rules, as POST /api/v1/resolutions asks for them: the service by its slug, no Idempotency-Key needed.
   const v1 = (
-    await unary<CreateResolutionV1Response>(o, 'createResolutionV1', {
-      service: p.service.id,
-      constraintLists: { languages: ['en'] },
-      dateRange: { fromDate: '2026-03-03', toDate: '2026-03-04' },
+    await unary<CreateResolutionResponse>(o, 'createResolution', {
+      ...request('intake-session'),
+      v1Rules: true,
     })
   ).res;
   t.is(v1.resolution!.resolutionStatus, ResolutionStatus.RESOLUTION_STATUS_RESOLVED);

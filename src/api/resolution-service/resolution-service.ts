@@ -1,7 +1,6 @@
 import { typedOperation, type OperationTable } from '../../application/operation.js';
 import { AUDIT_ACTIONS } from '../../application/audit/audit-actions.js';
 import { createResolution, type CreateResolutionDeps } from './create-resolution.js';
-import { createResolutionV1, type CreateResolutionV1Deps } from './create-resolution-v1.js';
 import { listResolutions, type ListResolutionsDeps } from './list-resolutions.js';
 import { getResolution, type GetResolutionDeps } from './get-resolution.js';
 import { listCandidates, type ListCandidatesDeps } from './list-candidates.js';
@@ -12,7 +11,6 @@ import { confirmResolution, type ConfirmResolutionDeps } from './confirm-resolut
 
 /** What the ResolutionService RPCs use together. */
 export type ResolutionServiceDeps = CreateResolutionDeps &
-  CreateResolutionV1Deps &
   ListResolutionsDeps &
   GetResolutionDeps &
   ListCandidatesDeps &
@@ -29,9 +27,6 @@ export function resolutionService(deps: ResolutionServiceDeps): OperationTable {
   return {
     CreateResolution: typedOperation({ ...AUDIT_ACTIONS.resolutionCreate, kind: 'write' }, (caller, r, call) =>
       createResolution(deps, caller, r, call),
-    ),
-    CreateResolutionV1: typedOperation({ ...AUDIT_ACTIONS.resolutionCreate, kind: 'write' }, (caller, r, call) =>
-      createResolutionV1(deps, caller, r, call),
     ),
     ListResolutions: typedOperation({ ...AUDIT_ACTIONS.resolutionList, kind: 'read' }, (caller, r) =>
       listResolutions(deps, caller, r),

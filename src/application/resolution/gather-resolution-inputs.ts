@@ -48,7 +48,8 @@ async function findSessionType(
   if (svc) return svc.slug;
   if (req.acceptSlug && graph.servicesBySlug.has(req.service)) return req.service;
   const owner = await findServiceOrganization(deps.db, req.service);
-  const field = req.acceptSlug ? 'service' : 'serviceId';
+  // The request's field (a v1 REST `service`: the gateway names it so).
+  const field = 'serviceId';
   if (owner !== undefined && owner !== caller.organizationId)
     throw new ServiceError('FORBIDDEN', 'The service belongs to another organization.', { field });
   throw new ServiceError('SERVICE_NOT_FOUND', undefined, { field });

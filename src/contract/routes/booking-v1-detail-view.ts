@@ -1,5 +1,5 @@
 import type { GetBookingResponse } from '../../gen/scheduling/v1/booking_service.js';
-import type { RestView } from '../route.js';
+import type { RestView } from '../rest-form.js';
 import { BookingV1Detail } from '../schemas/booking.js';
 import { objectToRest } from '../typed-message.js';
 

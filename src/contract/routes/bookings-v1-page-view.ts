@@ -1,6 +1,6 @@
 import type { ListBookingsRequest, ListBookingsResponse } from '../../gen/scheduling/v1/booking_service.js';
 import { validationError, type ErrorDetail } from '../../errors/service-error.js';
-import type { RestView } from '../route.js';
+import type { RestView } from '../rest-form.js';
 import { issuesToDetails } from '../parse-input.js';
 import { BookingsV1Page, ListBookingsV1Query } from '../schemas/booking.js';
 import { objectToRest } from '../typed-message.js';

@@ -13,6 +13,7 @@ import { BookingV2 } from '../schemas/booking.js';
 import { ConfirmBody, Hold, HoldBody, HoldPath } from '../schemas/hold.js';
 import type { RouteSpec } from '../route.js';
 import { idempotencyHeader } from './idempotency-header.js';
+import { v1ResolutionForm } from './v1-resolution-form.js';
 
 /** Resolution routes (SPEC 4.1, CONTRACT part 4). */
 export const resolutionRoutes: RouteSpec[] = [
@@ -42,7 +43,9 @@ export const resolutionRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/api/v1/resolutions',
     service: 'ResolutionService',
-    rpc: 'CreateResolutionV1',
+    rpc: 'CreateResolution',
+    operationId: 'createResolutionV1',
+    restForm: v1ResolutionForm,
     tag: 'v1',
     summary: 'v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape.',
     description: 'The v1 form of POST /api/v2/resolutions; Idempotency-Key is optional.',

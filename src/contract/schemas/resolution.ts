@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursor, ianaTimezone, instant, list, nonNegativeInt, pageLimit, queryInt, text } from '../fields.js';
 import { normalizedCode } from '../normalized-code.js';
-import { protoOneof, protoView } from '../proto-view.js';
+import { protoFields, protoOneof, protoView } from '../proto-view.js';
 import {
   normalizeAgeGroupCode,
   normalizeCode,
@@ -59,27 +59,41 @@ export const DateRangeInput = z
     description: 'Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days.',
   });
 
-/** Body of POST /api/v2/resolutions. */
-export const CreateResolutionBody = z.object({
-  serviceId: text(200, 1),
-  constraints: ResolutionConstraints.optional(),
-  preferences: ResolutionPreferences.optional(),
-  dateRange: DateRangeInput,
-  policyId: text(200, 1).optional(),
-  maxOptionsPerProvider: z.number().int().min(1).max(10).optional(),
-});
+/**
+ * Body of POST /api/v2/resolutions. Its message also carries `v1_rules`, which only the typed API has: the rules of the
+ * v1 form (POST /api/v1/resolutions maps onto CreateResolution with them).
+ */
+export const CreateResolutionBody = protoFields(
+  z.object({
+    serviceId: text(200, 1),
+    constraints: ResolutionConstraints.optional(),
+    preferences: ResolutionPreferences.optional(),
+    dateRange: DateRangeInput,
+    policyId: text(200, 1).optional(),
+    maxOptionsPerProvider: z.number().int().min(1).max(10).optional(),
+  }),
+  {
+    v1Rules: z.boolean().optional().meta({
+      description:
+        'True for the rules of the v1 contract: `service_id` may name the service by its slug, the Idempotency-Key is optional, and a key is kept apart from the v2 keys, its payload compared as v1 spelled it. Unset or false: the v2 rules.',
+    }),
+  },
+);
 
 const plain = (fn: CodeNormalizer, what: string) =>
   z.union([normalizedCode(fn, what).transform((v) => [v]), list(normalizedCode(fn, what))]);
 
-/** A v1 constraint list as the typed API carries it: REST also takes one code as text, read as a list of one. */
+/** A v1 constraint list as its REST form is read: REST also takes one code as text, read as a list of one. */
 const codes = (what: string) =>
   z
     .array(z.string())
     .optional()
     .meta({ description: `${what}; a provider matches when it has one of them. Empty: no constraint.` });
 
-/** The v1 constraints as the typed API carries them: every list a `repeated string`, under the v1 or v2 name. */
+/**
+ * The v1 constraints as the gateway reads them before mapping them onto CreateResolution (v1-resolution-form.ts): every
+ * list a list of codes, under the v1 or v2 name.
+ */
 const V1ConstraintLists = z
   .object({
     languages: codes('Language codes (ISO 639-1)'),

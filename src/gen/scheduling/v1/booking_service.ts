@@ -3889,8 +3889,7 @@ export const BookingServiceService = {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
    * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings. Also REST GET /api/v1/bookings: The v1 page of the
-   * organization's bookings.
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings, and its v1 form GET /api/v1/bookings.
    */
   listBookings: {
     path: "/scheduling.v1.BookingService/ListBookings" as const,
@@ -3905,8 +3904,7 @@ export const BookingServiceService = {
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
    * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id. Also REST GET /api/v1/bookings/:id: Answers one booking of the organization in the v1
-   * shape.
+   * /api/v2/bookings/:id, and its v1 form GET /api/v1/bookings/:id.
    */
   getBooking: {
     path: "/scheduling.v1.BookingService/GetBooking" as const,
@@ -4016,15 +4014,13 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
    * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings. Also REST GET /api/v1/bookings: The v1 page of the
-   * organization's bookings.
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings, and its v1 form GET /api/v1/bookings.
    */
   listBookings: handleUnaryCall<ListBookingsRequest, ListBookingsResponse>;
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
    * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id. Also REST GET /api/v1/bookings/:id: Answers one booking of the organization in the v1
-   * shape.
+   * /api/v2/bookings/:id, and its v1 form GET /api/v1/bookings/:id.
    */
   getBooking: handleUnaryCall<GetBookingRequest, GetBookingResponse>;
   /**
@@ -4081,8 +4077,7 @@ export interface BookingServiceClient extends Client {
   /**
    * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
    * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings. Also REST GET /api/v1/bookings: The v1 page of the
-   * organization's bookings.
+   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings, and its v1 form GET /api/v1/bookings.
    */
   listBookings(
     request: ListBookingsRequest,
@@ -4102,8 +4097,7 @@ export interface BookingServiceClient extends Client {
   /**
    * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
    * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id. Also REST GET /api/v1/bookings/:id: Answers one booking of the organization in the v1
-   * shape.
+   * /api/v2/bookings/:id, and its v1 form GET /api/v1/bookings/:id.
    */
   getBooking(
     request: GetBookingRequest,

@@ -72,7 +72,15 @@ export interface CreateResolutionRequest {
     | string
     | undefined;
   /** A whole number from 1 to 10. Optional. */
-  maxOptionsPerProvider?: number | undefined;
+  maxOptionsPerProvider?:
+    | number
+    | undefined;
+  /**
+   * True for the rules of the v1 contract: `service_id` may name the service by its slug, the Idempotency-Key is
+   * optional, and a key is kept apart from the v2 keys, its payload compared as v1 spelled it. Unset or false: the v2
+   * rules. True or false. Optional.
+   */
+  v1Rules?: boolean | undefined;
 }
 
 export interface CreateResolutionRequest_ParamsEntry {
@@ -87,138 +95,6 @@ export interface CreateResolutionRequest_QueryEntry {
 
 /** CreateResolutionResponse: the output of CreateResolution. */
 export interface CreateResolutionResponse {
-  /** The answer: the Resolution. */
-  resolution?: Resolution | undefined;
-}
-
-/** CreateResolutionV1Request: the input of CreateResolutionV1. */
-export interface CreateResolutionV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
-  /** Text of 1 to 200 characters. Required. */
-  service?:
-    | string
-    | undefined;
-  /** Hard constraints: a provider is eligible only when it meets every one given. Optional. */
-  constraintLists?:
-    | CreateResolutionV1Request_ConstraintLists
-    | undefined;
-  /** The preferences. Optional. */
-  preferences?:
-    | ResolutionPreferences
-    | undefined;
-  /** Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. */
-  dateRange?:
-    | DateRangeInput
-    | undefined;
-  /** A whole number from 1 to 10. Optional. */
-  maxOptionsPerProvider?: number | undefined;
-}
-
-/** The `constraintLists` object. */
-export interface CreateResolutionV1Request_ConstraintLists {
-  /** Language codes (ISO 639-1); a provider matches when it has one of them. Empty: no constraint. Optional. */
-  languages?:
-    | string[]
-    | undefined;
-  /**
-   * Language codes (ISO 639-1), the v2 name of `languages`; a provider matches when it has one of them. Empty: no
-   * constraint. Optional.
-   */
-  languageCodes?:
-    | string[]
-    | undefined;
-  /**
-   * Modalities (`virtual`, `in_person`); a provider matches when it has one of them. Empty: no constraint.
-   * Optional.
-   */
-  modality?:
-    | string[]
-    | undefined;
-  /**
-   * Modalities, the v2 name of `modality`; a provider matches when it has one of them. Empty: no constraint.
-   * Optional.
-   */
-  modalityCodes?:
-    | string[]
-    | undefined;
-  /** Insurance plan codes; a provider matches when it has one of them. Empty: no constraint. Optional. */
-  insurance?:
-    | string[]
-    | undefined;
-  /**
-   * Insurance plan codes, the v2 name of `insurance`; a provider matches when it has one of them. Empty: no
-   * constraint. Optional.
-   */
-  insurancePlanCodes?:
-    | string[]
-    | undefined;
-  /** Specialty codes; a provider matches when it has one of them. Empty: no constraint. Optional. */
-  specialty?:
-    | string[]
-    | undefined;
-  /**
-   * Specialty codes, the v2 name of `specialty`; a provider matches when it has one of them. Empty: no constraint.
-   * Optional.
-   */
-  specialtyCodes?:
-    | string[]
-    | undefined;
-  /** Profession codes; a provider matches when it has one of them. Empty: no constraint. Optional. */
-  profession?:
-    | string[]
-    | undefined;
-  /**
-   * Profession codes, the v2 name of `profession`; a provider matches when it has one of them. Empty: no
-   * constraint. Optional.
-   */
-  professionCodes?:
-    | string[]
-    | undefined;
-  /**
-   * Age groups (`adult`, `adolescent`, `child`, `senior`); a provider matches when it has one of them. Empty: no
-   * constraint. Optional.
-   */
-  ageGroupCodes?:
-    | string[]
-    | undefined;
-  /** Service region codes (`US-CA`); a provider matches when it has one of them. Empty: no constraint. Optional. */
-  serviceRegionCodes?:
-    | string[]
-    | undefined;
-  /** License region codes (`US-CA`); a provider matches when it has one of them. Empty: no constraint. Optional. */
-  licenseRegionCodes?:
-    | string[]
-    | undefined;
-  /** Only providers accepting new clients when true. True or false. Optional. */
-  acceptsNewClients?: boolean | undefined;
-}
-
-export interface CreateResolutionV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateResolutionV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
-/** CreateResolutionV1Response: the output of CreateResolutionV1. */
-export interface CreateResolutionV1Response {
   /** The answer: the Resolution. */
   resolution?: Resolution | undefined;
 }
@@ -666,6 +542,7 @@ function createBaseCreateResolutionRequest(): CreateResolutionRequest {
     dateRange: undefined,
     policyId: undefined,
     maxOptionsPerProvider: undefined,
+    v1Rules: undefined,
   };
 }
 
@@ -697,6 +574,9 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
     }
     if (message.maxOptionsPerProvider !== undefined) {
       writer.uint32(168).int64(message.maxOptionsPerProvider);
+    }
+    if (message.v1Rules !== undefined) {
+      writer.uint32(176).bool(message.v1Rules);
     }
     return writer;
   },
@@ -792,6 +672,14 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
             message.maxOptionsPerProvider = longToNumber(reader.int64());
             continue;
           }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.v1Rules = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -861,6 +749,11 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
         : isSet(object.max_options_per_provider)
         ? globalThis.Number(object.max_options_per_provider)
         : undefined,
+      v1Rules: isSet(object.v1Rules)
+        ? globalThis.Boolean(object.v1Rules)
+        : isSet(object.v1_rules)
+        ? globalThis.Boolean(object.v1_rules)
+        : undefined,
     };
   },
 
@@ -905,6 +798,9 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
     if (message.maxOptionsPerProvider !== undefined) {
       obj.maxOptionsPerProvider = Math.round(message.maxOptionsPerProvider);
     }
+    if (message.v1Rules !== undefined) {
+      obj.v1Rules = message.v1Rules;
+    }
     return obj;
   },
 
@@ -944,6 +840,7 @@ export const CreateResolutionRequest: MessageFns<CreateResolutionRequest> = {
       : undefined;
     message.policyId = object.policyId ?? undefined;
     message.maxOptionsPerProvider = object.maxOptionsPerProvider ?? undefined;
+    message.v1Rules = object.v1Rules ?? undefined;
     return message;
   },
 };
@@ -1180,920 +1077,6 @@ export const CreateResolutionResponse: MessageFns<CreateResolutionResponse> = {
   },
   fromPartial(object: DeepPartial<CreateResolutionResponse>): CreateResolutionResponse {
     const message = createBaseCreateResolutionResponse();
-    message.resolution = (object.resolution !== undefined && object.resolution !== null)
-      ? Resolution.fromPartial(object.resolution)
-      : undefined;
-    return message;
-  },
-};
-
-function createBaseCreateResolutionV1Request(): CreateResolutionV1Request {
-  return {
-    params: {},
-    query: {},
-    bodyJson: "",
-    service: "",
-    constraintLists: undefined,
-    preferences: undefined,
-    dateRange: undefined,
-    maxOptionsPerProvider: undefined,
-  };
-}
-
-export const CreateResolutionV1Request: MessageFns<CreateResolutionV1Request> = {
-  encode(message: CreateResolutionV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateResolutionV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateResolutionV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
-    if (message.service !== undefined && message.service !== "") {
-      writer.uint32(130).string(message.service);
-    }
-    if (message.constraintLists !== undefined) {
-      CreateResolutionV1Request_ConstraintLists.encode(message.constraintLists, writer.uint32(170).fork()).join();
-    }
-    if (message.preferences !== undefined) {
-      ResolutionPreferences.encode(message.preferences, writer.uint32(146).fork()).join();
-    }
-    if (message.dateRange !== undefined) {
-      DateRangeInput.encode(message.dateRange, writer.uint32(154).fork()).join();
-    }
-    if (message.maxOptionsPerProvider !== undefined) {
-      writer.uint32(160).int64(message.maxOptionsPerProvider);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionV1Request();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateResolutionV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateResolutionV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
-          case 16: {
-            if (tag !== 130) {
-              break;
-            }
-
-            message.service = reader.string();
-            continue;
-          }
-          case 21: {
-            if (tag !== 170) {
-              break;
-            }
-
-            message.constraintLists = CreateResolutionV1Request_ConstraintLists.decode(reader, reader.uint32());
-            continue;
-          }
-          case 18: {
-            if (tag !== 146) {
-              break;
-            }
-
-            message.preferences = ResolutionPreferences.decode(reader, reader.uint32());
-            continue;
-          }
-          case 19: {
-            if (tag !== 154) {
-              break;
-            }
-
-            message.dateRange = DateRangeInput.decode(reader, reader.uint32());
-            continue;
-          }
-          case 20: {
-            if (tag !== 160) {
-              break;
-            }
-
-            message.maxOptionsPerProvider = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionV1Request {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      service: isSet(object.service) ? globalThis.String(object.service) : "",
-      constraintLists: isSet(object.constraintLists)
-        ? CreateResolutionV1Request_ConstraintLists.fromJSON(object.constraintLists)
-        : isSet(object.constraint_lists)
-        ? CreateResolutionV1Request_ConstraintLists.fromJSON(object.constraint_lists)
-        : undefined,
-      preferences: isSet(object.preferences) ? ResolutionPreferences.fromJSON(object.preferences) : undefined,
-      dateRange: isSet(object.dateRange)
-        ? DateRangeInput.fromJSON(object.dateRange)
-        : isSet(object.date_range)
-        ? DateRangeInput.fromJSON(object.date_range)
-        : undefined,
-      maxOptionsPerProvider: isSet(object.maxOptionsPerProvider)
-        ? globalThis.Number(object.maxOptionsPerProvider)
-        : isSet(object.max_options_per_provider)
-        ? globalThis.Number(object.max_options_per_provider)
-        : undefined,
-    };
-  },
-
-  toJSON(message: CreateResolutionV1Request): unknown {
-    const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
-    if (message.service !== undefined && message.service !== "") {
-      obj.service = message.service;
-    }
-    if (message.constraintLists !== undefined) {
-      obj.constraintLists = CreateResolutionV1Request_ConstraintLists.toJSON(message.constraintLists);
-    }
-    if (message.preferences !== undefined) {
-      obj.preferences = ResolutionPreferences.toJSON(message.preferences);
-    }
-    if (message.dateRange !== undefined) {
-      obj.dateRange = DateRangeInput.toJSON(message.dateRange);
-    }
-    if (message.maxOptionsPerProvider !== undefined) {
-      obj.maxOptionsPerProvider = Math.round(message.maxOptionsPerProvider);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionV1Request>): CreateResolutionV1Request {
-    return CreateResolutionV1Request.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateResolutionV1Request>): CreateResolutionV1Request {
-    const message = createBaseCreateResolutionV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
-    message.service = object.service ?? "";
-    message.constraintLists = (object.constraintLists !== undefined && object.constraintLists !== null)
-      ? CreateResolutionV1Request_ConstraintLists.fromPartial(object.constraintLists)
-      : undefined;
-    message.preferences = (object.preferences !== undefined && object.preferences !== null)
-      ? ResolutionPreferences.fromPartial(object.preferences)
-      : undefined;
-    message.dateRange = (object.dateRange !== undefined && object.dateRange !== null)
-      ? DateRangeInput.fromPartial(object.dateRange)
-      : undefined;
-    message.maxOptionsPerProvider = object.maxOptionsPerProvider ?? undefined;
-    return message;
-  },
-};
-
-function createBaseCreateResolutionV1Request_ConstraintLists(): CreateResolutionV1Request_ConstraintLists {
-  return {
-    languages: [],
-    languageCodes: [],
-    modality: [],
-    modalityCodes: [],
-    insurance: [],
-    insurancePlanCodes: [],
-    specialty: [],
-    specialtyCodes: [],
-    profession: [],
-    professionCodes: [],
-    ageGroupCodes: [],
-    serviceRegionCodes: [],
-    licenseRegionCodes: [],
-    acceptsNewClients: undefined,
-  };
-}
-
-export const CreateResolutionV1Request_ConstraintLists: MessageFns<CreateResolutionV1Request_ConstraintLists> = {
-  encode(message: CreateResolutionV1Request_ConstraintLists, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.languages !== undefined && message.languages.length !== 0) {
-      for (const v of message.languages) {
-        writer.uint32(10).string(v!);
-      }
-    }
-    if (message.languageCodes !== undefined && message.languageCodes.length !== 0) {
-      for (const v of message.languageCodes) {
-        writer.uint32(18).string(v!);
-      }
-    }
-    if (message.modality !== undefined && message.modality.length !== 0) {
-      for (const v of message.modality) {
-        writer.uint32(26).string(v!);
-      }
-    }
-    if (message.modalityCodes !== undefined && message.modalityCodes.length !== 0) {
-      for (const v of message.modalityCodes) {
-        writer.uint32(34).string(v!);
-      }
-    }
-    if (message.insurance !== undefined && message.insurance.length !== 0) {
-      for (const v of message.insurance) {
-        writer.uint32(42).string(v!);
-      }
-    }
-    if (message.insurancePlanCodes !== undefined && message.insurancePlanCodes.length !== 0) {
-      for (const v of message.insurancePlanCodes) {
-        writer.uint32(50).string(v!);
-      }
-    }
-    if (message.specialty !== undefined && message.specialty.length !== 0) {
-      for (const v of message.specialty) {
-        writer.uint32(58).string(v!);
-      }
-    }
-    if (message.specialtyCodes !== undefined && message.specialtyCodes.length !== 0) {
-      for (const v of message.specialtyCodes) {
-        writer.uint32(66).string(v!);
-      }
-    }
-    if (message.profession !== undefined && message.profession.length !== 0) {
-      for (const v of message.profession) {
-        writer.uint32(74).string(v!);
-      }
-    }
-    if (message.professionCodes !== undefined && message.professionCodes.length !== 0) {
-      for (const v of message.professionCodes) {
-        writer.uint32(82).string(v!);
-      }
-    }
-    if (message.ageGroupCodes !== undefined && message.ageGroupCodes.length !== 0) {
-      for (const v of message.ageGroupCodes) {
-        writer.uint32(90).string(v!);
-      }
-    }
-    if (message.serviceRegionCodes !== undefined && message.serviceRegionCodes.length !== 0) {
-      for (const v of message.serviceRegionCodes) {
-        writer.uint32(98).string(v!);
-      }
-    }
-    if (message.licenseRegionCodes !== undefined && message.licenseRegionCodes.length !== 0) {
-      for (const v of message.licenseRegionCodes) {
-        writer.uint32(106).string(v!);
-      }
-    }
-    if (message.acceptsNewClients !== undefined) {
-      writer.uint32(112).bool(message.acceptsNewClients);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request_ConstraintLists {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionV1Request_ConstraintLists();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.languages!.push(el);
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.languageCodes!.push(el);
-            }
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.modality!.push(el);
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.modalityCodes!.push(el);
-            }
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.insurance!.push(el);
-            }
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.insurancePlanCodes!.push(el);
-            }
-            continue;
-          }
-          case 7: {
-            if (tag !== 58) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.specialty!.push(el);
-            }
-            continue;
-          }
-          case 8: {
-            if (tag !== 66) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.specialtyCodes!.push(el);
-            }
-            continue;
-          }
-          case 9: {
-            if (tag !== 74) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.profession!.push(el);
-            }
-            continue;
-          }
-          case 10: {
-            if (tag !== 82) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.professionCodes!.push(el);
-            }
-            continue;
-          }
-          case 11: {
-            if (tag !== 90) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.ageGroupCodes!.push(el);
-            }
-            continue;
-          }
-          case 12: {
-            if (tag !== 98) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.serviceRegionCodes!.push(el);
-            }
-            continue;
-          }
-          case 13: {
-            if (tag !== 106) {
-              break;
-            }
-
-            const el = reader.string();
-            if (el !== undefined) {
-              message.licenseRegionCodes!.push(el);
-            }
-            continue;
-          }
-          case 14: {
-            if (tag !== 112) {
-              break;
-            }
-
-            message.acceptsNewClients = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionV1Request_ConstraintLists {
-    return {
-      languages: globalThis.Array.isArray(object?.languages)
-        ? object.languages.map((e: any) => globalThis.String(e))
-        : [],
-      languageCodes: globalThis.Array.isArray(object?.languageCodes)
-        ? object.languageCodes.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.language_codes)
-        ? object.language_codes.map((e: any) => globalThis.String(e))
-        : [],
-      modality: globalThis.Array.isArray(object?.modality) ? object.modality.map((e: any) => globalThis.String(e)) : [],
-      modalityCodes: globalThis.Array.isArray(object?.modalityCodes)
-        ? object.modalityCodes.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.modality_codes)
-        ? object.modality_codes.map((e: any) => globalThis.String(e))
-        : [],
-      insurance: globalThis.Array.isArray(object?.insurance)
-        ? object.insurance.map((e: any) => globalThis.String(e))
-        : [],
-      insurancePlanCodes: globalThis.Array.isArray(object?.insurancePlanCodes)
-        ? object.insurancePlanCodes.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.insurance_plan_codes)
-        ? object.insurance_plan_codes.map((e: any) => globalThis.String(e))
-        : [],
-      specialty: globalThis.Array.isArray(object?.specialty)
-        ? object.specialty.map((e: any) => globalThis.String(e))
-        : [],
-      specialtyCodes: globalThis.Array.isArray(object?.specialtyCodes)
-        ? object.specialtyCodes.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.specialty_codes)
-        ? object.specialty_codes.map((e: any) => globalThis.String(e))
-        : [],
-      profession: globalThis.Array.isArray(object?.profession)
-        ? object.profession.map((e: any) => globalThis.String(e))
-        : [],
-      professionCodes: globalThis.Array.isArray(object?.professionCodes)
-        ? object.professionCodes.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.profession_codes)
-        ? object.profession_codes.map((e: any) => globalThis.String(e))
-        : [],
-      ageGroupCodes: globalThis.Array.isArray(object?.ageGroupCodes)
-        ? object.ageGroupCodes.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.age_group_codes)
-        ? object.age_group_codes.map((e: any) => globalThis.String(e))
-        : [],
-      serviceRegionCodes: globalThis.Array.isArray(object?.serviceRegionCodes)
-        ? object.serviceRegionCodes.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.service_region_codes)
-        ? object.service_region_codes.map((e: any) => globalThis.String(e))
-        : [],
-      licenseRegionCodes: globalThis.Array.isArray(object?.licenseRegionCodes)
-        ? object.licenseRegionCodes.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.license_region_codes)
-        ? object.license_region_codes.map((e: any) => globalThis.String(e))
-        : [],
-      acceptsNewClients: isSet(object.acceptsNewClients)
-        ? globalThis.Boolean(object.acceptsNewClients)
-        : isSet(object.accepts_new_clients)
-        ? globalThis.Boolean(object.accepts_new_clients)
-        : undefined,
-    };
-  },
-
-  toJSON(message: CreateResolutionV1Request_ConstraintLists): unknown {
-    const obj: any = {};
-    if (message.languages?.length) {
-      obj.languages = message.languages;
-    }
-    if (message.languageCodes?.length) {
-      obj.languageCodes = message.languageCodes;
-    }
-    if (message.modality?.length) {
-      obj.modality = message.modality;
-    }
-    if (message.modalityCodes?.length) {
-      obj.modalityCodes = message.modalityCodes;
-    }
-    if (message.insurance?.length) {
-      obj.insurance = message.insurance;
-    }
-    if (message.insurancePlanCodes?.length) {
-      obj.insurancePlanCodes = message.insurancePlanCodes;
-    }
-    if (message.specialty?.length) {
-      obj.specialty = message.specialty;
-    }
-    if (message.specialtyCodes?.length) {
-      obj.specialtyCodes = message.specialtyCodes;
-    }
-    if (message.profession?.length) {
-      obj.profession = message.profession;
-    }
-    if (message.professionCodes?.length) {
-      obj.professionCodes = message.professionCodes;
-    }
-    if (message.ageGroupCodes?.length) {
-      obj.ageGroupCodes = message.ageGroupCodes;
-    }
-    if (message.serviceRegionCodes?.length) {
-      obj.serviceRegionCodes = message.serviceRegionCodes;
-    }
-    if (message.licenseRegionCodes?.length) {
-      obj.licenseRegionCodes = message.licenseRegionCodes;
-    }
-    if (message.acceptsNewClients !== undefined) {
-      obj.acceptsNewClients = message.acceptsNewClients;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionV1Request_ConstraintLists>): CreateResolutionV1Request_ConstraintLists {
-    return CreateResolutionV1Request_ConstraintLists.fromPartial(base ?? {});
-  },
-  fromPartial(
-    object: DeepPartial<CreateResolutionV1Request_ConstraintLists>,
-  ): CreateResolutionV1Request_ConstraintLists {
-    const message = createBaseCreateResolutionV1Request_ConstraintLists();
-    message.languages = object.languages?.map((e) => e) || [];
-    message.languageCodes = object.languageCodes?.map((e) => e) || [];
-    message.modality = object.modality?.map((e) => e) || [];
-    message.modalityCodes = object.modalityCodes?.map((e) => e) || [];
-    message.insurance = object.insurance?.map((e) => e) || [];
-    message.insurancePlanCodes = object.insurancePlanCodes?.map((e) => e) || [];
-    message.specialty = object.specialty?.map((e) => e) || [];
-    message.specialtyCodes = object.specialtyCodes?.map((e) => e) || [];
-    message.profession = object.profession?.map((e) => e) || [];
-    message.professionCodes = object.professionCodes?.map((e) => e) || [];
-    message.ageGroupCodes = object.ageGroupCodes?.map((e) => e) || [];
-    message.serviceRegionCodes = object.serviceRegionCodes?.map((e) => e) || [];
-    message.licenseRegionCodes = object.licenseRegionCodes?.map((e) => e) || [];
-    message.acceptsNewClients = object.acceptsNewClients ?? undefined;
-    return message;
-  },
-};
-
-function createBaseCreateResolutionV1Request_ParamsEntry(): CreateResolutionV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateResolutionV1Request_ParamsEntry: MessageFns<CreateResolutionV1Request_ParamsEntry> = {
-  encode(message: CreateResolutionV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateResolutionV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionV1Request_ParamsEntry>): CreateResolutionV1Request_ParamsEntry {
-    return CreateResolutionV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateResolutionV1Request_ParamsEntry>): CreateResolutionV1Request_ParamsEntry {
-    const message = createBaseCreateResolutionV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateResolutionV1Request_QueryEntry(): CreateResolutionV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateResolutionV1Request_QueryEntry: MessageFns<CreateResolutionV1Request_QueryEntry> = {
-  encode(message: CreateResolutionV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateResolutionV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionV1Request_QueryEntry>): CreateResolutionV1Request_QueryEntry {
-    return CreateResolutionV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateResolutionV1Request_QueryEntry>): CreateResolutionV1Request_QueryEntry {
-    const message = createBaseCreateResolutionV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateResolutionV1Response(): CreateResolutionV1Response {
-  return { resolution: undefined };
-}
-
-export const CreateResolutionV1Response: MessageFns<CreateResolutionV1Response> = {
-  encode(message: CreateResolutionV1Response, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.resolution !== undefined) {
-      Resolution.encode(message.resolution, writer.uint32(130).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateResolutionV1Response {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateResolutionV1Response();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
-              break;
-            }
-
-            message.resolution = Resolution.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateResolutionV1Response {
-    return { resolution: isSet(object.resolution) ? Resolution.fromJSON(object.resolution) : undefined };
-  },
-
-  toJSON(message: CreateResolutionV1Response): unknown {
-    const obj: any = {};
-    if (message.resolution !== undefined) {
-      obj.resolution = Resolution.toJSON(message.resolution);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateResolutionV1Response>): CreateResolutionV1Response {
-    return CreateResolutionV1Response.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateResolutionV1Response>): CreateResolutionV1Response {
-    const message = createBaseCreateResolutionV1Response();
     message.resolution = (object.resolution !== undefined && object.resolution !== null)
       ? Resolution.fromPartial(object.resolution)
       : undefined;
@@ -5516,7 +4499,8 @@ export const ResolutionServiceService = {
    * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
    * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
    * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
-   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions, and its v1 form POST
+   * /api/v1/resolutions.
    */
   createResolution: {
     path: "/scheduling.v1.ResolutionService/CreateResolution" as const,
@@ -5528,23 +4512,6 @@ export const ResolutionServiceService = {
     responseSerialize: (value: CreateResolutionResponse): Buffer =>
       Buffer.from(CreateResolutionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateResolutionResponse => CreateResolutionResponse.decode(value),
-  },
-  /**
-   * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
-   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones: ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`. REST: POST
-   * /api/v1/resolutions.
-   */
-  createResolutionV1: {
-    path: "/scheduling.v1.ResolutionService/CreateResolutionV1" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: CreateResolutionV1Request): Buffer =>
-      Buffer.from(CreateResolutionV1Request.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CreateResolutionV1Request => CreateResolutionV1Request.decode(value),
-    responseSerialize: (value: CreateResolutionV1Response): Buffer =>
-      Buffer.from(CreateResolutionV1Response.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CreateResolutionV1Response => CreateResolutionV1Response.decode(value),
   },
   /**
    * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
@@ -5672,16 +4639,10 @@ export interface ResolutionServiceServer extends UntypedServiceImplementation {
    * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
    * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
    * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
-   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
-   */
-  createResolution: handleUnaryCall<CreateResolutionRequest, CreateResolutionResponse>;
-  /**
-   * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
-   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones: ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`. REST: POST
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions, and its v1 form POST
    * /api/v1/resolutions.
    */
-  createResolutionV1: handleUnaryCall<CreateResolutionV1Request, CreateResolutionV1Response>;
+  createResolution: handleUnaryCall<CreateResolutionRequest, CreateResolutionResponse>;
   /**
    * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
    * `status` is the outcome at creation; read one resolution for its options. Lists the organization's resolutions
@@ -5745,43 +4706,23 @@ export interface ResolutionServiceClient extends Client {
    * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
    * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
    * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
-   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions.
-   */
-  createResolution(
-    request: CreateResolutionRequest,
-    callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
-  ): ClientUnaryCall;
-  createResolution(
-    request: CreateResolutionRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
-  ): ClientUnaryCall;
-  createResolution(
-    request: CreateResolutionRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * CreateResolutionV1: v1 form: `service` id or slug, plain-value constraints; answers the v2 resolution shape. The
-   * v1 form of POST /api/v2/resolutions; Idempotency-Key is optional. Errors beyond the common ones: ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`. REST: POST
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions, and its v1 form POST
    * /api/v1/resolutions.
    */
-  createResolutionV1(
-    request: CreateResolutionV1Request,
-    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
+  createResolution(
+    request: CreateResolutionRequest,
+    callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
   ): ClientUnaryCall;
-  createResolutionV1(
-    request: CreateResolutionV1Request,
+  createResolution(
+    request: CreateResolutionRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
+    callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
   ): ClientUnaryCall;
-  createResolutionV1(
-    request: CreateResolutionV1Request,
+  createResolution(
+    request: CreateResolutionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CreateResolutionV1Response) => void,
+    callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
   ): ClientUnaryCall;
   /**
    * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
