@@ -39,21 +39,6 @@ export const protobufFileName = "scheduling/v1/booking_service.proto";
 
 /** ListBookingsRequest: the input of ListBookings. */
 export interface ListBookingsRequest {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
   bookingStatus?:
     | BookingStatus
@@ -76,16 +61,6 @@ export interface ListBookingsRequest {
   pageToken?: string | undefined;
 }
 
-export interface ListBookingsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListBookingsRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListBookingsResponse: the output of ListBookings. */
 export interface ListBookingsResponse {
   /** The items of this page. */
@@ -106,33 +81,8 @@ export interface ListBookingsResponse {
 
 /** GetBookingRequest: the input of GetBooking. */
 export interface GetBookingRequest {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
-}
-
-export interface GetBookingRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetBookingRequest_QueryEntry {
-  key: string;
-  value: string;
 }
 
 /** GetBookingResponse: the output of GetBooking. */
@@ -143,21 +93,6 @@ export interface GetBookingResponse {
 
 /** ListSlotsV1Request: the input of ListSlotsV1. */
 export interface ListSlotsV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
@@ -170,16 +105,6 @@ export interface ListSlotsV1Request {
   date?: string | undefined;
 }
 
-export interface ListSlotsV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListSlotsV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListSlotsV1Response: the output of ListSlotsV1. */
 export interface ListSlotsV1Response {
   /** The answer: the SlotsV1Page. */
@@ -188,21 +113,6 @@ export interface ListSlotsV1Response {
 
 /** CreateBookingV1Request: the input of CreateBookingV1. */
 export interface CreateBookingV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. */
   providerId?:
     | string
@@ -237,16 +147,6 @@ export interface CreateBookingV1Request_Attendee {
   timezone?: string | undefined;
 }
 
-export interface CreateBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CreateBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** CreateBookingV1Response: the output of CreateBookingV1. */
 export interface CreateBookingV1Response {
   /** The answer: the BookingV1Created. */
@@ -255,21 +155,6 @@ export interface CreateBookingV1Response {
 
 /** ListBookingsV1Request: the input of ListBookingsV1. */
 export interface ListBookingsV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Page number, default 1. A whole number from 1 to 1000000. Optional. */
   page?:
     | number
@@ -282,16 +167,6 @@ export interface ListBookingsV1Request {
   bookingStatus?: BookingStatus | undefined;
 }
 
-export interface ListBookingsV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ListBookingsV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** ListBookingsV1Response: the output of ListBookingsV1. */
 export interface ListBookingsV1Response {
   /** The answer: the BookingsV1Page. */
@@ -300,33 +175,8 @@ export interface ListBookingsV1Response {
 
 /** GetBookingV1Request: the input of GetBookingV1. */
 export interface GetBookingV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. */
   id?: string | undefined;
-}
-
-export interface GetBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
 }
 
 /** GetBookingV1Response: the output of GetBookingV1. */
@@ -337,37 +187,12 @@ export interface GetBookingV1Response {
 
 /** ConfirmBookingV1Request: the input of ConfirmBookingV1. */
 export interface ConfirmBookingV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
   /** Text of 1 to 200 characters. Required. */
   token?: string | undefined;
-}
-
-export interface ConfirmBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface ConfirmBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
 }
 
 /** ConfirmBookingV1Response: the output of ConfirmBookingV1. */
@@ -385,21 +210,6 @@ export interface ConfirmBookingV1Response {
 
 /** RescheduleBookingV1Request: the input of RescheduleBookingV1. */
 export interface RescheduleBookingV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. */
   id?:
     | string
@@ -416,16 +226,6 @@ export interface RescheduleBookingV1Request {
   notes?: string | undefined;
 }
 
-export interface RescheduleBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface RescheduleBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** RescheduleBookingV1Response: the output of RescheduleBookingV1. */
 export interface RescheduleBookingV1Response {
   /** The answer: the BookingV1Rescheduled. */
@@ -434,37 +234,12 @@ export interface RescheduleBookingV1Response {
 
 /** CancelBookingV1Request: the input of CancelBookingV1. */
 export interface CancelBookingV1Request {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Text of 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
   /** Text of at most 1000 characters. Optional. */
   reason?: string | undefined;
-}
-
-export interface CancelBookingV1Request_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface CancelBookingV1Request_QueryEntry {
-  key: string;
-  value: string;
 }
 
 /** CancelBookingV1Response: the output of CancelBookingV1. */
@@ -475,9 +250,6 @@ export interface CancelBookingV1Response {
 
 function createBaseListBookingsRequest(): ListBookingsRequest {
   return {
-    params: {},
-    query: {},
-    bodyJson: "",
     bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
     providerId: undefined,
     pageSize: undefined,
@@ -487,15 +259,6 @@ function createBaseListBookingsRequest(): ListBookingsRequest {
 
 export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
   encode(message: ListBookingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
       writer.uint32(176).int32(bookingStatusToNumber(message.bookingStatus));
     }
@@ -524,36 +287,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListBookingsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListBookingsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 22: {
             if (tag !== 176) {
               break;
@@ -600,39 +333,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
 
   fromJSON(object: any): ListBookingsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       bookingStatus: isSet(object.bookingStatus)
         ? bookingStatusFromJSON(object.bookingStatus)
         : isSet(object.booking_status)
@@ -658,27 +358,6 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
 
   toJSON(message: ListBookingsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
       obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
@@ -699,199 +378,10 @@ export const ListBookingsRequest: MessageFns<ListBookingsRequest> = {
   },
   fromPartial(object: DeepPartial<ListBookingsRequest>): ListBookingsRequest {
     const message = createBaseListBookingsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.providerId = object.providerId ?? undefined;
     message.pageSize = object.pageSize ?? undefined;
     message.pageToken = object.pageToken ?? undefined;
-    return message;
-  },
-};
-
-function createBaseListBookingsRequest_ParamsEntry(): ListBookingsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsRequest_ParamsEntry: MessageFns<ListBookingsRequest_ParamsEntry> = {
-  encode(message: ListBookingsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsRequest_ParamsEntry>): ListBookingsRequest_ParamsEntry {
-    return ListBookingsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsRequest_ParamsEntry>): ListBookingsRequest_ParamsEntry {
-    const message = createBaseListBookingsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListBookingsRequest_QueryEntry(): ListBookingsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsRequest_QueryEntry: MessageFns<ListBookingsRequest_QueryEntry> = {
-  encode(message: ListBookingsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsRequest_QueryEntry>): ListBookingsRequest_QueryEntry {
-    return ListBookingsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsRequest_QueryEntry>): ListBookingsRequest_QueryEntry {
-    const message = createBaseListBookingsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1027,20 +517,11 @@ export const ListBookingsResponse: MessageFns<ListBookingsResponse> = {
 };
 
 function createBaseGetBookingRequest(): GetBookingRequest {
-  return { params: {}, query: {}, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetBookingRequest: MessageFns<GetBookingRequest> = {
   encode(message: GetBookingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -1060,36 +541,6 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetBookingRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetBookingRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1111,67 +562,11 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
   },
 
   fromJSON(object: any): GetBookingRequest {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetBookingRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -1183,196 +578,7 @@ export const GetBookingRequest: MessageFns<GetBookingRequest> = {
   },
   fromPartial(object: DeepPartial<GetBookingRequest>): GetBookingRequest {
     const message = createBaseGetBookingRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingRequest_ParamsEntry(): GetBookingRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingRequest_ParamsEntry: MessageFns<GetBookingRequest_ParamsEntry> = {
-  encode(message: GetBookingRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingRequest_ParamsEntry>): GetBookingRequest_ParamsEntry {
-    return GetBookingRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingRequest_ParamsEntry>): GetBookingRequest_ParamsEntry {
-    const message = createBaseGetBookingRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingRequest_QueryEntry(): GetBookingRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingRequest_QueryEntry: MessageFns<GetBookingRequest_QueryEntry> = {
-  encode(message: GetBookingRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingRequest_QueryEntry>): GetBookingRequest_QueryEntry {
-    return GetBookingRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingRequest_QueryEntry>): GetBookingRequest_QueryEntry {
-    const message = createBaseGetBookingRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1447,20 +653,11 @@ export const GetBookingResponse: MessageFns<GetBookingResponse> = {
 };
 
 function createBaseListSlotsV1Request(): ListSlotsV1Request {
-  return { params: {}, query: {}, bodyJson: "", providerId: "", eventTypeId: "", date: "" };
+  return { providerId: "", eventTypeId: "", date: "" };
 }
 
 export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
   encode(message: ListSlotsV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListSlotsV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListSlotsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       writer.uint32(130).string(message.providerId);
     }
@@ -1486,36 +683,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListSlotsV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListSlotsV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -1554,39 +721,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
 
   fromJSON(object: any): ListSlotsV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       providerId: isSet(object.providerId)
         ? globalThis.String(object.providerId)
         : isSet(object.provider_id)
@@ -1603,27 +737,6 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
 
   toJSON(message: ListSlotsV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       obj.providerId = message.providerId;
     }
@@ -1641,198 +754,9 @@ export const ListSlotsV1Request: MessageFns<ListSlotsV1Request> = {
   },
   fromPartial(object: DeepPartial<ListSlotsV1Request>): ListSlotsV1Request {
     const message = createBaseListSlotsV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.eventTypeId = object.eventTypeId ?? "";
     message.date = object.date ?? "";
-    return message;
-  },
-};
-
-function createBaseListSlotsV1Request_ParamsEntry(): ListSlotsV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListSlotsV1Request_ParamsEntry: MessageFns<ListSlotsV1Request_ParamsEntry> = {
-  encode(message: ListSlotsV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSlotsV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListSlotsV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListSlotsV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListSlotsV1Request_ParamsEntry>): ListSlotsV1Request_ParamsEntry {
-    return ListSlotsV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListSlotsV1Request_ParamsEntry>): ListSlotsV1Request_ParamsEntry {
-    const message = createBaseListSlotsV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListSlotsV1Request_QueryEntry(): ListSlotsV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListSlotsV1Request_QueryEntry: MessageFns<ListSlotsV1Request_QueryEntry> = {
-  encode(message: ListSlotsV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListSlotsV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListSlotsV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListSlotsV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListSlotsV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListSlotsV1Request_QueryEntry>): ListSlotsV1Request_QueryEntry {
-    return ListSlotsV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListSlotsV1Request_QueryEntry>): ListSlotsV1Request_QueryEntry {
-    const message = createBaseListSlotsV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1913,29 +837,11 @@ export const ListSlotsV1Response: MessageFns<ListSlotsV1Response> = {
 };
 
 function createBaseCreateBookingV1Request(): CreateBookingV1Request {
-  return {
-    params: {},
-    query: {},
-    bodyJson: "",
-    providerId: "",
-    serviceId: "",
-    slotId: "",
-    attendee: undefined,
-    notes: undefined,
-  };
+  return { providerId: "", serviceId: "", slotId: "", attendee: undefined, notes: undefined };
 }
 
 export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
   encode(message: CreateBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CreateBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CreateBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       writer.uint32(130).string(message.providerId);
     }
@@ -1967,36 +873,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CreateBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CreateBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -2051,39 +927,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
 
   fromJSON(object: any): CreateBookingV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       providerId: isSet(object.providerId)
         ? globalThis.String(object.providerId)
         : isSet(object.provider_id)
@@ -2106,27 +949,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
 
   toJSON(message: CreateBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.providerId !== undefined && message.providerId !== "") {
       obj.providerId = message.providerId;
     }
@@ -2150,25 +972,6 @@ export const CreateBookingV1Request: MessageFns<CreateBookingV1Request> = {
   },
   fromPartial(object: DeepPartial<CreateBookingV1Request>): CreateBookingV1Request {
     const message = createBaseCreateBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.providerId = object.providerId ?? "";
     message.serviceId = object.serviceId ?? "";
     message.slotId = object.slotId ?? "";
@@ -2281,176 +1084,6 @@ export const CreateBookingV1Request_Attendee: MessageFns<CreateBookingV1Request_
   },
 };
 
-function createBaseCreateBookingV1Request_ParamsEntry(): CreateBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateBookingV1Request_ParamsEntry: MessageFns<CreateBookingV1Request_ParamsEntry> = {
-  encode(message: CreateBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateBookingV1Request_ParamsEntry>): CreateBookingV1Request_ParamsEntry {
-    return CreateBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateBookingV1Request_ParamsEntry>): CreateBookingV1Request_ParamsEntry {
-    const message = createBaseCreateBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCreateBookingV1Request_QueryEntry(): CreateBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CreateBookingV1Request_QueryEntry: MessageFns<CreateBookingV1Request_QueryEntry> = {
-  encode(message: CreateBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CreateBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCreateBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CreateBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CreateBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CreateBookingV1Request_QueryEntry>): CreateBookingV1Request_QueryEntry {
-    return CreateBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CreateBookingV1Request_QueryEntry>): CreateBookingV1Request_QueryEntry {
-    const message = createBaseCreateBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
 function createBaseCreateBookingV1Response(): CreateBookingV1Response {
   return { bookingV1Created: undefined };
 }
@@ -2527,27 +1160,11 @@ export const CreateBookingV1Response: MessageFns<CreateBookingV1Response> = {
 };
 
 function createBaseListBookingsV1Request(): ListBookingsV1Request {
-  return {
-    params: {},
-    query: {},
-    bodyJson: "",
-    page: undefined,
-    limit: undefined,
-    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-  };
+  return { page: undefined, limit: undefined, bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED };
 }
 
 export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
   encode(message: ListBookingsV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ListBookingsV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.page !== undefined) {
       writer.uint32(128).int64(message.page);
     }
@@ -2573,36 +1190,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ListBookingsV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ListBookingsV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -2641,39 +1228,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
 
   fromJSON(object: any): ListBookingsV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
       bookingStatus: isSet(object.bookingStatus)
@@ -2686,27 +1240,6 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
 
   toJSON(message: ListBookingsV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.page !== undefined) {
       obj.page = Math.round(message.page);
     }
@@ -2724,198 +1257,9 @@ export const ListBookingsV1Request: MessageFns<ListBookingsV1Request> = {
   },
   fromPartial(object: DeepPartial<ListBookingsV1Request>): ListBookingsV1Request {
     const message = createBaseListBookingsV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.page = object.page ?? undefined;
     message.limit = object.limit ?? undefined;
     message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
-    return message;
-  },
-};
-
-function createBaseListBookingsV1Request_ParamsEntry(): ListBookingsV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsV1Request_ParamsEntry: MessageFns<ListBookingsV1Request_ParamsEntry> = {
-  encode(message: ListBookingsV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsV1Request_ParamsEntry>): ListBookingsV1Request_ParamsEntry {
-    return ListBookingsV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsV1Request_ParamsEntry>): ListBookingsV1Request_ParamsEntry {
-    const message = createBaseListBookingsV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseListBookingsV1Request_QueryEntry(): ListBookingsV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ListBookingsV1Request_QueryEntry: MessageFns<ListBookingsV1Request_QueryEntry> = {
-  encode(message: ListBookingsV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListBookingsV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListBookingsV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListBookingsV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ListBookingsV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ListBookingsV1Request_QueryEntry>): ListBookingsV1Request_QueryEntry {
-    return ListBookingsV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListBookingsV1Request_QueryEntry>): ListBookingsV1Request_QueryEntry {
-    const message = createBaseListBookingsV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -2996,20 +1340,11 @@ export const ListBookingsV1Response: MessageFns<ListBookingsV1Response> = {
 };
 
 function createBaseGetBookingV1Request(): GetBookingV1Request {
-  return { params: {}, query: {}, bodyJson: "", id: "" };
+  return { id: "" };
 }
 
 export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
   encode(message: GetBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -3029,36 +1364,6 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3080,67 +1385,11 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
   },
 
   fromJSON(object: any): GetBookingV1Request {
-    return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-    };
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
   },
 
   toJSON(message: GetBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -3152,196 +1401,7 @@ export const GetBookingV1Request: MessageFns<GetBookingV1Request> = {
   },
   fromPartial(object: DeepPartial<GetBookingV1Request>): GetBookingV1Request {
     const message = createBaseGetBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingV1Request_ParamsEntry(): GetBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingV1Request_ParamsEntry: MessageFns<GetBookingV1Request_ParamsEntry> = {
-  encode(message: GetBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingV1Request_ParamsEntry>): GetBookingV1Request_ParamsEntry {
-    return GetBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingV1Request_ParamsEntry>): GetBookingV1Request_ParamsEntry {
-    const message = createBaseGetBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetBookingV1Request_QueryEntry(): GetBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetBookingV1Request_QueryEntry: MessageFns<GetBookingV1Request_QueryEntry> = {
-  encode(message: GetBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetBookingV1Request_QueryEntry>): GetBookingV1Request_QueryEntry {
-    return GetBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetBookingV1Request_QueryEntry>): GetBookingV1Request_QueryEntry {
-    const message = createBaseGetBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -3422,20 +1482,11 @@ export const GetBookingV1Response: MessageFns<GetBookingV1Response> = {
 };
 
 function createBaseConfirmBookingV1Request(): ConfirmBookingV1Request {
-  return { params: {}, query: {}, bodyJson: "", id: "", token: "" };
+  return { id: "", token: "" };
 }
 
 export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
   encode(message: ConfirmBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      ConfirmBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      ConfirmBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -3458,36 +1509,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = ConfirmBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = ConfirmBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -3518,39 +1539,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
 
   fromJSON(object: any): ConfirmBookingV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       token: isSet(object.token) ? globalThis.String(object.token) : "",
     };
@@ -3558,27 +1546,6 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
 
   toJSON(message: ConfirmBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -3593,197 +1560,8 @@ export const ConfirmBookingV1Request: MessageFns<ConfirmBookingV1Request> = {
   },
   fromPartial(object: DeepPartial<ConfirmBookingV1Request>): ConfirmBookingV1Request {
     const message = createBaseConfirmBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.token = object.token ?? "";
-    return message;
-  },
-};
-
-function createBaseConfirmBookingV1Request_ParamsEntry(): ConfirmBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const ConfirmBookingV1Request_ParamsEntry: MessageFns<ConfirmBookingV1Request_ParamsEntry> = {
-  encode(message: ConfirmBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ConfirmBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmBookingV1Request_ParamsEntry>): ConfirmBookingV1Request_ParamsEntry {
-    return ConfirmBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmBookingV1Request_ParamsEntry>): ConfirmBookingV1Request_ParamsEntry {
-    const message = createBaseConfirmBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseConfirmBookingV1Request_QueryEntry(): ConfirmBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const ConfirmBookingV1Request_QueryEntry: MessageFns<ConfirmBookingV1Request_QueryEntry> = {
-  encode(message: ConfirmBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ConfirmBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: ConfirmBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<ConfirmBookingV1Request_QueryEntry>): ConfirmBookingV1Request_QueryEntry {
-    return ConfirmBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmBookingV1Request_QueryEntry>): ConfirmBookingV1Request_QueryEntry {
-    const message = createBaseConfirmBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -3885,20 +1663,11 @@ export const ConfirmBookingV1Response: MessageFns<ConfirmBookingV1Response> = {
 };
 
 function createBaseRescheduleBookingV1Request(): RescheduleBookingV1Request {
-  return { params: {}, query: {}, bodyJson: "", id: "", date: "", time: "", notes: undefined };
+  return { id: "", date: "", time: "", notes: undefined };
 }
 
 export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> = {
   encode(message: RescheduleBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      RescheduleBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      RescheduleBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -3927,36 +1696,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = RescheduleBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = RescheduleBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4003,39 +1742,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
 
   fromJSON(object: any): RescheduleBookingV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       date: isSet(object.date) ? globalThis.String(object.date) : "",
       time: isSet(object.time) ? globalThis.String(object.time) : "",
@@ -4045,27 +1751,6 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
 
   toJSON(message: RescheduleBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -4086,199 +1771,10 @@ export const RescheduleBookingV1Request: MessageFns<RescheduleBookingV1Request> 
   },
   fromPartial(object: DeepPartial<RescheduleBookingV1Request>): RescheduleBookingV1Request {
     const message = createBaseRescheduleBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.date = object.date ?? "";
     message.time = object.time ?? "";
     message.notes = object.notes ?? undefined;
-    return message;
-  },
-};
-
-function createBaseRescheduleBookingV1Request_ParamsEntry(): RescheduleBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const RescheduleBookingV1Request_ParamsEntry: MessageFns<RescheduleBookingV1Request_ParamsEntry> = {
-  encode(message: RescheduleBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RescheduleBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RescheduleBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
-    return RescheduleBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request_ParamsEntry>): RescheduleBookingV1Request_ParamsEntry {
-    const message = createBaseRescheduleBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseRescheduleBookingV1Request_QueryEntry(): RescheduleBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const RescheduleBookingV1Request_QueryEntry: MessageFns<RescheduleBookingV1Request_QueryEntry> = {
-  encode(message: RescheduleBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RescheduleBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRescheduleBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): RescheduleBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: RescheduleBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
-    return RescheduleBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RescheduleBookingV1Request_QueryEntry>): RescheduleBookingV1Request_QueryEntry {
-    const message = createBaseRescheduleBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -4359,20 +1855,11 @@ export const RescheduleBookingV1Response: MessageFns<RescheduleBookingV1Response
 };
 
 function createBaseCancelBookingV1Request(): CancelBookingV1Request {
-  return { params: {}, query: {}, bodyJson: "", id: "", reason: undefined };
+  return { id: "", reason: undefined };
 }
 
 export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
   encode(message: CancelBookingV1Request, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      CancelBookingV1Request_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      CancelBookingV1Request_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (message.id !== undefined && message.id !== "") {
       writer.uint32(130).string(message.id);
     }
@@ -4395,36 +1882,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = CancelBookingV1Request_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = CancelBookingV1Request_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 16: {
             if (tag !== 130) {
               break;
@@ -4455,39 +1912,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
 
   fromJSON(object: any): CancelBookingV1Request {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
     };
@@ -4495,27 +1919,6 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
 
   toJSON(message: CancelBookingV1Request): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
@@ -4530,197 +1933,8 @@ export const CancelBookingV1Request: MessageFns<CancelBookingV1Request> = {
   },
   fromPartial(object: DeepPartial<CancelBookingV1Request>): CancelBookingV1Request {
     const message = createBaseCancelBookingV1Request();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.id = object.id ?? "";
     message.reason = object.reason ?? undefined;
-    return message;
-  },
-};
-
-function createBaseCancelBookingV1Request_ParamsEntry(): CancelBookingV1Request_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const CancelBookingV1Request_ParamsEntry: MessageFns<CancelBookingV1Request_ParamsEntry> = {
-  encode(message: CancelBookingV1Request_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelBookingV1Request_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CancelBookingV1Request_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
-    return CancelBookingV1Request_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CancelBookingV1Request_ParamsEntry>): CancelBookingV1Request_ParamsEntry {
-    const message = createBaseCancelBookingV1Request_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseCancelBookingV1Request_QueryEntry(): CancelBookingV1Request_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const CancelBookingV1Request_QueryEntry: MessageFns<CancelBookingV1Request_QueryEntry> = {
-  encode(message: CancelBookingV1Request_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): CancelBookingV1Request_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCancelBookingV1Request_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): CancelBookingV1Request_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: CancelBookingV1Request_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
-    return CancelBookingV1Request_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<CancelBookingV1Request_QueryEntry>): CancelBookingV1Request_QueryEntry {
-    const message = createBaseCancelBookingV1Request_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -5276,10 +2490,6 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
-}
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
